@@ -198,3 +198,46 @@ func (e *ConflictError) Error() string {
 
 // Is makes errors.Is(err, ErrConflict) true.
 func (e *ConflictError) Is(target error) bool { return target == ErrConflict }
+
+// validRef reports whether s is a valid reference without allocating; it is
+// the hot-path twin of ParseRef.
+func validRef(s string) bool {
+	if len(s) == 0 || len(s) > MaxRefLen {
+		return false
+	}
+	segs, start := 0, 0
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) && s[i] != '/' {
+			continue
+		}
+		seg := s[start:i]
+		segs++
+		if segs > 2 || len(seg) == 0 || len(seg) > maxSegmentLen {
+			return false
+		}
+		for j := 0; j < len(seg); j++ {
+			c := seg[j]
+			switch {
+			case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+			case (c == '.' || c == '_' || c == '-') && j > 0:
+			default:
+				return false
+			}
+		}
+		start = i + 1
+	}
+	return true
+}
+
+// Validate reports why k cannot name a stored resource: an invalid kind or
+// reference. Repositories call it before touching the store.
+func (k Key) Validate() error {
+	if !k.Kind.Valid() {
+		return errors.New("resource: invalid kind: want 1 to 32 of lowercase letters, digits, '_' and '-'")
+	}
+	if validRef(string(k.Ref)) {
+		return nil
+	}
+	_, err := ParseRef(string(k.Ref))
+	return err
+}

@@ -1,0 +1,456 @@
+package boltrepo
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/agtsdk/agt/resource"
+)
+
+// Compile-time check: Repo is a resource.Repository.
+var _ resource.Repository = (*Repo)(nil)
+
+// DefaultLockTimeout is how long Open (and, in shared mode, every operation)
+// waits for the file lock held by another process when
+// Options.LockTimeout is zero.
+const DefaultLockTimeout = 5 * time.Second
+
+// Options configure Open. The zero value (and a nil *Options) is the
+// recommended setting for a host.
+type Options struct {
+	// LockTimeout bounds the wait for the file lock another process holds.
+	// Zero means DefaultLockTimeout; bbolt itself would wait forever.
+	LockTimeout time.Duration
+
+	// Shared opens the file only for the span of each operation, so several
+	// processes (a running host and the agt CLI) can use one file. Each
+	// operation then pays an open, a lock, a memory map and a close (tens of
+	// microseconds plus the file lock wait), and operations of different
+	// processes run one at a time. False (the zero value) keeps the file
+	// open and locked from Open to Close: the fastest, single-process mode.
+	Shared bool
+
+	// NoSync skips the fsync at each commit. A process crash still loses
+	// nothing, but an OS crash or power loss may lose the last writes or
+	// corrupt the file. Meant for tests. False (the zero value) fsyncs every
+	// commit.
+	NoSync bool
+
+	// FileMode is the permission of a newly created file. Zero means 0600.
+	FileMode os.FileMode
+}
+
+// Repo is a resource.Repository on one bbolt file. It is safe for
+// concurrent use by many goroutines.
+type Repo struct {
+	path string
+	opts Options
+
+	// db is the open database in exclusive mode; nil in shared mode.
+	db *bolt.DB
+
+	// sharedMu serializes this process's operations in shared mode: two
+	// opens of one file in one process would wait on each other's lock.
+	sharedMu sync.Mutex
+
+	closeMu sync.RWMutex
+	closed  bool
+}
+
+// Bucket layout:
+//
+//	resources/<kind>/<ref>  -> record (see encodeRecord)
+//	highwater/<kind>/<ref>  -> 8-byte big-endian last revision of a deleted key
+//	meta/format             -> "1"
+var (
+	bucketResources = []byte("resources")
+	bucketHighWater = []byte("highwater")
+	bucketMeta      = []byte("meta")
+	keyFormat       = []byte("format")
+	formatVersion   = []byte("1")
+)
+
+// ErrClosed is returned by operations on a closed Repo.
+var ErrClosed = errors.New("boltrepo: repository is closed")
+
+// Open opens (creating if missing) the bbolt file at path. Close it when
+// done. An exclusive Repo (the default) holds the file lock until Close;
+// another process opening the same file waits up to Options.LockTimeout and
+// then fails.
+func Open(path string, opts *Options) (*Repo, error) {
+	r := &Repo{path: path}
+	if opts != nil {
+		r.opts = *opts
+	}
+	if r.opts.LockTimeout <= 0 {
+		r.opts.LockTimeout = DefaultLockTimeout
+	}
+	if r.opts.FileMode == 0 {
+		r.opts.FileMode = 0o600
+	}
+	db, err := r.openDB(false)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Update(initBuckets); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("boltrepo: initialise %s: %w", path, err)
+	}
+	if r.opts.Shared {
+		if err := db.Close(); err != nil {
+			return nil, fmt.Errorf("boltrepo: close %s: %w", path, err)
+		}
+		return r, nil
+	}
+	r.db = db
+	return r, nil
+}
+
+func (r *Repo) openDB(readOnly bool) (*bolt.DB, error) {
+	db, err := bolt.Open(r.path, r.opts.FileMode, &bolt.Options{
+		Timeout:  r.opts.LockTimeout,
+		NoSync:   r.opts.NoSync,
+		ReadOnly: readOnly,
+	})
+	if errors.Is(err, bolt.ErrTimeout) {
+		return nil, fmt.Errorf("boltrepo: %s is locked by another process (waited %s); close it there, or open both with Options.Shared: %w", r.path, r.opts.LockTimeout, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("boltrepo: open %s: %w", r.path, err)
+	}
+	return db, nil
+}
+
+func initBuckets(tx *bolt.Tx) error {
+	meta, err := tx.CreateBucketIfNotExists(bucketMeta)
+	if err != nil {
+		return err
+	}
+	switch v := meta.Get(keyFormat); {
+	case v == nil:
+		if err := meta.Put(keyFormat, formatVersion); err != nil {
+			return err
+		}
+	case !bytes.Equal(v, formatVersion):
+		return fmt.Errorf("file format %q is not supported (want %q)", v, formatVersion)
+	}
+	if _, err := tx.CreateBucketIfNotExists(bucketResources); err != nil {
+		return err
+	}
+	_, err = tx.CreateBucketIfNotExists(bucketHighWater)
+	return err
+}
+
+// Close releases the file. Operations after Close return ErrClosed. Close
+// waits for operations in flight.
+func (r *Repo) Close() error {
+	r.closeMu.Lock()
+	defer r.closeMu.Unlock()
+	if r.closed {
+		return nil
+	}
+	r.closed = true
+	if r.db != nil {
+		return r.db.Close()
+	}
+	return nil
+}
+
+// Path returns the file path the Repo was opened with.
+func (r *Repo) Path() string { return r.path }
+
+// withDB runs fn in a transaction, opening the file around it in shared
+// mode.
+func (r *Repo) withDB(writable bool, fn func(*bolt.Tx) error) error {
+	r.closeMu.RLock()
+	defer r.closeMu.RUnlock()
+	if r.closed {
+		return ErrClosed
+	}
+	if r.db != nil {
+		if writable {
+			return r.db.Update(fn)
+		}
+		return r.db.View(fn)
+	}
+	r.sharedMu.Lock()
+	defer r.sharedMu.Unlock()
+	db, err := r.openDB(false)
+	if err != nil {
+		return err
+	}
+	if writable {
+		err = db.Update(fn)
+	} else {
+		err = db.View(fn)
+	}
+	if cerr := db.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("boltrepo: close %s: %w", r.path, cerr)
+	}
+	return err
+}
+
+// record is the decoded value of one stored resource.
+//
+// Encoding: 1 byte version (1), then big-endian int64 revision, created and
+// updated (Unix nanoseconds), then the JSON data.
+const (
+	recordVersion    = 1
+	recordHeaderSize = 1 + 8 + 8 + 8
+)
+
+func encodeRecord(rev int64, created, updated time.Time, data []byte) []byte {
+	buf := make([]byte, recordHeaderSize+len(data))
+	buf[0] = recordVersion
+	binary.BigEndian.PutUint64(buf[1:], uint64(rev))
+	binary.BigEndian.PutUint64(buf[9:], uint64(created.UnixNano()))
+	binary.BigEndian.PutUint64(buf[17:], uint64(updated.UnixNano()))
+	copy(buf[recordHeaderSize:], data)
+	return buf
+}
+
+// decodeRecord copies v out of the transaction into a Resource.
+func decodeRecord(key resource.Key, v []byte) (resource.Resource, error) {
+	if len(v) < recordHeaderSize || v[0] != recordVersion {
+		return resource.Resource{}, fmt.Errorf("boltrepo: %s: stored record is corrupt or of an unknown version", key)
+	}
+	data := make([]byte, len(v)-recordHeaderSize)
+	copy(data, v[recordHeaderSize:])
+	return resource.Resource{
+		Kind:      key.Kind,
+		Ref:       key.Ref,
+		Revision:  int64(binary.BigEndian.Uint64(v[1:])),
+		CreatedAt: time.Unix(0, int64(binary.BigEndian.Uint64(v[9:]))).UTC(),
+		UpdatedAt: time.Unix(0, int64(binary.BigEndian.Uint64(v[17:]))).UTC(),
+		Data:      data,
+	}, nil
+}
+
+// revisionOf reads only the revision of a stored record.
+func revisionOf(v []byte) int64 {
+	if len(v) < recordHeaderSize {
+		return 0
+	}
+	return int64(binary.BigEndian.Uint64(v[1:]))
+}
+
+func check(ctx context.Context, key resource.Key) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return key.Validate()
+}
+
+func checkData(key resource.Key, data json.RawMessage) error {
+	if !json.Valid(data) {
+		return fmt.Errorf("boltrepo: %s: data is not valid JSON", key)
+	}
+	return nil
+}
+
+func notFound(key resource.Key) error {
+	return fmt.Errorf("boltrepo: %s: %w", key, resource.ErrNotFound)
+}
+
+// Get returns the stored resource.
+func (r *Repo) Get(ctx context.Context, key resource.Key) (resource.Resource, error) {
+	if err := check(ctx, key); err != nil {
+		return resource.Resource{}, err
+	}
+	var res resource.Resource
+	err := r.withDB(false, func(tx *bolt.Tx) error {
+		kb := tx.Bucket(bucketResources).Bucket([]byte(key.Kind))
+		if kb == nil {
+			return notFound(key)
+		}
+		v := kb.Get([]byte(key.Ref))
+		if v == nil {
+			return notFound(key)
+		}
+		var err error
+		res, err = decodeRecord(key, v)
+		return err
+	})
+	return res, err
+}
+
+// Create stores a new resource at revision 1, or one past the last revision
+// the key had before it was deleted.
+func (r *Repo) Create(ctx context.Context, key resource.Key, data json.RawMessage) (resource.Resource, error) {
+	if err := check(ctx, key); err != nil {
+		return resource.Resource{}, err
+	}
+	if err := checkData(key, data); err != nil {
+		return resource.Resource{}, err
+	}
+	var res resource.Resource
+	err := r.withDB(true, func(tx *bolt.Tx) error {
+		kb, err := tx.Bucket(bucketResources).CreateBucketIfNotExists([]byte(key.Kind))
+		if err != nil {
+			return err
+		}
+		ref := []byte(key.Ref)
+		if kb.Get(ref) != nil {
+			return fmt.Errorf("boltrepo: %s: %w", key, resource.ErrExists)
+		}
+		rev := int64(1)
+		if hb := tx.Bucket(bucketHighWater).Bucket([]byte(key.Kind)); hb != nil {
+			if v := hb.Get(ref); len(v) == 8 {
+				rev = int64(binary.BigEndian.Uint64(v)) + 1
+			}
+		}
+		now := time.Now().UTC()
+		rec := encodeRecord(rev, now, now, data)
+		if err := kb.Put(ref, rec); err != nil {
+			return err
+		}
+		res, err = decodeRecord(key, rec)
+		return err
+	})
+	return res, err
+}
+
+// Update replaces the data if the stored revision equals expected
+// (resource.AnyRevision skips the check).
+func (r *Repo) Update(ctx context.Context, key resource.Key, data json.RawMessage, expected int64) (resource.Resource, error) {
+	if err := checkData(key, data); err != nil {
+		return resource.Resource{}, err
+	}
+	return r.Modify(ctx, key, expected, func(resource.Resource) (json.RawMessage, error) {
+		return data, nil
+	})
+}
+
+// Modify runs fn on the current resource and stores its result in one bbolt
+// write transaction, so no other write lands in between. fn runs while the
+// write lock is held: it must be quick and must not call the Repo.
+func (r *Repo) Modify(ctx context.Context, key resource.Key, expected int64, fn func(cur resource.Resource) (json.RawMessage, error)) (resource.Resource, error) {
+	if err := check(ctx, key); err != nil {
+		return resource.Resource{}, err
+	}
+	var res resource.Resource
+	err := r.withDB(true, func(tx *bolt.Tx) error {
+		kb := tx.Bucket(bucketResources).Bucket([]byte(key.Kind))
+		if kb == nil {
+			return notFound(key)
+		}
+		ref := []byte(key.Ref)
+		v := kb.Get(ref)
+		if v == nil {
+			return notFound(key)
+		}
+		cur, err := decodeRecord(key, v)
+		if err != nil {
+			return err
+		}
+		if expected != resource.AnyRevision && cur.Revision != expected {
+			return &resource.ConflictError{Key: key, Expected: expected, Current: cur.Revision}
+		}
+		data, err := fn(cur)
+		if err != nil {
+			return err
+		}
+		if data == nil {
+			res = cur
+			return nil
+		}
+		if err := checkData(key, data); err != nil {
+			return err
+		}
+		rec := encodeRecord(cur.Revision+1, cur.CreatedAt, time.Now().UTC(), data)
+		if err := kb.Put(ref, rec); err != nil {
+			return err
+		}
+		res, err = decodeRecord(key, rec)
+		return err
+	})
+	if err != nil {
+		return resource.Resource{}, err
+	}
+	return res, nil
+}
+
+// Delete removes the resource if its revision equals expected
+// (resource.AnyRevision skips the check). The key's last revision is kept,
+// so a later Create continues above it.
+func (r *Repo) Delete(ctx context.Context, key resource.Key, expected int64) error {
+	if err := check(ctx, key); err != nil {
+		return err
+	}
+	return r.withDB(true, func(tx *bolt.Tx) error {
+		kb := tx.Bucket(bucketResources).Bucket([]byte(key.Kind))
+		if kb == nil {
+			return notFound(key)
+		}
+		ref := []byte(key.Ref)
+		v := kb.Get(ref)
+		if v == nil {
+			return notFound(key)
+		}
+		rev := revisionOf(v)
+		if expected != resource.AnyRevision && rev != expected {
+			return &resource.ConflictError{Key: key, Expected: expected, Current: rev}
+		}
+		hb, err := tx.Bucket(bucketHighWater).CreateBucketIfNotExists([]byte(key.Kind))
+		if err != nil {
+			return err
+		}
+		var hw [8]byte
+		binary.BigEndian.PutUint64(hw[:], uint64(rev))
+		if err := hb.Put(ref, hw[:]); err != nil {
+			return err
+		}
+		return kb.Delete(ref)
+	})
+}
+
+// List returns the resources of one kind sorted by reference; a non-empty
+// category keeps only references in that category.
+func (r *Repo) List(ctx context.Context, kind resource.Kind, category string) ([]resource.Resource, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if !kind.Valid() {
+		return nil, errors.New("boltrepo: invalid kind: want 1 to 32 of lowercase letters, digits, '_' and '-'")
+	}
+	var prefix []byte
+	if category != "" {
+		if !resource.Ref(category).Valid() || resource.Ref(category).Category() != "" {
+			return nil, errors.New("boltrepo: invalid category: want one reference segment")
+		}
+		prefix = []byte(category + "/")
+	}
+	var out []resource.Resource
+	err := r.withDB(false, func(tx *bolt.Tx) error {
+		kb := tx.Bucket(bucketResources).Bucket([]byte(kind))
+		if kb == nil {
+			return nil
+		}
+		c := kb.Cursor()
+		k, v := c.First()
+		if prefix != nil {
+			k, v = c.Seek(prefix)
+		}
+		for ; k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+			res, err := decodeRecord(resource.Key{Kind: kind, Ref: resource.Ref(k)}, v)
+			if err != nil {
+				return err
+			}
+			out = append(out, res)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
