@@ -1,0 +1,44 @@
+// Package toolschema compiles JSON Schemas offline and validates tool
+// arguments against them, with errors that name fields and schema keywords
+// but never echo argument values (SPEC R6).
+//
+//	s, err := toolschema.Compile(inputSchema, nil) // nil: default limits
+//	if err != nil {
+//		// *SchemaError; errors.Is(err, toolschema.ErrExternalRef), ...
+//	}
+//	if err := s.Validate(json.RawMessage(`{"limit": 0}`)); err != nil {
+//		var aerr *toolschema.ArgumentError
+//		if errors.As(err, &aerr) {
+//			fmt.Println(aerr.Violations[0]) // {/limit #/properties/limit/minimum must be >= 1}
+//		}
+//	}
+//
+// Compile is for tool input schemas: the root must accept a JSON object and
+// Validate refuses any other arguments. CompileSchema accepts any root type.
+// Both use github.com/santhosh-tekuri/jsonschema/v6 underneath, with
+// 2020-12 as the default dialect and draft-04, -06, -07 and 2019-09
+// recognised from $schema. Numbers are decoded exactly (no float64 round
+// trip); nothing is coerced and no default is inserted. format follows each
+// dialect's standard: asserted in draft-04/06/07, an annotation only in
+// 2019-09 and 2020-12.
+//
+// # Offline
+//
+// Compiling never fetches a URL or opens a file, and every reference must
+// resolve inside the document, including references to the json-schema.org
+// meta-schemas. Unused $defs are checked too.
+//
+// # Errors
+//
+// Compile and CompileSchema return a *SchemaError: a JSON pointer into the
+// schema, a message that says what to fix, and one of the sentinels
+// ErrUnsupportedDialect, ErrExternalRef, ErrNotObject or ErrInvalidSchema for
+// errors.Is. Validate and ValidateValue return nil or an *ArgumentError whose
+// Violations are sorted and deterministic. Hostile input is bounded by
+// Options: schema size, nesting depth, argument size.
+//
+// # Concurrency
+//
+// A *Schema is immutable after Compile returns; any number of goroutines may
+// call its methods at once.
+package toolschema

@@ -1,0 +1,239 @@
+package toolschema
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// children calls f for every subschema sch refers to. inPlace is true for
+// those applied to the same instance (references, combinators, conditionals,
+// dependent schemas): a cycle made only of these never consumes input.
+func children(sch *jsonschema.Schema, f func(sub *jsonschema.Schema, inPlace bool)) {
+	one := func(sub *jsonschema.Schema, inPlace bool) {
+		if sub != nil {
+			f(sub, inPlace)
+		}
+	}
+	one(sch.Ref, true)
+	one(sch.RecursiveRef, true)
+	if sch.DynamicRef != nil {
+		one(sch.DynamicRef.Ref, true)
+	}
+	one(sch.Not, true)
+	for _, s := range sch.AllOf {
+		one(s, true)
+	}
+	for _, s := range sch.AnyOf {
+		one(s, true)
+	}
+	for _, s := range sch.OneOf {
+		one(s, true)
+	}
+	one(sch.If, true)
+	one(sch.Then, true)
+	one(sch.Else, true)
+	for _, s := range sch.DependentSchemas {
+		one(s, true)
+	}
+	for _, d := range sch.Dependencies {
+		if s, ok := d.(*jsonschema.Schema); ok {
+			one(s, true)
+		}
+	}
+	// Unevaluated* apply to children of the instance, but the library
+	// evaluates them beside the in-place keywords; they consume input.
+	for _, s := range sch.Properties {
+		one(s, false)
+	}
+	for _, s := range sch.PatternProperties {
+		one(s, false)
+	}
+	if s, ok := sch.AdditionalProperties.(*jsonschema.Schema); ok {
+		one(s, false)
+	}
+	one(sch.PropertyNames, false)
+	one(sch.UnevaluatedProperties, false)
+	switch items := sch.Items.(type) {
+	case *jsonschema.Schema:
+		one(items, false)
+	case []*jsonschema.Schema:
+		for _, s := range items {
+			one(s, false)
+		}
+	}
+	if s, ok := sch.AdditionalItems.(*jsonschema.Schema); ok {
+		one(s, false)
+	}
+	for _, s := range sch.PrefixItems {
+		one(s, false)
+	}
+	one(sch.Items2020, false)
+	one(sch.Contains, false)
+	one(sch.UnevaluatedItems, false)
+	one(sch.ContentSchema, false)
+}
+
+// checkGraph walks every schema reachable from starts. Each must live in
+// the document (a json-schema.org meta-schema is served by the library from
+// an embedded copy without asking the loader: it is still an external
+// reference), and the in-place edges must have no cycle.
+func (s *Schema) checkGraph(starts []*jsonschema.Schema) error {
+	own := map[string]bool{baseURL: true}
+	for loc := range s.schemaPath {
+		u, _, _ := strings.Cut(loc, "#")
+		own[u] = true
+	}
+	// Reachability and ownership, iteratively (no recursion on hostile depth).
+	seen := map[*jsonschema.Schema]bool{}
+	stack := append([]*jsonschema.Schema(nil), starts...)
+	var all []*jsonschema.Schema
+	for len(stack) > 0 {
+		sch := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[sch] {
+			continue
+		}
+		seen[sch] = true
+		all = append(all, sch)
+		u, _, _ := strings.Cut(sch.Location, "#")
+		if !own[u] || isMetaSchemaURL(u) {
+			return schemaErr(ErrExternalRef, s.referrerOf(sch, starts), fmt.Sprintf("reference to %q leaves the schema and is never fetched; copy the target under $defs and refer to it as \"#/$defs/NAME\"", stripBase(sch.Location)))
+		}
+		children(sch, func(sub *jsonschema.Schema, _ bool) { stack = append(stack, sub) })
+	}
+	// Cycles over in-place edges: iterative depth-first search with colours.
+	const (
+		white = iota
+		grey
+		black
+	)
+	colour := make(map[*jsonschema.Schema]int, len(all))
+	type frame struct {
+		sch  *jsonschema.Schema
+		subs []*jsonschema.Schema
+		next int
+	}
+	inPlaceOf := func(sch *jsonschema.Schema) []*jsonschema.Schema {
+		var subs []*jsonschema.Schema
+		children(sch, func(sub *jsonschema.Schema, inPlace bool) {
+			if inPlace {
+				subs = append(subs, sub)
+			}
+		})
+		return subs
+	}
+	for _, start := range all {
+		if colour[start] != white {
+			continue
+		}
+		colour[start] = grey
+		frames := []frame{{sch: start, subs: inPlaceOf(start)}}
+		for len(frames) > 0 {
+			top := &frames[len(frames)-1]
+			if top.next == len(top.subs) {
+				colour[top.sch] = black
+				frames = frames[:len(frames)-1]
+				continue
+			}
+			sub := top.subs[top.next]
+			top.next++
+			switch colour[sub] {
+			case grey:
+				return schemaErr(ErrInvalidSchema, s.pointerOf(top.sch.Location), fmt.Sprintf("references loop back to %q without consuming any input; validation would never end", "#"+encodeFragment(s.pointerOf(sub.Location))))
+			case white:
+				colour[sub] = grey
+				frames = append(frames, frame{sch: sub, subs: inPlaceOf(sub)})
+			}
+		}
+	}
+	return nil
+}
+
+func isMetaSchemaURL(u string) bool {
+	return strings.HasPrefix(u, "http://json-schema.org/") || strings.HasPrefix(u, "https://json-schema.org/")
+}
+
+// referrerOf finds the document pointer of a schema whose reference leads to
+// target, for error messages.
+func (s *Schema) referrerOf(target *jsonschema.Schema, starts []*jsonschema.Schema) string {
+	for _, sch := range starts {
+		found := false
+		children(sch, func(sub *jsonschema.Schema, _ bool) {
+			if sub == target {
+				found = true
+			}
+		})
+		if found {
+			return s.pointerOf(sch.Location)
+		}
+	}
+	return ""
+}
+
+// pointerOf maps a compiled schema location to a JSON pointer in the
+// document: through the positions compiled at load, else through the
+// fragment of a location in the base document.
+func (s *Schema) pointerOf(loc string) string {
+	if p, ok := s.schemaPath[loc]; ok {
+		return p
+	}
+	u, _, _ := strings.Cut(loc, "#")
+	if u == baseURL {
+		return fragmentPointer(loc)
+	}
+	// A location inside an embedded resource ($id): find the resource's
+	// own pointer and append the rest of the fragment.
+	frag := fragmentPointer(loc)
+	for i := len(frag); i >= 0; i-- {
+		if i < len(frag) && frag[i] != '/' {
+			continue
+		}
+		if p, ok := s.schemaPath[u+"#"+encodeFragment(frag[:i])]; ok {
+			return p + frag[i:]
+		}
+	}
+	return frag
+}
+
+// checkObjectRoot refuses a tool input schema whose root cannot accept an
+// object: the schema false, or an explicit type without "object", at the
+// root or anywhere along $ref chains and allOf from it (SPEC R6.3).
+func (s *Schema) checkObjectRoot() error {
+	seen := map[*jsonschema.Schema]bool{}
+	stack := []*jsonschema.Schema{s.compiled}
+	for len(stack) > 0 {
+		sch := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[sch] {
+			continue
+		}
+		seen[sch] = true
+		ptr := s.pointerOf(sch.Location)
+		if sch.Bool != nil && !*sch.Bool {
+			return schemaErr(ErrNotObject, ptr, "the schema false accepts no arguments; a tool input schema must accept a JSON object, such as {\"type\":\"object\"}")
+		}
+		if sch.Types != nil && !sch.Types.IsEmpty() {
+			accepts := false
+			for _, t := range sch.Types.ToStrings() {
+				if t == "object" {
+					accepts = true
+				}
+			}
+			if !accepts {
+				return schemaErr(ErrNotObject, ptr+"/type", fmt.Sprintf("type %s does not include \"object\"; tool arguments are always a JSON object", sch.Types.String()))
+			}
+		}
+		for _, sub := range []*jsonschema.Schema{sch.Ref, sch.RecursiveRef} {
+			if sub != nil {
+				stack = append(stack, sub)
+			}
+		}
+		if sch.DynamicRef != nil && sch.DynamicRef.Ref != nil {
+			stack = append(stack, sch.DynamicRef.Ref)
+		}
+		stack = append(stack, sch.AllOf...)
+	}
+	return nil
+}

@@ -1,0 +1,402 @@
+package toolschema
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// baseURL names the schema document inside the compiler. It is absolute and
+// hierarchical so that relative references resolve to other mem:// URLs
+// (which the deny loader refuses) instead of file:// paths or the root itself.
+const baseURL = "mem://toolschema/schema.json"
+
+// The five standard dialects, by their canonical $schema URL.
+const (
+	dialect4    = "http://json-schema.org/draft-04/schema#"
+	dialect6    = "http://json-schema.org/draft-06/schema#"
+	dialect7    = "http://json-schema.org/draft-07/schema#"
+	dialect2019 = "https://json-schema.org/draft/2019-09/schema"
+	dialect2020 = "https://json-schema.org/draft/2020-12/schema"
+)
+
+type dialectInfo struct {
+	canonical string
+	version   int
+	draft     *jsonschema.Draft
+}
+
+// standardDialect recognises the five standard $schema URLs, with or without
+// an empty fragment and with http or https. Anything else, including
+// json-schema.org meta-schema vocabularies and the unversioned
+// "https://json-schema.org/schema", is not a standard dialect.
+func standardDialect(s string) (dialectInfo, bool) {
+	s = strings.TrimSuffix(s, "#")
+	if rest, ok := strings.CutPrefix(s, "https://"); ok {
+		s = rest
+	} else if rest, ok := strings.CutPrefix(s, "http://"); ok {
+		s = rest
+	} else {
+		return dialectInfo{}, false
+	}
+	switch s {
+	case "json-schema.org/draft-04/schema":
+		return dialectInfo{dialect4, 4, jsonschema.Draft4}, true
+	case "json-schema.org/draft-06/schema":
+		return dialectInfo{dialect6, 6, jsonschema.Draft6}, true
+	case "json-schema.org/draft-07/schema":
+		return dialectInfo{dialect7, 7, jsonschema.Draft7}, true
+	case "json-schema.org/draft/2019-09/schema":
+		return dialectInfo{dialect2019, 2019, jsonschema.Draft2019}, true
+	case "json-schema.org/draft/2020-12/schema":
+		return dialectInfo{dialect2020, 2020, jsonschema.Draft2020}, true
+	}
+	return dialectInfo{}, false
+}
+
+// denyLoader refuses every URL: compiling never reads a file or the network
+// (SPEC R6.5).
+type denyLoader struct{}
+
+func (denyLoader) Load(string) (any, error) { return nil, errExternalLoad }
+
+var errExternalLoad = errors.New("external references are not loaded")
+
+var _ jsonschema.URLLoader = denyLoader{}
+
+func compile(raw []byte, opts *Options, toolInput bool) (*Schema, error) {
+	l := opts.limits()
+	if len(raw) > l.schemaBytes {
+		return nil, schemaErr(ErrInvalidSchema, "", fmt.Sprintf("the schema is %d bytes, over the limit of %d", len(raw), l.schemaBytes))
+	}
+	if nestingDepth(raw, l.depth) > l.depth {
+		return nil, schemaErr(ErrInvalidSchema, "", fmt.Sprintf("the schema nests deeper than %d levels", l.depth))
+	}
+	doc, err := decodeJSON(raw)
+	if err != nil {
+		return nil, schemaErr(ErrInvalidSchema, "", "the schema is not valid JSON: "+err.Error())
+	}
+
+	root := dialectInfo{dialect2020, 2020, jsonschema.Draft2020}
+	if obj, ok := doc.(map[string]any); ok {
+		if v, present := obj["$schema"]; present {
+			d, err := dialectOf(v, "")
+			if err != nil {
+				return nil, err
+			}
+			root = d
+		}
+	}
+
+	w := &walker{}
+	if err := w.walk(doc, "", root.version); err != nil {
+		return nil, err
+	}
+
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseLoader(denyLoader{})
+	if err := c.AddResource(baseURL, doc); err != nil {
+		return nil, w.mapCompileError(err)
+	}
+	compiled, err := c.Compile(baseURL)
+	if err != nil {
+		return nil, w.mapCompileError(err)
+	}
+	// Compile every subschema of the document, not only those reachable
+	// from the root: an unused $defs entry with an external or dangling
+	// reference must fail too, and the locations give each compiled schema
+	// its pointer in the document.
+	s := &Schema{
+		raw:        raw,
+		dialect:    root.canonical,
+		toolInput:  toolInput,
+		limits:     l,
+		compiled:   compiled,
+		schemaPath: map[string]string{compiled.Location: ""},
+	}
+	starts := []*jsonschema.Schema{compiled}
+	for _, ptr := range w.positions {
+		if ptr == "" {
+			continue
+		}
+		sub, err := c.Compile(baseURL + "#" + encodeFragment(ptr))
+		if err != nil {
+			return nil, w.mapCompileError(err)
+		}
+		if _, seen := s.schemaPath[sub.Location]; !seen {
+			s.schemaPath[sub.Location] = ptr
+		}
+		starts = append(starts, sub)
+	}
+	if err := s.checkGraph(starts); err != nil {
+		return nil, err
+	}
+	if toolInput {
+		if err := s.checkObjectRoot(); err != nil {
+			return nil, err
+		}
+	}
+	s.digest = canonicalDigest(doc)
+	return s, nil
+}
+
+func dialectOf(v any, ptr string) (dialectInfo, error) {
+	str, ok := v.(string)
+	if !ok {
+		return dialectInfo{}, schemaErr(ErrUnsupportedDialect, ptr+"/$schema", "$schema must be a string naming a standard dialect")
+	}
+	d, ok := standardDialect(str)
+	if !ok {
+		return dialectInfo{}, schemaErr(ErrUnsupportedDialect, ptr+"/$schema", fmt.Sprintf("$schema %q is not a standard dialect; use one of %s, %s, %s, %s or %s (or omit it for 2020-12)", str, dialect2020, dialect2019, dialect7, dialect6, dialect4))
+	}
+	return d, nil
+}
+
+// walker visits every subschema position of a document, keyword by keyword
+// as the dialect defines them (the same positions the validator library
+// knows), checking nested $schema and remembering references.
+type walker struct {
+	positions []string // JSON pointers of every subschema, the root first
+	refs      []refSite
+}
+
+type refSite struct {
+	pointer string // of the keyword, such as "/properties/a/$ref"
+	value   string
+}
+
+// Keywords holding one subschema, a map of them, or an array of them, by the
+// first dialect version that has them.
+var (
+	singleSchemaKeywords = []struct {
+		name    string
+		version int
+	}{
+		{"not", 4}, {"additionalProperties", 4}, {"items", 4}, {"additionalItems", 4},
+		{"propertyNames", 6}, {"contains", 6},
+		{"if", 7}, {"then", 7}, {"else", 7},
+		{"unevaluatedProperties", 2019}, {"unevaluatedItems", 2019}, {"contentSchema", 2019},
+	}
+	schemaMapKeywords = []struct {
+		name    string
+		version int
+	}{
+		{"definitions", 4}, {"properties", 4}, {"patternProperties", 4}, {"dependencies", 4},
+		{"$defs", 2019}, {"dependentSchemas", 2019},
+	}
+	schemaArrayKeywords = []struct {
+		name    string
+		version int
+	}{
+		{"allOf", 4}, {"anyOf", 4}, {"oneOf", 4}, {"items", 4},
+		{"prefixItems", 2020},
+	}
+)
+
+func isSchemaValue(v any) bool {
+	switch v.(type) {
+	case map[string]any, bool:
+		return true
+	}
+	return false
+}
+
+func (w *walker) walk(v any, ptr string, version int) error {
+	w.positions = append(w.positions, ptr)
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil
+	}
+	if ptr != "" {
+		if s, present := obj["$schema"]; present {
+			d, err := dialectOf(s, ptr)
+			if err != nil {
+				return err
+			}
+			version = d.version
+		}
+	}
+	for _, kw := range []string{"$ref", "$dynamicRef", "$recursiveRef"} {
+		if s, ok := obj[kw].(string); ok {
+			w.refs = append(w.refs, refSite{pointer: ptr + "/" + escapeToken(kw), value: s})
+		}
+	}
+	for _, kw := range singleSchemaKeywords {
+		if version < kw.version {
+			continue
+		}
+		if sub, ok := obj[kw.name]; ok && isSchemaValue(sub) {
+			if err := w.walk(sub, ptr+"/"+escapeToken(kw.name), version); err != nil {
+				return err
+			}
+		}
+	}
+	for _, kw := range schemaMapKeywords {
+		if version < kw.version {
+			continue
+		}
+		m, ok := obj[kw.name].(map[string]any)
+		if !ok {
+			continue
+		}
+		for _, name := range sortedKeys(m) {
+			if sub := m[name]; isSchemaValue(sub) {
+				if err := w.walk(sub, ptr+"/"+escapeToken(kw.name)+"/"+escapeToken(name), version); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	for _, kw := range schemaArrayKeywords {
+		if version < kw.version {
+			continue
+		}
+		arr, ok := obj[kw.name].([]any)
+		if !ok {
+			continue
+		}
+		for i, sub := range arr {
+			if isSchemaValue(sub) {
+				if err := w.walk(sub, ptr+"/"+escapeToken(kw.name)+"/"+strconv.Itoa(i), version); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func escapeToken(tok string) string {
+	if !strings.ContainsAny(tok, "~/") {
+		return tok
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
+}
+
+// encodeFragment writes a JSON pointer as a URI fragment, percent-encoding
+// each token but keeping the slashes (RFC 6901, section 6).
+func encodeFragment(ptr string) string {
+	if ptr == "" {
+		return ""
+	}
+	toks := strings.Split(ptr, "/")
+	for i, t := range toks {
+		toks[i] = url.PathEscape(t)
+	}
+	return strings.Join(toks, "/")
+}
+
+// refSiteFor finds the reference in the document most likely to have
+// produced target (an absolute URL from the library), for the error pointer.
+func (w *walker) refSiteFor(target string) string {
+	t, tfrag, _ := strings.Cut(target, "#")
+	for _, r := range w.refs {
+		if r.value == target {
+			return r.pointer
+		}
+	}
+	for _, r := range w.refs {
+		u, frag, _ := strings.Cut(r.value, "#")
+		if u == "" && frag != "" && "#"+frag == "#"+tfrag && strings.HasPrefix(t, "mem://") {
+			return r.pointer
+		}
+		if u != "" && strings.HasSuffix(t, u) {
+			return r.pointer
+		}
+	}
+	return ""
+}
+
+// mapCompileError turns an error of the validator library into a
+// *SchemaError with the right sentinel and the synthetic base URL removed.
+func (w *walker) mapCompileError(err error) error {
+	var (
+		loadErr    *jsonschema.LoadURLError
+		schemeErr  *jsonschema.UnsupportedURLSchemeError
+		metaErr    *jsonschema.SchemaValidationError
+		regexErr   *jsonschema.InvalidRegexError
+		ptrErr     *jsonschema.JSONPointerNotFoundError
+		anchorErr  *jsonschema.AnchorNotFoundError
+		draftErr   *jsonschema.UnsupportedDraftError
+		metaURLErr *jsonschema.InvalidMetaSchemaURLError
+	)
+	switch {
+	case errors.As(err, &loadErr):
+		return schemaErr(ErrExternalRef, w.refSiteFor(loadErr.URL), fmt.Sprintf("reference to %s leaves the schema and is never fetched; copy the target under $defs and refer to it as \"#/$defs/NAME\"", strconv.Quote(stripBase(loadErr.URL))))
+	case errors.As(err, &schemeErr):
+		return schemaErr(ErrExternalRef, "", "a reference leaves the schema and is never fetched: "+stripBase(schemeErr.Error()))
+	case errors.As(err, &draftErr), errors.As(err, &metaURLErr):
+		return schemaErr(ErrUnsupportedDialect, "", stripBase(err.Error()))
+	case errors.As(err, &metaErr):
+		return metaSchemaError(metaErr)
+	case errors.As(err, &regexErr):
+		return schemaErr(ErrInvalidSchema, fragmentPointer(regexErr.URL), fmt.Sprintf("pattern %s is not a valid regular expression (RE2 syntax, no lookaround or backreferences): %v", strconv.Quote(regexErr.Regex), regexErr.Err))
+	case errors.As(err, &ptrErr):
+		return schemaErr(ErrInvalidSchema, w.refSiteFor(ptrErr.URL), fmt.Sprintf("reference target %s does not exist in the schema", strconv.Quote(stripBase(ptrErr.URL))))
+	case errors.As(err, &anchorErr):
+		return schemaErr(ErrInvalidSchema, w.refSiteFor(anchorErr.Reference), fmt.Sprintf("reference target %s does not exist in the schema", strconv.Quote(stripBase(anchorErr.Reference))))
+	}
+	return schemaErr(ErrInvalidSchema, "", stripBase(err.Error()))
+}
+
+func metaSchemaError(e *jsonschema.SchemaValidationError) error {
+	verr, ok := e.Err.(*jsonschema.ValidationError)
+	if !ok {
+		return schemaErr(ErrInvalidSchema, fragmentPointer(e.URL), "the schema does not conform to its dialect: "+stripBase(e.Err.Error()))
+	}
+	leaves := collectLeaves(verr, nil)
+	if len(leaves) == 0 {
+		return schemaErr(ErrInvalidSchema, fragmentPointer(e.URL), "the schema does not conform to its dialect")
+	}
+	slices.SortFunc(leaves, func(a, b *jsonschema.ValidationError) int {
+		return strings.Compare(joinPointer(a.InstanceLocation), joinPointer(b.InstanceLocation))
+	})
+	leaf := leaves[0]
+	base := fragmentPointer(e.URL)
+	return schemaErr(ErrInvalidSchema, base+joinPointer(leaf.InstanceLocation), "the schema does not conform to its dialect's meta-schema: "+kindText(leaf.ErrorKind))
+}
+
+// fragmentPointer returns the JSON pointer in the fragment of a location
+// inside our document, or "".
+func fragmentPointer(loc string) string {
+	_, frag, ok := strings.Cut(loc, "#")
+	if !ok {
+		return ""
+	}
+	if p, err := url.PathUnescape(frag); err == nil {
+		return p
+	}
+	return frag
+}
+
+func stripBase(s string) string {
+	s = strings.ReplaceAll(s, baseURL+"#", "#")
+	return strings.ReplaceAll(s, baseURL, "#")
+}
+
+func joinPointer(toks []string) string {
+	if len(toks) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for _, t := range toks {
+		b.WriteByte('/')
+		b.WriteString(escapeToken(t))
+	}
+	return b.String()
+}

@@ -1,0 +1,165 @@
+package toolschema
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"strconv"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// Default limits, used where an Options field is zero.
+const (
+	// DefaultMaxSchemaBytes bounds the size of a schema document.
+	DefaultMaxSchemaBytes = 1 << 20
+	// DefaultMaxDepth bounds the nesting of arrays and objects, in a schema
+	// document and in arguments alike.
+	DefaultMaxDepth = 64
+	// DefaultMaxArgumentBytes bounds the size of the arguments of one call.
+	DefaultMaxArgumentBytes = 1 << 20
+)
+
+// Options bound what Compile and CompileSchema accept and what the compiled
+// Schema validates. A nil *Options means all defaults.
+type Options struct {
+	// MaxSchemaBytes is the largest schema document accepted, in bytes.
+	// Zero or negative means DefaultMaxSchemaBytes.
+	MaxSchemaBytes int
+	// MaxDepth is the deepest nesting of arrays and objects accepted, both in
+	// the schema document and in arguments. Zero or negative means
+	// DefaultMaxDepth.
+	MaxDepth int
+	// MaxArgumentBytes is the largest arguments document Validate accepts,
+	// in bytes. Zero or negative means DefaultMaxArgumentBytes.
+	MaxArgumentBytes int
+}
+
+func (o *Options) limits() limits {
+	l := limits{schemaBytes: DefaultMaxSchemaBytes, depth: DefaultMaxDepth, argumentBytes: DefaultMaxArgumentBytes}
+	if o == nil {
+		return l
+	}
+	if o.MaxSchemaBytes > 0 {
+		l.schemaBytes = o.MaxSchemaBytes
+	}
+	if o.MaxDepth > 0 {
+		l.depth = o.MaxDepth
+	}
+	if o.MaxArgumentBytes > 0 {
+		l.argumentBytes = o.MaxArgumentBytes
+	}
+	return l
+}
+
+type limits struct {
+	schemaBytes, depth, argumentBytes int
+}
+
+// Schema is a compiled schema. It is immutable and safe for concurrent use.
+type Schema struct {
+	raw        []byte
+	dialect    string
+	digest     string
+	toolInput  bool // arguments must be a JSON object (Compile, not CompileSchema)
+	limits     limits
+	compiled   *jsonschema.Schema
+	schemaPath map[string]string // compiled schema location -> JSON pointer in raw
+}
+
+// Compile compiles a tool input schema: everything CompileSchema does, and
+// the root must accept objects: a root that explicitly declares another type,
+// directly or through $ref chains and allOf, or the schema false, fails with
+// ErrNotObject (SPEC R6.3). Validate then also requires the arguments to be
+// a JSON object.
+func Compile(raw []byte, opts *Options) (*Schema, error) {
+	return compile(raw, opts, true)
+}
+
+// CompileSchema compiles a schema of any root type under the same offline,
+// dialect and safety rules as Compile: the default dialect is 2020-12, only
+// the five standard dialects are accepted, and every reference must resolve
+// inside raw. Nothing is ever fetched or read.
+func CompileSchema(raw []byte, opts *Options) (*Schema, error) {
+	return compile(raw, opts, false)
+}
+
+// Validate decodes args (keeping every number exact) and validates them.
+// It returns nil or an *ArgumentError. Arguments that are too large, too
+// deep, not JSON, or (for a schema from Compile) not a JSON object are also
+// reported as an *ArgumentError with a violation at the root. Nothing is
+// coerced and no default is inserted.
+func (s *Schema) Validate(args json.RawMessage) error {
+	if len(args) > s.limits.argumentBytes {
+		return rootViolation("", "arguments exceed "+strconv.Itoa(s.limits.argumentBytes)+" bytes")
+	}
+	if s.toolInput && firstByte(args) != '{' {
+		if err := checkJSON(args, s.limits.depth); err != nil {
+			return err
+		}
+		return rootViolation("", "arguments must be a JSON object")
+	}
+	if err := checkJSON(args, s.limits.depth); err != nil {
+		return err
+	}
+	v, err := decodeJSON(args)
+	if err != nil {
+		return rootViolation("", "arguments are not valid JSON")
+	}
+	return s.validateDecoded(v)
+}
+
+// ValidateValue validates an already decoded value. Values made of nil,
+// bool, string, json.Number, float64 and the other Go numbers, []any and
+// map[string]any are validated as they are; anything else is first turned
+// into JSON with encoding/json. The same limits and the object rule of
+// Validate apply.
+func (s *Schema) ValidateValue(v any) error {
+	v, err := normalizeValue(v, s.limits)
+	if err != nil {
+		return err
+	}
+	if s.toolInput {
+		if _, ok := v.(map[string]any); !ok {
+			return rootViolation("", "arguments must be a JSON object")
+		}
+	}
+	return s.validateDecoded(v)
+}
+
+func (s *Schema) validateDecoded(v any) error {
+	err := s.compiled.Validate(v)
+	if err == nil {
+		return nil
+	}
+	verr, ok := err.(*jsonschema.ValidationError)
+	if !ok {
+		return rootViolation("#", "arguments could not be validated")
+	}
+	return s.render(verr)
+}
+
+// Raw returns a copy of the schema document as it was compiled.
+func (s *Schema) Raw() json.RawMessage { return bytes.Clone(s.raw) }
+
+// Dialect returns the URL of the schema's dialect, such as
+// "https://json-schema.org/draft/2020-12/schema" (also when $schema is
+// absent) or "http://json-schema.org/draft-07/schema#".
+func (s *Schema) Dialect() string { return s.dialect }
+
+// Digest returns a stable hex SHA-256 of the schema's canonical form: the
+// document re-encoded with sorted keys, no insignificant space, and numbers
+// kept as written. Documents that differ only in key order or whitespace
+// have the same digest.
+func (s *Schema) Digest() string { return s.digest }
+
+func canonicalDigest(doc any) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	// doc came from our own decoder: only JSON types, so Encode cannot fail.
+	_ = enc.Encode(doc)
+	sum := sha256.Sum256(bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}))
+	return hex.EncodeToString(sum[:])
+}
