@@ -1,0 +1,246 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"strings"
+	"time"
+
+	"github.com/agtsdk/agt/resource"
+)
+
+func agentCommands() []*leaf {
+	return []*leaf{
+		{
+			name: "create", min: 1, max: 1,
+			args:    "AGENT [--manager] [--capability resource_management]... [--disabled] [--mcp REF]...",
+			summary: "create an agent (enabled, no mounts, unless flags say otherwise)",
+			help: `A manager, or an agent with the resource_management capability, sees the
+framework tools (resource_write, resource_read, resource_test, mcp_probe,
+agent_mcp_list) in its Runs; their calls still pass the permission policy.
+Using mounted MCP tools needs no capability.`,
+			define: func(fs *flag.FlagSet) action {
+				af := defineAgentFlags(fs, false)
+				return func(ctx context.Context, e *env, args []string) error {
+					return agentCreate(ctx, e, fs, af, args[0])
+				}
+			},
+		},
+		{
+			name: "get", min: 1, max: 1, args: "AGENT [--json]",
+			summary: "show one agent with its revision",
+			define: func(fs *flag.FlagSet) action {
+				asJSON := fs.Bool("json", false, "print {kind, reference, revision, data, ...} as JSON")
+				return func(ctx context.Context, e *env, args []string) error {
+					return showResource(ctx, e, resource.KindAgent, args[0], *asJSON)
+				}
+			},
+		},
+		{
+			name: "list", min: 0, max: 0, args: "[--category C] [--json]",
+			summary: "list the agents",
+			define: func(fs *flag.FlagSet) action {
+				asJSON := fs.Bool("json", false, "print a JSON array of resources")
+				category := fs.String("category", "", "only references in category `C` (C/name)")
+				return func(ctx context.Context, e *env, args []string) error {
+					return agentList(ctx, e, *category, *asJSON)
+				}
+			},
+		},
+		{
+			name: "update", min: 1, max: 1,
+			args:    "AGENT [--add-mcp REF]... [--remove-mcp REF]... [--mcps R1,R2 | --clear-mcps] [--enabled=BOOL] [--manager=BOOL] [--capabilities C1,C2] [--expected-revision N]",
+			summary: "change an agent's mounts or settings; what is not given is kept",
+			help: `--mcps replaces the whole mount list, --clear-mcps empties it, --add-mcp and
+--remove-mcp add or remove single references atomically (adding a present one
+or removing an absent one changes nothing, and is reported). Every mounted
+reference must exist as an MCP resource. A running Run of the agent does not
+change: the next Run loads the new mounts.
+
+--expected-revision N refuses the write unless the stored revision is N.`,
+			define: func(fs *flag.FlagSet) action {
+				af := defineAgentFlags(fs, true)
+				return func(ctx context.Context, e *env, args []string) error {
+					return agentUpdate(ctx, e, fs, af, args[0])
+				}
+			},
+		},
+		{
+			name: "delete", min: 1, max: 1, args: "AGENT [--expected-revision N]",
+			summary: "remove an agent (the MCP servers it mounted stay registered)",
+			define: func(fs *flag.FlagSet) action {
+				rev := fs.Int64("expected-revision", 0, "refuse unless the stored revision is `N` (0: no check)")
+				return func(ctx context.Context, e *env, args []string) error {
+					return deleteResource(ctx, e, resource.KindAgent, args[0], *rev)
+				}
+			},
+		},
+		{
+			name: "mcps", min: 1, max: 1, args: "AGENT [--json]",
+			summary: "list the MCP servers mounted on an agent, and whether each resolves",
+			define: func(fs *flag.FlagSet) action {
+				asJSON := fs.Bool("json", false, "print the mounted references as JSON")
+				return func(ctx context.Context, e *env, args []string) error {
+					return agentMCPs(ctx, e, args[0], *asJSON)
+				}
+			},
+		},
+		{
+			name: "check", min: 1, max: 1, args: "AGENT [--probe] [--json] [--timeout DURATION]",
+			summary: "check an agent before work: identity, enabled, every mount resolves and is startable",
+			help: `Without --probe the check is static and starts nothing. With --probe every
+mounted server is also started (or contacted) and listed, as 'agt mcp probe'
+does. Exit status 1 when the agent is not ready.`,
+			define: func(fs *flag.FlagSet) action {
+				asJSON := fs.Bool("json", false, "print the report as JSON")
+				probe := fs.Bool("probe", false, "also probe every mounted server (starts them)")
+				timeout := fs.Duration("timeout", 60*time.Second, "give up after this `DURATION`")
+				return func(ctx context.Context, e *env, args []string) error {
+					return agentCheck(ctx, e, args[0], *probe, *timeout, *asJSON)
+				}
+			},
+		},
+		{
+			name: "tools", min: 1, max: 1, args: "AGENT [--json] [--timeout DURATION]",
+			summary: "start a Run of the agent and list the tools its model would see, then stop",
+			help: `This starts every mounted server (as a Run does), lists and compiles their
+tools, prints the snapshot, and closes everything. Mounts that fail to load
+are reported, and the rest are listed. Exit status 1 if any mount failed.`,
+			define: func(fs *flag.FlagSet) action {
+				asJSON := fs.Bool("json", false, "print the tools (name, description, input_schema, source) as JSON")
+				timeout := fs.Duration("timeout", 60*time.Second, "give up after this `DURATION`")
+				return func(ctx context.Context, e *env, args []string) error {
+					return agentTools(ctx, e, args[0], *timeout, *asJSON)
+				}
+			},
+		},
+		{
+			name: "call", min: 3, max: 3, args: "AGENT TOOL JSON [--yes] [--timeout DURATION]",
+			summary: "make one tool call through the whole pipeline: validate, permission, execute",
+			help: `TOOL is a name from 'agt agent tools AGENT' (mcp__REF__TOOL). JSON is the
+arguments object. The call is validated against the tool's schema (an error
+prints the ToolError with the failing paths, and nothing is called), then
+permission is asked on the terminal: answer y to allow. Without a terminal
+on stdin the call is denied unless --yes, which allows it explicitly.
+
+On success the result is printed as JSON; on failure the ToolError JSON
+({"error":{"code","message","violations"}}) is printed and the exit status
+is 1.`,
+			define: func(fs *flag.FlagSet) action {
+				yes := fs.Bool("yes", false, "allow the call without asking (explicit auto-allow)")
+				timeout := fs.Duration("timeout", 2*time.Minute, "give up after this `DURATION` (start plus call)")
+				return func(ctx context.Context, e *env, args []string) error {
+					return agentCall(ctx, e, args, *yes, *timeout)
+				}
+			},
+		},
+	}
+}
+
+// agentFlags are the flags of agent create and agent update.
+type agentFlags struct {
+	manager, enabled optionalBool
+	disabled         bool
+	capabilities     commaList
+	capability       stringList
+	mcps             commaList
+	mcp              stringList
+	addMCP, rmMCP    stringList
+	clearMCPs        bool
+	expectedRevision int64
+}
+
+func defineAgentFlags(fs *flag.FlagSet, update bool) *agentFlags {
+	af := &agentFlags{}
+	fs.Var(&af.manager, "manager", "the agent is a manager: it sees the framework tools")
+	if update {
+		fs.Var(&af.enabled, "enabled", "enable (true) or disable (false) the agent's binding")
+		fs.Var(&af.capabilities, "capabilities", "replace the capabilities with this comma-separated `LIST` (empty clears)")
+		fs.Var(&af.mcps, "mcps", "replace the whole mount list with these comma-separated `REFS`")
+		fs.BoolVar(&af.clearMCPs, "clear-mcps", false, "unmount everything")
+		fs.Var(&af.addMCP, "add-mcp", "mount one MCP server by `REF`; repeat for more")
+		fs.Var(&af.rmMCP, "remove-mcp", "unmount one MCP server by `REF`; repeat for more")
+		fs.Int64Var(&af.expectedRevision, "expected-revision", 0, "refuse unless the stored revision is `N` (0: no check)")
+	} else {
+		fs.BoolVar(&af.disabled, "disabled", false, "create the agent with its binding disabled")
+		fs.Var(&af.capability, "capability", "grant one capability `C` (resource_management); repeat for more")
+		fs.Var(&af.mcp, "mcp", "mount one MCP server by `REF` at creation; repeat for more")
+	}
+	return af
+}
+
+// agentChange is what agent create or update asks the service to write.
+type agentChange struct {
+	data   map[string]any
+	add    []string
+	remove []string
+}
+
+// createChange builds the document of a new agent from the flags.
+func (af *agentFlags) createChange(ref resource.Ref) (agentChange, error) {
+	const cmd = "agent create"
+	mcps, err := parseRefList(cmd, "--mcp", af.mcp)
+	if err != nil {
+		return agentChange{}, err
+	}
+	data := map[string]any{"name": ref.String(), "enabled": !af.disabled, "mcps": mcps}
+	if af.manager.set {
+		data["manager"] = af.manager.value
+	}
+	if len(af.capability) > 0 {
+		data["capabilities"] = []string(af.capability)
+	}
+	return agentChange{data: data}, nil
+}
+
+// updateChange builds the patch and the list edits of agent update.
+func (af *agentFlags) updateChange() (agentChange, error) {
+	const cmd = "agent update"
+	ch := agentChange{data: map[string]any{}}
+	switch {
+	case af.mcps.set && af.clearMCPs:
+		return ch, usagef(cmd, "give --mcps (replace the list) or --clear-mcps (empty it), not both")
+	case (af.mcps.set || af.clearMCPs) && (len(af.addMCP) > 0 || len(af.rmMCP) > 0):
+		return ch, usagef(cmd, "--mcps and --clear-mcps replace the whole list; use them without --add-mcp and --remove-mcp")
+	case af.mcps.set:
+		refs, err := parseRefList(cmd, "--mcps", af.mcps.items)
+		if err != nil {
+			return ch, err
+		}
+		ch.data["mcps"] = refs
+	case af.clearMCPs:
+		ch.data["mcps"] = []string{}
+	}
+	var err error
+	if ch.add, err = parseRefList(cmd, "--add-mcp", af.addMCP); err != nil {
+		return ch, err
+	}
+	if ch.remove, err = parseRefList(cmd, "--remove-mcp", af.rmMCP); err != nil {
+		return ch, err
+	}
+	if af.enabled.set {
+		ch.data["enabled"] = af.enabled.value
+	}
+	if af.manager.set {
+		ch.data["manager"] = af.manager.value
+	}
+	if af.capabilities.set {
+		ch.data["capabilities"] = af.capabilities.items
+	}
+	if len(ch.data) == 0 && len(ch.add) == 0 && len(ch.remove) == 0 {
+		return ch, usagef(cmd, "nothing to change: give --add-mcp, --remove-mcp, --mcps, --clear-mcps, --enabled, --manager or --capabilities")
+	}
+	return ch, nil
+}
+
+// parseRefList checks every reference of a flag; the result is never nil.
+func parseRefList(cmd, flagName string, items []string) ([]string, error) {
+	out := make([]string, 0, len(items))
+	for _, s := range items {
+		if _, err := resource.ParseRef(s); err != nil {
+			return nil, usagef(cmd, "%s: %s", flagName, strings.TrimPrefix(err.Error(), "resource: "))
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}

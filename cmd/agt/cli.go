@@ -1,0 +1,448 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Exit statuses (DESIGN.md, "The command-line tool").
+const (
+	exitOK     = 0
+	exitFailed = 1 // the operation failed: probe failed, call refused, not found...
+	exitUsage  = 2 // the command line is wrong
+)
+
+// usageError is a mistake on the command line: exit status 2, with a pointer
+// to the help of the command that was being parsed.
+type usageError struct {
+	cmd string // "mcp create", or "" for the top level
+	msg string
+}
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(cmd, format string, args ...any) error {
+	return &usageError{cmd: cmd, msg: fmt.Sprintf(format, args...)}
+}
+
+// reportedError is a failure whose explanation was already printed (a probe
+// report, a ToolError): exit 1 without another message.
+type reportedError struct{}
+
+func (reportedError) Error() string { return "failed (reported above)" }
+
+var errReported = reportedError{}
+
+// stdio is the process's streams, with what the commands need to know about
+// them.
+type stdio struct {
+	in        io.Reader
+	out       io.Writer
+	err       io.Writer
+	inIsTTY   bool // stdin is a terminal: a person can answer a question
+	errIsTTY  bool // stderr is a terminal: progress lines help
+	lookupEnv func(string) (string, bool)
+}
+
+func newStdio(in *os.File, out, errw *os.File) stdio {
+	return stdio{
+		in: in, out: out, err: errw,
+		inIsTTY:   isTerminal(in),
+		errIsTTY:  isTerminal(errw),
+		lookupEnv: os.LookupEnv,
+	}
+}
+
+// isTerminal reports whether f is a character device, which for the
+// standard streams means a terminal.
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// action runs one command with its positional arguments.
+type action func(ctx context.Context, e *env, args []string) error
+
+// leaf is one command, such as "mcp create".
+type leaf struct {
+	name     string // "create"
+	args     string // positional arguments and flags for the usage line
+	summary  string // one line
+	help     string // paragraphs shown by --help, after the usage line
+	min, max int    // positional argument counts; max < 0 means any
+	define   func(fs *flag.FlagSet) action
+}
+
+// group is a command with sub-commands, such as "mcp".
+type group struct {
+	name    string
+	summary string
+	leaves  []*leaf
+}
+
+func (g *group) find(name string) *leaf {
+	for _, l := range g.leaves {
+		if l.name == name {
+			return l
+		}
+	}
+	return nil
+}
+
+// commandTree is every command of agt, in the order the help lists them.
+func commandTree() []*group {
+	return []*group{
+		{name: "mcp", summary: "MCP server registrations: create, inspect, test, probe, import", leaves: mcpCommands()},
+		{name: "agent", summary: "agents: create, mount MCP servers, check, list tools, call one", leaves: agentCommands()},
+	}
+}
+
+func findGroup(tree []*group, name string) *group {
+	for _, g := range tree {
+		if g.name == name {
+			return g
+		}
+	}
+	return nil
+}
+
+// globalFlags are accepted before the command and after it.
+type globalFlags struct {
+	store string
+}
+
+func (g *globalFlags) define(fs *flag.FlagSet) {
+	fs.StringVar(&g.store, "db", "", "the `STORE`: a bbolt file path or a postgres:// URL (default $AGT_STORE, $AGT_DB, else $XDG_DATA_HOME/agt/agt.db)")
+}
+
+// runCLI runs agt with args (without the program name) and returns the exit
+// status.
+func runCLI(ctx context.Context, args []string, s stdio) int {
+	e := &env{stdio: s}
+	defer e.close()
+	err := dispatch(ctx, e, args)
+	if err == nil {
+		return exitOK
+	}
+	var ue *usageError
+	switch {
+	case errors.As(err, &ue):
+		fmt.Fprintf(s.err, "agt: %s\n", ue.msg)
+		if ue.cmd != "" {
+			fmt.Fprintf(s.err, "Run 'agt %s --help' for usage.\n", ue.cmd)
+		} else {
+			fmt.Fprintf(s.err, "Run 'agt --help' for usage.\n")
+		}
+		return exitUsage
+	case errors.Is(err, errReported):
+		return exitFailed
+	default:
+		fmt.Fprintf(s.err, "agt: %s\n", explain(err))
+		return exitFailed
+	}
+}
+
+// refuseAllowMCP finds the removed master switch anywhere before "--"
+// (SPEC R3.7).
+func refuseAllowMCP(args []string) error {
+	for _, a := range args {
+		if a == "--" {
+			return nil
+		}
+		if !strings.HasPrefix(a, "-") {
+			continue
+		}
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if name == "allow-mcp" || name == "allow_mcp" {
+			return usagef("", "--allow-mcp was removed: there is no MCP master switch any more. "+
+				"An agent uses exactly the MCP servers mounted on it; mount one with "+
+				"'agt agent update AGENT --add-mcp REF' and unmount it with --remove-mcp")
+		}
+	}
+	return nil
+}
+
+func dispatch(ctx context.Context, e *env, args []string) error {
+	if err := refuseAllowMCP(args); err != nil {
+		return err
+	}
+	tree := commandTree()
+
+	top := newFlagSet("agt")
+	e.global.define(top)
+	if err := top.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return writeTopHelp(e.out, tree)
+		}
+		return usagef("", "%s", flagErrorText(err))
+	}
+	rest := top.Args()
+	if len(rest) == 0 {
+		writeTopHelp(e.err, tree)
+		return usagef("", "no command given")
+	}
+	if rest[0] == "help" {
+		return helpCommand(e, tree, rest[1:])
+	}
+	g := findGroup(tree, rest[0])
+	if g == nil {
+		return usagef("", "unknown command %q; the commands are mcp and agent", clip(rest[0]))
+	}
+	if len(rest) == 1 {
+		writeGroupHelp(e.err, g)
+		return usagef(g.name, "agt %s needs a sub-command", g.name)
+	}
+	if rest[1] == "-h" || rest[1] == "--help" || rest[1] == "-help" || rest[1] == "help" {
+		return writeGroupHelp(e.out, g)
+	}
+	l := g.find(rest[1])
+	if l == nil {
+		return usagef(g.name, "unknown command %q for agt %s; it has %s", clip(rest[1]), g.name, leafNames(g))
+	}
+	return runLeaf(ctx, e, g, l, rest[2:])
+}
+
+func runLeaf(ctx context.Context, e *env, g *group, l *leaf, args []string) error {
+	path := g.name + " " + l.name
+	fs := newFlagSet("agt " + path)
+	e.global.define(fs)
+	act := l.define(fs)
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return writeLeafHelp(e.out, g, l, fs)
+		}
+		return usagef(path, "%s", flagErrorText(err))
+	}
+	if len(pos) < l.min || (l.max >= 0 && len(pos) > l.max) {
+		return usagef(path, "agt %s takes %s; got %d argument(s)", path, argCountText(l), len(pos))
+	}
+	return act(ctx, e, pos)
+}
+
+func argCountText(l *leaf) string {
+	switch {
+	case l.min == 0 && l.max == 0:
+		return "no positional arguments"
+	case l.min == l.max:
+		return fmt.Sprintf("exactly %d positional argument(s) (%s)", l.min, positionalNames(l.args))
+	case l.max < 0:
+		return fmt.Sprintf("at least %d positional argument(s)", l.min)
+	default:
+		return fmt.Sprintf("%d to %d positional arguments", l.min, l.max)
+	}
+}
+
+// positionalNames keeps the upper-case words of a usage line: "REF", "AGENT
+// TOOL JSON".
+func positionalNames(usage string) string {
+	var names []string
+	for _, w := range strings.Fields(usage) {
+		if w != "" && w == strings.ToUpper(w) && !strings.HasPrefix(w, "-") && !strings.HasPrefix(w, "[") && !strings.HasPrefix(w, "(") && !strings.ContainsAny(w, "|.") {
+			names = append(names, w)
+		} else {
+			break
+		}
+	}
+	return strings.Join(names, " ")
+}
+
+func leafNames(g *group) string {
+	names := make([]string, len(g.leaves))
+	for i, l := range g.leaves {
+		names[i] = l.name
+	}
+	return strings.Join(names, ", ")
+}
+
+func newFlagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // errors and help are printed by dispatch
+	return fs
+}
+
+// parseInterspersed parses flags placed before, between and after the
+// positional arguments (the standard flag package stops at the first one).
+// After "--" everything is positional.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		consumed := args[:len(args)-len(rest)]
+		if len(consumed) > 0 && consumed[len(consumed)-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// invalidFlagValue matches the flag package's message for a value that
+// does not parse; it quotes the value, which may be a secret.
+var invalidFlagValue = regexp.MustCompile(`^invalid (?:boolean )?value "(?:[^"\\]|\\.)*" for (?:flag )?-([^:]+): (.*)$`)
+
+// flagErrorText turns the flag package's messages into ours, without the
+// values.
+func flagErrorText(err error) string {
+	msg := err.Error()
+	if rest, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+		return "unknown flag -" + rest
+	}
+	if m := invalidFlagValue.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("invalid value for --%s: %s", m[1], m[2])
+	}
+	if strings.Contains(msg, "invalid") {
+		return "a flag has an invalid value"
+	}
+	return msg
+}
+
+// clip shortens a user-supplied word for an error message.
+func clip(s string) string {
+	const max = 40
+	if len(s) > max {
+		return s[:max] + "..."
+	}
+	return s
+}
+
+// helpCommand is "agt help [GROUP [COMMAND]]".
+func helpCommand(e *env, tree []*group, args []string) error {
+	if len(args) == 0 {
+		return writeTopHelp(e.out, tree)
+	}
+	g := findGroup(tree, args[0])
+	if g == nil {
+		return usagef("", "no help for %q; the commands are mcp and agent", clip(args[0]))
+	}
+	if len(args) == 1 {
+		return writeGroupHelp(e.out, g)
+	}
+	l := g.find(args[1])
+	if l == nil {
+		return usagef(g.name, "unknown command %q for agt %s; it has %s", clip(args[1]), g.name, leafNames(g))
+	}
+	fs := newFlagSet("agt " + g.name + " " + l.name)
+	var gf globalFlags
+	gf.define(fs)
+	l.define(fs)
+	return writeLeafHelp(e.out, g, l, fs)
+}
+
+const topIntro = `agt registers MCP servers, mounts them on agents and tries their tools, over
+the same services an agent host embeds (github.com/agtsdk/agt).
+
+Usage:
+  agt [--db STORE] COMMAND [ARGUMENTS] [FLAGS]
+  agt COMMAND --help      help for one command
+`
+
+const topOutro = `Global flags (before or after the command):
+  --db STORE   the store: a bbolt file path, or a postgres://... URL.
+               Default: $AGT_STORE, else $AGT_DB, else $XDG_DATA_HOME/agt/agt.db
+               (~/.local/share/agt/agt.db).
+
+Output: human-readable, aligned tables by default; --json on every read command
+prints machine-readable JSON on stdout. Messages and progress go to stderr.
+
+Exit status: 0 success; 1 the operation failed (not found, conflict, probe
+failed, call refused or failed); 2 the command line is wrong.
+
+There is no --allow-mcp switch: an agent uses exactly the MCP servers mounted
+on it (agt agent update AGENT --add-mcp REF).
+
+Walk-through:
+  agt mcp create notes --command notes-server --cwd "$PWD"
+  agt mcp test notes          # static checks, starts nothing
+  agt mcp probe notes         # starts it, lists and compiles its tools, stops it
+  agt agent create helper
+  agt agent update helper --add-mcp notes
+  agt agent tools helper      # the tools a Run of helper would see
+  agt agent call helper mcp__notes__add_note '{"title":"hi"}'
+`
+
+func writeTopHelp(w io.Writer, tree []*group) error {
+	fmt.Fprint(w, topIntro)
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Commands:")
+	for _, g := range tree {
+		fmt.Fprintf(w, "  %s: %s\n", g.name, g.summary)
+		for _, l := range g.leaves {
+			fmt.Fprintf(w, "    agt %s %s %s\n", g.name, l.name, l.args)
+			fmt.Fprintf(w, "        %s\n", l.summary)
+		}
+	}
+	fmt.Fprintln(w)
+	fmt.Fprint(w, topOutro)
+	return nil
+}
+
+func writeGroupHelp(w io.Writer, g *group) error {
+	fmt.Fprintf(w, "agt %s: %s\n\nCommands:\n", g.name, g.summary)
+	for _, l := range g.leaves {
+		fmt.Fprintf(w, "  agt %s %s %s\n      %s\n", g.name, l.name, l.args, l.summary)
+	}
+	fmt.Fprintf(w, "\nRun 'agt %s COMMAND --help' for the flags of one command.\n", g.name)
+	return nil
+}
+
+func writeLeafHelp(w io.Writer, g *group, l *leaf, fs *flag.FlagSet) error {
+	fmt.Fprintf(w, "Usage: agt %s %s %s\n\n%s\n", g.name, l.name, l.args, l.summary)
+	if l.help != "" {
+		fmt.Fprintf(w, "\n%s\n", strings.TrimSpace(l.help))
+	}
+	fmt.Fprintf(w, "\nFlags:\n")
+	writeFlags(w, fs)
+	return nil
+}
+
+// writeFlags lists flags with two dashes, the way the usage lines write them.
+func writeFlags(w io.Writer, fs *flag.FlagSet) {
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	sort.Strings(names)
+	for _, n := range names {
+		f := fs.Lookup(n)
+		arg, usage := flag.UnquoteUsage(f)
+		head := "--" + f.Name
+		if arg != "" {
+			head += " " + arg
+		}
+		fmt.Fprintf(w, "  %s\n      %s", head, usage)
+		if def := f.DefValue; def != "" && def != "false" && def != "0" && def != "0s" && def != "[]" {
+			fmt.Fprintf(w, " (default %s)", def)
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// defaultStore is where the store lives when --db is not given.
+func defaultStore(lookup func(string) (string, bool)) (string, error) {
+	for _, k := range []string{"AGT_STORE", "AGT_DB"} {
+		if v, ok := lookup(k); ok && v != "" {
+			return v, nil
+		}
+	}
+	if v, ok := lookup("XDG_DATA_HOME"); ok && filepath.IsAbs(v) {
+		return filepath.Join(v, "agt", "agt.db"), nil
+	}
+	home, ok := lookup("HOME")
+	if !ok || home == "" {
+		return "", errors.New("no store: pass --db PATH or set $AGT_STORE (neither $XDG_DATA_HOME nor $HOME is set)")
+	}
+	return filepath.Join(home, ".local", "share", "agt", "agt.db"), nil
+}

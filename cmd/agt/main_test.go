@@ -1,0 +1,148 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// agtBinary is the agt command built once for all tests of this package:
+// the tests run the real binary, as an operator would.
+var agtBinary string
+
+func TestMain(m *testing.M) {
+	os.Exit(buildAndRun(m))
+}
+
+func buildAndRun(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "agt-cli-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	agtBinary = filepath.Join(dir, "agt")
+	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if _, err := os.Stat(goTool); err != nil {
+		goTool = "go"
+	}
+	build := exec.Command(goTool, "build", "-o", agtBinary, ".")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building agt:", err)
+		return 1
+	}
+	return m.Run()
+}
+
+// result is what one run of the binary produced.
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// agt runs the binary with args against the store db (no --db when empty),
+// with stdin from the given text (not a terminal).
+func agt(t *testing.T, db, stdin string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if db != "" {
+		args = append([]string{"--db", db}, args...)
+	}
+	cmd := exec.CommandContext(ctx, agtBinary, args...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	// A clean environment: no store from the developer's shell.
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		code = ee.ExitCode()
+	case err != nil:
+		t.Fatalf("running agt %s: %v", strings.Join(args, " "), err)
+	}
+	return result{stdout: out.String(), stderr: errb.String(), code: code}
+}
+
+func TestHelpCoversEveryCommand(t *testing.T) {
+	t.Parallel()
+	r := agt(t, "", "", "--help")
+	if r.code != 0 {
+		t.Fatalf("agt --help: exit %d, stderr %s", r.code, r.stderr)
+	}
+	for _, g := range commandTree() {
+		for _, l := range g.leaves {
+			if want := "agt " + g.name + " " + l.name + " "; !strings.Contains(r.stdout, want) {
+				t.Errorf("agt --help does not list %q", want)
+			}
+			sub := agt(t, "", "", g.name, l.name, "--help")
+			if sub.code != 0 || !strings.HasPrefix(sub.stdout, "Usage: agt "+g.name+" "+l.name) {
+				t.Errorf("agt %s %s --help: exit %d, stdout %.80q", g.name, l.name, sub.code, sub.stdout)
+			}
+		}
+	}
+	for _, want := range []string{"--db", "$AGT_STORE", "Exit status", "--allow-mcp"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("agt --help does not mention %s", want)
+		}
+	}
+}
+
+// Usage errors exit with status 2 and point at the command's help.
+func TestUsageErrorsExit2(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "agt.db")
+	tests := []struct {
+		name string
+		args []string
+		want string // in stderr
+	}{
+		{"no command", nil, "no command given"},
+		{"unknown command", []string{"frobnicate"}, `unknown command "frobnicate"`},
+		{"group without sub-command", []string{"mcp"}, "needs a sub-command"},
+		{"unknown sub-command", []string{"agent", "explode"}, `unknown command "explode"`},
+		{"unknown flag", []string{"mcp", "list", "--bogus"}, "unknown flag --bogus"},
+		{"missing argument", []string{"mcp", "get"}, "exactly 1 positional argument"},
+		{"extra argument", []string{"mcp", "get", "a", "b"}, "got 2"},
+		{"call needs three", []string{"agent", "call", "a", "tool"}, "exactly 3"},
+		{"bad reference", []string{"mcp", "get", "Not/A/Ref"}, "reference"},
+		{"create says how", []string{"mcp", "create", "x"}, "--command CMD --cwd DIR"},
+		{"stdio needs cwd", []string{"mcp", "create", "x", "--command", "srv"}, "needs --cwd DIR"},
+		{"data is an object", []string{"mcp", "create", "x", "--data", "[1,2]"}, "--data must be one JSON object"},
+		{"data alone", []string{"mcp", "create", "x", "--data", "{}", "--command", "y"}, "do not combine"},
+		{"both transports", []string{"mcp", "create", "x", "--command", "a", "--cwd", "/", "--url", "http://h"}, "not both"},
+		{"env needs K=V", []string{"mcp", "create", "x", "--command", "a", "--cwd", "/", "--env", "secretvalue"}, "want K=V"},
+		{"bad bool", []string{"agent", "update", "a", "--enabled=maybe"}, "want true or false"},
+		{"mcps and clear", []string{"agent", "update", "a", "--mcps", "x", "--clear-mcps"}, "not both"},
+		{"allow-mcp", []string{"agent", "update", "a", "--allow-mcp"}, "--allow-mcp was removed"},         // SPEC R3.7
+		{"allow-mcp=true", []string{"--allow-mcp=true", "mcp", "list"}, "--allow-mcp was removed"},        // SPEC R3.7
+		{"allow_mcp", []string{"agent", "call", "a", "t", "{}", "-allow_mcp"}, "--allow-mcp was removed"}, // SPEC R3.7
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := agt(t, db, "", tt.args...)
+			if r.code != 2 {
+				t.Errorf("agt %q: exit %d, want 2; stderr:\n%s", tt.args, r.code, r.stderr)
+			}
+			if !strings.Contains(r.stderr, tt.want) {
+				t.Errorf("agt %q: stderr does not contain %q:\n%s", tt.args, tt.want, r.stderr)
+			}
+			if strings.Contains(r.stderr, "secretvalue") {
+				t.Errorf("agt %q: stderr echoes a flag value:\n%s", tt.args, r.stderr)
+			}
+		})
+	}
+}

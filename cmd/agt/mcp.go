@@ -1,0 +1,306 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/agtsdk/agt/resource"
+)
+
+func mcpCommands() []*leaf {
+	return []*leaf{
+		{
+			name: "create", min: 1, max: 1,
+			args:    "REF (--command CMD --cwd DIR [--arg A]... [--env K=V]... | --url URL [--header \"K: V\"]... [--sse] | --data JSON)",
+			summary: "register one MCP server under REF (name or category/name); starts and installs nothing",
+			help: `A stdio server needs --command (a bare name found in PATH, or an absolute
+path) and --cwd (the directory it runs in; a relative --cwd is made absolute
+against your current directory, and the result is printed). Relative --arg
+values resolve against --cwd when the server starts; ${cwd} and ${workspace}
+expand to the cwd.
+
+A remote server needs --url (streamable HTTP; add --sse for an old SSE
+server) and optional --header "Name: value" lines.
+
+--data takes the whole document instead: {"mcpServers":{"NAME":{...}}}.`,
+			define: func(fs *flag.FlagSet) action {
+				sf := defineServerFlags(fs, false)
+				return func(ctx context.Context, e *env, args []string) error {
+					return mcpCreate(ctx, e, fs, sf, args[0])
+				}
+			},
+		},
+		{
+			name: "get", min: 1, max: 1, args: "REF [--json]",
+			summary: "show one registration with its revision",
+			define: func(fs *flag.FlagSet) action {
+				asJSON := fs.Bool("json", false, "print {kind, reference, revision, data, ...} as JSON")
+				return func(ctx context.Context, e *env, args []string) error {
+					return showResource(ctx, e, resource.KindMCP, args[0], *asJSON)
+				}
+			},
+		},
+		{
+			name: "list", min: 0, max: 0, args: "[--category C] [--json]",
+			summary: "list the registered MCP servers",
+			define: func(fs *flag.FlagSet) action {
+				asJSON := fs.Bool("json", false, "print a JSON array of resources")
+				category := fs.String("category", "", "only references in category `C` (C/name)")
+				return func(ctx context.Context, e *env, args []string) error {
+					return mcpList(ctx, e, *category, *asJSON)
+				}
+			},
+		},
+		{
+			name: "update", min: 1, max: 1,
+			args:    "REF [--command CMD] [--cwd DIR] [--arg A]... [--env K=V]... [--url URL] [--header \"K: V\"]... [--sse] [--data JSON] [--expected-revision N]",
+			summary: "change a registration; flags given replace their field, others are kept",
+			help: `The stored document is read, the flags are applied to its server entry, and
+it is written back only if nobody wrote it in between (compare-and-set on the
+revision read). --arg, --env and --header replace the whole list or map when
+given. Switching between --command and --url switches the transport.
+--data replaces the whole document.
+
+--expected-revision N refuses the write unless the stored revision is N: use
+the revision you saw with 'agt mcp get', so that a stale edit never
+overwrites a newer one.`,
+			define: func(fs *flag.FlagSet) action {
+				sf := defineServerFlags(fs, true)
+				return func(ctx context.Context, e *env, args []string) error {
+					return mcpUpdate(ctx, e, fs, sf, args[0])
+				}
+			},
+		},
+		{
+			name: "delete", min: 1, max: 1, args: "REF [--expected-revision N]",
+			summary: "remove a registration (agents that mount it will report it as missing)",
+			define: func(fs *flag.FlagSet) action {
+				rev := fs.Int64("expected-revision", 0, "refuse unless the stored revision is `N` (0: no check)")
+				return func(ctx context.Context, e *env, args []string) error {
+					return deleteResource(ctx, e, resource.KindMCP, args[0], *rev)
+				}
+			},
+		},
+		{
+			name: "test", min: 1, max: 1, args: "REF [--json]",
+			summary: "check a registration statically: cwd, command, URL; never starts the server",
+			help:    "Exit status 1 when a finding is an error. Each finding says how to fix it.",
+			define: func(fs *flag.FlagSet) action {
+				asJSON := fs.Bool("json", false, "print the findings as JSON")
+				return func(ctx context.Context, e *env, args []string) error {
+					return mcpTest(ctx, e, args[0], *asJSON)
+				}
+			},
+		},
+		{
+			name: "probe", min: 1, max: 1, args: "REF [--json] [--timeout DURATION]",
+			summary: "start or contact the server as a Run would, list and compile its tools, then stop it",
+			help: `A probe runs the configured command (or contacts the URL) exactly the way a
+Run does: it is not a static check, and it gives no sandbox. It performs the
+handshake and tools/list, compiles every tool's input schema, and calls no
+tool. Exit status 1 when the server cannot be started or listed, or a tool's
+schema does not compile.
+
+--json prints {"reference", "server": {"name", "version"}, "protocol_version",
+"tools": [{"name", "ok", "error"}], "duration_ms"}.`,
+			define: func(fs *flag.FlagSet) action {
+				asJSON := fs.Bool("json", false, "print the probe report as JSON")
+				timeout := fs.Duration("timeout", 60*time.Second, "give up after this `DURATION`")
+				return func(ctx context.Context, e *env, args []string) error {
+					return mcpProbe(ctx, e, args[0], *timeout, *asJSON)
+				}
+			},
+		},
+		{
+			name: "import", min: 1, max: 1, args: "FILE [--category C] [--dry-run]",
+			summary: "register every server of an mcpServers file (.mcp.json, Claude, Cursor, VS Code)",
+			help: `FILE holds {"mcpServers": {NAME: SERVER}} (Claude, Cursor, .mcp.json) or
+{"servers": {...}} (VS Code). Each server becomes one resource named after
+its key (lowercased, other characters turned into '-'), optionally under
+--category. A server without cwd gets the directory of FILE as its cwd, and
+the command says so. A relative command (./x, bin/x) is refused with the
+absolute path to write instead. Fields agt does not use are reported and
+left out. Servers that already exist are reported and left unchanged.
+Exit status 1 if any server was not imported.`,
+			define: func(fs *flag.FlagSet) action {
+				category := fs.String("category", "", "register every server as `C`/NAME")
+				dryRun := fs.Bool("dry-run", false, "show what would be registered; write nothing")
+				return func(ctx context.Context, e *env, args []string) error {
+					return mcpImport(ctx, e, args[0], *category, *dryRun)
+				}
+			},
+		},
+	}
+}
+
+// serverFlags are the flags that describe one MCP server entry.
+type serverFlags struct {
+	command, cwd, url, data, name, description string
+	args                                       stringList
+	env, headers                               *pairList
+	sse                                        bool
+	startupTimeout, toolTimeout                time.Duration
+	expectedRevision                           int64
+}
+
+func defineServerFlags(fs *flag.FlagSet, update bool) *serverFlags {
+	sf := &serverFlags{env: newPairList("=", "K=V"), headers: newPairList(":", `"Name: value"`)}
+	fs.StringVar(&sf.command, "command", "", "stdio: the command `CMD`, a bare name found in PATH or an absolute path")
+	fs.StringVar(&sf.cwd, "cwd", "", "stdio: the directory `DIR` the server runs in (made absolute)")
+	fs.Var(&sf.args, "arg", "stdio: one argument `A`; repeat for more")
+	fs.Var(sf.env, "env", "stdio: one `K=V` environment variable; repeat for more")
+	fs.StringVar(&sf.url, "url", "", "remote: the streamable HTTP (or SSE) endpoint `URL`")
+	fs.Var(sf.headers, "header", "remote: one `\"Name: value\"` header; repeat for more")
+	fs.BoolVar(&sf.sse, "sse", false, "remote: the server speaks the old SSE transport")
+	fs.StringVar(&sf.data, "data", "", "the whole document as `JSON`: {\"mcpServers\":{\"NAME\":{...}}}")
+	fs.StringVar(&sf.name, "name", "", "the server's key `NAME` inside mcpServers (default: the name part of REF)")
+	fs.StringVar(&sf.description, "description", "", "free `TEXT` for people")
+	fs.DurationVar(&sf.startupTimeout, "startup-timeout", 0, "bound on start plus handshake, a `DURATION` such as 45s (0: the default, 30s)")
+	fs.DurationVar(&sf.toolTimeout, "tool-timeout", 0, "bound on one tool call, a `DURATION` (0: the default, 60s)")
+	if update {
+		fs.Int64Var(&sf.expectedRevision, "expected-revision", 0, "refuse unless the stored revision is `N` (0: the revision just read)")
+	}
+	return sf
+}
+
+// anyServerFlag reports whether a flag other than --data and
+// --expected-revision describes the server.
+func anyServerFlag(fs *flag.FlagSet) bool {
+	for _, n := range []string{"command", "cwd", "arg", "env", "url", "header", "sse", "name", "description", "startup-timeout", "tool-timeout"} {
+		if given(fs, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// apply sets the fields named by the flags that were given on srv.
+func (sf *serverFlags) apply(fs *flag.FlagSet, srv *resource.MCPServer) error {
+	if given(fs, "command") && given(fs, "url") {
+		return errors.New("give --command (a stdio server) or --url (a remote server), not both")
+	}
+	if given(fs, "command") {
+		srv.Command = sf.command
+		srv.Type, srv.URL, srv.Headers = resource.TransportStdio, "", nil
+	}
+	if given(fs, "url") {
+		srv.URL = sf.url
+		srv.Type, srv.Command, srv.Args, srv.Env, srv.Cwd = resource.TransportHTTP, "", nil, nil, ""
+	}
+	if given(fs, "sse") {
+		if sf.sse {
+			srv.Type = resource.TransportSSE
+		} else if srv.Type == resource.TransportSSE {
+			srv.Type = resource.TransportHTTP
+		}
+	}
+	remote := srv.Transport() != resource.TransportStdio
+	if given(fs, "cwd") {
+		if remote {
+			return errors.New("--cwd is for stdio servers; a remote server (--url) has no cwd")
+		}
+		abs, err := filepath.Abs(sf.cwd)
+		if err != nil {
+			return fmt.Errorf("--cwd: %w", err)
+		}
+		srv.Cwd = abs
+	}
+	if given(fs, "arg") {
+		if remote {
+			return errors.New("--arg is for stdio servers; a remote server (--url) takes no arguments")
+		}
+		srv.Args = append([]string(nil), sf.args...)
+	}
+	if given(fs, "env") {
+		if remote {
+			return errors.New("--env is for stdio servers; a remote server (--url) takes --header")
+		}
+		srv.Env = sf.env.value
+	}
+	if given(fs, "header") {
+		if !remote {
+			return errors.New("--header is for remote servers (--url); a stdio server takes --env")
+		}
+		srv.Headers = sf.headers.value
+	}
+	if given(fs, "description") {
+		srv.Description = sf.description
+	}
+	if given(fs, "startup-timeout") {
+		srv.StartupTimeoutMS = sf.startupTimeout.Milliseconds()
+	}
+	if given(fs, "tool-timeout") {
+		srv.ToolTimeoutMS = sf.toolTimeout.Milliseconds()
+	}
+	return nil
+}
+
+// documentFromFlags builds the data of a new MCP resource.
+func documentFromFlags(fs *flag.FlagSet, sf *serverFlags, ref resource.Ref) (json.RawMessage, error) {
+	const cmd = "mcp create"
+	if given(fs, "data") {
+		if anyServerFlag(fs) {
+			return nil, usagef(cmd, "--data gives the whole document; do not combine it with the server flags")
+		}
+		return jsonArg(cmd, "--data", sf.data)
+	}
+	switch {
+	case !given(fs, "command") && !given(fs, "url"):
+		return nil, usagef(cmd, "say how to start or reach the server: --command CMD --cwd DIR (stdio), --url URL (remote), or --data JSON")
+	case given(fs, "command") && !given(fs, "cwd"):
+		return nil, usagef(cmd, "a stdio server needs --cwd DIR, the directory it runs in (for example --cwd \"$PWD\"); it never inherits the directory of whoever starts it")
+	}
+	var srv resource.MCPServer
+	if err := sf.apply(fs, &srv); err != nil {
+		return nil, usagef(cmd, "%s", err)
+	}
+	name := sf.name
+	if name == "" {
+		name = ref.Name()
+	}
+	return json.Marshal(resource.MCPDocument{MCPServers: map[string]resource.MCPServer{name: srv}})
+}
+
+// jsonArg checks that a command-line value is one JSON object of bounded
+// size; it never echoes the value.
+func jsonArg(cmd, what, v string) (json.RawMessage, error) {
+	if len(v) > maxJSONArg {
+		return nil, usagef(cmd, "%s is %d bytes; the limit is %d", what, len(v), maxJSONArg)
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(v), &obj); err != nil || obj == nil {
+		return nil, usagef(cmd, "%s must be one JSON object (%s)", what, jsonErrorText(err))
+	}
+	return json.RawMessage(v), nil
+}
+
+// jsonErrorText describes a JSON syntax error by its offset, never by the
+// offending text.
+func jsonErrorText(err error) string {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case err == nil:
+		return "got null"
+	case errors.As(err, &se):
+		return fmt.Sprintf("syntax error at byte %d", se.Offset)
+	case errors.As(err, &te):
+		return fmt.Sprintf("got a JSON %s", te.Value)
+	default:
+		return "not valid JSON"
+	}
+}
+
+func parseRefArg(cmd, s string) (resource.Ref, error) {
+	ref, err := resource.ParseRef(s)
+	if err != nil {
+		return "", usagef(cmd, "%s", strings.TrimPrefix(err.Error(), "resource: "))
+	}
+	return ref, nil
+}

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/agtsdk/agt/resource"
+)
+
+// writeJSON prints v as indented JSON, without HTML escaping.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// newTable aligns columns separated by tabs; call Flush when done.
+func newTable(w io.Writer) *tabwriter.Writer {
+	return tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+}
+
+// since renders a time as a short age for tables.
+func since(now, t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d/time.Minute))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d/time.Hour))
+	default:
+		return t.Format("2006-01-02")
+	}
+}
+
+// oneLine keeps the first line of s, at most n runes.
+func oneLine(s string, n int) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// explain adds what to do next to the errors every command can meet.
+func explain(err error) string {
+	msg := strings.TrimPrefix(err.Error(), "resource: ")
+	switch {
+	case errors.Is(err, resource.ErrNotFound):
+		return msg + " (see 'agt mcp list' and 'agt agent list')"
+	case errors.Is(err, resource.ErrExists):
+		return msg + " (change it with 'update', or 'delete' it first)"
+	case errors.Is(err, resource.ErrConflict):
+		return msg
+	}
+	return msg
+}
