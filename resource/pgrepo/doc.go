@@ -1,0 +1,61 @@
+// Package pgrepo is a resource.Repository on PostgreSQL (via pgx), for hosts
+// that run on several machines or want their registrations in a database
+// they already operate. It has the semantics of the default bbolt store:
+// revisions start at 1, strictly increase and never repeat for a key, even
+// after delete and create; compare-and-set is atomic; Modify is an atomic
+// read-modify-write.
+//
+//	repo, err := pgrepo.Open(ctx, "postgres://agt@db.internal/agt", nil)
+//	if err != nil {
+//		return err
+//	}
+//	defer repo.Close()
+//	key := resource.Key{Kind: resource.KindAgent, Ref: "ops/triage"}
+//	res, err := repo.Create(ctx, key, json.RawMessage(`{"mcps":[]}`))
+//	// ... later, a save from a form that read revision res.Revision:
+//	_, err = repo.Update(ctx, key, newData, res.Revision)
+//	if errors.Is(err, resource.ErrConflict) { /* someone saved first */ }
+//
+// # Table
+//
+// Open creates this table (and Options.Schema) when missing. Hosts that manage
+// migrations themselves create it and set Options.SkipCreate:
+//
+//	CREATE TABLE IF NOT EXISTS agt_resources (
+//		kind       text COLLATE "C" NOT NULL,
+//		ref        text COLLATE "C" NOT NULL,
+//		revision   bigint NOT NULL CHECK (revision > 0),
+//		deleted    boolean NOT NULL DEFAULT false,
+//		data       bytea NOT NULL,
+//		created_at timestamptz NOT NULL,
+//		updated_at timestamptz NOT NULL,
+//		PRIMARY KEY (kind, ref)
+//	);
+//
+// data holds the resource's JSON bytes exactly as written (read them with
+// convert_from(data, 'UTF8')::jsonb). A deleted resource stays as a tombstone
+// row (deleted = true, empty data) that keeps the key's last revision, so the
+// next Create continues after it: one tombstone per key ever deleted and
+// not re-created. The "C" collation makes List's order the byte order of
+// references, as in the other stores.
+//
+// # Errors
+//
+// The sentinels of package resource: resource.ErrNotFound,
+// resource.ErrExists, and *resource.ConflictError (errors.Is
+// resource.ErrConflict) carrying the stored revision. A write whose
+// statement was sent but never confirmed, because the connection broke or
+// the context ended, returns an error that wraps ErrUnknownOutcome: it may or
+// may not have been applied, and the repository does not retry it, so a
+// write is never applied twice. Any other failed write applied nothing.
+// Reads are retried when a pooled connection turns out to be dead; writes
+// only when the driver guarantees nothing was sent.
+//
+// # Concurrency
+//
+// A Repo is safe for concurrent use, and any number of processes may share
+// one table. Create, Update and Delete are single statements whose row lock
+// makes check and write one step. Modify runs SELECT ... FOR UPDATE, fn and
+// UPDATE in one transaction: it holds the row lock while fn runs, so keep fn
+// short. Every call honours its context.
+package pgrepo
