@@ -204,6 +204,13 @@ func checkKey(key resource.Key) error {
 	return nil
 }
 
+func checkData(key resource.Key, data json.RawMessage) error {
+	if !json.Valid(data) {
+		return fmt.Errorf("pgrepo: %s: data is not valid JSON", key)
+	}
+	return nil
+}
+
 // Get returns the stored resource, or resource.ErrNotFound.
 func (r *Repo) Get(ctx context.Context, key resource.Key) (resource.Resource, error) {
 	if err := checkKey(key); err != nil {
@@ -229,9 +236,12 @@ func (r *Repo) Create(ctx context.Context, key resource.Key, data json.RawMessag
 	if err := checkKey(key); err != nil {
 		return resource.Resource{}, err
 	}
+	if err := checkData(key, data); err != nil {
+		return resource.Resource{}, err
+	}
 	res := resource.Resource{Kind: key.Kind, Ref: key.Ref}
 	err := r.write(ctx, func(c *pgxpool.Conn) error {
-		return c.QueryRow(ctx, r.sql.create, string(key.Kind), string(key.Ref), nonNil(data)).Scan(&res.Revision, &res.Data, &res.CreatedAt, &res.UpdatedAt)
+		return c.QueryRow(ctx, r.sql.create, string(key.Kind), string(key.Ref), []byte(data)).Scan(&res.Revision, &res.Data, &res.CreatedAt, &res.UpdatedAt)
 	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return resource.Resource{}, fmt.Errorf("pgrepo: create %s: %w", key, resource.ErrExists)
@@ -248,10 +258,13 @@ func (r *Repo) Update(ctx context.Context, key resource.Key, data json.RawMessag
 	if err := checkKey(key); err != nil {
 		return resource.Resource{}, err
 	}
+	if err := checkData(key, data); err != nil {
+		return resource.Resource{}, err
+	}
 	for attempt := 1; ; attempt++ {
 		res := resource.Resource{Kind: key.Kind, Ref: key.Ref}
 		err := r.write(ctx, func(c *pgxpool.Conn) error {
-			return c.QueryRow(ctx, r.sql.update, string(key.Kind), string(key.Ref), nonNil(data), expected).Scan(&res.Revision, &res.Data, &res.CreatedAt, &res.UpdatedAt)
+			return c.QueryRow(ctx, r.sql.update, string(key.Kind), string(key.Ref), []byte(data), expected).Scan(&res.Revision, &res.Data, &res.CreatedAt, &res.UpdatedAt)
 		})
 		if err == nil {
 			return normalize(res), nil
@@ -362,6 +375,9 @@ func (r *Repo) modifyOnce(ctx context.Context, key resource.Key, expected int64,
 	if data == nil {
 		return cur, false, nil
 	}
+	if err := checkData(key, data); err != nil {
+		return resource.Resource{}, false, err
+	}
 	res = resource.Resource{Kind: key.Kind, Ref: key.Ref}
 	err = tx.QueryRow(ctx, r.sql.modifyWrite, string(key.Kind), string(key.Ref), []byte(data)).Scan(&res.Revision, &res.Data, &res.CreatedAt, &res.UpdatedAt)
 	if err != nil {
@@ -469,12 +485,6 @@ func writeError(op string, key resource.Key, err error) error {
 	return fmt.Errorf("pgrepo: %s %s: %w: %w", op, key, ErrUnknownOutcome, err)
 }
 
-func nonNil(data json.RawMessage) []byte {
-	if data == nil {
-		return []byte{}
-	}
-	return data
-}
 
 // normalize puts the stored times in UTC, whatever the driver's time zone, so
 // the same resource always compares equal.
