@@ -485,7 +485,6 @@ func writeError(op string, key resource.Key, err error) error {
 	return fmt.Errorf("pgrepo: %s %s: %w: %w", op, key, ErrUnknownOutcome, err)
 }
 
-
 // normalize puts the stored times in UTC, whatever the driver's time zone, so
 // the same resource always compares equal.
 func normalize(res resource.Resource) resource.Resource {
