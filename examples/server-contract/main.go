@@ -1,0 +1,215 @@
+// Command server-contract is an MCP server written the way SPEC R1 asks of
+// every server delivered with agt: its tools are typed go-sdk tools whose
+// input schema and argument parsing come from one Go type, bounds and enums
+// are added to that inferred schema (never a second hand-written one), and
+// the handlers still check business state and permissions themselves for
+// calls that are schema-valid.
+//
+// It serves a tiny stock-reservation service over stdio:
+//
+//	go run ./examples/server-contract        # speaks MCP on stdin/stdout
+//	go test ./examples/server-contract       # its contract tests, over stdio
+//
+// Register it with agt (from the repository root):
+//
+//	go build -o "$PWD/bin/stock" ./examples/server-contract
+//	agt mcp create stock --command "$PWD/bin/stock" --cwd "$PWD"
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strconv"
+	"sync"
+	"syscall"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdin, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "server-contract:", err)
+		os.Exit(1)
+	}
+}
+
+// run serves MCP on stdin and stdout until stdin closes or ctx ends. It
+// never writes anything else on stdout: a banner would break the handshake.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) error {
+	if len(args) > 0 {
+		return fmt.Errorf("takes no arguments; it speaks MCP on stdin and stdout")
+	}
+	server := newServer()
+	t := &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}}
+	err := server.Run(ctx, t)
+	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// Limits of the schema. Each is enforced by the schema (so agt refuses a
+// call before it reaches the server) and, because the go-sdk validates
+// against the same schema before decoding, by this server too.
+const (
+	QuantityMin    = 1
+	QuantityMax    = 10
+	NoteMaxLen     = 200
+	skuPattern     = `^[A-Z]{3}-[0-9]{4}$`
+	customerPattern = `^[a-z][a-z0-9_]{2,31}$`
+)
+
+// ReserveIn is the one definition of the reserve tool's arguments: the
+// schema is inferred from it and the server decodes the call into it.
+type ReserveIn struct {
+	SKU      string `json:"sku" jsonschema:"the article, like ABC-0001"`
+	Quantity int    `json:"quantity" jsonschema:"how many, 1 to 10"`
+	Customer string `json:"customer" jsonschema:"who reserves; only they may cancel"`
+	Note     string `json:"note,omitempty" jsonschema:"free text, at most 200 characters"`
+}
+
+// ReserveOut is the result of reserve.
+type ReserveOut struct {
+	ReservationID string `json:"reservation_id"`
+	Remaining     int    `json:"remaining"`
+}
+
+// CancelIn is the input of cancel.
+type CancelIn struct {
+	ReservationID string `json:"reservation_id"`
+	Caller        string `json:"caller" jsonschema:"who asks; must be the customer who reserved"`
+}
+
+// CancelOut is the result of cancel.
+type CancelOut struct {
+	Remaining int `json:"remaining"`
+}
+
+// StockIn is the input of stock.
+type StockIn struct {
+	SKU string `json:"sku,omitempty" jsonschema:"one article; all articles when omitted"`
+}
+
+// StockOut is the result of stock.
+type StockOut struct {
+	Stock map[string]int `json:"stock"`
+}
+
+// schemaFor infers In's schema and lets refine add bounds to it.
+func schemaFor[In any](refine func(props map[string]*jsonschema.Schema)) *jsonschema.Schema {
+	s, err := jsonschema.For[In](nil)
+	if err != nil {
+		panic(fmt.Sprintf("schema of %T: %v", *new(In), err))
+	}
+	refine(s.Properties)
+	return s
+}
+
+func newServer() *mcp.Server {
+	st := &store{
+		stock:        map[string]int{"ABC-0001": 12, "XYZ-0042": 3},
+		reservations: map[string]reservation{},
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "stock", Version: "1.0.0"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "reserve", Description: "Reserves articles for a customer.",
+		InputSchema: schemaFor[ReserveIn](func(p map[string]*jsonschema.Schema) {
+			p["sku"].Pattern = skuPattern
+			p["quantity"].Minimum = jsonschema.Ptr(float64(QuantityMin))
+			p["quantity"].Maximum = jsonschema.Ptr(float64(QuantityMax))
+			p["customer"].Pattern = customerPattern
+			p["note"].MaxLength = jsonschema.Ptr(NoteMaxLen)
+		})}, st.reserve)
+	mcp.AddTool(s, &mcp.Tool{Name: "cancel", Description: "Cancels a reservation; only its customer may.",
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: jsonschema.Ptr(true)},
+		InputSchema: schemaFor[CancelIn](func(p map[string]*jsonschema.Schema) {
+			p["reservation_id"].Pattern = `^r[0-9]+$`
+			p["caller"].Pattern = customerPattern
+		})}, st.cancel)
+	mcp.AddTool(s, &mcp.Tool{Name: "stock", Description: "Shows what is in stock.",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+		InputSchema: schemaFor[StockIn](func(p map[string]*jsonschema.Schema) {
+			p["sku"].Pattern = skuPattern
+		})}, st.list)
+	return s
+}
+
+type reservation struct {
+	sku      string
+	quantity int
+	customer string
+}
+
+// store is the server's business state.
+type store struct {
+	mu           sync.Mutex
+	next         int
+	stock        map[string]int
+	reservations map[string]reservation
+}
+
+func (s *store) reserve(ctx context.Context, req *mcp.CallToolRequest, in ReserveIn) (*mcp.CallToolResult, ReserveOut, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	// Business checks the schema cannot express (SPEC R1.4). Messages name
+	// the rule, never the caller's values.
+	have, ok := s.stock[in.SKU]
+	if !ok {
+		return nil, ReserveOut{}, errors.New("unknown article: call stock to see the articles")
+	}
+	if in.Quantity > have {
+		return nil, ReserveOut{}, fmt.Errorf("insufficient stock: %d left", have)
+	}
+	s.next++
+	id := "r" + strconv.Itoa(s.next)
+	s.stock[in.SKU] = have - in.Quantity
+	s.reservations[id] = reservation{sku: in.SKU, quantity: in.Quantity, customer: in.Customer}
+	return nil, ReserveOut{ReservationID: id, Remaining: have - in.Quantity}, nil
+}
+
+func (s *store) cancel(ctx context.Context, req *mcp.CallToolRequest, in CancelIn) (*mcp.CallToolResult, CancelOut, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.reservations[in.ReservationID]
+	if !ok {
+		return nil, CancelOut{}, errors.New("not found: no reservation with that id")
+	}
+	// The server's own permission check, for a schema-valid call (SPEC R1.4).
+	if r.customer != in.Caller {
+		return nil, CancelOut{}, errors.New("permission denied: only the customer who reserved may cancel")
+	}
+	delete(s.reservations, in.ReservationID)
+	s.stock[r.sku] += r.quantity
+	return nil, CancelOut{Remaining: s.stock[r.sku]}, nil
+}
+
+func (s *store) list(ctx context.Context, req *mcp.CallToolRequest, in StockIn) (*mcp.CallToolResult, StockOut, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := StockOut{Stock: map[string]int{}}
+	skus := make([]string, 0, len(s.stock))
+	for sku := range s.stock {
+		skus = append(skus, sku)
+	}
+	sort.Strings(skus)
+	for _, sku := range skus {
+		if in.SKU == "" || in.SKU == sku {
+			out.Stock[sku] = s.stock[sku]
+		}
+	}
+	if in.SKU != "" && len(out.Stock) == 0 {
+		return nil, StockOut{}, errors.New("unknown article")
+	}
+	return nil, out, nil
+}
