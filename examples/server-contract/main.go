@@ -64,10 +64,10 @@ func (nopWriteCloser) Close() error { return nil }
 // call before it reaches the server) and, because the go-sdk validates
 // against the same schema before decoding, by this server too.
 const (
-	QuantityMin    = 1
-	QuantityMax    = 10
-	NoteMaxLen     = 200
-	skuPattern     = `^[A-Z]{3}-[0-9]{4}$`
+	QuantityMin     = 1
+	QuantityMax     = 10
+	NoteMaxLen      = 200
+	skuPattern      = `^[A-Z]{3}-[0-9]{4}$`
 	customerPattern = `^[a-z][a-z0-9_]{2,31}$`
 )
 
