@@ -1,12 +1,9 @@
 package toolschema
 
 import (
-	"bytes"
 	"encoding/json"
 	"math"
 	"strconv"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // firstByte returns the first byte of data that is not JSON whitespace, or 0.
@@ -21,52 +18,17 @@ func firstByte(data []byte) byte {
 	return 0
 }
 
-// nestingDepth returns the deepest nesting of arrays and objects in data,
-// stopping as soon as it passes limit. It does not check that data is JSON;
-// the decoder does that afterwards, on input now known to be shallow.
-func nestingDepth(data []byte, limit int) int {
-	depth, deepest := 0, 0
-	inString := false
-	for i := 0; i < len(data); i++ {
-		c := data[i]
-		if inString {
-			switch c {
-			case '\\':
-				i++
-			case '"':
-				inString = false
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			inString = true
-		case '{', '[':
-			depth++
-			if depth > deepest {
-				deepest = depth
-				if deepest > limit {
-					return deepest
-				}
-			}
-		case '}', ']':
-			depth--
-		}
+// argumentDecodeError turns a decode failure of arguments into a root
+// violation; the message gives an offset, never the input.
+func argumentDecodeError(err error, depth int) *ArgumentError {
+	if de, ok := err.(*decodeError); ok && de.tooDeep {
+		return rootViolation("", "arguments nest deeper than "+strconv.Itoa(depth)+" levels")
 	}
-	return deepest
-}
-
-// checkJSON reports arguments nested deeper than limit as a root violation.
-func checkJSON(data []byte, limit int) *ArgumentError {
-	if nestingDepth(data, limit) > limit {
-		return rootViolation("", "arguments nest deeper than "+strconv.Itoa(limit)+" levels")
+	msg := "arguments are not valid JSON"
+	if de, ok := err.(*decodeError); ok {
+		msg += " (" + de.Error() + ")"
 	}
-	return nil
-}
-
-// decodeJSON decodes one JSON document keeping numbers as json.Number.
-func decodeJSON(data []byte) (any, error) {
-	return jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	return rootViolation("", msg)
 }
 
 // normalizeValue returns v when it is made of JSON types only, and otherwise
@@ -87,12 +49,9 @@ func normalizeValue(v any, l limits) (any, error) {
 	if len(data) > l.argumentBytes {
 		return nil, rootViolation("", "arguments exceed "+strconv.Itoa(l.argumentBytes)+" bytes")
 	}
-	if aerr := checkJSON(data, l.depth); aerr != nil {
-		return nil, aerr
-	}
-	out, err := decodeJSON(data)
+	out, err := decodeJSON(data, l.depth)
 	if err != nil {
-		return nil, rootViolation("", "arguments are not valid JSON")
+		return nil, argumentDecodeError(err, l.depth)
 	}
 	return out, nil
 }

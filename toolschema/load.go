@@ -74,11 +74,11 @@ func compile(raw []byte, opts *Options, toolInput bool) (*Schema, error) {
 	if len(raw) > l.schemaBytes {
 		return nil, schemaErr(ErrInvalidSchema, "", fmt.Sprintf("the schema is %d bytes, over the limit of %d", len(raw), l.schemaBytes))
 	}
-	if nestingDepth(raw, l.depth) > l.depth {
-		return nil, schemaErr(ErrInvalidSchema, "", fmt.Sprintf("the schema nests deeper than %d levels", l.depth))
-	}
-	doc, err := decodeJSON(raw)
+	doc, err := decodeJSON(raw, l.depth)
 	if err != nil {
+		if de, ok := err.(*decodeError); ok && de.tooDeep {
+			return nil, schemaErr(ErrInvalidSchema, "", fmt.Sprintf("the schema nests deeper than %d levels", l.depth))
+		}
 		return nil, schemaErr(ErrInvalidSchema, "", "the schema is not valid JSON: "+err.Error())
 	}
 

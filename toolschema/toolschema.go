@@ -94,18 +94,13 @@ func (s *Schema) Validate(args json.RawMessage) error {
 	if len(args) > s.limits.argumentBytes {
 		return rootViolation("", "arguments exceed "+strconv.Itoa(s.limits.argumentBytes)+" bytes")
 	}
+	// Cheap object check first: a tool's arguments are always an object.
 	if s.toolInput && firstByte(args) != '{' {
-		if err := checkJSON(args, s.limits.depth); err != nil {
-			return err
-		}
 		return rootViolation("", "arguments must be a JSON object")
 	}
-	if err := checkJSON(args, s.limits.depth); err != nil {
-		return err
-	}
-	v, err := decodeJSON(args)
+	v, err := decodeJSON(args, s.limits.depth)
 	if err != nil {
-		return rootViolation("", "arguments are not valid JSON")
+		return argumentDecodeError(err, s.limits.depth)
 	}
 	return s.validateDecoded(v)
 }

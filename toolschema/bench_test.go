@@ -1,0 +1,94 @@
+package toolschema
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// A typical tool input schema: eight properties of several kinds.
+var benchSchema = []byte(`{
+  "type": "object",
+  "properties": {
+    "query":    {"type": "string", "minLength": 1, "maxLength": 200},
+    "limit":    {"type": "integer", "minimum": 1, "maximum": 100},
+    "offset":   {"type": "integer", "minimum": 0},
+    "sort":     {"enum": ["asc", "desc"]},
+    "tags":     {"type": "array", "items": {"type": "string", "pattern": "^[a-z]+$"}, "maxItems": 10, "uniqueItems": true},
+    "exact":    {"type": "boolean"},
+    "since":    {"type": "string", "format": "date-time"},
+    "filter":   {"type": "object", "properties": {"field": {"type": "string"}, "value": {"type": ["string", "number"]}}, "required": ["field"], "additionalProperties": false}
+  },
+  "required": ["query"],
+  "additionalProperties": false
+}`)
+
+var (
+	benchValid   = []byte(`{"query":"weather in paris","limit":10,"offset":0,"sort":"desc","tags":["news","weather"],"exact":false,"since":"2026-01-02T03:04:05Z","filter":{"field":"city","value":"paris"}}`)
+	benchInvalid = []byte(`{"query":"","limit":1000,"offset":0,"sort":"up","tags":["News","weather"],"exact":false,"since":"2026-01-02T03:04:05Z","filter":{"value":"paris"}}`)
+)
+
+func BenchmarkCompile(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Compile(benchSchema, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkValidate(b *testing.B) {
+	s, err := Compile(benchSchema, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("valid", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := s.Validate(benchValid); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("invalid", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := s.Validate(benchInvalid); err == nil {
+				b.Fatal("no error")
+			}
+		}
+	})
+}
+
+// BenchmarkRawValidator is the baseline: the library alone decoding the same
+// bytes (keeping number precision) and validating them against the same
+// schema, without rendering its error.
+func BenchmarkRawValidator(b *testing.B) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(benchSchema))
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("mem://bench/schema.json", doc); err != nil {
+		b.Fatal(err)
+	}
+	sch, err := c.Compile("mem://bench/schema.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	run := func(b *testing.B, data []byte, wantValid bool) {
+		b.ReportAllocs()
+		for b.Loop() {
+			v, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := sch.Validate(v); (err == nil) != wantValid {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.Run("valid", func(b *testing.B) { run(b, benchValid, true) })
+	b.Run("invalid", func(b *testing.B) { run(b, benchInvalid, false) })
+}

@@ -1,0 +1,353 @@
+package toolschema
+
+import (
+	"encoding/json"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// decodeJSON decodes exactly one JSON document into the types the validator
+// understands: nil, bool, string, json.Number (the literal as written, so no
+// precision is lost), []any and map[string]any. It gives the same result as
+// encoding/json with UseNumber (invalid UTF-8 and lone surrogates become
+// U+FFFD, a duplicate key keeps its last value) but in one pass that also
+// bounds nesting, and without the reflection of encoding/json: it is the hot
+// path of every tool call.
+func decodeJSON(data []byte, maxDepth int) (any, error) {
+	d := decoder{data: data, maxDepth: maxDepth}
+	d.skipSpace()
+	v, err := d.value()
+	if err != nil {
+		return nil, err
+	}
+	d.skipSpace()
+	if d.pos != len(d.data) {
+		return nil, d.syntaxError("after the top-level value")
+	}
+	return v, nil
+}
+
+// decodeError says where decoding stopped; it never quotes the input.
+type decodeError struct {
+	offset  int
+	tooDeep bool
+	msg     string
+}
+
+func (e *decodeError) Error() string {
+	return e.msg + " at offset " + strconv.Itoa(e.offset)
+}
+
+type decoder struct {
+	data     []byte
+	pos      int
+	depth    int
+	maxDepth int
+	buf      []byte // scratch for strings with escapes
+}
+
+func (d *decoder) syntaxError(where string) error {
+	if d.pos >= len(d.data) {
+		return &decodeError{offset: d.pos, msg: "unexpected end of JSON input"}
+	}
+	return &decodeError{offset: d.pos, msg: "invalid character " + where}
+}
+
+func (d *decoder) skipSpace() {
+	for d.pos < len(d.data) {
+		switch d.data[d.pos] {
+		case ' ', '\t', '\n', '\r':
+			d.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (d *decoder) value() (any, error) {
+	if d.pos >= len(d.data) {
+		return nil, d.syntaxError("")
+	}
+	switch c := d.data[d.pos]; {
+	case c == '{':
+		return d.object()
+	case c == '[':
+		return d.array()
+	case c == '"':
+		return d.str()
+	case c == '-' || (c >= '0' && c <= '9'):
+		return d.number()
+	case c == 't':
+		return true, d.literal("true")
+	case c == 'f':
+		return false, d.literal("false")
+	case c == 'n':
+		return nil, d.literal("null")
+	}
+	return nil, d.syntaxError("looking for the beginning of a value")
+}
+
+func (d *decoder) literal(lit string) error {
+	if len(d.data)-d.pos >= len(lit) && string(d.data[d.pos:d.pos+len(lit)]) == lit {
+		d.pos += len(lit)
+		return nil
+	}
+	// Point at the first byte that differs.
+	for i := 0; i < len(lit) && d.pos < len(d.data) && d.data[d.pos] == lit[i]; i++ {
+		d.pos++
+	}
+	return d.syntaxError("in literal")
+}
+
+func (d *decoder) enter() error {
+	d.depth++
+	if d.depth > d.maxDepth {
+		return &decodeError{offset: d.pos, tooDeep: true, msg: "nesting deeper than " + strconv.Itoa(d.maxDepth) + " levels"}
+	}
+	return nil
+}
+
+func (d *decoder) object() (any, error) {
+	if err := d.enter(); err != nil {
+		return nil, err
+	}
+	d.pos++ // '{'
+	obj := make(map[string]any)
+	d.skipSpace()
+	if d.pos < len(d.data) && d.data[d.pos] == '}' {
+		d.pos++
+		d.depth--
+		return obj, nil
+	}
+	for {
+		if d.pos >= len(d.data) || d.data[d.pos] != '"' {
+			return nil, d.syntaxError("looking for the beginning of an object key")
+		}
+		key, err := d.str()
+		if err != nil {
+			return nil, err
+		}
+		d.skipSpace()
+		if d.pos >= len(d.data) || d.data[d.pos] != ':' {
+			return nil, d.syntaxError("after an object key")
+		}
+		d.pos++
+		d.skipSpace()
+		v, err := d.value()
+		if err != nil {
+			return nil, err
+		}
+		obj[key] = v
+		d.skipSpace()
+		if d.pos >= len(d.data) {
+			return nil, d.syntaxError("")
+		}
+		switch d.data[d.pos] {
+		case ',':
+			d.pos++
+			d.skipSpace()
+		case '}':
+			d.pos++
+			d.depth--
+			return obj, nil
+		default:
+			return nil, d.syntaxError("after an object value")
+		}
+	}
+}
+
+func (d *decoder) array() (any, error) {
+	if err := d.enter(); err != nil {
+		return nil, err
+	}
+	d.pos++ // '['
+	arr := []any{}
+	d.skipSpace()
+	if d.pos < len(d.data) && d.data[d.pos] == ']' {
+		d.pos++
+		d.depth--
+		return arr, nil
+	}
+	for {
+		v, err := d.value()
+		if err != nil {
+			return nil, err
+		}
+		arr = append(arr, v)
+		d.skipSpace()
+		if d.pos >= len(d.data) {
+			return nil, d.syntaxError("")
+		}
+		switch d.data[d.pos] {
+		case ',':
+			d.pos++
+			d.skipSpace()
+		case ']':
+			d.pos++
+			d.depth--
+			return arr, nil
+		default:
+			return nil, d.syntaxError("after an array element")
+		}
+	}
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func (d *decoder) number() (any, error) {
+	start := d.pos
+	data := d.data
+	if data[d.pos] == '-' {
+		d.pos++
+	}
+	switch {
+	case d.pos < len(data) && data[d.pos] == '0':
+		d.pos++
+	case d.pos < len(data) && data[d.pos] >= '1' && data[d.pos] <= '9':
+		for d.pos < len(data) && isDigit(data[d.pos]) {
+			d.pos++
+		}
+	default:
+		return nil, d.syntaxError("in numeric literal")
+	}
+	if d.pos < len(data) && data[d.pos] == '.' {
+		d.pos++
+		if d.pos >= len(data) || !isDigit(data[d.pos]) {
+			return nil, d.syntaxError("after decimal point in numeric literal")
+		}
+		for d.pos < len(data) && isDigit(data[d.pos]) {
+			d.pos++
+		}
+	}
+	if d.pos < len(data) && (data[d.pos] == 'e' || data[d.pos] == 'E') {
+		d.pos++
+		if d.pos < len(data) && (data[d.pos] == '+' || data[d.pos] == '-') {
+			d.pos++
+		}
+		if d.pos >= len(data) || !isDigit(data[d.pos]) {
+			return nil, d.syntaxError("in exponent of numeric literal")
+		}
+		for d.pos < len(data) && isDigit(data[d.pos]) {
+			d.pos++
+		}
+	}
+	return json.Number(data[start:d.pos]), nil
+}
+
+// str decodes a string starting at the opening quote.
+func (d *decoder) str() (string, error) {
+	d.pos++ // '"'
+	start := d.pos
+	data := d.data
+	// Fast path: plain ASCII without escapes.
+	for d.pos < len(data) {
+		c := data[d.pos]
+		if c == '"' {
+			s := string(data[start:d.pos])
+			d.pos++
+			return s, nil
+		}
+		if c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
+			break
+		}
+		d.pos++
+	}
+	buf := append(d.buf[:0], data[start:d.pos]...)
+	for d.pos < len(data) {
+		c := data[d.pos]
+		switch {
+		case c == '"':
+			d.pos++
+			d.buf = buf
+			return string(buf), nil
+		case c < 0x20:
+			return "", d.syntaxError("in string literal")
+		case c == '\\':
+			d.pos++
+			if d.pos >= len(data) {
+				return "", d.syntaxError("")
+			}
+			switch e := data[d.pos]; e {
+			case '"', '\\', '/':
+				buf = append(buf, e)
+				d.pos++
+			case 'b':
+				buf = append(buf, '\b')
+				d.pos++
+			case 'f':
+				buf = append(buf, '\f')
+				d.pos++
+			case 'n':
+				buf = append(buf, '\n')
+				d.pos++
+			case 'r':
+				buf = append(buf, '\r')
+				d.pos++
+			case 't':
+				buf = append(buf, '\t')
+				d.pos++
+			case 'u':
+				d.pos++
+				r, ok := d.hex4()
+				if !ok {
+					return "", d.syntaxError("in \\u hexadecimal character escape")
+				}
+				if utf16.IsSurrogate(r) {
+					// A valid pair becomes one rune; anything else is U+FFFD
+					// and the next escape is read on its own, as encoding/json does.
+					if d.pos+1 < len(data) && data[d.pos] == '\\' && data[d.pos+1] == 'u' {
+						save := d.pos
+						d.pos += 2
+						r2, ok2 := d.hex4()
+						if ok2 {
+							if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+								buf = utf8.AppendRune(buf, dec)
+								continue
+							}
+						}
+						d.pos = save
+					}
+					r = utf8.RuneError
+				}
+				buf = utf8.AppendRune(buf, r)
+			default:
+				return "", d.syntaxError("in string escape code")
+			}
+		case c < utf8.RuneSelf:
+			buf = append(buf, c)
+			d.pos++
+		default:
+			r, size := utf8.DecodeRune(data[d.pos:])
+			if r == utf8.RuneError && size == 1 {
+				buf = utf8.AppendRune(buf, utf8.RuneError)
+			} else {
+				buf = append(buf, data[d.pos:d.pos+size]...)
+			}
+			d.pos += size
+		}
+	}
+	return "", d.syntaxError("")
+}
+
+func (d *decoder) hex4() (rune, bool) {
+	if len(d.data)-d.pos < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range d.data[d.pos : d.pos+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r*16 + rune(c)
+	}
+	d.pos += 4
+	return r, true
+}

@@ -1,0 +1,69 @@
+package toolschema
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// decodeInputs are tricky documents for the decoder; each must decode
+// exactly as the library's own decoder (encoding/json with UseNumber) does.
+var decodeInputs = []string{
+	`{}`, `[]`, `null`, `true`, `false`, `0`, `-0`, `1.5e-3`, `-1E+2`, `12345678901234567890123`,
+	`0.1000000000000000055511151231257827`, `1e400`, `"x"`, ` {"a" : [1, {"b": null}] } `,
+	`{"a":1,"a":2}`, `"\u00e9\ud83d\ude00"`, `"\ud800"`, `"\ud800\u0041"`, `"\udc00\ud800"`,
+	`"\ud83d\ud83d\ude00"`, `"\"\\\/\b\f\n\r\t"`, "\"\xff\xfe\"", "\"a\xc3\"", "\"\xe2\x82\"",
+	"\"\xed\xa0\x80\"", `"é"`,
+	// Invalid documents: both decoders must refuse them.
+	``, ` `, `{`, `}`, `[1,]`, `{"a":1,}`, `{"a" 1}`, `{a:1}`, `01`, `-`, `1.`, `.5`, `1e`, `1e+`,
+	`+1`, `NaN`, `tru`, `nul`, `"abc`, "\"a\x01b\"", `"\x"`, `"\u12g4"`, `"\u12"`, `[1 2]`,
+	`{} {}`, `1 2`, `[`, `["a"`, `{"a":}`, `{"a":1 "b":2}`, "\xef\xbb\xbf{}", `'a'`,
+}
+
+func TestDecodeMatchesLibrary(t *testing.T) {
+	t.Parallel()
+	for _, in := range decodeInputs {
+		checkDecodeMatches(t, []byte(in))
+	}
+}
+
+func checkDecodeMatches(t *testing.T, in []byte) {
+	t.Helper()
+	want, wantErr := jsonschema.UnmarshalJSON(bytes.NewReader(in))
+	got, gotErr := decodeJSON(in, 1<<30)
+	if (wantErr == nil) != (gotErr == nil) {
+		t.Fatalf("decode %q: error %v, library error %v", in, gotErr, wantErr)
+	}
+	if wantErr == nil {
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("decode %q differs from the library (-library +ours):\n%s", in, diff)
+		}
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	for _, in := range decodeInputs {
+		f.Add([]byte(in))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		checkDecodeMatches(t, in)
+	})
+}
+
+func TestDecodeDepthLimit(t *testing.T) {
+	t.Parallel()
+	deep := bytes.Repeat([]byte("["), 100000)
+	_, err := decodeJSON(deep, 64)
+	de, ok := err.(*decodeError)
+	if !ok || !de.tooDeep {
+		t.Fatalf("decode of 100000 brackets = %v, want a depth error", err)
+	}
+	if _, err := decodeJSON([]byte(`[[[[1]]]]`), 4); err != nil {
+		t.Fatalf("depth 4 at limit 4: %v", err)
+	}
+	if _, err := decodeJSON([]byte(`[[[[[1]]]]]`), 4); err == nil {
+		t.Fatal("depth 5 at limit 4: no error")
+	}
+}
