@@ -1,0 +1,358 @@
+package mcpconn
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+const methodListTools = "tools/list"
+
+// toolsListCapture keeps the exact bytes of tools/list results. The go-sdk
+// client decodes inputSchema into map[string]any (losing key order and
+// large integers); the capture sees the wire message first.
+type toolsListCapture struct {
+	mu      sync.Mutex
+	pending map[string]struct{} // ids of tools/list requests in flight
+	last    json.RawMessage     // result of the latest answered tools/list
+	readErr error               // first read error of the connection
+}
+
+func newToolsListCapture() *toolsListCapture {
+	return &toolsListCapture{pending: map[string]struct{}{}}
+}
+
+func (c *toolsListCapture) request(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.pending[id] = struct{}{}
+}
+
+func (c *toolsListCapture) response(id string, result json.RawMessage) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.pending[id]; !ok {
+		return
+	}
+	delete(c.pending, id)
+	c.last = bytes.Clone(result)
+}
+
+// take returns the latest captured result and forgets it.
+func (c *toolsListCapture) take() json.RawMessage {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r := c.last
+	c.last = nil
+	return r
+}
+
+func (c *toolsListCapture) noteReadErr(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.readErr == nil {
+		c.readErr = err
+	}
+}
+
+func (c *toolsListCapture) firstReadErr() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.readErr
+}
+
+func idKey(id jsonrpc.ID) string {
+	switch v := id.Raw().(type) {
+	case int64:
+		return "n" + strconv.FormatInt(v, 10)
+	case string:
+		return "s" + v
+	default:
+		return fmt.Sprint(v)
+	}
+}
+
+// rawIDKey is idKey for an id still in JSON form.
+func rawIDKey(raw json.RawMessage) (string, bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", false
+	}
+	if raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return "", false
+		}
+		return "s" + s, true
+	}
+	n, err := strconv.ParseInt(string(raw), 10, 64)
+	if err != nil {
+		return "", false
+	}
+	return "n" + strconv.FormatInt(n, 10), true
+}
+
+// captureTransport wraps a transport whose connection carries no
+// session-specific behaviour (stdio, in-memory, SSE), recording tools/list
+// results as they are read.
+type captureTransport struct {
+	inner   mcp.Transport
+	capture *toolsListCapture
+	// detach: the inner transport ties its connection to the Connect
+	// context (the SSE client's GET stream), which ends with the handshake;
+	// give it a context that lives until the connection closes.
+	detach bool
+}
+
+func (t *captureTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	onClose := func() {}
+	if t.detach {
+		dctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		stop := context.AfterFunc(ctx, cancel) // still bounded while connecting
+		defer stop()
+		ctx, onClose = dctx, cancel
+	}
+	conn, err := t.inner.Connect(ctx)
+	if err != nil {
+		onClose()
+		return nil, err
+	}
+	return &captureConn{Connection: conn, capture: t.capture, onClose: onClose}, nil
+}
+
+type captureConn struct {
+	mcp.Connection
+	capture *toolsListCapture
+	onClose func()
+}
+
+func (c *captureConn) Close() error {
+	err := c.Connection.Close()
+	c.onClose()
+	return err
+}
+
+func (c *captureConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if err != nil {
+		c.capture.noteReadErr(err)
+		return msg, err
+	}
+	if resp, ok := msg.(*jsonrpc.Response); ok && resp.Error == nil && resp.ID.IsValid() {
+		c.capture.response(idKey(resp.ID), resp.Result)
+	}
+	return msg, nil
+}
+
+func (c *captureConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if req, ok := msg.(*jsonrpc.Request); ok && req.Method == methodListTools && req.ID.IsValid() {
+		c.capture.request(idKey(req.ID))
+	}
+	return c.Connection.Write(ctx, msg)
+}
+
+// maxCapturedMessage bounds one JSON-RPC message the HTTP capture buffers;
+// it matches the go-sdk's own default frame limit.
+const maxCapturedMessage = mcp.DefaultMaxLineLength
+
+// headerRoundTripper adds a document's headers to every request and, for
+// streamable HTTP, captures tools/list results from the response bodies
+// (wrapping the streamable Connection would hide the session id it needs).
+type headerRoundTripper struct {
+	base    http.RoundTripper
+	headers map[string]string
+	capture *toolsListCapture // nil: no capture
+}
+
+func (h *headerRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	for k, v := range h.headers {
+		req.Header.Set(k, v)
+	}
+	listing := false
+	if h.capture != nil && req.Method == http.MethodPost && req.Body != nil && req.Body != http.NoBody {
+		body, err := io.ReadAll(io.LimitReader(req.Body, maxCapturedMessage+1))
+		_ = req.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range listRequestIDs(body) {
+			h.capture.request(id)
+			listing = true
+		}
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+		req.ContentLength = int64(len(body))
+	}
+	resp, err := h.base.RoundTrip(req)
+	if err != nil || !listing {
+		return resp, err
+	}
+	ct := resp.Header.Get("Content-Type")
+	switch {
+	case strings.HasPrefix(ct, "application/json"):
+		resp.Body = &jsonBodyCapture{ReadCloser: resp.Body, capture: h.capture}
+	case strings.HasPrefix(ct, "text/event-stream"):
+		resp.Body = &sseBodyCapture{ReadCloser: resp.Body, capture: h.capture}
+	}
+	return resp, nil
+}
+
+// listRequestIDs returns the ids of tools/list requests in a JSON-RPC
+// message or batch.
+func listRequestIDs(body []byte) []string {
+	type wireReq struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	body = bytes.TrimSpace(body)
+	var reqs []wireReq
+	if len(body) > 0 && body[0] == '[' {
+		if json.Unmarshal(body, &reqs) != nil {
+			return nil
+		}
+	} else {
+		var r wireReq
+		if json.Unmarshal(body, &r) != nil {
+			return nil
+		}
+		reqs = []wireReq{r}
+	}
+	var ids []string
+	for _, r := range reqs {
+		if r.Method != methodListTools {
+			continue
+		}
+		if k, ok := rawIDKey(r.ID); ok {
+			ids = append(ids, k)
+		}
+	}
+	return ids
+}
+
+// noteResponses records the tools/list results in a JSON-RPC message or
+// batch.
+func noteResponses(c *toolsListCapture, msg []byte) {
+	type wireResp struct {
+		ID     json.RawMessage `json:"id"`
+		Result json.RawMessage `json:"result"`
+	}
+	msg = bytes.TrimSpace(msg)
+	var resps []wireResp
+	if len(msg) > 0 && msg[0] == '[' {
+		if json.Unmarshal(msg, &resps) != nil {
+			return
+		}
+	} else {
+		var r wireResp
+		if json.Unmarshal(msg, &r) != nil {
+			return
+		}
+		resps = []wireResp{r}
+	}
+	for _, r := range resps {
+		if k, ok := rawIDKey(r.ID); ok && r.Result != nil {
+			c.response(k, r.Result)
+		}
+	}
+}
+
+// jsonBodyCapture buffers an application/json body as it is read and
+// records it when the reader reaches its end.
+type jsonBodyCapture struct {
+	io.ReadCloser
+	capture *toolsListCapture
+	buf     bytes.Buffer
+	over    bool
+	done    bool
+}
+
+func (j *jsonBodyCapture) Read(p []byte) (int, error) {
+	n, err := j.ReadCloser.Read(p)
+	if !j.over {
+		if j.buf.Len()+n > maxCapturedMessage {
+			j.over = true
+			j.buf = bytes.Buffer{}
+		} else {
+			j.buf.Write(p[:n])
+		}
+	}
+	if errors.Is(err, io.EOF) && !j.done && !j.over {
+		j.done = true
+		noteResponses(j.capture, j.buf.Bytes())
+	}
+	return n, err
+}
+
+// sseBodyCapture parses an event-stream body as it is read, in the
+// reader's goroutine, so a tools/list result is recorded before the client
+// has seen the end of its event.
+type sseBodyCapture struct {
+	io.ReadCloser
+	capture *toolsListCapture
+	line    []byte
+	tooLong bool
+	data    bytes.Buffer
+}
+
+func (s *sseBodyCapture) Read(p []byte) (int, error) {
+	n, err := s.ReadCloser.Read(p)
+	s.feed(p[:n])
+	if err != nil && s.data.Len() > 0 {
+		noteResponses(s.capture, s.data.Bytes())
+		s.data.Reset()
+	}
+	return n, err
+}
+
+func (s *sseBodyCapture) feed(b []byte) {
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			s.appendLine(b)
+			return
+		}
+		s.appendLine(b[:i])
+		s.endLine()
+		b = b[i+1:]
+	}
+}
+
+func (s *sseBodyCapture) appendLine(b []byte) {
+	if s.tooLong || len(s.line)+len(b) > maxCapturedMessage {
+		s.tooLong, s.line = true, s.line[:0]
+		return
+	}
+	s.line = append(s.line, b...)
+}
+
+func (s *sseBodyCapture) endLine() {
+	line := bytes.TrimSuffix(s.line, []byte("\r"))
+	switch {
+	case s.tooLong:
+		s.data.Reset() // the event is lost to the capture; the client may still read it
+	case len(line) == 0:
+		if s.data.Len() > 0 {
+			noteResponses(s.capture, s.data.Bytes())
+			s.data.Reset()
+		}
+	default:
+		if v, ok := bytes.CutPrefix(line, []byte("data:")); ok && s.data.Len()+len(v) <= maxCapturedMessage {
+			if s.data.Len() > 0 {
+				s.data.WriteByte('\n')
+			}
+			s.data.Write(bytes.TrimPrefix(v, []byte(" ")))
+		}
+	}
+	s.line, s.tooLong = s.line[:0], false
+}

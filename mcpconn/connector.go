@@ -1,0 +1,379 @@
+package mcpconn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agtsdk/agt/resource"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Defaults of the connection settings.
+const (
+	// DefaultProtocolVersion is the MCP protocol version a Connector asks
+	// for in the initialize handshake.
+	DefaultProtocolVersion = "2025-11-25"
+	// DefaultStartupTimeout bounds start plus handshake when the document
+	// has no startup_timeout_ms.
+	DefaultStartupTimeout = 30 * time.Second
+	// DefaultToolTimeout bounds one tool call (and one tools/list) when the
+	// document has no tool_timeout_ms.
+	DefaultToolTimeout = 60 * time.Second
+	// DefaultTerminateGrace is how long Close waits after closing stdin, and
+	// again after SIGTERM, before escalating.
+	DefaultTerminateGrace = 2 * time.Second
+	// DefaultStderrTail is how many bytes of a server's stderr are kept.
+	DefaultStderrTail = 8 << 10
+	// DefaultMaxTools bounds the tools one server may list.
+	DefaultMaxTools = 10000
+)
+
+// DefaultEnvAllowlist is the part of the host's environment a stdio server
+// inherits by default; a name ending in '*' is a prefix.
+var DefaultEnvAllowlist = []string{"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LC_*", "TZ", "TMPDIR"}
+
+// ConnectorOptions configures a Connector. A nil *ConnectorOptions means all
+// defaults.
+type ConnectorOptions struct {
+	// ProtocolVersion is the MCP protocol version asked for in the
+	// initialize handshake. "" means DefaultProtocolVersion (2025-11-25).
+	ProtocolVersion string
+
+	// InheritEnv lists the host environment variables a stdio server
+	// inherits; a name ending in '*' is a prefix. Nil means
+	// DefaultEnvAllowlist; an empty non-nil slice passes none. The
+	// document's env is added on top either way.
+	InheritEnv []string
+	// InheritAllEnv passes the host's whole environment (InheritEnv is then
+	// ignored). False means the allowlist.
+	InheritAllEnv bool
+	// Environ returns the host environment; nil means os.Environ.
+	Environ func() []string
+
+	// Dial, when set and returning a non-nil transport, replaces starting or
+	// reaching the server by the document (for embedding and in-memory
+	// tests); the handshake, timeouts, raw schema capture and errors stay
+	// the same. A nil transport with a nil error falls back to the
+	// document. Nil means always by the document.
+	Dial func(ctx context.Context, ref resource.Ref, srv resource.MCPServer) (mcp.Transport, error)
+
+	// HTTPTransport carries the requests to remote servers. Nil means a
+	// fresh clone of http.DefaultTransport per session, closed with it.
+	HTTPTransport http.RoundTripper
+
+	// TerminateGrace is how long Close waits after closing a stdio server's
+	// stdin, and again after SIGTERM, before escalating. 0 means
+	// DefaultTerminateGrace.
+	TerminateGrace time.Duration
+	// StderrTailBytes is how much of a stdio server's stderr is kept for
+	// errors and StderrTail. 0 means DefaultStderrTail.
+	StderrTailBytes int
+	// MaxTools bounds the tools one server may list; more fails Tools.
+	// 0 means DefaultMaxTools.
+	MaxTools int
+	// ClientInfo is the implementation named in the handshake. Nil means
+	// {"name":"agt","version":"1"}.
+	ClientInfo *mcp.Implementation
+}
+
+// Connector turns a stored MCP document into a connected Session. It is
+// the only way agt starts or reaches a server: a Run and the Prober both
+// use it. A Connector is safe for concurrent use.
+type Connector struct {
+	opts   ConnectorOptions
+	client *mcp.Client
+}
+
+// NewConnector returns a Connector; opts may be nil.
+func NewConnector(opts *ConnectorOptions) *Connector {
+	c := &Connector{}
+	if opts != nil {
+		c.opts = *opts
+	}
+	if c.opts.ProtocolVersion == "" {
+		c.opts.ProtocolVersion = DefaultProtocolVersion
+	}
+	if c.opts.Environ == nil {
+		c.opts.Environ = os.Environ
+	}
+	if c.opts.InheritEnv == nil {
+		c.opts.InheritEnv = DefaultEnvAllowlist
+	}
+	if c.opts.TerminateGrace <= 0 {
+		c.opts.TerminateGrace = DefaultTerminateGrace
+	}
+	if c.opts.StderrTailBytes <= 0 {
+		c.opts.StderrTailBytes = DefaultStderrTail
+	}
+	if c.opts.MaxTools <= 0 {
+		c.opts.MaxTools = DefaultMaxTools
+	}
+	info := c.opts.ClientInfo
+	if info == nil {
+		info = &mcp.Implementation{Name: "agt", Version: "1"}
+	}
+	// No client capabilities: agt offers no roots, sampling or elicitation.
+	c.client = mcp.NewClient(info, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
+	return c
+}
+
+var errStartupTimeout = errors.New("startup timeout")
+
+// Connect starts or reaches the server srv stored under ref, runs the
+// initialize handshake and returns the open Session. The caller must Close
+// it. Start plus handshake are bounded by the document's
+// startup_timeout_ms (default 30 s) and by ctx.
+//
+// Errors: *Error wrapping ErrNoAbsoluteCwd, ErrInvalidServer, ErrStart or
+// ErrHandshake, with the stderr tail; or the caller's ctx error.
+func (c *Connector) Connect(ctx context.Context, ref resource.Ref, srv resource.MCPServer) (*Session, error) {
+	startup := msOr(srv.StartupTimeoutMS, DefaultStartupTimeout)
+	sctx, cancel := context.WithTimeoutCause(ctx, startup, errStartupTimeout)
+	defer cancel()
+
+	s := &Session{
+		ref:         ref,
+		transport:   srv.Transport(),
+		toolTimeout: msOr(srv.ToolTimeoutMS, DefaultToolTimeout),
+		grace:       c.opts.TerminateGrace,
+		maxTools:    c.opts.MaxTools,
+		capture:     newToolsListCapture(),
+	}
+	var transport mcp.Transport
+	if c.opts.Dial != nil {
+		t, err := c.opts.Dial(sctx, ref, srv)
+		if err != nil {
+			return nil, &Error{Ref: ref, Op: "connect", Kind: ErrStart, Detail: "the Dial option failed", Err: err}
+		}
+		if t != nil {
+			transport = &captureTransport{inner: t, capture: s.capture}
+			s.transport = "dial"
+		}
+	}
+	if transport == nil {
+		var err error
+		transport, err = c.transportFor(s, srv)
+		if err != nil {
+			return nil, err
+		}
+	}
+
+	cs, err := c.handshake(sctx, s, transport)
+	if err != nil {
+		s.release()
+		return nil, c.handshakeError(ctx, sctx, s, startup, err)
+	}
+	s.cs = cs
+	init := cs.InitializeResult()
+	if init != nil {
+		s.serverInfo = init.ServerInfo
+		s.protocolVersion = init.ProtocolVersion
+		s.capabilities = init.Capabilities
+		s.instructions = init.Instructions
+	}
+	return s, nil
+}
+
+// handshake runs Client.Connect; for a process it gives up as soon as the
+// process exits, even if a grandchild still holds stdout open.
+func (c *Connector) handshake(ctx context.Context, s *Session, t mcp.Transport) (*mcp.ClientSession, error) {
+	if s.proc != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		stop := make(chan struct{})
+		defer close(stop)
+		go func() {
+			select {
+			case <-s.proc.exited:
+				cancel()
+			case <-stop:
+			}
+		}()
+	}
+	return c.client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: c.opts.ProtocolVersion})
+}
+
+func (c *Connector) handshakeError(ctx, sctx context.Context, s *Session, startup time.Duration, err error) error {
+	e := &Error{Ref: s.ref, Op: "connect", Kind: ErrHandshake, Err: err}
+	if s.proc != nil {
+		e.StderrTail = s.proc.stderr.String()
+	}
+	switch {
+	case s.proc != nil && s.proc.exitStatus() != "":
+		e.Detail = "the server exited during startup (" + s.proc.exitStatus() + ")"
+		e.Err = nil
+	case s.proc != nil && s.proc.stdout.nonJSONPrefix() != "":
+		e.Detail = fmt.Sprintf("the server wrote non-JSON on stdout (%q): a stdio MCP server must write only JSON-RPC messages to stdout and its logs to stderr",
+			s.proc.stdout.nonJSONPrefix())
+	case ctx.Err() != nil:
+		e.Kind, e.Detail, e.Err = nil, "cancelled by the caller during startup", ctx.Err()
+	case errors.Is(context.Cause(sctx), errStartupTimeout):
+		e.Detail = fmt.Sprintf("no answer to the initialize handshake within the startup timeout of %s (startup_timeout_ms)", startup)
+		e.Err = context.DeadlineExceeded
+	case s.transport == resource.TransportHTTP || s.transport == resource.TransportSSE:
+		e.Kind, e.Detail = ErrStart, "could not reach the server"
+	}
+	return e
+}
+
+// transportFor builds the transport the document describes: a started
+// process, or an HTTP client.
+func (c *Connector) transportFor(s *Session, srv resource.MCPServer) (mcp.Transport, error) {
+	switch s.transport {
+	case resource.TransportStdio:
+		proc, err := c.start(s.ref, srv)
+		if err != nil {
+			return nil, err
+		}
+		s.proc = proc
+		return &captureTransport{
+			inner:   &mcp.IOTransport{Reader: proc.stdout, Writer: proc.stdin},
+			capture: s.capture,
+		}, nil
+	case resource.TransportHTTP, resource.TransportSSE:
+		u, err := url.Parse(srv.URL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, &Error{Ref: s.ref, Op: "connect", Kind: ErrInvalidServer,
+				Detail: "url must be an absolute http:// or https:// URL"}
+		}
+		base := c.opts.HTTPTransport
+		if base == nil {
+			ht := http.DefaultTransport.(*http.Transport).Clone()
+			s.httpTransport = ht
+			base = ht
+		}
+		rt := &headerRoundTripper{base: base, headers: srv.Headers}
+		client := &http.Client{Transport: rt}
+		if s.transport == resource.TransportSSE {
+			return &captureTransport{inner: &mcp.SSEClientTransport{Endpoint: srv.URL, HTTPClient: client},
+				capture: s.capture, detach: true}, nil
+		}
+		rt.capture = s.capture
+		return &mcp.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: client, MaxRetries: -1}, nil
+	default:
+		return nil, &Error{Ref: s.ref, Op: "connect", Kind: ErrInvalidServer,
+			Detail: fmt.Sprintf("unknown server type %q: use stdio, http or sse", srv.Type)}
+	}
+}
+
+// start checks a stdio document against the launch rules (SPEC R2.2-R2.4)
+// and starts its process.
+func (c *Connector) start(ref resource.Ref, srv resource.MCPServer) (*process, error) {
+	fail := func(kind error, detail string, err error) error {
+		return &Error{Ref: ref, Op: "connect", Kind: kind, Detail: detail, Err: err}
+	}
+	cwd := srv.Cwd
+	if !filepath.IsAbs(cwd) {
+		return nil, fail(ErrNoAbsoluteCwd, fmt.Sprintf(
+			"the stdio server has no absolute cwd (a record saved before cwd was required?): set \"cwd\" to the absolute directory it must run in, e.g. `agt mcp update %s --cwd /abs/dir`", ref), nil)
+	}
+	cwd = filepath.Clean(cwd)
+	if srv.Command == "" {
+		return nil, fail(ErrInvalidServer, "the stdio server has no command", nil)
+	}
+	expand := strings.NewReplacer("${cwd}", cwd, "${workspace}", cwd).Replace
+	env := c.childEnv(srv.Env, expand)
+
+	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
+		return nil, fail(ErrStart, fmt.Sprintf("cwd %q is not an existing directory", cwd), nil)
+	}
+	path := srv.Command
+	switch {
+	case filepath.IsAbs(path):
+		if !isExecutable(path) {
+			return nil, fail(ErrStart, fmt.Sprintf("command %q is not an executable file", path), nil)
+		}
+	case strings.ContainsRune(path, '/') || strings.ContainsRune(path, filepath.Separator):
+		return nil, fail(ErrInvalidServer, fmt.Sprintf(
+			"command %q is a relative path: use a bare command name looked up in PATH, or an absolute path", path), nil)
+	default:
+		found, err := lookPath(path, envValue(env, "PATH"), cwd)
+		if err != nil {
+			return nil, fail(ErrStart, fmt.Sprintf("command %q not found in the PATH the server gets", path), nil)
+		}
+		path = found
+	}
+	argv := make([]string, 0, len(srv.Args)+1)
+	argv = append(argv, srv.Command)
+	for _, a := range srv.Args {
+		argv = append(argv, expand(a))
+	}
+	proc, err := startProcess(path, argv, cwd, env, c.opts.StderrTailBytes)
+	if err != nil {
+		return nil, fail(ErrStart, "starting the process failed", err)
+	}
+	return proc, nil
+}
+
+// childEnv builds the server's environment: the inherited part of the host
+// environment, then the document's env (placeholders expanded) on top.
+func (c *Connector) childEnv(docEnv map[string]string, expand func(string) string) []string {
+	vars := map[string]string{}
+	var order []string
+	set := func(k, v string) {
+		if _, ok := vars[k]; !ok {
+			order = append(order, k)
+		}
+		vars[k] = v
+	}
+	for _, kv := range c.opts.Environ() {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			continue
+		}
+		if c.opts.InheritAllEnv || envAllowed(k, c.opts.InheritEnv) {
+			set(k, v)
+		}
+	}
+	keys := make([]string, 0, len(docEnv))
+	for k := range docEnv {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		set(k, expand(docEnv[k]))
+	}
+	out := make([]string, 0, len(order))
+	for _, k := range order {
+		out = append(out, k+"="+vars[k])
+	}
+	return out
+}
+
+func envAllowed(name string, allow []string) bool {
+	for _, a := range allow {
+		if p, ok := strings.CutSuffix(a, "*"); ok {
+			if strings.HasPrefix(name, p) {
+				return true
+			}
+		} else if a == name {
+			return true
+		}
+	}
+	return false
+}
+
+func envValue(env []string, name string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], name+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+func msOr(ms int64, def time.Duration) time.Duration {
+	if ms <= 0 {
+		return def
+	}
+	return time.Duration(ms) * time.Millisecond
+}

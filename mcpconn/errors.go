@@ -1,0 +1,83 @@
+package mcpconn
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/agtsdk/agt/resource"
+)
+
+// Sentinel errors; test with errors.Is. Every error of Connect, Tools and
+// CallTool that is not the caller's own context is an *Error wrapping one of
+// them.
+var (
+	// ErrNoAbsoluteCwd: a stdio document without an absolute cwd, such as a
+	// record saved before cwd was required (SPEC R2.4). Nothing was started.
+	ErrNoAbsoluteCwd = errors.New("mcpconn: stdio server has no absolute cwd")
+	// ErrInvalidServer: the document cannot describe a server to start or
+	// reach (unknown type, relative command, missing URL...). Nothing was
+	// started.
+	ErrInvalidServer = errors.New("mcpconn: invalid server document")
+	// ErrStart: the server could not be started or reached (command not
+	// found, cwd missing, connection refused).
+	ErrStart = errors.New("mcpconn: server did not start")
+	// ErrHandshake: the server started but the MCP initialize handshake
+	// failed: it exited early, never answered within the startup timeout,
+	// wrote non-JSON on stdout, or spoke an unsupported protocol.
+	ErrHandshake = errors.New("mcpconn: handshake failed")
+	// ErrUnavailable: the connection died or was closed while in use.
+	ErrUnavailable = errors.New("mcpconn: server unavailable")
+)
+
+// Error is the error of a connection step. It wraps its Kind (one of the
+// sentinels above, or nil) and its cause, so errors.Is works for both (for
+// example ErrHandshake and context.DeadlineExceeded).
+type Error struct {
+	// Ref is the resource the server was started for.
+	Ref resource.Ref
+	// Op is the step that failed: "connect", "list tools" or "call tool NAME".
+	Op string
+	// Kind is the sentinel that classifies the failure, or nil.
+	Kind error
+	// Detail explains the failure in a sentence for people.
+	Detail string
+	// StderrTail is the end of the server's stderr, if it had one.
+	StderrTail string
+	// Err is the underlying cause, or nil.
+	Err error
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("mcpconn: ")
+	if e.Ref != "" {
+		b.WriteString(string(e.Ref))
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Op)
+	if e.Detail != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Detail)
+	}
+	if e.Err != nil {
+		b.WriteString(": ")
+		b.WriteString(e.Err.Error())
+	}
+	if e.StderrTail != "" {
+		b.WriteString("\n--- server stderr (tail) ---\n")
+		b.WriteString(strings.TrimRight(e.StderrTail, "\n"))
+	}
+	return b.String()
+}
+
+// Unwrap returns the Kind and the cause.
+func (e *Error) Unwrap() []error {
+	out := make([]error, 0, 2)
+	if e.Kind != nil {
+		out = append(out, e.Kind)
+	}
+	if e.Err != nil {
+		out = append(out, e.Err)
+	}
+	return out
+}

@@ -1,0 +1,226 @@
+package mcptest
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// FaultsEnv is the environment variable Main reads fault modes from, as a
+// comma-separated list, in addition to the -fault flag.
+const FaultsEnv = "AGT_FAKEMCP_FAULTS"
+
+// Main runs the fake server as a program: by default on stdio, or on
+// streamable HTTP (or SSE) with -http. It returns the exit status. It is the
+// whole of the fakemcp command:
+//
+//	-fault LIST          comma-separated fault modes (also $AGT_FAKEMCP_FAULTS)
+//	-http ADDR           serve streamable HTTP on ADDR (e.g. 127.0.0.1:0) at /mcp;
+//	                     the first stdout line is "listening on URL"
+//	-sse                 with -http, serve the old HTTP+SSE transport instead
+//	-require-header H    with -http, refuse requests without header "Name: value"
+//	-call-log FILE       append the name of every tools/call request to FILE
+//	-page-size N         tools per tools/list page (default 1000)
+//	-tag S               ignored; lets a test find its processes in /proc
+//
+// Stdio mode ends when stdin closes. HTTP mode ends on SIGTERM, SIGINT or
+// when stdin closes.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("fakemcp", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	faultList := fs.String("fault", "", "comma-separated fault modes")
+	httpAddr := fs.String("http", "", "serve streamable HTTP on this address")
+	sse := fs.Bool("sse", false, "with -http, serve HTTP+SSE instead of streamable HTTP")
+	requireHeader := fs.String("require-header", "", `with -http, a required header "Name: value"`)
+	callLog := fs.String("call-log", "", "append each tools/call tool name to this file")
+	pageSize := fs.Int("page-size", 0, "tools per tools/list page")
+	sleeper := fs.Bool("sleeper", false, "internal: sleep until killed (the spawn-child grandchild)")
+	tag := fs.String("tag", "", "ignored; lets a test find its processes in /proc")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *sleeper {
+		select {} // killed by the host's process-group cleanup
+	}
+	faults, err := parseFaults(*faultList + "," + os.Getenv(FaultsEnv))
+	if err != nil {
+		fmt.Fprintln(stderr, "fakemcp:", err)
+		return 2
+	}
+	opts := &ServerOptions{Faults: faults, PageSize: *pageSize}
+	has := opts.has
+
+	if has(FaultExitAtStart) {
+		fmt.Fprintln(stderr, "fakemcp: exiting at start (fault exit-at-start)")
+		return 3
+	}
+	if has(FaultIgnoreSIGTERM) {
+		signal.Ignore(syscall.SIGTERM)
+	}
+	if has(FaultSpawnChild) {
+		if err := spawnSleeper(stderr, *tag); err != nil {
+			fmt.Fprintln(stderr, "fakemcp: spawn-child:", err)
+			return 1
+		}
+	}
+	if has(FaultNoHandshake) {
+		fmt.Fprintln(stderr, "fakemcp: reading stdin and never answering (fault no-handshake)")
+		_, _ = io.Copy(io.Discard, stdin)
+		select {} // until a signal ends the process
+	}
+	if has(FaultCrashOnCall) {
+		opts.Crash = func() {
+			fmt.Fprintln(stderr, "fakemcp: crashing during a call (fault crash-on-call)")
+			os.Exit(70)
+		}
+	}
+	if *callLog != "" {
+		f, err := os.OpenFile(*callLog, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			fmt.Fprintln(stderr, "fakemcp: call log:", err)
+			return 1
+		}
+		defer f.Close()
+		var mu sync.Mutex
+		opts.OnCall = func(name string) {
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintln(f, name)
+		}
+	}
+	server := NewServer(opts)
+
+	status := 0
+	if *httpAddr != "" {
+		status = serveHTTP(server, *httpAddr, *sse, *requireHeader, stdin, stdout, stderr)
+	} else {
+		if has(FaultBanner) {
+			fmt.Fprintln(stdout, "Server starting... (fakemcp banner on stdout, fault banner)")
+		}
+		fmt.Fprintln(stderr, "fakemcp: serving on stdio")
+		if err := server.Run(context.Background(), &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}}); err != nil && !errors.Is(err, io.EOF) {
+			fmt.Fprintln(stderr, "fakemcp: stdio:", err)
+		}
+	}
+	if has(FaultIgnoreSIGTERM) {
+		fmt.Fprintln(stderr, "fakemcp: stdin closed; staying alive until SIGKILL (fault ignore-sigterm)")
+		select {}
+	}
+	return status
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+func parseFaults(list string) ([]Fault, error) {
+	var out []Fault
+	for _, name := range strings.Split(list, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		f := Fault(name)
+		known := false
+		for _, k := range AllFaults {
+			known = known || k == f
+		}
+		if !known {
+			return nil, fmt.Errorf("unknown fault mode %q", name)
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// spawnSleeper starts a copy of this program that sleeps until killed, in
+// this process's group, holding stderr: an orphan unless the host ends the
+// whole group.
+func spawnSleeper(stderr io.Writer, tag string) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(self, "-sleeper", "-tag", tag)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "fakemcp: spawned grandchild pid %d (fault spawn-child)\n", cmd.Process.Pid)
+	return cmd.Process.Release()
+}
+
+func serveHTTP(server *mcp.Server, addr string, sse bool, requireHeader string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var handler http.Handler
+	if sse {
+		handler = mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return server }, nil)
+	} else {
+		handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
+	}
+	if requireHeader != "" {
+		name, value, ok := strings.Cut(requireHeader, ":")
+		if !ok || strings.TrimSpace(name) == "" {
+			fmt.Fprintln(stderr, `fakemcp: -require-header wants "Name: value"`)
+			return 2
+		}
+		handler = RequireHeader(handler, strings.TrimSpace(name), strings.TrimSpace(value))
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		fmt.Fprintln(stderr, "fakemcp: listen:", err)
+		return 1
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", handler)
+	mux.Handle("/mcp/", handler)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(stdout, "listening on http://%s/mcp\n", ln.Addr())
+
+	done := make(chan struct{})
+	go func() {
+		sig := make(chan os.Signal, 1)
+		signal.Notify(sig, syscall.SIGTERM, os.Interrupt)
+		stdinClosed := make(chan struct{})
+		go func() { _, _ = io.Copy(io.Discard, stdin); close(stdinClosed) }()
+		select {
+		case <-sig:
+		case <-stdinClosed:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+		close(done)
+	}()
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		fmt.Fprintln(stderr, "fakemcp: serve:", err)
+		return 1
+	}
+	<-done
+	return 0
+}
+
+// RequireHeader wraps h so that a request without the header name set to
+// value gets 401 Unauthorized; the fake server's -require-header flag uses
+// it to prove a host sends a document's headers.
+func RequireHeader(h http.Handler, name, value string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get(name) != value {
+			http.Error(w, "missing or wrong "+name+" header", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}

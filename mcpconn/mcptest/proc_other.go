@@ -1,0 +1,5 @@
+//go:build !unix
+
+package mcptest
+
+func processGroup() int { return 0 }

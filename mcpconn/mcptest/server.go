@@ -1,0 +1,611 @@
+package mcptest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// ServerName and ServerVersion are what the fake server reports in its
+// initialize result.
+const (
+	ServerName    = "agt-fakemcp"
+	ServerVersion = "1.0.0"
+)
+
+// Fault selects a misbehaviour of the fake server, for tests of the host.
+type Fault string
+
+// The fault modes. Process faults act only in the binary (Main, Command);
+// NewServer ignores them. Tool faults act in both.
+const (
+	// FaultExitAtStart (process): print a message on stderr and exit with
+	// status 3 before reading anything.
+	FaultExitAtStart Fault = "exit-at-start"
+	// FaultNoHandshake (process): read stdin and never answer.
+	FaultNoHandshake Fault = "no-handshake"
+	// FaultBanner (process): print a banner line on stdout, then serve; a
+	// client sees non-JSON where the initialize result should be.
+	FaultBanner Fault = "banner"
+	// FaultSpawnChild (process): start a grandchild process that sleeps until
+	// killed, so hosts can prove they end the whole process group.
+	FaultSpawnChild Fault = "spawn-child"
+	// FaultIgnoreSIGTERM (process): ignore SIGTERM and keep running after
+	// stdin closes, so only SIGKILL ends the server.
+	FaultIgnoreSIGTERM Fault = "ignore-sigterm"
+
+	// FaultCrashOnCall (tool): add the tool "crash", which ends the process
+	// with status 70 while the call is in flight (ServerOptions.Crash).
+	FaultCrashOnCall Fault = "crash-on-call"
+	// FaultManyTools (tool): add 5,000 small tools "bulk_0000".."bulk_4999",
+	// served over several tools/list pages.
+	FaultManyTools Fault = "many-tools"
+	// FaultInvalidSchema (tool): add "bad_invalid_schema", whose inputSchema
+	// is not a valid JSON Schema.
+	FaultInvalidSchema Fault = "invalid-schema"
+	// FaultRootString (tool): add "bad_root_string", whose root inputSchema
+	// declares type "string".
+	FaultRootString Fault = "root-string"
+	// FaultExternalRef (tool): add "bad_external_ref", whose inputSchema
+	// references a schema on another host.
+	FaultExternalRef Fault = "external-ref"
+)
+
+// AllFaults lists every fault mode, in documentation order.
+var AllFaults = []Fault{
+	FaultExitAtStart, FaultNoHandshake, FaultBanner, FaultSpawnChild, FaultIgnoreSIGTERM,
+	FaultCrashOnCall, FaultManyTools, FaultInvalidSchema, FaultRootString, FaultExternalRef,
+}
+
+// ManyToolsCount is how many extra tools FaultManyTools adds.
+const ManyToolsCount = 5000
+
+// Names of the tools that are always present.
+const (
+	ToolEnvironment = "environment"
+	ToolNoteCreate  = "note_create"
+	ToolNoteList    = "note_list"
+	ToolNoteDelete  = "note_delete"
+	ToolSearch      = "search"
+	ToolTree        = "tree"
+	ToolSleep       = "sleep"
+	ToolEcho        = "echo"
+	ToolCrash       = "crash" // only with FaultCrashOnCall
+)
+
+// Limits the tools enforce through their input schemas. Contract tests probe
+// exactly at and just past each one.
+const (
+	SearchLimitMin     = 1
+	SearchLimitMax     = 100
+	SearchQueryMaxLen  = 200
+	NoteTitleMaxLen    = 80
+	NoteBodyMaxLen     = 2000
+	NoteTagsMax        = 5
+	SleepMaxMS         = 600000
+	EchoTextMaxLen     = 4096
+	TreeNameMaxLen     = 64
+	ownerPatternSource = `^[a-z][a-z0-9_-]{0,31}$`
+)
+
+// OwnerPattern is the pattern of note owners and callers.
+var OwnerPattern = regexp.MustCompile(ownerPatternSource)
+
+// ServerOptions configures the fake server. A nil *ServerOptions means no
+// faults and no counters.
+type ServerOptions struct {
+	// Faults lists the fault modes to turn on; nil means none. Process
+	// faults are ignored by NewServer (see Fault).
+	Faults []Fault
+	// Counters, when non-nil, counts every tools/call request the server
+	// receives (valid or not) and every call cancelled by the client. Nil
+	// means no counting.
+	Counters *Counters
+	// Crash is called by the "crash" tool (FaultCrashOnCall). Nil means the
+	// tool returns a protocol error instead; Main sets it to end the process.
+	Crash func()
+	// OnCall, when non-nil, is called with the tool name of every tools/call
+	// request the server receives, before the tool runs. Nil means no hook.
+	OnCall func(name string)
+	// PageSize is the number of tools per tools/list page; 0 means the
+	// go-sdk default (1000).
+	PageSize int
+}
+
+func (o *ServerOptions) has(f Fault) bool { return o != nil && slices.Contains(o.Faults, f) }
+
+// Counters counts what a fake server was asked to do. The zero value is
+// ready to use and safe for concurrent use.
+type Counters struct {
+	calls     atomic.Int64
+	cancelled atomic.Int64
+	mu        sync.Mutex
+	byTool    map[string]int64
+}
+
+// Calls returns the number of tools/call requests received.
+func (c *Counters) Calls() int64 { return c.calls.Load() }
+
+// CallsOf returns the number of tools/call requests received for one tool.
+func (c *Counters) CallsOf(name string) int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.byTool[name]
+}
+
+// Cancelled returns the number of tool calls whose context the client
+// cancelled (notifications/cancelled) while the tool was running.
+func (c *Counters) Cancelled() int64 { return c.cancelled.Load() }
+
+func (c *Counters) record(name string) {
+	c.calls.Add(1)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.byTool == nil {
+		c.byTool = make(map[string]int64)
+	}
+	c.byTool[name]++
+}
+
+// NewServer returns the fake server with its tools, for in-process use
+// (mcp.NewInMemoryTransports, or Dial). Each call returns a fresh server with
+// an empty notes store.
+func NewServer(opts *ServerOptions) *mcp.Server {
+	pageSize := 0
+	if opts != nil {
+		pageSize = opts.PageSize
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: ServerName, Version: ServerVersion},
+		&mcp.ServerOptions{PageSize: pageSize, Instructions: "agt fake MCP server for tests"})
+	f := &fake{opts: opts, notes: map[string]note{}}
+	f.addTools(s)
+
+	overrides := map[string]json.RawMessage{}
+	if opts.has(FaultInvalidSchema) {
+		overrides["bad_invalid_schema"] = json.RawMessage(`{"type":"object","properties":{"x":{"type":"no-such-type","minimum":"ten"}}}`)
+	}
+	if opts.has(FaultRootString) {
+		overrides["bad_root_string"] = json.RawMessage(`{"type":"string","maxLength":10}`)
+	}
+	if opts.has(FaultExternalRef) {
+		overrides["bad_external_ref"] = json.RawMessage(`{"type":"object","properties":{"x":{"$ref":"https://schemas.example.com/x.json"}}}`)
+	}
+	for name := range overrides {
+		// Registered with a harmless object schema (the SDK refuses a
+		// non-object root), then rewritten in tools/list below.
+		s.AddTool(&mcp.Tool{Name: name, Description: "a tool with a broken inputSchema (fault mode)",
+			InputSchema: json.RawMessage(`{"type":"object"}`)},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "unreachable for a careful host"}}}, nil
+			})
+	}
+	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/call" && opts != nil {
+				name := ""
+				if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok {
+					name = p.Name
+				}
+				if opts.Counters != nil {
+					opts.Counters.record(name)
+				}
+				if opts.OnCall != nil {
+					opts.OnCall(name)
+				}
+			}
+			res, err := next(ctx, method, req)
+			if method == "tools/list" && err == nil && len(overrides) > 0 {
+				if lr, ok := res.(*mcp.ListToolsResult); ok {
+					for _, t := range lr.Tools {
+						if raw, ok := overrides[t.Name]; ok {
+							t.InputSchema = raw
+						}
+					}
+				}
+			}
+			return res, err
+		}
+	})
+	return s
+}
+
+type fake struct {
+	opts   *ServerOptions
+	mu     sync.Mutex
+	notes  map[string]note
+	nextID int
+}
+
+type note struct {
+	ID       string   `json:"id"`
+	Owner    string   `json:"owner"`
+	Title    string   `json:"title"`
+	Body     string   `json:"body,omitempty"`
+	Tags     []string `json:"tags,omitempty"`
+	Priority string   `json:"priority,omitempty"`
+}
+
+// schemaFor infers the input schema of In with jsonschema.For and lets
+// refine add bounds, enums and patterns to it: the Go type stays the one
+// definition of both the schema and the server's argument parsing (SPEC
+// R1.2).
+func schemaFor[In any](refine func(s *jsonschema.Schema)) *jsonschema.Schema {
+	s, err := jsonschema.For[In](nil)
+	if err != nil {
+		panic(fmt.Sprintf("mcptest: schema of %T: %v", *new(In), err))
+	}
+	if refine != nil {
+		refine(s)
+	}
+	return s
+}
+
+func textResult(format string, args ...any) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf(format, args...)}}}
+}
+
+// EnvironmentIn is the input of the environment tool.
+type EnvironmentIn struct {
+	// Names lists the variables whose values to report.
+	Names []string `json:"names,omitempty" jsonschema:"environment variables whose values to report"`
+}
+
+// EnvironmentOut is what the environment tool reports about its process.
+type EnvironmentOut struct {
+	Cwd  string   `json:"cwd"`
+	Args []string `json:"args"`
+	// EnvNames holds the names of all variables, sorted.
+	EnvNames []string `json:"env_names"`
+	// Env holds the values of the requested variables that are set.
+	Env  map[string]string `json:"env,omitempty"`
+	PID  int               `json:"pid"`
+	PGID int               `json:"pgid"`
+}
+
+// NoteCreateIn is the input of note_create.
+type NoteCreateIn struct {
+	Owner    string   `json:"owner" jsonschema:"who owns the note; only the owner may delete it"`
+	Title    string   `json:"title"`
+	Body     string   `json:"body,omitempty"`
+	Tags     []string `json:"tags,omitempty"`
+	Priority string   `json:"priority,omitempty" jsonschema:"low, normal or high"`
+}
+
+// NoteCreateOut is the output of note_create.
+type NoteCreateOut struct {
+	ID string `json:"id"`
+}
+
+// NoteListIn is the input of note_list.
+type NoteListIn struct {
+	Owner string `json:"owner,omitempty"`
+	Limit int    `json:"limit,omitempty"`
+}
+
+// NoteListOut is the output of note_list.
+type NoteListOut struct {
+	Notes []NoteView `json:"notes"`
+}
+
+// NoteView is one listed note.
+type NoteView struct {
+	ID    string `json:"id"`
+	Owner string `json:"owner"`
+	Title string `json:"title"`
+}
+
+// NoteDeleteIn is the input of note_delete.
+type NoteDeleteIn struct {
+	ID     string `json:"id"`
+	Caller string `json:"caller" jsonschema:"who asks; must be the note's owner"`
+}
+
+// SearchIn is the input of search.
+type SearchIn struct {
+	Query  string        `json:"query"`
+	Limit  int           `json:"limit" jsonschema:"how many results, 1 to 100"`
+	Sort   string        `json:"sort,omitempty" jsonschema:"relevance or newest"`
+	Filter *SearchFilter `json:"filter,omitempty"`
+}
+
+// SearchFilter is the nested object of search.
+type SearchFilter struct {
+	Tags  []string `json:"tags,omitempty"`
+	After string   `json:"after,omitempty" jsonschema:"a date YYYY-MM-DD"`
+}
+
+// SearchOut is the output of search.
+type SearchOut struct {
+	Results []string `json:"results"`
+}
+
+// TreeIn is the input of tree.
+type TreeIn struct {
+	Root Node `json:"root"`
+}
+
+// Node is the recursive type of tree, published as $defs/node.
+type Node struct {
+	Name     string `json:"name"`
+	Children []Node `json:"children,omitempty"`
+}
+
+// TreeOut is the output of tree.
+type TreeOut struct {
+	Nodes int `json:"nodes"`
+	Depth int `json:"depth"`
+}
+
+// SleepIn is the input of sleep.
+type SleepIn struct {
+	MS int `json:"ms" jsonschema:"milliseconds to sleep, 0 to 600000"`
+}
+
+// SleepOut is the output of sleep.
+type SleepOut struct {
+	SleptMS int64 `json:"slept_ms"`
+}
+
+// EchoIn is the input of echo.
+type EchoIn struct {
+	Text string `json:"text"`
+}
+
+// BulkIn is the input of each many-tools tool.
+type BulkIn struct {
+	N int `json:"n,omitempty"`
+}
+
+func (f *fake) addTools(s *mcp.Server) {
+	mcp.AddTool(s, &mcp.Tool{Name: ToolEnvironment, Title: "Environment",
+		Description: "Reports the server process's working directory, arguments and environment.",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+		InputSchema: schemaFor[EnvironmentIn](func(s *jsonschema.Schema) {
+			s.Properties["names"].MaxItems = jsonschema.Ptr(64)
+		})}, f.environment)
+
+	ownerRefine := func(p *jsonschema.Schema) { p.Pattern = ownerPatternSource }
+	mcp.AddTool(s, &mcp.Tool{Name: ToolNoteCreate, Title: "Create note",
+		Description: "Creates a note. Titles are unique per owner.",
+		InputSchema: schemaFor[NoteCreateIn](func(s *jsonschema.Schema) {
+			ownerRefine(s.Properties["owner"])
+			s.Properties["title"].MinLength = jsonschema.Ptr(1)
+			s.Properties["title"].MaxLength = jsonschema.Ptr(NoteTitleMaxLen)
+			s.Properties["body"].MaxLength = jsonschema.Ptr(NoteBodyMaxLen)
+			s.Properties["tags"].MaxItems = jsonschema.Ptr(NoteTagsMax)
+			s.Properties["tags"].Items.MinLength = jsonschema.Ptr(1)
+			s.Properties["priority"].Enum = []any{"low", "normal", "high"}
+		})}, f.noteCreate)
+	mcp.AddTool(s, &mcp.Tool{Name: ToolNoteList, Title: "List notes",
+		Description: "Lists notes, optionally of one owner.",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+		InputSchema: schemaFor[NoteListIn](func(s *jsonschema.Schema) {
+			ownerRefine(s.Properties["owner"])
+			s.Properties["limit"].Minimum = jsonschema.Ptr(float64(SearchLimitMin))
+			s.Properties["limit"].Maximum = jsonschema.Ptr(float64(SearchLimitMax))
+		})}, f.noteList)
+	mcp.AddTool(s, &mcp.Tool{Name: ToolNoteDelete, Title: "Delete note",
+		Description: "Deletes a note; only its owner may.",
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: jsonschema.Ptr(true)},
+		InputSchema: schemaFor[NoteDeleteIn](func(s *jsonschema.Schema) {
+			s.Properties["id"].Pattern = `^n[0-9]+$`
+			ownerRefine(s.Properties["caller"])
+		})}, f.noteDelete)
+	mcp.AddTool(s, &mcp.Tool{Name: ToolSearch, Title: "Search",
+		Description: "Searches a fixed corpus.",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+		InputSchema: schemaFor[SearchIn](func(s *jsonschema.Schema) {
+			s.Properties["query"].MinLength = jsonschema.Ptr(1)
+			s.Properties["query"].MaxLength = jsonschema.Ptr(SearchQueryMaxLen)
+			s.Properties["limit"].Minimum = jsonschema.Ptr(float64(SearchLimitMin))
+			s.Properties["limit"].Maximum = jsonschema.Ptr(float64(SearchLimitMax))
+			s.Properties["sort"].Enum = []any{"relevance", "newest"}
+			filter := s.Properties["filter"]
+			filter.Properties["after"].Pattern = `^[0-9]{4}-[0-9]{2}-[0-9]{2}$`
+			filter.Properties["tags"].MaxItems = jsonschema.Ptr(NoteTagsMax)
+		})}, f.search)
+	mcp.AddTool(s, &mcp.Tool{Name: ToolTree, Title: "Tree",
+		Description: "Counts the nodes of a recursive tree.",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+		InputSchema: treeSchema()}, f.tree)
+	mcp.AddTool(s, &mcp.Tool{Name: ToolSleep, Title: "Sleep",
+		Description: "Sleeps for ms milliseconds, or until the call is cancelled.",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+		InputSchema: schemaFor[SleepIn](func(s *jsonschema.Schema) {
+			s.Properties["ms"].Minimum = jsonschema.Ptr(0.0)
+			s.Properties["ms"].Maximum = jsonschema.Ptr(float64(SleepMaxMS))
+		})}, f.sleep)
+	mcp.AddTool(s, &mcp.Tool{Name: ToolEcho, Title: "Echo",
+		Description: "Returns its text.",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+		InputSchema: schemaFor[EchoIn](func(s *jsonschema.Schema) {
+			s.Properties["text"].MaxLength = jsonschema.Ptr(EchoTextMaxLen)
+		})}, f.echo)
+
+	if f.opts.has(FaultCrashOnCall) {
+		mcp.AddTool(s, &mcp.Tool{Name: ToolCrash, Description: "Ends the server process during the call (fault mode)."},
+			func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+				if f.opts.Crash == nil {
+					return nil, nil, errors.New("crash is not possible in-process")
+				}
+				f.opts.Crash()
+				return nil, nil, errors.New("still alive")
+			})
+	}
+	if f.opts.has(FaultManyTools) {
+		bulkSchema := schemaFor[BulkIn](nil)
+		for i := range ManyToolsCount {
+			mcp.AddTool(s, &mcp.Tool{Name: fmt.Sprintf("bulk_%04d", i), Description: "one of many",
+				InputSchema: bulkSchema},
+				func(ctx context.Context, req *mcp.CallToolRequest, in BulkIn) (*mcp.CallToolResult, any, error) {
+					return textResult("%d", in.N), nil, nil
+				})
+		}
+	}
+}
+
+// treeSchema infers the schema of TreeIn with Node published once under
+// $defs/node and referenced recursively (jsonschema.For refuses cycles, so
+// the recursive occurrence is mapped to a $ref).
+func treeSchema() *jsonschema.Schema {
+	ref := &jsonschema.Schema{Ref: "#/$defs/node"}
+	withRef := &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{reflect.TypeFor[Node](): ref}}
+	root, err := jsonschema.For[TreeIn](withRef)
+	if err != nil {
+		panic(fmt.Sprintf("mcptest: tree schema: %v", err))
+	}
+	// The node definition: Node's own fields, with its Children's items
+	// pointing back at the definition.
+	nodeDef, err := jsonschema.For[nodeFields](withRef)
+	if err != nil {
+		panic(fmt.Sprintf("mcptest: node schema: %v", err))
+	}
+	nodeDef.Properties["name"].MinLength = jsonschema.Ptr(1)
+	nodeDef.Properties["name"].MaxLength = jsonschema.Ptr(TreeNameMaxLen)
+	nodeDef.Properties["children"].MaxItems = jsonschema.Ptr(50)
+	root.Defs = map[string]*jsonschema.Schema{"node": nodeDef}
+	return root
+}
+
+// nodeFields has Node's layout under another name, so that inferring it is
+// not replaced by the $ref that stands for Node. The conversion below keeps
+// the two in step at compile time.
+type nodeFields struct {
+	Name     string `json:"name"`
+	Children []Node `json:"children,omitempty"`
+}
+
+var _ = Node(nodeFields{})
+
+func (f *fake) environment(ctx context.Context, req *mcp.CallToolRequest, in EnvironmentIn) (*mcp.CallToolResult, EnvironmentOut, error) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return nil, EnvironmentOut{}, fmt.Errorf("getwd: %w", err)
+	}
+	out := EnvironmentOut{Cwd: cwd, Args: os.Args[1:], PID: os.Getpid(), PGID: processGroup()}
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		out.EnvNames = append(out.EnvNames, name)
+	}
+	sort.Strings(out.EnvNames)
+	for _, name := range in.Names {
+		if v, ok := os.LookupEnv(name); ok {
+			if out.Env == nil {
+				out.Env = map[string]string{}
+			}
+			out.Env[name] = v
+		}
+	}
+	return nil, out, nil
+}
+
+func (f *fake) noteCreate(ctx context.Context, req *mcp.CallToolRequest, in NoteCreateIn) (*mcp.CallToolResult, NoteCreateOut, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	// Business rule, beyond the schema (SPEC R1.4): titles are unique per owner.
+	for _, n := range f.notes {
+		if n.Owner == in.Owner && n.Title == in.Title {
+			return nil, NoteCreateOut{}, errors.New("conflict: this owner already has a note with that title")
+		}
+	}
+	if len(f.notes) >= 1000 {
+		return nil, NoteCreateOut{}, errors.New("the notes store is full (1000 notes)")
+	}
+	f.nextID++
+	id := fmt.Sprintf("n%d", f.nextID)
+	f.notes[id] = note{ID: id, Owner: in.Owner, Title: in.Title, Body: in.Body, Tags: in.Tags, Priority: in.Priority}
+	return nil, NoteCreateOut{ID: id}, nil
+}
+
+func (f *fake) noteList(ctx context.Context, req *mcp.CallToolRequest, in NoteListIn) (*mcp.CallToolResult, NoteListOut, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := NoteListOut{Notes: []NoteView{}}
+	for _, n := range f.notes {
+		if in.Owner == "" || n.Owner == in.Owner {
+			out.Notes = append(out.Notes, NoteView{ID: n.ID, Owner: n.Owner, Title: n.Title})
+		}
+	}
+	sort.Slice(out.Notes, func(i, j int) bool { return out.Notes[i].ID < out.Notes[j].ID })
+	if in.Limit > 0 && len(out.Notes) > in.Limit {
+		out.Notes = out.Notes[:in.Limit]
+	}
+	return nil, out, nil
+}
+
+func (f *fake) noteDelete(ctx context.Context, req *mcp.CallToolRequest, in NoteDeleteIn) (*mcp.CallToolResult, struct{}, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n, ok := f.notes[in.ID]
+	if !ok {
+		return nil, struct{}{}, errors.New("not found: no note with that id")
+	}
+	// Permission check of the server's own, for a schema-valid call (SPEC R1.4).
+	if n.Owner != in.Caller {
+		return nil, struct{}{}, errors.New("permission denied: only the note's owner may delete it")
+	}
+	delete(f.notes, in.ID)
+	return textResult("deleted"), struct{}{}, nil
+}
+
+var corpus = []string{"alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"}
+
+func (f *fake) search(ctx context.Context, req *mcp.CallToolRequest, in SearchIn) (*mcp.CallToolResult, SearchOut, error) {
+	out := SearchOut{Results: []string{}}
+	for _, w := range corpus {
+		if strings.Contains(w, in.Query) && len(out.Results) < in.Limit {
+			out.Results = append(out.Results, w)
+		}
+	}
+	if in.Sort == "newest" {
+		slices.Reverse(out.Results)
+	}
+	return nil, out, nil
+}
+
+func (f *fake) tree(ctx context.Context, req *mcp.CallToolRequest, in TreeIn) (*mcp.CallToolResult, TreeOut, error) {
+	var walk func(n Node, depth int) (count, maxDepth int)
+	walk = func(n Node, depth int) (int, int) {
+		count, maxDepth := 1, depth
+		for _, c := range n.Children {
+			cc, cd := walk(c, depth+1)
+			count += cc
+			maxDepth = max(maxDepth, cd)
+		}
+		return count, maxDepth
+	}
+	nodes, depth := walk(in.Root, 1)
+	return nil, TreeOut{Nodes: nodes, Depth: depth}, nil
+}
+
+func (f *fake) sleep(ctx context.Context, req *mcp.CallToolRequest, in SleepIn) (*mcp.CallToolResult, SleepOut, error) {
+	start := time.Now()
+	t := time.NewTimer(time.Duration(in.MS) * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil, SleepOut{SleptMS: time.Since(start).Milliseconds()}, nil
+	case <-ctx.Done():
+		if f.opts != nil && f.opts.Counters != nil {
+			f.opts.Counters.cancelled.Add(1)
+		}
+		return nil, SleepOut{}, ctx.Err()
+	}
+}
+
+func (f *fake) echo(ctx context.Context, req *mcp.CallToolRequest, in EchoIn) (*mcp.CallToolResult, any, error) {
+	return textResult("%s", in.Text), nil, nil
+}

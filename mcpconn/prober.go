@@ -1,0 +1,156 @@
+package mcpconn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/agtsdk/agt/resource"
+	"github.com/agtsdk/agt/toolschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// ProberOptions configures a Prober. A nil *ProberOptions means defaults.
+type ProberOptions struct {
+	// Schema bounds the compilation of each tool's inputSchema. Nil means
+	// toolschema's defaults.
+	Schema *toolschema.Options
+}
+
+// Prober starts or connects a registered server exactly as a Run does
+// (through the same Connector), performs initialize and tools/list,
+// compiles every tool's inputSchema, closes, and reports (SPEC R3.2). It
+// never calls a tool. A probe runs the configured command or contacts the
+// URL: it is not a static check and gives no sandbox. A Prober is safe for
+// concurrent use; probes run independently.
+type Prober struct {
+	repo resource.Repository
+	conn *Connector
+	opts ProberOptions
+}
+
+// NewProber returns a Prober reading documents from repo and connecting
+// through c; opts may be nil.
+func NewProber(repo resource.Repository, c *Connector, opts *ProberOptions) *Prober {
+	p := &Prober{repo: repo, conn: c}
+	if opts != nil {
+		p.opts = *opts
+	}
+	return p
+}
+
+// ProbeReport is the outcome of one probe. Its JSON form is what `agt mcp
+// probe --json` prints.
+type ProbeReport struct {
+	Reference resource.Ref `json:"reference"`
+	// Revision is the revision of the document that was probed.
+	Revision int64 `json:"revision"`
+	// Entry is the name of the server entry inside mcpServers.
+	Entry string `json:"entry,omitempty"`
+	// Transport is "stdio", "http", "sse" or "dial".
+	Transport string `json:"transport,omitempty"`
+	// Server is the name and version the server reported; nil if the
+	// handshake failed.
+	Server          *ServerReport           `json:"server,omitempty"`
+	ProtocolVersion string                  `json:"protocol_version,omitempty"`
+	Capabilities    *mcp.ServerCapabilities `json:"capabilities,omitempty"`
+	// Tools has one entry per listed tool, in server order.
+	Tools []ToolReport `json:"tools"`
+	// OK is true when the server connected, listed its tools, and every
+	// tool's inputSchema compiled.
+	OK bool `json:"ok"`
+	// Error says why the probe failed before its tools could be checked.
+	Error string `json:"error,omitempty"`
+	// StderrTail is the end of a stdio server's stderr when the probe
+	// failed.
+	StderrTail string `json:"stderr_tail,omitempty"`
+	// Timings, in milliseconds: connect is start plus handshake.
+	DurationMS int64 `json:"duration_ms"`
+	ConnectMS  int64 `json:"connect_ms"`
+	ListMS     int64 `json:"list_ms"`
+	CompileMS  int64 `json:"compile_ms"`
+}
+
+// ServerReport is the server's self-description from the handshake.
+type ServerReport struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	Title   string `json:"title,omitempty"`
+}
+
+// ToolReport is the load result of one tool.
+type ToolReport struct {
+	Name string `json:"name"`
+	OK   bool   `json:"ok"`
+	// Error is the load error of the tool's inputSchema, "" when OK.
+	Error string `json:"error,omitempty"`
+}
+
+// Probe probes the MCP resource ref.
+//
+// It returns a nil report and an error when the document cannot be read
+// (resource.ErrNotFound, store errors). When the server cannot be started,
+// connected or listed, it returns the report (Error and StderrTail filled
+// in) and the *Error. Tools whose schema fails to compile only make the
+// report not OK: the error is nil.
+func (p *Prober) Probe(ctx context.Context, ref resource.Ref) (*ProbeReport, error) {
+	start := time.Now()
+	res, err := p.repo.Get(ctx, resource.Key{Kind: resource.KindMCP, Ref: ref})
+	if err != nil {
+		return nil, fmt.Errorf("mcpconn: probe %s: %w", ref, err)
+	}
+	rep := &ProbeReport{Reference: ref, Revision: res.Revision, Tools: []ToolReport{}}
+	defer func() { rep.DurationMS = time.Since(start).Milliseconds() }()
+	fail := func(err error) (*ProbeReport, error) {
+		rep.Error = err.Error()
+		var e *Error
+		if errors.As(err, &e) {
+			rep.StderrTail = e.StderrTail
+			// The report carries the tail in its own field.
+			rep.Error = (&Error{Ref: e.Ref, Op: e.Op, Kind: e.Kind, Detail: e.Detail, Err: e.Err}).Error()
+		}
+		return rep, err
+	}
+
+	name, srv, err := resource.DecodeMCP(res.Data)
+	if err != nil {
+		return fail(&Error{Ref: ref, Op: "connect", Kind: ErrInvalidServer, Detail: "the document cannot be decoded", Err: err})
+	}
+	rep.Entry, rep.Transport = name, srv.Transport()
+
+	t0 := time.Now()
+	s, err := p.conn.Connect(ctx, ref, srv)
+	rep.ConnectMS = time.Since(t0).Milliseconds()
+	if err != nil {
+		return fail(err)
+	}
+	defer s.Close()
+	rep.Transport = s.Transport()
+	if info := s.ServerInfo(); info != nil {
+		rep.Server = &ServerReport{Name: info.Name, Version: info.Version, Title: info.Title}
+	}
+	rep.ProtocolVersion, rep.Capabilities = s.ProtocolVersion(), s.Capabilities()
+
+	t1 := time.Now()
+	tools, err := s.Tools(ctx)
+	rep.ListMS = time.Since(t1).Milliseconds()
+	if err != nil {
+		if e := (*Error)(nil); errors.As(err, &e) && e.StderrTail == "" {
+			e.StderrTail = s.StderrTail()
+		}
+		return fail(err)
+	}
+
+	t2 := time.Now()
+	rep.OK = true
+	for _, t := range tools {
+		tr := ToolReport{Name: t.Name, OK: true}
+		if _, err := toolschema.Compile(t.InputSchema, p.opts.Schema); err != nil {
+			tr.OK, tr.Error, rep.OK = false, err.Error(), false
+		}
+		rep.Tools = append(rep.Tools, tr)
+	}
+	rep.CompileMS = time.Since(t2).Milliseconds()
+	return rep, nil
+}

@@ -1,0 +1,261 @@
+package mcpconn
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// process is a started stdio server: its pipes, its stderr ring and its
+// process group.
+type process struct {
+	cmd    *exec.Cmd
+	stdin  *os.File // our end of the child's stdin
+	stdout *stdoutReader
+	stderr *ring
+
+	stderrR    *os.File
+	stderrDone chan struct{}
+
+	exited  chan struct{} // closed once cmd.Wait returned
+	waitErr error         // set before exited is closed
+
+	stopOnce sync.Once
+	stopErr  error
+}
+
+// startProcess starts path with args in dir with env, in its own process
+// group, with all three pipes owned by us (no exec copying goroutines).
+func startProcess(path string, argv []string, dir string, env []string, stderrTail int) (*process, error) {
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		closeAll(inR, inW)
+		return nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		closeAll(inR, inW, outR, outW)
+		return nil, err
+	}
+	cmd := &exec.Cmd{
+		Path:   path,
+		Args:   argv,
+		Dir:    dir,
+		Env:    env,
+		Stdin:  inR,
+		Stdout: outW,
+		Stderr: errW,
+	}
+	setProcessGroup(cmd)
+	if err := cmd.Start(); err != nil {
+		closeAll(inR, inW, outR, outW, errR, errW)
+		return nil, err
+	}
+	// The child holds its ends now; ours would keep EOF from ever coming.
+	closeAll(inR, outW, errW)
+	p := &process{
+		cmd:        cmd,
+		stdin:      inW,
+		stdout:     &stdoutReader{f: outR},
+		stderr:     newRing(stderrTail),
+		stderrR:    errR,
+		stderrDone: make(chan struct{}),
+		exited:     make(chan struct{}),
+	}
+	go func() {
+		p.waitErr = cmd.Wait()
+		close(p.exited)
+	}()
+	go func() {
+		defer close(p.stderrDone)
+		_, _ = io.Copy(p.stderr, errR)
+	}()
+	return p, nil
+}
+
+func closeAll(fs ...*os.File) {
+	for _, f := range fs {
+		_ = f.Close()
+	}
+}
+
+// exitStatus describes how the process ended ("exit status 3", "signal:
+// killed"), or "" while it runs.
+func (p *process) exitStatus() string {
+	select {
+	case <-p.exited:
+		if p.cmd.ProcessState != nil {
+			return p.cmd.ProcessState.String()
+		}
+		if p.waitErr != nil {
+			return p.waitErr.Error()
+		}
+		return "exited"
+	default:
+		return ""
+	}
+}
+
+// awaitExit waits up to d for the process to end and reports whether it did.
+func (p *process) awaitExit(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-p.exited:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// stop ends the process and everything left in its group: close stdin,
+// wait grace, SIGTERM the group, wait grace, SIGKILL the group; then the
+// same for members that outlived the leader. It reaps the leader (no
+// zombie) and returns an error only if the group could not be ended. It is
+// idempotent.
+func (p *process) stop(grace time.Duration) error {
+	p.stopOnce.Do(func() {
+		_ = p.stdin.Close() // MCP stdio shutdown: the server sees EOF
+		if !p.awaitExit(grace) {
+			_ = signalGroup(p.cmd, sigTerm)
+			if !p.awaitExit(grace) {
+				_ = signalGroup(p.cmd, sigKill)
+				if !p.awaitExit(5 * time.Second) {
+					p.stopErr = fmt.Errorf("process %d did not end after SIGKILL", p.cmd.Process.Pid)
+				}
+			}
+		}
+		// The leader is gone; children it left in the group are orphans
+		// unless we end them too.
+		if groupAlive(p.cmd) {
+			_ = signalGroup(p.cmd, sigTerm)
+			deadline := time.Now().Add(grace)
+			for groupAlive(p.cmd) && time.Now().Before(deadline) {
+				time.Sleep(10 * time.Millisecond)
+			}
+			_ = signalGroup(p.cmd, sigKill)
+		}
+		// stderr ends when the last holder exits; one that escaped the
+		// group (setsid) must not keep our reader goroutine alive.
+		select {
+		case <-p.stderrDone:
+		case <-time.After(200 * time.Millisecond):
+			_ = p.stderrR.Close()
+			<-p.stderrDone
+		}
+		_ = p.stderrR.Close()
+		_ = p.stdout.Close()
+	})
+	return p.stopErr
+}
+
+// stdoutReader is the child's stdout as the transport reads it; it keeps
+// the first bytes so a handshake failure can say what the server printed
+// instead of JSON.
+type stdoutReader struct {
+	f     *os.File
+	mu    sync.Mutex
+	first []byte
+}
+
+const stdoutPrefixLen = 200
+
+func (r *stdoutReader) Read(p []byte) (int, error) {
+	n, err := r.f.Read(p)
+	if n > 0 {
+		r.mu.Lock()
+		if room := stdoutPrefixLen - len(r.first); room > 0 {
+			r.first = append(r.first, p[:min(n, room)]...)
+		}
+		r.mu.Unlock()
+	}
+	return n, err
+}
+
+func (r *stdoutReader) Close() error { return r.f.Close() }
+
+// nonJSONPrefix returns the first line the server wrote on stdout if it
+// cannot start a JSON-RPC message, else "".
+func (r *stdoutReader) nonJSONPrefix() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := strings.TrimLeft(string(r.first), " \t\r\n")
+	if s == "" || s[0] == '{' || s[0] == '[' {
+		return ""
+	}
+	line, _, _ := strings.Cut(s, "\n")
+	if len(line) > 80 {
+		line = line[:80] + "..."
+	}
+	return line
+}
+
+// ring keeps the last n bytes written to it.
+type ring struct {
+	mu    sync.Mutex
+	buf   []byte
+	size  int
+	total int64
+}
+
+func newRing(size int) *ring { return &ring{size: size, buf: make([]byte, 0, min(size, 4096))} }
+
+func (r *ring) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.total += int64(len(p))
+	if len(p) >= r.size {
+		r.buf = append(r.buf[:0], p[len(p)-r.size:]...)
+		return len(p), nil
+	}
+	if over := len(r.buf) + len(p) - r.size; over > 0 {
+		r.buf = append(r.buf[:0], r.buf[over:]...)
+	}
+	r.buf = append(r.buf, p...)
+	return len(p), nil
+}
+
+// String returns the kept tail, starting at a line boundary when bytes were
+// dropped.
+func (r *ring) String() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := string(r.buf)
+	if r.total > int64(len(r.buf)) {
+		if i := strings.IndexByte(s, '\n'); i >= 0 && i < len(s)-1 {
+			s = s[i+1:]
+		}
+		s = "[...]\n" + s
+	}
+	return s
+}
+
+// lookPath finds a bare command in the PATH the child will get; relative
+// PATH entries resolve against the child's cwd, as its own lookups would.
+func lookPath(name, pathVar, cwd string) (string, error) {
+	for _, dir := range filepath.SplitList(pathVar) {
+		if dir == "" {
+			dir = "."
+		}
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(cwd, dir)
+		}
+		p := filepath.Join(dir, name)
+		if isExecutable(p) {
+			return p, nil
+		}
+	}
+	return "", errNotFound
+}
+
+var errNotFound = errors.New("executable file not found")

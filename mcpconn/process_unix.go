@@ -1,0 +1,36 @@
+//go:build unix
+
+package mcpconn
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"syscall"
+)
+
+const (
+	sigTerm = syscall.SIGTERM
+	sigKill = syscall.SIGKILL
+)
+
+// setProcessGroup puts the child in a new process group whose id is its pid,
+// so that signals reach everything it starts, even through a shell.
+func setProcessGroup(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+}
+
+func signalGroup(cmd *exec.Cmd, sig syscall.Signal) error {
+	return syscall.Kill(-cmd.Process.Pid, sig)
+}
+
+// groupAlive reports whether any process is left in the child's group.
+func groupAlive(cmd *exec.Cmd) bool {
+	err := syscall.Kill(-cmd.Process.Pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+func isExecutable(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
+}

@@ -1,0 +1,258 @@
+package mcpconn
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/agtsdk/agt/resource"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Session is one open connection to an MCP server, made by Connector.Connect.
+// Its methods are safe for concurrent use; Close ends it.
+type Session struct {
+	ref         resource.Ref
+	transport   string
+	toolTimeout time.Duration
+	grace       time.Duration
+	maxTools    int
+
+	cs            *mcp.ClientSession
+	proc          *process        // stdio only
+	httpTransport *http.Transport // remote with a per-session transport only
+	capture       *toolsListCapture
+
+	serverInfo      *mcp.Implementation
+	protocolVersion string
+	capabilities    *mcp.ServerCapabilities
+	instructions    string
+
+	toolsMu   sync.Mutex // one tools/list walk at a time (the capture holds one result)
+	closed    atomic.Bool
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Tool is a tool as the server listed it.
+type Tool struct {
+	Name        string               `json:"name"`
+	Title       string               `json:"title,omitempty"`
+	Description string               `json:"description,omitempty"`
+	Annotations *mcp.ToolAnnotations `json:"annotations,omitempty"`
+	// InputSchema holds the exact bytes the server sent (not a map round
+	// trip: key order and large integers are kept).
+	InputSchema json.RawMessage `json:"inputSchema"`
+	// OutputSchema holds the exact bytes of the output schema, or nil.
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+}
+
+// Ref returns the reference the session was connected for.
+func (s *Session) Ref() resource.Ref { return s.ref }
+
+// Transport returns how the session was made: "stdio", "http", "sse", or
+// "dial" when ConnectorOptions.Dial supplied the transport.
+func (s *Session) Transport() string { return s.transport }
+
+// ServerInfo returns the server's name and version from the handshake.
+func (s *Session) ServerInfo() *mcp.Implementation { return s.serverInfo }
+
+// ProtocolVersion returns the protocol version the server agreed to.
+func (s *Session) ProtocolVersion() string { return s.protocolVersion }
+
+// Capabilities returns the server's capabilities from the handshake.
+func (s *Session) Capabilities() *mcp.ServerCapabilities { return s.capabilities }
+
+// Instructions returns the server's instructions from the handshake.
+func (s *Session) Instructions() string { return s.instructions }
+
+// StderrTail returns the end of a stdio server's stderr so far ("" for
+// other transports).
+func (s *Session) StderrTail() string {
+	if s.proc == nil {
+		return ""
+	}
+	return s.proc.stderr.String()
+}
+
+// maxListPages bounds a tools/list walk against a server whose cursors
+// never end.
+const maxListPages = 1000
+
+// Tools lists all the server's tools, following every page. The walk is
+// bounded by the document's tool_timeout_ms (default 60 s) and by ctx.
+func (s *Session) Tools(ctx context.Context) ([]Tool, error) {
+	s.toolsMu.Lock()
+	defer s.toolsMu.Unlock()
+	if s.closed.Load() {
+		return nil, s.closedError("list tools")
+	}
+	lctx, cancel := context.WithTimeoutCause(ctx, s.toolTimeout, errToolTimeout)
+	defer cancel()
+	var (
+		out    []Tool
+		cursor string
+		seen   = map[string]bool{}
+	)
+	for page := 0; ; page++ {
+		if page == maxListPages {
+			return nil, &Error{Ref: s.ref, Op: "list tools", Detail: fmt.Sprintf("more than %d pages", maxListPages)}
+		}
+		s.capture.take() // forget any stale result
+		res, err := s.cs.ListTools(lctx, &mcp.ListToolsParams{Cursor: cursor})
+		if err != nil {
+			return nil, s.classify("list tools", ctx, lctx, err)
+		}
+		next := res.NextCursor
+		if raw := s.capture.take(); raw != nil {
+			var wire struct {
+				Tools      []Tool `json:"tools"`
+				NextCursor string `json:"nextCursor"`
+			}
+			if err := json.Unmarshal(raw, &wire); err != nil {
+				return nil, &Error{Ref: s.ref, Op: "list tools", Detail: "the tools/list result is malformed", Err: err}
+			}
+			out = append(out, wire.Tools...)
+			next = wire.NextCursor
+		} else {
+			// No wire copy (a cached result of a newer protocol): fall back
+			// to the decoded form.
+			for _, t := range res.Tools {
+				out = append(out, decodedTool(t))
+			}
+		}
+		if len(out) > s.maxTools {
+			return nil, &Error{Ref: s.ref, Op: "list tools", Detail: fmt.Sprintf("the server lists more than %d tools", s.maxTools)}
+		}
+		if next == "" {
+			return out, nil
+		}
+		if seen[next] {
+			return nil, &Error{Ref: s.ref, Op: "list tools", Detail: "the server repeated a pagination cursor"}
+		}
+		seen[next] = true
+		cursor = next
+	}
+}
+
+func decodedTool(t *mcp.Tool) Tool {
+	in, _ := json.Marshal(t.InputSchema)
+	var outSchema json.RawMessage
+	if t.OutputSchema != nil {
+		outSchema, _ = json.Marshal(t.OutputSchema)
+	}
+	return Tool{Name: t.Name, Title: t.Title, Description: t.Description, Annotations: t.Annotations,
+		InputSchema: in, OutputSchema: outSchema}
+}
+
+var errToolTimeout = errors.New("tool timeout")
+
+// CallTool calls the tool name with args (a JSON object; nil or empty means
+// {}). The call is bounded by the document's tool_timeout_ms (default 60 s);
+// when that or ctx ends, the request is cancelled on the server too
+// (notifications/cancelled).
+//
+// A result with IsError set (the tool failed, or the server refused the
+// arguments) is returned as a result with a nil error. Errors:
+// ErrUnavailable when the connection is dead or closed, context.DeadlineExceeded
+// for the tool timeout, the caller's ctx error when ctx ends, and a
+// *jsonrpc.Error (errors.As) for a protocol error such as an unknown tool.
+// Argument values are never part of an error.
+func (s *Session) CallTool(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
+	op := "call tool " + quoteName(name)
+	if s.closed.Load() {
+		return nil, s.closedError(op)
+	}
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	} else if !json.Valid(args) {
+		return nil, &Error{Ref: s.ref, Op: op, Detail: "the arguments are not valid JSON"}
+	}
+	cctx, cancel := context.WithTimeoutCause(ctx, s.toolTimeout, errToolTimeout)
+	defer cancel()
+	res, err := s.cs.CallTool(cctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		return nil, s.classify(op, ctx, cctx, err)
+	}
+	return res, nil
+}
+
+// quoteName quotes a tool name for an error, bounded: names come from the
+// server or the model.
+func quoteName(name string) string {
+	if len(name) > 128 {
+		name = name[:128] + "..."
+	}
+	return fmt.Sprintf("%q", name)
+}
+
+// classify turns an error of a request into the documented error contract.
+func (s *Session) classify(op string, ctx, rctx context.Context, err error) error {
+	var wire *jsonrpc.Error
+	switch {
+	case ctx.Err() != nil:
+		return &Error{Ref: s.ref, Op: op, Detail: "cancelled by the caller", Err: context.Cause(ctx)}
+	case errors.Is(context.Cause(rctx), errToolTimeout):
+		return &Error{Ref: s.ref, Op: op, Detail: fmt.Sprintf("no answer within the tool timeout of %s (tool_timeout_ms); the request was cancelled", s.toolTimeout),
+			Err: context.DeadlineExceeded}
+	case s.closed.Load():
+		return s.closedError(op)
+	case errors.Is(err, mcp.ErrConnectionClosed):
+		return s.deadError(op, err)
+	case errors.As(err, &wire):
+		return &Error{Ref: s.ref, Op: op, Detail: "the server answered with a protocol error", Err: err}
+	default:
+		return s.deadError(op, err)
+	}
+}
+
+func (s *Session) closedError(op string) error {
+	return &Error{Ref: s.ref, Op: op, Kind: ErrUnavailable, Detail: "the session is closed"}
+}
+
+// deadError reports a connection that died under a request, with the exit
+// status and stderr of a process that ended.
+func (s *Session) deadError(op string, err error) error {
+	e := &Error{Ref: s.ref, Op: op, Kind: ErrUnavailable, Detail: "the connection to the server is lost", Err: err}
+	if s.proc != nil {
+		// The pipe closes a moment before the exit is reaped.
+		if s.proc.awaitExit(time.Second) {
+			e.Detail = "the server process ended (" + s.proc.exitStatus() + ")"
+		}
+		e.StderrTail = s.proc.stderr.String()
+	}
+	return e
+}
+
+// Close ends the session: it closes the connection and, for a stdio
+// server, ends its whole process group (stdin close, grace period, SIGTERM,
+// SIGKILL) and reaps it. The server's own exit status is not an error.
+// Close is idempotent; calls in flight fail with ErrUnavailable.
+func (s *Session) Close() error {
+	s.closeOnce.Do(func() {
+		s.closed.Store(true)
+		if s.cs != nil {
+			_ = s.cs.Close() // errors here report the peer's state, not ours
+		}
+		s.release()
+	})
+	return s.closeErr
+}
+
+// release frees what Connect acquired: the process and the HTTP transport.
+func (s *Session) release() {
+	if s.proc != nil {
+		if err := s.proc.stop(s.grace); err != nil {
+			s.closeErr = &Error{Ref: s.ref, Op: "close", Detail: "ending the server process failed", Err: err}
+		}
+	}
+	if s.httpTransport != nil {
+		s.httpTransport.CloseIdleConnections()
+	}
+}
