@@ -213,7 +213,10 @@ func dispatch(ctx context.Context, e *env, args []string) error {
 func runLeaf(ctx context.Context, e *env, g *group, l *leaf, args []string) error {
 	path := g.name + " " + l.name
 	fs := newFlagSet("agt " + path)
-	e.global.define(fs)
+	// Defining a flag resets its variable: the global flags given after the
+	// command go to their own struct, and win over those given before.
+	var after globalFlags
+	after.define(fs)
 	act := l.define(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -221,6 +224,9 @@ func runLeaf(ctx context.Context, e *env, g *group, l *leaf, args []string) erro
 			return writeLeafHelp(e.out, g, l, fs)
 		}
 		return usagef(path, "%s", flagErrorText(err))
+	}
+	if after.store != "" {
+		e.global.store = after.store
 	}
 	if len(pos) < l.min || (l.max >= 0 && len(pos) > l.max) {
 		return usagef(path, "agt %s takes %s; got %d argument(s)", path, argCountText(l), len(pos))

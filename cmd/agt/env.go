@@ -1,10 +1,45 @@
 package main
 
+import (
+	"context"
+
+	"github.com/agtsdk/agt"
+	"github.com/agtsdk/agt/resource/boltrepo"
+)
+
 // env is what one invocation of agt carries: its streams, the global flags,
 // and the host, opened on first use.
 type env struct {
 	stdio
 	global globalFlags
+	h      *agt.Host
 }
 
-func (e *env) close() {}
+// host opens the store named by --db (or its defaults) on first use. A
+// bbolt file is opened in shared mode: only for the span of each
+// operation, so a running host that also uses shared mode and the CLI can
+// work on one file.
+func (e *env) host(ctx context.Context) (*agt.Host, error) {
+	if e.h != nil {
+		return e.h, nil
+	}
+	store := e.global.store
+	if store == "" {
+		var err error
+		if store, err = defaultStore(e.lookupEnv); err != nil {
+			return nil, err
+		}
+	}
+	h, err := agt.Open(ctx, store, &agt.Options{Bolt: &boltrepo.Options{Shared: true}})
+	if err != nil {
+		return nil, err
+	}
+	e.h = h
+	return h, nil
+}
+
+func (e *env) close() {
+	if e.h != nil {
+		_ = e.h.Close()
+	}
+}

@@ -49,9 +49,9 @@ type result struct {
 	code           int
 }
 
-// agt runs the binary with args against the store db (no --db when empty),
+// runAgt runs the binary with args against the store db (no --db when empty),
 // with stdin from the given text (not a terminal).
-func agt(t *testing.T, db, stdin string, args ...string) result {
+func runAgt(t *testing.T, db, stdin string, args ...string) result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -78,7 +78,7 @@ func agt(t *testing.T, db, stdin string, args ...string) result {
 
 func TestHelpCoversEveryCommand(t *testing.T) {
 	t.Parallel()
-	r := agt(t, "", "", "--help")
+	r := runAgt(t, "", "", "--help")
 	if r.code != 0 {
 		t.Fatalf("agt --help: exit %d, stderr %s", r.code, r.stderr)
 	}
@@ -87,7 +87,7 @@ func TestHelpCoversEveryCommand(t *testing.T) {
 			if want := "agt " + g.name + " " + l.name + " "; !strings.Contains(r.stdout, want) {
 				t.Errorf("agt --help does not list %q", want)
 			}
-			sub := agt(t, "", "", g.name, l.name, "--help")
+			sub := runAgt(t, "", "", g.name, l.name, "--help")
 			if sub.code != 0 || !strings.HasPrefix(sub.stdout, "Usage: agt "+g.name+" "+l.name) {
 				t.Errorf("agt %s %s --help: exit %d, stdout %.80q", g.name, l.name, sub.code, sub.stdout)
 			}
@@ -133,7 +133,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			r := agt(t, db, "", tt.args...)
+			r := runAgt(t, db, "", tt.args...)
 			if r.code != 2 {
 				t.Errorf("agt %q: exit %d, want 2; stderr:\n%s", tt.args, r.code, r.stderr)
 			}

@@ -1,0 +1,130 @@
+package agt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/agtsdk/agt/resource"
+	"github.com/agtsdk/agt/resource/boltrepo"
+	"github.com/agtsdk/agt/resource/pgrepo"
+)
+
+// StoreFile is the name of the bbolt file Open uses inside a directory.
+const StoreFile = "agt.db"
+
+// Options configure Open and New. A nil *Options means the defaults
+// described on each field.
+type Options struct {
+	// Bolt configures the bbolt repository when Open is given a path. Nil
+	// means boltrepo's defaults: the file is held open and locked until
+	// Close (exclusive mode). Set Shared to let other processes, such as
+	// the agt CLI, use the same file while the Host runs.
+	Bolt *boltrepo.Options
+	// Postgres configures the PostgreSQL repository when Open is given a
+	// postgres:// URL. Nil means pgrepo's defaults (the table is created
+	// when missing).
+	Postgres *pgrepo.Options
+	// Service configures the resource service. Nil means its defaults.
+	Service *resource.ServiceOptions
+}
+
+// Host wires the parts of agt for an agent host: one Repository, the one
+// resource service over it, and what starts and checks MCP servers. Every
+// part is also reachable, and can be assembled by hand, from the
+// sub-packages: the Host adds no behaviour of its own.
+//
+// A Host is safe for concurrent use. Close it when done.
+type Host struct {
+	repo      resource.Repository
+	service   *resource.Service
+	closeRepo func() error // nil when the caller owns the repository
+}
+
+// Open opens the store and returns a Host over it. store is one of:
+//
+//   - a postgres:// or postgresql:// URL: the PostgreSQL repository
+//     (resource/pgrepo);
+//   - the path of an existing directory: the bbolt file StoreFile inside it;
+//   - any other path: that bbolt file, created with its parent directories
+//     (mode 0700) when missing.
+//
+// ctx bounds the connection to PostgreSQL; a bbolt file waits at most
+// Options.Bolt.LockTimeout for the lock another process holds.
+func Open(ctx context.Context, store string, opts *Options) (*Host, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	if store == "" {
+		return nil, errors.New("agt: no store given: pass a directory, a bbolt file path or a postgres:// URL")
+	}
+	if isPostgresURL(store) {
+		repo, err := pgrepo.Open(ctx, store, opts.Postgres)
+		if err != nil {
+			return nil, fmt.Errorf("agt: open the PostgreSQL store: %w", err)
+		}
+		h := New(repo, opts)
+		h.closeRepo = func() error { repo.Close(); return nil }
+		return h, nil
+	}
+	path, err := boltPath(store)
+	if err != nil {
+		return nil, err
+	}
+	repo, err := boltrepo.Open(path, opts.Bolt)
+	if err != nil {
+		return nil, fmt.Errorf("agt: open the store: %w", err)
+	}
+	h := New(repo, opts)
+	h.closeRepo = repo.Close
+	return h, nil
+}
+
+func isPostgresURL(s string) bool {
+	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
+}
+
+// boltPath resolves Open's path argument to the bbolt file, creating the
+// parent directories of a new file.
+func boltPath(store string) (string, error) {
+	if st, err := os.Stat(store); err == nil && st.IsDir() {
+		return filepath.Join(store, StoreFile), nil
+	}
+	if err := os.MkdirAll(filepath.Dir(store), 0o700); err != nil {
+		return "", fmt.Errorf("agt: create the store's directory: %w", err)
+	}
+	return store, nil
+}
+
+// New returns a Host over a Repository the caller opened, for hosts that
+// bring their own store. Close does not close repo: its owner does.
+func New(repo resource.Repository, opts *Options) *Host {
+	if opts == nil {
+		opts = &Options{}
+	}
+	return &Host{
+		repo:    repo,
+		service: resource.NewService(repo, opts.Service),
+	}
+}
+
+// Repository returns the Host's repository.
+func (h *Host) Repository() resource.Repository { return h.repo }
+
+// Resources returns the one resource service: the framework tools and the
+// agt CLI write through it.
+func (h *Host) Resources() *resource.Service { return h.service }
+
+// Close releases the store if Open opened it. Runs started from the Host
+// must be closed by their owners; Close does not end them.
+func (h *Host) Close() error {
+	if h.closeRepo == nil {
+		return nil
+	}
+	err := h.closeRepo()
+	h.closeRepo = nil
+	return err
+}

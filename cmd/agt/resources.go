@@ -1,0 +1,485 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/agtsdk/agt/resource"
+)
+
+// The commands that only read and write resources, through the one
+// resource service (as the framework tools do), as the direct caller.
+
+func mcpCreate(ctx context.Context, e *env, fs *flag.FlagSet, sf *serverFlags, refArg string) error {
+	ref, err := parseRefArg("mcp create", refArg)
+	if err != nil {
+		return err
+	}
+	data, err := documentFromFlags(fs, sf, ref)
+	if err != nil {
+		return err
+	}
+	if given(fs, "cwd") && !filepath.IsAbs(sf.cwd) {
+		abs, _ := filepath.Abs(sf.cwd)
+		fmt.Fprintf(e.err, "note: --cwd made absolute: %s\n", abs)
+	}
+	h, err := e.host(ctx)
+	if err != nil {
+		return err
+	}
+	res, err := h.Resources().Write(ctx, resource.Direct(), resource.WriteRequest{
+		Kind: resource.KindMCP, Ref: ref, Create: true, Data: data,
+	})
+	if err != nil {
+		return err
+	}
+	reportWrite(e, "registered", res)
+	fmt.Fprintf(e.err, "next: 'agt mcp test %s' (static), 'agt mcp probe %s' (starts it)\n", ref, ref)
+	return nil
+}
+
+func mcpUpdate(ctx context.Context, e *env, fs *flag.FlagSet, sf *serverFlags, refArg string) error {
+	const cmd = "mcp update"
+	ref, err := parseRefArg(cmd, refArg)
+	if err != nil {
+		return err
+	}
+	if given(fs, "data") && anyServerFlag(fs) {
+		return usagef(cmd, "--data gives the whole document; do not combine it with the server flags")
+	}
+	if !given(fs, "data") && !anyServerFlag(fs) {
+		return usagef(cmd, "nothing to change: give the flags to change (--command, --cwd, --arg, --url, ...) or --data")
+	}
+	if sf.expectedRevision < 0 {
+		return usagef(cmd, "--expected-revision must be a revision you read (1 or more)")
+	}
+	h, err := e.host(ctx)
+	if err != nil {
+		return err
+	}
+	req := resource.WriteRequest{Kind: resource.KindMCP, Ref: ref, ExpectedRevision: sf.expectedRevision}
+	if given(fs, "data") {
+		if req.Data, err = jsonArg(cmd, "--data", sf.data); err != nil {
+			return err
+		}
+	} else {
+		cur, err := h.Resources().Read(ctx, resource.Direct(), resource.Key{Kind: resource.KindMCP, Ref: ref})
+		if err != nil {
+			return err
+		}
+		name, srv, err := resource.DecodeMCP(cur.Data)
+		if err != nil {
+			return fmt.Errorf("the stored document cannot be edited flag by flag (%v): replace it with --data", err)
+		}
+		if err := sf.apply(fs, &srv); err != nil {
+			return usagef(cmd, "%s", err)
+		}
+		if sf.name != "" {
+			name = sf.name
+		}
+		if req.Data, err = json.Marshal(resource.MCPDocument{MCPServers: map[string]resource.MCPServer{name: srv}}); err != nil {
+			return err
+		}
+		if req.ExpectedRevision == 0 {
+			// Compare-and-set on what was just read: a concurrent writer
+			// makes this fail instead of being overwritten (SPEC R2.6).
+			req.ExpectedRevision = cur.Revision
+		}
+	}
+	res, err := h.Resources().Write(ctx, resource.Direct(), req)
+	if err != nil {
+		return err
+	}
+	reportWrite(e, "updated", res)
+	return nil
+}
+
+// reportWrite prints what a write did, its warnings and no-ops.
+func reportWrite(e *env, verb string, res resource.WriteResult) {
+	r := res.Resource
+	if res.Changed {
+		fmt.Fprintf(e.out, "%s %s %s (revision %d)\n", verb, r.Kind, r.Ref, r.Revision)
+	} else {
+		fmt.Fprintf(e.out, "%s %s unchanged (revision %d)\n", r.Kind, r.Ref, r.Revision)
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(e.err, "warning: %s\n", w)
+	}
+	for _, n := range res.Noops {
+		fmt.Fprintf(e.err, "no change: %s\n", n)
+	}
+}
+
+func showResource(ctx context.Context, e *env, kind resource.Kind, refArg string, asJSON bool) error {
+	ref, err := parseRefArg(string(kind)+" get", refArg)
+	if err != nil {
+		return err
+	}
+	h, err := e.host(ctx)
+	if err != nil {
+		return err
+	}
+	res, err := h.Resources().Read(ctx, resource.Direct(), resource.Key{Kind: kind, Ref: ref})
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return writeJSON(e.out, res)
+	}
+	t := newTable(e.out)
+	fmt.Fprintf(t, "reference\t%s\n", res.Ref)
+	fmt.Fprintf(t, "revision\t%d\n", res.Revision)
+	fmt.Fprintf(t, "updated\t%s\n", res.UpdatedAt.Local().Format(time.DateTime))
+	if kind == resource.KindMCP {
+		writeServerFields(t, res.Data)
+	} else {
+		writeAgentFields(t, res.Data)
+	}
+	return t.Flush()
+}
+
+// writeServerFields prints an MCP document's fields; env values and header
+// values are not shown (they are often secrets): --json shows them.
+func writeServerFields(t interface{ Write([]byte) (int, error) }, data json.RawMessage) {
+	name, srv, err := resource.DecodeMCP(data)
+	if err != nil {
+		fmt.Fprintf(t, "problem\t%v\n", err)
+		return
+	}
+	fmt.Fprintf(t, "server\t%s\n", name)
+	fmt.Fprintf(t, "transport\t%s\n", srv.Transport())
+	if srv.Transport() == resource.TransportStdio {
+		fmt.Fprintf(t, "command\t%s\n", srv.Command)
+		if len(srv.Args) > 0 {
+			fmt.Fprintf(t, "args\t%s\n", strings.Join(quoteArgs(srv.Args), " "))
+		}
+		cwd := srv.Cwd
+		if !filepath.IsAbs(cwd) {
+			cwd = fmt.Sprintf("%q (not absolute: set it with agt mcp update --cwd DIR before starting it)", cwd)
+		}
+		fmt.Fprintf(t, "cwd\t%s\n", cwd)
+		if len(srv.Env) > 0 {
+			fmt.Fprintf(t, "env\t%s (values hidden; --json shows them)\n", strings.Join(sortedKeys(srv.Env), ", "))
+		}
+	} else {
+		fmt.Fprintf(t, "url\t%s\n", srv.URL)
+		if len(srv.Headers) > 0 {
+			fmt.Fprintf(t, "headers\t%s (values hidden; --json shows them)\n", strings.Join(sortedKeys(srv.Headers), ", "))
+		}
+	}
+	if srv.StartupTimeoutMS > 0 {
+		fmt.Fprintf(t, "startup timeout\t%s\n", time.Duration(srv.StartupTimeoutMS)*time.Millisecond)
+	}
+	if srv.ToolTimeoutMS > 0 {
+		fmt.Fprintf(t, "tool timeout\t%s\n", time.Duration(srv.ToolTimeoutMS)*time.Millisecond)
+	}
+	if srv.Description != "" {
+		fmt.Fprintf(t, "description\t%s\n", oneLine(srv.Description, 100))
+	}
+}
+
+func writeAgentFields(t interface{ Write([]byte) (int, error) }, data json.RawMessage) {
+	doc, err := resource.DecodeAgent(data)
+	if err != nil {
+		fmt.Fprintf(t, "problem\t%v\n", err)
+		return
+	}
+	fmt.Fprintf(t, "enabled\t%t\n", doc.IsEnabled())
+	fmt.Fprintf(t, "manager\t%t\n", doc.Manager)
+	fmt.Fprintf(t, "capabilities\t%s\n", orNone(doc.Capabilities))
+	mcps := make([]string, len(doc.MCPs))
+	for i, m := range doc.MCPs {
+		mcps[i] = string(m)
+	}
+	fmt.Fprintf(t, "mcps\t%s\n", orNone(mcps))
+	if len(doc.Extra) > 0 {
+		fmt.Fprintf(t, "other fields\t%s\n", strings.Join(sortedKeys(doc.Extra), ", "))
+	}
+}
+
+func orNone(items []string) string {
+	if len(items) == 0 {
+		return "(none)"
+	}
+	return strings.Join(items, ", ")
+}
+
+func quoteArgs(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if a == "" || strings.ContainsAny(a, " \t\"'") {
+			a = fmt.Sprintf("%q", a)
+		}
+		out[i] = a
+	}
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func listResources(ctx context.Context, e *env, kind resource.Kind, category string) ([]resource.Resource, error) {
+	h, err := e.host(ctx)
+	if err != nil {
+		return nil, err
+	}
+	list, err := h.Resources().List(ctx, resource.Direct(), kind, category)
+	if list == nil {
+		list = []resource.Resource{}
+	}
+	return list, err
+}
+
+func mcpList(ctx context.Context, e *env, category string, asJSON bool) error {
+	list, err := listResources(ctx, e, resource.KindMCP, category)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return writeJSON(e.out, list)
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(e.err, "no MCP servers registered; add one with 'agt mcp create' or 'agt mcp import'")
+		return nil
+	}
+	now := time.Now()
+	t := newTable(e.out)
+	fmt.Fprintln(t, "REFERENCE\tTRANSPORT\tTARGET\tREVISION\tUPDATED")
+	for _, r := range list {
+		transport, target := "?", "(unreadable document)"
+		if _, srv, err := resource.DecodeMCP(r.Data); err == nil {
+			transport = srv.Transport()
+			if transport == resource.TransportStdio {
+				target = oneLine(strings.Join(append([]string{srv.Command}, quoteArgs(srv.Args)...), " "), 60)
+			} else {
+				target = oneLine(srv.URL, 60)
+			}
+		}
+		fmt.Fprintf(t, "%s\t%s\t%s\t%d\t%s\n", r.Ref, transport, target, r.Revision, since(now, r.UpdatedAt))
+	}
+	return t.Flush()
+}
+
+func agentList(ctx context.Context, e *env, category string, asJSON bool) error {
+	list, err := listResources(ctx, e, resource.KindAgent, category)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return writeJSON(e.out, list)
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(e.err, "no agents; create one with 'agt agent create AGENT'")
+		return nil
+	}
+	t := newTable(e.out)
+	fmt.Fprintln(t, "AGENT\tENABLED\tMANAGES\tMCPS\tREVISION")
+	for _, r := range list {
+		doc, err := resource.DecodeAgent(r.Data)
+		if err != nil {
+			fmt.Fprintf(t, "%s\t?\t?\t(unreadable document)\t%d\n", r.Ref, r.Revision)
+			continue
+		}
+		mcps := make([]string, len(doc.MCPs))
+		for i, m := range doc.MCPs {
+			mcps[i] = string(m)
+		}
+		fmt.Fprintf(t, "%s\t%t\t%t\t%s\t%d\n", r.Ref, doc.IsEnabled(), doc.CanManage(), oneLine(orNone(mcps), 60), r.Revision)
+	}
+	return t.Flush()
+}
+
+func deleteResource(ctx context.Context, e *env, kind resource.Kind, refArg string, expected int64) error {
+	ref, err := parseRefArg(string(kind)+" delete", refArg)
+	if err != nil {
+		return err
+	}
+	if expected < 0 {
+		return usagef(string(kind)+" delete", "--expected-revision must be a revision you read (1 or more)")
+	}
+	h, err := e.host(ctx)
+	if err != nil {
+		return err
+	}
+	if err := h.Resources().Delete(ctx, resource.Direct(), resource.Key{Kind: kind, Ref: ref}, expected); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.out, "deleted %s %s\n", kind, ref)
+	return nil
+}
+
+func agentCreate(ctx context.Context, e *env, fs *flag.FlagSet, af *agentFlags, refArg string) error {
+	ref, err := parseRefArg("agent create", refArg)
+	if err != nil {
+		return err
+	}
+	ch, err := af.createChange(ref)
+	if err != nil {
+		return err
+	}
+	return writeAgent(ctx, e, ref, ch, true, 0)
+}
+
+func agentUpdate(ctx context.Context, e *env, fs *flag.FlagSet, af *agentFlags, refArg string) error {
+	ref, err := parseRefArg("agent update", refArg)
+	if err != nil {
+		return err
+	}
+	ch, err := af.updateChange()
+	if err != nil {
+		return err
+	}
+	if af.expectedRevision < 0 {
+		return usagef("agent update", "--expected-revision must be a revision you read (1 or more)")
+	}
+	return writeAgent(ctx, e, ref, ch, false, af.expectedRevision)
+}
+
+func writeAgent(ctx context.Context, e *env, ref resource.Ref, ch agentChange, create bool, expected int64) error {
+	req := resource.WriteRequest{Kind: resource.KindAgent, Ref: ref, Create: create, ExpectedRevision: expected}
+	if len(ch.data) > 0 {
+		data, err := json.Marshal(ch.data)
+		if err != nil {
+			return err
+		}
+		req.Data = data
+	}
+	if len(ch.add) > 0 {
+		req.Add = map[string][]string{"mcps": ch.add}
+	}
+	if len(ch.remove) > 0 {
+		req.Remove = map[string][]string{"mcps": ch.remove}
+	}
+	h, err := e.host(ctx)
+	if err != nil {
+		return err
+	}
+	res, err := h.Resources().Write(ctx, resource.Direct(), req)
+	if err != nil {
+		return err
+	}
+	verb := "updated"
+	if create {
+		verb = "created"
+	}
+	reportWrite(e, verb, res)
+	if doc, err := resource.DecodeAgent(res.Resource.Data); err == nil {
+		mcps := make([]string, len(doc.MCPs))
+		for i, m := range doc.MCPs {
+			mcps[i] = string(m)
+		}
+		fmt.Fprintf(e.out, "mcps: %s\n", orNone(mcps))
+	}
+	return nil
+}
+
+func mcpImport(ctx context.Context, e *env, file, category string, dryRun bool) error {
+	const cmd = "mcp import"
+	if category != "" {
+		if _, err := resource.ParseRef(category + "/x"); err != nil || strings.Contains(category, "/") {
+			return usagef(cmd, "--category must be one reference segment (lowercase letters, digits, '.', '_' and '-')")
+		}
+	}
+	path, err := filepath.Abs(file)
+	if err != nil {
+		return err
+	}
+	data, err := readBounded(path, maxImportFile)
+	if err != nil {
+		return err
+	}
+	entries, err := parseImportFile(path, data, category)
+	if err != nil {
+		return err
+	}
+	if len(entries) == 0 {
+		fmt.Fprintf(e.err, "%s lists no servers\n", file)
+		return nil
+	}
+	var h interface {
+		Resources() *resource.Service
+	}
+	if !dryRun {
+		if h, err = e.host(ctx); err != nil {
+			return err
+		}
+	}
+	failed := 0
+	for _, en := range entries {
+		label := en.Key
+		if en.Ref != "" && string(en.Ref) != en.Key {
+			label = fmt.Sprintf("%s (as %s)", en.Key, en.Ref)
+		}
+		for _, n := range en.Notes {
+			fmt.Fprintf(e.err, "%s: note: %s\n", label, n)
+		}
+		if en.Err != "" {
+			failed++
+			fmt.Fprintf(e.err, "%s: not imported: %s\n", label, en.Err)
+			continue
+		}
+		doc, err := json.Marshal(resource.MCPDocument{MCPServers: map[string]resource.MCPServer{en.Key: en.Server}})
+		if err != nil {
+			return err
+		}
+		if dryRun {
+			fmt.Fprintf(e.out, "would register mcp %s: %s\n", en.Ref, doc)
+			continue
+		}
+		res, err := h.Resources().Write(ctx, resource.Direct(), resource.WriteRequest{
+			Kind: resource.KindMCP, Ref: en.Ref, Create: true, Data: doc,
+		})
+		if err != nil {
+			failed++
+			fmt.Fprintf(e.err, "%s: not imported: %s\n", label, explain(err))
+			continue
+		}
+		fmt.Fprintf(e.out, "registered mcp %s (revision %d)\n", res.Resource.Ref, res.Resource.Revision)
+	}
+	if failed > 0 {
+		fmt.Fprintf(e.err, "%d of %d servers not imported; fix them in %s and import again (the others are already registered)\n", failed, len(entries), file)
+		return errReported
+	}
+	return nil
+}
+
+// readBounded reads at most limit bytes of a file, refusing a bigger one.
+func readBounded(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.IsDir() {
+		return nil, fmt.Errorf("%s is a directory; give the mcpServers file itself", path)
+	}
+	if st.Size() > limit {
+		return nil, fmt.Errorf("%s is %d bytes; the limit is %d", path, st.Size(), limit)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s is larger than %d bytes", path, limit)
+	}
+	return data, nil
+}

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// mustRun runs agt and fails the test unless it exits with want.
+func mustRun(t *testing.T, db string, want int, args ...string) result {
+	t.Helper()
+	r := runAgt(t, db, "", args...)
+	if r.code != want {
+		t.Fatalf("agt %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), r.code, want, r.stdout, r.stderr)
+	}
+	return r
+}
+
+// getJSON runs "agt KIND get REF --json" and decodes it.
+func getJSON(t *testing.T, db, kind, ref string) (rev int64, data map[string]any) {
+	t.Helper()
+	r := mustRun(t, db, 0, kind, "get", ref, "--json")
+	var got struct {
+		Kind      string         `json:"kind"`
+		Reference string         `json:"reference"`
+		Revision  int64          `json:"revision"`
+		Data      map[string]any `json:"data"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+		t.Fatalf("agt %s get --json: %v\n%s", kind, err, r.stdout)
+	}
+	if got.Kind != kind || got.Reference != ref {
+		t.Fatalf("agt %s get %s --json: kind %q reference %q", kind, ref, got.Kind, got.Reference)
+	}
+	return got.Revision, got.Data
+}
+
+func TestMCPCreateGetUpdateDelete(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "agt.db")
+	cwd := t.TempDir()
+
+	mustRun(t, db, 0, "mcp", "create", "tools/notes", "--command", "notes-server", "--cwd", cwd,
+		"--arg", "--db", "--arg", "data/notes.db", "--env", "TOKEN=s3cret", "--description", "notes")
+	rev, data := getJSON(t, db, "mcp", "tools/notes")
+	want := map[string]any{"mcpServers": map[string]any{"notes": map[string]any{
+		"type": "stdio", "command": "notes-server", "args": []any{"--db", "data/notes.db"},
+		"env": map[string]any{"TOKEN": "s3cret"}, "cwd": cwd, "description": "notes",
+	}}}
+	if diff := cmp.Diff(want, data); diff != "" {
+		t.Errorf("stored document (-want +got):\n%s", diff)
+	}
+	if rev != 1 {
+		t.Errorf("revision after create = %d, want 1", rev)
+	}
+
+	// The human view hides env values.
+	r := mustRun(t, db, 0, "mcp", "get", "tools/notes")
+	if strings.Contains(r.stdout, "s3cret") || !strings.Contains(r.stdout, "TOKEN") {
+		t.Errorf("agt mcp get shows env values or hides names:\n%s", r.stdout)
+	}
+
+	// Flags given replace their field; the rest is kept.
+	mustRun(t, db, 0, "mcp", "update", "tools/notes", "--arg", "--verbose")
+	_, data = getJSON(t, db, "mcp", "tools/notes")
+	srv := data["mcpServers"].(map[string]any)["notes"].(map[string]any)
+	if diff := cmp.Diff([]any{"--verbose"}, srv["args"]); diff != "" {
+		t.Errorf("args after update (-want +got):\n%s", diff)
+	}
+	if srv["cwd"] != cwd || srv["command"] != "notes-server" {
+		t.Errorf("update lost fields: %v", srv)
+	}
+
+	r = mustRun(t, db, 0, "mcp", "list", "--json")
+	var list []map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil || len(list) != 1 || list[0]["reference"] != "tools/notes" {
+		t.Errorf("agt mcp list --json = %s (err %v)", r.stdout, err)
+	}
+	r = mustRun(t, db, 0, "mcp", "list", "--category", "other", "--json")
+	if strings.TrimSpace(r.stdout) != "[]" {
+		t.Errorf("agt mcp list --category other --json = %s, want []", r.stdout)
+	}
+
+	mustRun(t, db, 0, "mcp", "delete", "tools/notes")
+	r = mustRun(t, db, 1, "mcp", "get", "tools/notes")
+	if !strings.Contains(r.stderr, "not found") {
+		t.Errorf("get after delete: %s", r.stderr)
+	}
+}
+
+// A stale --expected-revision is refused and changes nothing (SPEC R2.6).
+func TestExpectedRevisionConflicts(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "agt.db")
+	cwd := t.TempDir()
+	mustRun(t, db, 0, "mcp", "create", "a", "--command", "srv", "--cwd", cwd)
+	mustRun(t, db, 0, "mcp", "create", "b", "--url", "https://example.com/mcp", "--header", "Authorization: Bearer x")
+	mustRun(t, db, 0, "agent", "create", "helper")
+	mustRun(t, db, 0, "mcp", "update", "a", "--arg", "one", "--expected-revision", "1")
+
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"mcp update", []string{"mcp", "update", "a", "--arg", "two", "--expected-revision", "1"}},
+		{"mcp delete", []string{"mcp", "delete", "a", "--expected-revision", "1"}},
+		{"agent update", []string{"agent", "update", "helper", "--add-mcp", "a", "--expected-revision", "7"}},
+		{"agent delete", []string{"agent", "delete", "helper", "--expected-revision", "2"}},
+	}
+	for _, tt := range tests {
+		r := mustRun(t, db, 1, tt.args...)
+		if !strings.Contains(r.stderr, "stored revision is") {
+			t.Errorf("%s with a stale revision: stderr %q, want the stored revision", tt.name, r.stderr)
+		}
+	}
+	if rev, data := getJSON(t, db, "mcp", "a"); rev != 2 || !strings.Contains(mustJSON(t, data), `"args":["one"]`) {
+		t.Errorf("after refused writes: revision %d, data %s", rev, mustJSON(t, data))
+	}
+	if rev, _ := getJSON(t, db, "agent", "helper"); rev != 1 {
+		t.Errorf("agent revision after refused writes = %d, want 1", rev)
+	}
+}
+
+// SPEC R3.3: --mcps replaces, --clear-mcps empties, --add-mcp and
+// --remove-mcp edit single items; mounts must be registered.
+func TestAgentMounts(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "agt.db")
+	for _, ref := range []string{"a", "b", "c"} {
+		mustRun(t, db, 0, "mcp", "create", ref, "--url", "https://example.com/"+ref)
+	}
+	mustRun(t, db, 0, "agent", "create", "helper", "--capability", "resource_management", "--mcp", "a")
+	steps := []struct {
+		args []string
+		want []any
+	}{
+		{[]string{"--add-mcp", "b", "--add-mcp", "c"}, []any{"a", "b", "c"}},
+		{[]string{"--remove-mcp", "a"}, []any{"b", "c"}},
+		{[]string{"--mcps", "c,a"}, []any{"c", "a"}},
+		{[]string{"--enabled=false"}, []any{"c", "a"}},
+		{[]string{"--clear-mcps"}, []any{}},
+	}
+	for _, s := range steps {
+		mustRun(t, db, 0, append([]string{"agent", "update", "helper"}, s.args...)...)
+		_, data := getJSON(t, db, "agent", "helper")
+		if diff := cmp.Diff(s.want, data["mcps"]); diff != "" {
+			t.Errorf("after %v, mcps (-want +got):\n%s", s.args, diff)
+		}
+	}
+	_, data := getJSON(t, db, "agent", "helper")
+	if data["enabled"] != false || !strings.Contains(mustJSON(t, data["capabilities"]), "resource_management") {
+		t.Errorf("agent document = %s", mustJSON(t, data))
+	}
+	r := mustRun(t, db, 1, "agent", "update", "helper", "--add-mcp", "nope")
+	if !strings.Contains(r.stderr, "not a registered MCP resource") {
+		t.Errorf("mounting an unregistered server: %s", r.stderr)
+	}
+	r = mustRun(t, db, 0, "agent", "update", "helper", "--remove-mcp", "a")
+	if !strings.Contains(r.stderr, "no change") {
+		t.Errorf("removing an absent mount is not reported as a no-op: %s", r.stderr)
+	}
+}
+
+func TestImport(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "agt.db")
+	proj := t.TempDir()
+	file := filepath.Join(proj, ".mcp.json")
+	content := `{"mcpServers": {
+		"Notes": {"command": "notes-server", "args": ["--db", "notes.db"], "env": {"K": "v"}},
+		"web": {"type": "http", "url": "https://example.com/mcp", "headers": {"Authorization": "Bearer x"}},
+		"local": {"command": "./bin/server"}
+	}}`
+	if err := os.WriteFile(file, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := mustRun(t, db, 1, "mcp", "import", file)
+	for _, want := range []string{
+		"no cwd in .mcp.json: it runs in " + proj,                          // the file's directory, said so
+		"local: not imported: its command ./bin/server is a relative path", // refused with the fix
+		filepath.Join(proj, "bin", "server"),
+		"1 of 3 servers not imported",
+	} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("import stderr does not contain %q:\n%s", want, r.stderr)
+		}
+	}
+	_, data := getJSON(t, db, "mcp", "notes")
+	srv := data["mcpServers"].(map[string]any)["Notes"].(map[string]any)
+	if srv["cwd"] != proj {
+		t.Errorf("imported cwd = %v, want %s", srv["cwd"], proj)
+	}
+	getJSON(t, db, "mcp", "web")
+	mustRun(t, db, 1, "mcp", "get", "local")
+
+	// Importing again reports the existing ones and changes nothing.
+	r = mustRun(t, db, 1, "mcp", "import", file)
+	if !strings.Contains(r.stderr, "already exists") {
+		t.Errorf("second import: %s", r.stderr)
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
