@@ -48,8 +48,9 @@
 // the context ended, returns an error that wraps ErrUnknownOutcome: it may or
 // may not have been applied, and the repository does not retry it, so a
 // write is never applied twice. Any other failed write applied nothing.
-// Reads are retried when a pooled connection turns out to be dead; writes
-// only when the driver guarantees nothing was sent.
+// Reads are retried when a pooled connection turns out to be dead, and so is
+// a Modify whose transaction broke before COMMIT; a statement that may have
+// committed is never sent twice.
 //
 // # Concurrency
 //

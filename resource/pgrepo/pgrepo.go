@@ -20,9 +20,10 @@ const TableName = "agt_resources"
 // maxSchemaLen is PostgreSQL's identifier limit (NAMEDATALEN - 1).
 const maxSchemaLen = 63
 
-// maxAttempts bounds the retries of one call: a retry happens only when the
-// driver guarantees nothing was sent, or to re-run a compare-and-set whose
-// outcome a concurrent writer made ambiguous.
+// maxAttempts bounds the attempts of one call. Reads are repeated after a
+// broken connection; Modify when its transaction broke before COMMIT; a
+// compare-and-set when a concurrent writer made its outcome ambiguous. A
+// statement that may have committed is never repeated.
 const maxAttempts = 3
 
 // ErrUnknownOutcome reports a write whose statement reached the network but
@@ -345,12 +346,13 @@ func (r *Repo) Modify(ctx context.Context, key resource.Key, expected int64, fn 
 	}
 }
 
-// modifyOnce runs one Modify transaction. retry is true when the failure
-// happened before anything was sent, so running it again cannot double it.
+// modifyOnce runs one Modify transaction. retry is true when the connection
+// broke before COMMIT was sent: the transaction cannot have committed, so
+// running it again cannot double the write.
 func (r *Repo) modifyOnce(ctx context.Context, key resource.Key, expected int64, fn func(cur resource.Resource) (json.RawMessage, error)) (res resource.Resource, retry bool, err error) {
 	tx, err := r.pool.Begin(ctx)
 	if err != nil {
-		return resource.Resource{}, pgconn.SafeToRetry(err), fmt.Errorf("pgrepo: modify %s: nothing was written: %w", key, err)
+		return resource.Resource{}, connectionFailed(err), fmt.Errorf("pgrepo: modify %s: nothing was written: %w", key, err)
 	}
 	// Until Commit is sent the transaction cannot have committed: any error
 	// before it is a write that did not happen.
@@ -361,7 +363,7 @@ func (r *Repo) modifyOnce(ctx context.Context, key resource.Key, expected int64,
 		return resource.Resource{}, false, fmt.Errorf("pgrepo: modify %s: %w", key, resource.ErrNotFound)
 	}
 	if err != nil {
-		return resource.Resource{}, pgconn.SafeToRetry(err), fmt.Errorf("pgrepo: modify %s: nothing was written: %w", key, err)
+		return resource.Resource{}, connectionFailed(err), fmt.Errorf("pgrepo: modify %s: nothing was written: %w", key, err)
 	}
 	cur = normalize(cur)
 	if expected != resource.AnyRevision && cur.Revision != expected {
@@ -381,6 +383,9 @@ func (r *Repo) modifyOnce(ctx context.Context, key resource.Key, expected int64,
 	res = resource.Resource{Kind: key.Kind, Ref: key.Ref}
 	err = tx.QueryRow(ctx, r.sql.modifyWrite, string(key.Kind), string(key.Ref), []byte(data)).Scan(&res.Revision, &res.Data, &res.CreatedAt, &res.UpdatedAt)
 	if err != nil {
+		return resource.Resource{}, false, fmt.Errorf("pgrepo: modify %s: nothing was written: %w", key, err)
+	}
+	if err := ctx.Err(); err != nil {
 		return resource.Resource{}, false, fmt.Errorf("pgrepo: modify %s: nothing was written: %w", key, err)
 	}
 	if err := tx.Commit(ctx); err != nil {
@@ -434,32 +439,29 @@ func (r *Repo) read(ctx context.Context, query func() error) error {
 	return err
 }
 
-// write runs one statement on a pooled connection; again only when the
-// driver guarantees that nothing was sent, so a write is never applied twice.
+// write runs one statement on a pooled connection, once: a statement that
+// may have reached the server is never sent again, so a write is never
+// applied twice. (pgconn.SafeToRetry is not enough to decide that: pgx
+// v5.12.0 reports a reply lost after a simple-protocol statement was sent as
+// "conn closed", which claims to be safe to retry.)
 func (r *Repo) write(ctx context.Context, stmt func(c *pgxpool.Conn) error) error {
-	var err error
-	for attempt := 1; attempt <= maxAttempts; attempt++ {
-		var c *pgxpool.Conn
-		c, err = r.pool.Acquire(ctx)
-		if err != nil {
-			// No connection, so no statement was sent.
-			return notSentError{err}
-		}
-		err = stmt(c)
-		c.Release()
-		if err == nil || ctx.Err() != nil || !pgconn.SafeToRetry(err) {
-			return err
-		}
+	if err := ctx.Err(); err != nil {
+		return notSentError{err}
 	}
-	return err
+	c, err := r.pool.Acquire(ctx)
+	if err != nil {
+		// No connection, so no statement was sent.
+		return notSentError{err}
+	}
+	defer c.Release()
+	return stmt(c)
 }
 
 // notSentError marks a failure that happened before any statement was sent.
 type notSentError struct{ err error }
 
-func (e notSentError) Error() string     { return e.err.Error() }
-func (e notSentError) Unwrap() error     { return e.err }
-func (e notSentError) SafeToRetry() bool { return true }
+func (e notSentError) Error() string { return e.err.Error() }
+func (e notSentError) Unwrap() error { return e.err }
 
 // connectionFailed reports an error that is not PostgreSQL's answer to the
 // statement: the connection broke or could not be made.
@@ -472,17 +474,42 @@ func connectionFailed(err error) bool {
 	return !errors.Is(err, pgx.ErrNoRows)
 }
 
-// writeError wraps the failure of a write that was not followed by a
-// confirmation. An answer from the server (a *pgconn.PgError) means the
-// statement failed and nothing was written; an error the driver marks safe to
-// retry happened before anything was sent; anything else may have reached
-// the server and is reported as ErrUnknownOutcome.
+// writeError wraps the failure of a write that was not confirmed. Nothing
+// was written when the statement was never sent (notSentError), or when the
+// server answered it with an ERROR (the statement or transaction was rolled
+// back and the connection lives on). Anything else, a broken connection or a
+// FATAL that ended the session, may have come after the commit, and is
+// reported as ErrUnknownOutcome.
 func writeError(op string, key resource.Key, err error) error {
+	var notSent notSentError
 	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) || pgconn.SafeToRetry(err) || errors.Is(err, pgx.ErrTxCommitRollback) {
+	if errors.As(err, &notSent) || errors.Is(err, pgx.ErrTxCommitRollback) ||
+		errors.As(err, &pgErr) && severity(pgErr) == "ERROR" {
 		return fmt.Errorf("pgrepo: %s %s: nothing was written: %w", op, key, err)
 	}
-	return fmt.Errorf("pgrepo: %s %s: %w: %w", op, key, ErrUnknownOutcome, err)
+	return &unknownOutcomeError{op: op, key: key, err: err}
+}
+
+// unknownOutcomeError is a write that may or may not have been applied.
+type unknownOutcomeError struct {
+	op  string
+	key resource.Key
+	err error
+}
+
+func (e *unknownOutcomeError) Error() string {
+	return fmt.Sprintf("pgrepo: %s %s: the connection failed before PostgreSQL confirmed the write; it may or may not have been applied: read the resource again before retrying: %v", e.op, e.key, e.err)
+}
+
+// Unwrap gives errors.Is and errors.As both ErrUnknownOutcome and the cause.
+func (e *unknownOutcomeError) Unwrap() []error { return []error{ErrUnknownOutcome, e.err} }
+
+// severity is the error's severity in English whatever lc_messages says.
+func severity(e *pgconn.PgError) string {
+	if e.SeverityUnlocalized != "" {
+		return e.SeverityUnlocalized
+	}
+	return e.Severity
 }
 
 // normalize puts the stored times in UTC, whatever the driver's time zone, so
