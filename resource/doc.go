@@ -1,3 +1,135 @@
-// Package resource holds the stored registrations of MCP servers and agents:
-// references, kinds, revisions, the Repository interface and the documents.
+// Package resource holds the stored registrations of MCP servers and agents,
+// and the one service that manages them for both the framework tools
+// (resource_write, resource_read, resource_test, agent_mcp_list) and the agt
+// command-line tool.
+//
+//	repo, err := boltrepo.Open(filepath.Join(dir, "agt.db"), nil)
+//	if err != nil {
+//		return err
+//	}
+//	defer repo.Close()
+//	svc := resource.NewService(repo, nil)
+//	_, err = svc.Write(ctx, resource.Direct(), resource.WriteRequest{
+//		Kind: resource.KindMCP, Ref: "tools/files", Create: true,
+//		Data: json.RawMessage(`{"mcpServers": {"files": {"command": "npx", "args": ["-y", "server"], "cwd": "/srv/files"}}}`),
+//	})
+//	_, err = svc.Write(ctx, resource.Direct(), resource.WriteRequest{
+//		Kind: resource.KindAgent, Ref: "helper", Add: map[string][]string{"mcps": {"tools/files"}},
+//	})
+//
+// # References and kinds
+//
+// A resource is named by a Key: a Kind ("mcp" or "agent"; a Repository
+// stores any valid kind) and a Ref, "name" or "category/name" (SPEC R2.7):
+// each part 1 to 64 of lowercase letters, digits, '.', '_' and '-', starting
+// with a letter or digit. There is no mount table: an agent's mounts are the
+// references in its own document.
+//
+// # Revisions
+//
+// Every stored Resource has a Revision. A new key starts at 1 and every
+// write adds one; a revision never repeats for a key, even after delete and
+// create, so a form saved against an old resource can never overwrite a new
+// one. Read returns the revision; a write that carries ExpectedRevision (or a
+// Delete given an expected revision) is refused with *ConflictError, which
+// carries the stored revision, when the two differ, and nothing changes
+// (SPEC R2.6). Without one the write is blind but still gets a new
+// revision. Add and remove are applied inside the Repository's atomic
+// Modify, so concurrent writers adding and removing mounts never lose an
+// update. A write that changes nothing (only no-op adds and removes, or the
+// same data) writes no new revision.
+//
+// # Callers
+//
+// Every Service call names its Caller (SPEC R3.6). Direct() is the CLI and a
+// host's own admin code: it may manage everything. AgentCaller(ref) is an
+// agent calling a framework tool: it may read, list, test, write and delete
+// only if its agent document says "manager": true or lists the
+// "resource_management" capability; otherwise the call fails with
+// ErrPermission before the target is read or changed. Using mounted servers
+// needs no capability (SPEC R4.3); changing an assembly does.
+//
+// # MCP documents
+//
+// The data of an "mcp" resource is the mcpServers format other hosts use,
+// plus cwd, with exactly one server:
+//
+//	{"mcpServers": {"files": {"type": "stdio", "command": "npx", "args": ["-y", "@x/server", "${cwd}/data"],
+//	                          "env": {"ROOT": "${workspace}"}, "cwd": "/srv/files"}}}
+//	{"mcpServers": {"search": {"type": "http", "url": "https://mcp.example.com/mcp",
+//	                           "headers": {"Authorization": "Bearer ..."}}}}
+//
+// Write rules (ValidateMCP; SPEC R2.1, R2.2, R2.5): type is "stdio", "http"
+// (streamable HTTP) or "sse", or absent and implied by command or url. A
+// stdio server needs an absolute cwd (the process always runs there,
+// whoever mounts it) and a command that is a bare program name looked up in
+// PATH or an absolute path: "./x", "bin/x" and "~/x" are refused, because
+// they would depend on the directory of whoever starts the server. In args
+// and env values, ${cwd} and ${workspace} expand to cwd; any other ${...}
+// is refused. A remote server needs an http or https url with a host, and
+// may set headers. Both may set startup_timeout_ms, tool_timeout_ms and
+// description. Fields of the other transport and unknown fields are refused
+// with the list of allowed ones. Registration stores the configuration
+// only: it installs, starts and enables nothing.
+//
+// A record saved before cwd was required (SPEC R2.4) can still be read and
+// modified: an update that leaves it without an absolute cwd is accepted
+// with a warning in WriteResult.Warnings, while Test reports it as an error
+// that says how to set cwd. Starting it fails (package mcpconn).
+//
+// # Agent documents
+//
+//	{"name": "helper", "enabled": true, "manager": false,
+//	 "capabilities": ["resource_management"], "mcps": ["tools/files", "search"]}
+//
+// Unknown fields are kept as they are. enabled absent means enabled.
+//
+// # Write requests
+//
+// A WriteRequest is {kind, reference, create, data, add, remove,
+// expected_revision} (SPEC R3.3). create=true stores a new resource from
+// data (ErrExists if the reference is taken). Otherwise data is a top-level
+// patch: a field present replaces the stored one, a field absent keeps it.
+// For an agent, "mcps": [...] replaces the whole list, an absent mcps keeps
+// it and [] clears it. add and remove name list fields of an agent and the
+// single items to add or remove, applied in the same transaction; adding a
+// present item and removing an absent one are no-ops reported in
+// WriteResult.Noops. Every reference a write puts in mcps must be valid and
+// registered as an MCP resource at that moment (ErrNotFound otherwise).
+// allow_mcp, anywhere in a request, is refused: the MCP master switch was
+// removed and mounts decide (SPEC R3.7).
+//
+// # Test, assembly, check
+//
+// Test (SPEC R3.1) checks a stored resource statically and never starts or
+// contacts anything: the write rules, that cwd exists and is a directory,
+// that the command resolves (PATH lookup for a bare name, an executable
+// file for an absolute path) and that the URL is well formed. Each Finding
+// has a field, a message and a fix. AgentMCPList (SPEC R3.4) lists an
+// agent's mounts, each with whether it resolves and its revision.
+// CheckAgent (SPEC R3.5) reports the agent's identity, whether it is
+// enabled, and whether every mount resolves and passes Test.
+//
+// # Errors
+//
+// Service errors wrap the sentinels; map them with errors.Is:
+//
+//	ErrPermission  the agent caller may not manage resources
+//	ErrInvalid     *DocumentError: the request or document breaks a rule
+//	               (Field is a JSON pointer, Code a stable name, Fix what to do)
+//	ErrNotFound    the resource, or a reference put in mcps, is not registered
+//	ErrExists      create of a taken reference
+//	ErrConflict    *ConflictError: the expected revision is stale
+//
+// Anything else is a store failure or the context ending. Messages name the
+// field they judge and never repeat the value, so they are safe to return to
+// a model.
+//
+// # Concurrency
+//
+// Service and the Repository implementations are safe for concurrent use.
+// Compare-and-set and add/remove run inside one Repository transaction; the
+// existence check of new mounts runs just before it, so a mount whose MCP
+// resource is deleted at the same moment may be stored, and is then reported
+// as unresolved by AgentMCPList and CheckAgent.
 package resource

@@ -1,0 +1,350 @@
+package resource
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// TestReport is the result of a static test of one stored resource
+// (SPEC R3.1). Nothing was started or contacted to produce it.
+type TestReport struct {
+	Key      Key   `json:"-"`
+	Revision int64 `json:"revision"`
+	// OK is true when no finding is an error.
+	OK bool `json:"ok"`
+	// Findings lists every problem found, each with a fix.
+	Findings []Finding `json:"findings"`
+}
+
+// MarshalJSON writes kind and reference beside the report.
+func (r TestReport) MarshalJSON() ([]byte, error) {
+	type plain TestReport
+	return json.Marshal(struct {
+		Kind Kind `json:"kind"`
+		Ref  Ref  `json:"reference"`
+		plain
+	}{r.Key.Kind, r.Key.Ref, plain(r)})
+}
+
+func report(key Key, rev int64, fs []Finding) TestReport {
+	r := TestReport{Key: key, Revision: rev, OK: true, Findings: fs}
+	if r.Findings == nil {
+		r.Findings = []Finding{}
+	}
+	for _, f := range fs {
+		if f.Severity == SeverityError {
+			r.OK = false
+		}
+	}
+	return r
+}
+
+// Test checks a stored resource statically and never starts or contacts
+// anything (SPEC R3.1). For an MCP resource: the write rules, that cwd exists
+// and is a directory, that the command resolves (a PATH lookup for a bare
+// name, with the server's own env PATH if it sets one; an existing
+// executable file for an absolute path) and that the URL is well formed. A
+// legacy record without an absolute cwd (SPEC R2.4) is an error finding that
+// says how to fix it. For an agent: its document and that every mount
+// resolves. Errors are for the call itself (ErrPermission, ErrNotFound, store
+// failures); problems of the document are findings.
+func (s *Service) Test(ctx context.Context, caller Caller, key Key) (TestReport, error) {
+	if err := s.authorize(ctx, caller, "test"); err != nil {
+		return TestReport{}, err
+	}
+	if _, err := checkKey(key.Kind, key.Ref); err != nil {
+		return TestReport{}, err
+	}
+	res, err := s.repo.Get(ctx, key)
+	if err != nil {
+		return TestReport{}, err
+	}
+	if key.Kind == KindMCP {
+		return report(key, res.Revision, testMCPData(key.Ref, res.Data)), nil
+	}
+	fs, err := s.testAgentData(ctx, res.Data)
+	if err != nil {
+		return TestReport{}, err
+	}
+	return report(key, res.Revision, fs), nil
+}
+
+// testMCPData runs the write rules and the file-system checks on a stored
+// MCP document.
+func testMCPData(ref Ref, data []byte) []Finding {
+	_, srv, fs := checkMCP(data)
+	for i, f := range fs {
+		if f.Code == CodeNoAbsoluteCwd {
+			fs[i].Message = "this server was saved without an absolute cwd (before SPEC R2.2): " + f.Message + "; it can be read and modified, but starting or probing it fails"
+			fs[i].Fix = fmt.Sprintf(`set cwd to the absolute directory the server runs in: agt mcp update %s --cwd /abs/dir, or resource_write(kind="mcp", reference=%q, data={"mcpServers": {NAME: {..., "cwd": "/abs/dir"}}})`, ref, ref)
+		}
+	}
+	if srv.Transport() != TransportStdio {
+		return fs // the URL was checked by checkMCP; nothing is contacted
+	}
+	base := "/mcpServers"
+	if name, _, err := DecodeMCP(data); err == nil && checkServerName(name) == "" {
+		base = pointer("mcpServers", name)
+	}
+	if filepath.IsAbs(srv.Cwd) && !hasCode(fs, CodeNoAbsoluteCwd) {
+		fi, err := os.Stat(srv.Cwd)
+		switch {
+		case err != nil:
+			fs = append(fs, errf(base+"/cwd", CodeCwdMissing, "cwd does not exist or cannot be read", "create the directory, or point cwd at the directory the server is installed in"))
+		case !fi.IsDir():
+			fs = append(fs, errf(base+"/cwd", CodeCwdMissing, "cwd is not a directory", "point cwd at the directory the server runs in"))
+		}
+	}
+	if srv.Command != "" && !hasField(fs, base+"/command") {
+		if f, ok := checkCommandResolves(base+"/command", srv); !ok {
+			fs = append(fs, f)
+		}
+	}
+	return fs
+}
+
+func hasError(fs []Finding) bool {
+	for _, f := range fs {
+		if f.Severity == SeverityError {
+			return true
+		}
+	}
+	return false
+}
+
+func hasCode(fs []Finding, code string) bool {
+	for _, f := range fs {
+		if f.Code == code {
+			return true
+		}
+	}
+	return false
+}
+
+func hasField(fs []Finding, field string) bool {
+	for _, f := range fs {
+		if f.Field == field {
+			return true
+		}
+	}
+	return false
+}
+
+// checkCommandResolves looks the command up without running it.
+func checkCommandResolves(field string, srv MCPServer) (Finding, bool) {
+	if filepath.IsAbs(srv.Command) {
+		if ok, why := isExecutable(srv.Command); !ok {
+			return errf(field, CodeCommandMissing, "command "+why, "install the server there, correct the path, or make the file executable (chmod +x)"), false
+		}
+		return Finding{}, true
+	}
+	path, fromEnv := srv.Env["PATH"]
+	if !fromEnv {
+		path = os.Getenv("PATH")
+	}
+	for _, dir := range filepath.SplitList(path) {
+		// An empty or relative PATH entry would resolve against the starting
+		// process's directory, which a server never inherits (SPEC R2.3).
+		if dir == "" || !filepath.IsAbs(dir) {
+			continue
+		}
+		if ok, _ := isExecutable(filepath.Join(dir, srv.Command)); ok {
+			return Finding{}, true
+		}
+	}
+	where := "this process's PATH"
+	if fromEnv {
+		where = "the PATH set in env"
+	}
+	return errf(field, CodeCommandMissing, "command is not found in "+where, "install the program, or write its absolute path"), false
+}
+
+func isExecutable(path string) (bool, string) {
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return false, "does not exist or cannot be read"
+	case fi.IsDir():
+		return false, "is a directory"
+	case fi.Mode()&0o111 == 0:
+		return false, "is not executable"
+	}
+	return true, ""
+}
+
+// testAgentData checks an agent document and that each mount resolves.
+func (s *Service) testAgentData(ctx context.Context, data []byte) ([]Finding, error) {
+	doc, ok := decodeObject(data)
+	if !ok {
+		return []Finding{errf("", CodeNotObject, "the agent document is not a JSON object", "delete the agent and create it again")}, nil
+	}
+	fs := checkAgentFields(doc)
+	if hasError(fs) {
+		return fs, nil
+	}
+	agent, err := DecodeAgent(data)
+	if err != nil {
+		return append(fs, errf("", CodeWrongType, "the agent document does not decode", "delete the agent and create it again")), nil
+	}
+	for i, ref := range agent.MCPs {
+		_, err := s.repo.Get(ctx, Key{Kind: KindMCP, Ref: ref})
+		if errors.Is(err, ErrNotFound) {
+			fs = append(fs, errf(pointer("mcps", fmt.Sprint(i)), CodeMountMissing, "the mounted MCP resource is not registered", "register it, or remove the mount (remove={\"mcps\":[REF]})"))
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return fs, nil
+}
+
+// Mount is one entry of an agent's MCP assembly (SPEC R3.4).
+type Mount struct {
+	Ref Ref `json:"reference"`
+	// Resolves is true when Ref names a registered MCP resource.
+	Resolves bool `json:"resolves"`
+	// Revision is the MCP resource's revision; 0 when it does not resolve.
+	Revision int64 `json:"revision,omitempty"`
+	// Problem says why it does not resolve; empty when it does.
+	Problem string `json:"problem,omitempty"`
+}
+
+// AgentMCPList returns the agent's mounted references in order, each with
+// whether it resolves and its revision (SPEC R3.4). ErrNotFound when the
+// agent is not registered.
+func (s *Service) AgentMCPList(ctx context.Context, caller Caller, agent Ref) ([]Mount, error) {
+	if err := s.authorize(ctx, caller, "agent_mcp_list"); err != nil {
+		return nil, err
+	}
+	_, doc, err := s.readAgent(ctx, agent)
+	if err != nil {
+		return nil, err
+	}
+	return s.resolveMounts(ctx, doc.MCPs)
+}
+
+func (s *Service) readAgent(ctx context.Context, agent Ref) (Resource, AgentDocument, error) {
+	key, err := checkKey(KindAgent, agent)
+	if err != nil {
+		return Resource{}, AgentDocument{}, err
+	}
+	res, err := s.repo.Get(ctx, key)
+	if err != nil {
+		return Resource{}, AgentDocument{}, err
+	}
+	doc, err := DecodeAgent(res.Data)
+	if err != nil {
+		return res, AgentDocument{}, invalid("", CodeWrongType, "the stored agent document does not decode", "rewrite it: resource_write(kind=\"agent\") with the fields to fix")
+	}
+	return res, doc, nil
+}
+
+func (s *Service) resolveMounts(ctx context.Context, refs []Ref) ([]Mount, error) {
+	mounts := make([]Mount, 0, len(refs))
+	for _, ref := range refs {
+		m := Mount{Ref: ref}
+		if !validRef(string(ref)) {
+			m.Problem = "not a valid reference"
+			mounts = append(mounts, m)
+			continue
+		}
+		res, err := s.repo.Get(ctx, Key{Kind: KindMCP, Ref: ref})
+		switch {
+		case errors.Is(err, ErrNotFound):
+			m.Problem = "no MCP resource is registered under this reference"
+		case err != nil:
+			return nil, err
+		default:
+			m.Resolves, m.Revision = true, res.Revision
+		}
+		mounts = append(mounts, m)
+	}
+	return mounts, nil
+}
+
+// AgentReport is what a host checks before dispatching work to an agent
+// (SPEC R3.5): identity, binding, and MCP assembly, in one report.
+type AgentReport struct {
+	Agent Ref `json:"agent"`
+	// Exists is true when the agent is registered.
+	Exists   bool  `json:"exists"`
+	Revision int64 `json:"revision,omitempty"`
+	// Enabled is the agent's binding switch (absent means enabled).
+	Enabled bool `json:"enabled"`
+	// CanManage is true for a manager or an agent with resource_management.
+	CanManage bool `json:"can_manage"`
+	// Mounts is the assembly, each mount with its static test.
+	Mounts []MountReport `json:"mounts"`
+	// Problems are the agent-level findings (not registered, disabled,
+	// unreadable document).
+	Problems []Finding `json:"problems"`
+	// OK is true when the agent exists, is enabled, and every mount resolves
+	// and passes Test.
+	OK bool `json:"ok"`
+}
+
+// MountReport is one mount with the static test of the MCP resource.
+type MountReport struct {
+	Mount
+	// Findings of Test on the mounted MCP resource; empty when it does not
+	// resolve (Problem says why).
+	Findings []Finding `json:"findings"`
+	OK       bool      `json:"ok"`
+}
+
+// CheckAgent reports the agent's identity, whether its binding is enabled,
+// and its MCP assembly: every mount resolves and passes Test (SPEC R3.5).
+// Nothing is started; a probe is the next step (package mcpconn). An agent
+// that is not registered is a report with Exists false, not an error.
+func (s *Service) CheckAgent(ctx context.Context, caller Caller, agent Ref) (AgentReport, error) {
+	if err := s.authorize(ctx, caller, "check_agent"); err != nil {
+		return AgentReport{}, err
+	}
+	rep := AgentReport{Agent: agent, Mounts: []MountReport{}, Problems: []Finding{}}
+	res, doc, err := s.readAgent(ctx, agent)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		rep.Problems = append(rep.Problems, errf("", CodeAgentMissing, "the agent is not registered", "create it: resource_write(kind=\"agent\", create=true) or agt agent create"))
+		return rep, nil
+	case errors.Is(err, ErrInvalid) && res.Revision != 0:
+		rep.Exists, rep.Revision = true, res.Revision
+		rep.Problems = append(rep.Problems, errf("", CodeWrongType, "the stored agent document does not decode", "rewrite the agent's fields with resource_write"))
+		return rep, nil
+	case err != nil:
+		return AgentReport{}, err
+	}
+	rep.Exists, rep.Revision = true, res.Revision
+	rep.Enabled, rep.CanManage = doc.IsEnabled(), doc.CanManage()
+	if !rep.Enabled {
+		rep.Problems = append(rep.Problems, errf("/enabled", CodeAgentDisabled, "the agent's binding is disabled", `enable it: resource_write(kind="agent", data={"enabled": true})`))
+	}
+	mounts, err := s.resolveMounts(ctx, doc.MCPs)
+	if err != nil {
+		return AgentReport{}, err
+	}
+	rep.OK = rep.Enabled
+	for _, m := range mounts {
+		mr := MountReport{Mount: m, Findings: []Finding{}}
+		if m.Resolves {
+			mcp, err := s.repo.Get(ctx, Key{Kind: KindMCP, Ref: m.Ref})
+			switch {
+			case errors.Is(err, ErrNotFound): // deleted in between
+				mr.Resolves, mr.Revision, mr.Problem = false, 0, "no MCP resource is registered under this reference"
+			case err != nil:
+				return AgentReport{}, err
+			default:
+				mr.Revision = mcp.Revision
+				mr.Findings = testMCPData(m.Ref, mcp.Data)
+			}
+		}
+		mr.OK = mr.Resolves && !hasError(mr.Findings)
+		rep.OK = rep.OK && mr.OK
+		rep.Mounts = append(rep.Mounts, mr)
+	}
+	return rep, nil
+}

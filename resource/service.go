@@ -1,0 +1,541 @@
+package resource
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// ServiceOptions configure NewService. A nil *ServiceOptions means the
+// defaults.
+type ServiceOptions struct {
+	// MaxDocumentBytes bounds the data of one write request. Zero means
+	// DefaultMaxDocumentBytes (1 MiB).
+	MaxDocumentBytes int
+}
+
+// Service is the one resource service behind the framework tools
+// (resource_write, resource_read, resource_test, agent_mcp_list) and the agt
+// CLI: it checks the caller, applies the write rules of each kind and talks
+// to the Repository. It is safe for concurrent use.
+type Service struct {
+	repo     Repository
+	maxBytes int
+}
+
+// NewService returns a Service over repo.
+func NewService(repo Repository, opts *ServiceOptions) *Service {
+	s := &Service{repo: repo, maxBytes: DefaultMaxDocumentBytes}
+	if opts != nil && opts.MaxDocumentBytes > 0 {
+		s.maxBytes = opts.MaxDocumentBytes
+	}
+	return s
+}
+
+// Repository returns the repository the service writes to.
+func (s *Service) Repository() Repository { return s.repo }
+
+// Caller says on whose behalf a service call runs (SPEC R3.6).
+type Caller struct {
+	// Agent is the agent making the call through a framework tool. The zero
+	// Ref means a direct caller: the CLI or a host's own admin code, which
+	// may always manage resources.
+	Agent Ref
+}
+
+// Direct returns the caller of the CLI and of a host's admin code.
+func Direct() Caller { return Caller{} }
+
+// AgentCaller returns the caller for a framework tool called by agent ref.
+func AgentCaller(ref Ref) Caller { return Caller{Agent: ref} }
+
+// IsDirect reports whether c is a direct caller.
+func (c Caller) IsDirect() bool { return c.Agent == "" }
+
+// authorize lets a direct caller through, and an agent caller only if it is
+// registered and is a manager or has the resource_management capability.
+func (s *Service) authorize(ctx context.Context, c Caller, action string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if c.IsDirect() {
+		return nil
+	}
+	if !validRef(string(c.Agent)) {
+		return fmt.Errorf("resource: %s refused: the calling agent's reference is invalid: %w", action, ErrPermission)
+	}
+	res, err := s.repo.Get(ctx, Key{Kind: KindAgent, Ref: c.Agent})
+	if errors.Is(err, ErrNotFound) {
+		return fmt.Errorf("resource: %s refused: calling agent %s is not registered: %w", action, c.Agent, ErrPermission)
+	}
+	if err != nil {
+		return err
+	}
+	doc, err := DecodeAgent(res.Data)
+	if err != nil {
+		return fmt.Errorf("resource: %s refused: calling agent %s has an unreadable document: %w", action, c.Agent, ErrPermission)
+	}
+	if !doc.CanManage() {
+		return fmt.Errorf("resource: %s refused: agent %s is not a manager and lacks the %s capability (SPEC R3.6); a direct caller can grant it with add={\"capabilities\":[%q]}: %w",
+			action, c.Agent, CapabilityResourceManagement, CapabilityResourceManagement, ErrPermission)
+	}
+	return nil
+}
+
+// checkKey validates the kind and reference of a request; both must be one
+// the service knows.
+func checkKey(kind Kind, ref Ref) (Key, error) {
+	if kind != KindMCP && kind != KindAgent {
+		return Key{}, invalid("/kind", CodeKind, `unknown kind; the service manages "mcp" and "agent"`, `set kind to "mcp" or "agent"`)
+	}
+	if !validRef(string(ref)) {
+		return Key{}, invalid("/reference", CodeReference, refRule, "correct the reference")
+	}
+	return Key{Kind: kind, Ref: ref}, nil
+}
+
+// WriteRequest is one resource_write call (and one CLI create or update).
+// Its JSON form is the framework tool's arguments; decoding refuses unknown
+// fields and allow_mcp (SPEC R3.7).
+type WriteRequest struct {
+	// Kind is "mcp" or "agent".
+	Kind Kind `json:"kind"`
+	// Ref is the resource's reference.
+	Ref Ref `json:"reference"`
+	// Create stores a new resource (ErrExists if taken); false updates an
+	// existing one (ErrNotFound if missing).
+	Create bool `json:"create,omitempty"`
+	// Data is a top-level patch of the document: a field present replaces,
+	// a field absent keeps. For a create it is the whole document.
+	Data json.RawMessage `json:"data,omitempty"`
+	// Add names list fields and the items to add (agents only); adding a
+	// present item is a reported no-op.
+	Add map[string][]string `json:"add,omitempty"`
+	// Remove names list fields and the items to remove (agents only);
+	// removing an absent item is a reported no-op.
+	Remove map[string][]string `json:"remove,omitempty"`
+	// ExpectedRevision, when not zero, must equal the stored revision or the
+	// write fails with *ConflictError and changes nothing (SPEC R2.6).
+	ExpectedRevision int64 `json:"expected_revision,omitempty"`
+}
+
+var writeRequestFields = []string{"kind", "reference", "create", "data", "add", "remove", "expected_revision"}
+
+// UnmarshalJSON decodes a request strictly: unknown fields are refused with
+// the list of allowed ones, and allow_mcp with the reason it is gone.
+func (r *WriteRequest) UnmarshalJSON(b []byte) error {
+	m, ok := decodeObject(b)
+	if !ok {
+		return invalid("", CodeNotObject, "the write request must be a JSON object", "send {kind, reference, create, data, add, remove, expected_revision}")
+	}
+	for _, k := range sortedKeys(m) {
+		if k == "allow_mcp" {
+			f := allowMCPFinding(pointer(k))
+			return &DocumentError{Field: f.Field, Code: f.Code, Message: f.Message, Fix: f.Fix}
+		}
+		if !contains(writeRequestFields, k) {
+			return invalid(pointer(k), CodeUnknownField, "unknown field; allowed fields are "+strings.Join(writeRequestFields, ", "), "remove it or correct its spelling")
+		}
+	}
+	type plain WriteRequest
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return invalid(pointer(te.Field), CodeWrongType, "wrong type: "+te.Field+" must not be a JSON "+te.Value, "see the request format in the package documentation")
+		}
+		return invalid("", CodeWrongType, "the write request does not decode", "send {kind, reference, create, data, add, remove, expected_revision}")
+	}
+	if bytes.Equal(bytes.TrimSpace(p.Data), []byte("null")) {
+		p.Data = nil
+	}
+	*r = WriteRequest(p)
+	return nil
+}
+
+// WriteResult is what a successful Write did.
+type WriteResult struct {
+	// Resource is the stored resource after the write, with its revision.
+	Resource Resource `json:"resource"`
+	// Created is true when the write created the resource.
+	Created bool `json:"created,omitempty"`
+	// Changed is false when the write left the document as it was (every
+	// add and remove was a no-op, or the data equalled the stored one): no
+	// new revision was written.
+	Changed bool `json:"changed"`
+	// Warnings are accepted problems, such as a legacy MCP record still
+	// without an absolute cwd (SPEC R2.4).
+	Warnings []string `json:"warnings,omitempty"`
+	// Noops lists adds of items already present and removes of absent ones.
+	Noops []string `json:"noops,omitempty"`
+}
+
+// Write creates or updates a resource (SPEC R2.1, R2.6, R3.3). Errors:
+// ErrPermission, *DocumentError (ErrInvalid), ErrExists, ErrNotFound (the
+// resource, or a mounted MCP reference that is not registered), and
+// *ConflictError (ErrConflict) when ExpectedRevision is stale; on any
+// error nothing changed.
+func (s *Service) Write(ctx context.Context, caller Caller, req WriteRequest) (WriteResult, error) {
+	if err := s.authorize(ctx, caller, "write"); err != nil {
+		return WriteResult{}, err
+	}
+	key, err := checkKey(req.Kind, req.Ref)
+	if err != nil {
+		return WriteResult{}, err
+	}
+	if err := s.checkRequestShape(&req); err != nil {
+		return WriteResult{}, err
+	}
+	if key.Kind == KindMCP {
+		return s.writeMCP(ctx, key, req)
+	}
+	return s.writeAgent(ctx, key, req)
+}
+
+// checkRequestShape applies the rules common to every kind: bounded data
+// that is a JSON object, no allow_mcp, sane add/remove, and a revision only
+// on updates.
+func (s *Service) checkRequestShape(req *WriteRequest) error {
+	if len(req.Data) > s.maxBytes {
+		return invalid("/data", CodeLimit, fmt.Sprintf("data is %d bytes; the limit is %d", len(req.Data), s.maxBytes), "shorten the document")
+	}
+	if len(req.Data) > 0 {
+		if bytes.Equal(bytes.TrimSpace(req.Data), []byte("null")) {
+			req.Data = nil
+		} else {
+			m, ok := decodeObject(req.Data)
+			if !ok {
+				return invalid("/data", CodeNotObject, "data must be a JSON object", "send the document fields as an object")
+			}
+			if _, ok := m["allow_mcp"]; ok {
+				f := allowMCPFinding("/data/allow_mcp")
+				return &DocumentError{Field: f.Field, Code: f.Code, Message: f.Message, Fix: f.Fix}
+			}
+		}
+	}
+	for _, op := range []struct {
+		name  string
+		lists map[string][]string
+	}{{"add", req.Add}, {"remove", req.Remove}} {
+		if len(op.lists) > 0 && req.Kind != KindAgent {
+			return invalid(pointer(op.name), CodeRequest, op.name+" applies to the list fields of agent documents", "send the whole mcpServers entry in data instead")
+		}
+		for _, field := range sortedKeys(op.lists) {
+			if field == "allow_mcp" {
+				f := allowMCPFinding(pointer(op.name, field))
+				return &DocumentError{Field: f.Field, Code: f.Code, Message: f.Message, Fix: f.Fix}
+			}
+			if !validListField(field) {
+				return invalid(pointer(op.name), CodeRequest, "a list field name must be 1 to 64 of letters, digits and '_'", `name a list field such as "mcps" or "capabilities"`)
+			}
+			if fs := checkListItems(field, op.lists[field]); len(fs) > 0 {
+				return errorOf("/"+op.name, fs)
+			}
+		}
+	}
+	for _, field := range sortedKeys(req.Add) {
+		for _, it := range req.Add[field] {
+			if slices.Contains(req.Remove[field], it) {
+				return invalid(pointer("add", field), CodeRequest, "the same item is both added and removed", "send it in add or in remove, not both")
+			}
+		}
+	}
+	if req.Create && req.ExpectedRevision != 0 {
+		return invalid("/expected_revision", CodeRequest, "expected_revision has no meaning when creating", "drop it, or set create to false to update")
+	}
+	if req.ExpectedRevision < 0 {
+		return invalid("/expected_revision", CodeRequest, "expected_revision must be a revision read before (1 or more), or 0 for none", "read the resource and send its revision")
+	}
+	if !req.Create && len(req.Data) == 0 && len(req.Add) == 0 && len(req.Remove) == 0 {
+		return invalid("", CodeRequest, "nothing to write: no data, add or remove", "send data with the fields to replace, or add/remove items")
+	}
+	return nil
+}
+
+func validListField(f string) bool {
+	if f == "" || len(f) > 64 {
+		return false
+	}
+	for i := 0; i < len(f); i++ {
+		c := f[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Service) writeMCP(ctx context.Context, key Key, req WriteRequest) (WriteResult, error) {
+	if len(req.Data) == 0 {
+		return WriteResult{}, invalid("/data", CodeRequest, "an MCP write needs data", `send {"mcpServers": {"NAME": {...}}}`)
+	}
+	if req.Create {
+		_, _, fs := checkMCP(req.Data)
+		if e := errorOf("/data", fs); e != nil {
+			return WriteResult{}, e
+		}
+		data, err := compactJSON(req.Data)
+		if err != nil {
+			return WriteResult{}, invalid("/data", CodeNotObject, "data is not valid JSON", "send a JSON object")
+		}
+		res, err := s.repo.Create(ctx, key, data)
+		if err != nil {
+			return WriteResult{}, err
+		}
+		return WriteResult{Resource: res, Created: true, Changed: true}, nil
+	}
+
+	var warnings []string
+	changed := true
+	res, err := s.repo.Modify(ctx, key, req.ExpectedRevision, func(cur Resource) (json.RawMessage, error) {
+		warnings, changed = nil, true
+		merged, err := mergeTop(cur.Data, req.Data)
+		if err != nil {
+			return nil, err
+		}
+		_, _, fs := checkMCP(merged)
+		if e := errorOf("/data", fs); e != nil {
+			// A record saved before SPEC R2.2 may stay without an absolute
+			// cwd while it is being modified (SPEC R2.4), with a warning.
+			if !onlyLegacyCwd(fs) || !isLegacyMCP(cur.Data) {
+				return nil, e
+			}
+			warnings = append(warnings, "saved without an absolute cwd, as before (SPEC R2.4): starting or probing this server fails until cwd is set to the absolute directory it runs in")
+		}
+		if old, err := compactJSON(cur.Data); err == nil && bytes.Equal(merged, old) {
+			changed = false
+			return nil, nil
+		}
+		return merged, nil
+	})
+	if err != nil {
+		return WriteResult{}, err
+	}
+	var noops []string
+	if !changed {
+		noops = append(noops, "the data equals the stored document; nothing was written")
+	}
+	return WriteResult{Resource: res, Changed: changed, Warnings: warnings, Noops: noops}, nil
+}
+
+// onlyLegacyCwd reports whether every error finding is a missing absolute cwd.
+func onlyLegacyCwd(fs []Finding) bool {
+	for _, f := range fs {
+		if f.Severity == SeverityError && f.Code != CodeNoAbsoluteCwd {
+			return false
+		}
+	}
+	return true
+}
+
+// isLegacyMCP reports whether a stored MCP document lacks an absolute cwd.
+func isLegacyMCP(data []byte) bool {
+	_, _, fs := checkMCP(data)
+	for _, f := range fs {
+		if f.Code == CodeNoAbsoluteCwd {
+			return true
+		}
+	}
+	return false
+}
+
+// mergeTop applies a top-level patch: every field of patch replaces the one
+// in cur. The result is compact JSON with sorted keys.
+func mergeTop(cur, patch []byte) ([]byte, error) {
+	m, ok := decodeObject(cur)
+	if !ok {
+		return nil, invalid("", CodeNotObject, "the stored document is not a JSON object, so a patch cannot apply", "replace it: delete the resource and create it again")
+	}
+	p, _ := decodeObject(patch)
+	for k, v := range p {
+		m[k] = v
+	}
+	return marshalObject(m)
+}
+
+func marshalObject(m map[string]json.RawMessage) ([]byte, error) {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil, invalid("/data", CodeWrongType, "the document does not encode as JSON", "send valid JSON")
+	}
+	return b, nil
+}
+
+func (s *Service) writeAgent(ctx context.Context, key Key, req WriteRequest) (WriteResult, error) {
+	patch := map[string]json.RawMessage{}
+	if len(req.Data) > 0 {
+		patch, _ = decodeObject(req.Data)
+		if e := errorOf("/data", checkAgentFields(patch)); e != nil {
+			return WriteResult{}, e
+		}
+	}
+	// Every mount named by this write must be a registered MCP resource at
+	// write time. Look them up before the write transaction: a Repository's
+	// Modify callback must not call the Repository.
+	if err := s.checkMountsExist(ctx, patch, req.Add); err != nil {
+		return WriteResult{}, err
+	}
+
+	if req.Create {
+		doc := map[string]json.RawMessage{"mcps": json.RawMessage("[]")}
+		for k, v := range patch {
+			doc[k] = v
+		}
+		noops, err := applyAddRemove(doc, req.Add, req.Remove)
+		if err != nil {
+			return WriteResult{}, err
+		}
+		data, err := marshalObject(doc)
+		if err != nil {
+			return WriteResult{}, err
+		}
+		res, err := s.repo.Create(ctx, key, data)
+		if err != nil {
+			return WriteResult{}, err
+		}
+		return WriteResult{Resource: res, Created: true, Changed: true, Noops: noops}, nil
+	}
+
+	var noops []string
+	changed := true
+	res, err := s.repo.Modify(ctx, key, req.ExpectedRevision, func(cur Resource) (json.RawMessage, error) {
+		noops, changed = nil, true
+		doc, ok := decodeObject(cur.Data)
+		if !ok {
+			return nil, invalid("", CodeNotObject, "the stored agent document is not a JSON object, so a patch cannot apply", "replace it: delete the agent and create it again")
+		}
+		for k, v := range patch {
+			doc[k] = v
+		}
+		var err error
+		if noops, err = applyAddRemove(doc, req.Add, req.Remove); err != nil {
+			return nil, err
+		}
+		data, err := marshalObject(doc)
+		if err != nil {
+			return nil, err
+		}
+		if old, err := compactJSON(cur.Data); err == nil && bytes.Equal(old, data) {
+			changed = false
+			return nil, nil
+		}
+		return data, nil
+	})
+	if err != nil {
+		return WriteResult{}, err
+	}
+	return WriteResult{Resource: res, Changed: changed, Noops: noops}, nil
+}
+
+func (s *Service) checkMountsExist(ctx context.Context, patch map[string]json.RawMessage, add map[string][]string) error {
+	var refs []string
+	if raw, ok := patch["mcps"]; ok {
+		if err := json.Unmarshal(raw, &refs); err != nil {
+			return invalid("/data/mcps", CodeWrongType, "mcps must be an array of references", "write it as an array of references")
+		}
+	}
+	refs = append(refs, add["mcps"]...)
+	for _, r := range refs {
+		_, err := s.repo.Get(ctx, Key{Kind: KindMCP, Ref: Ref(r)})
+		if errors.Is(err, ErrNotFound) {
+			return fmt.Errorf("resource: mcps: %s is not a registered MCP resource; register it first (resource_write kind=\"mcp\" create=true, or agt mcp create): %w", r, ErrNotFound)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// applyAddRemove adds then removes single items of list fields of doc, and
+// reports the no-ops. It checks the known agent fields of the result.
+func applyAddRemove(doc map[string]json.RawMessage, add, remove map[string][]string) ([]string, error) {
+	var noops []string
+	fields := sortedKeys(add)
+	for _, f := range sortedKeys(remove) {
+		if _, ok := add[f]; !ok {
+			fields = append(fields, f)
+		}
+	}
+	for _, f := range fields {
+		var list []string
+		if raw, ok := doc[f]; ok && !bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+			if err := json.Unmarshal(raw, &list); err != nil {
+				return nil, invalid(pointer("add", f), CodeWrongType, "add and remove apply only to fields that hold an array of strings", "send the whole field in data instead")
+			}
+		}
+		for _, it := range add[f] {
+			if slices.Contains(list, it) {
+				noops = append(noops, fmt.Sprintf("add %s: %s is already present", f, it))
+				continue
+			}
+			list = append(list, it)
+		}
+		for _, it := range remove[f] {
+			i := slices.Index(list, it)
+			if i < 0 {
+				noops = append(noops, fmt.Sprintf("remove %s: %s is not present", f, it))
+				continue
+			}
+			list = slices.Delete(list, i, i+1)
+		}
+		if list == nil {
+			list = []string{}
+		}
+		b, err := json.Marshal(list)
+		if err != nil {
+			return nil, err
+		}
+		doc[f] = b
+	}
+	if e := errorOf("/data", checkAgentFields(doc)); e != nil {
+		return nil, e
+	}
+	return noops, nil
+}
+
+// Read returns a resource with its revision (SPEC R2.6).
+func (s *Service) Read(ctx context.Context, caller Caller, key Key) (Resource, error) {
+	if err := s.authorize(ctx, caller, "read"); err != nil {
+		return Resource{}, err
+	}
+	if _, err := checkKey(key.Kind, key.Ref); err != nil {
+		return Resource{}, err
+	}
+	return s.repo.Get(ctx, key)
+}
+
+// Delete removes a resource; expected, when not AnyRevision, must equal the
+// stored revision. Agents that mount a deleted MCP resource keep the
+// reference; AgentMCPList and CheckAgent report it as unresolved.
+func (s *Service) Delete(ctx context.Context, caller Caller, key Key, expected int64) error {
+	if err := s.authorize(ctx, caller, "delete"); err != nil {
+		return err
+	}
+	if _, err := checkKey(key.Kind, key.Ref); err != nil {
+		return err
+	}
+	if expected < 0 {
+		return invalid("/expected_revision", CodeRequest, "expected revision must be 1 or more, or 0 for none", "read the resource and send its revision")
+	}
+	return s.repo.Delete(ctx, key, expected)
+}
+
+// List returns the resources of one kind sorted by reference; a non-empty
+// category keeps only category/name references.
+func (s *Service) List(ctx context.Context, caller Caller, kind Kind, category string) ([]Resource, error) {
+	if err := s.authorize(ctx, caller, "list"); err != nil {
+		return nil, err
+	}
+	if _, err := checkKey(kind, "x"); err != nil {
+		return nil, err
+	}
+	if category != "" && (!validRef(category) || strings.Contains(category, "/")) {
+		return nil, invalid("/category", CodeReference, "a category is one reference segment: 1 to 64 of lowercase letters, digits, '.', '_' and '-'", "correct the category")
+	}
+	return s.repo.List(ctx, kind, category)
+}

@@ -1,0 +1,584 @@
+package resource
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// ErrInvalid is the sentinel of every *DocumentError: the request or the
+// document breaks a write rule. Test with errors.Is.
+var ErrInvalid = errors.New("resource: invalid request")
+
+// Severity of a Finding.
+type Severity string
+
+// Severities.
+const (
+	// SeverityError means the document cannot be started or written as is.
+	SeverityError Severity = "error"
+	// SeverityWarning means it works, but something deserves attention.
+	SeverityWarning Severity = "warning"
+)
+
+// Finding codes: a stable, machine-readable name for each rule.
+const (
+	CodeNotObject      = "not_object"
+	CodeUnknownField   = "unknown_field"
+	CodeWrongType      = "wrong_type"
+	CodeAllowMCP       = "allow_mcp_removed"
+	CodeServerCount    = "server_count"
+	CodeServerName     = "server_name"
+	CodeTransport      = "transport"
+	CodeCommand        = "command"
+	CodeNoAbsoluteCwd  = "no_absolute_cwd"
+	CodePlaceholder    = "placeholder"
+	CodeURL            = "url"
+	CodeLimit          = "limit"
+	CodeReference      = "reference"
+	CodeKind           = "kind"
+	CodeRequest        = "request"
+	CodeCwdMissing     = "cwd_missing"
+	CodeCommandMissing = "command_not_found"
+	CodeMountMissing   = "mount_not_found"
+	CodeAgentMissing   = "agent_not_found"
+	CodeAgentDisabled  = "agent_disabled"
+)
+
+// Finding is one problem found in a document or request, with what to do
+// about it. Field is a JSON pointer ("/mcpServers/files/cwd"); messages never
+// repeat the values they judge, only their place.
+type Finding struct {
+	Severity Severity `json:"severity"`
+	Code     string   `json:"code"`
+	Field    string   `json:"field,omitempty"`
+	Message  string   `json:"message"`
+	Fix      string   `json:"fix,omitempty"`
+}
+
+func (f Finding) String() string {
+	s := f.Message
+	if f.Field != "" {
+		s = f.Field + ": " + s
+	}
+	if f.Fix != "" {
+		s += " (fix: " + f.Fix + ")"
+	}
+	return s
+}
+
+// DocumentError is a refused write: the first rule broken, with the field,
+// why, and how to fix it. More holds any further problems of the same
+// document. errors.Is(err, ErrInvalid) is true.
+type DocumentError struct {
+	Field   string    `json:"field,omitempty"`
+	Code    string    `json:"code"`
+	Message string    `json:"message"`
+	Fix     string    `json:"fix,omitempty"`
+	More    []Finding `json:"more,omitempty"`
+}
+
+func (e *DocumentError) Error() string {
+	s := "resource: invalid " + e.Field
+	if e.Field == "" {
+		s = "resource: invalid request"
+	}
+	s += ": " + e.Message
+	if e.Fix != "" {
+		s += " (fix: " + e.Fix + ")"
+	}
+	if len(e.More) > 0 {
+		s += fmt.Sprintf(" (and %d more problems)", len(e.More))
+	}
+	return s
+}
+
+// Is makes errors.Is(err, ErrInvalid) true.
+func (e *DocumentError) Is(target error) bool { return target == ErrInvalid }
+
+func invalid(field, code, msg, fix string) *DocumentError {
+	return &DocumentError{Field: field, Code: code, Message: msg, Fix: fix}
+}
+
+// errorOf turns the error findings into a *DocumentError, prefixing every
+// field with prefix; nil when there is none.
+func errorOf(prefix string, fs []Finding) *DocumentError {
+	var errs []Finding
+	for _, f := range fs {
+		if f.Severity == SeverityError {
+			f.Field = prefix + f.Field
+			errs = append(errs, f)
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	first := errs[0]
+	return &DocumentError{Field: first.Field, Code: first.Code, Message: first.Message, Fix: first.Fix, More: errs[1:]}
+}
+
+// pointer builds a JSON pointer from segments.
+func pointer(segs ...string) string {
+	var b strings.Builder
+	for _, s := range segs {
+		b.WriteByte('/')
+		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(s))
+	}
+	return b.String()
+}
+
+// Document limits (bytes or items), checked on every write.
+const (
+	// DefaultMaxDocumentBytes bounds the data of one write.
+	DefaultMaxDocumentBytes = 1 << 20
+	maxStringBytes          = 16 << 10
+	maxItems                = 1024
+	maxTimeoutMS            = 24 * 60 * 60 * 1000
+	maxServerNameLen        = 64
+)
+
+var (
+	mcpTopFields    = []string{"mcpServers"}
+	stdioFields     = []string{"type", "command", "args", "env", "cwd", "startup_timeout_ms", "tool_timeout_ms", "description"}
+	remoteFields    = []string{"type", "url", "headers", "startup_timeout_ms", "tool_timeout_ms", "description"}
+	stdioOnlyFields = map[string]bool{"command": true, "args": true, "env": true, "cwd": true}
+	remoteOnly      = map[string]bool{"url": true, "headers": true}
+)
+
+const allowMCPMessage = "allow_mcp was removed (SPEC R3.7): there is no MCP master switch; the servers mounted on an agent decide what it uses"
+const allowMCPFix = `drop allow_mcp and mount servers on the agent instead: resource_write(kind="agent", add={"mcps":["REF"]}) or agt agent update AGENT --add-mcp REF`
+
+func allowMCPFinding(field string) Finding {
+	return Finding{Severity: SeverityError, Code: CodeAllowMCP, Field: field, Message: allowMCPMessage, Fix: allowMCPFix}
+}
+
+func errf(field, code, msg, fix string) Finding {
+	return Finding{Severity: SeverityError, Code: code, Field: field, Message: msg, Fix: fix}
+}
+
+// decodeObject decodes data as a JSON object; ok is false for anything else
+// (including null).
+func decodeObject(data []byte) (map[string]json.RawMessage, bool) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(data, &m); err != nil || m == nil {
+		return nil, false
+	}
+	return m, true
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// ValidateMCP checks an MCP resource's data against the write rules (SPEC
+// R2.1, R2.2, R2.5) and returns its single server. It reads nothing from the
+// file system; Service.Test adds those checks. The error is a
+// *DocumentError holding every problem found.
+func ValidateMCP(data json.RawMessage) (name string, srv MCPServer, err error) {
+	if len(data) > DefaultMaxDocumentBytes {
+		return "", MCPServer{}, invalid("", CodeLimit, fmt.Sprintf("document is %d bytes; the limit is %d", len(data), DefaultMaxDocumentBytes), "shorten it")
+	}
+	name, srv, fs := checkMCP(data)
+	if e := errorOf("", fs); e != nil {
+		return "", MCPServer{}, e
+	}
+	return name, srv, nil
+}
+
+// checkMCP returns every rule the document breaks, and the server as far as
+// it could be decoded.
+func checkMCP(data []byte) (string, MCPServer, []Finding) {
+	top, ok := decodeObject(data)
+	if !ok {
+		return "", MCPServer{}, []Finding{errf("", CodeNotObject,
+			"an MCP document must be a JSON object",
+			`write {"mcpServers": {"NAME": {"command": "...", "cwd": "/abs/dir"}}}`)}
+	}
+	var fs []Finding
+	for _, k := range sortedKeys(top) {
+		switch k {
+		case "mcpServers":
+		case "allow_mcp":
+			fs = append(fs, allowMCPFinding(pointer(k)))
+		default:
+			fs = append(fs, unknownField(pointer(k), mcpTopFields))
+		}
+	}
+	rawServers, ok := top["mcpServers"]
+	if !ok {
+		return "", MCPServer{}, append(fs, errf("/mcpServers", CodeServerCount, "mcpServers is missing",
+			`write {"mcpServers": {"NAME": {...}}} with exactly one server`))
+	}
+	servers, ok := decodeObject(rawServers)
+	if !ok {
+		return "", MCPServer{}, append(fs, errf("/mcpServers", CodeWrongType, "mcpServers must be a JSON object of one NAME: server entry", `write {"mcpServers": {"NAME": {...}}}`))
+	}
+	if len(servers) != 1 {
+		return "", MCPServer{}, append(fs, errf("/mcpServers", CodeServerCount,
+			fmt.Sprintf("mcpServers holds %d entries; an MCP resource registers exactly one server (SPEC R2.1)", len(servers)),
+			"register each server as its own resource (agt mcp import splits a file)"))
+	}
+	var name string
+	var rawEntry json.RawMessage
+	for n, e := range servers {
+		name, rawEntry = n, e
+	}
+	base := "/mcpServers"
+	if msg := checkServerName(name); msg != "" {
+		fs = append(fs, errf(base, CodeServerName, msg, "name the server with 1 to 64 of letters, digits, '.', '_' and '-'"))
+	} else {
+		base = pointer("mcpServers", name)
+	}
+	srv, sfs := checkServer(base, rawEntry)
+	return name, srv, append(fs, sfs...)
+}
+
+func checkServerName(name string) string {
+	if name == "" || len(name) > maxServerNameLen {
+		return "the server name must be 1 to 64 characters"
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return "the server name may only hold letters, digits, '.', '_' and '-'"
+		}
+	}
+	return ""
+}
+
+func unknownField(field string, allowed []string) Finding {
+	return errf(field, CodeUnknownField, "unknown field; allowed fields are "+strings.Join(allowed, ", "), "remove it or correct its spelling")
+}
+
+func checkServer(base string, raw json.RawMessage) (MCPServer, []Finding) {
+	entry, ok := decodeObject(raw)
+	if !ok {
+		return MCPServer{}, []Finding{errf(base, CodeNotObject, "the server entry must be a JSON object", `write {"command": "...", "cwd": "/abs/dir"} or {"url": "https://..."}`)}
+	}
+	var fs []Finding
+	var srv MCPServer
+	field := func(k string) string { return base + pointer(k) }
+	decode := func(k string, into any, want string) bool {
+		if err := json.Unmarshal(entry[k], into); err != nil {
+			fs = append(fs, errf(field(k), CodeWrongType, k+" must be "+want, "write it as "+want))
+			return false
+		}
+		return true
+	}
+	for _, k := range sortedKeys(entry) {
+		switch k {
+		case "type":
+			decode(k, &srv.Type, "a string")
+		case "command":
+			decode(k, &srv.Command, "a string")
+		case "cwd":
+			decode(k, &srv.Cwd, "a string")
+		case "url":
+			decode(k, &srv.URL, "a string")
+		case "description":
+			decode(k, &srv.Description, "a string")
+		case "args":
+			decode(k, &srv.Args, "an array of strings")
+		case "env":
+			decode(k, &srv.Env, "an object of string values")
+		case "headers":
+			decode(k, &srv.Headers, "an object of string values")
+		case "startup_timeout_ms":
+			decode(k, &srv.StartupTimeoutMS, "an integer number of milliseconds")
+		case "tool_timeout_ms":
+			decode(k, &srv.ToolTimeoutMS, "an integer number of milliseconds")
+		case "allow_mcp":
+			fs = append(fs, allowMCPFinding(field(k)))
+		}
+	}
+
+	transport := srv.Transport()
+	switch srv.Type {
+	case "", TransportStdio, TransportHTTP, TransportSSE:
+	case "streamable-http", "streamableHttp", "streamable_http", "streamable":
+		fs = append(fs, errf(field("type"), CodeTransport, "unknown transport type", `write "http" for streamable HTTP`))
+	default:
+		fs = append(fs, errf(field("type"), CodeTransport, "unknown transport type", `write "stdio", "http" (streamable HTTP) or "sse"`))
+	}
+	if srv.Type == "" && srv.Command != "" && srv.URL != "" {
+		fs = append(fs, errf(base, CodeTransport, "both command and url are set", `keep command (with "type": "stdio") or url (with "type": "http")`))
+	}
+	if srv.Type == "" && srv.Command == "" && srv.URL == "" {
+		fs = append(fs, errf(base, CodeTransport, "neither command nor url is set", "set command and cwd for a local server, or url for a remote one"))
+	}
+
+	allowed := stdioFields
+	if transport != TransportStdio {
+		allowed = remoteFields
+	}
+	for _, k := range sortedKeys(entry) {
+		switch {
+		case k == "allow_mcp":
+		case transport == TransportStdio && remoteOnly[k]:
+			fs = append(fs, errf(field(k), CodeUnknownField, k+" belongs to remote servers, not stdio ones; allowed fields are "+strings.Join(allowed, ", "), "remove it, or set type to http or sse"))
+		case transport != TransportStdio && stdioOnlyFields[k]:
+			fs = append(fs, errf(field(k), CodeUnknownField, k+" belongs to stdio servers, not remote ones; allowed fields are "+strings.Join(allowed, ", "), "remove it, or set type to stdio"))
+		case !contains(stdioFields, k) && !contains(remoteFields, k):
+			fs = append(fs, unknownField(field(k), allowed))
+		}
+	}
+
+	if transport == TransportStdio {
+		fs = append(fs, checkCommand(field("command"), srv.Command)...)
+		fs = append(fs, checkCwd(field("cwd"), srv.Cwd)...)
+		if len(srv.Args) > maxItems {
+			fs = append(fs, errf(field("args"), CodeLimit, fmt.Sprintf("args holds %d items; the limit is %d", len(srv.Args), maxItems), "pass fewer arguments"))
+		}
+		for i, a := range srv.Args {
+			fs = append(fs, checkText(field("args")+pointer(fmt.Sprint(i)), a, true)...)
+		}
+		if len(srv.Env) > maxItems {
+			fs = append(fs, errf(field("env"), CodeLimit, fmt.Sprintf("env holds %d entries; the limit is %d", len(srv.Env), maxItems), "set fewer variables"))
+		}
+		for _, k := range sortedKeys(srv.Env) {
+			if k == "" || strings.ContainsAny(k, "=\x00") || len(k) > 256 {
+				fs = append(fs, errf(field("env"), CodeWrongType, "an environment variable name is empty, too long, or holds '=' or NUL", "use names like API_TOKEN"))
+				continue
+			}
+			fs = append(fs, checkText(field("env")+pointer(k), srv.Env[k], true)...)
+		}
+	} else {
+		fs = append(fs, checkURL(field("url"), srv.URL)...)
+		if len(srv.Headers) > maxItems {
+			fs = append(fs, errf(field("headers"), CodeLimit, fmt.Sprintf("headers holds %d entries; the limit is %d", len(srv.Headers), maxItems), "send fewer headers"))
+		}
+		for _, k := range sortedKeys(srv.Headers) {
+			if !validHeaderName(k) {
+				fs = append(fs, errf(field("headers"), CodeWrongType, "a header name is empty or not an HTTP token", "use names like Authorization or X-Api-Key"))
+				continue
+			}
+			v := srv.Headers[k]
+			if strings.ContainsAny(v, "\r\n\x00") || len(v) > maxStringBytes {
+				fs = append(fs, errf(field("headers")+pointer(k), CodeWrongType, "a header value holds a line break or NUL, or is too long", "write the value on one line"))
+			}
+		}
+	}
+	for _, t := range []struct {
+		k string
+		v int64
+	}{{"startup_timeout_ms", srv.StartupTimeoutMS}, {"tool_timeout_ms", srv.ToolTimeoutMS}} {
+		if t.v < 0 || t.v > maxTimeoutMS {
+			fs = append(fs, errf(field(t.k), CodeLimit, fmt.Sprintf("%s must be between 0 (the default) and %d", t.k, maxTimeoutMS), "write a number of milliseconds in that range"))
+		}
+	}
+	if len(srv.Description) > maxStringBytes {
+		fs = append(fs, errf(field("description"), CodeLimit, fmt.Sprintf("description is longer than %d bytes", maxStringBytes), "shorten it"))
+	}
+	return srv, fs
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func validHeaderName(k string) bool {
+	if k == "" || len(k) > 256 {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// checkText bounds a string and, when placeholders expand in it, refuses any
+// ${...} other than ${cwd} and ${workspace}.
+func checkText(field, s string, placeholders bool) []Finding {
+	if len(s) > maxStringBytes {
+		return []Finding{errf(field, CodeLimit, fmt.Sprintf("value is longer than %d bytes", maxStringBytes), "shorten it")}
+	}
+	if strings.IndexByte(s, 0) >= 0 {
+		return []Finding{errf(field, CodeWrongType, "value holds a NUL byte", "remove it")}
+	}
+	if !placeholders {
+		if strings.Contains(s, "${") {
+			return []Finding{errf(field, CodePlaceholder, "placeholders are not expanded here; they expand only in args and env", "write the literal value")}
+		}
+		return nil
+	}
+	for rest := s; ; {
+		i := strings.Index(rest, "${")
+		if i < 0 {
+			return nil
+		}
+		rest = rest[i+2:]
+		j := strings.IndexByte(rest, '}')
+		if j < 0 {
+			return []Finding{errf(field, CodePlaceholder, "unclosed ${ placeholder; only ${cwd} and ${workspace} exist", "close it as ${cwd} or ${workspace}, or remove the ${")}
+		}
+		switch rest[:j] {
+		case "cwd", "workspace":
+		default:
+			return []Finding{errf(field, CodePlaceholder, "unknown placeholder; only ${cwd} and ${workspace} exist (both expand to cwd)", "use ${cwd} or ${workspace}, or write the value itself; environment variables are not expanded")}
+		}
+		rest = rest[j+1:]
+	}
+}
+
+// checkCommand applies SPEC R2.2: a bare name looked up in PATH, or an
+// absolute path.
+func checkCommand(field, cmd string) []Finding {
+	if cmd == "" {
+		return []Finding{errf(field, CodeCommand, "a stdio server needs a command", `set command to a program name found in PATH (like "npx") or an absolute path`)}
+	}
+	if fs := checkText(field, cmd, false); fs != nil {
+		return fs
+	}
+	switch {
+	case strings.HasPrefix(cmd, "~"):
+		return []Finding{errf(field, CodeCommand, "command starts with ~, which is not expanded: nothing runs a shell", "write the absolute path, like /home/you/bin/server")}
+	case filepath.IsAbs(cmd):
+		return nil
+	case strings.ContainsAny(cmd, `/\`):
+		return []Finding{errf(field, CodeCommand,
+			"command is a relative path; it would depend on the directory of whoever starts the server, so it is refused (SPEC R2.2, R2.3)",
+			"write the absolute path (cwd joined with it), or a bare program name found in PATH")}
+	case strings.ContainsAny(cmd, " \t\r\n"):
+		return []Finding{errf(field, CodeCommand, "command holds whitespace; it names one program and nothing runs a shell", "put the program in command and each of its arguments in args")}
+	}
+	return nil
+}
+
+// checkCwd applies SPEC R2.2: stdio servers run in an absolute cwd. The
+// finding's code is CodeNoAbsoluteCwd, the one a legacy record may keep.
+func checkCwd(field, cwd string) []Finding {
+	fix := `set cwd to the absolute directory the server runs in, like "/srv/mcp/files"; relative paths in args resolve against it`
+	switch {
+	case cwd == "":
+		return []Finding{errf(field, CodeNoAbsoluteCwd, "a stdio server needs cwd, the absolute directory it runs in (SPEC R2.2)", fix)}
+	case strings.Contains(cwd, "${"):
+		return []Finding{errf(field, CodeNoAbsoluteCwd, "cwd may not hold placeholders; ${cwd} and ${workspace} expand to it", fix)}
+	case strings.HasPrefix(cwd, "~"):
+		return []Finding{errf(field, CodeNoAbsoluteCwd, "cwd starts with ~, which is not expanded", fix)}
+	case !filepath.IsAbs(cwd):
+		return []Finding{errf(field, CodeNoAbsoluteCwd, "cwd is not an absolute path (SPEC R2.2)", fix)}
+	}
+	return checkText(field, cwd, false)
+}
+
+func checkURL(field, raw string) []Finding {
+	fix := `write the endpoint as an absolute http or https URL, like "https://mcp.example.com/mcp"`
+	if raw == "" {
+		return []Finding{errf(field, CodeURL, "a remote server needs url", fix)}
+	}
+	if fs := checkText(field, raw, false); fs != nil {
+		return fs
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return []Finding{errf(field, CodeURL, "url does not parse", fix)}
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return []Finding{errf(field, CodeURL, "url must use http or https", fix)}
+	}
+	if u.Host == "" {
+		return []Finding{errf(field, CodeURL, "url has no host", fix)}
+	}
+	return nil
+}
+
+// Agent documents.
+
+var agentFieldTypes = map[string]string{
+	"name":         "a string",
+	"enabled":      "true or false",
+	"manager":      "true or false",
+	"capabilities": "an array of strings",
+	"mcps":         "an array of references",
+}
+
+// checkAgentFields checks the known fields present in an agent document (or
+// patch) m; unknown fields are kept as they are and not judged.
+func checkAgentFields(m map[string]json.RawMessage) []Finding {
+	var fs []Finding
+	for _, k := range sortedKeys(m) {
+		want, known := agentFieldTypes[k]
+		if !known {
+			continue
+		}
+		raw := m[k]
+		var err error
+		switch k {
+		case "name":
+			var s string
+			if err = json.Unmarshal(raw, &s); err == nil {
+				fs = append(fs, checkText(pointer(k), s, false)...)
+			}
+		case "enabled", "manager":
+			var b bool
+			err = json.Unmarshal(raw, &b)
+		case "capabilities", "mcps":
+			var items []string
+			if err = json.Unmarshal(raw, &items); err == nil && items == nil {
+				err = errors.New("null")
+			}
+			if err == nil {
+				fs = append(fs, checkListItems(k, items)...)
+			}
+		}
+		if err != nil {
+			fs = append(fs, errf(pointer(k), CodeWrongType, k+" must be "+want, "write it as "+want+" ([] clears a list)"))
+		}
+	}
+	return fs
+}
+
+// checkListItems bounds a list and checks its items: mcps items must be
+// valid references, and no list repeats an item.
+func checkListItems(field string, items []string) []Finding {
+	if len(items) > maxItems {
+		return []Finding{errf(pointer(field), CodeLimit, fmt.Sprintf("%s holds %d items; the limit is %d", field, len(items), maxItems), "keep fewer items")}
+	}
+	var fs []Finding
+	seen := make(map[string]bool, len(items))
+	for i, it := range items {
+		at := pointer(field, fmt.Sprint(i))
+		if field == "mcps" && !validRef(it) {
+			fs = append(fs, errf(at, CodeReference, refRule, "write the reference of a registered MCP resource"))
+			continue
+		}
+		if len(it) > maxStringBytes {
+			fs = append(fs, errf(at, CodeLimit, "item is too long", "shorten it"))
+			continue
+		}
+		if seen[it] {
+			fs = append(fs, errf(at, CodeRequest, "item repeats an earlier one", "list each item once"))
+		}
+		seen[it] = true
+	}
+	return fs
+}
+
+const refRule = "not a valid reference: write name or category/name, each part 1 to 64 of lowercase letters, digits, '.', '_' and '-', starting with a letter or digit"
+
+// compactJSON returns data without insignificant whitespace.
+func compactJSON(data []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, data); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
