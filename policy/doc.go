@@ -1,0 +1,38 @@
+// Package policy provides the permission policies a run.Run needs (SPEC
+// R4.2): every validated call passes one before it can run, and a Run without
+// a policy is refused.
+//
+//	perm := policy.First(
+//		policy.Rules{
+//			Deny:  []string{"mcp__notes__delete*"},
+//			Allow: []string{"mcp__notes__*", "host:*"},
+//		},
+//		policy.Human(func(ctx context.Context, req run.Request) (bool, string, error) {
+//			return askOnTerminal(req.Alias, req.Source, req.Arguments)
+//		}),
+//	)
+//	r, err := run.New(ctx, &run.Options{Agent: "writer", Repository: repo, Permission: perm})
+//
+// # Where the policy runs
+//
+//	batch checks -> validate -> PERMISSION -> interceptors(before) -> execute -> interceptors(after)
+//
+// A policy sees only calls whose arguments passed the tool's schema (SPEC
+// R5.3: an invalid call never creates an approval request), and interceptors
+// cannot change the arguments after it.
+//
+// # Verdicts and combinators
+//
+// A policy answers run.Allow, run.Deny or run.Ask (no opinion). The Run
+// allows a call only on Allow. AutoAllow allows everything, explicitly. Rules
+// matches patterns over aliases and sources; deny wins. Human asks a person
+// (one question at a time); Review asks a reviewer such as a model. First
+// lets the first policy with an opinion decide; Chain needs every policy's
+// consent (a Deny vetoes, Ask abstains). Every Decision names who decided
+// (Decision.By) and why, for the audit.
+//
+// # Concurrency
+//
+// All policies here are safe for concurrent use; the callbacks given to
+// Human and Review must be too (Human calls its approver one at a time).
+package policy

@@ -1,0 +1,244 @@
+package policy
+
+import (
+	"context"
+	"strings"
+
+	"github.com/agtsdk/agt/run"
+)
+
+// Names recorded in Decision.By.
+const (
+	ByAutoAllow = "auto_allow"
+	ByRules     = "rules"
+	ByHuman     = "human"
+	ByReview    = "review"
+)
+
+// Auto allows every call. Using it is an explicit choice: a Run without a
+// Permission is refused.
+type Auto struct{}
+
+var _ run.Permission = Auto{}
+
+// AutoAllow returns the policy that allows every validated call.
+func AutoAllow() Auto { return Auto{} }
+
+// Check implements run.Permission.
+func (Auto) Check(context.Context, run.Request) (run.Decision, error) {
+	return run.Decision{Verdict: run.Allow, By: ByAutoAllow, Reason: "explicit auto-allow"}, nil
+}
+
+// Rules decides by patterns over a call's alias ("mcp__notes__*") or its
+// source ("mcp:notes:*", "host:deploy", "framework:*"); see run.Source.
+// A pattern is matched whole; "*" matches any run of characters, every other
+// character matches itself. Deny wins over Ask, Ask over Allow; a call no
+// pattern matches gets Default. The zero Rules asks about everything. Rules
+// is a value: safe for concurrent use as long as its slices are not changed.
+type Rules struct {
+	// Allow lists patterns of calls to allow; nil means none.
+	Allow []string
+	// Deny lists patterns of calls to deny; nil means none.
+	Deny []string
+	// Ask lists patterns of calls to leave to the next policy (run.Ask);
+	// nil means none.
+	Ask []string
+	// Default is the verdict for calls no pattern matches; the zero value
+	// means run.Ask.
+	Default run.Verdict
+}
+
+var _ run.Permission = Rules{}
+
+// Check implements run.Permission.
+func (r Rules) Check(_ context.Context, req run.Request) (run.Decision, error) {
+	src := req.Source.String()
+	for _, set := range [...]struct {
+		verdict  run.Verdict
+		patterns []string
+	}{{run.Deny, r.Deny}, {run.Ask, r.Ask}, {run.Allow, r.Allow}} {
+		for _, p := range set.patterns {
+			if Match(p, req.Alias) || Match(p, src) {
+				return run.Decision{Verdict: set.verdict, By: ByRules, Reason: string(set.verdict) + " rule " + p}, nil
+			}
+		}
+	}
+	v := r.Default
+	if v == "" {
+		v = run.Ask
+	}
+	return run.Decision{Verdict: v, By: ByRules, Reason: "no rule matched"}, nil
+}
+
+// Match reports whether name matches pattern, where "*" matches any run of
+// characters (including none) and every other byte matches itself.
+func Match(pattern, name string) bool {
+	// Greedy matching with backtracking to the last star: linear in practice
+	// and never exponential.
+	p, n := 0, 0
+	star, mark := -1, 0
+	for n < len(name) {
+		switch {
+		case p < len(pattern) && pattern[p] == '*':
+			star, mark = p, n
+			p++
+		case p < len(pattern) && pattern[p] == name[n]:
+			p++
+			n++
+		case star >= 0:
+			p = star + 1
+			mark++
+			n = mark
+		default:
+			return false
+		}
+	}
+	return strings.Trim(pattern[p:], "*") == ""
+}
+
+// Approver asks a person whether a call may run, showing the alias, the
+// source and the arguments (req.Arguments; valid for the tool's schema). It
+// returns the answer and, optionally, why. An error fails the call.
+type Approver func(ctx context.Context, req run.Request) (approved bool, reason string, err error)
+
+// HumanPolicy asks an Approver, one question at a time.
+type HumanPolicy struct {
+	approve Approver
+	turn    chan struct{} // one question at a time
+}
+
+var _ run.Permission = (*HumanPolicy)(nil)
+
+// Human returns a policy that asks approver about every call. A batch's
+// calls run concurrently, but the questions are put one at a time, in the
+// order the calls reach the policy; a call whose context ends while it waits
+// fails with the context's error. A nil approver denies everything.
+func Human(approver Approver) *HumanPolicy {
+	return &HumanPolicy{approve: approver, turn: make(chan struct{}, 1)}
+}
+
+// Check implements run.Permission.
+func (h *HumanPolicy) Check(ctx context.Context, req run.Request) (run.Decision, error) {
+	if h.approve == nil {
+		return run.Decision{Verdict: run.Deny, By: ByHuman, Reason: "no approver configured"}, nil
+	}
+	select {
+	case h.turn <- struct{}{}:
+	case <-ctx.Done():
+		return run.Decision{Verdict: run.Deny, By: ByHuman, Reason: "not asked: " + ctx.Err().Error()}, ctx.Err()
+	}
+	defer func() { <-h.turn }()
+	ok, reason, err := h.approve(ctx, req)
+	if err != nil {
+		return run.Decision{Verdict: run.Deny, By: ByHuman, Reason: "approval failed"}, err
+	}
+	if ok {
+		return run.Decision{Verdict: run.Allow, By: ByHuman, Reason: reason}, nil
+	}
+	return run.Decision{Verdict: run.Deny, By: ByHuman, Reason: reason}, nil
+}
+
+// Reviewer judges a call: a model, a rules engine, anything. It returns
+// run.Allow, run.Deny, or run.Ask to abstain, and optionally why. An error
+// fails the call.
+type Reviewer func(ctx context.Context, req run.Request) (verdict run.Verdict, reason string, err error)
+
+// ReviewPolicy asks a Reviewer about every call, concurrently.
+type ReviewPolicy struct {
+	review Reviewer
+}
+
+var _ run.Permission = (*ReviewPolicy)(nil)
+
+// Review returns a policy that asks reviewer about every call. The reviewer
+// is called concurrently for the calls of a batch. A nil reviewer abstains.
+func Review(reviewer Reviewer) *ReviewPolicy { return &ReviewPolicy{review: reviewer} }
+
+// Check implements run.Permission.
+func (p *ReviewPolicy) Check(ctx context.Context, req run.Request) (run.Decision, error) {
+	if p.review == nil {
+		return run.Decision{Verdict: run.Ask, By: ByReview, Reason: "no reviewer configured"}, nil
+	}
+	v, reason, err := p.review(ctx, req)
+	if err != nil {
+		return run.Decision{Verdict: run.Deny, By: ByReview, Reason: "review failed"}, err
+	}
+	switch v {
+	case run.Allow, run.Deny:
+	default:
+		v = run.Ask
+	}
+	return run.Decision{Verdict: v, By: ByReview, Reason: reason}, nil
+}
+
+// ChainPolicy requires every policy's consent; see Chain.
+type ChainPolicy struct{ policies []run.Permission }
+
+var _ run.Permission = (*ChainPolicy)(nil)
+
+// Chain returns a policy that asks each policy in order: the first Deny (or
+// error) stops the chain and decides; Ask abstains; the result is Allow when
+// at least one policy allowed and none denied, else Ask. Chain(Rules{...},
+// Human(f)) makes the rules able to veto and the person confirm the rest.
+func Chain(policies ...run.Permission) *ChainPolicy {
+	return &ChainPolicy{policies: append([]run.Permission(nil), policies...)}
+}
+
+// Check implements run.Permission.
+func (c *ChainPolicy) Check(ctx context.Context, req run.Request) (run.Decision, error) {
+	var allowed []run.Decision
+	for _, p := range c.policies {
+		d, err := p.Check(ctx, req)
+		if err != nil || d.Verdict == run.Deny {
+			if err == nil {
+				d.Verdict = run.Deny
+			}
+			return d, err
+		}
+		if d.Verdict == run.Allow {
+			allowed = append(allowed, d)
+		}
+	}
+	switch len(allowed) {
+	case 0:
+		return run.Decision{Verdict: run.Ask, By: "chain", Reason: "no policy allowed the call"}, nil
+	case 1:
+		return allowed[0], nil
+	}
+	by := make([]string, len(allowed))
+	reasons := make([]string, 0, len(allowed))
+	for i, d := range allowed {
+		by[i] = d.By
+		if d.Reason != "" {
+			reasons = append(reasons, d.Reason)
+		}
+	}
+	return run.Decision{Verdict: run.Allow, By: strings.Join(by, "+"), Reason: strings.Join(reasons, "; ")}, nil
+}
+
+// FirstPolicy lets the first policy with an opinion decide; see First.
+type FirstPolicy struct{ policies []run.Permission }
+
+var _ run.Permission = (*FirstPolicy)(nil)
+
+// First returns a policy that asks each policy in order until one returns
+// Allow or Deny (or an error), which decides; when all abstain the result is
+// Ask (which a Run treats as denied). First(Rules{...}, Human(f)) lets the
+// rules settle what they know and asks a person about the rest.
+func First(policies ...run.Permission) *FirstPolicy {
+	return &FirstPolicy{policies: append([]run.Permission(nil), policies...)}
+}
+
+// Check implements run.Permission.
+func (f *FirstPolicy) Check(ctx context.Context, req run.Request) (run.Decision, error) {
+	for _, p := range f.policies {
+		d, err := p.Check(ctx, req)
+		if err != nil {
+			return d, err
+		}
+		if d.Verdict == run.Allow || d.Verdict == run.Deny {
+			return d, nil
+		}
+	}
+	return run.Decision{Verdict: run.Ask, By: "first", Reason: "no policy decided"}, nil
+}

@@ -1,0 +1,133 @@
+package run
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/agtsdk/agt/resource"
+)
+
+// Event says what an audit Record is about.
+type Event string
+
+// The audit events.
+const (
+	// EventCall is one call of a batch, rejected batches included.
+	EventCall Event = "call"
+	// EventRefresh is a refresh at a batch boundary, done or failed.
+	EventRefresh Event = "refresh"
+)
+
+// Stage is how far a call got in the pipeline.
+type Stage string
+
+// The stages, in pipeline order.
+const (
+	// StageBatch: the batch was rejected at the batch checks.
+	StageBatch Stage = "batch"
+	// StageQueued: the context ended before the call started.
+	StageQueued Stage = "queued"
+	// StageValidate: parsing and schema validation.
+	StageValidate Stage = "validate"
+	// StagePermission: the Permission check.
+	StagePermission Stage = "permission"
+	// StageIntercept: the interceptors before execute.
+	StageIntercept Stage = "intercept"
+	// StageExecute: the tool was called.
+	StageExecute Stage = "execute"
+)
+
+// Record is one audit entry. It never holds an argument value.
+type Record struct {
+	// Event is EventCall or EventRefresh.
+	Event Event
+	// Time is when the call (or refresh) started.
+	Time time.Time
+	// Agent is the Run's agent.
+	Agent resource.Ref
+	// BatchID is the batch's ID.
+	BatchID string
+	// CallID, Alias and Source identify the call (EventCall).
+	CallID string
+	Alias  string
+	Source Source
+	// Stage is the last stage the call entered.
+	Stage Stage
+	// Decision is the permission decision; zero when the call did not reach
+	// the Permission.
+	Decision Decision
+	// Code is the call's failure code, empty on success.
+	Code Code
+	// Duration is how long the call (or refresh) took.
+	Duration time.Duration
+	// ViolationPaths are the argument paths that failed validation.
+	ViolationPaths []string
+	// Message is the batch rejection message or the refresh notice; empty
+	// for calls that were not rejected as a batch.
+	Message string
+}
+
+// Auditor receives one Record per call and one per refresh. Audit is called
+// from the goroutine that ran the call, so implementations must be safe for
+// concurrent use and should be quick.
+type Auditor interface {
+	Audit(ctx context.Context, rec Record)
+}
+
+// SlogAuditor writes Records to a slog.Logger: calls at Info (failed ones at
+// Warn) and refreshes at Info (failed ones at Warn).
+type SlogAuditor struct {
+	logger *slog.Logger
+}
+
+var _ Auditor = (*SlogAuditor)(nil)
+
+// NewSlogAuditor returns an Auditor that logs to l; nil means slog.Default().
+func NewSlogAuditor(l *slog.Logger) *SlogAuditor {
+	if l == nil {
+		l = slog.Default()
+	}
+	return &SlogAuditor{logger: l}
+}
+
+// Audit implements Auditor.
+func (a *SlogAuditor) Audit(ctx context.Context, rec Record) {
+	level := slog.LevelInfo
+	if rec.Code != "" || rec.Message != "" && rec.Event == EventRefresh {
+		level = slog.LevelWarn
+	}
+	if !a.logger.Enabled(ctx, level) {
+		return
+	}
+	attrs := make([]slog.Attr, 0, 12)
+	attrs = append(attrs,
+		slog.String("agent", string(rec.Agent)),
+		slog.String("batch_id", rec.BatchID),
+	)
+	if rec.Event == EventCall {
+		attrs = append(attrs,
+			slog.String("call_id", rec.CallID),
+			slog.String("alias", rec.Alias),
+			slog.String("source", rec.Source.String()),
+			slog.String("stage", string(rec.Stage)),
+		)
+		if rec.Decision.Verdict != "" || rec.Decision.By != "" {
+			attrs = append(attrs, slog.Group("decision",
+				slog.String("verdict", string(rec.Decision.Verdict)),
+				slog.String("by", rec.Decision.By),
+				slog.String("reason", rec.Decision.Reason)))
+		}
+	}
+	if rec.Code != "" {
+		attrs = append(attrs, slog.String("code", string(rec.Code)))
+	}
+	if len(rec.ViolationPaths) > 0 {
+		attrs = append(attrs, slog.Any("violation_paths", rec.ViolationPaths))
+	}
+	if rec.Message != "" {
+		attrs = append(attrs, slog.String("message", rec.Message))
+	}
+	attrs = append(attrs, slog.Duration("duration", rec.Duration))
+	a.logger.LogAttrs(ctx, level, "agt."+string(rec.Event), attrs...)
+}

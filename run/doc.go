@@ -1,0 +1,74 @@
+// Package run executes an agent's tool calls: a Run is one execution of an
+// agent, with an immutable snapshot of its tools (the MCP servers mounted on
+// the agent, plus the host's own tools) and the batch pipeline every model
+// tool call goes through (SPEC R4, R5, R7).
+//
+//	r, err := run.New(ctx, &run.Options{
+//		Agent:      "writer",
+//		Repository: repo,                // where the agent and MCP documents live
+//		Permission: policy.AutoAllow(),  // required: there is no implicit allow
+//	})
+//	if err != nil { ... }
+//	defer r.Close()
+//	tools := r.Tools() // give these to the model
+//	out, err := r.Execute(ctx, run.Batch{ID: "step-1", Agent: "writer", Calls: calls})
+//	for _, res := range out.Results { send(res.CallID, res.ForModel()) }
+//	if n := out.Notice(); n != "" { tell the model n }
+//
+// # The pipeline
+//
+//	Execute(ctx, Batch)
+//	 1 batch checks   structure, unique non-empty call IDs, Batch.Agent, every
+//	                  name in the snapshot, HostTool.Authorize (delegation)
+//	                  -> any failure: *BatchError, nothing runs
+//	 2 per call, concurrently (Options.MaxConcurrency), results in call order
+//	   a validate     arguments are a JSON object valid for the schema
+//	                  -> else invalid_arguments with violation paths; stop
+//	   b permission   Options.Permission.Check -> not Allow: permission_denied
+//	   c interceptors Options.Interceptors, first = outermost:
+//	                    first.before -> second.before -> execute
+//	                    -> second.after -> first.after
+//	                  run.Before(f) and run.After(f) adapt plain callbacks
+//	   d execute      MCP session CallTool, or the host tool's Handler
+//	 3 audit          one Record per call (Options.Auditor); never argument values
+//	 4 boundary       a successful call changed this agent's document or a
+//	                  mounted MCP resource (Result.Changed) -> refresh
+//
+// The Permission is a fixed stage, not an interceptor: it always sees the
+// validated, final arguments, and interceptors cannot change them.
+//
+// # Refresh at the batch boundary
+//
+// All calls of a batch use the snapshot the batch started with. At the end,
+// if needed, the Run re-reads the agent's document, keeps the connection of
+// every mount whose MCP resource revision is unchanged, connects the new and
+// changed ones, lists and compiles their tools, and switches only when all of
+// it is ready; then it closes the connections of removed and replaced
+// mounts. On any failure it keeps the old snapshot whole and the Outcome (and
+// the audit) say "configuration saved, but load failed: <mount: why>". Writes
+// by other agents or other front ends never refresh a running Run.
+//
+// # Aliases and fingerprints
+//
+// An MCP tool's name is Alias(ref, tool), a pure function of the pair, so
+// reordering mounts never points a name at another tool. Fingerprint covers
+// the host's StaticInputs and the tool snapshot; Checkpoint and Resume use it
+// to refuse resuming into a different configuration (ErrFingerprintMismatch).
+//
+// # Errors
+//
+// A tool failure is a Result with a Code (the closed set invalid_arguments,
+// permission_denied, unknown_tool, unauthorized, not_found, conflict,
+// unavailable, deadline_exceeded, canceled, tool_error, internal) and a nil
+// error; Result.ToolError renders the one ToolError JSON format. A Go error
+// from Execute means the batch was rejected (*BatchError, ErrBatchRejected),
+// the Run is closed (ErrClosed) or the context ended. New fails with
+// ErrNoPermission, ErrAgentDisabled, ErrMountFailed or a repository error.
+//
+// # Concurrency
+//
+// A Run is safe for concurrent use. Permission, Interceptor, Auditor and host
+// tool handlers are called from several goroutines at once and must be safe
+// for that. Close ends every connection; calls still running get
+// unavailable.
+package run

@@ -1,0 +1,332 @@
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agtsdk/agt/resource"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Execute runs one batch (SPEC R5.2-R5.4):
+//
+//  1. batch checks: structure, non-empty unique call IDs, the batch's agent,
+//     every name in the snapshot, delegation (HostTool.Authorize). Any
+//     failure returns a *BatchError and nothing runs; the Outcome then holds
+//     one failed Result per call so the host can answer every tool_call_id.
+//  2. per call, concurrently up to Options.MaxConcurrency, results in call
+//     order: validate -> Permission -> interceptors -> execute. A failed
+//     call never stops the others.
+//  3. one audit Record per call.
+//  4. the batch boundary: when a successful call reported a change to this
+//     agent's document or to a mounted MCP resource, refresh (see
+//     RefreshReport) before returning.
+//
+// Tool failures are Results with a Code. The error is non-nil only when the
+// batch was rejected, the Run is closed (ErrClosed), or ctx ended (the
+// Outcome then still holds every Result).
+func (r *Run) Execute(ctx context.Context, b Batch) (Outcome, error) {
+	if r.closed.Load() {
+		return Outcome{BatchID: b.ID}, ErrClosed
+	}
+	r.mu.RLock()
+	s := r.snap.Load()
+	out, refresh, err := r.executeBatch(ctx, s, b)
+	r.mu.RUnlock()
+	if err != nil {
+		return out, err
+	}
+	if refresh {
+		out.Refresh = r.refresh(ctx, b.ID)
+	}
+	return out, ctx.Err()
+}
+
+func (r *Run) executeBatch(ctx context.Context, s *snapshot, b Batch) (Outcome, bool, error) {
+	out := Outcome{BatchID: b.ID}
+	tools, berr := r.checkBatch(ctx, s, b)
+	if berr != nil {
+		r.reject(ctx, s, b, berr, &out)
+		return out, false, berr
+	}
+	out.Results = make([]Result, len(b.Calls))
+	if len(b.Calls) == 1 || r.maxConc == 1 {
+		for i := range b.Calls {
+			out.Results[i] = r.runCall(ctx, b, i, tools[i])
+		}
+	} else {
+		sem := make(chan struct{}, r.maxConc)
+		var wg sync.WaitGroup
+		for i := range b.Calls {
+			sem <- struct{}{}
+			wg.Add(1)
+			go func() {
+				defer func() { <-sem; wg.Done() }()
+				out.Results[i] = r.runCall(ctx, b, i, tools[i])
+			}()
+		}
+		wg.Wait()
+	}
+	return out, r.needsRefresh(s, out.Results), nil
+}
+
+// checkBatch runs the batch checks and returns each call's tool.
+func (r *Run) checkBatch(ctx context.Context, s *snapshot, b Batch) ([]*tool, *BatchError) {
+	n := len(b.Calls)
+	switch {
+	case n == 0:
+		return nil, &BatchError{Code: CodeInvalidArguments, Message: "the batch has no calls"}
+	case n > r.maxCalls:
+		return nil, &BatchError{Code: CodeInvalidArguments, Message: fmt.Sprintf("the batch has %d calls; the limit is %d", n, r.maxCalls)}
+	case b.Agent != r.agent:
+		return nil, &BatchError{Code: CodeUnauthorized, Message: "the batch's agent is not this Run's agent"}
+	}
+	var ids map[string]struct{}
+	if n > 8 {
+		ids = make(map[string]struct{}, n)
+	}
+	tools := make([]*tool, n)
+	for i, c := range b.Calls {
+		if c.ID == "" {
+			return nil, &BatchError{Code: CodeInvalidArguments, Message: fmt.Sprintf("call %d has an empty ID", i)}
+		}
+		if len(c.ID) > maxCallIDLen {
+			return nil, &BatchError{Code: CodeInvalidArguments, Message: fmt.Sprintf("call %d has an ID longer than %d bytes", i, maxCallIDLen)}
+		}
+		dup := false
+		if ids != nil {
+			_, dup = ids[c.ID]
+			ids[c.ID] = struct{}{}
+		} else {
+			for _, o := range b.Calls[:i] {
+				dup = dup || o.ID == c.ID
+			}
+		}
+		if dup {
+			return nil, &BatchError{Code: CodeInvalidArguments, CallID: c.ID, Message: "the call ID is used twice in the batch"}
+		}
+		t := s.byAlias[c.Name]
+		if t == nil {
+			return nil, &BatchError{Code: CodeUnknownTool, CallID: c.ID, Message: fmt.Sprintf("no tool named %s in this run; the batch was not run", quoteID(c.Name))}
+		}
+		tools[i] = t
+	}
+	for i, t := range tools {
+		if t.host == nil || t.host.Authorize == nil {
+			continue
+		}
+		if err := t.host.Authorize(ctx, r.request(b, i, t)); err != nil {
+			msg := "delegation check failed"
+			var re *Error
+			if errors.As(err, &re) && re.Message != "" {
+				msg = re.Message
+			}
+			return nil, &BatchError{Code: CodeUnauthorized, CallID: b.Calls[i].ID, Message: msg + "; the batch was not run"}
+		}
+	}
+	return tools, nil
+}
+
+// reject fills the Outcome and the audit for a rejected batch.
+func (r *Run) reject(ctx context.Context, s *snapshot, b Batch, be *BatchError, out *Outcome) {
+	now := time.Now()
+	out.Results = make([]Result, len(b.Calls))
+	for i, c := range b.Calls {
+		out.Results[i] = Result{CallID: c.ID, Name: c.Name, Code: be.Code, Message: be.Message}
+		if r.auditor != nil {
+			rec := Record{Event: EventCall, Time: now, Agent: r.agent, BatchID: b.ID, CallID: c.ID, Alias: c.Name, Stage: StageBatch, Code: be.Code, Message: be.Message}
+			if t := s.byAlias[c.Name]; t != nil {
+				rec.Source = t.info.Source
+			}
+			r.auditor.Audit(ctx, rec)
+		}
+	}
+}
+
+func (r *Run) request(b Batch, i int, t *tool) Request {
+	c := b.Calls[i]
+	args := c.Arguments
+	if len(args) == 0 {
+		args = emptyObject
+	}
+	return Request{
+		BatchID:     b.ID,
+		CallID:      c.ID,
+		Agent:       r.agent,
+		Alias:       c.Name,
+		Source:      t.info.Source,
+		Description: t.info.Description,
+		Annotations: t.annotations,
+		Arguments:   args,
+	}
+}
+
+var emptyObject = json.RawMessage("{}")
+
+// runCall takes one call through validate -> permission -> interceptors ->
+// execute and audits it.
+func (r *Run) runCall(ctx context.Context, b Batch, i int, t *tool) Result {
+	start := time.Now()
+	req := r.request(b, i, t)
+	stage := StageQueued
+	var dec Decision
+	var res Result
+	switch err := ctx.Err(); {
+	case err != nil:
+		res = failure(err)
+	default:
+		stage = StageValidate
+		if err := t.schema.Validate(req.Arguments); err != nil {
+			res = failure(err)
+			break
+		}
+		stage = StagePermission
+		d, err := r.permission.Check(ctx, req)
+		dec = d
+		if err != nil {
+			res = failure(err)
+			if res.Code == CodeInternal {
+				res.Message = "the permission check failed: " + res.Message
+			}
+			break
+		}
+		if d.Verdict != Allow {
+			res = denied(d)
+			break
+		}
+		stage = StageIntercept
+		res = r.intercept(ctx, req, t, &stage)
+	}
+	res.CallID, res.Name = req.CallID, req.Alias
+	if res.Failed() {
+		res.Changed = nil
+	}
+	if r.auditor != nil {
+		rec := Record{
+			Event: EventCall, Time: start, Agent: r.agent, BatchID: b.ID,
+			CallID: req.CallID, Alias: req.Alias, Source: req.Source,
+			Stage: stage, Decision: dec, Code: res.Code, Duration: time.Since(start),
+		}
+		if len(res.Violations) > 0 {
+			rec.ViolationPaths = make([]string, len(res.Violations))
+			for k, v := range res.Violations {
+				rec.ViolationPaths[k] = v.Path
+			}
+		}
+		r.auditor.Audit(ctx, rec)
+	}
+	return res
+}
+
+func denied(d Decision) Result {
+	msg := "the call was not allowed"
+	if d.Verdict != Deny {
+		msg = "no permission policy allowed the call"
+	}
+	if d.By != "" {
+		msg += " (by " + d.By + ")"
+	}
+	if d.Reason != "" {
+		msg += ": " + d.Reason
+	}
+	return Result{Code: CodePermissionDenied, Message: boundMessage(msg)}
+}
+
+// intercept runs the interceptor chain around execute. stage becomes
+// StageExecute when the chain reaches the tool.
+func (r *Run) intercept(ctx context.Context, req Request, t *tool, stage *Stage) Result {
+	var next Next = func(ctx context.Context) Result {
+		*stage = StageExecute
+		return r.execute(ctx, req, t)
+	}
+	for k := len(r.chain) - 1; k >= 0; k-- {
+		ic, inner := r.chain[k], next
+		next = func(ctx context.Context) Result {
+			res, err := ic.Intercept(ctx, req, inner)
+			if err != nil {
+				return failure(err)
+			}
+			return res
+		}
+	}
+	return next(ctx)
+}
+
+// execute routes an allowed call to its host tool or MCP session.
+func (r *Run) execute(ctx context.Context, req Request, t *tool) Result {
+	if t.host != nil {
+		res, err := t.host.Handler(ctx, req)
+		if err != nil {
+			return failure(err)
+		}
+		if res.Code != "" && !res.Code.Valid() {
+			res.Code = CodeInternal
+		}
+		return res
+	}
+	cr, err := t.mount.session.CallTool(ctx, t.info.Source.Tool, req.Arguments)
+	if err != nil {
+		return mcpFailure(t.mount.ref, err)
+	}
+	return mcpResult(cr)
+}
+
+func mcpFailure(ref resource.Ref, err error) Result {
+	var rpc *jsonrpc.Error
+	code := CodeOf(err)
+	switch {
+	case code == CodeUnavailable:
+		return Result{Code: code, Message: "the MCP server " + string(ref) + " is not connected: " + boundMessage(err.Error())}
+	case code == CodeInternal && errors.As(err, &rpc):
+		return Result{Code: CodeToolError, Message: boundMessage(fmt.Sprintf("the MCP server answered with error %d: %s", rpc.Code, rpc.Message))}
+	}
+	return failure(err)
+}
+
+func mcpResult(cr *mcp.CallToolResult) Result {
+	var res Result
+	content := cr.Content
+	if content == nil {
+		content = []mcp.Content{}
+	}
+	var err error
+	if res.Content, err = json.Marshal(content); err != nil {
+		return Result{Code: CodeInternal, Message: "the tool's content could not be encoded"}
+	}
+	if cr.StructuredContent != nil {
+		if res.Structured, err = json.Marshal(cr.StructuredContent); err != nil {
+			return Result{Code: CodeInternal, Message: "the tool's structured content could not be encoded"}
+		}
+	}
+	if cr.IsError {
+		res.Code = CodeToolError
+		res.Message = toolErrorText(content)
+	}
+	return res
+}
+
+// toolErrorText joins the text blocks of a failed MCP result.
+func toolErrorText(content []mcp.Content) string {
+	var b strings.Builder
+	for _, c := range content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			if b.Len() > 0 {
+				b.WriteString("\n")
+			}
+			b.WriteString(tc.Text)
+			if b.Len() > maxMessage {
+				break
+			}
+		}
+	}
+	if b.Len() == 0 {
+		return "the tool reported an error"
+	}
+	return boundMessage(b.String())
+}

@@ -1,0 +1,303 @@
+package run_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agtsdk/agt/mcpconn"
+	"github.com/agtsdk/agt/mcpconn/mcptest"
+	"github.com/agtsdk/agt/policy"
+	"github.com/agtsdk/agt/resource"
+	"github.com/agtsdk/agt/resource/boltrepo"
+	"github.com/agtsdk/agt/run"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+const testAgent = resource.Ref("writer")
+
+// newRepo opens a bbolt repository in a temporary directory.
+func newRepo(tb testing.TB) *boltrepo.Repo {
+	tb.Helper()
+	repo, err := boltrepo.Open(filepath.Join(tb.TempDir(), "agt.db"), nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = repo.Close() })
+	return repo
+}
+
+// putMCP creates or replaces the MCP resource ref with one server.
+func putMCP(tb testing.TB, repo resource.Repository, ref resource.Ref, srv resource.MCPServer) int64 {
+	tb.Helper()
+	data, err := json.Marshal(resource.MCPDocument{MCPServers: map[string]resource.MCPServer{"fake": srv}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	key := resource.Key{Kind: resource.KindMCP, Ref: ref}
+	res, err := repo.Create(context.Background(), key, data)
+	if err != nil {
+		res, err = repo.Update(context.Background(), key, data, resource.AnyRevision)
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return res.Revision
+}
+
+// putAgent creates or replaces the agent document.
+func putAgent(tb testing.TB, repo resource.Repository, ref resource.Ref, doc resource.AgentDocument) {
+	tb.Helper()
+	data, err := json.Marshal(doc)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	key := resource.Key{Kind: resource.KindAgent, Ref: ref}
+	if _, err := repo.Create(context.Background(), key, data); err != nil {
+		if _, err := repo.Update(context.Background(), key, data, resource.AnyRevision); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
+// inMemory is a fake server setup: every connect starts a fresh in-process
+// fake server with the shared counters.
+type inMemory struct {
+	counters mcptest.Counters
+	dials    atomic.Int64
+	opts     mcptest.ServerOptions
+}
+
+func (m *inMemory) connector() *mcpconn.Connector {
+	dial := mcptest.Dial(&m.opts)
+	return mcpconn.NewConnector(&mcpconn.ConnectorOptions{
+		Dial: func(ctx context.Context, ref resource.Ref, srv resource.MCPServer) (mcp.Transport, error) {
+			m.dials.Add(1)
+			return dial(ctx, ref, srv)
+		},
+	})
+}
+
+// inMemoryServer is the document of an in-memory mount; the Dial hook
+// ignores it, but it must pass the connector's checks.
+func inMemoryServer(tb testing.TB) resource.MCPServer {
+	return resource.MCPServer{Type: resource.TransportStdio, Command: "fakemcp", Cwd: tb.TempDir()}
+}
+
+// stdioServer is the document of the fake server binary over stdio.
+func stdioServer(tb testing.TB, args ...string) resource.MCPServer {
+	tb.Helper()
+	return resource.MCPServer{Type: resource.TransportStdio, Command: mcptest.Command(tb), Args: args, Cwd: tb.TempDir()}
+}
+
+// setup is a repository with the agent mounting refs, all served in memory.
+func setup(tb testing.TB, refs ...resource.Ref) (*boltrepo.Repo, *inMemory) {
+	tb.Helper()
+	repo := newRepo(tb)
+	for _, ref := range refs {
+		putMCP(tb, repo, ref, inMemoryServer(tb))
+	}
+	putAgent(tb, repo, testAgent, resource.AgentDocument{MCPs: refs})
+	return repo, newInMemory()
+}
+
+func newInMemory() *inMemory {
+	m := &inMemory{}
+	m.opts.Counters = &m.counters
+	return m
+}
+
+func newRun(tb testing.TB, opts *run.Options) *run.Run {
+	tb.Helper()
+	if opts.Agent == "" {
+		opts.Agent = testAgent
+	}
+	if opts.Permission == nil {
+		opts.Permission = policy.AutoAllow()
+	}
+	r, err := run.New(context.Background(), opts)
+	if err != nil {
+		tb.Fatalf("run.New: %v", err)
+	}
+	tb.Cleanup(func() { _ = r.Close() })
+	return r
+}
+
+func call(id, name, args string) run.Call {
+	return run.Call{ID: id, Name: name, Arguments: json.RawMessage(args)}
+}
+
+func batch(calls ...run.Call) run.Batch {
+	return run.Batch{ID: "b1", Agent: testAgent, Calls: calls}
+}
+
+// codes returns the results' codes ("" for success) in call order.
+func codes(out run.Outcome) []run.Code {
+	var cs []run.Code
+	for _, r := range out.Results {
+		cs = append(cs, r.Code)
+	}
+	return cs
+}
+
+// recorder is a log of pipeline events, safe for concurrent use.
+type recorder struct {
+	mu     sync.Mutex
+	events []string
+}
+
+func (r *recorder) add(e string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, e)
+}
+
+func (r *recorder) get() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.events)
+}
+
+// auditLog is an Auditor that keeps the records.
+type auditLog struct {
+	mu   sync.Mutex
+	recs []run.Record
+}
+
+func (a *auditLog) Audit(_ context.Context, rec run.Record) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.recs = append(a.recs, rec)
+}
+
+func (a *auditLog) records(ev run.Event) []run.Record {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var out []run.Record
+	for _, r := range a.recs {
+		if r.Event == ev {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// mountTool is a host tool that changes the agent's own mounts through the
+// Repository and reports the change, as the framework's resource_write does.
+func mountTool(repo resource.Repository) run.HostTool {
+	return run.HostTool{
+		Name:        "set_mounts",
+		Description: "Replaces the agent's mcps list.",
+		Schema:      json.RawMessage(`{"type":"object","properties":{"mcps":{"type":"array","items":{"type":"string"}}},"required":["mcps"],"additionalProperties":false}`),
+		Handler: func(ctx context.Context, req run.Request) (run.Result, error) {
+			var in struct {
+				MCPs []resource.Ref `json:"mcps"`
+			}
+			if err := json.Unmarshal(req.Arguments, &in); err != nil {
+				return run.Result{}, err
+			}
+			key := resource.Key{Kind: resource.KindAgent, Ref: req.Agent}
+			_, err := repo.Modify(ctx, key, resource.AnyRevision, func(cur resource.Resource) (json.RawMessage, error) {
+				doc, err := resource.DecodeAgent(cur.Data)
+				if err != nil {
+					return nil, err
+				}
+				doc.MCPs = in.MCPs
+				return json.Marshal(doc)
+			})
+			if err != nil {
+				return run.Result{}, err
+			}
+			return run.Result{Content: json.RawMessage(`[]`), Changed: []resource.Key{key}}, nil
+		},
+	}
+}
+
+// writeMCPTool is a host tool that replaces an MCP resource's server
+// document (command and args) and reports the change.
+func writeMCPTool(repo resource.Repository) run.HostTool {
+	return run.HostTool{
+		Name:   "write_mcp",
+		Schema: json.RawMessage(`{"type":"object","properties":{"ref":{"type":"string"},"server":{"type":"object"}},"required":["ref","server"]}`),
+		Handler: func(ctx context.Context, req run.Request) (run.Result, error) {
+			var in struct {
+				Ref    resource.Ref       `json:"ref"`
+				Server resource.MCPServer `json:"server"`
+			}
+			if err := json.Unmarshal(req.Arguments, &in); err != nil {
+				return run.Result{}, err
+			}
+			data, _ := json.Marshal(resource.MCPDocument{MCPServers: map[string]resource.MCPServer{"fake": in.Server}})
+			key := resource.Key{Kind: resource.KindMCP, Ref: in.Ref}
+			if _, err := repo.Update(ctx, key, data, resource.AnyRevision); err != nil {
+				return run.Result{}, err
+			}
+			return run.Result{Content: json.RawMessage(`[]`), Changed: []resource.Key{key}}, nil
+		},
+	}
+}
+
+// serverPID asks a mount's fake server for its process ID.
+func serverPID(tb testing.TB, r *run.Run, ref resource.Ref) int {
+	tb.Helper()
+	out, err := r.Execute(context.Background(), batch(call("pid", run.Alias(ref, mcptest.ToolEnvironment), `{}`)))
+	if err != nil || out.Results[0].Failed() {
+		tb.Fatalf("environment call: %v %+v", err, out.Results)
+	}
+	var env mcptest.EnvironmentOut
+	if err := json.Unmarshal(out.Results[0].Structured, &env); err != nil {
+		tb.Fatal(err)
+	}
+	return env.PID
+}
+
+// processGone waits up to 10 s for the process to be gone (or a zombie
+// reaped by nobody, which counts as exited).
+func processGone(pid int) bool {
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if err := syscall.Kill(pid, 0); err != nil {
+			return true
+		}
+		if b, err := os.ReadFile(filepath.Join("/proc", itoa(pid), "stat")); err == nil {
+			if f := strings.Fields(string(b)); len(f) > 2 && f[2] == "Z" {
+				return true
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return false
+}
+
+func itoa(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
+
+// readLines reads a file's lines ("" file missing = none).
+func readLines(tb testing.TB, path string) []string {
+	tb.Helper()
+	f, err := os.Open(path)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		out = append(out, sc.Text())
+	}
+	return out
+}

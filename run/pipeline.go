@@ -1,0 +1,232 @@
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/agtsdk/agt/resource"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Call is one tool call the model made.
+type Call struct {
+	// ID is the model's tool_call_id: non-empty and unique in its batch.
+	ID string
+	// Name is the tool alias, as listed by Run.Tools.
+	Name string
+	// Arguments must be a JSON object. Empty means {}.
+	Arguments json.RawMessage
+}
+
+// Batch is the set of calls of one model step.
+type Batch struct {
+	// ID names the batch in the audit; empty is allowed.
+	ID string
+	// Agent must equal the Run's agent (the batch identity check).
+	Agent resource.Ref
+	// Calls run concurrently; their results keep this order.
+	Calls []Call
+}
+
+// Outcome is what Execute returns for an accepted batch.
+type Outcome struct {
+	// BatchID is the batch's ID.
+	BatchID string
+	// Results holds one Result per call, in call order.
+	Results []Result
+	// Refresh is nil when no call changed the Run's configuration, else the
+	// report of the refresh done at the end of the batch (SPEC R7).
+	Refresh *RefreshReport
+}
+
+// Notice is the text a host should add to the model's next message about
+// this batch: on a failed refresh, "configuration saved, but load failed:
+// ..."; else empty.
+func (o Outcome) Notice() string {
+	if o.Refresh == nil || o.Refresh.OK {
+		return ""
+	}
+	return o.Refresh.Notice
+}
+
+// ErrBatchRejected is matched (errors.Is) by every *BatchError.
+var ErrBatchRejected = errors.New("run: batch rejected")
+
+// BatchError rejects a whole batch at the batch checks (SPEC R5.4): a
+// malformed batch (CodeInvalidArguments), a wrong agent identity or a failed
+// delegation check (CodeUnauthorized), or a tool that is not in the snapshot
+// (CodeUnknownTool). No call of the batch ran.
+type BatchError struct {
+	// Code is why the batch was rejected.
+	Code Code
+	// CallID names the offending call; empty for batch-wide problems.
+	CallID string
+	// Message says what is wrong; it never holds argument values.
+	Message string
+}
+
+// Error implements error.
+func (e *BatchError) Error() string {
+	if e.CallID != "" {
+		return "run: batch rejected: " + string(e.Code) + ": call " + quoteID(e.CallID) + ": " + e.Message
+	}
+	return "run: batch rejected: " + string(e.Code) + ": " + e.Message
+}
+
+// Is makes errors.Is(err, ErrBatchRejected) true.
+func (e *BatchError) Is(target error) bool { return target == ErrBatchRejected }
+
+// ToolError renders the rejection in the ToolError format, for hosts that
+// answer every call of a rejected batch with it.
+func (e *BatchError) ToolError() json.RawMessage {
+	return renderToolError(e.Code, e.Message, nil)
+}
+
+// SourceKind says where a tool comes from.
+type SourceKind string
+
+// The source kinds.
+const (
+	// SourceMCP is a tool of a mounted MCP server.
+	SourceMCP SourceKind = "mcp"
+	// SourceHost is a tool the host registered (HostTool).
+	SourceHost SourceKind = "host"
+	// SourceFramework is a host tool marked ManagementOnly: agt's framework
+	// tools (resource_write and friends).
+	SourceFramework SourceKind = "framework"
+)
+
+// Source names a tool's origin.
+type Source struct {
+	// Kind is where the tool comes from.
+	Kind SourceKind `json:"kind"`
+	// Ref is the MCP resource reference; empty for host tools.
+	Ref resource.Ref `json:"reference,omitempty"`
+	// Tool is the remote tool name (MCP) or the host tool's name.
+	Tool string `json:"tool"`
+}
+
+// String renders the source as "mcp:REF:TOOL" or "host:NAME" or
+// "framework:NAME", the form policy.Rules patterns match.
+func (s Source) String() string {
+	if s.Kind == SourceMCP {
+		return string(s.Kind) + ":" + string(s.Ref) + ":" + s.Tool
+	}
+	return string(s.Kind) + ":" + s.Tool
+}
+
+// Request is one call as the later stages see it: the Permission, the
+// interceptors and host tool handlers.
+type Request struct {
+	// BatchID and CallID identify the call.
+	BatchID, CallID string
+	// Agent is the Run's agent.
+	Agent resource.Ref
+	// Alias is the tool name the model used.
+	Alias string
+	// Source is where the tool comes from.
+	Source Source
+	// Description is the tool's description.
+	Description string
+	// Annotations are the MCP server's hints (read-only, destructive, ...);
+	// nil for host tools and servers that send none. Hints, not guarantees.
+	Annotations *mcp.ToolAnnotations
+	// Arguments are the call's arguments. After the batch checks they have
+	// passed the schema. Shared: do not modify.
+	Arguments json.RawMessage
+}
+
+// Verdict is a permission verdict.
+type Verdict string
+
+// The verdicts.
+const (
+	// Allow lets the call run.
+	Allow Verdict = "allow"
+	// Deny refuses it: the call gets permission_denied.
+	Deny Verdict = "deny"
+	// Ask means no decision: someone else must decide. The zero Verdict
+	// reads as Ask. A Run treats an undecided call as denied; there is no
+	// implicit allow.
+	Ask Verdict = "ask"
+)
+
+// Decision is a Permission's answer, recorded in the audit.
+type Decision struct {
+	// Verdict is the decision; the zero value means Ask.
+	Verdict Verdict `json:"verdict"`
+	// By names who decided ("rules", "human", "review", ...).
+	By string `json:"by,omitempty"`
+	// Reason says why, for the audit and the model.
+	Reason string `json:"reason,omitempty"`
+}
+
+// Permission decides whether a validated call may run (SPEC R4.2). It is a
+// fixed stage between validation and the interceptors, so it always sees the
+// final arguments. Implementations must be safe for concurrent use; package
+// policy provides the usual ones. An error fails the call (with CodeOf of
+// the error) and never allows it.
+type Permission interface {
+	Check(ctx context.Context, req Request) (Decision, error)
+}
+
+// PermissionFunc adapts a function to Permission.
+type PermissionFunc func(ctx context.Context, req Request) (Decision, error)
+
+// Check calls f.
+func (f PermissionFunc) Check(ctx context.Context, req Request) (Decision, error) { return f(ctx, req) }
+
+// Next runs the rest of the chain and then the tool. It always returns a
+// Result; a failure is a Result with a Code.
+type Next func(ctx context.Context) Result
+
+// Interceptor wraps the execution of an allowed call. Interceptors run in
+// Options order, the first one outermost:
+//
+//	first(before) -> second(before) -> execute -> second(after) -> first(after)
+//
+// An interceptor may return without calling next (the call then does not
+// run), change the context, or change the Result; it cannot change the
+// arguments, which the Permission has already seen. A returned error becomes
+// the call's failure (CodeOf). Implementations must be safe for concurrent
+// use.
+type Interceptor interface {
+	Intercept(ctx context.Context, req Request, next Next) (Result, error)
+}
+
+// InterceptorFunc adapts a function to Interceptor.
+type InterceptorFunc func(ctx context.Context, req Request, next Next) (Result, error)
+
+// Intercept calls f.
+func (f InterceptorFunc) Intercept(ctx context.Context, req Request, next Next) (Result, error) {
+	return f(ctx, req, next)
+}
+
+// Before adapts a callback that runs before the call: an error stops the
+// call, which fails with CodeOf(err) (return an *Error to choose the code).
+func Before(f func(ctx context.Context, req Request) error) Interceptor {
+	return InterceptorFunc(func(ctx context.Context, req Request, next Next) (Result, error) {
+		if err := f(ctx, req); err != nil {
+			return Result{}, err
+		}
+		return next(ctx), nil
+	})
+}
+
+// After adapts a callback that runs after the call, failed or not, and may
+// replace its Result.
+func After(f func(ctx context.Context, req Request, res Result) Result) Interceptor {
+	return InterceptorFunc(func(ctx context.Context, req Request, next Next) (Result, error) {
+		return f(ctx, req, next(ctx)), nil
+	})
+}
+
+func quoteID(id string) string {
+	const max = 64
+	if len(id) > max {
+		id = id[:max] + "..."
+	}
+	b, _ := json.Marshal(id)
+	return string(b)
+}

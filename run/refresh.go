@@ -1,0 +1,149 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/agtsdk/agt/resource"
+)
+
+// RefreshReport says what happened at a batch boundary (SPEC R7).
+type RefreshReport struct {
+	// OK reports whether the Run switched to the new configuration.
+	OK bool
+	// Notice is, on failure, "configuration saved, but load failed: " and
+	// which mount failed and why; the host shows it to the model. Empty on
+	// success.
+	Notice string
+	// Err is the failure, nil on success.
+	Err error
+	// Failures lists the mounts that failed to load (on failure).
+	Failures []MountError
+	// Added, Removed and Replaced list the mounts that were connected,
+	// closed, or reconnected because their resource changed (on success).
+	Added, Removed, Replaced []resource.Ref
+	// Fingerprint is the Run's fingerprint after the boundary.
+	Fingerprint string
+}
+
+// loadFailedPrefix starts every failed refresh notice (SPEC R7.2).
+const loadFailedPrefix = "configuration saved, but load failed: "
+
+// needsRefresh reports whether a successful call changed this agent's
+// document or an MCP resource mounted in s (SPEC R7.1). Changes to other
+// resources never refresh a running Run (R7.5).
+func (r *Run) needsRefresh(s *snapshot, results []Result) bool {
+	for i := range results {
+		if results[i].Failed() {
+			continue
+		}
+		for _, k := range results[i].Changed {
+			switch k.Kind {
+			case resource.KindAgent:
+				if k.Ref == r.agent {
+					return true
+				}
+			case resource.KindMCP:
+				if _, ok := s.mounts[k.Ref]; ok {
+					return true
+				}
+				if _, ok := s.failedAt[k.Ref]; ok {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// refresh builds a candidate snapshot from the current configuration and
+// switches to it only when it is complete; otherwise it keeps the old one
+// (SPEC R7.2). Mounts whose resource revision is unchanged keep their
+// connection. Connections of removed and replaced mounts are closed after
+// the switch, once no batch uses them.
+func (r *Run) refresh(ctx context.Context, batchID string) *RefreshReport {
+	r.refreshMu.Lock()
+	defer r.refreshMu.Unlock()
+	start := time.Now()
+	old := r.snap.Load()
+	rep := &RefreshReport{}
+	if r.closed.Load() {
+		rep.Err = ErrClosed
+	} else {
+		cand, fresh, err := r.build(ctx, old)
+		if err == nil {
+			err = refreshFailures(old, cand, rep)
+		}
+		if err != nil {
+			closeMounts(fresh)
+			rep.Err = err
+		} else {
+			r.snap.Store(cand)
+			// Wait for batches that still use the old snapshot.
+			r.mu.Lock()
+			r.mu.Unlock() //nolint:staticcheck // an empty critical section is the point
+			closeMounts(diffMounts(old, cand, rep))
+			rep.OK = true
+		}
+	}
+	if rep.Err != nil {
+		rep.Notice = loadFailedPrefix + rep.Err.Error()
+	}
+	rep.Fingerprint = r.snap.Load().fp.sum
+	if r.auditor != nil {
+		rec := Record{Event: EventRefresh, Time: start, Agent: r.agent, BatchID: batchID, Duration: time.Since(start), Message: rep.Notice}
+		if !rep.OK {
+			rec.Code = CodeOf(rep.Err)
+			if rec.Code == CodeInternal && len(rep.Failures) > 0 {
+				rec.Code = CodeUnavailable
+			}
+		}
+		r.auditor.Audit(ctx, rec)
+	}
+	return rep
+}
+
+// refreshFailures returns an error naming every mount of cand that failed
+// and was not already failing at the same revision in old.
+func refreshFailures(old, cand *snapshot, rep *RefreshReport) error {
+	var errs []string
+	for _, f := range cand.failed {
+		if rev, ok := old.failedAt[f.Ref]; ok && rev == cand.failedAt[f.Ref] {
+			continue // unchanged and already failing: not this refresh's fault
+		}
+		rep.Failures = append(rep.Failures, f)
+		errs = append(errs, f.Error())
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return errors.New(strings.Join(errs, "; "))
+}
+
+// diffMounts fills the report's lists and returns the old mounts to close.
+func diffMounts(old, cand *snapshot, rep *RefreshReport) []*mount {
+	var closing []*mount
+	for ref, m := range old.mounts {
+		nm, ok := cand.mounts[ref]
+		switch {
+		case !ok:
+			rep.Removed = append(rep.Removed, ref)
+			closing = append(closing, m)
+		case nm != m:
+			rep.Replaced = append(rep.Replaced, ref)
+			closing = append(closing, m)
+		}
+	}
+	for ref := range cand.mounts {
+		if _, ok := old.mounts[ref]; !ok {
+			rep.Added = append(rep.Added, ref)
+		}
+	}
+	for _, l := range [][]resource.Ref{rep.Added, rep.Removed, rep.Replaced} {
+		sort.Slice(l, func(i, j int) bool { return l[i] < l[j] })
+	}
+	return closing
+}

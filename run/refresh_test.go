@@ -1,0 +1,322 @@
+package run_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/agtsdk/agt/mcpconn/mcptest"
+	"github.com/agtsdk/agt/policy"
+	"github.com/agtsdk/agt/resource"
+	"github.com/agtsdk/agt/run"
+	"github.com/google/go-cmp/cmp"
+)
+
+func setMounts(refs ...resource.Ref) run.Call {
+	b, _ := json.Marshal(map[string]any{"mcps": refs})
+	return run.Call{ID: "mount", Name: "set_mounts", Arguments: b}
+}
+
+func toolNames(r *run.Run) []string {
+	var names []string
+	for _, t := range r.Tools() {
+		names = append(names, t.Name)
+	}
+	return names
+}
+
+func hasTool(r *run.Run, alias string) bool { return slices.Contains(toolNames(r), alias) }
+
+// SPEC R7.1, R7.2, R7.5: mounting a server at the batch boundary keeps the
+// unchanged mounts' connections; calls in the batch use the old snapshot;
+// unmounting closes the server's process.
+func TestRefreshAddAndRemoveMount(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	a, b := resource.Ref("a"), resource.Ref("b")
+	putMCP(t, repo, a, stdioServer(t))
+	putMCP(t, repo, b, stdioServer(t))
+	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{a}})
+	audit := &auditLog{}
+	r := newRun(t, &run.Options{Repository: repo, HostTools: []run.HostTool{mountTool(repo)}, Auditor: audit})
+	fp0 := r.Fingerprint()
+	pidA := serverPID(t, r, a)
+
+	// In the same batch as the mount, b's tools are not callable yet.
+	out, err := r.Execute(context.Background(), batch(setMounts(a, b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Refresh == nil || !out.Refresh.OK {
+		t.Fatalf("refresh report = %+v, want OK", out.Refresh)
+	}
+	if diff := cmp.Diff([]resource.Ref{b}, out.Refresh.Added); diff != "" {
+		t.Errorf("added (-want +got):\n%s", diff)
+	}
+	if !hasTool(r, run.Alias(b, mcptest.ToolEcho)) {
+		t.Fatalf("b's tools did not appear: %v", toolNames(r))
+	}
+	if got := serverPID(t, r, a); got != pidA {
+		t.Errorf("mount a was restarted by the refresh (pid %d -> %d)", pidA, got)
+	}
+	if r.Fingerprint() == fp0 {
+		t.Error("the fingerprint did not change with the tool snapshot")
+	}
+	pidB := serverPID(t, r, b)
+
+	out, err = r.Execute(context.Background(), batch(setMounts(a)))
+	if err != nil || out.Refresh == nil || !out.Refresh.OK {
+		t.Fatalf("unmount: %v %+v", err, out.Refresh)
+	}
+	if hasTool(r, run.Alias(b, mcptest.ToolEcho)) {
+		t.Error("b's tools are still listed after unmounting")
+	}
+	if !processGone(pidB) {
+		t.Errorf("b's server (pid %d) still runs after unmounting", pidB)
+	}
+	out, err = r.Execute(context.Background(), batch(call("late", run.Alias(b, mcptest.ToolEcho), `{"text":"x"}`)))
+	var be *run.BatchError
+	if !errors.As(err, &be) || be.Code != run.CodeUnknownTool {
+		t.Errorf("calling an unmounted tool: %v, want unknown_tool", err)
+	}
+	if r.Fingerprint() != fp0 {
+		t.Error("back to the first configuration, the fingerprint differs")
+	}
+	if n := len(audit.records(run.EventRefresh)); n != 2 {
+		t.Errorf("%d refresh audit records, want 2", n)
+	}
+}
+
+// SPEC R7.1: the calls of the mounting batch all use the old snapshot.
+func TestRefreshCallsInBatchUseOldSnapshot(t *testing.T) {
+	t.Parallel()
+	a, b := resource.Ref("a"), resource.Ref("b")
+	repo, mem := setup(t, a)
+	putMCP(t, repo, b, inMemoryServer(t))
+	r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), HostTools: []run.HostTool{mountTool(repo)}, MaxConcurrency: 1})
+	_, err := r.Execute(context.Background(), batch(setMounts(a, b), call("x", run.Alias(b, mcptest.ToolEcho), `{"text":"x"}`)))
+	if !errors.Is(err, run.ErrBatchRejected) {
+		t.Fatalf("a call to a tool mounted in the same batch: %v, want the batch rejected", err)
+	}
+	if hasTool(r, run.Alias(b, mcptest.ToolEcho)) {
+		t.Error("a rejected batch changed the snapshot")
+	}
+}
+
+// SPEC R7.2: a changed mount that cannot load keeps the old snapshot whole
+// and says "configuration saved, but load failed" to the model and audit.
+func TestRefreshFailureKeepsOldSnapshot(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	putMCP(t, repo, notes, stdioServer(t))
+	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{notes}})
+	audit := &auditLog{}
+	r := newRun(t, &run.Options{Repository: repo, HostTools: []run.HostTool{writeMCPTool(repo)}, Auditor: audit})
+	fp := r.Fingerprint()
+	pid := serverPID(t, r, notes)
+
+	broken := stdioServer(t, "-fault", string(mcptest.FaultExitAtStart))
+	args, _ := json.Marshal(map[string]any{"ref": notes, "server": broken})
+	out, err := r.Execute(context.Background(), batch(run.Call{ID: "w", Name: "write_mcp", Arguments: args}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Results[0].Failed() {
+		t.Fatalf("the write itself failed: %+v", out.Results[0])
+	}
+	notice := out.Notice()
+	if !strings.HasPrefix(notice, "configuration saved, but load failed: ") || !strings.Contains(notice, "mount notes") {
+		t.Errorf("notice = %q", notice)
+	}
+	if out.Refresh.OK || len(out.Refresh.Failures) != 1 || out.Refresh.Failures[0].Ref != notes {
+		t.Errorf("refresh report = %+v", out.Refresh)
+	}
+	// The old server still answers, unrestarted.
+	if got := serverPID(t, r, notes); got != pid {
+		t.Errorf("old mount pid %d -> %d", pid, got)
+	}
+	if r.Fingerprint() != fp {
+		t.Error("a failed refresh changed the fingerprint")
+	}
+	recs := audit.records(run.EventRefresh)
+	if len(recs) != 1 || !strings.HasPrefix(recs[0].Message, "configuration saved, but load failed") {
+		t.Errorf("refresh audit = %+v", recs)
+	}
+}
+
+// SPEC R7.5: writes by other agents and direct edits do not refresh a
+// running Run; a new Run sees them.
+func TestOtherWritersDoNotRefresh(t *testing.T) {
+	t.Parallel()
+	a, b := resource.Ref("a"), resource.Ref("b")
+	repo, mem := setup(t, a)
+	putMCP(t, repo, b, inMemoryServer(t))
+	putAgent(t, repo, "other", resource.AgentDocument{MCPs: []resource.Ref{a}})
+	opts := func(agent resource.Ref) *run.Options {
+		return &run.Options{Agent: agent, Repository: repo, Connector: mem.connector(), HostTools: []run.HostTool{mountTool(repo)}}
+	}
+	r := newRun(t, opts(testAgent))
+	other := newRun(t, opts("other"))
+
+	// Another agent changes its own mounts: only its Run refreshes.
+	out, err := other.Execute(context.Background(), run.Batch{ID: "o", Agent: "other", Calls: []run.Call{setMounts(a, b)}})
+	if err != nil || out.Refresh == nil || !out.Refresh.OK {
+		t.Fatalf("other agent's refresh: %v %+v", err, out.Refresh)
+	}
+	// A direct edit (CLI) of this agent's document.
+	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{a, b}})
+	dials := mem.dials.Load()
+	out, err = r.Execute(context.Background(), batch(call("e", run.Alias(a, mcptest.ToolEcho), `{"text":"x"}`)))
+	if err != nil || out.Refresh != nil {
+		t.Fatalf("a plain batch refreshed: %v %+v", err, out.Refresh)
+	}
+	if hasTool(r, run.Alias(b, mcptest.ToolEcho)) || mem.dials.Load() != dials {
+		t.Error("a write from elsewhere refreshed the running Run")
+	}
+	if fresh := newRun(t, opts(testAgent)); !hasTool(fresh, run.Alias(b, mcptest.ToolEcho)) {
+		t.Error("a new Run does not see the direct edit")
+	}
+}
+
+// SPEC R7.3: after a refresh that reorders mounts, every old alias names
+// the same tool, and no connection restarts.
+func TestRefreshReorderKeepsAliases(t *testing.T) {
+	t.Parallel()
+	a, b := resource.Ref("x/a"), resource.Ref("b")
+	repo, mem := setup(t, a, b)
+	r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), HostTools: []run.HostTool{mountTool(repo)}})
+	before := r.Tools()
+	dials := mem.dials.Load()
+	out, err := r.Execute(context.Background(), batch(setMounts(b, a)))
+	if err != nil || out.Refresh == nil || !out.Refresh.OK {
+		t.Fatalf("reorder: %v %+v", err, out.Refresh)
+	}
+	if diff := cmp.Diff(before, r.Tools()); diff != "" {
+		t.Errorf("tools changed by a reorder (-before +after):\n%s", diff)
+	}
+	if mem.dials.Load() != dials {
+		t.Error("a reorder restarted connections")
+	}
+}
+
+// Changing a mounted MCP resource reconnects only that mount.
+func TestRefreshReplacesChangedMount(t *testing.T) {
+	t.Parallel()
+	a, b := resource.Ref("a"), resource.Ref("b")
+	repo, mem := setup(t, a, b)
+	r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), HostTools: []run.HostTool{writeMCPTool(repo)}})
+	dials := mem.dials.Load()
+	args, _ := json.Marshal(map[string]any{"ref": b, "server": inMemoryServer(t)})
+	out, err := r.Execute(context.Background(), batch(run.Call{ID: "w", Name: "write_mcp", Arguments: args}))
+	if err != nil || out.Refresh == nil || !out.Refresh.OK {
+		t.Fatalf("refresh: %v %+v", err, out.Refresh)
+	}
+	if diff := cmp.Diff([]resource.Ref{b}, out.Refresh.Replaced); diff != "" {
+		t.Errorf("replaced (-want +got):\n%s", diff)
+	}
+	if got := mem.dials.Load() - dials; got != 1 {
+		t.Errorf("%d new connections, want 1", got)
+	}
+	// A write to an MCP resource that is not mounted does not refresh.
+	putMCP(t, repo, "unmounted", inMemoryServer(t))
+	args, _ = json.Marshal(map[string]any{"ref": "unmounted", "server": inMemoryServer(t)})
+	out, err = r.Execute(context.Background(), batch(run.Call{ID: "w", Name: "write_mcp", Arguments: args}))
+	if err != nil || out.Refresh != nil {
+		t.Errorf("a write to an unmounted resource refreshed: %v %+v", err, out.Refresh)
+	}
+}
+
+// SPEC R3.6: management-only tools appear only for agents that can manage,
+// and appear or disappear with the capability at the boundary.
+func TestManagementOnlyTools(t *testing.T) {
+	t.Parallel()
+	repo, mem := setup(t, notes)
+	framework := run.HostTool{Name: "resource_read", Schema: json.RawMessage(`{"type":"object"}`), ManagementOnly: true,
+		Handler: func(context.Context, run.Request) (run.Result, error) { return run.Result{}, nil }}
+	r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), HostTools: []run.HostTool{framework}})
+	if hasTool(r, "resource_read") {
+		t.Error("a plain agent sees a management-only tool")
+	}
+	if _, err := r.Execute(context.Background(), batch(call("x", "resource_read", `{}`))); !errors.Is(err, run.ErrBatchRejected) {
+		t.Errorf("a plain agent called a management-only tool: %v", err)
+	}
+	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{notes}, Capabilities: []string{resource.CapabilityResourceManagement}})
+	m := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), HostTools: []run.HostTool{framework}})
+	var src run.Source
+	for _, ti := range m.Tools() {
+		if ti.Name == "resource_read" {
+			src = ti.Source
+		}
+	}
+	if src.Kind != run.SourceFramework {
+		t.Errorf("manager's resource_read source = %+v, want framework", src)
+	}
+	// Denied calls of framework tools never run (SPEC R3.6: still pass the
+	// permission policy).
+	d := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), HostTools: []run.HostTool{framework},
+		Permission: policy.Rules{Deny: []string{"framework:*"}, Default: run.Allow}})
+	out, err := d.Execute(context.Background(), batch(call("x", "resource_read", `{}`)))
+	if err != nil || out.Results[0].Code != run.CodePermissionDenied {
+		t.Errorf("denied framework call: %v %+v", err, out.Results)
+	}
+}
+
+// SPEC R5.1, R7.4: Checkpoint and Resume; a refresh updates the
+// fingerprint so a checkpoint taken after it resumes; a changed static input
+// or tool set fails with ErrFingerprintMismatch naming the part.
+func TestCheckpointResume(t *testing.T) {
+	t.Parallel()
+	a, b := resource.Ref("a"), resource.Ref("b")
+	repo, mem := setup(t, a)
+	putMCP(t, repo, b, inMemoryServer(t))
+	static := run.StaticInputs{Model: "m1", Provider: "p", BasePrompt: "be brief", Permissions: []byte(`{"x":1}`)}
+	opts := func(s run.StaticInputs) *run.Options {
+		return &run.Options{Agent: testAgent, Repository: repo, Connector: mem.connector(), Permission: policy.AutoAllow(),
+			HostTools: []run.HostTool{mountTool(repo)}, Static: s}
+	}
+	r := newRun(t, opts(static))
+	cp := r.Checkpoint()
+	raw, err := json.Marshal(cp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var decoded run.Checkpoint
+	if err := json.Unmarshal(raw, &decoded); err != nil {
+		t.Fatal(err)
+	}
+	resumed, err := run.Resume(context.Background(), decoded, opts(static))
+	if err != nil {
+		t.Fatalf("resume of an unchanged configuration: %v", err)
+	}
+	_ = resumed.Close()
+
+	changed := static
+	changed.Model = "m2"
+	_, err = run.Resume(context.Background(), cp, opts(changed))
+	var mm *run.FingerprintMismatchError
+	if !errors.As(err, &mm) || !errors.Is(err, run.ErrFingerprintMismatch) {
+		t.Fatalf("resume with another model: %v, want a mismatch", err)
+	}
+	if diff := cmp.Diff([]string{"model"}, mm.Parts); diff != "" {
+		t.Errorf("mismatch parts (-want +got):\n%s", diff)
+	}
+
+	// A refresh mounts b: the old checkpoint no longer matches the stored
+	// configuration, a new one does.
+	out, err := r.Execute(context.Background(), batch(setMounts(a, b)))
+	if err != nil || !out.Refresh.OK || out.Refresh.Fingerprint != r.Fingerprint() {
+		t.Fatalf("refresh: %v %+v", err, out.Refresh)
+	}
+	_, err = run.Resume(context.Background(), cp, opts(static))
+	if !errors.As(err, &mm) || !slices.Equal(mm.Parts, []string{"tools"}) || len(mm.Added) == 0 || len(mm.Removed) != 0 {
+		t.Errorf("resume of the pre-refresh checkpoint: %v", err)
+	}
+	resumed, err = run.Resume(context.Background(), r.Checkpoint(), opts(static))
+	if err != nil {
+		t.Fatalf("resume after a successful refresh: %v", err)
+	}
+	_ = resumed.Close()
+}

@@ -1,0 +1,553 @@
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/agtsdk/agt/mcpconn"
+	"github.com/agtsdk/agt/resource"
+	"github.com/agtsdk/agt/toolschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Errors of New, Resume and Execute; test with errors.Is.
+var (
+	// ErrNoPermission: Options.Permission is nil. There is no implicit
+	// allow; pass policy.AutoAllow() to say so explicitly.
+	ErrNoPermission = errors.New("run: no Permission: a Run needs an explicit permission policy (policy.AutoAllow() allows everything)")
+	// ErrAgentDisabled: the agent's document has enabled=false.
+	ErrAgentDisabled = errors.New("run: agent is disabled")
+	// ErrMountFailed: a mount failed to load and Options.FailOnMountError
+	// is set.
+	ErrMountFailed = errors.New("run: mount failed to load")
+	// ErrClosed: the Run is closed.
+	ErrClosed = errors.New("run: closed")
+	// ErrFingerprintMismatch: Resume found a configuration that differs from
+	// the checkpoint's (*FingerprintMismatchError says which part).
+	ErrFingerprintMismatch = errors.New("run: fingerprint mismatch")
+)
+
+// StaticInputs are the host's inputs that a Run's fingerprint covers besides
+// the tool snapshot (SPEC R7.4). agt does not interpret them.
+type StaticInputs struct {
+	// Model, Provider and BasePrompt as the host uses them; "" is a value.
+	Model, Provider, BasePrompt string
+	// Permissions is the host's built-in permission config, opaque bytes;
+	// nil and empty are the same.
+	Permissions []byte
+	// Delegation is the host's delegation config, opaque bytes; nil and
+	// empty are the same.
+	Delegation []byte
+}
+
+// HostTool is a tool the host implements itself (SPEC R5.5). Its schema is
+// compiled when the Run is created, and every call is validated against it
+// before Handler runs.
+type HostTool struct {
+	// Name is the tool's name as the model sees it: 1 to 64 of
+	// [A-Za-z0-9_-], not starting with "mcp__", unique in the Run.
+	Name string
+	// Description is shown to the model; "" is allowed.
+	Description string
+	// Schema is the JSON Schema of the arguments (toolschema.Compile rules);
+	// required.
+	Schema json.RawMessage
+	// Handler runs an allowed, validated call; required. A returned error
+	// fails the call with CodeOf(err) and the error's text as message (an
+	// *Error chooses both). Set Result.Changed to report written resources.
+	Handler func(ctx context.Context, req Request) (Result, error)
+	// Authorize, when set, runs at the batch checks, before any call of the
+	// batch runs, with the call's arguments not yet validated; an error
+	// rejects the whole batch with CodeUnauthorized (delegation, SPEC R5.4).
+	// nil means no check.
+	Authorize func(ctx context.Context, req Request) error
+	// ManagementOnly marks a framework tool: it is listed and callable only
+	// when the agent may manage resources (a manager or an agent with the
+	// resource_management capability, SPEC R3.6), and its Source kind is
+	// SourceFramework. false means every agent gets it.
+	ManagementOnly bool
+}
+
+// Options configure New and Resume. Agent, Repository and Permission are
+// required.
+type Options struct {
+	// Agent is the agent this Run executes; required.
+	Agent resource.Ref
+	// Repository holds the agent and MCP documents; required.
+	Repository resource.Repository
+	// Connector starts and connects the mounted servers; nil means
+	// mcpconn.NewConnector(nil).
+	Connector *mcpconn.Connector
+	// Permission decides every validated call; required (ErrNoPermission).
+	Permission Permission
+	// Interceptors wrap execution, first = outermost; nil means none.
+	Interceptors []Interceptor
+	// Auditor receives one Record per call and per refresh; nil means no
+	// audit.
+	Auditor Auditor
+	// HostTools are the host's own tools (and the framework tools); nil
+	// means none.
+	HostTools []HostTool
+	// MaxConcurrency bounds the calls of one batch that run at once; 0
+	// means 16.
+	MaxConcurrency int
+	// MaxBatchCalls bounds the calls in one batch; 0 means 256.
+	MaxBatchCalls int
+	// FailOnMountError makes any mount that fails to load fail New (and
+	// Resume) with ErrMountFailed; false means the failure is reported by
+	// MountErrors and the other mounts load.
+	FailOnMountError bool
+	// Static are the host inputs the fingerprint covers; zero means empty.
+	Static StaticInputs
+}
+
+const (
+	defaultMaxConcurrency = 16
+	defaultMaxBatchCalls  = 256
+	// maxParallelMounts bounds how many servers start at once.
+	maxParallelMounts = 16
+	// maxCallIDLen bounds a call ID.
+	maxCallIDLen = 256
+)
+
+// Run is one execution of an agent: an immutable snapshot of its tools and
+// the connections behind them, and the batch pipeline. A Run is safe for
+// concurrent use; its connections belong to it and Close ends them.
+type Run struct {
+	agent       resource.Ref
+	repo        resource.Repository
+	connector   *mcpconn.Connector
+	permission  Permission
+	chain       []Interceptor
+	auditor     Auditor
+	hostTools   []*compiledHostTool
+	maxConc     int
+	maxCalls    int
+	failOnMount bool
+	static      staticDigests
+
+	// batches hold mu for reading while they use a snapshot; a refresh takes
+	// it for writing after the switch, to wait for them before closing the
+	// replaced connections.
+	mu sync.RWMutex
+	// refreshMu serializes refreshes and Close.
+	refreshMu sync.Mutex
+	snap      atomic.Pointer[snapshot]
+	closed    atomic.Bool
+}
+
+type compiledHostTool struct {
+	HostTool
+	schema *toolschema.Schema
+}
+
+// mount is one connected MCP server of a snapshot. Snapshots share a mount
+// while its resource revision is unchanged.
+type mount struct {
+	ref      resource.Ref
+	revision int64
+	session  *mcpconn.Session
+	tools    []*tool
+	skipped  []SkippedTool
+}
+
+// tool is one entry of a snapshot.
+type tool struct {
+	info        ToolInfo
+	annotations *mcp.ToolAnnotations
+	schema      *toolschema.Schema
+	mount       *mount            // MCP tools
+	host        *compiledHostTool // host and framework tools
+}
+
+type snapshot struct {
+	manage   bool
+	mounts   map[resource.Ref]*mount
+	failed   []MountError
+	failedAt map[resource.Ref]int64 // revision a failed mount had; -1 unknown
+	byAlias  map[string]*tool
+	list     []ToolInfo // sorted by Name
+	skipped  []SkippedTool
+	fp       fingerprint
+}
+
+// ToolInfo is what the model should see of one tool, plus its origin.
+type ToolInfo struct {
+	// Name is the alias the model calls.
+	Name string `json:"name"`
+	// Description is the tool's description.
+	Description string `json:"description,omitempty"`
+	// InputSchema is the exact schema the server (or host) gave. Shared: do
+	// not modify.
+	InputSchema json.RawMessage `json:"input_schema"`
+	// Source is where the tool comes from.
+	Source Source `json:"source"`
+	// SchemaDigest is toolschema's digest of the schema.
+	SchemaDigest string `json:"schema_digest"`
+}
+
+// MountError reports a mounted MCP resource that did not load.
+type MountError struct {
+	// Ref is the mounted reference.
+	Ref resource.Ref
+	// Err says why: not found, start or handshake failure, list failure.
+	Err error
+	// StderrTail is the end of the server's stderr, when there was one.
+	StderrTail string
+}
+
+// Error implements error.
+func (e MountError) Error() string {
+	s := "mount " + string(e.Ref) + ": " + e.Err.Error()
+	if e.StderrTail != "" && !strings.Contains(s, e.StderrTail) {
+		s += " (stderr: " + e.StderrTail + ")"
+	}
+	return s
+}
+
+// Unwrap returns the cause.
+func (e MountError) Unwrap() error { return e.Err }
+
+// SkippedTool reports a tool left out of the snapshot: its schema did not
+// compile, or its server listed its name twice.
+type SkippedTool struct {
+	// Alias is the name the tool would have had.
+	Alias string
+	// Source is where it comes from.
+	Source Source
+	// Err says why it was left out.
+	Err error
+}
+
+// New reads the agent's document, connects every mounted MCP server in
+// parallel, lists and compiles their tools and returns the Run. A mount that
+// fails is reported by MountErrors (or fails New with ErrMountFailed when
+// Options.FailOnMountError is set); a tool whose schema fails to compile is
+// left out and reported by SkippedTools. A host tool with a bad schema, a nil
+// Permission, a missing or disabled agent fail New.
+func New(ctx context.Context, opts *Options) (*Run, error) {
+	r, err := newRun(opts)
+	if err != nil {
+		return nil, err
+	}
+	s, fresh, err := r.build(ctx, nil)
+	if err != nil {
+		closeMounts(fresh)
+		return nil, err
+	}
+	if r.failOnMount && len(s.failed) > 0 {
+		closeMounts(fresh)
+		errs := make([]error, len(s.failed))
+		for i := range s.failed {
+			errs[i] = s.failed[i]
+		}
+		return nil, fmt.Errorf("%w: %w", ErrMountFailed, errors.Join(errs...))
+	}
+	r.snap.Store(s)
+	return r, nil
+}
+
+func newRun(opts *Options) (*Run, error) {
+	if opts == nil || opts.Permission == nil {
+		return nil, ErrNoPermission
+	}
+	if _, err := resource.ParseRef(string(opts.Agent)); err != nil {
+		return nil, fmt.Errorf("run: Options.Agent: %w", err)
+	}
+	if opts.Repository == nil {
+		return nil, errors.New("run: Options.Repository is nil")
+	}
+	r := &Run{
+		agent:       opts.Agent,
+		repo:        opts.Repository,
+		connector:   opts.Connector,
+		permission:  opts.Permission,
+		chain:       append([]Interceptor(nil), opts.Interceptors...),
+		auditor:     opts.Auditor,
+		maxConc:     opts.MaxConcurrency,
+		maxCalls:    opts.MaxBatchCalls,
+		failOnMount: opts.FailOnMountError,
+		static:      digestStatic(opts.Static),
+	}
+	for i, ic := range r.chain {
+		if ic == nil {
+			return nil, fmt.Errorf("run: Options.Interceptors[%d] is nil", i)
+		}
+	}
+	if r.connector == nil {
+		r.connector = mcpconn.NewConnector(nil)
+	}
+	if r.maxConc <= 0 {
+		r.maxConc = defaultMaxConcurrency
+	}
+	if r.maxCalls <= 0 {
+		r.maxCalls = defaultMaxBatchCalls
+	}
+	seen := make(map[string]bool, len(opts.HostTools))
+	for _, ht := range opts.HostTools {
+		if !validHostToolName(ht.Name) {
+			return nil, fmt.Errorf("run: host tool %s: a name is 1 to 64 of [A-Za-z0-9_-] and does not start with %q", quoteID(ht.Name), aliasPrefix)
+		}
+		if seen[ht.Name] {
+			return nil, fmt.Errorf("run: host tool %q is registered twice", ht.Name)
+		}
+		seen[ht.Name] = true
+		if ht.Handler == nil {
+			return nil, fmt.Errorf("run: host tool %q has no Handler", ht.Name)
+		}
+		sc, err := toolschema.Compile(ht.Schema, nil)
+		if err != nil {
+			return nil, fmt.Errorf("run: host tool %q: schema: %w", ht.Name, err)
+		}
+		r.hostTools = append(r.hostTools, &compiledHostTool{HostTool: ht, schema: sc})
+	}
+	return r, nil
+}
+
+func validHostToolName(n string) bool {
+	if n == "" || len(n) > MaxAliasLen || strings.HasPrefix(n, aliasPrefix) {
+		return false
+	}
+	for i := 0; i < len(n); i++ {
+		if !aliasByte(n[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// Agent returns the Run's agent.
+func (r *Run) Agent() resource.Ref { return r.agent }
+
+// Tools lists the tools the model should see, sorted by name.
+func (r *Run) Tools() []ToolInfo {
+	return append([]ToolInfo(nil), r.snap.Load().list...)
+}
+
+// MountErrors lists the mounts of the current snapshot that did not load.
+func (r *Run) MountErrors() []MountError {
+	return append([]MountError(nil), r.snap.Load().failed...)
+}
+
+// SkippedTools lists the tools left out of the current snapshot.
+func (r *Run) SkippedTools() []SkippedTool {
+	return append([]SkippedTool(nil), r.snap.Load().skipped...)
+}
+
+// Close ends every connection of the Run. Calls still running get
+// unavailable; later Execute calls get ErrClosed. Close is idempotent.
+func (r *Run) Close() error {
+	r.refreshMu.Lock()
+	defer r.refreshMu.Unlock()
+	if r.closed.Swap(true) {
+		return nil
+	}
+	s := r.snap.Load()
+	ms := make([]*mount, 0, len(s.mounts))
+	for _, m := range s.mounts {
+		ms = append(ms, m)
+	}
+	closeMounts(ms)
+	return nil
+}
+
+// closeMounts closes the sessions in parallel: each may wait out a grace
+// period for its process.
+func closeMounts(ms []*mount) {
+	var wg sync.WaitGroup
+	for _, m := range ms {
+		if m == nil || m.session == nil {
+			continue
+		}
+		wg.Add(1)
+		go func(s *mcpconn.Session) {
+			defer wg.Done()
+			// The error is the child's exit status after the stop
+			// sequence; nothing is left to do with it.
+			_ = s.Close()
+		}(m.session)
+	}
+	wg.Wait()
+}
+
+// build reads the configuration and returns a complete candidate snapshot.
+// Mounts of prev whose resource revision is unchanged are reused as they
+// are; fresh lists the mounts connected for this candidate (the caller
+// closes them if it drops the candidate).
+func (r *Run) build(ctx context.Context, prev *snapshot) (s *snapshot, fresh []*mount, err error) {
+	agentRes, err := r.repo.Get(ctx, resource.Key{Kind: resource.KindAgent, Ref: r.agent})
+	if err != nil {
+		return nil, nil, fmt.Errorf("run: agent %s: %w", r.agent, err)
+	}
+	doc, err := resource.DecodeAgent(agentRes.Data)
+	if err != nil {
+		return nil, nil, fmt.Errorf("run: agent %s: %w", r.agent, err)
+	}
+	if !doc.IsEnabled() {
+		return nil, nil, fmt.Errorf("%w: %s", ErrAgentDisabled, r.agent)
+	}
+	refs := make([]resource.Ref, 0, len(doc.MCPs))
+	seen := make(map[resource.Ref]bool, len(doc.MCPs))
+	for _, ref := range doc.MCPs {
+		if !seen[ref] {
+			seen[ref] = true
+			refs = append(refs, ref)
+		}
+	}
+
+	type loaded struct {
+		m      *mount
+		reused bool
+		rev    int64
+		err    *MountError
+	}
+	out := make([]loaded, len(refs))
+	sem := make(chan struct{}, maxParallelMounts)
+	var wg sync.WaitGroup
+	for i, ref := range refs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			m, rev, reused, merr := r.loadMount(ctx, ref, prev)
+			out[i] = loaded{m: m, reused: reused, rev: rev, err: merr}
+		}()
+	}
+	wg.Wait()
+
+	s = &snapshot{
+		manage:   doc.CanManage(),
+		mounts:   make(map[resource.Ref]*mount, len(refs)),
+		failedAt: map[resource.Ref]int64{},
+		byAlias:  map[string]*tool{},
+	}
+	for i, l := range out {
+		if l.err != nil {
+			s.failed = append(s.failed, *l.err)
+			s.failedAt[refs[i]] = l.rev
+			continue
+		}
+		s.mounts[refs[i]] = l.m
+		if !l.reused {
+			fresh = append(fresh, l.m)
+		}
+	}
+	s.index(r.hostTools, refs)
+	s.fp = r.static.fingerprint(r.agent, s.list)
+	return s, fresh, nil
+}
+
+// loadMount returns the mount for ref: prev's when the resource revision is
+// unchanged, else a new connection with its tools compiled.
+func (r *Run) loadMount(ctx context.Context, ref resource.Ref, prev *snapshot) (m *mount, rev int64, reused bool, merr *MountError) {
+	fail := func(err error, tail string) (*mount, int64, bool, *MountError) {
+		return nil, rev, false, &MountError{Ref: ref, Err: err, StderrTail: tail}
+	}
+	rev = -1
+	res, err := r.repo.Get(ctx, resource.Key{Kind: resource.KindMCP, Ref: ref})
+	if err != nil {
+		return fail(err, "")
+	}
+	rev = res.Revision
+	if prev != nil {
+		if old := prev.mounts[ref]; old != nil && old.revision == res.Revision {
+			return old, rev, true, nil
+		}
+	}
+	_, srv, err := resource.DecodeMCP(res.Data)
+	if err != nil {
+		return fail(err, "")
+	}
+	sess, err := r.connector.Connect(ctx, ref, srv)
+	if err != nil {
+		return fail(err, "")
+	}
+	listed, err := sess.Tools(ctx)
+	if err != nil {
+		tail := sess.StderrTail()
+		_ = sess.Close()
+		return fail(fmt.Errorf("tools/list: %w", err), tail)
+	}
+	m = &mount{ref: ref, revision: res.Revision, session: sess}
+	names := make(map[string]bool, len(listed))
+	for _, lt := range listed {
+		src := Source{Kind: SourceMCP, Ref: ref, Tool: lt.Name}
+		alias := Alias(ref, lt.Name)
+		if names[lt.Name] {
+			m.skipped = append(m.skipped, SkippedTool{Alias: alias, Source: src, Err: errors.New("the server lists this tool name twice; the first one is kept")})
+			continue
+		}
+		names[lt.Name] = true
+		sc, err := toolschema.Compile(lt.InputSchema, nil)
+		if err != nil {
+			m.skipped = append(m.skipped, SkippedTool{Alias: alias, Source: src, Err: err})
+			continue
+		}
+		m.tools = append(m.tools, &tool{
+			info: ToolInfo{
+				Name:         alias,
+				Description:  lt.Description,
+				InputSchema:  sc.Raw(),
+				Source:       src,
+				SchemaDigest: sc.Digest(),
+			},
+			annotations: lt.Annotations,
+			schema:      sc,
+			mount:       m,
+		})
+	}
+	return m, rev, false, nil
+}
+
+// index fills byAlias, list and skipped from the host tools and mounts.
+func (s *snapshot) index(hostTools []*compiledHostTool, refs []resource.Ref) {
+	for _, ht := range hostTools {
+		if ht.ManagementOnly && !s.manage {
+			continue
+		}
+		kind := SourceHost
+		if ht.ManagementOnly {
+			kind = SourceFramework
+		}
+		s.byAlias[ht.Name] = &tool{
+			info: ToolInfo{
+				Name:         ht.Name,
+				Description:  ht.Description,
+				InputSchema:  ht.schema.Raw(),
+				Source:       Source{Kind: kind, Tool: ht.Name},
+				SchemaDigest: ht.schema.Digest(),
+			},
+			schema: ht.schema,
+			host:   ht,
+		}
+	}
+	for _, ref := range refs {
+		m := s.mounts[ref]
+		if m == nil {
+			continue
+		}
+		for _, t := range m.tools {
+			// Distinct pairs have distinct aliases, and host tool names
+			// never start with the alias prefix; this guards the 40-bit
+			// hash.
+			if _, dup := s.byAlias[t.info.Name]; dup {
+				s.skipped = append(s.skipped, SkippedTool{Alias: t.info.Name, Source: t.info.Source, Err: errors.New("alias already taken by another tool")})
+				continue
+			}
+			s.byAlias[t.info.Name] = t
+		}
+		s.skipped = append(s.skipped, m.skipped...)
+	}
+	s.list = make([]ToolInfo, 0, len(s.byAlias))
+	for _, t := range s.byAlias {
+		s.list = append(s.list, t.info)
+	}
+	sort.Slice(s.list, func(i, j int) bool { return s.list[i].Name < s.list[j].Name })
+}
