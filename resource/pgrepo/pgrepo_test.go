@@ -583,6 +583,15 @@ func TestOpen(t *testing.T) {
 			t.Errorf("Open: %v", err)
 		}
 	})
+	t.Run("unreachable server", func(t *testing.T) {
+		t.Parallel()
+		short, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		_, err := pgrepo.Open(short, "host="+t.TempDir()+" user=u password=s3cret dbname=d connect_timeout=5", nil)
+		if err == nil || strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("Open of a missing server: %v", err)
+		}
+	})
 	t.Run("long schema name", func(t *testing.T) {
 		t.Parallel()
 		_, err := pgrepo.Open(ctx, conn, &pgrepo.Options{Schema: strings.Repeat("s", 64)})
@@ -631,5 +640,28 @@ func TestContextHonoured(t *testing.T) {
 	got, err := repo.Get(context.Background(), keyA)
 	if err != nil || got.Revision != 1 {
 		t.Errorf("after cancelled calls: revision %d, %v; want the resource untouched", got.Revision, err)
+	}
+}
+
+// A context that ends while fn runs stops Modify before COMMIT: nothing is
+// written, the error says so, and the row lock is released.
+func TestModifyContextEndsInFn(t *testing.T) {
+	t.Parallel()
+	repo := openRepo(t)
+	if _, err := repo.Create(context.Background(), keyA, json.RawMessage(`{"v":1}`)); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	_, err := repo.Modify(ctx, keyA, 1, func(resource.Resource) (json.RawMessage, error) {
+		cancel()
+		return json.RawMessage(`{"v":2}`), nil
+	})
+	if !errors.Is(err, context.Canceled) || errors.Is(err, pgrepo.ErrUnknownOutcome) {
+		t.Errorf("Modify: %v, want context.Canceled and a known outcome", err)
+	}
+	// The lock is gone: a write with a fresh context goes through at once.
+	res, err := repo.Update(context.Background(), keyA, json.RawMessage(`{"v":3}`), 1)
+	if err != nil || res.Revision != 2 {
+		t.Errorf("Update after the cancelled Modify: revision %d, %v; want 2", res.Revision, err)
 	}
 }
