@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/resource/boltrepo"
 	"github.com/agtsdk/agt/resource/pgrepo"
@@ -30,6 +31,12 @@ type Options struct {
 	Postgres *pgrepo.Options
 	// Service configures the resource service. Nil means its defaults.
 	Service *resource.ServiceOptions
+	// Connector configures how MCP servers are started and reached (the
+	// environment a stdio server inherits, the protocol version, ...). Nil
+	// means mcpconn's defaults.
+	Connector *mcpconn.ConnectorOptions
+	// Prober configures probes. Nil means mcpconn's defaults.
+	Prober *mcpconn.ProberOptions
 }
 
 // Host wires the parts of agt for an agent host: one Repository, the one
@@ -41,6 +48,8 @@ type Options struct {
 type Host struct {
 	repo      resource.Repository
 	service   *resource.Service
+	connector *mcpconn.Connector
+	prober    *mcpconn.Prober
 	closeRepo func() error // nil when the caller owns the repository
 }
 
@@ -105,9 +114,12 @@ func New(repo resource.Repository, opts *Options) *Host {
 	if opts == nil {
 		opts = &Options{}
 	}
+	connector := mcpconn.NewConnector(opts.Connector)
 	return &Host{
-		repo:    repo,
-		service: resource.NewService(repo, opts.Service),
+		repo:      repo,
+		service:   resource.NewService(repo, opts.Service),
+		connector: connector,
+		prober:    mcpconn.NewProber(repo, connector, opts.Prober),
 	}
 }
 
@@ -117,6 +129,13 @@ func (h *Host) Repository() resource.Repository { return h.repo }
 // Resources returns the one resource service: the framework tools and the
 // agt CLI write through it.
 func (h *Host) Resources() *resource.Service { return h.service }
+
+// Connector returns the one Connector: Runs and the Prober start and reach
+// MCP servers through it, the same way.
+func (h *Host) Connector() *mcpconn.Connector { return h.connector }
+
+// Prober returns the Prober over the Host's repository and Connector.
+func (h *Host) Prober() *mcpconn.Prober { return h.prober }
 
 // Close releases the store if Open opened it. Runs started from the Host
 // must be closed by their owners; Close does not end them.

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agtsdk/agt/mcpconn/mcptest"
 )
 
 // agtBinary is the agt command built once for all tests of this package:
@@ -40,6 +42,7 @@ func buildAndRun(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "building agt:", err)
 		return 1
 	}
+	defer mcptest.RemoveBuilt()
 	return m.Run()
 }
 

@@ -1,0 +1,305 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agtsdk/agt/mcpconn"
+	"github.com/agtsdk/agt/resource"
+)
+
+// maxParallelProbes bounds the servers agent check --probe starts at once.
+const maxParallelProbes = 4
+
+// progress prints a line on stderr when stderr is a terminal: long
+// operations say what they are doing, scripts get clean stderr.
+func (e *env) progress(format string, args ...any) {
+	if e.errIsTTY {
+		fmt.Fprintf(e.err, format+"\n", args...)
+	}
+}
+
+func mcpTest(ctx context.Context, e *env, refArg string, asJSON bool) error {
+	ref, err := parseRefArg("mcp test", refArg)
+	if err != nil {
+		return err
+	}
+	h, err := e.host(ctx)
+	if err != nil {
+		return err
+	}
+	rep, err := h.Resources().Test(ctx, resource.Direct(), resource.Key{Kind: resource.KindMCP, Ref: ref})
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		if err := writeJSON(e.out, rep); err != nil {
+			return err
+		}
+	} else {
+		verdict := "ok: the configuration looks startable (nothing was started; 'agt mcp probe' starts it)"
+		if !rep.OK {
+			verdict = "problems found"
+		}
+		fmt.Fprintf(e.out, "mcp %s (revision %d): %s\n", ref, rep.Revision, verdict)
+		writeFindings(e, "  ", rep.Findings)
+	}
+	if !rep.OK {
+		return errReported
+	}
+	return nil
+}
+
+func writeFindings(e *env, indent string, fs []resource.Finding) {
+	for _, f := range fs {
+		where := ""
+		if f.Field != "" {
+			where = f.Field + ": "
+		}
+		fmt.Fprintf(e.out, "%s%-7s %s%s\n", indent, f.Severity, where, f.Message)
+		if f.Fix != "" {
+			fmt.Fprintf(e.out, "%s        fix: %s\n", indent, f.Fix)
+		}
+	}
+}
+
+func mcpProbe(ctx context.Context, e *env, refArg string, timeout time.Duration, asJSON bool) error {
+	ref, err := parseRefArg("mcp probe", refArg)
+	if err != nil {
+		return err
+	}
+	if timeout <= 0 {
+		return usagef("mcp probe", "--timeout must be positive")
+	}
+	h, err := e.host(ctx)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	e.progress("probing %s: starting or contacting the server, listing and compiling its tools...", ref)
+	rep, err := h.Prober().Probe(ctx, ref)
+	if rep == nil {
+		return err // the document could not be read
+	}
+	if asJSON {
+		if werr := writeJSON(e.out, rep); werr != nil {
+			return werr
+		}
+	} else {
+		writeProbe(e, rep)
+	}
+	if err != nil || !rep.OK {
+		return errReported
+	}
+	return nil
+}
+
+func writeProbe(e *env, rep *mcpconn.ProbeReport) {
+	server := "no server answered"
+	if rep.Server != nil {
+		server = strings.TrimSpace(rep.Server.Name + " " + rep.Server.Version)
+	}
+	if rep.Error != "" {
+		fmt.Fprintf(e.out, "probe %s: failed after %d ms: %s\n", rep.Reference, rep.DurationMS, rep.Error)
+		if tail := strings.TrimSpace(rep.StderrTail); tail != "" {
+			fmt.Fprintf(e.out, "server stderr (last lines):\n")
+			for _, line := range strings.Split(tail, "\n") {
+				fmt.Fprintf(e.out, "  | %s\n", line)
+			}
+		}
+		fmt.Fprintf(e.out, "next: 'agt mcp test %s' checks the configuration; 'agt mcp update %s' fixes it\n", rep.Reference, rep.Reference)
+		return
+	}
+	bad := 0
+	for _, t := range rep.Tools {
+		if !t.OK {
+			bad++
+		}
+	}
+	verdict := "ok"
+	if !rep.OK {
+		verdict = fmt.Sprintf("%d of %d tool schemas do not compile (those tools would be left out of a Run)", bad, len(rep.Tools))
+	}
+	fmt.Fprintf(e.out, "probe %s: %s\n  server %s, protocol %s, %d tools, %d ms (connect %d, list %d, compile %d)\n",
+		rep.Reference, verdict, server, rep.ProtocolVersion, len(rep.Tools), rep.DurationMS, rep.ConnectMS, rep.ListMS, rep.CompileMS)
+	t := newTable(e.out)
+	fmt.Fprintln(t, "  TOOL\tSCHEMA")
+	for _, tool := range rep.Tools {
+		status := "ok"
+		if !tool.OK {
+			status = "error: " + oneLine(tool.Error, 120)
+		}
+		fmt.Fprintf(t, "  %s\t%s\n", tool.Name, status)
+	}
+	t.Flush()
+}
+
+func agentMCPs(ctx context.Context, e *env, refArg string, asJSON bool) error {
+	ref, err := parseRefArg("agent mcps", refArg)
+	if err != nil {
+		return err
+	}
+	h, err := e.host(ctx)
+	if err != nil {
+		return err
+	}
+	mounts, err := h.Resources().AgentMCPList(ctx, resource.Direct(), ref)
+	if err != nil {
+		return err
+	}
+	if mounts == nil {
+		mounts = []resource.Mount{}
+	}
+	if asJSON {
+		return writeJSON(e.out, mounts)
+	}
+	if len(mounts) == 0 {
+		fmt.Fprintf(e.err, "agent %s has no MCP servers mounted; mount one with 'agt agent update %s --add-mcp REF'\n", ref, ref)
+		return nil
+	}
+	t := newTable(e.out)
+	fmt.Fprintln(t, "REFERENCE\tRESOLVES\tREVISION\tPROBLEM")
+	for _, m := range mounts {
+		rev := "-"
+		if m.Resolves {
+			rev = fmt.Sprint(m.Revision)
+		}
+		fmt.Fprintf(t, "%s\t%s\t%s\t%s\n", m.Ref, yesNo(m.Resolves), rev, m.Problem)
+	}
+	return t.Flush()
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// checkReport is agent check's JSON: the static report, plus the probes
+// when --probe was given.
+type checkReport struct {
+	resource.AgentReport
+	Probes []*mcpconn.ProbeReport `json:"probes,omitempty"`
+}
+
+func agentCheck(ctx context.Context, e *env, refArg string, probe bool, timeout time.Duration, asJSON bool) error {
+	ref, err := parseRefArg("agent check", refArg)
+	if err != nil {
+		return err
+	}
+	if timeout <= 0 {
+		return usagef("agent check", "--timeout must be positive")
+	}
+	h, err := e.host(ctx)
+	if err != nil {
+		return err
+	}
+	rep, err := h.Resources().CheckAgent(ctx, resource.Direct(), ref)
+	if err != nil {
+		return err
+	}
+	out := checkReport{AgentReport: rep}
+	ok := rep.OK
+	if probe {
+		pctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		out.Probes = probeMounts(pctx, e, h.Prober(), rep.Mounts)
+		for _, p := range out.Probes {
+			if !p.OK {
+				ok = false
+			}
+		}
+	}
+	if asJSON {
+		if err := writeJSON(e.out, out); err != nil {
+			return err
+		}
+	} else {
+		writeCheck(e, out, ok)
+	}
+	if !ok {
+		return errReported
+	}
+	return nil
+}
+
+// probeMounts probes every mount that resolves, a few at a time, and
+// returns the reports in mount order.
+func probeMounts(ctx context.Context, e *env, prober *mcpconn.Prober, mounts []resource.MountReport) []*mcpconn.ProbeReport {
+	reports := make([]*mcpconn.ProbeReport, len(mounts))
+	sem := make(chan struct{}, maxParallelProbes)
+	var wg sync.WaitGroup
+	for i, m := range mounts {
+		if !m.Resolves {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			e.progress("probing %s...", m.Ref)
+			rep, err := prober.Probe(ctx, m.Ref)
+			if rep == nil {
+				msg := "the probe failed"
+				if err != nil {
+					msg = err.Error()
+				}
+				rep = &mcpconn.ProbeReport{Reference: m.Ref, Tools: []mcpconn.ToolReport{}, Error: msg}
+			}
+			reports[i] = rep
+		}()
+	}
+	wg.Wait()
+	out := reports[:0]
+	for _, r := range reports {
+		if r != nil {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func writeCheck(e *env, rep checkReport, ok bool) {
+	if !rep.Exists {
+		fmt.Fprintf(e.out, "agent %s: not registered\n", rep.Agent)
+	} else {
+		fmt.Fprintf(e.out, "agent %s (revision %d): enabled %s, manages resources %s, %d mounts\n",
+			rep.Agent, rep.Revision, yesNo(rep.Enabled), yesNo(rep.CanManage), len(rep.Mounts))
+	}
+	writeFindings(e, "  ", rep.Problems)
+	probes := map[resource.Ref]*mcpconn.ProbeReport{}
+	for _, p := range rep.Probes {
+		probes[p.Reference] = p
+	}
+	for _, m := range rep.Mounts {
+		status := "ok"
+		switch {
+		case !m.Resolves:
+			status = "missing: " + m.Problem
+		case !m.OK:
+			status = "problems found"
+		}
+		fmt.Fprintf(e.out, "  mount %s: %s\n", m.Ref, status)
+		writeFindings(e, "    ", m.Findings)
+		if p := probes[m.Ref]; p != nil {
+			if p.Error != "" {
+				fmt.Fprintf(e.out, "    probe: failed: %s\n", p.Error)
+			} else if !p.OK {
+				fmt.Fprintf(e.out, "    probe: %d tools, some schemas do not compile ('agt mcp probe %s' shows which)\n", len(p.Tools), m.Ref)
+			} else {
+				fmt.Fprintf(e.out, "    probe: ok, %d tools, %d ms\n", len(p.Tools), p.DurationMS)
+			}
+		}
+	}
+	if ok {
+		fmt.Fprintln(e.out, "ready")
+	} else {
+		fmt.Fprintln(e.out, "not ready")
+	}
+}

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agtsdk/agt/mcpconn/mcptest"
+	"github.com/google/go-cmp/cmp"
+)
+
+// registerFake registers the bundled fake MCP server as ref, with extra
+// arguments (fault modes), and returns the store.
+func registerFake(t *testing.T, db, ref string, args ...string) {
+	t.Helper()
+	cmd := []string{"mcp", "create", ref, "--command", mcptest.Command(t), "--cwd", t.TempDir()}
+	for _, a := range args {
+		cmd = append(cmd, "--arg", a)
+	}
+	mustRun(t, db, 0, cmd...)
+}
+
+// SPEC R3.1, R3.2: test is static, probe starts the server, lists and
+// compiles, and prints the contract JSON shape.
+func TestProbe(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "agt.db")
+	registerFake(t, db, "fake")
+	registerFake(t, db, "broken", "-fault", "exit-at-start")
+
+	r := mustRun(t, db, 0, "mcp", "test", "fake")
+	if !strings.Contains(r.stdout, "ok") {
+		t.Errorf("agt mcp test fake:\n%s", r.stdout)
+	}
+
+	// A cwd that does not exist is a finding with a fix; nothing starts.
+	mustRun(t, db, 0, "mcp", "create", "nocwd", "--command", mcptest.Command(t), "--cwd", filepath.Join(t.TempDir(), "gone"))
+	r = mustRun(t, db, 1, "mcp", "test", "nocwd")
+	if !strings.Contains(r.stdout, "problems found") || !strings.Contains(r.stdout, "fix:") {
+		t.Errorf("agt mcp test nocwd:\n%s", r.stdout)
+	}
+
+	r = mustRun(t, db, 0, "mcp", "probe", "fake", "--json")
+	var rep struct {
+		Reference string `json:"reference"`
+		Server    struct {
+			Name    string `json:"name"`
+			Version string `json:"version"`
+		} `json:"server"`
+		ProtocolVersion string `json:"protocol_version"`
+		Tools           []struct {
+			Name  string `json:"name"`
+			OK    bool   `json:"ok"`
+			Error string `json:"error"`
+		} `json:"tools"`
+		DurationMS *int64 `json:"duration_ms"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("probe --json: %v\n%s", err, r.stdout)
+	}
+	if rep.Reference != "fake" || rep.Server.Name == "" || rep.ProtocolVersion == "" || rep.DurationMS == nil || len(rep.Tools) == 0 {
+		t.Errorf("probe --json lacks contract fields: %s", r.stdout)
+	}
+	for _, tool := range rep.Tools {
+		if !tool.OK {
+			t.Errorf("tool %s: %s", tool.Name, tool.Error)
+		}
+	}
+
+	r = mustRun(t, db, 0, "mcp", "probe", "fake")
+	if !strings.Contains(r.stdout, "probe fake: ok") || !strings.Contains(r.stdout, "search") {
+		t.Errorf("agt mcp probe fake:\n%s", r.stdout)
+	}
+
+	// A server that cannot start: exit 1, with its stderr tail.
+	r = mustRun(t, db, 1, "mcp", "probe", "broken")
+	if !strings.Contains(r.stdout, "failed") || !strings.Contains(r.stdout, "exit-at-start") {
+		t.Errorf("agt mcp probe broken:\n%s", r.stdout)
+	}
+	mustRun(t, db, 1, "mcp", "probe", "nothing")
+}
+
+// SPEC R3.4, R3.5: the assembly, and the check before work.
+func TestAgentMCPsAndCheck(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "agt.db")
+	registerFake(t, db, "fake")
+	registerFake(t, db, "broken", "-fault", "exit-at-start")
+	mustRun(t, db, 0, "agent", "create", "ok-agent", "--mcp", "fake")
+	mustRun(t, db, 0, "agent", "create", "bad-agent", "--mcp", "fake", "--mcp", "broken")
+	mustRun(t, db, 0, "mcp", "delete", "fake")
+	registerFake(t, db, "fake") // a new revision history for the same reference
+
+	r := mustRun(t, db, 0, "agent", "mcps", "bad-agent", "--json")
+	var mounts []map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &mounts); err != nil {
+		t.Fatal(err)
+	}
+	var refs []any
+	for _, m := range mounts {
+		refs = append(refs, m["reference"])
+	}
+	if diff := cmp.Diff([]any{"fake", "broken"}, refs); diff != "" {
+		t.Errorf("agent mcps --json references (-want +got):\n%s", diff)
+	}
+
+	mustRun(t, db, 0, "agent", "check", "ok-agent")
+	r = mustRun(t, db, 0, "agent", "check", "ok-agent", "--probe")
+	if !strings.Contains(r.stdout, "probe: ok") || !strings.Contains(r.stdout, "ready") {
+		t.Errorf("agent check --probe ok-agent:\n%s", r.stdout)
+	}
+	// Statically fine, but the probe finds the server cannot start.
+	mustRun(t, db, 0, "agent", "check", "bad-agent")
+	r = mustRun(t, db, 1, "agent", "check", "bad-agent", "--probe")
+	if !strings.Contains(r.stdout, "not ready") || !strings.Contains(r.stdout, "exited during startup") {
+		t.Errorf("agent check --probe bad-agent:\n%s", r.stdout)
+	}
+	r = mustRun(t, db, 1, "agent", "check", "nobody")
+	if !strings.Contains(r.stdout, "not registered") {
+		t.Errorf("agent check nobody:\n%s", r.stdout)
+	}
+}
