@@ -14,8 +14,23 @@ import (
 // U+FFFD, a duplicate key keeps its last value) but in one pass that also
 // bounds nesting, and without the reflection of encoding/json: it is the hot
 // path of every tool call.
+//
+// Numbers are bounded too (maxNumberLength, maxExponent): the validator
+// turns numbers into big.Rat, whose cost grows quadratically with the
+// digits and exponentially with the exponent, so "1e99999999" alone would
+// stall it for minutes.
 func decodeJSON(data []byte, maxDepth int) (any, error) {
-	d := decoder{data: data, maxDepth: maxDepth}
+	d := decoder{data: data, maxDepth: maxDepth, maxNumberLength: maxNumberLength, maxExponent: maxExponent}
+	return d.document()
+}
+
+// Bounds on one number literal, in arguments and schemas alike.
+const (
+	maxNumberLength = 1000 // characters of the literal
+	maxExponent     = 1000 // magnitude of the exponent after e or E
+)
+
+func (d *decoder) document() (any, error) {
 	d.skipSpace()
 	v, err := d.value()
 	if err != nil {
@@ -30,9 +45,10 @@ func decodeJSON(data []byte, maxDepth int) (any, error) {
 
 // decodeError says where decoding stopped; it never quotes the input.
 type decodeError struct {
-	offset  int
-	tooDeep bool
-	msg     string
+	offset    int
+	tooDeep   bool
+	bigNumber bool
+	msg       string
 }
 
 func (e *decodeError) Error() string {
@@ -45,6 +61,8 @@ type decoder struct {
 	depth    int
 	maxDepth int
 	buf      []byte // scratch for strings with escapes
+
+	maxNumberLength, maxExponent int
 }
 
 func (d *decoder) syntaxError(where string) error {
@@ -52,6 +70,11 @@ func (d *decoder) syntaxError(where string) error {
 		return &decodeError{offset: d.pos, msg: "unexpected end of JSON input"}
 	}
 	return &decodeError{offset: d.pos, msg: "invalid character " + where}
+}
+
+func (d *decoder) numberError(start int) error {
+	return &decodeError{offset: start, bigNumber: true, msg: "number longer than " + strconv.Itoa(d.maxNumberLength) +
+		" characters or with an exponent beyond " + strconv.Itoa(d.maxExponent)}
 }
 
 func (d *decoder) skipSpace() {
@@ -228,9 +251,19 @@ func (d *decoder) number() (any, error) {
 		if d.pos >= len(data) || !isDigit(data[d.pos]) {
 			return nil, d.syntaxError("in exponent of numeric literal")
 		}
+		exp := 0
 		for d.pos < len(data) && isDigit(data[d.pos]) {
+			if exp <= d.maxExponent {
+				exp = exp*10 + int(data[d.pos]-'0')
+			}
 			d.pos++
 		}
+		if exp > d.maxExponent {
+			return nil, d.numberError(start)
+		}
+	}
+	if d.pos-start > d.maxNumberLength {
+		return nil, d.numberError(start)
 	}
 	return json.Number(data[start:d.pos]), nil
 }

@@ -2,6 +2,7 @@ package toolschema
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -115,6 +116,11 @@ func (s *Schema) checkGraph(starts []*jsonschema.Schema) error {
 		subs []*jsonschema.Schema
 		next int
 	}
+	// Deterministic order, so the same schema always reports the same cycle.
+	byPointer := func(a, b *jsonschema.Schema) int {
+		return strings.Compare(s.pointerOf(a.Location), s.pointerOf(b.Location))
+	}
+	slices.SortStableFunc(all, byPointer)
 	inPlaceOf := func(sch *jsonschema.Schema) []*jsonschema.Schema {
 		var subs []*jsonschema.Schema
 		children(sch, func(sub *jsonschema.Schema, inPlace bool) {
@@ -122,6 +128,7 @@ func (s *Schema) checkGraph(starts []*jsonschema.Schema) error {
 				subs = append(subs, sub)
 			}
 		})
+		slices.SortStableFunc(subs, byPointer)
 		return subs
 	}
 	for _, start := range all {
@@ -155,18 +162,18 @@ func isMetaSchemaURL(u string) bool {
 	return strings.HasPrefix(u, "http://json-schema.org/") || strings.HasPrefix(u, "https://json-schema.org/")
 }
 
-// referrerOf finds the document pointer of a schema whose reference leads to
-// target, for error messages.
+// referrerOf finds the document pointer of the reference keyword that leads
+// to target, for error messages.
 func (s *Schema) referrerOf(target *jsonschema.Schema, starts []*jsonschema.Schema) string {
 	for _, sch := range starts {
-		found := false
-		children(sch, func(sub *jsonschema.Schema, _ bool) {
-			if sub == target {
-				found = true
-			}
-		})
-		if found {
-			return s.pointerOf(sch.Location)
+		ptr := s.pointerOf(sch.Location)
+		switch {
+		case sch.Ref == target:
+			return ptr + "/$ref"
+		case sch.RecursiveRef == target:
+			return ptr + "/$recursiveRef"
+		case sch.DynamicRef != nil && sch.DynamicRef.Ref == target:
+			return ptr + "/$dynamicRef"
 		}
 	}
 	return ""

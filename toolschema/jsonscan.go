@@ -24,6 +24,9 @@ func argumentDecodeError(err error, depth int) *ArgumentError {
 	if de, ok := err.(*decodeError); ok && de.tooDeep {
 		return rootViolation("", "arguments nest deeper than "+strconv.Itoa(depth)+" levels")
 	}
+	if de, ok := err.(*decodeError); ok && de.bigNumber {
+		return rootViolation("", "arguments contain a "+de.msg)
+	}
 	msg := "arguments are not valid JSON"
 	if de, ok := err.(*decodeError); ok {
 		msg += " (" + de.Error() + ")"
@@ -60,7 +63,13 @@ func normalizeValue(v any, l limits) (any, error) {
 // and whether it nests deeper than depth.
 func isJSONValue(v any, depth int) (ok, tooDeep bool) {
 	switch v := v.(type) {
-	case nil, bool, string, json.Number,
+	case json.Number:
+		// Same literal grammar and bounds as decoded arguments.
+		d := decoder{data: []byte(v), maxDepth: 0, maxNumberLength: maxNumberLength, maxExponent: maxExponent}
+		n, err := d.document()
+		_, isNumber := n.(json.Number)
+		return err == nil && isNumber, false
+	case nil, bool, string,
 		int, int8, int16, int32, int64,
 		uint, uint8, uint16, uint32, uint64:
 		return true, false

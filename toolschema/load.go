@@ -79,6 +79,9 @@ func compile(raw []byte, opts *Options, toolInput bool) (*Schema, error) {
 		if de, ok := err.(*decodeError); ok && de.tooDeep {
 			return nil, schemaErr(ErrInvalidSchema, "", fmt.Sprintf("the schema nests deeper than %d levels", l.depth))
 		}
+		if de, ok := err.(*decodeError); ok && de.bigNumber {
+			return nil, schemaErr(ErrInvalidSchema, "", "the schema contains a "+de.Error())
+		}
 		return nil, schemaErr(ErrInvalidSchema, "", "the schema is not valid JSON: "+err.Error())
 	}
 

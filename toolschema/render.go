@@ -18,10 +18,13 @@ const MaxViolations = 100
 // render turns the library's error tree into sorted violations. Every
 // message is built from the error kind's schema-side fields only (Want,
 // Missing, keyword names): the library's own messages quote argument values.
-func (s *Schema) render(verr *jsonschema.ValidationError) *ArgumentError {
+func (s *Schema) render(verr *jsonschema.ValidationError, instance any) *ArgumentError {
 	leaves := collectLeaves(verr, make([]*jsonschema.ValidationError, 0, 4))
 	out := make([]Violation, 0, len(leaves))
 	for _, leaf := range leaves {
+		if k, ok := leaf.ErrorKind.(*kind.PropertyNames); ok {
+			leaf.InstanceLocation = propertyNamesLocation(instance, leaf.InstanceLocation, k.Property)
+		}
 		out = s.appendViolations(out, leaf)
 	}
 	if len(out) == 0 {
@@ -71,9 +74,16 @@ func (s *Schema) schemaPathOf(e *jsonschema.ValidationError, keywordPath []strin
 
 func (s *Schema) appendViolations(out []Violation, e *jsonschema.ValidationError) []Violation {
 	path := joinPointer(e.InstanceLocation)
-	kp := e.ErrorKind.KeywordPath()
-	if ref, ok := e.ErrorKind.(*kind.Reference); ok {
-		kp = []string{ref.Keyword}
+	var kp []string
+	switch k := e.ErrorKind.(type) {
+	case *kind.Reference:
+		kp = []string{k.Keyword}
+	case *kind.Not:
+		kp = []string{"not"}
+	case *kind.PropertyNames:
+		// SchemaURL is already the propertyNames subschema.
+	default:
+		kp = k.KeywordPath()
 	}
 	schemaPath := s.schemaPathOf(e, kp)
 	add := func(p, msg string) {
@@ -230,4 +240,66 @@ func ratText(r *big.Rat) string {
 		}
 	}
 	return r.RatString()
+}
+
+// propertyNamesLocation repairs the instance location of a propertyNames
+// error. The library (v6.0.3) stores its working location slice there
+// without copying it, so later siblings overwrite its elements; its length,
+// the depth of the object, stays right. The object is the one at that
+// depth that has the offending key: the recorded path when it still names
+// such an object, else the first such path in sorted order.
+func propertyNamesLocation(instance any, recorded []string, key string) []string {
+	depth := len(recorded)
+	if obj, ok := lookup(instance, recorded).(map[string]any); ok {
+		if _, has := obj[key]; has {
+			return recorded
+		}
+	}
+	var best []string
+	found := false
+	var walk func(v any, path []string)
+	walk = func(v any, path []string) {
+		if len(path) == depth {
+			if obj, ok := v.(map[string]any); ok {
+				if _, has := obj[key]; has && (!found || slices.Compare(path, best) < 0) {
+					best, found = slices.Clone(path), true
+				}
+			}
+			return
+		}
+		switch v := v.(type) {
+		case map[string]any:
+			for k, e := range v {
+				walk(e, append(path, k))
+			}
+		case []any:
+			for i, e := range v {
+				walk(e, append(path, strconv.Itoa(i)))
+			}
+		}
+	}
+	walk(instance, make([]string, 0, depth))
+	if !found {
+		return recorded
+	}
+	return best
+}
+
+// lookup returns the value at path in v, or nil.
+func lookup(v any, path []string) any {
+	for _, tok := range path {
+		switch c := v.(type) {
+		case map[string]any:
+			v = c[tok]
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(c) {
+				return nil
+			}
+			v = c[i]
+		default:
+			return nil
+		}
+	}
+	return v
 }

@@ -23,6 +23,10 @@ const (
 
 // Options bound what Compile and CompileSchema accept and what the compiled
 // Schema validates. A nil *Options means all defaults.
+//
+// Independently of Options, one number literal (in a schema or in
+// arguments) may have at most 1000 characters and an exponent of at most
+// 1000 in magnitude: exact arithmetic on larger ones could take minutes.
 type Options struct {
 	// MaxSchemaBytes is the largest schema document accepted, in bytes.
 	// Zero or negative means DefaultMaxSchemaBytes.
@@ -132,7 +136,7 @@ func (s *Schema) validateDecoded(v any) error {
 	if !ok {
 		return rootViolation("#", "arguments could not be validated")
 	}
-	return s.render(verr)
+	return s.render(verr, v)
 }
 
 // Raw returns a copy of the schema document as it was compiled.
