@@ -168,8 +168,13 @@ func (c *Connector) Connect(ctx context.Context, ref resource.Ref, srv resource.
 
 	cs, err := c.handshake(sctx, s, transport)
 	if err != nil {
+		herr := c.handshakeError(ctx, sctx, s, startup, err)
 		s.release()
-		return nil, c.handshakeError(ctx, sctx, s, startup, err)
+		if s.proc != nil {
+			// After release: stderr is drained once the group is gone.
+			herr.StderrTail = s.proc.stderr.String()
+		}
+		return nil, herr
 	}
 	s.cs = cs
 	init := cs.InitializeResult()
@@ -202,23 +207,21 @@ func (c *Connector) handshake(ctx context.Context, s *Session, t mcp.Transport) 
 	return c.client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: c.opts.ProtocolVersion})
 }
 
-func (c *Connector) handshakeError(ctx, sctx context.Context, s *Session, startup time.Duration, err error) error {
+func (c *Connector) handshakeError(ctx, sctx context.Context, s *Session, startup time.Duration, err error) *Error {
 	e := &Error{Ref: s.ref, Op: "connect", Kind: ErrHandshake, Err: err}
-	if s.proc != nil {
-		e.StderrTail = s.proc.stderr.String()
-	}
 	switch {
-	case s.proc != nil && s.proc.exitStatus() != "":
-		e.Detail = "the server exited during startup (" + s.proc.exitStatus() + ")"
-		e.Err = nil
 	case s.proc != nil && s.proc.stdout.nonJSONPrefix() != "":
 		e.Detail = fmt.Sprintf("the server wrote non-JSON on stdout (%q): a stdio MCP server must write only JSON-RPC messages to stdout and its logs to stderr",
 			s.proc.stdout.nonJSONPrefix())
 	case ctx.Err() != nil:
-		e.Kind, e.Detail, e.Err = nil, "cancelled by the caller during startup", ctx.Err()
+		e.Kind, e.Detail, e.Err = nil, "cancelled by the caller during startup", context.Cause(ctx)
 	case errors.Is(context.Cause(sctx), errStartupTimeout):
 		e.Detail = fmt.Sprintf("no answer to the initialize handshake within the startup timeout of %s (startup_timeout_ms)", startup)
 		e.Err = context.DeadlineExceeded
+	case s.proc != nil && s.proc.awaitExit(time.Second):
+		// The pipe closes a moment before the exit is reaped.
+		e.Detail = "the server exited during startup (" + s.proc.exitStatus() + ")"
+		e.Err = nil
 	case s.transport == resource.TransportHTTP || s.transport == resource.TransportSSE:
 		e.Kind, e.Detail = ErrStart, "could not reach the server"
 	}
