@@ -1,0 +1,226 @@
+package policy_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/agtsdk/agt/policy"
+	"github.com/agtsdk/agt/run"
+	"github.com/google/go-cmp/cmp"
+)
+
+func req(alias string, src run.Source) run.Request {
+	return run.Request{CallID: "c", Agent: "writer", Alias: alias, Source: src}
+}
+
+var (
+	notesSearch = req("mcp__notes__search", run.Source{Kind: run.SourceMCP, Ref: "notes", Tool: "search"})
+	notesDelete = req("mcp__notes__note_delete", run.Source{Kind: run.SourceMCP, Ref: "notes", Tool: "note_delete"})
+	teamSearch  = req("mcp__team_notes__search__0123456789", run.Source{Kind: run.SourceMCP, Ref: "team/notes", Tool: "search"})
+	hostDeploy  = req("deploy", run.Source{Kind: run.SourceHost, Tool: "deploy"})
+	fwWrite     = req("resource_write", run.Source{Kind: run.SourceFramework, Tool: "resource_write"})
+)
+
+func TestMatch(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		pattern, name string
+		want          bool
+	}{
+		{"mcp__notes__*", "mcp__notes__search", true},
+		{"mcp__notes__*", "mcp__notesx__search", false},
+		{"*", "", true},
+		{"", "", true},
+		{"", "x", false},
+		{"a*b*c", "abc", true},
+		{"a*b*c", "axxbyyc", true},
+		{"a*b*c", "axxbyyd", false},
+		{"*delete*", "mcp__notes__note_delete", true},
+		{"mcp:team/notes:*", "mcp:team/notes:search", true},
+		{"exact", "exact", true},
+		{"exact", "exactly", false},
+		{"**", "anything", true},
+		{"a*", "b", false},
+	}
+	for _, tt := range tests {
+		if got := policy.Match(tt.pattern, tt.name); got != tt.want {
+			t.Errorf("Match(%q, %q) = %v, want %v", tt.pattern, tt.name, got, tt.want)
+		}
+	}
+}
+
+// SPEC R4.2: rules by alias or source pattern; deny wins.
+func TestRules(t *testing.T) {
+	t.Parallel()
+	rules := policy.Rules{
+		Allow: []string{"mcp__notes__*", "mcp:team/notes:*", "host:*"},
+		Deny:  []string{"*delete*"},
+		Ask:   []string{"host:deploy"},
+	}
+	tests := []struct {
+		name string
+		req  run.Request
+		want run.Verdict
+	}{
+		{"allowed by alias", notesSearch, run.Allow},
+		{"deny wins over allow", notesDelete, run.Deny},
+		{"allowed by source (hashed alias)", teamSearch, run.Allow},
+		{"ask wins over allow", hostDeploy, run.Ask},
+		{"no rule: default ask", fwWrite, run.Ask},
+	}
+	for _, tt := range tests {
+		d, err := rules.Check(context.Background(), tt.req)
+		if err != nil || d.Verdict != tt.want || d.By != policy.ByRules || d.Reason == "" {
+			t.Errorf("%s: got %+v, %v; want verdict %q by rules with a reason", tt.name, d, err, tt.want)
+		}
+	}
+	d, _ := policy.Rules{Default: run.Deny}.Check(context.Background(), notesSearch)
+	if d.Verdict != run.Deny {
+		t.Errorf("Default deny: got %q", d.Verdict)
+	}
+}
+
+func TestAutoAllow(t *testing.T) {
+	t.Parallel()
+	d, err := policy.AutoAllow().Check(context.Background(), notesDelete)
+	if err != nil || d.Verdict != run.Allow || d.By != policy.ByAutoAllow {
+		t.Errorf("AutoAllow: %+v %v", d, err)
+	}
+}
+
+// Human asks one question at a time, with the alias, source and arguments.
+func TestHumanAsksOneAtATime(t *testing.T) {
+	t.Parallel()
+	var inFlight, maxInFlight atomic.Int32
+	var mu sync.Mutex
+	var asked []string
+	h := policy.Human(func(ctx context.Context, r run.Request) (bool, string, error) {
+		n := inFlight.Add(1)
+		defer inFlight.Add(-1)
+		for {
+			m := maxInFlight.Load()
+			if n <= m || maxInFlight.CompareAndSwap(m, n) {
+				break
+			}
+		}
+		time.Sleep(time.Millisecond) // widen the window a second question would use
+		mu.Lock()
+		asked = append(asked, r.Source.String()+" "+string(r.Arguments))
+		mu.Unlock()
+		return r.Source.Tool != "note_delete", "checked by a test", nil
+	})
+	var wg sync.WaitGroup
+	for i := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := notesSearch
+			if i%2 == 1 {
+				r = notesDelete
+			}
+			r.Arguments = []byte(`{"q":1}`)
+			d, err := h.Check(context.Background(), r)
+			want := run.Allow
+			if i%2 == 1 {
+				want = run.Deny
+			}
+			if err != nil || d.Verdict != want || d.By != policy.ByHuman {
+				t.Errorf("call %d: %+v %v, want %q by human", i, d, err, want)
+			}
+		}()
+	}
+	wg.Wait()
+	if maxInFlight.Load() != 1 {
+		t.Errorf("the approver was asked %d questions at once, want 1", maxInFlight.Load())
+	}
+	if len(asked) != 16 || asked[0] == "" {
+		t.Errorf("asked %d questions: %q", len(asked), asked)
+	}
+
+	// A call whose context ends while it waits for its turn is not asked.
+	block := make(chan struct{})
+	slow := policy.Human(func(ctx context.Context, r run.Request) (bool, string, error) { <-block; return true, "", nil })
+	go func() { _, _ = slow.Check(context.Background(), notesSearch) }()
+	time.Sleep(10 * time.Millisecond)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	d, err := slow.Check(ctx, notesSearch)
+	close(block)
+	if !errors.Is(err, context.Canceled) || d.Verdict == run.Allow {
+		t.Errorf("waiting with a cancelled context: %+v %v", d, err)
+	}
+}
+
+func TestReview(t *testing.T) {
+	t.Parallel()
+	boom := errors.New("model unavailable")
+	tests := []struct {
+		name     string
+		reviewer policy.Reviewer
+		want     run.Verdict
+		err      error
+	}{
+		{"allow", func(context.Context, run.Request) (run.Verdict, string, error) { return run.Allow, "fine", nil }, run.Allow, nil},
+		{"deny", func(context.Context, run.Request) (run.Verdict, string, error) { return run.Deny, "risky", nil }, run.Deny, nil},
+		{"abstain", func(context.Context, run.Request) (run.Verdict, string, error) { return "", "", nil }, run.Ask, nil},
+		{"unknown verdict abstains", func(context.Context, run.Request) (run.Verdict, string, error) { return "maybe", "", nil }, run.Ask, nil},
+		{"error never allows", func(context.Context, run.Request) (run.Verdict, string, error) { return run.Allow, "", boom }, run.Deny, boom},
+		{"nil reviewer abstains", nil, run.Ask, nil},
+	}
+	for _, tt := range tests {
+		d, err := policy.Review(tt.reviewer).Check(context.Background(), notesSearch)
+		if d.Verdict != tt.want || !errors.Is(err, tt.err) || d.By != policy.ByReview {
+			t.Errorf("%s: %+v %v, want %q %v", tt.name, d, err, tt.want, tt.err)
+		}
+	}
+}
+
+func fixed(v run.Verdict, by string) run.Permission {
+	return run.PermissionFunc(func(context.Context, run.Request) (run.Decision, error) {
+		return run.Decision{Verdict: v, By: by, Reason: by + " says " + string(v)}, nil
+	})
+}
+
+func TestChainAndFirst(t *testing.T) {
+	t.Parallel()
+	boom := errors.New("boom")
+	failing := run.PermissionFunc(func(context.Context, run.Request) (run.Decision, error) { return run.Decision{}, boom })
+	tests := []struct {
+		name   string
+		p      run.Permission
+		want   run.Verdict
+		wantBy string
+		err    error
+	}{
+		{"chain: all allow", policy.Chain(fixed(run.Allow, "a"), fixed(run.Allow, "b")), run.Allow, "a+b", nil},
+		{"chain: a deny vetoes", policy.Chain(fixed(run.Allow, "a"), fixed(run.Deny, "b")), run.Deny, "b", nil},
+		{"chain: ask abstains", policy.Chain(fixed(run.Ask, "a"), fixed(run.Allow, "b")), run.Allow, "b", nil},
+		{"chain: all abstain", policy.Chain(fixed(run.Ask, "a")), run.Ask, "chain", nil},
+		{"chain: empty", policy.Chain(), run.Ask, "chain", nil},
+		{"chain: error stops", policy.Chain(fixed(run.Allow, "a"), failing, fixed(run.Allow, "c")), "", "", boom},
+		{"first: first opinion", policy.First(fixed(run.Ask, "a"), fixed(run.Deny, "b"), fixed(run.Allow, "c")), run.Deny, "b", nil},
+		{"first: allow", policy.First(fixed(run.Allow, "a"), fixed(run.Deny, "b")), run.Allow, "a", nil},
+		{"first: none decides", policy.First(fixed(run.Ask, "a")), run.Ask, "first", nil},
+		{"first: error", policy.First(failing, fixed(run.Allow, "b")), "", "", boom},
+	}
+	for _, tt := range tests {
+		d, err := tt.p.Check(context.Background(), notesSearch)
+		if !errors.Is(err, tt.err) {
+			t.Errorf("%s: err %v, want %v", tt.name, err, tt.err)
+			continue
+		}
+		if err != nil {
+			if d.Verdict == run.Allow {
+				t.Errorf("%s: an error came with Allow", tt.name)
+			}
+			continue
+		}
+		if diff := cmp.Diff(tt.want, d.Verdict); diff != "" || d.By != tt.wantBy {
+			t.Errorf("%s: got %+v, want %q by %q", tt.name, d, tt.want, tt.wantBy)
+		}
+	}
+}
