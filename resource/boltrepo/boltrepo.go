@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"sync"
 	"time"
@@ -58,9 +59,9 @@ type Repo struct {
 	// db is the open database in exclusive mode; nil in shared mode.
 	db *bolt.DB
 
-	// sharedMu serializes this process's operations in shared mode: two
-	// opens of one file in one process would wait on each other's lock.
-	sharedMu sync.Mutex
+	// sharedMu serializes this process's writes in shared mode: two opens
+	// of one file in one process would wait on each other's file lock.
+	sharedMu sync.RWMutex
 
 	closeMu sync.RWMutex
 	closed  bool
@@ -121,13 +122,41 @@ func (r *Repo) openDB(readOnly bool) (*bolt.DB, error) {
 		NoSync:   r.opts.NoSync,
 		ReadOnly: readOnly,
 	})
+	return db, r.openError(err)
+}
+
+func (r *Repo) openError(err error) error {
 	if errors.Is(err, bolt.ErrTimeout) {
-		return nil, fmt.Errorf("boltrepo: %s is locked by another process (waited %s); close it there, or open both with Options.Shared: %w", r.path, r.opts.LockTimeout, err)
+		return fmt.Errorf("boltrepo: %s is locked by another process (waited %s); close it there, or open both with Options.Shared: %w", r.path, r.opts.LockTimeout, err)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("boltrepo: open %s: %w", r.path, err)
+		return fmt.Errorf("boltrepo: open %s: %w", r.path, err)
 	}
-	return db, nil
+	return nil
+}
+
+// openShared opens the file for one operation. bbolt polls a held lock only
+// every 50 ms, so a process doing back-to-back operations would starve the
+// other one; instead each attempt tries the lock once and the wait between
+// attempts grows from 1 ms to 10 ms, with jitter, until LockTimeout.
+func (r *Repo) openShared(readOnly bool) (*bolt.DB, error) {
+	deadline := time.Now().Add(r.opts.LockTimeout)
+	wait := time.Millisecond
+	for {
+		db, err := bolt.Open(r.path, r.opts.FileMode, &bolt.Options{
+			Timeout:  time.Nanosecond, // one attempt
+			NoSync:   r.opts.NoSync,
+			ReadOnly: readOnly,
+		})
+		if err == nil {
+			return db, nil
+		}
+		if !errors.Is(err, bolt.ErrTimeout) || time.Now().After(deadline) {
+			return nil, r.openError(err)
+		}
+		time.Sleep(wait/2 + time.Duration(rand.Int64N(int64(wait))))
+		wait = min(2*wait, 10*time.Millisecond)
+	}
 }
 
 func initBuckets(tx *bolt.Tx) error {
@@ -182,9 +211,14 @@ func (r *Repo) withDB(writable bool, fn func(*bolt.Tx) error) error {
 		}
 		return r.db.View(fn)
 	}
-	r.sharedMu.Lock()
-	defer r.sharedMu.Unlock()
-	db, err := r.openDB(false)
+	if writable {
+		r.sharedMu.Lock()
+		defer r.sharedMu.Unlock()
+	} else {
+		r.sharedMu.RLock()
+		defer r.sharedMu.RUnlock()
+	}
+	db, err := r.openShared(!writable)
 	if err != nil {
 		return err
 	}

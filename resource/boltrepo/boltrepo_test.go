@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,6 +19,10 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	// The two-process test re-executes this binary as its writers.
+	if path := os.Getenv(childEnv); path != "" {
+		os.Exit(runChildWriter(path, os.Getenv(childIDEnv)))
+	}
 	goleak.VerifyTestMain(m)
 }
 
