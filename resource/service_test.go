@@ -672,3 +672,16 @@ func TestReadListDelete(t *testing.T) {
 		t.Fatalf("second Delete err = %v, want ErrNotFound", err)
 	}
 }
+
+// Hostile keys appear in error fields cut short and printable.
+func TestErrorFieldsBounded(t *testing.T) {
+	t.Parallel()
+	svc, _ := newService(t)
+	long := strings.Repeat("k", 5000) + "\n"
+	data, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"s": map[string]any{"url": "https://x.example", long: 1}}})
+	_, err := svc.Write(bg, resource.Direct(), resource.WriteRequest{Kind: resource.KindMCP, Ref: "x", Create: true, Data: data})
+	de := docError(t, err)
+	if len(de.Field) > 120 || strings.ContainsAny(de.Field, "\n") || de.Code != resource.CodeUnknownField {
+		t.Fatalf("field %q (%d bytes), code %q: want a short printable pointer to the unknown field", de.Field, len(de.Field), de.Code)
+	}
+}

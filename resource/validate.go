@@ -122,15 +122,37 @@ func errorOf(prefix string, fs []Finding) *DocumentError {
 	return &DocumentError{Field: first.Field, Code: first.Code, Message: first.Message, Fix: first.Fix, More: errs[1:]}
 }
 
-// pointer builds a JSON pointer from segments.
+// pointer builds a JSON pointer from segments. Segments come from hostile
+// keys: each is cut to 64 bytes and control bytes become '?', so a pointer
+// in an error message stays short and printable.
 func pointer(segs ...string) string {
 	var b strings.Builder
 	for _, s := range segs {
 		b.WriteByte('/')
-		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(s))
+		cut := len(s) > maxPointerSegment
+		if cut {
+			s = s[:maxPointerSegment]
+		}
+		for i := 0; i < len(s); i++ {
+			switch c := s[i]; {
+			case c == '~':
+				b.WriteString("~0")
+			case c == '/':
+				b.WriteString("~1")
+			case c < 0x20 || c == 0x7f:
+				b.WriteByte('?')
+			default:
+				b.WriteByte(c)
+			}
+		}
+		if cut {
+			b.WriteString("...")
+		}
 	}
 	return b.String()
 }
+
+const maxPointerSegment = 64
 
 // Document limits (bytes or items), checked on every write.
 const (

@@ -359,15 +359,20 @@ func (r *Repo) Update(ctx context.Context, key resource.Key, data json.RawMessag
 	if err := checkData(key, data); err != nil {
 		return resource.Resource{}, err
 	}
-	return r.Modify(ctx, key, expected, func(resource.Resource) (json.RawMessage, error) {
+	return r.modify(ctx, key, expected, func(resource.Resource) (json.RawMessage, error) {
 		return data, nil
-	})
+	}, false)
 }
 
 // Modify runs fn on the current resource and stores its result in one bbolt
 // write transaction, so no other write lands in between. fn runs while the
 // write lock is held: it must be quick and must not call the Repo.
 func (r *Repo) Modify(ctx context.Context, key resource.Key, expected int64, fn func(cur resource.Resource) (json.RawMessage, error)) (resource.Resource, error) {
+	return r.modify(ctx, key, expected, fn, true)
+}
+
+// modify is Modify; validate is false when the caller checked the data.
+func (r *Repo) modify(ctx context.Context, key resource.Key, expected int64, fn func(cur resource.Resource) (json.RawMessage, error), validate bool) (resource.Resource, error) {
 	if err := check(ctx, key); err != nil {
 		return resource.Resource{}, err
 	}
@@ -397,8 +402,10 @@ func (r *Repo) Modify(ctx context.Context, key resource.Key, expected int64, fn 
 			res = cur
 			return nil
 		}
-		if err := checkData(key, data); err != nil {
-			return err
+		if validate {
+			if err := checkData(key, data); err != nil {
+				return err
+			}
 		}
 		rec := encodeRecord(cur.Revision+1, cur.CreatedAt, time.Now().UTC(), data)
 		if err := kb.Put(ref, rec); err != nil {
