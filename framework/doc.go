@@ -1,0 +1,42 @@
+// Package framework provides the framework tools a manager agent uses to
+// change its own tool assembly from inside a Run: resource_write,
+// resource_read, resource_test, mcp_probe and agent_mcp_list (SPEC R3).
+//
+// They are run.HostTools with fixed JSON Schemas: the Run compiles them with
+// toolschema like any other tool and validates every call before a handler
+// runs; the handlers then do their own typed and domain checks (SPEC R6.8) and
+// call the one resource.Service and the one mcpconn.Prober, the same services
+// the agt command-line tool uses. There is no second implementation.
+//
+//	svc := resource.NewService(repo, nil)
+//	prober := mcpconn.NewProber(repo, connector, nil)
+//	r, err := run.New(ctx, &run.Options{
+//		Agent:      "ops/manager",
+//		Repository: repo,
+//		Connector:  connector,
+//		Permission: policy.AutoAllow(),
+//		HostTools:  framework.Tools(svc, prober),
+//	})
+//
+// # Who sees them
+//
+// Every tool is ManagementOnly: a Run lists and accepts them only when its
+// agent is a manager or has the resource_management capability (SPEC R3.6,
+// R4.3), and every call still goes through the Run's Permission. The service
+// checks the caller again, so a tool handed to the wrong agent still cannot
+// write.
+//
+// # Refresh
+//
+// resource_write reports the resource it changed in run.Result.Changed. When
+// that is the Run's own agent document or an MCP resource mounted in the Run,
+// the Run refreshes its tools at the end of the batch (SPEC R7.1).
+//
+// # Errors
+//
+// A failure is a run.Result in the one ToolError format: not_found, conflict
+// (with the stored revision in the message), unauthorized (the agent may not
+// manage resources), invalid_arguments (a document rule, with the field as a
+// violation path) or internal. The removed allow_mcp switch is refused with a
+// message saying so (SPEC R3.7).
+package framework

@@ -1,0 +1,346 @@
+package framework
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/agtsdk/agt/mcpconn"
+	"github.com/agtsdk/agt/resource"
+	"github.com/agtsdk/agt/run"
+)
+
+// The framework tools' names, as the model sees them.
+const (
+	ToolResourceWrite = "resource_write"
+	ToolResourceRead  = "resource_read"
+	ToolResourceTest  = "resource_test"
+	ToolMCPProbe      = "mcp_probe"
+	ToolAgentMCPList  = "agent_mcp_list"
+)
+
+// refPattern is resource.ParseRef's grammar as a regular expression, so the
+// schema already refuses a malformed reference with its path.
+const refPattern = `^[a-z0-9][a-z0-9._-]{0,63}(/[a-z0-9][a-z0-9._-]{0,63})?$`
+
+// allowMCPProperty keeps the removed switch in every schema so that passing
+// it reaches the handler, which refuses it with the reason (SPEC R3.7)
+// instead of a bare "additional property" violation.
+const allowMCPProperty = `"allow_mcp": {"description": "Removed: the MCP master switch no longer exists and passing it is an error. Mounts (an agent's mcps) decide which MCP servers an agent uses."}`
+
+var (
+	writeSchema = json.RawMessage(`{
+  "type": "object",
+  "description": "Create or update a resource. Agents: data is a top-level patch (a field present replaces, absent keeps; mcps:[] clears the mounts); add/remove change single items of list fields atomically.",
+  "properties": {
+    "kind": {"enum": ["mcp", "agent"], "description": "mcp: one MCP server registration; agent: an agent and its mcps mounts."},
+    "reference": {"type": "string", "pattern": "` + refPattern + `", "description": "name or category/name"},
+    "create": {"type": "boolean", "description": "true to create a new resource; false (default) to update an existing one."},
+    "data": {"type": "object", "description": "mcp: {\"mcpServers\": {\"NAME\": {\"command\", \"args\", \"env\", \"cwd\"} or {\"type\": \"http\"|\"sse\", \"url\", \"headers\"}}}. agent: {\"mcps\": [REF, ...], ...}."},
+    "add": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}, "maxItems": 256}, "description": "list field -> items to add, e.g. {\"mcps\": [\"notes\"]}"},
+    "remove": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}, "maxItems": 256}, "description": "list field -> items to remove"},
+    "expected_revision": {"type": "integer", "minimum": 1, "description": "refuse the write if the stored revision differs (from resource_read)"},
+    ` + allowMCPProperty + `
+  },
+  "required": ["kind", "reference"],
+  "additionalProperties": false
+}`)
+
+	readSchema = json.RawMessage(`{
+  "type": "object",
+  "description": "Read a resource with its revision.",
+  "properties": {
+    "kind": {"enum": ["mcp", "agent"]},
+    "reference": {"type": "string", "pattern": "` + refPattern + `"},
+    ` + allowMCPProperty + `
+  },
+  "required": ["kind", "reference"],
+  "additionalProperties": false
+}`)
+
+	testSchema = json.RawMessage(`{
+  "type": "object",
+  "description": "Check a registration statically: never starts or contacts the server.",
+  "properties": {
+    "kind": {"const": "mcp"},
+    "reference": {"type": "string", "pattern": "` + refPattern + `"},
+    ` + allowMCPProperty + `
+  },
+  "required": ["kind", "reference"],
+  "additionalProperties": false
+}`)
+
+	probeSchema = json.RawMessage(`{
+  "type": "object",
+  "description": "Start or connect a registered MCP server exactly as a Run does, list its tools, compile their schemas, and close. Calls no tool. Not a sandbox: it runs the configured command.",
+  "properties": {
+    "reference": {"type": "string", "pattern": "` + refPattern + `"},
+    ` + allowMCPProperty + `
+  },
+  "required": ["reference"],
+  "additionalProperties": false
+}`)
+
+	mcpListSchema = json.RawMessage(`{
+  "type": "object",
+  "description": "Show an agent's MCP assembly: each mounted reference, whether it resolves, and its revision.",
+  "properties": {
+    "agent": {"type": "string", "pattern": "` + refPattern + `", "description": "the agent; omitted means the calling agent"},
+    ` + allowMCPProperty + `
+  }
+,
+  "additionalProperties": false
+}`)
+)
+
+// Tools returns the framework tools over svc and prober, for
+// run.Options.HostTools. prober may be nil, which leaves mcp_probe out.
+func Tools(svc *resource.Service, prober *mcpconn.Prober) []run.HostTool {
+	t := &tools{svc: svc, prober: prober}
+	out := []run.HostTool{
+		{
+			Name:           ToolResourceWrite,
+			Description:    "Create or update an MCP registration or an agent (its mcps mounts). Changing your own mounts or a mounted server takes effect after this batch.",
+			Schema:         writeSchema,
+			Handler:        t.write,
+			ManagementOnly: true,
+		},
+		{
+			Name:           ToolResourceRead,
+			Description:    "Read a resource (mcp or agent) with its revision.",
+			Schema:         readSchema,
+			Handler:        t.read,
+			ManagementOnly: true,
+		},
+		{
+			Name:           ToolResourceTest,
+			Description:    "Statically check an MCP registration (cwd, command, URL); never starts it.",
+			Schema:         testSchema,
+			Handler:        t.test,
+			ManagementOnly: true,
+		},
+		{
+			Name:           ToolAgentMCPList,
+			Description:    "List an agent's mounted MCP references, whether each resolves, and its revision.",
+			Schema:         mcpListSchema,
+			Handler:        t.mcpList,
+			ManagementOnly: true,
+		},
+	}
+	if prober != nil {
+		out = append(out, run.HostTool{
+			Name:           ToolMCPProbe,
+			Description:    "Start or connect a registered MCP server as a Run would, list and compile its tools, then close it. Calls no tool.",
+			Schema:         probeSchema,
+			Handler:        t.probe,
+			ManagementOnly: true,
+		})
+	}
+	return out
+}
+
+type tools struct {
+	svc    *resource.Service
+	prober *mcpconn.Prober
+}
+
+// The typed views of the arguments; the schema has already been checked.
+type (
+	keyArgs struct {
+		Kind      resource.Kind `json:"kind"`
+		Reference string        `json:"reference"`
+	}
+	probeArgs struct {
+		Reference string `json:"reference"`
+	}
+	mcpListArgs struct {
+		Agent string `json:"agent"`
+	}
+)
+
+func (t *tools) write(ctx context.Context, req run.Request) (run.Result, error) {
+	if err := refuseAllowMCP(req.Arguments); err != nil {
+		return run.Result{}, err
+	}
+	var wr resource.WriteRequest
+	if err := json.Unmarshal(req.Arguments, &wr); err != nil {
+		return run.Result{}, serviceError(err)
+	}
+	res, err := t.svc.Write(ctx, resource.AgentCaller(req.Agent), wr)
+	if err != nil {
+		return run.Result{}, serviceError(err)
+	}
+	out := jsonResult(res)
+	if res.Changed {
+		out.Changed = []resource.Key{res.Resource.Key()}
+	}
+	return out, nil
+}
+
+func (t *tools) read(ctx context.Context, req run.Request) (run.Result, error) {
+	var a keyArgs
+	if err := decodeArgs(req.Arguments, &a); err != nil {
+		return run.Result{}, err
+	}
+	ref, err := resource.ParseRef(a.Reference)
+	if err != nil {
+		return run.Result{}, refError("/reference", err)
+	}
+	res, err := t.svc.Read(ctx, resource.AgentCaller(req.Agent), resource.Key{Kind: a.Kind, Ref: ref})
+	if err != nil {
+		return run.Result{}, serviceError(err)
+	}
+	return jsonResult(res), nil
+}
+
+func (t *tools) test(ctx context.Context, req run.Request) (run.Result, error) {
+	var a keyArgs
+	if err := decodeArgs(req.Arguments, &a); err != nil {
+		return run.Result{}, err
+	}
+	ref, err := resource.ParseRef(a.Reference)
+	if err != nil {
+		return run.Result{}, refError("/reference", err)
+	}
+	rep, err := t.svc.Test(ctx, resource.AgentCaller(req.Agent), resource.Key{Kind: a.Kind, Ref: ref})
+	if err != nil {
+		return run.Result{}, serviceError(err)
+	}
+	return jsonResult(rep), nil
+}
+
+func (t *tools) mcpList(ctx context.Context, req run.Request) (run.Result, error) {
+	var a mcpListArgs
+	if err := decodeArgs(req.Arguments, &a); err != nil {
+		return run.Result{}, err
+	}
+	agent := req.Agent
+	if a.Agent != "" {
+		ref, err := resource.ParseRef(a.Agent)
+		if err != nil {
+			return run.Result{}, refError("/agent", err)
+		}
+		agent = ref
+	}
+	mounts, err := t.svc.AgentMCPList(ctx, resource.AgentCaller(req.Agent), agent)
+	if err != nil {
+		return run.Result{}, serviceError(err)
+	}
+	if mounts == nil {
+		mounts = []resource.Mount{}
+	}
+	return jsonResult(struct {
+		Agent  resource.Ref     `json:"agent"`
+		Mounts []resource.Mount `json:"mounts"`
+	}{agent, mounts}), nil
+}
+
+func (t *tools) probe(ctx context.Context, req run.Request) (run.Result, error) {
+	var a probeArgs
+	if err := decodeArgs(req.Arguments, &a); err != nil {
+		return run.Result{}, err
+	}
+	ref, err := resource.ParseRef(a.Reference)
+	if err != nil {
+		return run.Result{}, refError("/reference", err)
+	}
+	// The prober reads the repository itself; the service's read is the
+	// caller check (SPEC R3.6) and a clear not_found before anything starts.
+	if _, err := t.svc.Read(ctx, resource.AgentCaller(req.Agent), resource.Key{Kind: resource.KindMCP, Ref: ref}); err != nil {
+		return run.Result{}, serviceError(err)
+	}
+	rep, err := t.prober.Probe(ctx, ref)
+	if err != nil {
+		return run.Result{}, serviceError(err)
+	}
+	// A failed probe is an answer, not a pipeline failure: the model reads
+	// the report (ok=false, error, stderr tail) and decides what to fix.
+	return jsonResult(rep), nil
+}
+
+// jsonResult renders v as the tool's structured content and as one text
+// content block, the way an MCP server answers.
+func jsonResult(v any) run.Result {
+	b, err := json.Marshal(v)
+	if err != nil {
+		// Our own report types always marshal; keep the failure visible.
+		return run.Result{Code: run.CodeInternal, Message: "rendering the result failed"}
+	}
+	block, _ := json.Marshal([]map[string]string{{"type": "text", "text": string(b)}})
+	return run.Result{Content: block, Structured: b}
+}
+
+const allowMCPMessage = "allow_mcp was removed: the MCP master switch no longer exists; mounts decide which MCP servers an agent uses (resource_write with add: {mcps: [REF]})"
+
+// refuseAllowMCP refuses the removed switch at the top level (SPEC R3.7);
+// the service refuses it inside data, add and remove.
+func refuseAllowMCP(args json.RawMessage) error {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(args, &top) != nil {
+		return nil // the schema stage has checked the shape already
+	}
+	if _, ok := top["allow_mcp"]; !ok {
+		return nil
+	}
+	return &run.Error{
+		Code:    run.CodeInvalidArguments,
+		Message: allowMCPMessage,
+		Violations: []run.Violation{{
+			Path: "/allow_mcp", SchemaPath: "#/properties/allow_mcp", Message: "removed; leave it out",
+		}},
+	}
+}
+
+// decodeArgs refuses allow_mcp, then decodes the validated arguments.
+func decodeArgs(args json.RawMessage, v any) error {
+	if err := refuseAllowMCP(args); err != nil {
+		return err
+	}
+	if len(bytes.TrimSpace(args)) == 0 {
+		args = json.RawMessage("{}")
+	}
+	if err := json.Unmarshal(args, v); err != nil {
+		return &run.Error{Code: run.CodeInvalidArguments, Message: "the arguments do not fit the tool's fields"}
+	}
+	return nil
+}
+
+func refError(path string, err error) error {
+	return &run.Error{
+		Code:       run.CodeInvalidArguments,
+		Message:    "the reference is not valid: write name or category/name in lowercase letters, digits, '.', '_' and '-'",
+		Violations: []run.Violation{{Path: path, SchemaPath: "#/properties" + path + "/pattern", Message: "must be name or category/name"}},
+	}
+}
+
+// serviceError maps a resource or prober error to the one ToolError format.
+// Document rule failures become invalid_arguments with the field as the
+// violation path; the sentinels keep their codes (run.CodeOf); the message
+// is the service's, which names fields and never argument values.
+func serviceError(err error) error {
+	var de *resource.DocumentError
+	if errors.As(err, &de) {
+		msg := de.Message
+		if de.Fix != "" {
+			msg += "; " + de.Fix
+		}
+		e := &run.Error{Code: run.CodeInvalidArguments, Message: msg}
+		if de.Field != "" {
+			e.Violations = []run.Violation{{Path: de.Field, Message: de.Message}}
+		}
+		for _, f := range de.More {
+			if f.Field != "" {
+				e.Violations = append(e.Violations, run.Violation{Path: f.Field, Message: f.Message})
+			}
+		}
+		return e
+	}
+	code := run.CodeOf(err)
+	switch code {
+	case run.CodeDeadlineExceeded, run.CodeCanceled:
+		return err
+	}
+	return &run.Error{Code: code, Message: err.Error()}
+}
+
