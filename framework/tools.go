@@ -343,4 +343,3 @@ func serviceError(err error) error {
 	}
 	return &run.Error{Code: code, Message: err.Error()}
 }
-
