@@ -52,6 +52,16 @@
 // a Modify whose transaction broke before COMMIT; a statement that may have
 // committed is never sent twice.
 //
+// # Performance
+//
+// Every call is one round trip (Modify: four, in one transaction), so a read
+// costs a network or socket round trip where boltrepo reads memory. Measured
+// with BenchmarkRead and BenchmarkWrite (medians of 10 runs, local server on a
+// Unix socket, 2 noisy cores): a read takes about 30 to 70 times as long as
+// boltrepo's; a compare-and-set write takes about 1.2 times boltrepo's when
+// both fsync each commit, and about 0.1 times when the server runs with
+// fsync off. pgrepo stays within noise of raw pgx running the same SQL.
+//
 // # Concurrency
 //
 // A Repo is safe for concurrent use, and any number of processes may share
