@@ -12,6 +12,7 @@ import (
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/resource/boltrepo"
 	"github.com/agtsdk/agt/resource/pgrepo"
+	"github.com/agtsdk/agt/run"
 )
 
 // StoreFile is the name of the bbolt file Open uses inside a directory.
@@ -136,6 +137,36 @@ func (h *Host) Connector() *mcpconn.Connector { return h.connector }
 
 // Prober returns the Prober over the Host's repository and Connector.
 func (h *Host) Prober() *mcpconn.Prober { return h.prober }
+
+// NewRun starts a Run of agent: it fills opts' Agent, and its Repository
+// and Connector when nil, with the Host's, adds the framework tools to its
+// HostTools (the Run shows them only to an agent that may manage
+// resources), and calls run.New. opts.Permission is required, as for
+// run.New: there is no implicit allow. The caller closes the Run.
+func (h *Host) NewRun(ctx context.Context, agent resource.Ref, opts *run.Options) (*run.Run, error) {
+	var o run.Options
+	if opts != nil {
+		o = *opts
+	}
+	o.Agent = agent
+	if o.Repository == nil {
+		o.Repository = h.repo
+	}
+	if o.Connector == nil {
+		o.Connector = h.connector
+	}
+	o.HostTools = append(h.FrameworkTools(), o.HostTools...)
+	return run.New(ctx, &o)
+}
+
+// FrameworkTools returns the framework tools (resource_write,
+// resource_read, resource_test, mcp_probe, agent_mcp_list) over the Host's
+// resource service and Prober, as run host tools marked ManagementOnly.
+// NewRun adds them; a host that calls run.New itself passes them in
+// run.Options.HostTools.
+func (h *Host) FrameworkTools() []run.HostTool {
+	return nil
+}
 
 // Close releases the store if Open opened it. Runs started from the Host
 // must be closed by their owners; Close does not end them.

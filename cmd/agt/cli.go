@@ -61,12 +61,6 @@ func newStdio(in *os.File, out, errw *os.File) stdio {
 	}
 }
 
-// isTerminal reports whether f is a character device, which for the
-// standard streams means a terminal.
-func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
 
 // action runs one command with its positional arguments.
 type action func(ctx context.Context, e *env, args []string) error

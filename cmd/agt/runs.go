@@ -1,0 +1,229 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/agtsdk/agt/policy"
+	"github.com/agtsdk/agt/resource"
+	"github.com/agtsdk/agt/run"
+)
+
+// The commands that start a Run, exactly as a host does (agt.Host.NewRun).
+
+// listOnly is the Permission of agent tools: that command makes no call,
+// and a Run needs an explicit policy.
+var listOnly = run.PermissionFunc(func(context.Context, run.Request) (run.Decision, error) {
+	return run.Decision{Verdict: run.Deny, By: "agt agent tools", Reason: "listing only"}, nil
+})
+
+// toolsReport is agent tools --json: the snapshot a Run of the agent gets.
+type toolsReport struct {
+	Agent        resource.Ref     `json:"agent"`
+	Fingerprint  string           `json:"fingerprint"`
+	Tools        []run.ToolInfo   `json:"tools"`
+	MountErrors  []mountFailure   `json:"mount_errors"`
+	SkippedTools []skippedFailure `json:"skipped_tools"`
+}
+
+type mountFailure struct {
+	Ref        resource.Ref `json:"reference"`
+	Error      string       `json:"error"`
+	StderrTail string       `json:"stderr_tail,omitempty"`
+}
+
+type skippedFailure struct {
+	Name   string     `json:"name"`
+	Source run.Source `json:"source"`
+	Error  string     `json:"error"`
+}
+
+func agentTools(ctx context.Context, e *env, refArg string, timeout time.Duration, asJSON bool) error {
+	ref, err := parseRefArg("agent tools", refArg)
+	if err != nil {
+		return err
+	}
+	if timeout <= 0 {
+		return usagef("agent tools", "--timeout must be positive")
+	}
+	h, err := e.host(ctx)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	e.progress("starting a Run of %s: connecting its mounted servers, listing and compiling their tools...", ref)
+	r, err := h.NewRun(ctx, ref, &run.Options{Permission: listOnly})
+	if err != nil {
+		return runError(ref, err)
+	}
+	defer r.Close()
+
+	rep := toolsReport{Agent: ref, Fingerprint: r.Fingerprint(), Tools: r.Tools(),
+		MountErrors: []mountFailure{}, SkippedTools: []skippedFailure{}}
+	if rep.Tools == nil {
+		rep.Tools = []run.ToolInfo{}
+	}
+	for _, m := range r.MountErrors() {
+		rep.MountErrors = append(rep.MountErrors, mountFailure{Ref: m.Ref, Error: m.Err.Error(), StderrTail: m.StderrTail})
+	}
+	for _, s := range r.SkippedTools() {
+		rep.SkippedTools = append(rep.SkippedTools, skippedFailure{Name: s.Alias, Source: s.Source, Error: s.Err.Error()})
+	}
+	if asJSON {
+		if err := writeJSON(e.out, rep); err != nil {
+			return err
+		}
+	} else {
+		writeTools(e, rep)
+	}
+	if len(rep.MountErrors) > 0 {
+		return errReported
+	}
+	return nil
+}
+
+func writeTools(e *env, rep toolsReport) {
+	if len(rep.Tools) == 0 {
+		fmt.Fprintf(e.out, "agent %s: no tools (mount a server with 'agt agent update %s --add-mcp REF')\n", rep.Agent, rep.Agent)
+	} else {
+		t := newTable(e.out)
+		fmt.Fprintln(t, "TOOL\tSOURCE\tDESCRIPTION")
+		for _, tool := range rep.Tools {
+			fmt.Fprintf(t, "%s\t%s\t%s\n", tool.Name, tool.Source, oneLine(tool.Description, 70))
+		}
+		t.Flush()
+	}
+	for _, s := range rep.SkippedTools {
+		fmt.Fprintf(e.out, "left out: %s (%s): %s\n", s.Name, s.Source, oneLine(s.Error, 200))
+	}
+	for _, m := range rep.MountErrors {
+		fmt.Fprintf(e.out, "mount %s failed to load: %s\n", m.Ref, oneLine(m.Error, 300))
+		fmt.Fprintf(e.out, "  next: 'agt mcp probe %s' shows why\n", m.Ref)
+	}
+}
+
+// runError explains why a Run could not start.
+func runError(ref resource.Ref, err error) error {
+	switch {
+	case errors.Is(err, run.ErrAgentDisabled):
+		return fmt.Errorf("agent %s is disabled; enable it with 'agt agent update %s --enabled=true'", ref, ref)
+	case errors.Is(err, resource.ErrNotFound):
+		return fmt.Errorf("agent %s is not registered; create it with 'agt agent create %s'", ref, ref)
+	}
+	return err
+}
+
+func agentCall(ctx context.Context, e *env, args []string, yes bool, timeout time.Duration) error {
+	const cmd = "agent call"
+	ref, err := parseRefArg(cmd, args[0])
+	if err != nil {
+		return err
+	}
+	tool, arguments := args[1], args[2]
+	if len(arguments) > maxJSONArg {
+		return usagef(cmd, "JSON is %d bytes; the limit is %d", len(arguments), maxJSONArg)
+	}
+	if timeout <= 0 {
+		return usagef(cmd, "--timeout must be positive")
+	}
+	h, err := e.host(ctx)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	// --yes is the explicit auto-allow; otherwise a person decides, and
+	// without a terminal nobody can: the call is denied.
+	var perm run.Permission = policy.AutoAllow()
+	if !yes {
+		perm = policy.Human(e.askOnTerminal)
+	}
+	e.progress("starting a Run of %s...", ref)
+	r, err := h.NewRun(ctx, ref, &run.Options{Permission: perm})
+	if err != nil {
+		return runError(ref, err)
+	}
+	defer r.Close()
+	for _, m := range r.MountErrors() {
+		fmt.Fprintf(e.err, "warning: mount %s failed to load; its tools are missing: %s\n", m.Ref, oneLine(m.Err.Error(), 300))
+	}
+
+	out, err := r.Execute(ctx, run.Batch{ID: "agt-cli", Agent: ref, Calls: []run.Call{
+		{ID: "call-1", Name: tool, Arguments: json.RawMessage(arguments)},
+	}})
+	var be *run.BatchError
+	if errors.As(err, &be) {
+		writeRaw(e.out, be.ToolError())
+		if be.Code == run.CodeUnknownTool {
+			fmt.Fprintf(e.err, "'agt agent tools %s' lists the tools this agent can call\n", ref)
+		}
+		return errReported
+	}
+	if err != nil {
+		return err
+	}
+	if n := out.Notice(); n != "" {
+		fmt.Fprintf(e.err, "note: %s\n", n)
+	}
+	res := out.Results[0]
+	if res.Failed() {
+		writeRaw(e.out, res.ToolError())
+		return errReported
+	}
+	writeRaw(e.out, res.ForModel())
+	return nil
+}
+
+// writeRaw prints JSON indented, or as it is if it does not parse.
+func writeRaw(w io.Writer, raw json.RawMessage) {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		fmt.Fprintf(w, "%s\n", raw)
+		return
+	}
+	_ = writeJSON(w, v)
+}
+
+// maxShownArguments bounds the arguments shown in a permission question.
+const maxShownArguments = 4096
+
+// askOnTerminal is the Human approver of agent call: it shows the call on
+// stderr and reads the answer from stdin, which must be a terminal.
+func (e *env) askOnTerminal(ctx context.Context, req run.Request) (bool, string, error) {
+	if !e.inIsTTY {
+		return false, "stdin is not a terminal, so nobody can approve the call: pass --yes to allow it explicitly", nil
+	}
+	shown := string(req.Arguments)
+	if len(shown) > maxShownArguments {
+		shown = shown[:maxShownArguments] + "... (cut)"
+	}
+	fmt.Fprintf(e.err, "Tool call by agent %s:\n  tool       %s\n  source     %s\n", req.Agent, req.Alias, req.Source)
+	if req.Annotations != nil && req.Annotations.DestructiveHint != nil && *req.Annotations.DestructiveHint {
+		fmt.Fprintf(e.err, "  the server marks this tool destructive\n")
+	}
+	fmt.Fprintf(e.err, "  arguments  %s\nAllow it? [y/N] ", shown)
+	answer := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(io.LimitReader(e.in, 1024)).ReadString('\n')
+		answer <- line
+	}()
+	select {
+	case <-ctx.Done():
+		fmt.Fprintln(e.err)
+		return false, "no answer before the deadline", nil
+	case line := <-answer:
+		switch strings.ToLower(strings.TrimSpace(line)) {
+		case "y", "yes":
+			return true, "approved on the terminal", nil
+		}
+		return false, "refused on the terminal", nil
+	}
+}
