@@ -61,7 +61,6 @@ func newStdio(in *os.File, out, errw *os.File) stdio {
 	}
 }
 
-
 // action runs one command with its positional arguments.
 type action func(ctx context.Context, e *env, args []string) error
 
