@@ -147,6 +147,7 @@ func (c *Connector) Connect(ctx context.Context, ref resource.Ref, srv resource.
 		maxTools:    c.opts.MaxTools,
 		capture:     newToolsListCapture(),
 	}
+	s.closing, s.closeNow = context.WithCancel(context.Background())
 	var transport mcp.Transport
 	if c.opts.Dial != nil {
 		t, err := c.opts.Dial(sctx, ref, srv)

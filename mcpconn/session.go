@@ -35,6 +35,8 @@ type Session struct {
 	instructions    string
 
 	toolsMu   sync.Mutex // one tools/list walk at a time (the capture holds one result)
+	closing   context.Context
+	closeNow  context.CancelFunc // cancels requests in flight: the SDK's Close waits for them
 	closed    atomic.Bool
 	closeOnce sync.Once
 	closeErr  error
@@ -93,7 +95,7 @@ func (s *Session) Tools(ctx context.Context) ([]Tool, error) {
 	if s.closed.Load() {
 		return nil, s.closedError("list tools")
 	}
-	lctx, cancel := context.WithTimeoutCause(ctx, s.toolTimeout, errToolTimeout)
+	lctx, cancel := s.requestContext(ctx)
 	defer cancel()
 	var (
 		out    []Tool
@@ -174,13 +176,21 @@ func (s *Session) CallTool(ctx context.Context, name string, args json.RawMessag
 	} else if !json.Valid(args) {
 		return nil, &Error{Ref: s.ref, Op: op, Detail: "the arguments are not valid JSON"}
 	}
-	cctx, cancel := context.WithTimeoutCause(ctx, s.toolTimeout, errToolTimeout)
+	cctx, cancel := s.requestContext(ctx)
 	defer cancel()
 	res, err := s.cs.CallTool(cctx, &mcp.CallToolParams{Name: name, Arguments: args})
 	if err != nil {
 		return nil, s.classify(op, ctx, cctx, err)
 	}
 	return res, nil
+}
+
+// requestContext bounds one request by the tool timeout and ends it when
+// the session closes.
+func (s *Session) requestContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	rctx, cancel := context.WithTimeoutCause(ctx, s.toolTimeout, errToolTimeout)
+	stop := context.AfterFunc(s.closing, cancel)
+	return rctx, func() { stop(); cancel() }
 }
 
 // quoteName quotes a tool name for an error, bounded: names come from the
@@ -237,6 +247,7 @@ func (s *Session) deadError(op string, err error) error {
 func (s *Session) Close() error {
 	s.closeOnce.Do(func() {
 		s.closed.Store(true)
+		s.closeNow()
 		if s.cs != nil {
 			_ = s.cs.Close() // errors here report the peer's state, not ours
 		}
@@ -247,6 +258,7 @@ func (s *Session) Close() error {
 
 // release frees what Connect acquired: the process and the HTTP transport.
 func (s *Session) release() {
+	s.closeNow()
 	if s.proc != nil {
 		if err := s.proc.stop(s.grace); err != nil {
 			s.closeErr = &Error{Ref: s.ref, Op: "close", Detail: "ending the server process failed", Err: err}

@@ -1,0 +1,76 @@
+package mcpconn_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/agtsdk/agt/mcpconn"
+	"github.com/agtsdk/agt/mcpconn/mcptest"
+	"github.com/agtsdk/agt/resource"
+)
+
+// SPEC R2.5: the fake server served over streamable HTTP (and SSE) on
+// 127.0.0.1 with a required header; the document's headers reach it, and
+// without them the connection is refused with a clear error.
+func TestRemoteWithRequiredHeader(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name string
+		typ  string
+		args []string
+	}{
+		{name: "streamable HTTP", typ: resource.TransportHTTP},
+		{name: "SSE", typ: resource.TransportSSE, args: []string{"-sse"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			url := mcptest.StartHTTP(t, append([]string{"-require-header", "X-Agt-Token: s3cret"}, tt.args...)...)
+			c := mcpconn.NewConnector(nil)
+
+			srv := resource.MCPServer{Type: tt.typ, URL: url, Headers: map[string]string{"X-Agt-Token": "s3cret"}}
+			s, err := c.Connect(context.Background(), "remote", srv)
+			if err != nil {
+				t.Fatalf("Connect with the header: %v", err)
+			}
+			if got := s.ServerInfo(); got == nil || got.Name != mcptest.ServerName {
+				t.Errorf("server info = %+v", got)
+			}
+			tools, err := s.Tools(context.Background())
+			if err != nil || len(tools) != 8 {
+				t.Errorf("Tools = %d tools, %v; want 8", len(tools), err)
+			}
+			res, err := s.CallTool(context.Background(), mcptest.ToolEcho, []byte(`{"text":"over http"}`))
+			if err != nil || resultText(res) != "over http" {
+				t.Errorf("echo = %v, %v", res, err)
+			}
+			if err := s.Close(); err != nil {
+				t.Errorf("Close: %v", err)
+			}
+
+			srv.Headers = nil
+			s, err = c.Connect(context.Background(), "remote", srv)
+			if err == nil {
+				s.Close()
+				t.Fatal("Connect without the header succeeded")
+			}
+			if !errors.Is(err, mcpconn.ErrStart) && !errors.Is(err, mcpconn.ErrHandshake) {
+				t.Errorf("Connect without the header = %v; want ErrStart or ErrHandshake", err)
+			}
+			if !strings.Contains(err.Error(), "401") && !strings.Contains(strings.ToLower(err.Error()), "unauthorized") {
+				t.Errorf("error %q does not say the server refused (401)", err)
+			}
+		})
+	}
+}
+
+// An unreachable URL fails within the startup timeout with ErrStart.
+func TestRemoteUnreachable(t *testing.T) {
+	t.Parallel()
+	srv := resource.MCPServer{Type: "http", URL: "http://127.0.0.1:1/mcp", StartupTimeoutMS: 5000}
+	_, err := mcpconn.NewConnector(nil).Connect(context.Background(), "gone", srv)
+	if !errors.Is(err, mcpconn.ErrStart) && !errors.Is(err, mcpconn.ErrHandshake) {
+		t.Errorf("Connect = %v; want ErrStart", err)
+	}
+}
