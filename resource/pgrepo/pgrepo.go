@@ -146,8 +146,16 @@ func (r *Repo) createTable(ctx context.Context, schema string) error {
 			}
 		}
 	}
-	if _, err := tx.Exec(ctx, fmt.Sprintf(ddl, r.table)); err != nil {
-		return fmt.Errorf("pgrepo: open: create table: %w", err)
+	// Likewise CREATE TABLE IF NOT EXISTS needs CREATE on the schema even
+	// when the table exists: a host whose role may only use it still opens.
+	var tableExists bool
+	if err := tx.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", r.table).Scan(&tableExists); err != nil {
+		return fmt.Errorf("pgrepo: open: %w", err)
+	}
+	if !tableExists {
+		if _, err := tx.Exec(ctx, fmt.Sprintf(ddl, r.table)); err != nil {
+			return fmt.Errorf("pgrepo: open: create table: %w", err)
+		}
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return fmt.Errorf("pgrepo: open: %w", err)

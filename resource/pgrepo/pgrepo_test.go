@@ -665,3 +665,26 @@ func TestModifyContextEndsInFn(t *testing.T) {
 		t.Errorf("Update after the cancelled Modify: revision %d, %v; want 2", res.Revision, err)
 	}
 }
+
+// A role that may use the table but not create anything still opens the
+// repository without SkipCreate once the table exists.
+func TestOpenWithoutCreatePrivilege(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	conn, schema := testConnString(t), newSchema(t)
+	openRepoAt(t, conn, schema).Close()
+	role := schema + "_user"
+	adminExec(t, "CREATE ROLE "+role+" LOGIN PASSWORD 'agt-test'")
+	t.Cleanup(func() { adminExec(t, "DROP OWNED BY "+role+"; DROP ROLE "+role) })
+	adminExec(t, "GRANT USAGE ON SCHEMA "+schema+" TO "+role)
+	adminExec(t, "GRANT SELECT, INSERT, UPDATE ON "+schema+"."+pgrepo.TableName+" TO "+role)
+
+	repo, err := pgrepo.Open(ctx, conn+" user="+role+" password=agt-test", &pgrepo.Options{Schema: schema})
+	if err != nil {
+		t.Fatalf("Open as a role without CREATE: %v", err)
+	}
+	defer repo.Close()
+	if _, err := repo.Create(ctx, keyA, json.RawMessage(`{}`)); err != nil {
+		t.Error(err)
+	}
+}
