@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agtsdk/agt/framework"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/resource/boltrepo"
@@ -165,7 +166,7 @@ func (h *Host) NewRun(ctx context.Context, agent resource.Ref, opts *run.Options
 // NewRun adds them; a host that calls run.New itself passes them in
 // run.Options.HostTools.
 func (h *Host) FrameworkTools() []run.HostTool {
-	return nil
+	return framework.Tools(h.service, h.prober)
 }
 
 // Close releases the store if Open opened it. Runs started from the Host
