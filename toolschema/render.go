@@ -224,22 +224,26 @@ func jsonText(v any) string {
 	return string(data)
 }
 
-// ratText writes a schema bound as a decimal when it has a short exact one.
+// ratText writes a schema bound as a short exact decimal when there is
+// one, else in scientific notation to 17 significant digits.
 func ratText(r *big.Rat) string {
 	if r == nil {
 		return "?"
 	}
+	const maxDigits = 30
 	if r.IsInt() {
-		return r.Num().String()
-	}
-	for prec := 1; prec <= 30; prec++ {
-		s := r.FloatString(prec)
-		back, ok := new(big.Rat).SetString(s)
-		if ok && back.Cmp(r) == 0 {
+		if s := r.Num().String(); len(s) <= maxDigits {
 			return s
 		}
+	} else {
+		for prec := 1; prec <= maxDigits; prec++ {
+			s := r.FloatString(prec)
+			if back, ok := new(big.Rat).SetString(s); ok && back.Cmp(r) == 0 {
+				return s
+			}
+		}
 	}
-	return r.RatString()
+	return new(big.Float).SetPrec(128).SetRat(r).Text('g', 17)
 }
 
 // propertyNamesLocation repairs the instance location of a propertyNames
