@@ -114,7 +114,7 @@ func TestCallerChecks(t *testing.T) {
 		{"Delete", func(c resource.Caller) error {
 			victims++
 			ref := "victim-" + strconv.Itoa(victims)
-			if _, err := repo.Create(bg, mcpKey(ref), stdioDoc("/tmp")); err != nil && !errors.Is(err, resource.ErrExists) {
+			if _, err := repo.Create(bg, mcpKey(ref), stdioDoc("/srv/victim")); err != nil && !errors.Is(err, resource.ErrExists) {
 				return err
 			}
 			return svc.Delete(bg, c, mcpKey(ref), resource.AnyRevision)
