@@ -18,8 +18,9 @@
 //
 // # Table
 //
-// Open creates this table (and Options.Schema) when missing. Hosts that manage
-// migrations themselves create it and set Options.SkipCreate:
+// Open creates this table (in Options.Schema when set, creating that schema
+// too) when missing. Hosts that manage migrations themselves create it and
+// set Options.SkipCreate:
 //
 //	CREATE TABLE IF NOT EXISTS agt_resources (
 //		kind       text COLLATE "C" NOT NULL,
@@ -54,7 +55,8 @@
 //
 // # Performance
 //
-// Every call is one round trip (Modify: four, in one transaction), so a read
+// A successful call is one round trip (Modify: four, in one transaction; a
+// refused compare-and-set: two, to report the stored revision), so a read
 // costs a network or socket round trip where boltrepo reads memory. Measured
 // with BenchmarkRead and BenchmarkWrite (medians of 10 runs, local server on a
 // Unix socket, 2 noisy cores): a read takes about 30 to 70 times as long as
