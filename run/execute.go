@@ -35,10 +35,9 @@ func (r *Run) Execute(ctx context.Context, b Batch) (Outcome, error) {
 	if r.closed.Load() {
 		return Outcome{BatchID: b.ID}, ErrClosed
 	}
-	r.mu.RLock()
-	s := r.snap.Load()
+	s := r.acquire()
 	out, refresh, err := r.executeBatch(ctx, s, b)
-	r.mu.RUnlock()
+	s.inUse.RUnlock()
 	if err != nil {
 		return out, err
 	}

@@ -249,6 +249,12 @@ func writeMCPTool(repo resource.Repository) run.HostTool {
 // serverPID asks a mount's fake server for its process ID.
 func serverPID(tb testing.TB, r *run.Run, ref resource.Ref) int {
 	tb.Helper()
+	return serverEnv(tb, r, ref).PID
+}
+
+// serverEnv asks a mount's fake server about its process.
+func serverEnv(tb testing.TB, r *run.Run, ref resource.Ref) mcptest.EnvironmentOut {
+	tb.Helper()
 	out, err := r.Execute(context.Background(), batch(call("pid", run.Alias(ref, mcptest.ToolEnvironment), `{}`)))
 	if err != nil || out.Results[0].Failed() {
 		tb.Fatalf("environment call: %v %+v", err, out.Results)
@@ -257,7 +263,19 @@ func serverPID(tb testing.TB, r *run.Run, ref resource.Ref) int {
 	if err := json.Unmarshal(out.Results[0].Structured, &env); err != nil {
 		tb.Fatal(err)
 	}
-	return env.PID
+	return env
+}
+
+// groupGone waits up to 10 s for every process of the group to be gone.
+func groupGone(pgid int) bool {
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if err := syscall.Kill(-pgid, 0); err != nil {
+			return true
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return false
 }
 
 // processGone waits up to 10 s for the process to be gone (or a zombie

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/policy"
@@ -514,15 +513,19 @@ func TestCloseEndsProcesses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pid := serverPID(t, r, notes)
+	env := serverEnv(t, r, notes)
 	if err := r.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if !processGone(pid) {
-		t.Errorf("server process %d still runs after Close", pid)
+	if !processGone(env.PID) {
+		t.Errorf("server process %d still runs after Close", env.PID)
+	}
+	// The fault spawned a grandchild in the server's group: it must be gone
+	// too.
+	if !groupGone(env.PGID) {
+		t.Errorf("process group %d still has members after Close", env.PGID)
 	}
 	if _, err := r.Execute(context.Background(), batch(call("x", echo, `{"text":"x"}`))); !errors.Is(err, run.ErrClosed) {
 		t.Errorf("Execute after Close: %v, want ErrClosed", err)
 	}
-	_ = time.Now
 }

@@ -82,10 +82,10 @@ func (r *Run) refresh(ctx context.Context, batchID string) *RefreshReport {
 			rep.Err = err
 		} else {
 			r.snap.Store(cand)
-			// Wait for batches that still use the old snapshot.
-			r.mu.Lock()
-			r.mu.Unlock() //nolint:staticcheck // an empty critical section is the point
+			// Wait for the batches that still use the old snapshot.
+			old.inUse.Lock()
 			closeMounts(diffMounts(old, cand, rep))
+			old.inUse.Unlock()
 			rep.OK = true
 		}
 	}

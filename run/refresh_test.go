@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -87,6 +88,52 @@ func TestRefreshAddAndRemoveMount(t *testing.T) {
 	}
 	if n := len(audit.records(run.EventRefresh)); n != 2 {
 		t.Errorf("%d refresh audit records, want 2", n)
+	}
+}
+
+// Batches running on other goroutines while the Run refreshes keep working:
+// an unchanged mount is never interrupted (run with -race).
+func TestConcurrentBatchesDuringRefresh(t *testing.T) {
+	t.Parallel()
+	a, b := resource.Ref("a"), resource.Ref("b")
+	repo, mem := setup(t, a)
+	putMCP(t, repo, b, inMemoryServer(t))
+	r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), HostTools: []run.HostTool{mountTool(repo)}})
+	stop := make(chan struct{})
+	errs := make(chan error, 4)
+	for w := range 4 {
+		go func() {
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					errs <- nil
+					return
+				default:
+				}
+				out, err := r.Execute(context.Background(), run.Batch{ID: fmt.Sprint(w, i), Agent: testAgent,
+					Calls: []run.Call{call("e", run.Alias(a, mcptest.ToolEcho), `{"text":"x"}`)}})
+				if err != nil || out.Results[0].Failed() {
+					errs <- fmt.Errorf("worker %d batch %d: %v %+v", w, i, err, out.Results)
+					return
+				}
+			}
+		}()
+	}
+	for i := range 10 {
+		mounts := []resource.Ref{a}
+		if i%2 == 0 {
+			mounts = append(mounts, b)
+		}
+		out, err := r.Execute(context.Background(), batch(setMounts(mounts...)))
+		if err != nil || !out.Refresh.OK {
+			t.Fatalf("refresh %d: %v %+v", i, err, out.Refresh)
+		}
+	}
+	close(stop)
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
 	}
 }
 

@@ -132,10 +132,6 @@ type Run struct {
 	failOnMount bool
 	static      staticDigests
 
-	// batches hold mu for reading while they use a snapshot; a refresh takes
-	// it for writing after the switch, to wait for them before closing the
-	// replaced connections.
-	mu sync.RWMutex
 	// refreshMu serializes refreshes and Close.
 	refreshMu sync.Mutex
 	snap      atomic.Pointer[snapshot]
@@ -167,6 +163,12 @@ type tool struct {
 }
 
 type snapshot struct {
+	// inUse is held for reading by every batch that uses this snapshot; a
+	// refresh takes it for writing after the switch, to wait for them
+	// before closing the replaced connections. New batches use the new
+	// snapshot and never wait.
+	inUse sync.RWMutex
+
 	manage   bool
 	mounts   map[resource.Ref]*mount
 	failed   []MountError
@@ -320,6 +322,19 @@ func validHostToolName(n string) bool {
 		}
 	}
 	return true
+}
+
+// acquire returns the current snapshot, held for reading: release it with
+// s.inUse.RUnlock.
+func (r *Run) acquire() *snapshot {
+	for {
+		s := r.snap.Load()
+		s.inUse.RLock()
+		if r.snap.Load() == s {
+			return s
+		}
+		s.inUse.RUnlock() // switched meanwhile: take the new one
+	}
 }
 
 // Agent returns the Run's agent.

@@ -1,0 +1,166 @@
+package run_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync/atomic"
+	"testing"
+
+	"github.com/agtsdk/agt/mcpconn"
+	"github.com/agtsdk/agt/mcpconn/mcptest"
+	"github.com/agtsdk/agt/policy"
+	"github.com/agtsdk/agt/resource"
+	"github.com/agtsdk/agt/run"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Run: go test -run '^$' -bench . -benchmem ./run
+//
+// Read BenchmarkExecute/one-valid-call against
+// BenchmarkRawSDKCallTool/one-call (goal: at most 1.15x), and
+// BenchmarkExecute/batch-32 against BenchmarkRawSDKCallTool/sequential-32
+// (goal: below 1x). Read BenchmarkRefresh/add-one-of-10 (goal: at most 1.3x)
+// and BenchmarkNewRun/10-servers (goal: at most 2x) against
+// BenchmarkNewRun/1-server, one server's start through the same path.
+
+const benchArgs = `{"text":"hello, benchmark"}`
+
+type countingAuditor struct{ n atomic.Int64 }
+
+func (a *countingAuditor) Audit(context.Context, run.Record) { a.n.Add(1) }
+
+// BenchmarkExecute runs the whole pipeline (batch checks, validation,
+// permission, one interceptor, audit, the MCP call) over an in-memory
+// session to the fake server.
+func BenchmarkExecute(b *testing.B) {
+	repo := newRepo(b)
+	putMCP(b, repo, notes, inMemoryServer(b))
+	putAgent(b, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{notes}})
+	r := newRun(b, &run.Options{
+		Repository:     repo,
+		Connector:      mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: mcptest.Dial(nil)}),
+		Permission:     policy.Rules{Allow: []string{"mcp__notes__*"}},
+		Interceptors:   []run.Interceptor{run.Before(func(context.Context, run.Request) error { return nil })},
+		Auditor:        &countingAuditor{},
+		MaxConcurrency: 32,
+	})
+	ctx := context.Background()
+	for _, n := range []int{1, 32} {
+		name := "one-valid-call"
+		if n > 1 {
+			name = fmt.Sprintf("batch-%d", n)
+		}
+		calls := make([]run.Call, n)
+		for i := range calls {
+			calls[i] = call(fmt.Sprintf("c%d", i), echo, benchArgs)
+		}
+		bt := batch(calls...)
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				out, err := r.Execute(ctx, bt)
+				if err != nil || out.Results[n-1].Failed() {
+					b.Fatalf("%v %+v", err, out.Results[n-1])
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkRawSDKCallTool is the baseline: the plain go-sdk
+// ClientSession.CallTool on the same kind of in-memory pair, same tool and
+// arguments.
+func BenchmarkRawSDKCallTool(b *testing.B) {
+	ctx := context.Background()
+	server := mcptest.NewServer(nil)
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := server.Connect(ctx, st, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ss.Close()
+	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: mcpconn.DefaultProtocolVersion})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cs.Close()
+	params := &mcp.CallToolParams{Name: mcptest.ToolEcho, Arguments: json.RawMessage(benchArgs)}
+	for _, n := range []int{1, 32} {
+		name := "one-call"
+		if n > 1 {
+			name = fmt.Sprintf("sequential-%d", n)
+		}
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				for range n {
+					res, err := cs.CallTool(ctx, params)
+					if err != nil || res.IsError {
+						b.Fatal(err, res)
+					}
+				}
+			}
+		})
+	}
+}
+
+// stdioMounts registers n fake servers (the built binary, over stdio).
+func stdioMounts(b *testing.B, repo resource.Repository, n int) []resource.Ref {
+	refs := make([]resource.Ref, n)
+	for i := range refs {
+		refs[i] = resource.Ref(fmt.Sprintf("srv%02d", i))
+		putMCP(b, repo, refs[i], stdioServer(b))
+	}
+	return refs
+}
+
+// BenchmarkNewRun starts Runs over stdio fake servers: 1-server is one
+// server's start (read, start, handshake, list, compile) and the baseline;
+// 10-servers starts ten in parallel. Close is not timed.
+func BenchmarkNewRun(b *testing.B) {
+	for _, n := range []int{1, 10} {
+		b.Run(fmt.Sprintf("%d-server", n)+map[bool]string{true: "s"}[n > 1], func(b *testing.B) {
+			repo := newRepo(b)
+			putAgent(b, repo, testAgent, resource.AgentDocument{MCPs: stdioMounts(b, repo, n)})
+			opts := &run.Options{Agent: testAgent, Repository: repo, Permission: policy.AutoAllow(), FailOnMountError: true}
+			ctx := context.Background()
+			for b.Loop() {
+				r, err := run.New(ctx, opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				_ = r.Close()
+				b.StartTimer()
+			}
+		})
+	}
+}
+
+// BenchmarkRefresh/add-one-of-10 times a batch that mounts a tenth server
+// beside nine running ones: the nine must not restart, so it should cost
+// about one server's start (BenchmarkNewRun/1-server). Unmounting it again
+// is not timed.
+func BenchmarkRefresh(b *testing.B) {
+	b.Run("add-one-of-10", func(b *testing.B) {
+		repo := newRepo(b)
+		refs := stdioMounts(b, repo, 10)
+		putAgent(b, repo, testAgent, resource.AgentDocument{MCPs: refs[:9]})
+		r := newRun(b, &run.Options{Repository: repo, HostTools: []run.HostTool{mountTool(repo)}, FailOnMountError: true})
+		ctx := context.Background()
+		add, remove := batch(setMounts(refs...)), batch(setMounts(refs[:9]...))
+		for b.Loop() {
+			out, err := r.Execute(ctx, add)
+			if err != nil || out.Refresh == nil || !out.Refresh.OK || len(out.Refresh.Added) != 1 {
+				b.Fatalf("%v %+v", err, out.Refresh)
+			}
+			b.StopTimer()
+			if out, err := r.Execute(ctx, remove); err != nil || !out.Refresh.OK {
+				b.Fatalf("%v %+v", err, out.Refresh)
+			}
+			b.StartTimer()
+		}
+	})
+}
