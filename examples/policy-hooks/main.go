@@ -1,0 +1,171 @@
+// Command policy-hooks shows the two ways a host shapes what happens to a
+// tool call once it has passed the tool's schema:
+//
+//   - the permission stage: a policy.Rules that allows, denies, or leaves a
+//     call to the next policy, followed by a human approver callback
+//     (policy.First). A host would ask a person on its own UI; here a
+//     scripted "person" answers.
+//
+//   - interceptors around execution: one that times every call, and a
+//     run.Before / run.After pair that log each call with slog; plus the
+//     Run's slog Auditor, which records every call, allowed or not, without
+//     argument values.
+//
+//     go run ./examples/policy-hooks
+//
+// The MCP server is the bundled fake server, started by re-executing this
+// program with the argument serve-fake-mcp.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/agtsdk/agt"
+	"github.com/agtsdk/agt/mcpconn/mcptest"
+	"github.com/agtsdk/agt/policy"
+	"github.com/agtsdk/agt/resource"
+	agtrun "github.com/agtsdk/agt/run"
+)
+
+const serveFakeMCP = "serve-fake-mcp"
+
+func main() {
+	if len(os.Args) > 1 && os.Args[1] == serveFakeMCP {
+		os.Exit(mcptest.Main(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "policy-hooks:", err)
+		os.Exit(1)
+	}
+}
+
+// permission is the example's policy: rules first, then a person for what
+// the rules leave open. Deny wins over Ask, Ask over Allow.
+func permission(approve policy.Approver) agtrun.Permission {
+	return policy.First(
+		policy.Rules{
+			Deny:  []string{"mcp__notes__note_delete"}, // never, whoever asks
+			Ask:   []string{"mcp__notes__note_*"},      // writes: a person decides
+			Allow: []string{"mcp__notes__*"},           // the rest of notes: fine
+		},
+		policy.Human(approve),
+	)
+}
+
+// scriptedPerson stands in for a person at a terminal: it sees the alias,
+// the source and the (already schema-valid) arguments.
+func scriptedPerson(log *slog.Logger) policy.Approver {
+	return func(ctx context.Context, req agtrun.Request) (bool, string, error) {
+		var args struct {
+			Owner string `json:"owner"`
+		}
+		_ = json.Unmarshal(req.Arguments, &args)
+		ok := args.Owner == "ada"
+		log.Info("person asked", "call", req.CallID, "alias", req.Alias, "approved", ok)
+		if ok {
+			return true, "ada may write notes", nil
+		}
+		return false, "only ada may write notes today", nil
+	}
+}
+
+// timing is an interceptor: it wraps the rest of the chain and the tool.
+func timing(log *slog.Logger) agtrun.Interceptor {
+	return agtrun.InterceptorFunc(func(ctx context.Context, req agtrun.Request, next agtrun.Next) (agtrun.Result, error) {
+		start := time.Now()
+		res := next(ctx)
+		log.Info("timed", "call", req.CallID, "alias", req.Alias, "took", time.Since(start).Round(time.Microsecond))
+		return res, nil
+	})
+}
+
+func run(ctx context.Context, args []string, stdout io.Writer) error {
+	if len(args) > 0 {
+		return fmt.Errorf("takes no arguments")
+	}
+	// Logs without timestamps, so that runs compare line by line.
+	log := slog.New(slog.NewTextHandler(stdout, &slog.HandlerOptions{
+		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.TimeKey && len(groups) == 0 {
+				return slog.Attr{}
+			}
+			return a
+		},
+	}))
+
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "agt-policy-hooks-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	host, err := agt.Open(ctx, dir, nil)
+	if err != nil {
+		return err
+	}
+	defer host.Close()
+	svc := host.Resources()
+	if _, err := svc.Write(ctx, resource.Direct(), resource.WriteRequest{Kind: resource.KindMCP, Ref: "notes", Create: true,
+		Data: json.RawMessage(fmt.Sprintf(`{"mcpServers": {"notes": {"command": %q, "args": [%q], "cwd": %q}}}`, self, serveFakeMCP, dir))}); err != nil {
+		return err
+	}
+	if _, err := svc.Write(ctx, resource.Direct(), resource.WriteRequest{Kind: resource.KindAgent, Ref: "writer", Create: true,
+		Data: json.RawMessage(`{"mcps": ["notes"]}`)}); err != nil {
+		return err
+	}
+
+	r, err := host.NewRun(ctx, "writer", &agtrun.Options{
+		Permission: permission(scriptedPerson(log)),
+		// First = outermost: timing wraps the Before/After pair.
+		Interceptors: []agtrun.Interceptor{
+			timing(log),
+			agtrun.Before(func(ctx context.Context, req agtrun.Request) error {
+				log.Info("before", "call", req.CallID, "alias", req.Alias, "source", req.Source.String())
+				return nil
+			}),
+			agtrun.After(func(ctx context.Context, req agtrun.Request, res agtrun.Result) agtrun.Result {
+				log.Info("after", "call", req.CallID, "code", string(res.Code))
+				return res
+			}),
+		},
+		Auditor: agtrun.NewSlogAuditor(log.With("log", "audit")),
+		// One call at a time, so that the log reads in call order.
+		MaxConcurrency: 1,
+	})
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+
+	calls := []agtrun.Call{
+		{ID: "c1", Name: "mcp__notes__search", Arguments: json.RawMessage(`{"query": "alpha", "limit": 2}`)},
+		{ID: "c2", Name: "mcp__notes__note_create", Arguments: json.RawMessage(`{"owner": "ada", "title": "plan"}`)},
+		{ID: "c3", Name: "mcp__notes__note_create", Arguments: json.RawMessage(`{"owner": "bob", "title": "mine"}`)},
+		{ID: "c4", Name: "mcp__notes__note_delete", Arguments: json.RawMessage(`{"id": "n1", "caller": "ada"}`)},
+		{ID: "c5", Name: "mcp__notes__note_create", Arguments: json.RawMessage(`{"owner": "Not An Owner!", "title": "x"}`)},
+	}
+	fmt.Fprintln(stdout, "== one batch of five calls; the log shows each stage they reach")
+	out, err := r.Execute(ctx, agtrun.Batch{ID: "b1", Agent: "writer", Calls: calls})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, "\n== what the model gets back")
+	for _, res := range out.Results {
+		fmt.Fprintf(stdout, "%s %s: %s\n", res.CallID, res.Name, res.ForModel())
+	}
+	return nil
+}
