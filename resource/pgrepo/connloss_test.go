@@ -264,7 +264,7 @@ func TestIdleConnectionsTerminated(t *testing.T) {
 	ctx := context.Background()
 	conn, schema := testConnString(t), newSchema(t)
 	app := "agt_pgrepo_" + schema
-	repo := openRepoAt(t, conn+" application_name="+app, schema)
+	repo := openRepoAt(t, conn+" application_name="+app+" pool_max_conns=4", schema)
 	if _, err := repo.Create(ctx, keyA, json.RawMessage(`{"v":1}`)); err != nil {
 		t.Fatal(err)
 	}
@@ -282,6 +282,41 @@ func TestIdleConnectionsTerminated(t *testing.T) {
 	}
 	if _, err := repo.List(ctx, keyA.Kind, ""); err != nil {
 		t.Errorf("List after the server closed the pooled connections: %v", err)
+	}
+
+	// Fill the pool with live connections, all killed at once, as a server
+	// restart would: a read still gets through.
+	const poolSize = 4
+	inside := make(chan struct{}, poolSize)
+	release := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := 0; i < poolSize; i++ {
+		key := resource.Key{Kind: keyA.Kind, Ref: resource.Ref(fmt.Sprintf("warm%d", i))}
+		if _, err := repo.Create(ctx, key, json.RawMessage(`{}`)); err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// Each Modify holds its own connection while fn waits.
+			_, err := repo.Modify(ctx, key, 0, func(resource.Resource) (json.RawMessage, error) {
+				inside <- struct{}{}
+				<-release
+				return nil, nil
+			})
+			if err != nil {
+				t.Errorf("Modify: %v", err)
+			}
+		}()
+	}
+	for i := 0; i < poolSize; i++ {
+		<-inside
+	}
+	close(release)
+	wg.Wait()
+	kill()
+	if _, err := repo.Get(ctx, keyA); err != nil {
+		t.Errorf("Get after the server closed every pooled connection: %v", err)
 	}
 
 	kill()

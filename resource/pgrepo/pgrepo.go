@@ -20,10 +20,9 @@ const TableName = "agt_resources"
 // maxSchemaLen is PostgreSQL's identifier limit (NAMEDATALEN - 1).
 const maxSchemaLen = 63
 
-// maxAttempts bounds the attempts of one call. Reads are repeated after a
-// broken connection; Modify when its transaction broke before COMMIT; a
-// compare-and-set when a concurrent writer made its outcome ambiguous. A
-// statement that may have committed is never repeated.
+// maxAttempts bounds the attempts of a Modify whose transaction broke before
+// COMMIT, and of a compare-and-set whose outcome a concurrent writer made
+// ambiguous. A statement that may have committed is never repeated.
 const maxAttempts = 3
 
 // ErrUnknownOutcome reports a write whose statement reached the network but
@@ -434,11 +433,14 @@ func (r *Repo) List(ctx context.Context, kind resource.Kind, category string) ([
 	return out, nil
 }
 
-// read runs an idempotent query, once more if the connection failed (a pooled
-// connection the server closed while idle) and the context is still live.
+// read runs an idempotent query again while the connection fails and the
+// context is live. After a server restart every idle pooled connection may
+// be dead; the pool drops each one that fails, so one attempt more than the
+// pool's size reaches a fresh connection.
 func (r *Repo) read(ctx context.Context, query func() error) error {
 	var err error
-	for attempt := 1; attempt <= maxAttempts; attempt++ {
+	attempts := int(r.pool.Config().MaxConns) + 1
+	for attempt := 1; attempt <= attempts; attempt++ {
 		err = query()
 		if err == nil || errors.Is(err, pgx.ErrNoRows) || ctx.Err() != nil || !connectionFailed(err) {
 			return err
