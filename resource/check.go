@@ -30,6 +30,22 @@ func (r TestReport) MarshalJSON() ([]byte, error) {
 	}{r.Key.Kind, r.Key.Ref, plain(r)})
 }
 
+// UnmarshalJSON reads what MarshalJSON writes.
+func (r *TestReport) UnmarshalJSON(b []byte) error {
+	type plain TestReport
+	var v struct {
+		Kind Kind `json:"kind"`
+		Ref  Ref  `json:"reference"`
+		plain
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*r = TestReport(v.plain)
+	r.Key = Key{Kind: v.Kind, Ref: v.Ref}
+	return nil
+}
+
 func report(key Key, rev int64, fs []Finding) TestReport {
 	r := TestReport{Key: key, Revision: rev, OK: true, Findings: fs}
 	if r.Findings == nil {

@@ -121,6 +121,13 @@ func TestStaticTestAgent(t *testing.T) {
 	if wire["kind"] != "agent" || wire["reference"] != "bot" || wire["ok"] != false {
 		t.Fatalf("report JSON %s lacks kind, reference or ok", b)
 	}
+	var back resource.TestReport
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(rep, back); diff != "" {
+		t.Fatalf("report JSON round trip (-want +got):\n%s", diff)
+	}
 }
 
 // SPEC R3.4: an agent's assembly, each mount with whether it resolves and
