@@ -21,8 +21,8 @@
 // Every write is one bbolt read-write transaction, and bbolt fsyncs the file
 // on commit: once Create, Update, Modify or Delete has returned nil, the
 // write survives a process crash, an OS crash and a power loss (on a disk
-// that honours fsync). A write
-// that had not returned is either fully there or not there at all.
+// that honours fsync). A write that had not returned is either fully there
+// or not there at all.
 // Options.NoSync drops the fsync (for tests): a process crash still loses
 // nothing, an OS crash may.
 //
