@@ -2,7 +2,10 @@ package toolschema
 
 import (
 	"bytes"
+	"os"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -91,4 +94,55 @@ func BenchmarkRawValidator(b *testing.B) {
 	}
 	b.Run("valid", func(b *testing.B) { run(b, benchValid, true) })
 	b.Run("invalid", func(b *testing.B) { run(b, benchInvalid, false) })
+}
+
+// TestRatioAgainstRaw measures Validate against the raw library in
+// alternating short rounds, so that load from other processes hits both
+// alike, and logs the median ratio per path. It asserts nothing (timing on
+// a shared machine is not a pass/fail signal) and runs only on request:
+//
+//	TOOLSCHEMA_RATIO=1 go test -run TestRatioAgainstRaw -v ./toolschema
+func TestRatioAgainstRaw(t *testing.T) {
+	if os.Getenv("TOOLSCHEMA_RATIO") == "" {
+		t.Skip("set TOOLSCHEMA_RATIO=1 to measure")
+	}
+	s, err := Compile(benchSchema, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(benchSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("mem://bench/schema.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := c.Compile("mem://bench/schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const rounds, perRound = 301, 200
+	for _, tc := range []struct {
+		name string
+		data []byte
+	}{{"valid", benchValid}, {"invalid", benchInvalid}} {
+		ratios := make([]float64, 0, rounds)
+		for range rounds {
+			start := time.Now()
+			for range perRound {
+				_ = s.Validate(tc.data)
+			}
+			ours := time.Since(start)
+			start = time.Now()
+			for range perRound {
+				v, _ := jsonschema.UnmarshalJSON(bytes.NewReader(tc.data))
+				_ = raw.Validate(v)
+			}
+			ratios = append(ratios, float64(ours)/float64(time.Since(start)))
+		}
+		slices.Sort(ratios)
+		t.Logf("%s: median ratio Validate/raw = %.2f (quartiles %.2f-%.2f, %d rounds of %d calls each)",
+			tc.name, ratios[rounds/2], ratios[rounds/4], ratios[3*rounds/4], rounds, perRound)
+	}
 }
