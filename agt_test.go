@@ -1,0 +1,254 @@
+package agt_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agtsdk/agt"
+	"github.com/agtsdk/agt/mcpconn"
+	"github.com/agtsdk/agt/mcpconn/mcptest"
+	"github.com/agtsdk/agt/policy"
+	"github.com/agtsdk/agt/resource"
+	"github.com/agtsdk/agt/resource/boltrepo"
+	"github.com/agtsdk/agt/resource/pgrepo"
+	"github.com/agtsdk/agt/run"
+	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// inMemory makes servers run in this process, so facade tests need no
+// binary.
+var inMemory = &agt.Options{Connector: &mcpconn.ConnectorOptions{Dial: mcptest.Dial(nil)}}
+
+func write(t *testing.T, h *agt.Host, kind resource.Kind, ref resource.Ref, data string) {
+	t.Helper()
+	if _, err := h.Resources().Write(context.Background(), resource.Direct(), resource.WriteRequest{
+		Kind: kind, Ref: ref, Create: true, Data: []byte(data),
+	}); err != nil {
+		t.Fatalf("write %s %s: %v", kind, ref, err)
+	}
+}
+
+func TestOpenStorePaths(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	nested := filepath.Join(t.TempDir(), "a", "b", "store.db")
+	tests := []struct {
+		name, store, wantFile string
+	}{
+		{"a directory holds agt.db", dir, filepath.Join(dir, agt.StoreFile)},
+		{"a file path, parents created", nested, nested},
+	}
+	for _, tt := range tests {
+		h, err := agt.Open(ctx, tt.store, nil)
+		if err != nil {
+			t.Fatalf("%s: Open: %v", tt.name, err)
+		}
+		write(t, h, resource.KindAgent, "a", `{}`)
+		if err := h.Close(); err != nil {
+			t.Errorf("%s: Close: %v", tt.name, err)
+		}
+		if err := h.Close(); err != nil {
+			t.Errorf("%s: second Close: %v", tt.name, err)
+		}
+		if _, err := os.Stat(tt.wantFile); err != nil {
+			t.Errorf("%s: %v", tt.name, err)
+		}
+		// Reopened, the write is there.
+		h, err = agt.Open(ctx, tt.store, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := h.Resources().Read(ctx, resource.Direct(), resource.Key{Kind: resource.KindAgent, Ref: "a"}); err != nil {
+			t.Errorf("%s: read after reopen: %v", tt.name, err)
+		}
+		h.Close()
+	}
+	if _, err := agt.Open(ctx, "", nil); err == nil {
+		t.Error("Open with no store: no error")
+	}
+}
+
+// New takes the caller's repository and leaves closing it to the caller.
+func TestNewLeavesTheRepositoryOpen(t *testing.T) {
+	t.Parallel()
+	repo, err := boltrepo.Open(filepath.Join(t.TempDir(), "agt.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer repo.Close()
+	h := agt.New(repo, nil)
+	if h.Repository() != resource.Repository(repo) {
+		t.Error("Repository() is not the repository given to New")
+	}
+	write(t, h, resource.KindAgent, "a", `{}`)
+	h.Close()
+	if _, err := repo.Get(context.Background(), resource.Key{Kind: resource.KindAgent, Ref: "a"}); err != nil {
+		t.Errorf("the repository was closed by Host.Close: %v", err)
+	}
+}
+
+func toolNames(r *run.Run) []string {
+	var names []string
+	for _, t := range r.Tools() {
+		names = append(names, t.Name)
+	}
+	return names
+}
+
+// SPEC R3.6, R4.1: NewRun adds the framework tools, which only an agent that
+// may manage resources sees, and the agent's own mounts; nothing else.
+func TestNewRun(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	h, err := agt.Open(ctx, t.TempDir(), inMemory)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	write(t, h, resource.KindMCP, "notes", `{"mcpServers": {"notes": {"command": "fakemcp", "cwd": "/"}}}`)
+	write(t, h, resource.KindMCP, "other", `{"mcpServers": {"other": {"command": "fakemcp", "cwd": "/"}}}`)
+	write(t, h, resource.KindAgent, "manager", `{"manager": true}`)
+	write(t, h, resource.KindAgent, "worker", `{"mcps": ["notes"]}`)
+
+	r, err := h.NewRun(ctx, "manager", &run.Options{Permission: policy.AutoAllow()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"agent_mcp_list", "mcp_probe", "resource_read", "resource_test", "resource_write"}, toolNames(r)); diff != "" {
+		t.Errorf("manager's tools (-want +got):\n%s", diff)
+	}
+	r.Close()
+
+	r, err = h.NewRun(ctx, "worker", &run.Options{Permission: policy.AutoAllow()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range toolNames(r) {
+		if !strings.HasPrefix(name, "mcp__notes__") {
+			t.Errorf("worker sees %s; it mounts only notes and may not manage", name)
+		}
+	}
+	r.Close()
+
+	if _, err := h.NewRun(ctx, "worker", nil); !errors.Is(err, run.ErrNoPermission) {
+		t.Errorf("NewRun without a Permission: err = %v, want run.ErrNoPermission", err)
+	}
+	if _, err := h.NewRun(ctx, "nobody", &run.Options{Permission: policy.AutoAllow()}); !errors.Is(err, resource.ErrNotFound) {
+		t.Errorf("NewRun of an unknown agent: err = %v, want resource.ErrNotFound", err)
+	}
+}
+
+// postgresURL turns the test server's connection string (a URL, or
+// keyword=value pairs as .ci/run sets it) into a postgres:// URL, the form
+// Open recognises.
+func postgresURL(t *testing.T) string {
+	t.Helper()
+	conn := os.Getenv("AGT_TEST_POSTGRES")
+	if conn == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("AGT_TEST_POSTGRES is unset but CI=true: .ci/run starts a throwaway PostgreSQL and sets it")
+		}
+		t.Skip("set AGT_TEST_POSTGRES to a PostgreSQL connection string, or run .ci/run, to test Open with postgres://")
+	}
+	if strings.HasPrefix(conn, "postgres://") || strings.HasPrefix(conn, "postgresql://") {
+		return conn
+	}
+	q := url.Values{}
+	db := ""
+	for _, kv := range strings.Fields(conn) {
+		k, v, _ := strings.Cut(kv, "=")
+		if k == "dbname" {
+			db = v
+			continue
+		}
+		q.Set(k, v)
+	}
+	return "postgres:///" + db + "?" + q.Encode()
+}
+
+// SPEC R7.5 across hosts: two Hosts on one PostgreSQL. A write through host
+// B is seen by a new Run of host A, and does not change a Run that A
+// already runs.
+func TestTwoHostsOnPostgres(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	store := postgresURL(t)
+	var b [6]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		t.Fatal(err)
+	}
+	opts := *inMemory
+	opts.Postgres = &pgrepo.Options{Schema: "agt_facade_" + hex.EncodeToString(b[:])}
+	open := func() *agt.Host {
+		h, err := agt.Open(ctx, store, &opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	hostA, hostB := open(), open()
+	defer hostA.Close()
+	defer hostB.Close()
+	t.Cleanup(func() { dropSchema(t, opts.Postgres.Schema) })
+
+	write(t, hostA, resource.KindMCP, "notes", `{"mcpServers": {"notes": {"command": "fakemcp", "cwd": "/"}}}`)
+	write(t, hostA, resource.KindAgent, "worker", `{}`)
+	running, err := hostA.NewRun(ctx, "worker", &run.Options{Permission: policy.AutoAllow()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer running.Close()
+
+	// Host B mounts notes on worker.
+	if _, err := hostB.Resources().Write(ctx, resource.Direct(), resource.WriteRequest{
+		Kind: resource.KindAgent, Ref: "worker", Add: map[string][]string{"mcps": {"notes"}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+
+	fresh, err := hostA.NewRun(ctx, "worker", &run.Options{Permission: policy.AutoAllow()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fresh.Close()
+	if len(fresh.Tools()) == 0 {
+		t.Error("a new Run of host A does not see the mount written through host B")
+	}
+	// The running Run keeps its snapshot, even across a batch.
+	if _, err := running.Execute(ctx, run.Batch{ID: "b", Agent: "worker", Calls: []run.Call{{ID: "c", Name: "mcp__notes__echo", Arguments: []byte(`{"text":"x"}`)}}}); !errors.Is(err, run.ErrBatchRejected) {
+		t.Errorf("the running Run called a tool mounted by another host: err = %v", err)
+	}
+	if n := len(running.Tools()); n != 0 {
+		t.Errorf("the running Run has %d tools; another host's write must not refresh it", n)
+	}
+}
+
+// dropSchema removes the test's schema from the shared test server.
+func dropSchema(t *testing.T, schema string) {
+	ctx := context.Background()
+	c, err := pgx.Connect(ctx, os.Getenv("AGT_TEST_POSTGRES"))
+	if err != nil {
+		t.Errorf("drop test schema: %v", err)
+		return
+	}
+	defer c.Close(ctx)
+	if _, err := c.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE"); err != nil {
+		t.Errorf("drop test schema: %v", err)
+	}
+}

@@ -1,0 +1,77 @@
+// Package agt is the front door of the agt SDK: agent hosts embed it to run
+// MCP (Model Context Protocol) tools safely. A Host wires the parts of the
+// SDK over one store: the resource repository where MCP servers are
+// registered and mounted on agents, the resource service that writes it, the
+// Connector that starts and reaches servers, the Prober, and the framework
+// tools. Host.NewRun starts a Run, in which every tool call the model makes
+// is validated against the tool's JSON Schema, passes a permission policy,
+// and is routed to the right server.
+//
+//	host, err := agt.Open(ctx, dataDir, nil) // a bbolt file in dataDir
+//	if err != nil { ... }
+//	defer host.Close()
+//	r, err := host.NewRun(ctx, "writer", &run.Options{Permission: policy.AutoAllow()})
+//	if err != nil { ... }
+//	defer r.Close()
+//	tools := r.Tools() // what the model may call
+//	out, err := r.Execute(ctx, run.Batch{ID: "step-1", Agent: "writer", Calls: calls})
+//	for _, res := range out.Results { reply(res.CallID, res.ForModel()) }
+//	if n := out.Notice(); n != "" { tellModel(n) }
+//
+// The Host adds no behaviour of its own: everything it does can be done by
+// hand from the sub-packages (see New, and the package docs below), and the
+// agt command-line tool (cmd/agt) runs on exactly these services.
+//
+// # The pipeline
+//
+//	register      resource.Service.Write(kind "mcp")   stores how to start or reach a
+//	                                                    server; starts nothing
+//	test          resource.Service.Test                 static checks; starts nothing
+//	probe         mcpconn.Prober.Probe                  starts it as a Run would, lists
+//	                                                    and compiles its tools, stops it
+//	mount         resource.Service.Write(kind "agent")  the agent's mcps list
+//	run           Host.NewRun -> run.New                connects the agent's own mounts,
+//	                                                    snapshots tools and validators
+//	execute       run.Run.Execute, per batch:
+//	                1 batch checks (identity, names)   -> reject the whole batch
+//	                2 per call: validate -> permission -> interceptors -> execute
+//	                3 audit (no argument values)
+//	                4 boundary: refresh if the agent changed its own mounts
+//
+// # Where each rule lives
+//
+//	SPEC R1  development contract      mcpconn/mcptest (the fake server),
+//	                                   examples/server-contract
+//	SPEC R2  registration, cwd rules   resource (Service, documents), resource/boltrepo,
+//	                                   resource/pgrepo, mcpconn (launch rules)
+//	SPEC R3  test, probe, assembly     resource.Service.Test, mcpconn.Prober,
+//	                                   resource.Service.AgentMCPList, CheckAgent,
+//	                                   framework (the tools), cmd/agt
+//	SPEC R4  usage boundary            run (snapshot of the agent's own mounts), policy
+//	SPEC R5  tool contract in a Run    run (pipeline, codes, ToolError), toolschema
+//	SPEC R6  schema compiler           toolschema
+//	SPEC R7  refresh at the boundary   run (refresh, aliases, fingerprint, Resume)
+//
+// # Stores
+//
+// Open takes a directory (the bbolt file StoreFile inside it), a bbolt file
+// path, or a postgres:// URL. bbolt needs nothing to run but is locked by
+// one process at a time: set Options.Bolt.Shared to let the agt CLI work on
+// the file while the host runs, at the price of an open and a lock per
+// operation. PostgreSQL lets several hosts, on several machines, share
+// registrations. New takes any resource.Repository.
+//
+// # Errors
+//
+// Open and New fail only on the store. NewRun returns run.New's errors:
+// run.ErrNoPermission when opts.Permission is nil (there is no implicit
+// allow), run.ErrAgentDisabled, resource.ErrNotFound for an unknown agent.
+// Inside a Run, a failed tool call is a run.Result with a Code and a nil
+// error; Result.ToolError renders the one ToolError format the model sees.
+//
+// # Concurrency
+//
+// A Host and the services it returns are safe for concurrent use; many Runs
+// may run at once. A Run's connections belong to the Run: close each Run.
+// Close the Host after its Runs.
+package agt
