@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -273,7 +274,7 @@ func TestIdleConnectionsTerminated(t *testing.T) {
 	}
 	kill := func() {
 		t.Helper()
-		adminExec(t, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1", app)
+		terminateBackends(t, app)
 	}
 
 	kill()
@@ -287,36 +288,52 @@ func TestIdleConnectionsTerminated(t *testing.T) {
 	// Fill the pool with live connections, all killed at once, as a server
 	// restart would: a read still gets through.
 	const poolSize = 4
-	inside := make(chan struct{}, poolSize)
-	release := make(chan struct{})
-	var wg sync.WaitGroup
 	for i := 0; i < poolSize; i++ {
 		key := resource.Key{Kind: keyA.Kind, Ref: resource.Ref(fmt.Sprintf("warm%d", i))}
 		if _, err := repo.Create(ctx, key, json.RawMessage(`{}`)); err != nil {
 			t.Fatal(err)
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			// Each Modify holds its own connection while fn waits.
-			_, err := repo.Modify(ctx, key, 0, func(resource.Resource) (json.RawMessage, error) {
-				inside <- struct{}{}
-				<-release
-				return nil, nil
-			})
-			if err != nil {
-				t.Errorf("Modify: %v", err)
-			}
-		}()
 	}
-	for i := 0; i < poolSize; i++ {
-		<-inside
+	fill := func() {
+		t.Helper()
+		inside := make(chan struct{}, poolSize)
+		release := make(chan struct{})
+		var wg sync.WaitGroup
+		for i := 0; i < poolSize; i++ {
+			key := resource.Key{Kind: keyA.Kind, Ref: resource.Ref(fmt.Sprintf("warm%d", i))}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				// Each Modify holds its own connection while fn waits.
+				_, err := repo.Modify(ctx, key, 0, func(resource.Resource) (json.RawMessage, error) {
+					inside <- struct{}{}
+					<-release
+					return nil, nil
+				})
+				if err != nil {
+					t.Errorf("Modify: %v", err)
+				}
+			}()
+		}
+		for i := 0; i < poolSize; i++ {
+			<-inside
+		}
+		close(release)
+		wg.Wait()
 	}
-	close(release)
-	wg.Wait()
+	fill()
 	kill()
 	if _, err := repo.Get(ctx, keyA); err != nil {
 		t.Errorf("Get after the server closed every pooled connection: %v", err)
+	}
+	fill()
+	kill()
+	// Modify's transaction breaks before COMMIT, so it is safe to run again.
+	res, err := repo.Modify(ctx, keyA, resource.AnyRevision, func(cur resource.Resource) (json.RawMessage, error) {
+		return json.RawMessage(`{"v":"modified"}`), nil
+	})
+	if err != nil || res.Revision != 2 {
+		t.Errorf("Modify after the server closed every pooled connection: revision %d, %v; want 2", res.Revision, err)
 	}
 
 	kill()
@@ -339,4 +356,34 @@ func TestIdleConnectionsTerminated(t *testing.T) {
 		t.Errorf("Update failed (%v) but the revision went %d -> %d", err, before.Revision, after.Revision)
 	}
 	t.Logf("Update on a terminated connection: %v", err)
+}
+
+// terminateBackends closes the server side of every connection named app and
+// waits until they are gone, so the test continues from a settled state.
+func terminateBackends(t *testing.T, app string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := pgx.Connect(ctx, testConnString(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	// pg_terminate_backend with a timeout waits for the process to exit.
+	rows, err := c.Query(ctx, "SELECT pg_terminate_backend(pid, 30000) FROM pg_stat_activity WHERE application_name = $1", app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var gone bool
+		if err := rows.Scan(&gone); err != nil {
+			t.Fatal(err)
+		}
+		if !gone {
+			t.Fatal("a backend outlived pg_terminate_backend's 30 s wait")
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -20,9 +20,9 @@ const TableName = "agt_resources"
 // maxSchemaLen is PostgreSQL's identifier limit (NAMEDATALEN - 1).
 const maxSchemaLen = 63
 
-// maxAttempts bounds the attempts of a Modify whose transaction broke before
-// COMMIT, and of a compare-and-set whose outcome a concurrent writer made
-// ambiguous. A statement that may have committed is never repeated.
+// maxAttempts bounds the attempts of a compare-and-set whose outcome a
+// concurrent writer made ambiguous. A statement that may have committed is
+// never repeated.
 const maxAttempts = 3
 
 // ErrUnknownOutcome reports a write whose statement reached the network but
@@ -346,7 +346,7 @@ func (r *Repo) Modify(ctx context.Context, key resource.Key, expected int64, fn 
 	}
 	for attempt := 1; ; attempt++ {
 		res, retry, err := r.modifyOnce(ctx, key, expected, fn)
-		if retry && attempt < maxAttempts && ctx.Err() == nil {
+		if retry && attempt < r.connAttempts() && ctx.Err() == nil {
 			continue
 		}
 		return res, err
@@ -434,13 +434,10 @@ func (r *Repo) List(ctx context.Context, kind resource.Kind, category string) ([
 }
 
 // read runs an idempotent query again while the connection fails and the
-// context is live. After a server restart every idle pooled connection may
-// be dead; the pool drops each one that fails, so one attempt more than the
-// pool's size reaches a fresh connection.
+// context is live.
 func (r *Repo) read(ctx context.Context, query func() error) error {
 	var err error
-	attempts := int(r.pool.Config().MaxConns) + 1
-	for attempt := 1; attempt <= attempts; attempt++ {
+	for attempt := 1; attempt <= r.connAttempts(); attempt++ {
 		err = query()
 		if err == nil || errors.Is(err, pgx.ErrNoRows) || ctx.Err() != nil || !connectionFailed(err) {
 			return err
@@ -448,6 +445,12 @@ func (r *Repo) read(ctx context.Context, query func() error) error {
 	}
 	return err
 }
+
+// connAttempts bounds the attempts of work that may be repeated after a
+// broken connection. After a server restart every idle pooled connection may
+// be dead; the pool drops each one that fails, so one attempt more than the
+// pool's size reaches a fresh connection.
+func (r *Repo) connAttempts() int { return int(r.pool.Config().MaxConns) + 1 }
 
 // write runs one statement on a pooled connection, once: a statement that
 // may have reached the server is never sent again, so a write is never
