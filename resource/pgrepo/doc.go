@@ -50,8 +50,12 @@
 // may not have been applied, and the repository does not retry it, so a
 // write is never applied twice. Any other failed write applied nothing.
 // Reads are retried when a pooled connection turns out to be dead, and so is
-// a Modify whose transaction broke before COMMIT; a statement that may have
-// committed is never sent twice.
+// a Modify whose transaction broke before COMMIT; a statement that may
+// have committed is never sent twice. The pool checks a connection that sat
+// idle for over a second before using it, so the cost of a server restart is
+// small: a write sent within that second on a connection the server had
+// already closed reports ErrUnknownOutcome, because the driver cannot tell it
+// from a commit whose answer was lost.
 //
 // # Performance
 //
