@@ -56,6 +56,12 @@ type result struct {
 // with stdin from the given text (not a terminal).
 func runAgt(t *testing.T, db, stdin string, args ...string) result {
 	t.Helper()
+	return runAgtEnv(t, nil, db, stdin, args...)
+}
+
+// runAgtEnv is runAgt with extra environment variables ("K=V").
+func runAgtEnv(t *testing.T, env []string, db, stdin string, args ...string) result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	if db != "" {
@@ -66,7 +72,7 @@ func runAgt(t *testing.T, db, stdin string, args ...string) result {
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	// A clean environment: no store from the developer's shell.
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, env...)
 	err := cmd.Run()
 	code := 0
 	var ee *exec.ExitError

@@ -54,7 +54,7 @@ func oneLine(s string, n int) string {
 
 // explain adds what to do next to the errors every command can meet.
 func explain(err error) string {
-	msg := strings.TrimPrefix(err.Error(), "resource: ")
+	msg := strings.TrimPrefix(strings.TrimPrefix(err.Error(), "agt: "), "resource: ")
 	switch {
 	case errors.Is(err, resource.ErrNotFound):
 		return msg + " (see 'agt mcp list' and 'agt agent list')"

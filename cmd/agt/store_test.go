@@ -1,0 +1,130 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// The store comes from --db (before or after the command), else $AGT_STORE,
+// else $AGT_DB, else $XDG_DATA_HOME/agt/agt.db.
+func TestStoreSelection(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	byFlag := filepath.Join(dir, "flag.db")
+	byStore := filepath.Join(dir, "store.db")
+	byDB := filepath.Join(dir, "db.db")
+	xdg := filepath.Join(dir, "xdg")
+
+	tests := []struct {
+		name string
+		env  []string
+		args []string
+		want string // the file that must hold the agent
+	}{
+		{"--db before the command", []string{"AGT_STORE=" + byStore}, []string{"--db", byFlag, "agent", "create", "a1"}, byFlag},
+		{"--db after the command", []string{"AGT_STORE=" + byStore}, []string{"agent", "create", "a2", "--db", byFlag}, byFlag},
+		{"$AGT_STORE over $AGT_DB", []string{"AGT_STORE=" + byStore, "AGT_DB=" + byDB}, []string{"agent", "create", "a3"}, byStore},
+		{"$AGT_DB", []string{"AGT_DB=" + byDB}, []string{"agent", "create", "a4"}, byDB},
+		{"$XDG_DATA_HOME", []string{"XDG_DATA_HOME=" + xdg}, []string{"agent", "create", "a5"}, filepath.Join(xdg, "agt", "agt.db")},
+	}
+	for _, tt := range tests {
+		r := runAgtEnv(t, tt.env, "", "", tt.args...)
+		if r.code != 0 {
+			t.Fatalf("%s: exit %d: %s", tt.name, r.code, r.stderr)
+		}
+		agent := tt.args[len(tt.args)-1]
+		if strings.HasPrefix(agent, "/") {
+			agent = tt.args[2]
+		}
+		mustRun(t, tt.want, 0, "agent", "get", agent)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "xdg", "agt", "agt.db")); err != nil {
+		t.Errorf("default store under $XDG_DATA_HOME: %v", err)
+	}
+}
+
+// SPEC R2.8 and issue 8: the same commands on a PostgreSQL store given as a
+// postgres:// URL in $AGT_STORE.
+func TestPostgresStore(t *testing.T) {
+	t.Parallel()
+	conn := os.Getenv("AGT_TEST_POSTGRES")
+	if conn == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("AGT_TEST_POSTGRES is unset but CI=true: .ci/run starts a throwaway PostgreSQL and sets it")
+		}
+		t.Skip("set AGT_TEST_POSTGRES to a PostgreSQL connection string, or run .ci/run, to test the CLI on PostgreSQL")
+	}
+	var b [6]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		t.Fatal(err)
+	}
+	// A database of its own would need rights; a fresh schema through the
+	// search_path keeps this test's rows apart.
+	schema := "agt_cli_" + hex.EncodeToString(b[:])
+	ctx := context.Background()
+	admin, err := pgx.Connect(ctx, conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	if _, err := admin.Exec(ctx, "CREATE SCHEMA "+pgx.Identifier{schema}.Sanitize()); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if _, err := admin.Exec(ctx, "DROP SCHEMA "+pgx.Identifier{schema}.Sanitize()+" CASCADE"); err != nil {
+			t.Errorf("drop test schema: %v", err)
+		}
+	}()
+	store := postgresURL(conn, schema)
+	env := []string{"AGT_STORE=" + store}
+	run := func(want int, args ...string) result {
+		t.Helper()
+		r := runAgtEnv(t, env, "", "", args...)
+		if r.code != want {
+			t.Fatalf("agt %s: exit %d, want %d\n%s%s", strings.Join(args, " "), r.code, want, r.stdout, r.stderr)
+		}
+		return r
+	}
+	run(0, "mcp", "create", "web", "--url", "https://example.com/mcp")
+	run(0, "agent", "create", "helper", "--mcp", "web")
+	r := run(0, "agent", "mcps", "helper")
+	if !strings.Contains(r.stdout, "web") {
+		t.Errorf("agent mcps on PostgreSQL:\n%s", r.stdout)
+	}
+	run(1, "agent", "update", "helper", "--clear-mcps", "--expected-revision", "9")
+}
+
+// postgresURL builds a postgres:// URL from the test server's connection
+// string (keyword=value pairs or a URL) with search_path set to schema.
+func postgresURL(conn, schema string) string {
+	if strings.HasPrefix(conn, "postgres://") || strings.HasPrefix(conn, "postgresql://") {
+		u, err := url.Parse(conn)
+		if err != nil {
+			return conn
+		}
+		q := u.Query()
+		q.Set("search_path", schema)
+		u.RawQuery = q.Encode()
+		return u.String()
+	}
+	q := url.Values{}
+	db := ""
+	for _, kv := range strings.Fields(conn) {
+		k, v, _ := strings.Cut(kv, "=")
+		if k == "dbname" {
+			db = v
+			continue
+		}
+		q.Set(k, v)
+	}
+	q.Set("search_path", schema)
+	return "postgres:///" + db + "?" + q.Encode()
+}
