@@ -129,6 +129,9 @@ func newRun(tb testing.TB, opts *run.Options) *run.Run {
 		tb.Fatalf("run.New: %v", err)
 	}
 	tb.Cleanup(func() { _ = r.Close() })
+	for _, me := range r.MountErrors() {
+		tb.Logf("mount error (expected only where a test says so): %v", me)
+	}
 	return r
 }
 

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/policy"
@@ -353,7 +354,7 @@ func TestTimeoutAndCancel(t *testing.T) {
 	t.Parallel()
 	repo, mem := setup(t)
 	srv := inMemoryServer(t)
-	srv.ToolTimeoutMS = 100
+	srv.ToolTimeoutMS = 1000 // also bounds tools/list: keep it roomy for a loaded machine
 	putMCP(t, repo, notes, srv)
 	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{notes}})
 	r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector()})
@@ -364,6 +365,13 @@ func TestTimeoutAndCancel(t *testing.T) {
 	}
 	if diff := cmp.Diff([]run.Code{run.CodeDeadlineExceeded, ""}, codes(out)); diff != "" {
 		t.Errorf("timeout codes (-want +got):\n%s", diff)
+	}
+	// The server saw the timed-out call cancelled, not left running.
+	for deadline := time.Now().Add(10 * time.Second); mem.counters.Cancelled() == 0 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if mem.counters.Cancelled() == 0 {
+		t.Error("the server never saw the timed-out call cancelled")
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())

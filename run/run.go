@@ -482,7 +482,12 @@ func (r *Run) loadMount(ctx context.Context, ref resource.Ref, prev *snapshot) (
 	}
 	sess, err := r.connector.Connect(ctx, ref, srv)
 	if err != nil {
-		return fail(err, "")
+		var ce *mcpconn.Error
+		tail := ""
+		if errors.As(err, &ce) {
+			tail = ce.StderrTail
+		}
+		return fail(err, tail)
 	}
 	listed, err := sess.Tools(ctx)
 	if err != nil {
