@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agtsdk/agt/resource"
@@ -125,7 +128,12 @@ func (p *Prober) Probe(ctx context.Context, ref resource.Ref) (*ProbeReport, err
 	if err != nil {
 		return fail(err)
 	}
-	defer s.Close()
+	closed := false
+	defer func() {
+		if !closed {
+			s.Close()
+		}
+	}()
 	rep.Transport = s.Transport()
 	if info := s.ServerInfo(); info != nil {
 		rep.Server = &ServerReport{Name: info.Name, Version: info.Version, Title: info.Title}
@@ -142,15 +150,48 @@ func (p *Prober) Probe(ctx context.Context, ref resource.Ref) (*ProbeReport, err
 		return fail(err)
 	}
 
+	// Close (waiting for the process to end) overlaps the compilation.
+	closed = true
+	closeDone := make(chan struct{})
+	go func() {
+		defer close(closeDone)
+		s.Close()
+	}()
+	defer func() { <-closeDone }()
+
 	t2 := time.Now()
+	rep.Tools = compileAll(tools, p.opts.Schema)
 	rep.OK = true
-	for _, t := range tools {
-		tr := ToolReport{Name: t.Name, OK: true}
-		if _, err := toolschema.Compile(t.InputSchema, p.opts.Schema); err != nil {
-			tr.OK, tr.Error, rep.OK = false, err.Error(), false
-		}
-		rep.Tools = append(rep.Tools, tr)
+	for _, tr := range rep.Tools {
+		rep.OK = rep.OK && tr.OK
 	}
 	rep.CompileMS = time.Since(t2).Milliseconds()
 	return rep, nil
+}
+
+// compileAll compiles every tool's inputSchema, on several CPUs for long
+// lists (a short list is not worth the goroutines); the reports keep the
+// server's order.
+func compileAll(tools []Tool, opts *toolschema.Options) []ToolReport {
+	out := make([]ToolReport, len(tools))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), (len(tools)+31)/32) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(tools) {
+					return
+				}
+				out[i] = ToolReport{Name: tools[i].Name, OK: true}
+				if _, err := toolschema.Compile(tools[i].InputSchema, opts); err != nil {
+					out[i].OK, out[i].Error = false, err.Error()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return out
 }

@@ -167,23 +167,25 @@ var errToolTimeout = errors.New("tool timeout")
 // *jsonrpc.Error (errors.As) for a protocol error such as an unknown tool.
 // Argument values are never part of an error.
 func (s *Session) CallTool(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
-	op := "call tool " + quoteName(name)
 	if s.closed.Load() {
-		return nil, s.closedError(op)
+		return nil, s.closedError(callOp(name))
 	}
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	} else if !json.Valid(args) {
-		return nil, &Error{Ref: s.ref, Op: op, Detail: "the arguments are not valid JSON"}
+		return nil, &Error{Ref: s.ref, Op: callOp(name), Detail: "the arguments are not valid JSON"}
 	}
 	cctx, cancel := s.requestContext(ctx)
 	defer cancel()
 	res, err := s.cs.CallTool(cctx, &mcp.CallToolParams{Name: name, Arguments: args})
 	if err != nil {
-		return nil, s.classify(op, ctx, cctx, err)
+		return nil, s.classify(callOp(name), ctx, cctx, err)
 	}
 	return res, nil
 }
+
+// callOp names a call in errors; built only on failure (hot path).
+func callOp(name string) string { return "call tool " + quoteName(name) }
 
 // requestContext bounds one request by the tool timeout and ends it when
 // the session closes.

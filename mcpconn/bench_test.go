@@ -1,0 +1,134 @@
+package mcpconn_test
+
+import (
+	"context"
+	"encoding/json"
+	"os/exec"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agtsdk/agt/mcpconn"
+	"github.com/agtsdk/agt/mcpconn/mcptest"
+	"github.com/agtsdk/agt/resource"
+)
+
+// Run both pairs in one go to read the ratios:
+//
+//	go test -run '^$' -bench . -benchmem ./mcpconn
+//
+// Besides wall time, each benchmark reports cpu-ns/op: user+system CPU of
+// the test process and its reaped children (the servers), which a busy
+// machine disturbs far less than wall time.
+
+// cpuNow returns the CPU time used so far by this process and its reaped
+// children.
+func cpuNow() time.Duration {
+	var self, children syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &self)
+	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &children)
+	tv := func(t syscall.Timeval) time.Duration { return time.Duration(t.Nano()) }
+	return tv(self.Utime) + tv(self.Stime) + tv(children.Utime) + tv(children.Stime)
+}
+
+// measureCPU reports cpu-ns/op for the loop that follows; call it right
+// before the loop and defer the returned function.
+func measureCPU(b *testing.B) func() {
+	start := cpuNow()
+	return func() {
+		b.ReportMetric(float64(cpuNow()-start)/float64(b.N), "cpu-ns/op")
+	}
+}
+
+// BenchmarkProbe: the Prober on the stdio fake server: read the document,
+// start, handshake, list, compile every schema, close (end the group).
+func BenchmarkProbe(b *testing.B) {
+	srv := resource.MCPServer{Command: mcptest.Command(b), Cwd: b.TempDir()}
+	repo := newMemRepo()
+	repo.store(b, "bench", srv)
+	p := mcpconn.NewProber(repo, mcpconn.NewConnector(nil), nil)
+	ctx := context.Background()
+	b.ResetTimer()
+	defer measureCPU(b)()
+	for b.Loop() {
+		rep, err := p.Probe(ctx, "bench")
+		if err != nil || !rep.OK {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRawSDKProbe is the baseline: plain go-sdk CommandTransport doing
+// start, handshake, list and close on the same binary.
+func BenchmarkRawSDKProbe(b *testing.B) {
+	bin := mcptest.Command(b)
+	dir := b.TempDir()
+	client := mcp.NewClient(&mcp.Implementation{Name: "raw", Version: "1"}, nil)
+	ctx := context.Background()
+	b.ResetTimer()
+	defer measureCPU(b)()
+	for b.Loop() {
+		cmd := exec.Command(bin)
+		cmd.Dir = dir
+		cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := 0
+		for _, err := range cs.Tools(ctx, nil) {
+			if err != nil {
+				b.Fatal(err)
+			}
+			n++
+		}
+		if n != 8 {
+			b.Fatalf("%d tools", n)
+		}
+		_ = cs.Close()
+	}
+}
+
+var echoArgs = json.RawMessage(`{"text":"hello, bench"}`)
+
+// BenchmarkCallTool: one call over an open stdio session.
+func BenchmarkCallTool(b *testing.B) {
+	srv := resource.MCPServer{Command: mcptest.Command(b), Cwd: b.TempDir()}
+	ctx := context.Background()
+	s, err := mcpconn.NewConnector(nil).Connect(ctx, "bench", srv)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	b.ResetTimer()
+	defer measureCPU(b)()
+	for b.Loop() {
+		res, err := s.CallTool(ctx, mcptest.ToolEcho, echoArgs)
+		if err != nil || res.IsError {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRawSDKCallTool is the baseline: the same call through a plain
+// go-sdk session on the same binary.
+func BenchmarkRawSDKCallTool(b *testing.B) {
+	cmd := exec.Command(mcptest.Command(b))
+	cmd.Dir = b.TempDir()
+	ctx := context.Background()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "raw", Version: "1"}, nil).
+		Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cs.Close()
+	b.ResetTimer()
+	defer measureCPU(b)()
+	for b.Loop() {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: mcptest.ToolEcho, Arguments: echoArgs})
+		if err != nil || res.IsError {
+			b.Fatal(err)
+		}
+	}
+}
