@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -182,14 +183,16 @@ func agentCall(ctx context.Context, e *env, args []string, yes bool, timeout tim
 	return nil
 }
 
-// writeRaw prints JSON indented, or as it is if it does not parse.
+// writeRaw prints JSON indented, keeping its key order, or as it is if it
+// does not parse.
 func writeRaw(w io.Writer, raw json.RawMessage) {
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
+	var buf bytes.Buffer
+	if json.Indent(&buf, raw, "", "  ") != nil {
 		fmt.Fprintf(w, "%s\n", raw)
 		return
 	}
-	_ = writeJSON(w, v)
+	buf.WriteByte('\n')
+	_, _ = buf.WriteTo(w)
 }
 
 // maxShownArguments bounds the arguments shown in a permission question.
