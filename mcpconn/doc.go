@@ -1,0 +1,84 @@
+// Package mcpconn turns a stored MCP server document into a running,
+// connected MCP session, and probes registered servers. It is the only way
+// agt starts or reaches a server: a Run and the Prober both go through a
+// Connector (SPEC R3.2).
+//
+//	c := mcpconn.NewConnector(nil)
+//	s, err := c.Connect(ctx, ref, srv) // srv from resource.DecodeMCP
+//	if err != nil {
+//		return err // *mcpconn.Error: errors.Is ErrNoAbsoluteCwd, ErrStart, ErrHandshake...
+//	}
+//	defer s.Close() // ends the whole process group
+//	tools, err := s.Tools(ctx) // all pages; InputSchema is the server's exact bytes
+//	res, err := s.CallTool(ctx, "search", json.RawMessage(`{"query":"a","limit":3}`))
+//
+//	p := mcpconn.NewProber(repo, c, nil)
+//	report, err := p.Probe(ctx, "tools/search") // initialize, tools/list, compile; no tool call
+//
+// # Launch rules (stdio)
+//
+//   - The process runs in the document's cwd, never in the working
+//     directory of the host, the Run or the prober (SPEC R2.3). A document
+//     without an absolute cwd, such as a record saved before cwd was
+//     required, fails before anything starts with ErrNoAbsoluteCwd and a
+//     message that says how to fix it (R2.4).
+//   - command is a bare name, looked up in the PATH the child will get
+//     (the document's env may set PATH; relative PATH entries resolve
+//     against cwd), or an absolute path used as is. Anything else ("./x",
+//     "bin/x") is refused with ErrInvalidServer (R2.2).
+//   - ${cwd} and ${workspace} expand to cwd in args and env values; other
+//     text is passed as is. Relative paths in args resolve against cwd
+//     because the process runs there.
+//   - Environment: a small allowlist of the host's variables
+//     (DefaultEnvAllowlist: PATH, HOME, USER, LOGNAME, SHELL, LANG, LC_*,
+//     TZ, TMPDIR), then the document's env on top. ConnectorOptions can pass
+//     the host's whole environment, or its own list.
+//   - The child gets its own process group. Close closes its stdin, waits a
+//     grace period, sends SIGTERM to the group, waits, sends SIGKILL, reaps
+//     the child, and then ends whatever is left in the group: no zombie and
+//     no orphan, even when the server starts children or was launched
+//     through a shell. A process that leaves the group on purpose (setsid)
+//     escapes this.
+//   - stderr is kept in a bounded ring buffer; its tail is part of every
+//     start and handshake error and of Session.StderrTail.
+//   - There is no sandbox: the command runs with the host user's rights.
+//     Registering a server installs nothing, but connecting or probing it
+//     runs it.
+//
+// # Remote servers
+//
+// Documents of type "http" (streamable HTTP) and "sse" (the older HTTP+SSE
+// transport) are reached at their url with their headers added to every
+// request by an http.RoundTripper.
+//
+// # Handshake and calls
+//
+// The handshake asks for protocol version 2025-11-25 by default
+// (ConnectorOptions.ProtocolVersion changes it) and is bounded by the
+// document's startup_timeout_ms (default 30 s). tools/list and each
+// tools/call are bounded by tool_timeout_ms (default 60 s); when the bound
+// or the caller's context ends, the request is cancelled on the server
+// too. Tools returns each inputSchema as the exact bytes the server sent
+// (captured from the wire, not re-encoded from a map), so key order and
+// large integers survive.
+//
+// # Errors
+//
+// Connect, Tools and CallTool return *Error, which wraps a sentinel and
+// its cause: ErrNoAbsoluteCwd and ErrInvalidServer (a document that cannot
+// be started; nothing ran), ErrStart (command not found, cwd missing,
+// connection refused), ErrHandshake (exited early with its exit status,
+// never answered, wrote non-JSON on stdout, spoke another protocol),
+// ErrUnavailable (the connection died or the session was closed). A tool
+// timeout wraps context.DeadlineExceeded; the caller's cancellation wraps
+// the caller's context error. A tool result with IsError set is a result,
+// not an error; a JSON-RPC protocol error (such as an unknown tool) can be
+// read with errors.As into a *jsonrpc.Error. Errors never contain argument
+// values.
+//
+// # Concurrency
+//
+// A Connector, a Session and a Prober are safe for concurrent use. Calls
+// on one Session run concurrently over its single connection; Close cancels
+// the calls in flight. Probes are independent of each other.
+package mcpconn

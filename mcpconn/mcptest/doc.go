@@ -1,0 +1,44 @@
+// Package mcptest is agt's bundled fake MCP server, for tests: typed go-sdk
+// tools (whose input schemas come from their Go input types, SPEC R1.2),
+// fault modes, and helpers to launch it in-process, as a stdio process, or
+// over HTTP.
+//
+//	// In-process, through the Connector (no process):
+//	counters := &mcptest.Counters{}
+//	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{
+//		Dial: mcptest.Dial(&mcptest.ServerOptions{Counters: counters}),
+//	})
+//
+//	// As a real stdio server: the binary is built once per test process.
+//	srv := resource.MCPServer{Command: mcptest.Command(t), Cwd: t.TempDir(),
+//		Args: []string{"-fault", "crash-on-call"}}
+//
+//	// Over streamable HTTP on 127.0.0.1, requiring a header:
+//	url := mcptest.StartHTTP(t, "-require-header", "Authorization: Bearer t")
+//
+// # Tools
+//
+// environment (reports cwd, args, env names and the values asked for, pid,
+// pgid), note_create / note_list / note_delete (a notes store with business
+// rules: titles unique per owner, and only the owner may delete, checked
+// by the server even for schema-valid calls, SPEC R1.4), search (required
+// fields, integer bounds 1..100, string lengths, an enum, a nested object
+// with a pattern and an array), tree (a recursive $defs/$ref type), sleep
+// (for timeouts; honours cancellation) and echo. The limits are exported
+// constants, so tests can probe exactly at and just past each one.
+//
+// # Fault modes
+//
+// Chosen with -fault (comma-separated) or $AGT_FAKEMCP_FAULTS for the
+// binary, or ServerOptions.Faults in-process; see Fault. Process faults:
+// exit-at-start, no-handshake, banner, spawn-child, ignore-sigterm. Tool
+// faults: crash-on-call, many-tools (5,000 tools), invalid-schema,
+// root-string, external-ref.
+//
+// # Concurrency
+//
+// A server from NewServer serves any number of sessions; its notes store
+// is shared by them and guarded. Counters are safe for concurrent use.
+// Command builds at most once per process and is safe to call from
+// parallel tests.
+package mcptest
