@@ -1,6 +1,3 @@
-// Command agt registers, tests, probes and mounts MCP servers, and tries an
-// agent's tools from a terminal, over the same resource service, Prober and
-// Run pipeline that a host embeds. Run "agt --help" for the commands.
 package main
 
 import (
