@@ -155,6 +155,63 @@ func (s *Schema) checkGraph(starts []*jsonschema.Schema) error {
 			}
 		}
 	}
+	return s.checkExpansion(all)
+}
+
+// checkExpansion bounds how many subschema evaluations one value can cause.
+// A subschema shared through $ref is evaluated once per path to it, so a
+// chain of anyOf/allOf (or properties) that each refer twice to the next
+// link doubles the work per link: 60 links would never finish validating.
+// The count follows every edge; an edge back into the current path (a
+// recursive schema, which consumes input) counts as one.
+func (s *Schema) checkExpansion(all []*jsonschema.Schema) error {
+	limit := s.limits.expansion
+	const onPath = -1
+	size := make(map[*jsonschema.Schema]int, len(all))
+	type frame struct {
+		sch   *jsonschema.Schema
+		subs  []*jsonschema.Schema
+		next  int
+		total int
+	}
+	allOf := func(sch *jsonschema.Schema) []*jsonschema.Schema {
+		var subs []*jsonschema.Schema
+		children(sch, func(sub *jsonschema.Schema, _ bool) { subs = append(subs, sub) })
+		return subs
+	}
+	for _, start := range all {
+		if _, done := size[start]; done {
+			continue
+		}
+		size[start] = onPath
+		frames := []frame{{sch: start, subs: allOf(start), total: 1}}
+		for len(frames) > 0 {
+			top := &frames[len(frames)-1]
+			if top.next == len(top.subs) || top.total > limit {
+				size[top.sch] = min(top.total, limit+1)
+				done := top.total
+				frames = frames[:len(frames)-1]
+				if len(frames) > 0 {
+					frames[len(frames)-1].total += min(done, limit+1)
+				}
+				continue
+			}
+			sub := top.subs[top.next]
+			top.next++
+			switch n, seen := size[sub]; {
+			case !seen:
+				size[sub] = onPath
+				frames = append(frames, frame{sch: sub, subs: allOf(sub), total: 1})
+			case n == onPath:
+				top.total++
+			default:
+				top.total += n
+			}
+		}
+		if size[start] > limit {
+			return schemaErr(ErrInvalidSchema, s.pointerOf(start.Location), fmt.Sprintf("its subschemas expand to more than %d evaluations of one value (each path through $ref to a shared subschema counts); refer to shared subschemas fewer times or raise Options.MaxSchemaExpansion", limit))
+		}
+	}
 	return nil
 }
 

@@ -3,6 +3,7 @@ package toolschema
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -185,5 +186,40 @@ func TestSchemaErrorIs(t *testing.T) {
 	}
 	if !errors.Is(err, ErrNotObject) || serr.Pointer != "/type" || serr.Message == "" {
 		t.Errorf("SchemaError = %+v", serr)
+	}
+}
+
+// doublingChain builds n links that each refer twice to the next one, under
+// the given keyword: validating one value would take 2^n evaluations.
+func doublingChain(n int, link string) string {
+	var defs []string
+	for i := range n {
+		defs = append(defs, fmt.Sprintf(`"a%d":`+link, i, i+1, i+1))
+	}
+	defs = append(defs, fmt.Sprintf(`"a%d":{"type":"string"}`, n))
+	return `{"$defs":{` + strings.Join(defs, ",") + `},"properties":{"x":{"$ref":"#/$defs/a0"}}}`
+}
+
+// A schema whose validation would take exponential time fails at load.
+func TestSchemaExpansionLimit(t *testing.T) {
+	t.Parallel()
+	const anyOf = `{"anyOf":[{"$ref":"#/$defs/a%d"},{"$ref":"#/$defs/a%d"}]}`
+	const props = `{"properties":{"p":{"$ref":"#/$defs/a%d"},"q":{"$ref":"#/$defs/a%d"}}}`
+	for _, link := range []string{anyOf, props} {
+		_, err := Compile([]byte(doublingChain(60, link)), nil)
+		if !errors.Is(err, ErrInvalidSchema) || !strings.Contains(err.Error(), "expand to more than 100000") {
+			t.Errorf("60 doubling links (%s): Compile = %v, want an expansion error", link, err)
+		}
+		// 2^10 paths are fine by default, and refused under a lower limit.
+		if _, err := Compile([]byte(doublingChain(10, link)), nil); err != nil {
+			t.Errorf("10 doubling links: %v", err)
+		}
+		if _, err := Compile([]byte(doublingChain(10, link)), &Options{MaxSchemaExpansion: 1000}); !errors.Is(err, ErrInvalidSchema) {
+			t.Errorf("10 doubling links under MaxSchemaExpansion 1000: %v", err)
+		}
+	}
+	// Recursion that consumes input is not expansion.
+	if _, err := Compile([]byte(`{"properties":{"a":{"$ref":"#"},"b":{"$ref":"#"},"c":{"items":{"$ref":"#"}}}}`), &Options{MaxSchemaExpansion: 10}); err != nil {
+		t.Errorf("recursive schema: %v", err)
 	}
 }

@@ -19,6 +19,9 @@ const (
 	DefaultMaxDepth = 64
 	// DefaultMaxArgumentBytes bounds the size of the arguments of one call.
 	DefaultMaxArgumentBytes = 1 << 20
+	// DefaultMaxSchemaExpansion bounds the subschema evaluations one value
+	// can cause.
+	DefaultMaxSchemaExpansion = 100_000
 )
 
 // Options bound what Compile and CompileSchema accept and what the compiled
@@ -38,10 +41,16 @@ type Options struct {
 	// MaxArgumentBytes is the largest arguments document Validate accepts,
 	// in bytes. Zero or negative means DefaultMaxArgumentBytes.
 	MaxArgumentBytes int
+	// MaxSchemaExpansion is the most subschema evaluations the schema may
+	// cause for one value, counting a subschema shared through $ref once
+	// per path to it; a schema over it fails to compile, because validating
+	// with it could take exponential time. Zero or negative means
+	// DefaultMaxSchemaExpansion.
+	MaxSchemaExpansion int
 }
 
 func (o *Options) limits() limits {
-	l := limits{schemaBytes: DefaultMaxSchemaBytes, depth: DefaultMaxDepth, argumentBytes: DefaultMaxArgumentBytes}
+	l := limits{schemaBytes: DefaultMaxSchemaBytes, depth: DefaultMaxDepth, argumentBytes: DefaultMaxArgumentBytes, expansion: DefaultMaxSchemaExpansion}
 	if o == nil {
 		return l
 	}
@@ -54,11 +63,14 @@ func (o *Options) limits() limits {
 	if o.MaxArgumentBytes > 0 {
 		l.argumentBytes = o.MaxArgumentBytes
 	}
+	if o.MaxSchemaExpansion > 0 {
+		l.expansion = o.MaxSchemaExpansion
+	}
 	return l
 }
 
 type limits struct {
-	schemaBytes, depth, argumentBytes int
+	schemaBytes, depth, argumentBytes, expansion int
 }
 
 // Schema is a compiled schema. It is immutable and safe for concurrent use.
