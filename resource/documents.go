@@ -1,7 +1,6 @@
 package resource
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -65,18 +64,64 @@ func (s MCPServer) Transport() string {
 // DecodeMCP decodes an MCP resource's data leniently (unknown fields are
 // ignored, no rule is checked) and returns its single server entry. It is
 // what starting a server needs; ValidateMCP checks the rules for writes.
+// Field names match exactly, as in the write rules: "Cwd" is an unknown
+// field, not cwd.
 func DecodeMCP(data json.RawMessage) (name string, srv MCPServer, err error) {
-	var doc MCPDocument
-	if err := json.Unmarshal(data, &doc); err != nil {
-		return "", MCPServer{}, fmt.Errorf("resource: mcp document is not valid JSON of the mcpServers shape: %w", err)
+	const shape = "resource: mcp document is not valid JSON of the mcpServers shape"
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return "", MCPServer{}, fmt.Errorf("%s: %w", shape, err)
 	}
-	if len(doc.MCPServers) != 1 {
-		return "", MCPServer{}, fmt.Errorf("resource: mcp document must hold exactly one entry in mcpServers, found %d", len(doc.MCPServers))
+	var servers map[string]json.RawMessage
+	if raw, ok := top["mcpServers"]; ok {
+		if err := json.Unmarshal(raw, &servers); err != nil {
+			return "", MCPServer{}, fmt.Errorf("%s: mcpServers: %w", shape, err)
+		}
 	}
-	for n, s := range doc.MCPServers {
-		name, srv = n, s
+	if len(servers) != 1 {
+		return "", MCPServer{}, fmt.Errorf("resource: mcp document must hold exactly one entry in mcpServers, found %d", len(servers))
+	}
+	var rawEntry json.RawMessage
+	for n, e := range servers {
+		name, rawEntry = n, e
+	}
+	var entry map[string]json.RawMessage
+	if err := json.Unmarshal(rawEntry, &entry); err != nil {
+		return "", MCPServer{}, fmt.Errorf("%s: the server entry: %w", shape, err)
+	}
+	for _, f := range serverFields(&srv) {
+		if raw, ok := entry[f.key]; ok {
+			if err := json.Unmarshal(raw, f.into); err != nil {
+				return "", MCPServer{}, fmt.Errorf("%s: %s must be %s", shape, f.key, f.want)
+			}
+		}
 	}
 	return name, srv, nil
+}
+
+// serverField is one field of a server entry: its exact JSON name, where it
+// decodes to, and what it must be (for messages).
+type serverField struct {
+	key  string
+	into any
+	want string
+}
+
+// serverFields lists the fields of s in the order of their names, so
+// findings come out sorted by field.
+func serverFields(s *MCPServer) []serverField {
+	return []serverField{
+		{"args", &s.Args, "an array of strings"},
+		{"command", &s.Command, "a string"},
+		{"cwd", &s.Cwd, "a string"},
+		{"description", &s.Description, "a string"},
+		{"env", &s.Env, "an object of string values"},
+		{"headers", &s.Headers, "an object of string values"},
+		{"startup_timeout_ms", &s.StartupTimeoutMS, "an integer number of milliseconds"},
+		{"tool_timeout_ms", &s.ToolTimeoutMS, "an integer number of milliseconds"},
+		{"type", &s.Type, "a string"},
+		{"url", &s.URL, "a string"},
+	}
 }
 
 // AgentDocument is the typed view of an agent resource's data. Fields the
@@ -113,25 +158,30 @@ func (a AgentDocument) CanManage() bool {
 	return false
 }
 
-var agentKnownFields = []string{"name", "enabled", "manager", "capabilities", "mcps"}
-
-// DecodeAgent decodes an agent resource's data.
+// DecodeAgent decodes an agent resource's data. Field names match exactly,
+// as in the write rules: "Manager" is an unknown field kept in Extra, not
+// manager.
 func DecodeAgent(data json.RawMessage) (AgentDocument, error) {
 	var raw map[string]json.RawMessage
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&raw); err != nil {
+	if err := json.Unmarshal(data, &raw); err != nil {
 		return AgentDocument{}, fmt.Errorf("resource: agent document is not a JSON object: %w", err)
 	}
 	if raw == nil {
 		return AgentDocument{}, errors.New("resource: agent document is null, want a JSON object")
 	}
 	var doc AgentDocument
-	type plain AgentDocument // no methods: plain decoding of the known fields
-	if err := json.Unmarshal(data, (*plain)(&doc)); err != nil {
-		return AgentDocument{}, fmt.Errorf("resource: agent document: %w", err)
-	}
-	for _, f := range agentKnownFields {
-		delete(raw, f)
+	for _, f := range []struct {
+		key  string
+		into any
+	}{{"name", &doc.Name}, {"enabled", &doc.Enabled}, {"manager", &doc.Manager}, {"capabilities", &doc.Capabilities}, {"mcps", &doc.MCPs}} {
+		v, ok := raw[f.key]
+		if !ok {
+			continue
+		}
+		if err := json.Unmarshal(v, f.into); err != nil {
+			return AgentDocument{}, fmt.Errorf("resource: agent document: %s must be %s: %w", f.key, agentFieldTypes[f.key], err)
+		}
+		delete(raw, f.key)
 	}
 	if len(raw) > 0 {
 		doc.Extra = raw

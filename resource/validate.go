@@ -290,37 +290,14 @@ func checkServer(base string, raw json.RawMessage) (MCPServer, []Finding) {
 	var fs []Finding
 	var srv MCPServer
 	field := func(k string) string { return base + pointer(k) }
-	decode := func(k string, into any, want string) bool {
-		if err := json.Unmarshal(entry[k], into); err != nil {
-			fs = append(fs, errf(field(k), CodeWrongType, k+" must be "+want, "write it as "+want))
-			return false
-		}
-		return true
+	if _, ok := entry["allow_mcp"]; ok {
+		fs = append(fs, allowMCPFinding(field("allow_mcp")))
 	}
-	for _, k := range sortedKeys(entry) {
-		switch k {
-		case "type":
-			decode(k, &srv.Type, "a string")
-		case "command":
-			decode(k, &srv.Command, "a string")
-		case "cwd":
-			decode(k, &srv.Cwd, "a string")
-		case "url":
-			decode(k, &srv.URL, "a string")
-		case "description":
-			decode(k, &srv.Description, "a string")
-		case "args":
-			decode(k, &srv.Args, "an array of strings")
-		case "env":
-			decode(k, &srv.Env, "an object of string values")
-		case "headers":
-			decode(k, &srv.Headers, "an object of string values")
-		case "startup_timeout_ms":
-			decode(k, &srv.StartupTimeoutMS, "an integer number of milliseconds")
-		case "tool_timeout_ms":
-			decode(k, &srv.ToolTimeoutMS, "an integer number of milliseconds")
-		case "allow_mcp":
-			fs = append(fs, allowMCPFinding(field(k)))
+	for _, f := range serverFields(&srv) {
+		if raw, ok := entry[f.key]; ok {
+			if err := json.Unmarshal(raw, f.into); err != nil {
+				fs = append(fs, errf(field(f.key), CodeWrongType, f.key+" must be "+f.want, "write it as "+f.want))
+			}
 		}
 	}
 
