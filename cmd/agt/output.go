@@ -62,6 +62,8 @@ func explain(err error) string {
 		return msg + " (change it with 'update', or 'delete' it first)"
 	case errors.Is(err, resource.ErrConflict):
 		return msg
+	case strings.Contains(msg, "is locked by another process"):
+		return msg + " (a host holds the store: let it open the file in shared mode, agt.Options{Bolt: &boltrepo.Options{Shared: true}}, or stop it; hosts on several machines share a postgres:// store instead)"
 	}
 	return msg
 }

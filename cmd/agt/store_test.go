@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agtsdk/agt/resource"
+	"github.com/agtsdk/agt/resource/boltrepo"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -127,4 +129,35 @@ func postgresURL(conn, schema string) string {
 	}
 	q.Set("search_path", schema)
 	return "postgres:///" + db + "?" + q.Encode()
+}
+
+// A host holding the bbolt file exclusively: the CLI waits a bounded time,
+// then says what to do.
+func TestStoreLockedByAHost(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "agt.db")
+	repo, err := boltrepo.Open(db, nil) // exclusive, as a host opens it by default
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer repo.Close()
+	r := mustRun(t, db, 1, "mcp", "list")
+	if !strings.Contains(r.stderr, "locked by another process") || !strings.Contains(r.stderr, "shared mode") {
+		t.Errorf("locked store: %s", r.stderr)
+	}
+}
+
+// A host that opens the file shared and the CLI work on it together.
+func TestStoreSharedWithAHost(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "agt.db")
+	repo, err := boltrepo.Open(db, &boltrepo.Options{Shared: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer repo.Close()
+	mustRun(t, db, 0, "agent", "create", "helper")
+	if _, err := repo.Get(context.Background(), resource.Key{Kind: resource.KindAgent, Ref: "helper"}); err != nil {
+		t.Errorf("the host does not see the CLI's write: %v", err)
+	}
 }
