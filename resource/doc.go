@@ -67,7 +67,8 @@
 // they would depend on the directory of whoever starts the server. In args
 // and env values, ${cwd} and ${workspace} expand to cwd; any other ${...}
 // is refused. A remote server needs an http or https url with a host, and
-// may set headers. Both may set startup_timeout_ms, tool_timeout_ms and
+// may set headers, which are sent as written: a ${...} in a header value
+// is refused rather than sent literally. Both may set startup_timeout_ms, tool_timeout_ms and
 // description. Fields of the other transport and unknown fields are refused
 // with the list of allowed ones. Registration stores the configuration
 // only: it installs, starts and enables nothing.
@@ -96,6 +97,10 @@
 // present item and removing an absent one are no-ops reported in
 // WriteResult.Noops. Every reference a write puts in mcps must be valid and
 // registered as an MCP resource at that moment (ErrNotFound otherwise).
+// Sizes are bounded (ServiceOptions.MaxDocumentBytes, 1 MiB by default):
+// the data of a request, the items of add and remove (which name at most
+// 16 fields), and the stored document, which no write may grow past the
+// limit.
 // allow_mcp, anywhere in a request, is refused: the MCP master switch was
 // removed and mounts decide (SPEC R3.7).
 //

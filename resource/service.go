@@ -13,7 +13,9 @@ import (
 // ServiceOptions configure NewService. A nil *ServiceOptions means the
 // defaults.
 type ServiceOptions struct {
-	// MaxDocumentBytes bounds the data of one write request. Zero means
+	// MaxDocumentBytes bounds the data of one write request, the bytes of
+	// its add and remove items, and the stored document a write leaves
+	// behind (a write may not grow a document past it). Zero means
 	// DefaultMaxDocumentBytes (1 MiB).
 	MaxDocumentBytes int
 }
@@ -217,6 +219,20 @@ func (s *Service) checkRequestShape(req *WriteRequest) error {
 			}
 		}
 	}
+	if n := len(req.Add) + len(req.Remove); n > maxListFields {
+		return invalid("", CodeLimit, fmt.Sprintf("add and remove name %d list fields; the limit is %d", n, maxListFields), "split the change into several writes")
+	}
+	itemBytes := 0
+	for _, lists := range []map[string][]string{req.Add, req.Remove} {
+		for _, items := range lists {
+			for _, it := range items {
+				itemBytes += len(it)
+			}
+		}
+	}
+	if itemBytes > s.maxBytes {
+		return invalid("", CodeLimit, fmt.Sprintf("the items of add and remove hold %d bytes; the limit is %d", itemBytes, s.maxBytes), "split the change into several writes")
+	}
 	for _, op := range []struct {
 		name  string
 		lists map[string][]string
@@ -310,6 +326,9 @@ func (s *Service) writeMCP(ctx context.Context, key Key, req WriteRequest) (Writ
 			changed = false
 			return nil, nil
 		}
+		if err := s.checkGrowth(cur.Data, merged); err != nil {
+			return nil, err
+		}
 		return merged, nil
 	})
 	if err != nil {
@@ -357,12 +376,29 @@ func mergeTop(cur, patch []byte) ([]byte, error) {
 	return marshalObject(m)
 }
 
+// marshalObject encodes m compactly with sorted keys. It does not
+// HTML-escape ('&' stays '&'), so rewriting stored data gives the same
+// bytes and an unchanged document is recognised as unchanged.
 func marshalObject(m map[string]json.RawMessage) ([]byte, error) {
-	b, err := json.Marshal(m)
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(m); err != nil {
 		return nil, invalid("/data", CodeWrongType, "the document does not encode as JSON", "send valid JSON")
 	}
-	return b, nil
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// checkGrowth refuses a write that would leave a document larger than
+// MaxDocumentBytes and larger than it was: many small patches cannot add
+// up to an unbounded document, and one already over a lowered limit can
+// still shrink.
+func (s *Service) checkGrowth(old, next []byte) error {
+	if len(next) <= s.maxBytes || len(next) <= len(old) {
+		return nil
+	}
+	return invalid("/data", CodeLimit, fmt.Sprintf("the stored document would be %d bytes; the limit is %d", len(next), s.maxBytes),
+		"remove fields or list items that are no longer needed, or raise ServiceOptions.MaxDocumentBytes")
 }
 
 func (s *Service) writeAgent(ctx context.Context, key Key, req WriteRequest) (WriteResult, error) {
@@ -391,6 +427,9 @@ func (s *Service) writeAgent(ctx context.Context, key Key, req WriteRequest) (Wr
 		}
 		data, err := marshalObject(doc)
 		if err != nil {
+			return WriteResult{}, err
+		}
+		if err := s.checkGrowth(nil, data); err != nil {
 			return WriteResult{}, err
 		}
 		res, err := s.repo.Create(ctx, key, data)
@@ -422,6 +461,9 @@ func (s *Service) writeAgent(ctx context.Context, key Key, req WriteRequest) (Wr
 		if old, err := compactJSON(cur.Data); err == nil && bytes.Equal(old, data) {
 			changed = false
 			return nil, nil
+		}
+		if err := s.checkGrowth(cur.Data, data); err != nil {
+			return nil, err
 		}
 		return data, nil
 	})

@@ -205,6 +205,7 @@ func TestWriteMCPRules(t *testing.T) {
 		{"streamable-http type", server(`{"type": "streamable-http", "url": "https://x.example"}`), "/data/mcpServers/s/type", resource.CodeTransport, `"http"`},
 		{"args not strings", server(`{"command": "npx", "args": [1], "cwd": "` + dir + `"}`), "/data/mcpServers/s/args", resource.CodeWrongType, "array of strings"},
 		{"negative timeout", server(`{"url": "https://x.example", "startup_timeout_ms": -1}`), "/data/mcpServers/s/startup_timeout_ms", resource.CodeLimit, "between 0"},
+		{"placeholder in a header", server(`{"url": "https://x.example", "headers": {"Authorization": "Bearer ${API_KEY}"}}`), "/data/mcpServers/s/headers/Authorization", resource.CodePlaceholder, "not expanded"},
 		{"header with newline", server(`{"url": "https://x.example", "headers": {"X": "a\r\nB: c"}}`), "/data/mcpServers/s/headers/X", resource.CodeWrongType, "line break"},
 		{"bad server name", `{"mcpServers": {"a b": {"url": "https://x.example"}}}`, "/data/mcpServers", resource.CodeServerName, "letters"},
 		{"not an object", `[1]`, "/data", resource.CodeNotObject, "object"},

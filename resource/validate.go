@@ -162,6 +162,9 @@ const (
 	maxItems                = 1024
 	maxTimeoutMS            = 24 * 60 * 60 * 1000
 	maxServerNameLen        = 64
+	// maxListFields bounds how many list fields one write's add and
+	// remove name together.
+	maxListFields = 16
 )
 
 var (
@@ -362,8 +365,13 @@ func checkServer(base string, raw json.RawMessage) (MCPServer, []Finding) {
 				continue
 			}
 			v := srv.Headers[k]
-			if strings.ContainsAny(v, "\r\n\x00") || len(v) > maxStringBytes {
+			switch {
+			case strings.ContainsAny(v, "\r\n\x00") || len(v) > maxStringBytes:
 				fs = append(fs, errf(field("headers")+pointer(k), CodeWrongType, "a header value holds a line break or NUL, or is too long", "write the value on one line"))
+			case strings.Contains(v, "${"):
+				// Other hosts expand ${VAR} in headers; sent literally, it
+				// would fail at the server with no hint why.
+				fs = append(fs, errf(field("headers")+pointer(k), CodePlaceholder, "placeholders are not expanded in headers: ${cwd} and ${workspace} exist only in args and env, and environment variables are never expanded", "write the literal header value"))
 			}
 		}
 	}
