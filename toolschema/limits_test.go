@@ -167,6 +167,15 @@ func TestDigestRawDialect(t *testing.T) {
 	if a.Raw()[0] != '{' {
 		t.Error("Raw returned the schema's own bytes, not a copy")
 	}
+	input := []byte(`{"type":"object"}`)
+	owned, err := Compile(input, nil) // the slice itself, not a copy
+	if err != nil {
+		t.Fatal(err)
+	}
+	input[0] = 'X'
+	if owned.Raw()[0] != '{' {
+		t.Error("the schema kept the caller's slice")
+	}
 	if a.Dialect() != "https://json-schema.org/draft/2020-12/schema" {
 		t.Errorf("Dialect() = %q", a.Dialect())
 	}

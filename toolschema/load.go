@@ -1,6 +1,7 @@
 package toolschema
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"net/url"
@@ -116,7 +117,7 @@ func compile(raw []byte, opts *Options, toolInput bool) (*Schema, error) {
 	// reference must fail too, and the locations give each compiled schema
 	// its pointer in the document.
 	s := &Schema{
-		raw:        raw,
+		raw:        bytes.Clone(raw),
 		dialect:    root.canonical,
 		toolInput:  toolInput,
 		limits:     l,

@@ -146,7 +146,7 @@ func (s *Schema) validateDecoded(v any) error {
 	}
 	verr, ok := err.(*jsonschema.ValidationError)
 	if !ok {
-		return rootViolation("#", "arguments could not be validated")
+		return rootViolation("", "arguments could not be validated")
 	}
 	return s.render(verr, v)
 }
