@@ -146,8 +146,11 @@ func (c *Connector) Connect(ctx context.Context, ref resource.Ref, srv resource.
 		grace:       c.opts.TerminateGrace,
 		maxTools:    c.opts.MaxTools,
 		capture:     newToolsListCapture(),
+		closeNow:    func() {},
 	}
-	s.closing, s.closeNow = context.WithCancel(context.Background())
+	if err := ctx.Err(); err != nil {
+		return nil, &Error{Ref: ref, Op: "connect", Detail: "cancelled by the caller before the start", Err: err}
+	}
 	var transport mcp.Transport
 	if c.opts.Dial != nil {
 		t, err := c.opts.Dial(sctx, ref, srv)
@@ -167,6 +170,7 @@ func (c *Connector) Connect(ctx context.Context, ref resource.Ref, srv resource.
 		}
 	}
 
+	s.closing, s.closeNow = context.WithCancel(context.Background())
 	cs, err := c.handshake(sctx, s, transport)
 	if err != nil {
 		herr := c.handshakeError(ctx, sctx, s, startup, err)
@@ -224,7 +228,7 @@ func (c *Connector) handshakeError(ctx, sctx context.Context, s *Session, startu
 		e.Detail = "the server exited during startup (" + s.proc.exitStatus() + ")"
 		e.Err = nil
 	case s.transport == resource.TransportHTTP || s.transport == resource.TransportSSE:
-		e.Kind, e.Detail = ErrStart, "could not reach the server"
+		e.Kind, e.Detail = ErrStart, "the server could not be reached or refused the connection"
 	}
 	return e
 }
