@@ -29,8 +29,10 @@ func (Auto) Check(context.Context, run.Request) (run.Decision, error) {
 	return run.Decision{Verdict: run.Allow, By: ByAutoAllow, Reason: "explicit auto-allow"}, nil
 }
 
-// Rules decides by patterns over a call's alias ("mcp__notes__*") or its
-// source ("mcp:notes:*", "host:deploy", "framework:*"); see run.Source.
+// Rules decides by patterns over a call's alias ("mcp__notes__*") or, for a
+// pattern holding ':', its source ("mcp:notes:*", "mcp:team/notes:search",
+// "host:deploy", "framework:*"; see run.Source.String). Source patterns
+// also reach tools whose alias carries a hash.
 // A pattern is matched whole; "*" matches any run of characters, every other
 // character matches itself. Deny wins over Ask, Ask over Allow; a call no
 // pattern matches gets Default. The zero Rules asks about everything. Rules
@@ -52,13 +54,22 @@ var _ run.Permission = Rules{}
 
 // Check implements run.Permission.
 func (r Rules) Check(_ context.Context, req run.Request) (run.Decision, error) {
-	src := req.Source.String()
+	src := "" // built on first use: most rules name aliases
 	for _, set := range [...]struct {
 		verdict  run.Verdict
 		patterns []string
 	}{{run.Deny, r.Deny}, {run.Ask, r.Ask}, {run.Allow, r.Allow}} {
 		for _, p := range set.patterns {
-			if Match(p, req.Alias) || Match(p, src) {
+			// Aliases never hold ':' and sources always do, so a pattern
+			// can only match one of them.
+			name := req.Alias
+			if strings.IndexByte(p, ':') >= 0 {
+				if src == "" {
+					src = req.Source.String()
+				}
+				name = src
+			}
+			if Match(p, name) {
 				return run.Decision{Verdict: set.verdict, By: ByRules, Reason: string(set.verdict) + " rule " + p}, nil
 			}
 		}
