@@ -75,7 +75,8 @@ type Violation struct {
 // ArgumentError is the error Validate and ValidateValue return when the
 // arguments do not satisfy the schema, are not JSON, are too large or too
 // deep, or (for a tool schema) are not a JSON object. Violations are sorted
-// by Path, then SchemaPath, then Message, and never empty.
+// by Path, then SchemaPath, then Message; there is at least one and at most
+// MaxViolations (the first ones in that order).
 type ArgumentError struct {
 	Violations []Violation
 }

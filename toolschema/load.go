@@ -98,7 +98,8 @@ func compile(raw []byte, opts *Options, toolInput bool) (*Schema, error) {
 	}
 
 	w := &walker{}
-	if err := w.walk(doc, "", root.version); err != nil {
+	base, _ := url.Parse(baseURL)
+	if err := w.walk(doc, "", root.version, base); err != nil {
 		return nil, err
 	}
 
@@ -211,7 +212,7 @@ func isSchemaValue(v any) bool {
 	return false
 }
 
-func (w *walker) walk(v any, ptr string, version int) error {
+func (w *walker) walk(v any, ptr string, version int, base *url.URL) error {
 	w.positions = append(w.positions, ptr)
 	obj, ok := v.(map[string]any)
 	if !ok {
@@ -226,9 +227,19 @@ func (w *walker) walk(v any, ptr string, version int) error {
 			version = d.version
 		}
 	}
+	base = withID(obj, version, base)
 	for _, kw := range []string{"$ref", "$dynamicRef", "$recursiveRef"} {
-		if s, ok := obj[kw].(string); ok {
-			w.refs = append(w.refs, refSite{pointer: ptr + "/" + escapeToken(kw), value: s})
+		s, ok := obj[kw].(string)
+		if !ok {
+			continue
+		}
+		site := ptr + "/" + escapeToken(kw)
+		w.refs = append(w.refs, refSite{pointer: site, value: s})
+		// Against a non-hierarchical base such as urn:x:y, a relative
+		// reference has no meaning (RFC 3986, 5.2); the library would
+		// silently resolve it to the base document itself.
+		if u, err := url.Parse(s); err == nil && base.Opaque != "" && !u.IsAbs() && (u.Path != "" || u.Host != "") {
+			return schemaErr(ErrExternalRef, site, fmt.Sprintf("relative reference %q cannot be resolved against the non-hierarchical base %q; refer to \"#/$defs/NAME\" or use an absolute URI declared by a $id in this schema", s, base.String()))
 		}
 	}
 	for _, kw := range singleSchemaKeywords {
@@ -236,7 +247,7 @@ func (w *walker) walk(v any, ptr string, version int) error {
 			continue
 		}
 		if sub, ok := obj[kw.name]; ok && isSchemaValue(sub) {
-			if err := w.walk(sub, ptr+"/"+escapeToken(kw.name), version); err != nil {
+			if err := w.walk(sub, ptr+"/"+escapeToken(kw.name), version, base); err != nil {
 				return err
 			}
 		}
@@ -251,7 +262,7 @@ func (w *walker) walk(v any, ptr string, version int) error {
 		}
 		for _, name := range sortedKeys(m) {
 			if sub := m[name]; isSchemaValue(sub) {
-				if err := w.walk(sub, ptr+"/"+escapeToken(kw.name)+"/"+escapeToken(name), version); err != nil {
+				if err := w.walk(sub, ptr+"/"+escapeToken(kw.name)+"/"+escapeToken(name), version, base); err != nil {
 					return err
 				}
 			}
@@ -267,13 +278,39 @@ func (w *walker) walk(v any, ptr string, version int) error {
 		}
 		for i, sub := range arr {
 			if isSchemaValue(sub) {
-				if err := w.walk(sub, ptr+"/"+escapeToken(kw.name)+"/"+strconv.Itoa(i), version); err != nil {
+				if err := w.walk(sub, ptr+"/"+escapeToken(kw.name)+"/"+strconv.Itoa(i), version, base); err != nil {
 					return err
 				}
 			}
 		}
 	}
 	return nil
+}
+
+// withID returns the base URI for obj's keywords: base changed by obj's $id
+// ("id" in draft-04), which draft-07 and older ignore beside $ref. A
+// fragment-only id is an anchor there and does not change the base.
+func withID(obj map[string]any, version int, base *url.URL) *url.URL {
+	key := "$id"
+	if version == 4 {
+		key = "id"
+	}
+	id, ok := obj[key].(string)
+	if !ok {
+		return base
+	}
+	if _, hasRef := obj["$ref"]; hasRef && version <= 7 {
+		return base
+	}
+	u, err := url.Parse(id)
+	if err != nil {
+		return base
+	}
+	u.Fragment, u.RawFragment = "", ""
+	if *u == (url.URL{}) {
+		return base
+	}
+	return base.ResolveReference(u)
 }
 
 func sortedKeys(m map[string]any) []string {

@@ -37,6 +37,10 @@ func TestR6_5_NoNetwork(t *testing.T) {
 		{`{"$id":"` + u + `/a/b/root.json","properties":{"p":{"$ref":"../../c.json"}}}`, ErrExternalRef},
 		{`{"$ref":"relative.json"}`, ErrExternalRef},
 		{`{"$ref":"//` + strings.TrimPrefix(u, "http://") + `/x.json"}`, ErrExternalRef},
+		// A relative reference against a non-hierarchical base means nothing;
+		// the library would take it as the document itself.
+		{`{"$id":"urn:example:root","properties":{"a":{"$ref":"other.json"}}}`, ErrExternalRef},
+		{`{"$defs":{"x":{"$id":"tag:example.com,2026:x","items":{"$ref":"y.json#/a"}}}}`, ErrExternalRef},
 		{`{"$schema":"` + u + `/dialect.json"}`, ErrUnsupportedDialect},
 		{`{"$defs":{"x":{"$id":"` + u + `/x.json","$schema":"` + u + `/dialect.json"}}}`, ErrUnsupportedDialect},
 		// json-schema.org meta-schemas are external too, although the library
@@ -68,6 +72,8 @@ func TestR6_5_EmbeddedIDsStayInside(t *testing.T) {
 	  },
 	  "properties": {"n": {"$ref": "name.json"}, "d": {"$ref": "sub/deep.json"}, "k": {"$ref": "sub/deep.json#/$defs/n"}}
 	}`)
+	// URN identifiers work for absolute references and fragments.
+	mustCompile(t, `{"$id":"urn:example:root","$defs":{"x":{"$id":"urn:example:x","type":"string"}},"properties":{"a":{"$ref":"urn:example:x"},"b":{"$ref":"#/$defs/x"}}}`)
 	got := violationsOf(t, s.Validate(json.RawMessage(`{"n":"","d":{"up":5},"k":"x"}`)))
 	want := []Violation{
 		{Path: "/d/up", SchemaPath: "#/$defs/name/type", Message: "must be string"},

@@ -50,22 +50,42 @@ var suiteDrafts = []struct {
 // skips when the suite is missing, and fails when CI=true.
 func suiteDir(t testing.TB) string {
 	t.Helper()
-	dir := os.Getenv("JSON_SCHEMA_TEST_SUITE")
-	if dir == "" {
-		if root, err := repoRoot(); err == nil {
-			dir = filepath.Join(root, "..", "shared", "testdata", "json-schema-test-suite")
-		}
-	}
-	if dir != "" {
-		if fi, err := os.Stat(filepath.Join(dir, "tests")); err == nil && fi.IsDir() {
-			return dir
-		}
+	if dir, ok := locateSuite(); ok {
+		return dir
 	}
 	if os.Getenv("CI") == "true" {
 		t.Fatalf("JSON-Schema-Test-Suite not found (set JSON_SCHEMA_TEST_SUITE); CI=true requires it")
 	}
 	t.Skip("JSON-Schema-Test-Suite not found; set JSON_SCHEMA_TEST_SUITE to run it")
 	return ""
+}
+
+func locateSuite() (string, bool) {
+	dir := os.Getenv("JSON_SCHEMA_TEST_SUITE")
+	if dir == "" {
+		if root, err := repoRoot(); err == nil {
+			dir = filepath.Join(root, "..", "shared", "testdata", "json-schema-test-suite")
+		}
+	}
+	if dir == "" {
+		return "", false
+	}
+	fi, err := os.Stat(filepath.Join(dir, "tests"))
+	return dir, err == nil && fi.IsDir()
+}
+
+func TestLocateSuite(t *testing.T) {
+	empty := t.TempDir()
+	t.Setenv("JSON_SCHEMA_TEST_SUITE", empty)
+	if _, ok := locateSuite(); ok {
+		t.Error("an empty directory was taken for the suite")
+	}
+	if err := os.Mkdir(filepath.Join(empty, "tests"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if dir, ok := locateSuite(); !ok || dir != empty {
+		t.Errorf("locateSuite() = %q, %v; want %q, true", dir, ok, empty)
+	}
 }
 
 func repoRoot() (string, error) {
@@ -277,6 +297,7 @@ func TestJSONSchemaTestSuite(t *testing.T) {
 						n.externalRef += len(g.Tests)
 					} else {
 						n.unsupportedDialect += len(g.Tests)
+						t.Logf("%s: refused as an unsupported dialect (its $schema names a custom meta-schema)", groupKey)
 					}
 					continue
 				}
