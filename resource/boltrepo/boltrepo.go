@@ -202,7 +202,7 @@ func (r *Repo) Path() string { return r.path }
 
 // withDB runs fn in a transaction, opening the file around it in shared
 // mode.
-func (r *Repo) withDB(writable bool, fn func(*bolt.Tx) error) error {
+func (r *Repo) withDB(writable bool, fn func(*bolt.Tx) error) (err error) {
 	r.closeMu.RLock()
 	defer r.closeMu.RUnlock()
 	if r.closed {
@@ -225,15 +225,51 @@ func (r *Repo) withDB(writable bool, fn func(*bolt.Tx) error) error {
 	if err != nil {
 		return err
 	}
+	// Close even when fn panics: an open db holds the file lock, and every
+	// later operation of every process would wait for it.
+	defer func() {
+		if cerr := db.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("boltrepo: close %s: %w", r.path, cerr)
+		}
+	}()
 	if writable {
-		err = db.Update(fn)
-	} else {
-		err = db.View(fn)
+		// The file may have been removed and recreated empty since Open;
+		// initBuckets also checks the format again.
+		return db.Update(func(tx *bolt.Tx) error {
+			if err := initBuckets(tx); err != nil {
+				return fmt.Errorf("boltrepo: %s: %w", r.path, err)
+			}
+			return fn(tx)
+		})
 	}
-	if cerr := db.Close(); err == nil && cerr != nil {
-		err = fmt.Errorf("boltrepo: close %s: %w", r.path, cerr)
+	return db.View(fn)
+}
+
+// kindBucket returns the bucket of one kind, nil when none was written yet.
+// A file without the resources bucket is not a store of this package.
+func (r *Repo) kindBucket(tx *bolt.Tx, kind resource.Kind) (*bolt.Bucket, error) {
+	rb := tx.Bucket(bucketResources)
+	if rb == nil {
+		return nil, fmt.Errorf("boltrepo: %s holds no resources: it is not an agt store (was the file replaced?)", r.path)
 	}
-	return err
+	return rb.Bucket([]byte(kind)), nil
+}
+
+// lookup finds the stored record of key: its kind bucket and raw value
+// (valid only inside tx), or an error wrapping resource.ErrNotFound.
+func (r *Repo) lookup(tx *bolt.Tx, key resource.Key) (*bolt.Bucket, []byte, error) {
+	kb, err := r.kindBucket(tx, key.Kind)
+	if err != nil {
+		return nil, nil, err
+	}
+	if kb == nil {
+		return nil, nil, notFound(key)
+	}
+	v := kb.Get([]byte(key.Ref))
+	if v == nil {
+		return nil, nil, notFound(key)
+	}
+	return kb, v, nil
 }
 
 // record is the decoded value of one stored resource.
@@ -305,15 +341,10 @@ func (r *Repo) Get(ctx context.Context, key resource.Key) (resource.Resource, er
 	}
 	var res resource.Resource
 	err := r.withDB(false, func(tx *bolt.Tx) error {
-		kb := tx.Bucket(bucketResources).Bucket([]byte(key.Kind))
-		if kb == nil {
-			return notFound(key)
+		_, v, err := r.lookup(tx, key)
+		if err != nil {
+			return err
 		}
-		v := kb.Get([]byte(key.Ref))
-		if v == nil {
-			return notFound(key)
-		}
-		var err error
 		res, err = decodeRecord(key, v)
 		return err
 	})
@@ -331,6 +362,9 @@ func (r *Repo) Create(ctx context.Context, key resource.Key, data json.RawMessag
 	}
 	var res resource.Resource
 	err := r.withDB(true, func(tx *bolt.Tx) error {
+		if _, err := r.kindBucket(tx, key.Kind); err != nil {
+			return err
+		}
 		kb, err := tx.Bucket(bucketResources).CreateBucketIfNotExists([]byte(key.Kind))
 		if err != nil {
 			return err
@@ -381,14 +415,9 @@ func (r *Repo) modify(ctx context.Context, key resource.Key, expected int64, fn 
 	}
 	var res resource.Resource
 	err := r.withDB(true, func(tx *bolt.Tx) error {
-		kb := tx.Bucket(bucketResources).Bucket([]byte(key.Kind))
-		if kb == nil {
-			return notFound(key)
-		}
-		ref := []byte(key.Ref)
-		v := kb.Get(ref)
-		if v == nil {
-			return notFound(key)
+		kb, v, err := r.lookup(tx, key)
+		if err != nil {
+			return err
 		}
 		cur, err := decodeRecord(key, v)
 		if err != nil {
@@ -411,7 +440,7 @@ func (r *Repo) modify(ctx context.Context, key resource.Key, expected int64, fn 
 			}
 		}
 		rec := encodeRecord(cur.Revision+1, cur.CreatedAt, time.Now().UTC(), data)
-		if err := kb.Put(ref, rec); err != nil {
+		if err := kb.Put([]byte(key.Ref), rec); err != nil {
 			return err
 		}
 		res, err = decodeRecord(key, rec)
@@ -431,15 +460,11 @@ func (r *Repo) Delete(ctx context.Context, key resource.Key, expected int64) err
 		return err
 	}
 	return r.withDB(true, func(tx *bolt.Tx) error {
-		kb := tx.Bucket(bucketResources).Bucket([]byte(key.Kind))
-		if kb == nil {
-			return notFound(key)
+		kb, v, err := r.lookup(tx, key)
+		if err != nil {
+			return err
 		}
 		ref := []byte(key.Ref)
-		v := kb.Get(ref)
-		if v == nil {
-			return notFound(key)
-		}
 		rev := revisionOf(v)
 		if expected != resource.AnyRevision && rev != expected {
 			return &resource.ConflictError{Key: key, Expected: expected, Current: rev}
@@ -475,9 +500,9 @@ func (r *Repo) List(ctx context.Context, kind resource.Kind, category string) ([
 	}
 	var out []resource.Resource
 	err := r.withDB(false, func(tx *bolt.Tx) error {
-		kb := tx.Bucket(bucketResources).Bucket([]byte(kind))
+		kb, err := r.kindBucket(tx, kind)
 		if kb == nil {
-			return nil
+			return err
 		}
 		c := kb.Cursor()
 		k, v := c.First()

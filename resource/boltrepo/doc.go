@@ -38,7 +38,9 @@
 // times an exclusive read, a write about 1.5 times an exclusive write
 // (BenchmarkSharedVsExclusive). Reads share the lock; writes take it alone,
 // and a process waiting for it retries every few milliseconds until
-// LockTimeout. Use an exclusive Repo in a host that owns its file, a shared
+// LockTimeout. A shared Repo notices a file removed between operations:
+// reads fail, and the next write starts a new, empty store there (its
+// revisions start again at 1). Use an exclusive Repo in a host that owns its file, a shared
 // one when a CLI must work beside a running host, and PostgreSQL (package
 // pgrepo) when hosts on several machines share registrations.
 //
@@ -56,5 +58,7 @@
 // resource.ErrNotFound, resource.ErrExists and *resource.ConflictError as
 // the Repository interface says; ErrClosed after Close; an invalid kind or
 // reference, or data that is not JSON, is refused before the file is
-// touched. Anything else is a file or bbolt failure.
+// touched; a bbolt file that holds no resources bucket (another program's
+// file) is an error, never a panic. Anything else is a file or bbolt
+// failure.
 package boltrepo

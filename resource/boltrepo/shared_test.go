@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	bolt "go.etcd.io/bbolt"
+
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/resource/boltrepo"
 )
@@ -161,5 +163,96 @@ func TestSharedTwoProcesses(t *testing.T) {
 	if len(slices.Compact(doc.Items)) != 2*childWrites || doc.N != 2*childWrites || got.Revision != 1+2*childWrites {
 		t.Fatalf("final document has %d distinct items, n=%d, revision %d; want %d, %d, %d",
 			len(doc.Items), doc.N, got.Revision, 2*childWrites, 2*childWrites, 1+2*childWrites)
+	}
+}
+
+// A panic inside Modify's fn must not leave the file open and locked: in
+// shared mode every later operation (of this process and of others) would
+// wait for a lock nobody releases.
+func TestSharedPanicReleasesLock(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "agt.db")
+	repo := openRepo(t, path, &boltrepo.Options{Shared: true, LockTimeout: 200 * time.Millisecond})
+	key := resource.Key{Kind: resource.KindMCP, Ref: "a"}
+	if _, err := repo.Create(ctx, key, json.RawMessage(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Fatal("fn's panic did not reach the caller")
+			}
+		}()
+		_, _ = repo.Modify(ctx, key, resource.AnyRevision, func(resource.Resource) (json.RawMessage, error) {
+			panic("host bug")
+		})
+	}()
+	res, err := repo.Update(ctx, key, json.RawMessage(`{"after":"panic"}`), 1)
+	if err != nil {
+		t.Fatalf("write after a panicking Modify: %v", err)
+	}
+	if res.Revision != 2 {
+		t.Fatalf("revision = %d, want 2 (the panicking Modify wrote nothing)", res.Revision)
+	}
+}
+
+// In shared mode the file may be removed between operations (an operator
+// resetting the store): the next write starts a fresh, valid store instead
+// of panicking on missing buckets, and reads say what is wrong.
+func TestSharedFileRemoved(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "agt.db")
+	repo := openRepo(t, path, &boltrepo.Options{Shared: true})
+	key := resource.Key{Kind: resource.KindMCP, Ref: "a"}
+	if _, err := repo.Create(ctx, key, json.RawMessage(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := repo.Get(ctx, key); err == nil {
+		t.Fatal("Get from a removed file succeeded")
+	}
+	res, err := repo.Create(ctx, key, json.RawMessage(`{"v":2}`))
+	if err != nil {
+		t.Fatalf("Create after the file was removed: %v", err)
+	}
+	if got, err := repo.Get(ctx, key); err != nil || got.Revision != res.Revision {
+		t.Fatalf("Get = %+v, %v; want revision %d", got, err, res.Revision)
+	}
+	// The fresh file is a complete store: an exclusive Open accepts it.
+	if err := repo.Close(); err != nil {
+		t.Fatal(err)
+	}
+	excl := openRepo(t, path, nil)
+	if _, err := excl.List(ctx, resource.KindMCP, ""); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A bbolt file without this package's buckets (another program's file) is
+// refused with an error, never a panic.
+func TestForeignBoltFile(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "other.db")
+	repo := openRepo(t, path, &boltrepo.Options{Shared: true})
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	key := resource.Key{Kind: resource.KindMCP, Ref: "a"}
+	if _, err := repo.Get(context.Background(), key); err == nil || errors.Is(err, resource.ErrNotFound) {
+		t.Fatalf("Get from a foreign file err = %v, want an error naming the problem", err)
+	}
+	if _, err := repo.List(context.Background(), resource.KindMCP, ""); err == nil {
+		t.Fatal("List from a foreign file succeeded")
 	}
 }
