@@ -54,8 +54,16 @@ func oneLine(s string, n int) string {
 
 // explain adds what to do next to the errors every command can meet.
 func explain(err error) string {
-	msg := strings.TrimPrefix(strings.TrimPrefix(err.Error(), "agt: "), "resource: ")
+	msg := err.Error()
+	for _, prefix := range []string{"agt: ", "boltrepo: ", "pgrepo: ", "resource: "} {
+		msg = strings.TrimPrefix(msg, prefix)
+	}
+	msg = strings.ReplaceAll(msg, ": resource: ", ": ")
 	switch {
+	case errors.Is(err, resource.ErrNotFound) && strings.HasPrefix(msg, "mcp:"):
+		return msg + " (see 'agt mcp list'; register it with 'agt mcp create')"
+	case errors.Is(err, resource.ErrNotFound) && strings.HasPrefix(msg, "agent:"):
+		return msg + " (see 'agt agent list'; create it with 'agt agent create')"
 	case errors.Is(err, resource.ErrNotFound):
 		return msg + " (see 'agt mcp list' and 'agt agent list')"
 	case errors.Is(err, resource.ErrExists):

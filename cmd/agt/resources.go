@@ -262,16 +262,35 @@ func mcpList(ctx context.Context, e *env, category string, asJSON bool) error {
 	for _, r := range list {
 		transport, target := "?", "(unreadable document)"
 		if _, srv, err := resource.DecodeMCP(r.Data); err == nil {
-			transport = srv.Transport()
-			if transport == resource.TransportStdio {
-				target = oneLine(strings.Join(append([]string{srv.Command}, quoteArgs(srv.Args)...), " "), 60)
-			} else {
-				target = oneLine(srv.URL, 60)
-			}
+			transport, target = srv.Transport(), oneLine(serverTarget(srv), 60)
 		}
 		fmt.Fprintf(t, "%s\t%s\t%s\t%d\t%s\n", r.Ref, transport, target, r.Revision, since(now, r.UpdatedAt))
 	}
 	return t.Flush()
+}
+
+// serverTarget is what a server runs or contacts: its command line or URL.
+func serverTarget(srv resource.MCPServer) string {
+	if srv.Transport() == resource.TransportStdio {
+		return strings.Join(append([]string{srv.Command}, quoteArgs(srv.Args)...), " ")
+	}
+	return srv.URL
+}
+
+// serverSummary describes a server in one line, without env or header
+// values.
+func serverSummary(srv resource.MCPServer) string {
+	s := srv.Transport() + " " + serverTarget(srv)
+	if srv.Cwd != "" {
+		s += " (cwd " + srv.Cwd + ")"
+	}
+	if len(srv.Env) > 0 {
+		s += ", env " + strings.Join(sortedKeys(srv.Env), ", ")
+	}
+	if len(srv.Headers) > 0 {
+		s += ", headers " + strings.Join(sortedKeys(srv.Headers), ", ")
+	}
+	return s
 }
 
 func agentList(ctx context.Context, e *env, category string, asJSON bool) error {
@@ -437,7 +456,9 @@ func mcpImport(ctx context.Context, e *env, file, category string, dryRun bool) 
 			return err
 		}
 		if dryRun {
-			fmt.Fprintf(e.out, "would register mcp %s: %s\n", en.Ref, doc)
+			// A summary, not the document: env and header values may be
+			// secrets.
+			fmt.Fprintf(e.out, "would register mcp %s: %s\n", en.Ref, serverSummary(en.Server))
 			continue
 		}
 		res, err := h.Resources().Write(ctx, resource.Direct(), resource.WriteRequest{

@@ -178,7 +178,16 @@ func TestImport(t *testing.T) {
 	if err := os.WriteFile(file, []byte(content), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r := mustRun(t, db, 1, "mcp", "import", file)
+	// --dry-run writes nothing and shows no env or header value.
+	r := mustRun(t, db, 1, "mcp", "import", file, "--dry-run")
+	if !strings.Contains(r.stdout, "would register mcp notes: stdio notes-server") || strings.Contains(r.stdout, "Bearer") {
+		t.Errorf("import --dry-run:\n%s", r.stdout)
+	}
+	if r := mustRun(t, db, 0, "mcp", "list", "--json"); strings.TrimSpace(r.stdout) != "[]" {
+		t.Errorf("import --dry-run wrote: %s", r.stdout)
+	}
+
+	r = mustRun(t, db, 1, "mcp", "import", file)
 	for _, want := range []string{
 		"no cwd in .mcp.json: it runs in " + proj,                          // the file's directory, said so
 		"local: not imported: its command ./bin/server is a relative path", // refused with the fix
