@@ -21,17 +21,16 @@ func firstByte(data []byte) byte {
 // argumentDecodeError turns a decode failure of arguments into a root
 // violation; the message gives an offset, never the input.
 func argumentDecodeError(err error, depth int) *ArgumentError {
-	if de, ok := err.(*decodeError); ok && de.tooDeep {
+	de, _ := err.(*decodeError)
+	switch {
+	case de != nil && de.tooDeep:
 		return rootViolation("", "arguments nest deeper than "+strconv.Itoa(depth)+" levels")
-	}
-	if de, ok := err.(*decodeError); ok && de.bigNumber {
+	case de != nil && de.bigNumber:
 		return rootViolation("", "arguments contain a "+de.msg)
+	case de != nil:
+		return rootViolation("", "arguments are not valid JSON ("+de.Error()+")")
 	}
-	msg := "arguments are not valid JSON"
-	if de, ok := err.(*decodeError); ok {
-		msg += " (" + de.Error() + ")"
-	}
-	return rootViolation("", msg)
+	return rootViolation("", "arguments are not valid JSON")
 }
 
 // normalizeValue returns v when it is made of JSON types only, and otherwise

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 )
 
 // baseURL names the schema document inside the compiler. It is absolute and
@@ -77,10 +78,11 @@ func compile(raw []byte, opts *Options, toolInput bool) (*Schema, error) {
 	}
 	doc, err := decodeJSON(raw, l.depth)
 	if err != nil {
-		if de, ok := err.(*decodeError); ok && de.tooDeep {
+		de, _ := err.(*decodeError)
+		switch {
+		case de != nil && de.tooDeep:
 			return nil, schemaErr(ErrInvalidSchema, "", fmt.Sprintf("the schema nests deeper than %d levels", l.depth))
-		}
-		if de, ok := err.(*decodeError); ok && de.bigNumber {
+		case de != nil && de.bigNumber:
 			return nil, schemaErr(ErrInvalidSchema, "", "the schema contains a "+de.Error())
 		}
 		return nil, schemaErr(ErrInvalidSchema, "", "the schema is not valid JSON: "+err.Error())
@@ -97,7 +99,7 @@ func compile(raw []byte, opts *Options, toolInput bool) (*Schema, error) {
 		}
 	}
 
-	w := &walker{}
+	w := &walker{doc: doc}
 	base, _ := url.Parse(baseURL)
 	if err := w.walk(doc, "", root.version, base); err != nil {
 		return nil, err
@@ -167,6 +169,7 @@ func dialectOf(v any, ptr string) (dialectInfo, error) {
 // as the dialect defines them (the same positions the validator library
 // knows), checking nested $schema and remembering references.
 type walker struct {
+	doc       any      // the document, for repairing meta-schema error locations
 	positions []string // JSON pointers of every subschema, the root first
 	refs      []refSite
 }
@@ -384,7 +387,7 @@ func (w *walker) mapCompileError(err error) error {
 	case errors.As(err, &draftErr), errors.As(err, &metaURLErr):
 		return schemaErr(ErrUnsupportedDialect, "", stripBase(err.Error()))
 	case errors.As(err, &metaErr):
-		return metaSchemaError(metaErr)
+		return metaSchemaError(metaErr, w.doc)
 	case errors.As(err, &regexErr):
 		return schemaErr(ErrInvalidSchema, fragmentPointer(regexErr.URL), fmt.Sprintf("pattern %s is not a valid regular expression (RE2 syntax, no lookaround or backreferences): %v", strconv.Quote(regexErr.Regex), regexErr.Err))
 	case errors.As(err, &ptrErr):
@@ -395,7 +398,7 @@ func (w *walker) mapCompileError(err error) error {
 	return schemaErr(ErrInvalidSchema, "", stripBase(err.Error()))
 }
 
-func metaSchemaError(e *jsonschema.SchemaValidationError) error {
+func metaSchemaError(e *jsonschema.SchemaValidationError, doc any) error {
 	verr, ok := e.Err.(*jsonschema.ValidationError)
 	if !ok {
 		return schemaErr(ErrInvalidSchema, fragmentPointer(e.URL), "the schema does not conform to its dialect: "+stripBase(e.Err.Error()))
@@ -404,12 +407,50 @@ func metaSchemaError(e *jsonschema.SchemaValidationError) error {
 	if len(leaves) == 0 {
 		return schemaErr(ErrInvalidSchema, fragmentPointer(e.URL), "the schema does not conform to its dialect")
 	}
-	slices.SortFunc(leaves, func(a, b *jsonschema.ValidationError) int {
-		return strings.Compare(joinPointer(a.InstanceLocation), joinPointer(b.InstanceLocation))
-	})
-	leaf := leaves[0]
 	base := fragmentPointer(e.URL)
-	return schemaErr(ErrInvalidSchema, base+joinPointer(leaf.InstanceLocation), "the schema does not conform to its dialect's meta-schema: "+kindText(leaf.ErrorKind))
+	sub := lookup(doc, splitPointer(base))
+	pointers := make([]string, len(leaves))
+	for i, leaf := range leaves {
+		if k, ok := leaf.ErrorKind.(*kind.PropertyNames); ok {
+			loc := propertyNamesLocation(sub, leaf.InstanceLocation, k.Property)
+			leaf.InstanceLocation = append(slices.Clone(loc), k.Property)
+		}
+		pointers[i] = joinPointer(leaf.InstanceLocation)
+	}
+	first := 0
+	for i := range leaves {
+		if pointers[i] < pointers[first] {
+			first = i
+		}
+	}
+	leaf := leaves[first]
+	msg := kindText(leaf.ErrorKind)
+	if k, ok := leaf.ErrorKind.(*kind.PropertyNames); ok {
+		msg = "this key is not allowed here"
+		for _, c := range collectLeaves(&jsonschema.ValidationError{ErrorKind: &kind.Group{}, Causes: leaf.Causes}, nil) {
+			if f, ok := c.ErrorKind.(*kind.Format); ok && f.Want == "regex" {
+				msg = "key " + strconv.Quote(k.Property) + " " + regexHint
+			}
+		}
+	}
+	if f, ok := leaf.ErrorKind.(*kind.Format); ok && f.Want == "regex" {
+		msg = regexHint
+	}
+	return schemaErr(ErrInvalidSchema, base+pointers[first], "the schema does not conform to its dialect's meta-schema: "+msg)
+}
+
+const regexHint = "is not a valid regular expression (Go RE2 syntax: no lookaround or backreferences)"
+
+// splitPointer splits a JSON pointer into unescaped tokens.
+func splitPointer(ptr string) []string {
+	if ptr == "" {
+		return nil
+	}
+	toks := strings.Split(strings.TrimPrefix(ptr, "/"), "/")
+	for i, t := range toks {
+		toks[i] = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
+	}
+	return toks
 }
 
 // fragmentPointer returns the JSON pointer in the fragment of a location
