@@ -144,7 +144,8 @@ type Resource struct {
 func (r Resource) Key() Key { return Key{Kind: r.Kind, Ref: r.Ref} }
 
 // AnyRevision, passed as an expected revision, skips the compare: the write
-// is blind but still gets a new revision.
+// is blind but still gets a new revision, and never fails with a conflict
+// (only ErrNotFound when the key is missing at that moment).
 const AnyRevision int64 = 0
 
 // Repository stores resources. Implementations must be safe for concurrent

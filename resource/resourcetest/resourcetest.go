@@ -50,6 +50,11 @@ func Run(t *testing.T, newRepo func(t *testing.T) resource.Repository) {
 		{"ListEmpty", testListEmpty},
 		{"Timestamps", testTimestamps},
 		{"BytesAreCopies", testBytesAreCopies},
+		{"WrittenBytesAreCopies", testWrittenBytesAreCopies},
+		{"ModifyInvalidData", testModifyInvalidData},
+		{"DeleteMissing", testDeleteMissing},
+		{"ConcurrentCreate", testConcurrentCreate},
+		{"ConcurrentDeleteCreate", testConcurrentDeleteCreate},
 		{"CanceledContext", testCanceledContext},
 		{"ConcurrentCompareAndSet", testConcurrentCompareAndSet},
 		{"ConcurrentModifyAddRemove", testConcurrentModifyAddRemove},
@@ -708,4 +713,186 @@ func testConcurrentSameExpected(t *testing.T, repo resource.Repository) {
 		t.Fatal(err)
 	}
 	jsonEqual(t, got.Data, json.RawMessage(`{"winner":`+strconv.Itoa(winner)+`}`))
+}
+
+// Repository: the bytes given to Update and returned by Modify's fn belong
+// to the caller, who may reuse them once the call returned; the Resource
+// given to fn is a copy fn may scribble on.
+func testWrittenBytesAreCopies(t *testing.T, repo resource.Repository) {
+	mustCreate(t, repo, keyA, `{"a":"xxxx"}`)
+	in := []byte(`{"a":"uuuu"}`)
+	res, err := repo.Update(ctx(t), keyA, in, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copy(in, `{"a":"yyyy"}`)
+	for i := range res.Data {
+		res.Data[i] = ' '
+	}
+	got, err := repo.Get(ctx(t), keyA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jsonEqual(t, got.Data, json.RawMessage(`{"a":"uuuu"}`))
+
+	var out []byte
+	res, err = repo.Modify(ctx(t), keyA, 2, func(cur resource.Resource) (json.RawMessage, error) {
+		for i := range cur.Data {
+			cur.Data[i] = ' '
+		}
+		out = []byte(`{"a":"mmmm"}`)
+		return out, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	copy(out, `{"a":"zzzz"}`)
+	for i := range res.Data {
+		res.Data[i] = ' '
+	}
+	got, err = repo.Get(ctx(t), keyA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Revision != 3 {
+		t.Fatalf("revision = %d, want 3", got.Revision)
+	}
+	jsonEqual(t, got.Data, json.RawMessage(`{"a":"mmmm"}`))
+}
+
+// Modify stores only JSON: data from fn that is not JSON is an error and
+// nothing is written.
+func testModifyInvalidData(t *testing.T, repo resource.Repository) {
+	mustCreate(t, repo, keyA, `{"n": 0}`)
+	_, err := repo.Modify(ctx(t), keyA, resource.AnyRevision, func(resource.Resource) (json.RawMessage, error) {
+		return json.RawMessage(`{"n": `), nil
+	})
+	if err == nil {
+		t.Fatal("Modify stored data that is not JSON")
+	}
+	got, err := repo.Get(ctx(t), keyA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Revision != 1 {
+		t.Fatalf("revision after a refused Modify = %d, want 1", got.Revision)
+	}
+	jsonEqual(t, got.Data, json.RawMessage(`{"n":0}`))
+}
+
+// Deleting a missing key is ErrNotFound, with or without an expected
+// revision (never a conflict: there is no stored revision to report).
+func testDeleteMissing(t *testing.T, repo resource.Repository) {
+	for _, expected := range []int64{resource.AnyRevision, 1} {
+		if err := repo.Delete(ctx(t), keyA, expected); !errors.Is(err, resource.ErrNotFound) {
+			t.Fatalf("Delete(expected=%d) of a missing key err = %v, want ErrNotFound", expected, err)
+		}
+	}
+	mustCreate(t, repo, keyA, `{}`)
+	if err := repo.Delete(ctx(t), keyA, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := repo.Delete(ctx(t), keyA, 1); !errors.Is(err, resource.ErrNotFound) {
+		t.Fatalf("Delete of a deleted key err = %v, want ErrNotFound", err)
+	}
+}
+
+// Of writers creating one key at once exactly one succeeds; the others get
+// ErrExists and the stored data is the winner's.
+func testConcurrentCreate(t *testing.T, repo resource.Repository) {
+	type outcome struct {
+		g   int
+		err error
+	}
+	results := make(chan outcome, Goroutines)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for g := 0; g < Goroutines; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			_, err := repo.Create(ctx(t), keyA, json.RawMessage(`{"creator": `+strconv.Itoa(g)+`}`))
+			results <- outcome{g, err}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	close(results)
+	winner, wins := -1, 0
+	for o := range results {
+		switch {
+		case o.err == nil:
+			winner, wins = o.g, wins+1
+		case !errors.Is(o.err, resource.ErrExists):
+			t.Fatalf("Create err = %v, want nil or ErrExists", o.err)
+		}
+	}
+	if wins != 1 {
+		t.Fatalf("%d concurrent Creates succeeded, want exactly 1", wins)
+	}
+	got, err := repo.Get(ctx(t), keyA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Revision != 1 {
+		t.Fatalf("revision = %d, want 1", got.Revision)
+	}
+	jsonEqual(t, got.Data, json.RawMessage(`{"creator":`+strconv.Itoa(winner)+`}`))
+}
+
+// Revisions never repeat for a key even when deletes and creates race:
+// every revision a successful Create or Update reports is new.
+func testConcurrentDeleteCreate(t *testing.T, repo resource.Repository) {
+	const rounds = 8
+	var (
+		mu   sync.Mutex
+		seen = map[int64]int{}
+	)
+	note := func(rev int64) {
+		mu.Lock()
+		seen[rev]++
+		mu.Unlock()
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, Goroutines)
+	for g := 0; g < Goroutines; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < rounds; i++ {
+				var err error
+				var res resource.Resource
+				switch (g + i) % 3 {
+				case 0:
+					res, err = repo.Create(ctx(t), keyA, json.RawMessage(`{}`))
+				case 1:
+					res, err = repo.Update(ctx(t), keyA, json.RawMessage(`{"g": `+strconv.Itoa(g)+`}`), resource.AnyRevision)
+				default:
+					err = repo.Delete(ctx(t), keyA, resource.AnyRevision)
+				}
+				switch {
+				case err == nil && res.Revision != 0:
+					note(res.Revision)
+				case err == nil, errors.Is(err, resource.ErrExists), errors.Is(err, resource.ErrNotFound):
+				default:
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if len(seen) == 0 {
+		t.Fatal("no Create or Update succeeded")
+	}
+	for rev, n := range seen {
+		if n > 1 {
+			t.Fatalf("revision %d was handed out %d times", rev, n)
+		}
+	}
 }
