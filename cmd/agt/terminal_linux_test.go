@@ -88,3 +88,41 @@ func TestCallAsksOnTheTerminal(t *testing.T) {
 		}
 	}
 }
+
+// Long operations report progress on stderr when it is a terminal, and
+// stay quiet for scripts.
+func TestProgressOnlyOnATerminal(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "agt.db")
+	registerFake(t, db, "fake")
+
+	r := mustRun(t, db, 0, "mcp", "probe", "fake")
+	if strings.Contains(r.stderr, "probing") {
+		t.Errorf("progress printed to a stderr that is not a terminal: %q", r.stderr)
+	}
+
+	controller, terminal := openPTY(t)
+	cmd := exec.Command(agtBinary, "--db", db, "mcp", "probe", "fake")
+	cmd.Stderr = terminal
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
+	seen := make(chan string, 1)
+	go func() {
+		var buf bytes.Buffer
+		chunk := make([]byte, 4096)
+		for {
+			n, err := controller.Read(chunk)
+			buf.Write(chunk[:n])
+			if err != nil || strings.Contains(buf.String(), "\n") {
+				seen <- buf.String()
+				return
+			}
+		}
+	}()
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("agt mcp probe with a terminal on stderr: %v", err)
+	}
+	terminal.Close() // the reader gets EIO if nothing came
+	if got := <-seen; !strings.Contains(got, "probing fake") {
+		t.Errorf("terminal stderr = %q, want progress", got)
+	}
+}
