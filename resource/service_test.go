@@ -101,28 +101,43 @@ func TestCallerChecks(t *testing.T) {
 		mustWrite(t, svc, resource.WriteRequest{Kind: resource.KindAgent, Ref: resource.Ref(a.ref), Create: true, Data: json.RawMessage(a.data)})
 	}
 	victims := 0
+	victim := func() string { return "victim-" + strconv.Itoa(victims) }
 	entryPoints := []struct {
 		name   string
+		setup  func() error
 		call   func(c resource.Caller) error
 		writes bool
 	}{
-		{"Write", func(c resource.Caller) error {
+		{"Write", nil, func(c resource.Caller) error {
 			_, err := svc.Write(bg, c, resource.WriteRequest{Kind: resource.KindAgent, Ref: "worker", Add: map[string][]string{"capabilities": {"x-" + string(c.Agent)}}})
 			return err
 		}, true},
-		{"Read", func(c resource.Caller) error { _, err := svc.Read(bg, c, mcpKey("tools/files")); return err }, false},
-		{"Delete", func(c resource.Caller) error {
+		{"Read", nil, func(c resource.Caller) error { _, err := svc.Read(bg, c, mcpKey("tools/files")); return err }, false},
+		{"Delete", func() error {
 			victims++
-			ref := "victim-" + strconv.Itoa(victims)
-			if _, err := repo.Create(bg, mcpKey(ref), stdioDoc("/srv/victim")); err != nil && !errors.Is(err, resource.ErrExists) {
-				return err
-			}
-			return svc.Delete(bg, c, mcpKey(ref), resource.AnyRevision)
+			_, err := repo.Create(bg, mcpKey(victim()), stdioDoc("/srv/victim"))
+			return err
+		}, func(c resource.Caller) error {
+			return svc.Delete(bg, c, mcpKey(victim()), resource.AnyRevision)
 		}, true},
-		{"List", func(c resource.Caller) error { _, err := svc.List(bg, c, resource.KindMCP, ""); return err }, false},
-		{"Test", func(c resource.Caller) error { _, err := svc.Test(bg, c, mcpKey("tools/files")); return err }, false},
-		{"AgentMCPList", func(c resource.Caller) error { _, err := svc.AgentMCPList(bg, c, "worker"); return err }, false},
-		{"CheckAgent", func(c resource.Caller) error { _, err := svc.CheckAgent(bg, c, "worker"); return err }, false},
+		{"List", nil, func(c resource.Caller) error { _, err := svc.List(bg, c, resource.KindMCP, ""); return err }, false},
+		{"Test", nil, func(c resource.Caller) error { _, err := svc.Test(bg, c, mcpKey("tools/files")); return err }, false},
+		{"AgentMCPList", nil, func(c resource.Caller) error { _, err := svc.AgentMCPList(bg, c, "worker"); return err }, false},
+		{"CheckAgent", nil, func(c resource.Caller) error { _, err := svc.CheckAgent(bg, c, "worker"); return err }, false},
+	}
+	// snapshot is every stored resource, so a refused call that changed
+	// anything (of either kind) shows up in the diff.
+	snapshot := func(t *testing.T) []resource.Resource {
+		t.Helper()
+		var all []resource.Resource
+		for _, kind := range []resource.Kind{resource.KindAgent, resource.KindMCP} {
+			list, err := repo.List(bg, kind, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			all = append(all, list...)
+		}
+		return all
 	}
 	callers := []struct {
 		name    string
@@ -139,7 +154,12 @@ func TestCallerChecks(t *testing.T) {
 	for _, ep := range entryPoints {
 		for _, c := range callers {
 			t.Run(ep.name+"/"+c.name, func(t *testing.T) {
-				before, _ := repo.List(bg, resource.KindAgent, "")
+				if ep.setup != nil {
+					if err := ep.setup(); err != nil {
+						t.Fatal(err)
+					}
+				}
+				before := snapshot(t)
 				err := ep.call(c.caller)
 				if c.allowed {
 					if err != nil {
@@ -151,7 +171,7 @@ func TestCallerChecks(t *testing.T) {
 					t.Fatalf("err = %v, want ErrPermission", err)
 				}
 				if ep.writes {
-					after, _ := repo.List(bg, resource.KindAgent, "")
+					after := snapshot(t)
 					if diff := cmp.Diff(before, after); diff != "" {
 						t.Fatalf("a refused call changed the store (-before +after):\n%s", diff)
 					}
@@ -250,6 +270,11 @@ func TestErrorsDoNotEchoValues(t *testing.T) {
 		`{"mcpServers": {"s": {"command": "npx", "cwd": "/x", "args": ["${` + secret + `}"]}}}`,
 		`{"mcpServers": {"s": {"url": "ftp://` + secret + `"}}}`,
 		`{"mcpServers": {"s": {"url": "https://x.example", "headers": {"A": "` + secret + `\n"}}}}`,
+		`{"mcpServers": {"s": {"url": "https://x.example", "headers": {"Authorization": "Bearer ${` + secret + `}"}}}}`,
+		`{"mcpServers": {"s": {"command": "npx", "cwd": "/x", "env": {"TOKEN": "${` + secret + `"}}}}`,
+		`{"mcpServers": {"s": {"command": "npx", "cwd": "/x", "env": {"TOKEN": "` + secret + `\u0000"}}}}`,
+		`{"mcpServers": {"s": {"url": "https://x.example", "headers": {"A": "` + strings.Repeat(secret, 2000) + `"}}}}`,
+		`{"mcpServers": {"s": {"url": "https://` + secret + `.example", "startup_timeout_ms": "` + secret + `"}}}`,
 	} {
 		_, err := svc.Write(bg, resource.Direct(), resource.WriteRequest{Kind: resource.KindMCP, Ref: "x", Create: true, Data: json.RawMessage(data)})
 		if err == nil || strings.Contains(err.Error(), secret) {
