@@ -127,6 +127,17 @@ type WriteRequest struct {
 
 var writeRequestFields = []string{"kind", "reference", "create", "data", "add", "remove", "expected_revision"}
 
+// writeRequestTypes says what each request field must be, for messages.
+var writeRequestTypes = map[string]string{
+	"kind":              `a string, "mcp" or "agent"`,
+	"reference":         "a string, name or category/name",
+	"create":            "true or false",
+	"data":              "a JSON object",
+	"add":               `an object of list fields to arrays of strings, like {"mcps": ["REF"]}`,
+	"remove":            `an object of list fields to arrays of strings, like {"mcps": ["REF"]}`,
+	"expected_revision": "a whole number: the revision you read, or 0 for none",
+}
+
 // UnmarshalJSON decodes a request strictly: unknown fields are refused with
 // the list of allowed ones, and allow_mcp with the reason it is gone.
 func (r *WriteRequest) UnmarshalJSON(b []byte) error {
@@ -148,7 +159,12 @@ func (r *WriteRequest) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &p); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return invalid(pointer(te.Field), CodeWrongType, "wrong type: "+te.Field+" must not be a JSON "+te.Value, "see the request format in the package documentation")
+			// te.Value may hold the value itself ("number 1.5"): not echoed.
+			field, _, _ := strings.Cut(te.Field, ".")
+			if want, ok := writeRequestTypes[field]; ok {
+				return invalid(pointer(field), CodeWrongType, "wrong type for "+field, "write "+field+" as "+want)
+			}
+			return invalid("", CodeWrongType, "a field has the wrong type", "send {kind, reference, create, data, add, remove, expected_revision} as the package documentation describes")
 		}
 		return invalid("", CodeWrongType, "the write request does not decode", "send {kind, reference, create, data, add, remove, expected_revision}")
 	}

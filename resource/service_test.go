@@ -621,6 +621,24 @@ func TestWriteRequestJSON(t *testing.T) {
 			t.Errorf("%s: field %q, want %q (%v)", bad.in, de.Field, bad.field, de)
 		}
 	}
+	// A wrong type says what to write and never repeats the value.
+	for _, bad := range []struct{ in, field, want string }{
+		{`{"expected_revision": 123456789012345678901234567890}`, "/expected_revision", "whole number"},
+		{`{"expected_revision": 1.5}`, "/expected_revision", "whole number"},
+		{`{"create": "s3cr3t"}`, "/create", "true or false"},
+		{`{"add": {"mcps": [12345678]}}`, "/add", `{"mcps": ["REF"]}`},
+	} {
+		err := json.Unmarshal([]byte(bad.in), &req)
+		de := docError(t, err)
+		if de.Field != bad.field || !strings.Contains(de.Fix, bad.want) {
+			t.Errorf("%s: field %q fix %q, want %q and a fix with %q", bad.in, de.Field, de.Fix, bad.field, bad.want)
+		}
+		for _, v := range []string{"1234567890", "1.5", "s3cr3t", "12345678"} {
+			if strings.Contains(de.Error(), v) {
+				t.Errorf("%s: error %q repeats the value", bad.in, de.Error())
+			}
+		}
+	}
 	err := json.Unmarshal([]byte(`{"kind": "agent", "ref": "x"}`), &req)
 	if !strings.Contains(err.Error(), "kind, reference, create, data, add, remove, expected_revision") {
 		t.Fatalf("unknown-field error %v does not list the allowed fields", err)
