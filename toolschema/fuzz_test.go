@@ -20,6 +20,10 @@ var fuzzSchemas = []string{
 	`{"properties":{"l":{"prefixItems":[{"const":1}],"contains":{"type":"string"},"minContains":2,"uniqueItems":true}}}`,
 	`{"$ref":"https://json-schema.org/draft/2020-12/schema"}`, `{"$ref":"http://localhost/x.json"}`,
 	`{"pattern":"(?=x)"}`, `{"type":7}`, `{"minimum":1e400}`, `{"multipleOf":0.0001}`,
+	`{"patternProperties":{"(":{}}}`, `{"$id":"urn:x:y","properties":{"a":{"$ref":"a.json"}}}`,
+	`{"$schema":"http://json-schema.org/draft-04/schema#","id":"http://e/x","properties":{"a":{"id":"y.json","$ref":"#/nope"}}}`,
+	`{"$defs":{"a":{"anyOf":[{"$ref":"#/$defs/b"},{"$ref":"#/$defs/b"}]},"b":{"not":{"$ref":"#/$defs/a"}}}}`,
+	`{"propertyNames":{"enum":["a"]},"dependencies":{"a":["b"],"c":{"required":["d"]}}}`,
 }
 
 var fuzzArgs = []string{
