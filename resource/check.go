@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // TestReport is the result of a static test of one stored resource
@@ -62,7 +63,8 @@ func report(key Key, rev int64, fs []Finding) TestReport {
 // Test checks a stored resource statically and never starts or contacts
 // anything (SPEC R3.1). For an MCP resource: the write rules, that cwd exists
 // and is a directory, that the command resolves (a PATH lookup for a bare
-// name, with the server's own env PATH if it sets one; an existing
+// name as starting it would do: the server's own env PATH if it sets one,
+// placeholders expanded, relative entries against cwd; an existing
 // executable file for an absolute path) and that the URL is well formed. A
 // legacy record without an absolute cwd (SPEC R2.4) is an error finding that
 // says how to fix it. For an agent: its document and that every mount
@@ -158,15 +160,30 @@ func checkCommandResolves(field string, srv MCPServer) (Finding, bool) {
 		}
 		return Finding{}, true
 	}
+	// Look it up as starting it would (package mcpconn): in the PATH the
+	// child gets, with ${cwd} and ${workspace} expanded in env, and with
+	// empty or relative entries resolved against cwd, where the child runs
+	// (SPEC R2.3). Without an absolute cwd nothing starts, so relative
+	// entries are skipped.
+	cwd := ""
+	if filepath.IsAbs(srv.Cwd) {
+		cwd = filepath.Clean(srv.Cwd)
+	}
 	path, fromEnv := srv.Env["PATH"]
 	if !fromEnv {
 		path = os.Getenv("PATH")
+	} else if cwd != "" {
+		path = strings.NewReplacer("${cwd}", cwd, "${workspace}", cwd).Replace(path)
 	}
 	for _, dir := range filepath.SplitList(path) {
-		// An empty or relative PATH entry would resolve against the starting
-		// process's directory, which a server never inherits (SPEC R2.3).
-		if dir == "" || !filepath.IsAbs(dir) {
-			continue
+		if dir == "" {
+			dir = "."
+		}
+		if !filepath.IsAbs(dir) {
+			if cwd == "" {
+				continue
+			}
+			dir = filepath.Join(cwd, dir)
 		}
 		if ok, _ := isExecutable(filepath.Join(dir, srv.Command)); ok {
 			return Finding{}, true

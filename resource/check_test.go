@@ -56,7 +56,11 @@ func TestStaticTest(t *testing.T) {
 		{"absolute executable", stdio(filepath.Join(bin, "my-server"), dir, nil), []string{}},
 		{"remote", `{"mcpServers": {"r": {"url": "https://mcp.example.com/mcp"}}}`, []string{}},
 		{"bare name not on PATH", stdio("no-such-program-agt", dir, pathEnv), []string{resource.CodeCommandMissing}},
-		{"relative PATH entries are ignored", stdio("my-server", dir, map[string]string{"PATH": "bin"}), []string{resource.CodeCommandMissing}},
+		// The child runs in cwd, so mcpconn resolves relative PATH entries
+		// there and expands ${cwd} in env: Test must agree with what starts.
+		{"relative PATH entry resolves against cwd", stdio("my-server", dir, map[string]string{"PATH": "bin"}), []string{}},
+		{"${cwd} in the server's PATH", stdio("my-server", dir, map[string]string{"PATH": "/nonexistent:${cwd}/bin"}), []string{}},
+		{"relative PATH entry elsewhere", stdio("my-server", bin, map[string]string{"PATH": "bin"}), []string{resource.CodeCommandMissing}},
 		{"absolute path missing", stdio(filepath.Join(dir, "missing"), dir, nil), []string{resource.CodeCommandMissing}},
 		{"absolute path not executable", stdio(filepath.Join(bin, "not-exec"), dir, nil), []string{resource.CodeCommandMissing}},
 		{"absolute path is a directory", stdio(bin, dir, nil), []string{resource.CodeCommandMissing}},
