@@ -260,8 +260,8 @@ func compact(raw json.RawMessage) string {
 		return string(raw)
 	}
 	s := buf.String()
-	if len(s) > 160 {
-		s = s[:160] + "..."
+	if len(s) > 120 {
+		s = s[:120] + "..."
 	}
 	return s
 }
