@@ -3,6 +3,7 @@ package resource_test
 import (
 	"encoding/json"
 	"errors"
+	"maps"
 	"slices"
 	"testing"
 
@@ -23,7 +24,7 @@ func TestDecodeAgentExactFieldNames(t *testing.T) {
 	if doc.Manager || doc.CanManage() || len(doc.MCPs) != 0 || !doc.IsEnabled() || doc.Name != "bot" {
 		t.Fatalf("DecodeAgent acted on case variants of known fields: %+v", doc)
 	}
-	if diff := cmp.Diff([]string{"CAPABILITIES", "Enabled", "MCPS", "Manager"}, sortedKeysOf(doc.Extra)); diff != "" {
+	if diff := cmp.Diff([]string{"CAPABILITIES", "Enabled", "MCPS", "Manager"}, slices.Sorted(maps.Keys(doc.Extra))); diff != "" {
 		t.Fatalf("Extra keys (-want +got):\n%s", diff)
 	}
 	for _, bad := range []string{`{"enabled": "yes"}`, `{"mcps": "a"}`, `{} {}`, `null`, `[]`} {
@@ -77,13 +78,4 @@ func TestDecodeMCPExactFieldNames(t *testing.T) {
 			t.Errorf("DecodeMCP(%s) succeeded, want an error", bad)
 		}
 	}
-}
-
-func sortedKeysOf(m map[string]json.RawMessage) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }

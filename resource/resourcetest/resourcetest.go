@@ -117,6 +117,48 @@ func wantConflict(t *testing.T, err error, current int64) {
 	}
 }
 
+func mustGet(t *testing.T, repo resource.Repository, key resource.Key) resource.Resource {
+	t.Helper()
+	res, err := repo.Get(ctx(t), key)
+	if err != nil {
+		t.Fatalf("Get(%s): %v", key, err)
+	}
+	return res
+}
+
+// scribble overwrites b, as a caller reusing its buffer would.
+func scribble(b []byte) {
+	for i := range b {
+		b[i] = ' '
+	}
+}
+
+// race runs fn(0) to fn(n-1) in n goroutines released at once, and waits
+// for all of them.
+func race(n int, fn func(g int)) {
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for g := 0; g < n; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			fn(g)
+		}()
+	}
+	close(start)
+	wg.Wait()
+}
+
+func noErrors(t *testing.T, errs []error) {
+	t.Helper()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // SPEC R2.6: a read returns the resource with its revision; a new key starts
 // at revision 1.
 func testCreateGet(t *testing.T, repo resource.Repository) {
@@ -479,17 +521,10 @@ func testBytesAreCopies(t *testing.T, repo resource.Repository) {
 		t.Fatal(err)
 	}
 	copy(in, `{"a":"yyyy"}`)
-	for i := range res.Data {
-		res.Data[i] = ' '
-	}
-	got, err := repo.Get(ctx(t), keyA)
-	if err != nil {
-		t.Fatal(err)
-	}
+	scribble(res.Data)
+	got := mustGet(t, repo, keyA)
 	jsonEqual(t, got.Data, json.RawMessage(`{"a":"xxxx"}`))
-	for i := range got.Data {
-		got.Data[i] = ' '
-	}
+	scribble(got.Data)
 	list, err := repo.List(ctx(t), keyA.Kind, "")
 	if err != nil {
 		t.Fatal(err)
@@ -498,14 +533,8 @@ func testBytesAreCopies(t *testing.T, repo resource.Repository) {
 		t.Fatalf("List = %d resources, want 1", len(list))
 	}
 	jsonEqual(t, list[0].Data, json.RawMessage(`{"a":"xxxx"}`))
-	for i := range list[0].Data {
-		list[0].Data[i] = ' '
-	}
-	again, err := repo.Get(ctx(t), keyA)
-	if err != nil {
-		t.Fatal(err)
-	}
-	jsonEqual(t, again.Data, json.RawMessage(`{"a":"xxxx"}`))
+	scribble(list[0].Data)
+	jsonEqual(t, mustGet(t, repo, keyA).Data, json.RawMessage(`{"a":"xxxx"}`))
 }
 
 func testCanceledContext(t *testing.T, repo resource.Repository) {
@@ -550,46 +579,34 @@ type counter struct {
 // SPEC R2.6: concurrent compare-and-set writers never lose an update.
 func testConcurrentCompareAndSet(t *testing.T, repo resource.Repository) {
 	mustCreate(t, repo, keyA, `{"n": 0}`)
-	var wg sync.WaitGroup
-	errs := make(chan error, Goroutines)
-	for g := 0; g < Goroutines; g++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for landed := 0; landed < IncrementsPerGoroutine; {
-				cur, err := repo.Get(ctx(t), keyA)
-				if err != nil {
-					errs <- err
-					return
-				}
-				var c counter
-				if err := json.Unmarshal(cur.Data, &c); err != nil {
-					errs <- err
-					return
-				}
-				next, _ := json.Marshal(counter{N: c.N + 1})
-				_, err = repo.Update(ctx(t), keyA, next, cur.Revision)
-				switch {
-				case err == nil:
-					landed++
-				case errors.Is(err, resource.ErrConflict):
-					// Lost the race: read again and retry.
-				default:
-					errs <- err
-					return
-				}
+	errs := make([]error, Goroutines)
+	race(Goroutines, func(g int) {
+		for landed := 0; landed < IncrementsPerGoroutine; {
+			cur, err := repo.Get(ctx(t), keyA)
+			if err != nil {
+				errs[g] = err
+				return
 			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
-	got, err := repo.Get(ctx(t), keyA)
-	if err != nil {
-		t.Fatal(err)
-	}
+			var c counter
+			if err := json.Unmarshal(cur.Data, &c); err != nil {
+				errs[g] = err
+				return
+			}
+			next, _ := json.Marshal(counter{N: c.N + 1})
+			_, err = repo.Update(ctx(t), keyA, next, cur.Revision)
+			switch {
+			case err == nil:
+				landed++
+			case errors.Is(err, resource.ErrConflict):
+				// Lost the race: read again and retry.
+			default:
+				errs[g] = err
+				return
+			}
+		}
+	})
+	noErrors(t, errs)
+	got := mustGet(t, repo, keyA)
 	var c counter
 	if err := json.Unmarshal(got.Data, &c); err != nil {
 		t.Fatal(err)
@@ -616,38 +633,23 @@ func testConcurrentModifyAddRemove(t *testing.T, repo resource.Repository) {
 	data, _ := json.Marshal(initial)
 	mustCreate(t, repo, keyA, string(data))
 
-	var wg sync.WaitGroup
-	errs := make(chan error, Goroutines)
-	for g := 0; g < Goroutines; g++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_, err := repo.Modify(ctx(t), keyA, resource.AnyRevision, func(cur resource.Resource) (json.RawMessage, error) {
-				var l itemList
-				if err := json.Unmarshal(cur.Data, &l); err != nil {
-					return nil, err
-				}
-				if g%2 == 0 {
-					l.Items = slices.DeleteFunc(l.Items, func(s string) bool { return s == "pre-"+strconv.Itoa(g) })
-				} else {
-					l.Items = append(l.Items, "new-"+strconv.Itoa(g))
-				}
-				return json.Marshal(l)
-			})
-			if err != nil {
-				errs <- err
+	errs := make([]error, Goroutines)
+	race(Goroutines, func(g int) {
+		_, errs[g] = repo.Modify(ctx(t), keyA, resource.AnyRevision, func(cur resource.Resource) (json.RawMessage, error) {
+			var l itemList
+			if err := json.Unmarshal(cur.Data, &l); err != nil {
+				return nil, err
 			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
-	got, err := repo.Get(ctx(t), keyA)
-	if err != nil {
-		t.Fatal(err)
-	}
+			if g%2 == 0 {
+				l.Items = slices.DeleteFunc(l.Items, func(s string) bool { return s == "pre-"+strconv.Itoa(g) })
+			} else {
+				l.Items = append(l.Items, "new-"+strconv.Itoa(g))
+			}
+			return json.Marshal(l)
+		})
+	})
+	noErrors(t, errs)
+	got := mustGet(t, repo, keyA)
 	var l itemList
 	if err := json.Unmarshal(got.Data, &l); err != nil {
 		t.Fatal(err)
@@ -673,31 +675,20 @@ func testConcurrentModifyAddRemove(t *testing.T, repo resource.Repository) {
 func testConcurrentSameExpected(t *testing.T, repo resource.Repository) {
 	mustCreate(t, repo, keyA, `{"winner": -1}`)
 	type outcome struct {
-		g   int
 		res resource.Resource
 		err error
 	}
-	results := make(chan outcome, Goroutines)
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	for g := 0; g < Goroutines; g++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			res, err := repo.Update(ctx(t), keyA, json.RawMessage(`{"winner": `+strconv.Itoa(g)+`}`), 1)
-			results <- outcome{g, res, err}
-		}()
-	}
-	close(start)
-	wg.Wait()
-	close(results)
+	outcomes := make([]outcome, Goroutines)
+	race(Goroutines, func(g int) {
+		res, err := repo.Update(ctx(t), keyA, json.RawMessage(`{"winner": `+strconv.Itoa(g)+`}`), 1)
+		outcomes[g] = outcome{res, err}
+	})
 	winners := 0
 	winner := -1
-	for o := range results {
+	for g, o := range outcomes {
 		if o.err == nil {
 			winners++
-			winner = o.g
+			winner = g
 			if o.res.Revision != 2 {
 				t.Errorf("winner got revision %d, want 2", o.res.Revision)
 			}
@@ -708,11 +699,7 @@ func testConcurrentSameExpected(t *testing.T, repo resource.Repository) {
 	if winners != 1 {
 		t.Fatalf("%d writers won, want exactly 1", winners)
 	}
-	got, err := repo.Get(ctx(t), keyA)
-	if err != nil {
-		t.Fatal(err)
-	}
-	jsonEqual(t, got.Data, json.RawMessage(`{"winner":`+strconv.Itoa(winner)+`}`))
+	jsonEqual(t, mustGet(t, repo, keyA).Data, json.RawMessage(`{"winner":`+strconv.Itoa(winner)+`}`))
 }
 
 // Repository: the bytes given to Update and returned by Modify's fn belong
@@ -726,20 +713,12 @@ func testWrittenBytesAreCopies(t *testing.T, repo resource.Repository) {
 		t.Fatal(err)
 	}
 	copy(in, `{"a":"yyyy"}`)
-	for i := range res.Data {
-		res.Data[i] = ' '
-	}
-	got, err := repo.Get(ctx(t), keyA)
-	if err != nil {
-		t.Fatal(err)
-	}
-	jsonEqual(t, got.Data, json.RawMessage(`{"a":"uuuu"}`))
+	scribble(res.Data)
+	jsonEqual(t, mustGet(t, repo, keyA).Data, json.RawMessage(`{"a":"uuuu"}`))
 
 	var out []byte
 	res, err = repo.Modify(ctx(t), keyA, 2, func(cur resource.Resource) (json.RawMessage, error) {
-		for i := range cur.Data {
-			cur.Data[i] = ' '
-		}
+		scribble(cur.Data)
 		out = []byte(`{"a":"mmmm"}`)
 		return out, nil
 	})
@@ -747,13 +726,8 @@ func testWrittenBytesAreCopies(t *testing.T, repo resource.Repository) {
 		t.Fatal(err)
 	}
 	copy(out, `{"a":"zzzz"}`)
-	for i := range res.Data {
-		res.Data[i] = ' '
-	}
-	got, err = repo.Get(ctx(t), keyA)
-	if err != nil {
-		t.Fatal(err)
-	}
+	scribble(res.Data)
+	got := mustGet(t, repo, keyA)
 	if got.Revision != 3 {
 		t.Fatalf("revision = %d, want 3", got.Revision)
 	}
@@ -770,10 +744,7 @@ func testModifyInvalidData(t *testing.T, repo resource.Repository) {
 	if err == nil {
 		t.Fatal("Modify stored data that is not JSON")
 	}
-	got, err := repo.Get(ctx(t), keyA)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := mustGet(t, repo, keyA)
 	if got.Revision != 1 {
 		t.Fatalf("revision after a refused Modify = %d, want 1", got.Revision)
 	}
@@ -800,41 +771,23 @@ func testDeleteMissing(t *testing.T, repo resource.Repository) {
 // Of writers creating one key at once exactly one succeeds; the others get
 // ErrExists and the stored data is the winner's.
 func testConcurrentCreate(t *testing.T, repo resource.Repository) {
-	type outcome struct {
-		g   int
-		err error
-	}
-	results := make(chan outcome, Goroutines)
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	for g := 0; g < Goroutines; g++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			_, err := repo.Create(ctx(t), keyA, json.RawMessage(`{"creator": `+strconv.Itoa(g)+`}`))
-			results <- outcome{g, err}
-		}()
-	}
-	close(start)
-	wg.Wait()
-	close(results)
+	errs := make([]error, Goroutines)
+	race(Goroutines, func(g int) {
+		_, errs[g] = repo.Create(ctx(t), keyA, json.RawMessage(`{"creator": `+strconv.Itoa(g)+`}`))
+	})
 	winner, wins := -1, 0
-	for o := range results {
+	for g, err := range errs {
 		switch {
-		case o.err == nil:
-			winner, wins = o.g, wins+1
-		case !errors.Is(o.err, resource.ErrExists):
-			t.Fatalf("Create err = %v, want nil or ErrExists", o.err)
+		case err == nil:
+			winner, wins = g, wins+1
+		case !errors.Is(err, resource.ErrExists):
+			t.Fatalf("Create err = %v, want nil or ErrExists", err)
 		}
 	}
 	if wins != 1 {
 		t.Fatalf("%d concurrent Creates succeeded, want exactly 1", wins)
 	}
-	got, err := repo.Get(ctx(t), keyA)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := mustGet(t, repo, keyA)
 	if got.Revision != 1 {
 		t.Fatalf("revision = %d, want 1", got.Revision)
 	}
@@ -854,39 +807,30 @@ func testConcurrentDeleteCreate(t *testing.T, repo resource.Repository) {
 		seen[rev]++
 		mu.Unlock()
 	}
-	var wg sync.WaitGroup
-	errs := make(chan error, Goroutines)
-	for g := 0; g < Goroutines; g++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := 0; i < rounds; i++ {
-				var err error
-				var res resource.Resource
-				switch (g + i) % 3 {
-				case 0:
-					res, err = repo.Create(ctx(t), keyA, json.RawMessage(`{}`))
-				case 1:
-					res, err = repo.Update(ctx(t), keyA, json.RawMessage(`{"g": `+strconv.Itoa(g)+`}`), resource.AnyRevision)
-				default:
-					err = repo.Delete(ctx(t), keyA, resource.AnyRevision)
-				}
-				switch {
-				case err == nil && res.Revision != 0:
-					note(res.Revision)
-				case err == nil, errors.Is(err, resource.ErrExists), errors.Is(err, resource.ErrNotFound):
-				default:
-					errs <- err
-					return
-				}
+	errs := make([]error, Goroutines)
+	race(Goroutines, func(g int) {
+		for i := 0; i < rounds; i++ {
+			var err error
+			var res resource.Resource
+			switch (g + i) % 3 {
+			case 0:
+				res, err = repo.Create(ctx(t), keyA, json.RawMessage(`{}`))
+			case 1:
+				res, err = repo.Update(ctx(t), keyA, json.RawMessage(`{"g": `+strconv.Itoa(g)+`}`), resource.AnyRevision)
+			default:
+				err = repo.Delete(ctx(t), keyA, resource.AnyRevision)
 			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
+			switch {
+			case err == nil && res.Revision != 0:
+				note(res.Revision)
+			case err == nil, errors.Is(err, resource.ErrExists), errors.Is(err, resource.ErrNotFound):
+			default:
+				errs[g] = err
+				return
+			}
+		}
+	})
+	noErrors(t, errs)
 	if len(seen) == 0 {
 		t.Fatal("no Create or Update succeeded")
 	}
