@@ -338,14 +338,9 @@ func (s *Service) writeMCP(ctx context.Context, key Key, req WriteRequest) (Writ
 			}
 			warnings = append(warnings, "saved without an absolute cwd, as before (SPEC R2.4): starting or probing this server fails until cwd is set to the absolute directory it runs in")
 		}
-		if old, err := compactJSON(cur.Data); err == nil && bytes.Equal(merged, old) {
-			changed = false
-			return nil, nil
-		}
-		if err := s.checkGrowth(cur.Data, merged); err != nil {
-			return nil, err
-		}
-		return merged, nil
+		var next json.RawMessage
+		next, changed, err = s.nextData(cur.Data, merged)
+		return next, err
 	})
 	if err != nil {
 		return WriteResult{}, err
@@ -403,6 +398,19 @@ func marshalObject(m map[string]json.RawMessage) ([]byte, error) {
 		return nil, invalid("/data", CodeWrongType, "the document does not encode as JSON", "send valid JSON")
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// nextData is what a Modify callback returns for the new document next:
+// nil and changed false when it equals the stored one (no new revision),
+// an error when it would grow past the size limit.
+func (s *Service) nextData(cur, next []byte) (json.RawMessage, bool, error) {
+	if old, err := compactJSON(cur); err == nil && bytes.Equal(old, next) {
+		return nil, false, nil
+	}
+	if err := s.checkGrowth(cur, next); err != nil {
+		return nil, true, err
+	}
+	return next, true, nil
 }
 
 // checkGrowth refuses a write that would leave a document larger than
@@ -474,14 +482,9 @@ func (s *Service) writeAgent(ctx context.Context, key Key, req WriteRequest) (Wr
 		if err != nil {
 			return nil, err
 		}
-		if old, err := compactJSON(cur.Data); err == nil && bytes.Equal(old, data) {
-			changed = false
-			return nil, nil
-		}
-		if err := s.checkGrowth(cur.Data, data); err != nil {
-			return nil, err
-		}
-		return data, nil
+		var next json.RawMessage
+		next, changed, err = s.nextData(cur.Data, data)
+		return next, err
 	})
 	if err != nil {
 		return WriteResult{}, err
