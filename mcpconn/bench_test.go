@@ -19,9 +19,10 @@ import (
 //
 //	go test -run '^$' -bench . -benchmem ./mcpconn
 //
-// Besides wall time, each benchmark reports cpu-ns/op: user+system CPU of
-// the test process and its reaped children (the servers), which a busy
-// machine disturbs far less than wall time.
+// Besides wall time, each benchmark reports cpu-ns/op, the user+system CPU
+// of the test process and its reaped children (the servers), and
+// self-ns/op, the test process alone (the client side): a busy machine
+// disturbs both far less than wall time.
 
 // cpuNow returns the CPU time used so far by this process and its reaped
 // children.
@@ -33,13 +34,23 @@ func cpuNow() time.Duration {
 	return tv(self.Utime) + tv(self.Stime) + tv(children.Utime) + tv(children.Stime)
 }
 
-// measureCPU reports cpu-ns/op for the loop that follows; call it right
-// before the loop and defer the returned function.
+// measureCPU reports cpu-ns/op and self-ns/op for the loop that follows;
+// call it right before the loop and defer the returned function.
 func measureCPU(b *testing.B) func() {
 	start := cpuNow()
+	s0 := selfNow()
 	return func() {
 		b.ReportMetric(float64(cpuNow()-start)/float64(b.N), "cpu-ns/op")
+		b.ReportMetric(float64(selfNow()-s0)/float64(b.N), "self-ns/op")
 	}
+}
+
+// selfNow returns the CPU time used so far by this process alone.
+func selfNow() time.Duration {
+	var self syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &self)
+	tv := func(t syscall.Timeval) time.Duration { return time.Duration(t.Nano()) }
+	return tv(self.Utime) + tv(self.Stime)
 }
 
 // BenchmarkProbe: the Prober on the stdio fake server: read the document,
