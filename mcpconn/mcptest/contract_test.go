@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/goleak"
 
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
@@ -18,6 +19,12 @@ import (
 func TestMain(m *testing.M) {
 	code := m.Run()
 	mcptest.RemoveBuilt()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goleak: goroutines left after the tests:", err)
+			code = 1
+		}
+	}
 	os.Exit(code)
 }
 
