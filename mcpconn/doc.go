@@ -73,8 +73,9 @@
 // timeout wraps context.DeadlineExceeded; the caller's cancellation wraps
 // the caller's context error. A tool result with IsError set is a result,
 // not an error; a JSON-RPC protocol error (such as an unknown tool) can be
-// read with errors.As into a *jsonrpc.Error. Errors never contain argument
-// values.
+// read with errors.As into a *jsonrpc.Error. The messages mcpconn writes
+// never contain argument values; a server's own error text (in a
+// *jsonrpc.Error or a tool result) is passed on as the server wrote it.
 //
 // # Concurrency
 //

@@ -165,7 +165,8 @@ var errToolTimeout = errors.New("tool timeout")
 // ErrUnavailable when the connection is dead or closed, context.DeadlineExceeded
 // for the tool timeout, the caller's ctx error when ctx ends, and a
 // *jsonrpc.Error (errors.As) for a protocol error such as an unknown tool.
-// Argument values are never part of an error.
+// mcpconn adds no argument value to an error; a protocol error's text is
+// the server's.
 func (s *Session) CallTool(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
 	if s.closed.Load() {
 		return nil, s.closedError(callOp(name))
