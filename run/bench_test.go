@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
@@ -25,6 +26,25 @@ import (
 // BenchmarkNewRun/1-server, one server's start through the same path.
 
 const benchArgs = `{"text":"hello, benchmark"}`
+
+// cpuMeter reports CPU time per iteration beside the wall time, which a
+// loaded 2-core machine makes noisy: cpu-ns/op is this process (client and
+// in-memory server), child-cpu-ns/op the server processes (counted once
+// they are waited for, so it includes their shutdown).
+type cpuMeter struct{ self, children time.Duration }
+
+func startCPU() cpuMeter {
+	s, c := cpuUsage()
+	return cpuMeter{s, c}
+}
+
+func (m cpuMeter) report(b *testing.B, children bool) {
+	s, c := cpuUsage()
+	b.ReportMetric(float64(s-m.self)/float64(b.N), "cpu-ns/op")
+	if children {
+		b.ReportMetric(float64(c-m.children)/float64(b.N), "child-cpu-ns/op")
+	}
+}
 
 type countingAuditor struct{ n atomic.Int64 }
 
@@ -58,13 +78,39 @@ func BenchmarkExecute(b *testing.B) {
 		bt := batch(calls...)
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
+			cpu := startCPU()
 			for b.Loop() {
 				out, err := r.Execute(ctx, bt)
 				if err != nil || out.Results[n-1].Failed() {
 					b.Fatalf("%v %+v", err, out.Results[n-1])
 				}
 			}
+			cpu.report(b, false)
 		})
+	}
+}
+
+// BenchmarkPipeline is the pipeline alone around a host tool that does
+// nothing: what agt adds to every call, without any MCP traffic.
+func BenchmarkPipeline(b *testing.B) {
+	repo := newRepo(b)
+	putAgent(b, repo, testAgent, resource.AgentDocument{})
+	noop := run.HostTool{Name: "noop", Schema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","maxLength":100}},"required":["text"]}`),
+		Handler: func(context.Context, run.Request) (run.Result, error) { return run.Result{}, nil }}
+	r := newRun(b, &run.Options{
+		Repository:   repo,
+		HostTools:    []run.HostTool{noop},
+		Permission:   policy.Rules{Allow: []string{"noop"}},
+		Interceptors: []run.Interceptor{run.Before(func(context.Context, run.Request) error { return nil })},
+		Auditor:      &countingAuditor{},
+	})
+	bt := batch(call("c", "noop", benchArgs))
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if out, err := r.Execute(ctx, bt); err != nil || out.Results[0].Failed() {
+			b.Fatal(err, out.Results)
+		}
 	}
 }
 
@@ -94,6 +140,7 @@ func BenchmarkRawSDKCallTool(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
+			cpu := startCPU()
 			for b.Loop() {
 				for range n {
 					res, err := cs.CallTool(ctx, params)
@@ -102,6 +149,7 @@ func BenchmarkRawSDKCallTool(b *testing.B) {
 					}
 				}
 			}
+			cpu.report(b, false)
 		})
 	}
 }
@@ -125,6 +173,48 @@ func BenchmarkNewRun(b *testing.B) {
 			repo := newRepo(b)
 			putAgent(b, repo, testAgent, resource.AgentDocument{MCPs: stdioMounts(b, repo, n)})
 			opts := &run.Options{Agent: testAgent, Repository: repo, Permission: policy.AutoAllow(), FailOnMountError: true}
+			ctx := context.Background()
+			cpu := startCPU()
+			for b.Loop() {
+				r, err := run.New(ctx, opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				_ = r.Close()
+				b.StartTimer()
+			}
+			cpu.report(b, true)
+		})
+	}
+}
+
+// BenchmarkNewRunLatency isolates the parallelism of the start from CPU:
+// in-memory servers whose start takes 20 ms of waiting (as a server that
+// connects to something would). 10-servers should cost about what
+// 1-server costs.
+func BenchmarkNewRunLatency(b *testing.B) {
+	for _, n := range []int{1, 10} {
+		b.Run(fmt.Sprintf("%d-server", n)+map[bool]string{true: "s"}[n > 1], func(b *testing.B) {
+			repo := newRepo(b)
+			refs := make([]resource.Ref, n)
+			for i := range refs {
+				refs[i] = resource.Ref(fmt.Sprintf("srv%02d", i))
+				putMCP(b, repo, refs[i], inMemoryServer(b))
+			}
+			putAgent(b, repo, testAgent, resource.AgentDocument{MCPs: refs})
+			// One server serves every session: building a fake server is
+			// CPU work this benchmark is not about.
+			server := mcptest.NewServer(nil)
+			conn := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: func(ctx context.Context, ref resource.Ref, srv resource.MCPServer) (mcp.Transport, error) {
+				time.Sleep(20 * time.Millisecond)
+				st, ct := mcp.NewInMemoryTransports()
+				if _, err := server.Connect(context.WithoutCancel(ctx), st, nil); err != nil {
+					return nil, err
+				}
+				return ct, nil
+			}})
+			opts := &run.Options{Agent: testAgent, Repository: repo, Connector: conn, Permission: policy.AutoAllow(), FailOnMountError: true}
 			ctx := context.Background()
 			for b.Loop() {
 				r, err := run.New(ctx, opts)
@@ -151,6 +241,7 @@ func BenchmarkRefresh(b *testing.B) {
 		r := newRun(b, &run.Options{Repository: repo, HostTools: []run.HostTool{mountTool(repo)}, FailOnMountError: true})
 		ctx := context.Background()
 		add, remove := batch(setMounts(refs...)), batch(setMounts(refs[:9]...))
+		cpu := startCPU()
 		for b.Loop() {
 			out, err := r.Execute(ctx, add)
 			if err != nil || out.Refresh == nil || !out.Refresh.OK || len(out.Refresh.Added) != 1 {
@@ -162,5 +253,6 @@ func BenchmarkRefresh(b *testing.B) {
 			}
 			b.StartTimer()
 		}
+		cpu.report(b, true)
 	})
 }

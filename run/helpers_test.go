@@ -7,12 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
@@ -267,36 +264,6 @@ func serverEnv(tb testing.TB, r *run.Run, ref resource.Ref) mcptest.EnvironmentO
 		tb.Fatal(err)
 	}
 	return env
-}
-
-// groupGone waits up to 10 s for every process of the group to be gone.
-func groupGone(pgid int) bool {
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if err := syscall.Kill(-pgid, 0); err != nil {
-			return true
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return false
-}
-
-// processGone waits up to 10 s for the process to be gone (or a zombie
-// reaped by nobody, which counts as exited).
-func processGone(pid int) bool {
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if err := syscall.Kill(pid, 0); err != nil {
-			return true
-		}
-		if b, err := os.ReadFile(filepath.Join("/proc", itoa(pid), "stat")); err == nil {
-			if f := strings.Fields(string(b)); len(f) > 2 && f[2] == "Z" {
-				return true
-			}
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return false
 }
 
 func itoa(n int) string {

@@ -7,14 +7,17 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/policy"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/run"
 	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 var (
@@ -535,5 +538,41 @@ func TestCloseEndsProcesses(t *testing.T) {
 	}
 	if _, err := r.Execute(context.Background(), batch(call("x", echo, `{"text":"x"}`))); !errors.Is(err, run.ErrClosed) {
 		t.Errorf("Execute after Close: %v, want ErrClosed", err)
+	}
+}
+
+// Mounts start in parallel: every Dial of ten mounts waits until all ten
+// are in flight at once, which a sequential start would never reach.
+func TestMountsStartInParallel(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	var refs []resource.Ref
+	for i := range 10 {
+		ref := resource.Ref(fmt.Sprintf("m%d", i))
+		refs = append(refs, ref)
+		putMCP(t, repo, ref, inMemoryServer(t))
+	}
+	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: refs})
+	var mu sync.Mutex
+	inFlight := 0
+	all := make(chan struct{})
+	dial := mcptest.Dial(nil)
+	conn := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: func(ctx context.Context, ref resource.Ref, srv resource.MCPServer) (mcp.Transport, error) {
+		mu.Lock()
+		inFlight++
+		if inFlight == len(refs) {
+			close(all)
+		}
+		mu.Unlock()
+		select {
+		case <-all:
+			return dial(ctx, ref, srv)
+		case <-ctx.Done():
+			return nil, errors.New("the other mounts never started: starts are sequential")
+		}
+	}})
+	r := newRun(t, &run.Options{Repository: repo, Connector: conn, FailOnMountError: true})
+	if got := len(r.Tools()); got == 0 {
+		t.Error("no tools")
 	}
 }

@@ -1,0 +1,12 @@
+//go:build !unix
+
+package run_test
+
+import "time"
+
+// Process checks need unix signals; elsewhere they pass vacuously.
+func processGone(int) bool { return true }
+
+func groupGone(int) bool { return true }
+
+func cpuUsage() (self, children time.Duration) { return 0, 0 }

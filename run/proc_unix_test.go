@@ -1,0 +1,52 @@
+//go:build unix
+
+package run_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// processGone waits up to 10 s for the process to be gone (or a zombie
+// reaped by nobody, which counts as exited).
+func processGone(pid int) bool {
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if err := syscall.Kill(pid, 0); err != nil {
+			return true
+		}
+		if b, err := os.ReadFile(filepath.Join("/proc", itoa(pid), "stat")); err == nil {
+			if f := strings.Fields(string(b)); len(f) > 2 && f[2] == "Z" {
+				return true
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return false
+}
+
+// groupGone waits up to 10 s for every process of the group to be gone.
+func groupGone(pgid int) bool {
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if err := syscall.Kill(-pgid, 0); err != nil {
+			return true
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return false
+}
+
+// cpuUsage returns the CPU time used by this process and by its waited-for
+// children so far.
+func cpuUsage() (self, children time.Duration) {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	self = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru)
+	children = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return self, children
+}
