@@ -31,6 +31,9 @@ const (
 )
 
 func (d *decoder) document() (any, error) {
+	// One copy of the input as a string: plain strings and numbers are then
+	// substrings of it, not one allocation each.
+	d.src = string(d.data)
 	d.skipSpace()
 	v, err := d.value()
 	if err != nil {
@@ -57,10 +60,12 @@ func (e *decodeError) Error() string {
 
 type decoder struct {
 	data     []byte
+	src      string // data as a string, shared by the decoded strings
 	pos      int
 	depth    int
 	maxDepth int
 	buf      []byte // scratch for strings with escapes
+	elems    []any  // scratch stack for array elements
 
 	maxNumberLength, maxExponent int
 }
@@ -185,19 +190,21 @@ func (d *decoder) array() (any, error) {
 		return nil, err
 	}
 	d.pos++ // '['
-	arr := []any{}
 	d.skipSpace()
 	if d.pos < len(d.data) && d.data[d.pos] == ']' {
 		d.pos++
 		d.depth--
-		return arr, nil
+		return []any{}, nil
 	}
+	// Elements gather on a stack shared by all arrays of the document and
+	// are copied once into a slice of the exact length.
+	base := len(d.elems)
 	for {
 		v, err := d.value()
 		if err != nil {
 			return nil, err
 		}
-		arr = append(arr, v)
+		d.elems = append(d.elems, v)
 		d.skipSpace()
 		if d.pos >= len(d.data) {
 			return nil, d.syntaxError("")
@@ -209,6 +216,10 @@ func (d *decoder) array() (any, error) {
 		case ']':
 			d.pos++
 			d.depth--
+			arr := make([]any, len(d.elems)-base)
+			copy(arr, d.elems[base:])
+			clear(d.elems[base:])
+			d.elems = d.elems[:base]
 			return arr, nil
 		default:
 			return nil, d.syntaxError("after an array element")
@@ -265,7 +276,7 @@ func (d *decoder) number() (any, error) {
 	if d.pos-start > d.maxNumberLength {
 		return nil, d.numberError(start)
 	}
-	return json.Number(data[start:d.pos]), nil
+	return json.Number(d.src[start:d.pos]), nil
 }
 
 // str decodes a string starting at the opening quote.
@@ -277,7 +288,7 @@ func (d *decoder) str() (string, error) {
 	for d.pos < len(data) {
 		c := data[d.pos]
 		if c == '"' {
-			s := string(data[start:d.pos])
+			s := d.src[start:d.pos]
 			d.pos++
 			return s, nil
 		}
