@@ -329,11 +329,12 @@ func (s *Service) writeMCP(ctx context.Context, key Key, req WriteRequest) (Writ
 		if err != nil {
 			return nil, err
 		}
-		_, _, fs := checkMCP(merged)
+		_, srv, fs := checkMCP(merged)
 		if e := errorOf("/data", fs); e != nil {
-			// A record saved before SPEC R2.2 may stay without an absolute
-			// cwd while it is being modified (SPEC R2.4), with a warning.
-			if !onlyLegacyCwd(fs) || !isLegacyMCP(cur.Data) {
+			// A record saved before SPEC R2.2 may keep its missing or
+			// relative cwd while it is being modified (SPEC R2.4), with a
+			// warning; a new relative cwd is refused.
+			if !onlyLegacyCwd(fs) || !keepsLegacyCwd(cur.Data, srv.Cwd) {
 				return nil, e
 			}
 			warnings = append(warnings, "saved without an absolute cwd, as before (SPEC R2.4): starting or probing this server fails until cwd is set to the absolute directory it runs in")
@@ -362,15 +363,11 @@ func onlyLegacyCwd(fs []Finding) bool {
 	return true
 }
 
-// isLegacyMCP reports whether a stored MCP document lacks an absolute cwd.
-func isLegacyMCP(data []byte) bool {
-	_, _, fs := checkMCP(data)
-	for _, f := range fs {
-		if f.Code == CodeNoAbsoluteCwd {
-			return true
-		}
-	}
-	return false
+// keepsLegacyCwd reports whether the stored MCP document lacks an absolute
+// cwd and cwd is the one it already has.
+func keepsLegacyCwd(stored []byte, cwd string) bool {
+	_, srv, fs := checkMCP(stored)
+	return hasCode(fs, CodeNoAbsoluteCwd) && srv.Cwd == cwd
 }
 
 // mergeTop applies a top-level patch: every field of patch replaces the one

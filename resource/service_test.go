@@ -342,6 +342,13 @@ func TestLegacyMCP(t *testing.T) {
 	if upd.Resource.Revision != 2 || len(upd.Warnings) != 1 || !strings.Contains(upd.Warnings[0], "cwd") {
 		t.Fatalf("update result %+v, want revision 2 with one cwd warning", upd)
 	}
+	// An update may keep the legacy cwd, but not set a new relative one:
+	// that would be a new break of SPEC R2.2, not an old record.
+	_, err = svc.Write(bg, resource.Direct(), resource.WriteRequest{Kind: resource.KindMCP, Ref: "old",
+		Data: json.RawMessage(`{"mcpServers": {"old": {"command": "npx", "cwd": "srv/old"}}}`)})
+	if de := docError(t, err); de.Code != resource.CodeNoAbsoluteCwd {
+		t.Fatalf("legacy update to a relative cwd: code = %q, want %q", de.Code, resource.CodeNoAbsoluteCwd)
+	}
 	// Other rules still hold for a legacy record.
 	_, err = svc.Write(bg, resource.Direct(), resource.WriteRequest{Kind: resource.KindMCP, Ref: "old",
 		Data: json.RawMessage(`{"mcpServers": {"old": {"command": "./npx"}}}`)})
