@@ -75,9 +75,9 @@
 //
 // A record saved before cwd was required (SPEC R2.4) can still be read and
 // modified: an update that keeps its cwd as it was (missing or relative)
-// is accepted with a warning in WriteResult.Warnings, one that sets a new
-// relative cwd is refused, while Test reports it as an error
-// that says how to set cwd. Starting it fails (package mcpconn).
+// is accepted with a warning in WriteResult.Warnings; one that sets a new
+// relative cwd is refused. Test reports such a record as an error that
+// says how to set cwd, and starting it fails (package mcpconn).
 //
 // # Agent documents
 //
