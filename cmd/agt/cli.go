@@ -301,6 +301,9 @@ func flagErrorText(err error) string {
 	if rest, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
 		return "unknown flag -" + rest
 	}
+	if rest, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		return "--" + strings.TrimLeft(rest, "-") + " needs a value"
+	}
 	if m := invalidFlagValue.FindStringSubmatch(msg); m != nil {
 		return fmt.Sprintf("invalid value for --%s: %s", m[1], m[2])
 	}

@@ -124,6 +124,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{"unknown sub-command", []string{"agent", "explode"}, `unknown command "explode"`},
 		{"unknown flag", []string{"mcp", "list", "--bogus"}, "unknown flag --bogus"},
 		{"missing argument", []string{"mcp", "get"}, "exactly 1 positional argument"},
+		{"flag without value", []string{"mcp", "list", "--category"}, "--category needs a value"},
 		{"extra argument", []string{"mcp", "get", "a", "b"}, "got 2"},
 		{"call needs three", []string{"agent", "call", "a", "tool"}, "exactly 3"},
 		{"bad reference", []string{"mcp", "get", "Not/A/Ref"}, "reference"},
