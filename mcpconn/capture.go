@@ -308,9 +308,16 @@ type sseBodyCapture struct {
 func (s *sseBodyCapture) Read(p []byte) (int, error) {
 	n, err := s.ReadCloser.Read(p)
 	s.feed(p[:n])
-	if err != nil && s.data.Len() > 0 {
-		noteResponses(s.capture, s.data.Bytes())
-		s.data.Reset()
+	if err != nil {
+		// Like the go-sdk's reader, an event cut off by the end of the body
+		// still counts.
+		if len(s.line) > 0 {
+			s.endLine()
+		}
+		if s.data.Len() > 0 {
+			noteResponses(s.capture, s.data.Bytes())
+			s.data.Reset()
+		}
 	}
 	return n, err
 }

@@ -1,0 +1,181 @@
+package mcpconn
+
+import (
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// chunkReader returns its data n bytes at a time, as a network body might.
+type chunkReader struct {
+	data []byte
+	n    int
+}
+
+func (c *chunkReader) Read(p []byte) (int, error) {
+	if len(c.data) == 0 {
+		return 0, io.EOF
+	}
+	k := min(c.n, len(p), len(c.data))
+	copy(p, c.data[:k])
+	c.data = c.data[k:]
+	return k, nil
+}
+
+func (c *chunkReader) Close() error { return nil }
+
+const listResult = `{"tools":[{"name":"a","inputSchema":{"type":"object","properties":{"z":{"maximum":12345678901234567890}}}}]}`
+
+// The event-stream capture finds the tools/list result however the body is
+// split, with CRLF line ends and with other events around it.
+func TestSSECaptureChunking(t *testing.T) {
+	t.Parallel()
+	stream := "event: message\r\nid: 1\r\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\r\n\r\n" +
+		"event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":" + listResult + "}\n\n" +
+		": a comment\n\n"
+	for _, n := range []int{1, 2, 3, 7, 64, len(stream)} {
+		c := newToolsListCapture()
+		c.request("n7")
+		body := &sseBodyCapture{ReadCloser: &chunkReader{data: []byte(stream), n: n}, capture: c}
+		if _, err := io.Copy(io.Discard, body); err != nil {
+			t.Fatal(err)
+		}
+		if got := string(c.take()); got != listResult {
+			t.Errorf("chunks of %d: captured %q; want the exact result", n, got)
+		}
+	}
+}
+
+// A multi-line data field is joined with newlines, as SSE says; an event
+// cut off by EOF is still read; an id that was not asked for is ignored.
+func TestSSECaptureEdges(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		stream string
+		want   string
+	}{
+		{name: "multi-line data", stream: "data: {\"id\":\"x\",\ndata: \"result\":{\"tools\":[]}}\n\n", want: `{"tools":[]}`},
+		{name: "no final blank line", stream: "data: {\"id\":\"x\",\"result\":{\"tools\":[]}}", want: `{"tools":[]}`},
+		{name: "other id", stream: "data: {\"id\":\"y\",\"result\":{\"tools\":[]}}\n\n", want: ""},
+		{name: "error response", stream: "data: {\"id\":\"x\",\"error\":{\"code\":1,\"message\":\"m\"}}\n\n", want: ""},
+		{name: "not JSON", stream: "data: hello\n\n", want: ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := newToolsListCapture()
+			c.request("sx")
+			body := &sseBodyCapture{ReadCloser: &chunkReader{data: []byte(tt.stream), n: 5}, capture: c}
+			_, _ = io.Copy(io.Discard, body)
+			if got := string(c.take()); got != tt.want {
+				t.Errorf("captured %q; want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// A JSON body and a batch are captured at EOF.
+func TestJSONBodyCapture(t *testing.T) {
+	t.Parallel()
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","id":3,"result":` + listResult + `}`,
+		`[{"jsonrpc":"2.0","id":2,"result":{}},{"jsonrpc":"2.0","id":3,"result":` + listResult + `}]`,
+	} {
+		c := newToolsListCapture()
+		c.request("n3")
+		r := &jsonBodyCapture{ReadCloser: &chunkReader{data: []byte(body), n: 4}, capture: c}
+		_, _ = io.Copy(io.Discard, r)
+		if got := string(c.take()); got != listResult {
+			t.Errorf("body %.40s...: captured %q", body, got)
+		}
+	}
+}
+
+func TestListRequestIDs(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		body string
+		want string
+	}{
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, "n1"},
+		{`{"jsonrpc":"2.0","id":"abc","method":"tools/list","params":{"cursor":"c"}}`, "sabc"},
+		{`[{"id":1,"method":"ping"},{"id":2,"method":"tools/list"}]`, "n2"},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call"}`, ""},
+		{`{"jsonrpc":"2.0","method":"tools/list"}`, ""},
+		{`not json`, ""},
+	}
+	for _, tt := range tests {
+		if got := strings.Join(listRequestIDs([]byte(tt.body)), ","); got != tt.want {
+			t.Errorf("listRequestIDs(%s) = %q; want %q", tt.body, got, tt.want)
+		}
+	}
+}
+
+// The ring keeps the last bytes and marks the cut at a line boundary.
+func TestRing(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		size   int
+		writes []string
+		want   string
+	}{
+		{size: 16, writes: []string{"hello\n"}, want: "hello\n"},
+		{size: 16, writes: []string{"line one\n", "line two\n"}, want: "[...]\nline two\n"},
+		{size: 8, writes: []string{"0123456789abcdef"}, want: "[...]\n89abcdef"},
+		{size: 8, writes: []string{"ab", "cd", "ef", "gh", "ij"}, want: "[...]\ncdefghij"},
+	}
+	for _, tt := range tests {
+		r := newRing(tt.size)
+		for _, w := range tt.writes {
+			_, _ = r.Write([]byte(w))
+		}
+		if got := r.String(); got != tt.want {
+			t.Errorf("ring(%d) after %q = %q; want %q", tt.size, tt.writes, got, tt.want)
+		}
+	}
+}
+
+// A relative PATH entry resolves against the child's cwd.
+func TestLookPathRelativeEntry(t *testing.T) {
+	t.Parallel()
+	cwd := t.TempDir()
+	if err := os.Mkdir(filepath.Join(cwd, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	exe := filepath.Join(cwd, "bin", "tool")
+	if err := os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cwd, "bin", "plain"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := lookPath("tool", "/nonexistent:bin", cwd); err != nil || got != exe {
+		t.Errorf("lookPath = %q, %v; want %q", got, err, exe)
+	}
+	if _, err := lookPath("plain", "bin", cwd); err == nil {
+		t.Errorf("lookPath found a file without the executable bit")
+	}
+}
+
+// FuzzSSECapture: hostile event streams never panic, and a captured result
+// is always valid JSON.
+func FuzzSSECapture(f *testing.F) {
+	f.Add([]byte("data: {\"id\":1,\"result\":{}}\n\n"), 3)
+	f.Add([]byte("data:\r\n\r\ndata: [\n\n"), 1)
+	f.Fuzz(func(t *testing.T, stream []byte, n int) {
+		if n <= 0 {
+			n = 1
+		}
+		c := newToolsListCapture()
+		c.request("n1")
+		body := &sseBodyCapture{ReadCloser: &chunkReader{data: stream, n: n}, capture: c}
+		_, _ = io.Copy(io.Discard, body)
+		if got := c.take(); got != nil && !json.Valid(got) {
+			t.Errorf("captured invalid JSON %q", got)
+		}
+	})
+}
