@@ -68,21 +68,22 @@ func (s *Service) authorize(ctx context.Context, c Caller, action string) error 
 		return nil
 	}
 	if !validRef(string(c.Agent)) {
-		return fmt.Errorf("resource: %s refused: the calling agent's reference is invalid: %w", action, ErrPermission)
+		return fmt.Errorf("resource: %s refused: the calling agent's reference is invalid (fix: the host must name the caller by its registered agent reference): %w", action, ErrPermission)
 	}
 	res, err := s.repo.Get(ctx, Key{Kind: KindAgent, Ref: c.Agent})
 	if errors.Is(err, ErrNotFound) {
-		return fmt.Errorf("resource: %s refused: calling agent %s is not registered: %w", action, c.Agent, ErrPermission)
+		return fmt.Errorf("resource: %s refused: calling agent %s is not registered (fix: a direct caller registers it: agt agent create %s --capability %s): %w",
+			action, c.Agent, c.Agent, CapabilityResourceManagement, ErrPermission)
 	}
 	if err != nil {
 		return err
 	}
 	doc, err := DecodeAgent(res.Data)
 	if err != nil {
-		return fmt.Errorf("resource: %s refused: calling agent %s has an unreadable document: %w", action, c.Agent, ErrPermission)
+		return fmt.Errorf("resource: %s refused: calling agent %s has an unreadable document (fix: a direct caller rewrites its fields with resource_write or agt agent update): %w", action, c.Agent, ErrPermission)
 	}
 	if !doc.CanManage() {
-		return fmt.Errorf("resource: %s refused: agent %s is not a manager and lacks the %s capability (SPEC R3.6); a direct caller can grant it with add={\"capabilities\":[%q]}: %w",
+		return fmt.Errorf("resource: %s refused: agent %s is not a manager and lacks the %s capability (SPEC R3.6) (fix: a direct caller grants it with add={\"capabilities\":[%q]}): %w",
 			action, c.Agent, CapabilityResourceManagement, CapabilityResourceManagement, ErrPermission)
 	}
 	return nil

@@ -170,6 +170,9 @@ func TestCallerChecks(t *testing.T) {
 				if !errors.Is(err, resource.ErrPermission) {
 					t.Fatalf("err = %v, want ErrPermission", err)
 				}
+				if !strings.Contains(err.Error(), "(fix: ") {
+					t.Fatalf("refusal %q does not say how to fix it", err)
+				}
 				if ep.writes {
 					after := snapshot(t)
 					if diff := cmp.Diff(before, after); diff != "" {
