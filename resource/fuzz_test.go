@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/agtsdk/agt/resource"
 )
 
@@ -46,8 +48,14 @@ func FuzzValidateMCP(f *testing.F) {
 		default:
 			t.Fatalf("accepted transport %q", srv.Transport())
 		}
-		if _, _, err := resource.DecodeMCP(json.RawMessage(data)); err != nil {
+		// What was validated is what starts: DecodeMCP (used to start the
+		// server) must read the same server.
+		dname, dsrv, err := resource.DecodeMCP(json.RawMessage(data))
+		if err != nil {
 			t.Fatalf("DecodeMCP refuses what ValidateMCP accepts: %v", err)
+		}
+		if diff := cmp.Diff(srv, dsrv); diff != "" || dname != name {
+			t.Fatalf("DecodeMCP reads %q, ValidateMCP %q; server (-validated +decoded):\n%s", dname, name, diff)
 		}
 	})
 }
