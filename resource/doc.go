@@ -14,7 +14,7 @@
 //		Data: json.RawMessage(`{"mcpServers": {"files": {"command": "npx", "args": ["-y", "server"], "cwd": "/srv/files"}}}`),
 //	})
 //	_, err = svc.Write(ctx, resource.Direct(), resource.WriteRequest{
-//		Kind: resource.KindAgent, Ref: "helper", Add: map[string][]string{"mcps": {"tools/files"}},
+//		Kind: resource.KindAgent, Ref: "helper", Create: true, Add: map[string][]string{"mcps": {"tools/files"}},
 //	})
 //
 // # References and kinds
