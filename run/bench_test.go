@@ -27,6 +27,21 @@ import (
 
 const benchArgs = `{"text":"hello, benchmark"}`
 
+// benchCases pair each BenchmarkExecute case with its
+// BenchmarkRawSDKCallTool baseline. The sleep cases give each call 2 ms of
+// waiting, as a server doing I/O would: there, concurrency pays even on a
+// loaded 2-core machine, while the echo cases are pure CPU shared by the
+// client and the in-process server.
+var benchCases = []struct {
+	execute, raw string
+	tool, args   string
+	calls        int
+}{
+	{"one-valid-call", "one-call", mcptest.ToolEcho, benchArgs, 1},
+	{"batch-32", "sequential-32", mcptest.ToolEcho, benchArgs, 32},
+	{"batch-32-sleep-2ms", "sequential-32-sleep-2ms", mcptest.ToolSleep, `{"ms":2}`, 32},
+}
+
 // cpuMeter reports CPU time per iteration beside the wall time, which a
 // loaded 2-core machine makes noisy: cpu-ns/op is this process (client and
 // in-memory server), child-cpu-ns/op the server processes (counted once
@@ -66,15 +81,13 @@ func BenchmarkExecute(b *testing.B) {
 		MaxConcurrency: 32,
 	})
 	ctx := context.Background()
-	for _, n := range []int{1, 32} {
-		name := "one-valid-call"
-		if n > 1 {
-			name = fmt.Sprintf("batch-%d", n)
-		}
+	for _, bc := range benchCases {
+		n := bc.calls
 		calls := make([]run.Call, n)
 		for i := range calls {
-			calls[i] = call(fmt.Sprintf("c%d", i), echo, benchArgs)
+			calls[i] = call(fmt.Sprintf("c%d", i), run.Alias(notes, bc.tool), bc.args)
 		}
+		name := bc.execute
 		bt := batch(calls...)
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
@@ -132,12 +145,10 @@ func BenchmarkRawSDKCallTool(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer cs.Close()
-	params := &mcp.CallToolParams{Name: mcptest.ToolEcho, Arguments: json.RawMessage(benchArgs)}
-	for _, n := range []int{1, 32} {
-		name := "one-call"
-		if n > 1 {
-			name = fmt.Sprintf("sequential-%d", n)
-		}
+	for _, bc := range benchCases {
+		n := bc.calls
+		name := bc.raw
+		params := &mcp.CallToolParams{Name: bc.tool, Arguments: json.RawMessage(bc.args)}
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
 			cpu := startCPU()
