@@ -174,9 +174,14 @@ func (s *Schema) checkExpansion(all []*jsonschema.Schema) error {
 		next  int
 		total int
 	}
+	// Sorted children: where recursion is cut depends on the order, and
+	// the same schema must always get the same verdict.
 	allOf := func(sch *jsonschema.Schema) []*jsonschema.Schema {
 		var subs []*jsonschema.Schema
 		children(sch, func(sub *jsonschema.Schema, _ bool) { subs = append(subs, sub) })
+		slices.SortStableFunc(subs, func(a, b *jsonschema.Schema) int {
+			return strings.Compare(s.pointerOf(a.Location), s.pointerOf(b.Location))
+		})
 		return subs
 	}
 	for _, start := range all {
