@@ -34,8 +34,18 @@
 // schema, a message that says what to fix, and one of the sentinels
 // ErrUnsupportedDialect, ErrExternalRef, ErrNotObject or ErrInvalidSchema for
 // errors.Is. Validate and ValidateValue return nil or an *ArgumentError whose
-// Violations are sorted and deterministic. Hostile input is bounded by
-// Options: schema size, nesting depth, argument size.
+// Violations are sorted and deterministic.
+//
+// # Limits
+//
+// Schemas and arguments are hostile input. Options bound schema size,
+// nesting depth (schema and arguments), argument size, and how far shared
+// subschemas may multiply the work of validating one value (a chain of
+// anyOf that each refer twice to the next link would otherwise take
+// exponential time). A number literal may have at most 1000 characters and
+// an exponent of at most 1000. Over a limit, Compile fails with
+// ErrInvalidSchema and Validate returns a violation at the root; neither
+// hangs nor overflows the stack.
 //
 // # Concurrency
 //
