@@ -173,7 +173,7 @@ func initBuckets(tx *bolt.Tx) error {
 			return err
 		}
 	case !bytes.Equal(v, formatVersion):
-		return fmt.Errorf("file format %q is not supported (want %q)", v, formatVersion)
+		return fmt.Errorf("the file's format is not format %s: it was written by another version of agt; open it with that version, or use a new file", formatVersion)
 	}
 	if _, err := tx.CreateBucketIfNotExists(bucketResources); err != nil {
 		return err

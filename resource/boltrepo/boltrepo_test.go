@@ -189,3 +189,35 @@ func TestCorruptRecord(t *testing.T) {
 		t.Fatalf("Get of a corrupt record err = %v, want a corruption error", err)
 	}
 }
+
+// A file of another format version is refused with what to do, without
+// repeating what the file holds.
+func TestOtherFormatVersion(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "agt.db")
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		mb, err := tx.CreateBucketIfNotExists([]byte("meta"))
+		if err != nil {
+			return err
+		}
+		return mb.Put([]byte("format"), []byte(strings.Repeat("9", 4096)))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	repo, err := boltrepo.Open(path, nil)
+	if err == nil {
+		repo.Close()
+		t.Fatal("Open of a file of another format succeeded")
+	}
+	if strings.Contains(err.Error(), "9999") || !strings.Contains(err.Error(), "version of agt") {
+		t.Fatalf("err = %.200q: want a short error that says which agt can read the file", err)
+	}
+}
