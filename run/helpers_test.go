@@ -25,7 +25,9 @@ const testAgent = resource.Ref("writer")
 // newRepo opens a bbolt repository in a temporary directory.
 func newRepo(tb testing.TB) *boltrepo.Repo {
 	tb.Helper()
-	repo, err := boltrepo.Open(filepath.Join(tb.TempDir(), "agt.db"), nil)
+	// NoSync: tests need no durability, and an fsync per write would
+	// dominate the refresh benchmarks.
+	repo, err := boltrepo.Open(filepath.Join(tb.TempDir(), "agt.db"), &boltrepo.Options{NoSync: true})
 	if err != nil {
 		tb.Fatal(err)
 	}
