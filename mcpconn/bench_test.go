@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os/exec"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -22,17 +20,9 @@ import (
 // Besides wall time, each benchmark reports cpu-ns/op, the user+system CPU
 // of the test process and its reaped children (the servers), and
 // self-ns/op, the test process alone (the client side): a busy machine
-// disturbs both far less than wall time.
-
-// cpuNow returns the CPU time used so far by this process and its reaped
-// children.
-func cpuNow() time.Duration {
-	var self, children syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &self)
-	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &children)
-	tv := func(t syscall.Timeval) time.Duration { return time.Duration(t.Nano()) }
-	return tv(self.Utime) + tv(self.Stime) + tv(children.Utime) + tv(children.Stime)
-}
+// disturbs both far less than wall time. A server's CPU counts only once
+// it is reaped: in the CallTool pair, whose server lives through the loop,
+// both metrics are the client's alone.
 
 // measureCPU reports cpu-ns/op and self-ns/op for the loop that follows;
 // call it right before the loop and defer the returned function.
@@ -43,14 +33,6 @@ func measureCPU(b *testing.B) func() {
 		b.ReportMetric(float64(cpuNow()-start)/float64(b.N), "cpu-ns/op")
 		b.ReportMetric(float64(selfNow()-s0)/float64(b.N), "self-ns/op")
 	}
-}
-
-// selfNow returns the CPU time used so far by this process alone.
-func selfNow() time.Duration {
-	var self syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &self)
-	tv := func(t syscall.Timeval) time.Duration { return time.Duration(t.Nano()) }
-	return tv(self.Utime) + tv(self.Stime)
 }
 
 // BenchmarkProbe: the Prober on the stdio fake server: read the document,
