@@ -100,7 +100,7 @@ func (s *Schema) checkGraph(starts []*jsonschema.Schema) error {
 		all = append(all, sch)
 		u, _, _ := strings.Cut(sch.Location, "#")
 		if !own[u] || isMetaSchemaURL(u) {
-			return schemaErr(ErrExternalRef, s.referrerOf(sch, starts), fmt.Sprintf("reference to %q leaves the schema and is never fetched; copy the target under $defs and refer to it as \"#/$defs/NAME\"", stripBase(sch.Location)))
+			return schemaErr(ErrExternalRef, s.referrerOf(sch, starts), fmt.Sprintf("reference to %q leaves the schema (the json-schema.org meta-schemas too) and is never fetched; copy the target under $defs and refer to it as \"#/$defs/NAME\"", stripBase(sch.Location)))
 		}
 		children(sch, func(sub *jsonschema.Schema, _ bool) { stack = append(stack, sub) })
 	}

@@ -175,8 +175,9 @@ type walker struct {
 }
 
 type refSite struct {
-	pointer string // of the keyword, such as "/properties/a/$ref"
-	value   string
+	pointer  string // of the keyword, such as "/properties/a/$ref"
+	value    string // as written
+	resolved string // against the base URI in effect, without fragment
 }
 
 // Keywords holding one subschema, a map of them, or an array of them, by the
@@ -237,7 +238,13 @@ func (w *walker) walk(v any, ptr string, version int, base *url.URL) error {
 			continue
 		}
 		site := ptr + "/" + escapeToken(kw)
-		w.refs = append(w.refs, refSite{pointer: site, value: s})
+		resolved := ""
+		if u, err := url.Parse(s); err == nil {
+			r := base.ResolveReference(u)
+			r.Fragment, r.RawFragment = "", ""
+			resolved = r.String()
+		}
+		w.refs = append(w.refs, refSite{pointer: site, value: s, resolved: resolved})
 		// Against a non-hierarchical base such as urn:x:y, a relative
 		// reference has no meaning (RFC 3986, 5.2); the library would
 		// silently resolve it to the base document itself.
@@ -346,24 +353,29 @@ func encodeFragment(ptr string) string {
 }
 
 // refSiteFor finds the reference in the document most likely to have
-// produced target (an absolute URL from the library), for the error pointer.
-func (w *walker) refSiteFor(target string) string {
+// produced target (an absolute URL from the library). It returns the
+// keyword's pointer and the reference as written, or target itself (without
+// the internal base) when none matches.
+func (w *walker) refSiteFor(target string) (pointer, written string) {
 	t, tfrag, _ := strings.Cut(target, "#")
+	tfrag, _ = url.PathUnescape(tfrag)
 	for _, r := range w.refs {
-		if r.value == target {
-			return r.pointer
+		_, frag, _ := strings.Cut(r.value, "#")
+		frag, _ = url.PathUnescape(frag)
+		if r.resolved == t && (tfrag == "" || frag == tfrag) {
+			return r.pointer, r.value
 		}
 	}
+	// The library names a target inside an embedded resource by its
+	// place in the whole document; the reference named it from the resource.
 	for _, r := range w.refs {
 		u, frag, _ := strings.Cut(r.value, "#")
-		if u == "" && frag != "" && "#"+frag == "#"+tfrag && strings.HasPrefix(t, "mem://") {
-			return r.pointer
-		}
-		if u != "" && strings.HasSuffix(t, u) {
-			return r.pointer
+		frag, _ = url.PathUnescape(frag)
+		if u != "" && (strings.HasSuffix(t, u) || (frag != "" && strings.HasSuffix(tfrag, frag))) {
+			return r.pointer, r.value
 		}
 	}
-	return ""
+	return "", stripBase(target)
 }
 
 // mapCompileError turns an error of the validator library into a
@@ -381,7 +393,8 @@ func (w *walker) mapCompileError(err error) error {
 	)
 	switch {
 	case errors.As(err, &loadErr):
-		return schemaErr(ErrExternalRef, w.refSiteFor(loadErr.URL), fmt.Sprintf("reference to %s leaves the schema and is never fetched; copy the target under $defs and refer to it as \"#/$defs/NAME\"", strconv.Quote(stripBase(loadErr.URL))))
+		ptr, ref := w.refSiteFor(loadErr.URL)
+		return schemaErr(ErrExternalRef, ptr, fmt.Sprintf("reference %s leaves the schema and is never fetched; copy the target under $defs and refer to it as \"#/$defs/NAME\"", strconv.Quote(ref)))
 	case errors.As(err, &schemeErr):
 		return schemaErr(ErrExternalRef, "", "a reference leaves the schema and is never fetched: "+stripBase(schemeErr.Error()))
 	case errors.As(err, &draftErr), errors.As(err, &metaURLErr):
@@ -391,9 +404,11 @@ func (w *walker) mapCompileError(err error) error {
 	case errors.As(err, &regexErr):
 		return schemaErr(ErrInvalidSchema, fragmentPointer(regexErr.URL), fmt.Sprintf("pattern %s is not a valid regular expression (RE2 syntax, no lookaround or backreferences): %v", strconv.Quote(regexErr.Regex), regexErr.Err))
 	case errors.As(err, &ptrErr):
-		return schemaErr(ErrInvalidSchema, w.refSiteFor(ptrErr.URL), fmt.Sprintf("reference target %s does not exist in the schema", strconv.Quote(stripBase(ptrErr.URL))))
+		ptr, ref := w.refSiteFor(ptrErr.URL)
+		return schemaErr(ErrInvalidSchema, ptr, fmt.Sprintf("reference %s points at nothing in the schema", strconv.Quote(ref)))
 	case errors.As(err, &anchorErr):
-		return schemaErr(ErrInvalidSchema, w.refSiteFor(anchorErr.Reference), fmt.Sprintf("reference target %s does not exist in the schema", strconv.Quote(stripBase(anchorErr.Reference))))
+		ptr, ref := w.refSiteFor(anchorErr.Reference)
+		return schemaErr(ErrInvalidSchema, ptr, fmt.Sprintf("reference %s points at nothing in the schema", strconv.Quote(ref)))
 	}
 	return schemaErr(ErrInvalidSchema, "", stripBase(err.Error()))
 }

@@ -311,6 +311,7 @@ func TestR6_7_InvalidSchemaFailsAtLoad(t *testing.T) {
 		{"dangling ref", `{"properties":{"a":{"$ref":"#/$defs/missing"}}}`, ErrInvalidSchema, "/properties/a/$ref"},
 		{"dangling anchor", `{"properties":{"a":{"$ref":"#nope"}}}`, ErrInvalidSchema, "/properties/a/$ref"},
 		{"unused dangling ref", `{"$defs":{"unused":{"$ref":"#/$defs/missing"}}}`, ErrInvalidSchema, "/$defs/unused/$ref"},
+		{"dangling ref into an embedded resource", `{"$id":"http://h/r.json","$defs":{"x":{"$id":"x.json"}},"properties":{"a":{"$ref":"x.json#/nope"}}}`, ErrInvalidSchema, "/properties/a/$ref"},
 		{"nested unused dangling ref", `{"$defs":{"a":{"$defs":{"b":{"items":{"$ref":"#/nope"}}}}}}`, ErrInvalidSchema, "/$defs/a/$defs/b/items/$ref"},
 		{"self cycle", `{"$ref":"#"}`, ErrInvalidSchema, ""},
 		{"cycle through defs", `{"$defs":{"a":{"$ref":"#/$defs/b"},"b":{"allOf":[{"$ref":"#/$defs/a"}]}},"properties":{"x":{"$ref":"#/$defs/a"}}}`, ErrInvalidSchema, "/$defs/b/allOf/0"}, // closes the loop back to #/$defs/a
