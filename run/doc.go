@@ -44,7 +44,10 @@
 // every mount whose MCP resource revision is unchanged, connects the new and
 // changed ones, lists and compiles their tools, and switches only when all of
 // it is ready; then it closes the connections of removed and replaced
-// mounts. On any failure it keeps the old snapshot whole and the Outcome (and
+// mounts. A mount whose connection was found lost (a call got unavailable)
+// counts as changed and is reconnected; there is no other reconnection, so a
+// crashed server stays unavailable until such a refresh or a new Run. On any
+// failure it keeps the old snapshot whole and the Outcome (and
 // the audit) say "configuration saved, but load failed: <mount: why>". Writes
 // by other agents or other front ends never refresh a running Run.
 //

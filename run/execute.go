@@ -272,7 +272,11 @@ func (r *Run) execute(ctx context.Context, req Request, t *tool) Result {
 	}
 	cr, err := t.mount.session.CallTool(ctx, t.info.Source.Tool, req.Arguments)
 	if err != nil {
-		return mcpFailure(t.mount.ref, err)
+		res := mcpFailure(t.mount.ref, err)
+		if res.Code == CodeUnavailable {
+			t.mount.dead.Store(true)
+		}
+		return res
 	}
 	return mcpResult(cr)
 }

@@ -367,3 +367,34 @@ func TestCheckpointResume(t *testing.T) {
 	}
 	_ = resumed.Close()
 }
+
+// A mount whose server crashed is reconnected at the next refresh, while
+// the other mounts keep their connections.
+func TestRefreshReconnectsDeadMount(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	crashy, steady := resource.Ref("crashy"), resource.Ref("steady")
+	putMCP(t, repo, crashy, stdioServer(t, "-fault", string(mcptest.FaultCrashOnCall)))
+	putMCP(t, repo, steady, stdioServer(t))
+	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{crashy, steady}})
+	r := newRun(t, &run.Options{Repository: repo, HostTools: []run.HostTool{mountTool(repo)}})
+	steadyPID := serverPID(t, r, steady)
+	out, err := r.Execute(context.Background(), batch(call("boom", run.Alias(crashy, mcptest.ToolCrash), `{}`)))
+	if err != nil || out.Results[0].Code != run.CodeUnavailable {
+		t.Fatalf("crash: %v %+v", err, out.Results)
+	}
+	out, err = r.Execute(context.Background(), batch(setMounts(crashy, steady)))
+	if err != nil || out.Refresh == nil || !out.Refresh.OK {
+		t.Fatalf("refresh: %v %+v", err, out.Refresh)
+	}
+	if diff := cmp.Diff([]resource.Ref{crashy}, out.Refresh.Replaced); diff != "" {
+		t.Errorf("replaced (-want +got):\n%s", diff)
+	}
+	out, err = r.Execute(context.Background(), batch(call("e", run.Alias(crashy, mcptest.ToolEcho), `{"text":"back"}`)))
+	if err != nil || out.Results[0].Failed() {
+		t.Errorf("after the refresh the crashed server is still unavailable: %v %+v", err, out.Results)
+	}
+	if got := serverPID(t, r, steady); got != steadyPID {
+		t.Errorf("the steady mount was restarted (pid %d -> %d)", steadyPID, got)
+	}
+}

@@ -107,6 +107,10 @@ type Options struct {
 	Static StaticInputs
 }
 
+// MaxMounts bounds the MCP resources one agent may mount; an agent document
+// with more fails New (and a refresh).
+const MaxMounts = 256
+
 const (
 	defaultMaxConcurrency = 16
 	defaultMaxBatchCalls  = 256
@@ -151,6 +155,9 @@ type mount struct {
 	session  *mcpconn.Session
 	tools    []*tool
 	skipped  []SkippedTool
+	// dead is set when a call found the connection lost; a refresh then
+	// reconnects the mount instead of keeping it.
+	dead atomic.Bool
 }
 
 // tool is one entry of a snapshot.
@@ -407,6 +414,9 @@ func (r *Run) build(ctx context.Context, prev *snapshot) (s *snapshot, fresh []*
 	if !doc.IsEnabled() {
 		return nil, nil, fmt.Errorf("%w: %s", ErrAgentDisabled, r.agent)
 	}
+	if len(doc.MCPs) > MaxMounts {
+		return nil, nil, fmt.Errorf("run: agent %s mounts %d MCP resources; the limit is %d", r.agent, len(doc.MCPs), MaxMounts)
+	}
 	refs := make([]resource.Ref, 0, len(doc.MCPs))
 	seen := make(map[resource.Ref]bool, len(doc.MCPs))
 	for _, ref := range doc.MCPs {
@@ -472,7 +482,7 @@ func (r *Run) loadMount(ctx context.Context, ref resource.Ref, prev *snapshot) (
 	}
 	rev = res.Revision
 	if prev != nil {
-		if old := prev.mounts[ref]; old != nil && old.revision == res.Revision {
+		if old := prev.mounts[ref]; old != nil && old.revision == res.Revision && !old.dead.Load() {
 			return old, rev, true, nil
 		}
 	}
