@@ -326,7 +326,11 @@ func (r *Repo) whyNotWritten(ctx context.Context, op string, key resource.Key, e
 		return fmt.Errorf("pgrepo: %s %s: %w", op, key, resource.ErrNotFound)
 	case err != nil:
 		return fmt.Errorf("pgrepo: %s %s: %w", op, key, err)
-	case expected != resource.AnyRevision && cur != expected:
+	case expected == resource.AnyRevision:
+		// A blind write matched no row only because the key was missing at
+		// that moment: that is the answer, never a conflict.
+		return fmt.Errorf("pgrepo: %s %s: %w", op, key, resource.ErrNotFound)
+	case cur != expected:
 		return &resource.ConflictError{Key: key, Expected: expected, Current: cur}
 	case attempt >= maxAttempts:
 		// Other writers keep moving the row under us; report the revision seen.
