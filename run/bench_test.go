@@ -13,6 +13,7 @@ import (
 	"github.com/agtsdk/agt/policy"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/run"
+	"github.com/agtsdk/agt/toolschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -123,6 +124,27 @@ func BenchmarkPipeline(b *testing.B) {
 	for b.Loop() {
 		if out, err := r.Execute(ctx, bt); err != nil || out.Results[0].Failed() {
 			b.Fatal(err, out.Results)
+		}
+	}
+}
+
+// BenchmarkPipelineBaseline is what a host would write by hand for the same
+// call: validate the arguments with toolschema, then call the handler.
+func BenchmarkPipelineBaseline(b *testing.B) {
+	schema, err := toolschema.Compile([]byte(`{"type":"object","properties":{"text":{"type":"string","maxLength":100}},"required":["text"]}`), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	handler := func(context.Context, run.Request) (run.Result, error) { return run.Result{}, nil }
+	args := json.RawMessage(benchArgs)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := schema.Validate(args); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := handler(ctx, run.Request{Arguments: args}); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
