@@ -118,6 +118,17 @@ func (p *process) awaitExit(d time.Duration) bool {
 	}
 }
 
+// awaitStderr waits up to d for stderr to reach its end (every holder of
+// the pipe exited), so the tail holds the last lines.
+func (p *process) awaitStderr(d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-p.stderrDone:
+	case <-t.C:
+	}
+}
+
 // stop ends the process and everything left in its group: close stdin,
 // wait grace, SIGTERM the group, wait grace, SIGKILL the group; then the
 // same for members that outlived the leader. It reaps the leader (no

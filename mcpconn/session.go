@@ -237,6 +237,7 @@ func (s *Session) deadError(op string, err error) error {
 		// The pipe closes a moment before the exit is reaped.
 		if s.proc.awaitExit(time.Second) {
 			e.Detail = "the server process ended (" + s.proc.exitStatus() + ")"
+			s.proc.awaitStderr(500 * time.Millisecond) // its last words
 		}
 		e.StderrTail = s.proc.stderr.String()
 	}
