@@ -2,6 +2,7 @@ package policy
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"github.com/agtsdk/agt/run"
@@ -182,6 +183,9 @@ func (p *ReviewPolicy) Check(ctx context.Context, req run.Request) (run.Decision
 	return run.Decision{Verdict: v, By: ByReview, Reason: reason}, nil
 }
 
+// errNilPolicy fails the calls of a Chain or First given a nil policy.
+var errNilPolicy = errors.New("policy: a nil run.Permission was given to Chain or First")
+
 // ChainPolicy requires every policy's consent; see Chain.
 type ChainPolicy struct{ policies []run.Permission }
 
@@ -199,6 +203,9 @@ func Chain(policies ...run.Permission) *ChainPolicy {
 func (c *ChainPolicy) Check(ctx context.Context, req run.Request) (run.Decision, error) {
 	var allowed []run.Decision
 	for _, p := range c.policies {
+		if p == nil {
+			return run.Decision{Verdict: run.Deny, By: "chain"}, errNilPolicy
+		}
 		d, err := p.Check(ctx, req)
 		if err != nil || d.Verdict == run.Deny {
 			if err == nil {
@@ -243,6 +250,9 @@ func First(policies ...run.Permission) *FirstPolicy {
 // Check implements run.Permission.
 func (f *FirstPolicy) Check(ctx context.Context, req run.Request) (run.Decision, error) {
 	for _, p := range f.policies {
+		if p == nil {
+			return run.Decision{Verdict: run.Deny, By: "first"}, errNilPolicy
+		}
 		d, err := p.Check(ctx, req)
 		if err != nil {
 			return d, err

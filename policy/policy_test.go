@@ -224,3 +224,15 @@ func TestChainAndFirst(t *testing.T) {
 		}
 	}
 }
+
+// A nil policy in a combinator fails the call instead of panicking or
+// allowing it.
+func TestNilPolicyNeverAllows(t *testing.T) {
+	t.Parallel()
+	for _, p := range []run.Permission{policy.Chain(policy.AutoAllow(), nil), policy.First(nil, policy.AutoAllow())} {
+		d, err := p.Check(context.Background(), notesSearch)
+		if err == nil || d.Verdict == run.Allow {
+			t.Errorf("%T with a nil policy: %+v %v", p, d, err)
+		}
+	}
+}

@@ -117,3 +117,19 @@ func (l *lockedWriter) String() string {
 	defer l.mu.Unlock()
 	return l.w.String()
 }
+
+// A panicking host callback fails its own call only.
+func TestPanickingHandlerFailsOnlyItsCall(t *testing.T) {
+	t.Parallel()
+	repo, mem := setup(t, notes)
+	boom := run.HostTool{Name: "boom", Schema: []byte(`{"type":"object"}`),
+		Handler: func(context.Context, run.Request) (run.Result, error) { panic("handler bug") }}
+	r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), HostTools: []run.HostTool{boom}})
+	out, err := r.Execute(context.Background(), batch(call("a", "boom", `{}`), call("b", echo, `{"text":"x"}`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]run.Code{run.CodeInternal, ""}, codes(out)); diff != "" {
+		t.Errorf("codes (-want +got):\n%s", diff)
+	}
+}

@@ -176,33 +176,7 @@ func (r *Run) runCall(ctx context.Context, b Batch, i int, t *tool) Result {
 	req := r.request(b, i, t)
 	stage := StageQueued
 	var dec Decision
-	var res Result
-	switch err := ctx.Err(); {
-	case err != nil:
-		res = failure(err)
-	default:
-		stage = StageValidate
-		if err := t.schema.Validate(req.Arguments); err != nil {
-			res = failure(err)
-			break
-		}
-		stage = StagePermission
-		d, err := r.permission.Check(ctx, req)
-		dec = d
-		if err != nil {
-			res = failure(err)
-			if res.Code == CodeInternal {
-				res.Message = "the permission check failed: " + res.Message
-			}
-			break
-		}
-		if d.Verdict != Allow {
-			res = denied(d)
-			break
-		}
-		stage = StageIntercept
-		res = r.intercept(ctx, req, t, &stage)
-	}
+	res := r.stages(ctx, req, t, &stage, &dec)
 	res.CallID, res.Name = req.CallID, req.Alias
 	if res.Failed() {
 		res.Changed = nil
@@ -222,6 +196,39 @@ func (r *Run) runCall(ctx context.Context, b Batch, i int, t *tool) Result {
 		r.auditor.Audit(ctx, rec)
 	}
 	return res
+}
+
+// stages runs validate -> permission -> interceptors -> execute, recording
+// the stage reached and the decision. A panic in a host callback fails only
+// its call (CodeInternal), as a panicking handler must not end the host.
+func (r *Run) stages(ctx context.Context, req Request, t *tool, stage *Stage, dec *Decision) (res Result) {
+	defer func() {
+		if p := recover(); p != nil {
+			res = Result{Code: CodeInternal, Message: "internal error: a callback panicked at the " + string(*stage) + " stage"}
+		}
+	}()
+	if err := ctx.Err(); err != nil {
+		return failure(err)
+	}
+	*stage = StageValidate
+	if err := t.schema.Validate(req.Arguments); err != nil {
+		return failure(err)
+	}
+	*stage = StagePermission
+	d, err := r.permission.Check(ctx, req)
+	*dec = d
+	if err != nil {
+		res = failure(err)
+		if res.Code == CodeInternal {
+			res.Message = "the permission check failed: " + res.Message
+		}
+		return res
+	}
+	if d.Verdict != Allow {
+		return denied(d)
+	}
+	*stage = StageIntercept
+	return r.intercept(ctx, req, t, stage)
 }
 
 func denied(d Decision) Result {
