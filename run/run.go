@@ -61,6 +61,8 @@ type HostTool struct {
 	// Handler runs an allowed, validated call; required. A returned error
 	// fails the call with CodeOf(err) and the error's text as message (an
 	// *Error chooses both). Set Result.Changed to report written resources.
+	// It must not call Execute on its own Run (the batch it is part of
+	// holds the snapshot).
 	Handler func(ctx context.Context, req Request) (Result, error)
 	// Authorize, when set, runs at the batch checks, before any call of the
 	// batch runs, with the call's arguments not yet validated; an error
