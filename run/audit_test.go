@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"strings"
@@ -19,6 +20,14 @@ import (
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	if bin, ok := fakeBinary.Load().(string); ok && code == 0 {
+		// Every server process any test started must be gone: Close and
+		// refreshes wait for them.
+		if pids := leftoverProcesses(bin); len(pids) > 0 {
+			fmt.Fprintf(os.Stderr, "leftover fake server processes: %v\n", pids)
+			code = 1
+		}
+	}
 	mcptest.RemoveBuilt()
 	if code == 0 {
 		// Every Run, session and server goroutine must be gone.

@@ -92,10 +92,16 @@ func inMemoryServer(tb testing.TB) resource.MCPServer {
 	return resource.MCPServer{Type: resource.TransportStdio, Command: "fakemcp", Cwd: tb.TempDir()}
 }
 
+// fakeBinary is the fake server binary this test process built, for the
+// leak check in TestMain.
+var fakeBinary atomic.Value
+
 // stdioServer is the document of the fake server binary over stdio.
 func stdioServer(tb testing.TB, args ...string) resource.MCPServer {
 	tb.Helper()
-	return resource.MCPServer{Type: resource.TransportStdio, Command: mcptest.Command(tb), Args: args, Cwd: tb.TempDir()}
+	bin := mcptest.Command(tb)
+	fakeBinary.Store(bin)
+	return resource.MCPServer{Type: resource.TransportStdio, Command: bin, Args: args, Cwd: tb.TempDir()}
 }
 
 // setup is a repository with the agent mounting refs, all served in memory.

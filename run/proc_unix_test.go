@@ -5,6 +5,7 @@ package run_test
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -49,4 +50,31 @@ func cpuUsage() (self, children time.Duration) {
 	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru)
 	children = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	return self, children
+}
+
+// leftoverProcesses lists the live processes (not zombies) whose command
+// line starts with binary.
+func leftoverProcesses(binary string) []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || !strings.HasPrefix(string(cmdline), binary+"\x00") {
+			continue
+		}
+		if stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil {
+			if f := strings.Fields(string(stat)); len(f) > 2 && f[2] == "Z" {
+				continue
+			}
+		}
+		pids = append(pids, pid)
+	}
+	return pids
 }
