@@ -180,19 +180,20 @@ func (h *headerRoundTripper) RoundTrip(req *http.Request) (*http.Response, error
 		req.Header.Set(k, v)
 	}
 	listing := false
-	if h.capture != nil && req.Method == http.MethodPost && req.Body != nil && req.Body != http.NoBody {
-		body, err := io.ReadAll(io.LimitReader(req.Body, maxCapturedMessage+1))
-		_ = req.Body.Close()
-		if err != nil {
-			return nil, err
+	if h.capture != nil && req.Method == http.MethodPost && req.GetBody != nil &&
+		req.ContentLength > 0 && req.ContentLength <= maxCapturedMessage {
+		// Peek at a copy of the body (the go-sdk's bodies can be re-read);
+		// a tools/list request is small, anything large passes untouched.
+		if body, err := req.GetBody(); err == nil {
+			raw, err := io.ReadAll(io.LimitReader(body, maxCapturedMessage))
+			_ = body.Close()
+			if err == nil {
+				for _, id := range listRequestIDs(raw) {
+					h.capture.request(id)
+					listing = true
+				}
+			}
 		}
-		for _, id := range listRequestIDs(body) {
-			h.capture.request(id)
-			listing = true
-		}
-		req.Body = io.NopCloser(bytes.NewReader(body))
-		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
-		req.ContentLength = int64(len(body))
 	}
 	resp, err := h.base.RoundTrip(req)
 	if err != nil || !listing {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -270,7 +271,12 @@ func TestStderrTail(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// stderr is read concurrently with the handshake: wait for the line.
 	tail := s.StderrTail()
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(tail, "stdio") && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+		tail = s.StderrTail()
+	}
 	s.Close()
 	if len(tail) > 16+len("[...]\n") || !strings.Contains(tail, "stdio") {
 		t.Errorf("StderrTail = %q; want at most the last 16 bytes", tail)
