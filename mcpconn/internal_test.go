@@ -3,6 +3,7 @@ package mcpconn
 import (
 	"encoding/json"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -178,4 +179,51 @@ func FuzzSSECapture(f *testing.F) {
 			t.Errorf("captured invalid JSON %q", got)
 		}
 	})
+}
+
+// roundTripFunc is a base http.RoundTripper that answers from a function.
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// The header round tripper adds the document's headers, passes large
+// bodies through untouched, and captures a tools/list result.
+func TestHeaderRoundTripper(t *testing.T) {
+	t.Parallel()
+	var gotHeader string
+	var gotLen int
+	base := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		gotHeader = r.Header.Get("X-Token")
+		b, _ := io.ReadAll(r.Body)
+		gotLen = len(b)
+		body := `{"jsonrpc":"2.0","id":5,"result":` + listResult + `}`
+		return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}},
+			Body: io.NopCloser(strings.NewReader(body)), Request: r}, nil
+	})
+	c := newToolsListCapture()
+	rt := &headerRoundTripper{base: base, headers: map[string]string{"X-Token": "t"}, capture: c}
+
+	big := `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"arguments":{"x":"` + strings.Repeat("a", 20<<20) + `"}}}`
+	req, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(big))
+	resp, err := rt.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	if gotHeader != "t" || gotLen != len(big) {
+		t.Errorf("big request: header %q, body %d bytes; want the header and all %d bytes", gotHeader, gotLen, len(big))
+	}
+	if c.take() != nil {
+		t.Errorf("captured a result for a tools/call request")
+	}
+
+	req, _ = http.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":5,"method":"tools/list"}`))
+	resp, err = rt.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	if got := string(c.take()); got != listResult {
+		t.Errorf("captured %q; want the tools/list result", got)
+	}
 }
