@@ -58,6 +58,9 @@
 // the host's StaticInputs and the tool snapshot; Checkpoint and Resume use it
 // to refuse resuming into a different configuration (ErrFingerprintMismatch).
 //
+// Compiled schemas are shared by all Runs of a process, keyed by their exact
+// bytes (bounded), so many Runs of the same agents compile each tool once.
+//
 // # Errors
 //
 // A tool failure is a Result with a Code (the closed set invalid_arguments,

@@ -312,7 +312,7 @@ func newRun(opts *Options) (*Run, error) {
 		if ht.Handler == nil {
 			return nil, fmt.Errorf("run: host tool %q has no Handler", ht.Name)
 		}
-		sc, err := toolschema.Compile(ht.Schema, nil)
+		sc, err := compiledSchemas.compile(ht.Schema)
 		if err != nil {
 			return nil, fmt.Errorf("run: host tool %q: schema: %w", ht.Name, err)
 		}
@@ -517,7 +517,7 @@ func (r *Run) loadMount(ctx context.Context, ref resource.Ref, prev *snapshot) (
 			continue
 		}
 		names[lt.Name] = true
-		sc, err := toolschema.Compile(lt.InputSchema, nil)
+		sc, err := compiledSchemas.compile(lt.InputSchema)
 		if err != nil {
 			m.skipped = append(m.skipped, SkippedTool{Alias: alias, Source: src, Err: err})
 			continue
