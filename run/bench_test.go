@@ -20,28 +20,32 @@ import (
 // Run: go test -run '^$' -bench . -benchmem ./run
 //
 // Pairs to read side by side, with their goals and what was measured on a
-// 2-core machine shared with other builds (load average 11-18; medians of
-// 5-8 interleaved rounds; cpu-ns/op is less disturbed by the load than
-// ns/op; instruction counts are from valgrind --tool=callgrind with
-// GOMAXPROCS=1 and GOGC=off, (I(420 iterations) - I(20)) / 400):
+// 2-core machine shared with other builds (medians of 4-8 interleaved
+// rounds at load average about 2, and in brackets at 11-18; cpu-ns/op is
+// less disturbed by the load than ns/op; instruction counts are from
+// valgrind --tool=callgrind with GOMAXPROCS=1 and GOGC=off,
+// (I(420 iterations) - I(20)) / 400):
 //
 //	Execute/one-valid-call  vs RawSDKCallTool/one-call       goal <= 1.15x
-//	    instructions 1.02-1.05x, cpu-ns/op 1.01x (ns/op too noisy here)
+//	    1.08x ns/op, 1.08x cpu-ns/op [cpu 1.01x]; instructions 1.02-1.05x
 //	Execute/batch-32        vs RawSDKCallTool/sequential-32  goal < 1x
-//	    1.15x: the in-process echo is pure CPU shared by client and server
-//	    on 2 cores, so concurrency cannot win there
+//	    0.90x [1.15x]: the in-process echo is pure CPU shared by client
+//	    and server on 2 cores, so under load concurrency cannot win
 //	Execute/batch-32-sleep-2ms vs RawSDKCallTool/sequential-32-sleep-2ms
-//	    0.30x: with 2 ms of I/O per call, concurrency pays
+//	    0.13x [0.30x]: with 2 ms of I/O per call, concurrency pays
 //	Pipeline                vs PipelineBaseline (validate + call by hand)
 //	    about 2.4 us vs 1.1 us: the pipeline's own cost per call
 //	Refresh/add-one-of-10   vs NewRun/1-server                goal <= 1.3x
-//	    0.80x ns/op, child-cpu 0.93x (the nine mounts do not restart)
+//	    0.97-1.08x ns/op, child CPU 0.98-1.08x: the nine do not restart
 //	NewRun/10-servers       vs NewRun/1-server                goal <= 2x
-//	    8.3x: starting a Go server process is CPU work (about 8 ms of
-//	    child CPU each), and ten of them share 2 cores
+//	    6.8-7.5x: starting the Go fake server is CPU work (about 9 ms of
+//	    child CPU each), so ten starts need at least 5.6x on 2 cores
 //	NewRunLatency/10-servers vs NewRunLatency/1-server
 //	    2.5x with 20 ms of waiting per start: the starts overlap
 //	    (TestMountsStartInParallel proves all ten are in flight at once)
+//
+// Compiled schemas are cached across Runs (see doc.go), so after the first
+// iteration the NewRun and Refresh cases do not compile.
 
 const benchArgs = `{"text":"hello, benchmark"}`
 
