@@ -576,3 +576,40 @@ func TestMountsStartInParallel(t *testing.T) {
 		t.Error("no tools")
 	}
 }
+
+// SPEC R3.5: a disabled agent gets no Run; disabling it at a boundary keeps
+// the old snapshot and says why. Oversized batches are rejected.
+func TestDisabledAgentAndBatchBounds(t *testing.T) {
+	t.Parallel()
+	repo, mem := setup(t, notes)
+	disabled := false
+	r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), MaxBatchCalls: 2,
+		HostTools: []run.HostTool{{
+			Name: "disable_me", Schema: json.RawMessage(`{"type":"object"}`),
+			Handler: func(ctx context.Context, req run.Request) (run.Result, error) {
+				key := resource.Key{Kind: resource.KindAgent, Ref: req.Agent}
+				doc := resource.AgentDocument{Enabled: &disabled, MCPs: []resource.Ref{notes}}
+				data, _ := json.Marshal(doc)
+				if _, err := repo.Update(ctx, key, data, resource.AnyRevision); err != nil {
+					return run.Result{}, err
+				}
+				return run.Result{Changed: []resource.Key{key}}, nil
+			},
+		}}})
+	_, err := r.Execute(context.Background(), batch(call("a", echo, `{"text":"1"}`), call("b", echo, `{"text":"2"}`), call("c", echo, `{"text":"3"}`)))
+	var be *run.BatchError
+	if !errors.As(err, &be) || be.Code != run.CodeInvalidArguments {
+		t.Errorf("a batch over MaxBatchCalls: %v", err)
+	}
+	out, err := r.Execute(context.Background(), batch(call("d", "disable_me", `{}`)))
+	if err != nil || out.Refresh == nil || out.Refresh.OK || !errors.Is(out.Refresh.Err, run.ErrAgentDisabled) {
+		t.Fatalf("disabling at the boundary: %v %+v", err, out.Refresh)
+	}
+	if !hasTool(r, echo) {
+		t.Error("the failed refresh dropped the old tools")
+	}
+	_, err = run.New(context.Background(), &run.Options{Agent: testAgent, Repository: repo, Connector: mem.connector(), Permission: policy.AutoAllow()})
+	if !errors.Is(err, run.ErrAgentDisabled) {
+		t.Errorf("New for a disabled agent: %v, want ErrAgentDisabled", err)
+	}
+}
