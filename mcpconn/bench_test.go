@@ -125,3 +125,23 @@ func BenchmarkRawSDKCallTool(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkConnectListClose is the Connector's share of a probe (no
+// schema compilation), the like-for-like match of BenchmarkRawSDKProbe.
+func BenchmarkConnectListClose(b *testing.B) {
+	srv := resource.MCPServer{Command: mcptest.Command(b), Cwd: b.TempDir()}
+	c := mcpconn.NewConnector(nil)
+	ctx := context.Background()
+	b.ResetTimer()
+	defer measureCPU(b)()
+	for b.Loop() {
+		s, err := c.Connect(ctx, "bench", srv)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if tools, err := s.Tools(ctx); err != nil || len(tools) != 8 {
+			b.Fatal(err)
+		}
+		s.Close()
+	}
+}

@@ -169,14 +169,14 @@ func (p *Prober) Probe(ctx context.Context, ref resource.Ref) (*ProbeReport, err
 	return rep, nil
 }
 
-// compileAll compiles every tool's inputSchema, on several CPUs for long
-// lists (a short list is not worth the goroutines); the reports keep the
-// server's order.
+// compileAll compiles every tool's inputSchema, on up to GOMAXPROCS
+// goroutines (one per four tools: fewer are not worth a goroutine); the
+// reports keep the server's order.
 func compileAll(tools []Tool, opts *toolschema.Options) []ToolReport {
 	out := make([]ToolReport, len(tools))
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), (len(tools)+31)/32) {
+	for range min(runtime.GOMAXPROCS(0), (len(tools)+3)/4) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
