@@ -3,6 +3,7 @@ package mcptest_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -98,6 +99,11 @@ func TestContract(t *testing.T) {
 		{name: "tree deep node missing name", tool: "tree", args: `{"root":{"name":"a","children":[{"children":[]}]}}`, wantErr: "name"},
 		{name: "tree deep node wrong type", tool: "tree", args: `{"root":{"name":"a","children":[{"name":7}]}}`, wantErr: "name"},
 		{name: "tree name at max length", tool: "tree", args: `{"root":{"name":"` + rep("n", mcptest.TreeNameMaxLen) + `"}}`, wantOut: `"nodes":1`},
+		{name: "tree name empty (min length 1)", tool: "tree", args: `{"root":{"name":""}}`, wantErr: "name"},
+		{name: "tree children at max items", tool: "tree", args: `{"root":{"name":"r","children":[` + nodes(50) + `]}}`, wantOut: `"nodes":51`},
+		{name: "tree children past max items", tool: "tree", args: `{"root":{"name":"r","children":[` + nodes(51) + `]}}`, wantErr: "children"},
+		{name: "environment names at max items", tool: "environment", args: `{"names":[` + names(64) + `]}`, wantOut: `"cwd"`},
+		{name: "environment names past max items", tool: "environment", args: `{"names":[` + names(65) + `]}`, wantErr: "names"},
 		{name: "tree name past max length", tool: "tree", args: `{"root":{"name":"` + rep("n", mcptest.TreeNameMaxLen+1) + `"}}`, wantErr: "name"},
 
 		// sleep and echo bounds.
@@ -130,6 +136,37 @@ func TestContract(t *testing.T) {
 			}
 		})
 	}
+}
+
+// SPEC R1.3: sleep exactly at its maximum is accepted (the server starts
+// sleeping, so the short tool timeout ends the call), not refused.
+func TestContractSleepAtMaximum(t *testing.T) {
+	srv := resource.MCPServer{Command: mcptest.Command(t), Cwd: t.TempDir(), ToolTimeoutMS: 300}
+	s, err := mcpconn.NewConnector(nil).Connect(context.Background(), "contract", srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	_, err = s.CallTool(context.Background(), mcptest.ToolSleep, json.RawMessage(fmt.Sprintf(`{"ms":%d}`, mcptest.SleepMaxMS)))
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("sleep at maximum = %v; want it accepted and cut by the tool timeout", err)
+	}
+}
+
+func nodes(n int) string {
+	parts := make([]string, n)
+	for i := range parts {
+		parts[i] = fmt.Sprintf(`{"name":"c%d"}`, i)
+	}
+	return strings.Join(parts, ",")
+}
+
+func names(n int) string {
+	parts := make([]string, n)
+	for i := range parts {
+		parts[i] = fmt.Sprintf(`"V%d"`, i)
+	}
+	return strings.Join(parts, ",")
 }
 
 func resultText(res *mcp.CallToolResult) string {
