@@ -108,6 +108,7 @@ func compile(raw []byte, opts *Options, toolInput bool) (*Schema, error) {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.UseLoader(denyLoader{})
+	registerFormats(c)
 	if err := c.AddResource(baseURL, doc); err != nil {
 		return nil, w.mapCompileError(err)
 	}
