@@ -37,6 +37,9 @@ var registrationProfile = idna.New(
 	idna.VerifyDNSLength(true),
 )
 
+// idnaSeparators are the full stops RFC 3490, 3.1 treats as dots.
+var idnaSeparators = strings.NewReplacer("\u3002", ".", "\uff0e", ".", "\uff61", ".")
+
 // isHostname reports whether s is a host name: RFC 1123 LDH labels, where a
 // label beginning "xn--" must be a valid A-label. With idn, labels may also
 // be U-labels and the IDNA separators U+3002, U+FF0E and U+FF61 separate
@@ -47,7 +50,7 @@ func isHostname(s string, idn bool) bool {
 		return false
 	}
 	if idn {
-		s = strings.NewReplacer("\u3002", ".", "\uff0e", ".", "\uff61", ".").Replace(s)
+		s = idnaSeparators.Replace(s)
 	}
 	labels := strings.Split(s, ".")
 	international := false
