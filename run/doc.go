@@ -29,13 +29,17 @@
 //	                    first.before -> second.before -> execute
 //	                    -> second.after -> first.after
 //	                  run.Before(f) and run.After(f) adapt plain callbacks
-//	   d execute      MCP session CallTool, or the host tool's Handler
+//	   d execute      MCP session CallTool, or the host tool's Handler, at
+//	                  most once per call, with the validated bytes
 //	 3 audit          one Record per call (Options.Auditor); never argument values
 //	 4 boundary       a successful call changed this agent's document or a
 //	                  mounted MCP resource (Result.Changed) -> refresh
 //
 // The Permission is a fixed stage, not an interceptor: it always sees the
-// validated, final arguments, and interceptors cannot change them.
+// validated, final arguments. The Run validates and executes its own copy
+// of each call's arguments, so neither the Permission nor an interceptor
+// can change what the tool receives (Request.Arguments is their view), and
+// an interceptor's next runs the tool at most once.
 //
 // # Refresh at the batch boundary
 //

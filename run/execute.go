@@ -1,12 +1,14 @@
 package run
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -30,13 +32,18 @@ import (
 //     RefreshReport) before returning.
 //
 // Tool failures are Results with a Code. The error is non-nil only when the
-// batch was rejected, the Run is closed (ErrClosed), or ctx ended (the
-// Outcome then still holds every Result).
+// batch was rejected, the Run is closed (ErrClosed: every call then has an
+// unavailable Result), or ctx ended; the Outcome always holds one Result per
+// call, in call order, with its call ID.
 func (r *Run) Execute(ctx context.Context, b Batch) (Outcome, error) {
 	if r.closed.Load() {
-		return Outcome{BatchID: b.ID}, ErrClosed
+		return closedOutcome(b), ErrClosed
 	}
 	s := r.acquire()
+	if r.closed.Load() { // closed while we waited for the snapshot
+		s.inUse.RUnlock()
+		return closedOutcome(b), ErrClosed
+	}
 	out, refresh, err := r.executeBatch(ctx, s, b)
 	s.inUse.RUnlock()
 	if err != nil {
@@ -46,6 +53,16 @@ func (r *Run) Execute(ctx context.Context, b Batch) (Outcome, error) {
 		out.Refresh = r.refresh(ctx, b.ID)
 	}
 	return out, ctx.Err()
+}
+
+// closedOutcome answers every call of a batch sent to a closed Run, so the
+// host can still answer each tool_call_id.
+func closedOutcome(b Batch) Outcome {
+	out := Outcome{BatchID: b.ID, Results: make([]Result, len(b.Calls))}
+	for i, c := range b.Calls {
+		out.Results[i] = Result{CallID: c.ID, Name: c.Name, Code: CodeUnavailable, Message: "the run is closed; the call was not run"}
+	}
+	return out
 }
 
 func (r *Run) executeBatch(ctx context.Context, s *snapshot, b Batch) (Outcome, bool, error) {
@@ -121,7 +138,7 @@ func (r *Run) checkBatch(ctx context.Context, s *snapshot, b Batch) ([]*tool, *B
 		if t.host == nil || t.host.Authorize == nil {
 			continue
 		}
-		if err := t.host.Authorize(ctx, r.request(b, i, t)); err != nil {
+		if err := authorize(ctx, t.host, r.request(b, i, t)); err != nil {
 			msg := "delegation check failed"
 			var re *Error
 			if errors.As(err, &re) && re.Message != "" {
@@ -131,6 +148,19 @@ func (r *Run) checkBatch(ctx context.Context, s *snapshot, b Batch) ([]*tool, *B
 		}
 	}
 	return tools, nil
+}
+
+// errAuthorizePanicked fails a delegation check that panicked: a host
+// callback's bug must neither end the host nor let the batch through.
+var errAuthorizePanicked = errors.New("the delegation check failed (it panicked)")
+
+func authorize(ctx context.Context, ht *compiledHostTool, req Request) (err error) {
+	defer func() {
+		if recover() != nil {
+			err = errAuthorizePanicked
+		}
+	}()
+	return ht.Authorize(ctx, req)
 }
 
 // reject fills the Outcome and the audit for a rejected batch.
@@ -153,7 +183,9 @@ func (r *Run) request(b Batch, i int, t *tool) Request {
 	c := b.Calls[i]
 	args := c.Arguments
 	if len(args) == 0 {
-		args = emptyObject
+		// A fresh one each time: a stage writing into its view must not
+		// change the next call's.
+		args = json.RawMessage("{}")
 	}
 	return Request{
 		BatchID:     b.ID,
@@ -167,16 +199,38 @@ func (r *Run) request(b Batch, i int, t *tool) Request {
 	}
 }
 
-var emptyObject = json.RawMessage("{}")
+// callState is what runCall learns of one call on its way through the
+// stages.
+type callState struct {
+	stage Stage
+	dec   Decision
+	// next guards the tool: nextIdle until the interceptor chain calls
+	// next, nextTaken once it did (the tool runs once), nextClosed once the
+	// chain returned without calling it.
+	next atomic.Int32
+}
+
+const (
+	nextIdle int32 = iota
+	nextTaken
+	nextClosed
+)
+
+// reached is the last stage the call entered.
+func (cs *callState) reached() Stage {
+	if cs.stage == StageIntercept && cs.next.Load() == nextTaken {
+		return StageExecute
+	}
+	return cs.stage
+}
 
 // runCall takes one call through validate -> permission -> interceptors ->
 // execute and audits it.
 func (r *Run) runCall(ctx context.Context, b Batch, i int, t *tool) Result {
 	start := time.Now()
 	req := r.request(b, i, t)
-	stage := StageQueued
-	var dec Decision
-	res := r.stages(ctx, req, t, &stage, &dec)
+	cs := &callState{stage: StageQueued}
+	res := r.stages(ctx, req, t, cs)
 	res.CallID, res.Name = req.CallID, req.Alias
 	if res.Failed() {
 		res.Changed = nil
@@ -185,7 +239,7 @@ func (r *Run) runCall(ctx context.Context, b Batch, i int, t *tool) Result {
 		rec := Record{
 			Event: EventCall, Time: start, Agent: r.agent, BatchID: b.ID,
 			CallID: req.CallID, Alias: req.Alias, Source: req.Source,
-			Stage: stage, Decision: dec, Code: res.Code, Duration: time.Since(start),
+			Stage: cs.reached(), Decision: cs.dec, Code: res.Code, Duration: time.Since(start),
 		}
 		if len(res.Violations) > 0 {
 			rec.ViolationPaths = make([]string, len(res.Violations))
@@ -199,24 +253,33 @@ func (r *Run) runCall(ctx context.Context, b Batch, i int, t *tool) Result {
 }
 
 // stages runs validate -> permission -> interceptors -> execute, recording
-// the stage reached and the decision. A panic in a host callback fails only
-// its call (CodeInternal), as a panicking handler must not end the host.
-func (r *Run) stages(ctx context.Context, req Request, t *tool, stage *Stage, dec *Decision) (res Result) {
+// the stage reached and the decision in cs. A panic in a host callback
+// fails only its call (CodeInternal), as a panicking handler must not end
+// the host.
+//
+// The Run validates and executes its own copy of the arguments:
+// req.Arguments, which the Permission and the interceptors see, is only
+// their view, so nothing they do to it changes what the tool receives.
+func (r *Run) stages(ctx context.Context, req Request, t *tool, cs *callState) (res Result) {
 	defer func() {
 		if p := recover(); p != nil {
-			res = Result{Code: CodeInternal, Message: "internal error: a callback panicked at the " + string(*stage) + " stage"}
+			res = Result{Code: CodeInternal, Message: "internal error: a callback panicked at the " + string(cs.reached()) + " stage"}
 		}
 	}()
 	if err := ctx.Err(); err != nil {
 		return failure(err)
 	}
-	*stage = StageValidate
-	if err := t.schema.Validate(req.Arguments); err != nil {
+	cs.stage = StageValidate
+	args := bytes.Clone(req.Arguments)
+	if err := t.schema.Validate(args); err != nil {
 		return failure(err)
 	}
-	*stage = StagePermission
+	cs.stage = StagePermission
 	d, err := r.permission.Check(ctx, req)
-	*dec = d
+	if err != nil && d.Verdict == Allow {
+		d.Verdict = Deny // a failed check never allows, nor is audited as allowing
+	}
+	cs.dec = d
 	if err != nil {
 		res = failure(err)
 		if res.Code == CodeInternal {
@@ -227,8 +290,8 @@ func (r *Run) stages(ctx context.Context, req Request, t *tool, stage *Stage, de
 	if d.Verdict != Allow {
 		return denied(d)
 	}
-	*stage = StageIntercept
-	return r.intercept(ctx, req, t, stage)
+	cs.stage = StageIntercept
+	return r.intercept(ctx, req, args, t, cs)
 }
 
 func denied(d Decision) Result {
@@ -245,12 +308,19 @@ func denied(d Decision) Result {
 	return Result{Code: CodePermissionDenied, Message: boundMessage(msg)}
 }
 
-// intercept runs the interceptor chain around execute. stage becomes
-// StageExecute when the chain reaches the tool.
-func (r *Run) intercept(ctx context.Context, req Request, t *tool, stage *Stage) Result {
+// errNextMisused fails a second call of next, or one made after the
+// interceptor returned: the Permission allowed one execution.
+var errNextMisused = &Error{Code: CodeInternal, Message: "an interceptor called next twice, or after it returned; the tool runs at most once per call"}
+
+// intercept runs the interceptor chain around execute. The tool runs at
+// most once, and only while the chain is running.
+func (r *Run) intercept(ctx context.Context, req Request, args json.RawMessage, t *tool, cs *callState) Result {
+	defer cs.next.CompareAndSwap(nextIdle, nextClosed)
 	var next Next = func(ctx context.Context) Result {
-		*stage = StageExecute
-		return r.execute(ctx, req, t)
+		if !cs.next.CompareAndSwap(nextIdle, nextTaken) {
+			return failure(errNextMisused)
+		}
+		return r.execute(ctx, req, args, t)
 	}
 	for k := len(r.chain) - 1; k >= 0; k-- {
 		ic, inner := r.chain[k], next
@@ -265,9 +335,11 @@ func (r *Run) intercept(ctx context.Context, req Request, t *tool, stage *Stage)
 	return next(ctx)
 }
 
-// execute routes an allowed call to its host tool or MCP session.
-func (r *Run) execute(ctx context.Context, req Request, t *tool) Result {
+// execute routes an allowed call, with the validated arguments, to its
+// host tool or MCP session.
+func (r *Run) execute(ctx context.Context, req Request, args json.RawMessage, t *tool) Result {
 	if t.host != nil {
+		req.Arguments = args
 		res, err := t.host.Handler(ctx, req)
 		if err != nil {
 			return failure(err)
@@ -277,7 +349,7 @@ func (r *Run) execute(ctx context.Context, req Request, t *tool) Result {
 		}
 		return res
 	}
-	cr, err := t.mount.session.CallTool(ctx, t.info.Source.Tool, req.Arguments)
+	cr, err := t.mount.session.CallTool(ctx, t.info.Source.Tool, args)
 	if err != nil {
 		res := mcpFailure(t.mount.ref, err)
 		if res.Code == CodeUnavailable {

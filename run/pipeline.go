@@ -133,7 +133,9 @@ type Request struct {
 	// nil for host tools and servers that send none. Hints, not guarantees.
 	Annotations *mcp.ToolAnnotations
 	// Arguments are the call's arguments. After the batch checks they have
-	// passed the schema. Shared: do not modify.
+	// passed the schema. Do not modify them: the Run validates and executes
+	// its own copy, so changing these bytes changes nothing the tool
+	// receives (a host tool's Handler gets that copy).
 	Arguments json.RawMessage
 }
 
@@ -178,7 +180,9 @@ type PermissionFunc func(ctx context.Context, req Request) (Decision, error)
 func (f PermissionFunc) Check(ctx context.Context, req Request) (Decision, error) { return f(ctx, req) }
 
 // Next runs the rest of the chain and then the tool. It always returns a
-// Result; a failure is a Result with a Code.
+// Result; a failure is a Result with a Code. The tool runs at most once per
+// call, and only while the chain runs: calling next a second time, or after
+// Intercept returned, runs nothing and returns a CodeInternal Result.
 type Next func(ctx context.Context) Result
 
 // Interceptor wraps the execution of an allowed call. Interceptors run in
@@ -188,9 +192,9 @@ type Next func(ctx context.Context) Result
 //
 // An interceptor may return without calling next (the call then does not
 // run), change the context, or change the Result; it cannot change the
-// arguments, which the Permission has already seen. A returned error becomes
-// the call's failure (CodeOf). Implementations must be safe for concurrent
-// use.
+// arguments, which the Permission has already seen, nor run the tool twice
+// (the Permission allowed one execution). A returned error becomes the
+// call's failure (CodeOf). Implementations must be safe for concurrent use.
 type Interceptor interface {
 	Intercept(ctx context.Context, req Request, next Next) (Result, error)
 }

@@ -65,9 +65,9 @@ type HostTool struct {
 	// holds the snapshot).
 	Handler func(ctx context.Context, req Request) (Result, error)
 	// Authorize, when set, runs at the batch checks, before any call of the
-	// batch runs, with the call's arguments not yet validated; an error
-	// rejects the whole batch with CodeUnauthorized (delegation, SPEC R5.4).
-	// nil means no check.
+	// batch runs, with the call's arguments not yet validated; an error (or
+	// a panic) rejects the whole batch with CodeUnauthorized (delegation,
+	// SPEC R5.4). nil means no check.
 	Authorize func(ctx context.Context, req Request) error
 	// ManagementOnly marks a framework tool: it is listed and callable only
 	// when the agent may manage resources (a manager or an agent with the
