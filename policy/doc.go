@@ -31,6 +31,14 @@
 // consent (a Deny vetoes, Ask abstains). Every Decision names who decided
 // (Decision.By) and why, for the audit.
 //
+// # Errors
+//
+// A policy returns an error when it could not decide: the approver or
+// reviewer failed, the context ended while a call waited for its turn, or a
+// nil policy was given to Chain or First. Such a Decision is never Allow
+// (Chain and First turn it into Deny) and the Run fails the call with the
+// error's code; the policy's own reason goes to the audit.
+//
 // # Concurrency
 //
 // All policies here are safe for concurrent use; the callbacks given to

@@ -192,7 +192,7 @@ type ChainPolicy struct{ policies []run.Permission }
 var _ run.Permission = (*ChainPolicy)(nil)
 
 // Chain returns a policy that asks each policy in order: the first Deny (or
-// error) stops the chain and decides; Ask abstains; the result is Allow when
+// error, which reads as Deny) stops the chain and decides; Ask abstains; the result is Allow when
 // at least one policy allowed and none denied, else Ask. Chain(Rules{...},
 // Human(f)) makes the rules able to veto and the person confirm the rest.
 func Chain(policies ...run.Permission) *ChainPolicy {
@@ -208,9 +208,7 @@ func (c *ChainPolicy) Check(ctx context.Context, req run.Request) (run.Decision,
 		}
 		d, err := p.Check(ctx, req)
 		if err != nil || d.Verdict == run.Deny {
-			if err == nil {
-				d.Verdict = run.Deny
-			}
+			d.Verdict = run.Deny // an error never allows
 			return d, err
 		}
 		if d.Verdict == run.Allow {
@@ -240,7 +238,7 @@ type FirstPolicy struct{ policies []run.Permission }
 var _ run.Permission = (*FirstPolicy)(nil)
 
 // First returns a policy that asks each policy in order until one returns
-// Allow or Deny (or an error), which decides; when all abstain the result is
+// Allow or Deny (or an error, which reads as Deny), which decides; when all abstain the result is
 // Ask (which a Run treats as denied). First(Rules{...}, Human(f)) lets the
 // rules settle what they know and asks a person about the rest.
 func First(policies ...run.Permission) *FirstPolicy {
@@ -255,6 +253,7 @@ func (f *FirstPolicy) Check(ctx context.Context, req run.Request) (run.Decision,
 		}
 		d, err := p.Check(ctx, req)
 		if err != nil {
+			d.Verdict = run.Deny // an error never allows
 			return d, err
 		}
 		if d.Verdict == run.Allow || d.Verdict == run.Deny {

@@ -236,3 +236,20 @@ func TestNilPolicyNeverAllows(t *testing.T) {
 		}
 	}
 }
+
+// A failing policy never reads as Allow through a combinator, whatever
+// Decision it returned with its error (a wrapper that looks only at the
+// verdict must not be fooled).
+func TestCombinatorErrorsNeverAllow(t *testing.T) {
+	t.Parallel()
+	boom := errors.New("boom")
+	allowingFailure := run.PermissionFunc(func(context.Context, run.Request) (run.Decision, error) {
+		return run.Decision{Verdict: run.Allow, By: "flaky"}, boom
+	})
+	for _, p := range []run.Permission{policy.Chain(allowingFailure), policy.First(allowingFailure), policy.Chain(policy.AutoAllow(), allowingFailure)} {
+		d, err := p.Check(context.Background(), notesSearch)
+		if !errors.Is(err, boom) || d.Verdict != run.Deny || d.By != "flaky" {
+			t.Errorf("%T: %+v %v, want a deny by flaky with the error", p, d, err)
+		}
+	}
+}
