@@ -22,6 +22,19 @@
 // dialect's standard: asserted in draft-04/06/07, an annotation only in
 // 2019-09 and 2020-12.
 //
+// # Formats
+//
+// Where format is asserted, hostname and idn-hostname follow RFC 1123 and
+// IDNA2008 (RFC 5890-5893: the derived property of every code point, the
+// CONTEXTJ and CONTEXTO rules, the Bidi rule, Punycode that re-encodes to
+// itself; golang.org/x/net/idna supplies Punycode, joining types and the
+// DNS lengths); email and idn-email follow RFC 5321 and RFC 6531; ipv4 is
+// dotted decimal without signs or leading zeros; uri, uri-reference, iri
+// and iri-reference follow the RFC 3986 and RFC 3987 grammar; uri-template
+// follows RFC 6570. Each check is one linear pass and its error never
+// contains the value. format "regex" is checked with Go's RE2 syntax, not
+// ECMA-262; the other formats use the library's checkers.
+//
 // # Offline
 //
 // Compiling never fetches a URL or opens a file, and every reference must
