@@ -23,28 +23,33 @@ const methodListTools = "tools/list"
 // large integers); the capture sees the wire message first.
 type toolsListCapture struct {
 	mu      sync.Mutex
-	pending map[string]struct{} // ids of tools/list requests in flight
-	last    json.RawMessage     // result of the latest answered tools/list
-	readErr error               // first read error of the connection
+	want    string          // id of the latest tools/list request; "" when answered
+	last    json.RawMessage // its result
+	readErr error           // first read error of the connection
 }
 
 func newToolsListCapture() *toolsListCapture {
-	return &toolsListCapture{pending: map[string]struct{}{}}
+	return &toolsListCapture{}
 }
 
+// request notes a tools/list request. Only the latest one counts: a
+// Session walks one list at a time, so the answer to an older request is a
+// late answer to one that timed out or was cancelled, and must never pass
+// for the current page.
 func (c *toolsListCapture) request(id string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.pending[id] = struct{}{}
+	c.want = id
+	c.last = nil
 }
 
 func (c *toolsListCapture) response(id string, result json.RawMessage) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.pending[id]; !ok {
+	if id == "" || id != c.want {
 		return
 	}
-	delete(c.pending, id)
+	c.want = ""
 	c.last = bytes.Clone(result)
 }
 

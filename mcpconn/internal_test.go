@@ -227,3 +227,28 @@ func TestHeaderRoundTripper(t *testing.T) {
 		t.Errorf("captured %q; want the tools/list result", got)
 	}
 }
+
+// A late answer to an abandoned tools/list (timed out or cancelled) never
+// passes for the current request's, whichever order the answers arrive in.
+func TestCaptureIgnoresLateAnswers(t *testing.T) {
+	t.Parallel()
+	const fresh, stale = `{"tools":[{"name":"fresh"}]}`, `{"tools":[{"name":"stale"}]}`
+	c := newToolsListCapture()
+	c.request("n1") // abandoned
+	c.request("n2")
+	c.response("n2", json.RawMessage(fresh))
+	c.response("n1", json.RawMessage(stale))
+	if got := string(c.take()); got != fresh {
+		t.Errorf("stale after fresh: captured %s; want %s", got, fresh)
+	}
+	c.request("n3") // abandoned
+	c.request("n4")
+	c.response("n3", json.RawMessage(stale))
+	if got := c.take(); got != nil {
+		t.Errorf("stale before fresh: captured %s; want nothing yet", got)
+	}
+	c.response("n4", json.RawMessage(fresh))
+	if got := string(c.take()); got != fresh {
+		t.Errorf("stale before fresh: captured %s; want %s", got, fresh)
+	}
+}
