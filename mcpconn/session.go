@@ -113,15 +113,11 @@ func (s *Session) Tools(ctx context.Context) ([]Tool, error) {
 		}
 		next := res.NextCursor
 		if raw := s.capture.take(); raw != nil {
-			var wire struct {
-				Tools      []Tool `json:"tools"`
-				NextCursor string `json:"nextCursor"`
-			}
-			if err := json.Unmarshal(raw, &wire); err != nil {
+			tools, err := withWireSchemas(res.Tools, raw)
+			if err != nil {
 				return nil, &Error{Ref: s.ref, Op: "list tools", Detail: "the tools/list result is malformed", Err: err}
 			}
-			out = append(out, wire.Tools...)
-			next = wire.NextCursor
+			out = append(out, tools...)
 		} else {
 			// No wire copy (a cached result of a newer protocol): fall back
 			// to the decoded form.
@@ -143,14 +139,52 @@ func (s *Session) Tools(ctx context.Context) ([]Tool, error) {
 	}
 }
 
+// withWireSchemas pairs the tools the go-sdk decoded from one tools/list
+// page with the exact schema bytes of the same page on the wire. Keys match
+// exactly, as in the go-sdk's own decoding ("InputSchema" is not
+// inputSchema), and the tools the go-sdk left out (null entries, invalid
+// header annotations) stay out; the wire must list the decoded tools in
+// the same order, or the capture is not this page's.
+func withWireSchemas(decoded []*mcp.Tool, raw json.RawMessage) ([]Tool, error) {
+	var page map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &page); err != nil {
+		return nil, err
+	}
+	var wire []map[string]json.RawMessage
+	if list, ok := page["tools"]; ok {
+		if err := json.Unmarshal(list, &wire); err != nil {
+			return nil, fmt.Errorf("tools: %w", err)
+		}
+	}
+	out := make([]Tool, 0, len(decoded))
+	for _, w := range wire {
+		if len(out) == len(decoded) {
+			break
+		}
+		var name string
+		if w == nil || (w["name"] != nil && json.Unmarshal(w["name"], &name) != nil) || name != decoded[len(out)].Name {
+			continue // left out by the go-sdk
+		}
+		out = append(out, toolMeta(decoded[len(out)], w["inputSchema"], w["outputSchema"]))
+	}
+	if len(out) != len(decoded) {
+		return nil, errors.New("the captured result does not list the decoded tools")
+	}
+	return out, nil
+}
+
 func decodedTool(t *mcp.Tool) Tool {
 	in, _ := json.Marshal(t.InputSchema)
 	var outSchema json.RawMessage
 	if t.OutputSchema != nil {
 		outSchema, _ = json.Marshal(t.OutputSchema)
 	}
+	return toolMeta(t, in, outSchema)
+}
+
+func toolMeta(t *mcp.Tool, in, out json.RawMessage) Tool {
 	return Tool{Name: t.Name, Title: t.Title, Description: t.Description, Annotations: t.Annotations,
-		InputSchema: in, OutputSchema: outSchema}
+		InputSchema: in, OutputSchema: out}
 }
 
 var errToolTimeout = errors.New("tool timeout")
