@@ -288,8 +288,14 @@ func (c *Connector) start(ref resource.Ref, srv resource.MCPServer) (*process, e
 	if srv.Command == "" {
 		return nil, fail(ErrInvalidServer, "the stdio server has no command", nil)
 	}
+	for k := range srv.Env {
+		if k == "" || strings.ContainsAny(k, "=\x00") {
+			// "A=B" would reach the child as A with the value "B=...".
+			return nil, fail(ErrInvalidServer, "an env name is empty or holds '=' or NUL: use names like API_TOKEN", nil)
+		}
+	}
 	expand := strings.NewReplacer("${cwd}", cwd, "${workspace}", cwd).Replace
-	env := c.childEnv(srv.Env, expand)
+	env := c.childEnv(srv.Env, cwd, expand)
 
 	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
 		return nil, fail(ErrStart, fmt.Sprintf("cwd %q is not an existing directory", cwd), nil)
@@ -323,8 +329,10 @@ func (c *Connector) start(ref resource.Ref, srv resource.MCPServer) (*process, e
 }
 
 // childEnv builds the server's environment: the inherited part of the host
-// environment, then the document's env (placeholders expanded) on top.
-func (c *Connector) childEnv(docEnv map[string]string, expand func(string) string) []string {
+// environment, then the document's env (placeholders expanded) on top. An
+// inherited PWD names the host's directory: it becomes cwd, where the child
+// runs (SPEC R2.3), as a shell would set it.
+func (c *Connector) childEnv(docEnv map[string]string, cwd string, expand func(string) string) []string {
 	vars := map[string]string{}
 	var order []string
 	set := func(k, v string) {
@@ -341,6 +349,9 @@ func (c *Connector) childEnv(docEnv map[string]string, expand func(string) strin
 		if c.opts.InheritAllEnv || envAllowed(k, c.opts.InheritEnv) {
 			set(k, v)
 		}
+	}
+	if _, ok := vars["PWD"]; ok {
+		vars["PWD"] = cwd
 	}
 	keys := make([]string, 0, len(docEnv))
 	for k := range docEnv {

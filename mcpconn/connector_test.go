@@ -124,6 +124,31 @@ func TestEnvironmentPolicy(t *testing.T) {
 	}
 }
 
+// SPEC R2.3: a host PWD that reaches the child (whole environment, or a
+// list naming it) is replaced by cwd; it would tell the server it runs in
+// the host's directory.
+func TestInheritedPWDIsCwd(t *testing.T) {
+	t.Parallel()
+	host := []string{"PATH=" + os.Getenv("PATH"), "PWD=/host/dir"}
+	for _, opts := range []mcpconn.ConnectorOptions{
+		{InheritAllEnv: true},
+		{InheritEnv: []string{"PATH", "PWD"}},
+	} {
+		srv, tag := fakeStdio(t)
+		opts.Environ = func() []string { return host }
+		s, err := quickConnector(&opts).Connect(context.Background(), "pwd", srv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := environment(t, s, "PWD")
+		s.Close()
+		if got.Env["PWD"] != srv.Cwd {
+			t.Errorf("InheritAllEnv %v, InheritEnv %q: PWD = %q; want cwd %q", opts.InheritAllEnv, opts.InheritEnv, got.Env["PWD"], srv.Cwd)
+		}
+		assertNoLeftovers(t, tag)
+	}
+}
+
 // A bare command is looked up in the PATH the child gets (the document's
 // env may set it), not only in the host's.
 func TestBareCommandUsesChildPATH(t *testing.T) {
@@ -169,6 +194,10 @@ func TestLaunchRules(t *testing.T) {
 			want: mcpconn.ErrStart, wantMsg: "not an existing directory"},
 		{name: "absolute command missing", srv: resource.MCPServer{Command: "/no/such/agt-server", Cwd: "/"},
 			want: mcpconn.ErrStart, wantMsg: "not an executable file"},
+		{name: "env name holding '='", srv: resource.MCPServer{Command: "sh", Args: touch, Cwd: "/", Env: map[string]string{"A=B": "v"}},
+			want: mcpconn.ErrInvalidServer, wantMsg: "env name"},
+		{name: "empty env name", srv: resource.MCPServer{Command: "sh", Args: touch, Cwd: "/", Env: map[string]string{"": "v"}},
+			want: mcpconn.ErrInvalidServer, wantMsg: "env name"},
 		{name: "unknown type", srv: resource.MCPServer{Type: "carrier-pigeon", Cwd: "/"},
 			want: mcpconn.ErrInvalidServer, wantMsg: "unknown server type"},
 		{name: "url not http", srv: resource.MCPServer{Type: "http", URL: "ftp://example.com/mcp"},
