@@ -55,6 +55,25 @@ func cpuUsage() (self, children time.Duration) {
 // leftoverProcesses lists the live processes (not zombies) whose command
 // line starts with binary.
 func leftoverProcesses(binary string) []int {
+	return liveProcesses(func(cmdline string) bool { return strings.HasPrefix(cmdline, binary+"\x00") })
+}
+
+// processesGone waits up to 10 s for every live process whose command line
+// holds marker to be gone.
+func processesGone(marker string) bool {
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if len(liveProcesses(func(cmdline string) bool { return strings.Contains(cmdline, marker) })) == 0 {
+			return true
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return false
+}
+
+// liveProcesses lists the live processes (not zombies) whose NUL-separated
+// command line matches.
+func liveProcesses(match func(cmdline string) bool) []int {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil
@@ -66,7 +85,7 @@ func leftoverProcesses(binary string) []int {
 			continue
 		}
 		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil || !strings.HasPrefix(string(cmdline), binary+"\x00") {
+		if err != nil || !match(string(cmdline)) {
 			continue
 		}
 		if stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -396,5 +397,37 @@ func TestRefreshReconnectsDeadMount(t *testing.T) {
 	}
 	if got := serverPID(t, r, steady); got != steadyPID {
 		t.Errorf("the steady mount was restarted (pid %d -> %d)", steadyPID, got)
+	}
+}
+
+// SPEC R7.2: when one mount of the candidate fails, the connections the
+// candidate opened for the others are closed (no process or connection
+// outlives the failed refresh), and the old snapshot stays whole.
+func TestRefreshFailureClosesCandidateConnections(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	a, b, c := resource.Ref("a"), resource.Ref("b"), resource.Ref("c")
+	marker := t.TempDir() // unique to this test's b process
+	putMCP(t, repo, a, stdioServer(t))
+	putMCP(t, repo, b, stdioServer(t, "-call-log", filepath.Join(marker, "calls.log")))
+	putMCP(t, repo, c, stdioServer(t, "-fault", string(mcptest.FaultExitAtStart)))
+	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{a}})
+	r := newRun(t, &run.Options{Repository: repo, HostTools: []run.HostTool{mountTool(repo)}})
+	before := toolNames(r)
+	out, err := r.Execute(context.Background(), batch(setMounts(a, b, c)))
+	if err != nil || out.Refresh == nil || out.Refresh.OK {
+		t.Fatalf("refresh with a broken mount: %v %+v", err, out.Refresh)
+	}
+	if len(out.Refresh.Failures) != 1 || out.Refresh.Failures[0].Ref != c || len(out.Refresh.Added) != 0 {
+		t.Errorf("refresh report = %+v, want only c failing and nothing added", out.Refresh)
+	}
+	if !processesGone(marker) {
+		t.Error("the candidate's connection to b outlived the failed refresh")
+	}
+	if diff := cmp.Diff(before, toolNames(r)); diff != "" {
+		t.Errorf("tools changed by a failed refresh (-before +after):\n%s", diff)
+	}
+	if out, err := r.Execute(context.Background(), batch(call("e", run.Alias(a, mcptest.ToolEcho), `{"text":"x"}`))); err != nil || out.Results[0].Failed() {
+		t.Errorf("the old mount after the failed refresh: %v %+v", err, out.Results)
 	}
 }
