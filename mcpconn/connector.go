@@ -227,8 +227,11 @@ func (c *Connector) handshakeError(ctx, sctx context.Context, s *Session, startu
 		// The pipe closes a moment before the exit is reaped.
 		e.Detail = "the server exited during startup (" + s.proc.exitStatus() + ")"
 		e.Err = nil
-	case s.transport == resource.TransportHTTP || s.transport == resource.TransportSSE:
+	case s.remote():
 		e.Kind, e.Detail = ErrStart, "the server could not be reached or refused the connection"
+	}
+	if s.remote() {
+		e.Err = hideURLs(e.Err)
 	}
 	return e
 }

@@ -74,8 +74,11 @@
 // the caller's context error. A tool result with IsError set is a result,
 // not an error; a JSON-RPC protocol error (such as an unknown tool) can be
 // read with errors.As into a *jsonrpc.Error. The messages mcpconn writes
-// never contain argument values; a server's own error text (in a
-// *jsonrpc.Error or a tool result) is passed on as the server wrote it.
+// never contain argument values, env values or header values, and a
+// remote server's URL shows only its scheme and host (a token often hides
+// in its path or query); a server's own error text (in a *jsonrpc.Error or
+// a tool result) is passed on as the server wrote it, and so is a stdio
+// server's stderr tail.
 //
 // # Concurrency
 //

@@ -2,6 +2,7 @@ package mcpconn
 
 import (
 	"errors"
+	"net/url"
 	"strings"
 
 	"github.com/agtsdk/agt/resource"
@@ -81,3 +82,65 @@ func (e *Error) Unwrap() []error {
 	}
 	return out
 }
+
+// hideURLs returns err with every http(s) URL in its message cut to its
+// scheme and host. A remote server's URL often carries a token in its path
+// or query; the go-sdk and net/http quote it in their errors, which can
+// reach logs or a model. errors.Is and errors.As still see err.
+func hideURLs(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	var b strings.Builder
+	rest, changed := msg, false
+	for {
+		i := strings.Index(rest, "://")
+		if i < 0 {
+			break
+		}
+		start := i
+		for start > 0 && isSchemeByte(rest[start-1]) {
+			start--
+		}
+		end := i + len("://")
+		for end < len(rest) && !strings.ContainsRune(" \t\r\n\"'<>`", rune(rest[end])) {
+			end++
+		}
+		scheme := strings.ToLower(rest[start:i])
+		b.WriteString(rest[:start])
+		if scheme == "http" || scheme == "https" {
+			u, perr := url.Parse(rest[start:end])
+			if perr == nil && u.User == nil && (u.Path == "" || u.Path == "/") && u.RawQuery == "" && !u.ForceQuery && u.Fragment == "" {
+				b.WriteString(rest[start:end]) // nothing to hide
+			} else {
+				b.WriteString(rest[start:i] + "://")
+				if perr == nil {
+					b.WriteString(u.Host)
+				}
+				b.WriteString("/[hidden]")
+				changed = true
+			}
+		} else {
+			b.WriteString(rest[start:end])
+		}
+		rest = rest[end:]
+	}
+	if !changed {
+		return err
+	}
+	b.WriteString(rest)
+	return &hiddenURLError{msg: b.String(), err: err}
+}
+
+func isSchemeByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.'
+}
+
+type hiddenURLError struct {
+	msg string
+	err error
+}
+
+func (e *hiddenURLError) Error() string { return e.msg }
+func (e *hiddenURLError) Unwrap() error { return e.err }

@@ -65,12 +65,18 @@ func TestRemoteWithRequiredHeader(t *testing.T) {
 	}
 }
 
-// An unreachable URL fails within the startup timeout with ErrStart.
+// An unreachable URL fails within the startup timeout with ErrStart, and
+// the error keeps a token in the URL's user info, path or query to itself.
 func TestRemoteUnreachable(t *testing.T) {
 	t.Parallel()
-	srv := resource.MCPServer{Type: "http", URL: "http://127.0.0.1:1/mcp", StartupTimeoutMS: 5000}
-	_, err := mcpconn.NewConnector(nil).Connect(context.Background(), "gone", srv)
-	if !errors.Is(err, mcpconn.ErrStart) && !errors.Is(err, mcpconn.ErrHandshake) {
-		t.Errorf("Connect = %v; want ErrStart", err)
+	for _, typ := range []string{resource.TransportHTTP, resource.TransportSSE} {
+		srv := resource.MCPServer{Type: typ, URL: "http://u:pw-s3cret@127.0.0.1:1/mcp/path-s3cret?key=query-s3cret", StartupTimeoutMS: 5000}
+		_, err := mcpconn.NewConnector(nil).Connect(context.Background(), "gone", srv)
+		if !errors.Is(err, mcpconn.ErrStart) && !errors.Is(err, mcpconn.ErrHandshake) {
+			t.Errorf("%s: Connect = %v; want ErrStart", typ, err)
+		}
+		if err != nil && strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("%s: error %q shows the URL's secrets", typ, err)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package mcpconn
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"os"
@@ -250,5 +251,33 @@ func TestCaptureIgnoresLateAnswers(t *testing.T) {
 	c.response("n4", json.RawMessage(fresh))
 	if got := string(c.take()); got != fresh {
 		t.Errorf("stale before fresh: captured %s; want %s", got, fresh)
+	}
+}
+
+// hideURLs cuts every http(s) URL in a message to scheme and host, keeps
+// the rest of the message and the error chain.
+func TestHideURLs(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{`Post "http://127.0.0.1:1/mcp?token=t0k": refused`, `Post "http://127.0.0.1:1/[hidden]": refused`},
+		{`Get "https://user:***@example.com/s/t0k/mcp": 404`, `Get "https://example.com/[hidden]": 404`},
+		{`a http://h/x b HTTPS://H/y`, `a http://h/[hidden] b HTTPS://H/[hidden]`},
+		{`Post "http://example.com/": refused`, `Post "http://example.com/": refused`},
+		{`dial http://example.com: refused`, `dial http://example.com: refused`},
+		{`file:///etc/x and no url`, `file:///etc/x and no url`},
+		{`plain message`, `plain message`},
+	}
+	for _, tt := range tests {
+		base := errors.New(tt.in)
+		got := hideURLs(base)
+		if got.Error() != tt.want {
+			t.Errorf("hideURLs(%q) = %q; want %q", tt.in, got.Error(), tt.want)
+		}
+		if !errors.Is(got, base) {
+			t.Errorf("hideURLs(%q) lost the error chain", tt.in)
+		}
+	}
+	if hideURLs(nil) != nil {
+		t.Errorf("hideURLs(nil) != nil")
 	}
 }

@@ -55,6 +55,11 @@ type Tool struct {
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 }
 
+// remote reports whether the session reaches its server by URL.
+func (s *Session) remote() bool {
+	return s.transport == resource.TransportHTTP || s.transport == resource.TransportSSE
+}
+
 // Ref returns the reference the session was connected for.
 func (s *Session) Ref() resource.Ref { return s.ref }
 
@@ -266,6 +271,9 @@ func (s *Session) closedError(op string) error {
 // deadError reports a connection that died under a request, with the exit
 // status and stderr of a process that ended.
 func (s *Session) deadError(op string, err error) error {
+	if s.remote() {
+		err = hideURLs(err)
+	}
 	e := &Error{Ref: s.ref, Op: op, Kind: ErrUnavailable, Detail: "the connection to the server is lost", Err: err}
 	if s.proc != nil {
 		// The pipe closes a moment before the exit is reaped.
