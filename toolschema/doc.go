@@ -31,9 +31,10 @@
 // DNS lengths); email and idn-email follow RFC 5321 and RFC 6531; ipv4 is
 // dotted decimal without signs or leading zeros; uri, uri-reference, iri
 // and iri-reference follow the RFC 3986 and RFC 3987 grammar; uri-template
-// follows RFC 6570. Each check is one linear pass and its error never
-// contains the value. format "regex" is checked with Go's RE2 syntax, not
-// ECMA-262; the other formats use the library's checkers.
+// follows RFC 6570; regex is the ECMA-262 pattern grammar in Unicode mode
+// (only its syntax: "pattern" itself is still compiled and run by Go's RE2).
+// Each check is one linear pass and its error never contains the value. The
+// other formats use the library's checkers.
 //
 // # Offline
 //

@@ -145,6 +145,7 @@ func compile(raw []byte, opts *Options, toolInput bool) (*Schema, error) {
 	if err := s.checkGraph(starts); err != nil {
 		return nil, err
 	}
+	useECMARegexFormat(starts)
 	if toolInput {
 		if err := s.checkObjectRoot(); err != nil {
 			return nil, err
