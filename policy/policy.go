@@ -134,12 +134,21 @@ func (h *HumanPolicy) Check(ctx context.Context, req run.Request) (run.Decision,
 	if h.approve == nil {
 		return run.Decision{Verdict: run.Deny, By: ByHuman, Reason: "no approver configured"}, nil
 	}
+	notAsked := func() (run.Decision, error) {
+		return run.Decision{Verdict: run.Deny, By: ByHuman, Reason: "not asked: " + ctx.Err().Error()}, ctx.Err()
+	}
+	if ctx.Err() != nil {
+		return notAsked() // a select below could still pick the free turn
+	}
 	select {
 	case h.turn <- struct{}{}:
 	case <-ctx.Done():
-		return run.Decision{Verdict: run.Deny, By: ByHuman, Reason: "not asked: " + ctx.Err().Error()}, ctx.Err()
+		return notAsked()
 	}
 	defer func() { <-h.turn }()
+	if ctx.Err() != nil { // ended while it waited: the turn and ctx.Done were both ready
+		return notAsked()
+	}
 	ok, reason, err := h.approve(ctx, req)
 	if err != nil {
 		return run.Decision{Verdict: run.Deny, By: ByHuman, Reason: "approval failed"}, err

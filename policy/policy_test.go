@@ -142,16 +142,44 @@ func TestHumanAsksOneAtATime(t *testing.T) {
 	}
 
 	// A call whose context ends while it waits for its turn is not asked.
-	block := make(chan struct{})
-	slow := policy.Human(func(ctx context.Context, r run.Request) (bool, string, error) { <-block; return true, "", nil })
-	go func() { _, _ = slow.Check(context.Background(), notesSearch) }()
-	time.Sleep(10 * time.Millisecond)
+	block, holding := make(chan struct{}), make(chan struct{})
+	slow := policy.Human(func(ctx context.Context, r run.Request) (bool, string, error) {
+		close(holding)
+		<-block
+		return true, "", nil
+	})
+	done := make(chan struct{})
+	go func() { defer close(done); _, _ = slow.Check(context.Background(), notesSearch) }()
+	<-holding // the first question holds the turn
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	d, err := slow.Check(ctx, notesSearch)
 	close(block)
+	<-done
 	if !errors.Is(err, context.Canceled) || d.Verdict == run.Allow {
 		t.Errorf("waiting with a cancelled context: %+v %v", d, err)
+	}
+}
+
+// A call whose context has ended is not put to the person, even when no
+// other question is waiting.
+func TestHumanDoesNotAskForEndedCalls(t *testing.T) {
+	t.Parallel()
+	var asked atomic.Int32
+	h := policy.Human(func(context.Context, run.Request) (bool, string, error) {
+		asked.Add(1)
+		return true, "", nil
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for range 32 { // the turn is free: a select between it and ctx.Done would pick either
+		d, err := h.Check(ctx, notesSearch)
+		if !errors.Is(err, context.Canceled) || d.Verdict != run.Deny {
+			t.Fatalf("an ended call: %+v %v, want a deny with context.Canceled", d, err)
+		}
+	}
+	if n := asked.Load(); n != 0 {
+		t.Errorf("the person was asked %d times about calls whose context had ended", n)
 	}
 }
 
