@@ -305,3 +305,30 @@ func TestFormatLongInputs(t *testing.T) {
 		}
 	}
 }
+
+// FuzzFormats: no checker panics, and the grammars nest as the RFCs say:
+// a URI is a URI reference and an IRI, an IRI is an IRI reference, a URI
+// reference is an IRI reference, and an ASCII idn-hostname is a hostname.
+func FuzzFormats(f *testing.F) {
+	for _, s := range []string{
+		"", "example.com", "xn--9n2bp8q.xn--9t4b11yi5a", "b\u00fccher.ch", "l\u00b7l", "\u0915\u094d\u200d\u0937",
+		"joe@example.com", `"a b"@[IPv6:::1]`, "1.2.3.4", "http://[v1.x]:80/a?b#c", "//a@b:1", "\u00e9?\ue000",
+		"{+a,b:3}{?c*}", "(?<n>a)\\k<n>[\\d-]", "(?<=a+)b|\\u{1F600}",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, fm := range assertedFormats {
+			_ = fm.Validate(s)
+		}
+		_ = isECMARegex(s)
+		uri, uriRef := isURI(s, false, false), isURI(s, false, true)
+		iri, iriRef := isURI(s, true, false), isURI(s, true, true)
+		if uri && (!uriRef || !iri) || iri && !iriRef || uriRef && !iriRef {
+			t.Errorf("%q: uri=%v uri-reference=%v iri=%v iri-reference=%v", s, uri, uriRef, iri, iriRef)
+		}
+		if isASCII(s) && isHostname(s, true) && !isHostname(s, false) {
+			t.Errorf("%q: an ASCII idn-hostname that is no hostname", s)
+		}
+	})
+}
