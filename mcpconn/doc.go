@@ -37,8 +37,10 @@
 //     grace period, sends SIGTERM to the group, waits, sends SIGKILL, reaps
 //     the child, and then ends whatever is left in the group: no zombie and
 //     no orphan, even when the server starts children or was launched
-//     through a shell. A process that leaves the group on purpose (setsid)
-//     escapes this.
+//     through a shell. When the host is PID 1 (in a container) or a child
+//     subreaper, the members it adopted are reaped too. A process that
+//     leaves the group on purpose (setsid, setpgid) escapes this, and so
+//     does everything if the host itself is killed.
 //   - stderr is kept in a bounded ring buffer; its tail is part of every
 //     start and handshake error and of Session.StderrTail.
 //   - There is no sandbox: the command runs with the host user's rights.

@@ -148,13 +148,13 @@ func (p *process) stop(grace time.Duration) error {
 		}
 		// The leader is gone; children it left in the group are orphans
 		// unless we end them too.
-		if groupAlive(p.cmd) {
+		if p.stopErr == nil && groupAlive(p.cmd) {
 			_ = signalGroup(p.cmd, sigTerm)
-			deadline := time.Now().Add(grace)
-			for groupAlive(p.cmd) && time.Now().Before(deadline) {
-				time.Sleep(10 * time.Millisecond)
+			p.awaitGroupGone(grace)
+			if groupAlive(p.cmd) {
+				_ = signalGroup(p.cmd, sigKill)
+				p.awaitGroupGone(5 * time.Second)
 			}
-			_ = signalGroup(p.cmd, sigKill)
 		}
 		// stderr ends when the last holder exits; one that escaped the
 		// group (setsid) must not keep our reader goroutine alive.
@@ -168,6 +168,22 @@ func (p *process) stop(grace time.Duration) error {
 		_ = p.stdout.Close()
 	})
 	return p.stopErr
+}
+
+// awaitGroupGone waits up to d for the leader's group to be empty. Members
+// that outlived the leader were adopted by init, or by this process when
+// it is PID 1 (a container) or a child subreaper: those are reaped here,
+// else they would stay zombies. Only called once the leader is reaped, so
+// reaping by group never takes the leader from cmd.Wait.
+func (p *process) awaitGroupGone(d time.Duration) {
+	deadline := time.Now().Add(d)
+	for {
+		reapGroup(p.cmd)
+		if !groupAlive(p.cmd) || time.Now().After(deadline) {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // stdoutReader is the child's stdout as the transport reads it; it keeps

@@ -34,3 +34,18 @@ func isExecutable(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
 }
+
+// reapGroup reaps the dead members of the child's group that are children
+// of this process (adopted ones; the leader is reaped by cmd.Wait first).
+func reapGroup(cmd *exec.Cmd) {
+	for {
+		var ws syscall.WaitStatus
+		pid, err := syscall.Wait4(-cmd.Process.Pid, &ws, syscall.WNOHANG, nil)
+		if errors.Is(err, syscall.EINTR) {
+			continue
+		}
+		if err != nil || pid <= 0 {
+			return
+		}
+	}
+}
