@@ -66,10 +66,10 @@ func (r *Run) needsRefresh(s *snapshot, results []Result) bool {
 // the switch, once no batch uses them.
 func (r *Run) refresh(ctx context.Context, batchID string) *RefreshReport {
 	r.refreshMu.Lock()
-	defer r.refreshMu.Unlock()
 	start := time.Now()
 	old := r.snap.Load()
 	rep := &RefreshReport{}
+	var retire []*mount
 	if r.closed.Load() {
 		rep.Err = ErrClosed
 	} else {
@@ -82,17 +82,31 @@ func (r *Run) refresh(ctx context.Context, batchID string) *RefreshReport {
 			rep.Err = err
 		} else {
 			r.snap.Store(cand)
-			// Wait for the batches that still use the old snapshot.
-			old.inUse.Lock()
-			closeMounts(diffMounts(old, cand, rep))
-			old.inUse.Unlock()
+			retire = diffMounts(old, cand, rep)
+			for _, m := range retire {
+				r.retiring[m] = struct{}{}
+			}
 			rep.OK = true
 		}
+	}
+	rep.Fingerprint = r.snap.Load().fp.sum
+	r.refreshMu.Unlock()
+	if len(retire) > 0 {
+		// Wait for the batches that still use the old snapshot, then
+		// unload. Not under refreshMu: Close must not wait for those
+		// batches (it closes the retiring mounts itself).
+		old.inUse.Lock()
+		closeMounts(retire)
+		old.inUse.Unlock()
+		r.refreshMu.Lock()
+		for _, m := range retire {
+			delete(r.retiring, m)
+		}
+		r.refreshMu.Unlock()
 	}
 	if rep.Err != nil {
 		rep.Notice = loadFailedPrefix + rep.Err.Error()
 	}
-	rep.Fingerprint = r.snap.Load().fp.sum
 	if r.auditor != nil {
 		rec := Record{Event: EventRefresh, Time: start, Agent: r.agent, BatchID: batchID, Duration: time.Since(start), Message: rep.Notice}
 		if !rep.OK {

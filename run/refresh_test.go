@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/policy"
@@ -429,5 +430,69 @@ func TestRefreshFailureClosesCandidateConnections(t *testing.T) {
 	}
 	if out, err := r.Execute(context.Background(), batch(call("e", run.Alias(a, mcptest.ToolEcho), `{"text":"x"}`))); err != nil || out.Results[0].Failed() {
 		t.Errorf("the old mount after the failed refresh: %v %+v", err, out.Results)
+	}
+}
+
+// Close does not wait for a batch of the old snapshot that a refresh is
+// waiting for (a call held by a person who never answers): it closes
+// every connection, the replaced ones included, and returns.
+func TestCloseDoesNotWaitForARefreshWaitingOnABatch(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	a, b, c := resource.Ref("a"), resource.Ref("b"), resource.Ref("c")
+	putMCP(t, repo, a, stdioServer(t))
+	putMCP(t, repo, b, stdioServer(t))
+	putMCP(t, repo, c, stdioServer(t))
+	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{a, c}})
+	held, release := make(chan struct{}), make(chan struct{})
+	hold := run.HostTool{Name: "hold", Schema: json.RawMessage(`{"type":"object"}`),
+		Handler: func(context.Context, run.Request) (run.Result, error) {
+			close(held)
+			<-release
+			return run.Result{}, nil
+		}}
+	r, err := run.New(context.Background(), &run.Options{Agent: testAgent, Repository: repo, Permission: policy.AutoAllow(),
+		HostTools: []run.HostTool{mountTool(repo), hold}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pidA, pidC := serverPID(t, r, a), serverPID(t, r, c)
+	holding := make(chan error, 1)
+	go func() {
+		_, err := r.Execute(context.Background(), batch(call("h", "hold", `{}`)))
+		holding <- err
+	}()
+	<-held
+	refreshed := make(chan *run.RefreshReport, 1)
+	go func() {
+		out, _ := r.Execute(context.Background(), batch(setMounts(a, b)))
+		refreshed <- out.Refresh
+	}()
+	// The switch is done (b listed); the refresh now waits for the held
+	// batch before it unloads c.
+	for deadline := time.Now().Add(30 * time.Second); !hasTool(r, run.Alias(b, mcptest.ToolEcho)); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the refresh never switched")
+		}
+	}
+	closed := make(chan struct{})
+	go func() { _ = r.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(30 * time.Second):
+		close(release)
+		t.Fatal("Close waited for a held batch of the old snapshot")
+	}
+	for _, pid := range []int{pidA, pidC} {
+		if !processGone(pid) {
+			t.Errorf("server %d still runs after Close", pid)
+		}
+	}
+	close(release)
+	if err := <-holding; err != nil {
+		t.Errorf("the held batch: %v", err)
+	}
+	if rep := <-refreshed; rep == nil || !rep.OK {
+		t.Errorf("the refresh: %+v", rep)
 	}
 }

@@ -138,10 +138,14 @@ type Run struct {
 	failOnMount bool
 	static      staticDigests
 
-	// refreshMu serializes refreshes and Close.
+	// refreshMu serializes the switch of refreshes and Close.
 	refreshMu sync.Mutex
 	snap      atomic.Pointer[snapshot]
 	closed    atomic.Bool
+	// retiring holds the mounts a refresh replaced or removed that are
+	// still open until the batches of the old snapshot end; Close closes
+	// them too. Guarded by refreshMu.
+	retiring map[*mount]struct{}
 }
 
 type compiledHostTool struct {
@@ -285,6 +289,7 @@ func newRun(opts *Options) (*Run, error) {
 		maxCalls:    opts.MaxBatchCalls,
 		failOnMount: opts.FailOnMountError,
 		static:      digestStatic(opts.Static),
+		retiring:    map[*mount]struct{}{},
 	}
 	for i, ic := range r.chain {
 		if ic == nil {
@@ -364,8 +369,10 @@ func (r *Run) SkippedTools() []SkippedTool {
 	return append([]SkippedTool(nil), r.snap.Load().skipped...)
 }
 
-// Close ends every connection of the Run. Calls still running get
-// unavailable; later Execute calls get ErrClosed. Close is idempotent.
+// Close ends every connection of the Run, those a refresh is about to
+// unload included. Calls still running get unavailable; later Execute
+// calls get ErrClosed. Close does not wait for running batches. It is
+// idempotent.
 func (r *Run) Close() error {
 	r.refreshMu.Lock()
 	defer r.refreshMu.Unlock()
@@ -373,8 +380,11 @@ func (r *Run) Close() error {
 		return nil
 	}
 	s := r.snap.Load()
-	ms := make([]*mount, 0, len(s.mounts))
+	ms := make([]*mount, 0, len(s.mounts)+len(r.retiring))
 	for _, m := range s.mounts {
+		ms = append(ms, m)
+	}
+	for m := range r.retiring {
 		ms = append(ms, m)
 	}
 	closeMounts(ms)
