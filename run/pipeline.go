@@ -131,6 +131,7 @@ type Request struct {
 	Description string
 	// Annotations are the MCP server's hints (read-only, destructive, ...);
 	// nil for host tools and servers that send none. Hints, not guarantees.
+	// Shared by every call of the tool: do not modify.
 	Annotations *mcp.ToolAnnotations
 	// Arguments are the call's arguments. After the batch checks they have
 	// passed the schema. Do not modify them: the Run validates and executes

@@ -496,3 +496,34 @@ func TestCloseDoesNotWaitForARefreshWaitingOnABatch(t *testing.T) {
 		t.Errorf("the refresh: %+v", rep)
 	}
 }
+
+// The context of New, and of the Execute whose boundary connects a mount,
+// bound only that work: the connections outlive them (a host passes
+// request-scoped contexts).
+func TestConnectionsOutliveTheirContexts(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	a, b := resource.Ref("a"), resource.Ref("b")
+	putMCP(t, repo, a, stdioServer(t))
+	putMCP(t, repo, b, stdioServer(t))
+	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{a}})
+	ctx, cancel := context.WithCancel(context.Background())
+	r, err := run.New(ctx, &run.Options{Agent: testAgent, Repository: repo, Permission: policy.AutoAllow(), HostTools: []run.HostTool{mountTool(repo)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	cancel()
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	out, err := r.Execute(ctx2, batch(setMounts(a, b)))
+	cancel2()
+	if err != nil || out.Refresh == nil || !out.Refresh.OK {
+		t.Fatalf("refresh: %v %+v", err, out.Refresh)
+	}
+	for _, ref := range []resource.Ref{a, b} {
+		out, err := r.Execute(context.Background(), batch(call("e", run.Alias(ref, mcptest.ToolEcho), `{"text":"x"}`)))
+		if err != nil || out.Results[0].Failed() {
+			t.Errorf("%s after its context ended: %v %+v", ref, err, out.Results)
+		}
+	}
+}
