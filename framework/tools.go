@@ -179,15 +179,11 @@ func (t *tools) write(ctx context.Context, req run.Request) (run.Result, error) 
 }
 
 func (t *tools) read(ctx context.Context, req run.Request) (run.Result, error) {
-	var a keyArgs
-	if err := decodeArgs(req.Arguments, &a); err != nil {
+	key, err := decodeKey(req.Arguments)
+	if err != nil {
 		return run.Result{}, err
 	}
-	ref, err := resource.ParseRef(a.Reference)
-	if err != nil {
-		return run.Result{}, refError("/reference", err)
-	}
-	res, err := t.svc.Read(ctx, resource.AgentCaller(req.Agent), resource.Key{Kind: a.Kind, Ref: ref})
+	res, err := t.svc.Read(ctx, resource.AgentCaller(req.Agent), key)
 	if err != nil {
 		return run.Result{}, serviceError(err)
 	}
@@ -195,19 +191,29 @@ func (t *tools) read(ctx context.Context, req run.Request) (run.Result, error) {
 }
 
 func (t *tools) test(ctx context.Context, req run.Request) (run.Result, error) {
-	var a keyArgs
-	if err := decodeArgs(req.Arguments, &a); err != nil {
+	key, err := decodeKey(req.Arguments)
+	if err != nil {
 		return run.Result{}, err
 	}
-	ref, err := resource.ParseRef(a.Reference)
-	if err != nil {
-		return run.Result{}, refError("/reference", err)
-	}
-	rep, err := t.svc.Test(ctx, resource.AgentCaller(req.Agent), resource.Key{Kind: a.Kind, Ref: ref})
+	rep, err := t.svc.Test(ctx, resource.AgentCaller(req.Agent), key)
 	if err != nil {
 		return run.Result{}, serviceError(err)
 	}
 	return jsonResult(rep), nil
+}
+
+// decodeKey reads the {kind, reference} arguments of resource_read and
+// resource_test.
+func decodeKey(args json.RawMessage) (resource.Key, error) {
+	var a keyArgs
+	if err := decodeArgs(args, &a); err != nil {
+		return resource.Key{}, err
+	}
+	ref, err := resource.ParseRef(a.Reference)
+	if err != nil {
+		return resource.Key{}, refError("/reference", err)
+	}
+	return resource.Key{Kind: a.Kind, Ref: ref}, nil
 }
 
 func (t *tools) mcpList(ctx context.Context, req run.Request) (run.Result, error) {
