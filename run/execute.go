@@ -170,13 +170,31 @@ func (r *Run) reject(ctx context.Context, s *snapshot, b Batch, be *BatchError, 
 	for i, c := range b.Calls {
 		out.Results[i] = Result{CallID: c.ID, Name: c.Name, Code: be.Code, Message: be.Message}
 		if r.auditor != nil {
-			rec := Record{Event: EventCall, Time: now, Agent: r.agent, BatchID: b.ID, CallID: c.ID, Alias: c.Name, Stage: StageBatch, Code: be.Code, Message: be.Message}
+			// The batch may have been rejected for these very values:
+			// bound them, they come from the model.
+			rec := Record{Event: EventCall, Time: now, Agent: r.agent, BatchID: b.ID, CallID: boundField(c.ID), Alias: boundField(c.Name), Stage: StageBatch, Code: be.Code, Message: be.Message}
 			if t := s.byAlias[c.Name]; t != nil {
 				rec.Source = t.info.Source
 			}
 			r.auditor.Audit(ctx, rec)
 		}
 	}
+}
+
+// boundField cuts a model-chosen ID or name for the audit of a rejected
+// batch, never inside a UTF-8 sequence.
+func boundField(s string) string {
+	if len(s) <= maxCallIDLen {
+		return s
+	}
+	s = s[:maxCallIDLen]
+	for len(s) > 0 && !utf8.RuneStart(s[len(s)-1]) {
+		s = s[:len(s)-1]
+	}
+	if len(s) > 0 && s[len(s)-1] >= utf8.RuneSelf {
+		s = s[:len(s)-1] // a lead byte whose sequence was cut
+	}
+	return s + "..."
 }
 
 func (r *Run) request(b Batch, i int, t *tool) Request {

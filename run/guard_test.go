@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/agtsdk/agt/run"
@@ -198,5 +199,23 @@ func TestFailedPermissionIsNotAuditedAsAllow(t *testing.T) {
 	recs := audit.records(run.EventCall)
 	if len(recs) != 1 || recs[0].Decision.Verdict == run.Allow || recs[0].Decision.By != "broken" {
 		t.Errorf("audit = %+v, want the decision by broken, not allow", recs)
+	}
+}
+
+// A hostile tool name is bounded in the audit of a rejected batch (the
+// model's output is external input).
+func TestRejectedBatchAuditBoundsNames(t *testing.T) {
+	t.Parallel()
+	repo, mem := setup(t, notes)
+	audit := &auditLog{}
+	r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), Auditor: audit})
+	long := strings.Repeat("x", 1<<20)
+	_, err := r.Execute(context.Background(), batch(call("c", long, `{}`)))
+	if !errors.Is(err, run.ErrBatchRejected) || len(err.Error()) > 1024 {
+		t.Fatalf("err = %.200v (%d bytes), want a short rejection", err, len(err.Error()))
+	}
+	recs := audit.records(run.EventCall)
+	if len(recs) != 1 || len(recs[0].Alias) > 1024 || len(recs[0].Message) > 1024 {
+		t.Errorf("audit record alias %d bytes, message %d bytes: want both bounded", len(recs[0].Alias), len(recs[0].Message))
 	}
 }
