@@ -48,12 +48,14 @@
 // every mount whose MCP resource revision is unchanged, connects the new and
 // changed ones, lists and compiles their tools, and switches only when all of
 // it is ready; then it closes the connections of removed and replaced
-// mounts. A mount whose connection was found lost (a call got unavailable)
-// counts as changed and is reconnected; there is no other reconnection, so a
-// crashed server stays unavailable until such a refresh or a new Run. On any
-// failure it keeps the old snapshot whole and the Outcome (and
-// the audit) say "configuration saved, but load failed: <mount: why>". Writes
-// by other agents or other front ends never refresh a running Run.
+// mounts, once the batches still using the old snapshot have ended (the
+// Execute that refreshed returns after that). A mount whose connection was
+// found lost (a call got unavailable) counts as changed and is reconnected;
+// there is no other reconnection, so a crashed server stays unavailable
+// until such a refresh or a new Run. On any failure it keeps the old
+// snapshot whole and the Outcome (and the audit) say "configuration saved,
+// but load failed: <mount: why>". Writes by other agents or other front
+// ends never refresh a running Run.
 //
 // # Aliases and fingerprints
 //
@@ -72,13 +74,16 @@
 // unavailable, deadline_exceeded, canceled, tool_error, internal) and a nil
 // error; Result.ToolError renders the one ToolError JSON format. A Go error
 // from Execute means the batch was rejected (*BatchError, ErrBatchRejected),
-// the Run is closed (ErrClosed) or the context ended. New fails with
-// ErrNoPermission, ErrAgentDisabled, ErrMountFailed or a repository error.
+// the Run is closed (ErrClosed) or the context ended; the Outcome still
+// holds one Result per call, with its call ID. New fails with
+// ErrNoPermission, ErrAgentDisabled, ErrMountFailed or a repository error;
+// Resume also with ErrFingerprintMismatch.
 //
 // # Concurrency
 //
 // A Run is safe for concurrent use. Permission, Interceptor, Auditor and host
 // tool handlers are called from several goroutines at once and must be safe
-// for that. Close ends every connection; calls still running get
+// for that. Close ends every connection (also those a refresh is about to
+// unload) without waiting for running batches; their calls get
 // unavailable.
 package run
