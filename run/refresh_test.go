@@ -527,3 +527,25 @@ func TestConnectionsOutliveTheirContexts(t *testing.T) {
 		}
 	}
 }
+
+// SPEC R7.1: a call after the unmounting call in the same batch still uses
+// the old snapshot and its connection; the unload happens at the boundary.
+func TestRefreshUnmountKeepsTheBatchsCalls(t *testing.T) {
+	t.Parallel()
+	a, c := resource.Ref("a"), resource.Ref("c")
+	repo, mem := setup(t, a, c)
+	r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), HostTools: []run.HostTool{mountTool(repo)}, MaxConcurrency: 1})
+	out, err := r.Execute(context.Background(), batch(setMounts(a), call("late", run.Alias(c, mcptest.ToolEcho), `{"text":"still here"}`)))
+	if err != nil || out.Refresh == nil || !out.Refresh.OK {
+		t.Fatalf("unmount: %v %+v", err, out.Refresh)
+	}
+	if got := echoText(t, out.Results[1]); got != "still here" {
+		t.Errorf("the call after the unmount got %q", got)
+	}
+	if diff := cmp.Diff([]resource.Ref{c}, out.Refresh.Removed); diff != "" {
+		t.Errorf("removed (-want +got):\n%s", diff)
+	}
+	if hasTool(r, run.Alias(c, mcptest.ToolEcho)) {
+		t.Error("c's tools are still listed after the boundary")
+	}
+}
