@@ -70,7 +70,8 @@ type Record struct {
 
 // Auditor receives one Record per call and one per refresh. Audit is called
 // from the goroutine that ran the call, so implementations must be safe for
-// concurrent use and should be quick.
+// concurrent use and should be quick. A panic in Audit loses that record
+// and is otherwise ignored.
 type Auditor interface {
 	Audit(ctx context.Context, rec Record)
 }

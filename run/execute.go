@@ -176,7 +176,7 @@ func (r *Run) reject(ctx context.Context, s *snapshot, b Batch, be *BatchError, 
 			if t := s.byAlias[c.Name]; t != nil {
 				rec.Source = t.info.Source
 			}
-			r.auditor.Audit(ctx, rec)
+			r.audit(ctx, rec)
 		}
 	}
 }
@@ -265,9 +265,16 @@ func (r *Run) runCall(ctx context.Context, b Batch, i int, t *tool) Result {
 				rec.ViolationPaths[k] = v.Path
 			}
 		}
-		r.auditor.Audit(ctx, rec)
+		r.audit(ctx, rec)
 	}
 	return res
+}
+
+// audit hands rec to the Auditor. A panicking Auditor loses its record but,
+// like any host callback, never ends the host.
+func (r *Run) audit(ctx context.Context, rec Record) {
+	defer func() { _ = recover() }()
+	r.auditor.Audit(ctx, rec)
 }
 
 // stages runs validate -> permission -> interceptors -> execute, recording

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agtsdk/agt/mcpconn/mcptest"
+	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/run"
 	"github.com/google/go-cmp/cmp"
 )
@@ -217,5 +219,31 @@ func TestRejectedBatchAuditBoundsNames(t *testing.T) {
 	recs := audit.records(run.EventCall)
 	if len(recs) != 1 || len(recs[0].Alias) > 1024 || len(recs[0].Message) > 1024 {
 		t.Errorf("audit record alias %d bytes, message %d bytes: want both bounded", len(recs[0].Alias), len(recs[0].Message))
+	}
+}
+
+type panickingAuditor struct{}
+
+func (panickingAuditor) Audit(context.Context, run.Record) { panic("auditor bug") }
+
+// A panicking Auditor, like any other host callback, does not end the
+// host: every call still gets its Result, and refreshes still report.
+func TestPanickingAuditorDoesNotEndTheHost(t *testing.T) {
+	t.Parallel()
+	a, b := resource.Ref("a"), resource.Ref("b")
+	repo, mem := setup(t, a)
+	putMCP(t, repo, b, inMemoryServer(t))
+	r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), Auditor: panickingAuditor{},
+		HostTools: []run.HostTool{mountTool(repo)}, MaxConcurrency: 4})
+	out, err := r.Execute(context.Background(), batch(call("e1", run.Alias(a, mcptest.ToolEcho), `{"text":"x"}`), call("e2", run.Alias(a, mcptest.ToolEcho), `{"text":7}`)))
+	if err != nil || len(out.Results) != 2 || out.Results[0].Failed() || out.Results[1].Code != run.CodeInvalidArguments {
+		t.Fatalf("batch: %v %+v", err, out.Results)
+	}
+	if _, err := r.Execute(context.Background(), batch(call("u", "unknown", `{}`))); !errors.Is(err, run.ErrBatchRejected) {
+		t.Errorf("rejected batch: %v", err)
+	}
+	out, err = r.Execute(context.Background(), batch(setMounts(a, b)))
+	if err != nil || out.Refresh == nil || !out.Refresh.OK {
+		t.Errorf("refresh: %v %+v", err, out.Refresh)
 	}
 }

@@ -115,7 +115,7 @@ func (r *Run) refresh(ctx context.Context, batchID string) *RefreshReport {
 				rec.Code = CodeUnavailable
 			}
 		}
-		r.auditor.Audit(ctx, rec)
+		r.audit(ctx, rec)
 	}
 	return rep
 }
