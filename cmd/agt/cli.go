@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 )
 
 // Exit statuses (DESIGN.md, "The command-line tool").
@@ -175,7 +176,7 @@ func dispatch(ctx context.Context, e *env, args []string) error {
 		if errors.Is(err, flag.ErrHelp) {
 			return writeTopHelp(e.out, tree)
 		}
-		return usagef("", "%s", flagErrorText(err))
+		return usagef("", "%s", flagErrorText(top, err))
 	}
 	rest := top.Args()
 	if len(rest) == 0 {
@@ -216,7 +217,7 @@ func runLeaf(ctx context.Context, e *env, g *group, l *leaf, args []string) erro
 		if errors.Is(err, flag.ErrHelp) {
 			return writeLeafHelp(e.out, g, l, fs)
 		}
-		return usagef(path, "%s", flagErrorText(err))
+		return usagef(path, "%s", flagErrorText(fs, err))
 	}
 	if after.store != "" {
 		e.global.store = after.store
@@ -295,8 +296,8 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 var invalidFlagValue = regexp.MustCompile(`^invalid (?:boolean )?value "(?:[^"\\]|\\.)*" for (?:flag )?-([^:]+): (.*)$`)
 
 // flagErrorText turns the flag package's messages into ours, without the
-// values.
-func flagErrorText(err error) string {
+// values; a value that does not parse is answered with what the flag wants.
+func flagErrorText(fs *flag.FlagSet, err error) string {
 	msg := err.Error()
 	if rest, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
 		return "unknown flag -" + rest
@@ -305,12 +306,35 @@ func flagErrorText(err error) string {
 		return "--" + strings.TrimLeft(rest, "-") + " needs a value"
 	}
 	if m := invalidFlagValue.FindStringSubmatch(msg); m != nil {
-		return fmt.Sprintf("invalid value for --%s: %s", m[1], m[2])
+		return fmt.Sprintf("invalid value for --%s: %s", m[1], flagWants(fs, m[1], m[2]))
 	}
 	if strings.Contains(msg, "invalid") {
 		return "a flag has an invalid value"
 	}
 	return msg
+}
+
+// flagWants replaces the flag package's bare "parse error" with the form
+// the flag's value takes.
+func flagWants(fs *flag.FlagSet, name, why string) string {
+	if why != "parse error" || fs == nil {
+		return why
+	}
+	f := fs.Lookup(name)
+	if f == nil {
+		return why
+	}
+	getter, ok := f.Value.(flag.Getter)
+	if !ok {
+		return why
+	}
+	switch getter.Get().(type) {
+	case time.Duration:
+		return "want a duration such as 30s, 90s or 2m"
+	case int, int64, uint, uint64:
+		return "want a whole number"
+	}
+	return why
 }
 
 // clip shortens a user-supplied word for an error message.

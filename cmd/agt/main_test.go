@@ -135,6 +135,8 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{"both transports", []string{"mcp", "create", "x", "--command", "a", "--cwd", "/", "--url", "http://h"}, "not both"},
 		{"env needs K=V", []string{"mcp", "create", "x", "--command", "a", "--cwd", "/", "--env", "secretvalue"}, "want K=V"},
 		{"bad bool", []string{"agent", "update", "a", "--enabled=maybe"}, "want true or false"},
+		{"bad duration", []string{"mcp", "probe", "a", "--timeout", "secretvalue"}, "want a duration such as 30s"},
+		{"bad revision", []string{"mcp", "delete", "a", "--expected-revision", "secretvalue"}, "want a whole number"},
 		{"mcps and clear", []string{"agent", "update", "a", "--mcps", "x", "--clear-mcps"}, "not both"},
 		{"allow-mcp", []string{"agent", "update", "a", "--allow-mcp"}, "--allow-mcp was removed"},         // SPEC R3.7
 		{"allow-mcp=true", []string{"--allow-mcp=true", "mcp", "list"}, "--allow-mcp was removed"},        // SPEC R3.7
