@@ -121,13 +121,9 @@ func (s *Schema) checkGraph(starts []*jsonschema.Schema) error {
 		return strings.Compare(s.pointerOf(a.Location), s.pointerOf(b.Location))
 	}
 	slices.SortStableFunc(all, byPointer)
+	dyn := newRuntimeTargets(all)
 	inPlaceOf := func(sch *jsonschema.Schema) []*jsonschema.Schema {
-		var subs []*jsonschema.Schema
-		children(sch, func(sub *jsonschema.Schema, inPlace bool) {
-			if inPlace {
-				subs = append(subs, sub)
-			}
-		})
+		subs := dyn.inPlace(sch)
 		slices.SortStableFunc(subs, byPointer)
 		return subs
 	}
@@ -155,7 +151,10 @@ func (s *Schema) checkGraph(starts []*jsonschema.Schema) error {
 			}
 		}
 	}
-	return s.checkExpansion(all)
+	if err := s.checkExpansion(all); err != nil {
+		return err
+	}
+	return s.checkNestedExpansion(dyn)
 }
 
 // checkExpansion bounds how many subschema evaluations one value can cause.

@@ -1,0 +1,59 @@
+package toolschema
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// A recursive schema that applies itself twice to the same nested value
+// doubles its work per level of nesting: 60 levels of {"a":{"a":...}} would
+// never finish validating. Such a schema fails at load, also when the
+// second application hides behind anyOf, patternProperties, $dynamicRef or
+// $recursiveRef (SPEC R6.7: an unusable schema fails at load).
+func TestNestedExpansionRefusedAtLoad(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ name, schema string }{
+		{"allOf twice", `{"allOf":[{"$ref":"#/$defs/x"},{"$ref":"#/$defs/x"}],"$defs":{"x":{"properties":{"a":{"$ref":"#"}}}}}`},
+		{"anyOf twice", `{"anyOf":[{"$ref":"#/$defs/x"},{"$ref":"#/$defs/x"}],"$defs":{"x":{"properties":{"a":{"$ref":"#"}},"required":["z"]}}}`},
+		{"property and pattern", `{"properties":{"a":{"$ref":"#"}},"patternProperties":{"^a":{"$ref":"#"}}}`},
+		{"items and contains", `{"items":{"$ref":"#"},"contains":{"$ref":"#"}}`},
+		{"dynamicRef to the outer anchor", `{"$dynamicAnchor":"a","allOf":[{"$ref":"x"},{"$ref":"x"}],"$defs":{"x":{"$id":"x","$defs":{"leaf":{"$dynamicAnchor":"a"}},"properties":{"a":{"$dynamicRef":"#a"}}}}}`},
+		{"recursiveRef to the outer anchor", `{"$schema":"https://json-schema.org/draft/2019-09/schema","$recursiveAnchor":true,"allOf":[{"$ref":"x"},{"$ref":"x"}],"$defs":{"x":{"$id":"x","$recursiveAnchor":true,"properties":{"a":{"$recursiveRef":"#"}}}}}`},
+	}
+	for _, tt := range tests {
+		_, err := Compile([]byte(tt.schema), nil)
+		if !errors.Is(err, ErrInvalidSchema) || !strings.Contains(err.Error(), "each level of nesting") {
+			t.Errorf("%s: Compile = %v, want a nested expansion error", tt.name, err)
+		}
+	}
+}
+
+// Ordinary recursive schemas, where each nested value meets each recursive
+// subschema once, still compile under a small expansion limit.
+func TestNestedExpansionAllowsTreeSchemas(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ name, schema string }{
+		{"two recursive properties", `{"properties":{"a":{"$ref":"#"},"b":{"$ref":"#"}}}`},
+		{"property and additionalProperties", `{"properties":{"a":{"$ref":"#"}},"additionalProperties":{"$ref":"#"}}`},
+		{"prefixItems by position", `{"prefixItems":[{"$ref":"#"},{"$ref":"#"}],"items":{"$ref":"#"}}`},
+		{"anyOf of different shapes", `{"anyOf":[{"properties":{"a":{"$ref":"#"}}},{"items":{"$ref":"#"}}]}`},
+	}
+	for _, tt := range tests {
+		if _, err := Compile([]byte(tt.schema), &Options{MaxSchemaExpansion: 10}); err != nil {
+			t.Errorf("%s: %v", tt.name, err)
+		}
+	}
+}
+
+// A $dynamicRef whose static target is harmless but which resolves, at
+// validation time, back to the root without consuming input is a cycle:
+// it fails at load instead of failing every Validate.
+func TestDynamicRefCycleRefusedAtLoad(t *testing.T) {
+	t.Parallel()
+	schema := `{"$dynamicAnchor":"a","$ref":"x","$defs":{"x":{"$id":"x","$dynamicRef":"#a","$defs":{"y":{"$dynamicAnchor":"a","type":"object"}}}}}`
+	_, err := Compile([]byte(schema), nil)
+	if !errors.Is(err, ErrInvalidSchema) || !strings.Contains(err.Error(), "without consuming any input") {
+		t.Errorf("Compile = %v, want a reference cycle error", err)
+	}
+}
