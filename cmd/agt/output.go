@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -74,4 +75,27 @@ func explain(err error) string {
 		return msg + " (a host holds the store: let it open the file in shared mode, agt.Options{Bolt: &boltrepo.Options{Shared: true}}, or stop it; hosts on several machines share a postgres:// store instead)"
 	}
 	return msg
+}
+
+// displayURL is a URL as human output shows it: the user info and the query,
+// where tokens often travel, are replaced by ***; the path is kept so that
+// the operator recognises the endpoint. --json shows the URL as stored.
+func displayURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return "(not an absolute URL; --json shows it)"
+	}
+	shown := *u
+	shown.User, shown.RawQuery, shown.ForceQuery, shown.Fragment, shown.RawFragment = nil, "", false, "", ""
+	s := shown.String()
+	if u.User != nil {
+		s = strings.Replace(s, "://", "://***@", 1)
+	}
+	if u.RawQuery != "" || u.ForceQuery {
+		s += "?***"
+	}
+	if u.Fragment != "" {
+		s += "#***"
+	}
+	return s
 }

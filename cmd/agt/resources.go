@@ -170,7 +170,11 @@ func writeServerFields(t interface{ Write([]byte) (int, error) }, data json.RawM
 			fmt.Fprintf(t, "env\t%s (values hidden; --json shows them)\n", strings.Join(sortedKeys(srv.Env), ", "))
 		}
 	} else {
-		fmt.Fprintf(t, "url\t%s\n", srv.URL)
+		shown := displayURL(srv.URL)
+		if shown != srv.URL {
+			shown += " (credentials hidden; --json shows them)"
+		}
+		fmt.Fprintf(t, "url\t%s\n", shown)
 		if len(srv.Headers) > 0 {
 			fmt.Fprintf(t, "headers\t%s (values hidden; --json shows them)\n", strings.Join(sortedKeys(srv.Headers), ", "))
 		}
@@ -269,12 +273,13 @@ func mcpList(ctx context.Context, e *env, category string, asJSON bool) error {
 	return t.Flush()
 }
 
-// serverTarget is what a server runs or contacts: its command line or URL.
+// serverTarget is what a server runs or contacts: its command line, or its
+// URL without credentials.
 func serverTarget(srv resource.MCPServer) string {
 	if srv.Transport() == resource.TransportStdio {
 		return strings.Join(append([]string{srv.Command}, quoteArgs(srv.Args)...), " ")
 	}
-	return srv.URL
+	return displayURL(srv.URL)
 }
 
 // serverSummary describes a server in one line, without env or header

@@ -92,6 +92,38 @@ func TestMCPCreateGetUpdateDelete(t *testing.T) {
 	}
 }
 
+// Human output never shows what often carries a credential in a URL (user
+// info, query, fragment), nor header values; --json shows the stored document.
+func TestURLCredentialsHiddenInHumanOutput(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "agt.db")
+	url := "https://user:pwsecret@example.com/mcp/v1?token=qsecret#fsecret"
+	mustRun(t, db, 0, "mcp", "create", "remote", "--url", url, "--header", "Authorization: Bearer hsecret")
+	dir := t.TempDir()
+	file := filepath.Join(dir, ".mcp.json")
+	if err := os.WriteFile(file, []byte(`{"mcpServers": {"other": {"url": "`+url+`"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"mcp", "get", "remote"},
+		{"mcp", "list"},
+		{"mcp", "import", file, "--dry-run"},
+	} {
+		r := mustRun(t, db, 0, args...)
+		for _, secret := range []string{"pwsecret", "qsecret", "fsecret", "hsecret", "user:"} {
+			if strings.Contains(r.stdout+r.stderr, secret) {
+				t.Errorf("agt %s shows %q:\n%s%s", strings.Join(args, " "), secret, r.stdout, r.stderr)
+			}
+		}
+		if !strings.Contains(r.stdout, "https://***@example.com/mcp/v1?***") {
+			t.Errorf("agt %s does not show the endpoint:\n%s", strings.Join(args, " "), r.stdout)
+		}
+	}
+	if _, data := getJSON(t, db, "mcp", "remote"); !strings.Contains(mustJSON(t, data), "pwsecret") {
+		t.Errorf("mcp get --json does not show the stored URL: %s", mustJSON(t, data))
+	}
+}
+
 // A stale --expected-revision is refused and changes nothing (SPEC R2.6).
 func TestExpectedRevisionConflicts(t *testing.T) {
 	t.Parallel()
