@@ -21,7 +21,8 @@ const (
 // importEntry is one server of an import file, translated to agt's document,
 // with what was changed on the way and why it cannot be imported, if so.
 type importEntry struct {
-	Key    string             `json:"key"` // the name in the file
+	Key    string             `json:"key"`            // the name in the file
+	Name   string             `json:"name,omitempty"` // the name inside mcpServers
 	Ref    resource.Ref       `json:"reference,omitempty"`
 	Server resource.MCPServer `json:"server"`
 	Notes  []string           `json:"notes,omitempty"`
@@ -177,8 +178,38 @@ func translateServer(key string, raw json.RawMessage, path, workspace, category 
 			return e
 		}
 	}
+	e.Name = key
+	if !validServerName(key) {
+		e.Name = ref.Name()
+		e.Notes = append(e.Notes, fmt.Sprintf("its name inside mcpServers is %s (server names are letters, digits, '.', '_' and '-')", e.Name))
+	}
+	// The write rules, checked here too, so that --dry-run promises only
+	// what the import does.
+	doc, err := json.Marshal(resource.MCPDocument{MCPServers: map[string]resource.MCPServer{e.Name: srv}})
+	if err == nil {
+		_, _, err = resource.ValidateMCP(doc)
+	}
+	if err != nil {
+		e.Err = strings.TrimPrefix(err.Error(), "resource: ")
+		return e
+	}
 	e.Server = srv
 	return e
+}
+
+// validServerName reports whether name may be a key of mcpServers as
+// stored: 1 to 64 letters, digits, '.', '_' and '-'.
+func validServerName(name string) bool {
+	if name == "" || len(name) > 64 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // placeCwd gives a stdio server an absolute cwd: the file's project

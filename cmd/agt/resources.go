@@ -456,7 +456,7 @@ func mcpImport(ctx context.Context, e *env, file, category string, dryRun bool) 
 			fmt.Fprintf(e.err, "%s: not imported: %s\n", label, en.Err)
 			continue
 		}
-		doc, err := json.Marshal(resource.MCPDocument{MCPServers: map[string]resource.MCPServer{en.Key: en.Server}})
+		doc, err := json.Marshal(resource.MCPDocument{MCPServers: map[string]resource.MCPServer{en.Name: en.Server}})
 		if err != nil {
 			return err
 		}
@@ -475,6 +475,10 @@ func mcpImport(ctx context.Context, e *env, file, category string, dryRun bool) 
 			continue
 		}
 		fmt.Fprintf(e.out, "registered mcp %s (revision %d)\n", res.Resource.Ref, res.Resource.Revision)
+	}
+	if failed > 0 && dryRun {
+		fmt.Fprintf(e.err, "%d of %d servers would not be imported; fix them in %s (nothing was written)\n", failed, len(entries), file)
+		return errReported
 	}
 	if failed > 0 {
 		fmt.Fprintf(e.err, "%d of %d servers not imported; fix them in %s and import again (the others are already registered)\n", failed, len(entries), file)

@@ -205,7 +205,8 @@ func TestImport(t *testing.T) {
 	content := `{"mcpServers": {
 		"Notes": {"command": "notes-server", "args": ["--db", "notes.db"], "env": {"K": "v"}},
 		"web": {"type": "http", "url": "https://example.com/mcp", "headers": {"Authorization": "Bearer x"}},
-		"local": {"command": "./bin/server"}
+		"local": {"command": "./bin/server"},
+		"My Server": {"command": "my-server"}
 	}}`
 	if err := os.WriteFile(file, []byte(content), 0o600); err != nil {
 		t.Fatal(err)
@@ -214,6 +215,9 @@ func TestImport(t *testing.T) {
 	r := mustRun(t, db, 1, "mcp", "import", file, "--dry-run")
 	if !strings.Contains(r.stdout, "would register mcp notes: stdio notes-server") || strings.Contains(r.stdout, "Bearer") {
 		t.Errorf("import --dry-run:\n%s", r.stdout)
+	}
+	if !strings.Contains(r.stderr, "1 of 4 servers would not be imported") || strings.Contains(r.stderr, "already registered") {
+		t.Errorf("import --dry-run summary:\n%s", r.stderr)
 	}
 	if r := mustRun(t, db, 0, "mcp", "list", "--json"); strings.TrimSpace(r.stdout) != "[]" {
 		t.Errorf("import --dry-run wrote: %s", r.stdout)
@@ -224,7 +228,7 @@ func TestImport(t *testing.T) {
 		"no cwd in .mcp.json: it runs in " + proj,                          // the file's directory, said so
 		"local: not imported: its command ./bin/server is a relative path", // refused with the fix
 		filepath.Join(proj, "bin", "server"),
-		"1 of 3 servers not imported",
+		"1 of 4 servers not imported",
 	} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("import stderr does not contain %q:\n%s", want, r.stderr)
@@ -236,6 +240,10 @@ func TestImport(t *testing.T) {
 		t.Errorf("imported cwd = %v, want %s", srv["cwd"], proj)
 	}
 	getJSON(t, db, "mcp", "web")
+	// A key that is no valid server name is stored under the reference's name.
+	if _, data := getJSON(t, db, "mcp", "my-server"); data["mcpServers"].(map[string]any)["my-server"] == nil {
+		t.Errorf("imported My Server: %s", mustJSON(t, data))
+	}
 	mustRun(t, db, 1, "mcp", "get", "local")
 
 	// Importing again reports the existing ones and changes nothing.
