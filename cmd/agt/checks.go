@@ -86,7 +86,7 @@ func mcpProbe(ctx context.Context, e *env, refArg string, timeout time.Duration,
 		return err // the document could not be read
 	}
 	if asJSON {
-		if werr := writeJSON(e.out, rep); werr != nil {
+		if werr := writeJSON(e.out, newProbeJSON(rep)); werr != nil {
 			return werr
 		}
 	} else {
@@ -96,6 +96,57 @@ func mcpProbe(ctx context.Context, e *env, refArg string, timeout time.Duration,
 		return errReported
 	}
 	return nil
+}
+
+// probeJSON is the probe report as agt prints it (DESIGN.md, the
+// command-line contract): the keys reference, server, protocol_version,
+// tools[].name, .ok, .error and duration_ms are always present. server is
+// null and protocol_version "" when no handshake happened; a tool's error
+// is null when its schema compiled. The other fields are mcpconn's, in
+// its order.
+type probeJSON struct {
+	Reference       resource.Ref          `json:"reference"`
+	Revision        int64                 `json:"revision"`
+	Entry           string                `json:"entry,omitempty"`
+	Transport       string                `json:"transport,omitempty"`
+	Server          *mcpconn.ServerReport `json:"server"`
+	ProtocolVersion string                `json:"protocol_version"`
+	Capabilities    any                   `json:"capabilities,omitempty"`
+	Tools           []probeToolJSON       `json:"tools"`
+	OK              bool                  `json:"ok"`
+	Error           string                `json:"error,omitempty"`
+	StderrTail      string                `json:"stderr_tail,omitempty"`
+	DurationMS      int64                 `json:"duration_ms"`
+	ConnectMS       int64                 `json:"connect_ms"`
+	ListMS          int64                 `json:"list_ms"`
+	CompileMS       int64                 `json:"compile_ms"`
+}
+
+type probeToolJSON struct {
+	Name  string  `json:"name"`
+	OK    bool    `json:"ok"`
+	Error *string `json:"error"`
+}
+
+func newProbeJSON(rep *mcpconn.ProbeReport) probeJSON {
+	out := probeJSON{
+		Reference: rep.Reference, Revision: rep.Revision, Entry: rep.Entry, Transport: rep.Transport,
+		Server: rep.Server, ProtocolVersion: rep.ProtocolVersion,
+		Tools: make([]probeToolJSON, len(rep.Tools)),
+		OK:    rep.OK, Error: rep.Error, StderrTail: rep.StderrTail,
+		DurationMS: rep.DurationMS, ConnectMS: rep.ConnectMS, ListMS: rep.ListMS, CompileMS: rep.CompileMS,
+	}
+	if rep.Capabilities != nil {
+		out.Capabilities = rep.Capabilities
+	}
+	for i, t := range rep.Tools {
+		out.Tools[i] = probeToolJSON{Name: t.Name, OK: t.OK}
+		if !t.OK {
+			msg := t.Error
+			out.Tools[i].Error = &msg
+		}
+	}
+	return out
 }
 
 func writeProbe(e *env, rep *mcpconn.ProbeReport) {
@@ -184,7 +235,8 @@ func yesNo(b bool) string {
 // when --probe was given.
 type checkReport struct {
 	resource.AgentReport
-	Probes []*mcpconn.ProbeReport `json:"probes,omitempty"`
+	Probes []probeJSON `json:"probes,omitempty"`
+	probes []*mcpconn.ProbeReport
 }
 
 func agentCheck(ctx context.Context, e *env, refArg string, probe bool, timeout time.Duration, asJSON bool) error {
@@ -203,16 +255,22 @@ func agentCheck(ctx context.Context, e *env, refArg string, probe bool, timeout 
 	if err != nil {
 		return err
 	}
+	for i := range rep.Mounts {
+		if rep.Mounts[i].Findings == nil {
+			rep.Mounts[i].Findings = []resource.Finding{} // [] in JSON, as elsewhere
+		}
+	}
 	out := checkReport{AgentReport: rep}
 	ok := rep.OK
 	if probe {
 		pctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
-		out.Probes = probeMounts(pctx, e, h.Prober(), rep.Mounts)
-		for _, p := range out.Probes {
+		out.probes = probeMounts(pctx, e, h.Prober(), rep.Mounts)
+		for _, p := range out.probes {
 			if !p.OK {
 				ok = false
 			}
+			out.Probes = append(out.Probes, newProbeJSON(p))
 		}
 	}
 	if asJSON {
@@ -274,16 +332,16 @@ func writeCheck(e *env, rep checkReport, ok bool) {
 	}
 	writeFindings(e, "  ", rep.Problems)
 	probes := map[resource.Ref]*mcpconn.ProbeReport{}
-	for _, p := range rep.Probes {
+	for _, p := range rep.probes {
 		probes[p.Reference] = p
 	}
 	for _, m := range rep.Mounts {
-		status := "ok"
+		status := "registered, static checks ok"
 		switch {
 		case !m.Resolves:
 			status = "missing: " + m.Problem
 		case !m.OK:
-			status = "problems found"
+			status = "registered, static checks found problems"
 		}
 		fmt.Fprintf(e.out, "  mount %s: %s\n", m.Ref, status)
 		writeFindings(e, "    ", m.Findings)

@@ -121,3 +121,73 @@ func TestAgentMCPsAndCheck(t *testing.T) {
 		t.Errorf("agent check nobody:\n%s", r.stdout)
 	}
 }
+
+// The keys of the probe --json contract (DESIGN.md, the command-line tool)
+// are there whatever happened: a clean probe, a tool whose schema does not
+// compile, a server that never answered; also inside agent check --json.
+func TestProbeJSONContractKeys(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "agt.db")
+	registerFake(t, db, "fake")
+	registerFake(t, db, "badschema", "-fault", "invalid-schema")
+	registerFake(t, db, "broken", "-fault", "exit-at-start")
+	mustRun(t, db, 0, "agent", "create", "helper", "--mcp", "fake", "--mcp", "broken")
+
+	checkKeys := func(t *testing.T, what string, raw json.RawMessage) (serverNull bool, toolErrors int) {
+		t.Helper()
+		var rep map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &rep); err != nil {
+			t.Fatalf("%s: %v\n%s", what, err, raw)
+		}
+		for _, k := range []string{"reference", "server", "protocol_version", "tools", "duration_ms"} {
+			if _, ok := rep[k]; !ok {
+				t.Errorf("%s: no %q key:\n%s", what, k, raw)
+			}
+		}
+		var tools []map[string]json.RawMessage
+		if err := json.Unmarshal(rep["tools"], &tools); err != nil {
+			t.Fatalf("%s: tools: %v", what, err)
+		}
+		for _, tool := range tools {
+			for _, k := range []string{"name", "ok", "error"} {
+				if _, ok := tool[k]; !ok {
+					t.Errorf("%s: a tool has no %q key:\n%s", what, k, raw)
+				}
+			}
+			if string(tool["error"]) != "null" {
+				toolErrors++
+			}
+		}
+		return string(rep["server"]) == "null", toolErrors
+	}
+
+	r := mustRun(t, db, 0, "mcp", "probe", "fake", "--json")
+	if serverNull, errs := checkKeys(t, "probe fake", json.RawMessage(r.stdout)); serverNull || errs != 0 {
+		t.Errorf("probe fake: server null %v, %d tool errors:\n%s", serverNull, errs, r.stdout)
+	}
+	r = mustRun(t, db, 1, "mcp", "probe", "badschema", "--json")
+	if _, errs := checkKeys(t, "probe badschema", json.RawMessage(r.stdout)); errs != 1 {
+		t.Errorf("probe badschema: %d tool errors, want 1:\n%s", errs, r.stdout)
+	}
+	r = mustRun(t, db, 1, "mcp", "probe", "broken", "--json")
+	if serverNull, _ := checkKeys(t, "probe broken", json.RawMessage(r.stdout)); !serverNull {
+		t.Errorf("probe broken: server is not null:\n%s", r.stdout)
+	}
+
+	r = mustRun(t, db, 1, "agent", "check", "helper", "--probe", "--json")
+	var check struct {
+		Mounts []map[string]json.RawMessage `json:"mounts"`
+		Probes []json.RawMessage            `json:"probes"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &check); err != nil || len(check.Probes) != 2 {
+		t.Fatalf("agent check --probe --json: %v, %d probes\n%s", err, len(check.Probes), r.stdout)
+	}
+	for _, p := range check.Probes {
+		checkKeys(t, "agent check probe", p)
+	}
+	for _, m := range check.Mounts {
+		if string(m["findings"]) == "null" {
+			t.Errorf("agent check --json: findings null, want []:\n%s", r.stdout)
+		}
+	}
+}
