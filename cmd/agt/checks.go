@@ -182,7 +182,7 @@ func writeProbe(e *env, rep *mcpconn.ProbeReport) {
 	for _, tool := range rep.Tools {
 		status := "ok"
 		if !tool.OK {
-			status = "error: " + oneLine(tool.Error, 120)
+			status = "error: " + oneLine(tool.Error, 400) // long enough for the fix the message ends with
 		}
 		fmt.Fprintf(t, "  %s\t%s\n", tool.Name, status)
 	}

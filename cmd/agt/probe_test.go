@@ -129,7 +129,7 @@ func TestProbeJSONContractKeys(t *testing.T) {
 	t.Parallel()
 	db := filepath.Join(t.TempDir(), "agt.db")
 	registerFake(t, db, "fake")
-	registerFake(t, db, "badschema", "-fault", "invalid-schema")
+	registerFake(t, db, "badschema", "-fault", "external-ref")
 	registerFake(t, db, "broken", "-fault", "exit-at-start")
 	mustRun(t, db, 0, "agent", "create", "helper", "--mcp", "fake", "--mcp", "broken")
 
@@ -168,6 +168,11 @@ func TestProbeJSONContractKeys(t *testing.T) {
 	r = mustRun(t, db, 1, "mcp", "probe", "badschema", "--json")
 	if _, errs := checkKeys(t, "probe badschema", json.RawMessage(r.stdout)); errs != 1 {
 		t.Errorf("probe badschema: %d tool errors, want 1:\n%s", errs, r.stdout)
+	}
+	// The human view keeps the end of a schema error: the fix.
+	r = mustRun(t, db, 1, "mcp", "probe", "badschema")
+	if !strings.Contains(r.stdout, "bad_external_ref") || !strings.Contains(r.stdout, `refer to it as "#/$defs/NAME"`) {
+		t.Errorf("probe badschema does not show the whole error:\n%s", r.stdout)
 	}
 	r = mustRun(t, db, 1, "mcp", "probe", "broken", "--json")
 	if serverNull, _ := checkKeys(t, "probe broken", json.RawMessage(r.stdout)); !serverNull {

@@ -102,7 +102,7 @@ func writeTools(e *env, rep toolsReport) {
 		t.Flush()
 	}
 	for _, s := range rep.SkippedTools {
-		fmt.Fprintf(e.out, "left out: %s (%s): %s\n", s.Name, s.Source, oneLine(s.Error, 200))
+		fmt.Fprintf(e.out, "left out: %s (%s): %s\n", s.Name, s.Source, oneLine(s.Error, 400))
 	}
 	for _, m := range rep.MountErrors {
 		fmt.Fprintf(e.out, "mount %s failed to load: %s\n", m.Ref, oneLine(m.Error, 300))
