@@ -72,7 +72,11 @@ func explain(err error) string {
 	case errors.Is(err, resource.ErrConflict):
 		return msg
 	case strings.Contains(msg, "is locked by another process"):
-		return msg + " (a host holds the store: let it open the file in shared mode, agt.Options{Bolt: &boltrepo.Options{Shared: true}}, or stop it; hosts on several machines share a postgres:// store instead)"
+		// boltrepo's advice is for Go code; an operator needs the host's side.
+		what, _, _ := strings.Cut(msg, "; close it there")
+		what = strings.Replace(what, "open the store: boltrepo: ", "the store ", 1)
+		return what + ": a host holds it open without shared mode.\n" +
+			"next: stop that host, or let it open the store in shared mode (agt.Options{Bolt: &boltrepo.Options{Shared: true}}) so that agt can work beside it; hosts on several machines share a postgres:// store instead"
 	}
 	return msg
 }

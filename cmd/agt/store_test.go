@@ -142,7 +142,8 @@ func TestStoreLockedByAHost(t *testing.T) {
 	}
 	defer repo.Close()
 	r := mustRun(t, db, 1, "mcp", "list")
-	if !strings.Contains(r.stderr, "locked by another process") || !strings.Contains(r.stderr, "shared mode") {
+	if !strings.Contains(r.stderr, "agt: the store "+db+" is locked by another process") || !strings.Contains(r.stderr, "next: stop that host") ||
+		strings.Count(r.stderr, "Shared") != 1 {
 		t.Errorf("locked store: %s", r.stderr)
 	}
 }
