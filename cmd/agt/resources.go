@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -39,7 +40,8 @@ func mcpCreate(ctx context.Context, e *env, fs *flag.FlagSet, sf *serverFlags, r
 		Kind: resource.KindMCP, Ref: ref, Create: true, Data: data,
 	})
 	if err != nil {
-		return err
+		cwd, _ := filepath.Abs(sf.cwd)
+		return withCommandFix(err, sf.command, cwd)
 	}
 	reportWrite(e, "registered", res)
 	fmt.Fprintf(e.err, "next: 'agt mcp test %s' (static), 'agt mcp probe %s' (starts it)\n", ref, ref)
@@ -66,6 +68,7 @@ func mcpUpdate(ctx context.Context, e *env, fs *flag.FlagSet, sf *serverFlags, r
 		return err
 	}
 	req := resource.WriteRequest{Kind: resource.KindMCP, Ref: ref, ExpectedRevision: sf.expectedRevision}
+	var command, cwd string // of the server as written, for the fix of a refused command
 	if given(fs, "data") {
 		if req.Data, err = jsonArg(cmd, "--data", sf.data); err != nil {
 			return err
@@ -88,6 +91,7 @@ func mcpUpdate(ctx context.Context, e *env, fs *flag.FlagSet, sf *serverFlags, r
 		if req.Data, err = json.Marshal(resource.MCPDocument{MCPServers: map[string]resource.MCPServer{name: srv}}); err != nil {
 			return err
 		}
+		command, cwd = srv.Command, srv.Cwd
 		if req.ExpectedRevision == 0 {
 			// Compare-and-set on what was just read: a concurrent writer
 			// makes this fail instead of being overwritten (SPEC R2.6).
@@ -96,10 +100,20 @@ func mcpUpdate(ctx context.Context, e *env, fs *flag.FlagSet, sf *serverFlags, r
 	}
 	res, err := h.Resources().Write(ctx, resource.Direct(), req)
 	if err != nil {
-		return err
+		return withCommandFix(err, command, cwd)
 	}
 	reportWrite(e, "updated", res)
 	return nil
+}
+
+// withCommandFix adds, to the refusal of a relative command (SPEC R2.2),
+// the absolute path the operator most likely means, as the flag to give.
+func withCommandFix(err error, command, cwd string) error {
+	if !errors.Is(err, resource.ErrInvalid) || command == "" || filepath.IsAbs(command) ||
+		!strings.ContainsRune(command, '/') || strings.HasPrefix(command, "~") || !filepath.IsAbs(cwd) {
+		return err
+	}
+	return fmt.Errorf("%w\nnext: --command %s (--cwd joined with it), if that is the program you mean", err, filepath.Join(cwd, command))
 }
 
 // reportWrite prints what a write did, its warnings and no-ops.

@@ -124,6 +124,23 @@ func TestURLCredentialsHiddenInHumanOutput(t *testing.T) {
 	}
 }
 
+// SPEC R2.2: a relative command is refused with the absolute path to give.
+func TestRelativeCommandRefusedWithTheFix(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "agt.db")
+	cwd := t.TempDir()
+	want := "next: --command " + filepath.Join(cwd, "bin", "srv")
+	r := mustRun(t, db, 1, "mcp", "create", "local", "--command", "./bin/srv", "--cwd", cwd)
+	if !strings.Contains(r.stderr, "relative path") || !strings.Contains(r.stderr, want) {
+		t.Errorf("mcp create with ./bin/srv:\n%s", r.stderr)
+	}
+	mustRun(t, db, 0, "mcp", "create", "local", "--command", "srv", "--cwd", cwd)
+	r = mustRun(t, db, 1, "mcp", "update", "local", "--command", "bin/srv")
+	if !strings.Contains(r.stderr, want) {
+		t.Errorf("mcp update with bin/srv:\n%s", r.stderr)
+	}
+}
+
 // A stale --expected-revision is refused and changes nothing (SPEC R2.6).
 func TestExpectedRevisionConflicts(t *testing.T) {
 	t.Parallel()
