@@ -121,7 +121,11 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 				return nil
 			}),
 			agtrun.After(func(ctx context.Context, req agtrun.Request, res agtrun.Result) agtrun.Result {
-				log.Info("after", "call", req.CallID, "code", string(res.Code))
+				code := string(res.Code)
+				if code == "" {
+					code = "ok" // no Code: the tool ran and succeeded
+				}
+				log.Info("after", "call", req.CallID, "code", code)
 				return res
 			}),
 		},

@@ -42,6 +42,7 @@ func TestPolicyHooks(t *testing.T) {
 		`c4 mcp__notes__note_delete: {"error":{"code":"permission_denied","message":"the call was not allowed (by rules): deny rule mcp__notes__note_delete"}}`,
 		`stage=validate code=invalid_arguments violation_paths=[/owner]`,
 		`msg=timed call=c1`,
+		`msg=after call=c1 code=ok`,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q", want)
