@@ -330,7 +330,14 @@ func writeCheck(e *env, rep checkReport, ok bool) {
 		fmt.Fprintf(e.out, "agent %s (revision %d): enabled %s, manages resources %s, %d mounts\n",
 			rep.Agent, rep.Revision, yesNo(rep.Enabled), yesNo(rep.CanManage), len(rep.Mounts))
 	}
-	writeFindings(e, "  ", rep.Problems)
+	problems := make([]resource.Finding, len(rep.Problems))
+	for i, f := range rep.Problems {
+		if f.Code == resource.CodeAgentDisabled { // the service's fix names the framework tool
+			f.Fix = fmt.Sprintf("agt agent update %s --enabled=true", rep.Agent)
+		}
+		problems[i] = f
+	}
+	writeFindings(e, "  ", problems)
 	probes := map[resource.Ref]*mcpconn.ProbeReport{}
 	for _, p := range rep.probes {
 		probes[p.Reference] = p

@@ -37,6 +37,7 @@ type mountFailure struct {
 	Ref        resource.Ref `json:"reference"`
 	Error      string       `json:"error"`
 	StderrTail string       `json:"stderr_tail,omitempty"`
+	missing    bool         // the mounted reference is not registered
 }
 
 type skippedFailure struct {
@@ -72,7 +73,8 @@ func agentTools(ctx context.Context, e *env, refArg string, timeout time.Duratio
 		rep.Tools = []run.ToolInfo{}
 	}
 	for _, m := range r.MountErrors() {
-		rep.MountErrors = append(rep.MountErrors, mountFailure{Ref: m.Ref, Error: m.Err.Error(), StderrTail: m.StderrTail})
+		rep.MountErrors = append(rep.MountErrors, mountFailure{Ref: m.Ref, Error: m.Err.Error(), StderrTail: m.StderrTail,
+			missing: errors.Is(m.Err, resource.ErrNotFound)})
 	}
 	for _, s := range r.SkippedTools() {
 		rep.SkippedTools = append(rep.SkippedTools, skippedFailure{Name: s.Alias, Source: s.Source, Error: s.Err.Error()})
@@ -91,9 +93,12 @@ func agentTools(ctx context.Context, e *env, refArg string, timeout time.Duratio
 }
 
 func writeTools(e *env, rep toolsReport) {
-	if len(rep.Tools) == 0 {
+	switch {
+	case len(rep.Tools) == 0 && len(rep.MountErrors) == 0:
 		fmt.Fprintf(e.out, "agent %s: no tools (mount a server with 'agt agent update %s --add-mcp REF')\n", rep.Agent, rep.Agent)
-	} else {
+	case len(rep.Tools) == 0:
+		fmt.Fprintf(e.out, "agent %s: no tools: no mounted server loaded\n", rep.Agent)
+	default:
 		t := newTable(e.out)
 		fmt.Fprintln(t, "TOOL\tSOURCE\tDESCRIPTION")
 		for _, tool := range rep.Tools {
@@ -105,6 +110,11 @@ func writeTools(e *env, rep toolsReport) {
 		fmt.Fprintf(e.out, "left out: %s (%s): %s\n", s.Name, s.Source, oneLine(s.Error, 400))
 	}
 	for _, m := range rep.MountErrors {
+		if m.missing {
+			fmt.Fprintf(e.out, "mount %s failed to load: no MCP server is registered as %s\n", m.Ref, m.Ref)
+			fmt.Fprintf(e.out, "  next: register it with 'agt mcp create %s ...', or unmount it with 'agt agent update %s --remove-mcp %s'\n", m.Ref, rep.Agent, m.Ref)
+			continue
+		}
 		fmt.Fprintf(e.out, "mount %s failed to load: %s\n", m.Ref, oneLine(m.Error, 300))
 		fmt.Fprintf(e.out, "  next: 'agt mcp probe %s' shows why\n", m.Ref)
 	}

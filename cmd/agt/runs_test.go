@@ -128,6 +128,10 @@ func TestAgentToolsAndCall(t *testing.T) {
 	if !strings.Contains(r.stderr, "--enabled=true") {
 		t.Errorf("disabled agent: %s", r.stderr)
 	}
+	r = mustRun(t, db, 1, "agent", "check", "helper")
+	if !strings.Contains(r.stdout, "fix: agt agent update helper --enabled=true") {
+		t.Errorf("agent check of a disabled agent gives no CLI fix:\n%s", r.stdout)
+	}
 }
 
 // A mount that cannot start is reported, the rest loads, exit 1.
@@ -140,5 +144,20 @@ func TestAgentToolsReportsMountFailures(t *testing.T) {
 	r := mustRun(t, db, 1, "agent", "tools", "helper")
 	if !strings.Contains(r.stdout, "mcp__fake__search") || !strings.Contains(r.stdout, "mount broken failed to load") {
 		t.Errorf("agent tools with a broken mount:\n%s", r.stdout)
+	}
+
+	// A mounted server deleted since: the fix is to register or unmount it,
+	// not to mount something.
+	mustRun(t, db, 0, "agent", "update", "helper", "--remove-mcp", "fake")
+	mustRun(t, db, 0, "mcp", "delete", "broken")
+	r = mustRun(t, db, 1, "agent", "tools", "helper")
+	for _, want := range []string{
+		"agent helper: no tools: no mounted server loaded",
+		"mount broken failed to load: no MCP server is registered as broken",
+		"'agt agent update helper --remove-mcp broken'",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("agent tools with a deleted mount lacks %q:\n%s", want, r.stdout)
+		}
 	}
 }
