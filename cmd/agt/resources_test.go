@@ -205,7 +205,7 @@ func TestAgentMounts(t *testing.T) {
 		t.Errorf("agent document = %s", mustJSON(t, data))
 	}
 	r := mustRun(t, db, 1, "agent", "update", "helper", "--add-mcp", "nope")
-	if !strings.Contains(r.stderr, "not a registered MCP resource") {
+	if !strings.Contains(r.stderr, "not a registered MCP resource") || strings.Contains(r.stderr, "agt agent list") {
 		t.Errorf("mounting an unregistered server: %s", r.stderr)
 	}
 	r = mustRun(t, db, 0, "agent", "update", "helper", "--remove-mcp", "a")
