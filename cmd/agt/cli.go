@@ -398,7 +398,8 @@ Walk-through:
   agt agent create helper
   agt agent update helper --add-mcp notes
   agt agent tools helper      # the tools a Run of helper would see
-  agt agent call helper mcp__notes__add_note '{"title":"hi"}'
+  agt agent call helper mcp__notes__search '{"query":"a","limit":3}'
+                              # one call: validated, then you are asked (--yes allows)
 `
 
 func writeTopHelp(w io.Writer, tree []*group) error {
