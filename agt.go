@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/agtsdk/agt/framework"
 	"github.com/agtsdk/agt/mcpconn"
@@ -53,6 +54,9 @@ type Host struct {
 	connector *mcpconn.Connector
 	prober    *mcpconn.Prober
 	closeRepo func() error // nil when the caller owns the repository
+
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // Open opens the store and returns a Host over it. store is one of:
@@ -170,12 +174,14 @@ func (h *Host) FrameworkTools() []run.HostTool {
 }
 
 // Close releases the store if Open opened it. Runs started from the Host
-// must be closed by their owners; Close does not end them.
+// must be closed by their owners; Close does not end them. Close may be
+// called more than once, also concurrently: later calls return the first
+// call's result.
 func (h *Host) Close() error {
-	if h.closeRepo == nil {
-		return nil
-	}
-	err := h.closeRepo()
-	h.closeRepo = nil
-	return err
+	h.closeOnce.Do(func() {
+		if h.closeRepo != nil {
+			h.closeErr = h.closeRepo()
+		}
+	})
+	return h.closeErr
 }

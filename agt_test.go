@@ -252,3 +252,32 @@ func dropSchema(t *testing.T, schema string) {
 		t.Errorf("drop test schema: %v", err)
 	}
 }
+
+// Close is safe to call twice and from several goroutines (the Host is safe
+// for concurrent use); the store is released once.
+func TestCloseMoreThanOnce(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	h, err := agt.Open(context.Background(), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 4)
+	for range 4 {
+		go func() { done <- h.Close() }()
+	}
+	for range 4 {
+		if err := <-done; err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	}
+	if err := h.Close(); err != nil {
+		t.Errorf("Close after Close: %v", err)
+	}
+	// Released: the file opens again, exclusively.
+	h2, err := agt.Open(context.Background(), dir, nil)
+	if err != nil {
+		t.Fatalf("Open after Close: %v", err)
+	}
+	h2.Close()
+}
