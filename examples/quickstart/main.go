@@ -25,6 +25,9 @@ import (
 // bundled fake MCP server.
 const serveFakeMCP = "serve-fake-mcp"
 
+// main calls run, and does one thing before: started again as the fake
+// server, the program must serve before any signal handling is installed,
+// so that a Run's Close stops it with SIGTERM as it stops any server.
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == serveFakeMCP {
 		os.Exit(mcptest.Main(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
