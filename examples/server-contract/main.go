@@ -17,7 +17,8 @@ import (
 )
 
 // main only calls run; run takes stdin too, because an MCP server speaks on
-// stdin and stdout (the tests pass pipes).
+// stdin and stdout (the tests run it as a child process on its real
+// stdio, and call run with a reader and a writer for its own errors).
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
