@@ -66,7 +66,7 @@ func writeFindings(e *env, indent string, fs []resource.Finding) {
 	}
 }
 
-func mcpProbe(ctx context.Context, e *env, refArg string, timeout time.Duration, asJSON bool) error {
+func mcpProbe(ctx context.Context, e *env, refArg string, timeout time.Duration, asJSON bool) (err error) {
 	ref, err := parseRefArg("mcp probe", refArg)
 	if err != nil {
 		return err
@@ -80,6 +80,7 @@ func mcpProbe(ctx context.Context, e *env, refArg string, timeout time.Duration,
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	defer func() { err = withTimeoutHint(ctx, e, err, timeout) }()
 	e.progress("probing %s: starting or contacting the server, listing and compiling its tools...", ref)
 	rep, err := h.Prober().Probe(ctx, ref)
 	if rep == nil {
@@ -239,7 +240,7 @@ type checkReport struct {
 	probes []*mcpconn.ProbeReport
 }
 
-func agentCheck(ctx context.Context, e *env, refArg string, probe bool, timeout time.Duration, asJSON bool) error {
+func agentCheck(ctx context.Context, e *env, refArg string, probe bool, timeout time.Duration, asJSON bool) (err error) {
 	ref, err := parseRefArg("agent check", refArg)
 	if err != nil {
 		return err
@@ -265,6 +266,7 @@ func agentCheck(ctx context.Context, e *env, refArg string, probe bool, timeout 
 	if probe {
 		pctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
+		defer func() { err = withTimeoutHint(pctx, e, err, timeout) }()
 		out.probes = probeMounts(pctx, e, h.Prober(), rep.Mounts)
 		for _, p := range out.probes {
 			if !p.OK {

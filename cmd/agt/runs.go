@@ -46,7 +46,7 @@ type skippedFailure struct {
 	Error  string     `json:"error"`
 }
 
-func agentTools(ctx context.Context, e *env, refArg string, timeout time.Duration, asJSON bool) error {
+func agentTools(ctx context.Context, e *env, refArg string, timeout time.Duration, asJSON bool) (err error) {
 	ref, err := parseRefArg("agent tools", refArg)
 	if err != nil {
 		return err
@@ -60,6 +60,7 @@ func agentTools(ctx context.Context, e *env, refArg string, timeout time.Duratio
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	defer func() { err = withTimeoutHint(ctx, e, err, timeout) }()
 	e.progress("starting a Run of %s: connecting its mounted servers, listing and compiling their tools...", ref)
 	r, err := h.NewRun(ctx, ref, &run.Options{Permission: listOnly})
 	if err != nil {
@@ -120,6 +121,21 @@ func writeTools(e *env, rep toolsReport) {
 	}
 }
 
+// withTimeoutHint adds what to do when a command ran out of its --timeout
+// (ctx reached its deadline; Ctrl-C is not that): to the error, or, when
+// the command already printed its report, on stderr after it.
+func withTimeoutHint(ctx context.Context, e *env, err error, timeout time.Duration) error {
+	if err == nil || !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return err
+	}
+	hint := fmt.Sprintf("next: agt gave up after --timeout %s; give a slow server a longer --timeout", timeout)
+	if errors.Is(err, errReported) {
+		fmt.Fprintln(e.err, hint)
+		return err
+	}
+	return fmt.Errorf("%w\n%s", err, hint)
+}
+
 // runError explains why a Run could not start.
 func runError(ref resource.Ref, err error) error {
 	switch {
@@ -131,7 +147,7 @@ func runError(ref resource.Ref, err error) error {
 	return err
 }
 
-func agentCall(ctx context.Context, e *env, args []string, yes bool, timeout time.Duration) error {
+func agentCall(ctx context.Context, e *env, args []string, yes bool, timeout time.Duration) (err error) {
 	const cmd = "agent call"
 	ref, err := parseRefArg(cmd, args[0])
 	if err != nil {
@@ -150,6 +166,7 @@ func agentCall(ctx context.Context, e *env, args []string, yes bool, timeout tim
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	defer func() { err = withTimeoutHint(ctx, e, err, timeout) }()
 
 	// --yes is the explicit auto-allow; otherwise a person decides, and
 	// without a terminal nobody can: the call is denied.

@@ -161,3 +161,24 @@ func TestAgentToolsReportsMountFailures(t *testing.T) {
 		}
 	}
 }
+
+// A command that runs out of its --timeout says so once, and what to do
+// next: a server that never answers the handshake stalls each of them.
+func TestTimeoutSaysWhatToDo(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "agt.db")
+	registerFake(t, db, "mute", "-fault", "no-handshake")
+	mustRun(t, db, 0, "agent", "create", "helper", "--mcp", "mute")
+	const hint = "next: agt gave up after --timeout 300ms"
+	for _, args := range [][]string{
+		{"mcp", "probe", "mute", "--timeout", "300ms"},
+		{"agent", "check", "helper", "--probe", "--timeout", "300ms"},
+		{"agent", "tools", "helper", "--timeout", "300ms"},
+		{"agent", "call", "helper", "mcp__mute__echo", `{"text":"x"}`, "--yes", "--timeout", "300ms"},
+	} {
+		r := mustRun(t, db, 1, args...)
+		if strings.Count(r.stderr, hint) != 1 {
+			t.Errorf("agt %s: stderr does not say once that it timed out:\n%s", strings.Join(args, " "), r.stderr)
+		}
+	}
+}
