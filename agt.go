@@ -149,6 +149,22 @@ func (h *Host) Prober() *mcpconn.Prober { return h.prober }
 // resources), and calls run.New. opts.Permission is required, as for
 // run.New: there is no implicit allow. The caller closes the Run.
 func (h *Host) NewRun(ctx context.Context, agent resource.Ref, opts *run.Options) (*run.Run, error) {
+	return run.New(ctx, h.runOptions(agent, opts))
+}
+
+// Resume starts a Run of cp's agent with the options NewRun would give it,
+// and checks it against the checkpoint (run.Resume): a Run suspended after
+// Run.Checkpoint resumes only if its agent's static inputs and tool
+// snapshot are unchanged, else the error is a *run.FingerprintMismatchError
+// (run.ErrFingerprintMismatch) and no Run is left open. Pass the same
+// options as to NewRun: the model, prompt and permissions are part of the
+// fingerprint.
+func (h *Host) Resume(ctx context.Context, cp run.Checkpoint, opts *run.Options) (*run.Run, error) {
+	return run.Resume(ctx, cp, h.runOptions(cp.Agent, opts))
+}
+
+// runOptions fills a copy of opts as NewRun documents.
+func (h *Host) runOptions(agent resource.Ref, opts *run.Options) *run.Options {
 	var o run.Options
 	if opts != nil {
 		o = *opts
@@ -161,7 +177,7 @@ func (h *Host) NewRun(ctx context.Context, agent resource.Ref, opts *run.Options
 		o.Connector = h.connector
 	}
 	o.HostTools = append(h.FrameworkTools(), o.HostTools...)
-	return run.New(ctx, &o)
+	return &o
 }
 
 // FrameworkTools returns the framework tools (resource_write,

@@ -153,6 +153,48 @@ func TestNewRun(t *testing.T) {
 	}
 }
 
+// SPEC R7.4: a checkpointed Run resumes through the Host with the options
+// NewRun gave it (framework tools included); a change to its mounts since
+// makes the resume fail with the fingerprint mismatch, and leaves no Run.
+func TestResume(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	h, err := agt.Open(ctx, t.TempDir(), inMemory)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	write(t, h, resource.KindMCP, "notes", `{"mcpServers": {"notes": {"command": "fakemcp", "cwd": "/"}}}`)
+	write(t, h, resource.KindMCP, "other", `{"mcpServers": {"other": {"command": "fakemcp", "cwd": "/"}}}`)
+	write(t, h, resource.KindAgent, "manager", `{"manager": true, "mcps": ["notes"]}`)
+	opts := &run.Options{Permission: policy.AutoAllow()}
+
+	r, err := h.NewRun(ctx, "manager", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp := r.Checkpoint()
+	r.Close()
+
+	resumed, err := h.Resume(ctx, cp, opts)
+	if err != nil {
+		t.Fatalf("Resume with nothing changed: %v", err)
+	}
+	if resumed.Fingerprint() != cp.Fingerprint {
+		t.Errorf("resumed fingerprint %s, checkpoint %s", resumed.Fingerprint(), cp.Fingerprint)
+	}
+	resumed.Close()
+
+	if _, err := h.Resources().Write(ctx, resource.Direct(), resource.WriteRequest{
+		Kind: resource.KindAgent, Ref: "manager", Add: map[string][]string{"mcps": {"other"}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Resume(ctx, cp, opts); !errors.Is(err, run.ErrFingerprintMismatch) {
+		t.Errorf("Resume after a mount was added: err = %v, want run.ErrFingerprintMismatch", err)
+	}
+}
+
 // postgresURL turns the test server's connection string (a URL, or
 // keyword=value pairs as .ci/run sets it) into a postgres:// URL, the form
 // Open recognises.

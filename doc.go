@@ -66,6 +66,9 @@
 // Open and New fail only on the store. NewRun returns run.New's errors:
 // run.ErrNoPermission when opts.Permission is nil (there is no implicit
 // allow), run.ErrAgentDisabled, resource.ErrNotFound for an unknown agent.
+// Resume returns those, and run.ErrFingerprintMismatch (a
+// *run.FingerprintMismatchError naming what differs) when the agent's
+// configuration changed since the checkpoint.
 // Inside a Run, a failed tool call is a run.Result with a Code and a nil
 // error; Result.ToolError renders the one ToolError format the model sees.
 //
