@@ -111,7 +111,7 @@ func translateServer(key string, raw json.RawMessage, path, workspace, category 
 	}
 	e.Ref = ref
 	if renamed {
-		e.Notes = append(e.Notes, fmt.Sprintf("registered as %s (references are lowercase letters, digits, '.', '_' and '-')", ref))
+		e.Notes = append(e.Notes, fmt.Sprintf("its reference is %s (references are lowercase letters, digits, '.', '_' and '-')", ref))
 	}
 
 	var fields map[string]json.RawMessage

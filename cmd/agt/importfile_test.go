@@ -35,7 +35,7 @@ func TestParseImportFile(t *testing.T) {
 			want: []importEntry{{Key: "Git Hub", Name: "git-hub", Ref: "git-hub",
 				Server: resource.MCPServer{Type: "stdio", Command: "/usr/bin/gh-mcp", Args: []string{"${workspace}/x"}, Cwd: filepath.Join(root, "proj")},
 				Notes: []string{
-					"registered as git-hub (references are lowercase letters, digits, '.', '_' and '-')",
+					"its reference is git-hub (references are lowercase letters, digits, '.', '_' and '-')",
 					"no cwd in mcp.json: it runs in " + filepath.Join(root, "proj") + ", the project that file belongs to; ${workspaceFolder} in args written as ${workspace}",
 					"its name inside mcpServers is git-hub (server names are letters, digits, '.', '_' and '-')",
 				}}},
@@ -68,7 +68,7 @@ func TestParseImportFile(t *testing.T) {
 			path: projFile,
 			file: `{"mcpServers":{"A":{"url":"https://a"},"a":{"url":"https://b"}}}`,
 			want: []importEntry{
-				{Key: "A", Name: "A", Ref: "a", Server: resource.MCPServer{URL: "https://a"}, Notes: []string{"registered as a (references are lowercase letters, digits, '.', '_' and '-')"}},
+				{Key: "A", Name: "A", Ref: "a", Server: resource.MCPServer{URL: "https://a"}, Notes: []string{"its reference is a (references are lowercase letters, digits, '.', '_' and '-')"}},
 				{Key: "a", Name: "a", Ref: "a", Server: resource.MCPServer{URL: "https://b"}, Err: `its reference a is also the one of "A" in the same file: rename one of them`},
 			},
 		},
