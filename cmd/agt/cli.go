@@ -147,12 +147,15 @@ func runCLI(ctx context.Context, args []string, s stdio) int {
 // refuseAllowMCP finds the removed master switch anywhere before "--"
 // (SPEC R3.7).
 func refuseAllowMCP(args []string) error {
-	for _, a := range args {
+	for i, a := range args {
 		if a == "--" {
 			return nil
 		}
 		if !strings.HasPrefix(a, "-") {
 			continue
+		}
+		if i > 0 && (args[i-1] == "--arg" || args[i-1] == "-arg") {
+			continue // the value of --arg: an argument of the server, not of agt
 		}
 		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		if name == "allow-mcp" || name == "allow_mcp" {

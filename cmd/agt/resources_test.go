@@ -124,6 +124,19 @@ func TestURLCredentialsHiddenInHumanOutput(t *testing.T) {
 	}
 }
 
+// SPEC R3.7 refuses agt's --allow-mcp, not a server's own flag of that name
+// given as the value of --arg.
+func TestServerArgumentNamedAllowMCP(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "agt.db")
+	mustRun(t, db, 0, "mcp", "create", "srv", "--command", "srv", "--cwd", t.TempDir(), "--arg", "--allow-mcp")
+	_, data := getJSON(t, db, "mcp", "srv")
+	if got := mustJSON(t, data["mcpServers"].(map[string]any)["srv"].(map[string]any)["args"]); got != `["--allow-mcp"]` {
+		t.Errorf("args = %s", got)
+	}
+	mustRun(t, db, 2, "mcp", "update", "srv", "--arg", "x", "--allow-mcp")
+}
+
 // SPEC R2.2: a relative command is refused with the absolute path to give.
 func TestRelativeCommandRefusedWithTheFix(t *testing.T) {
 	t.Parallel()
