@@ -63,6 +63,10 @@ func mcpUpdate(ctx context.Context, e *env, fs *flag.FlagSet, sf *serverFlags, r
 	if sf.expectedRevision < 0 {
 		return usagef(cmd, "--expected-revision must be a revision you read (1 or more)")
 	}
+	if given(fs, "cwd") && !filepath.IsAbs(sf.cwd) {
+		abs, _ := filepath.Abs(sf.cwd)
+		fmt.Fprintf(e.err, "note: --cwd made absolute: %s\n", abs)
+	}
 	h, err := e.host(ctx)
 	if err != nil {
 		return err

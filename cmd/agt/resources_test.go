@@ -64,6 +64,13 @@ func TestMCPCreateGetUpdateDelete(t *testing.T) {
 		t.Errorf("agt mcp get shows env values or hides names:\n%s", r.stdout)
 	}
 
+	// A relative --cwd is made absolute, and agt says so, on update too.
+	r = mustRun(t, db, 0, "mcp", "update", "tools/notes", "--cwd", "relative-dir")
+	if !strings.Contains(r.stderr, "note: --cwd made absolute: ") {
+		t.Errorf("mcp update with a relative --cwd does not say it made it absolute:\n%s", r.stderr)
+	}
+	mustRun(t, db, 0, "mcp", "update", "tools/notes", "--cwd", cwd)
+
 	// Flags given replace their field; the rest is kept.
 	mustRun(t, db, 0, "mcp", "update", "tools/notes", "--arg", "--verbose")
 	_, data = getJSON(t, db, "mcp", "tools/notes")
