@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -122,6 +123,15 @@ func (s *Schema) checkNestedExpansion(rt *runtimeTargets) error {
 
 const recursiveGroup = "$recursiveAnchor"
 
+// maxExpansionWork bounds the steps of checkNestedExpansion, so that the
+// analysis of a hostile schema cannot itself take long; a schema over it
+// fails to load.
+const maxExpansionWork = 5_000_000
+
+func (s *Schema) compareLocation(a, b *jsonschema.Schema) int {
+	return strings.Compare(s.pointerOf(a.Location), s.pointerOf(b.Location))
+}
+
 // inPlaceChosen is inPlace with each dynamic reference resolved to the
 // chosen candidate for its anchor.
 func (rt *runtimeTargets) inPlaceChosen(sch *jsonschema.Schema, chosen map[string]*jsonschema.Schema) []*jsonschema.Schema {
@@ -151,6 +161,7 @@ func (rt *runtimeTargets) inPlaceChosen(sch *jsonschema.Schema, chosen map[strin
 func (s *Schema) checkNestedExpansionWith(inPlaceOf func(*jsonschema.Schema) []*jsonschema.Schema) error {
 	limit := s.limits.expansion
 	sat := func(a, b int) int { return min(a+b, limit+1) }
+	work := 0 // steps of this analysis, bounded by maxExpansionWork
 	edges := map[*jsonschema.Schema][]*jsonschema.Schema{}
 	inPlace := func(sch *jsonschema.Schema) []*jsonschema.Schema {
 		e, ok := edges[sch]
@@ -176,6 +187,7 @@ func (s *Schema) checkNestedExpansionWith(inPlaceOf func(*jsonschema.Schema) []*
 			state[start] = 1
 			stack := []frame{{sch: start}}
 			for len(stack) > 0 {
+				work++
 				top := &stack[len(stack)-1]
 				subs := inPlace(top.sch)
 				if top.next == len(subs) {
@@ -205,6 +217,7 @@ func (s *Schema) checkNestedExpansionWith(inPlaceOf func(*jsonschema.Schema) []*
 			for _, sub := range inPlace(sch) {
 				out[sub] = sat(out[sub], n)
 			}
+			work++
 		}
 		return out
 	}
@@ -218,40 +231,75 @@ func (s *Schema) checkNestedExpansionWith(inPlaceOf func(*jsonschema.Schema) []*
 		if total > limit {
 			return schemaErr(ErrInvalidSchema, "", fmt.Sprintf("recursive subschemas apply themselves more than once to the same nested value, so the work grows with each level of nesting (more than %d evaluations of one value %d levels deep); refer to each recursive subschema once per level or raise Options.MaxSchemaExpansion", limit, depth))
 		}
-		// The key and index choices the level below can make.
-		names := map[string]bool{}
-		maxIndex := 0
-		for sch := range level {
+		// The key and index choices the level below can make. A choice
+		// changes the targets only of the schemas that name that key or
+		// index (or have patternProperties); every other schema applies
+		// its "any other key/item" subschemas, summed once per level.
+		named := map[string][]*jsonschema.Schema{}
+		indexed := map[int][]*jsonschema.Schema{}
+		var withPatterns []*jsonschema.Schema
+		for _, sch := range slices.SortedFunc(maps.Keys(level), s.compareLocation) {
 			for name := range sch.Properties {
-				names[name] = true
+				named[name] = append(named[name], sch)
 			}
-			maxIndex = max(maxIndex, len(sch.PrefixItems))
+			if len(sch.PatternProperties) > 0 {
+				withPatterns = append(withPatterns, sch)
+			}
+			n := len(sch.PrefixItems)
 			if items, ok := sch.Items.([]*jsonschema.Schema); ok {
-				maxIndex = max(maxIndex, len(items))
+				n = max(n, len(items))
+			}
+			for i := range n {
+				indexed[i] = append(indexed[i], sch)
 			}
 		}
-		var choices []childChoice
-		for _, name := range slices.Sorted(maps.Keys(names)) {
-			choices = append(choices, childChoice{property: name, named: true})
+		otherProperty, otherItem := childChoice{otherProperty: true}, childChoice{otherItem: true}
+		seedOf := func(c, other childChoice, differing []*jsonschema.Schema, base map[*jsonschema.Schema]int) map[*jsonschema.Schema]int {
+			seed := maps.Clone(base)
+			for _, sch := range differing {
+				n := level[sch]
+				other.targets(sch, func(sub *jsonschema.Schema) { seed[sub] -= n })
+				c.targets(sch, func(sub *jsonschema.Schema) { seed[sub] += n })
+			}
+			return seed
 		}
-		choices = append(choices, childChoice{otherProperty: true}, childChoice{propertyName: true}, childChoice{content: true})
-		for i := 0; i < maxIndex; i++ {
-			choices = append(choices, childChoice{index: i, indexed: true})
-		}
-		choices = append(choices, childChoice{otherItem: true})
-
-		next := map[*jsonschema.Schema]int{}
-		for _, c := range choices {
+		sumOf := func(c childChoice) map[*jsonschema.Schema]int {
 			seed := map[*jsonschema.Schema]int{}
 			for sch, n := range level {
-				c.targets(sch, func(sub *jsonschema.Schema) { seed[sub] = sat(seed[sub], n) })
+				c.targets(sch, func(sub *jsonschema.Schema) { seed[sub] += n })
 			}
+			return seed
+		}
+		baseProperty, baseItem := sumOf(otherProperty), sumOf(otherItem)
+		seeds := []map[*jsonschema.Schema]int{baseProperty, baseItem, sumOf(childChoice{propertyName: true}), sumOf(childChoice{content: true})}
+		for _, name := range slices.Sorted(maps.Keys(named)) {
+			differing := append(slices.Clip(named[name]), withPatterns...)
+			seeds = append(seeds, seedOf(childChoice{property: name, named: true}, otherProperty, differing, baseProperty))
+		}
+		for _, i := range slices.Sorted(maps.Keys(indexed)) {
+			seeds = append(seeds, seedOf(childChoice{index: i, indexed: true}, otherItem, indexed[i], baseItem))
+		}
+
+		next := map[*jsonschema.Schema]int{}
+		for _, seed := range seeds {
+			maps.DeleteFunc(seed, func(_ *jsonschema.Schema, n int) bool { return n <= 0 })
+			for sch, n := range seed {
+				seed[sch] = min(n, limit+1)
+			}
+			work += len(seed)
 			if len(seed) == 0 {
 				continue
 			}
 			for sch, n := range closure(seed) {
 				next[sch] = max(next[sch], n)
 			}
+		}
+		if work > maxExpansionWork {
+			return schemaErr(ErrInvalidSchema, "", fmt.Sprintf("the schema is too complex to bound its validation work (over %d steps of analysis); use fewer properties, items or references per level", maxExpansionWork))
+		}
+		if maps.Equal(next, level) {
+			// Every level below looks the same: no growth.
+			return nil
 		}
 		level = next
 	}

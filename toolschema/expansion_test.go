@@ -2,6 +2,7 @@ package toolschema
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -55,5 +56,32 @@ func TestDynamicRefCycleRefusedAtLoad(t *testing.T) {
 	_, err := Compile([]byte(schema), nil)
 	if !errors.Is(err, ErrInvalidSchema) || !strings.Contains(err.Error(), "without consuming any input") {
 		t.Errorf("Compile = %v, want a reference cycle error", err)
+	}
+}
+
+// The load-time analysis itself is bounded: a schema that would need too
+// many steps to bound its validation work fails at load, quickly, rather
+// than making Compile slow.
+func TestNestedExpansionAnalysisBounded(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	b.WriteString(`{"allOf":[`)
+	for i := range 3000 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{}`)
+	}
+	b.WriteString(`],"properties":{`)
+	for i := range 3000 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"p%d":{"$ref":"#"}`, i)
+	}
+	b.WriteString(`}}`)
+	_, err := Compile([]byte(b.String()), nil)
+	if !errors.Is(err, ErrInvalidSchema) || !strings.Contains(err.Error(), "too complex") {
+		t.Errorf("Compile = %v, want a too complex error", err)
 	}
 }
