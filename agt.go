@@ -98,6 +98,33 @@ func Open(ctx context.Context, store string, opts *Options) (*Host, error) {
 	return h, nil
 }
 
+// DefaultStore returns the store the agt command-line tool opens when it is
+// given no --db: $AGT_STORE, else $AGT_DB, else $XDG_DATA_HOME/agt/agt.db
+// (when XDG_DATA_HOME is an absolute path), else
+// $HOME/.local/share/agt/agt.db. A host that opens it works on the store an
+// operator's agt commands see; for a bbolt file, open it with
+// Options.Bolt.Shared so that both can use it at once. DefaultStore reads
+// the environment when called; Open never reads it.
+func DefaultStore() (string, error) {
+	return defaultStore(os.LookupEnv)
+}
+
+func defaultStore(lookup func(string) (string, bool)) (string, error) {
+	for _, k := range []string{"AGT_STORE", "AGT_DB"} {
+		if v, ok := lookup(k); ok && v != "" {
+			return v, nil
+		}
+	}
+	if v, ok := lookup("XDG_DATA_HOME"); ok && filepath.IsAbs(v) {
+		return filepath.Join(v, "agt", StoreFile), nil
+	}
+	home, ok := lookup("HOME")
+	if !ok || home == "" {
+		return "", errors.New("agt: no default store: set $AGT_STORE (neither $XDG_DATA_HOME nor $HOME is set)")
+	}
+	return filepath.Join(home, ".local", "share", "agt", StoreFile), nil
+}
+
 func isPostgresURL(s string) bool {
 	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
 }

@@ -323,3 +323,28 @@ func TestCloseMoreThanOnce(t *testing.T) {
 	}
 	h2.Close()
 }
+
+// DefaultStore follows the agt CLI's order, so that a host and an operator
+// find the same store.
+func TestDefaultStore(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		env     map[string]string
+		want    string
+		wantErr bool
+	}{
+		{"AGT_STORE first", map[string]string{"AGT_STORE": "postgres://h/db", "AGT_DB": "/a.db", "HOME": "/home/u"}, "postgres://h/db", false},
+		{"then AGT_DB", map[string]string{"AGT_DB": "/a.db", "HOME": "/home/u"}, "/a.db", false},
+		{"then XDG_DATA_HOME", map[string]string{"XDG_DATA_HOME": "/xdg", "HOME": "/home/u"}, "/xdg/agt/agt.db", false},
+		{"a relative XDG_DATA_HOME is ignored", map[string]string{"XDG_DATA_HOME": "xdg", "HOME": "/home/u"}, "/home/u/.local/share/agt/agt.db", false},
+		{"empty values are unset", map[string]string{"AGT_STORE": "", "HOME": "/home/u"}, "/home/u/.local/share/agt/agt.db", false},
+		{"nothing to go on", map[string]string{}, "", true},
+	}
+	for _, tt := range tests {
+		got, err := agt.DefaultStoreFrom(func(k string) (string, bool) { v, ok := tt.env[k]; return v, ok })
+		if got != filepath.FromSlash(tt.want) || (err != nil) != tt.wantErr {
+			t.Errorf("%s: DefaultStore = %q, %v; want %q, error %v", tt.name, got, err, tt.want, tt.wantErr)
+		}
+	}
+}

@@ -59,7 +59,9 @@
 // one process at a time: set Options.Bolt.Shared to let the agt CLI work on
 // the file while the host runs, at the price of an open and a lock per
 // operation. PostgreSQL lets several hosts, on several machines, share
-// registrations. New takes any resource.Repository.
+// registrations. New takes any resource.Repository. DefaultStore names the
+// store the agt command-line tool uses when given no --db, so that a host
+// and its operators can agree on one without configuration.
 //
 // # Errors
 //

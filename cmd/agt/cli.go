@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -45,20 +44,18 @@ var errReported = reportedError{}
 // stdio is the process's streams, with what the commands need to know about
 // them.
 type stdio struct {
-	in        io.Reader
-	out       io.Writer
-	err       io.Writer
-	inIsTTY   bool // stdin is a terminal: a person can answer a question
-	errIsTTY  bool // stderr is a terminal: progress lines help
-	lookupEnv func(string) (string, bool)
+	in       io.Reader
+	out      io.Writer
+	err      io.Writer
+	inIsTTY  bool // stdin is a terminal: a person can answer a question
+	errIsTTY bool // stderr is a terminal: progress lines help
 }
 
 func newStdio(in *os.File, out, errw *os.File) stdio {
 	return stdio{
 		in: in, out: out, err: errw,
-		inIsTTY:   isTerminal(in),
-		errIsTTY:  isTerminal(errw),
-		lookupEnv: os.LookupEnv,
+		inIsTTY:  isTerminal(in),
+		errIsTTY: isTerminal(errw),
 	}
 }
 
@@ -458,21 +455,4 @@ func writeFlags(w io.Writer, fs *flag.FlagSet) {
 		}
 		fmt.Fprintln(w)
 	}
-}
-
-// defaultStore is where the store lives when --db is not given.
-func defaultStore(lookup func(string) (string, bool)) (string, error) {
-	for _, k := range []string{"AGT_STORE", "AGT_DB"} {
-		if v, ok := lookup(k); ok && v != "" {
-			return v, nil
-		}
-	}
-	if v, ok := lookup("XDG_DATA_HOME"); ok && filepath.IsAbs(v) {
-		return filepath.Join(v, "agt", "agt.db"), nil
-	}
-	home, ok := lookup("HOME")
-	if !ok || home == "" {
-		return "", errors.New("no store: pass --db PATH or set $AGT_STORE (neither $XDG_DATA_HOME nor $HOME is set)")
-	}
-	return filepath.Join(home, ".local", "share", "agt", "agt.db"), nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/agtsdk/agt"
 	"github.com/agtsdk/agt/resource/boltrepo"
@@ -26,8 +27,8 @@ func (e *env) host(ctx context.Context) (*agt.Host, error) {
 	store := e.global.store
 	if store == "" {
 		var err error
-		if store, err = defaultStore(e.lookupEnv); err != nil {
-			return nil, err
+		if store, err = agt.DefaultStore(); err != nil {
+			return nil, fmt.Errorf("%w, or pass --db STORE", err)
 		}
 	}
 	h, err := agt.Open(ctx, store, &agt.Options{Bolt: &boltrepo.Options{Shared: true}})
