@@ -53,7 +53,7 @@ type stdio struct {
 
 func newStdio(in *os.File, out, errw *os.File) stdio {
 	return stdio{
-		in: in, out: out, err: errw,
+		in: in, out: controlFilter{out}, err: controlFilter{errw},
 		inIsTTY:  isTerminal(in),
 		errIsTTY: isTerminal(errw),
 	}

@@ -105,3 +105,44 @@ func displayURL(raw string) string {
 	}
 	return s
 }
+
+// controlFilter replaces terminal control characters in everything agt
+// prints (C0 but newline and tab, DEL, and the C1 range as UTF-8) with '?'.
+// Names, descriptions, errors and stderr lines of MCP servers are hostile
+// text: they must not move the cursor, retitle or recolour the operator's
+// terminal. agt's own output, and JSON (which escapes them), has none.
+type controlFilter struct{ w io.Writer }
+
+func (f controlFilter) Write(p []byte) (int, error) {
+	if !hasControl(p) {
+		return f.w.Write(p)
+	}
+	clean := make([]byte, 0, len(p))
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c == '\n' || c == '\t':
+			clean = append(clean, c)
+		case c < 0x20 || c == 0x7f:
+			clean = append(clean, '?')
+		case c == 0xc2 && i+1 < len(p) && p[i+1] >= 0x80 && p[i+1] <= 0x9f:
+			clean = append(clean, '?')
+			i++
+		default:
+			clean = append(clean, c)
+		}
+	}
+	if _, err := f.w.Write(clean); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+func hasControl(p []byte) bool {
+	for i, c := range p {
+		if c < 0x20 && c != '\n' && c != '\t' || c == 0x7f || c == 0xc2 && i+1 < len(p) && p[i+1] >= 0x80 && p[i+1] <= 0x9f {
+			return true
+		}
+	}
+	return false
+}

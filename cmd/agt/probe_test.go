@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -193,6 +194,47 @@ func TestProbeJSONContractKeys(t *testing.T) {
 	for _, m := range check.Mounts {
 		if string(m["findings"]) == "null" {
 			t.Errorf("agent check --json: findings null, want []:\n%s", r.stdout)
+		}
+	}
+}
+
+// Text from an MCP server (here its stderr, shown when it fails to start)
+// is hostile: it reaches the operator's terminal without control
+// characters.
+func TestServerTextCannotDriveTheTerminal(t *testing.T) {
+	t.Parallel()
+	if _, err := os.Stat("/bin/sh"); err != nil {
+		t.Skip("no /bin/sh to play a hostile server")
+	}
+	db := filepath.Join(t.TempDir(), "agt.db")
+	script := `printf 'title\033]0;pwned\007 red\033[31m c1\302\233x del\177 end\n' >&2; exit 3`
+	mustRun(t, db, 0, "mcp", "create", "hostile", "--command", "/bin/sh", "--arg", "-c", "--arg", script, "--cwd", t.TempDir())
+	r := mustRun(t, db, 1, "mcp", "probe", "hostile")
+	if !strings.Contains(r.stdout, "title?]0;pwned? red?[31m c1?x del? end") {
+		t.Errorf("probe of a hostile server does not show its stderr, made harmless:\n%q", r.stdout)
+	}
+	for _, c := range []string{"\x1b", "\x07", "\x7f", "\u009b"} {
+		if strings.Contains(r.stdout+r.stderr, c) {
+			t.Errorf("output holds control character %q:\n%q", c, r.stdout)
+		}
+	}
+}
+
+func TestControlFilter(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{"plain text\n\tindented\n", "plain text\n\tindented\n"},
+		{"é ü 日本 — ok", "é ü 日本 — ok"},
+		{"\x1b[2J\x1b]0;t\x07", "?[2J?]0;t?"},
+		{"a\rb\x00c\x7fd", "a?b?c?d"},
+		{"c1 \u009b and \u0085 here", "c1 ? and ? here"},
+		{"\u00a0 and \u00c2 stay", "\u00a0 and \u00c2 stay"},
+	}
+	for _, tt := range tests {
+		var b strings.Builder
+		n, err := controlFilter{&b}.Write([]byte(tt.in))
+		if err != nil || n != len(tt.in) || b.String() != tt.want {
+			t.Errorf("controlFilter(%q) = %q, %d, %v; want %q, %d", tt.in, b.String(), n, err, tt.want, len(tt.in))
 		}
 	}
 }
