@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"time"
@@ -172,11 +173,16 @@ func dispatch(ctx context.Context, e *env, args []string) error {
 
 	top := newFlagSet("agt")
 	e.global.define(top)
+	version := top.Bool("version", false, "print agt's version")
 	if err := top.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return writeTopHelp(e.out, tree)
 		}
 		return usagef("", "%s", flagErrorText(top, err))
+	}
+	if *version {
+		fmt.Fprintln(e.out, versionText())
+		return nil
 	}
 	rest := top.Args()
 	if len(rest) == 0 {
@@ -381,6 +387,7 @@ const topOutro = `Global flags (before or after the command):
   --db STORE   the store: a bbolt file path, or a postgres://... URL.
                Default: $AGT_STORE, else $AGT_DB, else $XDG_DATA_HOME/agt/agt.db
                (~/.local/share/agt/agt.db).
+  --version    print agt's version (before the command), for bug reports.
 
 Output: human-readable, aligned tables by default; --json on every read command
 prints machine-readable JSON on stdout. Messages and progress go to stderr.
@@ -455,4 +462,24 @@ func writeFlags(w io.Writer, fs *flag.FlagSet) {
 		}
 		fmt.Fprintln(w)
 	}
+}
+
+// versionText is what --version prints: the module version agt was built
+// from ("(devel)" from a clone), the commit when the build recorded one, and
+// the Go version.
+func versionText() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "agt (no build information)"
+	}
+	v := "agt " + info.Main.Version
+	for _, s := range info.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			v += " commit " + s.Value[:12]
+		}
+		if s.Key == "vcs.modified" && s.Value == "true" {
+			v += " (modified)"
+		}
+	}
+	return v + ", " + info.GoVersion
 }

@@ -109,6 +109,14 @@ func TestHelpCoversEveryCommand(t *testing.T) {
 	}
 }
 
+func TestVersion(t *testing.T) {
+	t.Parallel()
+	r := runAgt(t, "", "", "--version")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "agt ") || !strings.Contains(r.stdout, "go1.") {
+		t.Errorf("agt --version: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
+
 // Usage errors exit with status 2 and point at the command's help.
 func TestUsageErrorsExit2(t *testing.T) {
 	t.Parallel()
