@@ -87,6 +87,10 @@ func (s *Schema) checkGraph(starts []*jsonschema.Schema) error {
 		own[u] = true
 	}
 	// Reachability and ownership, iteratively (no recursion on hostile depth).
+	position := make(map[*jsonschema.Schema]bool, len(starts))
+	for _, sch := range starts {
+		position[sch] = true
+	}
 	seen := map[*jsonschema.Schema]bool{}
 	stack := append([]*jsonschema.Schema(nil), starts...)
 	var all []*jsonschema.Schema
@@ -101,6 +105,13 @@ func (s *Schema) checkGraph(starts []*jsonschema.Schema) error {
 		u, _, _ := strings.Cut(sch.Location, "#")
 		if !own[u] || isMetaSchemaURL(u) {
 			return schemaErr(ErrExternalRef, s.referrerOf(sch, starts), fmt.Sprintf("reference to %q leaves the schema (the json-schema.org meta-schemas too) and is never fetched; copy the target under $defs and refer to it as \"#/$defs/NAME\"", stripBase(sch.Location)))
+		}
+		if !position[sch] {
+			// The library compiles whatever a $ref points at, such as an
+			// object under an unknown keyword. Nothing there was checked
+			// (a $schema naming a meta vocabulary, references against a
+			// non-hierarchical $id), so such targets are refused.
+			return schemaErr(ErrInvalidSchema, s.referrerOf(sch, all), fmt.Sprintf("a reference points at %q, which is not a subschema position in its dialect (such as under an unknown keyword); move the target under $defs and refer to it as \"#/$defs/NAME\"", "#"+encodeFragment(s.pointerOf(sch.Location))))
 		}
 		children(sch, func(sub *jsonschema.Schema, _ bool) { stack = append(stack, sub) })
 	}

@@ -183,7 +183,9 @@ type refSite struct {
 }
 
 // Keywords holding one subschema, a map of them, or an array of them, by the
-// first dialect version that has them.
+// first dialect version that has them. "definitions" and "$defs" count in
+// every dialect: schemas use either name whatever their $schema, and a
+// reference may only point at a subschema position (see checkGraph).
 var (
 	singleSchemaKeywords = []struct {
 		name    string
@@ -199,7 +201,7 @@ var (
 		version int
 	}{
 		{"definitions", 4}, {"properties", 4}, {"patternProperties", 4}, {"dependencies", 4},
-		{"$defs", 2019}, {"dependentSchemas", 2019},
+		{"$defs", 4}, {"dependentSchemas", 2019},
 	}
 	schemaArrayKeywords = []struct {
 		name    string
