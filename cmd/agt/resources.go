@@ -214,8 +214,8 @@ func writeAgentFields(t interface{ Write([]byte) (int, error) }, data json.RawMe
 		fmt.Fprintf(t, "problem\t%v\n", err)
 		return
 	}
-	fmt.Fprintf(t, "enabled\t%t\n", doc.IsEnabled())
-	fmt.Fprintf(t, "manager\t%t\n", doc.Manager)
+	fmt.Fprintf(t, "enabled\t%s\n", yesNo(doc.IsEnabled()))
+	fmt.Fprintf(t, "manager\t%s\n", yesNo(doc.Manager))
 	fmt.Fprintf(t, "capabilities\t%s\n", orNone(doc.Capabilities))
 	mcps := make([]string, len(doc.MCPs))
 	for i, m := range doc.MCPs {
@@ -340,7 +340,7 @@ func agentList(ctx context.Context, e *env, category string, asJSON bool) error 
 		for i, m := range doc.MCPs {
 			mcps[i] = string(m)
 		}
-		fmt.Fprintf(t, "%s\t%t\t%t\t%s\t%d\n", r.Ref, doc.IsEnabled(), doc.CanManage(), oneLine(orNone(mcps), 60), r.Revision)
+		fmt.Fprintf(t, "%s\t%s\t%s\t%s\t%d\n", r.Ref, yesNo(doc.IsEnabled()), yesNo(doc.CanManage()), oneLine(orNone(mcps), 60), r.Revision)
 	}
 	return t.Flush()
 }

@@ -144,6 +144,33 @@ func TestServerArgumentNamedAllowMCP(t *testing.T) {
 	mustRun(t, db, 2, "mcp", "update", "srv", "--arg", "x", "--allow-mcp")
 }
 
+// The human views of agents: one aligned row each, yes/no as agent check
+// and agent mcps write them.
+func TestAgentListAndGet(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "agt.db")
+	r := mustRun(t, db, 0, "agent", "list")
+	if r.stdout != "" || !strings.Contains(r.stderr, "agt agent create") {
+		t.Errorf("agent list of an empty store: stdout %q, stderr %q", r.stdout, r.stderr)
+	}
+	mustRun(t, db, 0, "mcp", "create", "a", "--command", "srv", "--cwd", t.TempDir())
+	mustRun(t, db, 0, "agent", "create", "boss", "--manager")
+	mustRun(t, db, 0, "agent", "create", "team/helper", "--disabled", "--mcp", "a")
+	r = mustRun(t, db, 0, "agent", "list")
+	want := "AGENT        ENABLED  MANAGES  MCPS    REVISION\n" +
+		"boss         yes      yes      (none)  1\n" +
+		"team/helper  no       no       a       1\n"
+	if diff := cmp.Diff(want, r.stdout); diff != "" {
+		t.Errorf("agent list (-want +got):\n%s", diff)
+	}
+	r = mustRun(t, db, 0, "agent", "get", "team/helper")
+	for _, line := range []string{"enabled       no", "manager       no", "mcps          a"} {
+		if !strings.Contains(r.stdout, line+"\n") {
+			t.Errorf("agent get lacks %q:\n%s", line, r.stdout)
+		}
+	}
+}
+
 // SPEC R2.2: a relative command is refused with the absolute path to give.
 func TestRelativeCommandRefusedWithTheFix(t *testing.T) {
 	t.Parallel()
