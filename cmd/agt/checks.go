@@ -220,7 +220,11 @@ func agentMCPs(ctx context.Context, e *env, refArg string, asJSON bool) error {
 		if m.Resolves {
 			rev = fmt.Sprint(m.Revision)
 		}
-		fmt.Fprintf(t, "%s\t%s\t%s\t%s\n", m.Ref, yesNo(m.Resolves), rev, m.Problem)
+		problem := m.Problem
+		if problem == "" {
+			problem = "-" // no trailing blanks on the line
+		}
+		fmt.Fprintf(t, "%s\t%s\t%s\t%s\n", m.Ref, yesNo(m.Resolves), rev, problem)
 	}
 	return t.Flush()
 }

@@ -106,6 +106,11 @@ func TestAgentMCPsAndCheck(t *testing.T) {
 		t.Errorf("agent mcps --json references (-want +got):\n%s", diff)
 	}
 
+	r = mustRun(t, db, 0, "agent", "mcps", "ok-agent")
+	if want := "REFERENCE  RESOLVES  REVISION  PROBLEM\nfake       yes       2         -\n"; r.stdout != want {
+		t.Errorf("agent mcps ok-agent:\n%q\nwant\n%q", r.stdout, want)
+	}
+
 	mustRun(t, db, 0, "agent", "check", "ok-agent")
 	r = mustRun(t, db, 0, "agent", "check", "ok-agent", "--probe")
 	if !strings.Contains(r.stdout, "probe: ok") || !strings.Contains(r.stdout, "ready") {
