@@ -71,7 +71,16 @@ var errExternalLoad = errors.New("external references are not loaded")
 
 var _ jsonschema.URLLoader = denyLoader{}
 
-func compile(raw []byte, opts *Options, toolInput bool) (*Schema, error) {
+func compile(raw []byte, opts *Options, toolInput bool) (_ *Schema, err error) {
+	defer func() {
+		// A meta-schema pattern matched against a very long string of the
+		// schema itself.
+		var bound error
+		recoverPatternBound(&bound, opts.limits().patternWork)
+		if bound != nil {
+			err = schemaErr(ErrInvalidSchema, "", "the schema holds a string too long to check against its meta-schema's patterns in bounded time")
+		}
+	}()
 	l := opts.limits()
 	if len(raw) > l.schemaBytes {
 		return nil, schemaErr(ErrInvalidSchema, "", fmt.Sprintf("the schema is %d bytes, over the limit of %d", len(raw), l.schemaBytes))
@@ -109,6 +118,7 @@ func compile(raw []byte, opts *Options, toolInput bool) (*Schema, error) {
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.UseLoader(denyLoader{})
 	registerFormats(c)
+	c.UseRegexpEngine(boundedRegexpEngine(l.patternWork))
 	if err := c.AddResource(baseURL, doc); err != nil {
 		return nil, w.mapCompileError(err)
 	}

@@ -22,6 +22,10 @@ const (
 	// DefaultMaxSchemaExpansion bounds the subschema evaluations one value
 	// can cause.
 	DefaultMaxSchemaExpansion = 100_000
+	// DefaultMaxPatternWork bounds one regular expression match: the
+	// string's length in bytes times the size of the pattern's program
+	// (about 10 ns per unit on a slow machine in the worst case).
+	DefaultMaxPatternWork = 1 << 26
 )
 
 // Options bound what Compile and CompileSchema accept and what the compiled
@@ -47,10 +51,17 @@ type Options struct {
 	// with it could take exponential time. Zero or negative means
 	// DefaultMaxSchemaExpansion.
 	MaxSchemaExpansion int
+	// MaxPatternWork bounds one match of a pattern or patternProperties
+	// key: the string's length in bytes times the number of instructions
+	// of the compiled pattern (a simple pattern has tens, "[a-z]{1,255}"
+	// hundreds). Matching time grows with that product, so a longer string
+	// is not matched: Validate reports it with a root violation instead.
+	// Zero or negative means DefaultMaxPatternWork.
+	MaxPatternWork int
 }
 
 func (o *Options) limits() limits {
-	l := limits{schemaBytes: DefaultMaxSchemaBytes, depth: DefaultMaxDepth, argumentBytes: DefaultMaxArgumentBytes, expansion: DefaultMaxSchemaExpansion}
+	l := limits{schemaBytes: DefaultMaxSchemaBytes, depth: DefaultMaxDepth, argumentBytes: DefaultMaxArgumentBytes, expansion: DefaultMaxSchemaExpansion, patternWork: DefaultMaxPatternWork}
 	if o == nil {
 		return l
 	}
@@ -66,11 +77,14 @@ func (o *Options) limits() limits {
 	if o.MaxSchemaExpansion > 0 {
 		l.expansion = o.MaxSchemaExpansion
 	}
+	if o.MaxPatternWork > 0 {
+		l.patternWork = o.MaxPatternWork
+	}
 	return l
 }
 
 type limits struct {
-	schemaBytes, depth, argumentBytes, expansion int
+	schemaBytes, depth, argumentBytes, expansion, patternWork int
 }
 
 // Schema is a compiled schema. It is immutable and safe for concurrent use.
@@ -139,7 +153,8 @@ func (s *Schema) ValidateValue(v any) error {
 	return s.validateDecoded(v)
 }
 
-func (s *Schema) validateDecoded(v any) error {
+func (s *Schema) validateDecoded(v any) (verdict error) {
+	defer recoverPatternBound(&verdict, s.limits.patternWork)
 	err := s.compiled.Validate(v)
 	if err == nil {
 		return nil
