@@ -63,7 +63,9 @@ type Host struct {
 //
 //   - a postgres:// or postgresql:// URL: the PostgreSQL repository
 //     (resource/pgrepo);
-//   - the path of an existing directory: the bbolt file StoreFile inside it;
+//   - the path of an existing directory, or of a new one written with a
+//     trailing separator ("data/"): the bbolt file StoreFile inside it,
+//     created with its directories (mode 0700) when missing;
 //   - any other path: that bbolt file, created with its parent directories
 //     (mode 0700) when missing.
 //
@@ -133,6 +135,13 @@ func isPostgresURL(s string) bool {
 // parent directories of a new file.
 func boltPath(store string) (string, error) {
 	if st, err := os.Stat(store); err == nil && st.IsDir() {
+		return filepath.Join(store, StoreFile), nil
+	}
+	if os.IsPathSeparator(store[len(store)-1]) {
+		// A directory that does not exist yet: "data/" means the file in it.
+		if err := os.MkdirAll(store, 0o700); err != nil {
+			return "", fmt.Errorf("agt: create the store's directory: %w", err)
+		}
 		return filepath.Join(store, StoreFile), nil
 	}
 	if err := os.MkdirAll(filepath.Dir(store), 0o700); err != nil {

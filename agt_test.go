@@ -47,11 +47,13 @@ func TestOpenStorePaths(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	nested := filepath.Join(t.TempDir(), "a", "b", "store.db")
+	newDir := filepath.Join(t.TempDir(), "c", "data")
 	tests := []struct {
 		name, store, wantFile string
 	}{
 		{"a directory holds agt.db", dir, filepath.Join(dir, agt.StoreFile)},
 		{"a file path, parents created", nested, nested},
+		{"a new directory with a trailing separator", newDir + string(filepath.Separator), filepath.Join(newDir, agt.StoreFile)},
 	}
 	for _, tt := range tests {
 		h, err := agt.Open(ctx, tt.store, nil)
