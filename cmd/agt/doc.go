@@ -27,7 +27,11 @@
 // call) goes to stderr when stderr is a terminal. Exit status 0 is success, 1
 // a failed operation (not found, conflict, probe failed, call refused or
 // failed), 2 a wrong command line. --allow-mcp is refused: the switch was
-// removed, mounts decide (SPEC R3.7).
+// removed, mounts decide (SPEC R3.7). Human output never shows env or header
+// values, nor the user info or query of a URL (--json shows the stored
+// document), and what MCP servers say (names, descriptions, stderr) is
+// printed without terminal control characters. agt --version prints the
+// version, for bug reports.
 //
 // # Permission
 //
