@@ -52,13 +52,15 @@ func compareViolations(a, b Violation) int {
 
 // collectLeaves gathers the errors that say what is wrong, descending
 // through grouping kinds. Kinds whose causes describe the same fact from
-// another angle (propertyNames, contains, contentSchema) are leaves.
+// another angle (propertyNames, contains, minContains, maxContains,
+// contentSchema) are leaves: the items that fail contains are not wrong
+// themselves.
 func collectLeaves(e *jsonschema.ValidationError, out []*jsonschema.ValidationError) []*jsonschema.ValidationError {
 	if len(e.Causes) == 0 {
 		return append(out, e)
 	}
 	switch e.ErrorKind.(type) {
-	case *kind.PropertyNames, *kind.Contains, *kind.ContentSchema:
+	case *kind.PropertyNames, *kind.Contains, *kind.MinContains, *kind.MaxContains, *kind.ContentSchema:
 		return append(out, e)
 	}
 	for _, c := range e.Causes {
