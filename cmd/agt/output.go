@@ -73,6 +73,8 @@ func explain(err error) string {
 		return msg + " (change it with 'update', or 'delete' it first)"
 	case errors.Is(err, resource.ErrConflict):
 		return msg
+	case strings.HasSuffix(msg, ": invalid database") || strings.HasSuffix(msg, ": version mismatch"):
+		return msg + "\nnext: this file is not a bbolt store; point --db (or $AGT_STORE) at an agt store, or at a new path to start one"
 	case strings.Contains(msg, "is locked by another process"):
 		// boltrepo's advice is for Go code; an operator needs the host's side.
 		what, _, _ := strings.Cut(msg, "; close it there")

@@ -131,6 +131,19 @@ func postgresURL(conn, schema string) string {
 	return "postgres:///" + db + "?" + q.Encode()
 }
 
+// A file that is not a bbolt store: said so, with what to do.
+func TestStoreNotABoltFile(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(db, []byte("shopping list, not a database\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := mustRun(t, db, 1, "mcp", "list")
+	if !strings.Contains(r.stderr, "next: this file is not a bbolt store") {
+		t.Errorf("a store that is not bbolt: %s", r.stderr)
+	}
+}
+
 // A host holding the bbolt file exclusively: the CLI waits a bounded time,
 // then says what to do.
 func TestStoreLockedByAHost(t *testing.T) {
