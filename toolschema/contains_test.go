@@ -25,3 +25,29 @@ func TestR6_7_MinContainsReportedOnTheArray(t *testing.T) {
 		t.Errorf("violations (-want +got):\n%s", diff)
 	}
 }
+
+// SPEC R6.7: a propertyNames violation names the object that holds the
+// key, also when sibling objects hold the same keys (the library reuses
+// its location slice for these errors).
+func TestR6_7_PropertyNamesPathOfEachObject(t *testing.T) {
+	t.Parallel()
+	s, err := Compile([]byte(`{"additionalProperties":{"propertyNames":{"maxLength":1}}}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 5 { // map order varies between runs of the library
+		err = s.Validate([]byte(`{"a":{"kk":1,"mm":1},"b":{"kk":1,"mm":1},"c":{"kk":1,"mm":1}}`))
+		ae, ok := err.(*ArgumentError)
+		if !ok {
+			t.Fatalf("Validate = %v, want *ArgumentError", err)
+		}
+		var got []string
+		for _, v := range ae.Violations {
+			got = append(got, v.Path)
+		}
+		want := []string{"/a/kk", "/a/mm", "/b/kk", "/b/mm", "/c/kk", "/c/mm"}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("paths (-want +got):\n%s", diff)
+		}
+	}
+}

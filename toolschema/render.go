@@ -64,6 +64,12 @@ func collectLeaves(e *jsonschema.ValidationError, out []*jsonschema.ValidationEr
 		return append(out, e)
 	}
 	for _, c := range e.Causes {
+		if _, ok := c.ErrorKind.(*kind.PropertyNames); ok && len(c.InstanceLocation) == len(e.InstanceLocation) {
+			// The library (v6.0.3) gives a propertyNames error its working
+			// location slice, which later siblings overwrite; the error
+			// that groups it was made for the same object with a copy.
+			c.InstanceLocation = e.InstanceLocation
+		}
 		out = collectLeaves(c, out)
 	}
 	return out
