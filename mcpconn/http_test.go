@@ -3,8 +3,13 @@ package mcpconn_test
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
@@ -78,5 +83,42 @@ func TestRemoteUnreachable(t *testing.T) {
 		if err != nil && strings.Contains(err.Error(), "s3cret") {
 			t.Errorf("%s: error %q shows the URL's secrets", typ, err)
 		}
+	}
+}
+
+// A remote server that goes away during a call: the call did not get an
+// answer from the server, and that is ErrUnavailable, not a protocol error
+// of the server's (issue 4 §1 error contract).
+func TestRemoteGoneIsUnavailable(t *testing.T) {
+	t.Parallel()
+	counters := &mcptest.Counters{}
+	server := mcptest.NewServer(&mcptest.ServerOptions{Counters: counters})
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+	defer ts.Close()
+	defer func() {
+		// The client's goodbye could not reach the server: end its side here.
+		for ss := range server.Sessions() {
+			ss.Close()
+		}
+	}()
+	s, err := mcpconn.NewConnector(nil).Connect(context.Background(), "gone", resource.MCPServer{Type: "http", URL: ts.URL + "/mcp?key=s3cret"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	go func() {
+		for deadline := time.Now().Add(10 * time.Second); counters.CallsOf(mcptest.ToolSleep) == 0 && time.Now().Before(deadline); {
+			time.Sleep(5 * time.Millisecond)
+		}
+		ts.Listener.Close()
+		ts.CloseClientConnections()
+	}()
+	// 2 s: the server's own session waits for the tool to end before it closes.
+	_, err = s.CallTool(context.Background(), mcptest.ToolSleep, []byte(`{"ms":2000}`))
+	if !errors.Is(err, mcpconn.ErrUnavailable) {
+		t.Errorf("call cut by the server's going away = %v; want ErrUnavailable", err)
+	}
+	if err != nil && strings.Contains(err.Error(), "s3cret") {
+		t.Errorf("error %q shows the URL's query", err)
 	}
 }

@@ -257,11 +257,19 @@ func (s *Session) classify(op string, ctx, rctx context.Context, err error) erro
 		return s.closedError(op)
 	case errors.Is(err, mcp.ErrConnectionClosed):
 		return s.deadError(op, err)
-	case errors.As(err, &wire):
+	case errors.As(err, &wire) && !rejectedByTransport(wire):
 		return &Error{Ref: s.ref, Op: op, Detail: "the server answered with a protocol error", Err: err}
 	default:
 		return s.deadError(op, err)
 	}
+}
+
+// rejectedByTransport reports the go-sdk's own error for a request that
+// never reached the server (an HTTP request that failed: refused, reset,
+// DNS): the server is unavailable, it did not answer with an error. The
+// go-sdk does not export it; it is code -32005 with this message.
+func rejectedByTransport(wire *jsonrpc.Error) bool {
+	return wire.Code == -32005 && wire.Message == "rejected by transport"
 }
 
 func (s *Session) closedError(op string) error {
