@@ -34,21 +34,12 @@ var ecmaRegexFormat = &jsonschema.Format{
 const maxRegexNesting = 256
 
 // useECMARegexFormat replaces the library's RE2 check of format "regex" in
-// every schema reachable from starts.
-func useECMARegexFormat(starts []*jsonschema.Schema) {
-	seen := map[*jsonschema.Schema]bool{}
-	stack := append([]*jsonschema.Schema(nil), starts...)
-	for len(stack) > 0 {
-		sch := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if seen[sch] {
-			continue
-		}
-		seen[sch] = true
+// the given schemas (every schema reachable in the document).
+func useECMARegexFormat(reachable []*jsonschema.Schema) {
+	for _, sch := range reachable {
 		if sch.Format != nil && sch.Format.Name == "regex" {
 			sch.Format = ecmaRegexFormat
 		}
-		children(sch, func(sub *jsonschema.Schema, _ bool) { stack = append(stack, sub) })
 	}
 }
 

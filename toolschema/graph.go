@@ -80,7 +80,9 @@ func children(sch *jsonschema.Schema, f func(sub *jsonschema.Schema, inPlace boo
 // the document (a json-schema.org meta-schema is served by the library from
 // an embedded copy without asking the loader: it is still an external
 // reference), and the in-place edges must have no cycle.
-func (s *Schema) checkGraph(starts []*jsonschema.Schema) error {
+//
+// It returns every reachable schema.
+func (s *Schema) checkGraph(starts []*jsonschema.Schema) ([]*jsonschema.Schema, error) {
 	own := map[string]bool{baseURL: true}
 	for loc := range s.schemaPath {
 		u, _, _ := strings.Cut(loc, "#")
@@ -104,14 +106,14 @@ func (s *Schema) checkGraph(starts []*jsonschema.Schema) error {
 		all = append(all, sch)
 		u, _, _ := strings.Cut(sch.Location, "#")
 		if !own[u] || isMetaSchemaURL(u) {
-			return schemaErr(ErrExternalRef, s.referrerOf(sch, starts), fmt.Sprintf("reference to %q leaves the schema (the json-schema.org meta-schemas too) and is never fetched; copy the target under $defs and refer to it as \"#/$defs/NAME\"", stripBase(sch.Location)))
+			return nil, schemaErr(ErrExternalRef, s.referrerOf(sch, starts), fmt.Sprintf("reference to %q leaves the schema (the json-schema.org meta-schemas too) and is never fetched; copy the target under $defs and refer to it as \"#/$defs/NAME\"", stripBase(sch.Location)))
 		}
 		if !position[sch] {
 			// The library compiles whatever a $ref points at, such as an
 			// object under an unknown keyword. Nothing there was checked
 			// (a $schema naming a meta vocabulary, references against a
 			// non-hierarchical $id), so such targets are refused.
-			return schemaErr(ErrInvalidSchema, s.referrerOf(sch, all), fmt.Sprintf("a reference points at %q, which is not a subschema position in its dialect (such as under an unknown keyword); move the target under $defs and refer to it as \"#/$defs/NAME\"", "#"+encodeFragment(s.pointerOf(sch.Location))))
+			return nil, schemaErr(ErrInvalidSchema, s.referrerOf(sch, all), fmt.Sprintf("a reference points at %q, which is not a subschema position in its dialect (such as under an unknown keyword); move the target under $defs and refer to it as \"#/$defs/NAME\"", "#"+encodeFragment(s.pointerOf(sch.Location))))
 		}
 		children(sch, func(sub *jsonschema.Schema, _ bool) { stack = append(stack, sub) })
 	}
@@ -155,7 +157,7 @@ func (s *Schema) checkGraph(starts []*jsonschema.Schema) error {
 			top.next++
 			switch colour[sub] {
 			case grey:
-				return schemaErr(ErrInvalidSchema, s.pointerOf(top.sch.Location), fmt.Sprintf("references loop back to %q without consuming any input; validation would never end", "#"+encodeFragment(s.pointerOf(sub.Location))))
+				return nil, schemaErr(ErrInvalidSchema, s.pointerOf(top.sch.Location), fmt.Sprintf("references loop back to %q without consuming any input; validation would never end", "#"+encodeFragment(s.pointerOf(sub.Location))))
 			case white:
 				colour[sub] = grey
 				frames = append(frames, frame{sch: sub, subs: inPlaceOf(sub)})
@@ -163,9 +165,12 @@ func (s *Schema) checkGraph(starts []*jsonschema.Schema) error {
 		}
 	}
 	if err := s.checkExpansion(all); err != nil {
-		return err
+		return nil, err
 	}
-	return s.checkNestedExpansion(dyn)
+	if err := s.checkNestedExpansion(dyn); err != nil {
+		return nil, err
+	}
+	return all, nil
 }
 
 // checkExpansion bounds how many subschema evaluations one value can cause.

@@ -152,10 +152,11 @@ func compile(raw []byte, opts *Options, toolInput bool) (_ *Schema, err error) {
 		}
 		starts = append(starts, sub)
 	}
-	if err := s.checkGraph(starts); err != nil {
+	reachable, err := s.checkGraph(starts)
+	if err != nil {
 		return nil, err
 	}
-	useECMARegexFormat(starts)
+	useECMARegexFormat(reachable)
 	if toolInput {
 		if err := s.checkObjectRoot(); err != nil {
 			return nil, err
