@@ -56,7 +56,12 @@
 // nesting depth (schema and arguments), argument size, and how far shared
 // subschemas may multiply the work of validating one value (a chain of
 // anyOf that each refer twice to the next link would otherwise take
-// exponential time). A number literal may have at most 1000 characters and
+// exponential time, and so would a recursive schema that applies itself
+// twice to the same nested value, also through $dynamicRef or
+// $recursiveRef), and how long a string one pattern may be matched against
+// (Go's regexp is linear, with the pattern's size as the factor). A $ref
+// may only point at a subschema position ($defs and definitions count in
+// every dialect). A number literal may have at most 1000 characters and
 // an exponent of at most 1000. Over a limit, Compile fails with
 // ErrInvalidSchema and Validate returns a violation at the root; neither
 // hangs nor overflows the stack.
