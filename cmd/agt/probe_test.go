@@ -30,13 +30,21 @@ func TestProbe(t *testing.T) {
 	registerFake(t, db, "fake")
 	registerFake(t, db, "broken", "-fault", "exit-at-start")
 
-	r := mustRun(t, db, 0, "mcp", "test", "fake")
+	r := mustRun(t, db, 0, "mcp", "create", "fake2", "--command", mcptest.Command(t), "--cwd", t.TempDir())
+	if strings.Contains(r.stderr, "warning") || !strings.Contains(r.stderr, "static checks passed") {
+		t.Errorf("agt mcp create of a startable server:\n%s", r.stderr)
+	}
+	r = mustRun(t, db, 0, "mcp", "test", "fake")
 	if !strings.Contains(r.stdout, "ok") {
 		t.Errorf("agt mcp test fake:\n%s", r.stdout)
 	}
 
 	// A cwd that does not exist is a finding with a fix; nothing starts.
-	mustRun(t, db, 0, "mcp", "create", "nocwd", "--command", mcptest.Command(t), "--cwd", filepath.Join(t.TempDir(), "gone"))
+	// create registers it anyway (exit 0), and warns at once.
+	r = mustRun(t, db, 0, "mcp", "create", "nocwd", "--command", mcptest.Command(t), "--cwd", filepath.Join(t.TempDir(), "gone"))
+	if !strings.Contains(r.stderr, "warning: /mcpServers/nocwd/cwd: cwd does not exist") || !strings.Contains(r.stderr, "'agt mcp update nocwd'") {
+		t.Errorf("agt mcp create with a missing cwd does not warn:\n%s", r.stderr)
+	}
 	r = mustRun(t, db, 1, "mcp", "test", "nocwd")
 	if !strings.Contains(r.stdout, "problems found") || !strings.Contains(r.stdout, "fix:") {
 		t.Errorf("agt mcp test nocwd:\n%s", r.stdout)

@@ -44,8 +44,28 @@ func mcpCreate(ctx context.Context, e *env, fs *flag.FlagSet, sf *serverFlags, r
 		return withCommandFix(err, sf.command, cwd)
 	}
 	reportWrite(e, "registered", res)
-	fmt.Fprintf(e.err, "next: 'agt mcp test %s' (static), 'agt mcp probe %s' (starts it)\n", ref, ref)
+	if !warnStatic(ctx, e, h.Resources(), ref) {
+		fmt.Fprintf(e.err, "static checks passed; next: 'agt mcp probe %s' starts it\n", ref)
+	}
 	return nil
+}
+
+// warnStatic runs the static test (it starts nothing) on a registration
+// just written and prints its errors as warnings: a missing cwd or command
+// is better heard now than at the first probe. It reports whether it
+// warned.
+func warnStatic(ctx context.Context, e *env, svc *resource.Service, ref resource.Ref) bool {
+	rep, err := svc.Test(ctx, resource.Direct(), resource.Key{Kind: resource.KindMCP, Ref: ref})
+	if err != nil || rep.OK {
+		return false
+	}
+	for _, f := range rep.Findings {
+		if f.Severity == resource.SeverityError {
+			fmt.Fprintf(e.err, "warning: %s\n", f)
+		}
+	}
+	fmt.Fprintf(e.err, "next: fix it with 'agt mcp update %s', then 'agt mcp test %s'\n", ref, ref)
+	return true
 }
 
 func mcpUpdate(ctx context.Context, e *env, fs *flag.FlagSet, sf *serverFlags, refArg string) error {
@@ -107,6 +127,7 @@ func mcpUpdate(ctx context.Context, e *env, fs *flag.FlagSet, sf *serverFlags, r
 		return withCommandFix(err, command, cwd)
 	}
 	reportWrite(e, "updated", res)
+	warnStatic(ctx, e, h.Resources(), ref)
 	return nil
 }
 
