@@ -28,7 +28,10 @@ expand to the cwd.
 A remote server needs --url (streamable HTTP; add --sse for an old SSE
 server) and optional --header "Name: value" lines.
 
---data takes the whole document instead: {"mcpServers":{"NAME":{...}}}.`,
+--data takes the whole document instead: {"mcpServers":{"NAME":{...}}}.
+
+Once registered, the static checks of 'agt mcp test' run (nothing starts),
+and what would keep the server from starting is printed as a warning.`,
 			define: func(fs *flag.FlagSet) action {
 				sf := defineServerFlags(fs, false)
 				return func(ctx context.Context, e *env, args []string) error {
