@@ -28,6 +28,10 @@ func TestSchemaLimits(t *testing.T) {
 		{"deeper than set", `{"items":{"items":{"items":{}}}}`, &Options{MaxDepth: 3}, "deeper than 3 levels"},
 		{"huge exponent", `{"minimum":1e99999999}`, nil, "exponent"},
 		{"long number", `{"minimum":` + strings.Repeat("9", 2000) + `}`, nil, "longer than 1000"},
+		// The library's compile time grows with the square of the count.
+		{"too many subschemas", `{"allOf":[` + strings.Repeat(`{},`, DefaultMaxSubschemas) + `{}]}`, nil, "over the limit of 10000 (Options.MaxSubschemas)"},
+		{"objects under an unknown keyword", `{"x":[` + strings.Repeat(`{},`, 2*DefaultMaxSubschemas) + `{}]}`, nil, "over the limit of 20000 (twice Options.MaxSubschemas)"},
+		{"more subschemas than set", `{"properties":{"a":{},"b":{},"c":{}}}`, &Options{MaxSubschemas: 3}, "has 4 subschemas"},
 	}
 	for _, tt := range tests {
 		_, err := Compile([]byte(tt.schema), tt.opts)
@@ -37,6 +41,9 @@ func TestSchemaLimits(t *testing.T) {
 	}
 	if _, err := Compile([]byte(`{"items":{"items":{"items":{}}}}`), &Options{MaxDepth: 4}); err != nil {
 		t.Errorf("depth 4 at MaxDepth 4: %v", err)
+	}
+	if _, err := Compile([]byte(`{"properties":{"a":{},"b":{},"c":{}}}`), &Options{MaxSubschemas: 4}); err != nil {
+		t.Errorf("4 subschemas at MaxSubschemas 4: %v", err)
 	}
 }
 

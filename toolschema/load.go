@@ -113,6 +113,15 @@ func compile(raw []byte, opts *Options, toolInput bool) (_ *Schema, err error) {
 	if err := w.walk(doc, "", root.version, base); err != nil {
 		return nil, err
 	}
+	if n := len(w.positions); n > l.subschemas {
+		return nil, schemaErr(ErrInvalidSchema, "", fmt.Sprintf("the schema has %d subschemas, over the limit of %d (Options.MaxSubschemas)", n, l.subschemas))
+	}
+	// Objects under unknown keywords count too (a $ref makes the library
+	// compile them before checkGraph refuses the reference), with room for
+	// the maps that hold subschemas, such as properties.
+	if n := countObjects(doc); n > 2*l.subschemas {
+		return nil, schemaErr(ErrInvalidSchema, "", fmt.Sprintf("the schema has %d JSON objects, over the limit of %d (twice Options.MaxSubschemas)", n, 2*l.subschemas))
+	}
 
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
@@ -164,6 +173,24 @@ func compile(raw []byte, opts *Options, toolInput bool) (_ *Schema, err error) {
 	}
 	s.digest = canonicalDigest(doc)
 	return s, nil
+}
+
+// countObjects counts the JSON objects in v (its depth is bounded by the
+// decoder).
+func countObjects(v any) int {
+	n := 0
+	switch v := v.(type) {
+	case map[string]any:
+		n++
+		for _, e := range v {
+			n += countObjects(e)
+		}
+	case []any:
+		for _, e := range v {
+			n += countObjects(e)
+		}
+	}
+	return n
 }
 
 func dialectOf(v any, ptr string) (dialectInfo, error) {

@@ -26,6 +26,8 @@ const (
 	// string's length in bytes times the size of the pattern's program
 	// (about 10 ns per unit on a slow machine in the worst case).
 	DefaultMaxPatternWork = 1 << 26
+	// DefaultMaxSubschemas bounds the subschemas of one schema document.
+	DefaultMaxSubschemas = 10_000
 )
 
 // Options bound what Compile and CompileSchema accept and what the compiled
@@ -58,10 +60,16 @@ type Options struct {
 	// is not matched: Validate reports it with a root violation instead.
 	// Zero or negative means DefaultMaxPatternWork.
 	MaxPatternWork int
+	// MaxSubschemas is the most subschemas (the root, each property,
+	// each $defs entry, each allOf branch, ...) a schema document may
+	// have; it may hold twice as many JSON objects of any kind. The validator library's compile time grows with the square of
+	// this count: 40,000 take about ten seconds. Zero or negative means
+	// DefaultMaxSubschemas.
+	MaxSubschemas int
 }
 
 func (o *Options) limits() limits {
-	l := limits{schemaBytes: DefaultMaxSchemaBytes, depth: DefaultMaxDepth, argumentBytes: DefaultMaxArgumentBytes, expansion: DefaultMaxSchemaExpansion, patternWork: DefaultMaxPatternWork}
+	l := limits{schemaBytes: DefaultMaxSchemaBytes, depth: DefaultMaxDepth, argumentBytes: DefaultMaxArgumentBytes, expansion: DefaultMaxSchemaExpansion, patternWork: DefaultMaxPatternWork, subschemas: DefaultMaxSubschemas}
 	if o == nil {
 		return l
 	}
@@ -80,11 +88,14 @@ func (o *Options) limits() limits {
 	if o.MaxPatternWork > 0 {
 		l.patternWork = o.MaxPatternWork
 	}
+	if o.MaxSubschemas > 0 {
+		l.subschemas = o.MaxSubschemas
+	}
 	return l
 }
 
 type limits struct {
-	schemaBytes, depth, argumentBytes, expansion, patternWork int
+	schemaBytes, depth, argumentBytes, expansion, patternWork, subschemas int
 }
 
 // Schema is a compiled schema. It is immutable and safe for concurrent use.
