@@ -109,4 +109,5 @@ const fixedMessageText = `arguments must be a JSON object exceed bytes nest deep
 	`or with an beyond cannot encoded as missing required property requires is allowed name by propertyNames ` +
 	`have least most properties items has more schema allows equals earlier unique match that matches contains ` +
 	`long pattern -encoded decoded content contentSchema multiple of schema in not exactly one oneOf but than ` +
-	`at least anyOf every allOf does integer null boolean format`
+	`at least anyOf every allOf does integer null boolean format ` +
+	`too match against bounded time Options.MaxPatternWork`
