@@ -66,6 +66,7 @@ type decoder struct {
 	maxDepth int
 	buf      []byte // scratch for strings with escapes
 	elems    []any  // scratch stack for array elements
+	perDepth []int  // if not nil: values (and property names) per depth
 
 	maxNumberLength, maxExponent int
 }
@@ -96,6 +97,9 @@ func (d *decoder) skipSpace() {
 func (d *decoder) value() (any, error) {
 	if d.pos >= len(d.data) {
 		return nil, d.syntaxError("")
+	}
+	if d.perDepth != nil {
+		d.perDepth[d.depth]++
 	}
 	switch c := d.data[d.pos]; {
 	case c == '{':
@@ -155,6 +159,9 @@ func (d *decoder) object() (any, error) {
 		key, err := d.str()
 		if err != nil {
 			return nil, err
+		}
+		if d.perDepth != nil {
+			d.perDepth[d.depth]++
 		}
 		d.skipSpace()
 		if d.pos >= len(d.data) || d.data[d.pos] != ':' {

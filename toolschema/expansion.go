@@ -3,6 +3,7 @@ package toolschema
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 
@@ -228,6 +229,7 @@ func (s *Schema) checkNestedExpansionWith(inPlaceOf func(*jsonschema.Schema) []*
 		for _, n := range level {
 			total = sat(total, n)
 		}
+		s.recordLevelCost(depth, total, false)
 		if total > limit {
 			return schemaErr(ErrInvalidSchema, "", fmt.Sprintf("recursive subschemas apply themselves more than once to the same nested value, so the work grows with each level of nesting (more than %d evaluations of one value %d levels deep); refer to each recursive subschema once per level or raise Options.MaxSchemaExpansion", limit, depth))
 		}
@@ -299,11 +301,49 @@ func (s *Schema) checkNestedExpansionWith(inPlaceOf func(*jsonschema.Schema) []*
 		}
 		if maps.Equal(next, level) {
 			// Every level below looks the same: no growth.
+			s.recordLevelCost(depth+1, total, true)
 			return nil
 		}
 		level = next
 	}
 	return nil
+}
+
+// recordLevelCost keeps, for the arguments' nesting depth, the most
+// subschema evaluations one value at that depth can cause (the largest over
+// the dynamic reference choices); with below, every deeper level too.
+// Validate multiplies it by the number of values at each depth.
+func (s *Schema) recordLevelCost(depth, cost int, below bool) {
+	if s.levelCost == nil {
+		s.levelCost = make([]int, s.limits.depth+2)
+	}
+	end := depth + 1
+	if below {
+		end = len(s.levelCost)
+	}
+	for d := depth; d < end && d < len(s.levelCost); d++ {
+		s.levelCost[d] = max(s.levelCost[d], cost)
+	}
+}
+
+// evaluationsOf bounds the subschema evaluations validating a value with
+// perDepth[d] values at nesting depth d takes (property names count as
+// values of their members' depth).
+func (s *Schema) evaluationsOf(perDepth []int) int {
+	total := 0
+	for d, n := range perDepth {
+		if d < len(s.levelCost) && n > 0 {
+			c := s.levelCost[d]
+			if c > 0 && n > math.MaxInt/2/c {
+				return math.MaxInt / 2
+			}
+			total += n * c
+			if total > math.MaxInt/2 {
+				return math.MaxInt / 2
+			}
+		}
+	}
+	return total
 }
 
 // childChoice is one kind of value one level down: the value of a named

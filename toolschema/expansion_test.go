@@ -85,3 +85,41 @@ func TestNestedExpansionAnalysisBounded(t *testing.T) {
 		t.Errorf("Compile = %v, want a too complex error", err)
 	}
 }
+
+// An item schema that costs thousands of evaluations per value (within
+// MaxSchemaExpansion) times a wide array would take minutes: such
+// arguments get a root violation before validation, through Validate and
+// ValidateValue alike; a narrow array is validated as usual, and a wide
+// array against a cheap item schema too.
+func TestEvaluationsBoundedPerCall(t *testing.T) {
+	t.Parallel()
+	var defs []string
+	for i := range 12 { // 2^12 evaluations per item
+		defs = append(defs, fmt.Sprintf(`"a%d":{"allOf":[{"$ref":"#/$defs/a%d"},{"$ref":"#/$defs/a%d"}]}`, i, i+1, i+1))
+	}
+	defs = append(defs, `"a12":{"type":"string"}`)
+	expensive := mustCompile(t, `{"$defs":{`+strings.Join(defs, ",")+`},"properties":{"x":{"items":{"$ref":"#/$defs/a0"}}}}`)
+	cheap := mustCompile(t, `{"properties":{"x":{"items":{"type":"string"}}}}`)
+	items := func(n int) []any {
+		out := make([]any, n)
+		for i := range out {
+			out[i] = "s"
+		}
+		return out
+	}
+	wide := `{"x":[` + strings.TrimSuffix(strings.Repeat(`"s",`, 1000), ",") + `]}`
+	for name, err := range map[string]error{
+		"Validate":      expensive.Validate([]byte(wide)),
+		"ValidateValue": expensive.ValidateValue(map[string]any{"x": items(1000)}),
+	} {
+		if err == nil || !strings.Contains(err.Error(), "Options.MaxEvaluations") {
+			t.Errorf("%s, 1000 expensive items: %v, want the evaluation bound", name, err)
+		}
+	}
+	if err := expensive.Validate([]byte(`{"x":["s","s"]}`)); err != nil {
+		t.Errorf("2 expensive items: %v", err)
+	}
+	if err := cheap.Validate([]byte(`{"x":[` + strings.TrimSuffix(strings.Repeat(`"s",`, 100_000), ",") + `]}`)); err != nil {
+		t.Errorf("100000 cheap items: %v", err)
+	}
+}

@@ -28,6 +28,9 @@ const (
 	DefaultMaxPatternWork = 1 << 26
 	// DefaultMaxSubschemas bounds the subschemas of one schema document.
 	DefaultMaxSubschemas = 10_000
+	// DefaultMaxEvaluations bounds the subschema evaluations of one
+	// Validate call.
+	DefaultMaxEvaluations = 2_000_000
 )
 
 // Options bound what Compile and CompileSchema accept and what the compiled
@@ -66,10 +69,18 @@ type Options struct {
 	// this count: 40,000 take about ten seconds. Zero or negative means
 	// DefaultMaxSubschemas.
 	MaxSubschemas int
+	// MaxEvaluations bounds the work of one Validate or ValidateValue
+	// call: the number of values at each nesting depth times the most
+	// subschema evaluations the schema applies to one value at that depth
+	// (known at load). A wide array against an item schema that is
+	// expensive but within MaxSchemaExpansion would otherwise take
+	// minutes. Over it, the arguments get a root violation without being
+	// validated. Zero or negative means DefaultMaxEvaluations.
+	MaxEvaluations int
 }
 
 func (o *Options) limits() limits {
-	l := limits{schemaBytes: DefaultMaxSchemaBytes, depth: DefaultMaxDepth, argumentBytes: DefaultMaxArgumentBytes, expansion: DefaultMaxSchemaExpansion, patternWork: DefaultMaxPatternWork, subschemas: DefaultMaxSubschemas}
+	l := limits{schemaBytes: DefaultMaxSchemaBytes, depth: DefaultMaxDepth, argumentBytes: DefaultMaxArgumentBytes, expansion: DefaultMaxSchemaExpansion, patternWork: DefaultMaxPatternWork, subschemas: DefaultMaxSubschemas, evaluations: DefaultMaxEvaluations}
 	if o == nil {
 		return l
 	}
@@ -91,11 +102,14 @@ func (o *Options) limits() limits {
 	if o.MaxSubschemas > 0 {
 		l.subschemas = o.MaxSubschemas
 	}
+	if o.MaxEvaluations > 0 {
+		l.evaluations = o.MaxEvaluations
+	}
 	return l
 }
 
 type limits struct {
-	schemaBytes, depth, argumentBytes, expansion, patternWork, subschemas int
+	schemaBytes, depth, argumentBytes, expansion, patternWork, subschemas, evaluations int
 }
 
 // Schema is a compiled schema. It is immutable and safe for concurrent use.
@@ -107,6 +121,7 @@ type Schema struct {
 	limits     limits
 	compiled   *jsonschema.Schema
 	schemaPath map[string]string // compiled schema location -> JSON pointer in raw
+	levelCost  []int             // most evaluations of one value, by nesting depth
 }
 
 // Compile compiles a tool input schema: everything CompileSchema does, and
@@ -139,9 +154,19 @@ func (s *Schema) Validate(args json.RawMessage) error {
 	if s.toolInput && firstByte(args) != '{' {
 		return rootViolation("", "arguments must be a JSON object")
 	}
-	v, err := decodeJSON(args, s.limits.depth)
+	d := decoder{data: args, maxDepth: s.limits.depth, maxNumberLength: maxNumberLength, maxExponent: maxExponent}
+	var perDepth [DefaultMaxDepth + 1]int
+	if s.limits.depth <= DefaultMaxDepth {
+		d.perDepth = perDepth[:s.limits.depth+1]
+	} else {
+		d.perDepth = make([]int, s.limits.depth+1)
+	}
+	v, err := d.document()
 	if err != nil {
 		return argumentDecodeError(err, s.limits.depth)
+	}
+	if err := s.checkEvaluations(d.perDepth); err != nil {
+		return err
 	}
 	return s.validateDecoded(v)
 }
@@ -161,7 +186,43 @@ func (s *Schema) ValidateValue(v any) error {
 			return rootViolation("", "arguments must be a JSON object")
 		}
 	}
+	perDepth := make([]int, s.limits.depth+1)
+	countValues(v, 0, perDepth)
+	if err := s.checkEvaluations(perDepth); err != nil {
+		return err
+	}
 	return s.validateDecoded(v)
+}
+
+// checkEvaluations refuses arguments whose validation could exceed
+// MaxEvaluations subschema evaluations.
+func (s *Schema) checkEvaluations(perDepth []int) error {
+	if s.evaluationsOf(perDepth) > s.limits.evaluations {
+		return rootViolation("", "the arguments have too many values for this schema: validating them could take more than "+strconv.Itoa(s.limits.evaluations)+" subschema evaluations (Options.MaxEvaluations)")
+	}
+	return nil
+}
+
+// countValues adds the values of v (property names included) to perDepth
+// by nesting depth; v nests no deeper than len(perDepth)-1 (checked).
+func countValues(v any, depth int, perDepth []int) {
+	if depth >= len(perDepth) {
+		return
+	}
+	perDepth[depth]++
+	switch v := v.(type) {
+	case map[string]any:
+		if depth+1 < len(perDepth) {
+			perDepth[depth+1] += len(v)
+		}
+		for _, e := range v {
+			countValues(e, depth+1, perDepth)
+		}
+	case []any:
+		for _, e := range v {
+			countValues(e, depth+1, perDepth)
+		}
+	}
 }
 
 func (s *Schema) validateDecoded(v any) (verdict error) {
