@@ -58,11 +58,14 @@
 // anyOf that each refer twice to the next link would otherwise take
 // exponential time, and so would a recursive schema that applies itself
 // twice to the same nested value, also through $dynamicRef or
-// $recursiveRef), and how long a string one pattern may be matched against
-// (Go's regexp is linear, with the pattern's size as the factor). A $ref
-// may only point at a subschema position ($defs and definitions count in
-// every dialect). A number literal may have at most 1000 characters and
-// an exponent of at most 1000. Over a limit, Compile fails with
+// $recursiveRef), how many subschemas a document may have (the library's
+// compile time is quadratic in them), how much work one call may cause (the
+// values at each depth times what one value there costs), and how long a
+// string one pattern may be matched against (Go's regexp is linear, with
+// the pattern's size as the factor). A $ref may only point at a subschema
+// position ($defs and definitions count in every dialect). A number literal
+// may have at most 1000 characters and an exponent of at most 1000. Over a
+// limit, Compile fails with
 // ErrInvalidSchema and Validate returns a violation at the root; neither
 // hangs nor overflows the stack.
 //
