@@ -25,6 +25,8 @@ func argumentDecodeError(err error, depth int) *ArgumentError {
 	switch {
 	case de != nil && de.tooDeep:
 		return rootViolation("", "arguments nest deeper than "+strconv.Itoa(depth)+" levels")
+	case de != nil && de.duplicate:
+		return rootViolation("", "arguments name the same object key twice (at offset "+strconv.Itoa(de.offset)+"): send each key once, so that the value checked is the value used")
 	case de != nil && de.bigNumber:
 		return rootViolation("", "arguments contain a "+de.msg)
 	case de != nil:

@@ -51,6 +51,7 @@ type decodeError struct {
 	offset    int
 	tooDeep   bool
 	bigNumber bool
+	duplicate bool
 	msg       string
 }
 
@@ -67,6 +68,11 @@ type decoder struct {
 	buf      []byte // scratch for strings with escapes
 	elems    []any  // scratch stack for array elements
 	perDepth []int  // if not nil: values (and property names) per depth
+
+	// uniqueKeys refuses an object that names a key twice. Arguments need
+	// it: the validator keeps the last value, but a server's parser may keep
+	// the first, and then validation would have checked the wrong value.
+	uniqueKeys bool
 
 	maxNumberLength, maxExponent int
 }
@@ -156,9 +162,15 @@ func (d *decoder) object() (any, error) {
 		if d.pos >= len(d.data) || d.data[d.pos] != '"' {
 			return nil, d.syntaxError("looking for the beginning of an object key")
 		}
+		keyStart := d.pos
 		key, err := d.str()
 		if err != nil {
 			return nil, err
+		}
+		if d.uniqueKeys {
+			if _, dup := obj[key]; dup {
+				return nil, &decodeError{offset: keyStart, duplicate: true, msg: "an object key appears twice"}
+			}
 		}
 		if d.perDepth != nil {
 			d.perDepth[d.depth]++

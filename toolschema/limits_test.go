@@ -239,3 +239,40 @@ func TestSchemaExpansionLimit(t *testing.T) {
 		t.Errorf("recursive schema: %v", err)
 	}
 }
+
+// TestDuplicateKeysRefused: arguments that name a key twice are refused at
+// the root, at any depth, without quoting a value: the validator keeps the
+// last value, a server's parser may keep the first, and the value checked
+// must be the value used (SPEC R6.7).
+func TestDuplicateKeysRefused(t *testing.T) {
+	t.Parallel()
+	s, err := Compile([]byte(`{"type":"object","properties":{"path":{"type":"string","pattern":"^/safe"},"o":{"type":"object"}}}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args string
+		ok   bool
+	}{
+		{`{"path":"/safe/a","path":"/etc/passwd"}`, false},
+		{`{"o":{"k":1,"k":2}}`, false},
+		{`{"o":{"k":1},"p":{"k":2}}`, true},
+		{`{"path":"/safe/a"}`, true},
+	} {
+		err := s.Validate(json.RawMessage(tc.args))
+		if tc.ok {
+			if err != nil {
+				t.Errorf("%s: %v", tc.args, err)
+			}
+			continue
+		}
+		var ae *ArgumentError
+		if !errors.As(err, &ae) || len(ae.Violations) != 1 || ae.Violations[0].Path != "" {
+			t.Fatalf("%s: got %v, want one root violation", tc.args, err)
+		}
+		msg := ae.Violations[0].Message
+		if !strings.Contains(msg, "twice") || strings.Contains(msg, "passwd") || strings.Contains(msg, `"k"`) {
+			t.Errorf("%s: message %q", tc.args, msg)
+		}
+	}
+}

@@ -144,8 +144,10 @@ func CompileSchema(raw []byte, opts *Options) (*Schema, error) {
 // Validate decodes args (keeping every number exact) and validates them.
 // It returns nil or an *ArgumentError. Arguments that are too large, too
 // deep, not JSON, or (for a schema from Compile) not a JSON object are also
-// reported as an *ArgumentError with a violation at the root. Nothing is
-// coerced and no default is inserted.
+// reported as an *ArgumentError with a violation at the root, and so are
+// arguments that name an object key twice (a server's parser may take another
+// value than the one validated). Nothing is coerced and no default is
+// inserted.
 func (s *Schema) Validate(args json.RawMessage) error {
 	if len(args) > s.limits.argumentBytes {
 		return rootViolation("", "arguments exceed "+strconv.Itoa(s.limits.argumentBytes)+" bytes")
@@ -154,7 +156,7 @@ func (s *Schema) Validate(args json.RawMessage) error {
 	if s.toolInput && firstByte(args) != '{' {
 		return rootViolation("", "arguments must be a JSON object")
 	}
-	d := decoder{data: args, maxDepth: s.limits.depth, maxNumberLength: maxNumberLength, maxExponent: maxExponent}
+	d := decoder{data: args, maxDepth: s.limits.depth, maxNumberLength: maxNumberLength, maxExponent: maxExponent, uniqueKeys: true}
 	var perDepth [DefaultMaxDepth + 1]int
 	if s.limits.depth <= DefaultMaxDepth {
 		d.perDepth = perDepth[:s.limits.depth+1]
