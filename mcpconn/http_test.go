@@ -3,6 +3,7 @@ package mcpconn_test
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -120,5 +121,29 @@ func TestRemoteGoneIsUnavailable(t *testing.T) {
 	}
 	if err != nil && strings.Contains(err.Error(), "s3cret") {
 		t.Errorf("error %q shows the URL's query", err)
+	}
+}
+
+// A remote server that accepts the connection and never answers the
+// handshake: ErrHandshake with the startup timeout, for both transports;
+// goroutines are checked for the whole package in TestMain.
+func TestRemoteNeverAnswers(t *testing.T) {
+	t.Parallel()
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Read the body first: only then does the server notice the
+		// client closing the connection, which is what ends this wait.
+		_, _ = io.Copy(io.Discard, r.Body)
+		<-r.Context().Done()
+	}))
+	defer ts.Close()
+	for _, typ := range []string{resource.TransportHTTP, resource.TransportSSE} {
+		start := time.Now()
+		_, err := mcpconn.NewConnector(nil).Connect(context.Background(), "mute", resource.MCPServer{Type: typ, URL: ts.URL, StartupTimeoutMS: 300})
+		if !errors.Is(err, mcpconn.ErrHandshake) || !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "startup timeout of 300ms") {
+			t.Errorf("%s: Connect = %v; want ErrHandshake after the startup timeout", typ, err)
+		}
+		if d := time.Since(start); d > 15*time.Second {
+			t.Errorf("%s: Connect took %s", typ, d)
+		}
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -210,21 +212,26 @@ func TestCallToolErrorContract(t *testing.T) {
 // A Close during a call in flight fails the call with ErrUnavailable.
 func TestCloseDuringCall(t *testing.T) {
 	t.Parallel()
-	srv, tag := fakeStdio(t)
+	srv, tag := fakeStdio(t, "-call-log", "calls.log")
 	s, err := quickConnector(nil).Connect(context.Background(), "closing", srv)
 	if err != nil {
 		t.Fatal(err)
 	}
-	started := make(chan struct{})
 	errc := make(chan error, 1)
 	go func() {
-		close(started)
 		_, err := s.CallTool(context.Background(), mcptest.ToolSleep, []byte(`{"ms":600000}`))
 		errc <- err
 	}()
-	<-started
-	if len(processesWithTag(t, tag)) == 0 {
-		t.Fatal("server not running")
+	// Close only once the server has the call: a Close before it would
+	// test a call on a closed session instead.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		log, _ := os.ReadFile(filepath.Join(srv.Cwd, "calls.log"))
+		if strings.Contains(string(log), mcptest.ToolSleep) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the server never received the call")
+		}
 	}
 	s.Close()
 	if err := <-errc; !errors.Is(err, mcpconn.ErrUnavailable) {
