@@ -157,6 +157,22 @@ func assertNoLeftovers(t testing.TB, tag string) {
 	}
 }
 
+// listTools connects srv through c, lists its tools and closes the
+// session; any failure fails t.
+func listTools(t testing.TB, c *mcpconn.Connector, srv resource.MCPServer) []mcpconn.Tool {
+	t.Helper()
+	s, err := c.Connect(context.Background(), "list", srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	tools, err := s.Tools(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tools
+}
+
 // environment calls the fake server's environment tool.
 func environment(t testing.TB, s *mcpconn.Session, names ...string) mcptest.EnvironmentOut {
 	t.Helper()

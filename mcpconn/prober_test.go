@@ -139,16 +139,7 @@ func TestProbeBadSchemas(t *testing.T) {
 // badSchemaOf lists the tools through c and returns tool's schema.
 func badSchemaOf(t *testing.T, c *mcpconn.Connector, tool string) json.RawMessage {
 	t.Helper()
-	s, err := c.Connect(context.Background(), "bad", resource.MCPServer{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	tools, err := s.Tools(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tl := range tools {
+	for _, tl := range listTools(t, c, resource.MCPServer{}) {
 		if tl.Name == tool {
 			return tl.InputSchema
 		}

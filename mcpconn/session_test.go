@@ -72,16 +72,7 @@ func TestToolsKeepExactSchemaBytes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: dial})
-			s, err := c.Connect(context.Background(), "raw", tt.srv)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			tools, err := s.Tools(context.Background())
-			if err != nil {
-				t.Fatal(err)
-			}
+			tools := listTools(t, mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: dial}), tt.srv)
 			if len(tools) != 5 {
 				t.Fatalf("got %d tools over pages of 2; want 5", len(tools))
 			}
@@ -133,15 +124,7 @@ func TestToolsAllPages(t *testing.T) {
 // Tool metadata comes through: title, description, annotations.
 func TestToolsMetadata(t *testing.T) {
 	t.Parallel()
-	s, err := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: mcptest.Dial(nil)}).Connect(context.Background(), "meta", resource.MCPServer{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	tools, err := s.Tools(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	tools := listTools(t, mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: mcptest.Dial(nil)}), resource.MCPServer{})
 	var del *mcpconn.Tool
 	for i := range tools {
 		if tools[i].Name == mcptest.ToolNoteDelete {

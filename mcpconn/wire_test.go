@@ -88,15 +88,7 @@ func TestToolsWireKeysMatchExactly(t *testing.T) {
 	script := &scriptedServer{answer: func(method string, id json.RawMessage, n int) []string {
 		return []string{result(id, page)}
 	}}
-	s, err := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: script.dial}).Connect(context.Background(), "wire", resource.MCPServer{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	tools, err := s.Tools(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	tools := listTools(t, mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: script.dial}), resource.MCPServer{})
 	type got struct{ Name, In, Out string }
 	var gots []got
 	for _, tl := range tools {
