@@ -32,7 +32,9 @@
 //   - Environment: a small allowlist of the host's variables
 //     (DefaultEnvAllowlist: PATH, HOME, USER, LOGNAME, SHELL, LANG, LC_*,
 //     TZ, TMPDIR), then the document's env on top. ConnectorOptions can pass
-//     the host's whole environment, or its own list.
+//     the host's whole environment, or its own list; a PWD inherited that
+//     way is set to cwd. An env name that is empty or holds '=' or NUL is
+//     refused with ErrInvalidServer.
 //   - The child gets its own process group. Close closes its stdin, waits a
 //     grace period, sends SIGTERM to the group, waits, sends SIGKILL, reaps
 //     the child, and then ends whatever is left in the group: no zombie and
