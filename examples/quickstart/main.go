@@ -25,13 +25,7 @@ import (
 // bundled fake MCP server.
 const serveFakeMCP = "serve-fake-mcp"
 
-// main calls run, and does one thing before: started again as the fake
-// server, the program must serve before any signal handling is installed,
-// so that a Run's Close stops it with SIGTERM as it stops any server.
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == serveFakeMCP {
-		os.Exit(mcptest.Main(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Stdout)
 	stop()
@@ -39,6 +33,18 @@ func main() {
 		fmt.Fprintln(os.Stderr, "quickstart:", err)
 		os.Exit(1)
 	}
+}
+
+// serveFake runs this program as the bundled fake MCP server: the example
+// starts itself again with serveFakeMCP as its first argument, so nothing is
+// built by hand. The default signal behaviour comes back first, so that a
+// Run's Close stops it with SIGTERM as it stops any server.
+func serveFake(args []string, stdout io.Writer) error {
+	signal.Reset(os.Interrupt, syscall.SIGTERM)
+	if code := mcptest.Main(args, os.Stdin, stdout, os.Stderr); code != 0 {
+		return fmt.Errorf("the fake MCP server exited with status %d", code)
+	}
+	return nil
 }
 
 // The names used in the walk-through.
@@ -49,6 +55,9 @@ const (
 )
 
 func run(ctx context.Context, args []string, stdout io.Writer) error {
+	if len(args) > 0 && args[0] == serveFakeMCP {
+		return serveFake(args[1:], stdout)
+	}
 	if len(args) > 0 {
 		return fmt.Errorf("takes no arguments")
 	}

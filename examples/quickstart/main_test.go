@@ -3,12 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"go.uber.org/goleak"
 )
 
@@ -16,7 +16,11 @@ func TestMain(m *testing.M) {
 	// The example starts itself as the fake server; under test, "itself" is
 	// this test binary, so it must answer the same argument.
 	if len(os.Args) > 1 && os.Args[1] == serveFakeMCP {
-		os.Exit(mcptest.Main(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
+		if err := serveFake(os.Args[2:], os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
 	}
 	os.Exit(m.Run())
 }
