@@ -170,14 +170,50 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	// 11. It unmounts the first server: at the boundary its tools go and its
-	// process is stopped (R7.5).
+	// process is stopped (R7.5). The host asks the server for its process ID
+	// first, to show that afterwards.
+	pid, err := serverPID(ctx, r, "mcp__notes__environment")
+	if err != nil {
+		return err
+	}
 	if err := model.batch(ctx, "unmount the first server", agtrun.Call{ID: "c7", Name: "resource_write",
 		Arguments: mustJSON(map[string]any{"kind": "agent", "reference": agentRef, "remove": map[string]any{"mcps": []resource.Ref{notesRef}}})}); err != nil {
 		return err
 	}
 	p.line("   the Run now sees %d tools; none is left from %s: %t", len(r.Tools()), notesRef, toolNames(r, "mcp__notes__") == "")
+	p.line("   the %s server process has exited: %t", notesRef, exited(pid))
 	p.title("done: every step above ran through the same services the agt CLI uses")
 	return nil
+}
+
+// serverPID asks the fake server's environment tool, through the Run, for
+// the server's process ID.
+func serverPID(ctx context.Context, r *agtrun.Run, tool string) (int, error) {
+	out, err := r.Execute(ctx, agtrun.Batch{ID: "host-pid", Agent: r.Agent(), Calls: []agtrun.Call{{ID: "pid", Name: tool, Arguments: json.RawMessage(`{}`)}}})
+	if err != nil {
+		return 0, err
+	}
+	res := out.Results[0]
+	if res.Failed() {
+		return 0, fmt.Errorf("%s: %s", tool, res.ToolError())
+	}
+	var env struct {
+		PID int `json:"pid"`
+	}
+	if err := json.Unmarshal(res.Structured, &env); err != nil || env.PID <= 0 {
+		return 0, fmt.Errorf("%s: no process ID in its answer", tool)
+	}
+	return env.PID, nil
+}
+
+// exited reports whether process pid is gone: signal 0 checks without
+// sending anything.
+func exited(pid int) bool {
+	proc, err := os.FindProcess(pid)
+	if err != nil {
+		return true
+	}
+	return proc.Signal(syscall.Signal(0)) != nil
 }
 
 // scriptedModel plays the model: it sends batches and prints what a real
