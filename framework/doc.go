@@ -35,8 +35,16 @@
 // # Errors
 //
 // A failure is a run.Result in the one ToolError format: not_found, conflict
-// (with the stored revision in the message), unauthorized (the agent may not
-// manage resources), invalid_arguments (a document rule, with the field as a
-// violation path) or internal. The removed allow_mcp switch is refused with a
+// (a stale expected_revision, with the stored revision in the message, or a
+// create of a taken reference), unauthorized (the agent may not manage
+// resources), invalid_arguments (a document rule, with the field as a
+// violation path), deadline_exceeded or canceled (the call's context), or
+// internal (the store failed). The removed allow_mcp switch is refused with a
 // message saying so (SPEC R3.7).
+//
+// A probe of a server that cannot start, connect or list its tools is not a
+// failed call: mcp_probe answers with the report, ok=false, its error and the
+// end of the server's stderr in their own fields, so the model can fix the
+// registration. Only a missing reference (not_found), a refused caller or the
+// call's own context fail the call.
 package framework

@@ -258,10 +258,18 @@ func (t *tools) probe(ctx context.Context, req run.Request) (run.Result, error) 
 	}
 	rep, err := t.prober.Probe(ctx, ref)
 	if err != nil {
-		return run.Result{}, serviceError(err)
+		if cerr := ctx.Err(); cerr != nil {
+			// The call itself was cancelled or ran out of time.
+			return run.Result{}, cerr
+		}
+		if rep == nil {
+			// The document could not be read: nothing was started.
+			return run.Result{}, serviceError(err)
+		}
 	}
-	// A failed probe is an answer, not a pipeline failure: the model reads
-	// the report (ok=false, error, stderr tail) and decides what to fix.
+	// A server that cannot start, connect or list is an answer, not a
+	// pipeline failure: the model reads the report (ok=false, error, stderr
+	// tail in its own field) and decides what to fix.
 	return jsonResult(rep), nil
 }
 
