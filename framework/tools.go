@@ -40,7 +40,7 @@ var (
     "data": {"type": "object", "description": "mcp: {\"mcpServers\": {\"NAME\": {\"command\", \"args\", \"env\", \"cwd\"} or {\"type\": \"http\"|\"sse\", \"url\", \"headers\"}}}. agent: {\"mcps\": [REF, ...], ...}."},
     "add": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}, "maxItems": 256}, "description": "list field -> items to add, e.g. {\"mcps\": [\"notes\"]}"},
     "remove": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}, "maxItems": 256}, "description": "list field -> items to remove"},
-    "expected_revision": {"type": "integer", "minimum": 1, "description": "refuse the write if the stored revision differs (from resource_read)"},
+    "expected_revision": {"type": "integer", "minimum": 0, "description": "the revision from resource_read: the write is refused if the stored revision differs; 0 (the default) means no check"},
     ` + allowMCPProperty + `
   },
   "required": ["kind", "reference"],

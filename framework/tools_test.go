@@ -71,3 +71,18 @@ func TestProbeCodes(t *testing.T) {
 	// An agent reference is not an MCP resource.
 	mustCode(t, m.one(framework.ToolMCPProbe, `{"reference":"boss"}`), run.CodeNotFound)
 }
+
+// TestWriteExpectedRevisionZero: the schema accepts what the service does;
+// expected_revision 0 means no check (SPEC R2.6), a negative one is refused
+// with its path.
+func TestWriteExpectedRevisionZero(t *testing.T) {
+	h := newHost(t, nil)
+	m := managerModel(t, h)
+	mustOK(t, m.one(framework.ToolResourceWrite, `{"kind":"agent","reference":"w","create":true,"data":{},"expected_revision":0}`))
+	mustOK(t, m.one(framework.ToolResourceWrite, `{"kind":"agent","reference":"w","data":{"name":"w"},"expected_revision":0}`))
+	res := m.one(framework.ToolResourceWrite, `{"kind":"agent","reference":"w","data":{"name":"x"},"expected_revision":-1}`)
+	mustCode(t, res, run.CodeInvalidArguments)
+	if len(res.Violations) == 0 || res.Violations[0].Path != "/expected_revision" {
+		t.Fatalf("violations = %+v, want /expected_revision", res.Violations)
+	}
+}
