@@ -61,9 +61,9 @@ var (
 
 	testSchema = json.RawMessage(`{
   "type": "object",
-  "description": "Check a registration statically: never starts or contacts the server.",
+  "description": "Check a resource statically: never starts or contacts a server.",
   "properties": {
-    "kind": {"const": "mcp"},
+    "kind": {"enum": ["mcp", "agent"], "description": "mcp: the write rules, that cwd exists, that the command resolves, that the URL is well formed. agent: its document and that every mount resolves."},
     "reference": {"type": "string", "pattern": "` + refPattern + `"},
     ` + allowMCPProperty + `
   },
@@ -115,7 +115,7 @@ func Tools(svc *resource.Service, prober *mcpconn.Prober) []run.HostTool {
 		},
 		{
 			Name:           ToolResourceTest,
-			Description:    "Statically check an MCP registration (cwd, command, URL); never starts it.",
+			Description:    "Statically check an MCP registration (cwd, command, URL) or an agent (its fields, and that every mount resolves); never starts anything.",
 			Schema:         testSchema,
 			Handler:        t.test,
 			ManagementOnly: true,

@@ -86,3 +86,20 @@ func TestWriteExpectedRevisionZero(t *testing.T) {
 		t.Fatalf("violations = %+v, want /expected_revision", res.Violations)
 	}
 }
+
+// TestResourceTestAgent: resource_test checks an agent as the service does
+// (its document and that every mount resolves), statically (SPEC R3.1,
+// R3.5); a missing resource is not_found.
+func TestResourceTestAgent(t *testing.T) {
+	h := inMemoryHost(t, "a")
+	m := managerModel(t, h)
+	h.write(t, resource.WriteRequest{Kind: resource.KindAgent, Ref: "w", Create: true, Data: json.RawMessage(`{"mcps":["a"]}`)})
+	if err := h.svc.Delete(t.Context(), resource.Direct(), resource.Key{Kind: resource.KindMCP, Ref: "a"}, resource.AnyRevision); err != nil {
+		t.Fatal(err)
+	}
+	rep := structured[resource.TestReport](t, m.one(framework.ToolResourceTest, `{"kind":"agent","reference":"w"}`))
+	if rep.OK || len(rep.Findings) != 1 || rep.Findings[0].Code != resource.CodeMountMissing || rep.Findings[0].Field != "/mcps/0" {
+		t.Fatalf("report = %+v, want one mount_not_found at /mcps/0", rep)
+	}
+	mustCode(t, m.one(framework.ToolResourceTest, `{"kind":"mcp","reference":"a"}`), run.CodeNotFound)
+}
