@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/run"
+	"github.com/agtsdk/agt/toolschema"
 )
 
 // The framework tools' names, as the model sees them.
@@ -347,6 +349,12 @@ func serviceError(err error) error {
 			if f.Field != "" {
 				e.Violations = append(e.Violations, run.Violation{Path: f.Field, Message: f.Message})
 			}
+		}
+		// A document of many broken items (a 1 MiB data of bad args) has
+		// as many findings: keep the answer as small as a schema failure's.
+		if n := len(e.Violations); n > toolschema.MaxViolations {
+			e.Violations = e.Violations[:toolschema.MaxViolations:toolschema.MaxViolations]
+			e.Message += fmt.Sprintf(" (%d problems in all; the first %d are listed)", n, toolschema.MaxViolations)
 		}
 		return e
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/agtsdk/agt/policy"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/run"
+	"github.com/agtsdk/agt/toolschema"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -222,5 +223,28 @@ func TestCanceledCall(t *testing.T) {
 	}
 	if got := mounts(t, h, "boss"); len(got) != 0 {
 		t.Fatalf("a cancelled write changed the mounts: %v", got)
+	}
+}
+
+// TestDocumentErrorViolationsBounded: a document with very many broken
+// items is refused with at most toolschema.MaxViolations violations, like a
+// schema failure, and the message says how many there were: the answer to
+// the model stays small whatever the arguments hold.
+func TestDocumentErrorViolationsBounded(t *testing.T) {
+	h := newHost(t, nil)
+	m := managerModel(t, h)
+	args := make([]string, 900)
+	for i := range args {
+		args[i] = "${nope}"
+	}
+	b, _ := json.Marshal(map[string]any{"kind": "mcp", "reference": "many", "create": true,
+		"data": map[string]any{"mcpServers": map[string]any{"fake": map[string]any{"command": "fakemcp", "cwd": "/srv", "args": args}}}})
+	res := m.one(framework.ToolResourceWrite, string(b))
+	mustCode(t, res, run.CodeInvalidArguments)
+	if n := len(res.Violations); n == 0 || n > toolschema.MaxViolations {
+		t.Fatalf("%d violations, want 1 to %d", n, toolschema.MaxViolations)
+	}
+	if !strings.Contains(res.Message, "900") {
+		t.Fatalf("message %q does not say how many problems there were", res.Message)
 	}
 }
