@@ -248,3 +248,25 @@ func TestDocumentErrorViolationsBounded(t *testing.T) {
 		t.Fatalf("message %q does not say how many problems there were", res.Message)
 	}
 }
+
+// TestFrameworkCallsPassPermission: a framework tool call the Permission
+// denies never runs (SPEC R3.6, R4.2): permission_denied, nothing written,
+// no refresh; the allowed call of the same batch runs.
+func TestFrameworkCallsPassPermission(t *testing.T) {
+	h := inMemoryHost(t, "a")
+	h.write(t, resource.WriteRequest{Kind: resource.KindAgent, Ref: "boss", Create: true, Data: json.RawMessage(`{"manager":true}`)})
+	perm := policy.First(policy.Rules{Deny: []string{framework.ToolResourceWrite}}, policy.AutoAllow())
+	m := &model{t: t, r: h.newRun(t, "boss", perm)}
+	out := m.batch(
+		run.Call{Name: framework.ToolResourceWrite, Arguments: json.RawMessage(`{"kind":"agent","reference":"boss","add":{"mcps":["a"]}}`)},
+		run.Call{Name: framework.ToolResourceRead, Arguments: json.RawMessage(`{"kind":"agent","reference":"boss"}`)},
+	)
+	mustCode(t, out.Results[0], run.CodePermissionDenied)
+	mustOK(t, out.Results[1])
+	if out.Refresh != nil {
+		t.Fatalf("a denied write refreshed the Run: %+v", out.Refresh)
+	}
+	if got := mounts(t, h, "boss"); len(got) != 0 {
+		t.Fatalf("a denied write changed the mounts: %v", got)
+	}
+}
