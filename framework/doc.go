@@ -28,9 +28,19 @@
 //
 // # Refresh
 //
-// resource_write reports the resource it changed in run.Result.Changed. When
-// that is the Run's own agent document or an MCP resource mounted in the Run,
-// the Run refreshes its tools at the end of the batch (SPEC R7.1).
+// resource_write reports the resource it changed in run.Result.Changed, only
+// when it wrote a new revision: a write that leaves the document as it was
+// (an add of a present mount, the same data again) reports nothing. When the
+// change is to the Run's own agent document or to an MCP resource mounted in
+// the Run, the Run refreshes its tools at the end of the batch (SPEC R7.1).
+//
+// # Values
+//
+// resource_read and resource_write answer with the stored document, env and
+// header values included: a manager reads the registrations it manages, and
+// needs them to patch an mcpServers entry (data replaces it whole). A host
+// that keeps secrets from the model keeps them out of these documents. Error
+// messages and violations name fields, never values.
 //
 // # Errors
 //

@@ -90,8 +90,7 @@ var (
   "properties": {
     "agent": {"type": "string", "pattern": "` + refPattern + `", "description": "the agent; omitted means the calling agent"},
     ` + allowMCPProperty + `
-  }
-,
+  },
   "additionalProperties": false
 }`)
 )
