@@ -270,3 +270,20 @@ func TestFrameworkCallsPassPermission(t *testing.T) {
 		t.Fatalf("a denied write changed the mounts: %v", got)
 	}
 }
+
+// TestToolsWithoutProber: a nil Prober leaves mcp_probe out and keeps the
+// other four, every one ManagementOnly with a schema (SPEC R3.6, R5.5).
+func TestToolsWithoutProber(t *testing.T) {
+	h := newHost(t, nil)
+	var names []string
+	for _, ht := range framework.Tools(h.svc, nil) {
+		names = append(names, ht.Name)
+		if !ht.ManagementOnly || len(ht.Schema) == 0 || ht.Handler == nil {
+			t.Errorf("%s: ManagementOnly=%v, schema %d bytes, handler set %v", ht.Name, ht.ManagementOnly, len(ht.Schema), ht.Handler != nil)
+		}
+	}
+	want := []string{framework.ToolResourceWrite, framework.ToolResourceRead, framework.ToolResourceTest, framework.ToolAgentMCPList}
+	if diff := cmp.Diff(want, names); diff != "" {
+		t.Fatalf("tools (-want +got):\n%s", diff)
+	}
+}
