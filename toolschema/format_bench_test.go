@@ -1,10 +1,7 @@
 package toolschema
 
 import (
-	"bytes"
 	"testing"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // A draft-07 schema asserting every format we check ourselves, and a value
@@ -48,25 +45,10 @@ func BenchmarkValidateFormats(b *testing.B) {
 // BenchmarkRawValidatorFormats is the baseline of BenchmarkValidateFormats:
 // the library alone, with its own (looser) format checkers.
 func BenchmarkRawValidatorFormats(b *testing.B) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(formatBenchSchema))
-	if err != nil {
-		b.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource("mem://bench/schema.json", doc); err != nil {
-		b.Fatal(err)
-	}
-	sch, err := c.Compile("mem://bench/schema.json")
-	if err != nil {
-		b.Fatal(err)
-	}
+	sch := rawCompile(b, formatBenchSchema)
 	b.ReportAllocs()
 	for b.Loop() {
-		v, err := jsonschema.UnmarshalJSON(bytes.NewReader(formatBenchValid))
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := sch.Validate(v); err != nil {
+		if err := rawValidate(sch, formatBenchValid); err != nil {
 			b.Fatal(err)
 		}
 	}
