@@ -67,14 +67,7 @@ func writeFindings(e *env, indent string, fs []resource.Finding) {
 }
 
 func mcpProbe(ctx context.Context, e *env, refArg string, timeout time.Duration, asJSON bool) (err error) {
-	ref, err := parseRefArg("mcp probe", refArg)
-	if err != nil {
-		return err
-	}
-	if timeout <= 0 {
-		return usagef("mcp probe", "--timeout must be positive")
-	}
-	h, err := e.host(ctx)
+	ref, h, err := e.hostForTimed(ctx, "mcp probe", refArg, timeout)
 	if err != nil {
 		return err
 	}
@@ -245,14 +238,7 @@ type checkReport struct {
 }
 
 func agentCheck(ctx context.Context, e *env, refArg string, probe bool, timeout time.Duration, asJSON bool) (err error) {
-	ref, err := parseRefArg("agent check", refArg)
-	if err != nil {
-		return err
-	}
-	if timeout <= 0 {
-		return usagef("agent check", "--timeout must be positive")
-	}
-	h, err := e.host(ctx)
+	ref, h, err := e.hostForTimed(ctx, "agent check", refArg, timeout)
 	if err != nil {
 		return err
 	}

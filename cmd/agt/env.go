@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/agtsdk/agt"
+	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/resource/boltrepo"
 )
 
@@ -43,4 +45,21 @@ func (e *env) close() {
 	if e.h != nil {
 		_ = e.h.Close()
 	}
+}
+
+// hostForTimed starts the commands that start or contact servers: it parses
+// the reference argument, checks --timeout and opens the store.
+func (e *env) hostForTimed(ctx context.Context, cmd, refArg string, timeout time.Duration) (resource.Ref, *agt.Host, error) {
+	ref, err := parseRefArg(cmd, refArg)
+	if err != nil {
+		return "", nil, err
+	}
+	if timeout <= 0 {
+		return "", nil, usagef(cmd, "--timeout must be positive")
+	}
+	h, err := e.host(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	return ref, h, nil
 }

@@ -47,14 +47,7 @@ type skippedFailure struct {
 }
 
 func agentTools(ctx context.Context, e *env, refArg string, timeout time.Duration, asJSON bool) (err error) {
-	ref, err := parseRefArg("agent tools", refArg)
-	if err != nil {
-		return err
-	}
-	if timeout <= 0 {
-		return usagef("agent tools", "--timeout must be positive")
-	}
-	h, err := e.host(ctx)
+	ref, h, err := e.hostForTimed(ctx, "agent tools", refArg, timeout)
 	if err != nil {
 		return err
 	}
@@ -149,18 +142,11 @@ func runError(ref resource.Ref, err error) error {
 
 func agentCall(ctx context.Context, e *env, args []string, yes bool, timeout time.Duration) (err error) {
 	const cmd = "agent call"
-	ref, err := parseRefArg(cmd, args[0])
-	if err != nil {
-		return err
-	}
 	tool, arguments := args[1], args[2]
 	if len(arguments) > maxJSONArg {
 		return usagef(cmd, "JSON is %d bytes; the limit is %d", len(arguments), maxJSONArg)
 	}
-	if timeout <= 0 {
-		return usagef(cmd, "--timeout must be positive")
-	}
-	h, err := e.host(ctx)
+	ref, h, err := e.hostForTimed(ctx, cmd, args[0], timeout)
 	if err != nil {
 		return err
 	}
