@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,15 +23,28 @@ const methodListTools = "tools/list"
 // toolsListCapture keeps the exact bytes of tools/list results. The go-sdk
 // client decodes inputSchema into map[string]any (losing key order and
 // large integers); the capture sees the wire message first.
+//
+// It also bounds a listing walk while it is read: each page's bytes and
+// tools are counted as the page arrives, before the go-sdk decodes it.
 type toolsListCapture struct {
-	mu      sync.Mutex
-	want    string          // id of the latest tools/list request; "" when answered
-	last    json.RawMessage // its result
-	readErr error           // first read error of the connection
+	maxTools, maxBytes int
+
+	mu        sync.Mutex
+	want      string          // id of the latest tools/list request; "" when answered
+	last      json.RawMessage // its result
+	walkTools int             // tools of the walk so far
+	walkBytes int             // bytes of the walk so far
 }
 
-func newToolsListCapture() *toolsListCapture {
-	return &toolsListCapture{}
+func newToolsListCapture(maxTools, maxBytes int) *toolsListCapture {
+	return &toolsListCapture{maxTools: maxTools, maxBytes: maxBytes}
+}
+
+// beginWalk starts counting a new tools/list walk.
+func (c *toolsListCapture) beginWalk() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.walkTools, c.walkBytes = 0, 0
 }
 
 // request notes a tools/list request. Only the latest one counts: a
@@ -43,14 +58,28 @@ func (c *toolsListCapture) request(id string) {
 	c.last = nil
 }
 
-func (c *toolsListCapture) response(id string, result json.RawMessage) {
+// response records the result of the current tools/list request; a page
+// that takes the walk past its bounds is not kept, and the bound is
+// returned.
+func (c *toolsListCapture) response(id string, result json.RawMessage) *LimitError {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if id == "" || id != c.want {
-		return
+		return nil
 	}
 	c.want = ""
+	c.walkBytes += len(result)
+	if c.walkBytes > c.maxBytes {
+		return &LimitError{Option: "ConnectorOptions.MaxListBytes", What: "the server's tool listing",
+			Limit: int64(c.maxBytes), Unit: "bytes"}
+	}
+	c.walkTools += countListedTools(result)
+	if c.walkTools > c.maxTools {
+		return &LimitError{Option: "ConnectorOptions.MaxTools", What: "the server's tool listing",
+			Limit: int64(c.maxTools), Unit: "tools"}
+	}
 	c.last = bytes.Clone(result)
+	return nil
 }
 
 // take returns the latest captured result and forgets it.
@@ -60,20 +89,6 @@ func (c *toolsListCapture) take() json.RawMessage {
 	r := c.last
 	c.last = nil
 	return r
-}
-
-func (c *toolsListCapture) noteReadErr(err error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.readErr == nil {
-		c.readErr = err
-	}
-}
-
-func (c *toolsListCapture) firstReadErr() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.readErr
 }
 
 func idKey(id jsonrpc.ID) string {
@@ -113,6 +128,7 @@ func rawIDKey(raw json.RawMessage) (string, bool) {
 type captureTransport struct {
 	inner   mcp.Transport
 	capture *toolsListCapture
+	guard   *peerGuard
 	// detach: the inner transport ties its connection to the Connect
 	// context (the SSE client's GET stream), which ends with the handshake;
 	// give it a context that lives until the connection closes.
@@ -132,12 +148,13 @@ func (t *captureTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 		onClose()
 		return nil, err
 	}
-	return &captureConn{Connection: conn, capture: t.capture, onClose: onClose}, nil
+	return &captureConn{Connection: conn, capture: t.capture, guard: t.guard, onClose: onClose}, nil
 }
 
 type captureConn struct {
 	mcp.Connection
 	capture *toolsListCapture
+	guard   *peerGuard
 	onClose func()
 }
 
@@ -150,11 +167,19 @@ func (c *captureConn) Close() error {
 func (c *captureConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
 	if err != nil {
-		c.capture.noteReadErr(err)
 		return msg, err
 	}
-	if resp, ok := msg.(*jsonrpc.Response); ok && resp.Error == nil && resp.ID.IsValid() {
-		c.capture.response(idKey(resp.ID), resp.Result)
+	switch m := msg.(type) {
+	case *jsonrpc.Response:
+		if m.Error == nil && m.ID.IsValid() {
+			if e := c.capture.response(idKey(m.ID), m.Result); e != nil {
+				return nil, c.guard.trip(e)
+			}
+		}
+	case *jsonrpc.Request:
+		if err := c.guard.message(false); err != nil {
+			return nil, err
+		}
 	}
 	return msg, nil
 }
@@ -173,13 +198,57 @@ const maxCapturedMessage = mcp.DefaultMaxLineLength
 // headerRoundTripper adds a document's headers to every request and, for
 // streamable HTTP, captures tools/list results from the response bodies
 // (wrapping the streamable Connection would hide the session id it needs).
+//
+// Every request goes to the registered origin only: a request the server
+// sends elsewhere (a redirect, an SSE endpoint event naming another host)
+// is refused before anything is sent, so the registration's headers never
+// reach another origin, and an https server never continues over http.
+// Every response body is bounded by the session's peerGuard.
 type headerRoundTripper struct {
-	base    http.RoundTripper
-	headers map[string]string
-	capture *toolsListCapture // nil: no capture
+	base       http.RoundTripper
+	headers    map[string]string
+	origin     string
+	guard      *peerGuard
+	capture    *toolsListCapture // nil: no capture
+	streamable bool              // bodies count against the message rate
+}
+
+// checkRedirect refuses a redirect to another origin at once (the
+// RoundTrip check would refuse its request too, with a vaguer error), and
+// follows at most 10 within the origin, as net/http does.
+func (h *headerRoundTripper) checkRedirect(req *http.Request, via []*http.Request) error {
+	if originOf(req.URL) != h.origin {
+		return h.guard.redirected(req.URL)
+	}
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	return nil
+}
+
+// originOf is scheme://host:port, lower case, with the scheme's default
+// port made explicit.
+func originOf(u *url.URL) string {
+	scheme := strings.ToLower(u.Scheme)
+	port := u.Port()
+	if port == "" {
+		switch scheme {
+		case "http":
+			port = "80"
+		case "https":
+			port = "443"
+		}
+	}
+	return scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
 }
 
 func (h *headerRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	if originOf(req.URL) != h.origin {
+		if req.Body != nil {
+			_ = req.Body.Close()
+		}
+		return nil, h.guard.redirected(req.URL)
+	}
 	req = req.Clone(req.Context())
 	for k, v := range h.headers {
 		req.Header.Set(k, v)
@@ -201,15 +270,24 @@ func (h *headerRoundTripper) RoundTrip(req *http.Request) (*http.Response, error
 		}
 	}
 	resp, err := h.base.RoundTrip(req)
-	if err != nil || !listing {
+	if err != nil {
 		return resp, err
 	}
 	ct := resp.Header.Get("Content-Type")
+	sse := strings.HasPrefix(ct, "text/event-stream")
+	owed := sse && req.Method == http.MethodPost
+	if owed && h.streamable {
+		h.guard.owe()
+	}
+	resp.Body = &boundedBody{ReadCloser: resp.Body, guard: h.guard, sse: sse, countRate: h.streamable, owed: owed}
+	if !listing {
+		return resp, nil
+	}
 	switch {
 	case strings.HasPrefix(ct, "application/json"):
-		resp.Body = &jsonBodyCapture{ReadCloser: resp.Body, capture: h.capture}
-	case strings.HasPrefix(ct, "text/event-stream"):
-		resp.Body = &sseBodyCapture{ReadCloser: resp.Body, capture: h.capture}
+		resp.Body = &jsonBodyCapture{ReadCloser: resp.Body, capture: h.capture, guard: h.guard}
+	case sse:
+		resp.Body = &sseBodyCapture{ReadCloser: resp.Body, capture: h.capture, guard: h.guard}
 	}
 	return resp, nil
 }
@@ -247,8 +325,8 @@ func listRequestIDs(body []byte) []string {
 }
 
 // noteResponses records the tools/list results in a JSON-RPC message or
-// batch.
-func noteResponses(c *toolsListCapture, msg []byte) {
+// batch, and returns the bound a result broke.
+func noteResponses(c *toolsListCapture, msg []byte) *LimitError {
 	type wireResp struct {
 		ID     json.RawMessage `json:"id"`
 		Result json.RawMessage `json:"result"`
@@ -257,20 +335,23 @@ func noteResponses(c *toolsListCapture, msg []byte) {
 	var resps []wireResp
 	if len(msg) > 0 && msg[0] == '[' {
 		if json.Unmarshal(msg, &resps) != nil {
-			return
+			return nil
 		}
 	} else {
 		var r wireResp
 		if json.Unmarshal(msg, &r) != nil {
-			return
+			return nil
 		}
 		resps = []wireResp{r}
 	}
 	for _, r := range resps {
 		if k, ok := rawIDKey(r.ID); ok && r.Result != nil {
-			c.response(k, r.Result)
+			if e := c.response(k, r.Result); e != nil {
+				return e
+			}
 		}
 	}
+	return nil
 }
 
 // jsonBodyCapture buffers an application/json body as it is read and
@@ -278,6 +359,7 @@ func noteResponses(c *toolsListCapture, msg []byte) {
 type jsonBodyCapture struct {
 	io.ReadCloser
 	capture *toolsListCapture
+	guard   *peerGuard
 	buf     bytes.Buffer
 	over    bool
 	done    bool
@@ -295,7 +377,9 @@ func (j *jsonBodyCapture) Read(p []byte) (int, error) {
 	}
 	if errors.Is(err, io.EOF) && !j.done && !j.over {
 		j.done = true
-		noteResponses(j.capture, j.buf.Bytes())
+		if e := noteResponses(j.capture, j.buf.Bytes()); e != nil {
+			return 0, j.guard.trip(e)
+		}
 	}
 	return n, err
 }
@@ -306,6 +390,8 @@ func (j *jsonBodyCapture) Read(p []byte) (int, error) {
 type sseBodyCapture struct {
 	io.ReadCloser
 	capture *toolsListCapture
+	guard   *peerGuard
+	broken  *LimitError // a listing bound a result broke
 	line    []byte
 	tooLong bool
 	data    bytes.Buffer
@@ -321,11 +407,22 @@ func (s *sseBodyCapture) Read(p []byte) (int, error) {
 			s.endLine()
 		}
 		if s.data.Len() > 0 {
-			noteResponses(s.capture, s.data.Bytes())
-			s.data.Reset()
+			s.note()
 		}
 	}
+	if s.broken != nil {
+		// Before the client reads the end of the event: the page is never
+		// decoded.
+		return 0, s.guard.trip(s.broken)
+	}
 	return n, err
+}
+
+func (s *sseBodyCapture) note() {
+	if e := noteResponses(s.capture, s.data.Bytes()); e != nil && s.broken == nil {
+		s.broken = e
+	}
+	s.data.Reset()
 }
 
 func (s *sseBodyCapture) feed(b []byte) {
@@ -356,8 +453,7 @@ func (s *sseBodyCapture) endLine() {
 		s.data.Reset() // the event is lost to the capture; the client may still read it
 	case len(line) == 0:
 		if s.data.Len() > 0 {
-			noteResponses(s.capture, s.data.Bytes())
-			s.data.Reset()
+			s.note()
 		}
 	default:
 		if v, ok := bytes.CutPrefix(line, []byte("data:")); ok && s.data.Len()+len(v) <= maxCapturedMessage {

@@ -9,10 +9,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/agtsdk/agt/resource"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -34,6 +36,16 @@ const (
 	DefaultStderrTail = 8 << 10
 	// DefaultMaxTools bounds the tools one server may list.
 	DefaultMaxTools = 10000
+	// DefaultMaxMessageBytes bounds one message from a server: a stdio
+	// line, an HTTP response body, one server-sent event.
+	DefaultMaxMessageBytes = 16 << 20
+	// DefaultMaxServerMessageRate bounds the messages per second a server
+	// may send on its own (notifications, requests to the client), after a
+	// burst of ten seconds' worth.
+	DefaultMaxServerMessageRate = 1000
+	// DefaultMaxListBytes bounds the bytes of one tools/list walk, all
+	// pages together.
+	DefaultMaxListBytes = 32 << 20
 )
 
 // DefaultEnvAllowlist is the part of the host's environment a stdio server
@@ -76,9 +88,25 @@ type ConnectorOptions struct {
 	// StderrTailBytes is how much of a stdio server's stderr is kept for
 	// errors and StderrTail. 0 means DefaultStderrTail.
 	StderrTailBytes int
-	// MaxTools bounds the tools one server may list; more fails Tools.
-	// 0 means DefaultMaxTools.
+	// MaxTools bounds the tools one server may list, all pages together;
+	// the walk fails as soon as a page goes past it, before the page is
+	// decoded. 0 means DefaultMaxTools (10000).
 	MaxTools int
+	// MaxListBytes bounds the bytes of one tools/list walk, all pages
+	// together, counted as the pages arrive. 0 means DefaultMaxListBytes
+	// (32 MiB).
+	MaxListBytes int
+	// MaxMessageBytes bounds one message from a server, whatever the
+	// transport: a stdio line, an HTTP response body, one server-sent
+	// event. A longer message ends the session with a *LimitError as soon
+	// as the bound is passed. 0 means DefaultMaxMessageBytes (16 MiB).
+	MaxMessageBytes int
+	// MaxServerMessageRate bounds the messages per second a server sends
+	// on its own (notifications and requests; replies are not counted),
+	// after a burst of ten seconds' worth. A server past it is closed as
+	// misbehaving, with a *LimitError. 0 means DefaultMaxServerMessageRate
+	// (1000 per second).
+	MaxServerMessageRate int
 	// ClientInfo is the implementation named in the handshake. Nil means
 	// {"name":"agt","version":"1"}.
 	ClientInfo *mcp.Implementation
@@ -116,6 +144,15 @@ func NewConnector(opts *ConnectorOptions) *Connector {
 	if c.opts.MaxTools <= 0 {
 		c.opts.MaxTools = DefaultMaxTools
 	}
+	if c.opts.MaxListBytes <= 0 {
+		c.opts.MaxListBytes = DefaultMaxListBytes
+	}
+	if c.opts.MaxMessageBytes <= 0 {
+		c.opts.MaxMessageBytes = DefaultMaxMessageBytes
+	}
+	if c.opts.MaxServerMessageRate <= 0 {
+		c.opts.MaxServerMessageRate = DefaultMaxServerMessageRate
+	}
 	info := c.opts.ClientInfo
 	if info == nil {
 		info = &mcp.Implementation{Name: "agt", Version: "1"}
@@ -144,10 +181,12 @@ func (c *Connector) Connect(ctx context.Context, ref resource.Ref, srv resource.
 		transport:   srv.Transport(),
 		toolTimeout: msOr(srv.ToolTimeoutMS, DefaultToolTimeout),
 		grace:       c.opts.TerminateGrace,
-		maxTools:    c.opts.MaxTools,
-		capture:     newToolsListCapture(),
-		closeNow:    func() {},
+		capture:     newToolsListCapture(c.opts.MaxTools, c.opts.MaxListBytes),
+		guard:       newPeerGuard(c.opts.MaxMessageBytes, c.opts.MaxServerMessageRate),
 	}
+	s.closing, s.closeNow = context.WithCancel(context.Background())
+	// A server past a bound is done: end what waits on it.
+	s.guard.onTrip = s.closeNow
 	if err := ctx.Err(); err != nil {
 		return nil, &Error{Ref: ref, Op: "connect", Detail: "cancelled by the caller before the start", Err: err}
 	}
@@ -158,7 +197,7 @@ func (c *Connector) Connect(ctx context.Context, ref resource.Ref, srv resource.
 			return nil, &Error{Ref: ref, Op: "connect", Kind: ErrStart, Detail: "the Dial option failed", Err: err}
 		}
 		if t != nil {
-			transport = &captureTransport{inner: t, capture: s.capture}
+			transport = &captureTransport{inner: t, capture: s.capture, guard: s.guard}
 			s.transport = "dial"
 		}
 	}
@@ -170,7 +209,6 @@ func (c *Connector) Connect(ctx context.Context, ref resource.Ref, srv resource.
 		}
 	}
 
-	s.closing, s.closeNow = context.WithCancel(context.Background())
 	cs, err := c.handshake(sctx, s, transport)
 	if err != nil {
 		herr := c.handshakeError(ctx, sctx, s, startup, err)
@@ -195,6 +233,9 @@ func (c *Connector) Connect(ctx context.Context, ref resource.Ref, srv resource.
 // handshake runs Client.Connect; for a process it gives up as soon as the
 // process exits, even if a grandchild still holds stdout open.
 func (c *Connector) handshake(ctx context.Context, s *Session, t mcp.Transport) (*mcp.ClientSession, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(s.closing, cancel)() // a bound broken during the handshake
 	if s.proc != nil {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithCancel(ctx)
@@ -214,12 +255,24 @@ func (c *Connector) handshake(ctx context.Context, s *Session, t mcp.Transport) 
 
 func (c *Connector) handshakeError(ctx, sctx context.Context, s *Session, startup time.Duration, err error) *Error {
 	e := &Error{Ref: s.ref, Op: "connect", Kind: ErrHandshake, Err: err}
+	var wire *jsonrpc.Error
 	switch {
+	case s.guard.breach() != nil:
+		e.Detail, e.Err = "the server went past a limit during the handshake", s.guard.breach()
 	case s.proc != nil && s.proc.stdout.nonJSONPrefix() != "":
 		e.Detail = fmt.Sprintf("the server wrote non-JSON on stdout (%q): a stdio MCP server must write only JSON-RPC messages to stdout and its logs to stderr",
 			s.proc.stdout.nonJSONPrefix())
 	case ctx.Err() != nil:
 		e.Kind, e.Detail, e.Err = nil, "cancelled by the caller during startup", context.Cause(ctx)
+	case errors.As(err, &wire) && !rejectedByTransport(wire):
+		// Checked before the exit: a server whose handshake failed exits
+		// when its stdin closes, but the refusal is the cause.
+		e.Detail = fmt.Sprintf("the server refused the initialize handshake with error %d: %s", wire.Code, boundServerText(wire.Message))
+		e.Err = nil
+	case offeredVersion(err) != "":
+		e.Detail = fmt.Sprintf("the server answered with protocol version %s, which this client does not speak (it asked for %s; set ConnectorOptions.ProtocolVersion to choose another)",
+			offeredVersion(err), c.opts.ProtocolVersion)
+		e.Err = nil
 	case errors.Is(context.Cause(sctx), errStartupTimeout):
 		e.Detail = fmt.Sprintf("no answer to the initialize handshake within the startup timeout of %s (startup_timeout_ms)", startup)
 		e.Err = context.DeadlineExceeded
@@ -236,6 +289,33 @@ func (c *Connector) handshakeError(ctx, sctx context.Context, s *Session, startu
 	return e
 }
 
+// offeredVersion returns the protocol version, quoted and bounded, that a
+// server answered the handshake with when the go-sdk refused it, else "".
+// The go-sdk's error type is not exported: its message is the contract.
+func offeredVersion(err error) string {
+	const prefix = "unsupported protocol version: "
+	msg := err.Error()
+	i := strings.Index(msg, prefix)
+	if i < 0 {
+		return ""
+	}
+	q, qerr := strconv.QuotedPrefix(msg[i+len(prefix):])
+	if qerr != nil {
+		return ""
+	}
+	v, _ := strconv.Unquote(q)
+	return quoteName(v)
+}
+
+// boundServerText bounds a text a server chose, for an error message.
+func boundServerText(s string) string {
+	const max = 512
+	if len(s) > max {
+		s = strings.ToValidUTF8(s[:max], "") + "..."
+	}
+	return s
+}
+
 // transportFor builds the transport the document describes: a started
 // process, or an HTTP client.
 func (c *Connector) transportFor(s *Session, srv resource.MCPServer) (mcp.Transport, error) {
@@ -246,9 +326,13 @@ func (c *Connector) transportFor(s *Session, srv resource.MCPServer) (mcp.Transp
 			return nil, err
 		}
 		s.proc = proc
+		proc.stdout.lines = &lineGuard{guard: s.guard}
 		return &captureTransport{
-			inner:   &mcp.IOTransport{Reader: proc.stdout, Writer: proc.stdin},
+			// The go-sdk's own line bound stays above ours, which says which
+			// option to change.
+			inner:   &mcp.IOTransport{Reader: proc.stdout, Writer: proc.stdin, MaxLineLength: c.opts.MaxMessageBytes + 1},
 			capture: s.capture,
+			guard:   s.guard,
 		}, nil
 	case resource.TransportHTTP, resource.TransportSSE:
 		u, err := url.Parse(srv.URL)
@@ -262,14 +346,16 @@ func (c *Connector) transportFor(s *Session, srv resource.MCPServer) (mcp.Transp
 			s.httpTransport = ht
 			base = ht
 		}
-		rt := &headerRoundTripper{base: base, headers: srv.Headers}
-		client := &http.Client{Transport: rt}
+		rt := &headerRoundTripper{base: base, headers: srv.Headers, origin: originOf(u), guard: s.guard}
+		client := &http.Client{Transport: rt, CheckRedirect: rt.checkRedirect}
 		if s.transport == resource.TransportSSE {
-			return &captureTransport{inner: &mcp.SSEClientTransport{Endpoint: srv.URL, HTTPClient: client},
-				capture: s.capture, detach: true}, nil
+			return &captureTransport{
+				inner:   &mcp.SSEClientTransport{Endpoint: srv.URL, HTTPClient: client, MaxEventSize: c.opts.MaxMessageBytes + 1},
+				capture: s.capture, guard: s.guard, detach: true}, nil
 		}
-		rt.capture = s.capture
-		return &mcp.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: client, MaxRetries: -1}, nil
+		rt.capture, rt.streamable = s.capture, true
+		return &mcp.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: client, MaxRetries: -1,
+			MaxEventSize: c.opts.MaxMessageBytes + 1}, nil
 	default:
 		return nil, &Error{Ref: s.ref, Op: "connect", Kind: ErrInvalidServer,
 			Detail: fmt.Sprintf("unknown server type %q: use stdio, http or sse", srv.Type)}

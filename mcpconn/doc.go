@@ -55,6 +55,46 @@
 // transport) are reached at their url with their headers added to every
 // request by an http.RoundTripper.
 //
+// Every request goes to the registered origin (scheme, host and port)
+// only. A redirect to another origin is refused, not followed: the session
+// ends with an error wrapping ErrLimit that names the new origin (never
+// its path or query), and the other origin receives no request at all, so
+// the registration's headers (Authorization, API keys) cannot follow it.
+// The same holds for an SSE server whose endpoint event names another
+// origin, and for an https url redirected to http. Redirects within the
+// origin are followed (at most 10), headers included. To use a server that
+// moved, register its new url.
+//
+// # Limits
+//
+// A server is hostile until its bytes are bounded. Each bound below is
+// checked while the bytes arrive, before the go-sdk decodes them; a server
+// past one ends its session (calls in flight and later ones fail with
+// ErrUnavailable), and the error wraps ErrLimit and a *LimitError that
+// names the option to change.
+//
+//   - One message: ConnectorOptions.MaxMessageBytes, default 16 MiB
+//     (DefaultMaxMessageBytes), whatever the transport: a stdio line, an
+//     HTTP response body (errors included), one server-sent event.
+//   - Messages the server sends on its own (notifications and requests to
+//     the client; replies are not counted):
+//     ConnectorOptions.MaxServerMessageRate, default 1000 per second
+//     (DefaultMaxServerMessageRate) after a burst of ten seconds' worth. A
+//     server past it is closed as misbehaving.
+//   - One tools/list walk, all pages together: ConnectorOptions.MaxTools,
+//     default 10000 tools (DefaultMaxTools), counted in each page's bytes
+//     before the page is decoded, and ConnectorOptions.MaxListBytes,
+//     default 32 MiB (DefaultMaxListBytes). A walk also stops after 1000
+//     pages or at a repeated cursor.
+//   - One tool's text: CheckTool refuses a name over MaxToolNameBytes (256
+//     bytes), a title over MaxToolTitleBytes (1 KiB) or a description over
+//     MaxToolDescriptionBytes (32 KiB); the Prober and a Run leave such a
+//     tool out with the reason, as they do a tool whose schema fails.
+//   - Time: startup_timeout_ms (default 30 s) bounds start and handshake,
+//     tool_timeout_ms (default 60 s) one call or one tools/list walk.
+//   - A stdio server's stderr: the last ConnectorOptions.StderrTailBytes
+//     (default 8 KiB) are kept.
+//
 // # Handshake and calls
 //
 // The handshake asks for protocol version 2025-11-25 by default
@@ -83,6 +123,12 @@
 // in its path or query); a server's own error text (in a *jsonrpc.Error or
 // a tool result) is passed on as the server wrote it, and so is a stdio
 // server's stderr tail.
+//
+// A handshake the server refused keeps its cause: the server's JSON-RPC
+// error code and message, or the protocol version it offered, even though
+// such a server usually exits as soon as its stdin closes. A server past a
+// bound (see Limits) gives an error that also wraps ErrLimit and a
+// *LimitError naming the option.
 //
 // # Concurrency
 //

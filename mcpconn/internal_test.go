@@ -39,9 +39,9 @@ func TestSSECaptureChunking(t *testing.T) {
 		"event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":" + listResult + "}\n\n" +
 		": a comment\n\n"
 	for _, n := range []int{1, 2, 3, 7, 64, len(stream)} {
-		c := newToolsListCapture()
+		c := newToolsListCapture(DefaultMaxTools, DefaultMaxListBytes)
 		c.request("n7")
-		body := &sseBodyCapture{ReadCloser: &chunkReader{data: []byte(stream), n: n}, capture: c}
+		body := &sseBodyCapture{ReadCloser: &chunkReader{data: []byte(stream), n: n}, capture: c, guard: testGuard()}
 		if _, err := io.Copy(io.Discard, body); err != nil {
 			t.Fatal(err)
 		}
@@ -69,9 +69,9 @@ func TestSSECaptureEdges(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			c := newToolsListCapture()
+			c := newToolsListCapture(DefaultMaxTools, DefaultMaxListBytes)
 			c.request("sx")
-			body := &sseBodyCapture{ReadCloser: &chunkReader{data: []byte(tt.stream), n: 5}, capture: c}
+			body := &sseBodyCapture{ReadCloser: &chunkReader{data: []byte(tt.stream), n: 5}, capture: c, guard: testGuard()}
 			_, _ = io.Copy(io.Discard, body)
 			if got := string(c.take()); got != tt.want {
 				t.Errorf("captured %q; want %q", got, tt.want)
@@ -87,9 +87,9 @@ func TestJSONBodyCapture(t *testing.T) {
 		`{"jsonrpc":"2.0","id":3,"result":` + listResult + `}`,
 		`[{"jsonrpc":"2.0","id":2,"result":{}},{"jsonrpc":"2.0","id":3,"result":` + listResult + `}]`,
 	} {
-		c := newToolsListCapture()
+		c := newToolsListCapture(DefaultMaxTools, DefaultMaxListBytes)
 		c.request("n3")
-		r := &jsonBodyCapture{ReadCloser: &chunkReader{data: []byte(body), n: 4}, capture: c}
+		r := &jsonBodyCapture{ReadCloser: &chunkReader{data: []byte(body), n: 4}, capture: c, guard: testGuard()}
 		_, _ = io.Copy(io.Discard, r)
 		if got := string(c.take()); got != listResult {
 			t.Errorf("body %.40s...: captured %q", body, got)
@@ -172,9 +172,9 @@ func FuzzSSECapture(f *testing.F) {
 		if n <= 0 {
 			n = 1
 		}
-		c := newToolsListCapture()
+		c := newToolsListCapture(DefaultMaxTools, DefaultMaxListBytes)
 		c.request("n1")
-		body := &sseBodyCapture{ReadCloser: &chunkReader{data: stream, n: n}, capture: c}
+		body := &sseBodyCapture{ReadCloser: &chunkReader{data: stream, n: n}, capture: c, guard: testGuard()}
 		_, _ = io.Copy(io.Discard, body)
 		if got := c.take(); got != nil && !json.Valid(got) {
 			t.Errorf("captured invalid JSON %q", got)
@@ -201,8 +201,8 @@ func TestHeaderRoundTripper(t *testing.T) {
 		return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}},
 			Body: io.NopCloser(strings.NewReader(body)), Request: r}, nil
 	})
-	c := newToolsListCapture()
-	rt := &headerRoundTripper{base: base, headers: map[string]string{"X-Token": "t"}, capture: c}
+	c := newToolsListCapture(DefaultMaxTools, DefaultMaxListBytes)
+	rt := &headerRoundTripper{base: base, headers: map[string]string{"X-Token": "t"}, capture: c, guard: testGuard(), origin: "http://127.0.0.1:80"}
 
 	big := `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"arguments":{"x":"` + strings.Repeat("a", 20<<20) + `"}}}`
 	req, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(big))
@@ -234,7 +234,7 @@ func TestHeaderRoundTripper(t *testing.T) {
 func TestCaptureIgnoresLateAnswers(t *testing.T) {
 	t.Parallel()
 	const fresh, stale = `{"tools":[{"name":"fresh"}]}`, `{"tools":[{"name":"stale"}]}`
-	c := newToolsListCapture()
+	c := newToolsListCapture(DefaultMaxTools, DefaultMaxListBytes)
 	c.request("n1") // abandoned
 	c.request("n2")
 	c.response("n2", json.RawMessage(fresh))
@@ -280,4 +280,8 @@ func TestHideURLs(t *testing.T) {
 	if hideURLs(nil) != nil {
 		t.Errorf("hideURLs(nil) != nil")
 	}
+}
+
+func testGuard() *peerGuard {
+	return newPeerGuard(DefaultMaxMessageBytes, DefaultMaxServerMessageRate)
 }

@@ -186,7 +186,12 @@ func compileAll(tools []Tool, opts *toolschema.Options) []ToolReport {
 					return
 				}
 				out[i] = ToolReport{Name: tools[i].Name, OK: true}
-				if _, err := toolschema.Compile(tools[i].InputSchema, opts); err != nil {
+				if err := CheckTool(tools[i]); err != nil {
+					out[i].OK, out[i].Error = false, err.Error()
+					if len(out[i].Name) > MaxToolNameBytes {
+						out[i].Name = out[i].Name[:MaxToolNameBytes]
+					}
+				} else if _, err := toolschema.Compile(tools[i].InputSchema, opts); err != nil {
 					out[i].OK, out[i].Error = false, err.Error()
 				}
 			}

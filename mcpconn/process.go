@@ -191,6 +191,7 @@ func (p *process) awaitGroupGone(d time.Duration) {
 // instead of JSON.
 type stdoutReader struct {
 	f     *os.File
+	lines *lineGuard // nil: unbounded
 	mu    sync.Mutex
 	first []byte
 }
@@ -205,6 +206,11 @@ func (r *stdoutReader) Read(p []byte) (int, error) {
 			r.first = append(r.first, p[:min(n, room)]...)
 		}
 		r.mu.Unlock()
+		if r.lines != nil {
+			if gerr := r.lines.feed(p[:n]); gerr != nil {
+				return 0, gerr
+			}
+		}
 	}
 	return n, err
 }

@@ -22,12 +22,12 @@ type Session struct {
 	transport   string
 	toolTimeout time.Duration
 	grace       time.Duration
-	maxTools    int
 
 	cs            *mcp.ClientSession
 	proc          *process        // stdio only
 	httpTransport *http.Transport // remote with a per-session transport only
 	capture       *toolsListCapture
+	guard         *peerGuard
 
 	serverInfo      *mcp.Implementation
 	protocolVersion string
@@ -100,8 +100,12 @@ func (s *Session) Tools(ctx context.Context) ([]Tool, error) {
 	if s.closed.Load() {
 		return nil, s.closedError("list tools")
 	}
+	if s.guard.breach() != nil {
+		return nil, s.breachError("list tools")
+	}
 	lctx, cancel := s.requestContext(ctx)
 	defer cancel()
+	s.capture.beginWalk()
 	var (
 		out    []Tool
 		cursor string
@@ -130,8 +134,10 @@ func (s *Session) Tools(ctx context.Context) ([]Tool, error) {
 				out = append(out, decodedTool(t))
 			}
 		}
-		if len(out) > s.maxTools {
-			return nil, &Error{Ref: s.ref, Op: "list tools", Detail: fmt.Sprintf("the server lists more than %d tools", s.maxTools)}
+		if len(out) > s.capture.maxTools {
+			// A page without a wire copy was not counted as it arrived.
+			return nil, &Error{Ref: s.ref, Op: "list tools", Err: &LimitError{Option: "ConnectorOptions.MaxTools",
+				What: "the server's tool listing", Limit: int64(s.capture.maxTools), Unit: "tools"}}
 		}
 		if next == "" {
 			return out, nil
@@ -210,6 +216,9 @@ func (s *Session) CallTool(ctx context.Context, name string, args json.RawMessag
 	if s.closed.Load() {
 		return nil, s.closedError(callOp(name))
 	}
+	if s.guard.breach() != nil {
+		return nil, s.breachError(callOp(name))
+	}
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	} else if !json.Valid(args) {
@@ -250,6 +259,8 @@ func (s *Session) classify(op string, ctx, rctx context.Context, err error) erro
 	switch {
 	case ctx.Err() != nil:
 		return &Error{Ref: s.ref, Op: op, Detail: "cancelled by the caller", Err: context.Cause(ctx)}
+	case s.guard.breach() != nil:
+		return s.breachError(op)
 	case errors.Is(context.Cause(rctx), errToolTimeout):
 		return &Error{Ref: s.ref, Op: op, Detail: fmt.Sprintf("no answer within the tool timeout of %s (tool_timeout_ms); the request was cancelled", s.toolTimeout),
 			Err: context.DeadlineExceeded}
@@ -270,6 +281,16 @@ func (s *Session) classify(op string, ctx, rctx context.Context, err error) erro
 // go-sdk does not export it; it is code -32005 with this message.
 func rejectedByTransport(wire *jsonrpc.Error) bool {
 	return wire.Code == -32005 && wire.Message == "rejected by transport"
+}
+
+// breachError reports a server that went past a bound: the session
+// ended then.
+func (s *Session) breachError(op string) error {
+	e := &Error{Ref: s.ref, Op: op, Kind: ErrUnavailable, Detail: "the session was ended because the server went past a limit", Err: s.guard.breach()}
+	if s.proc != nil {
+		e.StderrTail = s.proc.stderr.String()
+	}
+	return e
 }
 
 func (s *Session) closedError(op string) error {

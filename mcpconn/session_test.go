@@ -115,7 +115,7 @@ func TestToolsAllPages(t *testing.T) {
 	}
 	_, err = s.Tools(context.Background())
 	s.Close()
-	if err == nil || !strings.Contains(err.Error(), "more than 100 tools") {
+	if !errors.Is(err, mcpconn.ErrLimit) || !strings.Contains(err.Error(), "exceeds 100 tools (ConnectorOptions.MaxTools)") {
 		t.Errorf("Tools with MaxTools 100 = %v; want a bound error", err)
 	}
 	assertNoLeftovers(t, tag2)

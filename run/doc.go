@@ -67,6 +67,19 @@
 // Compiled schemas are shared by all Runs of a process, keyed by their exact
 // bytes (bounded), so many Runs of the same agents compile each tool once.
 //
+// # Limits
+//
+// Each mount is bounded by its Connector (see mcpconn's Limits: message
+// size and rate, the tools and bytes of one listing, one tool's text). A
+// Run also bounds what all its mounts list together: Options.MaxTools,
+// default 10000 tools (DefaultMaxTools), and Options.MaxListBytes, default
+// 64 MiB of names, titles, descriptions and schemas (DefaultMaxListBytes).
+// Mounts are counted in the agent's order; the mount that goes past a bound
+// fails to load with an error wrapping mcpconn.ErrLimit. At most 16 mounts
+// connect at once, so at most 16 listings are read at a time. An agent
+// mounts at most MaxMounts (256) resources; a batch holds at most
+// Options.MaxBatchCalls calls (default 256).
+//
 // # Errors
 //
 // A tool failure is a Result with a Code (the closed set invalid_arguments,

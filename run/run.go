@@ -1,6 +1,7 @@
 package run
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -107,7 +108,23 @@ type Options struct {
 	FailOnMountError bool
 	// Static are the host inputs the fingerprint covers; zero means empty.
 	Static StaticInputs
+	// MaxTools bounds the MCP tools of one Run, all mounts together, as
+	// listed. The mounts are counted in the agent's order; a mount that
+	// takes the Run past the bound fails to load (error wrapping
+	// mcpconn.ErrLimit), the mounts before it stay. 0 means
+	// DefaultMaxTools (10000).
+	MaxTools int
+	// MaxListBytes bounds the listed bytes of one Run's MCP tools (names,
+	// titles, descriptions, schemas), all mounts together, counted the
+	// same way. 0 means DefaultMaxListBytes (64 MiB).
+	MaxListBytes int
 }
+
+// Defaults of the Run-wide bounds on what the mounts list.
+const (
+	DefaultMaxTools     = 10_000
+	DefaultMaxListBytes = 64 << 20
+)
 
 // MaxMounts bounds the MCP resources one agent may mount; an agent document
 // with more fails New (and a refresh).
@@ -136,6 +153,8 @@ type Run struct {
 	maxConc     int
 	maxCalls    int
 	failOnMount bool
+	maxTools    int
+	maxBytes    int
 	static      staticDigests
 
 	// refreshMu serializes the switch of refreshes and Close.
@@ -161,6 +180,9 @@ type mount struct {
 	session  *mcpconn.Session
 	tools    []*tool
 	skipped  []SkippedTool
+	// listed counts the tools and bytes the server listed, for the
+	// Run-wide bounds.
+	listedTools, listedBytes int
 	// dead is set when a call found the connection lost; a refresh then
 	// reconnects the mount instead of keeping it.
 	dead atomic.Bool
@@ -230,7 +252,8 @@ func (e MountError) Error() string {
 func (e MountError) Unwrap() error { return e.Err }
 
 // SkippedTool reports a tool left out of the snapshot: its schema did not
-// compile, or its server listed its name twice.
+// compile, its server listed its name twice, or its name, title or
+// description is over mcpconn's bounds (mcpconn.CheckTool).
 type SkippedTool struct {
 	// Alias is the name the tool would have had.
 	Alias string
@@ -288,6 +311,8 @@ func newRun(opts *Options) (*Run, error) {
 		maxConc:     opts.MaxConcurrency,
 		maxCalls:    opts.MaxBatchCalls,
 		failOnMount: opts.FailOnMountError,
+		maxTools:    cmp.Or(max(opts.MaxTools, 0), DefaultMaxTools),
+		maxBytes:    cmp.Or(max(opts.MaxListBytes, 0), DefaultMaxListBytes),
 		static:      digestStatic(opts.Static),
 		retiring:    map[*mount]struct{}{},
 	}
@@ -465,7 +490,21 @@ func (r *Run) build(ctx context.Context, prev *snapshot) (s *snapshot, fresh []*
 		failedAt: map[resource.Ref]int64{},
 		byAlias:  map[string]*tool{},
 	}
+	var runTools, runBytes int
 	for i, l := range out {
+		if l.err == nil {
+			// The Run-wide bounds, in the agent's order of mounts.
+			runTools += l.m.listedTools
+			runBytes += l.m.listedBytes
+			if lerr := r.overRunBounds(runTools, runBytes); lerr != nil {
+				if !l.reused {
+					closeMounts([]*mount{l.m})
+				}
+				runTools -= l.m.listedTools
+				runBytes -= l.m.listedBytes
+				l.err = &MountError{Ref: refs[i], Err: lerr}
+			}
+		}
 		if l.err != nil {
 			s.failed = append(s.failed, *l.err)
 			s.failedAt[refs[i]] = l.rev
@@ -479,6 +518,18 @@ func (r *Run) build(ctx context.Context, prev *snapshot) (s *snapshot, fresh []*
 	s.index(r.hostTools, refs)
 	s.fp = r.static.fingerprint(r.agent, s.list)
 	return s, fresh, nil
+}
+
+// overRunBounds returns the bound that tools and bytes listed by the
+// mounts so far go past, or nil.
+func (r *Run) overRunBounds(tools, bytes int) error {
+	switch {
+	case tools > r.maxTools:
+		return &mcpconn.LimitError{Option: "run.Options.MaxTools", What: "the tools listed by the Run's mounts", Limit: int64(r.maxTools), Unit: "tools"}
+	case bytes > r.maxBytes:
+		return &mcpconn.LimitError{Option: "run.Options.MaxListBytes", What: "the tools listed by the Run's mounts", Limit: int64(r.maxBytes), Unit: "bytes"}
+	}
+	return nil
 }
 
 // loadMount returns the mount for ref: prev's when the resource revision is
@@ -517,9 +568,15 @@ func (r *Run) loadMount(ctx context.Context, ref resource.Ref, prev *snapshot) (
 		_ = sess.Close()
 		return fail(fmt.Errorf("tools/list: %w", err), tail)
 	}
-	m = &mount{ref: ref, revision: res.Revision, session: sess}
+	m = &mount{ref: ref, revision: res.Revision, session: sess, listedTools: len(listed)}
 	names := make(map[string]bool, len(listed))
 	for _, lt := range listed {
+		m.listedBytes += len(lt.Name) + len(lt.Title) + len(lt.Description) + len(lt.InputSchema)
+		if err := mcpconn.CheckTool(lt); err != nil {
+			name := lt.Name[:min(len(lt.Name), mcpconn.MaxToolNameBytes)]
+			m.skipped = append(m.skipped, SkippedTool{Alias: Alias(ref, name), Source: Source{Kind: SourceMCP, Ref: ref, Tool: name}, Err: err})
+			continue
+		}
 		src := Source{Kind: SourceMCP, Ref: ref, Tool: lt.Name}
 		alias := Alias(ref, lt.Name)
 		if names[lt.Name] {

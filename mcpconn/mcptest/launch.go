@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	gobuild "go/build"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -73,7 +74,7 @@ func RemoveBuilt() {
 // goTool finds the go command: the one of the running toolchain if it is
 // there, else the first in PATH.
 func goTool() string {
-	p := filepath.Join(runtime.GOROOT(), "bin", "go")
+	p := filepath.Join(gobuild.Default.GOROOT, "bin", "go")
 	if runtime.GOOS == "windows" {
 		p += ".exe"
 	}

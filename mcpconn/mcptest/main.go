@@ -67,6 +67,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "fakemcp: exiting at start (fault exit-at-start)")
 		return 3
 	}
+	if f, ok := hostileFault(faults); ok {
+		return serveHostile(f, *pageSize, stdin, stdout)
+	}
 	if has(FaultIgnoreSIGTERM) {
 		signal.Ignore(syscall.SIGTERM)
 	}

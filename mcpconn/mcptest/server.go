@@ -47,6 +47,27 @@ const (
 	// stdin closes, so only SIGKILL ends the server.
 	FaultIgnoreSIGTERM Fault = "ignore-sigterm"
 
+	// The hostile faults (process, stdio only) replace the server with a
+	// hand-written JSON-RPC peer that attacks its client; each exits 0 when
+	// stdin closes.
+
+	// FaultRefuseInitialize (process): answer initialize with the JSON-RPC
+	// error RefuseInitializeCode, RefuseInitializeMessage.
+	FaultRefuseInitialize Fault = "refuse-initialize"
+	// FaultOldProtocol (process): answer initialize with the protocol
+	// version OldProtocolVersion, which no client speaks.
+	FaultOldProtocol Fault = "old-protocol"
+	// FaultEndlessLine (process): answer initialize with a line that never
+	// ends.
+	FaultEndlessLine Fault = "endless-line"
+	// FaultNotificationFlood (process): after the handshake, send log
+	// notifications as fast as the pipe takes them, and answer nothing.
+	FaultNotificationFlood Fault = "notification-flood"
+	// FaultEndlessListing (process): answer every tools/list with a page of
+	// EndlessListingPageTools tiny tools (about 6 MB; -page-size sets
+	// another count) and a fresh cursor, forever.
+	FaultEndlessListing Fault = "endless-listing"
+
 	// FaultCrashOnCall (tool): add the tool "crash", which ends the process
 	// with status 70 while the call is in flight (ServerOptions.Crash).
 	FaultCrashOnCall Fault = "crash-on-call"
@@ -67,6 +88,7 @@ const (
 // AllFaults lists every fault mode, in documentation order.
 var AllFaults = []Fault{
 	FaultExitAtStart, FaultNoHandshake, FaultBanner, FaultSpawnChild, FaultIgnoreSIGTERM,
+	FaultRefuseInitialize, FaultOldProtocol, FaultEndlessLine, FaultNotificationFlood, FaultEndlessListing,
 	FaultCrashOnCall, FaultManyTools, FaultInvalidSchema, FaultRootString, FaultExternalRef,
 }
 

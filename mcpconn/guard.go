@@ -1,0 +1,247 @@
+package mcpconn
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// ErrLimit is wrapped by every error that reports a server going past one
+// of the bounds a Connector keeps (message size, message rate, listing
+// size, a redirect to another origin); test with errors.Is. The *LimitError
+// in the chain says which bound.
+var ErrLimit = errors.New("mcpconn: the server went past a limit")
+
+// LimitError says which bound a server went past. Its message names the
+// option that sets the bound; it never holds the server's data.
+type LimitError struct {
+	// Option names the setting that holds the bound, such as
+	// "ConnectorOptions.MaxMessageBytes".
+	Option string
+	// What says what went past it, such as "a message from the server".
+	What string
+	// Limit is the bound, in the unit What counts.
+	Limit int64
+	// Unit is what Limit counts: "bytes", "tools", "messages per second".
+	Unit string
+}
+
+func (e *LimitError) Error() string {
+	if e.Unit == "" {
+		return "mcpconn: " + e.What + " (" + e.Option + ")"
+	}
+	return fmt.Sprintf("mcpconn: %s exceeds %d %s (%s)", e.What, e.Limit, e.Unit, e.Option)
+}
+
+// Is makes errors.Is(err, ErrLimit) true.
+func (e *LimitError) Is(target error) bool { return target == ErrLimit }
+
+// peerGuard keeps the bounds of one session on what its server sends: the
+// size of one message and the rate of the messages the server starts
+// (notifications and requests). The byte readers feed it before the go-sdk
+// decodes anything: the stdio reader, every HTTP response body and event
+// stream, and the message reader of the other transports. The first bound
+// broken trips it for good: the reader that saw it returns the error, and
+// onTrip ends the session's requests in flight.
+type peerGuard struct {
+	maxMessage int
+	rate       float64 // server-started messages per second, sustained
+	burst      float64 // and at once
+
+	mu      sync.Mutex
+	tokens  float64
+	credits int // replies still owed to us (streamable HTTP: one per POST)
+	last    time.Time
+
+	tripped atomic.Pointer[LimitError]
+	onTrip  func()
+}
+
+// maxOwedReplies caps the replies the streamable reader lets pass
+// uncounted, so requests never answered cannot buy a server a flood.
+const maxOwedReplies = 10_000
+
+func newPeerGuard(maxMessage, rate int) *peerGuard {
+	return &peerGuard{maxMessage: maxMessage, rate: float64(rate), burst: float64(rate) * burstSeconds,
+		tokens: float64(rate) * burstSeconds, last: time.Now(), onTrip: func() {}}
+}
+
+// burstSeconds: a server may send this many seconds' worth of messages at
+// once (a batch of progress or log notifications) before the rate counts.
+const burstSeconds = 10
+
+// trip records the first breach, runs onTrip once, and returns the
+// breach that stands.
+func (g *peerGuard) trip(e *LimitError) *LimitError {
+	if g.tripped.CompareAndSwap(nil, e) {
+		g.onTrip()
+		return e
+	}
+	return g.tripped.Load()
+}
+
+// breach returns the bound the server broke, or nil.
+func (g *peerGuard) breach() *LimitError { return g.tripped.Load() }
+
+func (g *peerGuard) tooLarge() *LimitError {
+	return g.trip(&LimitError{Option: "ConnectorOptions.MaxMessageBytes", What: "a message from the server",
+		Limit: int64(g.maxMessage), Unit: "bytes"})
+}
+
+// owe notes a request whose reply the streamable reader will count.
+func (g *peerGuard) owe() {
+	g.mu.Lock()
+	g.credits = min(g.credits+1, maxOwedReplies)
+	g.mu.Unlock()
+}
+
+// message counts one message of the server's. owed: it may be the reply
+// to a request of ours (see owe), which the rate does not count. A message
+// the server started that goes past the rate trips the guard.
+func (g *peerGuard) message(owed bool) error {
+	if e := g.breach(); e != nil {
+		return e
+	}
+	g.mu.Lock()
+	if owed && g.credits > 0 {
+		g.credits--
+		g.mu.Unlock()
+		return nil
+	}
+	now := time.Now()
+	g.tokens = min(g.burst, g.tokens+now.Sub(g.last).Seconds()*g.rate)
+	g.last = now
+	ok := g.tokens >= 1
+	if ok {
+		g.tokens--
+	}
+	g.mu.Unlock()
+	if ok {
+		return nil
+	}
+	return g.trip(&LimitError{Option: "ConnectorOptions.MaxServerMessageRate",
+		What:  "the messages the server sends on its own (notifications and requests)",
+		Limit: int64(g.rate), Unit: "messages per second"})
+}
+
+// redirected refuses a redirect to another origin: the registration's
+// headers belong to its own origin only.
+func (g *peerGuard) redirected(to *url.URL) *LimitError {
+	return g.trip(&LimitError{Option: "the server's url",
+		What: "the server redirected to another origin (" + to.Scheme + "://" + to.Host + "); the registered headers go only to the registered origin, so the redirect is not followed: register the new url if it is trusted"})
+}
+
+// lineGuard bounds the lines of a stdio server's stdout: one line is one
+// JSON-RPC message.
+type lineGuard struct {
+	guard *peerGuard
+	line  int // bytes of the current line so far
+}
+
+// feed accounts for p; it returns the guard's error once a line is longer
+// than the message bound.
+func (l *lineGuard) feed(p []byte) error {
+	for {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			l.line += len(p)
+			break
+		}
+		if l.line+i > l.guard.maxMessage {
+			return l.guard.tooLarge()
+		}
+		l.line, p = 0, p[i+1:]
+	}
+	if l.line > l.guard.maxMessage {
+		return l.guard.tooLarge()
+	}
+	return nil
+}
+
+// boundedBody bounds an HTTP response body: an event stream event by
+// event, any other body as one message. Its Read fails with the guard's
+// *LimitError as soon as the bound is passed, so the reader stops within
+// one buffer of it.
+type boundedBody struct {
+	io.ReadCloser
+	guard *peerGuard
+	sse   bool
+	// countRate: the events of this stream count against the message rate
+	// (streamable HTTP; the SSE transport counts decoded messages instead).
+	countRate bool
+	// owed: the stream answers a request of ours, so one of its events is
+	// the reply, not a message the server started.
+	owed bool
+
+	n        int    // bytes of the body, or of the current event
+	lineLen  int    // event stream: bytes of the current line
+	lineHead []byte // event stream: its first bytes, for the field name
+	sawData  bool   // event stream: the current event has a data line
+}
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	if e := b.guard.breach(); e != nil {
+		return 0, e
+	}
+	n, err := b.ReadCloser.Read(p)
+	if b.sse {
+		if gerr := b.feedSSE(p[:n]); gerr != nil {
+			return 0, gerr
+		}
+		return n, err
+	}
+	b.n += n
+	if b.n > b.guard.maxMessage {
+		return 0, b.guard.tooLarge()
+	}
+	return n, err
+}
+
+// feedSSE follows the event stream's lines: an empty line ends an event.
+func (b *boundedBody) feedSSE(p []byte) error {
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		chunk := p
+		if i >= 0 {
+			chunk = p[:i]
+		}
+		if room := len("data:") - len(b.lineHead); room > 0 {
+			b.lineHead = append(b.lineHead, chunk[:min(len(chunk), room)]...)
+		}
+		b.lineLen += len(chunk)
+		b.n += len(chunk) + 1
+		if b.n > b.guard.maxMessage {
+			return b.guard.tooLarge()
+		}
+		if i < 0 {
+			return nil
+		}
+		p = p[i+1:]
+		if err := b.endLine(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *boundedBody) endLine() error {
+	switch {
+	case b.lineLen == 0 || (b.lineLen == 1 && b.lineHead[0] == '\r'):
+		// The end of an event: one message if it carried data.
+		if b.sawData && b.countRate {
+			if err := b.guard.message(b.owed); err != nil {
+				return err
+			}
+		}
+		b.n, b.sawData = 0, false
+	case bytes.Equal(b.lineHead, []byte("data:")):
+		b.sawData = true
+	}
+	b.lineLen, b.lineHead = 0, b.lineHead[:0]
+	return nil
+}
