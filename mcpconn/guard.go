@@ -214,13 +214,14 @@ func (b *boundedBody) feedSSE(p []byte) error {
 			b.lineHead = append(b.lineHead, chunk[:min(len(chunk), room)]...)
 		}
 		b.lineLen += len(chunk)
-		b.n += len(chunk) + 1
+		b.n += len(chunk)
 		if b.n > b.guard.maxMessage {
 			return b.guard.tooLarge()
 		}
 		if i < 0 {
 			return nil
 		}
+		b.n++ // the newline
 		p = p[i+1:]
 		if err := b.endLine(); err != nil {
 			return err

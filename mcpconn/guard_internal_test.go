@@ -1,0 +1,122 @@
+package mcpconn
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+)
+
+// countListedTools never counts fewer tools than a decoder finds, whatever
+// the keys' spelling, and counts only the top-level "tools".
+func TestCountListedTools(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		result string
+		want   int
+	}{
+		{`{"tools":[]}`, 0},
+		{`{"tools":[{"name":"a"},{"name":"b","inputSchema":{"x":[1,2,{"y":"]"}]}}]}`, 2},
+		{` { "nextCursor" : "c" , "tools" : [ {} , {} , {} ] } `, 3},
+		{`{"meta":{"tools":[1,2,3]},"tools":[{}]}`, 1},
+		{`{"tool\u0073":[{},{}]}`, 2},
+		{`{"TOOLS":[{},{}]}`, 2},
+		{`{"tools":[{}],"tools":[{},{}]}`, 3},
+		{`{"x":"\"tools\":[1,2]","tools":[{"d":"a\\"}]}`, 1},
+		{`{"tools":[{},{}`, 2},
+		{`[]`, 0},
+		{``, 0},
+	} {
+		if got := countListedTools([]byte(tt.result)); got != tt.want {
+			t.Errorf("countListedTools(%s) = %d; want %d", tt.result, got, tt.want)
+		}
+	}
+}
+
+func FuzzCountListedTools(f *testing.F) {
+	f.Add(`{"tools":[{"name":"a"},{"name":"b"}],"nextCursor":"x"}`)
+	f.Add(`{"tools":[{"name":"a","inputSchema":{"type":"object","properties":{"q":{"type":"string"}}}}]}`)
+	f.Add(`{"tool\u0073":[1,"]",{"a":[[]]}]}`)
+	f.Fuzz(func(t *testing.T, s string) {
+		var page struct {
+			Tools []json.RawMessage `json:"tools"`
+		}
+		if json.Unmarshal([]byte(s), &page) != nil {
+			countListedTools([]byte(s)) // must not panic
+			return
+		}
+		if got := countListedTools([]byte(s)); got < len(page.Tools) {
+			t.Errorf("countListedTools(%q) = %d; a decoder finds %d", s, got, len(page.Tools))
+		}
+	})
+}
+
+// A stdio line is bounded across reads, also when it ends exactly at the
+// bound or is cut into many small reads.
+func TestLineGuard(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name   string
+		chunks []string
+		over   bool
+	}{
+		{"at the bound", []string{"12345678\n"}, false},
+		{"one past", []string{"123456789\n"}, true},
+		{"past without newline", []string{"123456789"}, true},
+		{"split", []string{"1234", "5678", "\n1234", "5678\n"}, false},
+		{"split past", []string{"1234", "5678", "9"}, true},
+		{"many lines", []string{"1\n22\n333\n4444\n"}, false},
+		{"long one among short", []string{"1\n123456789\n2\n"}, true},
+	} {
+		l := &lineGuard{guard: newPeerGuard(8, 1000)}
+		var err error
+		for _, c := range tt.chunks {
+			if err = l.feed([]byte(c)); err != nil {
+				break
+			}
+		}
+		if (err != nil) != tt.over || (err != nil && !errors.Is(err, ErrLimit)) {
+			t.Errorf("%s: feed = %v; want over=%v", tt.name, err, tt.over)
+		}
+	}
+}
+
+// An event stream is bounded event by event, and its data events count
+// against the rate; a body that is not an event stream is bounded whole.
+func TestBoundedBody(t *testing.T) {
+	t.Parallel()
+	read := func(b *boundedBody) error {
+		_, err := io.Copy(io.Discard, b)
+		return err
+	}
+	event := "event: message\ndata: " + strings.Repeat("a", 40) + "\n\n"
+	ok := &boundedBody{ReadCloser: &chunkReader{data: []byte(strings.Repeat(event, 100)), n: 7}, guard: newPeerGuard(64, 1000), sse: true}
+	if err := read(ok); err != nil {
+		t.Errorf("100 events of 62 bytes under a 64-byte bound: %v", err)
+	}
+	crlf := strings.ReplaceAll(event, "\n", "\r\n")
+	ok = &boundedBody{ReadCloser: &chunkReader{data: []byte(strings.Repeat(crlf, 100)), n: 5}, guard: newPeerGuard(70, 1000), sse: true}
+	if err := read(ok); err != nil {
+		t.Errorf("CRLF events: %v", err)
+	}
+	big := &boundedBody{ReadCloser: &chunkReader{data: []byte("data: " + strings.Repeat("a", 100) + "\n\n"), n: 9}, guard: newPeerGuard(64, 1000), sse: true}
+	if err := read(big); !errors.Is(err, ErrLimit) {
+		t.Errorf("one event of 108 bytes under a 64-byte bound: %v", err)
+	}
+	body := &boundedBody{ReadCloser: &chunkReader{data: []byte(strings.Repeat("a", 65)), n: 9}, guard: newPeerGuard(64, 1000)}
+	if err := read(body); !errors.Is(err, ErrLimit) {
+		t.Errorf("a body of 65 bytes under a 64-byte bound: %v", err)
+	}
+	// Rate: 1 per second, a burst of 10; the replies owed pass uncounted.
+	g := newPeerGuard(1<<20, 1)
+	g.owe()
+	flood := &boundedBody{ReadCloser: &chunkReader{data: []byte(strings.Repeat(event, 11)), n: 50}, guard: g, sse: true, countRate: true, owed: true}
+	if err := read(flood); err != nil {
+		t.Errorf("11 events with one reply owed, burst 10: %v", err)
+	}
+	flood = &boundedBody{ReadCloser: &chunkReader{data: []byte(event), n: 50}, guard: g, sse: true, countRate: true}
+	if err := read(flood); !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "MaxServerMessageRate") {
+		t.Errorf("the 12th event: %v; want the rate bound", err)
+	}
+}
