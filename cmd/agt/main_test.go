@@ -5,10 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	gobuild "go/build"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -32,7 +32,7 @@ func buildAndRun(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	agtBinary = filepath.Join(dir, "agt")
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	goTool := filepath.Join(gobuild.Default.GOROOT, "bin", "go")
 	if _, err := os.Stat(goTool); err != nil {
 		goTool = "go"
 	}
