@@ -66,12 +66,17 @@ type Record struct {
 	// Message is the batch rejection message or the refresh notice; empty
 	// for calls that were not rejected as a batch.
 	Message string
+	// Panic is the value and stack (bounded to 16 KiB) of a host callback
+	// that panicked during the call: the Permission, an interceptor, a
+	// host tool's Handler. Empty otherwise. It is for operators: the
+	// model's Result only says that a callback panicked.
+	Panic string
 }
 
 // Auditor receives one Record per call and one per refresh. Audit is called
 // from the goroutine that ran the call, so implementations must be safe for
-// concurrent use and should be quick. A panic in Audit loses that record
-// and is otherwise ignored.
+// concurrent use and should be quick. A panic in Audit loses that record;
+// its value and stack go to Options.Logger.
 type Auditor interface {
 	Audit(ctx context.Context, rec Record)
 }
@@ -128,6 +133,9 @@ func (a *SlogAuditor) Audit(ctx context.Context, rec Record) {
 	}
 	if rec.Message != "" {
 		attrs = append(attrs, slog.String("message", rec.Message))
+	}
+	if rec.Panic != "" {
+		attrs = append(attrs, slog.String("panic", rec.Panic))
 	}
 	attrs = append(attrs, slog.Duration("duration", rec.Duration))
 	a.logger.LogAttrs(ctx, level, "agt."+string(rec.Event), attrs...)

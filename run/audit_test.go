@@ -142,3 +142,53 @@ func TestPanickingHandlerFailsOnlyItsCall(t *testing.T) {
 		t.Errorf("codes (-want +got):\n%s", diff)
 	}
 }
+
+// Issue 12 §4: a panicking callback's value and stack reach the audit and
+// the host's Logger, never the model; an Auditor's own panic reaches the
+// Logger.
+func TestPanicValueAndStackReachTheAuditNotTheModel(t *testing.T) {
+	t.Parallel()
+	repo, mem := setup(t, notes)
+	boom := run.HostTool{Name: "boom", Schema: []byte(`{"type":"object"}`),
+		Handler: func(context.Context, run.Request) (run.Result, error) { panic("handler bug 4f2a") }}
+	var audit auditLog
+	logged := &lockedWriter{w: &bytes.Buffer{}}
+	logger := slog.New(slog.NewTextHandler(logged, nil))
+	perm := run.PermissionFunc(func(_ context.Context, req run.Request) (run.Decision, error) {
+		if req.CallID == "p" {
+			panic("permission bug 9c1e")
+		}
+		return run.Decision{Verdict: run.Allow, By: "test"}, nil
+	})
+	r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), HostTools: []run.HostTool{boom},
+		Auditor: &audit, Logger: logger, Permission: perm})
+	out, err := r.Execute(context.Background(), batch(call("h", "boom", `{}`), call("p", "boom", `{}`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, res := range out.Results {
+		if res.Code != run.CodeInternal || strings.Contains(string(res.ForModel()), "bug") {
+			t.Errorf("result %s: %s %s; want internal without the panic value", res.CallID, res.Code, res.ForModel())
+		}
+	}
+	panics := map[string]string{}
+	for _, rec := range audit.records(run.EventCall) {
+		panics[rec.CallID] = rec.Panic
+	}
+	for id, want := range map[string]string{"h": "handler bug 4f2a", "p": "permission bug 9c1e"} {
+		if !strings.Contains(panics[id], want) || !strings.Contains(panics[id], "goroutine") {
+			t.Errorf("audit of %s: Panic = %.200q; want the value and a stack", id, panics[id])
+		}
+		if !strings.Contains(logged.String(), want) {
+			t.Errorf("the Logger did not get %q", want)
+		}
+	}
+
+	r2 := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), Auditor: panickingAuditor{}, Logger: logger})
+	if _, err := r2.Execute(context.Background(), batch(call("e", run.Alias(notes, mcptest.ToolEcho), `{"text":"x"}`))); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(logged.String(), "auditor bug") {
+		t.Error("the Auditor's panic did not reach the Logger")
+	}
+}

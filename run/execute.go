@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -138,7 +140,7 @@ func (r *Run) checkBatch(ctx context.Context, s *snapshot, b Batch) ([]*tool, *B
 		if t.host == nil || t.host.Authorize == nil {
 			continue
 		}
-		if err := authorize(ctx, t.host, r.request(b, i, t)); err != nil {
+		if err := r.authorize(ctx, t.host, r.request(b, i, t)); err != nil {
 			msg := "delegation check failed"
 			var re *Error
 			if errors.As(err, &re) && re.Message != "" {
@@ -154,9 +156,10 @@ func (r *Run) checkBatch(ctx context.Context, s *snapshot, b Batch) ([]*tool, *B
 // callback's bug must neither end the host nor let the batch through.
 var errAuthorizePanicked = errors.New("the delegation check failed (it panicked)")
 
-func authorize(ctx context.Context, ht *compiledHostTool, req Request) (err error) {
+func (r *Run) authorize(ctx context.Context, ht *compiledHostTool, req Request) (err error) {
 	defer func() {
-		if recover() != nil {
+		if p := recover(); p != nil {
+			r.panicked(ctx, "the delegation check (HostTool.Authorize) of "+ht.Name+" panicked", p)
 			err = errAuthorizePanicked
 		}
 	}()
@@ -222,6 +225,7 @@ func (r *Run) request(b Batch, i int, t *tool) Request {
 type callState struct {
 	stage Stage
 	dec   Decision
+	panic string // a host callback's panic value and stack, for the audit
 	// next guards the tool: nextIdle until the interceptor chain calls
 	// next, nextTaken once it did (the tool runs once), nextClosed once the
 	// chain returned without calling it.
@@ -258,6 +262,7 @@ func (r *Run) runCall(ctx context.Context, b Batch, i int, t *tool) Result {
 			Event: EventCall, Time: start, Agent: r.agent, BatchID: b.ID,
 			CallID: req.CallID, Alias: req.Alias, Source: req.Source,
 			Stage: cs.reached(), Decision: cs.dec, Code: res.Code, Duration: time.Since(start),
+			Panic: cs.panic,
 		}
 		if len(res.Violations) > 0 {
 			rec.ViolationPaths = make([]string, len(res.Violations))
@@ -273,8 +278,28 @@ func (r *Run) runCall(ctx context.Context, b Batch, i int, t *tool) Result {
 // audit hands rec to the Auditor. A panicking Auditor loses its record but,
 // like any host callback, never ends the host.
 func (r *Run) audit(ctx context.Context, rec Record) {
-	defer func() { _ = recover() }()
+	defer func() {
+		if p := recover(); p != nil {
+			r.panicked(ctx, "the Auditor panicked; a "+string(rec.Event)+" record is lost", p)
+		}
+	}()
 	r.auditor.Audit(ctx, rec)
+}
+
+// maxPanicText bounds the panic value and stack kept for the audit and
+// the log.
+const maxPanicText = 16 << 10
+
+// panicked logs a host callback's panic with its value and stack to
+// Options.Logger, and returns them for the audit. Neither ever reaches
+// the model: the call's Result only says that a callback panicked.
+func (r *Run) panicked(ctx context.Context, what string, p any) string {
+	text := fmt.Sprintf("%v\n%s", p, debug.Stack())
+	if len(text) > maxPanicText {
+		text = strings.ToValidUTF8(text[:maxPanicText], "") + "\n[...]"
+	}
+	r.logger.ErrorContext(ctx, "agt.panic", slog.String("agent", string(r.agent)), slog.String("what", what), slog.String("panic", text))
+	return text
 }
 
 // stages runs validate -> permission -> interceptors -> execute, recording
@@ -288,6 +313,7 @@ func (r *Run) audit(ctx context.Context, rec Record) {
 func (r *Run) stages(ctx context.Context, req Request, t *tool, cs *callState) (res Result) {
 	defer func() {
 		if p := recover(); p != nil {
+			cs.panic = r.panicked(ctx, "a callback panicked at the "+string(cs.reached())+" stage", p)
 			res = Result{Code: CodeInternal, Message: "internal error: a callback panicked at the " + string(cs.reached()) + " stage"}
 		}
 	}()

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -128,6 +129,9 @@ func newRun(tb testing.TB, opts *run.Options) *run.Run {
 	}
 	if opts.Permission == nil {
 		opts.Permission = policy.AutoAllow()
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler) // panics are asserted where a test says so
 	}
 	r, err := run.New(context.Background(), opts)
 	if err != nil {

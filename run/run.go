@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sort"
 	"strings"
 	"sync"
@@ -108,6 +109,10 @@ type Options struct {
 	FailOnMountError bool
 	// Static are the host inputs the fingerprint covers; zero means empty.
 	Static StaticInputs
+	// Logger receives what must never reach the model: the value and stack
+	// of a host callback that panicked (also in the call's audit Record),
+	// and of an Auditor that panicked. Nil means slog.Default().
+	Logger *slog.Logger
 	// MaxTools bounds the MCP tools of one Run, all mounts together, as
 	// listed. The mounts are counted in the agent's order; a mount that
 	// takes the Run past the bound fails to load (error wrapping
@@ -156,6 +161,7 @@ type Run struct {
 	maxTools    int
 	maxBytes    int
 	static      staticDigests
+	logger      *slog.Logger
 
 	// refreshMu serializes the switch of refreshes and Close.
 	refreshMu sync.Mutex
@@ -314,6 +320,7 @@ func newRun(opts *Options) (*Run, error) {
 		maxTools:    cmp.Or(max(opts.MaxTools, 0), DefaultMaxTools),
 		maxBytes:    cmp.Or(max(opts.MaxListBytes, 0), DefaultMaxListBytes),
 		static:      digestStatic(opts.Static),
+		logger:      cmp.Or(opts.Logger, slog.Default()),
 		retiring:    map[*mount]struct{}{},
 	}
 	for i, ic := range r.chain {
