@@ -173,8 +173,9 @@ func (t *tools) write(ctx context.Context, req run.Request) (run.Result, error) 
 		return run.Result{}, serviceError(err)
 	}
 	out := jsonResult(res)
+	out.Written = []resource.Key{res.Resource.Key()}
 	if res.Changed {
-		out.Changed = []resource.Key{res.Resource.Key()}
+		out.Changed = out.Written
 	}
 	return out, nil
 }

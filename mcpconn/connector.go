@@ -220,6 +220,7 @@ func (c *Connector) Connect(ctx context.Context, ref resource.Ref, srv resource.
 		return nil, herr
 	}
 	s.cs = cs
+	go s.watch()
 	init := cs.InitializeResult()
 	if init != nil {
 		s.serverInfo = init.ServerInfo

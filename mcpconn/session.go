@@ -38,6 +38,7 @@ type Session struct {
 	closing   context.Context
 	closeNow  context.CancelFunc // cancels requests in flight: the SDK's Close waits for them
 	closed    atomic.Bool
+	lost      atomic.Bool // the connection ended without Close
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -313,6 +314,37 @@ func (s *Session) deadError(op string, err error) error {
 		e.StderrTail = s.proc.stderr.String()
 	}
 	return e
+}
+
+// Lost reports whether the connection ended on its own: the server
+// process exited, the remote server dropped the session, or the server
+// went past a bound. A lost session fails every call with ErrUnavailable;
+// only a new Connect brings the server back. A session ended by Close is
+// not lost.
+func (s *Session) Lost() bool {
+	if s.closed.Load() {
+		return false
+	}
+	if s.lost.Load() || s.guard.breach() != nil {
+		return true
+	}
+	if s.proc != nil {
+		select {
+		case <-s.proc.exited:
+			return true
+		default:
+		}
+	}
+	return false
+}
+
+// watch marks the session lost when its connection ends; it returns when
+// the connection does (Close included).
+func (s *Session) watch() {
+	_ = s.cs.Wait()
+	if !s.closed.Load() {
+		s.lost.Store(true)
+	}
 }
 
 // Close ends the session: it closes the connection and, for a stdio

@@ -66,11 +66,21 @@ type Record struct {
 	// Message is the batch rejection message or the refresh notice; empty
 	// for calls that were not rejected as a batch.
 	Message string
+	// Diff is what a refresh changed (EventRefresh); nil for calls.
+	Diff *RefreshDiff
 	// Panic is the value and stack (bounded to 16 KiB) of a host callback
 	// that panicked during the call: the Permission, an interceptor, a
 	// host tool's Handler. Empty otherwise. It is for operators: the
 	// model's Result only says that a callback panicked.
 	Panic string
+}
+
+// RefreshDiff lists the mounts a refresh connected (Added), closed
+// (Removed), reconnected because their resource changed (Replaced) or
+// because their connection was lost (Restarted), and those that failed to
+// load or restart (Failed).
+type RefreshDiff struct {
+	Added, Removed, Replaced, Restarted, Failed []resource.Ref
 }
 
 // Auditor receives one Record per call and one per refresh. Audit is called
@@ -133,6 +143,16 @@ func (a *SlogAuditor) Audit(ctx context.Context, rec Record) {
 	}
 	if rec.Message != "" {
 		attrs = append(attrs, slog.String("message", rec.Message))
+	}
+	if d := rec.Diff; d != nil {
+		for _, l := range []struct {
+			name string
+			refs []resource.Ref
+		}{{"added", d.Added}, {"removed", d.Removed}, {"replaced", d.Replaced}, {"restarted", d.Restarted}, {"failed", d.Failed}} {
+			if len(l.refs) > 0 {
+				attrs = append(attrs, slog.Any(l.name, l.refs))
+			}
+		}
 	}
 	if rec.Panic != "" {
 		attrs = append(attrs, slog.String("panic", rec.Panic))

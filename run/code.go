@@ -154,6 +154,16 @@ type Result struct {
 	// agent document or to a mounted MCP resource makes the Run refresh at
 	// the end of the batch (SPEC R7.1).
 	Changed []resource.Key `json:"-"`
+	// Written lists the resources a successful call wrote, whether the
+	// write changed them or not. While the Run is behind its saved
+	// configuration (a refresh failed), a write to the Run's agent, or to
+	// a mounted, failing or pending MCP resource retries the refresh, even
+	// when it changed nothing.
+	Written []resource.Key `json:"-"`
+	// Notice is what the Run adds for the model about this call's effect:
+	// when the refresh its write triggered failed, "configuration saved,
+	// but load failed: ...". ForModel includes it.
+	Notice string `json:"notice,omitempty"`
 }
 
 // Failed reports whether the call failed.
@@ -183,16 +193,33 @@ func (r Result) ToolError() json.RawMessage {
 // ForModel is what a host sends back to the model for this call: the
 // ToolError on failure; on success the structured content when present,
 // else the content blocks.
+//
+// A Notice is added as a last text block after the content blocks (the
+// structured content is then left out: the blocks carry the same result
+// for the model).
 func (r Result) ForModel() json.RawMessage {
 	switch {
 	case r.Failed():
 		return r.ToolError()
+	case r.Notice != "":
+		return withNotice(r.Content, r.Notice)
 	case len(r.Structured) > 0:
 		return r.Structured
 	case len(r.Content) > 0:
 		return r.Content
 	}
 	return json.RawMessage("[]")
+}
+
+// withNotice appends a text block holding notice to the content blocks.
+func withNotice(content json.RawMessage, notice string) json.RawMessage {
+	var blocks []json.RawMessage
+	if len(content) > 0 && json.Unmarshal(content, &blocks) != nil {
+		blocks = []json.RawMessage{content} // not an array: keep it whole
+	}
+	block, _ := json.Marshal(map[string]string{"type": "text", "text": notice})
+	out, _ := json.Marshal(append(blocks, block))
+	return out
 }
 
 func renderToolError(code Code, msg string, v []Violation) json.RawMessage {

@@ -41,18 +41,34 @@ func (r *Run) Execute(ctx context.Context, b Batch) (Outcome, error) {
 	if r.closed.Load() {
 		return closedOutcome(b), ErrClosed
 	}
+	var restart *RefreshReport
+	if r.restartDue(r.snap.Load()) {
+		// A server died between batches: restart it before this batch
+		// rather than fail its calls (no call is ever sent twice).
+		restart = r.refresh(ctx, b.ID)
+	}
 	s := r.acquire()
 	if r.closed.Load() { // closed while we waited for the snapshot
-		s.inUse.RUnlock()
+		r.release(s)
 		return closedOutcome(b), ErrClosed
 	}
 	out, refresh, err := r.executeBatch(ctx, s, b)
-	s.inUse.RUnlock()
+	r.release(s)
+	out.Refresh = restart
 	if err != nil {
 		return out, err
 	}
 	if refresh {
-		out.Refresh = r.refresh(ctx, b.ID)
+		out.Refresh = mergeReports(restart, r.refresh(ctx, b.ID))
+		if n := out.Refresh.Notice; n != "" {
+			// The model learns of a failed refresh from the write that
+			// caused it, even from a host that does not relay the Notice.
+			for i := range out.Results {
+				if res := &out.Results[i]; !res.Failed() && (len(res.Changed) > 0 || len(res.Written) > 0) {
+					res.Notice = n
+				}
+			}
+		}
 	}
 	return out, ctx.Err()
 }
@@ -403,8 +419,9 @@ func (r *Run) execute(ctx context.Context, req Request, args json.RawMessage, t 
 	cr, err := t.mount.session.CallTool(ctx, t.info.Source.Tool, args)
 	if err != nil {
 		res := mcpFailure(t.mount.ref, err)
-		if res.Code == CodeUnavailable {
+		if res.Code == CodeUnavailable && !r.closed.Load() {
 			t.mount.dead.Store(true)
+			res.Message = boundMessage(res.Message + "; " + r.restartHint(t.mount.ref))
 		}
 		return res
 	}

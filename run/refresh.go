@@ -12,19 +12,25 @@ import (
 
 // RefreshReport says what happened at a batch boundary (SPEC R7).
 type RefreshReport struct {
-	// OK reports whether the Run switched to the new configuration.
+	// OK reports whether the Run switched to the whole saved
+	// configuration. A refresh that failed may still have switched to
+	// remove mounts (Removed), and a refresh may be OK while a lost mount
+	// failed to restart (Failures).
 	OK bool
-	// Notice is, on failure, "configuration saved, but load failed: " and
-	// which mount failed and why; the host shows it to the model. Empty on
-	// success.
+	// Notice is, when anything failed, "configuration saved, but load
+	// failed: " and which mount failed and why, for the model. Empty when
+	// nothing failed.
 	Notice string
-	// Err is the failure, nil on success.
+	// Err is the failure of the saved configuration, nil when it loaded
+	// (or the Run closed: ErrClosed).
 	Err error
-	// Failures lists the mounts that failed to load (on failure).
+	// Failures lists the mounts that failed to load, and the lost mounts
+	// that failed to restart.
 	Failures []MountError
-	// Added, Removed and Replaced list the mounts that were connected,
-	// closed, or reconnected because their resource changed (on success).
-	Added, Removed, Replaced []resource.Ref
+	// Added, Removed, Replaced and Restarted list the mounts that were
+	// connected, closed, reconnected because their resource changed, and
+	// reconnected because their connection was lost.
+	Added, Removed, Replaced, Restarted []resource.Ref
 	// Fingerprint is the Run's fingerprint after the boundary.
 	Fingerprint string
 }
@@ -32,96 +38,257 @@ type RefreshReport struct {
 // loadFailedPrefix starts every failed refresh notice (SPEC R7.2).
 const loadFailedPrefix = "configuration saved, but load failed: "
 
-// needsRefresh reports whether a successful call changed this agent's
-// document or an MCP resource mounted in s (SPEC R7.1). Changes to other
-// resources never refresh a running Run (R7.5).
+// retryHint ends the notice of a refresh that left the Run behind its
+// saved configuration.
+const retryHint = "; the tools of the failed mounts are unchanged; fix the cause and write the agent or the server again to retry"
+
+// needsRefresh reports whether the boundary after a batch on s refreshes:
+// a successful call changed this agent's document or an MCP resource
+// mounted or failing in s (SPEC R7.1; changes to other resources never
+// refresh a running Run, R7.5); or, while the Run is behind its saved
+// configuration, a call wrote one of those or a pending mount, even
+// without a change (an explicit retry); or a lost mount may be restarted.
 func (r *Run) needsRefresh(s *snapshot, results []Result) bool {
+	r.mu.Lock()
+	behind, pending := r.behind, r.pending
+	r.mu.Unlock()
+	concerns := func(k resource.Key) bool {
+		switch k.Kind {
+		case resource.KindAgent:
+			return k.Ref == r.agent
+		case resource.KindMCP:
+			_, mounted := s.mounts[k.Ref]
+			_, failing := s.failedAt[k.Ref]
+			return mounted || failing || pending[k.Ref]
+		}
+		return false
+	}
 	for i := range results {
 		if results[i].Failed() {
 			continue
 		}
 		for _, k := range results[i].Changed {
-			switch k.Kind {
-			case resource.KindAgent:
-				if k.Ref == r.agent {
-					return true
-				}
-			case resource.KindMCP:
-				if _, ok := s.mounts[k.Ref]; ok {
-					return true
-				}
-				if _, ok := s.failedAt[k.Ref]; ok {
+			if concerns(k) {
+				return true
+			}
+		}
+		if behind {
+			for _, k := range results[i].Written {
+				if concerns(k) {
 					return true
 				}
 			}
 		}
 	}
-	return false
+	return r.restartDue(s)
 }
 
-// refresh builds a candidate snapshot from the current configuration and
-// switches to it only when it is complete; otherwise it keeps the old one
-// (SPEC R7.2). Mounts whose resource revision is unchanged keep their
-// connection. Connections of removed and replaced mounts are closed after
-// the switch, once no batch uses them.
+// refresh builds a candidate snapshot from the saved configuration and
+// switches to it only when it is complete (SPEC R7.2); otherwise it keeps
+// the old mounts, minus the ones the configuration removed. Mounts whose
+// resource revision is unchanged keep their connection; lost ones are
+// restarted. Refreshes run one at a time, outside every lock a batch or
+// Close takes, under a context that Close cancels.
 func (r *Run) refresh(ctx context.Context, batchID string) *RefreshReport {
-	r.refreshMu.Lock()
 	start := time.Now()
-	old := r.snap.Load()
 	rep := &RefreshReport{}
-	var retire []*mount
+	r.mu.Lock()
 	if r.closed.Load() {
 		rep.Err = ErrClosed
 	} else {
-		cand, fresh, err := r.build(ctx, old)
-		if err == nil {
-			err = refreshFailures(old, cand, rep)
-		}
-		if err != nil {
-			closeMounts(fresh)
-			rep.Err = err
-		} else {
-			r.snap.Store(cand)
-			retire = diffMounts(old, cand, rep)
-			for _, m := range retire {
-				r.retiring[m] = struct{}{}
-			}
-			rep.OK = true
+		r.work.Add(1)
+		defer r.work.Done()
+	}
+	r.mu.Unlock()
+	var restartFailed []MountError
+	if rep.Err == nil {
+		select {
+		case r.refreshing <- struct{}{}:
+			restartFailed = r.refreshOne(ctx, rep)
+			<-r.refreshing
+		case <-ctx.Done():
+			rep.Err = context.Cause(ctx)
+		case <-r.life.Done():
+			rep.Err = ErrClosed
 		}
 	}
 	rep.Fingerprint = r.snap.Load().fp.sum
-	r.refreshMu.Unlock()
-	if len(retire) > 0 {
-		// Wait for the batches that still use the old snapshot, then
-		// unload. Not under refreshMu: Close must not wait for those
-		// batches (it closes the retiring mounts itself).
-		old.inUse.Lock()
-		closeMounts(retire)
-		old.inUse.Unlock()
-		r.refreshMu.Lock()
-		for _, m := range retire {
-			delete(r.retiring, m)
-		}
-		r.refreshMu.Unlock()
+	var notes []string
+	if rep.Err != nil && !errors.Is(rep.Err, ErrClosed) {
+		notes = append(notes, rep.Err.Error()+retryHint)
 	}
-	if rep.Err != nil {
-		rep.Notice = loadFailedPrefix + rep.Err.Error()
+	for _, f := range restartFailed {
+		notes = append(notes, "restarting "+f.Error())
+	}
+	if len(notes) > 0 {
+		rep.Notice = loadFailedPrefix + strings.Join(notes, "; ")
 	}
 	if r.auditor != nil {
-		rec := Record{Event: EventRefresh, Time: start, Agent: r.agent, BatchID: batchID, Duration: time.Since(start), Message: rep.Notice}
-		if !rep.OK {
+		rec := Record{Event: EventRefresh, Time: start, Agent: r.agent, BatchID: batchID, Duration: time.Since(start),
+			Message: rep.Notice, Diff: refreshDiff(rep)}
+		if rep.Err != nil {
 			rec.Code = CodeOf(rep.Err)
 			if rec.Code == CodeInternal && len(rep.Failures) > 0 {
 				rec.Code = CodeUnavailable
 			}
+		} else if len(rep.Failures) > 0 {
+			rec.Code = CodeUnavailable
 		}
 		r.audit(ctx, rec)
 	}
 	return rep
 }
 
+// refreshDiff is the audit's account of what a refresh changed.
+func refreshDiff(rep *RefreshReport) *RefreshDiff {
+	d := &RefreshDiff{Added: rep.Added, Removed: rep.Removed, Replaced: rep.Replaced, Restarted: rep.Restarted}
+	for _, f := range rep.Failures {
+		d.Failed = append(d.Failed, f.Ref)
+	}
+	return d
+}
+
+// refreshOne is one refresh, holding the refresh token. It returns the
+// lost mounts that failed to restart (also in rep.Failures).
+func (r *Run) refreshOne(ctx context.Context, rep *RefreshReport) (restartFailed []MountError) {
+	bctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(r.life, cancel)()
+	old := r.snap.Load()
+	cand, fresh, err := r.build(bctx, old)
+	if err == nil {
+		err = refreshFailures(old, cand, rep)
+	}
+	next, keep := cand, fresh
+	if err != nil {
+		rep.Err = err
+		next, keep = r.fallback(old, cand)
+	} else {
+		rep.OK = true
+	}
+	if next != nil {
+		restartFailed = next.restartFailed
+		rep.Failures = append(rep.Failures, restartFailed...)
+	}
+	closeMounts(without(fresh, keep))
+
+	r.mu.Lock()
+	if r.closed.Load() {
+		r.mu.Unlock()
+		closeMounts(keep)
+		*rep = RefreshReport{Err: ErrClosed}
+		return nil
+	}
+	var retireNow []*mount
+	if next != nil {
+		r.snap.Store(next)
+		retire := diffMounts(old, next, rep)
+		for _, m := range retire {
+			r.retiring[m] = struct{}{}
+		}
+		old.use.Lock()
+		old.use.replaced = true
+		if old.use.n == 0 {
+			retireNow = retire // no batch uses it: this refresh closes them
+		} else {
+			old.use.retire = retire // the last batch to leave does
+		}
+		old.use.Unlock()
+	}
+	r.behind = !rep.OK
+	r.pending = nil
+	if !rep.OK {
+		r.pending = map[resource.Ref]bool{}
+		for _, f := range rep.Failures {
+			r.pending[f.Ref] = true
+		}
+	}
+	r.mu.Unlock()
+	if len(retireNow) > 0 {
+		r.retire(retireNow)
+	}
+	return restartFailed
+}
+
+// fallback is what a failed refresh switches to: the old snapshot's mounts
+// that the saved configuration still names, so removals always take
+// effect, with the lost mounts the candidate restarted; additions and
+// changes are not applied. It returns nil when that is the old snapshot
+// as it was, and the candidate's mounts it keeps.
+func (r *Run) fallback(old, cand *snapshot) (*snapshot, []*mount) {
+	if cand == nil {
+		return nil, nil
+	}
+	s := &snapshot{
+		refs:     cand.refs,
+		manage:   old.manage,
+		mounts:   make(map[resource.Ref]*mount, len(cand.refs)),
+		failedAt: map[resource.Ref]int64{},
+		byAlias:  map[string]*tool{},
+	}
+	var keep []*mount
+	changed := false
+	for _, ref := range cand.refs {
+		om := old.mounts[ref]
+		switch cm := cand.mounts[ref]; {
+		case om != nil && cm != nil && cm.revision == om.revision && cm != om:
+			s.mounts[ref] = cm // restarted
+			s.restarted = append(s.restarted, ref)
+			keep = append(keep, cm)
+			changed = true
+		case om != nil:
+			s.mounts[ref] = om
+		case hasFailed(old, ref):
+			s.failedAt[ref] = old.failedAt[ref]
+			for _, f := range old.failed {
+				if f.Ref == ref {
+					s.failed = append(s.failed, f)
+				}
+			}
+		}
+	}
+	for _, f := range cand.restartFailed {
+		if s.mounts[f.Ref] != nil {
+			s.restartFailed = append(s.restartFailed, f)
+		}
+	}
+	if len(s.mounts) != len(old.mounts) || len(s.failed) != len(old.failed) {
+		changed = true // removals
+	}
+	if !changed {
+		return nil, nil
+	}
+	s.index(r.hostTools, cand.refs)
+	s.fp = r.static.fingerprint(r.agent, s.list)
+	return s, keep
+}
+
+func hasFailed(s *snapshot, ref resource.Ref) bool {
+	_, ok := s.failedAt[ref]
+	return ok
+}
+
+// without returns the mounts of all that are not in keep.
+func without(all, keep []*mount) []*mount {
+	if len(keep) == 0 {
+		return all
+	}
+	var out []*mount
+	for _, m := range all {
+		kept := false
+		for _, k := range keep {
+			kept = kept || k == m
+		}
+		if !kept {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 // refreshFailures returns an error naming every mount of cand that failed
-// and was not already failing at the same revision in old.
+// and was not already failing at the same revision in old. Lost mounts
+// that failed to restart are reported apart: they never fail a refresh.
 func refreshFailures(old, cand *snapshot, rep *RefreshReport) error {
 	var errs []string
 	for _, f := range cand.failed {
@@ -140,11 +307,18 @@ func refreshFailures(old, cand *snapshot, rep *RefreshReport) error {
 // diffMounts fills the report's lists and returns the old mounts to close.
 func diffMounts(old, cand *snapshot, rep *RefreshReport) []*mount {
 	var closing []*mount
+	restarted := map[resource.Ref]bool{}
+	for _, ref := range cand.restarted {
+		restarted[ref] = true
+	}
 	for ref, m := range old.mounts {
 		nm, ok := cand.mounts[ref]
 		switch {
 		case !ok:
 			rep.Removed = append(rep.Removed, ref)
+			closing = append(closing, m)
+		case nm != m && restarted[ref]:
+			rep.Restarted = append(rep.Restarted, ref)
 			closing = append(closing, m)
 		case nm != m:
 			rep.Replaced = append(rep.Replaced, ref)
@@ -156,8 +330,27 @@ func diffMounts(old, cand *snapshot, rep *RefreshReport) []*mount {
 			rep.Added = append(rep.Added, ref)
 		}
 	}
-	for _, l := range [][]resource.Ref{rep.Added, rep.Removed, rep.Replaced} {
+	for _, l := range [][]resource.Ref{rep.Added, rep.Removed, rep.Replaced, rep.Restarted} {
 		sort.Slice(l, func(i, j int) bool { return l[i] < l[j] })
 	}
 	return closing
+}
+
+// mergeReports folds the report of the restarts done before a batch into
+// the report of the refresh after it: one Outcome says both.
+func mergeReports(before, after *RefreshReport) *RefreshReport {
+	if before == nil {
+		return after
+	}
+	after.Restarted = append(before.Restarted, after.Restarted...)
+	sort.Slice(after.Restarted, func(i, j int) bool { return after.Restarted[i] < after.Restarted[j] })
+	after.Failures = append(before.Failures, after.Failures...)
+	switch {
+	case before.Notice == "":
+	case after.Notice == "":
+		after.Notice = before.Notice
+	default:
+		after.Notice += "; " + strings.TrimPrefix(before.Notice, loadFailedPrefix)
+	}
+	return after
 }

@@ -382,15 +382,16 @@ func TestRefreshReconnectsDeadMount(t *testing.T) {
 	r := newRun(t, &run.Options{Repository: repo, HostTools: []run.HostTool{mountTool(repo)}})
 	steadyPID := serverPID(t, r, steady)
 	out, err := r.Execute(context.Background(), batch(call("boom", run.Alias(crashy, mcptest.ToolCrash), `{}`)))
-	if err != nil || out.Results[0].Code != run.CodeUnavailable {
+	if err != nil || out.Results[0].Code != run.CodeUnavailable || !strings.Contains(out.Results[0].Message, "restarted at the end of this batch") {
 		t.Fatalf("crash: %v %+v", err, out.Results)
 	}
-	out, err = r.Execute(context.Background(), batch(setMounts(crashy, steady)))
-	if err != nil || out.Refresh == nil || !out.Refresh.OK {
-		t.Fatalf("refresh: %v %+v", err, out.Refresh)
+	// Issue 12 §2: restarted at the boundary of the batch that found it
+	// dead, without a write.
+	if out.Refresh == nil || !out.Refresh.OK {
+		t.Fatalf("refresh: %+v", out.Refresh)
 	}
-	if diff := cmp.Diff([]resource.Ref{crashy}, out.Refresh.Replaced); diff != "" {
-		t.Errorf("replaced (-want +got):\n%s", diff)
+	if diff := cmp.Diff([]resource.Ref{crashy}, out.Refresh.Restarted); diff != "" {
+		t.Errorf("restarted (-want +got):\n%s", diff)
 	}
 	out, err = r.Execute(context.Background(), batch(call("e", run.Alias(crashy, mcptest.ToolEcho), `{"text":"back"}`)))
 	if err != nil || out.Results[0].Failed() {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/resource"
@@ -109,6 +110,16 @@ type Options struct {
 	FailOnMountError bool
 	// Static are the host inputs the fingerprint covers; zero means empty.
 	Static StaticInputs
+	// MaxRestarts bounds how often one mount whose connection was lost (its
+	// process exited, the remote server dropped the session) is restarted
+	// in this Run. 0 means DefaultMaxRestarts (5); a negative value means
+	// never.
+	MaxRestarts int
+	// RestartBackoff is the least time between two restarts of one mount;
+	// it doubles with each restart (the first waits nothing, the second
+	// RestartBackoff, the third twice that...). 0 means
+	// DefaultRestartBackoff (1 s).
+	RestartBackoff time.Duration
 	// Logger receives what must never reach the model: the value and stack
 	// of a host callback that panicked (also in the call's audit Record),
 	// and of an Auditor that panicked. Nil means slog.Default().
@@ -125,10 +136,13 @@ type Options struct {
 	MaxListBytes int
 }
 
-// Defaults of the Run-wide bounds on what the mounts list.
+// Defaults of the Run-wide bounds on what the mounts list, and of
+// restarts.
 const (
-	DefaultMaxTools     = 10_000
-	DefaultMaxListBytes = 64 << 20
+	DefaultMaxTools       = 10_000
+	DefaultMaxListBytes   = 64 << 20
+	DefaultMaxRestarts    = 5
+	DefaultRestartBackoff = time.Second
 )
 
 // MaxMounts bounds the MCP resources one agent may mount; an agent document
@@ -163,14 +177,40 @@ type Run struct {
 	static      staticDigests
 	logger      *slog.Logger
 
-	// refreshMu serializes the switch of refreshes and Close.
-	refreshMu sync.Mutex
-	snap      atomic.Pointer[snapshot]
-	closed    atomic.Bool
-	// retiring holds the mounts a refresh replaced or removed that are
-	// still open until the batches of the old snapshot end; Close closes
-	// them too. Guarded by refreshMu.
+	maxRestarts    int
+	restartBackoff time.Duration
+
+	// life ends at Close: it bounds the work a refresh does for the Run.
+	life    context.Context
+	endLife context.CancelFunc
+	// refreshing serializes refreshes (one token); Close never takes it.
+	refreshing chan struct{}
+	// work counts the refreshes in progress and the retirements running in
+	// the background; Close waits for them. Add only under mu while open.
+	work sync.WaitGroup
+
+	snap   atomic.Pointer[snapshot]
+	closed atomic.Bool
+	// mu guards the switch of snapshots, closed's change, and the fields
+	// below. It is never held while anything starts, lists or stops.
+	mu sync.Mutex
+	// retiring holds the mounts a refresh replaced or removed that stay
+	// open until the batches of the old snapshot end; Close closes them
+	// too.
 	retiring map[*mount]struct{}
+	// behind is set while the snapshot is behind the saved configuration
+	// (the last refresh failed); pending names the mounts that failed to
+	// load then. A write to one of them, or to the agent, retries.
+	behind  bool
+	pending map[resource.Ref]bool
+	// restarts counts the restarts of each mount in this Run.
+	restarts map[resource.Ref]*restartState
+}
+
+// restartState is the restart history of one mounted reference.
+type restartState struct {
+	count int
+	last  time.Time
 }
 
 type compiledHostTool struct {
@@ -190,9 +230,14 @@ type mount struct {
 	// Run-wide bounds.
 	listedTools, listedBytes int
 	// dead is set when a call found the connection lost; a refresh then
-	// reconnects the mount instead of keeping it.
+	// restarts the mount (within Options.MaxRestarts) instead of keeping
+	// it.
 	dead atomic.Bool
 }
+
+// lost reports whether the mount's connection is gone: a call found it
+// dead, or the session saw its server exit or drop it.
+func (m *mount) lost() bool { return m.dead.Load() || m.session.Lost() }
 
 // tool is one entry of a snapshot.
 type tool struct {
@@ -204,20 +249,31 @@ type tool struct {
 }
 
 type snapshot struct {
-	// inUse is held for reading by every batch that uses this snapshot; a
-	// refresh takes it for writing after the switch, to wait for them
-	// before closing the replaced connections. New batches use the new
-	// snapshot and never wait.
-	inUse sync.RWMutex
+	// use counts the batches running on this snapshot. Once a refresh has
+	// replaced it, the last batch to leave closes the connections the
+	// refresh dropped (retire), in the background: no batch ever waits
+	// for another.
+	use struct {
+		sync.Mutex
+		n        int
+		replaced bool
+		retire   []*mount
+	}
 
-	manage   bool
-	mounts   map[resource.Ref]*mount
-	failed   []MountError
-	failedAt map[resource.Ref]int64 // revision a failed mount had; -1 unknown
-	byAlias  map[string]*tool
-	list     []ToolInfo // sorted by Name
-	skipped  []SkippedTool
-	fp       fingerprint
+	refs   []resource.Ref // the agent's mounts, in its order
+	manage bool
+	mounts map[resource.Ref]*mount
+	// restarted lists the mounts this snapshot reconnected because their
+	// connection was lost; restartFailed, those whose restart failed (the
+	// lost mount stays, and is reported).
+	restarted     []resource.Ref
+	restartFailed []MountError
+	failed        []MountError
+	failedAt      map[resource.Ref]int64 // revision a failed mount had; -1 unknown
+	byAlias       map[string]*tool
+	list          []ToolInfo // sorted by Name
+	skipped       []SkippedTool
+	fp            fingerprint
 }
 
 // ToolInfo is what the model should see of one tool, plus its origin.
@@ -322,7 +378,19 @@ func newRun(opts *Options) (*Run, error) {
 		static:      digestStatic(opts.Static),
 		logger:      cmp.Or(opts.Logger, slog.Default()),
 		retiring:    map[*mount]struct{}{},
+		refreshing:  make(chan struct{}, 1),
+		restarts:    map[resource.Ref]*restartState{},
+		maxRestarts: opts.MaxRestarts,
+
+		restartBackoff: cmp.Or(max(opts.RestartBackoff, 0), DefaultRestartBackoff),
 	}
+	switch {
+	case r.maxRestarts == 0:
+		r.maxRestarts = DefaultMaxRestarts
+	case r.maxRestarts < 0:
+		r.maxRestarts = 0
+	}
+	r.life, r.endLife = context.WithCancel(context.Background())
 	for i, ic := range r.chain {
 		if ic == nil {
 			return nil, fmt.Errorf("run: Options.Interceptors[%d] is nil", i)
@@ -370,17 +438,60 @@ func validHostToolName(n string) bool {
 	return true
 }
 
-// acquire returns the current snapshot, held for reading: release it with
-// s.inUse.RUnlock.
+// acquire returns the current snapshot, counted as in use: give it back
+// with release.
 func (r *Run) acquire() *snapshot {
 	for {
 		s := r.snap.Load()
-		s.inUse.RLock()
-		if r.snap.Load() == s {
+		s.use.Lock()
+		if !s.use.replaced {
+			s.use.n++
+			s.use.Unlock()
 			return s
 		}
-		s.inUse.RUnlock() // switched meanwhile: take the new one
+		s.use.Unlock() // replaced meanwhile: take the new one
 	}
+}
+
+// release gives back a snapshot taken by acquire. The last batch to leave
+// a replaced snapshot starts the retirement of what it dropped, in the
+// background.
+func (r *Run) release(s *snapshot) {
+	s.use.Lock()
+	s.use.n--
+	var retire []*mount
+	if s.use.n == 0 && s.use.replaced {
+		retire, s.use.retire = s.use.retire, nil
+	}
+	s.use.Unlock()
+	if len(retire) > 0 {
+		r.retireLater(retire)
+	}
+}
+
+// retireLater closes mounts in a goroutine that Close waits for; once the
+// Run is closed, Close closes them itself.
+func (r *Run) retireLater(ms []*mount) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed.Load() {
+		return
+	}
+	r.work.Add(1)
+	go func() {
+		defer r.work.Done()
+		r.retire(ms)
+	}()
+}
+
+// retire closes mounts a refresh dropped and forgets them.
+func (r *Run) retire(ms []*mount) {
+	closeMounts(ms)
+	r.mu.Lock()
+	for _, m := range ms {
+		delete(r.retiring, m)
+	}
+	r.mu.Unlock()
 }
 
 // Agent returns the Run's agent.
@@ -405,12 +516,21 @@ func (r *Run) SkippedTools() []SkippedTool {
 // unload included. Calls still running get unavailable; later Execute
 // calls get ErrClosed. Close does not wait for running batches. It is
 // idempotent.
+//
+// A refresh in progress is cancelled: the servers it was starting are
+// stopped, and its report says the Run closed, never that it switched.
+// Close returns once every connection and process of the Run has ended:
+// about the process-termination grace of the Connector
+// (mcpconn.ConnectorOptions.TerminateGrace, 2 s by default) for a server
+// that does not exit when its stdin closes, twice that for one that also
+// ignores SIGTERM.
 func (r *Run) Close() error {
-	r.refreshMu.Lock()
-	defer r.refreshMu.Unlock()
+	r.mu.Lock()
 	if r.closed.Swap(true) {
+		r.mu.Unlock()
 		return nil
 	}
+	r.endLife()
 	s := r.snap.Load()
 	ms := make([]*mount, 0, len(s.mounts)+len(r.retiring))
 	for _, m := range s.mounts {
@@ -419,7 +539,9 @@ func (r *Run) Close() error {
 	for m := range r.retiring {
 		ms = append(ms, m)
 	}
+	r.mu.Unlock()
 	closeMounts(ms)
+	r.work.Wait()
 	return nil
 }
 
@@ -471,10 +593,11 @@ func (r *Run) build(ctx context.Context, prev *snapshot) (s *snapshot, fresh []*
 	}
 
 	type loaded struct {
-		m      *mount
-		reused bool
-		rev    int64
-		err    *MountError
+		m         *mount
+		reused    bool
+		restarted bool
+		rev       int64
+		err       *MountError
 	}
 	out := make([]loaded, len(refs))
 	sem := make(chan struct{}, maxParallelMounts)
@@ -485,13 +608,14 @@ func (r *Run) build(ctx context.Context, prev *snapshot) (s *snapshot, fresh []*
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			m, rev, reused, merr := r.loadMount(ctx, ref, prev)
-			out[i] = loaded{m: m, reused: reused, rev: rev, err: merr}
+			m, rev, reused, restarted, merr := r.loadMount(ctx, ref, prev)
+			out[i] = loaded{m: m, reused: reused, restarted: restarted, rev: rev, err: merr}
 		}()
 	}
 	wg.Wait()
 
 	s = &snapshot{
+		refs:     refs,
 		manage:   doc.CanManage(),
 		mounts:   make(map[resource.Ref]*mount, len(refs)),
 		failedAt: map[resource.Ref]int64{},
@@ -499,6 +623,11 @@ func (r *Run) build(ctx context.Context, prev *snapshot) (s *snapshot, fresh []*
 	}
 	var runTools, runBytes int
 	for i, l := range out {
+		if l.err != nil && l.m != nil {
+			// A failed restart: the lost mount stays, reported.
+			s.restartFailed = append(s.restartFailed, *l.err)
+			l.err = nil
+		}
 		if l.err == nil {
 			// The Run-wide bounds, in the agent's order of mounts.
 			runTools += l.m.listedTools
@@ -518,6 +647,9 @@ func (r *Run) build(ctx context.Context, prev *snapshot) (s *snapshot, fresh []*
 			continue
 		}
 		s.mounts[refs[i]] = l.m
+		if l.restarted {
+			s.restarted = append(s.restarted, refs[i])
+		}
 		if !l.reused {
 			fresh = append(fresh, l.m)
 		}
@@ -541,9 +673,19 @@ func (r *Run) overRunBounds(tools, bytes int) error {
 
 // loadMount returns the mount for ref: prev's when the resource revision is
 // unchanged, else a new connection with its tools compiled.
-func (r *Run) loadMount(ctx context.Context, ref resource.Ref, prev *snapshot) (m *mount, rev int64, reused bool, merr *MountError) {
-	fail := func(err error, tail string) (*mount, int64, bool, *MountError) {
-		return nil, rev, false, &MountError{Ref: ref, Err: err, StderrTail: tail}
+//
+// A mount of prev at the same revision whose connection was lost is
+// restarted when Options.MaxRestarts and the backoff allow it (restarted
+// is then true); when they do not, or the restart fails, the lost mount is
+// kept as it is (reused, with merr set for a failed restart).
+func (r *Run) loadMount(ctx context.Context, ref resource.Ref, prev *snapshot) (m *mount, rev int64, reused, restarted bool, merr *MountError) {
+	var old *mount
+	fail := func(err error, tail string) (*mount, int64, bool, bool, *MountError) {
+		merr := &MountError{Ref: ref, Err: err, StderrTail: tail}
+		if old != nil {
+			return old, rev, true, false, merr // a failed restart keeps the lost mount
+		}
+		return nil, rev, false, false, merr
 	}
 	rev = -1
 	res, err := r.repo.Get(ctx, resource.Key{Kind: resource.KindMCP, Ref: ref})
@@ -552,8 +694,11 @@ func (r *Run) loadMount(ctx context.Context, ref resource.Ref, prev *snapshot) (
 	}
 	rev = res.Revision
 	if prev != nil {
-		if old := prev.mounts[ref]; old != nil && old.revision == res.Revision && !old.dead.Load() {
-			return old, rev, true, nil
+		if o := prev.mounts[ref]; o != nil && o.revision == res.Revision {
+			if !o.lost() || !r.takeRestart(ref) {
+				return o, rev, true, false, nil
+			}
+			old = o
 		}
 	}
 	_, srv, err := resource.DecodeMCP(res.Data)
@@ -575,6 +720,7 @@ func (r *Run) loadMount(ctx context.Context, ref resource.Ref, prev *snapshot) (
 		_ = sess.Close()
 		return fail(fmt.Errorf("tools/list: %w", err), tail)
 	}
+	restarted = old != nil
 	m = &mount{ref: ref, revision: res.Revision, session: sess, listedTools: len(listed)}
 	names := make(map[string]bool, len(listed))
 	for _, lt := range listed {
@@ -609,7 +755,70 @@ func (r *Run) loadMount(ctx context.Context, ref resource.Ref, prev *snapshot) (
 			mount:       m,
 		})
 	}
-	return m, rev, false, nil
+	return m, rev, false, restarted, nil
+}
+
+// takeRestart reports whether the lost mount ref may be restarted now
+// (Options.MaxRestarts, Options.RestartBackoff), and counts the restart.
+func (r *Run) takeRestart(ref resource.Ref) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.restartAllowed(ref, time.Now()) {
+		return false
+	}
+	st := r.restarts[ref]
+	if st == nil {
+		st = &restartState{}
+		r.restarts[ref] = st
+	}
+	st.count++
+	st.last = time.Now()
+	return true
+}
+
+// restartAllowed: under mu.
+func (r *Run) restartAllowed(ref resource.Ref, now time.Time) bool {
+	st := r.restarts[ref]
+	switch {
+	case st == nil:
+		return r.maxRestarts > 0
+	case st.count >= r.maxRestarts:
+		return false
+	}
+	return !now.Before(st.last.Add(r.restartBackoff << (st.count - 1)))
+}
+
+// restartDue reports whether a mount of s lost its connection and may be
+// restarted now.
+func (r *Run) restartDue(s *snapshot) bool {
+	now := time.Now()
+	for _, m := range s.mounts {
+		if m.lost() {
+			r.mu.Lock()
+			ok := r.restartAllowed(m.ref, now)
+			r.mu.Unlock()
+			if ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// restartHint tells the model what happens to the lost mount ref.
+func (r *Run) restartHint(ref resource.Ref) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	st := r.restarts[ref]
+	switch {
+	case r.maxRestarts == 0:
+		return "the server is not restarted in this run"
+	case st != nil && st.count >= r.maxRestarts:
+		return fmt.Sprintf("the server was restarted %d times in this run, the most allowed; it is not restarted again", st.count)
+	case st == nil || !time.Now().Before(st.last.Add(r.restartBackoff<<(st.count-1))):
+		return "the server will be restarted at the end of this batch; the call was not sent again"
+	}
+	return "the server will be restarted at a later batch boundary (after a backoff); the call was not sent again"
 }
 
 // index fills byAlias, list and skipped from the host tools and mounts.
