@@ -47,15 +47,43 @@
 // if needed, the Run re-reads the agent's document, keeps the connection of
 // every mount whose MCP resource revision is unchanged, connects the new and
 // changed ones, lists and compiles their tools, and switches only when all of
-// it is ready; then it closes the connections of removed and replaced
-// mounts, once the batches still using the old snapshot have ended (the
-// Execute that refreshed returns after that). A mount whose connection was
-// found lost (a call got unavailable) counts as changed and is reconnected;
-// there is no other reconnection, so a crashed server stays unavailable
-// until such a refresh or a new Run. On any failure it keeps the old
-// snapshot whole and the Outcome (and the audit) say "configuration saved,
-// but load failed: <mount: why>". Writes by other agents or other front
-// ends never refresh a running Run.
+// it is ready. It refreshes when a successful call changed this agent's
+// document or a mounted (or failing) MCP resource (Result.Changed). Writes
+// by other agents or other front ends never refresh a running Run; but a
+// refresh that one of the agent's own writes caused reads every mounted
+// resource as saved, so it also loads edits other writers made to the
+// agent's mounted servers.
+//
+// A refresh never blocks a batch or Close: it starts and lists servers
+// outside every lock, one refresh at a time, under a context that Close
+// cancels. The connections of removed and replaced mounts close once the
+// last batch on the old snapshot ends (in the background when that is not
+// the refreshing batch): no batch waits for another.
+//
+// On a failure the old tools of the failed mounts stay, the additions and
+// changes are not applied, removals are, and the Outcome's Notice, the
+// audit and the Result of the writing call (in ForModel) say
+// "configuration saved, but load failed: <mount: why>; ... write ... again
+// to retry". The Run then knows it is behind its saved configuration: a
+// later write (Result.Written) to the agent, or to a mounted, failing or
+// pending MCP resource, retries the refresh even when it changes nothing.
+// There is no retry loop of the Run's own.
+//
+// Restart: a mount whose connection was lost (a call got unavailable, the
+// process exited, the remote server dropped the session) is restarted at
+// the next batch boundary: at the end of the batch that found it, or at
+// the start of the next batch when it died between batches. The restart
+// follows the rules of a refresh (tools listed and compiled before the
+// switch, aliases unchanged, fingerprint updated when the tools changed).
+// No call is sent again: a call in flight when the server died gets
+// unavailable, saying when the server will be restarted. Restarts are
+// bounded by Options.MaxRestarts per mount and Run (default 5) and a
+// backoff that starts at Options.RestartBackoff (default 1 s) and doubles.
+// A failed restart keeps the lost mount (its calls get unavailable) and is
+// reported like a failed refresh; it never blocks other changes.
+//
+// The refresh audit Record carries the diff (RefreshDiff: added, removed,
+// replaced, restarted, failed).
 //
 // # Aliases and fingerprints
 //
@@ -98,5 +126,9 @@
 // tool handlers are called from several goroutines at once and must be safe
 // for that. Close ends every connection (also those a refresh is about to
 // unload) without waiting for running batches; their calls get
-// unavailable.
+// unavailable. It cancels a refresh in progress (whose report then says
+// ErrClosed) and returns once the Run's processes have ended: within about
+// the Connector's termination grace. A panicking callback fails only its
+// call; its value and stack go to the audit Record and Options.Logger,
+// never to the model.
 package run

@@ -1,0 +1,339 @@
+//go:build unix
+
+package run_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/agtsdk/agt/mcpconn"
+	"github.com/agtsdk/agt/mcpconn/mcptest"
+	"github.com/agtsdk/agt/policy"
+	"github.com/agtsdk/agt/resource"
+	"github.com/agtsdk/agt/run"
+)
+
+// touchTool writes a resource without changing it, as a repeated
+// resource_write does: Written, not Changed.
+func touchTool() run.HostTool {
+	return run.HostTool{
+		Name:   "touch",
+		Schema: json.RawMessage(`{"type":"object","properties":{"kind":{"type":"string"},"ref":{"type":"string"}},"required":["kind","ref"]}`),
+		Handler: func(_ context.Context, req run.Request) (run.Result, error) {
+			var k struct {
+				Kind resource.Kind `json:"kind"`
+				Ref  resource.Ref  `json:"ref"`
+			}
+			if err := json.Unmarshal(req.Arguments, &k); err != nil {
+				return run.Result{}, err
+			}
+			return run.Result{Content: json.RawMessage(`[]`), Written: []resource.Key{{Kind: k.Kind, Ref: k.Ref}}}, nil
+		},
+	}
+}
+
+func touch(kind resource.Kind, ref resource.Ref) run.Call {
+	b, _ := json.Marshal(map[string]any{"kind": kind, "ref": ref})
+	return run.Call{ID: "touch", Name: "touch", Arguments: b}
+}
+
+// Issue 12 §1: Close during a refresh that connects a server that never
+// answers (startup timeout 20 s) returns within about a second plus the
+// termination grace, and the refresh never reports a switch after it.
+func TestCloseDuringARefreshReturnsPromptly(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	a, mute := resource.Ref("a"), resource.Ref("mute")
+	putMCP(t, repo, a, stdioServer(t))
+	marker := t.TempDir()
+	srv := stdioServer(t, "-fault", string(mcptest.FaultNoHandshake), "-call-log", filepath.Join(marker, "calls.log"))
+	srv.StartupTimeoutMS = 20_000
+	putMCP(t, repo, mute, srv)
+	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{a}})
+	const grace = 300 * time.Millisecond
+	r, err := run.New(context.Background(), &run.Options{Agent: testAgent, Repository: repo, Permission: policy.AutoAllow(),
+		Connector: mcpconn.NewConnector(&mcpconn.ConnectorOptions{TerminateGrace: grace}), HostTools: []run.HostTool{mountTool(repo)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	refreshed := make(chan run.Outcome, 1)
+	go func() {
+		out, _ := r.Execute(context.Background(), batch(setMounts(a, mute)))
+		refreshed <- out
+	}()
+	time.Sleep(time.Second) // the refresh is waiting for the handshake
+	start := time.Now()
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(start)
+	t.Logf("Close during the refresh took %s (grace %s)", took, grace)
+	if took > time.Second+4*grace+2*time.Second { // wide: the machine is noisy
+		t.Errorf("Close took %s", took)
+	}
+	out := <-refreshed
+	if out.Refresh == nil || out.Refresh.OK || !errors.Is(out.Refresh.Err, run.ErrClosed) {
+		t.Errorf("the refresh cut by Close reported %+v; want not OK, ErrClosed", out.Refresh)
+	}
+	if !processesGone(marker) {
+		t.Error("the server the refresh was starting outlived Close")
+	}
+}
+
+// Issue 12 §1: an Execute whose boundary refreshes while another batch of
+// the old snapshot is held (a person who has not answered) returns within
+// its own deadline: it never waits for the other batch.
+func TestRefreshingExecuteDoesNotWaitForAnotherBatch(t *testing.T) {
+	t.Parallel()
+	a, b, c := resource.Ref("a"), resource.Ref("b"), resource.Ref("c")
+	repo, mem := setup(t, a, c)
+	putMCP(t, repo, b, inMemoryServer(t))
+	held, release := make(chan struct{}), make(chan struct{})
+	hold := run.HostTool{Name: "hold", Schema: json.RawMessage(`{"type":"object"}`),
+		Handler: func(context.Context, run.Request) (run.Result, error) {
+			close(held)
+			<-release
+			return run.Result{}, nil
+		}}
+	r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), HostTools: []run.HostTool{mountTool(repo), hold}})
+	holding := make(chan error, 1)
+	go func() {
+		_, err := r.Execute(context.Background(), batch(call("h", "hold", `{}`)))
+		holding <- err
+	}()
+	<-held
+	defer func() {
+		close(release)
+		if err := <-holding; err != nil {
+			t.Errorf("the held batch: %v", err)
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	type result struct {
+		out run.Outcome
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		out, err := r.Execute(ctx, batch(setMounts(a, b)))
+		done <- result{out, err}
+	}()
+	var res result
+	select {
+	case res = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the refreshing Execute waits for the held batch")
+	}
+	out, err := res.out, res.err
+	took := time.Since(start)
+	t.Logf("the refreshing Execute (deadline 300ms) returned after %s", took)
+	if err != nil || out.Refresh == nil || !out.Refresh.OK {
+		t.Fatalf("refresh: %v %+v", err, out.Refresh)
+	}
+	if took > 3*time.Second {
+		t.Errorf("the Execute took %s while another batch was held", took)
+	}
+	if diff := cmp.Diff([]resource.Ref{c}, out.Refresh.Removed); diff != "" {
+		t.Errorf("removed (-want +got):\n%s", diff)
+	}
+	// c's connection is still open for the held batch; it closes when
+	// that batch ends (checked by the leak checks of TestMain).
+}
+
+// Issue 12 §2: a server killed between batches is restarted at the next
+// boundary, before the next batch's calls: the call succeeds, and no call
+// reached a server twice.
+func TestKilledServerRestartsBeforeTheNextBatch(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	notesRef := resource.Ref("notes")
+	logPath := filepath.Join(t.TempDir(), "calls.log")
+	putMCP(t, repo, notesRef, stdioServer(t, "-call-log", logPath))
+	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{notesRef}})
+	var audit auditLog
+	r := newRun(t, &run.Options{Repository: repo, Auditor: &audit})
+	echoAlias := run.Alias(notesRef, mcptest.ToolEcho)
+	out, err := r.Execute(context.Background(), batch(call("e1", echoAlias, `{"text":"one"}`)))
+	if err != nil || out.Results[0].Failed() {
+		t.Fatalf("first call: %v %+v", err, out.Results)
+	}
+	pid := serverPID(t, r, notesRef)
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	// Until the host has reaped it (kill 0 fails only then; a zombie still
+	// answers), and a moment for the reaper to mark the process ended.
+	for deadline := time.Now().Add(10 * time.Second); syscall.Kill(pid, 0) == nil; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the server was not reaped after SIGKILL")
+		}
+	}
+	time.Sleep(50 * time.Millisecond)
+	out, err = r.Execute(context.Background(), batch(call("e2", echoAlias, `{"text":"two"}`)))
+	if err != nil || out.Results[0].Failed() || echoText(t, out.Results[0]) != "two" {
+		t.Fatalf("the call after the kill: %v %+v", err, out.Results)
+	}
+	if out.Refresh == nil || !cmp.Equal([]resource.Ref{notesRef}, out.Refresh.Restarted) {
+		t.Errorf("refresh report = %+v; want notes restarted", out.Refresh)
+	}
+	if got := serverPID(t, r, notesRef); got == pid {
+		t.Error("the server was not restarted")
+	}
+	if diff := cmp.Diff([]string{mcptest.ToolEcho, mcptest.ToolEnvironment, mcptest.ToolEcho, mcptest.ToolEnvironment}, readLines(t, logPath)); diff != "" {
+		t.Errorf("calls the servers received (-want +got):\n%s", diff)
+	}
+	var diffs []*run.RefreshDiff
+	for _, rec := range audit.records(run.EventRefresh) {
+		diffs = append(diffs, rec.Diff)
+	}
+	if len(diffs) != 1 || diffs[0] == nil || !cmp.Equal([]resource.Ref{notesRef}, diffs[0].Restarted) {
+		t.Errorf("refresh audit diffs = %+v; want one restart of notes", diffs)
+	}
+}
+
+// Issue 12 §2: a server that crashes on every call is restarted at most
+// MaxRestarts times in a Run; then its calls say it is not restarted again.
+func TestCrashLoopingServerIsRestartedAtMostMaxRestarts(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	crashy := resource.Ref("crashy")
+	marker := t.TempDir()
+	putMCP(t, repo, crashy, stdioServer(t, "-fault", string(mcptest.FaultCrashOnCall), "-call-log", filepath.Join(marker, "calls.log")))
+	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{crashy}})
+	const maxRestarts = 3
+	r := newRun(t, &run.Options{Repository: repo, MaxRestarts: maxRestarts, RestartBackoff: time.Millisecond})
+	restarts := 0
+	var last run.Result
+	for i := range 8 {
+		time.Sleep(10 * time.Millisecond) // past the backoff
+		out, err := r.Execute(context.Background(), batch(call("c", run.Alias(crashy, mcptest.ToolCrash), `{}`)))
+		if err != nil || out.Results[0].Code != run.CodeUnavailable {
+			t.Fatalf("call %d: %v %+v", i, err, out.Results)
+		}
+		last = out.Results[0]
+		if out.Refresh != nil {
+			restarts += len(out.Refresh.Restarted)
+		}
+	}
+	if restarts != maxRestarts {
+		t.Errorf("%d restarts; want %d", restarts, maxRestarts)
+	}
+	if !strings.Contains(last.Message, "not restarted again") {
+		t.Errorf("the last call says %q; want that the server is not restarted again", last.Message)
+	}
+	if got := len(readLines(t, filepath.Join(marker, "calls.log"))); got != 1+maxRestarts {
+		t.Errorf("the servers received %d calls; want %d (one per process)", got, 1+maxRestarts)
+	}
+}
+
+// Issue 12 §3a: after "configuration saved, but load failed" on an add
+// (the server could not start yet), the writing call's own result tells the
+// model; writing the server's document again, or repeating the agent
+// write unchanged, retries, and the Run catches up.
+func TestFailedAddIsRetriedByALaterWrite(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	a, late := resource.Ref("a"), resource.Ref("late")
+	putMCP(t, repo, a, stdioServer(t))
+	broken := stdioServer(t)
+	broken.Cwd = filepath.Join(t.TempDir(), "not-yet")
+	putMCP(t, repo, late, broken)
+	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{a}})
+	r := newRun(t, &run.Options{Repository: repo, HostTools: []run.HostTool{mountTool(repo), writeMCPTool(repo), touchTool()}})
+
+	out, err := r.Execute(context.Background(), batch(setMounts(a, late)))
+	if err != nil || out.Refresh == nil || out.Refresh.OK {
+		t.Fatalf("add of a broken server: %v %+v", err, out.Refresh)
+	}
+	model := string(out.Results[0].ForModel())
+	if !strings.Contains(model, "configuration saved, but load failed") || !strings.Contains(model, "write the agent or the server again to retry") {
+		t.Errorf("the writing call's result for the model = %s; want the notice", model)
+	}
+
+	// The same agent write again, unchanged: a retry, which still fails.
+	out, err = r.Execute(context.Background(), batch(touch(resource.KindAgent, testAgent)))
+	if err != nil || out.Refresh == nil || out.Refresh.OK {
+		t.Errorf("retry by an unchanged write: %v %+v; want a refresh that fails again", err, out.Refresh)
+	}
+	// The server's document fixed: its write retries, and the Run loads it.
+	fixed := stdioServer(t)
+	srvJSON, _ := json.Marshal(map[string]any{"ref": late, "server": fixed})
+	out, err = r.Execute(context.Background(), batch(run.Call{ID: "fix", Name: "write_mcp", Arguments: srvJSON}))
+	if err != nil || out.Refresh == nil || !out.Refresh.OK || !cmp.Equal([]resource.Ref{late}, out.Refresh.Added) {
+		t.Fatalf("after fixing the server: %v %+v", err, out.Refresh)
+	}
+	if !hasTool(r, run.Alias(late, mcptest.ToolEcho)) {
+		t.Error("the late server's tools did not load")
+	}
+	// Caught up: an unchanged write no longer refreshes.
+	out, err = r.Execute(context.Background(), batch(touch(resource.KindAgent, testAgent)))
+	if err != nil || out.Refresh != nil {
+		t.Errorf("an unchanged write when caught up: %v %+v; want no refresh", err, out.Refresh)
+	}
+}
+
+// Issue 12 §3b: a mount that crashed and cannot restart does not block a
+// refresh: removing another mount, or the crashed one itself, takes
+// effect.
+func TestDeadMountDoesNotBlockRemovals(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	crashy, a, b := resource.Ref("crashy"), resource.Ref("a"), resource.Ref("b")
+	putMCP(t, repo, crashy, stdioServer(t, "-fault", string(mcptest.FaultCrashOnCall)))
+	putMCP(t, repo, a, stdioServer(t))
+	putMCP(t, repo, b, stdioServer(t))
+	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{crashy, a, b}})
+	r := newRun(t, &run.Options{Repository: repo, MaxRestarts: -1, HostTools: []run.HostTool{mountTool(repo)}})
+	out, err := r.Execute(context.Background(), batch(call("c", run.Alias(crashy, mcptest.ToolCrash), `{}`)))
+	if err != nil || out.Results[0].Code != run.CodeUnavailable || out.Refresh != nil {
+		t.Fatalf("crash: %v %+v %+v", err, out.Results, out.Refresh)
+	}
+	out, err = r.Execute(context.Background(), batch(setMounts(crashy, a)))
+	if err != nil || out.Refresh == nil || !out.Refresh.OK || !cmp.Equal([]resource.Ref{b}, out.Refresh.Removed) {
+		t.Fatalf("remove b beside a dead mount: %v %+v", err, out.Refresh)
+	}
+	out, err = r.Execute(context.Background(), batch(setMounts(a)))
+	if err != nil || out.Refresh == nil || !out.Refresh.OK || !cmp.Equal([]resource.Ref{crashy}, out.Refresh.Removed) {
+		t.Fatalf("remove the dead mount: %v %+v", err, out.Refresh)
+	}
+	if hasTool(r, run.Alias(crashy, mcptest.ToolEcho)) || hasTool(r, run.Alias(b, mcptest.ToolEcho)) {
+		t.Error("removed mounts' tools are still listed")
+	}
+}
+
+// Issue 12 §3b: a failed refresh still applies removals; the failing
+// addition is left out and the rest stays.
+func TestFailedRefreshStillRemoves(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	a, b, broken := resource.Ref("a"), resource.Ref("b"), resource.Ref("broken")
+	putMCP(t, repo, a, stdioServer(t))
+	putMCP(t, repo, b, stdioServer(t))
+	putMCP(t, repo, broken, stdioServer(t, "-fault", string(mcptest.FaultExitAtStart)))
+	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{a, b}})
+	r := newRun(t, &run.Options{Repository: repo, HostTools: []run.HostTool{mountTool(repo)}})
+	pidB := serverPID(t, r, b)
+	out, err := r.Execute(context.Background(), batch(setMounts(a, broken)))
+	if err != nil || out.Refresh == nil || out.Refresh.OK {
+		t.Fatalf("refresh: %v %+v", err, out.Refresh)
+	}
+	if !cmp.Equal([]resource.Ref{b}, out.Refresh.Removed) || len(out.Refresh.Added) != 0 {
+		t.Errorf("report = %+v; want b removed and nothing added", out.Refresh)
+	}
+	if hasTool(r, run.Alias(b, mcptest.ToolEcho)) || !hasTool(r, run.Alias(a, mcptest.ToolEcho)) {
+		t.Errorf("tools = %v; want a's and not b's", toolNames(r))
+	}
+	if !processGone(pidB) {
+		t.Error("the removed server still runs")
+	}
+}
