@@ -41,10 +41,10 @@ type Outcome struct {
 }
 
 // Notice is the text a host should add to the model's next message about
-// this batch: on a failed refresh, "configuration saved, but load failed:
-// ..."; else empty.
+// this batch: when a refresh or a restart failed, "configuration saved,
+// but load failed: ..."; else empty.
 func (o Outcome) Notice() string {
-	if o.Refresh == nil || o.Refresh.OK {
+	if o.Refresh == nil {
 		return ""
 	}
 	return o.Refresh.Notice

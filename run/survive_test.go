@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -335,5 +336,36 @@ func TestFailedRefreshStillRemoves(t *testing.T) {
 	}
 	if !processGone(pidB) {
 		t.Error("the removed server still runs")
+	}
+}
+
+// Issue 12 §2: a restart that fails is reported like a failed refresh
+// (the notice, Failures) and keeps the lost mount, whose calls say so; it
+// does not fail the boundary.
+func TestFailedRestartIsReported(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	crashy := resource.Ref("crashy")
+	srv := stdioServer(t, "-fault", string(mcptest.FaultCrashOnCall))
+	srv.Cwd = t.TempDir()
+	putMCP(t, repo, crashy, srv)
+	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{crashy}})
+	r := newRun(t, &run.Options{Repository: repo, RestartBackoff: time.Millisecond})
+	if err := os.Remove(srv.Cwd); err != nil { // the restart cannot start it
+		t.Fatal(err)
+	}
+	out, err := r.Execute(context.Background(), batch(call("c", run.Alias(crashy, mcptest.ToolCrash), `{}`)))
+	if err != nil || out.Results[0].Code != run.CodeUnavailable {
+		t.Fatalf("crash: %v %+v", err, out.Results)
+	}
+	rep := out.Refresh
+	if rep == nil || !rep.OK || len(rep.Failures) != 1 || rep.Failures[0].Ref != crashy || len(rep.Restarted) != 0 {
+		t.Fatalf("refresh report = %+v; want OK with crashy's restart failing", rep)
+	}
+	if !strings.Contains(out.Notice(), "configuration saved, but load failed: restarting mount crashy") {
+		t.Errorf("notice = %q", out.Notice())
+	}
+	if !hasTool(r, run.Alias(crashy, mcptest.ToolEcho)) {
+		t.Error("the lost mount's tools were dropped")
 	}
 }
