@@ -63,8 +63,11 @@ type Record struct {
 	Duration time.Duration
 	// ViolationPaths are the argument paths that failed validation.
 	ViolationPaths []string
-	// Message is the batch rejection message or the refresh notice; empty
-	// for calls that were not rejected as a batch.
+	// Message is the batch rejection message, or for a failed refresh
+	// "configuration saved, but load failed: " and the error with the
+	// servers' stderr tails (which the model's Notice leaves out unless
+	// Options.ServerStderrToModel); empty for calls that were not rejected
+	// as a batch and for a refresh that succeeded.
 	Message string
 }
 

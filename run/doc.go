@@ -57,6 +57,15 @@
 // but load failed: <mount: why>". Writes by other agents or other front
 // ends never refresh a running Run.
 //
+// # Server stderr
+//
+// What a stdio server writes on stderr is for its operator, not for the
+// model: a server may print its environment there, or echo an argument of
+// an earlier call. The text a Run gives the model (Result.Message, the
+// ToolError, RefreshReport.Notice) never holds a server's stderr, unless
+// the host sets Options.ServerStderrToModel. The Go errors (MountErrors,
+// RefreshReport.Err and Failures) and the audit's refresh records keep it.
+//
 // # Aliases and fingerprints
 //
 // An MCP tool's name is Alias(ref, tool), a pure function of the pair, so

@@ -292,12 +292,12 @@ func (r *Run) stages(ctx context.Context, req Request, t *tool, cs *callState) (
 		}
 	}()
 	if err := ctx.Err(); err != nil {
-		return failure(err)
+		return r.failure(err)
 	}
 	cs.stage = StageValidate
 	args := bytes.Clone(req.Arguments)
 	if err := t.schema.Validate(args); err != nil {
-		return failure(err)
+		return r.failure(err)
 	}
 	cs.stage = StagePermission
 	d, err := r.permission.Check(ctx, req)
@@ -306,7 +306,7 @@ func (r *Run) stages(ctx context.Context, req Request, t *tool, cs *callState) (
 	}
 	cs.dec = d
 	if err != nil {
-		res = failure(err)
+		res = r.failure(err)
 		if res.Code == CodeInternal {
 			res.Message = "the permission check failed: " + res.Message
 		}
@@ -343,7 +343,7 @@ func (r *Run) intercept(ctx context.Context, req Request, args json.RawMessage, 
 	defer cs.next.CompareAndSwap(nextIdle, nextClosed)
 	var next Next = func(ctx context.Context) Result {
 		if !cs.next.CompareAndSwap(nextIdle, nextTaken) {
-			return failure(errNextMisused)
+			return r.failure(errNextMisused)
 		}
 		return r.execute(ctx, req, args, t)
 	}
@@ -352,7 +352,7 @@ func (r *Run) intercept(ctx context.Context, req Request, args json.RawMessage, 
 		next = func(ctx context.Context) Result {
 			res, err := ic.Intercept(ctx, req, inner)
 			if err != nil {
-				return failure(err)
+				return r.failure(err)
 			}
 			return res
 		}
@@ -367,7 +367,7 @@ func (r *Run) execute(ctx context.Context, req Request, args json.RawMessage, t 
 		req.Arguments = args
 		res, err := t.host.Handler(ctx, req)
 		if err != nil {
-			return failure(err)
+			return r.failure(err)
 		}
 		if res.Code != "" && !res.Code.Valid() {
 			res.Code = CodeInternal
@@ -376,7 +376,7 @@ func (r *Run) execute(ctx context.Context, req Request, args json.RawMessage, t 
 	}
 	cr, err := t.mount.session.CallTool(ctx, t.info.Source.Tool, args)
 	if err != nil {
-		res := mcpFailure(t.mount.ref, err)
+		res := r.mcpFailure(t.mount.ref, err)
 		if res.Code == CodeUnavailable {
 			t.mount.dead.Store(true)
 		}
@@ -385,16 +385,16 @@ func (r *Run) execute(ctx context.Context, req Request, args json.RawMessage, t 
 	return mcpResult(cr)
 }
 
-func mcpFailure(ref resource.Ref, err error) Result {
+func (r *Run) mcpFailure(ref resource.Ref, err error) Result {
 	var rpc *jsonrpc.Error
 	code := CodeOf(err)
 	switch {
 	case code == CodeUnavailable:
-		return Result{Code: code, Message: "the MCP server " + string(ref) + " is not connected: " + boundMessage(err.Error())}
+		return Result{Code: code, Message: "the MCP server " + string(ref) + " is not connected: " + boundMessage(r.modelText(err))}
 	case code == CodeInternal && errors.As(err, &rpc):
 		return Result{Code: CodeToolError, Message: boundMessage(fmt.Sprintf("the MCP server answered with error %d: %s", rpc.Code, rpc.Message))}
 	}
-	return failure(err)
+	return r.failure(err)
 }
 
 func mcpResult(cr *mcp.CallToolResult) Result {

@@ -2,7 +2,6 @@ package run
 
 import (
 	"context"
-	"errors"
 	"sort"
 	"strings"
 	"time"
@@ -15,10 +14,12 @@ type RefreshReport struct {
 	// OK reports whether the Run switched to the new configuration.
 	OK bool
 	// Notice is, on failure, "configuration saved, but load failed: " and
-	// which mount failed and why; the host shows it to the model. Empty on
+	// which mount failed and why; the host shows it to the model. It holds
+	// no server's stderr unless Options.ServerStderrToModel. Empty on
 	// success.
 	Notice string
-	// Err is the failure, nil on success.
+	// Err is the failure, nil on success. Its message holds the stderr
+	// tail of a server that wrote on stderr, once.
 	Err error
 	// Failures lists the mounts that failed to load (on failure).
 	Failures []MountError
@@ -105,13 +106,16 @@ func (r *Run) refresh(ctx context.Context, batchID string) *RefreshReport {
 		r.refreshMu.Unlock()
 	}
 	if rep.Err != nil {
-		rep.Notice = loadFailedPrefix + rep.Err.Error()
+		rep.Notice = loadFailedPrefix + r.modelText(rep.Err)
 	}
 	if r.auditor != nil {
-		rec := Record{Event: EventRefresh, Time: start, Agent: r.agent, BatchID: batchID, Duration: time.Since(start), Message: rep.Notice}
+		rec := Record{Event: EventRefresh, Time: start, Agent: r.agent, BatchID: batchID, Duration: time.Since(start)}
 		if !rep.OK {
+			// The audit is for the host's people: it keeps the stderr
+			// tails the model's Notice may leave out.
+			rec.Message = loadFailedPrefix + rep.Err.Error()
 			rec.Code = CodeOf(rep.Err)
-			if rec.Code == CodeInternal && len(rep.Failures) > 0 {
+			if len(rep.Failures) > 0 {
 				rec.Code = CodeUnavailable
 			}
 		}
@@ -123,19 +127,34 @@ func (r *Run) refresh(ctx context.Context, batchID string) *RefreshReport {
 // refreshFailures returns an error naming every mount of cand that failed
 // and was not already failing at the same revision in old.
 func refreshFailures(old, cand *snapshot, rep *RefreshReport) error {
-	var errs []string
+	var errs mountFailures
 	for _, f := range cand.failed {
 		if rev, ok := old.failedAt[f.Ref]; ok && rev == cand.failedAt[f.Ref] {
 			continue // unchanged and already failing: not this refresh's fault
 		}
 		rep.Failures = append(rep.Failures, f)
-		errs = append(errs, f.Error())
+		errs = append(errs, f)
 	}
 	if len(errs) == 0 {
 		return nil
 	}
-	return errors.New(strings.Join(errs, "; "))
+	return errs
 }
+
+// mountFailures is the error of a refresh whose mounts failed: their
+// messages joined by "; ". It keeps each MountError in the chain, so that
+// errors.Is and errors.As, and the text made for the model, see them.
+type mountFailures []error
+
+func (m mountFailures) Error() string {
+	parts := make([]string, len(m))
+	for i, err := range m {
+		parts[i] = err.Error()
+	}
+	return strings.Join(parts, "; ")
+}
+
+func (m mountFailures) Unwrap() []error { return m }
 
 // diffMounts fills the report's lists and returns the old mounts to close.
 func diffMounts(old, cand *snapshot, rep *RefreshReport) []*mount {

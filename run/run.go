@@ -107,6 +107,13 @@ type Options struct {
 	FailOnMountError bool
 	// Static are the host inputs the fingerprint covers; zero means empty.
 	Static StaticInputs
+	// ServerStderrToModel lets the text the model reads (Result.Message of
+	// a failed call, RefreshReport.Notice) include the end of a stdio
+	// server's stderr. false (the zero value) keeps it out: a server may
+	// print its environment on stderr, or echo an argument of an earlier
+	// call. The Go errors (MountErrors, RefreshReport.Err) and the audit
+	// keep the stderr tail either way.
+	ServerStderrToModel bool
 }
 
 // MaxMounts bounds the MCP resources one agent may mount; an agent document
@@ -137,6 +144,8 @@ type Run struct {
 	maxCalls    int
 	failOnMount bool
 	static      staticDigests
+	// stderrToModel is Options.ServerStderrToModel.
+	stderrToModel bool
 
 	// refreshMu serializes the switch of refreshes and Close.
 	refreshMu sync.Mutex
@@ -212,18 +221,16 @@ type MountError struct {
 	// Ref is the mounted reference.
 	Ref resource.Ref
 	// Err says why: not found, start or handshake failure, list failure.
+	// When the server wrote on stderr, Err is (or wraps) an *mcpconn.Error
+	// that carries the tail, so Err's message holds it once.
 	Err error
 	// StderrTail is the end of the server's stderr, when there was one.
 	StderrTail string
 }
 
-// Error implements error.
+// Error implements error: "mount REF: " and Err's message.
 func (e MountError) Error() string {
-	s := "mount " + string(e.Ref) + ": " + e.Err.Error()
-	if e.StderrTail != "" && !strings.Contains(s, e.StderrTail) {
-		s += " (stderr: " + e.StderrTail + ")"
-	}
-	return s
+	return "mount " + string(e.Ref) + ": " + e.Err.Error()
 }
 
 // Unwrap returns the cause.
@@ -279,17 +286,18 @@ func newRun(opts *Options) (*Run, error) {
 		return nil, errors.New("run: Options.Repository is nil")
 	}
 	r := &Run{
-		agent:       opts.Agent,
-		repo:        opts.Repository,
-		connector:   opts.Connector,
-		permission:  opts.Permission,
-		chain:       append([]Interceptor(nil), opts.Interceptors...),
-		auditor:     opts.Auditor,
-		maxConc:     opts.MaxConcurrency,
-		maxCalls:    opts.MaxBatchCalls,
-		failOnMount: opts.FailOnMountError,
-		static:      digestStatic(opts.Static),
-		retiring:    map[*mount]struct{}{},
+		agent:         opts.Agent,
+		repo:          opts.Repository,
+		connector:     opts.Connector,
+		permission:    opts.Permission,
+		chain:         append([]Interceptor(nil), opts.Interceptors...),
+		auditor:       opts.Auditor,
+		maxConc:       opts.MaxConcurrency,
+		maxCalls:      opts.MaxBatchCalls,
+		failOnMount:   opts.FailOnMountError,
+		static:        digestStatic(opts.Static),
+		stderrToModel: opts.ServerStderrToModel,
+		retiring:      map[*mount]struct{}{},
 	}
 	for i, ic := range r.chain {
 		if ic == nil {
@@ -515,6 +523,9 @@ func (r *Run) loadMount(ctx context.Context, ref resource.Ref, prev *snapshot) (
 	if err != nil {
 		tail := sess.StderrTail()
 		_ = sess.Close()
+		if ce := (*mcpconn.Error)(nil); errors.As(err, &ce) && ce.StderrTail == "" {
+			ce.StderrTail = tail // the error is this call's own
+		}
 		return fail(fmt.Errorf("tools/list: %w", err), tail)
 	}
 	m = &mount{ref: ref, revision: res.Revision, session: sess}
