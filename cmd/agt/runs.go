@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/policy"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/run"
@@ -67,7 +68,8 @@ func agentTools(ctx context.Context, e *env, refArg string, timeout time.Duratio
 		rep.Tools = []run.ToolInfo{}
 	}
 	for _, m := range r.MountErrors() {
-		rep.MountErrors = append(rep.MountErrors, mountFailure{Ref: m.Ref, Error: m.Err.Error(), StderrTail: m.StderrTail,
+		// The tail has its own field, as in the probe report.
+		rep.MountErrors = append(rep.MountErrors, mountFailure{Ref: m.Ref, Error: mcpconn.ErrorText(m.Err, false), StderrTail: m.StderrTail,
 			missing: errors.Is(m.Err, resource.ErrNotFound)})
 	}
 	for _, s := range r.SkippedTools() {
@@ -96,12 +98,13 @@ func writeTools(e *env, rep toolsReport) {
 		t := newTable(e.out)
 		fmt.Fprintln(t, "TOOL\tSOURCE\tDESCRIPTION")
 		for _, tool := range rep.Tools {
-			fmt.Fprintf(t, "%s\t%s\t%s\n", tool.Name, tool.Source, oneLine(tool.Description, 70))
+			fmt.Fprintf(t, "%s\t%s\t%s\n", shown(tool.Name, maxCellWidth), shown(tool.Source.String(), maxCellWidth),
+				oneLine(tool.Description, maxDescriptionWidth))
 		}
 		t.Flush()
 	}
 	for _, s := range rep.SkippedTools {
-		fmt.Fprintf(e.out, "left out: %s (%s): %s\n", s.Name, s.Source, oneLine(s.Error, 400))
+		fmt.Fprintf(e.out, "left out: %s (%s): %s\n", shown(s.Name, maxCellWidth), shown(s.Source.String(), maxCellWidth), oneLine(s.Error, 400))
 	}
 	for _, m := range rep.MountErrors {
 		if m.missing {
@@ -109,8 +112,9 @@ func writeTools(e *env, rep toolsReport) {
 			fmt.Fprintf(e.out, "  next: register it with 'agt mcp create %s ...', or unmount it with 'agt agent update %s --remove-mcp %s'\n", m.Ref, rep.Agent, m.Ref)
 			continue
 		}
-		fmt.Fprintf(e.out, "mount %s failed to load: %s\n", m.Ref, oneLine(m.Error, 300))
-		fmt.Fprintf(e.out, "  next: 'agt mcp probe %s' shows why\n", m.Ref)
+		fmt.Fprintf(e.out, "mount %s failed to load: %s\n", m.Ref, shown(m.Error, maxLineWidth))
+		writeStderrTail(e.out, "  ", m.StderrTail)
+		fmt.Fprintf(e.out, "  next: 'agt mcp probe %s' shows more\n", m.Ref)
 	}
 }
 
@@ -167,7 +171,7 @@ func agentCall(ctx context.Context, e *env, args []string, yes bool, timeout tim
 	}
 	defer r.Close()
 	for _, m := range r.MountErrors() {
-		fmt.Fprintf(e.err, "warning: mount %s failed to load; its tools are missing: %s\n", m.Ref, oneLine(m.Err.Error(), 300))
+		fmt.Fprintf(e.err, "warning: mount %s failed to load; its tools are missing: %s\n", m.Ref, shown(mcpconn.ErrorText(m.Err, false), maxLineWidth))
 	}
 
 	out, err := r.Execute(ctx, run.Batch{ID: "agt-cli", Agent: ref, Calls: []run.Call{
@@ -185,7 +189,7 @@ func agentCall(ctx context.Context, e *env, args []string, yes bool, timeout tim
 		return err
 	}
 	if n := out.Notice(); n != "" {
-		fmt.Fprintf(e.err, "note: %s\n", n)
+		fmt.Fprintf(e.err, "note: %s\n", shown(n, maxLineWidth))
 	}
 	res := out.Results[0]
 	if res.Failed() {
@@ -196,16 +200,17 @@ func agentCall(ctx context.Context, e *env, args []string, yes bool, timeout tim
 	return nil
 }
 
-// writeRaw prints JSON indented, keeping its key order, or as it is if it
-// does not parse.
+// writeRaw prints JSON indented, keeping its key order, with the
+// characters controlFilter would replace escaped (the JSON stays exact),
+// or, if it does not parse, as a quoted string.
 func writeRaw(w io.Writer, raw json.RawMessage) {
 	var buf bytes.Buffer
 	if json.Indent(&buf, raw, "", "  ") != nil {
-		fmt.Fprintf(w, "%s\n", raw)
+		fmt.Fprintf(w, "%+q\n", raw)
 		return
 	}
 	buf.WriteByte('\n')
-	_, _ = buf.WriteTo(w)
+	_, _ = w.Write(escapeUnsafe(buf.Bytes()))
 }
 
 // maxShownArguments bounds the arguments shown in a permission question.
