@@ -222,15 +222,17 @@ func (e *env) askOnTerminal(ctx context.Context, req run.Request) (bool, string,
 	if !e.inIsTTY {
 		return false, "stdin is not a terminal, so nobody can approve the call: pass --yes to allow it explicitly", nil
 	}
-	shown := string(req.Arguments)
-	if len(shown) > maxShownArguments {
-		shown = shown[:maxShownArguments] + "... (cut)"
+	args := string(req.Arguments)
+	if len(args) > maxShownArguments {
+		args = args[:maxShownArguments] + "... (cut)"
 	}
-	fmt.Fprintf(e.err, "Tool call by agent %s:\n  tool       %s\n  source     %s\n", req.Agent, req.Alias, req.Source)
+	// The source holds the server's own tool name: it must not forge a
+	// line of the question.
+	fmt.Fprintf(e.err, "Tool call by agent %s:\n  tool       %s\n  source     %s\n", req.Agent, shown(req.Alias, maxCellWidth), shown(req.Source.String(), maxCellWidth))
 	if req.Annotations != nil && req.Annotations.DestructiveHint != nil && *req.Annotations.DestructiveHint {
 		fmt.Fprintf(e.err, "  the server marks this tool destructive\n")
 	}
-	fmt.Fprintf(e.err, "  arguments  %s\nAllow it? [y/N] ", shown)
+	fmt.Fprintf(e.err, "  arguments  %s\nAllow it? [y/N] ", args)
 	answer := make(chan string, 1)
 	go func() {
 		line, _ := bufio.NewReader(io.LimitReader(e.in, 1024)).ReadString('\n')
