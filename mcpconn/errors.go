@@ -91,9 +91,10 @@ const maxErrorDepth = 64
 // model reads is made with withStderr false unless the host chose
 // otherwise; Go errors, logs and the audit keep the tail. Wrappers that
 // quote the message of an *Error (fmt.Errorf with %w, errors.Join) are
-// handled; if a wrapper changed the text so that the tail cannot be found,
-// the result is the *Error's own message without the tail and without the
-// wrappers' words: the tail never gets through.
+// handled. The result fails closed: if a wrapper changed the text so that
+// a tail cannot be found, it is the *Error's own message without the tail
+// and without the wrappers' words; text from an *Error that a wrapper
+// flattened (fmt.Errorf with %v) is cut at its stderr heading.
 func ErrorText(err error, withStderr bool) string {
 	if err == nil {
 		return ""
@@ -103,11 +104,17 @@ func ErrorText(err error, withStderr bool) string {
 		return msg
 	}
 	var withTail []*Error
-	walkErrors(err, 0, func(e *Error) {
+	complete := walkErrors(err, 0, func(e *Error) {
 		if e.StderrTail != "" {
 			withTail = append(withTail, e)
 		}
 	})
+	if !complete {
+		if len(withTail) > 0 {
+			return withTail[0].text(false)
+		}
+		return "the error is wrapped too deeply to be shown without a server's stderr"
+	}
 	for _, e := range withTail {
 		full, short := e.text(true), e.text(false)
 		switch {
@@ -120,25 +127,35 @@ func ErrorText(err error, withStderr bool) string {
 			return short
 		}
 	}
+	if i := strings.Index(msg, stderrHeading); i >= 0 {
+		msg = msg[:i]
+	}
 	return msg
 }
 
-// walkErrors calls f for every *Error in err's tree, outer ones first.
-func walkErrors(err error, depth int, f func(*Error)) {
-	if err == nil || depth > maxErrorDepth {
-		return
+// walkErrors calls f for every *Error in err's tree, outer ones first. It
+// returns false if the tree is deeper than maxErrorDepth.
+func walkErrors(err error, depth int, f func(*Error)) bool {
+	if err == nil {
+		return true
+	}
+	if depth > maxErrorDepth {
+		return false
 	}
 	if e, ok := err.(*Error); ok {
 		f(e)
 	}
 	switch u := err.(type) {
 	case interface{ Unwrap() error }:
-		walkErrors(u.Unwrap(), depth+1, f)
+		return walkErrors(u.Unwrap(), depth+1, f)
 	case interface{ Unwrap() []error }:
+		complete := true
 		for _, inner := range u.Unwrap() {
-			walkErrors(inner, depth+1, f)
+			complete = walkErrors(inner, depth+1, f) && complete
 		}
+		return complete
 	}
+	return true
 }
 
 // Unwrap returns the Kind and the cause.

@@ -16,6 +16,14 @@ type rewordedError struct{ err error }
 func (e rewordedError) Error() string { return strings.ToUpper(e.err.Error()) }
 func (e rewordedError) Unwrap() error { return e.err }
 
+// deep wraps err n times.
+func deep(err error, n int) error {
+	for range n {
+		err = fmt.Errorf("w: %w", err)
+	}
+	return err
+}
+
 // ErrorText(err, false) leaves out the stderr tail of every *Error in err's
 // tree, wrapped or joined, and never lets it through when a wrapper changed
 // the text; ErrorText(err, true) and Error keep it once.
@@ -39,6 +47,8 @@ func TestErrorTextLeavesStderrOut(t *testing.T) {
 			"mcpconn: r: connect a: the server exited during startup: exit status 3\ntools/list: mcpconn: r: connect b: the server exited during startup: exit status 3"},
 		{"nested", nested, "mcpconn: r: call tool: mcpconn: r: connect inner: the server exited during startup: exit status 3"},
 		{"reworded", fmt.Errorf("outer: %w", rewordedError{leaky("a")}), "mcpconn: r: connect a: the server exited during startup: exit status 3"},
+		{"flattened", fmt.Errorf("outer: %v", leaky("a")), "outer: mcpconn: r: connect a: the server exited during startup: exit status 3"},
+		{"too deep", deep(leaky("a"), 100), "the error is wrapped too deeply to be shown without a server's stderr"},
 		{"not mcpconn", errors.New("boom"), "boom"},
 	}
 	for _, tt := range tests {
