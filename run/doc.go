@@ -64,7 +64,8 @@
 // an earlier call. The text a Run gives the model (Result.Message, the
 // ToolError, RefreshReport.Notice) never holds a server's stderr, unless
 // the host sets Options.ServerStderrToModel. The Go errors (MountErrors,
-// RefreshReport.Err and Failures) and the audit's refresh records keep it.
+// RefreshReport.Err and Failures) and the audit (Record.Message of a failed
+// refresh, and of a call that failed as unavailable) keep it.
 //
 // # Aliases and fingerprints
 //

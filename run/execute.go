@@ -226,6 +226,10 @@ type callState struct {
 	// next, nextTaken once it did (the tool runs once), nextClosed once the
 	// chain returned without calling it.
 	next atomic.Int32
+	// serverError is the whole error of an MCP call whose server is not
+	// connected, the stderr tail included, for the audit; nil if none.
+	// Atomic: an interceptor may run next on another goroutine.
+	serverError atomic.Pointer[string]
 }
 
 const (
@@ -258,6 +262,9 @@ func (r *Run) runCall(ctx context.Context, b Batch, i int, t *tool) Result {
 			Event: EventCall, Time: start, Agent: r.agent, BatchID: b.ID,
 			CallID: req.CallID, Alias: req.Alias, Source: req.Source,
 			Stage: cs.reached(), Decision: cs.dec, Code: res.Code, Duration: time.Since(start),
+		}
+		if msg := cs.serverError.Load(); msg != nil && res.Failed() {
+			rec.Message = *msg
 		}
 		if len(res.Violations) > 0 {
 			rec.ViolationPaths = make([]string, len(res.Violations))
@@ -345,7 +352,7 @@ func (r *Run) intercept(ctx context.Context, req Request, args json.RawMessage, 
 		if !cs.next.CompareAndSwap(nextIdle, nextTaken) {
 			return r.failure(errNextMisused)
 		}
-		return r.execute(ctx, req, args, t)
+		return r.execute(ctx, req, args, t, cs)
 	}
 	for k := len(r.chain) - 1; k >= 0; k-- {
 		ic, inner := r.chain[k], next
@@ -362,7 +369,7 @@ func (r *Run) intercept(ctx context.Context, req Request, args json.RawMessage, 
 
 // execute routes an allowed call, with the validated arguments, to its
 // host tool or MCP session.
-func (r *Run) execute(ctx context.Context, req Request, args json.RawMessage, t *tool) Result {
+func (r *Run) execute(ctx context.Context, req Request, args json.RawMessage, t *tool, cs *callState) Result {
 	if t.host != nil {
 		req.Arguments = args
 		res, err := t.host.Handler(ctx, req)
@@ -379,6 +386,10 @@ func (r *Run) execute(ctx context.Context, req Request, args json.RawMessage, t 
 		res := r.mcpFailure(t.mount.ref, err)
 		if res.Code == CodeUnavailable {
 			t.mount.dead.Store(true)
+			// mcpconn's own words, the exit status and the stderr tail; no
+			// answer of the server, which may quote the arguments.
+			msg := err.Error()
+			cs.serverError.Store(&msg)
 		}
 		return res
 	}

@@ -112,7 +112,7 @@ type Options struct {
 	// server's stderr. false (the zero value) keeps it out: a server may
 	// print its environment on stderr, or echo an argument of an earlier
 	// call. The Go errors (MountErrors, RefreshReport.Err) and the audit
-	// keep the stderr tail either way.
+	// (Record.Message) keep the stderr tail either way.
 	ServerStderrToModel bool
 }
 

@@ -68,6 +68,9 @@ func TestServerStderrReachesTheModelOnlyWhenAllowed(t *testing.T) {
 			if res.Code != run.CodeUnavailable {
 				t.Fatalf("crash call: %s", res.ToolError())
 			}
+			if calls := audit.records(run.EventCall); len(calls) != 1 || !strings.Contains(calls[0].Message, stderrSecret) {
+				t.Errorf("the call's audit record = %+v, want the server's stderr in its message", calls)
+			}
 			for what, text := range map[string]string{"Result.Message": res.Message, "ToolError": string(res.ToolError()), "ForModel": string(res.ForModel())} {
 				if got := strings.Contains(text, stderrSecret); got != allowed {
 					t.Errorf("%s holds the server's stderr: %v, want %v:\n%s", what, got, allowed, text)
