@@ -37,8 +37,11 @@
 // to a width with "…" and its size in bytes: 80 characters for a name in a
 // table, 70 for the first line of a description, 1000 for an error or a
 // stderr line. JSON output (--json, and agent call's results) is exact,
-// with those characters escaped as \uXXXX. agt --version prints the
-// version, for bug reports.
+// with those characters escaped as \uXXXX. A server's stderr, which a Run
+// keeps from the model by default, is shown to the operator: in probe
+// reports, mount failures, and the ToolError and notice of agent call (as
+// with run.Options.ServerStderrToModel). agt --version prints the version,
+// for bug reports.
 //
 // # Permission
 //

@@ -45,6 +45,12 @@ func serveHostile(mode string) int {
 	s.AddTool(&mcp.Tool{Name: "say", Description: hostileDescription, InputSchema: schema}, say)
 	s.AddTool(&mcp.Tool{Name: hostileToolName, Description: "x", InputSchema: schema}, say)
 	s.AddTool(&mcp.Tool{Name: strings.Repeat("t", 5000), Description: strings.Repeat("d", 5000), InputSchema: schema}, say)
+	s.AddTool(&mcp.Tool{Name: "die", Description: "Prints on stderr and exits.", InputSchema: schema},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			fmt.Fprintln(os.Stderr, hostileStderr)
+			os.Exit(70)
+			return nil, nil
+		})
 	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 		fmt.Fprintln(os.Stderr, "hostile server:", err)
 	}
@@ -99,9 +105,9 @@ func TestHostileServerTextIsContained(t *testing.T) {
 	registerHostile(t, db, "leaky", "fail")
 	mustRun(t, db, 0, "agent", "create", "a", "--mcp", "hostile")
 
-	// The probe: a heading, the server line, the table head and 3 tools.
+	// The probe: a heading, the server line, the table head and 4 tools.
 	r := mustRun(t, db, 0, "mcp", "probe", "hostile")
-	assertSafeLines(t, "mcp probe", r.stdout, 6, 400)
+	assertSafeLines(t, "mcp probe", r.stdout, 7, 400)
 	if !strings.Contains(r.stdout, "… (102400 bytes)") || !strings.Contains(r.stdout, "1.0??FORGED-VERSION") || !strings.Contains(r.stdout, "evil??FORGED-TOOL?x") {
 		t.Errorf("mcp probe does not show the cut name, the version and the tool name made safe:\n%s", r.stdout)
 	}
@@ -119,16 +125,16 @@ func TestHostileServerTextIsContained(t *testing.T) {
 	for _, tool := range rep.Tools {
 		names[tool.Name] = true
 	}
-	if rep.Server.Name != hostileName || rep.Server.Version != hostileVersion || len(rep.Tools) != 3 || !names[hostileToolName] {
+	if rep.Server.Name != hostileName || rep.Server.Version != hostileVersion || len(rep.Tools) != 4 || !names[hostileToolName] {
 		t.Errorf("probe --json is not exact: name of %d bytes, version %q, tools %v", len(rep.Server.Name), rep.Server.Version, names)
 	}
 	if strings.Contains(r.stdout, "\u202e") || !strings.Contains(r.stdout, `\u202e`) {
 		t.Errorf("probe --json does not escape U+202E")
 	}
 
-	// The tools a Run would see: the table head and 3 rows.
+	// The tools a Run would see: the table head and 4 rows.
 	r = mustRun(t, db, 0, "agent", "tools", "a")
-	assertSafeLines(t, "agent tools", r.stdout, 4, 400)
+	assertSafeLines(t, "agent tools", r.stdout, 5, 400)
 	if !strings.Contains(r.stdout, "Says hello.") {
 		t.Errorf("agent tools does not show the first line of the description:\n%s", r.stdout)
 	}
@@ -144,6 +150,17 @@ func TestHostileServerTextIsContained(t *testing.T) {
 		t.Errorf("agent call: %v, %+v, want the text exact:\n%s", err, content, r.stdout)
 	}
 	assertSafeLines(t, "agent call", r.stdout, strings.Count(r.stdout, "\n"), 400)
+
+	// A call whose server dies: the operator sees its stderr in the
+	// ToolError, exact and escaped.
+	r = mustRun(t, db, 1, "agent", "call", "a", "mcp__hostile__die", "{}", "--yes")
+	var te struct {
+		Error struct{ Code, Message string } `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &te); err != nil || te.Error.Code != "unavailable" || !strings.Contains(te.Error.Message, hostileStderr) {
+		t.Errorf("agent call of a dying tool: %v, %+v, want unavailable with the stderr:\n%s", err, te, r.stdout)
+	}
+	assertSafeLines(t, "agent call die", r.stdout, strings.Count(r.stdout, "\n"), 1200)
 
 	// A server that fails: the operator sees its stderr, made safe.
 	r = mustRun(t, db, 1, "mcp", "probe", "leaky")

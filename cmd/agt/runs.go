@@ -165,7 +165,9 @@ func agentCall(ctx context.Context, e *env, args []string, yes bool, timeout tim
 		perm = policy.Human(e.askOnTerminal)
 	}
 	e.progress("starting a Run of %s...", ref)
-	r, err := h.NewRun(ctx, ref, &run.Options{Permission: perm})
+	// The operator is who a server's stderr is for: the ToolError and the
+	// notice show it, as to a model of a host that opted in.
+	r, err := h.NewRun(ctx, ref, &run.Options{Permission: perm, ServerStderrToModel: true})
 	if err != nil {
 		return runError(ref, err)
 	}
@@ -189,7 +191,13 @@ func agentCall(ctx context.Context, e *env, args []string, yes bool, timeout tim
 		return err
 	}
 	if n := out.Notice(); n != "" {
-		fmt.Fprintf(e.err, "note: %s\n", shown(n, maxLineWidth))
+		first, rest, _ := strings.Cut(n, "\n")
+		fmt.Fprintf(e.err, "note: %s\n", shown(first, maxLineWidth))
+		for _, line := range strings.Split(rest, "\n") {
+			if line != "" {
+				fmt.Fprintf(e.err, "  | %s\n", shown(line, maxLineWidth))
+			}
+		}
 	}
 	res := out.Results[0]
 	if res.Failed() {
