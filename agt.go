@@ -183,7 +183,8 @@ func (h *Host) Prober() *mcpconn.Prober { return h.prober }
 // and Connector when nil, with the Host's, adds the framework tools to its
 // HostTools (the Run shows them only to an agent that may manage
 // resources), and calls run.New. opts.Permission is required, as for
-// run.New: there is no implicit allow. The caller closes the Run.
+// run.New: there is no implicit allow. opts.ServerStderrToModel applies to
+// the framework tools too. The caller closes the Run.
 func (h *Host) NewRun(ctx context.Context, agent resource.Ref, opts *run.Options) (*run.Run, error) {
 	return run.New(ctx, h.runOptions(agent, opts))
 }
@@ -212,7 +213,10 @@ func (h *Host) runOptions(agent resource.Ref, opts *run.Options) *run.Options {
 	if o.Connector == nil {
 		o.Connector = h.connector
 	}
-	o.HostTools = append(h.FrameworkTools(), o.HostTools...)
+	// The framework tools of a Run show a server's stderr to its model
+	// exactly when the Run does.
+	fw := framework.Tools(h.service, h.prober, &framework.Options{ServerStderrToModel: o.ServerStderrToModel})
+	o.HostTools = append(fw, o.HostTools...)
 	return &o
 }
 
@@ -220,9 +224,10 @@ func (h *Host) runOptions(agent resource.Ref, opts *run.Options) *run.Options {
 // resource_read, resource_test, mcp_probe, agent_mcp_list) over the Host's
 // resource service and Prober, as run host tools marked ManagementOnly.
 // NewRun adds them; a host that calls run.New itself passes them in
-// run.Options.HostTools.
+// run.Options.HostTools. They keep servers' stderr out of their answers
+// (framework.Options defaults); call framework.Tools to choose otherwise.
 func (h *Host) FrameworkTools() []run.HostTool {
-	return framework.Tools(h.service, h.prober)
+	return framework.Tools(h.service, h.prober, nil)
 }
 
 // Close releases the store if Open opened it. Runs started from the Host

@@ -59,7 +59,7 @@ func BenchmarkNewRun(b *testing.B) {
 		setup(b, agt.New(repo, nil))
 		svc := resource.NewService(repo, nil)
 		connector := mcpconn.NewConnector(dial)
-		tools := framework.Tools(svc, mcpconn.NewProber(repo, connector, nil))
+		tools := framework.Tools(svc, mcpconn.NewProber(repo, connector, nil), nil)
 		b.ResetTimer()
 		for b.Loop() {
 			r, err := run.New(ctx, &run.Options{Agent: "writer", Repository: repo, Connector: connector,

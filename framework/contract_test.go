@@ -179,7 +179,7 @@ func TestFrameworkToolsNeedManagement(t *testing.T) {
 	// A host tool without ManagementOnly wraps the framework handler, as a
 	// host that wires tools by hand by mistake would.
 	var write run.HostTool
-	for _, ht := range framework.Tools(h.svc, h.prober) {
+	for _, ht := range framework.Tools(h.svc, h.prober, nil) {
 		if ht.Name == framework.ToolResourceWrite {
 			write = ht
 		}

@@ -15,7 +15,7 @@
 //		Repository: repo,
 //		Connector:  connector,
 //		Permission: policy.AutoAllow(),
-//		HostTools:  framework.Tools(svc, prober),
+//		HostTools:  framework.Tools(svc, prober, nil),
 //	})
 //
 // # Who sees them
@@ -53,8 +53,16 @@
 // message saying so (SPEC R3.7).
 //
 // A probe of a server that cannot start, connect or list its tools is not a
-// failed call: mcp_probe answers with the report, ok=false, its error and the
-// end of the server's stderr in their own fields, so the model can fix the
-// registration. Only a missing reference (not_found), a refused caller or the
-// call's own context fail the call.
+// failed call: mcp_probe answers with the report, ok=false and its error, so
+// the model can fix the registration. Only a missing reference (not_found), a
+// refused caller or the call's own context fail the call.
+//
+// # Server stderr
+//
+// What a stdio server writes on stderr is for its operator: a server may
+// print its environment there, or echo an argument of an earlier call. The
+// answers never hold it (no stderr_tail in the probe report, none in an
+// error message) unless the host sets Options.ServerStderrToModel; the
+// report's error never holds it either way. agt.Host.NewRun sets it from
+// run.Options.ServerStderrToModel.
 package framework

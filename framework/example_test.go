@@ -31,7 +31,7 @@ func Example() {
 
 	svc := resource.NewService(repo, nil)
 	connector := mcpconn.NewConnector(nil)
-	tools := framework.Tools(svc, mcpconn.NewProber(repo, connector, nil))
+	tools := framework.Tools(svc, mcpconn.NewProber(repo, connector, nil), nil)
 	for _, agent := range []string{`{"manager": true}`, `{}`} {
 		ref := resource.Ref(fmt.Sprintf("agent-%d", len(agent)))
 		if _, err := svc.Write(ctx, resource.Direct(), resource.WriteRequest{Kind: resource.KindAgent, Ref: ref, Create: true, Data: []byte(agent)}); err != nil {

@@ -62,7 +62,7 @@ func (h *host) newRun(t *testing.T, agent resource.Ref, perm run.Permission) *ru
 		Connector:  h.connector,
 		Permission: perm,
 		Auditor:    h.audit,
-		HostTools:  framework.Tools(h.svc, h.prober),
+		HostTools:  framework.Tools(h.svc, h.prober, nil),
 	})
 	if err != nil {
 		t.Fatalf("run.New(%s): %v", agent, err)

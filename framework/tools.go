@@ -95,10 +95,25 @@ var (
 }`)
 )
 
+// Options configure the framework tools. A nil *Options means the
+// defaults described on each field.
+type Options struct {
+	// ServerStderrToModel lets the answers the model reads include the end
+	// of a stdio server's stderr: mcp_probe's stderr_tail, and the message
+	// of a failure that carries one. false (the zero value) leaves it out:
+	// a server may print its environment on stderr, or echo an argument of
+	// an earlier call. Set it together with run.Options.ServerStderrToModel.
+	ServerStderrToModel bool
+}
+
 // Tools returns the framework tools over svc and prober, for
-// run.Options.HostTools. prober may be nil, which leaves mcp_probe out.
-func Tools(svc *resource.Service, prober *mcpconn.Prober) []run.HostTool {
+// run.Options.HostTools. prober may be nil, which leaves mcp_probe out;
+// opts may be nil.
+func Tools(svc *resource.Service, prober *mcpconn.Prober, opts *Options) []run.HostTool {
 	t := &tools{svc: svc, prober: prober}
+	if opts != nil {
+		t.opts = *opts
+	}
 	out := []run.HostTool{
 		{
 			Name:           ToolResourceWrite,
@@ -144,6 +159,7 @@ func Tools(svc *resource.Service, prober *mcpconn.Prober) []run.HostTool {
 type tools struct {
 	svc    *resource.Service
 	prober *mcpconn.Prober
+	opts   Options
 }
 
 // The typed views of the arguments; the schema has already been checked.
@@ -166,11 +182,11 @@ func (t *tools) write(ctx context.Context, req run.Request) (run.Result, error) 
 	}
 	var wr resource.WriteRequest
 	if err := json.Unmarshal(req.Arguments, &wr); err != nil {
-		return run.Result{}, serviceError(err)
+		return run.Result{}, t.serviceError(err)
 	}
 	res, err := t.svc.Write(ctx, resource.AgentCaller(req.Agent), wr)
 	if err != nil {
-		return run.Result{}, serviceError(err)
+		return run.Result{}, t.serviceError(err)
 	}
 	out := jsonResult(res)
 	out.Written = []resource.Key{res.Resource.Key()}
@@ -187,7 +203,7 @@ func (t *tools) read(ctx context.Context, req run.Request) (run.Result, error) {
 	}
 	res, err := t.svc.Read(ctx, resource.AgentCaller(req.Agent), key)
 	if err != nil {
-		return run.Result{}, serviceError(err)
+		return run.Result{}, t.serviceError(err)
 	}
 	return jsonResult(res), nil
 }
@@ -199,7 +215,7 @@ func (t *tools) test(ctx context.Context, req run.Request) (run.Result, error) {
 	}
 	rep, err := t.svc.Test(ctx, resource.AgentCaller(req.Agent), key)
 	if err != nil {
-		return run.Result{}, serviceError(err)
+		return run.Result{}, t.serviceError(err)
 	}
 	return jsonResult(rep), nil
 }
@@ -233,7 +249,7 @@ func (t *tools) mcpList(ctx context.Context, req run.Request) (run.Result, error
 	}
 	mounts, err := t.svc.AgentMCPList(ctx, resource.AgentCaller(req.Agent), agent)
 	if err != nil {
-		return run.Result{}, serviceError(err)
+		return run.Result{}, t.serviceError(err)
 	}
 	if mounts == nil {
 		mounts = []resource.Mount{}
@@ -256,7 +272,7 @@ func (t *tools) probe(ctx context.Context, req run.Request) (run.Result, error) 
 	// The prober reads the repository itself; the service's read is the
 	// caller check (SPEC R3.6) and a clear not_found before anything starts.
 	if _, err := t.svc.Read(ctx, resource.AgentCaller(req.Agent), resource.Key{Kind: resource.KindMCP, Ref: ref}); err != nil {
-		return run.Result{}, serviceError(err)
+		return run.Result{}, t.serviceError(err)
 	}
 	rep, err := t.prober.Probe(ctx, ref)
 	if err != nil {
@@ -266,12 +282,18 @@ func (t *tools) probe(ctx context.Context, req run.Request) (run.Result, error) 
 		}
 		if rep == nil {
 			// The document could not be read: nothing was started.
-			return run.Result{}, serviceError(err)
+			return run.Result{}, t.serviceError(err)
 		}
 	}
 	// A server that cannot start, connect or list is an answer, not a
-	// pipeline failure: the model reads the report (ok=false, error, stderr
-	// tail in its own field) and decides what to fix.
+	// pipeline failure: the model reads the report (ok=false, error) and
+	// decides what to fix. The report's error never holds the stderr tail;
+	// its own field goes to the model only if the host opts in.
+	if !t.opts.ServerStderrToModel {
+		shown := *rep
+		shown.StderrTail = ""
+		rep = &shown
+	}
 	return jsonResult(rep), nil
 }
 
@@ -333,8 +355,9 @@ func refError(path string, err error) error {
 // serviceError maps a resource or prober error to the one ToolError format.
 // Document rule failures become invalid_arguments with the field as the
 // violation path; the sentinels keep their codes (run.CodeOf); the message
-// is the service's, which names fields and never argument values.
-func serviceError(err error) error {
+// is the service's, which names fields and never argument values, without
+// a server's stderr tail unless Options.ServerStderrToModel.
+func (t *tools) serviceError(err error) error {
 	var de *resource.DocumentError
 	if errors.As(err, &de) {
 		msg := de.Message
@@ -363,5 +386,5 @@ func serviceError(err error) error {
 	case run.CodeDeadlineExceeded, run.CodeCanceled:
 		return err
 	}
-	return &run.Error{Code: code, Message: err.Error()}
+	return &run.Error{Code: code, Message: mcpconn.ErrorText(err, t.opts.ServerStderrToModel)}
 }

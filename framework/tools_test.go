@@ -24,9 +24,9 @@ func managerModel(t *testing.T, h *host) *model {
 }
 
 // TestProbeFailureIsAReport: a server that cannot start is an answer the
-// model can act on (SPEC R3.2): the probe report with ok=false, the error
-// and the stderr tail, not an internal failure that drops the report and
-// puts the server's stderr into the error message.
+// model can act on (SPEC R3.2): the probe report with ok=false and the
+// error, not an internal failure that drops the report. The server's stderr
+// stays out of it (TestServerStderrReachesTheModelOnlyWhenAllowed).
 func TestProbeFailureIsAReport(t *testing.T) {
 	h := newHost(t, nil)
 	m := managerModel(t, h)
@@ -40,11 +40,11 @@ func TestProbeFailureIsAReport(t *testing.T) {
 	if rep.OK || rep.Error == "" || rep.Reference != "broken" {
 		t.Fatalf("report = %+v, want not OK with an error", rep)
 	}
-	if !strings.Contains(rep.StderrTail, "exiting at start") {
-		t.Fatalf("stderr tail = %q, want the server's stderr", rep.StderrTail)
+	if !strings.Contains(rep.Error, "exit status 3") {
+		t.Fatalf("the report's error = %q, want the exit status", rep.Error)
 	}
-	if strings.Contains(rep.Error, "exiting at start") {
-		t.Fatalf("the report's error repeats the stderr tail: %q", rep.Error)
+	if rep.StderrTail != "" || strings.Contains(rep.Error, "exiting at start") {
+		t.Fatalf("the report holds the server's stderr: %+v", rep)
 	}
 	if res.Changed != nil {
 		t.Fatalf("a probe reported a change: %v", res.Changed)
@@ -206,7 +206,7 @@ func TestCanceledCall(t *testing.T) {
 	h.write(t, resource.WriteRequest{Kind: resource.KindAgent, Ref: "boss", Create: true, Data: json.RawMessage(`{"manager":true}`)})
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	for _, ht := range framework.Tools(h.svc, h.prober) {
+	for _, ht := range framework.Tools(h.svc, h.prober, nil) {
 		args := `{"kind":"agent","reference":"boss","add":{"mcps":["a"]}}`
 		switch ht.Name {
 		case framework.ToolMCPProbe:
@@ -276,7 +276,7 @@ func TestFrameworkCallsPassPermission(t *testing.T) {
 func TestToolsWithoutProber(t *testing.T) {
 	h := newHost(t, nil)
 	var names []string
-	for _, ht := range framework.Tools(h.svc, nil) {
+	for _, ht := range framework.Tools(h.svc, nil, nil) {
 		names = append(names, ht.Name)
 		if !ht.ManagementOnly || len(ht.Schema) == 0 || ht.Handler == nil {
 			t.Errorf("%s: ManagementOnly=%v, schema %d bytes, handler set %v", ht.Name, ht.ManagementOnly, len(ht.Schema), ht.Handler != nil)

@@ -130,6 +130,14 @@
 // bound (see Limits) gives an error that also wraps ErrLimit and a
 // *LimitError naming the option.
 //
+// The stderr tail is for the server's operator, not for a model: a server
+// may print its environment there, or echo an argument of an earlier call.
+// Error.Error includes it (so logs and the audit keep it); ErrorText(err,
+// false) renders any error without the tails of the *Errors inside it, and
+// ProbeReport keeps the tail apart from its Error. Package run and the
+// framework tools build every text a model reads that way unless the host
+// opts in.
+//
 // # Concurrency
 //
 // A Connector, a Session and a Prober are safe for concurrent use. Calls

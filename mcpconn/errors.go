@@ -48,7 +48,12 @@ type Error struct {
 	Err error
 }
 
-func (e *Error) Error() string {
+// Error returns the message, with the stderr tail (when there is one) on
+// the lines after "--- server stderr (tail) ---". ErrorText leaves the
+// tail out.
+func (e *Error) Error() string { return e.text(true) }
+
+func (e *Error) text(withStderr bool) string {
 	var b strings.Builder
 	b.WriteString("mcpconn: ")
 	if e.Ref != "" {
@@ -62,13 +67,95 @@ func (e *Error) Error() string {
 	}
 	if e.Err != nil {
 		b.WriteString(": ")
-		b.WriteString(e.Err.Error())
+		b.WriteString(ErrorText(e.Err, withStderr))
 	}
-	if e.StderrTail != "" {
-		b.WriteString("\n--- server stderr (tail) ---\n")
+	if withStderr && e.StderrTail != "" {
+		b.WriteString(stderrHeading)
 		b.WriteString(strings.TrimRight(e.StderrTail, "\n"))
 	}
 	return b.String()
+}
+
+// stderrHeading starts the stderr tail in Error's message.
+const stderrHeading = "\n--- server stderr (tail) ---\n"
+
+// maxErrorDepth bounds the walk of an error tree in ErrorText.
+const maxErrorDepth = 64
+
+// ErrorText returns err's message, with the stderr tails of the *Errors in
+// err's tree (errors.Unwrap, and Unwrap() []error as errors.Join makes)
+// when withStderr is true, and without any when it is false.
+//
+// A stdio server's stderr is for its operator: a server may print its
+// environment there, or echo an argument of an earlier call. Text that a
+// model reads is made with withStderr false unless the host chose
+// otherwise; Go errors, logs and the audit keep the tail. Wrappers that
+// quote the message of an *Error (fmt.Errorf with %w, errors.Join) are
+// handled. The result fails closed: if a wrapper changed the text so that
+// a tail cannot be found, it is the *Error's own message without the tail
+// and without the wrappers' words; text from an *Error that a wrapper
+// flattened (fmt.Errorf with %v) is cut at its stderr heading.
+func ErrorText(err error, withStderr bool) string {
+	if err == nil {
+		return ""
+	}
+	msg := err.Error()
+	if withStderr {
+		return msg
+	}
+	var withTail []*Error
+	complete := walkErrors(err, 0, func(e *Error) {
+		if e.StderrTail != "" {
+			withTail = append(withTail, e)
+		}
+	})
+	if !complete {
+		if len(withTail) > 0 {
+			return withTail[0].text(false)
+		}
+		return "the error is wrapped too deeply to be shown without a server's stderr"
+	}
+	for _, e := range withTail {
+		full, short := e.text(true), e.text(false)
+		switch {
+		case strings.Contains(msg, full):
+			msg = strings.ReplaceAll(msg, full, short)
+		case strings.Contains(msg, short):
+			// Outer errors replaced already: e is quoted without its
+			// tail, as a part of their short text.
+		default:
+			return short
+		}
+	}
+	if i := strings.Index(msg, stderrHeading); i >= 0 {
+		msg = msg[:i]
+	}
+	return msg
+}
+
+// walkErrors calls f for every *Error in err's tree, outer ones first. It
+// returns false if the tree is deeper than maxErrorDepth.
+func walkErrors(err error, depth int, f func(*Error)) bool {
+	if err == nil {
+		return true
+	}
+	if depth > maxErrorDepth {
+		return false
+	}
+	if e, ok := err.(*Error); ok {
+		f(e)
+	}
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		return walkErrors(u.Unwrap(), depth+1, f)
+	case interface{ Unwrap() []error }:
+		complete := true
+		for _, inner := range u.Unwrap() {
+			complete = walkErrors(inner, depth+1, f) && complete
+		}
+		return complete
+	}
+	return true
 }
 
 // Unwrap returns the Kind and the cause.

@@ -63,10 +63,14 @@ type ProbeReport struct {
 	// OK is true when the server connected, listed its tools, and every
 	// tool's inputSchema compiled.
 	OK bool `json:"ok"`
-	// Error says why the probe failed before its tools could be checked.
+	// Error says why the probe failed before its tools could be checked,
+	// without the stderr tail (see StderrTail).
 	Error string `json:"error,omitempty"`
 	// StderrTail is the end of a stdio server's stderr when the probe
-	// failed.
+	// failed. Error never holds it. It is for the server's operator: a
+	// server may print its environment or an earlier call's arguments on
+	// stderr, so a report shown to a model leaves it out (the framework's
+	// mcp_probe does unless its host opts in).
 	StderrTail string `json:"stderr_tail,omitempty"`
 	// Timings, in milliseconds: connect is start plus handshake.
 	DurationMS int64 `json:"duration_ms"`
@@ -106,12 +110,12 @@ func (p *Prober) Probe(ctx context.Context, ref resource.Ref) (*ProbeReport, err
 	rep := &ProbeReport{Reference: ref, Revision: res.Revision, Tools: []ToolReport{}}
 	defer func() { rep.DurationMS = time.Since(start).Milliseconds() }()
 	fail := func(err error) (*ProbeReport, error) {
-		rep.Error = err.Error()
+		// The report carries the tail in its own field, so that a reader
+		// who must not see it (a model) can be given the rest.
+		rep.Error = ErrorText(err, false)
 		var e *Error
 		if errors.As(err, &e) {
 			rep.StderrTail = e.StderrTail
-			// The report carries the tail in its own field.
-			rep.Error = (&Error{Ref: e.Ref, Op: e.Op, Kind: e.Kind, Detail: e.Detail, Err: e.Err}).Error()
 		}
 		return rep, err
 	}

@@ -38,7 +38,10 @@ const (
 	StageExecute Stage = "execute"
 )
 
-// Record is one audit entry. It never holds an argument value.
+// Record is one audit entry. It never holds an argument value of agt's
+// making; a server's stderr tail in Message is the server's own text, and a
+// server may echo an earlier call's argument there: treat Message as the
+// servers' logs.
 type Record struct {
 	// Event is EventCall or EventRefresh.
 	Event Event
@@ -63,8 +66,12 @@ type Record struct {
 	Duration time.Duration
 	// ViolationPaths are the argument paths that failed validation.
 	ViolationPaths []string
-	// Message is the batch rejection message or the refresh notice; empty
-	// for calls that were not rejected as a batch.
+	// Message is, for a rejected batch, the rejection message; for a call
+	// that failed as unavailable (its MCP server died or the connection was
+	// lost), the whole error, with the server's stderr tail; for a failed
+	// refresh, "configuration saved, but load failed: " and the error with
+	// the servers' stderr tails. The text the model reads leaves those
+	// tails out unless Options.ServerStderrToModel. Empty otherwise.
 	Message string
 	// Diff is what a refresh changed (EventRefresh); nil for calls.
 	Diff *RefreshDiff

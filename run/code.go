@@ -233,8 +233,9 @@ func renderToolError(code Code, msg string, v []Violation) json.RawMessage {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 }
 
-// failure builds a failed Result from an error raised by a stage.
-func failure(err error) Result {
+// failure builds a failed Result from an error raised by a stage. Its
+// message is the model's: see modelText.
+func (r *Run) failure(err error) Result {
 	code := CodeOf(err)
 	var res Result
 	res.Code = code
@@ -251,9 +252,18 @@ func failure(err error) Result {
 	case code == CodeCanceled:
 		res.Message = "the call was canceled"
 	default:
-		res.Message = boundMessage(err.Error())
+		res.Message = boundMessage(r.modelText(err))
 	}
 	return res
+}
+
+// modelText renders err for text the model reads: without the stderr
+// tails of the servers (an *mcpconn.Error anywhere in err's tree keeps its
+// tail in its Go error only), unless Options.ServerStderrToModel. Every
+// message of this package that holds an error's text and reaches the
+// model (Result.Message, RefreshReport.Notice) is made here.
+func (r *Run) modelText(err error) string {
+	return mcpconn.ErrorText(err, r.stderrToModel)
 }
 
 // maxMessage bounds messages taken from servers and handlers.

@@ -85,6 +85,16 @@
 // The refresh audit Record carries the diff (RefreshDiff: added, removed,
 // replaced, restarted, failed).
 //
+// # Server stderr
+//
+// What a stdio server writes on stderr is for its operator, not for the
+// model: a server may print its environment there, or echo an argument of
+// an earlier call. The text a Run gives the model (Result.Message, the
+// ToolError, RefreshReport.Notice) never holds a server's stderr, unless
+// the host sets Options.ServerStderrToModel. The Go errors (MountErrors,
+// RefreshReport.Err and Failures) and the audit (Record.Message of a failed
+// refresh, and of a call that failed as unavailable) keep it.
+//
 // # Aliases and fingerprints
 //
 // An MCP tool's name is Alias(ref, tool), a pure function of the pair, so

@@ -246,6 +246,10 @@ type callState struct {
 	// next, nextTaken once it did (the tool runs once), nextClosed once the
 	// chain returned without calling it.
 	next atomic.Int32
+	// serverError is the whole error of an MCP call whose server is not
+	// connected, the stderr tail included, for the audit; nil if none.
+	// Atomic: an interceptor may run next on another goroutine.
+	serverError atomic.Pointer[string]
 }
 
 const (
@@ -279,6 +283,9 @@ func (r *Run) runCall(ctx context.Context, b Batch, i int, t *tool) Result {
 			CallID: req.CallID, Alias: req.Alias, Source: req.Source,
 			Stage: cs.reached(), Decision: cs.dec, Code: res.Code, Duration: time.Since(start),
 			Panic: cs.panic,
+		}
+		if msg := cs.serverError.Load(); msg != nil && res.Failed() {
+			rec.Message = *msg
 		}
 		if len(res.Violations) > 0 {
 			rec.ViolationPaths = make([]string, len(res.Violations))
@@ -334,12 +341,12 @@ func (r *Run) stages(ctx context.Context, req Request, t *tool, cs *callState) (
 		}
 	}()
 	if err := ctx.Err(); err != nil {
-		return failure(err)
+		return r.failure(err)
 	}
 	cs.stage = StageValidate
 	args := bytes.Clone(req.Arguments)
 	if err := t.schema.Validate(args); err != nil {
-		return failure(err)
+		return r.failure(err)
 	}
 	cs.stage = StagePermission
 	d, err := r.permission.Check(ctx, req)
@@ -348,7 +355,7 @@ func (r *Run) stages(ctx context.Context, req Request, t *tool, cs *callState) (
 	}
 	cs.dec = d
 	if err != nil {
-		res = failure(err)
+		res = r.failure(err)
 		if res.Code == CodeInternal {
 			res.Message = "the permission check failed: " + res.Message
 		}
@@ -385,16 +392,16 @@ func (r *Run) intercept(ctx context.Context, req Request, args json.RawMessage, 
 	defer cs.next.CompareAndSwap(nextIdle, nextClosed)
 	var next Next = func(ctx context.Context) Result {
 		if !cs.next.CompareAndSwap(nextIdle, nextTaken) {
-			return failure(errNextMisused)
+			return r.failure(errNextMisused)
 		}
-		return r.execute(ctx, req, args, t)
+		return r.execute(ctx, req, args, t, cs)
 	}
 	for k := len(r.chain) - 1; k >= 0; k-- {
 		ic, inner := r.chain[k], next
 		next = func(ctx context.Context) Result {
 			res, err := ic.Intercept(ctx, req, inner)
 			if err != nil {
-				return failure(err)
+				return r.failure(err)
 			}
 			return res
 		}
@@ -404,12 +411,12 @@ func (r *Run) intercept(ctx context.Context, req Request, args json.RawMessage, 
 
 // execute routes an allowed call, with the validated arguments, to its
 // host tool or MCP session.
-func (r *Run) execute(ctx context.Context, req Request, args json.RawMessage, t *tool) Result {
+func (r *Run) execute(ctx context.Context, req Request, args json.RawMessage, t *tool, cs *callState) Result {
 	if t.host != nil {
 		req.Arguments = args
 		res, err := t.host.Handler(ctx, req)
 		if err != nil {
-			return failure(err)
+			return r.failure(err)
 		}
 		if res.Code != "" && !res.Code.Valid() {
 			res.Code = CodeInternal
@@ -418,26 +425,30 @@ func (r *Run) execute(ctx context.Context, req Request, args json.RawMessage, t 
 	}
 	cr, err := t.mount.session.CallTool(ctx, t.info.Source.Tool, args)
 	if err != nil {
-		res := mcpFailure(t.mount.ref, err)
+		res := r.mcpFailure(t.mount.ref, err)
 		if res.Code == CodeUnavailable && !r.closed.Load() {
 			t.mount.dead.Store(true)
 			res.Message = boundMessage(res.Message + "; " + r.restartHint(t.mount.ref))
+			// mcpconn's own words, the exit status and the stderr tail; no
+			// answer of the server, which may quote the arguments.
+			msg := err.Error()
+			cs.serverError.Store(&msg)
 		}
 		return res
 	}
 	return mcpResult(cr)
 }
 
-func mcpFailure(ref resource.Ref, err error) Result {
+func (r *Run) mcpFailure(ref resource.Ref, err error) Result {
 	var rpc *jsonrpc.Error
 	code := CodeOf(err)
 	switch {
 	case code == CodeUnavailable:
-		return Result{Code: code, Message: "the MCP server " + string(ref) + " is not connected: " + boundMessage(err.Error())}
+		return Result{Code: code, Message: "the MCP server " + string(ref) + " is not connected: " + boundMessage(r.modelText(err))}
 	case code == CodeInternal && errors.As(err, &rpc):
 		return Result{Code: CodeToolError, Message: boundMessage(fmt.Sprintf("the MCP server answered with error %d: %s", rpc.Code, rpc.Message))}
 	}
-	return failure(err)
+	return r.failure(err)
 }
 
 func mcpResult(cr *mcp.CallToolResult) Result {

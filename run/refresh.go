@@ -18,11 +18,13 @@ type RefreshReport struct {
 	// failed to restart (Failures).
 	OK bool
 	// Notice is, when anything failed, "configuration saved, but load
-	// failed: " and which mount failed and why, for the model. Empty when
+	// failed: " and which mount failed and why, for the model. It holds no
+	// server's stderr unless Options.ServerStderrToModel. Empty when
 	// nothing failed.
 	Notice string
 	// Err is the failure of the saved configuration, nil when it loaded
-	// (or the Run closed: ErrClosed).
+	// (or the Run closed: ErrClosed). Its message holds the stderr tail of
+	// a server that wrote on stderr, once.
 	Err error
 	// Failures lists the mounts that failed to load, and the lost mounts
 	// that failed to restart.
@@ -115,20 +117,32 @@ func (r *Run) refresh(ctx context.Context, batchID string) *RefreshReport {
 	rep.Fingerprint = r.snap.Load().fp.sum
 	var notes []string
 	if rep.Err != nil && !errors.Is(rep.Err, ErrClosed) {
-		notes = append(notes, rep.Err.Error()+retryHint)
+		notes = append(notes, r.modelText(rep.Err)+retryHint)
 	}
 	for _, f := range restartFailed {
-		notes = append(notes, "restarting "+f.Error())
+		notes = append(notes, "restarting "+r.modelText(f))
 	}
 	if len(notes) > 0 {
 		rep.Notice = loadFailedPrefix + strings.Join(notes, "; ")
 	}
 	if r.auditor != nil {
 		rec := Record{Event: EventRefresh, Time: start, Agent: r.agent, BatchID: batchID, Duration: time.Since(start),
-			Message: rep.Notice, Diff: refreshDiff(rep)}
+			Diff: refreshDiff(rep)}
+		// The audit is for the host's people: it keeps the stderr tails the
+		// model's Notice may leave out.
+		var full []string
+		if rep.Err != nil && !errors.Is(rep.Err, ErrClosed) {
+			full = append(full, rep.Err.Error())
+		}
+		for _, f := range restartFailed {
+			full = append(full, "restarting "+f.Error())
+		}
+		if len(full) > 0 {
+			rec.Message = loadFailedPrefix + strings.Join(full, "; ")
+		}
 		if rep.Err != nil {
 			rec.Code = CodeOf(rep.Err)
-			if rec.Code == CodeInternal && len(rep.Failures) > 0 {
+			if len(rep.Failures) > 0 {
 				rec.Code = CodeUnavailable
 			}
 		} else if len(rep.Failures) > 0 {
@@ -290,19 +304,34 @@ func without(all, keep []*mount) []*mount {
 // and was not already failing at the same revision in old. Lost mounts
 // that failed to restart are reported apart: they never fail a refresh.
 func refreshFailures(old, cand *snapshot, rep *RefreshReport) error {
-	var errs []string
+	var errs mountFailures
 	for _, f := range cand.failed {
 		if rev, ok := old.failedAt[f.Ref]; ok && rev == cand.failedAt[f.Ref] {
 			continue // unchanged and already failing: not this refresh's fault
 		}
 		rep.Failures = append(rep.Failures, f)
-		errs = append(errs, f.Error())
+		errs = append(errs, f)
 	}
 	if len(errs) == 0 {
 		return nil
 	}
-	return errors.New(strings.Join(errs, "; "))
+	return errs
 }
+
+// mountFailures is the error of a refresh whose mounts failed: their
+// messages joined by "; ". It keeps each MountError in the chain, so that
+// errors.Is and errors.As, and the text made for the model, see them.
+type mountFailures []error
+
+func (m mountFailures) Error() string {
+	parts := make([]string, len(m))
+	for i, err := range m {
+		parts[i] = err.Error()
+	}
+	return strings.Join(parts, "; ")
+}
+
+func (m mountFailures) Unwrap() []error { return m }
 
 // diffMounts fills the report's lists and returns the old mounts to close.
 func diffMounts(old, cand *snapshot, rep *RefreshReport) []*mount {

@@ -134,6 +134,13 @@ type Options struct {
 	// titles, descriptions, schemas), all mounts together, counted the
 	// same way. 0 means DefaultMaxListBytes (64 MiB).
 	MaxListBytes int
+	// ServerStderrToModel lets the text the model reads (Result.Message of
+	// a failed call, RefreshReport.Notice) include the end of a stdio
+	// server's stderr. false (the zero value) keeps it out: a server may
+	// print its environment on stderr, or echo an argument of an earlier
+	// call. The Go errors (MountErrors, RefreshReport.Err) and the audit
+	// (Record.Message) keep the stderr tail either way.
+	ServerStderrToModel bool
 }
 
 // Defaults of the Run-wide bounds on what the mounts list, and of
@@ -176,6 +183,8 @@ type Run struct {
 	maxBytes    int
 	static      staticDigests
 	logger      *slog.Logger
+	// stderrToModel is Options.ServerStderrToModel.
+	stderrToModel bool
 
 	maxRestarts    int
 	restartBackoff time.Duration
@@ -296,18 +305,16 @@ type MountError struct {
 	// Ref is the mounted reference.
 	Ref resource.Ref
 	// Err says why: not found, start or handshake failure, list failure.
+	// When the server wrote on stderr, Err is (or wraps) an *mcpconn.Error
+	// that carries the tail, so Err's message holds it once.
 	Err error
 	// StderrTail is the end of the server's stderr, when there was one.
 	StderrTail string
 }
 
-// Error implements error.
+// Error implements error: "mount REF: " and Err's message.
 func (e MountError) Error() string {
-	s := "mount " + string(e.Ref) + ": " + e.Err.Error()
-	if e.StderrTail != "" && !strings.Contains(s, e.StderrTail) {
-		s += " (stderr: " + e.StderrTail + ")"
-	}
-	return s
+	return "mount " + string(e.Ref) + ": " + e.Err.Error()
 }
 
 // Unwrap returns the cause.
@@ -364,23 +371,24 @@ func newRun(opts *Options) (*Run, error) {
 		return nil, errors.New("run: Options.Repository is nil")
 	}
 	r := &Run{
-		agent:       opts.Agent,
-		repo:        opts.Repository,
-		connector:   opts.Connector,
-		permission:  opts.Permission,
-		chain:       append([]Interceptor(nil), opts.Interceptors...),
-		auditor:     opts.Auditor,
-		maxConc:     opts.MaxConcurrency,
-		maxCalls:    opts.MaxBatchCalls,
-		failOnMount: opts.FailOnMountError,
-		maxTools:    cmp.Or(max(opts.MaxTools, 0), DefaultMaxTools),
-		maxBytes:    cmp.Or(max(opts.MaxListBytes, 0), DefaultMaxListBytes),
-		static:      digestStatic(opts.Static),
-		logger:      cmp.Or(opts.Logger, slog.Default()),
-		retiring:    map[*mount]struct{}{},
-		refreshing:  make(chan struct{}, 1),
-		restarts:    map[resource.Ref]*restartState{},
-		maxRestarts: opts.MaxRestarts,
+		agent:         opts.Agent,
+		repo:          opts.Repository,
+		connector:     opts.Connector,
+		permission:    opts.Permission,
+		chain:         append([]Interceptor(nil), opts.Interceptors...),
+		auditor:       opts.Auditor,
+		maxConc:       opts.MaxConcurrency,
+		maxCalls:      opts.MaxBatchCalls,
+		failOnMount:   opts.FailOnMountError,
+		maxTools:      cmp.Or(max(opts.MaxTools, 0), DefaultMaxTools),
+		maxBytes:      cmp.Or(max(opts.MaxListBytes, 0), DefaultMaxListBytes),
+		static:        digestStatic(opts.Static),
+		logger:        cmp.Or(opts.Logger, slog.Default()),
+		retiring:      map[*mount]struct{}{},
+		stderrToModel: opts.ServerStderrToModel,
+		refreshing:    make(chan struct{}, 1),
+		restarts:      map[resource.Ref]*restartState{},
+		maxRestarts:   opts.MaxRestarts,
 
 		restartBackoff: cmp.Or(max(opts.RestartBackoff, 0), DefaultRestartBackoff),
 	}
@@ -718,6 +726,9 @@ func (r *Run) loadMount(ctx context.Context, ref resource.Ref, prev *snapshot) (
 	if err != nil {
 		tail := sess.StderrTail()
 		_ = sess.Close()
+		if ce := (*mcpconn.Error)(nil); errors.As(err, &ce) && ce.StderrTail == "" {
+			ce.StderrTail = tail // the error is this call's own
+		}
 		return fail(fmt.Errorf("tools/list: %w", err), tail)
 	}
 	restarted = old != nil

@@ -146,16 +146,11 @@ func newProbeJSON(rep *mcpconn.ProbeReport) probeJSON {
 func writeProbe(e *env, rep *mcpconn.ProbeReport) {
 	server := "no server answered"
 	if rep.Server != nil {
-		server = strings.TrimSpace(rep.Server.Name + " " + rep.Server.Version)
+		server = strings.TrimSpace(shown(rep.Server.Name, maxCellWidth) + " " + shown(rep.Server.Version, maxCellWidth))
 	}
 	if rep.Error != "" {
-		fmt.Fprintf(e.out, "probe %s: failed after %d ms: %s\n", rep.Reference, rep.DurationMS, rep.Error)
-		if tail := strings.TrimSpace(rep.StderrTail); tail != "" {
-			fmt.Fprintf(e.out, "server stderr (last lines):\n")
-			for _, line := range strings.Split(tail, "\n") {
-				fmt.Fprintf(e.out, "  | %s\n", line)
-			}
-		}
+		fmt.Fprintf(e.out, "probe %s: failed after %d ms: %s\n", rep.Reference, rep.DurationMS, shown(rep.Error, maxLineWidth))
+		writeStderrTail(e.out, "", rep.StderrTail)
 		fmt.Fprintf(e.out, "next: 'agt mcp test %s' checks the configuration; 'agt mcp update %s' fixes it\n", rep.Reference, rep.Reference)
 		return
 	}
@@ -170,7 +165,7 @@ func writeProbe(e *env, rep *mcpconn.ProbeReport) {
 		verdict = fmt.Sprintf("%d of %d tool schemas do not compile (those tools would be left out of a Run)", bad, len(rep.Tools))
 	}
 	fmt.Fprintf(e.out, "probe %s: %s\n  server %s, protocol %s, %d tools, %d ms (connect %d, list %d, compile %d)\n",
-		rep.Reference, verdict, server, rep.ProtocolVersion, len(rep.Tools), rep.DurationMS, rep.ConnectMS, rep.ListMS, rep.CompileMS)
+		rep.Reference, verdict, server, shown(rep.ProtocolVersion, maxCellWidth), len(rep.Tools), rep.DurationMS, rep.ConnectMS, rep.ListMS, rep.CompileMS)
 	t := newTable(e.out)
 	fmt.Fprintln(t, "  TOOL\tSCHEMA")
 	for _, tool := range rep.Tools {
@@ -178,7 +173,7 @@ func writeProbe(e *env, rep *mcpconn.ProbeReport) {
 		if !tool.OK {
 			status = "error: " + oneLine(tool.Error, 400) // long enough for the fix the message ends with
 		}
-		fmt.Fprintf(t, "  %s\t%s\n", tool.Name, status)
+		fmt.Fprintf(t, "  %s\t%s\n", shown(tool.Name, maxCellWidth), status)
 	}
 	t.Flush()
 }
@@ -346,7 +341,7 @@ func writeCheck(e *env, rep checkReport, ok bool) {
 		writeFindings(e, "    ", m.Findings)
 		if p := probes[m.Ref]; p != nil {
 			if p.Error != "" {
-				fmt.Fprintf(e.out, "    probe: failed: %s\n", p.Error)
+				fmt.Fprintf(e.out, "    probe: failed: %s\n", shown(p.Error, maxLineWidth))
 			} else if !p.OK {
 				fmt.Fprintf(e.out, "    probe: %d tools, some schemas do not compile ('agt mcp probe %s' shows which)\n", len(p.Tools), m.Ref)
 			} else {

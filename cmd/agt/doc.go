@@ -29,9 +29,19 @@
 // failed), 2 a wrong command line. --allow-mcp is refused: the switch was
 // removed, mounts decide (SPEC R3.7). Human output never shows env or header
 // values, nor the user info or query of a URL (--json shows the stored
-// document), and what MCP servers say (names, descriptions, stderr) is
-// printed without terminal control characters. agt --version prints the
-// version, for bug reports.
+// document). What MCP servers say (names, versions, tool names and
+// descriptions, errors, stderr lines, call results) is hostile text: human
+// output prints it without control characters, line breaks, tabs, bidi
+// and other format characters (Unicode Cf, U+2028, U+2029), each shown as
+// '?', so a server can neither drive the terminal nor forge a row; and cut
+// to a width with "…" and its size in bytes: 80 characters for a name in a
+// table, 70 for the first line of a description, 1000 for an error or a
+// stderr line. JSON output (--json, and agent call's results) is exact,
+// with those characters escaped as \uXXXX. A server's stderr, which a Run
+// keeps from the model by default, is shown to the operator: in probe
+// reports, mount failures, and the ToolError and notice of agent call (as
+// with run.Options.ServerStderrToModel). agt --version prints the version,
+// for bug reports.
 //
 // # Permission
 //

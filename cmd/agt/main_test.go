@@ -21,6 +21,9 @@ import (
 var agtBinary string
 
 func TestMain(m *testing.M) {
+	if mode := os.Getenv(hostileServerEnv); mode != "" {
+		os.Exit(serveHostile(mode)) // this process is a test's MCP server
+	}
 	os.Exit(buildAndRun(m))
 }
 

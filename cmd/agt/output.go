@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,16 +10,26 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/agtsdk/agt/resource"
 )
 
-// writeJSON prints v as indented JSON, without HTML escaping.
+// writeJSON prints v as indented JSON, without HTML escaping, with the
+// characters controlFilter would replace escaped (escapeUnsafe): the JSON
+// stays exact.
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(escapeUnsafe(buf.Bytes()))
+	return err
 }
 
 // newTable aligns columns separated by tabs; call Flush when done.
@@ -44,13 +55,74 @@ func since(now, t time.Time) string {
 	}
 }
 
-// oneLine keeps the first line of s, at most n runes.
-func oneLine(s string, n int) string {
-	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
+// Widths of server-supplied text in human output, in characters: longer
+// text is cut to one character less, "…" and its whole size in bytes.
+// --json prints it whole.
+const (
+	// maxCellWidth bounds a name in a table or a heading: a server's name
+	// and version, a protocol version, a tool's name or source.
+	maxCellWidth = 80
+	// maxDescriptionWidth bounds the first line of a tool's description in
+	// a table.
+	maxDescriptionWidth = 70
+	// maxLineWidth bounds an error, a notice, or one line of a server's
+	// stderr.
+	maxLineWidth = 1000
+)
+
+// shown makes text that may come from an MCP server safe to print as one
+// table cell or one line: every character unsafeRune reports, line breaks
+// and tabs included, becomes '?', as do invalid UTF-8 bytes; text longer
+// than width characters is cut (see maxCellWidth). It reads at most width
+// characters of s, however long s is.
+func shown(s string, width int) string {
+	var b strings.Builder
+	n, cut := 0, 0
+	for _, r := range s {
+		if n == width {
+			return b.String()[:cut] + "…" + fmt.Sprintf(" (%d bytes)", len(s))
+		}
+		if n == width-1 {
+			cut = b.Len()
+		}
+		if r == utf8.RuneError || unsafeRune(r) {
+			r = '?'
+		}
+		b.WriteRune(r)
+		n++
 	}
-	return s
+	return b.String()
+}
+
+// oneLine is shown of the first line of s, for text whose first line says
+// enough (a description); the other lines are left out.
+func oneLine(s string, width int) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexFunc(s, isLineBreak); i >= 0 {
+		s = strings.TrimSpace(s[:i])
+	}
+	return shown(s, width)
+}
+
+func isLineBreak(r rune) bool {
+	switch r {
+	case '\n', '\r', '\v', '\f', '\u0085', '\u2028', '\u2029':
+		return true
+	}
+	return false
+}
+
+// writeStderrTail prints the lines of a server's stderr tail, each made
+// safe by shown, under a heading.
+func writeStderrTail(w io.Writer, indent, tail string) {
+	tail = strings.TrimSpace(tail)
+	if tail == "" {
+		return
+	}
+	fmt.Fprintf(w, "%sserver stderr (last lines):\n", indent)
+	for _, line := range strings.Split(tail, "\n") {
+		fmt.Fprintf(w, "%s  | %s\n", indent, shown(strings.TrimSuffix(line, "\r"), maxLineWidth))
+	}
 }
 
 // explain adds what to do next to the errors every command can meet.
@@ -108,31 +180,49 @@ func displayURL(raw string) string {
 	return s
 }
 
-// controlFilter replaces terminal control characters in everything agt
-// prints (C0 but newline and tab, DEL, and the C1 range as UTF-8) with '?'.
-// Names, descriptions, errors and stderr lines of MCP servers are hostile
-// text: they must not move the cursor, retitle or recolour the operator's
-// terminal. agt's own output, and JSON (which escapes them), has none.
+// unsafeRune reports the characters that agt never prints as they are:
+// the C0 controls (line breaks and tabs included), DEL, the C1 controls,
+// the line and paragraph separators U+2028 and U+2029, and the format
+// characters (Unicode category Cf: bidi overrides and isolates such as
+// U+202E, zero-width characters, the BOM). Names, descriptions, errors and
+// stderr lines of MCP servers are hostile text: they must not move the
+// cursor, retitle or recolour the operator's terminal, reorder what it
+// shows, or forge output lines. This is the one rule: controlFilter,
+// shown and escapeUnsafe apply it.
+func unsafeRune(r rune) bool {
+	switch {
+	case r < 0x20, r == 0x7f, r >= 0x80 && r <= 0x9f, r == '\u2028', r == '\u2029':
+		return true
+	case r < 0xad:
+		return false
+	}
+	return unicode.Is(unicode.Cf, r)
+}
+
+// controlFilter replaces what unsafeRune reports, except newline and tab,
+// and invalid UTF-8 bytes, with '?' in everything agt prints: the last
+// guard behind shown, which also replaces line breaks and tabs in server
+// text (only agt's own newlines end lines, and only its own tabs separate
+// table columns). agt's own output has none, and JSON output has them
+// escaped (escapeUnsafe). Every Write of agt holds whole characters.
 type controlFilter struct{ w io.Writer }
 
 func (f controlFilter) Write(p []byte) (int, error) {
-	if !hasControl(p) {
+	if !mayBeUnsafe(p) {
 		return f.w.Write(p)
 	}
 	clean := make([]byte, 0, len(p))
-	for i := 0; i < len(p); i++ {
-		c := p[i]
+	for i := 0; i < len(p); {
+		r, size := utf8.DecodeRune(p[i:])
 		switch {
-		case c == '\n' || c == '\t':
-			clean = append(clean, c)
-		case c < 0x20 || c == 0x7f:
+		case r == '\n' || r == '\t':
+			clean = append(clean, byte(r))
+		case r == utf8.RuneError && size == 1, unsafeRune(r):
 			clean = append(clean, '?')
-		case c == 0xc2 && i+1 < len(p) && p[i+1] >= 0x80 && p[i+1] <= 0x9f:
-			clean = append(clean, '?')
-			i++
 		default:
-			clean = append(clean, c)
+			clean = append(clean, p[i:i+size]...)
 		}
+		i += size
 	}
 	if _, err := f.w.Write(clean); err != nil {
 		return 0, err
@@ -140,11 +230,44 @@ func (f controlFilter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func hasControl(p []byte) bool {
-	for i, c := range p {
-		if c < 0x20 && c != '\n' && c != '\t' || c == 0x7f || c == 0xc2 && i+1 < len(p) && p[i+1] >= 0x80 && p[i+1] <= 0x9f {
+// mayBeUnsafe is false for text of printable ASCII, newlines and tabs,
+// which controlFilter passes on as it is.
+func mayBeUnsafe(p []byte) bool {
+	for _, c := range p {
+		if c < 0x20 && c != '\n' && c != '\t' || c >= 0x7f {
 			return true
 		}
 	}
 	return false
+}
+
+// escapeUnsafe writes the characters unsafeRune reports in JSON text as
+// \uXXXX escapes (encoding/json leaves DEL, the C1 controls and the format
+// characters raw). Outside strings JSON holds only ASCII punctuation and
+// whitespace, so the escaped JSON decodes to the same values, and
+// controlFilter has nothing left to change.
+func escapeUnsafe(js []byte) []byte {
+	if !mayBeUnsafe(js) {
+		return js
+	}
+	const hex = "0123456789abcdef"
+	out := make([]byte, 0, len(js)+16)
+	for i := 0; i < len(js); {
+		r, size := utf8.DecodeRune(js[i:])
+		if r == '\n' || r == '\t' || r == utf8.RuneError && size == 1 || !unsafeRune(r) {
+			out = append(out, js[i:i+size]...)
+			i += size
+			continue
+		}
+		units := []rune{r}
+		if r > 0xffff {
+			r1, r2 := utf16.EncodeRune(r)
+			units = []rune{r1, r2}
+		}
+		for _, u := range units {
+			out = append(out, '\\', 'u', hex[u>>12&0xf], hex[u>>8&0xf], hex[u>>4&0xf], hex[u&0xf])
+		}
+		i += size
+	}
+	return out
 }

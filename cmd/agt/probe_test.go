@@ -242,6 +242,11 @@ func TestControlFilter(t *testing.T) {
 		{"a\rb\x00c\x7fd", "a?b?c?d"},
 		{"c1 \u009b and \u0085 here", "c1 ? and ? here"},
 		{"\u00a0 and \u00c2 stay", "\u00a0 and \u00c2 stay"},
+		{"bidi \u202eevil\u202c \u2066iso\u2069 \u200fmark", "bidi ?evil? ?iso? ?mark"},
+		{"zero\u200bwidth \ufeffbom \u00adsoft tag\U000e0041", "zero?width ?bom ?soft tag?"},
+		{"line\u2028para\u2029end", "line?para?end"},
+		{"bad \xff\xc2 utf8 \xe2\x80", "bad ?? utf8 ??"},
+		{"emoji 😀 ok \ufffd", "emoji 😀 ok \ufffd"},
 	}
 	for _, tt := range tests {
 		var b strings.Builder
@@ -249,5 +254,57 @@ func TestControlFilter(t *testing.T) {
 		if err != nil || n != len(tt.in) || b.String() != tt.want {
 			t.Errorf("controlFilter(%q) = %q, %d, %v; want %q, %d", tt.in, b.String(), n, err, tt.want, len(tt.in))
 		}
+	}
+}
+
+// shown makes one cell or line of server text: no line break, tab or
+// unsafe character, and a bounded width with the full size.
+func TestShown(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in    string
+		width int
+		want  string
+	}{
+		{"plain", 10, "plain"},
+		{"exactly10!", 10, "exactly10!"},
+		{"eleven chars", 10, "eleven ch… (12 bytes)"},
+		{"日本語のテキスト", 5, "日本語の… (24 bytes)"},
+		{"a\nb\tc\rd\u202ee\x1bf", 20, "a?b?c?d?e?f"},
+		{"bad\xffutf8", 20, "bad?utf8"},
+		{strings.Repeat("x", 1<<20), 4, "xxx… (1048576 bytes)"},
+	}
+	for _, tt := range tests {
+		if got := shown(tt.in, tt.width); got != tt.want {
+			t.Errorf("shown(%.40q, %d) = %q, want %q", tt.in, tt.width, got, tt.want)
+		}
+	}
+	if got := oneLine("  first line\u2028second\nthird", 70); got != "first line" {
+		t.Errorf("oneLine = %q, want the first line", got)
+	}
+}
+
+// escapeUnsafe leaves JSON that decodes to the same value, with nothing
+// left for controlFilter to change.
+func TestEscapeUnsafeKeepsJSONExact(t *testing.T) {
+	t.Parallel()
+	in := map[string]string{"k\u202e": "v\u202e\u0085\u007f\u2028\ufeff\U000e0041 日本 😀\n\t"}
+	var b strings.Builder
+	if err := writeJSON(&b, in); err != nil {
+		t.Fatal(err)
+	}
+	var back map[string]string
+	if err := json.Unmarshal([]byte(b.String()), &back); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(in, back); diff != "" {
+		t.Errorf("writeJSON does not round-trip (-want +got):\n%s", diff)
+	}
+	var filtered strings.Builder
+	if _, err := (controlFilter{&filtered}).Write([]byte(b.String())); err != nil || filtered.String() != b.String() {
+		t.Errorf("controlFilter changes writeJSON's output:\n%q\n%q", b.String(), filtered.String())
+	}
+	if !strings.Contains(b.String(), `\udb40\udc41`) {
+		t.Errorf("a format character above U+FFFF is not escaped as a surrogate pair: %q", b.String())
 	}
 }

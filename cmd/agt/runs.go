@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/policy"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/run"
@@ -67,7 +68,8 @@ func agentTools(ctx context.Context, e *env, refArg string, timeout time.Duratio
 		rep.Tools = []run.ToolInfo{}
 	}
 	for _, m := range r.MountErrors() {
-		rep.MountErrors = append(rep.MountErrors, mountFailure{Ref: m.Ref, Error: m.Err.Error(), StderrTail: m.StderrTail,
+		// The tail has its own field, as in the probe report.
+		rep.MountErrors = append(rep.MountErrors, mountFailure{Ref: m.Ref, Error: mcpconn.ErrorText(m.Err, false), StderrTail: m.StderrTail,
 			missing: errors.Is(m.Err, resource.ErrNotFound)})
 	}
 	for _, s := range r.SkippedTools() {
@@ -96,12 +98,13 @@ func writeTools(e *env, rep toolsReport) {
 		t := newTable(e.out)
 		fmt.Fprintln(t, "TOOL\tSOURCE\tDESCRIPTION")
 		for _, tool := range rep.Tools {
-			fmt.Fprintf(t, "%s\t%s\t%s\n", tool.Name, tool.Source, oneLine(tool.Description, 70))
+			fmt.Fprintf(t, "%s\t%s\t%s\n", shown(tool.Name, maxCellWidth), shown(tool.Source.String(), maxCellWidth),
+				oneLine(tool.Description, maxDescriptionWidth))
 		}
 		t.Flush()
 	}
 	for _, s := range rep.SkippedTools {
-		fmt.Fprintf(e.out, "left out: %s (%s): %s\n", s.Name, s.Source, oneLine(s.Error, 400))
+		fmt.Fprintf(e.out, "left out: %s (%s): %s\n", shown(s.Name, maxCellWidth), shown(s.Source.String(), maxCellWidth), oneLine(s.Error, 400))
 	}
 	for _, m := range rep.MountErrors {
 		if m.missing {
@@ -109,8 +112,9 @@ func writeTools(e *env, rep toolsReport) {
 			fmt.Fprintf(e.out, "  next: register it with 'agt mcp create %s ...', or unmount it with 'agt agent update %s --remove-mcp %s'\n", m.Ref, rep.Agent, m.Ref)
 			continue
 		}
-		fmt.Fprintf(e.out, "mount %s failed to load: %s\n", m.Ref, oneLine(m.Error, 300))
-		fmt.Fprintf(e.out, "  next: 'agt mcp probe %s' shows why\n", m.Ref)
+		fmt.Fprintf(e.out, "mount %s failed to load: %s\n", m.Ref, shown(m.Error, maxLineWidth))
+		writeStderrTail(e.out, "  ", m.StderrTail)
+		fmt.Fprintf(e.out, "  next: 'agt mcp probe %s' shows more\n", m.Ref)
 	}
 }
 
@@ -161,13 +165,15 @@ func agentCall(ctx context.Context, e *env, args []string, yes bool, timeout tim
 		perm = policy.Human(e.askOnTerminal)
 	}
 	e.progress("starting a Run of %s...", ref)
-	r, err := h.NewRun(ctx, ref, &run.Options{Permission: perm})
+	// The operator is who a server's stderr is for: the ToolError and the
+	// notice show it, as to a model of a host that opted in.
+	r, err := h.NewRun(ctx, ref, &run.Options{Permission: perm, ServerStderrToModel: true})
 	if err != nil {
 		return runError(ref, err)
 	}
 	defer r.Close()
 	for _, m := range r.MountErrors() {
-		fmt.Fprintf(e.err, "warning: mount %s failed to load; its tools are missing: %s\n", m.Ref, oneLine(m.Err.Error(), 300))
+		fmt.Fprintf(e.err, "warning: mount %s failed to load; its tools are missing: %s\n", m.Ref, shown(mcpconn.ErrorText(m.Err, false), maxLineWidth))
 	}
 
 	out, err := r.Execute(ctx, run.Batch{ID: "agt-cli", Agent: ref, Calls: []run.Call{
@@ -185,7 +191,13 @@ func agentCall(ctx context.Context, e *env, args []string, yes bool, timeout tim
 		return err
 	}
 	if n := out.Notice(); n != "" {
-		fmt.Fprintf(e.err, "note: %s\n", n)
+		first, rest, _ := strings.Cut(n, "\n")
+		fmt.Fprintf(e.err, "note: %s\n", shown(first, maxLineWidth))
+		for _, line := range strings.Split(rest, "\n") {
+			if line != "" {
+				fmt.Fprintf(e.err, "  | %s\n", shown(line, maxLineWidth))
+			}
+		}
 	}
 	res := out.Results[0]
 	if res.Failed() {
@@ -196,16 +208,17 @@ func agentCall(ctx context.Context, e *env, args []string, yes bool, timeout tim
 	return nil
 }
 
-// writeRaw prints JSON indented, keeping its key order, or as it is if it
-// does not parse.
+// writeRaw prints JSON indented, keeping its key order, with the
+// characters controlFilter would replace escaped (the JSON stays exact),
+// or, if it does not parse, as a quoted string.
 func writeRaw(w io.Writer, raw json.RawMessage) {
 	var buf bytes.Buffer
 	if json.Indent(&buf, raw, "", "  ") != nil {
-		fmt.Fprintf(w, "%s\n", raw)
+		fmt.Fprintf(w, "%+q\n", raw)
 		return
 	}
 	buf.WriteByte('\n')
-	_, _ = buf.WriteTo(w)
+	_, _ = w.Write(escapeUnsafe(buf.Bytes()))
 }
 
 // maxShownArguments bounds the arguments shown in a permission question.
@@ -217,15 +230,17 @@ func (e *env) askOnTerminal(ctx context.Context, req run.Request) (bool, string,
 	if !e.inIsTTY {
 		return false, "stdin is not a terminal, so nobody can approve the call: pass --yes to allow it explicitly", nil
 	}
-	shown := string(req.Arguments)
-	if len(shown) > maxShownArguments {
-		shown = shown[:maxShownArguments] + "... (cut)"
+	args := string(req.Arguments)
+	if len(args) > maxShownArguments {
+		args = args[:maxShownArguments] + "... (cut)"
 	}
-	fmt.Fprintf(e.err, "Tool call by agent %s:\n  tool       %s\n  source     %s\n", req.Agent, req.Alias, req.Source)
+	// The source holds the server's own tool name: it must not forge a
+	// line of the question.
+	fmt.Fprintf(e.err, "Tool call by agent %s:\n  tool       %s\n  source     %s\n", req.Agent, shown(req.Alias, maxCellWidth), shown(req.Source.String(), maxCellWidth))
 	if req.Annotations != nil && req.Annotations.DestructiveHint != nil && *req.Annotations.DestructiveHint {
 		fmt.Fprintf(e.err, "  the server marks this tool destructive\n")
 	}
-	fmt.Fprintf(e.err, "  arguments  %s\nAllow it? [y/N] ", shown)
+	fmt.Fprintf(e.err, "  arguments  %s\nAllow it? [y/N] ", args)
 	answer := make(chan string, 1)
 	go func() {
 		line, _ := bufio.NewReader(io.LimitReader(e.in, 1024)).ReadString('\n')
