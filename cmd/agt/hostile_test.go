@@ -10,6 +10,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/agtsdk/agt/mcpconn"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -44,7 +45,7 @@ func serveHostile(mode string) int {
 	}
 	s.AddTool(&mcp.Tool{Name: "say", Description: hostileDescription, InputSchema: schema}, say)
 	s.AddTool(&mcp.Tool{Name: hostileToolName, Description: "x", InputSchema: schema}, say)
-	s.AddTool(&mcp.Tool{Name: strings.Repeat("t", 5000), Description: strings.Repeat("d", 5000), InputSchema: schema}, say)
+	s.AddTool(&mcp.Tool{Name: strings.Repeat("t", mcpconn.MaxToolNameBytes), Description: strings.Repeat("d", 5000), InputSchema: schema}, say)
 	s.AddTool(&mcp.Tool{Name: "die", Description: "Prints on stderr and exits.", InputSchema: schema},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			fmt.Fprintln(os.Stderr, hostileStderr)
