@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agtsdk/agt/resource"
+	"github.com/agtsdk/agt/toolschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -107,6 +108,9 @@ type ConnectorOptions struct {
 	// misbehaving, with a *LimitError. 0 means DefaultMaxServerMessageRate
 	// (1000 per second).
 	MaxServerMessageRate int
+	// Schema bounds the compilation of each listed tool's inputSchema, for
+	// probes and Runs alike (LoadTools). Nil means toolschema's defaults.
+	Schema *toolschema.Options
 	// ClientInfo is the implementation named in the handshake. Nil means
 	// {"name":"agt","version":"1"}.
 	ClientInfo *mcp.Implementation
@@ -486,3 +490,7 @@ func msOr(ms int64, def time.Duration) time.Duration {
 	}
 	return time.Duration(ms) * time.Millisecond
 }
+
+// SchemaOptions returns ConnectorOptions.Schema, how the Connector's tools
+// are compiled (nil for toolschema's defaults).
+func (c *Connector) SchemaOptions() *toolschema.Options { return c.opts.Schema }

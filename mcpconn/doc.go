@@ -88,8 +88,10 @@
 //     pages or at a repeated cursor.
 //   - One tool's text: CheckTool refuses a name over MaxToolNameBytes (256
 //     bytes), a title over MaxToolTitleBytes (1 KiB) or a description over
-//     MaxToolDescriptionBytes (32 KiB); the Prober and a Run leave such a
-//     tool out with the reason, as they do a tool whose schema fails.
+//     MaxToolDescriptionBytes (32 KiB). LoadTools, the one path by which
+//     the Prober and a Run take a listing, leaves such a tool out with the
+//     reason, as it does the second tool of a name and a tool whose schema
+//     fails under ConnectorOptions.Schema.
 //   - Time: startup_timeout_ms (default 30 s) bounds start and handshake,
 //     tool_timeout_ms (default 60 s) one call or one tools/list walk.
 //   - A stdio server's stderr: the last ConnectorOptions.StderrTailBytes

@@ -4,22 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/agtsdk/agt/resource"
-	"github.com/agtsdk/agt/toolschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // ProberOptions configures a Prober. A nil *ProberOptions means defaults.
-type ProberOptions struct {
-	// Schema bounds the compilation of each tool's inputSchema. Nil means
-	// toolschema's defaults.
-	Schema *toolschema.Options
-}
+// It has no fields yet: how tools are loaded is the Connector's
+// (ConnectorOptions.Schema), so that a probe and a Run always agree.
+type ProberOptions struct{}
 
 // Prober starts or connects a registered server exactly as a Run does
 // (through the same Connector), performs initialize and tools/list,
@@ -164,43 +158,18 @@ func (p *Prober) Probe(ctx context.Context, ref resource.Ref) (*ProbeReport, err
 	defer func() { <-closeDone }()
 
 	t2 := time.Now()
-	rep.Tools = compileAll(tools, p.opts.Schema)
+	loaded := LoadTools(tools, nil, p.conn.opts.Schema)
+	rep.Tools = make([]ToolReport, len(loaded))
+	for i, lt := range loaded {
+		rep.Tools[i] = ToolReport{Name: lt.Name, OK: lt.Err == nil}
+		if lt.Err != nil {
+			rep.Tools[i].Error = lt.Err.Error()
+		}
+	}
 	rep.OK = true
 	for _, tr := range rep.Tools {
 		rep.OK = rep.OK && tr.OK
 	}
 	rep.CompileMS = time.Since(t2).Milliseconds()
 	return rep, nil
-}
-
-// compileAll compiles every tool's inputSchema, on up to GOMAXPROCS
-// goroutines (one per four tools: fewer are not worth a goroutine); the
-// reports keep the server's order.
-func compileAll(tools []Tool, opts *toolschema.Options) []ToolReport {
-	out := make([]ToolReport, len(tools))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), (len(tools)+3)/4) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(tools) {
-					return
-				}
-				out[i] = ToolReport{Name: tools[i].Name, OK: true}
-				if err := CheckTool(tools[i]); err != nil {
-					out[i].OK, out[i].Error = false, err.Error()
-					if len(out[i].Name) > MaxToolNameBytes {
-						out[i].Name = out[i].Name[:MaxToolNameBytes]
-					}
-				} else if _, err := toolschema.Compile(tools[i].InputSchema, opts); err != nil {
-					out[i].OK, out[i].Error = false, err.Error()
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	return out
 }

@@ -3,6 +3,7 @@ package run_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -10,8 +11,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agtsdk/agt/mcpconn"
+	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/run"
+	"github.com/agtsdk/agt/toolschema"
 )
 
 // Issue 11 §3: the tools of one Run are bounded across its mounts, in the
@@ -97,5 +100,45 @@ func TestOversizedToolTextIsSkipped(t *testing.T) {
 		if !strings.Contains(reasons[tool], want) {
 			t.Errorf("skipped %q: %q; want %q", tool[:min(len(tool), 10)], reasons[tool], want)
 		}
+	}
+}
+
+// Issue 13 §2: a probe and a Run load a server's tools through one path
+// (mcpconn.LoadTools) with the Connector's schema options: under a schema
+// limit that some of the fake server's schemas exceed, the probe's failing
+// tools are exactly the Run's skipped ones.
+func TestProbeAndRunLoadTheSameTools(t *testing.T) {
+	t.Parallel()
+	repo, mem := setup(t, notes)
+	dial := mcptest.Dial(&mem.opts)
+	conn := mcpconn.NewConnector(&mcpconn.ConnectorOptions{
+		Dial:   dial,
+		Schema: &toolschema.Options{MaxSchemaBytes: 300},
+	})
+	rep, err := mcpconn.NewProber(repo, conn, nil).Probe(context.Background(), notes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var probeFailed []string
+	for _, tr := range rep.Tools {
+		if !tr.OK {
+			probeFailed = append(probeFailed, tr.Name)
+		}
+	}
+	if len(probeFailed) == 0 || len(probeFailed) == len(rep.Tools) {
+		t.Fatalf("probe: %d of %d tools fail; want some", len(probeFailed), len(rep.Tools))
+	}
+	r := newRun(t, &run.Options{Repository: repo, Connector: conn})
+	var runSkipped []string
+	for _, s := range r.SkippedTools() {
+		runSkipped = append(runSkipped, s.Source.Tool)
+	}
+	slices.Sort(probeFailed)
+	slices.Sort(runSkipped)
+	if diff := cmp.Diff(probeFailed, runSkipped); diff != "" {
+		t.Errorf("probe failures vs Run skipped tools (-probe +run):\n%s", diff)
+	}
+	if len(r.Tools()) != len(rep.Tools)-len(probeFailed) {
+		t.Errorf("the Run has %d tools; the probe found %d usable", len(r.Tools()), len(rep.Tools)-len(probeFailed))
 	}
 }

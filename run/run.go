@@ -733,36 +733,31 @@ func (r *Run) loadMount(ctx context.Context, ref resource.Ref, prev *snapshot) (
 	}
 	restarted = old != nil
 	m = &mount{ref: ref, revision: res.Revision, session: sess, listedTools: len(listed)}
-	names := make(map[string]bool, len(listed))
-	for _, lt := range listed {
+	// The one load path, the Prober's too: checks, duplicates, compilation
+	// with the Connector's schema options (the shared cache serves the
+	// defaults).
+	var compile func([]byte) (*toolschema.Schema, error)
+	if r.connector.SchemaOptions() == nil {
+		compile = compiledSchemas.compile
+	}
+	for _, lt := range mcpconn.LoadTools(listed, compile, r.connector.SchemaOptions()) {
 		m.listedBytes += len(lt.Name) + len(lt.Title) + len(lt.Description) + len(lt.InputSchema)
-		if err := mcpconn.CheckTool(lt); err != nil {
-			name := lt.Name[:min(len(lt.Name), mcpconn.MaxToolNameBytes)]
-			m.skipped = append(m.skipped, SkippedTool{Alias: Alias(ref, name), Source: Source{Kind: SourceMCP, Ref: ref, Tool: name}, Err: err})
-			continue
-		}
 		src := Source{Kind: SourceMCP, Ref: ref, Tool: lt.Name}
 		alias := Alias(ref, lt.Name)
-		if names[lt.Name] {
-			m.skipped = append(m.skipped, SkippedTool{Alias: alias, Source: src, Err: errors.New("the server lists this tool name twice; the first one is kept")})
-			continue
-		}
-		names[lt.Name] = true
-		sc, err := compiledSchemas.compile(lt.InputSchema)
-		if err != nil {
-			m.skipped = append(m.skipped, SkippedTool{Alias: alias, Source: src, Err: err})
+		if lt.Err != nil {
+			m.skipped = append(m.skipped, SkippedTool{Alias: alias, Source: src, Err: lt.Err})
 			continue
 		}
 		m.tools = append(m.tools, &tool{
 			info: ToolInfo{
 				Name:         alias,
 				Description:  lt.Description,
-				InputSchema:  sc.Raw(),
+				InputSchema:  lt.Schema.Raw(),
 				Source:       src,
-				SchemaDigest: sc.Digest(),
+				SchemaDigest: lt.Schema.Digest(),
 			},
 			annotations: lt.Annotations,
-			schema:      sc,
+			schema:      lt.Schema,
 			mount:       m,
 		})
 	}
