@@ -6,9 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/agtsdk/agt/framework"
 	"github.com/agtsdk/agt/mcpconn"
@@ -230,21 +228,6 @@ func readCalls(t *testing.T, path string) []string {
 		t.Fatal(err)
 	}
 	return strings.Fields(string(b))
-}
-
-// waitExited waits until pid is gone (reaped), failing after 10 s.
-func waitExited(t *testing.T, pid int) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("server process %d still exists after unload", pid)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 func equalStrings(a, b []string) bool { return strings.Join(a, "\x00") == strings.Join(b, "\x00") }

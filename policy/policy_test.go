@@ -95,9 +95,10 @@ func TestAutoAllow(t *testing.T) {
 // Human asks one question at a time, with the alias, source and arguments.
 func TestHumanAsksOneAtATime(t *testing.T) {
 	t.Parallel()
-	var inFlight, maxInFlight atomic.Int32
+	var inFlight, maxInFlight, entered atomic.Int32
 	var mu sync.Mutex
 	var asked []string
+	var first sync.Once
 	h := policy.Human(func(ctx context.Context, r run.Request) (bool, string, error) {
 		n := inFlight.Add(1)
 		defer inFlight.Add(-1)
@@ -107,7 +108,15 @@ func TestHumanAsksOneAtATime(t *testing.T) {
 				break
 			}
 		}
-		time.Sleep(time.Millisecond) // widen the window a second question would use
+		first.Do(func() {
+			// Hold the first question until every caller has called Check,
+			// and then long enough for all of them to reach the approver
+			// if nothing made them wait: a second question now is caught.
+			for entered.Load() < 16 {
+				time.Sleep(time.Millisecond)
+			}
+			time.Sleep(100 * time.Millisecond)
+		})
 		mu.Lock()
 		asked = append(asked, r.Source.String()+" "+string(r.Arguments))
 		mu.Unlock()
@@ -123,6 +132,7 @@ func TestHumanAsksOneAtATime(t *testing.T) {
 				r = notesDelete
 			}
 			r.Arguments = []byte(`{"q":1}`)
+			entered.Add(1)
 			d, err := h.Check(context.Background(), r)
 			want := run.Allow
 			if i%2 == 1 {

@@ -139,19 +139,33 @@ func TestConcurrentBatchesDuringRefresh(t *testing.T) {
 	}
 }
 
-// SPEC R7.1: the calls of the mounting batch all use the old snapshot.
+// SPEC R7.1: the calls of the batch that changes a mounted server all use
+// the old snapshot: a call by the same name after the change, in the same
+// batch, reaches the old process; the next batch reaches the new one.
 func TestRefreshCallsInBatchUseOldSnapshot(t *testing.T) {
 	t.Parallel()
-	a, b := resource.Ref("a"), resource.Ref("b")
-	repo, mem := setup(t, a)
-	putMCP(t, repo, b, inMemoryServer(t))
-	r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), HostTools: []run.HostTool{mountTool(repo)}, MaxConcurrency: 1})
-	_, err := r.Execute(context.Background(), batch(setMounts(a, b), call("x", run.Alias(b, mcptest.ToolEcho), `{"text":"x"}`)))
-	if !errors.Is(err, run.ErrBatchRejected) {
-		t.Fatalf("a call to a tool mounted in the same batch: %v, want the batch rejected", err)
+	repo := newRepo(t)
+	a := resource.Ref("a")
+	putMCP(t, repo, a, stdioServer(t))
+	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{a}})
+	r := newRun(t, &run.Options{Repository: repo, HostTools: []run.HostTool{writeMCPTool(repo)}, MaxConcurrency: 1})
+	oldPID := serverPID(t, r, a)
+	changed, _ := json.Marshal(map[string]any{"ref": a, "server": stdioServer(t, "-tag", "changed")})
+	out, err := r.Execute(context.Background(), batch(
+		run.Call{ID: "w", Name: "write_mcp", Arguments: changed},
+		call("env", run.Alias(a, mcptest.ToolEnvironment), `{}`)))
+	if err != nil || out.Refresh == nil || !out.Refresh.OK || !slices.Equal(out.Refresh.Replaced, []resource.Ref{a}) {
+		t.Fatalf("change: %v %+v", err, out.Refresh)
 	}
-	if hasTool(r, run.Alias(b, mcptest.ToolEcho)) {
-		t.Error("a rejected batch changed the snapshot")
+	var env mcptest.EnvironmentOut
+	if err := json.Unmarshal(out.Results[1].Structured, &env); err != nil {
+		t.Fatalf("environment in the changing batch: %v %+v", err, out.Results[1])
+	}
+	if env.PID != oldPID || slices.Contains(env.Args, "changed") {
+		t.Errorf("the call after the change in its batch reached pid %d %v; want the old process %d", env.PID, env.Args, oldPID)
+	}
+	if got := serverEnv(t, r, a); got.PID == oldPID || !slices.Contains(got.Args, "changed") {
+		t.Errorf("the next batch reached pid %d %v; want the new process", got.PID, got.Args)
 	}
 }
 
