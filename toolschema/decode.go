@@ -68,6 +68,7 @@ type decoder struct {
 	buf      []byte // scratch for strings with escapes
 	elems    []any  // scratch stack for array elements
 	perDepth []int  // if not nil: values (and property names) per depth
+	strBytes []int  // if not nil: bytes of strings (and property names) per depth
 
 	// uniqueKeys refuses an object that names a key twice. Arguments need
 	// it: the validator keeps the last value, but a server's parser may keep
@@ -113,7 +114,12 @@ func (d *decoder) value() (any, error) {
 	case c == '[':
 		return d.array()
 	case c == '"':
-		return d.str()
+		start := d.pos
+		s, err := d.str()
+		if d.strBytes != nil {
+			d.strBytes[d.depth] += d.pos - start
+		}
+		return s, err
 	case c == '-' || (c >= '0' && c <= '9'):
 		return d.number()
 	case c == 't':
@@ -174,6 +180,9 @@ func (d *decoder) object() (any, error) {
 		}
 		if d.perDepth != nil {
 			d.perDepth[d.depth]++
+		}
+		if d.strBytes != nil {
+			d.strBytes[d.depth] += d.pos - keyStart
 		}
 		d.skipSpace()
 		if d.pos >= len(d.data) || d.data[d.pos] != ':' {

@@ -48,7 +48,8 @@
 // schema, a message that says what to fix, and one of the sentinels
 // ErrUnsupportedDialect, ErrExternalRef, ErrNotObject or ErrInvalidSchema for
 // errors.Is. Validate and ValidateValue return nil or an *ArgumentError whose
-// Violations are sorted and deterministic.
+// Violations are sorted and deterministic; their Context forms also return
+// the context's error when it ends first.
 //
 // # Limits
 //
@@ -68,6 +69,23 @@
 // limit, Compile fails with
 // ErrInvalidSchema and Validate returns a violation at the root; neither
 // hangs nor overflows the stack.
+//
+// The pattern matching of one call is bounded as a whole, besides each
+// match: Options.MaxValidationWork (default DefaultMaxValidationWork, twice
+// DefaultMaxPatternWork, about two seconds) bounds the sum over its
+// matches of (string length + 1) × pattern program size. A call over it
+// gets a root violation saying that the arguments are too expensive to
+// check. ValidateContext and ValidateValueContext also stop when their
+// context ends, within about a millisecond of matching, and return the
+// context's error; Validate and ValidateValue never stop early. The
+// validator library cannot pass a call to a pattern, so a call whose
+// strings could meet more than about ten milliseconds of matching (a bound
+// computed from the string bytes at each nesting depth, before validating)
+// is validated on a second compiled copy of the schema that counts its
+// work; such copies are made when first needed, at most two per Schema,
+// and a call that finds both busy waits for one or for its context. Other
+// validation work (decoding, subschema evaluations within MaxEvaluations)
+// does not look at the context.
 //
 // # Concurrency
 //

@@ -110,4 +110,5 @@ const fixedMessageText = `arguments must be a JSON object exceed bytes nest deep
 	`have least most properties items has more schema allows equals earlier unique match that matches contains ` +
 	`long pattern -encoded decoded content contentSchema multiple of schema in not exactly one oneOf but than ` +
 	`at least anyOf every allOf does integer null boolean format ` +
-	`too match against bounded time Options.MaxPatternWork`
+	`too match against bounded time Options.MaxPatternWork expensive to check matching their strings the schema's ` +
+	`patterns takes units work Options.MaxValidationWork`
