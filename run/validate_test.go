@@ -58,3 +58,29 @@ func TestExecuteValidationBounded(t *testing.T) {
 		t.Errorf("the handler ran %d times", n)
 	}
 }
+
+// Issue 11 (6): text that is not valid Unicode never reaches a server. An
+// overlong "/" (C0 AF), an encoded surrogate and a lone surrogate escape
+// passed maxLength and pattern and were forwarded byte for byte; each is now
+// invalid_arguments at the string's path, without the value.
+func TestExecuteRefusesInvalidText(t *testing.T) {
+	t.Parallel()
+	repo, mem := setup(t, notes)
+	r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector()})
+	for i, args := range []string{"{\"text\":\"\xc0\xaf\"}", "{\"text\":\"\xed\xa0\x80\"}", `{"text":"\ud800"}`} {
+		out, err := r.Execute(context.Background(), batch(call("a", echo, args)))
+		if err != nil || len(out.Results) != 1 {
+			t.Fatalf("%d: Execute: %v %+v", i, err, out)
+		}
+		res := out.Results[0]
+		if res.Code != run.CodeInvalidArguments || len(res.Violations) != 1 || res.Violations[0].Path != "/text" {
+			t.Errorf("%d: %s %v, want invalid_arguments at /text", i, res.Code, res.Violations)
+		}
+		if body := string(res.ForModel()); strings.Contains(body, "\xc0") || strings.Contains(body, "\xed") || strings.Contains(body, `\ud800`) || strings.Contains(body, `\ufffd`) {
+			t.Errorf("%d: the answer holds the value: %s", i, body)
+		}
+	}
+	if n := mem.counters.Calls(); n != 0 {
+		t.Errorf("the server got %d calls", n)
+	}
+}

@@ -18,7 +18,12 @@
 // Both use github.com/santhosh-tekuri/jsonschema/v6 underneath, with
 // 2020-12 as the default dialect and draft-04, -06, -07 and 2019-09
 // recognised from $schema. Numbers are decoded exactly (no float64 round
-// trip); nothing is coerced and no default is inserted. format follows each
+// trip); nothing is coerced and no default is inserted. Arguments that a
+// server's parser could read differently from the validator are refused:
+// an object key named twice (at the root), and a string or property name
+// that is not valid Unicode text, that is invalid UTF-8 (overlong forms,
+// encoded surrogates, stray bytes) or a \u escape of a lone surrogate (at
+// the string's path, or the object's for a property name). format follows each
 // dialect's standard: asserted in draft-04/06/07, an annotation only in
 // 2019-09 and 2020-12.
 //

@@ -381,15 +381,18 @@ func leakedValue(schema []byte, data json.RawMessage, aerr *ArgumentError) strin
 		}
 	}
 	walk(v)
-	// The fixed prefix of Error is not derived from the instance.
-	text := strings.TrimPrefix(aerr.Error(), "toolschema: invalid arguments")
-	vj, _ := json.Marshal(aerr.Violations)
-	text += string(vj)
+	// Paths hold property names and array indexes, never values (an index
+	// or a name may contain a number value's digits); the rest of Error is
+	// fixed text and the violations.
+	var text strings.Builder
+	for _, v := range aerr.Violations {
+		text.WriteString(v.SchemaPath + "\n" + v.Message + "\n")
+	}
 	for _, val := range values {
 		if len(val) < 3 || keys[val] || bytes.Contains(schema, []byte(val)) {
 			continue
 		}
-		if strings.Contains(text, val) {
+		if strings.Contains(text.String(), val) {
 			return val
 		}
 	}

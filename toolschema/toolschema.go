@@ -177,8 +177,12 @@ func (s *Schema) Validate(args json.RawMessage) error {
 // also reported as an *ArgumentError with a violation at the root, and so
 // are arguments that name an object key twice (a server's parser may take
 // another value than the one validated) and arguments whose pattern matching
-// would exceed Options.MaxValidationWork. Nothing is coerced and no default
-// is inserted.
+// would exceed Options.MaxValidationWork. A string that is not valid Unicode
+// text (invalid UTF-8, such as an overlong form or an encoded surrogate, or
+// a \u escape of a lone surrogate) is reported at its path, a property name
+// at its object's path: encoding/json reads such text as U+FFFD, other
+// parsers keep it, so the server could see another string than the one
+// validated. Nothing is coerced and no default is inserted.
 //
 // When ctx ends first, ValidateContext stops and returns ctx.Err(), unwrapped.
 func (s *Schema) ValidateContext(ctx context.Context, args json.RawMessage) error {
@@ -192,7 +196,7 @@ func (s *Schema) ValidateContext(ctx context.Context, args json.RawMessage) erro
 	if s.toolInput && firstByte(args) != '{' {
 		return rootViolation("", "arguments must be a JSON object")
 	}
-	d := decoder{data: args, maxDepth: s.limits.depth, maxNumberLength: maxNumberLength, maxExponent: maxExponent, uniqueKeys: true}
+	d := decoder{data: args, maxDepth: s.limits.depth, maxNumberLength: maxNumberLength, maxExponent: maxExponent, uniqueKeys: true, validText: true}
 	var perDepth, strBytes [DefaultMaxDepth + 1]int
 	if s.limits.depth <= DefaultMaxDepth {
 		d.perDepth, d.strBytes = perDepth[:s.limits.depth+1], strBytes[:s.limits.depth+1]
@@ -217,8 +221,9 @@ func (s *Schema) ValidateValue(v any) error {
 // ValidateValueContext validates an already decoded value. Values made of
 // nil, bool, string, json.Number, float64 and the other Go numbers, []any
 // and map[string]any are validated as they are; anything else is first
-// turned into JSON with encoding/json. The same limits, the object rule
-// and the context rule of ValidateContext apply.
+// turned into JSON with encoding/json. The same limits, the object rule,
+// the text rule (strings and property names must be valid UTF-8) and the
+// context rule of ValidateContext apply.
 func (s *Schema) ValidateValueContext(ctx context.Context, v any) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -231,6 +236,9 @@ func (s *Schema) ValidateValueContext(ctx context.Context, v any) error {
 		if _, ok := v.(map[string]any); !ok {
 			return rootViolation("", "arguments must be a JSON object")
 		}
+	}
+	if err := textError(v); err != nil {
+		return err
 	}
 	perDepth, strBytes := make([]int, s.limits.depth+1), make([]int, s.limits.depth+1)
 	countValues(v, 0, perDepth, strBytes)
