@@ -351,16 +351,12 @@ func patternCosts(level map[*jsonschema.Schema]int) (values, keys int) {
 	return values, keys
 }
 
-// patternWorkOf bounds the pattern work of validating a value with
-// strBytes[d] bytes of strings at nesting depth d (property names count at
-// their members' depth): each byte times the most pattern instructions a
-// string at that depth can meet.
-func (s *Schema) patternWorkOf(strBytes []int) int {
-	total := 0
-	for d, n := range strBytes {
-		if n == 0 {
-			continue
-		}
+// finishPatternCosts sums the costs recorded for values and property names
+// into patternCost, without the zero tail, so that patternWorkOf looks only
+// at the depths that have patterns.
+func (s *Schema) finishPatternCosts() {
+	var sum []int
+	for d := range max(len(s.valuePatternCost), len(s.keyPatternCost)) {
 		c := 0
 		if d < len(s.valuePatternCost) {
 			c = s.valuePatternCost[d]
@@ -368,7 +364,25 @@ func (s *Schema) patternWorkOf(strBytes []int) int {
 		if d < len(s.keyPatternCost) {
 			c = satAdd(c, s.keyPatternCost[d])
 		}
-		total = satAdd(total, satMul(n, c))
+		sum = append(sum, c)
+	}
+	for len(sum) > 0 && sum[len(sum)-1] == 0 {
+		sum = sum[:len(sum)-1]
+	}
+	s.patternCost = slices.Clip(sum)
+	s.valuePatternCost, s.keyPatternCost = nil, nil
+}
+
+// patternWorkOf bounds the pattern work of validating a value with
+// strBytes[d] bytes of strings at nesting depth d (property names count at
+// their members' depth): each byte times the most pattern instructions a
+// string at that depth can meet.
+func (s *Schema) patternWorkOf(strBytes []int) int {
+	total := 0
+	for d, c := range s.patternCost {
+		if d < len(strBytes) {
+			total = satAdd(total, satMul(strBytes[d], c))
+		}
 	}
 	return total
 }

@@ -174,6 +174,7 @@ func compile(raw []byte, opts *Options, toolInput bool) (_ *Schema, err error) {
 		return nil, err
 	}
 	useECMARegexFormat(reachable)
+	s.finishPatternCosts()
 	for _, sch := range reachable {
 		if sch.Pattern != nil || len(sch.PatternProperties) > 0 {
 			s.twins, s.positions = newTwinPool(), w.positions

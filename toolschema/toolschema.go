@@ -142,9 +142,11 @@ type Schema struct {
 	levelCost  []int             // most evaluations of one value, by nesting depth
 
 	// Patterns: the most pattern instructions applied to one string (a
-	// value or a property name) by nesting depth, split as recorded; and
-	// for the twins (nil without patterns), the subschema positions.
+	// value or a property name) by nesting depth, recorded apart while
+	// loading, then summed; and for the twins (nil without patterns), the
+	// subschema positions.
 	valuePatternCost, keyPatternCost []int
+	patternCost                      []int
 	twins                            *twinPool
 	positions                        []string
 }
@@ -197,11 +199,16 @@ func (s *Schema) ValidateContext(ctx context.Context, args json.RawMessage) erro
 		return rootViolation("", "arguments must be a JSON object")
 	}
 	d := decoder{data: args, maxDepth: s.limits.depth, maxNumberLength: maxNumberLength, maxExponent: maxExponent, uniqueKeys: true, validText: true}
-	var perDepth, strBytes [DefaultMaxDepth + 1]int
-	if s.limits.depth <= DefaultMaxDepth {
-		d.perDepth, d.strBytes = perDepth[:s.limits.depth+1], strBytes[:s.limits.depth+1]
-	} else {
-		d.perDepth, d.strBytes = make([]int, s.limits.depth+1), make([]int, s.limits.depth+1)
+	// One array for both counts: it escapes, so one allocation. String
+	// bytes matter only to a schema with patterns.
+	var array [2 * (DefaultMaxDepth + 1)]int
+	n, counts := s.limits.depth+1, array[:]
+	if 2*n > len(counts) {
+		counts = make([]int, 2*n)
+	}
+	d.perDepth = counts[:n:n]
+	if s.twins != nil {
+		d.strBytes = counts[n : 2*n]
 	}
 	v, err := d.document()
 	if err != nil {
