@@ -94,6 +94,7 @@
 //
 // # Concurrency
 //
-// A *Schema is immutable after Compile returns; any number of goroutines may
-// call its methods at once.
+// A *Schema is immutable after Compile returns, but for the tracked copies
+// of the compiled schema it makes for costly calls (see Limits); any number
+// of goroutines may call its methods at once.
 package toolschema

@@ -130,7 +130,8 @@ type limits struct {
 	schemaBytes, depth, argumentBytes, expansion, patternWork, subschemas, evaluations, validationWork int
 }
 
-// Schema is a compiled schema. It is immutable and safe for concurrent use.
+// Schema is a compiled schema. It is safe for concurrent use, and
+// immutable but for the tracked copies it keeps for costly calls.
 type Schema struct {
 	raw        []byte
 	dialect    string

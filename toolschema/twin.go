@@ -69,7 +69,16 @@ var errTwin = errors.New("toolschema: the schema could not be compiled again")
 // compileTwin compiles the schema document again, exactly as compile did
 // (it succeeded then, so it does now), with regexps tracked by a new
 // callWork.
-func (s *Schema) compileTwin() (*twin, error) {
+func (s *Schema) compileTwin() (_ *twin, err error) {
+	defer func() {
+		// A meta-schema pattern over its bound failed compile already;
+		// should it not, this is no place for its panic.
+		var bound error
+		recoverPatternBound(&bound, s.limits.patternWork)
+		if bound != nil {
+			err = errTwin
+		}
+	}()
 	doc, err := decodeJSON(s.raw, s.limits.depth)
 	if err != nil {
 		return nil, errTwin
