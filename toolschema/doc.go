@@ -81,16 +81,17 @@
 // matches of (string length + 1) × pattern program size. A call over it
 // gets a root violation saying that the arguments are too expensive to
 // check. ValidateContext and ValidateValueContext also stop when their
-// context ends, within about a millisecond of matching, and return the
-// context's error; Validate and ValidateValue never stop early. The
-// validator library cannot pass a call to a pattern, so a call whose
-// strings could meet more than about ten milliseconds of matching (a bound
-// computed from the string bytes at each nesting depth, before validating)
-// is validated on a second compiled copy of the schema that counts its
-// work; such copies are made when first needed, at most two per Schema,
-// and a call that finds both busy waits for one or for its context. Other
-// validation work (decoding, subschema evaluations within MaxEvaluations)
-// does not look at the context.
+// context ends, within about a millisecond of matching or evaluating, and
+// return the context's error; Validate and ValidateValue never stop early.
+// The validator library cannot pass a call to a pattern or a keyword, so a
+// call that could take more than about ten milliseconds (bounds computed
+// before validating: the string bytes and the values at each nesting depth
+// against the patterns and subschemas one value there can meet) is
+// validated on a second compiled copy of the schema that counts its work
+// and looks at its context; such copies are made when first needed, at
+// most two per Schema, and a call that finds both busy waits for one or
+// for its context. Decoding the arguments (a few milliseconds for the
+// largest) does not look at the context.
 //
 // # Concurrency
 //

@@ -369,7 +369,9 @@ func (s *Schema) finishPatternCosts() {
 	for len(sum) > 0 && sum[len(sum)-1] == 0 {
 		sum = sum[:len(sum)-1]
 	}
-	s.patternCost = slices.Clip(sum)
+	if len(sum) > 0 {
+		s.patternCost = slices.Clip(sum)
+	}
 	s.valuePatternCost, s.keyPatternCost = nil, nil
 }
 

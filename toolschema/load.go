@@ -175,12 +175,7 @@ func compile(raw []byte, opts *Options, toolInput bool) (_ *Schema, err error) {
 	}
 	useECMARegexFormat(reachable)
 	s.finishPatternCosts()
-	for _, sch := range reachable {
-		if sch.Pattern != nil || len(sch.PatternProperties) > 0 {
-			s.twins, s.positions = newTwinPool(), w.positions
-			break
-		}
-	}
+	s.twins, s.positions = newTwinPool(), w.positions
 	if toolInput {
 		if err := s.checkObjectRoot(); err != nil {
 			return nil, err

@@ -59,12 +59,14 @@ func (b *boundedRegexp) MatchString(s string) bool {
 
 func (b *boundedRegexp) String() string { return b.pattern }
 
-// callWork is the pattern work of the one call a tracked copy of a schema
-// validates at a time: what it may still spend and when to stop.
+// callWork is the work of the one call a tracked copy of a schema
+// validates at a time: the pattern work it may still spend, and when to
+// stop.
 type callWork struct {
 	active      bool            // a call is being validated
 	done        <-chan struct{} // its ctx.Done()
 	used, limit int
+	evaluations int // of subschemas, counted by stopCheck
 }
 
 // matchSlice is the work between two looks at the context during one

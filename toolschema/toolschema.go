@@ -144,12 +144,13 @@ type Schema struct {
 
 	// Patterns: the most pattern instructions applied to one string (a
 	// value or a property name) by nesting depth, recorded apart while
-	// loading, then summed; and for the twins (nil without patterns), the
-	// subschema positions.
+	// loading, then summed (nil without patterns).
 	valuePatternCost, keyPatternCost []int
 	patternCost                      []int
-	twins                            *twinPool
-	positions                        []string
+	// Tracked copies for costly calls, and what compiling one needs: the
+	// subschema positions.
+	twins     *twinPool
+	positions []string
 }
 
 // Compile compiles a tool input schema: everything CompileSchema does, and
@@ -208,17 +209,18 @@ func (s *Schema) ValidateContext(ctx context.Context, args json.RawMessage) erro
 		counts = make([]int, 2*n)
 	}
 	d.perDepth = counts[:n:n]
-	if s.twins != nil {
+	if len(s.patternCost) > 0 {
 		d.strBytes = counts[n : 2*n]
 	}
 	v, err := d.document()
 	if err != nil {
 		return argumentDecodeError(err, s.limits.depth)
 	}
-	if err := s.checkEvaluations(d.perDepth); err != nil {
+	evaluations, err := s.checkEvaluations(d.perDepth)
+	if err != nil {
 		return err
 	}
-	return s.validateDecoded(ctx, v, d.strBytes)
+	return s.validateDecoded(ctx, v, evaluations, d.strBytes)
 }
 
 // ValidateValue is ValidateValueContext with a context that never ends.
@@ -250,19 +252,21 @@ func (s *Schema) ValidateValueContext(ctx context.Context, v any) error {
 	}
 	perDepth, strBytes := make([]int, s.limits.depth+1), make([]int, s.limits.depth+1)
 	countValues(v, 0, perDepth, strBytes)
-	if err := s.checkEvaluations(perDepth); err != nil {
+	evaluations, err := s.checkEvaluations(perDepth)
+	if err != nil {
 		return err
 	}
-	return s.validateDecoded(ctx, v, strBytes)
+	return s.validateDecoded(ctx, v, evaluations, strBytes)
 }
 
-// checkEvaluations refuses arguments whose validation could exceed
-// MaxEvaluations subschema evaluations.
-func (s *Schema) checkEvaluations(perDepth []int) error {
-	if s.evaluationsOf(perDepth) > s.limits.evaluations {
-		return rootViolation("", "the arguments have too many values for this schema: validating them could take more than "+strconv.Itoa(s.limits.evaluations)+" subschema evaluations (Options.MaxEvaluations)")
+// checkEvaluations bounds the subschema evaluations of validating a value
+// with perDepth[d] values at depth d, and refuses it over MaxEvaluations.
+func (s *Schema) checkEvaluations(perDepth []int) (int, error) {
+	n := s.evaluationsOf(perDepth)
+	if n > s.limits.evaluations {
+		return n, rootViolation("", "the arguments have too many values for this schema: validating them could take more than "+strconv.Itoa(s.limits.evaluations)+" subschema evaluations (Options.MaxEvaluations)")
 	}
-	return nil
+	return n, nil
 }
 
 // countValues adds the values of v (property names included) to perDepth
@@ -294,11 +298,12 @@ func countValues(v any, depth int, perDepth, strBytes []int) {
 	}
 }
 
-// validateDecoded validates v, whose strings have strBytes bytes at each
-// nesting depth: on the shared compiled schema when its pattern matching
-// is small whatever the strings' places, else on a tracked twin.
-func (s *Schema) validateDecoded(ctx context.Context, v any, strBytes []int) error {
-	if s.twins != nil && s.patternWorkOf(strBytes) > min(untrackedPatternWork, s.limits.validationWork) {
+// validateDecoded validates v, whose validation takes at most evaluations
+// subschema evaluations and whose strings have strBytes bytes at each
+// nesting depth: on the shared compiled schema when that bounds its work to
+// a few milliseconds, else on a tracked twin.
+func (s *Schema) validateDecoded(ctx context.Context, v any, evaluations int, strBytes []int) error {
+	if evaluations > untrackedEvaluations || s.patternWorkOf(strBytes) > min(untrackedPatternWork, s.limits.validationWork) {
 		return s.validateTracked(ctx, v)
 	}
 	return s.validateShared(v)

@@ -7,19 +7,26 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// A call whose pattern matching may exceed untrackedPatternWork (an upper
-// bound known once the arguments are decoded, see patternWorkOf) must be
-// stopped by its context and by Options.MaxValidationWork while it runs.
-// The library's Regexp sees only the string, not the call, so such a call
-// is validated on a twin: a second compiled copy of the schema whose
-// regexps share one callWork, used by one call at a time. Twins are made
-// when first needed and kept; at most maxTwins exist per Schema, and a
-// call that finds them all busy waits for one (or for its context).
+// A call whose pattern matching may exceed untrackedPatternWork, or whose
+// subschema evaluations may exceed untrackedEvaluations (upper bounds known
+// once the arguments are decoded, see patternWorkOf and evaluationsOf),
+// must be stopped by its context, and by Options.MaxValidationWork, while
+// it runs. The library gives a Regexp only the string, and a vocabulary's
+// keyword only the value, not the call; so such a call is validated on a
+// twin: a second compiled copy of the schema whose regexps and whose
+// keyword applied to every subschema (stopVocabulary) share one callWork,
+// used by one call at a time. Twins are made when first needed and kept;
+// at most maxTwins exist per Schema, and a call that finds them all busy
+// waits for one (or for its context).
 
 // untrackedPatternWork is the most pattern work a call may do on the shared
 // compiled schema, unstoppable: about 10 ms (or Options.MaxValidationWork
 // if lower).
 const untrackedPatternWork = 1 << 20
+
+// untrackedEvaluations is the most subschema evaluations a call may do on
+// the shared compiled schema: about 10 ms.
+const untrackedEvaluations = 5_000
 
 // maxTwins bounds the tracked copies of one Schema, so the calls that need
 // one run at most that many at a time.
@@ -85,6 +92,8 @@ func (s *Schema) compileTwin() (_ *twin, err error) {
 	}
 	t := &twin{work: &callWork{}}
 	c := newLibraryCompiler(s.limits, t.work)
+	c.RegisterVocabulary(stopVocabulary(t.work))
+	c.AssertVocabs()
 	if err := c.AddResource(baseURL, doc); err != nil {
 		return nil, errTwin
 	}
@@ -139,4 +148,37 @@ func (s *Schema) validateTracked(ctx context.Context, v any) (verdict error) {
 	defer func() { *t.work = callWork{} }()
 	defer recoverValidation(&verdict, s.limits, ctx)
 	return s.validateWith(t.compiled, v)
+}
+
+// stopVocabulary has no keyword of its own: it gives every schema object
+// of a twin an extension that the library runs at each evaluation, which
+// lets the call's context stop evaluations that match no pattern.
+func stopVocabulary(work *callWork) *jsonschema.Vocabulary {
+	return &jsonschema.Vocabulary{
+		URL: "urn:agt:toolschema:stop",
+		Compile: func(*jsonschema.CompilerContext, map[string]any) (jsonschema.SchemaExt, error) {
+			return stopCheck{work}, nil
+		},
+	}
+}
+
+type stopCheck struct{ work *callWork }
+
+// stopEvery is how many evaluations pass between two looks at the
+// context: well under a millisecond.
+const stopEvery = 64
+
+func (c stopCheck) Validate(*jsonschema.ValidatorContext, any) {
+	w := c.work
+	if !w.active {
+		return
+	}
+	w.evaluations++
+	if w.evaluations%stopEvery == 0 {
+		select {
+		case <-w.done:
+			panic(validationStopped{})
+		default:
+		}
+	}
 }

@@ -191,8 +191,8 @@ func TestTrackedValidationConcurrent(t *testing.T) {
 	}
 }
 
-// Typical calls never need a tracked copy: the bound known before
-// validating keeps them on the shared schema.
+// Typical calls never need a tracked copy: the bounds known before
+// validating keep them on the shared schema.
 func TestTypicalCallsUntracked(t *testing.T) {
 	t.Parallel()
 	s, err := Compile(benchSchema, nil)
@@ -203,6 +203,14 @@ func TestTypicalCallsUntracked(t *testing.T) {
 		if w := s.patternWorkOf(stringBytes(t, s, args)); w > untrackedPatternWork/100 {
 			t.Errorf("pattern work bound %d for %s", w, args)
 		}
+		perDepth := make([]int, s.limits.depth+1)
+		d := decoder{data: args, maxDepth: s.limits.depth, maxNumberLength: maxNumberLength, maxExponent: maxExponent, perDepth: perDepth}
+		if _, err := d.document(); err != nil {
+			t.Fatal(err)
+		}
+		if n := s.evaluationsOf(perDepth); n > untrackedEvaluations/10 {
+			t.Errorf("evaluations bound %d for %s", n, args)
+		}
 		_ = s.Validate(args)
 	}
 	if n := len(s.twins.free); n != 0 {
@@ -212,8 +220,40 @@ func TestTypicalCallsUntracked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if noPatterns.twins != nil {
-		t.Error("a schema without patterns has a twin pool")
+	if noPatterns.patternCost != nil {
+		t.Errorf("a schema without patterns has pattern costs %v", noPatterns.patternCost)
+	}
+}
+
+// The context also ends a validation that matches no pattern but
+// evaluates many subschemas (within MaxEvaluations, about 1.8 million
+// here: seconds).
+func TestValidateContextEndsEvaluations(t *testing.T) {
+	t.Parallel()
+	s, err := Compile([]byte(`{"properties":{"l":{"items":{"allOf":[{"type":"integer"},{"minimum":0},{"maximum":9},{"not":{"const":5}},{"type":"integer"},{"minimum":0},{"maximum":9}]}}}}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []byte(`{"l":[` + strings.Repeat("1,", 199_999) + `1]}`)
+	const deadline = 300 * time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	start := time.Now()
+	err = s.ValidateContext(ctx, args)
+	elapsed := time.Since(start)
+	if err != context.DeadlineExceeded {
+		t.Errorf("ValidateContext: %.200v, want context.DeadlineExceeded", err)
+	}
+	t.Logf("deadline %v, returned after %v (over by %v)", deadline, elapsed, elapsed-deadline)
+	if elapsed > deadline+time.Second {
+		t.Errorf("deadline %v, returned after %v", deadline, elapsed)
+	}
+	// Without a deadline it runs to its verdict, on a tracked copy.
+	if err := s.Validate([]byte(`{"l":[` + strings.Repeat("1,", 1999) + `5]}`)); err == nil {
+		t.Error("a 5 passed")
+	}
+	if n := len(s.twins.free); n == 0 {
+		t.Error("no tracked copy was made")
 	}
 }
 
