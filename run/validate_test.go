@@ -54,6 +54,18 @@ func TestExecuteValidationBounded(t *testing.T) {
 		t.Errorf("deadline %v: Execute returned after %v", deadline, elapsed)
 	}
 
+	// Canceled while validating: canceled, as anywhere else.
+	cctx, ccancel := context.WithCancel(context.Background())
+	timer := time.AfterFunc(200*time.Millisecond, ccancel)
+	defer timer.Stop()
+	start = time.Now()
+	out, _ = r.Execute(cctx, batch(call("b", "costly", args)))
+	if got := codes(out); !cmp.Equal(got, []run.Code{run.CodeCanceled}) {
+		t.Errorf("canceled: codes %v, want canceled (%+v)", got, out.Results)
+	}
+	if elapsed := time.Since(start); elapsed > 200*time.Millisecond+time.Second {
+		t.Errorf("canceled after 200ms: Execute returned after %v", elapsed)
+	}
 	if n := ran.Load(); n != 0 {
 		t.Errorf("the handler ran %d times", n)
 	}
