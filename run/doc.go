@@ -24,6 +24,8 @@
 //	 2 per call, concurrently (Options.MaxConcurrency), results in call order
 //	   a validate     arguments are a JSON object valid for the schema
 //	                  -> else invalid_arguments with violation paths; stop
+//	                  (the call's ctx ends validation: deadline_exceeded or
+//	                  canceled)
 //	   b permission   Options.Permission.Check -> not Allow: permission_denied
 //	   c interceptors Options.Interceptors, first = outermost:
 //	                    first.before -> second.before -> execute

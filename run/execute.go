@@ -345,7 +345,10 @@ func (r *Run) stages(ctx context.Context, req Request, t *tool, cs *callState) (
 	}
 	cs.stage = StageValidate
 	args := bytes.Clone(req.Arguments)
-	if err := t.schema.Validate(args); err != nil {
+	// A context that ends during validation fails the call with
+	// deadline_exceeded or canceled (the bare context error), not
+	// invalid_arguments.
+	if err := t.schema.ValidateContext(ctx, args); err != nil {
 		return r.failure(err)
 	}
 	cs.stage = StagePermission

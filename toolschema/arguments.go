@@ -2,8 +2,11 @@ package toolschema
 
 import (
 	"encoding/json"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
+	"unicode/utf8"
 )
 
 // firstByte returns the first byte of data that is not JSON whitespace, or 0.
@@ -27,6 +30,10 @@ func argumentDecodeError(err error, depth int) *ArgumentError {
 		return rootViolation("", "arguments nest deeper than "+strconv.Itoa(depth)+" levels")
 	case de != nil && de.duplicate:
 		return rootViolation("", "arguments name the same object key twice (at offset "+strconv.Itoa(de.offset)+"): send each key once, so that the value checked is the value used")
+	case de != nil && de.badText && de.inKey:
+		return &ArgumentError{Violations: []Violation{{Path: de.path, Message: "has a property name that is not valid Unicode text: it holds " + de.msg + "; send UTF-8 without lone surrogates, so that the name checked is the name used"}}}
+	case de != nil && de.badText:
+		return &ArgumentError{Violations: []Violation{{Path: de.path, Message: "is not valid Unicode text: it holds " + de.msg + "; send UTF-8 without lone surrogates, so that the value checked is the value used"}}}
 	case de != nil && de.bigNumber:
 		return rootViolation("", "arguments contain a "+de.msg)
 	case de != nil:
@@ -111,4 +118,65 @@ func isJSONValue(v any, depth int) (ok, tooDeep bool) {
 		// A cyclic pointer graph makes json.Marshal fail, not loop.
 		return false, false
 	}
+}
+
+// textError is the violation of ValidateValue for a string or property
+// name of v that is not valid UTF-8 (a Go string can hold any bytes), the
+// same as the decoder's for arguments; nil if all are valid. With several,
+// the first in sorted key order is reported.
+func textError(v any) error {
+	if validText(v) {
+		return nil
+	}
+	path, inKey := firstInvalidText(v, "")
+	if inKey {
+		return &ArgumentError{Violations: []Violation{{Path: path, Message: "has a property name that is not valid Unicode text: it holds bytes that are not UTF-8; send UTF-8 without lone surrogates, so that the name checked is the name used"}}}
+	}
+	return &ArgumentError{Violations: []Violation{{Path: path, Message: "is not valid Unicode text: it holds bytes that are not UTF-8; send UTF-8 without lone surrogates, so that the value checked is the value used"}}}
+}
+
+// validText reports whether every string and property name of v is valid
+// UTF-8 (v is a normalized value, its depth bounded).
+func validText(v any) bool {
+	switch v := v.(type) {
+	case string:
+		return utf8.ValidString(v)
+	case map[string]any:
+		for k, e := range v {
+			if !utf8.ValidString(k) || !validText(e) {
+				return false
+			}
+		}
+	case []any:
+		for _, e := range v {
+			if !validText(e) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// firstInvalidText returns the path of the first string of v that is not
+// valid UTF-8, or of the object of the first such property name (v holds
+// one: validText(v) is false).
+func firstInvalidText(v any, path string) (string, bool) {
+	switch v := v.(type) {
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			if !utf8.ValidString(k) {
+				return path, true
+			}
+			if !validText(v[k]) {
+				return firstInvalidText(v[k], path+"/"+escapeToken(k))
+			}
+		}
+	case []any:
+		for i, e := range v {
+			if !validText(e) {
+				return firstInvalidText(e, path+"/"+strconv.Itoa(i))
+			}
+		}
+	}
+	return path, false
 }

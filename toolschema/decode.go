@@ -13,7 +13,9 @@ import (
 // encoding/json with UseNumber (invalid UTF-8 and lone surrogates become
 // U+FFFD, a duplicate key keeps its last value) but in one pass that also
 // bounds nesting, and without the reflection of encoding/json: it is the hot
-// path of every tool call.
+// path of every tool call. For arguments, Validate's decoder refuses
+// duplicate keys and text that is not valid Unicode instead
+// (decoder.uniqueKeys, decoder.validText).
 //
 // Numbers are bounded too (maxNumberLength, maxExponent): the validator
 // turns numbers into big.Rat, whose cost grows quadratically with the
@@ -53,6 +55,21 @@ type decodeError struct {
 	bigNumber bool
 	duplicate bool
 	msg       string
+
+	// badText: a string (or, with inKey, a property name) is not valid
+	// Unicode text; path is the JSON pointer of the string (of the object
+	// for a property name), filled in while the error returns.
+	badText, inKey bool
+	path           string
+}
+
+// within prefixes the path of a badText error with one token (a property
+// name or an array index) as it returns through its parent.
+func within(err error, token string) error {
+	if de, ok := err.(*decodeError); ok && de.badText {
+		de.path = "/" + escapeToken(token) + de.path
+	}
+	return err
 }
 
 func (e *decodeError) Error() string {
@@ -68,11 +85,19 @@ type decoder struct {
 	buf      []byte // scratch for strings with escapes
 	elems    []any  // scratch stack for array elements
 	perDepth []int  // if not nil: values (and property names) per depth
+	strBytes []int  // if not nil: bytes of strings (and property names) per depth
 
 	// uniqueKeys refuses an object that names a key twice. Arguments need
 	// it: the validator keeps the last value, but a server's parser may keep
 	// the first, and then validation would have checked the wrong value.
 	uniqueKeys bool
+	// validText refuses strings that are not valid Unicode text: invalid
+	// UTF-8 (overlong forms, encoded surrogates, stray bytes) and \u
+	// escapes of lone surrogates. Arguments need it for the same reason:
+	// encoding/json reads them as U+FFFD, other parsers keep the bytes or
+	// the code unit, so the server could see another string than the one
+	// validated.
+	validText bool
 
 	maxNumberLength, maxExponent int
 }
@@ -113,7 +138,12 @@ func (d *decoder) value() (any, error) {
 	case c == '[':
 		return d.array()
 	case c == '"':
-		return d.str()
+		start := d.pos
+		s, err := d.str()
+		if d.strBytes != nil {
+			d.strBytes[d.depth] += d.pos - start
+		}
+		return s, err
 	case c == '-' || (c >= '0' && c <= '9'):
 		return d.number()
 	case c == 't':
@@ -165,6 +195,9 @@ func (d *decoder) object() (any, error) {
 		keyStart := d.pos
 		key, err := d.str()
 		if err != nil {
+			if de, ok := err.(*decodeError); ok && de.badText {
+				de.inKey = true
+			}
 			return nil, err
 		}
 		if d.uniqueKeys {
@@ -175,6 +208,9 @@ func (d *decoder) object() (any, error) {
 		if d.perDepth != nil {
 			d.perDepth[d.depth]++
 		}
+		if d.strBytes != nil {
+			d.strBytes[d.depth] += d.pos - keyStart
+		}
 		d.skipSpace()
 		if d.pos >= len(d.data) || d.data[d.pos] != ':' {
 			return nil, d.syntaxError("after an object key")
@@ -183,7 +219,7 @@ func (d *decoder) object() (any, error) {
 		d.skipSpace()
 		v, err := d.value()
 		if err != nil {
-			return nil, err
+			return nil, within(err, key)
 		}
 		obj[key] = v
 		d.skipSpace()
@@ -219,9 +255,10 @@ func (d *decoder) array() (any, error) {
 	// are copied once into a slice of the exact length.
 	base := len(d.elems)
 	for {
+		index := len(d.elems) - base // before the element's own arrays push theirs
 		v, err := d.value()
 		if err != nil {
-			return nil, err
+			return nil, within(err, strconv.Itoa(index))
 		}
 		d.elems = append(d.elems, v)
 		d.skipSpace()
@@ -371,6 +408,9 @@ func (d *decoder) str() (string, error) {
 						}
 						d.pos = save
 					}
+					if d.validText {
+						return "", d.textError(d.pos-6, "a \\u escape of a lone surrogate")
+					}
 					r = utf8.RuneError
 				}
 				buf = utf8.AppendRune(buf, r)
@@ -383,6 +423,9 @@ func (d *decoder) str() (string, error) {
 		default:
 			r, size := utf8.DecodeRune(data[d.pos:])
 			if r == utf8.RuneError && size == 1 {
+				if d.validText {
+					return "", d.textError(d.pos, "bytes that are not UTF-8")
+				}
 				buf = utf8.AppendRune(buf, utf8.RuneError)
 			} else {
 				buf = append(buf, data[d.pos:d.pos+size]...)
@@ -391,6 +434,10 @@ func (d *decoder) str() (string, error) {
 		}
 	}
 	return "", d.syntaxError("")
+}
+
+func (d *decoder) textError(offset int, what string) error {
+	return &decodeError{offset: offset, badText: true, msg: what}
 }
 
 func (d *decoder) hex4() (rune, bool) {

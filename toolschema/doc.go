@@ -18,7 +18,12 @@
 // Both use github.com/santhosh-tekuri/jsonschema/v6 underneath, with
 // 2020-12 as the default dialect and draft-04, -06, -07 and 2019-09
 // recognised from $schema. Numbers are decoded exactly (no float64 round
-// trip); nothing is coerced and no default is inserted. format follows each
+// trip); nothing is coerced and no default is inserted. Arguments that a
+// server's parser could read differently from the validator are refused:
+// an object key named twice (at the root), and a string or property name
+// that is not valid Unicode text, that is invalid UTF-8 (overlong forms,
+// encoded surrogates, stray bytes) or a \u escape of a lone surrogate (at
+// the string's path, or the object's for a property name). format follows each
 // dialect's standard: asserted in draft-04/06/07, an annotation only in
 // 2019-09 and 2020-12.
 //
@@ -48,7 +53,8 @@
 // schema, a message that says what to fix, and one of the sentinels
 // ErrUnsupportedDialect, ErrExternalRef, ErrNotObject or ErrInvalidSchema for
 // errors.Is. Validate and ValidateValue return nil or an *ArgumentError whose
-// Violations are sorted and deterministic.
+// Violations are sorted and deterministic; their Context forms also return
+// the context's error when it ends first.
 //
 // # Limits
 //
@@ -69,8 +75,27 @@
 // ErrInvalidSchema and Validate returns a violation at the root; neither
 // hangs nor overflows the stack.
 //
+// The pattern matching of one call is bounded as a whole, besides each
+// match: Options.MaxValidationWork (default DefaultMaxValidationWork, twice
+// DefaultMaxPatternWork, about two seconds) bounds the sum over its
+// matches of (string length + 1) × pattern program size. A call over it
+// gets a root violation saying that the arguments are too expensive to
+// check. ValidateContext and ValidateValueContext also stop when their
+// context ends, within about a millisecond of matching or evaluating, and
+// return the context's error; Validate and ValidateValue never stop early.
+// The validator library cannot pass a call to a pattern or a keyword, so a
+// call that could take more than about ten milliseconds (bounds computed
+// before validating: the string bytes and the values at each nesting depth
+// against the patterns and subschemas one value there can meet) is
+// validated on a second compiled copy of the schema that counts its work
+// and looks at its context; such copies are made when first needed, at
+// most two per Schema, and a call that finds both busy waits for one or
+// for its context. Decoding the arguments (a few milliseconds for the
+// largest) does not look at the context.
+//
 // # Concurrency
 //
-// A *Schema is immutable after Compile returns; any number of goroutines may
-// call its methods at once.
+// A *Schema is immutable after Compile returns, but for the tracked copies
+// of the compiled schema it makes for costly calls (see Limits); any number
+// of goroutines may call its methods at once.
 package toolschema

@@ -230,6 +230,9 @@ func (s *Schema) checkNestedExpansionWith(inPlaceOf func(*jsonschema.Schema) []*
 			total = sat(total, n)
 		}
 		s.recordLevelCost(depth, total, false)
+		values, keys := patternCosts(level)
+		recordCost(&s.valuePatternCost, s.limits.depth, depth, values, false)
+		recordCost(&s.keyPatternCost, s.limits.depth, depth+1, keys, false)
 		if total > limit {
 			return schemaErr(ErrInvalidSchema, "", fmt.Sprintf("recursive subschemas apply themselves more than once to the same nested value, so the work grows with each level of nesting (more than %d evaluations of one value %d levels deep); refer to each recursive subschema once per level or raise Options.MaxSchemaExpansion", limit, depth))
 		}
@@ -302,6 +305,8 @@ func (s *Schema) checkNestedExpansionWith(inPlaceOf func(*jsonschema.Schema) []*
 		if maps.Equal(next, level) {
 			// Every level below looks the same: no growth.
 			s.recordLevelCost(depth+1, total, true)
+			recordCost(&s.valuePatternCost, s.limits.depth, depth+1, values, true)
+			recordCost(&s.keyPatternCost, s.limits.depth, depth+2, keys, true)
 			return nil
 		}
 		level = next
@@ -314,16 +319,85 @@ func (s *Schema) checkNestedExpansionWith(inPlaceOf func(*jsonschema.Schema) []*
 // the dynamic reference choices); with below, every deeper level too.
 // Validate multiplies it by the number of values at each depth.
 func (s *Schema) recordLevelCost(depth, cost int, below bool) {
-	if s.levelCost == nil {
-		s.levelCost = make([]int, s.limits.depth+2)
+	recordCost(&s.levelCost, s.limits.depth, depth, cost, below)
+}
+
+// recordCost raises (*costs)[depth] to cost, and with below every deeper
+// level too; *costs covers depths 0 to maxDepth+1.
+func recordCost(costs *[]int, maxDepth, depth, cost int, below bool) {
+	if *costs == nil {
+		*costs = make([]int, maxDepth+2)
 	}
+	c := *costs
 	end := depth + 1
 	if below {
-		end = len(s.levelCost)
+		end = len(c)
 	}
-	for d := depth; d < end && d < len(s.levelCost); d++ {
-		s.levelCost[d] = max(s.levelCost[d], cost)
+	for d := depth; d < end && d < len(c); d++ {
+		c[d] = max(c[d], cost)
 	}
+}
+
+// patternCosts returns the pattern instructions the schemas of one level
+// (each applied n times) apply to a string value at that level, and to a
+// property name one level below (patternProperties keys).
+func patternCosts(level map[*jsonschema.Schema]int) (values, keys int) {
+	for sch, n := range level {
+		values = satAdd(values, satMul(n, programOf(sch.Pattern)))
+		for re := range sch.PatternProperties {
+			keys = satAdd(keys, satMul(n, programOf(re)))
+		}
+	}
+	return values, keys
+}
+
+// finishPatternCosts sums the costs recorded for values and property names
+// into patternCost, without the zero tail, so that patternWorkOf looks only
+// at the depths that have patterns.
+func (s *Schema) finishPatternCosts() {
+	var sum []int
+	for d := range max(len(s.valuePatternCost), len(s.keyPatternCost)) {
+		c := 0
+		if d < len(s.valuePatternCost) {
+			c = s.valuePatternCost[d]
+		}
+		if d < len(s.keyPatternCost) {
+			c = satAdd(c, s.keyPatternCost[d])
+		}
+		sum = append(sum, c)
+	}
+	for len(sum) > 0 && sum[len(sum)-1] == 0 {
+		sum = sum[:len(sum)-1]
+	}
+	if len(sum) > 0 {
+		s.patternCost = slices.Clip(sum)
+	}
+	s.valuePatternCost, s.keyPatternCost = nil, nil
+}
+
+// patternWorkOf bounds the pattern work of validating a value with
+// strBytes[d] bytes of strings at nesting depth d (property names count at
+// their members' depth): each byte times the most pattern instructions a
+// string at that depth can meet.
+func (s *Schema) patternWorkOf(strBytes []int) int {
+	total := 0
+	for d, c := range s.patternCost {
+		if d < len(strBytes) {
+			total = satAdd(total, satMul(strBytes[d], c))
+		}
+	}
+	return total
+}
+
+const satMax = math.MaxInt / 4
+
+func satAdd(a, b int) int { return min(a+b, satMax) }
+
+func satMul(a, b int) int {
+	if a != 0 && b > satMax/a {
+		return satMax
+	}
+	return min(a*b, satMax)
 }
 
 // evaluationsOf bounds the subschema evaluations validating a value with

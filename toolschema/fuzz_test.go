@@ -29,6 +29,7 @@ var fuzzSchemas = []string{
 var fuzzArgs = []string{
 	string(benchValid), string(benchInvalid), `{}`, `[]`, `null`, `"x"`, `{"a":1,"b":[1,2,{"c":null}]}`,
 	`{"n":{"n":{"n":{}}}}`, `{"c":{"c":{"c":1}}}`, `{"l":[1,"a","a"]}`, `{"a":1e400,"b":-0.0}`, `{"\u00e9":"\ud800"}`,
+	"{\"a\":\"\xc0\xaf\"}", "{\"a\":\"\xed\xa0\x80\"}", `{"a":["\udc00"]}`, "{\"\xff\":[\"\xc0\"]}", `{"\ud800\u0041":1}`,
 }
 
 // FuzzCompile: any schema bytes either compile or fail with a *SchemaError
@@ -110,4 +111,6 @@ const fixedMessageText = `arguments must be a JSON object exceed bytes nest deep
 	`have least most properties items has more schema allows equals earlier unique match that matches contains ` +
 	`long pattern -encoded decoded content contentSchema multiple of schema in not exactly one oneOf but than ` +
 	`at least anyOf every allOf does integer null boolean format ` +
-	`too match against bounded time Options.MaxPatternWork`
+	`too match against bounded time Options.MaxPatternWork expensive to check matching their strings the schema's ` +
+	`patterns takes units work Options.MaxValidationWork is valid Unicode text it holds bytes UTF-8 send without lone ` +
+	`surrogates so value checked used has property name \u escape surrogate`

@@ -71,6 +71,18 @@ var errExternalLoad = errors.New("external references are not loaded")
 
 var _ jsonschema.URLLoader = denyLoader{}
 
+// newLibraryCompiler is the validator library's compiler as every copy of a
+// schema uses it: offline, our formats, bounded patterns (tracked by work
+// when not nil).
+func newLibraryCompiler(l limits, work *callWork) *jsonschema.Compiler {
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseLoader(denyLoader{})
+	registerFormats(c)
+	c.UseRegexpEngine(boundedRegexpEngine(l.patternWork, work))
+	return c
+}
+
 func compile(raw []byte, opts *Options, toolInput bool) (_ *Schema, err error) {
 	defer func() {
 		// A meta-schema pattern matched against a very long string of the
@@ -123,11 +135,7 @@ func compile(raw []byte, opts *Options, toolInput bool) (_ *Schema, err error) {
 		return nil, schemaErr(ErrInvalidSchema, "", fmt.Sprintf("the schema has %d JSON objects, over the limit of %d (twice Options.MaxSubschemas)", n, 2*l.subschemas))
 	}
 
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(denyLoader{})
-	registerFormats(c)
-	c.UseRegexpEngine(boundedRegexpEngine(l.patternWork))
+	c := newLibraryCompiler(l, nil)
 	if err := c.AddResource(baseURL, doc); err != nil {
 		return nil, w.mapCompileError(err)
 	}
@@ -166,6 +174,8 @@ func compile(raw []byte, opts *Options, toolInput bool) (_ *Schema, err error) {
 		return nil, err
 	}
 	useECMARegexFormat(reachable)
+	s.finishPatternCosts()
+	s.twins, s.positions = newTwinPool(), w.positions
 	if toolInput {
 		if err := s.checkObjectRoot(); err != nil {
 			return nil, err

@@ -2,6 +2,7 @@ package toolschema
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -31,6 +32,10 @@ const (
 	// DefaultMaxEvaluations bounds the subschema evaluations of one
 	// Validate call.
 	DefaultMaxEvaluations = 2_000_000
+	// DefaultMaxValidationWork bounds the pattern matching of one Validate
+	// call, summed over its matches, in the unit of DefaultMaxPatternWork:
+	// two of the longest single matches, about two seconds.
+	DefaultMaxValidationWork = 2 * DefaultMaxPatternWork
 )
 
 // Options bound what Compile and CompileSchema accept and what the compiled
@@ -77,10 +82,20 @@ type Options struct {
 	// minutes. Over it, the arguments get a root violation without being
 	// validated. Zero or negative means DefaultMaxEvaluations.
 	MaxEvaluations int
+	// MaxValidationWork bounds the pattern matching of one Validate or
+	// ValidateValue call: the sum over every match of a pattern or
+	// patternProperties key of (the string's length in bytes + 1) times the
+	// number of instructions of the pattern, the unit of MaxPatternWork.
+	// MaxPatternWork bounds one match; many matches each within it (31
+	// strings of 32 KB against one large unanchored pattern) would
+	// otherwise take most of a minute. Over it, Validate stops and reports
+	// a root violation saying that the arguments are too expensive to
+	// check. Zero or negative means DefaultMaxValidationWork.
+	MaxValidationWork int
 }
 
 func (o *Options) limits() limits {
-	l := limits{schemaBytes: DefaultMaxSchemaBytes, depth: DefaultMaxDepth, argumentBytes: DefaultMaxArgumentBytes, expansion: DefaultMaxSchemaExpansion, patternWork: DefaultMaxPatternWork, subschemas: DefaultMaxSubschemas, evaluations: DefaultMaxEvaluations}
+	l := limits{schemaBytes: DefaultMaxSchemaBytes, depth: DefaultMaxDepth, argumentBytes: DefaultMaxArgumentBytes, expansion: DefaultMaxSchemaExpansion, patternWork: DefaultMaxPatternWork, subschemas: DefaultMaxSubschemas, evaluations: DefaultMaxEvaluations, validationWork: DefaultMaxValidationWork}
 	if o == nil {
 		return l
 	}
@@ -105,14 +120,18 @@ func (o *Options) limits() limits {
 	if o.MaxEvaluations > 0 {
 		l.evaluations = o.MaxEvaluations
 	}
+	if o.MaxValidationWork > 0 {
+		l.validationWork = o.MaxValidationWork
+	}
 	return l
 }
 
 type limits struct {
-	schemaBytes, depth, argumentBytes, expansion, patternWork, subschemas, evaluations int
+	schemaBytes, depth, argumentBytes, expansion, patternWork, subschemas, evaluations, validationWork int
 }
 
-// Schema is a compiled schema. It is immutable and safe for concurrent use.
+// Schema is a compiled schema. It is safe for concurrent use, and
+// immutable but for the tracked copies it keeps for costly calls.
 type Schema struct {
 	raw        []byte
 	dialect    string
@@ -122,6 +141,16 @@ type Schema struct {
 	compiled   *jsonschema.Schema
 	schemaPath map[string]string // compiled schema location -> JSON pointer in raw
 	levelCost  []int             // most evaluations of one value, by nesting depth
+
+	// Patterns: the most pattern instructions applied to one string (a
+	// value or a property name) by nesting depth, recorded apart while
+	// loading, then summed (nil without patterns).
+	valuePatternCost, keyPatternCost []int
+	patternCost                      []int
+	// Tracked copies for costly calls, and what compiling one needs: the
+	// subschema positions.
+	twins     *twinPool
+	positions []string
 }
 
 // Compile compiles a tool input schema: everything CompileSchema does, and
@@ -141,14 +170,29 @@ func CompileSchema(raw []byte, opts *Options) (*Schema, error) {
 	return compile(raw, opts, false)
 }
 
-// Validate decodes args (keeping every number exact) and validates them.
-// It returns nil or an *ArgumentError. Arguments that are too large, too
-// deep, not JSON, or (for a schema from Compile) not a JSON object are also
-// reported as an *ArgumentError with a violation at the root, and so are
-// arguments that name an object key twice (a server's parser may take another
-// value than the one validated). Nothing is coerced and no default is
-// inserted.
+// Validate is ValidateContext with a context that never ends.
 func (s *Schema) Validate(args json.RawMessage) error {
+	return s.ValidateContext(context.Background(), args)
+}
+
+// ValidateContext decodes args (keeping every number exact) and validates
+// them. It returns nil or an *ArgumentError. Arguments that are too large,
+// too deep, not JSON, or (for a schema from Compile) not a JSON object are
+// also reported as an *ArgumentError with a violation at the root, and so
+// are arguments that name an object key twice (a server's parser may take
+// another value than the one validated) and arguments whose pattern matching
+// would exceed Options.MaxValidationWork. A string that is not valid Unicode
+// text (invalid UTF-8, such as an overlong form or an encoded surrogate, or
+// a \u escape of a lone surrogate) is reported at its path, a property name
+// at its object's path: encoding/json reads such text as U+FFFD, other
+// parsers keep it, so the server could see another string than the one
+// validated. Nothing is coerced and no default is inserted.
+//
+// When ctx ends first, ValidateContext stops and returns ctx.Err(), unwrapped.
+func (s *Schema) ValidateContext(ctx context.Context, args json.RawMessage) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if len(args) > s.limits.argumentBytes {
 		return rootViolation("", "arguments exceed "+strconv.Itoa(s.limits.argumentBytes)+" bytes")
 	}
@@ -156,29 +200,44 @@ func (s *Schema) Validate(args json.RawMessage) error {
 	if s.toolInput && firstByte(args) != '{' {
 		return rootViolation("", "arguments must be a JSON object")
 	}
-	d := decoder{data: args, maxDepth: s.limits.depth, maxNumberLength: maxNumberLength, maxExponent: maxExponent, uniqueKeys: true}
-	var perDepth [DefaultMaxDepth + 1]int
-	if s.limits.depth <= DefaultMaxDepth {
-		d.perDepth = perDepth[:s.limits.depth+1]
-	} else {
-		d.perDepth = make([]int, s.limits.depth+1)
+	d := decoder{data: args, maxDepth: s.limits.depth, maxNumberLength: maxNumberLength, maxExponent: maxExponent, uniqueKeys: true, validText: true}
+	// One array for both counts: it escapes, so one allocation. String
+	// bytes matter only to a schema with patterns.
+	var array [2 * (DefaultMaxDepth + 1)]int
+	n, counts := s.limits.depth+1, array[:]
+	if 2*n > len(counts) {
+		counts = make([]int, 2*n)
+	}
+	d.perDepth = counts[:n:n]
+	if len(s.patternCost) > 0 {
+		d.strBytes = counts[n : 2*n]
 	}
 	v, err := d.document()
 	if err != nil {
 		return argumentDecodeError(err, s.limits.depth)
 	}
-	if err := s.checkEvaluations(d.perDepth); err != nil {
+	evaluations, err := s.checkEvaluations(d.perDepth)
+	if err != nil {
 		return err
 	}
-	return s.validateDecoded(v)
+	return s.validateDecoded(ctx, v, evaluations, d.strBytes)
 }
 
-// ValidateValue validates an already decoded value. Values made of nil,
-// bool, string, json.Number, float64 and the other Go numbers, []any and
-// map[string]any are validated as they are; anything else is first turned
-// into JSON with encoding/json. The same limits and the object rule of
-// Validate apply.
+// ValidateValue is ValidateValueContext with a context that never ends.
 func (s *Schema) ValidateValue(v any) error {
+	return s.ValidateValueContext(context.Background(), v)
+}
+
+// ValidateValueContext validates an already decoded value. Values made of
+// nil, bool, string, json.Number, float64 and the other Go numbers, []any
+// and map[string]any are validated as they are; anything else is first
+// turned into JSON with encoding/json. The same limits, the object rule,
+// the text rule (strings and property names must be valid UTF-8) and the
+// context rule of ValidateContext apply.
+func (s *Schema) ValidateValueContext(ctx context.Context, v any) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	v, err := normalizeValue(v, s.limits)
 	if err != nil {
 		return err
@@ -188,48 +247,75 @@ func (s *Schema) ValidateValue(v any) error {
 			return rootViolation("", "arguments must be a JSON object")
 		}
 	}
-	perDepth := make([]int, s.limits.depth+1)
-	countValues(v, 0, perDepth)
-	if err := s.checkEvaluations(perDepth); err != nil {
+	if err := textError(v); err != nil {
 		return err
 	}
-	return s.validateDecoded(v)
+	perDepth, strBytes := make([]int, s.limits.depth+1), make([]int, s.limits.depth+1)
+	countValues(v, 0, perDepth, strBytes)
+	evaluations, err := s.checkEvaluations(perDepth)
+	if err != nil {
+		return err
+	}
+	return s.validateDecoded(ctx, v, evaluations, strBytes)
 }
 
-// checkEvaluations refuses arguments whose validation could exceed
-// MaxEvaluations subschema evaluations.
-func (s *Schema) checkEvaluations(perDepth []int) error {
-	if s.evaluationsOf(perDepth) > s.limits.evaluations {
-		return rootViolation("", "the arguments have too many values for this schema: validating them could take more than "+strconv.Itoa(s.limits.evaluations)+" subschema evaluations (Options.MaxEvaluations)")
+// checkEvaluations bounds the subschema evaluations of validating a value
+// with perDepth[d] values at depth d, and refuses it over MaxEvaluations.
+func (s *Schema) checkEvaluations(perDepth []int) (int, error) {
+	n := s.evaluationsOf(perDepth)
+	if n > s.limits.evaluations {
+		return n, rootViolation("", "the arguments have too many values for this schema: validating them could take more than "+strconv.Itoa(s.limits.evaluations)+" subschema evaluations (Options.MaxEvaluations)")
 	}
-	return nil
+	return n, nil
 }
 
 // countValues adds the values of v (property names included) to perDepth
-// by nesting depth; v nests no deeper than len(perDepth)-1 (checked).
-func countValues(v any, depth int, perDepth []int) {
+// and the bytes of its strings (property names included, plus two each, as
+// the decoder counts their quotes) to strBytes, by nesting depth; v nests
+// no deeper than len(perDepth)-1 (checked).
+func countValues(v any, depth int, perDepth, strBytes []int) {
 	if depth >= len(perDepth) {
 		return
 	}
 	perDepth[depth]++
 	switch v := v.(type) {
+	case string:
+		strBytes[depth] += len(v) + 2
 	case map[string]any:
 		if depth+1 < len(perDepth) {
 			perDepth[depth+1] += len(v)
+			for k := range v {
+				strBytes[depth+1] += len(k) + 2
+			}
 		}
 		for _, e := range v {
-			countValues(e, depth+1, perDepth)
+			countValues(e, depth+1, perDepth, strBytes)
 		}
 	case []any:
 		for _, e := range v {
-			countValues(e, depth+1, perDepth)
+			countValues(e, depth+1, perDepth, strBytes)
 		}
 	}
 }
 
-func (s *Schema) validateDecoded(v any) (verdict error) {
+// validateDecoded validates v, whose validation takes at most evaluations
+// subschema evaluations and whose strings have strBytes bytes at each
+// nesting depth: on the shared compiled schema when that bounds its work to
+// a few milliseconds, else on a tracked twin.
+func (s *Schema) validateDecoded(ctx context.Context, v any, evaluations int, strBytes []int) error {
+	if evaluations > untrackedEvaluations || s.patternWorkOf(strBytes) > min(untrackedPatternWork, s.limits.validationWork) {
+		return s.validateTracked(ctx, v)
+	}
+	return s.validateShared(v)
+}
+
+func (s *Schema) validateShared(v any) (verdict error) {
 	defer recoverPatternBound(&verdict, s.limits.patternWork)
-	err := s.compiled.Validate(v)
+	return s.validateWith(s.compiled, v)
+}
+
+func (s *Schema) validateWith(compiled *jsonschema.Schema, v any) error {
+	err := compiled.Validate(v)
 	if err == nil {
 		return nil
 	}
