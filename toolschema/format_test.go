@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Focused cases per format checker (SPEC R6.6), beyond the
@@ -299,9 +300,16 @@ func TestFormatLongInputs(t *testing.T) {
 		strings.Repeat("\"", n) + "@a",
 		strings.Repeat("@", n),
 	}
+	// Linear checkers take milliseconds on 1 MiB; a quadratic one takes
+	// minutes. The bound is wide for a slow or loaded machine.
+	const bound = 10 * time.Second
 	for _, f := range assertedFormats {
-		for _, in := range inputs {
+		for i, in := range inputs {
+			start := time.Now()
 			_ = f.Validate(in)
+			if d := time.Since(start); d > bound {
+				t.Errorf("format %s on long input %d took %s", f.Name, i, d)
+			}
 		}
 	}
 }
