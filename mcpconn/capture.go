@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net"
 	"net/http"
 	"net/url"
@@ -171,6 +172,11 @@ func (c *captureConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	}
 	switch m := msg.(type) {
 	case *jsonrpc.Response:
+		// A reply to a request of ours is free; one nobody asked for
+		// counts against the rate like a notification.
+		if err := c.guard.message(true); err != nil {
+			return nil, err
+		}
 		if m.Error == nil && m.ID.IsValid() {
 			if e := c.capture.response(idKey(m.ID), m.Result); e != nil {
 				return nil, c.guard.trip(e)
@@ -185,8 +191,11 @@ func (c *captureConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 }
 
 func (c *captureConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	if req, ok := msg.(*jsonrpc.Request); ok && req.Method == methodListTools && req.ID.IsValid() {
-		c.capture.request(idKey(req.ID))
+	if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() {
+		c.guard.owe()
+		if req.Method == methodListTools {
+			c.capture.request(idKey(req.ID))
+		}
 	}
 	return c.Connection.Write(ctx, msg)
 }
@@ -273,8 +282,9 @@ func (h *headerRoundTripper) RoundTrip(req *http.Request) (*http.Response, error
 	if err != nil {
 		return resp, err
 	}
-	ct := resp.Header.Get("Content-Type")
-	sse := strings.HasPrefix(ct, "text/event-stream")
+	// Classified as the go-sdk does (media type, any letter case).
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	sse := mt == "text/event-stream"
 	owed := sse && req.Method == http.MethodPost
 	if owed && h.streamable {
 		h.guard.owe()
@@ -284,7 +294,7 @@ func (h *headerRoundTripper) RoundTrip(req *http.Request) (*http.Response, error
 		return resp, nil
 	}
 	switch {
-	case strings.HasPrefix(ct, "application/json"):
+	case mt == "application/json":
 		resp.Body = &jsonBodyCapture{ReadCloser: resp.Body, capture: h.capture, guard: h.guard}
 	case sse:
 		resp.Body = &sseBodyCapture{ReadCloser: resp.Body, capture: h.capture, guard: h.guard}
@@ -325,28 +335,24 @@ func listRequestIDs(body []byte) []string {
 }
 
 // noteResponses records the tools/list results in a JSON-RPC message or
-// batch, and returns the bound a result broke.
+// batch, decoded by the go-sdk's own decoder (keys match exactly, as the
+// client that reads the same bytes sees them), and returns the bound a
+// result broke.
 func noteResponses(c *toolsListCapture, msg []byte) *LimitError {
-	type wireResp struct {
-		ID     json.RawMessage `json:"id"`
-		Result json.RawMessage `json:"result"`
-	}
 	msg = bytes.TrimSpace(msg)
-	var resps []wireResp
+	raws := []json.RawMessage{msg}
 	if len(msg) > 0 && msg[0] == '[' {
-		if json.Unmarshal(msg, &resps) != nil {
+		if json.Unmarshal(msg, &raws) != nil {
 			return nil
 		}
-	} else {
-		var r wireResp
-		if json.Unmarshal(msg, &r) != nil {
-			return nil
-		}
-		resps = []wireResp{r}
 	}
-	for _, r := range resps {
-		if k, ok := rawIDKey(r.ID); ok && r.Result != nil {
-			if e := c.response(k, r.Result); e != nil {
+	for _, raw := range raws {
+		m, err := jsonrpc.DecodeMessage(raw)
+		if err != nil {
+			continue
+		}
+		if resp, ok := m.(*jsonrpc.Response); ok && resp.Error == nil && resp.ID.IsValid() {
+			if e := c.response(idKey(resp.ID), resp.Result); e != nil {
 				return e
 			}
 		}
@@ -447,7 +453,7 @@ func (s *sseBodyCapture) appendLine(b []byte) {
 }
 
 func (s *sseBodyCapture) endLine() {
-	line := bytes.TrimSuffix(s.line, []byte("\r"))
+	line := bytes.TrimRight(s.line, "\r\n") // blank as the go-sdk reads it
 	switch {
 	case s.tooLong:
 		s.data.Reset() // the event is lost to the capture; the client may still read it
@@ -460,7 +466,7 @@ func (s *sseBodyCapture) endLine() {
 			if s.data.Len() > 0 {
 				s.data.WriteByte('\n')
 			}
-			s.data.Write(bytes.TrimPrefix(v, []byte(" ")))
+			s.data.Write(bytes.TrimSpace(v))
 		}
 	}
 	s.line, s.tooLong = s.line[:0], false

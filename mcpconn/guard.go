@@ -180,6 +180,7 @@ type boundedBody struct {
 
 	n        int    // bytes of the body, or of the current event
 	lineLen  int    // event stream: bytes of the current line
+	lineCR   bool   // event stream: the current line holds only '\r' so far
 	lineHead []byte // event stream: its first bytes, for the field name
 	sawData  bool   // event stream: the current event has a data line
 }
@@ -213,6 +214,10 @@ func (b *boundedBody) feedSSE(p []byte) error {
 		if room := len("data:") - len(b.lineHead); room > 0 {
 			b.lineHead = append(b.lineHead, chunk[:min(len(chunk), room)]...)
 		}
+		if b.lineLen == 0 {
+			b.lineCR = true
+		}
+		b.lineCR = b.lineCR && len(bytes.Trim(chunk, "\r")) == 0
 		b.lineLen += len(chunk)
 		b.n += len(chunk)
 		if b.n > b.guard.maxMessage {
@@ -232,8 +237,9 @@ func (b *boundedBody) feedSSE(p []byte) error {
 
 func (b *boundedBody) endLine() error {
 	switch {
-	case b.lineLen == 0 || (b.lineLen == 1 && b.lineHead[0] == '\r'):
-		// The end of an event: one message if it carried data.
+	case b.lineLen == 0 || b.lineCR:
+		// The end of an event, as the go-sdk reads it (only '\r' and
+		// '\n' on the line): one message if it carried data.
 		if b.sawData && b.countRate {
 			if err := b.guard.message(b.owed); err != nil {
 				return err

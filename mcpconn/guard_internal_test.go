@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net/http"
 	"strings"
 	"testing"
 )
@@ -118,5 +119,32 @@ func TestBoundedBody(t *testing.T) {
 	flood = &boundedBody{ReadCloser: &chunkReader{data: []byte(event), n: 50}, guard: g, sse: true, countRate: true}
 	if err := read(flood); !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "MaxServerMessageRate") {
 		t.Errorf("the 12th event: %v; want the rate bound", err)
+	}
+	// Events that end with a line of only '\r' are events for the go-sdk:
+	// they count, one by one, and their sizes do not add up.
+	crcr := strings.ReplaceAll(event, "\n\n", "\n\r\r\n")
+	flood = &boundedBody{ReadCloser: &chunkReader{data: []byte(strings.Repeat(crcr, 11)), n: 7}, guard: newPeerGuard(64, 1), sse: true, countRate: true}
+	if err := read(flood); !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "MaxServerMessageRate") {
+		t.Errorf("11 events ended by \\r\\r\\n: %v; want the rate bound (burst 10)", err)
+	}
+}
+
+// Content types are matched as the go-sdk matches them, in any letter
+// case: an event stream in capitals is still bounded event by event.
+func TestContentTypeAnyCase(t *testing.T) {
+	t.Parallel()
+	event := "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}\n\n"
+	base := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"Text/Event-Stream; charset=utf-8"}},
+			Body: io.NopCloser(strings.NewReader(strings.Repeat(event, 20))), Request: r}, nil
+	})
+	rt := &headerRoundTripper{base: base, guard: newPeerGuard(1<<20, 1), origin: "http://127.0.0.1:80", streamable: true}
+	req, _ := http.NewRequest(http.MethodGet, "http://127.0.0.1/mcp", nil)
+	resp, err := rt.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(io.Discard, resp.Body); !errors.Is(err, ErrLimit) {
+		t.Errorf("20 events in Text/Event-Stream at 1 per second (burst 10): %v; want the rate bound", err)
 	}
 }

@@ -60,11 +60,15 @@ func TestSSECaptureEdges(t *testing.T) {
 		stream string
 		want   string
 	}{
-		{name: "multi-line data", stream: "data: {\"id\":\"x\",\ndata: \"result\":{\"tools\":[]}}\n\n", want: `{"tools":[]}`},
-		{name: "no final blank line", stream: "data: {\"id\":\"x\",\"result\":{\"tools\":[]}}", want: `{"tools":[]}`},
-		{name: "other id", stream: "data: {\"id\":\"y\",\"result\":{\"tools\":[]}}\n\n", want: ""},
-		{name: "error response", stream: "data: {\"id\":\"x\",\"error\":{\"code\":1,\"message\":\"m\"}}\n\n", want: ""},
+		{name: "multi-line data", stream: "data: {\"jsonrpc\":\"2.0\",\"id\":\"x\",\ndata: \"result\":{\"tools\":[]}}\n\n", want: `{"tools":[]}`},
+		{name: "no final blank line", stream: "data: {\"jsonrpc\":\"2.0\",\"id\":\"x\",\"result\":{\"tools\":[]}}", want: `{"tools":[]}`},
+		{name: "other id", stream: "data: {\"jsonrpc\":\"2.0\",\"id\":\"y\",\"result\":{\"tools\":[]}}\n\n", want: ""},
+		{name: "error response", stream: "data: {\"jsonrpc\":\"2.0\",\"id\":\"x\",\"error\":{\"code\":1,\"message\":\"m\"}}\n\n", want: ""},
 		{name: "not JSON", stream: "data: hello\n\n", want: ""},
+		// Read as the go-sdk reads it: a line of only \r ends the event, and
+		// a key in another case is not the result.
+		{name: "CR CR LF ends the event", stream: "data: {\"jsonrpc\":\"2.0\",\"id\":\"x\",\"result\":{\"tools\":[]}}\r\r\n", want: `{"tools":[]}`},
+		{name: "Result is not result", stream: "data: {\"jsonrpc\":\"2.0\",\"id\":\"x\",\"result\":{\"tools\":[1]},\"Result\":{\"tools\":[]}}\n\n", want: `{"tools":[1]}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -166,7 +170,7 @@ func TestLookPathRelativeEntry(t *testing.T) {
 // FuzzSSECapture: hostile event streams never panic, and a captured result
 // is always valid JSON.
 func FuzzSSECapture(f *testing.F) {
-	f.Add([]byte("data: {\"id\":1,\"result\":{}}\n\n"), 3)
+	f.Add([]byte("data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n"), 3)
 	f.Add([]byte("data:\r\n\r\ndata: [\n\n"), 1)
 	f.Fuzz(func(t *testing.T, stream []byte, n int) {
 		if n <= 0 {
