@@ -1,0 +1,507 @@
+package boltrepo_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	berrors "go.etcd.io/bbolt/errors"
+
+	"github.com/agtsdk/agt/resource"
+	"github.com/agtsdk/agt/resource/boltrepo"
+)
+
+const (
+	sweepDirEnv   = "AGT_BOLTREPO_TEST_SWEEP_DIR"
+	sweepStartEnv = "AGT_BOLTREPO_TEST_SWEEP_START"
+
+	// secretMarker is in every stored document: no error may repeat it.
+	secretMarker = "s3cr3t-marker"
+)
+
+// knownKey is a key the damage store holds.
+var knownKey = resource.Key{Kind: resource.KindMCP, Ref: "tools/srv-07"}
+
+// buildDamageStore writes a real store to path: enough resources of two
+// kinds to fill several leaf and branch pages, then updates and deletes so
+// that the freelist holds pages. It returns the page size.
+func buildDamageStore(t *testing.T, path string) int {
+	t.Helper()
+	ctx := context.Background()
+	repo, err := boltrepo.Open(path, &boltrepo.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer repo.Close()
+	doc := func(i, rev int) json.RawMessage {
+		return json.RawMessage(fmt.Sprintf(`{"command":"srv-%d","rev":%d,"env":{"TOKEN":"%s-%d"},"pad":%q}`,
+			i, rev, secretMarker, i, strings.Repeat("p", 200+i*13)))
+	}
+	for i := range 60 {
+		if _, err := repo.Create(ctx, resource.Key{Kind: resource.KindMCP, Ref: resource.Ref(fmt.Sprintf("tools/srv-%02d", i))}, doc(i, 1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 12 {
+		if _, err := repo.Create(ctx, resource.Key{Kind: resource.KindAgent, Ref: resource.Ref(fmt.Sprintf("agent-%02d", i))}, doc(i, 1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; i < 60; i += 3 {
+		if _, err := repo.Update(ctx, resource.Key{Kind: resource.KindMCP, Ref: resource.Ref(fmt.Sprintf("tools/srv-%02d", i))}, doc(i, 2), resource.AnyRevision); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 1; i < 60; i += 5 {
+		if err := repo.Delete(ctx, resource.Key{Kind: resource.KindMCP, Ref: resource.Ref(fmt.Sprintf("tools/srv-%02d", i))}, resource.AnyRevision); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return os.Getpagesize()
+}
+
+// Meta field offsets inside a meta page (bbolt v1.5.0: 16-byte page header,
+// then magic, version, pageSize, flags, root, sequence, freelist, pgid,
+// txid, checksum).
+const (
+	offPageSize = 16 + 8
+	offRoot     = 16 + 16
+	offFreelist = 16 + 32
+	offPgid     = 16 + 40
+	offTxid     = 16 + 48
+	offChecksum = 16 + 56
+)
+
+// resum recomputes the checksum of the meta page at off, as a hostile
+// writer would, so that only the consistency checks can refuse it.
+func resum(b []byte, off int) {
+	h := fnv.New64a()
+	h.Write(b[off+16 : off+offChecksum])
+	binary.NativeEndian.PutUint64(b[off+offChecksum:], h.Sum64())
+}
+
+// activeMeta returns the offset of the meta page bbolt uses (higher txid).
+func activeMeta(b []byte, pageSize int) int {
+	if binary.NativeEndian.Uint64(b[pageSize+offTxid:]) > binary.NativeEndian.Uint64(b[offTxid:]) {
+		return pageSize
+	}
+	return 0
+}
+
+type damagedCopy struct {
+	name string
+	data []byte
+}
+
+// damageSet derives the damaged copies from a sound file, deterministically.
+func damageSet(orig []byte, pageSize int) []damagedCopy {
+	var set []damagedCopy
+	add := func(name string, mutate func(b []byte) []byte) {
+		set = append(set, damagedCopy{name, mutate(slices.Clone(orig))})
+	}
+	// Damage goes where bbolt reads: the pages below the high-water mark,
+	// and one page past it (the file is longer: bbolt grows it ahead).
+	pages := int(binary.NativeEndian.Uint64(orig[activeMeta(orig, pageSize)+offPgid:])) + 1
+	used := pages * pageSize
+	rng := rand.New(rand.NewPCG(11, 4))
+
+	// Truncations: at and around every page boundary, the CLI's 10000, and
+	// seeded offsets.
+	cuts := []int{1, 15, 16, 80, 100, pageSize / 2, 10000}
+	for p := 1; p < pages; p++ {
+		cuts = append(cuts, p*pageSize-1, p*pageSize, p*pageSize+1)
+	}
+	for range 20 {
+		cuts = append(cuts, 1+rng.IntN(used-1))
+	}
+	slices.Sort(cuts)
+	for _, n := range slices.Compact(cuts) {
+		if n < len(orig) {
+			add(fmt.Sprintf("truncated-%d", n), func(b []byte) []byte { return b[:n] })
+		}
+	}
+	// Every page zeroed, and every page's header zeroed.
+	for p := range pages {
+		add(fmt.Sprintf("zeroed-page-%d", p), func(b []byte) []byte {
+			clear(b[p*pageSize : (p+1)*pageSize])
+			return b
+		})
+		add(fmt.Sprintf("zeroed-header-%d", p), func(b []byte) []byte {
+			clear(b[p*pageSize : p*pageSize+16])
+			return b
+		})
+	}
+	// Bytes flipped at seeded offsets: one byte, and bursts of eight.
+	for i := range 100 {
+		off, x := rng.IntN(used), byte(1+rng.IntN(255))
+		add(fmt.Sprintf("flipped-%d-at-%d", i, off), func(b []byte) []byte {
+			b[off] ^= x
+			return b
+		})
+	}
+	for i := range 30 {
+		off := rng.IntN(used - 8)
+		add(fmt.Sprintf("burst-%d-at-%d", i, off), func(b []byte) []byte {
+			for j := range 8 {
+				b[off+j] ^= byte(1 + rng.IntN(255))
+			}
+			return b
+		})
+	}
+	// One meta page damaged (bbolt falls back to the other), then both.
+	for _, m := range []int{0, 1} {
+		add(fmt.Sprintf("meta%d-checksum", m), func(b []byte) []byte {
+			b[m*pageSize+offTxid] ^= 0xFF
+			return b
+		})
+		add(fmt.Sprintf("meta%d-magic", m), func(b []byte) []byte {
+			b[m*pageSize+16] ^= 0xFF
+			return b
+		})
+	}
+	add("both-metas-checksum", func(b []byte) []byte {
+		b[offTxid] ^= 0xFF
+		b[pageSize+offTxid] ^= 0xFF
+		return b
+	})
+	add("both-metas-zeroed", func(b []byte) []byte {
+		clear(b[:2*pageSize])
+		return b
+	})
+	add("both-metas-version", func(b []byte) []byte {
+		for _, off := range []int{0, pageSize} {
+			b[off+20] = 9
+			resum(b, off)
+		}
+		return b
+	})
+	// Hostile metas with a valid checksum: only the consistency checks
+	// stand between them and bbolt.
+	hostile := map[string]func(b []byte, off int){
+		"pgid-huge":        func(b []byte, off int) { binary.NativeEndian.PutUint64(b[off+offPgid:], 1<<40) },
+		"pgid-past-end":    func(b []byte, off int) { binary.NativeEndian.PutUint64(b[off+offPgid:], uint64(pages+3)) },
+		"root-past-pgid":   func(b []byte, off int) { binary.NativeEndian.PutUint64(b[off+offRoot:], uint64(pages+1)) },
+		"root-is-meta":     func(b []byte, off int) { binary.NativeEndian.PutUint64(b[off+offRoot:], 1) },
+		"freelist-huge":    func(b []byte, off int) { binary.NativeEndian.PutUint64(b[off+offFreelist:], 1<<50) },
+		"freelist-is-root": func(b []byte, off int) { copy(b[off+offFreelist:off+offFreelist+8], b[off+offRoot:off+offRoot+8]) },
+		"pagesize-1":       func(b []byte, off int) { binary.NativeEndian.PutUint32(b[off+offPageSize:], 1) },
+		"pagesize-double":  func(b []byte, off int) { binary.NativeEndian.PutUint32(b[off+offPageSize:], uint32(2*pageSize)) },
+		"pagesize-huge":    func(b []byte, off int) { binary.NativeEndian.PutUint32(b[off+offPageSize:], 1<<30) },
+	}
+	names := make([]string, 0, len(hostile))
+	for name := range hostile {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		mutate := hostile[name]
+		add("hostile-active-"+name, func(b []byte) []byte {
+			off := activeMeta(b, pageSize)
+			mutate(b, off)
+			resum(b, off)
+			return b
+		})
+		add("hostile-both-"+name, func(b []byte) []byte {
+			for _, off := range []int{0, pageSize} {
+				mutate(b, off)
+				resum(b, off)
+			}
+			return b
+		})
+	}
+	// The freelist page's header: a count too large for its pages.
+	add("freelist-count-overflow", func(b []byte) []byte {
+		fl := int(binary.NativeEndian.Uint64(b[activeMeta(b, pageSize)+offFreelist:]))
+		binary.NativeEndian.PutUint16(b[fl*pageSize+10:], 0xFFFF)
+		binary.NativeEndian.PutUint64(b[fl*pageSize+16:], 1<<40)
+		return b
+	})
+	add("freelist-count-max", func(b []byte) []byte {
+		fl := int(binary.NativeEndian.Uint64(b[activeMeta(b, pageSize)+offFreelist:]))
+		binary.NativeEndian.PutUint16(b[fl*pageSize+10:], 0xFFFF)
+		binary.NativeEndian.PutUint64(b[fl*pageSize+16:], ^uint64(0))
+		return b
+	})
+	add("freelist-wrong-flags", func(b []byte) []byte {
+		fl := int(binary.NativeEndian.Uint64(b[activeMeta(b, pageSize)+offFreelist:]))
+		binary.NativeEndian.PutUint16(b[fl*pageSize+8:], 0x02)
+		return b
+	})
+	return set
+}
+
+// sweepOp is the outcome of one repository call in the child.
+type sweepOp struct {
+	op    string
+	class string // "ok" or the kind of error
+}
+
+// errorClass names the kind of an error for the sweep's tally.
+func errorClass(err error) string {
+	switch {
+	case err == nil:
+		return "ok"
+	case errors.Is(err, boltrepo.ErrDamaged):
+		return "damaged"
+	case errors.Is(err, berrors.ErrInvalid):
+		return "not-bbolt"
+	case errors.Is(err, berrors.ErrVersionMismatch):
+		return "bbolt-version"
+	case errors.Is(err, resource.ErrNotFound):
+		return "not-found"
+	case errors.Is(err, resource.ErrExists):
+		return "exists"
+	case strings.Contains(err.Error(), "corrupt"):
+		return "corrupt-record"
+	case strings.Contains(err.Error(), "not an agt store"):
+		return "not-agt-store"
+	case strings.Contains(err.Error(), "format"):
+		return "format"
+	}
+	return "other"
+}
+
+// sweepCopy runs open, list, get, write and delete on a copy of the damaged
+// file src, in exclusive and in shared mode.
+func sweepCopy(src, work string) ([]sweepOp, error) {
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return nil, err
+	}
+	var ops []sweepOp
+	for _, shared := range []bool{false, true} {
+		mode := "exclusive"
+		if shared {
+			mode = "shared"
+		}
+		if err := os.WriteFile(work, data, 0o600); err != nil {
+			return nil, err
+		}
+		record := func(op string, err error) {
+			if err != nil && strings.Contains(err.Error(), secretMarker) {
+				panic(fmt.Sprintf("%s %s: the error repeats stored data: %v", mode, op, err))
+			}
+			ops = append(ops, sweepOp{mode + "/" + op, errorClass(err)})
+		}
+		ctx := context.Background()
+		repo, err := boltrepo.Open(work, &boltrepo.Options{Shared: shared, NoSync: true, LockTimeout: time.Second})
+		record("open", err)
+		if err != nil {
+			continue
+		}
+		_, err = repo.List(ctx, resource.KindMCP, "")
+		record("list", err)
+		_, err = repo.List(ctx, resource.KindAgent, "")
+		record("list-agents", err)
+		_, err = repo.Get(ctx, knownKey)
+		record("get", err)
+		_, err = repo.Create(ctx, resource.Key{Kind: resource.KindMCP, Ref: "tools/new"}, json.RawMessage(`{"new":true}`))
+		record("create", err)
+		_, err = repo.Update(ctx, knownKey, json.RawMessage(`{"updated":true}`), resource.AnyRevision)
+		record("update", err)
+		err = repo.Delete(ctx, resource.Key{Kind: resource.KindAgent, Ref: "agent-03"}, resource.AnyRevision)
+		record("delete", err)
+		_, err = repo.Get(ctx, knownKey)
+		record("get-again", err)
+		record("close", repo.Close())
+	}
+	return ops, nil
+}
+
+// runSweepChild is the body of the child process: it sweeps the copies in
+// dir from index start on, one line before and after each, so that the
+// parent can tell which copy a crash happened on.
+func runSweepChild(dir string, start int) int {
+	names, err := sweepFiles(dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	work := filepath.Join(dir, "work", "copy.db")
+	if err := os.MkdirAll(filepath.Dir(work), 0o700); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	for i := start; i < len(names); i++ {
+		fmt.Printf("begin %d\n", i)
+		ops, err := sweepCopy(filepath.Join(dir, names[i]), work)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		for _, op := range ops {
+			fmt.Printf("op %d %s %s\n", i, op.op, op.class)
+		}
+		fmt.Printf("end %d\n", i)
+	}
+	return 0
+}
+
+func sweepFiles(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".db") {
+			names = append(names, e.Name())
+		}
+	}
+	slices.Sort(names)
+	return names, nil
+}
+
+// Issue 11: a deterministic set of damaged copies of a real store
+// (truncated, zeroed pages, flipped bytes, one or both meta pages damaged,
+// hostile metas with valid checksums) goes through open, list, get, write
+// and delete in exclusive and shared mode. A SIGSEGV or SIGBUS cannot be
+// recovered in-process, so a child process does the work; it must never
+// die or hang, and every call must return (a copy whose damage bbolt never
+// reads may succeed).
+func TestDamagedFilesNeverCrash(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	orig := filepath.Join(t.TempDir(), "store.db")
+	pageSize := buildDamageStore(t, orig)
+	data, err := os.ReadFile(orig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := damageSet(data, pageSize)
+	if len(set) < 200 {
+		t.Fatalf("the damage set has %d copies, want at least 200", len(set))
+	}
+	for i, c := range set {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%04d-%s.db", i, c.name)), c.data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("store: %d bytes, %d pages of %d bytes in use; %d damaged copies", len(data),
+		binary.NativeEndian.Uint64(data[activeMeta(data, pageSize)+offPgid:]), pageSize, len(set))
+
+	tally := map[string]int{} // outcome class -> calls
+	copiesOK := 0             // copies on which every call succeeded
+	var crashes []string
+	for start := 0; start < len(set); {
+		res := runSweep(t, dir, start)
+		for _, line := range res.ops {
+			tally[line.class]++
+		}
+		copiesOK += res.copiesOK
+		if res.crashed < 0 {
+			break
+		}
+		crashes = append(crashes, fmt.Sprintf("%s: %s\n%s", set[res.crashed].name, res.how, res.stderr))
+		start = res.crashed + 1
+	}
+	calls := 0
+	for _, n := range tally {
+		calls += n
+	}
+	t.Logf("%d copies x 2 modes: %d calls: ok %d, error %d (%v); copies read without error: %d; crashes or hangs: %d",
+		len(set), calls, tally["ok"], calls-tally["ok"], tally, copiesOK, len(crashes))
+	for _, c := range crashes {
+		t.Errorf("crash: %s", c)
+	}
+	if tally["other"] > 0 {
+		t.Errorf("%d calls failed with an unclassified error", tally["other"])
+	}
+}
+
+type sweepResult struct {
+	ops      []sweepOp
+	copiesOK int
+	crashed  int // index of the copy the child died or hung on; -1 if none
+	how      string
+	stderr   string
+}
+
+// runSweep runs one child from copy start on until it ends or dies; a copy
+// that makes no progress for a minute counts as a hang.
+func runSweep(t *testing.T, dir string, start int) sweepResult {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), sweepDirEnv+"="+dir, sweepStartEnv+"="+strconv.Itoa(start))
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		_, _ = io.Copy(io.Discard, stdout)
+	}()
+	res := sweepResult{crashed: -1}
+	current, currentOK := -1, true
+	hung := false
+	timer := time.NewTimer(time.Minute)
+	defer timer.Stop()
+read:
+	for {
+		select {
+		case line, ok := <-lines:
+			if !ok {
+				break read
+			}
+			f := strings.Fields(line)
+			switch {
+			case len(f) == 2 && f[0] == "begin":
+				current, _ = strconv.Atoi(f[1])
+				currentOK = true
+				timer.Reset(time.Minute)
+			case len(f) == 4 && f[0] == "op":
+				res.ops = append(res.ops, sweepOp{f[2], f[3]})
+				currentOK = currentOK && f[3] == "ok"
+			case len(f) == 2 && f[0] == "end":
+				if currentOK {
+					res.copiesOK++
+				}
+				current = -1
+			}
+		case <-timer.C:
+			hung = true
+			_ = cmd.Process.Kill()
+			for range lines {
+			}
+			break read
+		}
+	}
+	err = cmd.Wait()
+	res.stderr = stderr.String()
+	switch {
+	case hung:
+		res.crashed, res.how = current, "no progress for a minute"
+	case err != nil && current >= 0:
+		res.crashed, res.how = current, err.Error()
+	case err != nil:
+		t.Fatalf("sweep child: %v\n%s", err, res.stderr)
+	}
+	if res.crashed < 0 && current >= 0 {
+		t.Fatalf("sweep child stopped inside copy %d without an error", current)
+	}
+	return res
+}
