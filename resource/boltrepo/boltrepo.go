@@ -185,6 +185,7 @@ func (r *Repo) openOnce(readOnly bool) (db *bolt.DB, file *os.File, err error) {
 	defer func() {
 		if recover() != nil {
 			if file != nil {
+				unlockFile(file)
 				_ = file.Close()
 			}
 			db, file, err = nil, nil, damaged(r.path, "bbolt failed on it while opening it")
@@ -267,11 +268,12 @@ func rollbackAfterPanic(tx *bolt.Tx) (released bool) {
 	return tx.DB() == nil
 }
 
-// release closes a database a failed operation leaves behind: normally, or
-// only its descriptor (which releases the file lock) when a panic left
-// bbolt's locks held; the mapping then stays until the process exits.
+// release closes a database a failed operation leaves behind: normally, or,
+// when a panic left bbolt's locks held, only its file lock and descriptor;
+// the memory map then stays until the process exits.
 func release(db *bolt.DB, file *os.File, held bool) {
 	if held {
+		unlockFile(file)
 		_ = file.Close()
 		return
 	}

@@ -505,3 +505,287 @@ read:
 	}
 	return res
 }
+
+// within runs fn and fails the test if it has not returned after a generous
+// bound: a call after damage must return, not wait on a lock forever.
+func within(t *testing.T, what string, fn func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		fn()
+	}()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("%s has not returned after 20s", what)
+	}
+}
+
+// damageInPlace overwrites part of the file a Repo has open, as another
+// program (or a failing disk) would.
+func damageInPlace(t *testing.T, path string, off int64, b []byte) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteAt(b, off); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// rootPageOffset is where the root bucket's page of the file at path lies.
+func rootPageOffset(t *testing.T, path string) int64 {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := os.Getpagesize()
+	return int64(binary.NativeEndian.Uint64(b[activeMeta(b, ps)+offRoot:])) * int64(ps)
+}
+
+// allCalls runs every repository call once and returns their errors.
+func allCalls(repo *boltrepo.Repo) map[string]error {
+	ctx := context.Background()
+	errs := map[string]error{}
+	_, errs["get"] = repo.Get(ctx, knownKey)
+	_, errs["list"] = repo.List(ctx, resource.KindMCP, "")
+	_, errs["create"] = repo.Create(ctx, resource.Key{Kind: resource.KindMCP, Ref: "tools/late"}, json.RawMessage(`{}`))
+	_, errs["update"] = repo.Update(ctx, knownKey, json.RawMessage(`{}`), resource.AnyRevision)
+	_, errs["modify"] = repo.Modify(ctx, knownKey, resource.AnyRevision, func(resource.Resource) (json.RawMessage, error) {
+		return json.RawMessage(`{}`), nil
+	})
+	errs["delete"] = repo.Delete(ctx, knownKey, resource.AnyRevision)
+	return errs
+}
+
+func wantAllDamaged(t *testing.T, when string, errs map[string]error) {
+	t.Helper()
+	for op, err := range errs {
+		if !errors.Is(err, boltrepo.ErrDamaged) {
+			t.Errorf("%s: %s err = %v, want ErrDamaged", when, op, err)
+		}
+	}
+}
+
+// Issue 11: a shared Repo reopens the file for each call, so a file damaged
+// while the host runs is found by the next call, which returns ErrDamaged;
+// so do the calls after it (no lock left held), and once the file is
+// restored the Repo works again.
+func TestSharedFileDamagedWhileOpen(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		damage func(t *testing.T, path string)
+	}{
+		{"truncated to 10000 bytes", func(t *testing.T, path string) {
+			if err := os.Truncate(path, 10000); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"root page zeroed", func(t *testing.T, path string) {
+			damageInPlace(t, path, rootPageOffset(t, path), make([]byte, os.Getpagesize()))
+		}},
+		{"both meta pages zeroed but the magic", func(t *testing.T, path string) {
+			ps := os.Getpagesize()
+			for _, off := range []int64{0, int64(ps)} {
+				damageInPlace(t, path, off+offRoot, make([]byte, 48))
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "agt.db")
+			buildDamageStore(t, path)
+			sound, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			repo := openRepo(t, path, &boltrepo.Options{Shared: true, NoSync: true, LockTimeout: time.Second})
+			tt.damage(t, path)
+			within(t, "the calls on the damaged file", func() {
+				wantAllDamaged(t, "first calls", allCalls(repo))
+				wantAllDamaged(t, "second calls", allCalls(repo))
+			})
+			if err := os.WriteFile(path, sound, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := repo.Get(context.Background(), knownKey); err != nil {
+				t.Fatalf("Get after the file was restored: %v", err)
+			}
+		})
+	}
+}
+
+// Issue 11: an exclusive Repo maps the file once; damage written into it
+// while open (another program ignoring the lock, a failing disk) makes the
+// next call return ErrDamaged, and every later call the same error without
+// touching the file or waiting on a lock bbolt's panic left held. Close
+// returns.
+func TestExclusiveFileDamagedWhileOpen(t *testing.T) {
+	t.Parallel()
+	ps := os.Getpagesize()
+	tests := []struct {
+		name   string
+		damage func(t *testing.T, path string)
+	}{
+		// bbolt panics inside the transaction; it rolls back cleanly.
+		{"root page zeroed", func(t *testing.T, path string) {
+			damageInPlace(t, path, rootPageOffset(t, path), make([]byte, ps))
+		}},
+		// bbolt panics in Begin, holding its locks.
+		{"both meta pages zeroed", func(t *testing.T, path string) {
+			damageInPlace(t, path, 0, make([]byte, 2*ps))
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "agt.db")
+			buildDamageStore(t, path)
+			repo, err := boltrepo.Open(path, &boltrepo.Options{NoSync: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := repo.Get(context.Background(), knownKey); err != nil {
+				t.Fatal(err)
+			}
+			tt.damage(t, path)
+			within(t, "the calls on the damaged file and Close", func() {
+				first := allCalls(repo)
+				wantAllDamaged(t, "first calls", first)
+				second := allCalls(repo)
+				wantAllDamaged(t, "second calls", second)
+				if err := repo.Close(); err != nil {
+					t.Errorf("Close: %v", err)
+				}
+			})
+			// Close released the file lock: another Repo can open the
+			// file (and finds the damage itself).
+			other, err := boltrepo.Open(path, &boltrepo.Options{LockTimeout: time.Second})
+			if err == nil {
+				other.Close()
+			} else if !errors.Is(err, boltrepo.ErrDamaged) && !errors.Is(err, berrors.ErrInvalid) {
+				t.Fatalf("Open after Close: %v, want ErrDamaged or not a bbolt file (not a lock timeout)", err)
+			}
+		})
+	}
+}
+
+// A panic of the host's Modify function is the host's: it reaches the
+// caller, the write is rolled back, and the Repo is not taken for damaged.
+func TestModifyPanicReachesCaller(t *testing.T) {
+	t.Parallel()
+	for _, shared := range []bool{false, true} {
+		t.Run(fmt.Sprintf("shared=%v", shared), func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			repo := openRepo(t, filepath.Join(t.TempDir(), "agt.db"), &boltrepo.Options{Shared: shared, NoSync: true})
+			key := resource.Key{Kind: resource.KindMCP, Ref: "a"}
+			if _, err := repo.Create(ctx, key, json.RawMessage(`{}`)); err != nil {
+				t.Fatal(err)
+			}
+			type hostBug struct{ n int }
+			func() {
+				defer func() {
+					if p := recover(); p != (hostBug{7}) {
+						t.Fatalf("recovered %v, want the host's own panic value", p)
+					}
+				}()
+				_, _ = repo.Modify(ctx, key, resource.AnyRevision, func(resource.Resource) (json.RawMessage, error) {
+					panic(hostBug{7})
+				})
+			}()
+			res, err := repo.Update(ctx, key, json.RawMessage(`{"after":"panic"}`), 1)
+			if err != nil || res.Revision != 2 {
+				t.Fatalf("Update after the host's panic = revision %d, %v; want revision 2", res.Revision, err)
+			}
+		})
+	}
+}
+
+// The error names the file and what to do, and nothing the file holds.
+func TestDamagedFileError(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "agt.db")
+	buildDamageStore(t, path)
+	if err := os.Truncate(path, 10000); err != nil {
+		t.Fatal(err)
+	}
+	for _, shared := range []bool{false, true} {
+		repo, err := boltrepo.Open(path, &boltrepo.Options{Shared: shared})
+		if err == nil {
+			repo.Close()
+			t.Fatalf("shared=%v: Open of a truncated file succeeded", shared)
+		}
+		msg := err.Error()
+		if !errors.Is(err, boltrepo.ErrDamaged) || !strings.Contains(msg, path+" is damaged") ||
+			!strings.Contains(msg, "restore it from a backup") || !strings.Contains(msg, "bbolt check") ||
+			strings.Contains(msg, secretMarker) || strings.Contains(msg, "agt ") {
+			t.Errorf("shared=%v: err = %q; want ErrDamaged naming the file, a backup and bbolt check", shared, msg)
+		}
+	}
+}
+
+// bbolt keeps two meta pages and uses the other when one is damaged: such a
+// file opens. Damage to the older one loses nothing; damage to the newer
+// one falls back to the file as of the write before.
+func TestOneMetaPageDamaged(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ps := os.Getpagesize()
+	for _, newer := range []bool{false, true} {
+		path := filepath.Join(t.TempDir(), "agt.db")
+		buildDamageStore(t, path)
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		off := activeMeta(b, ps)
+		if !newer {
+			off = ps - off
+		}
+		damageInPlace(t, path, int64(off+offTxid), []byte{^b[off+offTxid]})
+		repo, err := boltrepo.Open(path, &boltrepo.Options{NoSync: true})
+		if err != nil {
+			t.Fatalf("newer=%v: Open with one meta page damaged: %v", newer, err)
+		}
+		got, err := repo.List(ctx, resource.KindMCP, "")
+		if err != nil {
+			t.Fatalf("newer=%v: %v", newer, err)
+		}
+		// The last write of buildDamageStore deleted tools/srv-56.
+		want := 48
+		if newer {
+			want = 49
+		}
+		if len(got) != want {
+			t.Errorf("newer=%v: %d resources, want %d", newer, len(got), want)
+		}
+		if err := repo.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// An empty file (size 0) is a new store, as a missing one.
+func TestEmptyFileIsNewStore(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "agt.db")
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, shared := range []bool{false, true} {
+		repo := openRepo(t, path, &boltrepo.Options{Shared: shared, NoSync: true})
+		if _, err := repo.Create(context.Background(), resource.Key{Kind: resource.KindMCP, Ref: resource.Ref(fmt.Sprintf("a%v", shared))}, json.RawMessage(`{}`)); err != nil {
+			t.Fatalf("shared=%v: %v", shared, err)
+		}
+		if err := repo.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -53,12 +53,54 @@
 // into the file; bytes handed out are copies made before the transaction
 // ends.
 //
+// # Damaged files
+//
+// The file is hostile input: a truncated copy, a failing disk or another
+// program can damage it, and bbolt (v1.5.0) trusts what it reads: it
+// faults on memory past the end of its mapping (a SIGSEGV or SIGBUS that
+// no recover can stop) or panics. Before bbolt maps the file, at every open
+// (once per Open in exclusive mode, once per operation in shared mode) and
+// under the file lock, the Repo checks what bbolt trusts blindly: both meta
+// pages (bbolt's magic, format version and checksum), a page size from
+// 1 KiB to 16 MiB, that the file holds every page the meta page in use
+// counts, that the root and freelist pages lie inside them, and that the
+// freelist's length fits its pages. This reads the two meta pages and one
+// page header. When exactly one meta page is damaged, bbolt uses the other
+// and so does the Repo, if that one is consistent with the file: the file
+// opens as it was at that meta page's write, which is the last write or
+// the one before.
+//
+// Damage the check cannot see (a data page) is found by bbolt while it
+// reads: every call recovers bbolt's panics, and its memory faults
+// (runtime/debug.SetPanicOnFault), and returns an error. In exclusive mode
+// the Repo then keeps that error: every later call returns it without
+// touching the file, and Close releases the file even when the panic left
+// bbolt's own locks held. In shared mode each operation opens the file
+// anew, so a file damaged while the host runs gives an error on the next
+// call, and a restored file works again. The memory map of a file on which
+// bbolt failed while opening, or failed leaving its locks held, stays
+// until the process exits (bbolt offers no way to release it then).
+// Damage that makes bbolt loop (a page that lists itself as its own child)
+// is not detected: `bbolt check` finds it.
+//
 // # Errors
 //
 // resource.ErrNotFound, resource.ErrExists and *resource.ConflictError as
 // the Repository interface says; ErrClosed after Close; an invalid kind or
 // reference, or data that is not JSON, is refused before the file is
 // touched; a bbolt file that holds no resources bucket (another program's
-// file) is an error, never a panic. Anything else is a file or bbolt
-// failure.
+// file) is an error, never a panic. A damaged file is an error that
+// matches ErrDamaged (errors.Is), naming the file and what is wrong with
+// its layout (never what it holds) and saying what to do: restore it from
+// a backup, or examine it with `bbolt check`. A file none of whose meta
+// pages has bbolt's magic is not a bbolt file: bbolt's errors.ErrInvalid;
+// one whose meta pages are intact but of another bbolt format, bbolt's
+// errors.ErrVersionMismatch. Anything else is a file or bbolt failure.
+//
+// # Limits
+//
+//   - Options.LockTimeout: how long an open waits for the file lock another
+//     process holds; DefaultLockTimeout (5 s) when zero.
+//   - Page size: 1 KiB to 16 MiB, the range bbolt searches; a file of
+//     another page size is damaged. Fixed.
 package boltrepo

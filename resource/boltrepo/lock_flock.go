@@ -27,3 +27,9 @@ func lockForCheck(f *os.File, exclusive bool) error {
 	}
 	return err
 }
+
+// unlockFile releases the lock on f explicitly: closing f alone would not
+// while bbolt's memory map of the file still references it.
+func unlockFile(f *os.File) {
+	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+}
