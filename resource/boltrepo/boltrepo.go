@@ -11,6 +11,7 @@ import (
 	"os"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -74,12 +75,15 @@ type Repo struct {
 	// a writer waits here, not on a bbolt lock a panicked write left held.
 	writeMu sync.Mutex
 
-	// In exclusive mode, the first damage found: every later call returns
-	// it. locksHeld is true when a panic left bbolt's locks held, so Close
-	// must not wait for them.
-	damageMu  sync.Mutex
-	damageErr error
-	locksHeld bool
+	// verified is the last file state checkTree accepted or this Repo
+	// wrote: in shared mode, an open of the file unchanged since skips the
+	// walk of its pages.
+	verified atomic.Pointer[verifiedFile]
+
+	// damage is, in exclusive mode, the first damage found: every later
+	// call returns its error. An atomic load keeps the read path free of
+	// another lock.
+	damage atomic.Pointer[damageState]
 
 	closeMu sync.RWMutex
 	closed  bool
@@ -120,11 +124,16 @@ func Open(path string, opts *Options) (*Repo, error) {
 	if err != nil {
 		return nil, err
 	}
-	if held, err := r.runTx(db, true, r.initTx); err != nil {
+	var txid int
+	if held, err := r.runTx(db, true, func(tx *bolt.Tx) error {
+		txid = tx.ID()
+		return r.initTx(tx)
+	}); err != nil {
 		release(db, file, held)
 		return nil, err
 	}
 	if r.opts.Shared {
+		r.rememberWrite(file, txid)
 		if err := db.Close(); err != nil {
 			return nil, fmt.Errorf("boltrepo: close %s: %w", path, err)
 		}
@@ -204,7 +213,7 @@ func (r *Repo) openOnce(readOnly bool) (db *bolt.DB, file *os.File, err error) {
 				_ = f.Close()
 				return nil, err
 			}
-			if err := checkFile(f, r.path); err != nil {
+			if err := checkFile(f, r.path, &r.verified); err != nil {
 				_ = f.Close()
 				return nil, err
 			}
@@ -312,14 +321,44 @@ func (r *Repo) Close() error {
 	if r.db == nil {
 		return nil
 	}
-	r.damageMu.Lock()
-	held := r.locksHeld
-	r.damageMu.Unlock()
-	if held {
+	if d := r.damage.Load(); d != nil && d.locksHeld {
 		release(r.db, r.file, true)
 		return nil
 	}
 	return r.db.Close()
+}
+
+// rememberWrite records the file as this Repo's commit txid left it, while
+// the file lock is still held: bbolt wrote a tree from a checked one, so
+// the next open need not walk it again.
+func (r *Repo) rememberWrite(file *os.File, txid int) {
+	st, err := file.Stat()
+	if err != nil || txid < 0 {
+		r.verified.Store(nil)
+		return
+	}
+	r.verified.Store(&verifiedFile{info: st, size: st.Size(), mod: st.ModTime(), txid: uint64(txid)})
+}
+
+// damageState is the damage an exclusive Repo found. locksHeld is true when
+// a panic left bbolt's locks held: Close must not wait for them.
+type damageState struct {
+	err       error
+	locksHeld bool
+}
+
+// setDamaged records damage: the first error stays, locksHeld accumulates.
+func (r *Repo) setDamaged(err error, held bool) {
+	for {
+		old := r.damage.Load()
+		next := &damageState{err: err, locksHeld: held}
+		if old != nil {
+			next = &damageState{err: old.err, locksHeld: old.locksHeld || held}
+		}
+		if r.damage.CompareAndSwap(old, next) {
+			return
+		}
+	}
 }
 
 // Path returns the file path the Repo was opened with.
@@ -339,20 +378,12 @@ func (r *Repo) withDB(writable bool, fn func(*bolt.Tx) error) error {
 			r.writeMu.Lock()
 			defer r.writeMu.Unlock()
 		}
-		r.damageMu.Lock()
-		derr := r.damageErr
-		r.damageMu.Unlock()
-		if derr != nil {
-			return derr
+		if d := r.damage.Load(); d != nil {
+			return d.err
 		}
 		held, err := r.runTx(r.db, writable, fn)
 		if errors.Is(err, ErrDamaged) {
-			r.damageMu.Lock()
-			if r.damageErr == nil {
-				r.damageErr = err
-			}
-			r.locksHeld = r.locksHeld || held
-			r.damageMu.Unlock()
+			r.setDamaged(err, held)
 		}
 		return err
 	}
@@ -367,11 +398,13 @@ func (r *Repo) withDB(writable bool, fn func(*bolt.Tx) error) error {
 	if err != nil {
 		return err
 	}
+	var txid int
 	if writable {
 		// The file may have been removed and recreated empty since Open;
 		// initTx also checks the format again.
 		inner := fn
 		fn = func(tx *bolt.Tx) error {
+			txid = tx.ID()
 			if err := r.initTx(tx); err != nil {
 				return err
 			}
@@ -384,6 +417,9 @@ func (r *Repo) withDB(writable bool, fn func(*bolt.Tx) error) error {
 	if held {
 		release(db, file, true)
 		return err
+	}
+	if writable && err == nil {
+		r.rememberWrite(file, txid)
 	}
 	if cerr := db.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("boltrepo: close %s: %w", r.path, cerr)

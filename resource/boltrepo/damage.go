@@ -7,6 +7,8 @@ import (
 	"hash/fnv"
 	"io"
 	"os"
+	"sync/atomic"
+	"time"
 
 	berrors "go.etcd.io/bbolt/errors"
 )
@@ -106,43 +108,40 @@ func readAtMost(f *os.File, off int64, n int) ([]byte, error) {
 	return buf[:got], nil
 }
 
-// checkFile checks, before bbolt maps f, everything bbolt trusts without
+// checkMeta checks, before bbolt maps f, everything bbolt trusts without
 // checking when it opens a file: both meta pages (magic, version,
 // checksum), the page size, the file size against the high-water mark of
 // the meta bbolt will use, and that meta's root and freelist pages, with
 // the freelist's length. bbolt reads past the end of the mapping (SIGSEGV,
 // SIGBUS: not recoverable) or panics when these are wrong. It reads the two
-// meta pages and one page header, nothing more.
+// meta pages and one page header, and returns the meta bbolt will use (a
+// zero meta for an empty file) and the page size.
 //
 // An empty file is fine (bbolt initialises it). A file of which no meta
 // page has bbolt's magic is reported as bbolt does (errors.ErrInvalid), so
 // is one whose meta pages are intact but of another bbolt format
 // (errors.ErrVersionMismatch); anything else wrong is ErrDamaged.
-func checkFile(f *os.File, path string) error {
-	st, err := f.Stat()
-	if err != nil {
-		return err
-	}
+func checkMeta(f *os.File, path string, st os.FileInfo) (active meta, pageSize int64, err error) {
 	size := st.Size()
 	if size == 0 {
-		return nil
+		return meta{}, 0, nil
 	}
 	first, err := readAtMost(f, 0, 4096)
 	if err != nil {
-		return err
+		return meta{}, 0, err
 	}
 	m0 := parseMeta(first)
 	magicSeen := m0.err != errMetaMagic
 
 	// The page size, found as bbolt finds it: from the first meta, or else
 	// from the first valid meta at 1 KiB, 2 KiB, ... 16 MiB.
-	pageSize := int64(m0.pageSize)
+	pageSize = int64(m0.pageSize)
 	if m0.err != nil {
 		pageSize = 0
 		for pos := int64(minPageSize); pos <= maxPageSize && pos < size-1024; pos <<= 1 {
 			b, err := readAtMost(f, pos, pageHeaderSize+metaSize)
 			if err != nil {
-				return err
+				return meta{}, 0, err
 			}
 			m := parseMeta(b)
 			magicSeen = magicSeen || m.err != errMetaMagic
@@ -154,28 +153,27 @@ func checkFile(f *os.File, path string) error {
 	}
 	if pageSize == 0 {
 		if !magicSeen {
-			return berrors.ErrInvalid
+			return meta{}, 0, berrors.ErrInvalid
 		}
-		return damaged(path, "both meta pages are invalid")
+		return meta{}, 0, damaged(path, "both meta pages are invalid")
 	}
 	if pageSize < minPageSize || pageSize > maxPageSize {
-		return damaged(path, "its page size %d is outside %d to %d", pageSize, minPageSize, maxPageSize)
+		return meta{}, 0, damaged(path, "its page size %d is outside %d to %d", pageSize, minPageSize, maxPageSize)
 	}
 	if size < 2*pageSize {
-		return damaged(path, "it is %d bytes long, shorter than its two meta pages (%d bytes)", size, 2*pageSize)
+		return meta{}, 0, damaged(path, "it is %d bytes long, shorter than its two meta pages (%d bytes)", size, 2*pageSize)
 	}
 	second, err := readAtMost(f, pageSize, pageHeaderSize+metaSize)
 	if err != nil {
-		return err
+		return meta{}, 0, err
 	}
 	m1 := parseMeta(second)
 
 	// bbolt uses the valid meta with the higher txid.
-	var active meta
 	switch {
 	case m0.err == nil && m1.err == nil:
 		if m0.pageSize != m1.pageSize {
-			return damaged(path, "its meta pages disagree on the page size")
+			return meta{}, 0, damaged(path, "its meta pages disagree on the page size")
 		}
 		active = m0
 		if m1.txid > m0.txid {
@@ -186,53 +184,247 @@ func checkFile(f *os.File, path string) error {
 	case m1.err == nil:
 		active = m1
 	case m0.err == errMetaMagic && m1.err == errMetaMagic:
-		return berrors.ErrInvalid
+		return meta{}, 0, berrors.ErrInvalid
 	case m0.err == errMetaVersion && m1.err == errMetaVersion:
-		return berrors.ErrVersionMismatch
+		return meta{}, 0, berrors.ErrVersionMismatch
 	default:
-		return damaged(path, "both meta pages are invalid")
+		return meta{}, 0, damaged(path, "both meta pages are invalid")
 	}
 
 	pages := uint64(size / pageSize)
 	if active.pgid > pages {
-		return damaged(path, "it is %d bytes long, shorter than the %d pages of %d bytes its meta page counts", size, active.pgid, pageSize)
+		return meta{}, 0, damaged(path, "it is %d bytes long, shorter than the %d pages of %d bytes its meta page counts", size, active.pgid, pageSize)
 	}
 	if active.root < 2 || active.root >= active.pgid {
-		return damaged(path, "its root page %d is outside pages 2 to %d", active.root, active.pgid)
+		return meta{}, 0, damaged(path, "its root page %d is outside pages 2 to %d", active.root, active.pgid)
 	}
 	if active.freelist == noFreelist {
-		return nil
+		return active, pageSize, nil
 	}
 	if active.freelist < 2 || active.freelist >= active.pgid {
-		return damaged(path, "its freelist page %d is outside pages 2 to %d", active.freelist, active.pgid)
+		return meta{}, 0, damaged(path, "its freelist page %d is outside pages 2 to %d", active.freelist, active.pgid)
 	}
 	// The freelist's header: bbolt reads count page ids after it (the count
 	// is the first id when the header's count is 0xFFFF) without checking
 	// that they lie inside the pages the freelist occupies.
 	b, err := readAtMost(f, int64(active.freelist)*pageSize, pageHeaderSize+8)
 	if err != nil {
-		return err
+		return meta{}, 0, err
 	}
 	if len(b) < pageHeaderSize+8 {
-		return damaged(path, "its freelist page %d is cut short", active.freelist)
+		return meta{}, 0, damaged(path, "its freelist page %d is cut short", active.freelist)
 	}
 	ne := binary.NativeEndian
 	flags, count, overflow := ne.Uint16(b[8:]), uint64(ne.Uint16(b[10:])), uint64(ne.Uint32(b[12:]))
 	if flags != freelistPageFlag {
-		return damaged(path, "its freelist page %d is not a freelist page", active.freelist)
+		return meta{}, 0, damaged(path, "its freelist page %d is not a freelist page", active.freelist)
 	}
 	if active.freelist+overflow >= active.pgid {
-		return damaged(path, "its freelist runs past the last page")
+		return meta{}, 0, damaged(path, "its freelist runs past the last page")
 	}
 	room := ((overflow+1)*uint64(pageSize) - pageHeaderSize) / 8
 	if count == 0xFFFF {
 		// The first slot holds the count; compared before adding one, so a
 		// count of 2^64-1 cannot wrap.
 		if n := ne.Uint64(b[pageHeaderSize:]); n >= room {
-			return damaged(path, "its freelist counts more page ids than its pages hold")
+			return meta{}, 0, damaged(path, "its freelist counts more page ids than its pages hold")
 		}
 	} else if count > room {
+		return meta{}, 0, damaged(path, "its freelist counts more page ids than its pages hold")
+	}
+	return active, pageSize, nil
+}
+
+const (
+	branchPageFlag  = 0x01
+	leafPageFlag    = 0x02
+	bucketLeafFlag  = 0x01
+	elementSize     = 16 // a branch or leaf element header
+	inBucketSize    = 16 // a bucket's header in its parent: root page, sequence
+	maxInlineNested = 64
+)
+
+// checkTree walks the page tree of the meta bbolt will use, from the root
+// bucket through every branch page and every sub-bucket, and checks that it
+// is a tree: each page inside the file, of the type its place needs,
+// identifying as itself, reached once, and not on the freelist. bbolt
+// trusts this too: a branch page that lists itself (or an ancestor) as a
+// child makes its cursor recurse until the goroutine's stack overflows, a
+// fatal error no recover stops, and a page both free and in use is
+// overwritten by the next write. It reads every page in use once, one page
+// (with its overflow) at a time.
+func checkTree(f *os.File, path string, m meta, pageSize int64) error {
+	w := treeWalk{f: f, path: path, pageSize: pageSize, pgid: m.pgid, seen: make([]uint64, (m.pgid+63)/64)}
+	w.stack = append(w.stack, m.root)
+	for len(w.stack) > 0 {
+		id := w.stack[len(w.stack)-1]
+		w.stack = w.stack[:len(w.stack)-1]
+		if err := w.page(id); err != nil {
+			return err
+		}
+	}
+	if m.freelist == noFreelist {
+		return nil
+	}
+	// The freelist itself must not be in the tree, nor any page it lists.
+	page, err := w.read(m.freelist, false)
+	if err != nil {
+		return err
+	}
+	ne := binary.NativeEndian
+	count, ids := uint64(ne.Uint16(page[10:])), page[pageHeaderSize:]
+	if count == 0xFFFF {
+		count, ids = ne.Uint64(ids), ids[8:]
+	}
+	if count > uint64(len(ids))/8 {
 		return damaged(path, "its freelist counts more page ids than its pages hold")
 	}
+	for i := range count {
+		if id := ne.Uint64(ids[8*i:]); id < m.pgid && w.isSeen(id) {
+			return damaged(path, "page %d is both free and in use", id)
+		}
+	}
+	return nil
+}
+
+type treeWalk struct {
+	f        *os.File
+	path     string
+	pageSize int64
+	pgid     uint64
+	seen     []uint64 // bit set of the pages reached
+	stack    []uint64 // pages to visit
+	buf      []byte
+}
+
+func (w *treeWalk) isSeen(id uint64) bool { return w.seen[id/64]&(1<<(id%64)) != 0 }
+
+// read reads page id with its overflow pages, marking them reached when
+// mark is set. The returned bytes are valid until the next read.
+func (w *treeWalk) read(id uint64, mark bool) ([]byte, error) {
+	if id < 2 || id >= w.pgid {
+		return nil, damaged(w.path, "a page reference %d is outside pages 2 to %d", id, w.pgid)
+	}
+	var hdr [pageHeaderSize]byte
+	if _, err := w.f.ReadAt(hdr[:], int64(id)*w.pageSize); err != nil {
+		return nil, err
+	}
+	ne := binary.NativeEndian
+	if self := ne.Uint64(hdr[0:]); self != id {
+		return nil, damaged(w.path, "page %d identifies as page %d", id, self)
+	}
+	overflow := uint64(ne.Uint32(hdr[12:]))
+	if overflow >= w.pgid-id {
+		return nil, damaged(w.path, "page %d runs past the last page", id)
+	}
+	if mark {
+		for p := id; p <= id+overflow; p++ {
+			if w.isSeen(p) {
+				return nil, damaged(w.path, "page %d is reached twice", p)
+			}
+			w.seen[p/64] |= 1 << (p % 64)
+		}
+	}
+	n := int64(overflow+1) * w.pageSize
+	if int64(cap(w.buf)) < n {
+		w.buf = make([]byte, n)
+	}
+	w.buf = w.buf[:n]
+	if _, err := w.f.ReadAt(w.buf, int64(id)*w.pageSize); err != nil {
+		return nil, err
+	}
+	return w.buf, nil
+}
+
+// page checks one page of the tree and queues its children.
+func (w *treeWalk) page(id uint64) error {
+	page, err := w.read(id, true)
+	if err != nil {
+		return err
+	}
+	ne := binary.NativeEndian
+	flags, count := ne.Uint16(page[8:]), int(ne.Uint16(page[10:]))
+	switch flags {
+	case branchPageFlag:
+		// bbolt never writes an empty branch page, and reads a child of one
+		// anyway: the bytes after its header.
+		if count == 0 || pageHeaderSize+count*elementSize > len(page) {
+			return damaged(w.path, "branch page %d holds %d elements", id, count)
+		}
+		for i := range count {
+			w.stack = append(w.stack, ne.Uint64(page[pageHeaderSize+i*elementSize+8:]))
+		}
+		return nil
+	case leafPageFlag:
+		return w.leaf(id, page, 0)
+	}
+	return damaged(w.path, "page %d is neither a branch nor a leaf page", id)
+}
+
+// leaf queues the root pages of the sub-buckets a leaf page (or a bucket
+// stored inline in one, nested up to depth) holds.
+func (w *treeWalk) leaf(id uint64, page []byte, depth int) error {
+	ne := binary.NativeEndian
+	count := int(ne.Uint16(page[10:]))
+	if pageHeaderSize+count*elementSize > len(page) {
+		return damaged(w.path, "leaf page %d holds %d elements", id, count)
+	}
+	for i := range count {
+		at := pageHeaderSize + i*elementSize
+		e := page[at : at+elementSize]
+		if ne.Uint32(e[0:])&bucketLeafFlag == 0 {
+			continue
+		}
+		pos, ksize, vsize := uint64(ne.Uint32(e[4:])), uint64(ne.Uint32(e[8:])), uint64(ne.Uint32(e[12:]))
+		start := uint64(at) + pos + ksize
+		if vsize < inBucketSize || start+vsize > uint64(len(page)) {
+			return damaged(w.path, "a bucket in leaf page %d lies outside it", id)
+		}
+		v := page[start : start+vsize]
+		if root := ne.Uint64(v); root != 0 {
+			w.stack = append(w.stack, root)
+			continue
+		}
+		inline := v[inBucketSize:]
+		if depth >= maxInlineNested || len(inline) < pageHeaderSize || ne.Uint16(inline[8:]) != leafPageFlag {
+			return damaged(w.path, "a bucket in leaf page %d is not a leaf page", id)
+		}
+		if err := w.leaf(id, inline, depth+1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// verifiedFile is a file checkTree accepted: a later open of the same file,
+// unchanged (same size, modification time and meta page in use), skips the
+// walk. Writes through bbolt keep the tree a tree, so after its own write
+// a Repo records the file again.
+type verifiedFile struct {
+	info os.FileInfo
+	size int64
+	mod  time.Time
+	txid uint64
+}
+
+func (v *verifiedFile) matches(st os.FileInfo, txid uint64) bool {
+	return v != nil && v.txid == txid && v.size == st.Size() && v.mod.Equal(st.ModTime()) && os.SameFile(v.info, st)
+}
+
+// checkFile checks f before bbolt maps it: its meta pages (checkMeta), then
+// its page tree (checkTree) unless verified holds this very file, unchanged.
+func checkFile(f *os.File, path string, verified *atomic.Pointer[verifiedFile]) error {
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	active, pageSize, err := checkMeta(f, path, st)
+	if err != nil || active.pgid == 0 || verified.Load().matches(st, active.txid) {
+		return err
+	}
+	if err := checkTree(f, path, active, pageSize); err != nil {
+		return err
+	}
+	verified.Store(&verifiedFile{info: st, size: st.Size(), mod: st.ModTime(), txid: active.txid})
 	return nil
 }

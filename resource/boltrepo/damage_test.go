@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
 
 	"github.com/agtsdk/agt/resource"
@@ -36,42 +37,97 @@ const (
 // knownKey is a key the damage store holds.
 var knownKey = resource.Key{Kind: resource.KindMCP, Ref: "tools/srv-07"}
 
-// buildDamageStore writes a real store to path: enough resources of two
-// kinds to fill several leaf and branch pages, then updates and deletes so
-// that the freelist holds pages. It returns the page size.
+// damagePageSize is the page size of the damage store, whatever the
+// machine's: the same bytes everywhere.
+const damagePageSize = 4096
+
+// buildDamageStore writes a real store to path, byte for byte the same on
+// every run: 60 MCP and 12 agent resources, one transaction each, enough to
+// fill several leaf pages under a branch page; then updates and deletes, so
+// that the freelist holds pages. It writes what Repo writes (the buckets,
+// format "1", records of version 1, high-water marks) with bbolt directly:
+// with fixed timestamps, and the array freelist, whose page allocation is
+// deterministic (the default one picks among free spans in map order).
 func buildDamageStore(t *testing.T, path string) int {
 	t.Helper()
-	ctx := context.Background()
-	repo, err := boltrepo.Open(path, &boltrepo.Options{NoSync: true})
+	db, err := bolt.Open(path, 0o600, &bolt.Options{NoSync: true, PageSize: damagePageSize, FreelistType: bolt.FreelistArrayType, Timeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer repo.Close()
-	doc := func(i, rev int) json.RawMessage {
-		return json.RawMessage(fmt.Sprintf(`{"command":"srv-%d","rev":%d,"env":{"TOKEN":"%s-%d"},"pad":%q}`,
-			i, rev, secretMarker, i, strings.Repeat("p", 200+i*13)))
+	defer db.Close()
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC).UnixNano()
+	record := func(i, rev int) []byte {
+		data := fmt.Sprintf(`{"command":"srv-%d","rev":%d,"env":{"TOKEN":"%s-%d"},"pad":%q}`,
+			i, rev, secretMarker, i, strings.Repeat("p", 200+i*13))
+		b := make([]byte, 25, 25+len(data))
+		b[0] = 1
+		binary.BigEndian.PutUint64(b[1:], uint64(rev))
+		binary.BigEndian.PutUint64(b[9:], uint64(at))
+		binary.BigEndian.PutUint64(b[17:], uint64(at+int64(rev)))
+		return append(b, data...)
+	}
+	kindBucket := func(tx *bolt.Tx, root, kind string) (*bolt.Bucket, error) {
+		return tx.Bucket([]byte(root)).CreateBucketIfNotExists([]byte(kind))
+	}
+	put := func(kind, ref string, v []byte) {
+		t.Helper()
+		if err := db.Update(func(tx *bolt.Tx) error {
+			b, err := kindBucket(tx, "resources", kind)
+			if err != nil {
+				return err
+			}
+			return b.Put([]byte(ref), v)
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Update(func(tx *bolt.Tx) error {
+		mb, err := tx.CreateBucket([]byte("meta"))
+		if err != nil {
+			return err
+		}
+		if err := mb.Put([]byte("format"), []byte("1")); err != nil {
+			return err
+		}
+		if _, err := tx.CreateBucket([]byte("resources")); err != nil {
+			return err
+		}
+		_, err = tx.CreateBucket([]byte("highwater"))
+		return err
+	}); err != nil {
+		t.Fatal(err)
 	}
 	for i := range 60 {
-		if _, err := repo.Create(ctx, resource.Key{Kind: resource.KindMCP, Ref: resource.Ref(fmt.Sprintf("tools/srv-%02d", i))}, doc(i, 1)); err != nil {
-			t.Fatal(err)
-		}
+		put("mcp", fmt.Sprintf("tools/srv-%02d", i), record(i, 1))
 	}
 	for i := range 12 {
-		if _, err := repo.Create(ctx, resource.Key{Kind: resource.KindAgent, Ref: resource.Ref(fmt.Sprintf("agent-%02d", i))}, doc(i, 1)); err != nil {
-			t.Fatal(err)
-		}
+		put("agent", fmt.Sprintf("agent-%02d", i), record(i, 1))
 	}
 	for i := 0; i < 60; i += 3 {
-		if _, err := repo.Update(ctx, resource.Key{Kind: resource.KindMCP, Ref: resource.Ref(fmt.Sprintf("tools/srv-%02d", i))}, doc(i, 2), resource.AnyRevision); err != nil {
-			t.Fatal(err)
-		}
+		put("mcp", fmt.Sprintf("tools/srv-%02d", i), record(i, 2))
 	}
+	// One bucket changed per transaction: bbolt spills the sub-buckets of
+	// a transaction in map order, which would vary the page layout.
 	for i := 1; i < 60; i += 5 {
-		if err := repo.Delete(ctx, resource.Key{Kind: resource.KindMCP, Ref: resource.Ref(fmt.Sprintf("tools/srv-%02d", i))}, resource.AnyRevision); err != nil {
-			t.Fatal(err)
+		ref := []byte(fmt.Sprintf("tools/srv-%02d", i))
+		for _, step := range []func(tx *bolt.Tx) error{
+			func(tx *bolt.Tx) error {
+				hb, err := kindBucket(tx, "highwater", "mcp")
+				if err != nil {
+					return err
+				}
+				return hb.Put(ref, binary.BigEndian.AppendUint64(nil, 1))
+			},
+			func(tx *bolt.Tx) error {
+				return tx.Bucket([]byte("resources")).Bucket([]byte("mcp")).Delete(ref)
+			},
+		} {
+			if err := db.Update(step); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
-	return os.Getpagesize()
+	return damagePageSize
 }
 
 // Meta field offsets inside a meta page (bbolt v1.5.0: 16-byte page header,
@@ -100,6 +156,35 @@ func activeMeta(b []byte, pageSize int) int {
 		return pageSize
 	}
 	return 0
+}
+
+// bucketRootPage returns the root page of the bucket name in the leaf page
+// page, -1 if it holds none.
+func bucketRootPage(b []byte, pageSize, page int, name string) int {
+	if at := bucketHeader(b, pageSize, page, name); at >= 0 {
+		return int(binary.NativeEndian.Uint64(b[at:]))
+	}
+	return -1
+}
+
+func setBucketRootPage(b []byte, pageSize, page int, name string, root int) {
+	binary.NativeEndian.PutUint64(b[bucketHeader(b, pageSize, page, name):], uint64(root))
+}
+
+// bucketHeader is the offset of the bucket header of name in leaf page page
+// (bbolt's leaf element: flags, pos, ksize, vsize; the key at pos from the
+// element, the value after it).
+func bucketHeader(b []byte, pageSize, page int, name string) int {
+	ne := binary.NativeEndian
+	base := page * pageSize
+	for i := range int(ne.Uint16(b[base+10:])) {
+		e := base + 16 + i*16
+		pos, ksize := int(ne.Uint32(b[e+4:])), int(ne.Uint32(b[e+8:]))
+		if ne.Uint32(b[e:])&1 != 0 && string(b[e+pos:e+pos+ksize]) == name {
+			return e + pos + ksize
+		}
+	}
+	return -1
 }
 
 type damagedCopy struct {
@@ -223,6 +308,52 @@ func damageSet(orig []byte, pageSize int) []damagedCopy {
 			return b
 		})
 	}
+	// A tree that is not a tree: bbolt's cursor would recurse through a
+	// cycle until the stack overflows (fatal), and a page both free and in
+	// use would be overwritten by the next write.
+	root := int(binary.NativeEndian.Uint64(orig[activeMeta(orig, pageSize)+offRoot:]))
+	resources := bucketRootPage(orig, pageSize, root, "resources")
+	mcp := bucketRootPage(orig, pageSize, resources, "mcp")
+	if resources <= 0 || mcp <= 0 || binary.NativeEndian.Uint16(orig[mcp*pageSize+8:]) != 0x01 {
+		panic("the damage store's mcp bucket has no branch page at its root; make the store larger")
+	}
+	setChild := func(b []byte, page, i, child int) {
+		binary.NativeEndian.PutUint64(b[page*pageSize+16+i*16+8:], uint64(child))
+	}
+	add("cycle-branch-to-itself", func(b []byte) []byte {
+		setChild(b, mcp, 0, mcp)
+		return b
+	})
+	add("cycle-branch-last-to-itself", func(b []byte) []byte {
+		setChild(b, mcp, int(binary.NativeEndian.Uint16(b[mcp*pageSize+10:]))-1, mcp)
+		return b
+	})
+	add("cycle-branch-twice-same-child", func(b []byte) []byte {
+		copy(b[mcp*pageSize+16+16+8:mcp*pageSize+16+16+16], b[mcp*pageSize+16+8:mcp*pageSize+16+16])
+		return b
+	})
+	add("cycle-empty-branch-to-itself", func(b []byte) []byte {
+		binary.NativeEndian.PutUint16(b[mcp*pageSize+10:], 0)
+		setChild(b, mcp, 0, mcp)
+		return b
+	})
+	add("cycle-bucket-to-root", func(b []byte) []byte {
+		setBucketRootPage(b, pageSize, resources, "mcp", root)
+		return b
+	})
+	add("cycle-bucket-to-itself", func(b []byte) []byte {
+		setBucketRootPage(b, pageSize, resources, "mcp", resources)
+		return b
+	})
+	add("cycle-free-and-in-use", func(b []byte) []byte {
+		fl := int(binary.NativeEndian.Uint64(b[activeMeta(b, pageSize)+offFreelist:]))
+		if binary.NativeEndian.Uint16(b[fl*pageSize+10:]) == 0 {
+			panic("the damage store has an empty freelist")
+		}
+		binary.NativeEndian.PutUint64(b[fl*pageSize+16:], uint64(mcp))
+		return b
+	})
+
 	// The freelist page's header: a count too large for its pages.
 	add("freelist-count-overflow", func(b []byte) []byte {
 		fl := int(binary.NativeEndian.Uint64(b[activeMeta(b, pageSize)+offFreelist:]))
@@ -246,6 +377,7 @@ func damageSet(orig []byte, pageSize int) []damagedCopy {
 
 // sweepOp is the outcome of one repository call in the child.
 type sweepOp struct {
+	copy  int // index in the damage set
 	op    string
 	class string // "ok" or the kind of error
 }
@@ -295,7 +427,7 @@ func sweepCopy(src, work string) ([]sweepOp, error) {
 			if err != nil && strings.Contains(err.Error(), secretMarker) {
 				panic(fmt.Sprintf("%s %s: the error repeats stored data: %v", mode, op, err))
 			}
-			ops = append(ops, sweepOp{mode + "/" + op, errorClass(err)})
+			ops = append(ops, sweepOp{op: mode + "/" + op, class: errorClass(err)})
 		}
 		ctx := context.Background()
 		repo, err := boltrepo.Open(work, &boltrepo.Options{Shared: shared, NoSync: true, LockTimeout: time.Second})
@@ -397,10 +529,14 @@ func TestDamagedFilesNeverCrash(t *testing.T) {
 	tally := map[string]int{} // outcome class -> calls
 	copiesOK := 0             // copies on which every call succeeded
 	var crashes []string
+	opened := map[string][]string{} // copy name -> modes in which Open succeeded
 	for start := 0; start < len(set); {
 		res := runSweep(t, dir, start)
-		for _, line := range res.ops {
-			tally[line.class]++
+		for _, op := range res.ops {
+			tally[op.class]++
+			if mode, ok := strings.CutSuffix(op.op, "/open"); ok && op.class == "ok" {
+				opened[set[op.copy].name] = append(opened[set[op.copy].name], mode)
+			}
 		}
 		copiesOK += res.copiesOK
 		if res.crashed < 0 {
@@ -417,6 +553,13 @@ func TestDamagedFilesNeverCrash(t *testing.T) {
 		len(set), calls, tally["ok"], calls-tally["ok"], tally, copiesOK, len(crashes))
 	for _, c := range crashes {
 		t.Errorf("crash: %s", c)
+	}
+	// A file whose tree is not a tree, or whose freelist does not fit, is
+	// refused at Open, before bbolt reads any of it.
+	for _, c := range set {
+		if (strings.HasPrefix(c.name, "cycle-") || strings.HasPrefix(c.name, "freelist-")) && len(opened[c.name]) > 0 {
+			t.Errorf("%s: Open succeeded in %v mode, want ErrDamaged", c.name, opened[c.name])
+		}
 	}
 	if tally["other"] > 0 {
 		t.Errorf("%d calls failed with an unclassified error", tally["other"])
@@ -474,7 +617,8 @@ read:
 				currentOK = true
 				timer.Reset(time.Minute)
 			case len(f) == 4 && f[0] == "op":
-				res.ops = append(res.ops, sweepOp{f[2], f[3]})
+				n, _ := strconv.Atoi(f[1])
+				res.ops = append(res.ops, sweepOp{copy: n, op: f[2], class: f[3]})
 				currentOK = currentOK && f[3] == "ok"
 			case len(f) == 2 && f[0] == "end":
 				if currentOK {
@@ -543,7 +687,7 @@ func rootPageOffset(t *testing.T, path string) int64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ps := os.Getpagesize()
+	ps := damagePageSize
 	return int64(binary.NativeEndian.Uint64(b[activeMeta(b, ps)+offRoot:])) * int64(ps)
 }
 
@@ -587,10 +731,10 @@ func TestSharedFileDamagedWhileOpen(t *testing.T) {
 			}
 		}},
 		{"root page zeroed", func(t *testing.T, path string) {
-			damageInPlace(t, path, rootPageOffset(t, path), make([]byte, os.Getpagesize()))
+			damageInPlace(t, path, rootPageOffset(t, path), make([]byte, damagePageSize))
 		}},
 		{"both meta pages zeroed but the magic", func(t *testing.T, path string) {
-			ps := os.Getpagesize()
+			ps := damagePageSize
 			for _, off := range []int64{0, int64(ps)} {
 				damageInPlace(t, path, off+offRoot, make([]byte, 48))
 			}
@@ -628,7 +772,7 @@ func TestSharedFileDamagedWhileOpen(t *testing.T) {
 // returns.
 func TestExclusiveFileDamagedWhileOpen(t *testing.T) {
 	t.Parallel()
-	ps := os.Getpagesize()
+	ps := damagePageSize
 	tests := []struct {
 		name   string
 		damage func(t *testing.T, path string)
@@ -737,7 +881,7 @@ func TestDamagedFileError(t *testing.T) {
 func TestOneMetaPageDamaged(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	ps := os.Getpagesize()
+	ps := damagePageSize
 	for _, newer := range []bool{false, true} {
 		path := filepath.Join(t.TempDir(), "agt.db")
 		buildDamageStore(t, path)

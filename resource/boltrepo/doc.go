@@ -58,30 +58,43 @@
 // The file is hostile input: a truncated copy, a failing disk or another
 // program can damage it, and bbolt (v1.5.0) trusts what it reads: it
 // faults on memory past the end of its mapping (a SIGSEGV or SIGBUS that
-// no recover can stop) or panics. Before bbolt maps the file, at every open
-// (once per Open in exclusive mode, once per operation in shared mode) and
-// under the file lock, the Repo checks what bbolt trusts blindly: both meta
-// pages (bbolt's magic, format version and checksum), a page size from
-// 1 KiB to 16 MiB, that the file holds every page the meta page in use
-// counts, that the root and freelist pages lie inside them, and that the
-// freelist's length fits its pages. This reads the two meta pages and one
-// page header. When exactly one meta page is damaged, bbolt uses the other
-// and so does the Repo, if that one is consistent with the file: the file
-// opens as it was at that meta page's write, which is the last write or
-// the one before.
+// no recover can stop), recurses through a page that lists itself as its
+// own child until the stack overflows (fatal too), or panics. So before
+// bbolt maps the file, under the file lock, the Repo checks what bbolt
+// trusts blindly:
 //
-// Damage the check cannot see (a data page) is found by bbolt while it
-// reads: every call recovers bbolt's panics, and its memory faults
-// (runtime/debug.SetPanicOnFault), and returns an error. In exclusive mode
-// the Repo then keeps that error: every later call returns it without
-// touching the file, and Close releases the file even when the panic left
-// bbolt's own locks held. In shared mode each operation opens the file
-// anew, so a file damaged while the host runs gives an error on the next
-// call, and a restored file works again. The memory map of a file on which
-// bbolt failed while opening, or failed leaving its locks held, stays
-// until the process exits (bbolt offers no way to release it then).
-// Damage that makes bbolt loop (a page that lists itself as its own child)
-// is not detected: `bbolt check` finds it.
+//   - both meta pages: bbolt's magic, format version and checksum; a page
+//     size from 1 KiB to 16 MiB;
+//   - the meta page bbolt will use: the file holds every page it counts,
+//     its root and freelist pages lie inside them, and the freelist's
+//     length fits its pages;
+//   - the page tree of that meta page: every branch, leaf and sub-bucket
+//     page inside the file, of the right type, identifying as itself,
+//     reached once (a tree, no cycle), and not on the freelist (else the
+//     next write would overwrite it).
+//
+// The meta checks read two meta pages and one page header at every open
+// (once per Open in exclusive mode, once per operation in shared mode).
+// The tree walk reads every page in use, one at a time; a shared Repo
+// skips it when the file is the one it last checked or wrote (same file,
+// size, modification time and transaction), so only a write of another
+// process makes the next operation walk again. When exactly one meta page
+// is damaged, bbolt uses the other and so does the Repo, if that one
+// passes: the file opens as it was at that meta page's write, which is the
+// last write or the one before.
+//
+// Damage the checks cannot see (inside a page's keys and values) is found
+// by bbolt while it reads: every call recovers bbolt's panics, and its
+// memory faults (runtime/debug.SetPanicOnFault), and returns an error. In
+// exclusive mode the Repo then keeps that error: every later call returns
+// it without touching the file, and Close releases the file even when the
+// panic left bbolt's own locks held. In shared mode each operation opens
+// the file anew, so a file damaged while the host runs gives an error on
+// the next call, and a restored file works again. The memory map of a file
+// on which bbolt failed while opening, or failed leaving its locks held,
+// stays until the process exits (bbolt offers no way to release it then).
+// An exclusive Repo checks the tree once, at Open: damage written into the
+// file while it is open is found only as bbolt reads it.
 //
 // # Errors
 //
