@@ -300,20 +300,24 @@ type treeWalk struct {
 func (w *treeWalk) isSeen(id uint64) bool { return w.seen[id/64]&(1<<(id%64)) != 0 }
 
 // read reads page id with its overflow pages, marking them reached when
-// mark is set. The returned bytes are valid until the next read.
+// mark is set: one read for a page without overflow. The returned bytes are
+// valid until the next read.
 func (w *treeWalk) read(id uint64, mark bool) ([]byte, error) {
 	if id < 2 || id >= w.pgid {
 		return nil, damaged(w.path, "a page reference %d is outside pages 2 to %d", id, w.pgid)
 	}
-	var hdr [pageHeaderSize]byte
-	if _, err := w.f.ReadAt(hdr[:], int64(id)*w.pageSize); err != nil {
+	if int64(cap(w.buf)) < w.pageSize {
+		w.buf = make([]byte, w.pageSize)
+	}
+	w.buf = w.buf[:w.pageSize]
+	if _, err := w.f.ReadAt(w.buf, int64(id)*w.pageSize); err != nil {
 		return nil, err
 	}
 	ne := binary.NativeEndian
-	if self := ne.Uint64(hdr[0:]); self != id {
+	if self := ne.Uint64(w.buf[0:]); self != id {
 		return nil, damaged(w.path, "page %d identifies as page %d", id, self)
 	}
-	overflow := uint64(ne.Uint32(hdr[12:]))
+	overflow := uint64(ne.Uint32(w.buf[12:]))
 	if overflow >= w.pgid-id {
 		return nil, damaged(w.path, "page %d runs past the last page", id)
 	}
@@ -325,12 +329,15 @@ func (w *treeWalk) read(id uint64, mark bool) ([]byte, error) {
 			w.seen[p/64] |= 1 << (p % 64)
 		}
 	}
+	if overflow == 0 {
+		return w.buf, nil
+	}
 	n := int64(overflow+1) * w.pageSize
 	if int64(cap(w.buf)) < n {
-		w.buf = make([]byte, n)
+		w.buf = append(w.buf, make([]byte, n-int64(len(w.buf)))...)
 	}
 	w.buf = w.buf[:n]
-	if _, err := w.f.ReadAt(w.buf, int64(id)*w.pageSize); err != nil {
+	if _, err := w.f.ReadAt(w.buf[w.pageSize:], int64(id+1)*w.pageSize); err != nil {
 		return nil, err
 	}
 	return w.buf, nil

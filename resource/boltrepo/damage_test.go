@@ -733,6 +733,18 @@ func TestSharedFileDamagedWhileOpen(t *testing.T) {
 		{"root page zeroed", func(t *testing.T, path string) {
 			damageInPlace(t, path, rootPageOffset(t, path), make([]byte, damagePageSize))
 		}},
+		// A foreign write that keeps the file's size and meta page: the
+		// Repo's record of the file it checked must not hide it.
+		{"branch page made its own child", func(t *testing.T, path string) {
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			root := int(binary.NativeEndian.Uint64(b[activeMeta(b, damagePageSize)+offRoot:]))
+			mcp := bucketRootPage(b, damagePageSize, bucketRootPage(b, damagePageSize, root, "resources"), "mcp")
+			self := binary.NativeEndian.AppendUint64(nil, uint64(mcp))
+			damageInPlace(t, path, int64(mcp*damagePageSize+16+8), self)
+		}},
 		{"both meta pages zeroed but the magic", func(t *testing.T, path string) {
 			ps := damagePageSize
 			for _, off := range []int64{0, int64(ps)} {
