@@ -251,8 +251,8 @@ const (
 // trusts this too: a branch page that lists itself (or an ancestor) as a
 // child makes its cursor recurse until the goroutine's stack overflows, a
 // fatal error no recover stops, and a page both free and in use is
-// overwritten by the next write. It reads every page in use once, one page
-// (with its overflow) at a time.
+// overwritten by the next write. It reads every page in use once, up to
+// readAhead pages per read.
 func checkTree(f *os.File, path string, m meta, pageSize int64) error {
 	w := treeWalk{f: f, path: path, pageSize: pageSize, pgid: m.pgid, seen: make([]uint64, (m.pgid+63)/64)}
 	w.stack = append(w.stack, m.root)
@@ -294,30 +294,31 @@ type treeWalk struct {
 	pgid     uint64
 	seen     []uint64 // bit set of the pages reached
 	stack    []uint64 // pages to visit
-	buf      []byte
+	buf      []byte   // pages [at, at+len(buf)/pageSize) of the file
+	at       uint64
 }
+
+// readAhead is how many pages one read brings in: bbolt writes the pages
+// of a commit side by side, so the next page visited is often among them.
+const readAhead = 32
 
 func (w *treeWalk) isSeen(id uint64) bool { return w.seen[id/64]&(1<<(id%64)) != 0 }
 
-// read reads page id with its overflow pages, marking them reached when
-// mark is set: one read for a page without overflow. The returned bytes are
-// valid until the next read.
+// read returns page id with its overflow pages, marking them reached when
+// mark is set. The returned bytes are valid until the next read.
 func (w *treeWalk) read(id uint64, mark bool) ([]byte, error) {
 	if id < 2 || id >= w.pgid {
 		return nil, damaged(w.path, "a page reference %d is outside pages 2 to %d", id, w.pgid)
 	}
-	if int64(cap(w.buf)) < w.pageSize {
-		w.buf = make([]byte, w.pageSize)
-	}
-	w.buf = w.buf[:w.pageSize]
-	if _, err := w.f.ReadAt(w.buf, int64(id)*w.pageSize); err != nil {
+	hdr, err := w.pages(id, 1)
+	if err != nil {
 		return nil, err
 	}
 	ne := binary.NativeEndian
-	if self := ne.Uint64(w.buf[0:]); self != id {
+	if self := ne.Uint64(hdr[0:]); self != id {
 		return nil, damaged(w.path, "page %d identifies as page %d", id, self)
 	}
-	overflow := uint64(ne.Uint32(w.buf[12:]))
+	overflow := uint64(ne.Uint32(hdr[12:]))
 	if overflow >= w.pgid-id {
 		return nil, damaged(w.path, "page %d runs past the last page", id)
 	}
@@ -329,18 +330,27 @@ func (w *treeWalk) read(id uint64, mark bool) ([]byte, error) {
 			w.seen[p/64] |= 1 << (p % 64)
 		}
 	}
-	if overflow == 0 {
-		return w.buf, nil
+	return w.pages(id, overflow+1)
+}
+
+// pages returns n pages from id, from the buffer or read with the pages
+// after them (up to readAhead, never past the high-water mark).
+func (w *treeWalk) pages(id, n uint64) ([]byte, error) {
+	ps := uint64(w.pageSize)
+	if id >= w.at && id+n <= w.at+uint64(len(w.buf))/ps {
+		return w.buf[(id-w.at)*ps : (id-w.at+n)*ps], nil
 	}
-	n := int64(overflow+1) * w.pageSize
-	if int64(cap(w.buf)) < n {
-		w.buf = append(w.buf, make([]byte, n-int64(len(w.buf)))...)
+
+	count := min(max(n, readAhead), w.pgid-id)
+	if uint64(cap(w.buf)) < count*ps {
+		w.buf = make([]byte, max(count, readAhead)*ps)
 	}
-	w.buf = w.buf[:n]
-	if _, err := w.f.ReadAt(w.buf[w.pageSize:], int64(id+1)*w.pageSize); err != nil {
+	w.buf, w.at = w.buf[:count*ps], id
+	if _, err := w.f.ReadAt(w.buf, int64(id*ps)); err != nil {
+		w.buf = w.buf[:0]
 		return nil, err
 	}
-	return w.buf, nil
+	return w.buf[:n*ps], nil
 }
 
 // page checks one page of the tree and queues its children.
@@ -358,7 +368,9 @@ func (w *treeWalk) page(id uint64) error {
 		if count == 0 || pageHeaderSize+count*elementSize > len(page) {
 			return damaged(w.path, "branch page %d holds %d elements", id, count)
 		}
-		for i := range count {
+		// Last child first on the stack: the walk then visits the children
+		// in key order, which is mostly file order.
+		for i := count - 1; i >= 0; i-- {
 			w.stack = append(w.stack, ne.Uint64(page[pageHeaderSize+i*elementSize+8:]))
 		}
 		return nil

@@ -75,13 +75,14 @@
 //
 // The meta checks read two meta pages and one page header at every open
 // (once per Open in exclusive mode, once per operation in shared mode).
-// The tree walk reads every page in use, one at a time; a shared Repo
-// skips it when the file is the one it last checked or wrote (same file,
-// size, modification time and transaction), so only a write of another
-// process makes the next operation walk again. When exactly one meta page
-// is damaged, bbolt uses the other and so does the Repo, if that one
-// passes: the file opens as it was at that meta page's write, which is the
-// last write or the one before.
+// The tree walk reads every page in use: an Open of a 4 MB store of 10,000
+// resources takes about 1.5 ms instead of 0.07 ms (BenchmarkOpenLarge). A
+// shared Repo skips the walk when the file is the one it last checked or
+// wrote (same file, size, modification time and transaction), so only a
+// write of another process makes its next operation walk again. When
+// exactly one meta page is damaged, bbolt uses the other and so does the
+// Repo, if that one passes: the file opens as it was at that meta page's
+// write, which is the last write or the one before.
 //
 // Damage the checks cannot see (inside a page's keys and values) is found
 // by bbolt while it reads: every call recovers bbolt's panics, and its
