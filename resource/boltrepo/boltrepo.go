@@ -187,8 +187,8 @@ func (r *Repo) open(readOnly bool) (db *bolt.DB, file *os.File, err error) {
 }
 
 // openOnce is one attempt of open. bbolt's Open reads the freelist of a
-// writable file: a panic or a memory fault there is recovered, and the
-// descriptor closed, which releases the lock.
+// writable file: a panic or a memory fault there (or in the checks) is
+// recovered, and the descriptor unlocked and closed.
 func (r *Repo) openOnce(readOnly bool) (db *bolt.DB, file *os.File, err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
@@ -209,15 +209,17 @@ func (r *Repo) openOnce(readOnly bool) (db *bolt.DB, file *os.File, err error) {
 			if err != nil {
 				return nil, err
 			}
+			file = f // from here on, a panic closes it
 			if err := lockForCheck(f, !readOnly); err != nil {
+				file = nil
 				_ = f.Close()
 				return nil, err
 			}
 			if err := checkFile(f, r.path, &r.verified); err != nil {
-				_ = f.Close()
+				file = nil
+				_ = f.Close() // releases the lock: nothing maps f yet
 				return nil, err
 			}
-			file = f
 			return f, nil
 		},
 	})

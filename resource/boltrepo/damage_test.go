@@ -468,6 +468,7 @@ func runSweepChild(dir string, start int) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	fdsBefore := -1 // counted after the first copy: Go opens its poller's descriptors on first use
 	for i := start; i < len(names); i++ {
 		fmt.Printf("begin %d\n", i)
 		ops, err := sweepCopy(filepath.Join(dir, names[i]), work)
@@ -479,8 +480,24 @@ func runSweepChild(dir string, start int) int {
 			fmt.Printf("op %d %s %s\n", i, op.op, op.class)
 		}
 		fmt.Printf("end %d\n", i)
+		if i == start {
+			fdsBefore = openFDs()
+		}
+	}
+	if fdsBefore >= 0 {
+		fmt.Printf("fds %d %d\n", fdsBefore, openFDs())
 	}
 	return 0
+}
+
+// openFDs counts this process's open descriptors where /proc shows them,
+// -1 elsewhere.
+func openFDs() int {
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return -1
+	}
+	return len(entries)
 }
 
 func sweepFiles(dir string) ([]string, error) {
@@ -545,6 +562,9 @@ func TestDamagedFilesNeverCrash(t *testing.T) {
 			}
 		}
 		copiesOK += res.copiesOK
+		if res.fdsLeaked > 0 {
+			t.Errorf("the sweep child from copy %d on ended with %d more open descriptors than it started with", start, res.fdsLeaked)
+		}
 		if res.crashed < 0 {
 			break
 		}
@@ -576,8 +596,11 @@ type sweepResult struct {
 	ops      []sweepOp
 	copiesOK int
 	crashed  int // index of the copy the child died or hung on; -1 if none
-	how      string
-	stderr   string
+	// fdsLeaked is how many more descriptors the child had open after its
+	// copies than before (0 where /proc does not show them).
+	fdsLeaked int
+	how       string
+	stderr    string
 }
 
 // runSweep runs one child from copy start on until it ends or dies; a copy
@@ -626,6 +649,10 @@ read:
 				n, _ := strconv.Atoi(f[1])
 				res.ops = append(res.ops, sweepOp{copy: n, op: f[2], class: f[3]})
 				currentOK = currentOK && f[3] == "ok"
+			case len(f) == 3 && f[0] == "fds":
+				before, _ := strconv.Atoi(f[1])
+				after, _ := strconv.Atoi(f[2])
+				res.fdsLeaked = after - before
 			case len(f) == 2 && f[0] == "end":
 				if currentOK {
 					res.copiesOK++
