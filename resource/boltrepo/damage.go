@@ -108,14 +108,14 @@ func readAtMost(f *os.File, off int64, n int) ([]byte, error) {
 	return buf[:got], nil
 }
 
-// checkMeta checks, before bbolt maps f, everything bbolt trusts without
-// checking when it opens a file: both meta pages (magic, version,
-// checksum), the page size, the file size against the high-water mark of
-// the meta bbolt will use, and that meta's root and freelist pages, with
-// the freelist's length. bbolt reads past the end of the mapping (SIGSEGV,
-// SIGBUS: not recoverable) or panics when these are wrong. It reads the two
-// meta pages and one page header, and returns the meta bbolt will use (a
-// zero meta for an empty file) and the page size.
+// checkMeta checks, before bbolt maps f, what bbolt trusts without checking
+// when it opens a file: both meta pages (magic, version, checksum), the
+// page size, the file size against the high-water mark of the meta bbolt
+// will use, and that meta's root page. bbolt reads past the end of the
+// mapping (SIGSEGV, SIGBUS: not recoverable) or panics when these are
+// wrong. It reads the two meta pages (one read for pages of 4 KiB or less)
+// and returns the meta bbolt will use (a zero meta for an empty file) and
+// the page size.
 //
 // An empty file is fine (bbolt initialises it). A file of which no meta
 // page has bbolt's magic is reported as bbolt does (errors.ErrInvalid), so
@@ -126,7 +126,8 @@ func checkMeta(f *os.File, path string, st os.FileInfo) (active meta, pageSize i
 	if size == 0 {
 		return meta{}, 0, nil
 	}
-	first, err := readAtMost(f, 0, 4096)
+	// Two pages of the most common size in one read: both meta pages.
+	first, err := readAtMost(f, 0, 2*4096)
 	if err != nil {
 		return meta{}, 0, err
 	}
@@ -163,9 +164,11 @@ func checkMeta(f *os.File, path string, st os.FileInfo) (active meta, pageSize i
 	if size < 2*pageSize {
 		return meta{}, 0, damaged(path, "it is %d bytes long, shorter than its two meta pages (%d bytes)", size, 2*pageSize)
 	}
-	second, err := readAtMost(f, pageSize, pageHeaderSize+metaSize)
-	if err != nil {
-		return meta{}, 0, err
+	second := first[min(pageSize, int64(len(first))):]
+	if len(second) < pageHeaderSize+metaSize {
+		if second, err = readAtMost(f, pageSize, pageHeaderSize+metaSize); err != nil {
+			return meta{}, 0, err
+		}
 	}
 	m1 := parseMeta(second)
 
@@ -198,41 +201,46 @@ func checkMeta(f *os.File, path string, st os.FileInfo) (active meta, pageSize i
 	if active.root < 2 || active.root >= active.pgid {
 		return meta{}, 0, damaged(path, "its root page %d is outside pages 2 to %d", active.root, active.pgid)
 	}
-	if active.freelist == noFreelist {
-		return active, pageSize, nil
+	return active, pageSize, nil
+}
+
+// checkFreelist checks the freelist page of m: inside the file and, as
+// bbolt reads count page ids after its header (the count is the first id
+// when the header's count is 0xFFFF) without checking that they lie inside
+// the pages the freelist occupies, that they do.
+func checkFreelist(f *os.File, path string, m meta, pageSize int64) error {
+	if m.freelist == noFreelist {
+		return nil
 	}
-	if active.freelist < 2 || active.freelist >= active.pgid {
-		return meta{}, 0, damaged(path, "its freelist page %d is outside pages 2 to %d", active.freelist, active.pgid)
+	if m.freelist < 2 || m.freelist >= m.pgid {
+		return damaged(path, "its freelist page %d is outside pages 2 to %d", m.freelist, m.pgid)
 	}
-	// The freelist's header: bbolt reads count page ids after it (the count
-	// is the first id when the header's count is 0xFFFF) without checking
-	// that they lie inside the pages the freelist occupies.
-	b, err := readAtMost(f, int64(active.freelist)*pageSize, pageHeaderSize+8)
+	b, err := readAtMost(f, int64(m.freelist)*pageSize, pageHeaderSize+8)
 	if err != nil {
-		return meta{}, 0, err
+		return err
 	}
 	if len(b) < pageHeaderSize+8 {
-		return meta{}, 0, damaged(path, "its freelist page %d is cut short", active.freelist)
+		return damaged(path, "its freelist page %d is cut short", m.freelist)
 	}
 	ne := binary.NativeEndian
 	flags, count, overflow := ne.Uint16(b[8:]), uint64(ne.Uint16(b[10:])), uint64(ne.Uint32(b[12:]))
 	if flags != freelistPageFlag {
-		return meta{}, 0, damaged(path, "its freelist page %d is not a freelist page", active.freelist)
+		return damaged(path, "its freelist page %d is not a freelist page", m.freelist)
 	}
-	if active.freelist+overflow >= active.pgid {
-		return meta{}, 0, damaged(path, "its freelist runs past the last page")
+	if m.freelist+overflow >= m.pgid {
+		return damaged(path, "its freelist runs past the last page")
 	}
 	room := ((overflow+1)*uint64(pageSize) - pageHeaderSize) / 8
 	if count == 0xFFFF {
 		// The first slot holds the count; compared before adding one, so a
 		// count of 2^64-1 cannot wrap.
 		if n := ne.Uint64(b[pageHeaderSize:]); n >= room {
-			return meta{}, 0, damaged(path, "its freelist counts more page ids than its pages hold")
+			return damaged(path, "its freelist counts more page ids than its pages hold")
 		}
 	} else if count > room {
-		return meta{}, 0, damaged(path, "its freelist counts more page ids than its pages hold")
+		return damaged(path, "its freelist counts more page ids than its pages hold")
 	}
-	return active, pageSize, nil
+	return nil
 }
 
 const (
@@ -439,6 +447,9 @@ func checkFile(f *os.File, path string, verified *atomic.Pointer[verifiedFile]) 
 	}
 	active, pageSize, err := checkMeta(f, path, st)
 	if err != nil || active.pgid == 0 || verified.Load().matches(st, active.txid) {
+		return err
+	}
+	if err := checkFreelist(f, path, active, pageSize); err != nil {
 		return err
 	}
 	if err := checkTree(f, path, active, pageSize); err != nil {
