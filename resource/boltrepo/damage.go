@@ -274,8 +274,9 @@ func checkTree(f *os.File, path string, m meta, pageSize int64) error {
 	if m.freelist == noFreelist {
 		return nil
 	}
-	// The freelist itself must not be in the tree, nor any page it lists.
-	page, err := w.read(m.freelist, false)
+	// The freelist's own pages must not be in the tree (read marks them:
+	// "reached twice"), nor any page it lists.
+	page, err := w.read(m.freelist)
 	if err != nil {
 		return err
 	}
@@ -312,9 +313,9 @@ const readAhead = 32
 
 func (w *treeWalk) isSeen(id uint64) bool { return w.seen[id/64]&(1<<(id%64)) != 0 }
 
-// read returns page id with its overflow pages, marking them reached when
-// mark is set. The returned bytes are valid until the next read.
-func (w *treeWalk) read(id uint64, mark bool) ([]byte, error) {
+// read returns page id with its overflow pages and marks them reached. The
+// returned bytes are valid until the next read.
+func (w *treeWalk) read(id uint64) ([]byte, error) {
 	if id < 2 || id >= w.pgid {
 		return nil, damaged(w.path, "a page reference %d is outside pages 2 to %d", id, w.pgid)
 	}
@@ -330,13 +331,11 @@ func (w *treeWalk) read(id uint64, mark bool) ([]byte, error) {
 	if overflow >= w.pgid-id {
 		return nil, damaged(w.path, "page %d runs past the last page", id)
 	}
-	if mark {
-		for p := id; p <= id+overflow; p++ {
-			if w.isSeen(p) {
-				return nil, damaged(w.path, "page %d is reached twice", p)
-			}
-			w.seen[p/64] |= 1 << (p % 64)
+	for p := id; p <= id+overflow; p++ {
+		if w.isSeen(p) {
+			return nil, damaged(w.path, "page %d is reached twice", p)
 		}
+		w.seen[p/64] |= 1 << (p % 64)
 	}
 	return w.pages(id, overflow+1)
 }
@@ -363,7 +362,7 @@ func (w *treeWalk) pages(id, n uint64) ([]byte, error) {
 
 // page checks one page of the tree and queues its children.
 func (w *treeWalk) page(id uint64) error {
-	page, err := w.read(id, true)
+	page, err := w.read(id)
 	if err != nil {
 		return err
 	}
