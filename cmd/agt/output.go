@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agtsdk/agt/resource"
+	"github.com/agtsdk/agt/resource/boltrepo"
 )
 
 // writeJSON prints v as indented JSON, without HTML escaping, with the
@@ -147,6 +148,13 @@ func explain(err error) string {
 		return msg
 	case strings.HasSuffix(msg, ": invalid database") || strings.HasSuffix(msg, ": version mismatch"):
 		return msg + "\nnext: this file is not a bbolt store; point --db (or $AGT_STORE) at an agt store, or at a new path to start one"
+	case errors.Is(err, boltrepo.ErrDamaged):
+		// boltrepo says what to do in Go terms; an operator gets the commands.
+		what, _, _ := strings.Cut(msg, ": restore it from a backup")
+		what = strings.Replace(what, "open the store: boltrepo: ", "the store ", 1)
+		return what + ".\n" +
+			"next: restore the file from a backup, or point --db (or $AGT_STORE) at a new path to start an empty store; " +
+			"'bbolt check FILE' shows what is damaged (go install go.etcd.io/bbolt/cmd/bbolt@latest)"
 	case strings.Contains(msg, "is locked by another process"):
 		// boltrepo's advice is for Go code; an operator needs the host's side.
 		what, _, _ := strings.Cut(msg, "; close it there")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -141,6 +142,36 @@ func TestStoreNotABoltFile(t *testing.T) {
 	r := mustRun(t, db, 1, "mcp", "list")
 	if !strings.Contains(r.stderr, "next: this file is not a bbolt store") {
 		t.Errorf("a store that is not bbolt: %s", r.stderr)
+	}
+}
+
+// Issue 11: a damaged store (the first 10000 bytes of one, as head -c
+// 10000 makes) is an error with what to do, exit status 1, no crash.
+func TestStoreDamagedFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	sound := filepath.Join(dir, "agt.db")
+	for i := range 40 {
+		mustRun(t, sound, 0, "agent", "create", fmt.Sprintf("agent-%02d", i))
+	}
+	data, err := os.ReadFile(sound)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data) <= 10000 {
+		t.Fatalf("the store is %d bytes, want more than 10000", len(data))
+	}
+	db := filepath.Join(dir, "t.db")
+	if err := os.WriteFile(db, data[:10000], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"mcp", "list"}, {"agent", "get", "agent-01"}, {"agent", "create", "late"}} {
+		r := mustRun(t, db, 1, args...)
+		want := "agt: the store " + db + " is damaged ("
+		if !strings.HasPrefix(r.stderr, want) || !strings.Contains(r.stderr, "next: restore the file from a backup") ||
+			!strings.Contains(r.stderr, "'bbolt check FILE'") || strings.Contains(r.stderr, "goroutine") {
+			t.Errorf("agt %s on a damaged store: stderr %q, want it to start %q and say what to do", strings.Join(args, " "), r.stderr, want)
+		}
 	}
 }
 

@@ -9,10 +9,13 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 
 	"github.com/agtsdk/agt/resource"
 )
@@ -59,12 +62,28 @@ type Repo struct {
 	path string
 	opts Options
 
-	// db is the open database in exclusive mode; nil in shared mode.
-	db *bolt.DB
+	// db is the open database in exclusive mode; nil in shared mode. file is
+	// its descriptor, closed directly when bbolt's locks cannot be trusted.
+	db   *bolt.DB
+	file *os.File
 
 	// sharedMu serializes this process's writes in shared mode: two opens
 	// of one file in one process would wait on each other's file lock.
 	sharedMu sync.RWMutex
+
+	// writeMu serializes writes in exclusive mode (bbolt does too), so that
+	// a writer waits here, not on a bbolt lock a panicked write left held.
+	writeMu sync.Mutex
+
+	// verified is the last file state checkTree accepted or this Repo
+	// wrote: in shared mode, an open of the file unchanged since skips the
+	// walk of its pages.
+	verified atomic.Pointer[verifiedFile]
+
+	// damage is, in exclusive mode, the first damage found: every later
+	// call returns its error. An atomic load keeps the read path free of
+	// another lock.
+	damage atomic.Pointer[damageState]
 
 	closeMu sync.RWMutex
 	closed  bool
@@ -89,7 +108,7 @@ var ErrClosed = errors.New("boltrepo: repository is closed")
 // Open opens (creating if missing) the bbolt file at path. Close it when
 // done. An exclusive Repo (the default) holds the file lock until Close;
 // another process opening the same file waits up to Options.LockTimeout and
-// then fails.
+// then fails. A damaged file is an error that matches ErrDamaged.
 func Open(path string, opts *Options) (*Repo, error) {
 	r := &Repo{path: path}
 	if opts != nil {
@@ -101,65 +120,175 @@ func Open(path string, opts *Options) (*Repo, error) {
 	if r.opts.FileMode == 0 {
 		r.opts.FileMode = 0o600
 	}
-	db, err := r.openDB(false)
+	db, file, err := r.open(false)
 	if err != nil {
 		return nil, err
 	}
-	if err := db.Update(initBuckets); err != nil {
-		_ = db.Close()
-		return nil, fmt.Errorf("boltrepo: initialise %s: %w", path, err)
+	var txid int
+	if held, err := r.runTx(db, true, func(tx *bolt.Tx) error {
+		txid = tx.ID()
+		return r.initTx(tx)
+	}); err != nil {
+		release(db, file, held)
+		return nil, err
 	}
 	if r.opts.Shared {
+		r.rememberWrite(file, txid)
 		if err := db.Close(); err != nil {
 			return nil, fmt.Errorf("boltrepo: close %s: %w", path, err)
 		}
 		return r, nil
 	}
-	r.db = db
+	r.db, r.file = db, file
 	return r, nil
 }
 
-func (r *Repo) openDB(readOnly bool) (*bolt.DB, error) {
-	db, err := bolt.Open(r.path, r.opts.FileMode, &bolt.Options{
-		Timeout:  r.opts.LockTimeout,
-		NoSync:   r.opts.NoSync,
-		ReadOnly: readOnly,
-	})
-	return db, r.openError(err)
-}
-
-func (r *Repo) openError(err error) error {
-	if errors.Is(err, bolt.ErrTimeout) {
-		return fmt.Errorf("boltrepo: %s is locked by another process (waited %s); close it there, or open both with Options.Shared: %w", r.path, r.opts.LockTimeout, err)
-	}
-	if err != nil {
-		return fmt.Errorf("boltrepo: open %s: %w", r.path, err)
+// initTx creates the buckets, or checks them and the format of an existing
+// file.
+func (r *Repo) initTx(tx *bolt.Tx) error {
+	if err := initBuckets(tx); err != nil {
+		return fmt.Errorf("boltrepo: initialise %s: %w", r.path, err)
 	}
 	return nil
 }
 
-// openShared opens the file for one operation. bbolt polls a held lock only
-// every 50 ms, so a process doing back-to-back operations would starve the
-// other one; instead each attempt tries the lock once and the wait between
-// attempts grows from 1 ms to 10 ms, with jitter, until LockTimeout.
-func (r *Repo) openShared(readOnly bool) (*bolt.DB, error) {
+func (r *Repo) openError(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, berrors.ErrTimeout):
+		return fmt.Errorf("boltrepo: %s is locked by another process (waited %s); close it there, or open both with Options.Shared: %w", r.path, r.opts.LockTimeout, err)
+	case errors.Is(err, ErrDamaged):
+		return err
+	}
+	return fmt.Errorf("boltrepo: open %s: %w", r.path, err)
+}
+
+// open opens the file: for the Repo's life (exclusive) or one operation
+// (shared). Before bbolt maps the file, checkFile checks it under the file
+// lock. bbolt polls a held lock only every 50 ms, so a process doing
+// back-to-back operations would starve the other one; instead each attempt
+// tries the lock once and the wait between attempts grows from 1 ms to
+// 10 ms, with jitter, until LockTimeout. file is the descriptor bbolt uses.
+func (r *Repo) open(readOnly bool) (db *bolt.DB, file *os.File, err error) {
 	deadline := time.Now().Add(r.opts.LockTimeout)
 	wait := time.Millisecond
 	for {
-		db, err := bolt.Open(r.path, r.opts.FileMode, &bolt.Options{
-			Timeout:  time.Nanosecond, // one attempt
-			NoSync:   r.opts.NoSync,
-			ReadOnly: readOnly,
-		})
+		db, file, err = r.openOnce(readOnly)
 		if err == nil {
-			return db, nil
+			return db, file, nil
 		}
-		if !errors.Is(err, bolt.ErrTimeout) || time.Now().After(deadline) {
-			return nil, r.openError(err)
+		if !errors.Is(err, berrors.ErrTimeout) || time.Now().After(deadline) {
+			return nil, nil, r.openError(err)
 		}
 		time.Sleep(wait/2 + time.Duration(rand.Int64N(int64(wait))))
 		wait = min(2*wait, 10*time.Millisecond)
 	}
+}
+
+// openOnce is one attempt of open. bbolt's Open reads the freelist of a
+// writable file: a panic or a memory fault there (or in the checks) is
+// recovered, and the descriptor unlocked and closed.
+func (r *Repo) openOnce(readOnly bool) (db *bolt.DB, file *os.File, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if recover() != nil {
+			if file != nil {
+				unlockFile(file)
+				_ = file.Close()
+			}
+			db, file, err = nil, nil, damaged(r.path, "bbolt failed on it while opening it")
+		}
+	}()
+	db, err = bolt.Open(r.path, r.opts.FileMode, &bolt.Options{
+		Timeout:  time.Nanosecond, // one attempt: lockForCheck has the lock already
+		NoSync:   r.opts.NoSync,
+		ReadOnly: readOnly,
+		OpenFile: func(name string, flag int, perm os.FileMode) (*os.File, error) {
+			f, err := os.OpenFile(name, flag, perm)
+			if err != nil {
+				return nil, err
+			}
+			file = f // from here on, a panic closes it
+			if err := lockForCheck(f, !readOnly); err != nil {
+				file = nil
+				_ = f.Close()
+				return nil, err
+			}
+			if err := checkFile(f, r.path, &r.verified); err != nil {
+				file = nil
+				_ = f.Close() // releases the lock: nothing maps f yet
+				return nil, err
+			}
+			return f, nil
+		},
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return db, file, nil
+}
+
+// runTx runs fn in one transaction of db and commits it when writable and
+// fn returns nil. A panic of bbolt (or a memory fault reading the mapped
+// file) becomes an ErrDamaged error. held reports that the panic left
+// bbolt's locks held: db must then not be used or closed (Close would wait
+// forever), only its descriptor closed. Panics of a host's function never
+// reach here (see callHost).
+func (r *Repo) runTx(db *bolt.DB, writable bool, fn func(*bolt.Tx) error) (held bool, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	var tx *bolt.Tx
+	defer func() {
+		p := recover()
+		if tx != nil && tx.DB() != nil {
+			// A panic, or runtime.Goexit, left the transaction open.
+			held = !rollbackAfterPanic(tx)
+		} else if p != nil && tx == nil {
+			held = true // Begin panicked, holding its locks
+		}
+		if p != nil {
+			err = damaged(r.path, "bbolt failed on a page of it")
+		}
+	}()
+	tx, err = db.Begin(writable)
+	if err != nil {
+		return false, fmt.Errorf("boltrepo: %s: %w", r.path, err)
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return false, err
+	}
+	if writable {
+		if err := tx.Commit(); err != nil {
+			return false, fmt.Errorf("boltrepo: commit to %s: %w", r.path, err)
+		}
+		return false, nil
+	}
+	return false, tx.Rollback()
+}
+
+// rollbackAfterPanic rolls back a transaction a panic interrupted and
+// reports whether that released its locks.
+func rollbackAfterPanic(tx *bolt.Tx) (released bool) {
+	defer func() {
+		if recover() != nil {
+			released = false
+		}
+	}()
+	_ = tx.Rollback()
+	return tx.DB() == nil
+}
+
+// release closes a database a failed operation leaves behind: normally, or,
+// when a panic left bbolt's locks held, only its file lock and descriptor;
+// the memory map then stays until the process exits.
+func release(db *bolt.DB, file *os.File, held bool) {
+	if held {
+		unlockFile(file)
+		_ = file.Close()
+		return
+	}
+	_ = db.Close()
 }
 
 func initBuckets(tx *bolt.Tx) error {
@@ -191,18 +320,56 @@ func (r *Repo) Close() error {
 		return nil
 	}
 	r.closed = true
-	if r.db != nil {
-		return r.db.Close()
+	if r.db == nil {
+		return nil
 	}
-	return nil
+	if d := r.damage.Load(); d != nil && d.locksHeld {
+		release(r.db, r.file, true)
+		return nil
+	}
+	return r.db.Close()
+}
+
+// rememberWrite records the file as this Repo's commit txid left it, while
+// the file lock is still held: bbolt wrote a tree from a checked one, so
+// the next open need not walk it again.
+func (r *Repo) rememberWrite(file *os.File, txid int) {
+	st, err := file.Stat()
+	if err != nil || txid < 0 {
+		r.verified.Store(nil)
+		return
+	}
+	r.verified.Store(&verifiedFile{info: st, size: st.Size(), mod: st.ModTime(), txid: uint64(txid)})
+}
+
+// damageState is the damage an exclusive Repo found. locksHeld is true when
+// a panic left bbolt's locks held: Close must not wait for them.
+type damageState struct {
+	err       error
+	locksHeld bool
+}
+
+// setDamaged records damage: the first error stays, locksHeld accumulates.
+func (r *Repo) setDamaged(err error, held bool) {
+	for {
+		old := r.damage.Load()
+		next := &damageState{err: err, locksHeld: held}
+		if old != nil {
+			next = &damageState{err: old.err, locksHeld: old.locksHeld || held}
+		}
+		if r.damage.CompareAndSwap(old, next) {
+			return
+		}
+	}
 }
 
 // Path returns the file path the Repo was opened with.
 func (r *Repo) Path() string { return r.path }
 
 // withDB runs fn in a transaction, opening the file around it in shared
-// mode.
-func (r *Repo) withDB(writable bool, fn func(*bolt.Tx) error) (err error) {
+// mode. Damage found in exclusive mode is kept: the file is not touched
+// again, every later call returns the same error.
+func (r *Repo) withDB(writable bool, fn func(*bolt.Tx) error) error {
 	r.closeMu.RLock()
 	defer r.closeMu.RUnlock()
 	if r.closed {
@@ -210,9 +377,17 @@ func (r *Repo) withDB(writable bool, fn func(*bolt.Tx) error) (err error) {
 	}
 	if r.db != nil {
 		if writable {
-			return r.db.Update(fn)
+			r.writeMu.Lock()
+			defer r.writeMu.Unlock()
 		}
-		return r.db.View(fn)
+		if d := r.damage.Load(); d != nil {
+			return d.err
+		}
+		held, err := r.runTx(r.db, writable, fn)
+		if errors.Is(err, ErrDamaged) {
+			r.setDamaged(err, held)
+		}
+		return err
 	}
 	if writable {
 		r.sharedMu.Lock()
@@ -221,28 +396,37 @@ func (r *Repo) withDB(writable bool, fn func(*bolt.Tx) error) (err error) {
 		r.sharedMu.RLock()
 		defer r.sharedMu.RUnlock()
 	}
-	db, err := r.openShared(!writable)
+	db, file, err := r.open(!writable)
 	if err != nil {
 		return err
 	}
-	// Close even when fn panics: an open db holds the file lock, and every
-	// later operation of every process would wait for it.
-	defer func() {
-		if cerr := db.Close(); err == nil && cerr != nil {
-			err = fmt.Errorf("boltrepo: close %s: %w", r.path, cerr)
-		}
-	}()
+	var txid int
 	if writable {
 		// The file may have been removed and recreated empty since Open;
-		// initBuckets also checks the format again.
-		return db.Update(func(tx *bolt.Tx) error {
-			if err := initBuckets(tx); err != nil {
-				return fmt.Errorf("boltrepo: %s: %w", r.path, err)
+		// initTx also checks the format again.
+		inner := fn
+		fn = func(tx *bolt.Tx) error {
+			txid = tx.ID()
+			if err := r.initTx(tx); err != nil {
+				return err
 			}
-			return fn(tx)
-		})
+			return inner(tx)
+		}
 	}
-	return db.View(fn)
+	held, err := r.runTx(db, writable, fn)
+	// Close even after a panic: an open db holds the file lock, and every
+	// later operation of every process would wait for it.
+	if held {
+		release(db, file, true)
+		return err
+	}
+	if writable && err == nil {
+		r.rememberWrite(file, txid)
+	}
+	if cerr := db.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("boltrepo: close %s: %w", r.path, cerr)
+	}
+	return err
 }
 
 // kindBucket returns the bucket of one kind, nil when none was written yet.
@@ -414,6 +598,7 @@ func (r *Repo) modify(ctx context.Context, key resource.Key, expected int64, fn 
 		return resource.Resource{}, err
 	}
 	var res resource.Resource
+	var fnPanic *hostPanic
 	err := r.withDB(true, func(tx *bolt.Tx) error {
 		kb, v, err := r.lookup(tx, key)
 		if err != nil {
@@ -426,7 +611,7 @@ func (r *Repo) modify(ctx context.Context, key resource.Key, expected int64, fn 
 		if expected != resource.AnyRevision && cur.Revision != expected {
 			return &resource.ConflictError{Key: key, Expected: expected, Current: cur.Revision}
 		}
-		data, err := fn(cur)
+		data, err := callHost(fn, cur, &fnPanic)
 		if err != nil {
 			return err
 		}
@@ -446,10 +631,32 @@ func (r *Repo) modify(ctx context.Context, key resource.Key, expected int64, fn 
 		res, err = decodeRecord(key, rec)
 		return err
 	})
+	if fnPanic != nil {
+		// The transaction was rolled back; the host's panic goes on.
+		panic(fnPanic.value)
+	}
 	if err != nil {
 		return resource.Resource{}, err
 	}
 	return res, nil
+}
+
+// hostPanic carries a panic of the host's Modify function out of the
+// transaction, which is rolled back as for an error: the recovery of
+// bbolt's panics must not take it for damage, nor swallow it.
+type hostPanic struct{ value any }
+
+func (*hostPanic) Error() string { return "boltrepo: the Modify function panicked" }
+
+// callHost calls fn; a panic of fn is stored in *p and returned as an error.
+func callHost(fn func(resource.Resource) (json.RawMessage, error), cur resource.Resource, p **hostPanic) (data json.RawMessage, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			*p = &hostPanic{value: v}
+			err = *p
+		}
+	}()
+	return fn(cur)
 }
 
 // Delete removes the resource if its revision equals expected

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -22,6 +23,12 @@ func TestMain(m *testing.M) {
 	// The two-process test re-executes this binary as its writers.
 	if path := os.Getenv(childEnv); path != "" {
 		os.Exit(runChildWriter(path, os.Getenv(childIDEnv)))
+	}
+	// The corruption sweep re-executes it to survive what cannot be
+	// recovered in-process.
+	if dir := os.Getenv(sweepDirEnv); dir != "" {
+		start, _ := strconv.Atoi(os.Getenv(sweepStartEnv))
+		os.Exit(runSweepChild(dir, start))
 	}
 	goleak.VerifyTestMain(m)
 }

@@ -53,12 +53,69 @@
 // into the file; bytes handed out are copies made before the transaction
 // ends.
 //
+// # Damaged files
+//
+// The file is hostile input: a truncated copy, a failing disk or another
+// program can damage it, and bbolt (v1.5.0) trusts what it reads: it
+// faults on memory past the end of its mapping (a SIGSEGV or SIGBUS that
+// no recover can stop), recurses through a page that lists itself as its
+// own child until the stack overflows (fatal too), or panics. So before
+// bbolt maps the file, under the file lock, the Repo checks what bbolt
+// trusts blindly:
+//
+//   - both meta pages: bbolt's magic, format version and checksum; a page
+//     size from 1 KiB to 16 MiB;
+//   - the meta page bbolt will use: the file holds every page it counts,
+//     and its root page lies inside them;
+//   - that meta page's freelist: inside the file, its length fitting its
+//     pages;
+//   - its page tree: every branch, leaf and sub-bucket page inside the
+//     file, of the right type, identifying as itself, reached once (a tree,
+//     no cycle), and not on the freelist (else the next write would
+//     overwrite it).
+//
+// The meta checks read the two meta pages, at every open (once per Open
+// in exclusive mode, once per operation in shared mode). The freelist and
+// tree checks read every page in use: an Open of a 4 MB store of 10,000
+// resources takes about 1.5 ms instead of 0.07 ms (BenchmarkOpenLarge). A
+// shared Repo skips them when the file is the one it last checked or wrote
+// (same file, size, modification time and transaction), so only a write of
+// another process makes its next operation check them again. When exactly
+// one meta page is damaged, bbolt uses the other and so does the Repo, if
+// that one passes: the file opens as it was at that meta page's write,
+// which is the last write or the one before.
+//
+// Damage the checks cannot see (inside a page's keys and values) is found
+// by bbolt while it reads: every call recovers bbolt's panics, and its
+// memory faults (runtime/debug.SetPanicOnFault), and returns an error. In
+// exclusive mode the Repo then keeps that error: every later call returns
+// it without touching the file, and Close releases the file even when the
+// panic left bbolt's own locks held. In shared mode each operation opens
+// the file anew, so a file damaged while the host runs gives an error on
+// the next call, and a restored file works again. The memory map of a file
+// on which bbolt failed while opening, or failed leaving its locks held,
+// stays until the process exits (bbolt offers no way to release it then).
+// An exclusive Repo checks the tree once, at Open: damage written into the
+// file while it is open is found only as bbolt reads it.
+//
 // # Errors
 //
 // resource.ErrNotFound, resource.ErrExists and *resource.ConflictError as
 // the Repository interface says; ErrClosed after Close; an invalid kind or
 // reference, or data that is not JSON, is refused before the file is
 // touched; a bbolt file that holds no resources bucket (another program's
-// file) is an error, never a panic. Anything else is a file or bbolt
-// failure.
+// file) is an error, never a panic. A damaged file is an error that
+// matches ErrDamaged (errors.Is), naming the file and what is wrong with
+// its layout (never what it holds) and saying what to do: restore it from
+// a backup, or examine it with `bbolt check`. A file none of whose meta
+// pages has bbolt's magic is not a bbolt file: bbolt's errors.ErrInvalid;
+// one whose meta pages are intact but of another bbolt format, bbolt's
+// errors.ErrVersionMismatch. Anything else is a file or bbolt failure.
+//
+// # Limits
+//
+//   - Options.LockTimeout: how long an open waits for the file lock another
+//     process holds; DefaultLockTimeout (5 s) when zero.
+//   - Page size: 1 KiB to 16 MiB, the range bbolt searches; a file of
+//     another page size is damaged. Fixed.
 package boltrepo
