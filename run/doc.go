@@ -58,9 +58,10 @@
 //
 // A refresh never blocks a batch or Close: it starts and lists servers
 // outside every lock, one refresh at a time, under a context that Close
-// cancels. The connections of removed and replaced mounts close once the
-// last batch on the old snapshot ends (in the background when that is not
-// the refreshing batch): no batch waits for another.
+// cancels. A connection closes once no snapshot that a batch may still use
+// holds it: removed and replaced mounts close when the last batch on an
+// older snapshot ends (in the background when that is not the refreshing
+// batch): no batch waits for another.
 //
 // On a failure the old tools of the failed mounts stay, the additions and
 // changes are not applied, removals are, and the Outcome's Notice, the
@@ -74,13 +75,17 @@
 // Restart: a mount whose connection was lost (a call got unavailable, the
 // process exited, the remote server dropped the session) is restarted at
 // the next batch boundary: at the end of the batch that found it, or at
-// the start of the next batch when it died between batches. The restart
-// follows the rules of a refresh (tools listed and compiled before the
-// switch, aliases unchanged, fingerprint updated when the tools changed).
+// the start of the next batch when it died between batches. A restart
+// alone reconnects the server with the document it was connected with and
+// loads no other edit (a write of the agent's own loads everything, as
+// above). It follows the rules of a refresh (tools listed and compiled
+// before the switch, aliases unchanged, fingerprint updated when the tools
+// changed, the Run-wide bounds).
 // No call is sent again: a call in flight when the server died gets
 // unavailable, saying when the server will be restarted. Restarts are
 // bounded by Options.MaxRestarts per mount and Run (default 5) and a
-// backoff that starts at Options.RestartBackoff (default 1 s) and doubles.
+// backoff that starts at Options.RestartBackoff (default 1 s) and doubles,
+// up to 5 minutes.
 // A failed restart keeps the lost mount (its calls get unavailable) and is
 // reported like a failed refresh; it never blocks other changes.
 //

@@ -45,21 +45,21 @@ func (r *Run) Execute(ctx context.Context, b Batch) (Outcome, error) {
 	if r.restartDue(r.snap.Load()) {
 		// A server died between batches: restart it before this batch
 		// rather than fail its calls (no call is ever sent twice).
-		restart = r.refresh(ctx, b.ID)
+		restart = r.refresh(ctx, b.ID, restartOnly)
 	}
 	s := r.acquire()
 	if r.closed.Load() { // closed while we waited for the snapshot
 		r.release(s)
 		return closedOutcome(b), ErrClosed
 	}
-	out, refresh, err := r.executeBatch(ctx, s, b)
+	out, kind, refresh, err := r.executeBatch(ctx, s, b)
 	r.release(s)
 	out.Refresh = restart
 	if err != nil {
 		return out, err
 	}
 	if refresh {
-		out.Refresh = mergeReports(restart, r.refresh(ctx, b.ID))
+		out.Refresh = mergeReports(restart, r.refresh(ctx, b.ID, kind))
 		if n := out.Refresh.Notice; n != "" {
 			// The model learns of a failed refresh from the write that
 			// caused it, even from a host that does not relay the Notice.
@@ -83,12 +83,12 @@ func closedOutcome(b Batch) Outcome {
 	return out
 }
 
-func (r *Run) executeBatch(ctx context.Context, s *snapshot, b Batch) (Outcome, bool, error) {
+func (r *Run) executeBatch(ctx context.Context, s *snapshot, b Batch) (Outcome, refreshKind, bool, error) {
 	out := Outcome{BatchID: b.ID}
 	tools, berr := r.checkBatch(ctx, s, b)
 	if berr != nil {
 		r.reject(ctx, s, b, berr, &out)
-		return out, false, berr
+		return out, 0, false, berr
 	}
 	out.Results = make([]Result, len(b.Calls))
 	if len(b.Calls) == 1 || r.maxConc == 1 {
@@ -108,7 +108,8 @@ func (r *Run) executeBatch(ctx context.Context, s *snapshot, b Batch) (Outcome, 
 		}
 		wg.Wait()
 	}
-	return out, r.needsRefresh(s, out.Results), nil
+	kind, refresh := r.needsRefresh(s, out.Results)
+	return out, kind, refresh, nil
 }
 
 // checkBatch runs the batch checks and returns each call's tool.

@@ -3,8 +3,11 @@ package run
 import (
 	"context"
 	"errors"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agtsdk/agt/resource"
@@ -49,8 +52,9 @@ const retryHint = "; the tools of the failed mounts are unchanged; fix the cause
 // mounted or failing in s (SPEC R7.1; changes to other resources never
 // refresh a running Run, R7.5); or, while the Run is behind its saved
 // configuration, a call wrote one of those or a pending mount, even
-// without a change (an explicit retry); or a lost mount may be restarted.
-func (r *Run) needsRefresh(s *snapshot, results []Result) bool {
+// without a change (an explicit retry): a fullRefresh. Or a lost mount may
+// be restarted: restartOnly.
+func (r *Run) needsRefresh(s *snapshot, results []Result) (refreshKind, bool) {
 	r.mu.Lock()
 	behind, pending := r.behind, r.pending
 	r.mu.Unlock()
@@ -71,27 +75,39 @@ func (r *Run) needsRefresh(s *snapshot, results []Result) bool {
 		}
 		for _, k := range results[i].Changed {
 			if concerns(k) {
-				return true
+				return fullRefresh, true
 			}
 		}
 		if behind {
 			for _, k := range results[i].Written {
 				if concerns(k) {
-					return true
+					return fullRefresh, true
 				}
 			}
 		}
 	}
-	return r.restartDue(s)
+	return restartOnly, r.restartDue(s)
 }
 
-// refresh builds a candidate snapshot from the saved configuration and
-// switches to it only when it is complete (SPEC R7.2); otherwise it keeps
-// the old mounts, minus the ones the configuration removed. Mounts whose
-// resource revision is unchanged keep their connection; lost ones are
-// restarted. Refreshes run one at a time, outside every lock a batch or
-// Close takes, under a context that Close cancels.
-func (r *Run) refresh(ctx context.Context, batchID string) *RefreshReport {
+// refreshKind says what a boundary does: load the saved configuration
+// (which restarts lost mounts too), or only restart lost mounts from the
+// documents they were connected with.
+type refreshKind int
+
+const (
+	fullRefresh refreshKind = iota
+	restartOnly
+)
+
+// refresh, for a fullRefresh, builds a candidate snapshot from the saved
+// configuration and switches to it only when it is complete (SPEC R7.2);
+// otherwise it keeps the old mounts, minus the ones the configuration
+// removed. Mounts whose resource revision is unchanged keep their
+// connection; lost ones are restarted. A restartOnly refresh reconnects
+// the lost mounts alone, each with the document it had, and loads no
+// other change. Refreshes run one at a time, outside every lock a batch
+// or Close takes, under a context that Close cancels.
+func (r *Run) refresh(ctx context.Context, batchID string, kind refreshKind) *RefreshReport {
 	start := time.Now()
 	rep := &RefreshReport{}
 	r.mu.Lock()
@@ -106,10 +122,15 @@ func (r *Run) refresh(ctx context.Context, batchID string) *RefreshReport {
 	if rep.Err == nil {
 		select {
 		case r.refreshing <- struct{}{}:
-			restartFailed = r.refreshOne(ctx, rep)
+			restartFailed = r.refreshOne(ctx, rep, kind)
 			<-r.refreshing
 		case <-ctx.Done():
 			rep.Err = context.Cause(ctx)
+			if kind == fullRefresh {
+				r.mu.Lock()
+				r.behind = true // the write that asked for it can be repeated
+				r.mu.Unlock()
+			}
 		case <-r.life.Done():
 			rep.Err = ErrClosed
 		}
@@ -164,26 +185,41 @@ func refreshDiff(rep *RefreshReport) *RefreshDiff {
 
 // refreshOne is one refresh, holding the refresh token. It returns the
 // lost mounts that failed to restart (also in rep.Failures).
-func (r *Run) refreshOne(ctx context.Context, rep *RefreshReport) (restartFailed []MountError) {
+func (r *Run) refreshOne(ctx context.Context, rep *RefreshReport, kind refreshKind) (restartFailed []MountError) {
 	bctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer context.AfterFunc(r.life, cancel)()
 	old := r.snap.Load()
-	cand, fresh, err := r.build(bctx, old)
-	if err == nil {
-		err = refreshFailures(old, cand, rep)
-	}
-	next, keep := cand, fresh
-	if err != nil {
-		rep.Err = err
-		next, keep = r.fallback(old, cand)
-	} else {
+	var next *snapshot
+	var fresh, keep []*mount
+	if kind == restartOnly {
+		next, fresh = r.restartLost(bctx, old)
+		keep = fresh
 		rep.OK = true
+		if next != nil {
+			restartFailed = next.restartFailed
+		}
+	} else {
+		cand, built, err := r.build(bctx, old)
+		fresh = built
+		if err == nil {
+			err = refreshFailures(old, cand, rep)
+		}
+		next, keep = cand, fresh
+		if err != nil {
+			rep.Err = err
+			next, keep = r.fallback(old, cand)
+		} else {
+			rep.OK = true
+		}
+		switch {
+		case next != nil:
+			restartFailed = next.restartFailed
+		case cand != nil:
+			restartFailed = cand.restartFailed // kept as they were: the old lost mounts
+		}
 	}
-	if next != nil {
-		restartFailed = next.restartFailed
-		rep.Failures = append(rep.Failures, restartFailed...)
-	}
+	rep.Failures = append(rep.Failures, restartFailed...)
 	closeMounts(without(fresh, keep))
 
 	r.mu.Lock()
@@ -193,35 +229,125 @@ func (r *Run) refreshOne(ctx context.Context, rep *RefreshReport) (restartFailed
 		*rep = RefreshReport{Err: ErrClosed}
 		return nil
 	}
-	var retireNow []*mount
+	var free []*mount
 	if next != nil {
+		r.hold(next)
 		r.snap.Store(next)
-		retire := diffMounts(old, next, rep)
-		for _, m := range retire {
-			r.retiring[m] = struct{}{}
-		}
+		diffMounts(old, next, rep)
 		old.use.Lock()
 		old.use.replaced = true
-		if old.use.n == 0 {
-			retireNow = retire // no batch uses it: this refresh closes them
-		} else {
-			old.use.retire = retire // the last batch to leave does
-		}
+		inUse := old.use.n > 0
 		old.use.Unlock()
+		if inUse {
+			r.replaced[old] = struct{}{} // the last batch to leave lets go
+		} else {
+			free = r.letGo(old)
+		}
 	}
-	r.behind = !rep.OK
-	r.pending = nil
-	if !rep.OK {
-		r.pending = map[resource.Ref]bool{}
-		for _, f := range rep.Failures {
-			r.pending[f.Ref] = true
+	if kind == fullRefresh {
+		r.behind = !rep.OK
+		r.pending = nil
+		if !rep.OK {
+			r.pending = map[resource.Ref]bool{}
+			for _, f := range rep.Failures {
+				r.pending[f.Ref] = true
+			}
 		}
 	}
 	r.mu.Unlock()
-	if len(retireNow) > 0 {
-		r.retire(retireNow)
-	}
+	closeMounts(free)
 	return restartFailed
+}
+
+// restartLost reconnects the lost mounts of old that may be restarted now,
+// each with the document it was connected with, in parallel. It returns
+// nil when there was none; else a candidate that differs from old only in
+// those mounts (a failed restart keeps the lost mount and is listed in
+// restartFailed), and the new mounts.
+func (r *Run) restartLost(ctx context.Context, old *snapshot) (*snapshot, []*mount) {
+	var lost []*mount
+	for _, ref := range old.refs {
+		if m := old.mounts[ref]; m != nil && m.lost() && r.takeRestart(ref) {
+			lost = append(lost, m)
+		}
+	}
+	if len(lost) == 0 {
+		return nil, nil
+	}
+	type restarted struct {
+		m    *mount
+		merr *MountError
+	}
+	out := make([]restarted, len(lost))
+	var wg sync.WaitGroup
+	for i, m := range lost {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			nm, merr := r.connectMount(ctx, m.ref, m.revision, m.server)
+			out[i] = restarted{nm, merr}
+		}()
+	}
+	wg.Wait()
+	cand := old.derive()
+	var fresh []*mount
+	for _, o := range out {
+		if o.merr != nil {
+			cand.restartFailed = append(cand.restartFailed, *o.merr)
+			continue
+		}
+		cand.mounts[o.m.ref] = o.m
+		cand.restarted = append(cand.restarted, o.m.ref)
+		fresh = append(fresh, o.m)
+	}
+	fresh = r.boundRestarts(cand, old, fresh)
+	cand.index(r.hostTools, cand.refs)
+	cand.fp = r.static.fingerprint(r.agent, cand.list)
+	return cand, fresh
+}
+
+// derive returns a snapshot with s's configuration and mounts, to be
+// changed and indexed.
+func (s *snapshot) derive() *snapshot {
+	d := &snapshot{
+		refs:     s.refs,
+		manage:   s.manage,
+		mounts:   maps.Clone(s.mounts),
+		failed:   s.failed,
+		failedAt: maps.Clone(s.failedAt),
+		byAlias:  map[string]*tool{},
+	}
+	return d
+}
+
+// boundRestarts holds a candidate whose restarted mounts may list more
+// than the mounts they replace to the Run-wide bounds: counted in the
+// agent's order, a restarted mount that goes past them is undone (the lost
+// one stays, its restart reported as failed) and closed. It returns the
+// restarted mounts that stay.
+func (r *Run) boundRestarts(cand, old *snapshot, fresh []*mount) []*mount {
+	var tools, bytes int
+	var undone []*mount
+	for _, ref := range cand.refs {
+		m := cand.mounts[ref]
+		if m == nil {
+			continue
+		}
+		tools += m.listedTools
+		bytes += m.listedBytes
+		lerr := r.overRunBounds(tools, bytes)
+		if lerr == nil || old.mounts[ref] == nil || old.mounts[ref] == m {
+			continue
+		}
+		tools -= m.listedTools - old.mounts[ref].listedTools
+		bytes -= m.listedBytes - old.mounts[ref].listedBytes
+		cand.mounts[ref] = old.mounts[ref]
+		cand.restarted = slices.DeleteFunc(cand.restarted, func(x resource.Ref) bool { return x == ref })
+		cand.restartFailed = append(cand.restartFailed, MountError{Ref: ref, Err: lerr})
+		undone = append(undone, m)
+	}
+	closeMounts(undone)
+	return without(fresh, undone)
 }
 
 // fallback is what a failed refresh switches to: the old snapshot's mounts
@@ -272,6 +398,7 @@ func (r *Run) fallback(old, cand *snapshot) (*snapshot, []*mount) {
 	if !changed {
 		return nil, nil
 	}
+	keep = r.boundRestarts(s, old, keep)
 	s.index(r.hostTools, cand.refs)
 	s.fp = r.static.fingerprint(r.agent, s.list)
 	return s, keep
@@ -333,9 +460,8 @@ func (m mountFailures) Error() string {
 
 func (m mountFailures) Unwrap() []error { return m }
 
-// diffMounts fills the report's lists and returns the old mounts to close.
-func diffMounts(old, cand *snapshot, rep *RefreshReport) []*mount {
-	var closing []*mount
+// diffMounts fills the report's lists.
+func diffMounts(old, cand *snapshot, rep *RefreshReport) {
 	restarted := map[resource.Ref]bool{}
 	for _, ref := range cand.restarted {
 		restarted[ref] = true
@@ -345,13 +471,10 @@ func diffMounts(old, cand *snapshot, rep *RefreshReport) []*mount {
 		switch {
 		case !ok:
 			rep.Removed = append(rep.Removed, ref)
-			closing = append(closing, m)
 		case nm != m && restarted[ref]:
 			rep.Restarted = append(rep.Restarted, ref)
-			closing = append(closing, m)
 		case nm != m:
 			rep.Replaced = append(rep.Replaced, ref)
-			closing = append(closing, m)
 		}
 	}
 	for ref := range cand.mounts {
@@ -362,24 +485,36 @@ func diffMounts(old, cand *snapshot, rep *RefreshReport) []*mount {
 	for _, l := range [][]resource.Ref{rep.Added, rep.Removed, rep.Replaced, rep.Restarted} {
 		sort.Slice(l, func(i, j int) bool { return l[i] < l[j] })
 	}
-	return closing
 }
 
 // mergeReports folds the report of the restarts done before a batch into
-// the report of the refresh after it: one Outcome says both.
+// the report of the refresh after it, in new slices: one Outcome says
+// both, and neither report's slices (the audit holds them) change.
 func mergeReports(before, after *RefreshReport) *RefreshReport {
 	if before == nil {
 		return after
 	}
-	after.Restarted = append(before.Restarted, after.Restarted...)
-	sort.Slice(after.Restarted, func(i, j int) bool { return after.Restarted[i] < after.Restarted[j] })
-	after.Failures = append(before.Failures, after.Failures...)
+	joined := func(a, b []resource.Ref) []resource.Ref {
+		out := slices.Concat(a, b)
+		slices.Sort(out)
+		return slices.Compact(out)
+	}
+	m := *after
+	m.OK = before.OK && after.OK
+	if m.Err == nil {
+		m.Err = before.Err
+	}
+	m.Added = joined(before.Added, after.Added)
+	m.Removed = joined(before.Removed, after.Removed)
+	m.Replaced = joined(before.Replaced, after.Replaced)
+	m.Restarted = joined(before.Restarted, after.Restarted)
+	m.Failures = slices.Concat(before.Failures, after.Failures)
 	switch {
 	case before.Notice == "":
 	case after.Notice == "":
-		after.Notice = before.Notice
+		m.Notice = before.Notice
 	default:
-		after.Notice += "; " + strings.TrimPrefix(before.Notice, loadFailedPrefix)
+		m.Notice = after.Notice + "; " + strings.TrimPrefix(before.Notice, loadFailedPrefix)
 	}
-	return after
+	return &m
 }

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -116,8 +118,8 @@ type Options struct {
 	// never.
 	MaxRestarts int
 	// RestartBackoff is the least time between two restarts of one mount;
-	// it doubles with each restart (the first waits nothing, the second
-	// RestartBackoff, the third twice that...). 0 means
+	// it doubles with each restart, up to 5 minutes (the first waits
+	// nothing, the second RestartBackoff, the third twice that...). 0 means
 	// DefaultRestartBackoff (1 s).
 	RestartBackoff time.Duration
 	// Logger receives what must never reach the model: the value and stack
@@ -203,10 +205,10 @@ type Run struct {
 	// mu guards the switch of snapshots, closed's change, and the fields
 	// below. It is never held while anything starts, lists or stops.
 	mu sync.Mutex
-	// retiring holds the mounts a refresh replaced or removed that stay
-	// open until the batches of the old snapshot end; Close closes them
-	// too.
-	retiring map[*mount]struct{}
+	// replaced holds the snapshots a refresh replaced while batches still
+	// used them; their mounts stay open until the last of those batches
+	// ends (Close closes them too).
+	replaced map[*snapshot]struct{}
 	// behind is set while the snapshot is behind the saved configuration
 	// (the last refresh failed); pending names the mounts that failed to
 	// load then. A write to one of them, or to the agent, retries.
@@ -235,9 +237,15 @@ type mount struct {
 	session  *mcpconn.Session
 	tools    []*tool
 	skipped  []SkippedTool
+	// server is the document the mount was connected with: a restart
+	// uses it again (never an edit saved since, SPEC R7.5).
+	server resource.MCPServer
 	// listed counts the tools and bytes the server listed, for the
 	// Run-wide bounds.
 	listedTools, listedBytes int
+	// holders counts the snapshots that hold the mount and are current or
+	// still in use; at zero its connection closes. Guarded by Run.mu.
+	holders int
 	// dead is set when a call found the connection lost; a refresh then
 	// restarts the mount (within Options.MaxRestarts) instead of keeping
 	// it.
@@ -266,7 +274,6 @@ type snapshot struct {
 		sync.Mutex
 		n        int
 		replaced bool
-		retire   []*mount
 	}
 
 	refs   []resource.Ref // the agent's mounts, in its order
@@ -356,7 +363,10 @@ func New(ctx context.Context, opts *Options) (*Run, error) {
 		}
 		return nil, fmt.Errorf("%w: %w", ErrMountFailed, errors.Join(errs...))
 	}
+	r.mu.Lock()
+	r.hold(s)
 	r.snap.Store(s)
+	r.mu.Unlock()
 	return r, nil
 }
 
@@ -384,7 +394,7 @@ func newRun(opts *Options) (*Run, error) {
 		maxBytes:      cmp.Or(max(opts.MaxListBytes, 0), DefaultMaxListBytes),
 		static:        digestStatic(opts.Static),
 		logger:        cmp.Or(opts.Logger, slog.Default()),
-		retiring:      map[*mount]struct{}{},
+		replaced:      map[*snapshot]struct{}{},
 		stderrToModel: opts.ServerStderrToModel,
 		refreshing:    make(chan struct{}, 1),
 		restarts:      map[resource.Ref]*restartState{},
@@ -462,44 +472,56 @@ func (r *Run) acquire() *snapshot {
 }
 
 // release gives back a snapshot taken by acquire. The last batch to leave
-// a replaced snapshot starts the retirement of what it dropped, in the
-// background.
+// a replaced snapshot lets go of its mounts; those no other snapshot holds
+// close in the background.
 func (r *Run) release(s *snapshot) {
 	s.use.Lock()
 	s.use.n--
-	var retire []*mount
-	if s.use.n == 0 && s.use.replaced {
-		retire, s.use.retire = s.use.retire, nil
-	}
+	last := s.use.n == 0 && s.use.replaced
 	s.use.Unlock()
-	if len(retire) > 0 {
-		r.retireLater(retire)
+	if last {
+		r.retireLater(s)
 	}
 }
 
-// retireLater closes mounts in a goroutine that Close waits for; once the
+// hold counts s as a holder of its mounts; under mu.
+func (r *Run) hold(s *snapshot) {
+	for _, m := range s.mounts {
+		m.holders++
+	}
+}
+
+// letGo ends s's hold on its mounts and returns those nothing holds any
+// more; under mu.
+func (r *Run) letGo(s *snapshot) []*mount {
+	delete(r.replaced, s)
+	var free []*mount
+	for _, m := range s.mounts {
+		if m.holders--; m.holders == 0 {
+			free = append(free, m)
+		}
+	}
+	return free
+}
+
+// retireLater lets go of a replaced snapshot whose last batch ended, and
+// closes the freed mounts in a goroutine that Close waits for; once the
 // Run is closed, Close closes them itself.
-func (r *Run) retireLater(ms []*mount) {
+func (r *Run) retireLater(s *snapshot) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed.Load() {
 		return
 	}
+	free := r.letGo(s)
+	if len(free) == 0 {
+		return
+	}
 	r.work.Add(1)
 	go func() {
 		defer r.work.Done()
-		r.retire(ms)
+		closeMounts(free)
 	}()
-}
-
-// retire closes mounts a refresh dropped and forgets them.
-func (r *Run) retire(ms []*mount) {
-	closeMounts(ms)
-	r.mu.Lock()
-	for _, m := range ms {
-		delete(r.retiring, m)
-	}
-	r.mu.Unlock()
 }
 
 // Agent returns the Run's agent.
@@ -540,13 +562,13 @@ func (r *Run) Close() error {
 	}
 	r.endLife()
 	s := r.snap.Load()
-	ms := make([]*mount, 0, len(s.mounts)+len(r.retiring))
-	for _, m := range s.mounts {
-		ms = append(ms, m)
+	open := map[*mount]struct{}{}
+	for _, snap := range append([]*snapshot{s}, slices.Collect(maps.Keys(r.replaced))...) {
+		for _, m := range snap.mounts {
+			open[m] = struct{}{}
+		}
 	}
-	for m := range r.retiring {
-		ms = append(ms, m)
-	}
+	ms := slices.Collect(maps.Keys(open))
 	r.mu.Unlock()
 	closeMounts(ms)
 	r.work.Wait()
@@ -713,6 +735,17 @@ func (r *Run) loadMount(ctx context.Context, ref resource.Ref, prev *snapshot) (
 	if err != nil {
 		return fail(err, "")
 	}
+	m, merr = r.connectMount(ctx, ref, res.Revision, srv)
+	if merr != nil {
+		return fail(merr.Err, merr.StderrTail)
+	}
+	return m, rev, false, old != nil, nil
+}
+
+// connectMount connects the server srv of the resource ref at revision rev
+// and loads its tools: the one way a mount is made, for a load and a
+// restart alike.
+func (r *Run) connectMount(ctx context.Context, ref resource.Ref, rev int64, srv resource.MCPServer) (*mount, *MountError) {
 	sess, err := r.connector.Connect(ctx, ref, srv)
 	if err != nil {
 		var ce *mcpconn.Error
@@ -720,7 +753,7 @@ func (r *Run) loadMount(ctx context.Context, ref resource.Ref, prev *snapshot) (
 		if errors.As(err, &ce) {
 			tail = ce.StderrTail
 		}
-		return fail(err, tail)
+		return nil, &MountError{Ref: ref, Err: err, StderrTail: tail}
 	}
 	listed, err := sess.Tools(ctx)
 	if err != nil {
@@ -729,10 +762,9 @@ func (r *Run) loadMount(ctx context.Context, ref resource.Ref, prev *snapshot) (
 		if ce := (*mcpconn.Error)(nil); errors.As(err, &ce) && ce.StderrTail == "" {
 			ce.StderrTail = tail // the error is this call's own
 		}
-		return fail(fmt.Errorf("tools/list: %w", err), tail)
+		return nil, &MountError{Ref: ref, Err: fmt.Errorf("tools/list: %w", err), StderrTail: tail}
 	}
-	restarted = old != nil
-	m = &mount{ref: ref, revision: res.Revision, session: sess, listedTools: len(listed)}
+	m := &mount{ref: ref, revision: rev, server: srv, session: sess, listedTools: len(listed)}
 	// The one load path, the Prober's too: checks, duplicates, compilation
 	// with the Connector's schema options (the shared cache serves the
 	// defaults).
@@ -761,7 +793,7 @@ func (r *Run) loadMount(ctx context.Context, ref resource.Ref, prev *snapshot) (
 			mount:       m,
 		})
 	}
-	return m, rev, false, restarted, nil
+	return m, nil
 }
 
 // takeRestart reports whether the lost mount ref may be restarted now
@@ -791,7 +823,21 @@ func (r *Run) restartAllowed(ref resource.Ref, now time.Time) bool {
 	case st.count >= r.maxRestarts:
 		return false
 	}
-	return !now.Before(st.last.Add(r.restartBackoff << (st.count - 1)))
+	return !now.Before(st.last.Add(r.backoffAfter(st.count)))
+}
+
+// maxRestartBackoff caps the doubling of Options.RestartBackoff.
+const maxRestartBackoff = 5 * time.Minute
+
+// backoffAfter is the least time after the count-th restart before the
+// next one: RestartBackoff doubled count-1 times, at most
+// maxRestartBackoff.
+func (r *Run) backoffAfter(count int) time.Duration {
+	d := r.restartBackoff
+	for i := 1; i < count && d < maxRestartBackoff; i++ {
+		d *= 2
+	}
+	return min(d, maxRestartBackoff)
 }
 
 // restartDue reports whether a mount of s lost its connection and may be
@@ -821,7 +867,7 @@ func (r *Run) restartHint(ref resource.Ref) string {
 		return "the server is not restarted in this run"
 	case st != nil && st.count >= r.maxRestarts:
 		return fmt.Sprintf("the server was restarted %d times in this run, the most allowed; it is not restarted again", st.count)
-	case st == nil || !time.Now().Before(st.last.Add(r.restartBackoff<<(st.count-1))):
+	case st == nil || !time.Now().Before(st.last.Add(r.backoffAfter(st.count))):
 		return "the server will be restarted at the end of this batch; the call was not sent again"
 	}
 	return "the server will be restarted at a later batch boundary (after a backoff); the call was not sent again"

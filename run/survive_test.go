@@ -8,6 +8,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -367,5 +368,64 @@ func TestFailedRestartIsReported(t *testing.T) {
 	}
 	if !hasTool(r, run.Alias(crashy, mcptest.ToolEcho)) {
 		t.Error("the lost mount's tools were dropped")
+	}
+}
+
+// A mount shared by several snapshots stays open while any batch still
+// uses one of them: two refreshes while a batch of the first snapshot is
+// held do not close the mount that batch calls next.
+func TestSharedMountOutlivesLaterSnapshots(t *testing.T) {
+	t.Parallel()
+	a, b, c := resource.Ref("a"), resource.Ref("b"), resource.Ref("c")
+	repo, mem := setup(t, a, c)
+	putMCP(t, repo, b, inMemoryServer(t))
+	held, release := make(chan struct{}), make(chan struct{})
+	hold := run.HostTool{Name: "hold", Schema: json.RawMessage(`{"type":"object"}`),
+		Handler: func(context.Context, run.Request) (run.Result, error) {
+			close(held)
+			<-release
+			return run.Result{}, nil
+		}}
+	r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), HostTools: []run.HostTool{mountTool(repo), hold}, MaxConcurrency: 1})
+	done := make(chan run.Outcome, 1)
+	go func() {
+		out, _ := r.Execute(context.Background(), batch(call("h", "hold", `{}`), call("late", run.Alias(c, mcptest.ToolEcho), `{"text":"still here"}`)))
+		done <- out
+	}()
+	<-held
+	for _, mounts := range [][]resource.Ref{{a, b, c}, {a, b}} {
+		if out, err := r.Execute(context.Background(), batch(setMounts(mounts...))); err != nil || out.Refresh == nil || !out.Refresh.OK {
+			t.Fatalf("set %v: %v %+v", mounts, err, out.Refresh)
+		}
+	}
+	close(release)
+	out := <-done
+	if got := echoText(t, out.Results[1]); got != "still here" {
+		t.Errorf("the held batch's call to c got %q", got)
+	}
+}
+
+// SPEC R7.5: restarting a lost mount loads no edit that another front end
+// saved: not the agent's mounts, not the server's document.
+func TestRestartLoadsNoOtherEdits(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	crashy, other := resource.Ref("crashy"), resource.Ref("other")
+	putMCP(t, repo, crashy, stdioServer(t, "-fault", string(mcptest.FaultCrashOnCall)))
+	putMCP(t, repo, other, stdioServer(t))
+	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{crashy}})
+	r := newRun(t, &run.Options{Repository: repo})
+	// Another front end adds a mount and edits the crashy server.
+	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{crashy, other}})
+	putMCP(t, repo, crashy, stdioServer(t, "-fault", string(mcptest.FaultCrashOnCall), "-tag", "edited"))
+	out, err := r.Execute(context.Background(), batch(call("c", run.Alias(crashy, mcptest.ToolCrash), `{}`)))
+	if err != nil || out.Refresh == nil || !cmp.Equal([]resource.Ref{crashy}, out.Refresh.Restarted) || len(out.Refresh.Added) != 0 {
+		t.Fatalf("restart: %v %+v", err, out.Refresh)
+	}
+	if hasTool(r, run.Alias(other, mcptest.ToolEcho)) {
+		t.Error("the restart loaded a mount another front end added")
+	}
+	if env := serverEnv(t, r, crashy); slices.Contains(env.Args, "edited") {
+		t.Errorf("the restart used the edited document: %v", env.Args)
 	}
 }
