@@ -25,7 +25,8 @@
 //
 // A policy answers run.Allow, run.Deny or run.Ask (no opinion). The Run
 // allows a call only on Allow. AutoAllow allows everything, explicitly. Rules
-// matches patterns over aliases and sources; deny wins. Human asks a person
+// matches patterns by a call's source (an alias-style pattern such as
+// "mcp__notes__*" names server notes and no other); deny wins. Human asks a person
 // (one question at a time); Review asks a reviewer such as a model. First
 // lets the first policy with an opinion decide; Chain needs every policy's
 // consent (a Deny vetoes, Ask abstains). Every Decision names who decided

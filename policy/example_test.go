@@ -5,17 +5,24 @@ import (
 	"fmt"
 
 	"github.com/agtsdk/agt/policy"
+	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/run"
 )
+
+// mcpCall is the Request of a call to tool on the MCP server ref, as a Run
+// makes it.
+func mcpCall(ref, tool string) run.Request {
+	return run.Request{Alias: run.Alias(resource.Ref(ref), tool), Source: run.Source{Kind: run.SourceMCP, Ref: resource.Ref(ref), Tool: tool}}
+}
 
 func ExampleRules() {
 	rules := policy.Rules{
 		Deny:  []string{"*delete*"},
-		Allow: []string{"mcp__notes__*"},
+		Allow: []string{"mcp__notes__*"}, // the tools of server notes, and of no other
 	}
-	for _, alias := range []string{"mcp__notes__search", "mcp__notes__note_delete", "mcp__mail__send"} {
-		d, _ := rules.Check(context.Background(), run.Request{Alias: alias})
-		fmt.Println(alias, d.Verdict, d.Reason)
+	for _, req := range []run.Request{mcpCall("notes", "search"), mcpCall("notes", "note_delete"), mcpCall("mail", "send")} {
+		d, _ := rules.Check(context.Background(), req)
+		fmt.Println(req.Alias, d.Verdict, d.Reason)
 	}
 	// Output:
 	// mcp__notes__search allow allow rule mcp__notes__*
@@ -33,9 +40,9 @@ func ExampleFirst() {
 			return false, "not today", nil
 		}),
 	)
-	for _, alias := range []string{"mcp__notes__search", "mcp__mail__send"} {
-		d, _ := perm.Check(context.Background(), run.Request{Alias: alias})
-		fmt.Println(alias, d.Verdict, "by", d.By)
+	for _, req := range []run.Request{mcpCall("notes", "search"), mcpCall("mail", "send")} {
+		d, _ := perm.Check(context.Background(), req)
+		fmt.Println(req.Alias, d.Verdict, "by", d.By)
 	}
 	// Output:
 	// mcp__notes__search allow by rules

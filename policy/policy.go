@@ -30,10 +30,24 @@ func (Auto) Check(context.Context, run.Request) (run.Decision, error) {
 	return run.Decision{Verdict: run.Allow, By: ByAutoAllow, Reason: "explicit auto-allow"}, nil
 }
 
-// Rules decides by patterns over a call's alias ("mcp__notes__*") or, for a
-// pattern holding ':', its source ("mcp:notes:*", "mcp:team/notes:search",
-// "host:deploy", "framework:*"; see run.Source.String). Source patterns
-// also reach tools whose alias carries a hash.
+// Rules decides by patterns over a call's source, never over alias text
+// that two servers could share:
+//
+//   - A pattern holding ':' matches the source ("mcp:notes:*",
+//     "mcp:team/notes:search", "host:deploy", "framework:*"; see
+//     run.Source.String).
+//   - An alias-style pattern "mcp__REF__TOOL" means the tools TOOL of the
+//     server whose reference reads REF in aliases (run.AliasRefPart: "/" as
+//     "_"): REF is everything up to the first "__" after "mcp__" and is
+//     matched against that whole reference part, TOOL against the tool's
+//     name (as is, or as it reads in aliases). So "mcp__notes__*" is the
+//     tools of server notes and of no other (not of "notes__x" or
+//     "notes_"), and "mcp__notes__note_delete" matches that tool even when
+//     its alias was shortened and hashed. "mcp__REF" alone means every tool
+//     of the servers REF matches.
+//   - Any other pattern matches the alias, which for host and framework
+//     tools is their name.
+//
 // A pattern is matched whole; "*" matches any run of characters, every other
 // character matches itself. Deny wins over Ask, Ask over Allow; a call no
 // pattern matches gets Default. The zero Rules asks about everything. Rules
@@ -61,16 +75,19 @@ func (r Rules) Check(_ context.Context, req run.Request) (run.Decision, error) {
 		patterns []string
 	}{{run.Deny, r.Deny}, {run.Ask, r.Ask}, {run.Allow, r.Allow}} {
 		for _, p := range set.patterns {
-			// Aliases never hold ':' and sources always do, so a pattern
-			// can only match one of them.
-			name := req.Alias
-			if strings.IndexByte(p, ':') >= 0 {
+			var hit bool
+			switch {
+			case strings.IndexByte(p, ':') >= 0:
 				if src == "" {
 					src = req.Source.String()
 				}
-				name = src
+				hit = Match(p, src)
+			case strings.HasPrefix(p, mcpAliasPrefix):
+				hit = matchMCPAlias(p, req.Source)
+			default:
+				hit = Match(p, req.Alias)
 			}
-			if Match(p, name) {
+			if hit {
 				return run.Decision{Verdict: set.verdict, By: ByRules, Reason: string(set.verdict) + " rule " + p}, nil
 			}
 		}
@@ -80,6 +97,24 @@ func (r Rules) Check(_ context.Context, req run.Request) (run.Decision, error) {
 		v = run.Ask
 	}
 	return run.Decision{Verdict: v, By: ByRules, Reason: "no rule matched"}, nil
+}
+
+const mcpAliasPrefix = "mcp__"
+
+// matchMCPAlias matches an alias-style pattern against an MCP source by
+// its parts (see Rules).
+func matchMCPAlias(pattern string, src run.Source) bool {
+	if src.Kind != run.SourceMCP {
+		return false
+	}
+	refPat, toolPat, found := strings.Cut(pattern[len(mcpAliasPrefix):], "__")
+	if !found {
+		toolPat = "*"
+	}
+	if !Match(refPat, run.AliasRefPart(src.Ref)) {
+		return false
+	}
+	return Match(toolPat, src.Tool) || Match(toolPat, run.AliasToolPart(src.Tool))
 }
 
 // Match reports whether name matches pattern, where "*" matches any run of

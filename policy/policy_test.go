@@ -3,12 +3,14 @@ package policy_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/agtsdk/agt/policy"
+	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/run"
 	"github.com/google/go-cmp/cmp"
 )
@@ -289,5 +291,50 @@ func TestCombinatorErrorsNeverAllow(t *testing.T) {
 		if !errors.Is(err, boom) || d.Verdict != run.Deny || d.By != "flaky" {
 			t.Errorf("%T: %+v %v, want a deny by flaky with the error", p, d, err)
 		}
+	}
+}
+
+// Issue 14 §6: alias-style patterns match by source. A pattern for one
+// server never reaches another whose alias shares its prefix, and a Deny
+// written with a long tool's plain alias matches its shortened, hashed
+// alias.
+func TestAliasPatternsMatchBySource(t *testing.T) {
+	t.Parallel()
+	mcpReq := func(ref resource.Ref, tool string) run.Request {
+		return req(run.Alias(ref, tool), run.Source{Kind: run.SourceMCP, Ref: ref, Tool: tool})
+	}
+	longTool := "read_text_file_with_a_name_long_enough_to_be_shortened_in_its_alias"
+	rules := policy.Rules{
+		Allow:   []string{"mcp__notes__*", "mcp__team_notes__search", "mcp__fs__*"},
+		Deny:    []string{"mcp__fs__" + longTool},
+		Default: run.Deny,
+	}
+	if a := run.Alias("fs", longTool); strings.HasSuffix(a, longTool) {
+		t.Fatalf("the long tool's alias %q was not shortened: the test needs one that is", a)
+	}
+	for _, tt := range []struct {
+		ref  resource.Ref
+		tool string
+		want run.Verdict
+	}{
+		{"notes", "search", run.Allow},
+		{"notes__x", "search", run.Deny},
+		{"notes_", "search", run.Deny},
+		{"notes__delete", "anything", run.Deny},
+		{"notesx", "search", run.Deny},
+		{"team/notes", "search", run.Allow},
+		{"team/notes", "delete", run.Deny},
+		{"fs", "list", run.Allow},
+		{"fs", longTool, run.Deny},
+	} {
+		r := mcpReq(tt.ref, tt.tool)
+		d, err := rules.Check(context.Background(), r)
+		if err != nil || d.Verdict != tt.want {
+			t.Errorf("%s (%s:%s): %s (%s); want %s", r.Alias, tt.ref, tt.tool, d.Verdict, d.Reason, tt.want)
+		}
+	}
+	// A host tool whose name looks like an alias is not an MCP source.
+	if d, _ := rules.Check(context.Background(), req("mcp__notes__x", run.Source{Kind: run.SourceHost, Tool: "mcp__notes__x"})); d.Verdict != run.Deny {
+		t.Errorf("a non-MCP source matched an alias-style pattern: %+v", d)
 	}
 }

@@ -62,6 +62,23 @@ func Alias(ref resource.Ref, tool string) string {
 	return aliasPrefix + r + aliasSep + t + aliasSep + hash
 }
 
+// AliasRefPart returns ref as it reads in its tools' aliases, before any
+// shortening: "/" as "_" and every byte outside [A-Za-z0-9_-] as "_".
+// Permission rules written with alias patterns ("mcp__notes__*") compare
+// it exactly, so that a pattern for one server never reaches another's
+// tools.
+func AliasRefPart(ref resource.Ref) string {
+	s, _ := sanitizeAliasPart(string(ref))
+	return s
+}
+
+// AliasToolPart returns tool as it reads in its alias, before any
+// shortening: every byte outside [A-Za-z0-9_-] as "_".
+func AliasToolPart(tool string) string {
+	s, _ := sanitizeAliasPart(tool)
+	return s
+}
+
 // sanitizeAliasPart writes "/" as "_" and replaces every byte outside
 // [A-Za-z0-9_-] by "_"; changed reports whether anything was replaced.
 func sanitizeAliasPart(s string) (string, bool) {
