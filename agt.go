@@ -33,6 +33,8 @@ type Options struct {
 	// when missing).
 	Postgres *pgrepo.Options
 	// Service configures the resource service. Nil means its defaults.
+	// Its LaunchEnv is always the Connector's (Connector.LaunchEnv), so
+	// that a static test resolves commands as a start does.
 	Service *resource.ServiceOptions
 	// Connector configures how MCP servers are started and reached (the
 	// environment a stdio server inherits, the protocol version, ...). Nil
@@ -53,6 +55,7 @@ type Host struct {
 	service   *resource.Service
 	connector *mcpconn.Connector
 	prober    *mcpconn.Prober
+	schemas   *run.SchemaCache
 	closeRepo func() error // nil when the caller owns the repository
 
 	closeOnce sync.Once
@@ -157,11 +160,18 @@ func New(repo resource.Repository, opts *Options) *Host {
 		opts = &Options{}
 	}
 	connector := mcpconn.NewConnector(opts.Connector)
+	var svcOpts resource.ServiceOptions
+	if opts.Service != nil {
+		svcOpts = *opts.Service
+	}
+	launch := connector.LaunchEnv()
+	svcOpts.LaunchEnv = &launch
 	return &Host{
 		repo:      repo,
-		service:   resource.NewService(repo, opts.Service),
+		service:   resource.NewService(repo, &svcOpts),
 		connector: connector,
 		prober:    mcpconn.NewProber(repo, connector, opts.Prober),
+		schemas:   run.NewSchemaCache(),
 	}
 }
 
@@ -179,8 +189,11 @@ func (h *Host) Connector() *mcpconn.Connector { return h.connector }
 // Prober returns the Prober over the Host's repository and Connector.
 func (h *Host) Prober() *mcpconn.Prober { return h.prober }
 
-// NewRun starts a Run of agent: it fills opts' Agent, and its Repository
-// and Connector when nil, with the Host's, adds the framework tools to its
+// SchemaCache returns the compiled-schema cache the Host's Runs share.
+func (h *Host) SchemaCache() *run.SchemaCache { return h.schemas }
+
+// NewRun starts a Run of agent: it fills opts' Agent, and its Repository,
+// Connector and SchemaCache when nil, with the Host's, adds the framework tools to its
 // HostTools (the Run shows them only to an agent that may manage
 // resources), and calls run.New. opts.Permission is required, as for
 // run.New: there is no implicit allow. opts.ServerStderrToModel applies to
@@ -212,6 +225,9 @@ func (h *Host) runOptions(agent resource.Ref, opts *run.Options) *run.Options {
 	}
 	if o.Connector == nil {
 		o.Connector = h.connector
+	}
+	if o.SchemaCache == nil {
+		o.SchemaCache = h.schemas
 	}
 	// The framework tools of a Run show a server's stderr to its model
 	// exactly when the Run does.

@@ -135,6 +135,10 @@ func TestNewRun(t *testing.T) {
 		t.Errorf("manager's tools (-want +got):\n%s", diff)
 	}
 	r.Close()
+	// The Host's Runs share one compiled-schema cache.
+	if n := h.SchemaCache().Len(); n != len(toolNames(r)) {
+		t.Errorf("the Host's schema cache holds %d schemas after a Run of %d tools", n, len(toolNames(r)))
+	}
 
 	r, err = h.NewRun(ctx, "worker", &run.Options{Permission: policy.AutoAllow()})
 	if err != nil {

@@ -5,9 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 )
 
 // TestReport is the result of a static test of one stored resource
@@ -82,7 +79,7 @@ func (s *Service) Test(ctx context.Context, caller Caller, key Key) (TestReport,
 		return TestReport{}, err
 	}
 	if key.Kind == KindMCP {
-		return report(key, res.Revision, testMCPData(key.Ref, res.Data)), nil
+		return report(key, res.Revision, s.testMCPData(res.Data)), nil
 	}
 	fs, err := s.testAgentData(ctx, res.Data)
 	if err != nil {
@@ -91,14 +88,15 @@ func (s *Service) Test(ctx context.Context, caller Caller, key Key) (TestReport,
 	return report(key, res.Revision, fs), nil
 }
 
-// testMCPData runs the write rules and the file-system checks on a stored
-// MCP document.
-func testMCPData(ref Ref, data []byte) []Finding {
+// testMCPData runs the write rules on a stored MCP document, then, for a
+// stdio server whose cwd and command pass them, the launch rules
+// (ResolveLaunch) with the environment the server would get.
+func (s *Service) testMCPData(data []byte) []Finding {
 	_, srv, fs := checkMCP(data)
 	for i, f := range fs {
 		if f.Code == CodeNoAbsoluteCwd {
-			fs[i].Message = "this server was saved without an absolute cwd (before SPEC R2.2): " + f.Message + "; it can be read and modified, but starting or probing it fails"
-			fs[i].Fix = fmt.Sprintf(`set cwd to the absolute directory the server runs in: agt mcp update %s --cwd /abs/dir, or resource_write(kind="mcp", reference=%q, data={"mcpServers": {NAME: {..., "cwd": "/abs/dir"}}})`, ref, ref)
+			fs[i].Message = "this server was saved without an absolute cwd, before cwd was required: " + f.Message + "; it can be read and modified, but starting or probing it fails"
+			fs[i].Fix = `set cwd to the absolute directory the server runs in: update the resource with data {"mcpServers": {NAME: {..., "cwd": "/abs/dir"}}}`
 		}
 	}
 	if srv.Transport() != TransportStdio {
@@ -108,19 +106,17 @@ func testMCPData(ref Ref, data []byte) []Finding {
 	if name, _, err := DecodeMCP(data); err == nil && checkServerName(name) == "" {
 		base = pointer("mcpServers", name)
 	}
-	if filepath.IsAbs(srv.Cwd) && !hasCode(fs, CodeNoAbsoluteCwd) {
-		fi, err := os.Stat(srv.Cwd)
-		switch {
-		case err != nil:
-			fs = append(fs, errf(base+"/cwd", CodeCwdMissing, "cwd does not exist or cannot be read", "create the directory, or point cwd at the directory the server is installed in"))
-		case !fi.IsDir():
-			fs = append(fs, errf(base+"/cwd", CodeCwdMissing, "cwd is not a directory", "point cwd at the directory the server runs in"))
+	for _, field := range []string{"/cwd", "/command", "/env"} {
+		if hasField(fs, base+field) {
+			return fs // already judged by the write rules
 		}
 	}
-	if srv.Command != "" && !hasField(fs, base+"/command") {
-		if f, ok := checkCommandResolves(base+"/command", srv); !ok {
-			fs = append(fs, f)
+	if _, err := ResolveLaunch(srv, &s.launchEnv); err != nil {
+		var le *LaunchError
+		if !errors.As(err, &le) {
+			return append(fs, errf(base, CodeCommandMissing, "the server cannot be launched", "check cwd and command"))
 		}
+		fs = append(fs, errf(base+le.Field, le.Code, le.Message, le.Fix))
 	}
 	return fs
 }
@@ -150,63 +146,6 @@ func hasField(fs []Finding, field string) bool {
 		}
 	}
 	return false
-}
-
-// checkCommandResolves looks the command up without running it.
-func checkCommandResolves(field string, srv MCPServer) (Finding, bool) {
-	if filepath.IsAbs(srv.Command) {
-		if ok, why := isExecutable(srv.Command); !ok {
-			return errf(field, CodeCommandMissing, "command "+why, "install the server there, correct the path, or make the file executable (chmod +x)"), false
-		}
-		return Finding{}, true
-	}
-	// Look it up as starting it would (package mcpconn): in the PATH the
-	// child gets, with ${cwd} and ${workspace} expanded in env, and with
-	// empty or relative entries resolved against cwd, where the child runs
-	// (SPEC R2.3). Without an absolute cwd nothing starts, so relative
-	// entries are skipped.
-	cwd := ""
-	if filepath.IsAbs(srv.Cwd) {
-		cwd = filepath.Clean(srv.Cwd)
-	}
-	path, fromEnv := srv.Env["PATH"]
-	if !fromEnv {
-		path = os.Getenv("PATH")
-	} else if cwd != "" {
-		path = strings.NewReplacer("${cwd}", cwd, "${workspace}", cwd).Replace(path)
-	}
-	for _, dir := range filepath.SplitList(path) {
-		if dir == "" {
-			dir = "."
-		}
-		if !filepath.IsAbs(dir) {
-			if cwd == "" {
-				continue
-			}
-			dir = filepath.Join(cwd, dir)
-		}
-		if ok, _ := isExecutable(filepath.Join(dir, srv.Command)); ok {
-			return Finding{}, true
-		}
-	}
-	where := "this process's PATH"
-	if fromEnv {
-		where = "the PATH set in env"
-	}
-	return errf(field, CodeCommandMissing, "command is not found in "+where, "install the program, or write its absolute path"), false
-}
-
-func isExecutable(path string) (bool, string) {
-	fi, err := os.Stat(path)
-	switch {
-	case err != nil:
-		return false, "does not exist or cannot be read"
-	case fi.IsDir():
-		return false, "is a directory"
-	case fi.Mode()&0o111 == 0:
-		return false, "is not executable"
-	}
-	return true, ""
 }
 
 // testAgentData checks an agent document and that each mount resolves.
@@ -372,7 +311,7 @@ func (s *Service) CheckAgent(ctx context.Context, caller Caller, agent Ref) (Age
 				return AgentReport{}, err
 			default:
 				mr.Revision = mcp.Revision
-				mr.Findings = testMCPData(m.Ref, mcp.Data)
+				mr.Findings = s.testMCPData(mcp.Data)
 			}
 		}
 		mr.OK = mr.Resolves && !hasError(mr.Findings)

@@ -109,8 +109,11 @@
 //
 // Test (SPEC R3.1) checks a stored resource statically and never starts or
 // contacts anything: the write rules, that cwd exists and is a directory,
-// that the command resolves (PATH lookup for a bare name, an executable
-// file for an absolute path) and that the URL is well formed. Each Finding
+// that the command resolves and that the URL is well formed. cwd and the
+// command are judged by ResolveLaunch, the launch rules package mcpconn
+// starts servers by: a bare name is looked up in the PATH the server gets
+// (ServiceOptions.LaunchEnv says which host variables it inherits), an
+// absolute path must be an executable file. Each Finding
 // has a field, a message and a fix. AgentMCPList (SPEC R3.4) lists an
 // agent's mounts, each with whether it resolves and its revision.
 // CheckAgent (SPEC R3.5) reports the agent's identity, whether it is

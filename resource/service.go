@@ -18,6 +18,12 @@ type ServiceOptions struct {
 	// behind (a write may not grow a document past it). Zero means
 	// DefaultMaxDocumentBytes (1 MiB).
 	MaxDocumentBytes int
+	// LaunchEnv is the environment policy Test and CheckAgent resolve a
+	// stdio server's command with (ResolveLaunch): it must be the one the
+	// servers are started with, so that a static test and a start agree.
+	// Nil means the defaults, which are mcpconn.Connector's defaults too;
+	// agt.Host sets it from its Connector.
+	LaunchEnv *LaunchEnv
 }
 
 // Service is the one resource service behind the framework tools
@@ -25,8 +31,9 @@ type ServiceOptions struct {
 // CLI: it checks the caller, applies the write rules of each kind and talks
 // to the Repository. It is safe for concurrent use.
 type Service struct {
-	repo     Repository
-	maxBytes int
+	repo      Repository
+	maxBytes  int
+	launchEnv LaunchEnv
 }
 
 // NewService returns a Service over repo.
@@ -34,6 +41,10 @@ func NewService(repo Repository, opts *ServiceOptions) *Service {
 	s := &Service{repo: repo, maxBytes: DefaultMaxDocumentBytes}
 	if opts != nil && opts.MaxDocumentBytes > 0 {
 		s.maxBytes = opts.MaxDocumentBytes
+	}
+	if opts != nil && opts.LaunchEnv != nil {
+		s.launchEnv = *opts.LaunchEnv
+		s.launchEnv.Inherit = slices.Clone(opts.LaunchEnv.Inherit)
 	}
 	return s
 }

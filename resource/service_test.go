@@ -332,8 +332,8 @@ func TestLegacyMCP(t *testing.T) {
 	if rep.OK || len(rep.Findings) == 0 || rep.Findings[0].Code != resource.CodeNoAbsoluteCwd {
 		t.Fatalf("Test of a legacy record = %+v, want a no_absolute_cwd error first", rep)
 	}
-	if f := rep.Findings[0]; f.Field != "/mcpServers/old/cwd" || !strings.Contains(f.Fix, "agt mcp update old --cwd") {
-		t.Fatalf("legacy finding %+v: want the cwd field and a fix naming the command", f)
+	if f := rep.Findings[0]; f.Field != "/mcpServers/old/cwd" || !strings.Contains(f.Fix, `"cwd": "/abs/dir"`) {
+		t.Fatalf("legacy finding %+v: want the cwd field and a fix naming the field to set", f)
 	}
 
 	// Modifying it without adding cwd is accepted with a warning.

@@ -141,6 +141,11 @@ type Options struct {
 	// call. The Go errors (MountErrors, RefreshReport.Err) and the audit
 	// (Record.Message) keep the stderr tail either way.
 	ServerStderrToModel bool
+	// SchemaCache holds the compiled tool schemas; give the same one to
+	// many Runs to compile each schema once (agt.Host does, for all its
+	// Runs). Nil means a cache of the Run's own, which its refreshes
+	// share.
+	SchemaCache *SchemaCache
 }
 
 // Defaults of the Run-wide bounds on what the mounts list, and of
@@ -169,6 +174,7 @@ const (
 // the connections behind them, and the batch pipeline. A Run is safe for
 // concurrent use; its connections belong to it and Close ends them.
 type Run struct {
+	schemas     *SchemaCache
 	agent       resource.Ref
 	repo        resource.Repository
 	connector   *mcpconn.Connector
@@ -371,6 +377,7 @@ func newRun(opts *Options) (*Run, error) {
 		return nil, errors.New("run: Options.Repository is nil")
 	}
 	r := &Run{
+		schemas:       cmp.Or(opts.SchemaCache, NewSchemaCache()),
 		agent:         opts.Agent,
 		repo:          opts.Repository,
 		connector:     opts.Connector,
@@ -425,7 +432,7 @@ func newRun(opts *Options) (*Run, error) {
 		if ht.Handler == nil {
 			return nil, fmt.Errorf("run: host tool %q has no Handler", ht.Name)
 		}
-		sc, err := compiledSchemas.compile(ht.Schema)
+		sc, err := r.schemas.compile(ht.Schema)
 		if err != nil {
 			return nil, fmt.Errorf("run: host tool %q: schema: %w", ht.Name, err)
 		}
@@ -748,7 +755,7 @@ func (r *Run) loadMount(ctx context.Context, ref resource.Ref, prev *snapshot) (
 			continue
 		}
 		names[lt.Name] = true
-		sc, err := compiledSchemas.compile(lt.InputSchema)
+		sc, err := r.schemas.compile(lt.InputSchema)
 		if err != nil {
 			m.skipped = append(m.skipped, SkippedTool{Alias: alias, Source: src, Err: err})
 			continue
