@@ -6,14 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 
 	"github.com/agtsdk/agt/framework"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/resource/boltrepo"
-	"github.com/agtsdk/agt/resource/pgrepo"
 	"github.com/agtsdk/agt/run"
 )
 
@@ -28,10 +26,6 @@ type Options struct {
 	// Close (exclusive mode). Set Shared to let other processes, such as
 	// the agt CLI, use the same file while the Host runs.
 	Bolt *boltrepo.Options
-	// Postgres configures the PostgreSQL repository when Open is given a
-	// postgres:// URL. Nil means pgrepo's defaults (the table is created
-	// when missing).
-	Postgres *pgrepo.Options
 	// Service configures the resource service. Nil means its defaults.
 	// Its LaunchEnv is always the Connector's (Connector.LaunchEnv), so
 	// that a static test resolves commands as a start does.
@@ -64,15 +58,20 @@ type Host struct {
 
 // Open opens the store and returns a Host over it. store is one of:
 //
-//   - a postgres:// or postgresql:// URL: the PostgreSQL repository
-//     (resource/pgrepo);
+//   - a URL whose scheme a store package registered
+//     (resource.RegisterStore): postgres:// and postgresql:// once the
+//     program imports github.com/agtsdk/agt/resource/pgrepo, which opens
+//     them with its default Options (for others, open the repository
+//     yourself and call New). A URL of a scheme no imported package
+//     registered fails with resource.ErrNoStore: a program links only the
+//     stores it imports;
 //   - the path of an existing directory, or of a new one written with a
 //     trailing separator ("data/"): the bbolt file StoreFile inside it,
 //     created with its directories (mode 0700) when missing;
 //   - any other path: that bbolt file, created with its parent directories
 //     (mode 0700) when missing.
 //
-// ctx bounds the connection to PostgreSQL; a bbolt file waits at most
+// ctx bounds the connection to a store reached by URL; a bbolt file waits at most
 // Options.Bolt.LockTimeout for the lock another process holds.
 func Open(ctx context.Context, store string, opts *Options) (*Host, error) {
 	if opts == nil {
@@ -81,13 +80,13 @@ func Open(ctx context.Context, store string, opts *Options) (*Host, error) {
 	if store == "" {
 		return nil, errors.New("agt: no store given: pass a directory, a bbolt file path or a postgres:// URL")
 	}
-	if isPostgresURL(store) {
-		repo, err := pgrepo.Open(ctx, store, opts.Postgres)
+	if scheme := resource.StoreScheme(store); scheme != "" {
+		repo, closeRepo, err := resource.OpenStore(ctx, store)
 		if err != nil {
-			return nil, fmt.Errorf("agt: open the PostgreSQL store: %w", err)
+			return nil, fmt.Errorf("agt: open the %s store: %w", scheme, err)
 		}
 		h := New(repo, opts)
-		h.closeRepo = func() error { repo.Close(); return nil }
+		h.closeRepo = closeRepo
 		return h, nil
 	}
 	path, err := boltPath(store)
@@ -128,10 +127,6 @@ func defaultStore(lookup func(string) (string, bool)) (string, error) {
 		return "", errors.New("agt: no default store: set $AGT_STORE (neither $XDG_DATA_HOME nor $HOME is set)")
 	}
 	return filepath.Join(home, ".local", "share", "agt", StoreFile), nil
-}
-
-func isPostgresURL(s string) bool {
-	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
 }
 
 // boltPath resolves Open's path argument to the bbolt file, creating the

@@ -241,19 +241,20 @@ func TestTwoHostsOnPostgres(t *testing.T) {
 	if _, err := rand.Read(b[:]); err != nil {
 		t.Fatal(err)
 	}
-	opts := *inMemory
-	opts.Postgres = &pgrepo.Options{Schema: "agt_facade_" + hex.EncodeToString(b[:])}
+	// Other Options than pgrepo's defaults: open the repository, then New.
+	pgOpts := &pgrepo.Options{Schema: "agt_facade_" + hex.EncodeToString(b[:])}
 	open := func() *agt.Host {
-		h, err := agt.Open(ctx, store, &opts)
+		repo, err := pgrepo.Open(ctx, store, pgOpts)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return h
+		t.Cleanup(repo.Close)
+		return agt.New(repo, inMemory)
 	}
+	t.Cleanup(func() { dropSchema(t, pgOpts.Schema) }) // after the repositories close
 	hostA, hostB := open(), open()
 	defer hostA.Close()
 	defer hostB.Close()
-	t.Cleanup(func() { dropSchema(t, opts.Postgres.Schema) })
 
 	write(t, hostA, resource.KindMCP, "notes", `{"mcpServers": {"notes": {"command": "fakemcp", "cwd": "/"}}}`)
 	write(t, hostA, resource.KindAgent, "worker", `{}`)

@@ -55,7 +55,10 @@
 // # Stores
 //
 // Open takes a directory (the bbolt file StoreFile inside it), a bbolt file
-// path, or a postgres:// URL. bbolt needs nothing to run but is locked by
+// path, or a postgres:// URL once the program imports
+// github.com/agtsdk/agt/resource/pgrepo (database/sql style: the package
+// registers its scheme, and a program that does not import it links no
+// PostgreSQL driver). bbolt needs nothing to run but is locked by
 // one process at a time: set Options.Bolt.Shared to let the agt CLI work on
 // the file while the host runs, at the price of an open and a lock per
 // operation. PostgreSQL lets several hosts, on several machines, share
