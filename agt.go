@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/agtsdk/agt/framework"
@@ -36,6 +37,12 @@ type Options struct {
 	Connector *mcpconn.ConnectorOptions
 	// Prober configures probes. Nil means mcpconn's defaults.
 	Prober *mcpconn.ProberOptions
+	// FrameworkTools names the framework tools NewRun and Resume give a
+	// Run that may manage resources, and FrameworkTools returns
+	// (framework.Options.Tools: framework.ToolNames lists them). Nil means
+	// all of them; an empty non-nil slice means none. New panics on a
+	// name that is not a framework tool.
+	FrameworkTools []string
 }
 
 // Host wires the parts of agt for an agent host: one Repository, the one
@@ -50,6 +57,7 @@ type Host struct {
 	connector *mcpconn.Connector
 	prober    *mcpconn.Prober
 	schemas   *run.SchemaCache
+	fwTools   []string
 	closeRepo func() error // nil when the caller owns the repository
 
 	closeOnce sync.Once
@@ -154,6 +162,8 @@ func New(repo resource.Repository, opts *Options) *Host {
 	if opts == nil {
 		opts = &Options{}
 	}
+	// A misspelled name fails here, not at the first Run.
+	framework.Tools(nil, nil, &framework.Options{Tools: opts.FrameworkTools})
 	connector := mcpconn.NewConnector(opts.Connector)
 	var svcOpts resource.ServiceOptions
 	if opts.Service != nil {
@@ -167,6 +177,7 @@ func New(repo resource.Repository, opts *Options) *Host {
 		connector: connector,
 		prober:    mcpconn.NewProber(repo, connector, opts.Prober),
 		schemas:   run.NewSchemaCache(),
+		fwTools:   slices.Clone(opts.FrameworkTools),
 	}
 }
 
@@ -226,19 +237,20 @@ func (h *Host) runOptions(agent resource.Ref, opts *run.Options) *run.Options {
 	}
 	// The framework tools of a Run show a server's stderr to its model
 	// exactly when the Run does.
-	fw := framework.Tools(h.service, h.prober, &framework.Options{ServerStderrToModel: o.ServerStderrToModel})
+	fw := framework.Tools(h.service, h.prober, &framework.Options{ServerStderrToModel: o.ServerStderrToModel, Tools: h.fwTools})
 	o.HostTools = append(fw, o.HostTools...)
 	return &o
 }
 
 // FrameworkTools returns the framework tools (resource_write,
-// resource_read, resource_test, mcp_probe, agent_mcp_list) over the Host's
+// resource_read, resource_test, mcp_probe, agent_mcp_list, or those
+// Options.FrameworkTools names) over the Host's
 // resource service and Prober, as run host tools marked ManagementOnly.
 // NewRun adds them; a host that calls run.New itself passes them in
 // run.Options.HostTools. They keep servers' stderr out of their answers
 // (framework.Options defaults); call framework.Tools to choose otherwise.
 func (h *Host) FrameworkTools() []run.HostTool {
-	return framework.Tools(h.service, h.prober, nil)
+	return framework.Tools(h.service, h.prober, &framework.Options{Tools: h.fwTools})
 }
 
 // Close releases the store if Open opened it. Runs started from the Host

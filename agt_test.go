@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agtsdk/agt"
+	"github.com/agtsdk/agt/framework"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/policy"
@@ -148,6 +149,17 @@ func TestNewRun(t *testing.T) {
 		if !strings.HasPrefix(name, "mcp__notes__") {
 			t.Errorf("worker sees %s; it mounts only notes and may not manage", name)
 		}
+	}
+	r.Close()
+
+	// The host chooses which framework tools its Runs get.
+	chosen := agt.New(h.Repository(), &agt.Options{Connector: inMemory.Connector, FrameworkTools: []string{framework.ToolResourceRead}})
+	r, err = chosen.NewRun(ctx, "manager", &run.Options{Permission: policy.AutoAllow()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"resource_read"}, toolNames(r)); diff != "" {
+		t.Errorf("manager's tools with FrameworkTools [resource_read] (-want +got):\n%s", diff)
 	}
 	r.Close()
 

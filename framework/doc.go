@@ -20,6 +20,7 @@
 //
 // # Who sees them
 //
+// Options.Tools chooses which of the five a host hands out (nil: all).
 // Every tool is ManagementOnly: a Run lists and accepts them only when its
 // agent is a manager or has the resource_management capability (SPEC R3.6,
 // R4.3), and every call still goes through the Run's Permission. The service
@@ -49,8 +50,10 @@
 // create of a taken reference), unauthorized (the agent may not manage
 // resources), invalid_arguments (a document rule, with the field as a
 // violation path), deadline_exceeded or canceled (the call's context), or
-// internal (the store failed). The removed allow_mcp switch is refused with a
-// message saying so (SPEC R3.7).
+// internal (the store failed). The removed allow_mcp switch is not in the
+// schemas; passing it is refused with a message saying it was removed
+// (each tool's run.HostTool.Precheck answers before the schema's generic
+// "additional property").
 //
 // A probe of a server that cannot start, connect or list its tools is not a
 // failed call: mcp_probe answers with the report, ok=false and its error, so

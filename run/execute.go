@@ -345,6 +345,11 @@ func (r *Run) stages(ctx context.Context, req Request, t *tool, cs *callState) (
 	}
 	cs.stage = StageValidate
 	args := bytes.Clone(req.Arguments)
+	if t.host != nil && t.host.Precheck != nil {
+		if err := t.host.Precheck(bytes.Clone(args)); err != nil {
+			return r.failure(err)
+		}
+	}
 	if err := t.schema.Validate(args); err != nil {
 		return r.failure(err)
 	}

@@ -67,6 +67,15 @@ type HostTool struct {
 	// It must not call Execute on its own Run (the batch it is part of
 	// holds the snapshot).
 	Handler func(ctx context.Context, req Request) (Result, error)
+	// Precheck, when set, sees a call's arguments at the validate stage,
+	// before the schema does; an error fails the call as a validation
+	// failure would (an *Error chooses its code, message and violations;
+	// another error gets CodeOf(err)), and nothing else runs. It lets a
+	// tool refuse an argument its schema no longer lists with a message of
+	// its own rather than the schema's generic one (the framework tools
+	// refuse the removed allow_mcp this way). A panic fails the call with
+	// CodeInternal. nil means none.
+	Precheck func(args json.RawMessage) error
 	// Authorize, when set, runs at the batch checks, before any call of the
 	// batch runs, with the call's arguments not yet validated; an error (or
 	// a panic) rejects the whole batch with CodeUnauthorized (delegation,
