@@ -154,7 +154,7 @@ func (s *Service) testAgentData(ctx context.Context, data []byte) ([]Finding, er
 	if !ok {
 		return []Finding{errf("", CodeNotObject, "the agent document is not a JSON object", "delete the agent and create it again")}, nil
 	}
-	fs := checkAgentFields(doc)
+	fs := append(checkAgentFields(doc), agentWarnings("", doc)...)
 	if hasError(fs) {
 		return fs, nil
 	}
@@ -252,8 +252,9 @@ type AgentReport struct {
 	CanManage bool `json:"can_manage"`
 	// Mounts is the assembly, each mount with its static test.
 	Mounts []MountReport `json:"mounts"`
-	// Problems are the agent-level findings (not registered, disabled,
-	// unreadable document).
+	// Problems are the agent-level findings: errors (not registered,
+	// disabled, unreadable document) and warnings (a field agt does not
+	// read, an unknown capability), which leave OK as it is.
 	Problems []Finding `json:"problems"`
 	// OK is true when the agent exists, is enabled, and every mount resolves
 	// and passes Test.
@@ -292,6 +293,9 @@ func (s *Service) CheckAgent(ctx context.Context, caller Caller, agent Ref) (Age
 	}
 	rep.Exists, rep.Revision = true, res.Revision
 	rep.Enabled, rep.CanManage = doc.IsEnabled(), doc.CanManage()
+	if m, ok := decodeObject(res.Data); ok {
+		rep.Problems = append(rep.Problems, agentWarnings("", m)...)
+	}
 	if !rep.Enabled {
 		rep.Problems = append(rep.Problems, errf("/enabled", CodeAgentDisabled, "the agent's binding is disabled", `enable it: resource_write(kind="agent", data={"enabled": true})`))
 	}

@@ -84,7 +84,11 @@
 //	{"name": "helper", "enabled": true, "manager": false,
 //	 "capabilities": ["resource_management"], "mcps": ["tools/files", "search"]}
 //
-// Unknown fields are kept as they are. enabled absent means enabled.
+// Unknown fields are kept as they are. enabled absent means enabled. A
+// field agt does not read and a capability it does not know (only
+// resource_management exists) are warnings, not errors: Write returns them
+// in WriteResult.Warnings, Test and CheckAgent as warning findings, and a
+// near miss ("mpcs", "resource_managment") names what was probably meant.
 //
 // # Write requests
 //

@@ -197,8 +197,10 @@ type WriteResult struct {
 	// add and remove was a no-op, or the data equalled the stored one): no
 	// new revision was written.
 	Changed bool `json:"changed"`
-	// Warnings are accepted problems, such as a legacy MCP record still
-	// without an absolute cwd (SPEC R2.4).
+	// Warnings are accepted problems, each "FIELD: message (fix: ...)": a
+	// legacy MCP record still without an absolute cwd, an agent field agt
+	// does not read (stored as written; a near miss names the field it
+	// probably meant, as for "mpcs"), a capability agt does not know.
 	Warnings []string `json:"warnings,omitempty"`
 	// Noops lists adds of items already present and removes of absent ones.
 	Noops []string `json:"noops,omitempty"`
@@ -448,6 +450,10 @@ func (s *Service) writeAgent(ctx context.Context, key Key, req WriteRequest) (Wr
 	if err := s.checkMountsExist(ctx, patch, req.Add); err != nil {
 		return WriteResult{}, err
 	}
+	var warnings []string
+	for _, f := range requestWarnings(patch, req.Add, req.Remove) {
+		warnings = append(warnings, f.String())
+	}
 
 	if req.Create {
 		doc := map[string]json.RawMessage{"mcps": json.RawMessage("[]")}
@@ -469,7 +475,7 @@ func (s *Service) writeAgent(ctx context.Context, key Key, req WriteRequest) (Wr
 		if err != nil {
 			return WriteResult{}, err
 		}
-		return WriteResult{Resource: res, Created: true, Changed: true, Noops: noops}, nil
+		return WriteResult{Resource: res, Created: true, Changed: true, Warnings: warnings, Noops: noops}, nil
 	}
 
 	var noops []string
@@ -498,7 +504,7 @@ func (s *Service) writeAgent(ctx context.Context, key Key, req WriteRequest) (Wr
 	if err != nil {
 		return WriteResult{}, err
 	}
-	return WriteResult{Resource: res, Changed: changed, Noops: noops}, nil
+	return WriteResult{Resource: res, Changed: changed, Warnings: warnings, Noops: noops}, nil
 }
 
 func (s *Service) checkMountsExist(ctx context.Context, patch map[string]json.RawMessage, add map[string][]string) error {

@@ -48,6 +48,9 @@ const (
 	CodeMountMissing   = "mount_not_found"
 	CodeAgentMissing   = "agent_not_found"
 	CodeAgentDisabled  = "agent_disabled"
+	// CodeUnknownCapability: a capability agt does not know; stored, it
+	// grants nothing (a warning).
+	CodeUnknownCapability = "unknown_capability"
 )
 
 // Finding is one problem found in a document or request, with what to do
@@ -515,6 +518,98 @@ var agentFieldTypes = map[string]string{
 	"manager":      "true or false",
 	"capabilities": "an array of strings",
 	"mcps":         "an array of references",
+}
+
+// agentFields are the agent document fields agt reads, and
+// knownCapabilities the capabilities it grants.
+var (
+	agentFields       = []string{"name", "enabled", "manager", "capabilities", "mcps"}
+	knownCapabilities = []string{CapabilityResourceManagement}
+)
+
+// maxWarnings bounds the warnings about one document or request; one more
+// says how many were left out.
+const maxWarnings = 16
+
+func warnf(field, code, msg, fix string) Finding {
+	return Finding{Severity: SeverityWarning, Code: code, Field: field, Message: msg, Fix: fix}
+}
+
+// unknownAgentField warns about a field agt does not read: unknown fields
+// are kept as written (other tools may use them), but a typo of a known
+// one, such as "mpcs", would otherwise be stored in silence.
+func unknownAgentField(field, name string) Finding {
+	fix := "remove it if it is a typo; the fields agt reads are " + strings.Join(agentFields, ", ")
+	if near := nearMiss(name, agentFields); near != "" {
+		fix = fmt.Sprintf("did you mean %q? rename it", near)
+	}
+	return warnf(field, CodeUnknownField, "agt does not read this agent field; it is stored as written", fix)
+}
+
+// capabilityWarnings warns about each capability of items agt does not
+// know, at field/INDEX.
+func capabilityWarnings(field string, items []string) []Finding {
+	var fs []Finding
+	for i, c := range items {
+		if contains(knownCapabilities, c) {
+			continue
+		}
+		fix := "remove it; the capabilities agt knows are " + strings.Join(knownCapabilities, ", ")
+		if near := nearMiss(c, knownCapabilities); near != "" {
+			fix = fmt.Sprintf("did you mean %q? write that instead", near)
+		}
+		fs = append(fs, warnf(field+pointer(fmt.Sprint(i)), CodeUnknownCapability, "unknown capability; it is stored but grants nothing", fix))
+	}
+	return fs
+}
+
+// agentWarnings returns the warnings about an agent document (or patch)
+// m, each field prefixed with prefix: fields agt does not read, and
+// capabilities it does not know. Bounded by maxWarnings.
+func agentWarnings(prefix string, m map[string]json.RawMessage) []Finding {
+	return boundWarnings(allAgentWarnings(prefix, m))
+}
+
+func allAgentWarnings(prefix string, m map[string]json.RawMessage) []Finding {
+	var fs []Finding
+	for _, k := range sortedKeys(m) {
+		if _, known := agentFieldTypes[k]; !known {
+			fs = append(fs, unknownAgentField(prefix+pointer(k), k))
+		}
+	}
+	var caps []string
+	if raw, ok := m["capabilities"]; ok && json.Unmarshal(raw, &caps) == nil {
+		fs = append(fs, capabilityWarnings(prefix+pointer("capabilities"), caps)...)
+	}
+	return fs
+}
+
+// requestWarnings returns the warnings about an agent write request: those
+// of its data, and of the list fields and capabilities it adds or removes.
+func requestWarnings(patch map[string]json.RawMessage, add, remove map[string][]string) []Finding {
+	fs := allAgentWarnings("/data", patch)
+	for _, op := range []struct {
+		name  string
+		lists map[string][]string
+	}{{"add", add}, {"remove", remove}} {
+		for _, field := range sortedKeys(op.lists) {
+			if _, known := agentFieldTypes[field]; !known {
+				fs = append(fs, unknownAgentField(pointer(op.name, field), field))
+			}
+			if field == "capabilities" && op.name == "add" {
+				fs = append(fs, capabilityWarnings(pointer(op.name, field), op.lists[field])...)
+			}
+		}
+	}
+	return boundWarnings(fs)
+}
+
+func boundWarnings(fs []Finding) []Finding {
+	if len(fs) <= maxWarnings {
+		return fs
+	}
+	n := len(fs) - maxWarnings
+	return append(fs[:maxWarnings:maxWarnings], warnf("", CodeLimit, fmt.Sprintf("%d more warnings of the same kinds were left out", n), "fix the ones listed and check again"))
 }
 
 // checkAgentFields checks the known fields present in an agent document (or
