@@ -40,17 +40,17 @@
 //
 // # Where each rule lives
 //
-//	SPEC R1  development contract      mcpconn/mcptest (the fake server),
-//	                                   examples/server-contract
-//	SPEC R2  registration, cwd rules   resource (Service, documents), resource/boltrepo,
-//	                                   resource/pgrepo, mcpconn (launch rules)
-//	SPEC R3  test, probe, assembly     resource.Service.Test, mcpconn.Prober,
-//	                                   resource.Service.AgentMCPList, CheckAgent,
-//	                                   framework (the tools), cmd/agt
-//	SPEC R4  usage boundary            run (snapshot of the agent's own mounts), policy
-//	SPEC R5  tool contract in a Run    run (pipeline, codes, ToolError), toolschema
-//	SPEC R6  schema compiler           toolschema
-//	SPEC R7  refresh at the boundary   run (refresh, aliases, fingerprint, Resume)
+//	development contract      mcpconn/mcptest (the fake server),
+//	                          examples/server-contract
+//	registration, cwd rules   resource (Service, documents), resource/boltrepo,
+//	                          resource/pgrepo, resource.ResolveLaunch (launch rules)
+//	test, probe, assembly     resource.Service.Test, mcpconn.Prober,
+//	                          resource.Service.AgentMCPList, CheckAgent,
+//	                          framework (the tools), cmd/agt
+//	usage boundary            run (snapshot of the agent's own mounts), policy
+//	tool contract in a Run    run (pipeline, codes, ToolError), toolschema
+//	schema compiler           toolschema
+//	refresh at the boundary   run (refresh, aliases, fingerprint, Resume)
 //
 // # Stores
 //

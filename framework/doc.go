@@ -1,10 +1,10 @@
 // Package framework provides the framework tools a manager agent uses to
 // change its own tool assembly from inside a Run: resource_write,
-// resource_read, resource_test, mcp_probe and agent_mcp_list (SPEC R3).
+// resource_read, resource_test, mcp_probe and agent_mcp_list.
 //
 // They are run.HostTools with fixed JSON Schemas: the Run compiles them with
 // toolschema like any other tool and validates every call before a handler
-// runs; the handlers then do their own typed and domain checks (SPEC R6.8) and
+// runs; the handlers then do their own typed and domain checks and
 // call the one resource.Service and the one mcpconn.Prober, the same services
 // the agt command-line tool uses. There is no second implementation.
 //
@@ -22,8 +22,8 @@
 //
 // Options.Tools chooses which of the five a host hands out (nil: all).
 // Every tool is ManagementOnly: a Run lists and accepts them only when its
-// agent is a manager or has the resource_management capability (SPEC R3.6,
-// R4.3), and every call still goes through the Run's Permission. The service
+// agent is a manager or has the resource_management capability, and
+// every call still goes through the Run's Permission. The service
 // checks the caller again, so a tool handed to the wrong agent still cannot
 // write.
 //
@@ -33,7 +33,7 @@
 // when it wrote a new revision: a write that leaves the document as it was
 // (an add of a present mount, the same data again) reports nothing. When the
 // change is to the Run's own agent document or to an MCP resource mounted in
-// the Run, the Run refreshes its tools at the end of the batch (SPEC R7.1).
+// the Run, the Run refreshes its tools at the end of the batch.
 //
 // # Values
 //

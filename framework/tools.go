@@ -287,7 +287,7 @@ func (t *tools) probe(ctx context.Context, req run.Request) (run.Result, error) 
 		return run.Result{}, refError("/reference", err)
 	}
 	// The prober reads the repository itself; the service's read is the
-	// caller check (SPEC R3.6) and a clear not_found before anything starts.
+	// caller check and a clear not_found before anything starts.
 	if _, err := t.svc.Read(ctx, resource.AgentCaller(req.Agent), resource.Key{Kind: resource.KindMCP, Ref: ref}); err != nil {
 		return run.Result{}, t.serviceError(err)
 	}

@@ -7,8 +7,8 @@ import (
 	"fmt"
 )
 
-// TestReport is the result of a static test of one stored resource
-// (SPEC R3.1). Nothing was started or contacted to produce it.
+// TestReport is the result of a static test of one stored resource.
+// Nothing was started or contacted to produce it.
 type TestReport struct {
 	Key      Key   `json:"-"`
 	Revision int64 `json:"revision"`
@@ -58,12 +58,12 @@ func report(key Key, rev int64, fs []Finding) TestReport {
 }
 
 // Test checks a stored resource statically and never starts or contacts
-// anything (SPEC R3.1). For an MCP resource: the write rules, that cwd exists
+// anything. For an MCP resource: the write rules, that cwd exists
 // and is a directory, that the command resolves (a PATH lookup for a bare
 // name as starting it would do: the server's own env PATH if it sets one,
 // placeholders expanded, relative entries against cwd; an existing
 // executable file for an absolute path) and that the URL is well formed. A
-// legacy record without an absolute cwd (SPEC R2.4) is an error finding that
+// legacy record without an absolute cwd is an error finding that
 // says how to fix it. For an agent: its document and that every mount
 // resolves. Errors are for the call itself (ErrPermission, ErrNotFound, store
 // failures); problems of the document are findings.
@@ -175,7 +175,7 @@ func (s *Service) testAgentData(ctx context.Context, data []byte) ([]Finding, er
 	return fs, nil
 }
 
-// Mount is one entry of an agent's MCP assembly (SPEC R3.4).
+// Mount is one entry of an agent's MCP assembly.
 type Mount struct {
 	Ref Ref `json:"reference"`
 	// Resolves is true when Ref names a registered MCP resource.
@@ -187,7 +187,7 @@ type Mount struct {
 }
 
 // AgentMCPList returns the agent's mounted references in order, each with
-// whether it resolves and its revision (SPEC R3.4). ErrNotFound when the
+// whether it resolves and its revision. ErrNotFound when the
 // agent is not registered.
 func (s *Service) AgentMCPList(ctx context.Context, caller Caller, agent Ref) ([]Mount, error) {
 	if err := s.authorize(ctx, caller, "agent_mcp_list"); err != nil {
@@ -239,8 +239,8 @@ func (s *Service) resolveMounts(ctx context.Context, refs []Ref) ([]Mount, error
 	return mounts, nil
 }
 
-// AgentReport is what a host checks before dispatching work to an agent
-// (SPEC R3.5): identity, binding, and MCP assembly, in one report.
+// AgentReport is what a host checks before dispatching work to an agent:
+// identity, binding, and MCP assembly, in one report.
 type AgentReport struct {
 	Agent Ref `json:"agent"`
 	// Exists is true when the agent is registered.
@@ -271,7 +271,7 @@ type MountReport struct {
 }
 
 // CheckAgent reports the agent's identity, whether its binding is enabled,
-// and its MCP assembly: every mount resolves and passes Test (SPEC R3.5).
+// and its MCP assembly: every mount resolves and passes Test.
 // Nothing is started; a probe is the next step (package mcpconn). An agent
 // that is not registered is a report with Exists false, not an error.
 func (s *Service) CheckAgent(ctx context.Context, caller Caller, agent Ref) (AgentReport, error) {
@@ -282,7 +282,7 @@ func (s *Service) CheckAgent(ctx context.Context, caller Caller, agent Ref) (Age
 	res, doc, err := s.readAgent(ctx, agent)
 	switch {
 	case errors.Is(err, ErrNotFound):
-		rep.Problems = append(rep.Problems, errf("", CodeAgentMissing, "the agent is not registered", "create it: resource_write(kind=\"agent\", create=true) or agt agent create"))
+		rep.Problems = append(rep.Problems, errf("", CodeAgentMissing, "the agent is not registered", "create it: a write of kind \"agent\" with create=true"))
 		return rep, nil
 	case errors.Is(err, ErrInvalid) && res.Revision != 0:
 		rep.Exists, rep.Revision = true, res.Revision

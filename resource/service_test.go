@@ -595,7 +595,7 @@ func TestAllowMCPRefused(t *testing.T) {
 
 	var req resource.WriteRequest
 	err := json.Unmarshal([]byte(`{"kind": "agent", "reference": "bot", "allow_mcp": true}`), &req)
-	if de := docError(t, err); de.Code != resource.CodeAllowMCP || !strings.Contains(de.Message, "removed") || !strings.Contains(de.Fix, "--add-mcp") {
+	if de := docError(t, err); de.Code != resource.CodeAllowMCP || !strings.Contains(de.Message, "removed") || !strings.Contains(de.Fix, `add={"mcps":["REF"]}`) || strings.Contains(de.Fix, "agt ") {
 		t.Fatalf("request with allow_mcp: %v", de)
 	}
 	for _, r := range []resource.WriteRequest{

@@ -178,8 +178,8 @@ var (
 	remoteOnly      = map[string]bool{"url": true, "headers": true}
 )
 
-const allowMCPMessage = "allow_mcp was removed (SPEC R3.7): there is no MCP master switch; the servers mounted on an agent decide what it uses"
-const allowMCPFix = `drop allow_mcp and mount servers on the agent instead: resource_write(kind="agent", add={"mcps":["REF"]}) or agt agent update AGENT --add-mcp REF`
+const allowMCPMessage = "allow_mcp was removed: there is no MCP master switch; the servers mounted on an agent decide what it uses"
+const allowMCPFix = `drop allow_mcp and mount the server on the agent instead: add its reference to the agent's "mcps" list (a write with add={"mcps":["REF"]})`
 
 func allowMCPFinding(field string) Finding {
 	return Finding{Severity: SeverityError, Code: CodeAllowMCP, Field: field, Message: allowMCPMessage, Fix: allowMCPFix}
@@ -208,8 +208,8 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// ValidateMCP checks an MCP resource's data against the write rules (SPEC
-// R2.1, R2.2, R2.5) and returns its single server. It reads nothing from the
+// ValidateMCP checks an MCP resource's data against the write rules
+// and returns its single server. It reads nothing from the
 // file system; Service.Test adds those checks. The error is a
 // *DocumentError holding every problem found.
 func ValidateMCP(data json.RawMessage) (name string, srv MCPServer, err error) {
@@ -253,8 +253,8 @@ func checkMCP(data []byte) (string, MCPServer, []Finding) {
 	}
 	if len(servers) != 1 {
 		return "", MCPServer{}, append(fs, errf("/mcpServers", CodeServerCount,
-			fmt.Sprintf("mcpServers holds %d entries; an MCP resource registers exactly one server (SPEC R2.1)", len(servers)),
-			"register each server as its own resource (agt mcp import splits a file)"))
+			fmt.Sprintf("mcpServers holds %d entries; an MCP resource registers exactly one server", len(servers)),
+			"register each server as its own resource, with one mcpServers entry each"))
 	}
 	var name string
 	var rawEntry json.RawMessage
@@ -448,7 +448,7 @@ func checkText(field, s string, placeholders bool) []Finding {
 	}
 }
 
-// checkCommand applies SPEC R2.2: a bare name looked up in PATH, or an
+// checkCommand applies the command rule: a bare name looked up in PATH, or an
 // absolute path.
 func checkCommand(field, cmd string) []Finding {
 	if cmd == "" {
@@ -464,7 +464,7 @@ func checkCommand(field, cmd string) []Finding {
 		return nil
 	case strings.ContainsAny(cmd, `/\`):
 		return []Finding{errf(field, CodeCommand,
-			"command is a relative path; it would depend on the directory of whoever starts the server, so it is refused (SPEC R2.2, R2.3)",
+			"command is a relative path; it would depend on the directory of whoever starts the server, so it is refused",
 			"write the absolute path (cwd joined with it), or a bare program name found in PATH")}
 	case strings.ContainsAny(cmd, " \t\r\n"):
 		return []Finding{errf(field, CodeCommand, "command holds whitespace; it names one program and nothing runs a shell", "put the program in command and each of its arguments in args")}
@@ -472,19 +472,19 @@ func checkCommand(field, cmd string) []Finding {
 	return nil
 }
 
-// checkCwd applies SPEC R2.2: stdio servers run in an absolute cwd. The
+// checkCwd applies the cwd rule: stdio servers run in an absolute cwd. The
 // finding's code is CodeNoAbsoluteCwd, the one a legacy record may keep.
 func checkCwd(field, cwd string) []Finding {
 	fix := `set cwd to the absolute directory the server runs in, like "/srv/mcp/files"; relative paths in args resolve against it`
 	switch {
 	case cwd == "":
-		return []Finding{errf(field, CodeNoAbsoluteCwd, "a stdio server needs cwd, the absolute directory it runs in (SPEC R2.2)", fix)}
+		return []Finding{errf(field, CodeNoAbsoluteCwd, "a stdio server needs cwd, the absolute directory it runs in", fix)}
 	case strings.Contains(cwd, "${"):
 		return []Finding{errf(field, CodeNoAbsoluteCwd, "cwd may not hold placeholders; ${cwd} and ${workspace} expand to it", fix)}
 	case strings.HasPrefix(cwd, "~"):
 		return []Finding{errf(field, CodeNoAbsoluteCwd, "cwd starts with ~, which is not expanded", fix)}
 	case !filepath.IsAbs(cwd):
-		return []Finding{errf(field, CodeNoAbsoluteCwd, "cwd is not an absolute path (SPEC R2.2)", fix)}
+		return []Finding{errf(field, CodeNoAbsoluteCwd, "cwd is not an absolute path", fix)}
 	}
 	return checkText(field, cwd, false)
 }

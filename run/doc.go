@@ -1,7 +1,7 @@
 // Package run executes an agent's tool calls: a Run is one execution of an
 // agent, with an immutable snapshot of its tools (the MCP servers mounted on
 // the agent, plus the host's own tools) and the batch pipeline every model
-// tool call goes through (SPEC R4, R5, R7).
+// tool call goes through.
 //
 //	r, err := run.New(ctx, &run.Options{
 //		Agent:      "writer",

@@ -19,7 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Execute runs one batch (SPEC R5.2-R5.4):
+// Execute runs one batch:
 //
 //  1. batch checks: structure, non-empty unique call IDs, the batch's agent,
 //     every name in the snapshot, delegation (HostTool.Authorize). Any

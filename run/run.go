@@ -37,7 +37,7 @@ var (
 )
 
 // StaticInputs are the host's inputs that a Run's fingerprint covers besides
-// the tool snapshot (SPEC R7.4). agt does not interpret them.
+// the tool snapshot. agt does not interpret them.
 type StaticInputs struct {
 	// Model, Provider and BasePrompt as the host uses them; "" is a value.
 	Model, Provider, BasePrompt string
@@ -49,7 +49,7 @@ type StaticInputs struct {
 	Delegation []byte
 }
 
-// HostTool is a tool the host implements itself (SPEC R5.5). Its schema is
+// HostTool is a tool the host implements itself. Its schema is
 // compiled when the Run is created, and every call is validated against it
 // before Handler runs.
 type HostTool struct {
@@ -78,12 +78,12 @@ type HostTool struct {
 	Precheck func(args json.RawMessage) error
 	// Authorize, when set, runs at the batch checks, before any call of the
 	// batch runs, with the call's arguments not yet validated; an error (or
-	// a panic) rejects the whole batch with CodeUnauthorized (delegation,
-	// SPEC R5.4). nil means no check.
+	// a panic) rejects the whole batch with CodeUnauthorized (delegation).
+	// nil means no check.
 	Authorize func(ctx context.Context, req Request) error
 	// ManagementOnly marks a framework tool: it is listed and callable only
 	// when the agent may manage resources (a manager or an agent with the
-	// resource_management capability, SPEC R3.6), and its Source kind is
+	// resource_management capability), and its Source kind is
 	// SourceFramework. false means every agent gets it.
 	ManagementOnly bool
 }
