@@ -138,6 +138,19 @@
 // field they judge and never repeat the value, so they are safe to return to
 // a model.
 //
+// # Limits
+//
+//   - A write request's data, the items of its add and remove, and a stored
+//     document: ServiceOptions.MaxDocumentBytes, default
+//     DefaultMaxDocumentBytes (1 MiB). add and remove name at most 16 list
+//     fields; a list holds at most 1024 items; a string at most 16 KiB; a
+//     timeout at most one day (fixed).
+//   - Warnings about one document or request: 16, then one that counts the
+//     rest (fixed). A near-miss suggestion compares names of at most 64
+//     bytes (fixed): the edit distance costs the product of the lengths.
+//   - ResolveLaunch (Test's command check) stats cwd and at most one file
+//     per PATH entry of the environment the server gets.
+//
 // # Concurrency
 //
 // Service and the Repository implementations are safe for concurrent use.
