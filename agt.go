@@ -79,8 +79,8 @@ type Host struct {
 //   - any other path: that bbolt file, created with its parent directories
 //     (mode 0700) when missing.
 //
-// ctx bounds the connection to a store reached by URL; a bbolt file waits at most
-// Options.Bolt.LockTimeout for the lock another process holds.
+// ctx bounds the connection to a store reached by URL; a bbolt file waits
+// at most Options.Bolt.LockTimeout for the lock another process holds.
 func Open(ctx context.Context, store string, opts *Options) (*Host, error) {
 	if opts == nil {
 		opts = &Options{}
@@ -199,9 +199,9 @@ func (h *Host) Prober() *mcpconn.Prober { return h.prober }
 func (h *Host) SchemaCache() *run.SchemaCache { return h.schemas }
 
 // NewRun starts a Run of agent: it fills opts' Agent, and its Repository,
-// Connector and SchemaCache when nil, with the Host's, adds the framework tools to its
-// HostTools (the Run shows them only to an agent that may manage
-// resources), and calls run.New. opts.Permission is required, as for
+// Connector and SchemaCache when nil, with the Host's, adds the framework
+// tools to its HostTools (the Run shows them only to an agent that may
+// manage resources), and calls run.New. opts.Permission is required, as for
 // run.New: there is no implicit allow. opts.ServerStderrToModel applies to
 // the framework tools too. The caller closes the Run.
 func (h *Host) NewRun(ctx context.Context, agent resource.Ref, opts *run.Options) (*run.Run, error) {
@@ -244,8 +244,8 @@ func (h *Host) runOptions(agent resource.Ref, opts *run.Options) *run.Options {
 
 // FrameworkTools returns the framework tools (resource_write,
 // resource_read, resource_test, mcp_probe, agent_mcp_list, or those
-// Options.FrameworkTools names) over the Host's
-// resource service and Prober, as run host tools marked ManagementOnly.
+// Options.FrameworkTools names) over the Host's resource service and
+// Prober, as run host tools marked ManagementOnly.
 // NewRun adds them; a host that calls run.New itself passes them in
 // run.Options.HostTools. They keep servers' stderr out of their answers
 // (framework.Options defaults); call framework.Tools to choose otherwise.
