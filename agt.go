@@ -6,14 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
+	"slices"
 	"sync"
 
 	"github.com/agtsdk/agt/framework"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/resource/boltrepo"
-	"github.com/agtsdk/agt/resource/pgrepo"
 	"github.com/agtsdk/agt/run"
 )
 
@@ -28,11 +27,9 @@ type Options struct {
 	// Close (exclusive mode). Set Shared to let other processes, such as
 	// the agt CLI, use the same file while the Host runs.
 	Bolt *boltrepo.Options
-	// Postgres configures the PostgreSQL repository when Open is given a
-	// postgres:// URL. Nil means pgrepo's defaults (the table is created
-	// when missing).
-	Postgres *pgrepo.Options
 	// Service configures the resource service. Nil means its defaults.
+	// Its LaunchEnv is always the Connector's (Connector.LaunchEnv), so
+	// that a static test resolves commands as a start does.
 	Service *resource.ServiceOptions
 	// Connector configures how MCP servers are started and reached (the
 	// environment a stdio server inherits, the protocol version, ...). Nil
@@ -40,6 +37,12 @@ type Options struct {
 	Connector *mcpconn.ConnectorOptions
 	// Prober configures probes. Nil means mcpconn's defaults.
 	Prober *mcpconn.ProberOptions
+	// FrameworkTools names the framework tools NewRun and Resume give a
+	// Run that may manage resources, and FrameworkTools returns
+	// (framework.Options.Tools: framework.ToolNames lists them). Nil means
+	// all of them; an empty non-nil slice means none. New panics on a
+	// name that is not a framework tool.
+	FrameworkTools []string
 }
 
 // Host wires the parts of agt for an agent host: one Repository, the one
@@ -53,6 +56,8 @@ type Host struct {
 	service   *resource.Service
 	connector *mcpconn.Connector
 	prober    *mcpconn.Prober
+	schemas   *run.SchemaCache
+	fwTools   []string
 	closeRepo func() error // nil when the caller owns the repository
 
 	closeOnce sync.Once
@@ -61,16 +66,21 @@ type Host struct {
 
 // Open opens the store and returns a Host over it. store is one of:
 //
-//   - a postgres:// or postgresql:// URL: the PostgreSQL repository
-//     (resource/pgrepo);
+//   - a URL whose scheme a store package registered
+//     (resource.RegisterStore): postgres:// and postgresql:// once the
+//     program imports github.com/agtsdk/agt/resource/pgrepo, which opens
+//     them with its default Options (for others, open the repository
+//     yourself and call New). A URL of a scheme no imported package
+//     registered fails with resource.ErrNoStore: a program links only the
+//     stores it imports;
 //   - the path of an existing directory, or of a new one written with a
 //     trailing separator ("data/"): the bbolt file StoreFile inside it,
 //     created with its directories (mode 0700) when missing;
 //   - any other path: that bbolt file, created with its parent directories
 //     (mode 0700) when missing.
 //
-// ctx bounds the connection to PostgreSQL; a bbolt file waits at most
-// Options.Bolt.LockTimeout for the lock another process holds.
+// ctx bounds the connection to a store reached by URL; a bbolt file waits
+// at most Options.Bolt.LockTimeout for the lock another process holds.
 func Open(ctx context.Context, store string, opts *Options) (*Host, error) {
 	if opts == nil {
 		opts = &Options{}
@@ -78,13 +88,13 @@ func Open(ctx context.Context, store string, opts *Options) (*Host, error) {
 	if store == "" {
 		return nil, errors.New("agt: no store given: pass a directory, a bbolt file path or a postgres:// URL")
 	}
-	if isPostgresURL(store) {
-		repo, err := pgrepo.Open(ctx, store, opts.Postgres)
+	if scheme := resource.StoreScheme(store); scheme != "" {
+		repo, closeRepo, err := resource.OpenStore(ctx, store)
 		if err != nil {
-			return nil, fmt.Errorf("agt: open the PostgreSQL store: %w", err)
+			return nil, fmt.Errorf("agt: open the %s store: %w", scheme, err)
 		}
 		h := New(repo, opts)
-		h.closeRepo = func() error { repo.Close(); return nil }
+		h.closeRepo = closeRepo
 		return h, nil
 	}
 	path, err := boltPath(store)
@@ -127,10 +137,6 @@ func defaultStore(lookup func(string) (string, bool)) (string, error) {
 	return filepath.Join(home, ".local", "share", "agt", StoreFile), nil
 }
 
-func isPostgresURL(s string) bool {
-	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
-}
-
 // boltPath resolves Open's path argument to the bbolt file, creating the
 // parent directories of a new file.
 func boltPath(store string) (string, error) {
@@ -156,12 +162,22 @@ func New(repo resource.Repository, opts *Options) *Host {
 	if opts == nil {
 		opts = &Options{}
 	}
+	// A misspelled name fails here, not at the first Run.
+	framework.Tools(nil, nil, &framework.Options{Tools: opts.FrameworkTools})
 	connector := mcpconn.NewConnector(opts.Connector)
+	var svcOpts resource.ServiceOptions
+	if opts.Service != nil {
+		svcOpts = *opts.Service
+	}
+	launch := connector.LaunchEnv()
+	svcOpts.LaunchEnv = &launch
 	return &Host{
 		repo:      repo,
-		service:   resource.NewService(repo, opts.Service),
+		service:   resource.NewService(repo, &svcOpts),
 		connector: connector,
 		prober:    mcpconn.NewProber(repo, connector, opts.Prober),
+		schemas:   run.NewSchemaCache(),
+		fwTools:   slices.Clone(opts.FrameworkTools),
 	}
 }
 
@@ -179,10 +195,13 @@ func (h *Host) Connector() *mcpconn.Connector { return h.connector }
 // Prober returns the Prober over the Host's repository and Connector.
 func (h *Host) Prober() *mcpconn.Prober { return h.prober }
 
-// NewRun starts a Run of agent: it fills opts' Agent, and its Repository
-// and Connector when nil, with the Host's, adds the framework tools to its
-// HostTools (the Run shows them only to an agent that may manage
-// resources), and calls run.New. opts.Permission is required, as for
+// SchemaCache returns the compiled-schema cache the Host's Runs share.
+func (h *Host) SchemaCache() *run.SchemaCache { return h.schemas }
+
+// NewRun starts a Run of agent: it fills opts' Agent, and its Repository,
+// Connector and SchemaCache when nil, with the Host's, adds the framework
+// tools to its HostTools (the Run shows them only to an agent that may
+// manage resources), and calls run.New. opts.Permission is required, as for
 // run.New: there is no implicit allow. opts.ServerStderrToModel applies to
 // the framework tools too. The caller closes the Run.
 func (h *Host) NewRun(ctx context.Context, agent resource.Ref, opts *run.Options) (*run.Run, error) {
@@ -213,21 +232,25 @@ func (h *Host) runOptions(agent resource.Ref, opts *run.Options) *run.Options {
 	if o.Connector == nil {
 		o.Connector = h.connector
 	}
+	if o.SchemaCache == nil {
+		o.SchemaCache = h.schemas
+	}
 	// The framework tools of a Run show a server's stderr to its model
 	// exactly when the Run does.
-	fw := framework.Tools(h.service, h.prober, &framework.Options{ServerStderrToModel: o.ServerStderrToModel})
+	fw := framework.Tools(h.service, h.prober, &framework.Options{ServerStderrToModel: o.ServerStderrToModel, Tools: h.fwTools})
 	o.HostTools = append(fw, o.HostTools...)
 	return &o
 }
 
 // FrameworkTools returns the framework tools (resource_write,
-// resource_read, resource_test, mcp_probe, agent_mcp_list) over the Host's
-// resource service and Prober, as run host tools marked ManagementOnly.
+// resource_read, resource_test, mcp_probe, agent_mcp_list, or those
+// Options.FrameworkTools names) over the Host's resource service and
+// Prober, as run host tools marked ManagementOnly.
 // NewRun adds them; a host that calls run.New itself passes them in
 // run.Options.HostTools. They keep servers' stderr out of their answers
 // (framework.Options defaults); call framework.Tools to choose otherwise.
 func (h *Host) FrameworkTools() []run.HostTool {
-	return framework.Tools(h.service, h.prober, nil)
+	return framework.Tools(h.service, h.prober, &framework.Options{Tools: h.fwTools})
 }
 
 // Close releases the store if Open opened it. Runs started from the Host

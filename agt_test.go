@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agtsdk/agt"
+	"github.com/agtsdk/agt/framework"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/policy"
@@ -135,6 +136,10 @@ func TestNewRun(t *testing.T) {
 		t.Errorf("manager's tools (-want +got):\n%s", diff)
 	}
 	r.Close()
+	// The Host's Runs share one compiled-schema cache.
+	if n := h.SchemaCache().Len(); n != len(toolNames(r)) {
+		t.Errorf("the Host's schema cache holds %d schemas after a Run of %d tools", n, len(toolNames(r)))
+	}
 
 	r, err = h.NewRun(ctx, "worker", &run.Options{Permission: policy.AutoAllow()})
 	if err != nil {
@@ -144,6 +149,17 @@ func TestNewRun(t *testing.T) {
 		if !strings.HasPrefix(name, "mcp__notes__") {
 			t.Errorf("worker sees %s; it mounts only notes and may not manage", name)
 		}
+	}
+	r.Close()
+
+	// The host chooses which framework tools its Runs get.
+	chosen := agt.New(h.Repository(), &agt.Options{Connector: inMemory.Connector, FrameworkTools: []string{framework.ToolResourceRead}})
+	r, err = chosen.NewRun(ctx, "manager", &run.Options{Permission: policy.AutoAllow()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"resource_read"}, toolNames(r)); diff != "" {
+		t.Errorf("manager's tools with FrameworkTools [resource_read] (-want +got):\n%s", diff)
 	}
 	r.Close()
 
@@ -237,19 +253,20 @@ func TestTwoHostsOnPostgres(t *testing.T) {
 	if _, err := rand.Read(b[:]); err != nil {
 		t.Fatal(err)
 	}
-	opts := *inMemory
-	opts.Postgres = &pgrepo.Options{Schema: "agt_facade_" + hex.EncodeToString(b[:])}
+	// Other Options than pgrepo's defaults: open the repository, then New.
+	pgOpts := &pgrepo.Options{Schema: "agt_facade_" + hex.EncodeToString(b[:])}
 	open := func() *agt.Host {
-		h, err := agt.Open(ctx, store, &opts)
+		repo, err := pgrepo.Open(ctx, store, pgOpts)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return h
+		t.Cleanup(repo.Close)
+		return agt.New(repo, inMemory)
 	}
+	t.Cleanup(func() { dropSchema(t, pgOpts.Schema) }) // after the repositories close
 	hostA, hostB := open(), open()
 	defer hostA.Close()
 	defer hostB.Close()
-	t.Cleanup(func() { dropSchema(t, opts.Postgres.Schema) })
 
 	write(t, hostA, resource.KindMCP, "notes", `{"mcpServers": {"notes": {"command": "fakemcp", "cwd": "/"}}}`)
 	write(t, hostA, resource.KindAgent, "worker", `{}`)

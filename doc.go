@@ -40,22 +40,25 @@
 //
 // # Where each rule lives
 //
-//	SPEC R1  development contract      mcpconn/mcptest (the fake server),
-//	                                   examples/server-contract
-//	SPEC R2  registration, cwd rules   resource (Service, documents), resource/boltrepo,
-//	                                   resource/pgrepo, mcpconn (launch rules)
-//	SPEC R3  test, probe, assembly     resource.Service.Test, mcpconn.Prober,
-//	                                   resource.Service.AgentMCPList, CheckAgent,
-//	                                   framework (the tools), cmd/agt
-//	SPEC R4  usage boundary            run (snapshot of the agent's own mounts), policy
-//	SPEC R5  tool contract in a Run    run (pipeline, codes, ToolError), toolschema
-//	SPEC R6  schema compiler           toolschema
-//	SPEC R7  refresh at the boundary   run (refresh, aliases, fingerprint, Resume)
+//	development contract      mcpconn/mcptest (the fake server),
+//	                          examples/server-contract
+//	registration, cwd rules   resource (Service, documents), resource/boltrepo,
+//	                          resource/pgrepo, resource.ResolveLaunch (launch rules)
+//	test, probe, assembly     resource.Service.Test, mcpconn.Prober,
+//	                          resource.Service.AgentMCPList, CheckAgent,
+//	                          framework (the tools), cmd/agt
+//	usage boundary            run (snapshot of the agent's own mounts), policy
+//	tool contract in a Run    run (pipeline, codes, ToolError), toolschema
+//	schema compiler           toolschema
+//	refresh at the boundary   run (refresh, aliases, fingerprint, Resume)
 //
 // # Stores
 //
 // Open takes a directory (the bbolt file StoreFile inside it), a bbolt file
-// path, or a postgres:// URL. bbolt needs nothing to run but is locked by
+// path, or a postgres:// URL once the program imports
+// github.com/agtsdk/agt/resource/pgrepo (database/sql style: the package
+// registers its scheme, and a program that does not import it links no
+// PostgreSQL driver). bbolt needs nothing to run but is locked by
 // one process at a time: set Options.Bolt.Shared to let the agt CLI work on
 // the file while the host runs, at the price of an open and a lock per
 // operation. PostgreSQL lets several hosts, on several machines, share

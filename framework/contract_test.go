@@ -211,10 +211,40 @@ func TestAllowMCPRefused(t *testing.T) {
 	} {
 		res := m.one(tc.tool, tc.args)
 		mustCode(t, res, run.CodeInvalidArguments)
-		if !strings.Contains(res.Message, "removed") && !strings.Contains(res.Message, "no longer") {
+		// The specific message wins over the schema's generic one
+		// (additionalProperties is false and allow_mcp is not listed).
+		if !strings.Contains(res.Message, "allow_mcp was removed") || !strings.Contains(res.Message, "master switch") {
 			t.Errorf("%s %s: message %q does not say the switch was removed", tc.tool, tc.args, res.Message)
 		}
 	}
+}
+
+// The schemas the model reads on every request no longer advertise the
+// removed switch, and stay closed (additionalProperties false).
+func TestSchemasDoNotListAllowMCP(t *testing.T) {
+	t.Parallel()
+	h := newHost(t, nil)
+	total := 0
+	for _, ht := range framework.Tools(h.svc, h.prober, nil) {
+		total += len(ht.Schema)
+		var schema struct {
+			Properties           map[string]json.RawMessage `json:"properties"`
+			AdditionalProperties *bool                      `json:"additionalProperties"`
+		}
+		if err := json.Unmarshal(ht.Schema, &schema); err != nil {
+			t.Fatalf("%s: %v", ht.Name, err)
+		}
+		if _, ok := schema.Properties["allow_mcp"]; ok || strings.Contains(string(ht.Schema), "allow_mcp") {
+			t.Errorf("%s: the schema still mentions allow_mcp", ht.Name)
+		}
+		if schema.AdditionalProperties == nil || *schema.AdditionalProperties {
+			t.Errorf("%s: additionalProperties is not false", ht.Name)
+		}
+		if ht.Precheck == nil {
+			t.Errorf("%s: no Precheck refuses allow_mcp", ht.Name)
+		}
+	}
+	t.Logf("framework tool schemas: %d bytes in all", total)
 }
 
 // readCalls returns the tool names the fake server logged, in order.

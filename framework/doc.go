@@ -1,10 +1,10 @@
 // Package framework provides the framework tools a manager agent uses to
 // change its own tool assembly from inside a Run: resource_write,
-// resource_read, resource_test, mcp_probe and agent_mcp_list (SPEC R3).
+// resource_read, resource_test, mcp_probe and agent_mcp_list.
 //
 // They are run.HostTools with fixed JSON Schemas: the Run compiles them with
 // toolschema like any other tool and validates every call before a handler
-// runs; the handlers then do their own typed and domain checks (SPEC R6.8) and
+// runs; the handlers then do their own typed and domain checks and
 // call the one resource.Service and the one mcpconn.Prober, the same services
 // the agt command-line tool uses. There is no second implementation.
 //
@@ -20,9 +20,10 @@
 //
 // # Who sees them
 //
+// Options.Tools chooses which of the five a host hands out (nil: all).
 // Every tool is ManagementOnly: a Run lists and accepts them only when its
-// agent is a manager or has the resource_management capability (SPEC R3.6,
-// R4.3), and every call still goes through the Run's Permission. The service
+// agent is a manager or has the resource_management capability, and
+// every call still goes through the Run's Permission. The service
 // checks the caller again, so a tool handed to the wrong agent still cannot
 // write.
 //
@@ -32,7 +33,7 @@
 // when it wrote a new revision: a write that leaves the document as it was
 // (an add of a present mount, the same data again) reports nothing. When the
 // change is to the Run's own agent document or to an MCP resource mounted in
-// the Run, the Run refreshes its tools at the end of the batch (SPEC R7.1).
+// the Run, the Run refreshes its tools at the end of the batch.
 //
 // # Values
 //
@@ -49,8 +50,10 @@
 // create of a taken reference), unauthorized (the agent may not manage
 // resources), invalid_arguments (a document rule, with the field as a
 // violation path), deadline_exceeded or canceled (the call's context), or
-// internal (the store failed). The removed allow_mcp switch is refused with a
-// message saying so (SPEC R3.7).
+// internal (the store failed). The removed allow_mcp switch is not in the
+// schemas; passing it is refused with a message saying it was removed
+// (each tool's run.HostTool.Precheck answers before the schema's generic
+// "additional property").
 //
 // A probe of a server that cannot start, connect or list its tools is not a
 // failed call: mcp_probe answers with the report, ok=false and its error, so

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/resource"
@@ -26,11 +27,6 @@ const (
 // schema already refuses a malformed reference with its path.
 const refPattern = `^[a-z0-9][a-z0-9._-]{0,63}(/[a-z0-9][a-z0-9._-]{0,63})?$`
 
-// allowMCPProperty keeps the removed switch in every schema so that passing
-// it reaches the handler, which refuses it with the reason (SPEC R3.7)
-// instead of a bare "additional property" violation.
-const allowMCPProperty = `"allow_mcp": {"description": "Removed: the MCP master switch no longer exists and passing it is an error. Mounts (an agent's mcps) decide which MCP servers an agent uses."}`
-
 var (
 	writeSchema = json.RawMessage(`{
   "type": "object",
@@ -42,8 +38,7 @@ var (
     "data": {"type": "object", "description": "mcp: {\"mcpServers\": {\"NAME\": {\"command\", \"args\", \"env\", \"cwd\"} or {\"type\": \"http\"|\"sse\", \"url\", \"headers\"}}}. agent: {\"mcps\": [REF, ...], ...}."},
     "add": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}, "maxItems": 256}, "description": "list field -> items to add, e.g. {\"mcps\": [\"notes\"]}"},
     "remove": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}, "maxItems": 256}, "description": "list field -> items to remove"},
-    "expected_revision": {"type": "integer", "minimum": 0, "description": "the revision from resource_read: the write is refused if the stored revision differs; 0 (the default) means no check"},
-    ` + allowMCPProperty + `
+    "expected_revision": {"type": "integer", "minimum": 0, "description": "the revision from resource_read: the write is refused if the stored revision differs; 0 (the default) means no check"}
   },
   "required": ["kind", "reference"],
   "additionalProperties": false
@@ -54,8 +49,7 @@ var (
   "description": "Read a resource with its revision.",
   "properties": {
     "kind": {"enum": ["mcp", "agent"]},
-    "reference": {"type": "string", "pattern": "` + refPattern + `"},
-    ` + allowMCPProperty + `
+    "reference": {"type": "string", "pattern": "` + refPattern + `"}
   },
   "required": ["kind", "reference"],
   "additionalProperties": false
@@ -66,8 +60,7 @@ var (
   "description": "Check a resource statically: never starts or contacts a server.",
   "properties": {
     "kind": {"enum": ["mcp", "agent"], "description": "mcp: the write rules, that cwd exists, that the command resolves, that the URL is well formed. agent: its document and that every mount resolves."},
-    "reference": {"type": "string", "pattern": "` + refPattern + `"},
-    ` + allowMCPProperty + `
+    "reference": {"type": "string", "pattern": "` + refPattern + `"}
   },
   "required": ["kind", "reference"],
   "additionalProperties": false
@@ -77,8 +70,7 @@ var (
   "type": "object",
   "description": "Start or connect a registered MCP server exactly as a Run does, list its tools, compile their schemas, and close. Calls no tool. Not a sandbox: it runs the configured command.",
   "properties": {
-    "reference": {"type": "string", "pattern": "` + refPattern + `"},
-    ` + allowMCPProperty + `
+    "reference": {"type": "string", "pattern": "` + refPattern + `"}
   },
   "required": ["reference"],
   "additionalProperties": false
@@ -88,8 +80,7 @@ var (
   "type": "object",
   "description": "Show an agent's MCP assembly: each mounted reference, whether it resolves, and its revision.",
   "properties": {
-    "agent": {"type": "string", "pattern": "` + refPattern + `", "description": "the agent; omitted means the calling agent"},
-    ` + allowMCPProperty + `
+    "agent": {"type": "string", "pattern": "` + refPattern + `", "description": "the agent; omitted means the calling agent"}
   },
   "additionalProperties": false
 }`)
@@ -104,11 +95,24 @@ type Options struct {
 	// a server may print its environment on stderr, or echo an argument of
 	// an earlier call. Set it together with run.Options.ServerStderrToModel.
 	ServerStderrToModel bool
+	// Tools names the framework tools to return, from ToolResourceWrite,
+	// ToolResourceRead, ToolResourceTest, ToolMCPProbe and
+	// ToolAgentMCPList, in any order (Tools returns them in its own). Nil
+	// means all of them; an empty non-nil slice means none. A name that is
+	// not a framework tool makes Tools panic: it is a mistake in the host
+	// program, and leaving the tool out silently would hide it.
+	Tools []string
+}
+
+// ToolNames returns the names of all framework tools, in the order Tools
+// returns them.
+func ToolNames() []string {
+	return []string{ToolResourceWrite, ToolResourceRead, ToolResourceTest, ToolAgentMCPList, ToolMCPProbe}
 }
 
 // Tools returns the framework tools over svc and prober, for
-// run.Options.HostTools. prober may be nil, which leaves mcp_probe out;
-// opts may be nil.
+// run.Options.HostTools: all of them, or those opts.Tools names. prober
+// may be nil, which leaves mcp_probe out; opts may be nil.
 func Tools(svc *resource.Service, prober *mcpconn.Prober, opts *Options) []run.HostTool {
 	t := &tools{svc: svc, prober: prober}
 	if opts != nil {
@@ -153,7 +157,20 @@ func Tools(svc *resource.Service, prober *mcpconn.Prober, opts *Options) []run.H
 			ManagementOnly: true,
 		})
 	}
-	return out
+	for i := range out {
+		// The schemas no longer list allow_mcp; this refuses it with the
+		// reason before the schema would with a bare "additional property".
+		out[i].Precheck = refuseAllowMCP
+	}
+	if t.opts.Tools == nil {
+		return out
+	}
+	for _, name := range t.opts.Tools {
+		if !slices.Contains(ToolNames(), name) {
+			panic(fmt.Sprintf("framework: Options.Tools names %q, which is not a framework tool; use the names ToolNames returns", name))
+		}
+	}
+	return slices.DeleteFunc(out, func(ht run.HostTool) bool { return !slices.Contains(t.opts.Tools, ht.Name) })
 }
 
 type tools struct {
@@ -270,7 +287,7 @@ func (t *tools) probe(ctx context.Context, req run.Request) (run.Result, error) 
 		return run.Result{}, refError("/reference", err)
 	}
 	// The prober reads the repository itself; the service's read is the
-	// caller check (SPEC R3.6) and a clear not_found before anything starts.
+	// caller check and a clear not_found before anything starts.
 	if _, err := t.svc.Read(ctx, resource.AgentCaller(req.Agent), resource.Key{Kind: resource.KindMCP, Ref: ref}); err != nil {
 		return run.Result{}, t.serviceError(err)
 	}
@@ -311,8 +328,9 @@ func jsonResult(v any) run.Result {
 
 const allowMCPMessage = "allow_mcp was removed: the MCP master switch no longer exists; mounts decide which MCP servers an agent uses (resource_write with add: {mcps: [REF]})"
 
-// refuseAllowMCP refuses the removed switch at the top level (SPEC R3.7);
-// the service refuses it inside data, add and remove.
+// refuseAllowMCP refuses the removed switch at the top level, as every
+// framework tool's Precheck and again in its handler; the service refuses
+// it inside data, add and remove.
 func refuseAllowMCP(args json.RawMessage) error {
 	var top map[string]json.RawMessage
 	if json.Unmarshal(args, &top) != nil {
@@ -325,7 +343,7 @@ func refuseAllowMCP(args json.RawMessage) error {
 		Code:    run.CodeInvalidArguments,
 		Message: allowMCPMessage,
 		Violations: []run.Violation{{
-			Path: "/allow_mcp", SchemaPath: "#/properties/allow_mcp", Message: "removed; leave it out",
+			Path: "/allow_mcp", Message: "removed; leave it out",
 		}},
 	}
 }

@@ -3,6 +3,7 @@ package framework_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -286,4 +287,38 @@ func TestToolsWithoutProber(t *testing.T) {
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Fatalf("tools (-want +got):\n%s", diff)
 	}
+}
+
+// Options.Tools chooses the framework tools: nil is all of them, a list
+// keeps those it names in Tools' order, an empty list none, and a name
+// that is not a framework tool panics.
+func TestToolsOption(t *testing.T) {
+	t.Parallel()
+	h := newHost(t, nil)
+	names := func(opts *framework.Options) []string {
+		out := []string{}
+		for _, ht := range framework.Tools(h.svc, h.prober, opts) {
+			out = append(out, ht.Name)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		tools []string
+		want  []string
+	}{
+		{tools: nil, want: framework.ToolNames()},
+		{tools: []string{framework.ToolAgentMCPList, framework.ToolResourceRead}, want: []string{framework.ToolResourceRead, framework.ToolAgentMCPList}},
+		{tools: []string{framework.ToolMCPProbe}, want: []string{framework.ToolMCPProbe}},
+		{tools: []string{}, want: []string{}},
+	} {
+		if diff := cmp.Diff(tc.want, names(&framework.Options{Tools: tc.tools})); diff != "" {
+			t.Errorf("Tools %q (-want +got):\n%s", tc.tools, diff)
+		}
+	}
+	defer func() {
+		if p := recover(); p == nil || !strings.Contains(fmt.Sprint(p), "Options.Tools") {
+			t.Errorf("a misspelled tool name: recover() = %v; want a panic naming Options.Tools", p)
+		}
+	}()
+	framework.Tools(h.svc, h.prober, &framework.Options{Tools: []string{"resource_writ"}})
 }

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -49,9 +47,11 @@ const (
 	DefaultMaxListBytes = 32 << 20
 )
 
-// DefaultEnvAllowlist is the part of the host's environment a stdio server
-// inherits by default; a name ending in '*' is a prefix.
-var DefaultEnvAllowlist = []string{"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LC_*", "TZ", "TMPDIR"}
+// DefaultEnvAllowlist returns the part of the host's environment a stdio
+// server inherits by default (resource.DefaultInheritEnv); a name ending in
+// '*' is a prefix. Each call returns a new slice: changing it changes no
+// server's environment.
+func DefaultEnvAllowlist() []string { return resource.DefaultInheritEnv() }
 
 // ConnectorOptions configures a Connector. A nil *ConnectorOptions means all
 // defaults.
@@ -62,8 +62,8 @@ type ConnectorOptions struct {
 
 	// InheritEnv lists the host environment variables a stdio server
 	// inherits; a name ending in '*' is a prefix. Nil means
-	// DefaultEnvAllowlist; an empty non-nil slice passes none. The
-	// document's env is added on top either way.
+	// DefaultEnvAllowlist(); an empty non-nil slice passes none. The
+	// document's env is added on top either way. NewConnector copies it.
 	InheritEnv []string
 	// InheritAllEnv passes the host's whole environment (InheritEnv is then
 	// ignored). False means the allowlist.
@@ -120,8 +120,9 @@ type ConnectorOptions struct {
 // the only way agt starts or reaches a server: a Run and the Prober both
 // use it. A Connector is safe for concurrent use.
 type Connector struct {
-	opts   ConnectorOptions
-	client *mcp.Client
+	opts      ConnectorOptions
+	launchEnv resource.LaunchEnv
+	client    *mcp.Client
 }
 
 // NewConnector returns a Connector; opts may be nil.
@@ -133,12 +134,9 @@ func NewConnector(opts *ConnectorOptions) *Connector {
 	if c.opts.ProtocolVersion == "" {
 		c.opts.ProtocolVersion = DefaultProtocolVersion
 	}
-	if c.opts.Environ == nil {
-		c.opts.Environ = os.Environ
-	}
-	if c.opts.InheritEnv == nil {
-		c.opts.InheritEnv = DefaultEnvAllowlist
-	}
+	// A copy: the caller's slice may change after this call.
+	c.opts.InheritEnv = slices.Clone(c.opts.InheritEnv)
+	c.launchEnv = resource.LaunchEnv{Inherit: c.opts.InheritEnv, InheritAll: c.opts.InheritAllEnv, Environ: c.opts.Environ}
 	if c.opts.TerminateGrace <= 0 {
 		c.opts.TerminateGrace = DefaultTerminateGrace
 	}
@@ -367,121 +365,41 @@ func (c *Connector) transportFor(s *Session, srv resource.MCPServer) (mcp.Transp
 	}
 }
 
-// start checks a stdio document against the launch rules (SPEC R2.2-R2.4)
-// and starts its process.
-func (c *Connector) start(ref resource.Ref, srv resource.MCPServer) (*process, error) {
-	fail := func(kind error, detail string, err error) error {
-		return &Error{Ref: ref, Op: "connect", Kind: kind, Detail: detail, Err: err}
-	}
-	cwd := srv.Cwd
-	if !filepath.IsAbs(cwd) {
-		return nil, fail(ErrNoAbsoluteCwd, fmt.Sprintf(
-			"the stdio server has no absolute cwd (a record saved before cwd was required?): set \"cwd\" to the absolute directory it must run in, e.g. `agt mcp update %s --cwd /abs/dir`", ref), nil)
-	}
-	cwd = filepath.Clean(cwd)
-	if srv.Command == "" {
-		return nil, fail(ErrInvalidServer, "the stdio server has no command", nil)
-	}
-	for k := range srv.Env {
-		if k == "" || strings.ContainsAny(k, "=\x00") {
-			// "A=B" would reach the child as A with the value "B=...".
-			return nil, fail(ErrInvalidServer, "an env name is empty or holds '=' or NUL: use names like API_TOKEN", nil)
-		}
-	}
-	expand := strings.NewReplacer("${cwd}", cwd, "${workspace}", cwd).Replace
-	env := c.childEnv(srv.Env, cwd, expand)
+// LaunchEnv returns the environment policy the Connector starts stdio
+// servers with, for resource.ServiceOptions.LaunchEnv: a Service given it
+// resolves commands in the PATH the servers really get.
+func (c *Connector) LaunchEnv() resource.LaunchEnv {
+	e := c.launchEnv
+	e.Inherit = slices.Clone(e.Inherit)
+	return e
+}
 
-	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
-		return nil, fail(ErrStart, fmt.Sprintf("cwd %q is not an existing directory", cwd), nil)
-	}
-	path := srv.Command
-	switch {
-	case filepath.IsAbs(path):
-		if !isExecutable(path) {
-			return nil, fail(ErrStart, fmt.Sprintf("command %q is not an executable file", path), nil)
-		}
-	case strings.ContainsRune(path, '/') || strings.ContainsRune(path, filepath.Separator):
-		return nil, fail(ErrInvalidServer, fmt.Sprintf(
-			"command %q is a relative path: use a bare command name looked up in PATH, or an absolute path", path), nil)
-	default:
-		found, err := lookPath(path, envValue(env, "PATH"), cwd)
-		if err != nil {
-			return nil, fail(ErrStart, fmt.Sprintf("command %q not found in the PATH the server gets", path), nil)
-		}
-		path = found
-	}
-	argv := make([]string, 0, len(srv.Args)+1)
-	argv = append(argv, srv.Command)
-	for _, a := range srv.Args {
-		argv = append(argv, expand(a))
-	}
-	proc, err := startProcess(path, argv, cwd, env, c.opts.StderrTailBytes)
+// start resolves a stdio document by the launch rules
+// (resource.ResolveLaunch, the same rules Service.Test checks) and starts
+// its process.
+func (c *Connector) start(ref resource.Ref, srv resource.MCPServer) (*process, error) {
+	l, err := resource.ResolveLaunch(srv, &c.launchEnv)
 	if err != nil {
-		return nil, fail(ErrStart, "starting the process failed", err)
+		kind := ErrStart
+		var le *resource.LaunchError
+		if errors.As(err, &le) {
+			switch le.Code {
+			case resource.CodeNoAbsoluteCwd:
+				kind = ErrNoAbsoluteCwd
+			case resource.CodeCwdMissing, resource.CodeCommandMissing:
+				kind = ErrStart
+			default:
+				kind = ErrInvalidServer
+			}
+			return nil, &Error{Ref: ref, Op: "connect", Kind: kind, Detail: le.Message + " (fix: " + le.Fix + ")"}
+		}
+		return nil, &Error{Ref: ref, Op: "connect", Kind: kind, Err: err}
+	}
+	proc, err := startProcess(l.Path, l.Args, l.Dir, l.Env, c.opts.StderrTailBytes)
+	if err != nil {
+		return nil, &Error{Ref: ref, Op: "connect", Kind: ErrStart, Detail: "starting the process failed", Err: err}
 	}
 	return proc, nil
-}
-
-// childEnv builds the server's environment: the inherited part of the host
-// environment, then the document's env (placeholders expanded) on top. An
-// inherited PWD names the host's directory: it becomes cwd, where the child
-// runs (SPEC R2.3), as a shell would set it.
-func (c *Connector) childEnv(docEnv map[string]string, cwd string, expand func(string) string) []string {
-	vars := map[string]string{}
-	var order []string
-	set := func(k, v string) {
-		if _, ok := vars[k]; !ok {
-			order = append(order, k)
-		}
-		vars[k] = v
-	}
-	for _, kv := range c.opts.Environ() {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			continue
-		}
-		if c.opts.InheritAllEnv || envAllowed(k, c.opts.InheritEnv) {
-			set(k, v)
-		}
-	}
-	if _, ok := vars["PWD"]; ok {
-		vars["PWD"] = cwd
-	}
-	keys := make([]string, 0, len(docEnv))
-	for k := range docEnv {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		set(k, expand(docEnv[k]))
-	}
-	out := make([]string, 0, len(order))
-	for _, k := range order {
-		out = append(out, k+"="+vars[k])
-	}
-	return out
-}
-
-func envAllowed(name string, allow []string) bool {
-	for _, a := range allow {
-		if p, ok := strings.CutSuffix(a, "*"); ok {
-			if strings.HasPrefix(name, p) {
-				return true
-			}
-		} else if a == name {
-			return true
-		}
-	}
-	return false
-}
-
-func envValue(env []string, name string) string {
-	for i := len(env) - 1; i >= 0; i-- {
-		if v, ok := strings.CutPrefix(env[i], name+"="); ok {
-			return v
-		}
-	}
-	return ""
 }
 
 func msOr(ms int64, def time.Duration) time.Duration {

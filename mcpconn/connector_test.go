@@ -183,17 +183,17 @@ func TestLaunchRules(t *testing.T) {
 		{name: "legacy record without cwd", srv: resource.MCPServer{Command: "sh", Args: touch},
 			want: mcpconn.ErrNoAbsoluteCwd, wantMsg: `set "cwd" to the absolute directory`},
 		{name: "relative cwd", srv: resource.MCPServer{Command: "sh", Args: touch, Cwd: "work/dir"},
-			want: mcpconn.ErrNoAbsoluteCwd, wantMsg: "agt mcp update legacy --cwd"},
+			want: mcpconn.ErrNoAbsoluteCwd, wantMsg: `set "cwd" to the absolute directory`},
 		{name: "relative command", srv: resource.MCPServer{Command: "./server", Cwd: "/"},
-			want: mcpconn.ErrInvalidServer, wantMsg: "bare command name looked up in PATH, or an absolute path"},
+			want: mcpconn.ErrInvalidServer, wantMsg: "a bare program name found in PATH"},
 		{name: "command in a subdirectory", srv: resource.MCPServer{Command: "bin/server", Cwd: "/"},
 			want: mcpconn.ErrInvalidServer, wantMsg: "relative path"},
 		{name: "no command", srv: resource.MCPServer{Type: "stdio", Cwd: "/"},
 			want: mcpconn.ErrInvalidServer, wantMsg: "no command"},
 		{name: "cwd missing", srv: resource.MCPServer{Command: "sh", Args: touch, Cwd: "/no/such/agt/dir"},
-			want: mcpconn.ErrStart, wantMsg: "not an existing directory"},
+			want: mcpconn.ErrStart, wantMsg: "cwd does not exist"},
 		{name: "absolute command missing", srv: resource.MCPServer{Command: "/no/such/agt-server", Cwd: "/"},
-			want: mcpconn.ErrStart, wantMsg: "not an executable file"},
+			want: mcpconn.ErrStart, wantMsg: "command does not exist"},
 		{name: "env name holding '='", srv: resource.MCPServer{Command: "sh", Args: touch, Cwd: "/", Env: map[string]string{"A=B": "v"}},
 			want: mcpconn.ErrInvalidServer, wantMsg: "env name"},
 		{name: "empty env name", srv: resource.MCPServer{Command: "sh", Args: touch, Cwd: "/", Env: map[string]string{"": "v"}},
@@ -267,4 +267,26 @@ func TestConnectCallerCancel(t *testing.T) {
 		t.Errorf("Connect = %v; want context.Canceled", err)
 	}
 	assertNoLeftovers(t, tag)
+}
+
+// No shared mutable list: DefaultEnvAllowlist returns a copy, and a
+// Connector keeps its own copy of InheritEnv, so a caller changing its
+// slice later changes no server's environment.
+func TestEnvAllowlistsAreCopies(t *testing.T) {
+	t.Parallel()
+	d := mcpconn.DefaultEnvAllowlist()
+	d[0] = "SECRET_*"
+	if got := mcpconn.DefaultEnvAllowlist()[0]; got != "PATH" {
+		t.Fatalf("DefaultEnvAllowlist()[0] = %q after a caller changed its copy", got)
+	}
+	inherit := []string{"PATH"}
+	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{InheritEnv: inherit})
+	inherit[0] = "SECRET_*"
+	if diff := cmp.Diff([]string{"PATH"}, c.LaunchEnv().Inherit); diff != "" {
+		t.Errorf("Connector's list after the caller changed its slice (-want +got):\n%s", diff)
+	}
+	c.LaunchEnv().Inherit[0] = "SECRET_*"
+	if diff := cmp.Diff([]string{"PATH"}, c.LaunchEnv().Inherit); diff != "" {
+		t.Errorf("Connector's list after a caller changed LaunchEnv's copy (-want +got):\n%s", diff)
+	}
 }

@@ -1,7 +1,7 @@
 // Package mcpconn turns a stored MCP server document into a running,
 // connected MCP session, and probes registered servers. It is the only way
 // agt starts or reaches a server: a Run and the Prober both go through a
-// Connector (SPEC R3.2).
+// Connector.
 //
 //	c := mcpconn.NewConnector(nil)
 //	s, err := c.Connect(ctx, ref, srv) // srv from resource.DecodeMCP
@@ -18,19 +18,22 @@
 // # Launch rules (stdio)
 //
 //   - The process runs in the document's cwd, never in the working
-//     directory of the host, the Run or the prober (SPEC R2.3). A document
+//     directory of the host, the Run or the prober. A document
 //     without an absolute cwd, such as a record saved before cwd was
 //     required, fails before anything starts with ErrNoAbsoluteCwd and a
-//     message that says how to fix it (R2.4).
+//     message that says how to fix it.
 //   - command is a bare name, looked up in the PATH the child will get
 //     (the document's env may set PATH; relative PATH entries resolve
-//     against cwd), or an absolute path used as is. Anything else ("./x",
-//     "bin/x") is refused with ErrInvalidServer (R2.2).
+//     against cwd), or an absolute path used as is. These rules are
+//     resource.ResolveLaunch, which resource.Service.Test applies too:
+//     agt.Host gives its Service the Connector's LaunchEnv, so a static
+//     test and a start resolve a command the same way. Anything else ("./x",
+//     "bin/x") is refused with ErrInvalidServer.
 //   - ${cwd} and ${workspace} expand to cwd in args and env values; other
 //     text is passed as is. Relative paths in args resolve against cwd
 //     because the process runs there.
 //   - Environment: a small allowlist of the host's variables
-//     (DefaultEnvAllowlist: PATH, HOME, USER, LOGNAME, SHELL, LANG, LC_*,
+//     (DefaultEnvAllowlist(): PATH, HOME, USER, LOGNAME, SHELL, LANG, LC_*,
 //     TZ, TMPDIR), then the document's env on top. ConnectorOptions can pass
 //     the host's whole environment, or its own list; a PWD inherited that
 //     way is set to cwd. An env name that is empty or holds '=' or NUL is

@@ -13,7 +13,7 @@ import (
 // them.
 var (
 	// ErrNoAbsoluteCwd: a stdio document without an absolute cwd, such as a
-	// record saved before cwd was required (SPEC R2.4). Nothing was started.
+	// record saved before cwd was required. Nothing was started.
 	ErrNoAbsoluteCwd = errors.New("mcpconn: stdio server has no absolute cwd")
 	// ErrInvalidServer: the document cannot describe a server to start or
 	// reach (unknown type, relative command, missing URL...). Nothing was

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -142,28 +140,6 @@ func TestRing(t *testing.T) {
 		if got := r.String(); got != tt.want {
 			t.Errorf("ring(%d) after %q = %q; want %q", tt.size, tt.writes, got, tt.want)
 		}
-	}
-}
-
-// A relative PATH entry resolves against the child's cwd.
-func TestLookPathRelativeEntry(t *testing.T) {
-	t.Parallel()
-	cwd := t.TempDir()
-	if err := os.Mkdir(filepath.Join(cwd, "bin"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	exe := filepath.Join(cwd, "bin", "tool")
-	if err := os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(cwd, "bin", "plain"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if got, err := lookPath("tool", "/nonexistent:bin", cwd); err != nil || got != exe {
-		t.Errorf("lookPath = %q, %v; want %q", got, err, exe)
-	}
-	if _, err := lookPath("plain", "bin", cwd); err == nil {
-		t.Errorf("lookPath found a file without the executable bit")
 	}
 }
 

@@ -17,7 +17,7 @@ type ProberOptions struct{}
 
 // Prober starts or connects a registered server exactly as a Run does
 // (through the same Connector), performs initialize and tools/list,
-// compiles every tool's inputSchema, closes, and reports (SPEC R3.2). It
+// compiles every tool's inputSchema, closes, and reports. It
 // never calls a tool. A probe runs the configured command or contacts the
 // URL: it is not a static check and gives no sandbox. A Prober is safe for
 // concurrent use; probes run independently.

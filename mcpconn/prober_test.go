@@ -160,7 +160,7 @@ func TestProbeFailures(t *testing.T) {
 	p := mcpconn.NewProber(repo, quickConnector(nil), nil)
 
 	rep, err := p.Probe(context.Background(), "legacy")
-	if !errors.Is(err, mcpconn.ErrNoAbsoluteCwd) || rep == nil || !strings.Contains(rep.Error, "--cwd") || rep.OK {
+	if !errors.Is(err, mcpconn.ErrNoAbsoluteCwd) || rep == nil || !strings.Contains(rep.Error, `set "cwd"`) || rep.OK {
 		t.Errorf("legacy probe = %+v, %v; want ErrNoAbsoluteCwd with the fix", rep, err)
 	}
 

@@ -1,12 +1,10 @@
 package mcpconn
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -272,23 +270,3 @@ func (r *ring) String() string {
 	}
 	return s
 }
-
-// lookPath finds a bare command in the PATH the child will get; relative
-// PATH entries resolve against the child's cwd, as its own lookups would.
-func lookPath(name, pathVar, cwd string) (string, error) {
-	for _, dir := range filepath.SplitList(pathVar) {
-		if dir == "" {
-			dir = "."
-		}
-		if !filepath.IsAbs(dir) {
-			dir = filepath.Join(cwd, dir)
-		}
-		p := filepath.Join(dir, name)
-		if isExecutable(p) {
-			return p, nil
-		}
-	}
-	return "", errNotFound
-}
-
-var errNotFound = errors.New("executable file not found")

@@ -27,9 +27,4 @@ func signalGroup(cmd *exec.Cmd, sig signal) error {
 
 func groupAlive(*exec.Cmd) bool { return false }
 
-func isExecutable(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular()
-}
-
 func reapGroup(*exec.Cmd) {}

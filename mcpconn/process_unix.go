@@ -4,7 +4,6 @@ package mcpconn
 
 import (
 	"errors"
-	"os"
 	"os/exec"
 	"syscall"
 )
@@ -28,11 +27,6 @@ func signalGroup(cmd *exec.Cmd, sig syscall.Signal) error {
 func groupAlive(cmd *exec.Cmd) bool {
 	err := syscall.Kill(-cmd.Process.Pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
-}
-
-func isExecutable(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
 }
 
 // reapGroup reaps the dead members of the child's group that are children

@@ -1,6 +1,6 @@
-// Package policy provides the permission policies a run.Run needs (SPEC
-// R4.2): every validated call passes one before it can run, and a Run without
-// a policy is refused.
+// Package policy provides the permission policies a run.Run needs: every
+// validated call passes one before it can run, and a Run without a policy
+// is refused.
 //
 //	perm := policy.First(
 //		policy.Rules{
@@ -17,8 +17,8 @@
 //
 //	batch checks -> validate -> PERMISSION -> interceptors(before) -> execute -> interceptors(after)
 //
-// A policy sees only calls whose arguments passed the tool's schema (SPEC
-// R5.3: an invalid call never creates an approval request), and interceptors
+// A policy sees only calls whose arguments passed the tool's schema (an
+// invalid call never creates an approval request), and interceptors
 // cannot change the arguments after it.
 //
 // # Verdicts and combinators

@@ -5,13 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 )
 
-// TestReport is the result of a static test of one stored resource
-// (SPEC R3.1). Nothing was started or contacted to produce it.
+// TestReport is the result of a static test of one stored resource.
+// Nothing was started or contacted to produce it.
 type TestReport struct {
 	Key      Key   `json:"-"`
 	Revision int64 `json:"revision"`
@@ -61,12 +58,12 @@ func report(key Key, rev int64, fs []Finding) TestReport {
 }
 
 // Test checks a stored resource statically and never starts or contacts
-// anything (SPEC R3.1). For an MCP resource: the write rules, that cwd exists
+// anything. For an MCP resource: the write rules, that cwd exists
 // and is a directory, that the command resolves (a PATH lookup for a bare
 // name as starting it would do: the server's own env PATH if it sets one,
 // placeholders expanded, relative entries against cwd; an existing
 // executable file for an absolute path) and that the URL is well formed. A
-// legacy record without an absolute cwd (SPEC R2.4) is an error finding that
+// legacy record without an absolute cwd is an error finding that
 // says how to fix it. For an agent: its document and that every mount
 // resolves. Errors are for the call itself (ErrPermission, ErrNotFound, store
 // failures); problems of the document are findings.
@@ -82,7 +79,7 @@ func (s *Service) Test(ctx context.Context, caller Caller, key Key) (TestReport,
 		return TestReport{}, err
 	}
 	if key.Kind == KindMCP {
-		return report(key, res.Revision, testMCPData(key.Ref, res.Data)), nil
+		return report(key, res.Revision, s.testMCPData(res.Data)), nil
 	}
 	fs, err := s.testAgentData(ctx, res.Data)
 	if err != nil {
@@ -91,14 +88,15 @@ func (s *Service) Test(ctx context.Context, caller Caller, key Key) (TestReport,
 	return report(key, res.Revision, fs), nil
 }
 
-// testMCPData runs the write rules and the file-system checks on a stored
-// MCP document.
-func testMCPData(ref Ref, data []byte) []Finding {
+// testMCPData runs the write rules on a stored MCP document, then, for a
+// stdio server whose cwd and command pass them, the launch rules
+// (ResolveLaunch) with the environment the server would get.
+func (s *Service) testMCPData(data []byte) []Finding {
 	_, srv, fs := checkMCP(data)
 	for i, f := range fs {
 		if f.Code == CodeNoAbsoluteCwd {
-			fs[i].Message = "this server was saved without an absolute cwd (before SPEC R2.2): " + f.Message + "; it can be read and modified, but starting or probing it fails"
-			fs[i].Fix = fmt.Sprintf(`set cwd to the absolute directory the server runs in: agt mcp update %s --cwd /abs/dir, or resource_write(kind="mcp", reference=%q, data={"mcpServers": {NAME: {..., "cwd": "/abs/dir"}}})`, ref, ref)
+			fs[i].Message = "this server was saved without an absolute cwd, before cwd was required: " + f.Message + "; it can be read and modified, but starting or probing it fails"
+			fs[i].Fix = `set cwd to the absolute directory the server runs in: update the resource with data {"mcpServers": {NAME: {..., "cwd": "/abs/dir"}}}`
 		}
 	}
 	if srv.Transport() != TransportStdio {
@@ -108,19 +106,17 @@ func testMCPData(ref Ref, data []byte) []Finding {
 	if name, _, err := DecodeMCP(data); err == nil && checkServerName(name) == "" {
 		base = pointer("mcpServers", name)
 	}
-	if filepath.IsAbs(srv.Cwd) && !hasCode(fs, CodeNoAbsoluteCwd) {
-		fi, err := os.Stat(srv.Cwd)
-		switch {
-		case err != nil:
-			fs = append(fs, errf(base+"/cwd", CodeCwdMissing, "cwd does not exist or cannot be read", "create the directory, or point cwd at the directory the server is installed in"))
-		case !fi.IsDir():
-			fs = append(fs, errf(base+"/cwd", CodeCwdMissing, "cwd is not a directory", "point cwd at the directory the server runs in"))
+	for _, field := range []string{"/cwd", "/command", "/env"} {
+		if hasField(fs, base+field) {
+			return fs // already judged by the write rules
 		}
 	}
-	if srv.Command != "" && !hasField(fs, base+"/command") {
-		if f, ok := checkCommandResolves(base+"/command", srv); !ok {
-			fs = append(fs, f)
+	if _, err := ResolveLaunch(srv, &s.launchEnv); err != nil {
+		var le *LaunchError
+		if !errors.As(err, &le) {
+			return append(fs, errf(base, CodeCommandMissing, "the server cannot be launched", "check cwd and command"))
 		}
+		fs = append(fs, errf(base+le.Field, le.Code, le.Message, le.Fix))
 	}
 	return fs
 }
@@ -152,70 +148,13 @@ func hasField(fs []Finding, field string) bool {
 	return false
 }
 
-// checkCommandResolves looks the command up without running it.
-func checkCommandResolves(field string, srv MCPServer) (Finding, bool) {
-	if filepath.IsAbs(srv.Command) {
-		if ok, why := isExecutable(srv.Command); !ok {
-			return errf(field, CodeCommandMissing, "command "+why, "install the server there, correct the path, or make the file executable (chmod +x)"), false
-		}
-		return Finding{}, true
-	}
-	// Look it up as starting it would (package mcpconn): in the PATH the
-	// child gets, with ${cwd} and ${workspace} expanded in env, and with
-	// empty or relative entries resolved against cwd, where the child runs
-	// (SPEC R2.3). Without an absolute cwd nothing starts, so relative
-	// entries are skipped.
-	cwd := ""
-	if filepath.IsAbs(srv.Cwd) {
-		cwd = filepath.Clean(srv.Cwd)
-	}
-	path, fromEnv := srv.Env["PATH"]
-	if !fromEnv {
-		path = os.Getenv("PATH")
-	} else if cwd != "" {
-		path = strings.NewReplacer("${cwd}", cwd, "${workspace}", cwd).Replace(path)
-	}
-	for _, dir := range filepath.SplitList(path) {
-		if dir == "" {
-			dir = "."
-		}
-		if !filepath.IsAbs(dir) {
-			if cwd == "" {
-				continue
-			}
-			dir = filepath.Join(cwd, dir)
-		}
-		if ok, _ := isExecutable(filepath.Join(dir, srv.Command)); ok {
-			return Finding{}, true
-		}
-	}
-	where := "this process's PATH"
-	if fromEnv {
-		where = "the PATH set in env"
-	}
-	return errf(field, CodeCommandMissing, "command is not found in "+where, "install the program, or write its absolute path"), false
-}
-
-func isExecutable(path string) (bool, string) {
-	fi, err := os.Stat(path)
-	switch {
-	case err != nil:
-		return false, "does not exist or cannot be read"
-	case fi.IsDir():
-		return false, "is a directory"
-	case fi.Mode()&0o111 == 0:
-		return false, "is not executable"
-	}
-	return true, ""
-}
-
 // testAgentData checks an agent document and that each mount resolves.
 func (s *Service) testAgentData(ctx context.Context, data []byte) ([]Finding, error) {
 	doc, ok := decodeObject(data)
 	if !ok {
 		return []Finding{errf("", CodeNotObject, "the agent document is not a JSON object", "delete the agent and create it again")}, nil
 	}
-	fs := checkAgentFields(doc)
+	fs := append(checkAgentFields(doc), agentWarnings("", doc)...)
 	if hasError(fs) {
 		return fs, nil
 	}
@@ -236,7 +175,7 @@ func (s *Service) testAgentData(ctx context.Context, data []byte) ([]Finding, er
 	return fs, nil
 }
 
-// Mount is one entry of an agent's MCP assembly (SPEC R3.4).
+// Mount is one entry of an agent's MCP assembly.
 type Mount struct {
 	Ref Ref `json:"reference"`
 	// Resolves is true when Ref names a registered MCP resource.
@@ -248,7 +187,7 @@ type Mount struct {
 }
 
 // AgentMCPList returns the agent's mounted references in order, each with
-// whether it resolves and its revision (SPEC R3.4). ErrNotFound when the
+// whether it resolves and its revision. ErrNotFound when the
 // agent is not registered.
 func (s *Service) AgentMCPList(ctx context.Context, caller Caller, agent Ref) ([]Mount, error) {
 	if err := s.authorize(ctx, caller, "agent_mcp_list"); err != nil {
@@ -300,8 +239,8 @@ func (s *Service) resolveMounts(ctx context.Context, refs []Ref) ([]Mount, error
 	return mounts, nil
 }
 
-// AgentReport is what a host checks before dispatching work to an agent
-// (SPEC R3.5): identity, binding, and MCP assembly, in one report.
+// AgentReport is what a host checks before dispatching work to an agent:
+// identity, binding, and MCP assembly, in one report.
 type AgentReport struct {
 	Agent Ref `json:"agent"`
 	// Exists is true when the agent is registered.
@@ -313,8 +252,9 @@ type AgentReport struct {
 	CanManage bool `json:"can_manage"`
 	// Mounts is the assembly, each mount with its static test.
 	Mounts []MountReport `json:"mounts"`
-	// Problems are the agent-level findings (not registered, disabled,
-	// unreadable document).
+	// Problems are the agent-level findings: errors (not registered,
+	// disabled, unreadable document) and warnings (a field agt does not
+	// read, an unknown capability), which leave OK as it is.
 	Problems []Finding `json:"problems"`
 	// OK is true when the agent exists, is enabled, and every mount resolves
 	// and passes Test.
@@ -331,7 +271,7 @@ type MountReport struct {
 }
 
 // CheckAgent reports the agent's identity, whether its binding is enabled,
-// and its MCP assembly: every mount resolves and passes Test (SPEC R3.5).
+// and its MCP assembly: every mount resolves and passes Test.
 // Nothing is started; a probe is the next step (package mcpconn). An agent
 // that is not registered is a report with Exists false, not an error.
 func (s *Service) CheckAgent(ctx context.Context, caller Caller, agent Ref) (AgentReport, error) {
@@ -342,7 +282,7 @@ func (s *Service) CheckAgent(ctx context.Context, caller Caller, agent Ref) (Age
 	res, doc, err := s.readAgent(ctx, agent)
 	switch {
 	case errors.Is(err, ErrNotFound):
-		rep.Problems = append(rep.Problems, errf("", CodeAgentMissing, "the agent is not registered", "create it: resource_write(kind=\"agent\", create=true) or agt agent create"))
+		rep.Problems = append(rep.Problems, errf("", CodeAgentMissing, "the agent is not registered", "create it: a write of kind \"agent\" with create=true"))
 		return rep, nil
 	case errors.Is(err, ErrInvalid) && res.Revision != 0:
 		rep.Exists, rep.Revision = true, res.Revision
@@ -353,6 +293,9 @@ func (s *Service) CheckAgent(ctx context.Context, caller Caller, agent Ref) (Age
 	}
 	rep.Exists, rep.Revision = true, res.Revision
 	rep.Enabled, rep.CanManage = doc.IsEnabled(), doc.CanManage()
+	if m, ok := decodeObject(res.Data); ok {
+		rep.Problems = append(rep.Problems, agentWarnings("", m)...)
+	}
 	if !rep.Enabled {
 		rep.Problems = append(rep.Problems, errf("/enabled", CodeAgentDisabled, "the agent's binding is disabled", `enable it: resource_write(kind="agent", data={"enabled": true})`))
 	}
@@ -372,7 +315,7 @@ func (s *Service) CheckAgent(ctx context.Context, caller Caller, agent Ref) (Age
 				return AgentReport{}, err
 			default:
 				mr.Revision = mcp.Revision
-				mr.Findings = testMCPData(m.Ref, mcp.Data)
+				mr.Findings = s.testMCPData(mcp.Data)
 			}
 		}
 		mr.OK = mr.Resolves && !hasError(mr.Findings)

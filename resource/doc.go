@@ -20,7 +20,7 @@
 // # References and kinds
 //
 // A resource is named by a Key: a Kind ("mcp" or "agent"; a Repository
-// stores any valid kind) and a Ref, "name" or "category/name" (SPEC R2.7):
+// stores any valid kind) and a Ref, "name" or "category/name":
 // each part 1 to 64 of lowercase letters, digits, '.', '_' and '-', starting
 // with a letter or digit. There is no mount table: an agent's mounts are the
 // references in its own document.
@@ -32,8 +32,8 @@
 // create, so a form saved against an old resource can never overwrite a new
 // one. Read returns the revision; a write that carries ExpectedRevision (or a
 // Delete given an expected revision) is refused with *ConflictError, which
-// carries the stored revision, when the two differ, and nothing changes
-// (SPEC R2.6). Without one the write is blind but still gets a new
+// carries the stored revision, when the two differ, and nothing changes.
+// Without one the write is blind but still gets a new
 // revision. Add and remove are applied inside the Repository's atomic
 // Modify, so concurrent writers adding and removing mounts never lose an
 // update. A write that changes nothing (only no-op adds and removes, or the
@@ -41,13 +41,13 @@
 //
 // # Callers
 //
-// Every Service call names its Caller (SPEC R3.6). Direct() is the CLI and a
+// Every Service call names its Caller. Direct() is the CLI and a
 // host's own admin code: it may manage everything. AgentCaller(ref) is an
 // agent calling a framework tool: it may read, list, test, write and delete
 // only if its agent document says "manager": true or lists the
 // "resource_management" capability; otherwise the call fails with
 // ErrPermission before the target is read or changed. Using mounted servers
-// needs no capability (SPEC R4.3); changing an assembly does.
+// needs no capability; changing an assembly does.
 //
 // # MCP documents
 //
@@ -59,7 +59,7 @@
 //	{"mcpServers": {"search": {"type": "http", "url": "https://mcp.example.com/mcp",
 //	                           "headers": {"Authorization": "Bearer ..."}}}}
 //
-// Write rules (ValidateMCP; SPEC R2.1, R2.2, R2.5): type is "stdio", "http"
+// Write rules (ValidateMCP): type is "stdio", "http"
 // (streamable HTTP) or "sse", or absent and implied by command or url. A
 // stdio server needs an absolute cwd (the process always runs there,
 // whoever mounts it) and a command that is a bare program name looked up in
@@ -73,7 +73,7 @@
 // with the list of allowed ones. Registration stores the configuration
 // only: it installs, starts and enables nothing.
 //
-// A record saved before cwd was required (SPEC R2.4) can still be read and
+// A record saved before cwd was required can still be read and
 // modified: an update that keeps its cwd as it was (missing or relative)
 // is accepted with a warning in WriteResult.Warnings; one that sets a new
 // relative cwd is refused. Test reports such a record as an error that
@@ -84,12 +84,16 @@
 //	{"name": "helper", "enabled": true, "manager": false,
 //	 "capabilities": ["resource_management"], "mcps": ["tools/files", "search"]}
 //
-// Unknown fields are kept as they are. enabled absent means enabled.
+// Unknown fields are kept as they are. enabled absent means enabled. A
+// field agt does not read and a capability it does not know (only
+// resource_management exists) are warnings, not errors: Write returns them
+// in WriteResult.Warnings, Test and CheckAgent as warning findings, and a
+// near miss ("mpcs", "resource_managment") names what was probably meant.
 //
 // # Write requests
 //
 // A WriteRequest is {kind, reference, create, data, add, remove,
-// expected_revision} (SPEC R3.3). create=true stores a new resource from
+// expected_revision}. create=true stores a new resource from
 // data (ErrExists if the reference is taken). Otherwise data is a top-level
 // patch: a field present replaces the stored one, a field absent keeps it.
 // For an agent, "mcps": [...] replaces the whole list, an absent mcps keeps
@@ -103,17 +107,20 @@
 // 16 fields), and the stored document, which no write may grow past the
 // limit.
 // allow_mcp, anywhere in a request, is refused: the MCP master switch was
-// removed and mounts decide (SPEC R3.7).
+// removed and mounts decide.
 //
 // # Test, assembly, check
 //
-// Test (SPEC R3.1) checks a stored resource statically and never starts or
+// Test checks a stored resource statically and never starts or
 // contacts anything: the write rules, that cwd exists and is a directory,
-// that the command resolves (PATH lookup for a bare name, an executable
-// file for an absolute path) and that the URL is well formed. Each Finding
-// has a field, a message and a fix. AgentMCPList (SPEC R3.4) lists an
+// that the command resolves and that the URL is well formed. cwd and the
+// command are judged by ResolveLaunch, the launch rules package mcpconn
+// starts servers by: a bare name is looked up in the PATH the server gets
+// (ServiceOptions.LaunchEnv says which host variables it inherits), an
+// absolute path must be an executable file. Each Finding
+// has a field, a message and a fix. AgentMCPList lists an
 // agent's mounts, each with whether it resolves and its revision.
-// CheckAgent (SPEC R3.5) reports the agent's identity, whether it is
+// CheckAgent reports the agent's identity, whether it is
 // enabled, and whether every mount resolves and passes Test.
 //
 // # Errors
@@ -130,6 +137,19 @@
 // Anything else is a store failure or the context ending. Messages name the
 // field they judge and never repeat the value, so they are safe to return to
 // a model.
+//
+// # Limits
+//
+//   - A write request's data, the items of its add and remove, and a stored
+//     document: ServiceOptions.MaxDocumentBytes, default
+//     DefaultMaxDocumentBytes (1 MiB). add and remove name at most 16 list
+//     fields; a list holds at most 1024 items; a string at most 16 KiB; a
+//     timeout at most one day (fixed).
+//   - Warnings about one document or request: 16, then one that counts the
+//     rest (fixed). A near-miss suggestion compares names of at most 64
+//     bytes (fixed): the edit distance costs the product of the lengths.
+//   - ResolveLaunch (Test's command check) stats cwd and at most one file
+//     per PATH entry of the environment the server gets.
 //
 // # Concurrency
 //

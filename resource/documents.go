@@ -32,7 +32,7 @@ type MCPServer struct {
 	Args []string `json:"args,omitempty"`
 	// Env is added to the child's environment, after placeholder expansion.
 	Env map[string]string `json:"env,omitempty"`
-	// Cwd is the absolute directory the process runs in (SPEC R2.2).
+	// Cwd is the absolute directory the process runs in.
 	Cwd string `json:"cwd,omitempty"`
 
 	// URL is the endpoint of a remote server (http or sse).
@@ -138,7 +138,7 @@ type AgentDocument struct {
 	Extra map[string]json.RawMessage `json:"-"`
 }
 
-// CapabilityResourceManagement lets an agent manage resources (SPEC R3.6).
+// CapabilityResourceManagement lets an agent manage resources.
 const CapabilityResourceManagement = "resource_management"
 
 // IsEnabled reports whether the agent's binding is enabled.

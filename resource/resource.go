@@ -41,7 +41,7 @@ const MaxRefLen = 128
 // maxSegmentLen bounds each of a reference's one or two segments.
 const maxSegmentLen = 64
 
-// Ref is a resource reference: "name" or "category/name" (SPEC R2.7). Each
+// Ref is a resource reference: "name" or "category/name". Each
 // segment is 1 to 64 characters of lowercase letters, digits, '.', '_' and
 // '-', and starts with a letter or digit. Construct one with ParseRef; the
 // zero Ref is invalid.

@@ -18,6 +18,12 @@ type ServiceOptions struct {
 	// behind (a write may not grow a document past it). Zero means
 	// DefaultMaxDocumentBytes (1 MiB).
 	MaxDocumentBytes int
+	// LaunchEnv is the environment policy Test and CheckAgent resolve a
+	// stdio server's command with (ResolveLaunch): it must be the one the
+	// servers are started with, so that a static test and a start agree.
+	// Nil means the defaults, which are mcpconn.Connector's defaults too;
+	// agt.Host sets it from its Connector.
+	LaunchEnv *LaunchEnv
 }
 
 // Service is the one resource service behind the framework tools
@@ -25,8 +31,9 @@ type ServiceOptions struct {
 // CLI: it checks the caller, applies the write rules of each kind and talks
 // to the Repository. It is safe for concurrent use.
 type Service struct {
-	repo     Repository
-	maxBytes int
+	repo      Repository
+	maxBytes  int
+	launchEnv LaunchEnv
 }
 
 // NewService returns a Service over repo.
@@ -35,13 +42,17 @@ func NewService(repo Repository, opts *ServiceOptions) *Service {
 	if opts != nil && opts.MaxDocumentBytes > 0 {
 		s.maxBytes = opts.MaxDocumentBytes
 	}
+	if opts != nil && opts.LaunchEnv != nil {
+		s.launchEnv = *opts.LaunchEnv
+		s.launchEnv.Inherit = slices.Clone(opts.LaunchEnv.Inherit)
+	}
 	return s
 }
 
 // Repository returns the repository the service writes to.
 func (s *Service) Repository() Repository { return s.repo }
 
-// Caller says on whose behalf a service call runs (SPEC R3.6).
+// Caller says on whose behalf a service call runs.
 type Caller struct {
 	// Agent is the agent making the call through a framework tool. The zero
 	// Ref means a direct caller: the CLI or a host's own admin code, which
@@ -72,18 +83,18 @@ func (s *Service) authorize(ctx context.Context, c Caller, action string) error 
 	}
 	res, err := s.repo.Get(ctx, Key{Kind: KindAgent, Ref: c.Agent})
 	if errors.Is(err, ErrNotFound) {
-		return fmt.Errorf("resource: %s refused: calling agent %s is not registered (fix: a direct caller registers it: agt agent create %s --capability %s): %w",
-			action, c.Agent, c.Agent, CapabilityResourceManagement, ErrPermission)
+		return fmt.Errorf("resource: %s refused: calling agent %s is not registered (fix: a direct caller registers it with \"capabilities\": [%q]): %w",
+			action, c.Agent, CapabilityResourceManagement, ErrPermission)
 	}
 	if err != nil {
 		return err
 	}
 	doc, err := DecodeAgent(res.Data)
 	if err != nil {
-		return fmt.Errorf("resource: %s refused: calling agent %s has an unreadable document (fix: a direct caller rewrites its fields with resource_write or agt agent update): %w", action, c.Agent, ErrPermission)
+		return fmt.Errorf("resource: %s refused: calling agent %s has an unreadable document (fix: a direct caller rewrites the agent's fields): %w", action, c.Agent, ErrPermission)
 	}
 	if !doc.CanManage() {
-		return fmt.Errorf("resource: %s refused: agent %s is not a manager and lacks the %s capability (SPEC R3.6) (fix: a direct caller grants it with add={\"capabilities\":[%q]}): %w",
+		return fmt.Errorf("resource: %s refused: agent %s is not a manager and lacks the %s capability (fix: a direct caller grants it with add={\"capabilities\":[%q]}): %w",
 			action, c.Agent, CapabilityResourceManagement, CapabilityResourceManagement, ErrPermission)
 	}
 	return nil
@@ -103,7 +114,7 @@ func checkKey(kind Kind, ref Ref) (Key, error) {
 
 // WriteRequest is one resource_write call (and one CLI create or update).
 // Its JSON form is the framework tool's arguments; decoding refuses unknown
-// fields and allow_mcp (SPEC R3.7).
+// fields and allow_mcp.
 type WriteRequest struct {
 	// Kind is "mcp" or "agent".
 	Kind Kind `json:"kind"`
@@ -122,7 +133,7 @@ type WriteRequest struct {
 	// removing an absent item is a reported no-op.
 	Remove map[string][]string `json:"remove,omitempty"`
 	// ExpectedRevision, when not zero, must equal the stored revision or the
-	// write fails with *ConflictError and changes nothing (SPEC R2.6).
+	// write fails with *ConflictError and changes nothing.
 	ExpectedRevision int64 `json:"expected_revision,omitempty"`
 }
 
@@ -186,14 +197,16 @@ type WriteResult struct {
 	// add and remove was a no-op, or the data equalled the stored one): no
 	// new revision was written.
 	Changed bool `json:"changed"`
-	// Warnings are accepted problems, such as a legacy MCP record still
-	// without an absolute cwd (SPEC R2.4).
+	// Warnings are accepted problems, each "FIELD: message (fix: ...)": a
+	// legacy MCP record still without an absolute cwd, an agent field agt
+	// does not read (stored as written; a near miss names the field it
+	// probably meant, as for "mpcs"), a capability agt does not know.
 	Warnings []string `json:"warnings,omitempty"`
 	// Noops lists adds of items already present and removes of absent ones.
 	Noops []string `json:"noops,omitempty"`
 }
 
-// Write creates or updates a resource (SPEC R2.1, R2.6, R3.3). Errors:
+// Write creates or updates a resource. Errors:
 // ErrPermission, *DocumentError (ErrInvalid), ErrExists, ErrNotFound (the
 // resource, or a mounted MCP reference that is not registered), and
 // *ConflictError (ErrConflict) when ExpectedRevision is stale; on any
@@ -332,13 +345,13 @@ func (s *Service) writeMCP(ctx context.Context, key Key, req WriteRequest) (Writ
 		}
 		_, srv, fs := checkMCP(merged)
 		if e := errorOf("/data", fs); e != nil {
-			// A record saved before SPEC R2.2 may keep its missing or
-			// relative cwd while it is being modified (SPEC R2.4), with a
+			// A record saved before cwd was required may keep its missing or
+			// relative cwd while it is being modified, with a
 			// warning; a new relative cwd is refused.
 			if !onlyLegacyCwd(fs) || !keepsLegacyCwd(cur.Data, srv.Cwd) {
 				return nil, e
 			}
-			warnings = append(warnings, "saved without an absolute cwd, as before (SPEC R2.4): starting or probing this server fails until cwd is set to the absolute directory it runs in")
+			warnings = append(warnings, "saved without an absolute cwd, as before: starting or probing this server fails until cwd is set to the absolute directory it runs in")
 		}
 		var next json.RawMessage
 		next, changed, err = s.nextData(cur.Data, merged)
@@ -437,6 +450,10 @@ func (s *Service) writeAgent(ctx context.Context, key Key, req WriteRequest) (Wr
 	if err := s.checkMountsExist(ctx, patch, req.Add); err != nil {
 		return WriteResult{}, err
 	}
+	var warnings []string
+	for _, f := range requestWarnings(patch, req.Add, req.Remove) {
+		warnings = append(warnings, f.String())
+	}
 
 	if req.Create {
 		doc := map[string]json.RawMessage{"mcps": json.RawMessage("[]")}
@@ -458,7 +475,7 @@ func (s *Service) writeAgent(ctx context.Context, key Key, req WriteRequest) (Wr
 		if err != nil {
 			return WriteResult{}, err
 		}
-		return WriteResult{Resource: res, Created: true, Changed: true, Noops: noops}, nil
+		return WriteResult{Resource: res, Created: true, Changed: true, Warnings: warnings, Noops: noops}, nil
 	}
 
 	var noops []string
@@ -487,7 +504,7 @@ func (s *Service) writeAgent(ctx context.Context, key Key, req WriteRequest) (Wr
 	if err != nil {
 		return WriteResult{}, err
 	}
-	return WriteResult{Resource: res, Changed: changed, Noops: noops}, nil
+	return WriteResult{Resource: res, Changed: changed, Warnings: warnings, Noops: noops}, nil
 }
 
 func (s *Service) checkMountsExist(ctx context.Context, patch map[string]json.RawMessage, add map[string][]string) error {
@@ -501,7 +518,7 @@ func (s *Service) checkMountsExist(ctx context.Context, patch map[string]json.Ra
 	for _, r := range refs {
 		_, err := s.repo.Get(ctx, Key{Kind: KindMCP, Ref: Ref(r)})
 		if errors.Is(err, ErrNotFound) {
-			return fmt.Errorf("resource: mcps: %s is not a registered MCP resource; register it first (resource_write kind=\"mcp\" create=true, or agt mcp create): %w", r, ErrNotFound)
+			return fmt.Errorf("resource: mcps: %s is not a registered MCP resource; register it first as a resource of kind \"mcp\": %w", r, ErrNotFound)
 		}
 		if err != nil {
 			return err
@@ -557,7 +574,7 @@ func applyAddRemove(doc map[string]json.RawMessage, add, remove map[string][]str
 	return noops, nil
 }
 
-// Read returns a resource with its revision (SPEC R2.6).
+// Read returns a resource with its revision.
 func (s *Service) Read(ctx context.Context, caller Caller, key Key) (Resource, error) {
 	if err := s.authorize(ctx, caller, "read"); err != nil {
 		return Resource{}, err

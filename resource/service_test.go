@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -332,8 +333,8 @@ func TestLegacyMCP(t *testing.T) {
 	if rep.OK || len(rep.Findings) == 0 || rep.Findings[0].Code != resource.CodeNoAbsoluteCwd {
 		t.Fatalf("Test of a legacy record = %+v, want a no_absolute_cwd error first", rep)
 	}
-	if f := rep.Findings[0]; f.Field != "/mcpServers/old/cwd" || !strings.Contains(f.Fix, "agt mcp update old --cwd") {
-		t.Fatalf("legacy finding %+v: want the cwd field and a fix naming the command", f)
+	if f := rep.Findings[0]; f.Field != "/mcpServers/old/cwd" || !strings.Contains(f.Fix, `"cwd": "/abs/dir"`) {
+		t.Fatalf("legacy finding %+v: want the cwd field and a fix naming the field to set", f)
 	}
 
 	// Modifying it without adding cwd is accepted with a warning.
@@ -594,7 +595,7 @@ func TestAllowMCPRefused(t *testing.T) {
 
 	var req resource.WriteRequest
 	err := json.Unmarshal([]byte(`{"kind": "agent", "reference": "bot", "allow_mcp": true}`), &req)
-	if de := docError(t, err); de.Code != resource.CodeAllowMCP || !strings.Contains(de.Message, "removed") || !strings.Contains(de.Fix, "--add-mcp") {
+	if de := docError(t, err); de.Code != resource.CodeAllowMCP || !strings.Contains(de.Message, "removed") || !strings.Contains(de.Fix, `add={"mcps":["REF"]}`) || strings.Contains(de.Fix, "agt ") {
 		t.Fatalf("request with allow_mcp: %v", de)
 	}
 	for _, r := range []resource.WriteRequest{
@@ -737,5 +738,80 @@ func TestErrorFieldsBounded(t *testing.T) {
 	de := docError(t, err)
 	if len(de.Field) > 120 || strings.ContainsAny(de.Field, "\n") || de.Code != resource.CodeUnknownField {
 		t.Fatalf("field %q (%d bytes), code %q: want a short printable pointer to the unknown field", de.Field, len(de.Field), de.Code)
+	}
+}
+
+// Typos are not stored in silence: a field agt does not read and a
+// capability it does not know are kept as written but reported as
+// warnings (by Write, Test and CheckAgent), a near miss naming what was
+// probably meant; known fields give none, and the warnings are bounded.
+func TestAgentTypoWarnings(t *testing.T) {
+	t.Parallel()
+	svc, _ := newService(t)
+	registerMCP(t, svc, "notes")
+	tests := []struct {
+		name string
+		req  resource.WriteRequest
+		want []string // substrings, one per warning, in order
+	}{
+		{name: "mpcs", req: resource.WriteRequest{Data: json.RawMessage(`{"mpcs": ["notes"]}`)},
+			want: []string{`/data/mpcs: agt does not read this agent field; it is stored as written (fix: did you mean "mcps"? rename it)`}},
+		{name: "capability", req: resource.WriteRequest{Data: json.RawMessage(`{"capabilities": ["resource_managment"]}`)},
+			want: []string{`/data/capabilities/0: unknown capability; it is stored but grants nothing (fix: did you mean "resource_management"?`}},
+		{name: "add to a misspelled list", req: resource.WriteRequest{Add: map[string][]string{"mcsp": {"notes"}, "capabilities": {"resource_management", "admin"}}},
+			want: []string{`/add/capabilities/1: unknown capability`, `/add/mcsp: agt does not read this agent field; it is stored as written (fix: did you mean "mcps"?`}},
+		{name: "a field far from any", req: resource.WriteRequest{Data: json.RawMessage(`{"team": "ops"}`)},
+			want: []string{`/data/team: agt does not read this agent field; it is stored as written (fix: remove it if it is a typo; the fields agt reads are name, enabled, manager, capabilities, mcps)`}},
+		{name: "known fields", req: resource.WriteRequest{Data: json.RawMessage(`{"name": "n", "enabled": true, "manager": false, "capabilities": ["resource_management"], "mcps": ["notes"]}`)},
+			want: nil},
+	}
+	for i, tc := range tests {
+		ref := resource.Ref(fmt.Sprintf("a%d", i))
+		for _, create := range []bool{true, false} {
+			req := tc.req
+			req.Kind, req.Ref, req.Create = resource.KindAgent, ref, create
+			if !create {
+				// An update that changes nothing still warns about what it names.
+				mustWrite(t, svc, resource.WriteRequest{Kind: resource.KindAgent, Ref: ref, Data: json.RawMessage(`{"name": "changed"}`)})
+			}
+			res := mustWrite(t, svc, req)
+			if len(res.Warnings) != len(tc.want) {
+				t.Fatalf("%s (create %v): warnings %q; want %d", tc.name, create, res.Warnings, len(tc.want))
+			}
+			for j, w := range tc.want {
+				if !strings.Contains(res.Warnings[j], w) {
+					t.Errorf("%s (create %v): warning %q; want it to hold %q", tc.name, create, res.Warnings[j], w)
+				}
+			}
+		}
+	}
+
+	// The stored document keeps the typo; Test and CheckAgent warn about it
+	// and still call the agent ok.
+	rep, err := svc.Test(bg, resource.Direct(), agentKey("a0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.OK || len(rep.Findings) != 1 || rep.Findings[0].Severity != resource.SeverityWarning || rep.Findings[0].Field != "/mpcs" {
+		t.Errorf("Test of an agent with mpcs: %+v; want ok with one warning at /mpcs", rep)
+	}
+	check, err := svc.CheckAgent(bg, resource.Direct(), "a1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !check.OK || len(check.Problems) != 1 || check.Problems[0].Code != resource.CodeUnknownCapability || !strings.Contains(check.Problems[0].Fix, `"resource_management"`) {
+		t.Errorf("CheckAgent of an agent with a misspelled capability: %+v; want ok with the warning", check)
+	}
+
+	// Bounded: a document of many unknown fields gets maxWarnings and one
+	// that counts the rest.
+	many := map[string]int{}
+	for i := range 500 {
+		many[fmt.Sprintf("field%03d", i)] = i
+	}
+	data, _ := json.Marshal(many)
+	res := mustWrite(t, svc, resource.WriteRequest{Kind: resource.KindAgent, Ref: "many", Create: true, Data: data})
+	if n := len(res.Warnings); n != 17 || !strings.Contains(res.Warnings[16], "484 more warnings") {
+		t.Errorf("%d warnings, the last %q; want 16 and one counting 484 more", n, res.Warnings[len(res.Warnings)-1])
 	}
 }

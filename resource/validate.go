@@ -48,6 +48,9 @@ const (
 	CodeMountMissing   = "mount_not_found"
 	CodeAgentMissing   = "agent_not_found"
 	CodeAgentDisabled  = "agent_disabled"
+	// CodeUnknownCapability: a capability agt does not know; stored, it
+	// grants nothing (a warning).
+	CodeUnknownCapability = "unknown_capability"
 )
 
 // Finding is one problem found in a document or request, with what to do
@@ -175,8 +178,8 @@ var (
 	remoteOnly      = map[string]bool{"url": true, "headers": true}
 )
 
-const allowMCPMessage = "allow_mcp was removed (SPEC R3.7): there is no MCP master switch; the servers mounted on an agent decide what it uses"
-const allowMCPFix = `drop allow_mcp and mount servers on the agent instead: resource_write(kind="agent", add={"mcps":["REF"]}) or agt agent update AGENT --add-mcp REF`
+const allowMCPMessage = "allow_mcp was removed: there is no MCP master switch; the servers mounted on an agent decide what it uses"
+const allowMCPFix = `drop allow_mcp and mount the server on the agent instead: add its reference to the agent's "mcps" list (a write with add={"mcps":["REF"]})`
 
 func allowMCPFinding(field string) Finding {
 	return Finding{Severity: SeverityError, Code: CodeAllowMCP, Field: field, Message: allowMCPMessage, Fix: allowMCPFix}
@@ -205,8 +208,8 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// ValidateMCP checks an MCP resource's data against the write rules (SPEC
-// R2.1, R2.2, R2.5) and returns its single server. It reads nothing from the
+// ValidateMCP checks an MCP resource's data against the write rules
+// and returns its single server. It reads nothing from the
 // file system; Service.Test adds those checks. The error is a
 // *DocumentError holding every problem found.
 func ValidateMCP(data json.RawMessage) (name string, srv MCPServer, err error) {
@@ -250,8 +253,8 @@ func checkMCP(data []byte) (string, MCPServer, []Finding) {
 	}
 	if len(servers) != 1 {
 		return "", MCPServer{}, append(fs, errf("/mcpServers", CodeServerCount,
-			fmt.Sprintf("mcpServers holds %d entries; an MCP resource registers exactly one server (SPEC R2.1)", len(servers)),
-			"register each server as its own resource (agt mcp import splits a file)"))
+			fmt.Sprintf("mcpServers holds %d entries; an MCP resource registers exactly one server", len(servers)),
+			"register each server as its own resource, with one mcpServers entry each"))
 	}
 	var name string
 	var rawEntry json.RawMessage
@@ -445,7 +448,7 @@ func checkText(field, s string, placeholders bool) []Finding {
 	}
 }
 
-// checkCommand applies SPEC R2.2: a bare name looked up in PATH, or an
+// checkCommand applies the command rule: a bare name looked up in PATH, or an
 // absolute path.
 func checkCommand(field, cmd string) []Finding {
 	if cmd == "" {
@@ -461,7 +464,7 @@ func checkCommand(field, cmd string) []Finding {
 		return nil
 	case strings.ContainsAny(cmd, `/\`):
 		return []Finding{errf(field, CodeCommand,
-			"command is a relative path; it would depend on the directory of whoever starts the server, so it is refused (SPEC R2.2, R2.3)",
+			"command is a relative path; it would depend on the directory of whoever starts the server, so it is refused",
 			"write the absolute path (cwd joined with it), or a bare program name found in PATH")}
 	case strings.ContainsAny(cmd, " \t\r\n"):
 		return []Finding{errf(field, CodeCommand, "command holds whitespace; it names one program and nothing runs a shell", "put the program in command and each of its arguments in args")}
@@ -469,19 +472,19 @@ func checkCommand(field, cmd string) []Finding {
 	return nil
 }
 
-// checkCwd applies SPEC R2.2: stdio servers run in an absolute cwd. The
+// checkCwd applies the cwd rule: stdio servers run in an absolute cwd. The
 // finding's code is CodeNoAbsoluteCwd, the one a legacy record may keep.
 func checkCwd(field, cwd string) []Finding {
 	fix := `set cwd to the absolute directory the server runs in, like "/srv/mcp/files"; relative paths in args resolve against it`
 	switch {
 	case cwd == "":
-		return []Finding{errf(field, CodeNoAbsoluteCwd, "a stdio server needs cwd, the absolute directory it runs in (SPEC R2.2)", fix)}
+		return []Finding{errf(field, CodeNoAbsoluteCwd, "a stdio server needs cwd, the absolute directory it runs in", fix)}
 	case strings.Contains(cwd, "${"):
 		return []Finding{errf(field, CodeNoAbsoluteCwd, "cwd may not hold placeholders; ${cwd} and ${workspace} expand to it", fix)}
 	case strings.HasPrefix(cwd, "~"):
 		return []Finding{errf(field, CodeNoAbsoluteCwd, "cwd starts with ~, which is not expanded", fix)}
 	case !filepath.IsAbs(cwd):
-		return []Finding{errf(field, CodeNoAbsoluteCwd, "cwd is not an absolute path (SPEC R2.2)", fix)}
+		return []Finding{errf(field, CodeNoAbsoluteCwd, "cwd is not an absolute path", fix)}
 	}
 	return checkText(field, cwd, false)
 }
@@ -515,6 +518,98 @@ var agentFieldTypes = map[string]string{
 	"manager":      "true or false",
 	"capabilities": "an array of strings",
 	"mcps":         "an array of references",
+}
+
+// agentFields are the agent document fields agt reads, and
+// knownCapabilities the capabilities it grants.
+var (
+	agentFields       = []string{"name", "enabled", "manager", "capabilities", "mcps"}
+	knownCapabilities = []string{CapabilityResourceManagement}
+)
+
+// maxWarnings bounds the warnings about one document or request; one more
+// says how many were left out.
+const maxWarnings = 16
+
+func warnf(field, code, msg, fix string) Finding {
+	return Finding{Severity: SeverityWarning, Code: code, Field: field, Message: msg, Fix: fix}
+}
+
+// unknownAgentField warns about a field agt does not read: unknown fields
+// are kept as written (other tools may use them), but a typo of a known
+// one, such as "mpcs", would otherwise be stored in silence.
+func unknownAgentField(field, name string) Finding {
+	fix := "remove it if it is a typo; the fields agt reads are " + strings.Join(agentFields, ", ")
+	if near := nearMiss(name, agentFields); near != "" {
+		fix = fmt.Sprintf("did you mean %q? rename it", near)
+	}
+	return warnf(field, CodeUnknownField, "agt does not read this agent field; it is stored as written", fix)
+}
+
+// capabilityWarnings warns about each capability of items agt does not
+// know, at field/INDEX.
+func capabilityWarnings(field string, items []string) []Finding {
+	var fs []Finding
+	for i, c := range items {
+		if contains(knownCapabilities, c) {
+			continue
+		}
+		fix := "remove it; the capabilities agt knows are " + strings.Join(knownCapabilities, ", ")
+		if near := nearMiss(c, knownCapabilities); near != "" {
+			fix = fmt.Sprintf("did you mean %q? write that instead", near)
+		}
+		fs = append(fs, warnf(field+pointer(fmt.Sprint(i)), CodeUnknownCapability, "unknown capability; it is stored but grants nothing", fix))
+	}
+	return fs
+}
+
+// agentWarnings returns the warnings about an agent document (or patch)
+// m, each field prefixed with prefix: fields agt does not read, and
+// capabilities it does not know. Bounded by maxWarnings.
+func agentWarnings(prefix string, m map[string]json.RawMessage) []Finding {
+	return boundWarnings(allAgentWarnings(prefix, m))
+}
+
+func allAgentWarnings(prefix string, m map[string]json.RawMessage) []Finding {
+	var fs []Finding
+	for _, k := range sortedKeys(m) {
+		if _, known := agentFieldTypes[k]; !known {
+			fs = append(fs, unknownAgentField(prefix+pointer(k), k))
+		}
+	}
+	var caps []string
+	if raw, ok := m["capabilities"]; ok && json.Unmarshal(raw, &caps) == nil {
+		fs = append(fs, capabilityWarnings(prefix+pointer("capabilities"), caps)...)
+	}
+	return fs
+}
+
+// requestWarnings returns the warnings about an agent write request: those
+// of its data, and of the list fields and capabilities it adds or removes.
+func requestWarnings(patch map[string]json.RawMessage, add, remove map[string][]string) []Finding {
+	fs := allAgentWarnings("/data", patch)
+	for _, op := range []struct {
+		name  string
+		lists map[string][]string
+	}{{"add", add}, {"remove", remove}} {
+		for _, field := range sortedKeys(op.lists) {
+			if _, known := agentFieldTypes[field]; !known {
+				fs = append(fs, unknownAgentField(pointer(op.name, field), field))
+			}
+			if field == "capabilities" && op.name == "add" {
+				fs = append(fs, capabilityWarnings(pointer(op.name, field), op.lists[field])...)
+			}
+		}
+	}
+	return boundWarnings(fs)
+}
+
+func boundWarnings(fs []Finding) []Finding {
+	if len(fs) <= maxWarnings {
+		return fs
+	}
+	n := len(fs) - maxWarnings
+	return append(fs[:maxWarnings:maxWarnings], warnf("", CodeLimit, fmt.Sprintf("%d more warnings of the same kinds were left out", n), "fix the ones listed and check again"))
 }
 
 // checkAgentFields checks the known fields present in an agent document (or

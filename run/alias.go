@@ -20,7 +20,7 @@ const (
 )
 
 // Alias returns the name the model sees for the tool named tool on the MCP
-// resource ref (SPEC R7.3). It is a pure function of the pair, so reordering
+// resource ref. It is a pure function of the pair, so reordering
 // mounts never changes it:
 //
 //	mcp__<ref with "/" as "_">__<tool>

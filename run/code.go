@@ -20,7 +20,7 @@ type Code string
 // The codes. No other value is ever produced by this package.
 const (
 	// CodeInvalidArguments: the arguments are not a JSON object valid for the
-	// tool's schema (SPEC R5.3), or the batch is malformed.
+	// tool's schema, or the batch is malformed.
 	CodeInvalidArguments Code = "invalid_arguments"
 	// CodePermissionDenied: the Permission did not allow the call.
 	CodePermissionDenied Code = "permission_denied"
@@ -152,7 +152,7 @@ type Result struct {
 	// Changed lists the resources a successful call changed. A host tool
 	// that writes resources reports them here; a change to the Run's own
 	// agent document or to a mounted MCP resource makes the Run refresh at
-	// the end of the batch (SPEC R7.1).
+	// the end of the batch.
 	Changed []resource.Key `json:"-"`
 	// Written lists the resources a successful call wrote, whether the
 	// write changed them or not. While the Run is behind its saved

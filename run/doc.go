@@ -1,7 +1,7 @@
 // Package run executes an agent's tool calls: a Run is one execution of an
 // agent, with an immutable snapshot of its tools (the MCP servers mounted on
 // the agent, plus the host's own tools) and the batch pipeline every model
-// tool call goes through (SPEC R4, R5, R7).
+// tool call goes through.
 //
 //	r, err := run.New(ctx, &run.Options{
 //		Agent:      "writer",
@@ -123,7 +123,10 @@
 // fails to load with an error wrapping mcpconn.ErrLimit. At most 16 mounts
 // connect at once, so at most 16 listings are read at a time. An agent
 // mounts at most MaxMounts (256) resources; a batch holds at most
-// Options.MaxBatchCalls calls (default 256).
+// Options.MaxBatchCalls calls (default 256). Compiled schemas are kept in
+// Options.SchemaCache (nil: the Run's own), at most SchemaCacheMaxEntries
+// (4096) schemas of SchemaCacheMaxBytes (16 MiB) source bytes; a full
+// cache starts over.
 //
 // # Errors
 //

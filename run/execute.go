@@ -19,7 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Execute runs one batch (SPEC R5.2-R5.4):
+// Execute runs one batch:
 //
 //  1. batch checks: structure, non-empty unique call IDs, the batch's agent,
 //     every name in the snapshot, delegation (HostTool.Authorize). Any
@@ -346,6 +346,11 @@ func (r *Run) stages(ctx context.Context, req Request, t *tool, cs *callState) (
 	}
 	cs.stage = StageValidate
 	args := bytes.Clone(req.Arguments)
+	if t.host != nil && t.host.Precheck != nil {
+		if err := t.host.Precheck(bytes.Clone(args)); err != nil {
+			return r.failure(err)
+		}
+	}
 	// A context that ends during validation fails the call with
 	// deadline_exceeded or canceled (the bare context error), not
 	// invalid_arguments.

@@ -74,7 +74,7 @@ func toolDigest(t ToolInfo) string {
 }
 
 // Fingerprint is a digest of the host's static inputs and the current tool
-// snapshot (aliases, sources, schema digests) (SPEC R5.1, R7.4). A
+// snapshot (aliases, sources, schema digests). A
 // successful refresh updates it.
 func (r *Run) Fingerprint() string { return r.snap.Load().fp.sum }
 

@@ -142,3 +142,20 @@ func TestProbeAndRunLoadTheSameTools(t *testing.T) {
 		t.Errorf("the Run has %d tools; the probe found %d usable", len(r.Tools()), len(rep.Tools)-len(probeFailed))
 	}
 }
+
+// A SchemaCache given to several Runs holds their schemas, each compiled
+// once.
+func TestSchemaCacheOption(t *testing.T) {
+	t.Parallel()
+	repo, mem := setup(t, "notes")
+	shared := run.NewSchemaCache()
+	first := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), SchemaCache: shared})
+	n := shared.Len()
+	if n == 0 || n > len(first.Tools()) {
+		t.Fatalf("shared cache holds %d schemas after one Run of %d tools", n, len(first.Tools()))
+	}
+	newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), SchemaCache: shared})
+	if got := shared.Len(); got != n {
+		t.Errorf("a second Run of the same tools left %d schemas in the shared cache; want %d (compiled once)", got, n)
+	}
+}

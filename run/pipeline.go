@@ -36,7 +36,7 @@ type Outcome struct {
 	// Results holds one Result per call, in call order.
 	Results []Result
 	// Refresh is nil when no call changed the Run's configuration, else the
-	// report of the refresh done at the end of the batch (SPEC R7).
+	// report of the refresh done at the end of the batch.
 	Refresh *RefreshReport
 }
 
@@ -53,7 +53,7 @@ func (o Outcome) Notice() string {
 // ErrBatchRejected is matched (errors.Is) by every *BatchError.
 var ErrBatchRejected = errors.New("run: batch rejected")
 
-// BatchError rejects a whole batch at the batch checks (SPEC R5.4): a
+// BatchError rejects a whole batch at the batch checks: a
 // malformed batch (CodeInvalidArguments), a wrong agent identity or a failed
 // delegation check (CodeUnauthorized), or a tool that is not in the snapshot
 // (CodeUnknownTool). No call of the batch ran.
@@ -165,7 +165,7 @@ type Decision struct {
 	Reason string `json:"reason,omitempty"`
 }
 
-// Permission decides whether a validated call may run (SPEC R4.2). It is a
+// Permission decides whether a validated call may run. It is a
 // fixed stage between validation and the interceptors, so it always sees the
 // final arguments. Implementations must be safe for concurrent use; package
 // policy provides the usual ones. An error fails the call (with CodeOf of

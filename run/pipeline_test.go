@@ -613,3 +613,66 @@ func TestDisabledAgentAndBatchBounds(t *testing.T) {
 		t.Errorf("New for a disabled agent: %v, want ErrAgentDisabled", err)
 	}
 }
+
+// A host tool's Precheck sees the arguments before the schema: its refusal
+// is the call's answer (code, message, violations), even for an argument
+// the closed schema would refuse with a generic message; nothing after it
+// runs. A Precheck that passes leaves the schema to judge, and a panicking
+// one fails only its call.
+func TestHostToolPrecheck(t *testing.T) {
+	t.Parallel()
+	repo, mem := setup(t)
+	var handled, checked sync.Map
+	tool := run.HostTool{Name: "closed",
+		Schema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"additionalProperties":false}`),
+		Precheck: func(args json.RawMessage) error {
+			var m map[string]any
+			_ = json.Unmarshal(args, &m)
+			if _, ok := m["panic"]; ok {
+				panic("precheck bug")
+			}
+			if _, ok := m["old"]; ok {
+				return &run.Error{Code: run.CodeInvalidArguments, Message: "old was removed; leave it out",
+					Violations: []run.Violation{{Path: "/old", Message: "removed"}}}
+			}
+			return nil
+		},
+		Handler: func(_ context.Context, req run.Request) (run.Result, error) {
+			handled.Store(req.CallID, true)
+			return run.Result{}, nil
+		}}
+	perm := run.PermissionFunc(func(_ context.Context, req run.Request) (run.Decision, error) {
+		checked.Store(req.CallID, true)
+		return run.Decision{Verdict: run.Allow, By: "test"}, nil
+	})
+	r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), HostTools: []run.HostTool{tool}, Permission: perm})
+	out, err := r.Execute(context.Background(), batch(
+		call("old", "closed", `{"n":1,"old":true}`),
+		call("other", "closed", `{"n":1,"other":true}`),
+		call("ok", "closed", `{"n":1}`),
+		call("panic", "closed", `{"panic":1}`),
+	))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]run.Code{run.CodeInvalidArguments, run.CodeInvalidArguments, "", run.CodeInternal}, codes(out)); diff != "" {
+		t.Fatalf("codes (-want +got):\n%s", diff)
+	}
+	if got := out.Results[0]; got.Message != "old was removed; leave it out" || len(got.Violations) != 1 || got.Violations[0].Path != "/old" {
+		t.Errorf("the Precheck's refusal: %q %+v; want its own message and violation", got.Message, got.Violations)
+	}
+	if strings.Contains(out.Results[1].Message, "removed") {
+		t.Errorf("the schema's refusal of another property carries the Precheck's message: %q", out.Results[1].Message)
+	}
+	for _, id := range []string{"old", "other", "panic"} {
+		if _, ok := handled.Load(id); ok {
+			t.Errorf("call %s was handled", id)
+		}
+		if _, ok := checked.Load(id); ok {
+			t.Errorf("call %s reached the Permission", id)
+		}
+	}
+	if _, ok := handled.Load("ok"); !ok {
+		t.Error("the valid call was not handled")
+	}
+}

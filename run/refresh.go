@@ -13,7 +13,7 @@ import (
 	"github.com/agtsdk/agt/resource"
 )
 
-// RefreshReport says what happened at a batch boundary (SPEC R7).
+// RefreshReport says what happened at a batch boundary.
 type RefreshReport struct {
 	// OK reports whether the Run switched to the whole saved
 	// configuration. A refresh that failed may still have switched to
@@ -40,7 +40,7 @@ type RefreshReport struct {
 	Fingerprint string
 }
 
-// loadFailedPrefix starts every failed refresh notice (SPEC R7.2).
+// loadFailedPrefix starts every failed refresh notice.
 const loadFailedPrefix = "configuration saved, but load failed: "
 
 // retryHint ends the notice of a refresh that left the Run behind its
@@ -49,8 +49,8 @@ const retryHint = "; the tools of the failed mounts are unchanged; fix the cause
 
 // needsRefresh reports whether the boundary after a batch on s refreshes:
 // a successful call changed this agent's document or an MCP resource
-// mounted or failing in s (SPEC R7.1; changes to other resources never
-// refresh a running Run, R7.5); or, while the Run is behind its saved
+// mounted or failing in s (changes to other resources never
+// refresh a running Run); or, while the Run is behind its saved
 // configuration, a call wrote one of those or a pending mount, even
 // without a change (an explicit retry): a fullRefresh. Or a lost mount may
 // be restarted: restartOnly.
@@ -100,7 +100,7 @@ const (
 )
 
 // refresh, for a fullRefresh, builds a candidate snapshot from the saved
-// configuration and switches to it only when it is complete (SPEC R7.2);
+// configuration and switches to it only when it is complete;
 // otherwise it keeps the old mounts, minus the ones the configuration
 // removed. Mounts whose resource revision is unchanged keep their
 // connection; lost ones are restarted. A restartOnly refresh reconnects

@@ -39,7 +39,7 @@ var (
 )
 
 // StaticInputs are the host's inputs that a Run's fingerprint covers besides
-// the tool snapshot (SPEC R7.4). agt does not interpret them.
+// the tool snapshot. agt does not interpret them.
 type StaticInputs struct {
 	// Model, Provider and BasePrompt as the host uses them; "" is a value.
 	Model, Provider, BasePrompt string
@@ -51,7 +51,7 @@ type StaticInputs struct {
 	Delegation []byte
 }
 
-// HostTool is a tool the host implements itself (SPEC R5.5). Its schema is
+// HostTool is a tool the host implements itself. Its schema is
 // compiled when the Run is created, and every call is validated against it
 // before Handler runs.
 type HostTool struct {
@@ -69,14 +69,23 @@ type HostTool struct {
 	// It must not call Execute on its own Run (the batch it is part of
 	// holds the snapshot).
 	Handler func(ctx context.Context, req Request) (Result, error)
+	// Precheck, when set, sees a call's arguments at the validate stage,
+	// before the schema does; an error fails the call as a validation
+	// failure would (an *Error chooses its code, message and violations;
+	// another error gets CodeOf(err)), and nothing else runs. It lets a
+	// tool refuse an argument its schema no longer lists with a message of
+	// its own rather than the schema's generic one (the framework tools
+	// refuse the removed allow_mcp this way). A panic fails the call with
+	// CodeInternal. nil means none.
+	Precheck func(args json.RawMessage) error
 	// Authorize, when set, runs at the batch checks, before any call of the
 	// batch runs, with the call's arguments not yet validated; an error (or
-	// a panic) rejects the whole batch with CodeUnauthorized (delegation,
-	// SPEC R5.4). nil means no check.
+	// a panic) rejects the whole batch with CodeUnauthorized (delegation).
+	// nil means no check.
 	Authorize func(ctx context.Context, req Request) error
 	// ManagementOnly marks a framework tool: it is listed and callable only
 	// when the agent may manage resources (a manager or an agent with the
-	// resource_management capability, SPEC R3.6), and its Source kind is
+	// resource_management capability), and its Source kind is
 	// SourceFramework. false means every agent gets it.
 	ManagementOnly bool
 }
@@ -143,6 +152,11 @@ type Options struct {
 	// call. The Go errors (MountErrors, RefreshReport.Err) and the audit
 	// (Record.Message) keep the stderr tail either way.
 	ServerStderrToModel bool
+	// SchemaCache holds the compiled tool schemas; give the same one to
+	// many Runs to compile each schema once (agt.Host does, for all its
+	// Runs). Nil means a cache of the Run's own, which its refreshes
+	// share.
+	SchemaCache *SchemaCache
 }
 
 // Defaults of the Run-wide bounds on what the mounts list, and of
@@ -171,6 +185,7 @@ const (
 // the connections behind them, and the batch pipeline. A Run is safe for
 // concurrent use; its connections belong to it and Close ends them.
 type Run struct {
+	schemas     *SchemaCache
 	agent       resource.Ref
 	repo        resource.Repository
 	connector   *mcpconn.Connector
@@ -238,7 +253,7 @@ type mount struct {
 	tools    []*tool
 	skipped  []SkippedTool
 	// server is the document the mount was connected with: a restart
-	// uses it again (never an edit saved since, SPEC R7.5).
+	// uses it again (never an edit another writer saved since).
 	server resource.MCPServer
 	// listed counts the tools and bytes the server listed, for the
 	// Run-wide bounds.
@@ -381,6 +396,7 @@ func newRun(opts *Options) (*Run, error) {
 		return nil, errors.New("run: Options.Repository is nil")
 	}
 	r := &Run{
+		schemas:       cmp.Or(opts.SchemaCache, NewSchemaCache()),
 		agent:         opts.Agent,
 		repo:          opts.Repository,
 		connector:     opts.Connector,
@@ -435,7 +451,7 @@ func newRun(opts *Options) (*Run, error) {
 		if ht.Handler == nil {
 			return nil, fmt.Errorf("run: host tool %q has no Handler", ht.Name)
 		}
-		sc, err := compiledSchemas.compile(ht.Schema)
+		sc, err := r.schemas.compile(ht.Schema)
 		if err != nil {
 			return nil, fmt.Errorf("run: host tool %q: schema: %w", ht.Name, err)
 		}
@@ -770,7 +786,7 @@ func (r *Run) connectMount(ctx context.Context, ref resource.Ref, rev int64, srv
 	// defaults).
 	var compile func([]byte) (*toolschema.Schema, error)
 	if r.connector.SchemaOptions() == nil {
-		compile = compiledSchemas.compile
+		compile = r.schemas.compile
 	}
 	for _, lt := range mcpconn.LoadTools(listed, compile, r.connector.SchemaOptions()) {
 		m.listedBytes += len(lt.Name) + len(lt.Title) + len(lt.Description) + len(lt.InputSchema)

@@ -7,26 +7,40 @@ import (
 	"github.com/agtsdk/agt/toolschema"
 )
 
-// Compiled schemas are shared by every Run of the process, keyed by the
-// exact schema bytes: a host runs many Runs of the same agents, and a
-// refresh reconnects servers whose tools rarely change, so most schemas are
-// compiled once. A *toolschema.Schema is immutable and safe for concurrent
-// use. The cache is bounded; when full it starts over.
+// Bounds of a SchemaCache: when a new schema would pass either, the cache
+// starts over.
 const (
-	schemaCacheMaxEntries = 4096
-	schemaCacheMaxBytes   = 16 << 20
+	SchemaCacheMaxEntries = 4096
+	SchemaCacheMaxBytes   = 16 << 20
 )
 
-type schemaCache struct {
+// SchemaCache holds compiled tool schemas, keyed by their exact bytes, for
+// the Runs it is given to (Options.SchemaCache): a host runs many Runs of
+// the same agents, and a refresh reconnects servers whose tools rarely
+// change, so most schemas are compiled once. A compiled schema is
+// immutable, so sharing one is safe. The cache holds at most
+// SchemaCacheMaxEntries schemas of at most SchemaCacheMaxBytes source
+// bytes together; when full it starts over. Failures are not cached. The
+// zero value is an empty cache, ready to use; a SchemaCache is safe for
+// concurrent use and must not be copied after first use.
+type SchemaCache struct {
 	mu    sync.Mutex
 	m     map[[sha256.Size]byte]*toolschema.Schema
 	bytes int
 }
 
-var compiledSchemas = &schemaCache{}
+// NewSchemaCache returns an empty SchemaCache.
+func NewSchemaCache() *SchemaCache { return &SchemaCache{} }
 
-// compile returns the compiled tool schema for raw. Failures are not cached.
-func (c *schemaCache) compile(raw []byte) (*toolschema.Schema, error) {
+// Len returns the number of compiled schemas the cache holds.
+func (c *SchemaCache) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.m)
+}
+
+// compile returns the compiled tool schema for raw.
+func (c *SchemaCache) compile(raw []byte) (*toolschema.Schema, error) {
 	key := sha256.Sum256(raw)
 	c.mu.Lock()
 	s := c.m[key]
@@ -40,7 +54,7 @@ func (c *schemaCache) compile(raw []byte) (*toolschema.Schema, error) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.m == nil || len(c.m) >= schemaCacheMaxEntries || c.bytes+len(raw) > schemaCacheMaxBytes {
+	if c.m == nil || len(c.m) >= SchemaCacheMaxEntries || c.bytes+len(raw) > SchemaCacheMaxBytes {
 		c.m = make(map[[sha256.Size]byte]*toolschema.Schema)
 		c.bytes = 0
 	}

@@ -7,7 +7,7 @@ import (
 
 func TestSchemaCache(t *testing.T) {
 	t.Parallel()
-	c := &schemaCache{}
+	c := NewSchemaCache()
 	raw := []byte(`{"type":"object","properties":{"a":{"type":"integer"}}}`)
 	s1, err := c.compile(raw)
 	if err != nil {
@@ -30,12 +30,12 @@ func TestSchemaCache(t *testing.T) {
 		t.Errorf("%d entries, want 2 (failures are not cached)", len(c.m))
 	}
 	// Bounded: it starts over when full.
-	for i := range schemaCacheMaxEntries + 1 {
+	for i := range SchemaCacheMaxEntries + 1 {
 		if _, err := c.compile(fmt.Appendf(nil, `{"type":"object","title":"t%d"}`, i)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if len(c.m) > schemaCacheMaxEntries {
-		t.Errorf("%d entries, over the bound %d", len(c.m), schemaCacheMaxEntries)
+	if len(c.m) > SchemaCacheMaxEntries {
+		t.Errorf("%d entries, over the bound %d", len(c.m), SchemaCacheMaxEntries)
 	}
 }

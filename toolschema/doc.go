@@ -1,6 +1,6 @@
 // Package toolschema compiles JSON Schemas offline and validates tool
 // arguments against them, with errors that name fields and schema keywords
-// but never echo argument values (SPEC R6).
+// but never echo argument values.
 //
 //	s, err := toolschema.Compile(inputSchema, nil) // nil: default limits
 //	if err != nil {

@@ -17,7 +17,7 @@ var (
 	// URL, a file, or a json-schema.org meta-schema). Nothing is fetched.
 	ErrExternalRef = errors.New("toolschema: external reference")
 	// ErrNotObject: a tool input schema whose root explicitly declares a
-	// type other than object, or the schema false (SPEC R6.3).
+	// type other than object, or the schema false.
 	ErrNotObject = errors.New("toolschema: tool input schema root is not an object")
 	// ErrInvalidSchema: everything else that makes a schema unusable: not
 	// JSON, over a size or depth limit, fails its meta-schema, a bad regex, a

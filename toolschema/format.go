@@ -7,7 +7,7 @@ import (
 )
 
 // Our own checkers for the formats where the library's are looser than the
-// standards (SPEC R6.6). They are registered with every compiler, but the
+// standards. They are registered with every compiler, but the
 // library consults registered formats only where the dialect asserts format
 // (draft-04, -06, -07), so 2019-09 and 2020-12 stay annotation-only.
 //

@@ -283,7 +283,7 @@ func (s *Schema) pointerOf(loc string) string {
 
 // checkObjectRoot refuses a tool input schema whose root cannot accept an
 // object: the schema false, or an explicit type without "object", at the
-// root or anywhere along $ref chains and allOf from it (SPEC R6.3).
+// root or anywhere along $ref chains and allOf from it.
 func (s *Schema) checkObjectRoot() error {
 	seen := map[*jsonschema.Schema]bool{}
 	stack := []*jsonschema.Schema{s.compiled}

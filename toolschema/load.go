@@ -61,8 +61,7 @@ func standardDialect(s string) (dialectInfo, bool) {
 	return dialectInfo{}, false
 }
 
-// denyLoader refuses every URL: compiling never reads a file or the network
-// (SPEC R6.5).
+// denyLoader refuses every URL: compiling never reads a file or the network.
 type denyLoader struct{}
 
 func (denyLoader) Load(string) (any, error) { return nil, errExternalLoad }

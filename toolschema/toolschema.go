@@ -156,7 +156,7 @@ type Schema struct {
 // Compile compiles a tool input schema: everything CompileSchema does, and
 // the root must accept objects: a root that explicitly declares another type,
 // directly or through $ref chains and allOf, or the schema false, fails with
-// ErrNotObject (SPEC R6.3). Validate then also requires the arguments to be
+// ErrNotObject. Validate then also requires the arguments to be
 // a JSON object.
 func Compile(raw []byte, opts *Options) (*Schema, error) {
 	return compile(raw, opts, true)

@@ -5,6 +5,10 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	// The CLI opens postgres:// stores too: the package registers the
+	// scheme with agt.Open. A host that does not import it links no pgx.
+	_ "github.com/agtsdk/agt/resource/pgrepo"
 )
 
 func main() {

@@ -138,8 +138,9 @@ func explain(err error) string {
 		return msg + " (see 'agt mcp list'; register it with 'agt mcp create')"
 	case errors.Is(err, resource.ErrNotFound) && strings.HasPrefix(msg, "agent:"):
 		return msg + " (see 'agt agent list'; create it with 'agt agent create')"
-	case errors.Is(err, resource.ErrNotFound) && strings.Contains(msg, "agt mcp create"):
-		return msg // it already says what to do
+	case errors.Is(err, resource.ErrNotFound) && strings.HasPrefix(msg, "mcps:"):
+		// A mount of an unregistered server; the library names no command.
+		return msg + " (see 'agt mcp list'; register it with 'agt mcp create')"
 	case errors.Is(err, resource.ErrNotFound):
 		return msg + " (see 'agt mcp list' and 'agt agent list')"
 	case errors.Is(err, resource.ErrExists):

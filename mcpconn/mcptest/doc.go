@@ -1,5 +1,5 @@
 // Package mcptest is agt's bundled fake MCP server, for tests: typed go-sdk
-// tools (whose input schemas come from their Go input types, SPEC R1.2),
+// tools (whose input schemas come from their Go input types),
 // fault modes, and helpers to launch it in-process, as a stdio process, or
 // over HTTP.
 //
@@ -21,7 +21,7 @@
 // environment (reports cwd, args, env names and the values asked for, pid,
 // pgid), note_create / note_list / note_delete (a notes store with business
 // rules: titles unique per owner, and only the owner may delete, checked
-// by the server even for schema-valid calls, SPEC R1.4), search (required
+// by the server even for schema-valid calls), search (required
 // fields, integer bounds 1..100, string lengths, an enum, a nested object
 // with a pattern and an array), tree (a recursive $defs/$ref type), sleep
 // (for timeouts; honours cancellation) and echo. The limits are exported

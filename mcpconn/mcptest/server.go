@@ -262,8 +262,7 @@ type note struct {
 
 // schemaFor infers the input schema of In with jsonschema.For and lets
 // refine add bounds, enums and patterns to it: the Go type stays the one
-// definition of both the schema and the server's argument parsing (SPEC
-// R1.2).
+// definition of both the schema and the server's argument parsing.
 func schemaFor[In any](refine func(s *jsonschema.Schema)) *jsonschema.Schema {
 	s, err := jsonschema.For[In](nil)
 	if err != nil {
@@ -537,7 +536,7 @@ func (f *fake) environment(ctx context.Context, req *mcp.CallToolRequest, in Env
 func (f *fake) noteCreate(ctx context.Context, req *mcp.CallToolRequest, in NoteCreateIn) (*mcp.CallToolResult, NoteCreateOut, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	// Business rule, beyond the schema (SPEC R1.4): titles are unique per owner.
+	// Business rule, beyond the schema: titles are unique per owner.
 	for _, n := range f.notes {
 		if n.Owner == in.Owner && n.Title == in.Title {
 			return nil, NoteCreateOut{}, errors.New("conflict: this owner already has a note with that title")
@@ -575,7 +574,7 @@ func (f *fake) noteDelete(ctx context.Context, req *mcp.CallToolRequest, in Note
 	if !ok {
 		return nil, struct{}{}, errors.New("not found: no note with that id")
 	}
-	// Permission check of the server's own, for a schema-valid call (SPEC R1.4).
+	// Permission check of the server's own, for a schema-valid call.
 	if n.Owner != in.Caller {
 		return nil, struct{}{}, errors.New("permission denied: only the note's owner may delete it")
 	}

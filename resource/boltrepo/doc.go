@@ -1,5 +1,5 @@
 // Package boltrepo is the default resource.Repository: one bbolt file
-// (go.etcd.io/bbolt) holding every MCP and agent resource (SPEC R2.8).
+// (go.etcd.io/bbolt) holding every MCP and agent resource.
 //
 //	repo, err := boltrepo.Open(filepath.Join(dir, "agt.db"), nil)
 //	if err != nil {

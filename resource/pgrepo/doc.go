@@ -16,6 +16,11 @@
 //	_, err = repo.Update(ctx, key, newData, res.Revision)
 //	if errors.Is(err, resource.ErrConflict) { /* someone saved first */ }
 //
+// Importing the package also registers the postgres:// and postgresql://
+// URL schemes (resource.RegisterStore): agt.Open then opens such a URL
+// with default Options. A host that needs other Options calls Open itself
+// and passes the repository to agt.New.
+//
 // # Table
 //
 // Open creates this table (in Options.Schema when set, creating that schema

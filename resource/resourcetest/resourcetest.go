@@ -159,7 +159,7 @@ func noErrors(t *testing.T, errs []error) {
 	}
 }
 
-// SPEC R2.6: a read returns the resource with its revision; a new key starts
+// A read returns the resource with its revision; a new key starts
 // at revision 1.
 func testCreateGet(t *testing.T, repo resource.Repository) {
 	created := mustCreate(t, repo, keyA, `{"x": 1}`)
@@ -207,7 +207,7 @@ func testGetMissing(t *testing.T, repo resource.Repository) {
 	}
 }
 
-// SPEC R2.7: references are name or category/name; the store refuses others.
+// References are name or category/name; the store refuses others.
 func testInvalidKeys(t *testing.T, repo resource.Repository) {
 	for _, key := range []resource.Key{
 		{Kind: "", Ref: "a"},
@@ -247,7 +247,7 @@ func testInvalidData(t *testing.T, repo resource.Repository) {
 	}
 }
 
-// SPEC R2.6: a write with an expected revision that differs is refused, and
+// A write with an expected revision that differs is refused, and
 // the error carries the stored revision.
 func testUpdateCompareAndSet(t *testing.T, repo resource.Repository) {
 	mustCreate(t, repo, keyA, `{"n": 0}`)
@@ -576,7 +576,7 @@ type counter struct {
 	N int `json:"n"`
 }
 
-// SPEC R2.6: concurrent compare-and-set writers never lose an update.
+// Concurrent compare-and-set writers never lose an update.
 func testConcurrentCompareAndSet(t *testing.T, repo resource.Repository) {
 	mustCreate(t, repo, keyA, `{"n": 0}`)
 	errs := make([]error, Goroutines)
@@ -621,7 +621,7 @@ type itemList struct {
 	Items []string `json:"items"`
 }
 
-// SPEC R3.3: add/remove of single items through Modify never lose a
+// Add/remove of single items through Modify never lose a
 // concurrent update.
 func testConcurrentModifyAddRemove(t *testing.T, repo resource.Repository) {
 	// Items "pre-*" are present at the start and removed by half of the
@@ -670,7 +670,7 @@ func testConcurrentModifyAddRemove(t *testing.T, repo resource.Repository) {
 	}
 }
 
-// SPEC R2.6: of writers racing with the same expected revision exactly one
+// Of writers racing with the same expected revision exactly one
 // wins; the others get a conflict carrying the winner's revision.
 func testConcurrentSameExpected(t *testing.T, repo resource.Repository) {
 	mustCreate(t, repo, keyA, `{"winner": -1}`)
