@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -32,6 +33,38 @@ func mcpCreate(ctx context.Context, e *env, fs *flag.FlagSet, sf *serverFlags, r
 		abs, _ := filepath.Abs(sf.cwd)
 		fmt.Fprintf(e.err, "note: --cwd made absolute: %s\n", abs)
 	}
+	cwd, _ := filepath.Abs(sf.cwd)
+	return registerMCP(ctx, e, ref, data, sf.command, cwd)
+}
+
+// mcpAdd is the short form of create: agt mcp add REF [FLAGS] -- CMD
+// [ARGS...], or REF --transport http URL.
+func mcpAdd(ctx context.Context, e *env, fs *flag.FlagSet, af *addFlags, pos []string) error {
+	ref, err := parseRefArg("mcp add", pos[0])
+	if err != nil {
+		return err
+	}
+	srv, note, err := af.server(fs, pos)
+	if err != nil {
+		return err
+	}
+	name := af.name
+	if name == "" {
+		name = ref.Name()
+	}
+	data, err := json.Marshal(resource.MCPDocument{MCPServers: map[string]resource.MCPServer{name: srv}})
+	if err != nil {
+		return err
+	}
+	if note != "" {
+		fmt.Fprintln(e.err, note)
+	}
+	return registerMCP(ctx, e, ref, data, srv.Command, srv.Cwd)
+}
+
+// registerMCP creates the MCP resource ref and runs the static checks on
+// it. command and cwd are the server's, for the fix of a refused command.
+func registerMCP(ctx context.Context, e *env, ref resource.Ref, data json.RawMessage, command, cwd string) error {
 	h, err := e.host(ctx)
 	if err != nil {
 		return err
@@ -40,8 +73,7 @@ func mcpCreate(ctx context.Context, e *env, fs *flag.FlagSet, sf *serverFlags, r
 		Kind: resource.KindMCP, Ref: ref, Create: true, Data: data,
 	})
 	if err != nil {
-		cwd, _ := filepath.Abs(sf.cwd)
-		return withCommandFix(err, sf.command, cwd)
+		return withCommandFix(err, command, cwd)
 	}
 	reportWrite(e, "registered", res)
 	if !warnStatic(ctx, e, h.Resources(), ref) {
@@ -100,7 +132,7 @@ func mcpUpdate(ctx context.Context, e *env, fs *flag.FlagSet, sf *serverFlags, r
 	} else {
 		cur, err := h.Resources().Read(ctx, resource.Direct(), resource.Key{Kind: resource.KindMCP, Ref: ref})
 		if err != nil {
-			return err
+			return e.withRefSuggestion(ctx, resource.KindMCP, ref, err)
 		}
 		name, srv, err := resource.DecodeMCP(cur.Data)
 		if err != nil {
@@ -168,7 +200,7 @@ func showResource(ctx context.Context, e *env, kind resource.Kind, refArg string
 	}
 	res, err := h.Resources().Read(ctx, resource.Direct(), resource.Key{Kind: kind, Ref: ref})
 	if err != nil {
-		return err
+		return e.withRefSuggestion(ctx, kind, ref, err)
 	}
 	if asJSON {
 		return writeJSON(e.out, res)
@@ -379,10 +411,125 @@ func deleteResource(ctx context.Context, e *env, kind resource.Kind, refArg stri
 		return err
 	}
 	if err := h.Resources().Delete(ctx, resource.Direct(), resource.Key{Kind: kind, Ref: ref}, expected); err != nil {
-		return err
+		return e.withRefSuggestion(ctx, kind, ref, err)
 	}
 	fmt.Fprintf(e.out, "deleted %s %s\n", kind, ref)
 	return nil
+}
+
+// withMountSuggestion adds, to the refusal of a mount that names no
+// registered MCP server, the registered reference nearest to each such
+// name.
+func withMountSuggestion(ctx context.Context, e *env, err error, ch agentChange) error {
+	if !errors.Is(err, resource.ErrNotFound) || e.h == nil {
+		return err
+	}
+	asked := slices.Clone(ch.add)
+	if mcps, ok := ch.data["mcps"].([]string); ok {
+		asked = append(asked, mcps...)
+	}
+	list, lerr := e.h.Resources().List(ctx, resource.Direct(), resource.KindMCP, "")
+	if lerr != nil {
+		return err
+	}
+	refs := make([]string, len(list))
+	for i, r := range list {
+		refs[i] = string(r.Ref)
+	}
+	var near []string
+	for _, a := range asked {
+		if slices.Contains(refs, a) {
+			continue
+		}
+		if n := didYouMean(a, refs); n != "" {
+			near = append(near, fmt.Sprintf("%s for %s", n, a))
+		}
+	}
+	if len(near) == 0 {
+		return err
+	}
+	return fmt.Errorf("%w (did you mean %s?)", err, strings.Join(near, ", "))
+}
+
+// mcpDelete deletes an MCP registration unless agents mount it (then it
+// names them), or --force.
+func mcpDelete(ctx context.Context, e *env, refArg string, expected int64, force bool) error {
+	const cmd = "mcp delete"
+	ref, err := parseRefArg(cmd, refArg)
+	if err != nil {
+		return err
+	}
+	if expected < 0 {
+		return usagef(cmd, "--expected-revision must be a revision you read (1 or more)")
+	}
+	h, err := e.host(ctx)
+	if err != nil {
+		return err
+	}
+	key := resource.Key{Kind: resource.KindMCP, Ref: ref}
+	if _, err := h.Resources().Read(ctx, resource.Direct(), key); err != nil {
+		return e.withRefSuggestion(ctx, resource.KindMCP, ref, err)
+	}
+	users, err := mountedBy(ctx, h.Resources(), ref)
+	if err != nil {
+		return err
+	}
+	if len(users) > 0 && !force {
+		return fmt.Errorf("mcp %s is mounted by %s; nothing was deleted\nnext: unmount it first ('agt agent update %s --remove-mcp %s'), or delete it anyway with --force (%s then report the mount as missing)",
+			ref, agentsText(users), users[0], ref, pronoun(len(users)))
+	}
+	if err := h.Resources().Delete(ctx, resource.Direct(), key, expected); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.out, "deleted mcp %s\n", ref)
+	if len(users) > 0 {
+		fmt.Fprintf(e.err, "warning: still mounted by %s, which now report it as missing; unmount it with 'agt agent update AGENT --remove-mcp %s'\n",
+			agentsText(users), ref)
+	}
+	return nil
+}
+
+// mountedBy lists the agents whose mcps name ref, sorted. An agent whose
+// document cannot be read is left out.
+func mountedBy(ctx context.Context, svc *resource.Service, ref resource.Ref) ([]string, error) {
+	agents, err := svc.List(ctx, resource.Direct(), resource.KindAgent, "")
+	if err != nil {
+		return nil, err
+	}
+	var users []string
+	for _, a := range agents {
+		doc, err := resource.DecodeAgent(a.Data)
+		if err != nil {
+			continue
+		}
+		if slices.Contains(doc.MCPs, ref) {
+			users = append(users, string(a.Ref))
+		}
+	}
+	return users, nil
+}
+
+// plural is "1 agent", "2 agents".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// agentsText is "agent a" or "2 agents: a, b".
+func agentsText(users []string) string {
+	if len(users) == 1 {
+		return "agent " + users[0]
+	}
+	return fmt.Sprintf("%d agents: %s", len(users), strings.Join(users, ", "))
+}
+
+func pronoun(n int) string {
+	if n == 1 {
+		return "it will"
+	}
+	return "they will"
 }
 
 func agentCreate(ctx context.Context, e *env, fs *flag.FlagSet, af *agentFlags, refArg string) error {
@@ -433,7 +580,12 @@ func writeAgent(ctx context.Context, e *env, ref resource.Ref, ch agentChange, c
 	}
 	res, err := h.Resources().Write(ctx, resource.Direct(), req)
 	if err != nil {
-		return err
+		if !create && errors.Is(err, resource.ErrNotFound) {
+			if _, rerr := h.Resources().Read(ctx, resource.Direct(), resource.Key{Kind: resource.KindAgent, Ref: ref}); errors.Is(rerr, resource.ErrNotFound) {
+				return e.withRefSuggestion(ctx, resource.KindAgent, ref, err)
+			}
+		}
+		return withMountSuggestion(ctx, e, err, ch)
 	}
 	verb := "updated"
 	if create {
@@ -538,7 +690,7 @@ func readBounded(path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	if st.IsDir() {
-		return nil, fmt.Errorf("%s is a directory; give the mcpServers file itself", path)
+		return nil, fmt.Errorf("%s is a directory; give a file", path)
 	}
 	if st.Size() > limit {
 		return nil, fmt.Errorf("%s is %d bytes; the limit is %d", path, st.Size(), limit)
