@@ -154,21 +154,36 @@ schema does not compile.
 			},
 		},
 		{
-			name: "import", min: 1, max: 1, args: "FILE [--category C] [--dry-run]",
-			summary: "register every server of an mcpServers file (.mcp.json, Claude, Cursor, VS Code)",
-			help: `FILE holds {"mcpServers": {NAME: SERVER}} (Claude, Cursor, .mcp.json) or
-{"servers": {...}} (VS Code). Each server becomes one resource named after
-its key (lowercased, other characters turned into '-'), optionally under
---category. A server without cwd gets the directory of FILE as its cwd, and
-the command says so. A relative command (./x, bin/x) is refused with the
-absolute path to write instead. Fields agt does not use are reported and
-left out. Servers that already exist are reported and left unchanged.
-Exit status 1 if any server was not imported.`,
+			name: "import", min: 1, max: 1, args: "FILE [--category C] [--update] [--dry-run]",
+			summary: "register every server of a config file: .mcp.json, Claude, Cursor, VS Code, Codex config.toml",
+			help: `FILE holds {"mcpServers": {NAME: SERVER}} (Claude, Cursor, .mcp.json),
+{"servers": {NAME: {type, command, args, env, url, headers}}} (VS Code's
+.vscode/mcp.json), or, when its name ends in .toml, Codex's
+[mcp_servers.NAME] tables (command, args, env, cwd, startup_timeout_sec,
+tool_timeout_sec; url and http_headers for a remote server).
+
+Each server becomes one resource named after its key (lowercased, other
+characters turned into '-'), optionally under --category. A server without
+cwd gets the directory of FILE as its cwd (the project's, for .vscode/,
+.cursor/ and .codex/ files), and the command says so. A relative command
+(./x, bin/x) is refused with the absolute path to write instead. Fields agt
+does not use are reported and left out: from Codex, bearer_token_env_var,
+env_http_headers and env_vars (agt reads no variable when it starts a
+server: give values with -e and -H) and enabled.
+
+A server that is already registered as in FILE is reported and left alone.
+One registered with another configuration is left unchanged unless
+--update, which replaces it with FILE's (compare-and-set on the revision
+read: a write in between is reported, not overwritten).
+
+Exit status 1 if any server could not be imported, or differs and
+--update was not given.`,
 			define: func(fs *flag.FlagSet) action {
 				category := fs.String("category", "", "register every server as `C`/NAME")
 				dryRun := fs.Bool("dry-run", false, "show what would be registered; write nothing")
+				update := fs.Bool("update", false, "replace servers registered with another configuration")
 				return func(ctx context.Context, e *env, args []string) error {
-					return mcpImport(ctx, e, args[0], *category, *dryRun)
+					return mcpImport(ctx, e, args[0], *category, *dryRun, *update)
 				}
 			},
 		},

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -602,7 +603,7 @@ func writeAgent(ctx context.Context, e *env, ref resource.Ref, ch agentChange, c
 	return nil
 }
 
-func mcpImport(ctx context.Context, e *env, file, category string, dryRun bool) error {
+func mcpImport(ctx context.Context, e *env, file, category string, dryRun, update bool) error {
 	const cmd = "mcp import"
 	if category != "" {
 		if _, err := resource.ParseRef(category + "/x"); err != nil || strings.Contains(category, "/") {
@@ -625,15 +626,15 @@ func mcpImport(ctx context.Context, e *env, file, category string, dryRun bool) 
 		fmt.Fprintf(e.err, "%s lists no servers\n", file)
 		return nil
 	}
-	var h interface {
-		Resources() *resource.Service
-	}
+	var svc *resource.Service
 	if !dryRun {
-		if h, err = e.host(ctx); err != nil {
+		h, err := e.host(ctx)
+		if err != nil {
 			return err
 		}
+		svc = h.Resources()
 	}
-	failed := 0
+	var invalid, unwritten, same, differ int
 	for _, en := range entries {
 		label := en.Key
 		if en.Ref != "" && string(en.Ref) != en.Key {
@@ -643,7 +644,7 @@ func mcpImport(ctx context.Context, e *env, file, category string, dryRun bool) 
 			fmt.Fprintf(e.err, "%s: note: %s\n", label, n)
 		}
 		if en.Err != "" {
-			failed++
+			invalid++
 			fmt.Fprintf(e.err, "%s: not imported: %s\n", label, en.Err)
 			continue
 		}
@@ -657,25 +658,79 @@ func mcpImport(ctx context.Context, e *env, file, category string, dryRun bool) 
 			fmt.Fprintf(e.out, "would register mcp %s: %s\n", en.Ref, serverSummary(en.Server))
 			continue
 		}
-		res, err := h.Resources().Write(ctx, resource.Direct(), resource.WriteRequest{
+		res, err := svc.Write(ctx, resource.Direct(), resource.WriteRequest{
 			Kind: resource.KindMCP, Ref: en.Ref, Create: true, Data: doc,
 		})
-		if err != nil {
-			failed++
+		if err == nil {
+			fmt.Fprintf(e.out, "registered mcp %s (revision %d)\n", res.Resource.Ref, res.Resource.Revision)
+			continue
+		}
+		if !errors.Is(err, resource.ErrExists) {
+			unwritten++
 			fmt.Fprintf(e.err, "%s: not imported: %s\n", label, explain(err))
 			continue
 		}
-		fmt.Fprintf(e.out, "registered mcp %s (revision %d)\n", res.Resource.Ref, res.Resource.Revision)
+		// It exists: the same configuration is nothing to do; another one
+		// is replaced with --update, compare-and-set on the revision read.
+		cur, err := svc.Read(ctx, resource.Direct(), resource.Key{Kind: resource.KindMCP, Ref: en.Ref})
+		if err != nil {
+			unwritten++
+			fmt.Fprintf(e.err, "%s: not imported: %s\n", label, explain(err))
+			continue
+		}
+		switch {
+		case sameServer(cur.Data, en.Name, en.Server):
+			same++
+			fmt.Fprintf(e.out, "mcp %s already registered as in %s (revision %d)\n", en.Ref, file, cur.Revision)
+		case !update:
+			differ++
+			fmt.Fprintf(e.out, "mcp %s already registered with another configuration (revision %d); left unchanged\n", en.Ref, cur.Revision)
+		default:
+			res, err := svc.Write(ctx, resource.Direct(), resource.WriteRequest{
+				Kind: resource.KindMCP, Ref: en.Ref, Data: doc, ExpectedRevision: cur.Revision,
+			})
+			if err != nil {
+				unwritten++
+				fmt.Fprintf(e.err, "%s: not updated: %s\n", label, explain(err))
+				continue
+			}
+			fmt.Fprintf(e.out, "updated mcp %s (revision %d)\n", res.Resource.Ref, res.Resource.Revision)
+		}
 	}
-	if failed > 0 && dryRun {
-		fmt.Fprintf(e.err, "%d of %d servers would not be imported; fix them in %s (nothing was written)\n", failed, len(entries), file)
-		return errReported
+	n := len(entries)
+	switch {
+	case invalid > 0 && dryRun:
+		fmt.Fprintf(e.err, "%d of %d servers would not be imported; fix them in %s (nothing was written)\n", invalid, n, file)
+	case invalid > 0:
+		fmt.Fprintf(e.err, "%d of %d servers not imported; fix them in %s and import again\n", invalid, n, file)
 	}
-	if failed > 0 {
-		fmt.Fprintf(e.err, "%d of %d servers not imported; fix them in %s and import again (the others are already registered)\n", failed, len(entries), file)
+	if unwritten > 0 {
+		fmt.Fprintf(e.err, "%d of %d servers could not be written (see above)\n", unwritten, n)
+	}
+	if same > 0 {
+		fmt.Fprintf(e.err, "%d of %d servers were already registered as in %s: nothing to do for them\n", same, n, file)
+	}
+	if differ > 0 {
+		fmt.Fprintf(e.err, "%d of %d servers are registered with another configuration and were left unchanged; 'agt mcp import %s --update' replaces them with the file's\n", differ, n, file)
+	}
+	if invalid+unwritten+differ > 0 {
 		return errReported
 	}
 	return nil
+}
+
+// sameServer reports whether the stored MCP document data holds the server
+// srv under name, as a write of it would store it (the transport written
+// out).
+func sameServer(data json.RawMessage, name string, srv resource.MCPServer) bool {
+	curName, cur, err := resource.DecodeMCP(data)
+	if err != nil || curName != name {
+		return false
+	}
+	cur.Type, srv.Type = cur.Transport(), srv.Transport()
+	a, errA := json.Marshal(cur)
+	b, errB := json.Marshal(srv)
+	return errA == nil && errB == nil && bytes.Equal(a, b)
 }
 
 // readBounded reads at most limit bytes of a file, refusing a bigger one.
