@@ -463,14 +463,17 @@ There is no --allow-mcp switch: an agent uses exactly the MCP servers mounted
 on it (agt agent update AGENT --add-mcp REF).
 
 Walk-through:
-  agt mcp create notes --command notes-server --cwd "$PWD"
+  agt mcp add notes --cwd "$PWD" -- notes-server --verbose
+                              # or: agt mcp create notes --command notes-server --cwd "$PWD" --arg --verbose
+                              # or: agt mcp import .mcp.json (VS Code's mcp.json, Codex's config.toml)
   agt mcp test notes          # static checks, starts nothing
   agt mcp probe notes         # starts it, lists and compiles its tools, stops it
   agt agent create helper
   agt agent update helper --add-mcp notes
   agt agent tools helper      # the tools a Run of helper would see
   agt agent call helper mcp__notes__search '{"query":"a","limit":3}'
-                              # one call: validated, then you are asked (--yes allows)
+                              # one call: validated, then you are asked (--yes allows);
+                              # - reads the JSON from stdin, @FILE from a file
 `
 
 func writeTopHelp(w io.Writer, tree []*group) error {

@@ -67,12 +67,12 @@ var hintTable = []hintRule{
 	}},
 	{err: resource.ErrNotFound, hint: func(s hintSubject) string {
 		switch {
+		case strings.HasPrefix(s.msg, "mcps:"): // a mount that names no server
+			return "(see 'agt mcp list'; register it with 'agt mcp add' or 'agt mcp create')"
 		case s.kind == resource.KindMCP || strings.HasPrefix(s.msg, "mcp:"):
 			return "(see 'agt mcp list'; register it with 'agt mcp add' or 'agt mcp create')"
 		case s.kind == resource.KindAgent || strings.HasPrefix(s.msg, "agent:"):
 			return "(see 'agt agent list'; create it with 'agt agent create')"
-		case strings.HasPrefix(s.msg, "mcps:"):
-			return "(see 'agt mcp list'; register it with 'agt mcp add' or 'agt mcp create')"
 		}
 		return "(see 'agt mcp list' and 'agt agent list')"
 	}},
@@ -134,9 +134,9 @@ func subjectOf(err error, msg string) hintSubject {
 	case errors.As(err, &ce):
 		s.ref, s.kind = ce.Key.Ref, ce.Key.Kind
 	}
-	var ae *agentError
+	var ae *aboutError
 	if errors.As(err, &ae) {
-		s.ref, s.kind = ae.ref, resource.KindAgent
+		s.ref, s.kind = ae.ref, ae.kind
 	}
 	if errors.As(err, &de) {
 		s.code = de.Code
@@ -177,14 +177,24 @@ type suggestedError struct {
 func (e *suggestedError) Error() string { return e.err.Error() }
 func (e *suggestedError) Unwrap() error { return e.err }
 
-// agentError marks an error about the agent ref, for the hints.
-type agentError struct {
-	err error
-	ref resource.Ref
+// aboutError names the resource an error is about, for the hints, when
+// the error itself does not (a refused write, a disabled agent).
+type aboutError struct {
+	err  error
+	kind resource.Kind
+	ref  resource.Ref
 }
 
-func (e *agentError) Error() string { return e.err.Error() }
-func (e *agentError) Unwrap() error { return e.err }
+func (e *aboutError) Error() string { return e.err.Error() }
+func (e *aboutError) Unwrap() error { return e.err }
+
+// about marks err as being about the resource kind:ref; nil stays nil.
+func about(err error, kind resource.Kind, ref resource.Ref) error {
+	if err == nil {
+		return nil
+	}
+	return &aboutError{err: err, kind: kind, ref: ref}
+}
 
 // withRefSuggestion adds, to a not-found error for ref, the registered
 // reference of the same kind nearest to it.

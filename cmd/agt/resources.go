@@ -74,7 +74,7 @@ func registerMCP(ctx context.Context, e *env, ref resource.Ref, data json.RawMes
 		Kind: resource.KindMCP, Ref: ref, Create: true, Data: data,
 	})
 	if err != nil {
-		return withCommandFix(err, command, cwd)
+		return withCommandFix(about(err, resource.KindMCP, ref), command, cwd)
 	}
 	reportWrite(e, "registered", res)
 	if !warnStatic(ctx, e, h.Resources(), ref) {
@@ -157,7 +157,7 @@ func mcpUpdate(ctx context.Context, e *env, fs *flag.FlagSet, sf *serverFlags, r
 	}
 	res, err := h.Resources().Write(ctx, resource.Direct(), req)
 	if err != nil {
-		return withCommandFix(err, command, cwd)
+		return withCommandFix(about(err, resource.KindMCP, ref), command, cwd)
 	}
 	reportWrite(e, "updated", res)
 	warnStatic(ctx, e, h.Resources(), ref)
@@ -586,7 +586,7 @@ func writeAgent(ctx context.Context, e *env, ref resource.Ref, ch agentChange, c
 				return e.withRefSuggestion(ctx, resource.KindAgent, ref, err)
 			}
 		}
-		return withMountSuggestion(ctx, e, err, ch)
+		return withMountSuggestion(ctx, e, about(err, resource.KindAgent, ref), ch)
 	}
 	verb := "updated"
 	if create {

@@ -137,7 +137,7 @@ func withTimeoutHint(ctx context.Context, e *env, err error, timeout time.Durati
 func runError(ctx context.Context, e *env, ref resource.Ref, err error) error {
 	switch {
 	case errors.Is(err, run.ErrAgentDisabled):
-		return &agentError{ref: ref, err: fmt.Errorf("agent %s is disabled: %w", ref, run.ErrAgentDisabled)}
+		return about(fmt.Errorf("agent %s is disabled: %w", ref, run.ErrAgentDisabled), resource.KindAgent, ref)
 	case errors.Is(err, resource.ErrNotFound):
 		return e.withRefSuggestion(ctx, resource.KindAgent, ref, fmt.Errorf("agent %s is not registered: %w", ref, resource.ErrNotFound))
 	}
