@@ -217,3 +217,14 @@ func TestDidYouMean(t *testing.T) {
 		}
 	}
 }
+
+// Help lists a shorthand with its long flag.
+func TestHelpListsShorthands(t *testing.T) {
+	t.Parallel()
+	for _, cmd := range []string{"add", "create", "update"} {
+		r := mustRun(t, "", 0, "mcp", cmd, "--help")
+		if !strings.Contains(r.stdout, "  -e, --env K=V\n") || !strings.Contains(r.stdout, `  -H, --header "Name: value"`+"\n") || strings.Contains(r.stdout, "short for --") {
+			t.Errorf("agt mcp %s --help does not list -e and -H with their long flags:\n%s", cmd, r.stdout)
+		}
+	}
+}

@@ -526,8 +526,16 @@ func writeFlags(w io.Writer, fs *flag.FlagSet) {
 	sort.Strings(names)
 	for _, n := range names {
 		f := fs.Lookup(n)
+		if long, ok := shorthands[n]; ok && fs.Lookup(long) != nil {
+			continue // listed with its long form
+		}
 		arg, usage := flag.UnquoteUsage(f)
 		head := dashed(f.Name)
+		for short, long := range shorthands {
+			if long == n && fs.Lookup(short) != nil {
+				head = dashed(short) + ", " + head
+			}
+		}
 		if arg != "" {
 			head += " " + arg
 		}

@@ -232,8 +232,8 @@ func defineAddFlags(fs *flag.FlagSet) *addFlags {
 	af := &addFlags{env: newPairList("=", "K=V"), headers: newPairList(":", `"Name: value"`)}
 	fs.StringVar(&af.cwd, "cwd", "", "stdio: the directory `DIR` the server runs in (default: the current directory, made absolute)")
 	fs.StringVar(&af.transport, "transport", "stdio", "`T`: stdio (the command line after --), http (streamable HTTP) or sse, with the URL")
-	fs.Var(af.env, "env", "stdio: one `K=V` environment variable; repeat for more (-e)")
-	fs.Var(af.headers, "header", "remote: one `\"Name: value\"` header; repeat for more (-H)")
+	fs.Var(af.env, "env", "stdio: one `K=V` environment variable; repeat for more")
+	fs.Var(af.headers, "header", "remote: one `\"Name: value\"` header; repeat for more")
 	fs.StringVar(&af.name, "name", "", "the server's key `NAME` inside mcpServers (default: the name part of REF)")
 	fs.StringVar(&af.description, "description", "", "free `TEXT` for people")
 	fs.DurationVar(&af.startupTimeout, "startup-timeout", 0, "bound on start plus handshake, a `DURATION` such as 45s (0: the default, 30s)")

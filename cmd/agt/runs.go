@@ -39,6 +39,7 @@ type mountFailure struct {
 	Error      string       `json:"error"`
 	StderrTail string       `json:"stderr_tail,omitempty"`
 	missing    bool         // the mounted reference is not registered
+	err        error        // for agt's hint
 }
 
 type skippedFailure struct {
@@ -70,7 +71,7 @@ func agentTools(ctx context.Context, e *env, refArg string, timeout time.Duratio
 	for _, m := range r.MountErrors() {
 		// The tail has its own field, as in the probe report.
 		rep.MountErrors = append(rep.MountErrors, mountFailure{Ref: m.Ref, Error: mcpconn.ErrorText(m.Err, false), StderrTail: m.StderrTail,
-			missing: errors.Is(m.Err, resource.ErrNotFound)})
+			missing: errors.Is(m.Err, resource.ErrNotFound), err: m.Err})
 	}
 	for _, s := range r.SkippedTools() {
 		rep.SkippedTools = append(rep.SkippedTools, skippedFailure{Name: s.Alias, Source: s.Source, Error: s.Err.Error()})
@@ -114,7 +115,11 @@ func writeTools(e *env, rep toolsReport) {
 		}
 		fmt.Fprintf(e.out, "mount %s failed to load: %s\n", m.Ref, shown(m.Error, maxLineWidth))
 		writeStderrTail(e.out, "  ", m.StderrTail)
-		fmt.Fprintf(e.out, "  next: 'agt mcp probe %s' shows more\n", m.Ref)
+		if h := commandHint(m.err, m.Error); h != "" && !strings.HasPrefix(h, "(") {
+			fmt.Fprintf(e.out, "  %s\n", h)
+		} else {
+			fmt.Fprintf(e.out, "  next: 'agt mcp probe %s' shows more\n", m.Ref)
+		}
 	}
 }
 
