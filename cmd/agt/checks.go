@@ -98,8 +98,8 @@ func mcpProbe(ctx context.Context, e *env, refArg string, timeout time.Duration,
 	return nil
 }
 
-// probeJSON is the probe report as agt prints it (DESIGN.md, the
-// command-line contract): the keys reference, server, protocol_version,
+// probeJSON is the probe report as agt prints it (the command-line
+// contract the README documents): the keys reference, server, protocol_version,
 // tools[].name, .ok, .error and duration_ms are always present. server is
 // null and protocol_version "" when no handshake happened; a tool's error
 // is null when its schema compiled. The other fields are mcpconn's, in

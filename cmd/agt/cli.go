@@ -15,7 +15,7 @@ import (
 	"time"
 )
 
-// Exit statuses (DESIGN.md, "The command-line tool").
+// Exit statuses, as documented in --help and the README.
 const (
 	exitOK     = 0
 	exitFailed = 1 // the operation failed: probe failed, call refused, not found...
@@ -157,8 +157,7 @@ func runCLI(ctx context.Context, args []string, s stdio) int {
 	}
 }
 
-// refuseAllowMCP finds the removed master switch anywhere before "--"
-// (SPEC R3.7).
+// refuseAllowMCP finds the removed master switch anywhere before "--".
 func refuseAllowMCP(args []string) error {
 	for i, a := range args {
 		if a == "--" {

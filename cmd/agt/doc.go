@@ -51,7 +51,7 @@
 // call) goes to stderr when stderr is a terminal. Exit status 0 is success, 1
 // a failed operation (not found, conflict, probe failed, call refused or
 // failed), 2 a wrong command line. --allow-mcp is refused: the switch was
-// removed, mounts decide (SPEC R3.7). Human output never shows env or header
+// removed, mounts decide. Human output never shows env or header
 // values, nor the user info or query of a URL (--json shows the stored
 // document). What MCP servers say (names, versions, tool names and
 // descriptions, errors, stderr lines, call results) is hostile text: human

@@ -255,7 +255,7 @@ func placeCwd(srv *resource.MCPServer, path, workspace string) string {
 }
 
 // checkImportCommand refuses commands that depend on the directory agt runs
-// in, with the absolute path to write instead (SPEC R2.2).
+// in, with the absolute path to write instead.
 func checkImportCommand(srv resource.MCPServer) error {
 	c := srv.Command
 	switch {

@@ -338,13 +338,13 @@ func (sf *serverFlags) apply(fs *flag.FlagSet, srv *resource.MCPServer) error {
 	}
 	if given(fs, "env") {
 		if remote {
-			return errors.New("--env is for stdio servers; a remote server (--url) takes --header")
+			return errors.New("-e/--env is for stdio servers; a remote server (--url) takes -H/--header")
 		}
 		srv.Env = sf.env.value
 	}
 	if given(fs, "header") {
 		if !remote {
-			return errors.New("--header is for remote servers (--url); a stdio server takes --env")
+			return errors.New("-H/--header is for remote servers (--url); a stdio server takes -e/--env")
 		}
 		srv.Headers = sf.headers.value
 	}

@@ -151,7 +151,7 @@ func mcpUpdate(ctx context.Context, e *env, fs *flag.FlagSet, sf *serverFlags, r
 		command, cwd = srv.Command, srv.Cwd
 		if req.ExpectedRevision == 0 {
 			// Compare-and-set on what was just read: a concurrent writer
-			// makes this fail instead of being overwritten (SPEC R2.6).
+			// makes this fail instead of being overwritten.
 			req.ExpectedRevision = cur.Revision
 		}
 	}
@@ -164,7 +164,7 @@ func mcpUpdate(ctx context.Context, e *env, fs *flag.FlagSet, sf *serverFlags, r
 	return nil
 }
 
-// withCommandFix adds, to the refusal of a relative command (SPEC R2.2),
+// withCommandFix adds, to the refusal of a relative command,
 // the absolute path the operator most likely means, as the flag to give.
 func withCommandFix(err error, command, cwd string) error {
 	if !errors.Is(err, resource.ErrInvalid) || command == "" || filepath.IsAbs(command) ||
