@@ -71,11 +71,7 @@ func TestMCPAddShortForm(t *testing.T) {
 func TestMCPAddUsageErrors(t *testing.T) {
 	t.Parallel()
 	db := filepath.Join(t.TempDir(), "agt.db")
-	tests := []struct {
-		name string
-		args []string
-		want string
-	}{
+	assertUsageErrors(t, db, []usageCase{
 		{"no command", []string{"mcp", "add", "x"}, "say how to start or reach the server: -- CMD"},
 		{"server flag before --", []string{"mcp", "add", "x", "srv", "--verbose"}, "unknown flag --verbose; put the server's command line after --"},
 		{"header on stdio", []string{"mcp", "add", "x", "-H", "A: secretvalue", "--", "srv"}, "-H/--header is for remote servers"},
@@ -83,19 +79,7 @@ func TestMCPAddUsageErrors(t *testing.T) {
 		{"remote takes one URL", []string{"mcp", "add", "x", "--transport", "http", "https://h/mcp", "more"}, "takes the URL as the one argument after REF; got 2"},
 		{"unknown transport", []string{"mcp", "add", "x", "--transport", "carrier-pigeon", "https://h/mcp"}, "--transport must be stdio, http or sse"},
 		{"bad reference", []string{"mcp", "add", "Not/A/Ref", "--", "srv"}, "reference"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			r := runAgt(t, db, "", tt.args...)
-			if r.code != 2 || !strings.Contains(r.stderr, tt.want) {
-				t.Errorf("agt %q: exit %d, want 2 and %q in stderr:\n%s", tt.args, r.code, tt.want, r.stderr)
-			}
-			if strings.Contains(r.stderr, "secretvalue") {
-				t.Errorf("agt %q: stderr echoes a flag value:\n%s", tt.args, r.stderr)
-			}
-		})
-	}
+	})
 }
 
 // A flag is reported as it was typed (-e, not --e); an unknown one gets
@@ -103,11 +87,7 @@ func TestMCPAddUsageErrors(t *testing.T) {
 func TestFlagsReportedAsTyped(t *testing.T) {
 	t.Parallel()
 	db := filepath.Join(t.TempDir(), "agt.db")
-	tests := []struct {
-		name string
-		args []string
-		want string
-	}{
+	assertUsageErrors(t, db, []usageCase{
 		{"shorthand without value", []string{"mcp", "create", "x", "--command", "a", "--cwd", "/", "-e"}, "agt: -e needs a value\n"},
 		{"long without value", []string{"mcp", "create", "x", "--command", "a", "--cwd", "/", "--env"}, "agt: --env needs a value\n"},
 		{"one dash long", []string{"mcp", "create", "x", "--command", "a", "--cwd", "/", "-env"}, "agt: -env needs a value\n"},
@@ -116,19 +96,7 @@ func TestFlagsReportedAsTyped(t *testing.T) {
 		{"unknown, one dash", []string{"mcp", "list", "-bogus"}, "agt: unknown flag -bogus\n"},
 		{"unknown near a known one", []string{"mcp", "list", "--categroy", "c"}, "unknown flag --categroy (did you mean --category?)"},
 		{"unknown shorthand", []string{"mcp", "create", "x", "-E", "K=V"}, "unknown flag -E (did you mean -e?)"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			r := runAgt(t, db, "", tt.args...)
-			if r.code != 2 || !strings.Contains(r.stderr, tt.want) {
-				t.Errorf("agt %q: exit %d, want 2 and %q in stderr:\n%s", tt.args, r.code, tt.want, r.stderr)
-			}
-			if strings.Contains(r.stderr, "secretvalue") || strings.Contains(r.stderr, "--e ") {
-				t.Errorf("agt %q: stderr echoes a value or renames the flag:\n%s", tt.args, r.stderr)
-			}
-		})
-	}
+	})
 }
 
 // remove and rm run delete, for MCP servers and agents; help names them.

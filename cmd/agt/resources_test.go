@@ -313,14 +313,9 @@ func TestImport(t *testing.T) {
 	// Importing again: the registered ones are the same, nothing needs
 	// fixing but the invalid one.
 	r = mustRun(t, db, 1, "mcp", "import", file)
-	for _, want := range []string{
-		"1 of 4 servers not imported; fix them in " + file,
-		"3 of 4 servers were already registered as in " + file + ": nothing to do for them",
-	} {
-		if !strings.Contains(r.stderr, want) {
-			t.Errorf("second import lacks %q:\n%s", want, r.stderr)
-		}
-	}
+	assertContains(t, "second import", r.stderr,
+		"1 of 4 servers not imported; fix them in "+file,
+		"3 of 4 servers were already registered as in "+file+": nothing to do for them")
 	if !strings.Contains(r.stdout, "mcp notes already registered as in "+file+" (revision 1)") {
 		t.Errorf("second import stdout:\n%s", r.stdout)
 	}
@@ -405,16 +400,8 @@ http_headers = { "X-Key" = "hsecret" }
 		t.Fatal(err)
 	}
 	r := mustRun(t, db, 0, "mcp", "import", file)
-	for _, want := range []string{"registered mcp notes (revision 1)", "registered mcp web (revision 1)"} {
-		if !strings.Contains(r.stdout, want) {
-			t.Errorf("codex import stdout lacks %q:\n%s", want, r.stdout)
-		}
-	}
-	for _, want := range []string{"notes: note: no cwd in config.toml: it runs in " + proj, "web: note: bearer_token_env_var WEB_TOKEN left out"} {
-		if !strings.Contains(r.stderr, want) {
-			t.Errorf("codex import stderr lacks %q:\n%s", want, r.stderr)
-		}
-	}
+	assertContains(t, "codex import stdout", r.stdout, "registered mcp notes (revision 1)", "registered mcp web (revision 1)")
+	assertContains(t, "codex import stderr", r.stderr, "notes: note: no cwd in config.toml: it runs in "+proj, "web: note: bearer_token_env_var WEB_TOKEN left out")
 	if strings.Contains(r.stdout+r.stderr, "secret") {
 		t.Errorf("codex import shows a value:\n%s\n%s", r.stdout, r.stderr)
 	}
