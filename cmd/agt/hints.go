@@ -34,6 +34,7 @@ func (s hintSubject) refOr(word string) string {
 // hintRule maps one sentinel (and, for ErrInvalid, one code) to agt's hint.
 type hintRule struct {
 	err  error
+	also error  // a second error the chain must hold too, or nil
 	code string // "" matches every code
 	hint func(s hintSubject) string
 }
@@ -53,8 +54,11 @@ var hintTable = []hintRule{
 	{err: mcpconn.ErrStart, hint: func(s hintSubject) string {
 		return "next: 'agt mcp test " + s.refOr("REF") + "' checks the command and cwd; 'agt mcp update " + s.refOr("REF") + "' fixes them"
 	}},
-	{err: mcpconn.ErrHandshake, hint: func(s hintSubject) string {
+	{err: mcpconn.ErrHandshake, also: context.DeadlineExceeded, hint: func(s hintSubject) string {
 		return "next: a slow server needs a longer start: 'agt mcp update " + s.refOr("REF") + " --startup-timeout 90s'; 'agt mcp probe " + s.refOr("REF") + "' shows its stderr"
+	}},
+	{err: mcpconn.ErrHandshake, hint: func(s hintSubject) string {
+		return "next: its stderr says why it did not answer; 'agt mcp test " + s.refOr("REF") + "' checks the configuration, 'agt mcp update " + s.refOr("REF") + "' fixes it"
 	}},
 	{err: run.ErrAgentDisabled, hint: func(s hintSubject) string {
 		return "next: agt agent update " + s.refOr("AGENT") + " --enabled=true"
@@ -93,7 +97,7 @@ var hintTable = []hintRule{
 func commandHint(err error, msg string) string {
 	s := subjectOf(err, msg)
 	for _, r := range hintTable {
-		if !errors.Is(err, r.err) || (r.code != "" && r.code != s.code) {
+		if !errors.Is(err, r.err) || (r.also != nil && !errors.Is(err, r.also)) || (r.code != "" && r.code != s.code) {
 			continue
 		}
 		h := r.hint(s)

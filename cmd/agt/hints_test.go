@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -29,7 +30,8 @@ func TestCommandHint(t *testing.T) {
 		{"limit", &mcpconn.Error{Ref: "notes", Op: "list tools", Kind: mcpconn.ErrUnavailable, Err: mcpconn.ErrLimit}, "next: the server sent more than agt accepts"},
 		{"invalid server", connErr(mcpconn.ErrInvalidServer, ""), "next: 'agt mcp test notes' shows what is wrong; 'agt mcp update notes' fixes it"},
 		{"start", connErr(mcpconn.ErrStart, ""), "next: 'agt mcp test notes' checks the command and cwd"},
-		{"handshake", connErr(mcpconn.ErrHandshake, ""), "next: a slow server needs a longer start: 'agt mcp update notes --startup-timeout 90s'"},
+		{"handshake timed out", &mcpconn.Error{Ref: "notes", Op: "connect", Kind: mcpconn.ErrHandshake, Err: context.DeadlineExceeded}, "next: a slow server needs a longer start: 'agt mcp update notes --startup-timeout 90s'"},
+		{"handshake failed", connErr(mcpconn.ErrHandshake, "exited"), "next: its stderr says why it did not answer; 'agt mcp test notes' checks the configuration"},
 		{"agent disabled", about(fmt.Errorf("x: %w", run.ErrAgentDisabled), resource.KindAgent, "helper"), "next: agt agent update helper --enabled=true"},
 		{"document without absolute cwd", about(&resource.DocumentError{Code: resource.CodeNoAbsoluteCwd}, resource.KindMCP, "notes"), "next: agt mcp update notes --cwd /abs/dir"},
 		{"document with two servers", &resource.DocumentError{Code: resource.CodeServerCount}, "next: register each server as its own resource: 'agt mcp import FILE' splits a file"},
