@@ -192,6 +192,16 @@ type aboutError struct {
 func (e *aboutError) Error() string { return e.err.Error() }
 func (e *aboutError) Unwrap() error { return e.err }
 
+// markedError is a message of agt's that errors.Is matches to a library
+// sentinel, without the sentinel's own words.
+type markedError struct {
+	msg      string
+	sentinel error
+}
+
+func (e *markedError) Error() string { return e.msg }
+func (e *markedError) Unwrap() error { return e.sentinel }
+
 // about marks err as being about the resource kind:ref; nil stays nil.
 func about(err error, kind resource.Kind, ref resource.Ref) error {
 	if err == nil {

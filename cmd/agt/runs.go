@@ -142,9 +142,9 @@ func withTimeoutHint(ctx context.Context, e *env, err error, timeout time.Durati
 func runError(ctx context.Context, e *env, ref resource.Ref, err error) error {
 	switch {
 	case errors.Is(err, run.ErrAgentDisabled):
-		return about(fmt.Errorf("agent %s is disabled: %w", ref, run.ErrAgentDisabled), resource.KindAgent, ref)
+		return about(&markedError{msg: fmt.Sprintf("agent %s is disabled", ref), sentinel: run.ErrAgentDisabled}, resource.KindAgent, ref)
 	case errors.Is(err, resource.ErrNotFound):
-		return e.withRefSuggestion(ctx, resource.KindAgent, ref, fmt.Errorf("agent %s is not registered: %w", ref, resource.ErrNotFound))
+		return e.withRefSuggestion(ctx, resource.KindAgent, ref, &markedError{msg: fmt.Sprintf("agent %s is not registered", ref), sentinel: resource.ErrNotFound})
 	}
 	return err
 }
