@@ -66,7 +66,7 @@ change: the next Run loads the new mounts.
 			},
 		},
 		{
-			name: "delete", min: 1, max: 1, args: "AGENT [--expected-revision N]",
+			name: "delete", aliases: []string{"remove", "rm"}, min: 1, max: 1, args: "AGENT [--expected-revision N]",
 			summary: "remove an agent (the MCP servers it mounted stay registered)",
 			define: func(fs *flag.FlagSet) action {
 				rev := fs.Int64("expected-revision", 0, "refuse unless the stored revision is `N` (0: no check)")
@@ -94,7 +94,7 @@ does. Exit status 1 when the agent is not ready.`,
 			define: func(fs *flag.FlagSet) action {
 				asJSON := fs.Bool("json", false, "print the report as JSON")
 				probe := fs.Bool("probe", false, "also probe every mounted server (starts them)")
-				timeout := fs.Duration("timeout", 60*time.Second, "give up after this `DURATION`")
+				timeout := fs.Duration("timeout", 60*time.Second, "give up after this `DURATION`, the servers' shutdown included")
 				return func(ctx context.Context, e *env, args []string) error {
 					return agentCheck(ctx, e, args[0], *probe, *timeout, *asJSON)
 				}
@@ -108,17 +108,18 @@ tools, prints the snapshot, and closes everything. Mounts that fail to load
 are reported, and the rest are listed. Exit status 1 if any mount failed.`,
 			define: func(fs *flag.FlagSet) action {
 				asJSON := fs.Bool("json", false, "print the tools (name, description, input_schema, source) as JSON")
-				timeout := fs.Duration("timeout", 60*time.Second, "give up after this `DURATION`")
+				timeout := fs.Duration("timeout", 60*time.Second, "give up after this `DURATION`, the servers' shutdown included")
 				return func(ctx context.Context, e *env, args []string) error {
 					return agentTools(ctx, e, args[0], *timeout, *asJSON)
 				}
 			},
 		},
 		{
-			name: "call", min: 3, max: 3, args: "AGENT TOOL JSON [--yes] [--timeout DURATION]",
+			name: "call", min: 3, max: 3, args: "AGENT TOOL (JSON | - | @FILE) [--yes] [--timeout DURATION]",
 			summary: "make one tool call through the whole pipeline: validate, permission, execute",
 			help: `TOOL is a name from 'agt agent tools AGENT' (mcp__REF__TOOL). JSON is the
-arguments object. The call is validated against the tool's schema (an error
+arguments object; - reads it from stdin, @FILE from a file (at most 1 MiB).
+With -, stdin cannot also answer the question: give --yes. The call is validated against the tool's schema (an error
 prints the ToolError with the failing paths, and nothing is called), then
 permission is asked on the terminal: answer y to allow. Without a terminal
 on stdin the call is denied unless --yes, which allows it explicitly.
@@ -128,7 +129,7 @@ On success the result is printed as JSON; on failure the ToolError JSON
 is 1.`,
 			define: func(fs *flag.FlagSet) action {
 				yes := fs.Bool("yes", false, "allow the call without asking (explicit auto-allow)")
-				timeout := fs.Duration("timeout", 2*time.Minute, "give up after this `DURATION` (start plus call)")
+				timeout := fs.Duration("timeout", 2*time.Minute, "give up after this `DURATION` (start, call and shutdown)")
 				return func(ctx context.Context, e *env, args []string) error {
 					return agentCall(ctx, e, args, *yes, *timeout)
 				}

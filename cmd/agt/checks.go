@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -33,7 +34,7 @@ func mcpTest(ctx context.Context, e *env, refArg string, asJSON bool) error {
 	}
 	rep, err := h.Resources().Test(ctx, resource.Direct(), resource.Key{Kind: resource.KindMCP, Ref: ref})
 	if err != nil {
-		return err
+		return e.withRefSuggestion(ctx, resource.KindMCP, ref, err)
 	}
 	if asJSON {
 		if err := writeJSON(e.out, rep); err != nil {
@@ -45,7 +46,7 @@ func mcpTest(ctx context.Context, e *env, refArg string, asJSON bool) error {
 			verdict = "problems found"
 		}
 		fmt.Fprintf(e.out, "mcp %s (revision %d): %s\n", ref, rep.Revision, verdict)
-		writeFindings(e, "  ", rep.Findings)
+		writeFindings(e, "  ", rep.Findings, "", ref)
 	}
 	if !rep.OK {
 		return errReported
@@ -53,8 +54,13 @@ func mcpTest(ctx context.Context, e *env, refArg string, asJSON bool) error {
 	return nil
 }
 
-func writeFindings(e *env, indent string, fs []resource.Finding) {
+// writeFindings prints findings with agt's fix where it has one
+// (findingFix) for the agent and the mount they are about.
+func writeFindings(e *env, indent string, fs []resource.Finding, agent, ref resource.Ref) {
 	for _, f := range fs {
+		if fix := findingFix(f, agent, ref); fix != "" {
+			f.Fix = fix
+		}
 		where := ""
 		if f.Field != "" {
 			where = f.Field + ": "
@@ -67,24 +73,24 @@ func writeFindings(e *env, indent string, fs []resource.Finding) {
 }
 
 func mcpProbe(ctx context.Context, e *env, refArg string, timeout time.Duration, asJSON bool) (err error) {
-	ref, h, err := e.hostForTimed(ctx, "mcp probe", refArg, timeout)
+	ref, h, work, err := e.hostForTimed(ctx, "mcp probe", refArg, timeout)
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(ctx, work)
 	defer cancel()
 	defer func() { err = withTimeoutHint(ctx, e, err, timeout) }()
 	e.progress("probing %s: starting or contacting the server, listing and compiling its tools...", ref)
 	rep, err := h.Prober().Probe(ctx, ref)
 	if rep == nil {
-		return err // the document could not be read
+		return e.withRefSuggestion(ctx, resource.KindMCP, ref, err) // the document could not be read
 	}
 	if asJSON {
 		if werr := writeJSON(e.out, newProbeJSON(rep)); werr != nil {
 			return werr
 		}
 	} else {
-		writeProbe(e, rep)
+		writeProbe(e, rep, err)
 	}
 	if err != nil || !rep.OK {
 		return errReported
@@ -92,8 +98,8 @@ func mcpProbe(ctx context.Context, e *env, refArg string, timeout time.Duration,
 	return nil
 }
 
-// probeJSON is the probe report as agt prints it (DESIGN.md, the
-// command-line contract): the keys reference, server, protocol_version,
+// probeJSON is the probe report as agt prints it (the command-line
+// contract the README documents): the keys reference, server, protocol_version,
 // tools[].name, .ok, .error and duration_ms are always present. server is
 // null and protocol_version "" when no handshake happened; a tool's error
 // is null when its schema compiled. The other fields are mcpconn's, in
@@ -143,7 +149,9 @@ func newProbeJSON(rep *mcpconn.ProbeReport) probeJSON {
 	return out
 }
 
-func writeProbe(e *env, rep *mcpconn.ProbeReport) {
+// writeProbe prints a probe report; err is the probe's error, for agt's
+// hint.
+func writeProbe(e *env, rep *mcpconn.ProbeReport, err error) {
 	server := "no server answered"
 	if rep.Server != nil {
 		server = strings.TrimSpace(shown(rep.Server.Name, maxCellWidth) + " " + shown(rep.Server.Version, maxCellWidth))
@@ -151,7 +159,11 @@ func writeProbe(e *env, rep *mcpconn.ProbeReport) {
 	if rep.Error != "" {
 		fmt.Fprintf(e.out, "probe %s: failed after %d ms: %s\n", rep.Reference, rep.DurationMS, shown(rep.Error, maxLineWidth))
 		writeStderrTail(e.out, "", rep.StderrTail)
-		fmt.Fprintf(e.out, "next: 'agt mcp test %s' checks the configuration; 'agt mcp update %s' fixes it\n", rep.Reference, rep.Reference)
+		hint := commandHint(err, rep.Error)
+		if hint == "" || strings.HasPrefix(hint, "(") {
+			hint = fmt.Sprintf("next: 'agt mcp test %s' checks the configuration; 'agt mcp update %s' fixes it", rep.Reference, rep.Reference)
+		}
+		fmt.Fprintln(e.out, hint)
 		return
 	}
 	bad := 0
@@ -164,8 +176,8 @@ func writeProbe(e *env, rep *mcpconn.ProbeReport) {
 	if !rep.OK {
 		verdict = fmt.Sprintf("%d of %d tool schemas do not compile (those tools would be left out of a Run)", bad, len(rep.Tools))
 	}
-	fmt.Fprintf(e.out, "probe %s: %s\n  server %s, protocol %s, %d tools, %d ms (connect %d, list %d, compile %d)\n",
-		rep.Reference, verdict, server, shown(rep.ProtocolVersion, maxCellWidth), len(rep.Tools), rep.DurationMS, rep.ConnectMS, rep.ListMS, rep.CompileMS)
+	fmt.Fprintf(e.out, "probe %s: %s\n  server %s, protocol %s, %s, %d ms (connect %d, list %d, compile %d)\n",
+		rep.Reference, verdict, server, shown(rep.ProtocolVersion, maxCellWidth), plural(len(rep.Tools), "tool", "tools"), rep.DurationMS, rep.ConnectMS, rep.ListMS, rep.CompileMS)
 	t := newTable(e.out)
 	fmt.Fprintln(t, "  TOOL\tSCHEMA")
 	for _, tool := range rep.Tools {
@@ -189,7 +201,7 @@ func agentMCPs(ctx context.Context, e *env, refArg string, asJSON bool) error {
 	}
 	mounts, err := h.Resources().AgentMCPList(ctx, resource.Direct(), ref)
 	if err != nil {
-		return err
+		return e.withRefSuggestion(ctx, resource.KindAgent, ref, err)
 	}
 	if mounts == nil {
 		mounts = []resource.Mount{}
@@ -229,14 +241,24 @@ func yesNo(b bool) string {
 type checkReport struct {
 	resource.AgentReport
 	Probes []probeJSON `json:"probes,omitempty"`
-	probes []*mcpconn.ProbeReport
+	probes []probed
+	near   string // the registered agent nearest to a missing one
+}
+
+// probed is one probe of agent check --probe, with its error for the hint.
+type probed struct {
+	rep *mcpconn.ProbeReport
+	err error
 }
 
 func agentCheck(ctx context.Context, e *env, refArg string, probe bool, timeout time.Duration, asJSON bool) (err error) {
-	ref, h, err := e.hostForTimed(ctx, "agent check", refArg, timeout)
+	ref, h, work, err := e.hostForTimed(ctx, "agent check", refArg, timeout)
 	if err != nil {
 		return err
 	}
+	ctx, cancel := context.WithTimeout(ctx, work)
+	defer cancel()
+	defer func() { err = withTimeoutHint(ctx, e, err, timeout) }()
 	rep, err := h.Resources().CheckAgent(ctx, resource.Direct(), ref)
 	if err != nil {
 		return err
@@ -249,15 +271,18 @@ func agentCheck(ctx context.Context, e *env, refArg string, probe bool, timeout 
 	out := checkReport{AgentReport: rep}
 	ok := rep.OK
 	if probe {
-		pctx, cancel := context.WithTimeout(ctx, timeout)
-		defer cancel()
-		defer func() { err = withTimeoutHint(pctx, e, err, timeout) }()
-		out.probes = probeMounts(pctx, e, h.Prober(), rep.Mounts)
+		out.probes = probeMounts(ctx, e, h.Prober(), rep.Mounts)
 		for _, p := range out.probes {
-			if !p.OK {
+			if !p.rep.OK {
 				ok = false
 			}
-			out.Probes = append(out.Probes, newProbeJSON(p))
+			out.Probes = append(out.Probes, newProbeJSON(p.rep))
+		}
+	}
+	if !rep.Exists {
+		var se *suggestedError
+		if errors.As(e.withRefSuggestion(ctx, resource.KindAgent, ref, resource.ErrNotFound), &se) {
+			out.near = se.near
 		}
 	}
 	if asJSON {
@@ -275,8 +300,8 @@ func agentCheck(ctx context.Context, e *env, refArg string, probe bool, timeout 
 
 // probeMounts probes every mount that resolves, a few at a time, and
 // returns the reports in mount order.
-func probeMounts(ctx context.Context, e *env, prober *mcpconn.Prober, mounts []resource.MountReport) []*mcpconn.ProbeReport {
-	reports := make([]*mcpconn.ProbeReport, len(mounts))
+func probeMounts(ctx context.Context, e *env, prober *mcpconn.Prober, mounts []resource.MountReport) []probed {
+	reports := make([]probed, len(mounts))
 	sem := make(chan struct{}, maxParallelProbes)
 	var wg sync.WaitGroup
 	for i, m := range mounts {
@@ -297,13 +322,13 @@ func probeMounts(ctx context.Context, e *env, prober *mcpconn.Prober, mounts []r
 				}
 				rep = &mcpconn.ProbeReport{Reference: m.Ref, Tools: []mcpconn.ToolReport{}, Error: msg}
 			}
-			reports[i] = rep
+			reports[i] = probed{rep: rep, err: err}
 		}()
 	}
 	wg.Wait()
 	out := reports[:0]
 	for _, r := range reports {
-		if r != nil {
+		if r.rep != nil {
 			out = append(out, r)
 		}
 	}
@@ -312,22 +337,19 @@ func probeMounts(ctx context.Context, e *env, prober *mcpconn.Prober, mounts []r
 
 func writeCheck(e *env, rep checkReport, ok bool) {
 	if !rep.Exists {
-		fmt.Fprintf(e.out, "agent %s: not registered\n", rep.Agent)
-	} else {
-		fmt.Fprintf(e.out, "agent %s (revision %d): enabled %s, manages resources %s, %d mounts\n",
-			rep.Agent, rep.Revision, yesNo(rep.Enabled), yesNo(rep.CanManage), len(rep.Mounts))
-	}
-	problems := make([]resource.Finding, len(rep.Problems))
-	for i, f := range rep.Problems {
-		if f.Code == resource.CodeAgentDisabled { // the service's fix names the framework tool
-			f.Fix = fmt.Sprintf("agt agent update %s --enabled=true", rep.Agent)
+		near := ""
+		if rep.near != "" {
+			near = " (did you mean " + rep.near + "?)"
 		}
-		problems[i] = f
+		fmt.Fprintf(e.out, "agent %s: not registered%s\n", rep.Agent, near)
+	} else {
+		fmt.Fprintf(e.out, "agent %s (revision %d): enabled %s, manages resources %s, %s\n",
+			rep.Agent, rep.Revision, yesNo(rep.Enabled), yesNo(rep.CanManage), plural(len(rep.Mounts), "mount", "mounts"))
 	}
-	writeFindings(e, "  ", problems)
-	probes := map[resource.Ref]*mcpconn.ProbeReport{}
+	writeFindings(e, "  ", rep.Problems, rep.Agent, "")
+	probes := map[resource.Ref]probed{}
 	for _, p := range rep.probes {
-		probes[p.Reference] = p
+		probes[p.rep.Reference] = p
 	}
 	for _, m := range rep.Mounts {
 		status := "registered, static checks ok"
@@ -338,15 +360,20 @@ func writeCheck(e *env, rep checkReport, ok bool) {
 			status = "registered, static checks found problems"
 		}
 		fmt.Fprintf(e.out, "  mount %s: %s\n", m.Ref, status)
-		writeFindings(e, "    ", m.Findings)
-		if p := probes[m.Ref]; p != nil {
-			if p.Error != "" {
-				fmt.Fprintf(e.out, "    probe: failed: %s\n", shown(p.Error, maxLineWidth))
-			} else if !p.OK {
-				fmt.Fprintf(e.out, "    probe: %d tools, some schemas do not compile ('agt mcp probe %s' shows which)\n", len(p.Tools), m.Ref)
-			} else {
-				fmt.Fprintf(e.out, "    probe: ok, %d tools, %d ms\n", len(p.Tools), p.DurationMS)
+		writeFindings(e, "    ", m.Findings, rep.Agent, m.Ref)
+		p, probedMount := probes[m.Ref]
+		switch {
+		case !probedMount:
+		case p.rep.Error != "":
+			fmt.Fprintf(e.out, "    probe: failed after %d ms: %s\n", p.rep.DurationMS, shown(p.rep.Error, maxLineWidth))
+			writeStderrTail(e.out, "    ", p.rep.StderrTail)
+			if h := commandHint(p.err, p.rep.Error); h != "" && !strings.HasPrefix(h, "(") {
+				fmt.Fprintf(e.out, "    %s\n", h)
 			}
+		case !p.rep.OK:
+			fmt.Fprintf(e.out, "    probe: %s, some schemas do not compile ('agt mcp probe %s' shows which)\n", plural(len(p.rep.Tools), "tool", "tools"), m.Ref)
+		default:
+			fmt.Fprintf(e.out, "    probe: ok, %s, %d ms\n", plural(len(p.rep.Tools), "tool", "tools"), p.rep.DurationMS)
 		}
 	}
 	if ok {

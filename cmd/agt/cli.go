@@ -9,12 +9,13 @@ import (
 	"os"
 	"regexp"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 )
 
-// Exit statuses (DESIGN.md, "The command-line tool").
+// Exit statuses, as documented in --help and the README.
 const (
 	exitOK     = 0
 	exitFailed = 1 // the operation failed: probe failed, call refused, not found...
@@ -65,12 +66,16 @@ type action func(ctx context.Context, e *env, args []string) error
 
 // leaf is one command, such as "mcp create".
 type leaf struct {
-	name     string // "create"
-	args     string // positional arguments and flags for the usage line
-	summary  string // one line
-	help     string // paragraphs shown by --help, after the usage line
-	min, max int    // positional argument counts; max < 0 means any
+	name     string   // "create"
+	aliases  []string // other names that run it: "remove", "rm" for "delete"
+	args     string   // positional arguments and flags for the usage line
+	summary  string   // one line
+	help     string   // paragraphs shown by --help, after the usage line
+	min, max int      // positional argument counts; max < 0 means any
 	define   func(fs *flag.FlagSet) action
+	// flagHint follows an unknown-flag error, for commands whose
+	// arguments may look like flags (the server's command line).
+	flagHint string
 }
 
 // group is a command with sub-commands, such as "mcp".
@@ -82,11 +87,21 @@ type group struct {
 
 func (g *group) find(name string) *leaf {
 	for _, l := range g.leaves {
-		if l.name == name {
+		if l.name == name || slices.Contains(l.aliases, name) {
 			return l
 		}
 	}
 	return nil
+}
+
+// names is every name a sub-command answers to, aliases included.
+func (g *group) names() []string {
+	var out []string
+	for _, l := range g.leaves {
+		out = append(out, l.name)
+		out = append(out, l.aliases...)
+	}
+	return out
 }
 
 // commandTree is every command of agt, in the order the help lists them.
@@ -142,8 +157,7 @@ func runCLI(ctx context.Context, args []string, s stdio) int {
 	}
 }
 
-// refuseAllowMCP finds the removed master switch anywhere before "--"
-// (SPEC R3.7).
+// refuseAllowMCP finds the removed master switch anywhere before "--".
 func refuseAllowMCP(args []string) error {
 	for i, a := range args {
 		if a == "--" {
@@ -178,7 +192,7 @@ func dispatch(ctx context.Context, e *env, args []string) error {
 		if errors.Is(err, flag.ErrHelp) {
 			return writeTopHelp(e.out, tree)
 		}
-		return usagef("", "%s", flagErrorText(top, err))
+		return usagef("", "%s", flagErrorText(top, err, args))
 	}
 	if *version {
 		fmt.Fprintln(e.out, versionText())
@@ -194,7 +208,7 @@ func dispatch(ctx context.Context, e *env, args []string) error {
 	}
 	g := findGroup(tree, rest[0])
 	if g == nil {
-		return usagef("", "unknown command %q; the commands are mcp and agent", clip(rest[0]))
+		return usagef("", "unknown command %q%s; the commands are mcp and agent", clip(rest[0]), suggestion(rest[0], groupNames(tree)))
 	}
 	if len(rest) == 1 {
 		writeGroupHelp(e.err, g)
@@ -205,7 +219,7 @@ func dispatch(ctx context.Context, e *env, args []string) error {
 	}
 	l := g.find(rest[1])
 	if l == nil {
-		return usagef(g.name, "unknown command %q for agt %s; it has %s", clip(rest[1]), g.name, leafNames(g))
+		return usagef(g.name, "unknown command %q for agt %s%s; it has %s", clip(rest[1]), g.name, suggestion(rest[1], g.names()), leafNames(g))
 	}
 	return runLeaf(ctx, e, g, l, rest[2:])
 }
@@ -223,7 +237,11 @@ func runLeaf(ctx context.Context, e *env, g *group, l *leaf, args []string) erro
 		if errors.Is(err, flag.ErrHelp) {
 			return writeLeafHelp(e.out, g, l, fs)
 		}
-		return usagef(path, "%s", flagErrorText(fs, err))
+		msg := flagErrorText(fs, err, args)
+		if l.flagHint != "" && strings.HasPrefix(msg, "unknown flag") {
+			msg += "; " + l.flagHint
+		}
+		return usagef(path, "%s", msg)
 	}
 	if after.store != "" {
 		e.global.store = after.store
@@ -269,6 +287,14 @@ func leafNames(g *group) string {
 	return strings.Join(names, ", ")
 }
 
+func groupNames(tree []*group) []string {
+	names := make([]string, len(tree))
+	for i, g := range tree {
+		names[i] = g.name
+	}
+	return names
+}
+
 func newFlagSet(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors and help are printed by dispatch
@@ -303,21 +329,58 @@ var invalidFlagValue = regexp.MustCompile(`^invalid (?:boolean )?value "(?:[^"\\
 
 // flagErrorText turns the flag package's messages into ours, without the
 // values; a value that does not parse is answered with what the flag wants.
-func flagErrorText(fs *flag.FlagSet, err error) string {
+// A flag is named as it was typed (-e, --env), found in args, the command
+// line that was parsed; an unknown one gets the nearest known name.
+func flagErrorText(fs *flag.FlagSet, err error, args []string) string {
 	msg := err.Error()
-	if rest, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
-		return "unknown flag -" + rest
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		var known []string
+		fs.VisitAll(func(f *flag.Flag) { known = append(known, dashed(f.Name)) })
+		typed := typedFlag(args, name)
+		return "unknown flag " + typed + suggestion(typed, known)
 	}
-	if rest, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
-		return "--" + strings.TrimLeft(rest, "-") + " needs a value"
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		return typedFlag(args, name) + " needs a value"
 	}
 	if m := invalidFlagValue.FindStringSubmatch(msg); m != nil {
-		return fmt.Sprintf("invalid value for --%s: %s", m[1], flagWants(fs, m[1], m[2]))
+		return fmt.Sprintf("invalid value for %s: %s", typedFlag(args, m[1]), flagWants(fs, m[1], m[2]))
 	}
 	if strings.Contains(msg, "invalid") {
 		return "a flag has an invalid value"
 	}
 	return msg
+}
+
+// typedFlag is the flag called name as the command line wrote it: "-e",
+// "--env" or "-env". A flag not found in args is written the way help
+// writes it (dashed).
+func typedFlag(args []string, name string) string {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if !strings.HasPrefix(a, "-") {
+			continue
+		}
+		dashes := "-"
+		if strings.HasPrefix(a, "--") {
+			dashes = "--"
+		}
+		n, _, _ := strings.Cut(a[len(dashes):], "=")
+		if n == name {
+			return dashes + name
+		}
+	}
+	return dashed(name)
+}
+
+// dashed writes a flag as help does: -e for a one-letter shorthand, --env
+// for the others.
+func dashed(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
 }
 
 // flagWants replaces the flag package's bare "parse error" with the form
@@ -366,7 +429,7 @@ func helpCommand(e *env, tree []*group, args []string) error {
 	}
 	l := g.find(args[1])
 	if l == nil {
-		return usagef(g.name, "unknown command %q for agt %s; it has %s", clip(args[1]), g.name, leafNames(g))
+		return usagef(g.name, "unknown command %q for agt %s%s; it has %s", clip(args[1]), g.name, suggestion(args[1], g.names()), leafNames(g))
 	}
 	fs := newFlagSet("agt " + g.name + " " + l.name)
 	var gf globalFlags
@@ -399,14 +462,17 @@ There is no --allow-mcp switch: an agent uses exactly the MCP servers mounted
 on it (agt agent update AGENT --add-mcp REF).
 
 Walk-through:
-  agt mcp create notes --command notes-server --cwd "$PWD"
+  agt mcp add notes --cwd "$PWD" -- notes-server --verbose
+                              # or: agt mcp create notes --command notes-server --cwd "$PWD" --arg --verbose
+                              # or: agt mcp import .mcp.json (VS Code's mcp.json, Codex's config.toml)
   agt mcp test notes          # static checks, starts nothing
   agt mcp probe notes         # starts it, lists and compiles its tools, stops it
   agt agent create helper
   agt agent update helper --add-mcp notes
   agt agent tools helper      # the tools a Run of helper would see
   agt agent call helper mcp__notes__search '{"query":"a","limit":3}'
-                              # one call: validated, then you are asked (--yes allows)
+                              # one call: validated, then you are asked (--yes allows);
+                              # - reads the JSON from stdin, @FILE from a file
 `
 
 func writeTopHelp(w io.Writer, tree []*group) error {
@@ -417,7 +483,7 @@ func writeTopHelp(w io.Writer, tree []*group) error {
 		fmt.Fprintf(w, "  %s: %s\n", g.name, g.summary)
 		for _, l := range g.leaves {
 			fmt.Fprintf(w, "    agt %s %s %s\n", g.name, l.name, l.args)
-			fmt.Fprintf(w, "        %s\n", l.summary)
+			fmt.Fprintf(w, "        %s%s\n", l.summary, aliasText(l))
 		}
 	}
 	fmt.Fprintln(w)
@@ -428,20 +494,28 @@ func writeTopHelp(w io.Writer, tree []*group) error {
 func writeGroupHelp(w io.Writer, g *group) error {
 	fmt.Fprintf(w, "agt %s: %s\n\nCommands:\n", g.name, g.summary)
 	for _, l := range g.leaves {
-		fmt.Fprintf(w, "  agt %s %s %s\n      %s\n", g.name, l.name, l.args, l.summary)
+		fmt.Fprintf(w, "  agt %s %s %s\n      %s%s\n", g.name, l.name, l.args, l.summary, aliasText(l))
 	}
 	fmt.Fprintf(w, "\nRun 'agt %s COMMAND --help' for the flags of one command.\n", g.name)
 	return nil
 }
 
 func writeLeafHelp(w io.Writer, g *group, l *leaf, fs *flag.FlagSet) error {
-	fmt.Fprintf(w, "Usage: agt %s %s %s\n\n%s\n", g.name, l.name, l.args, l.summary)
+	fmt.Fprintf(w, "Usage: agt %s %s %s\n\n%s%s\n", g.name, l.name, l.args, l.summary, aliasText(l))
 	if l.help != "" {
 		fmt.Fprintf(w, "\n%s\n", strings.TrimSpace(l.help))
 	}
 	fmt.Fprintf(w, "\nFlags:\n")
 	writeFlags(w, fs)
 	return nil
+}
+
+// aliasText names a command's aliases for help: " (also: remove, rm)".
+func aliasText(l *leaf) string {
+	if len(l.aliases) == 0 {
+		return ""
+	}
+	return " (also: " + strings.Join(l.aliases, ", ") + ")"
 }
 
 // writeFlags lists flags with two dashes, the way the usage lines write them.
@@ -451,8 +525,16 @@ func writeFlags(w io.Writer, fs *flag.FlagSet) {
 	sort.Strings(names)
 	for _, n := range names {
 		f := fs.Lookup(n)
+		if long, ok := shorthands[n]; ok && fs.Lookup(long) != nil {
+			continue // listed with its long form
+		}
 		arg, usage := flag.UnquoteUsage(f)
-		head := "--" + f.Name
+		head := dashed(f.Name)
+		for short, long := range shorthands {
+			if long == n && fs.Lookup(short) != nil {
+				head = dashed(short) + ", " + head
+			}
+		}
 		if arg != "" {
 			head += " " + arg
 		}

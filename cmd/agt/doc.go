@@ -2,15 +2,39 @@
 // agent's tools from a terminal, over the same resource service, Prober and
 // Run pipeline that a host embeds (package github.com/agtsdk/agt).
 //
-//	agt mcp create notes --command notes-server --cwd "$PWD"
+//	agt mcp add notes --cwd "$PWD" -e TOKEN=x -- notes-server --verbose
+//	agt mcp create notes --command notes-server --cwd "$PWD"   # the same, flag by flag
+//	agt mcp import .mcp.json           # or .vscode/mcp.json, ~/.codex/config.toml
 //	agt mcp test notes                 # static checks; starts nothing
 //	agt mcp probe notes                # starts it, lists and compiles its tools
 //	agt agent create helper
 //	agt agent update helper --add-mcp notes
 //	agt agent tools helper             # what a Run of helper would see
 //	agt agent call helper mcp__notes__search '{"query":"a","limit":3}' --yes
+//	agt agent call helper mcp__notes__search @args.json --yes   # or - for stdin
 //
 // Run "agt --help" for every command and "agt COMMAND --help" for one.
+//
+// # Habits from other hosts
+//
+// agt mcp add REF [--cwd DIR] [-e K=V]... -- CMD [ARGS...] is the form of
+// claude mcp add and codex mcp add (without --cwd the server runs in the
+// current directory, made absolute, and agt says so); agt mcp add REF
+// --transport http URL [-H "K: V"]... registers a remote server. -e is
+// --env and -H is --header on every command that has them; remove and rm
+// are delete. A flag is named in errors as it was typed, and a misspelled
+// command, flag, reference or tool gets "did you mean". agt mcp delete
+// refuses while agents mount the server, naming them; --force deletes it
+// anyway. agt mcp import reads .mcp.json (Claude, Cursor), VS Code's
+// servers form and Codex's config.toml, and --update replaces servers
+// registered with another configuration (compare-and-set).
+//
+// --timeout of probe, agent check, agent tools and agent call bounds the
+// whole command: the servers' shutdown is kept inside it (each step of
+// stopping a server gets a twentieth of the timeout, 100 ms to 1 s).
+//
+// The library's errors name fields, never agt's commands: hints.go maps
+// their sentinels and codes to the command to run, in one table.
 //
 // # Store
 //
@@ -27,7 +51,7 @@
 // call) goes to stderr when stderr is a terminal. Exit status 0 is success, 1
 // a failed operation (not found, conflict, probe failed, call refused or
 // failed), 2 a wrong command line. --allow-mcp is refused: the switch was
-// removed, mounts decide (SPEC R3.7). Human output never shows env or header
+// removed, mounts decide. Human output never shows env or header
 // values, nor the user info or query of a URL (--json shows the stored
 // document). What MCP servers say (names, versions, tool names and
 // descriptions, errors, stderr lines, call results) is hostile text: human
@@ -42,6 +66,21 @@
 // reports, mount failures, and the ToolError and notice of agent call (as
 // with run.Options.ServerStderrToModel). agt --version prints the version,
 // for bug reports.
+//
+// # Limits
+//
+//   - A JSON argument (--data, agent call's JSON, - or @FILE): 1 MiB
+//     (maxJSONArg).
+//   - A repeatable flag: 256 occurrences (maxRepeated).
+//   - An import file: 4 MiB and 1,000 servers; a TOML one 256 KiB, with
+//     arrays and inline tables nested at most 4 deep, checked before it is
+//     parsed (maxImportFile, maxImportServers, maxTOMLFile, maxTOMLDepth).
+//   - "Did you mean": words and candidates of up to 128 characters, the
+//     first 10,000 candidates (maxSuggestRunes, maxSuggestCandidates).
+//   - agent check --probe: 4 servers probed at once (maxParallelProbes).
+//
+// These are constants of the command: a host that needs others embeds
+// the library and sets its options.
 //
 // # Permission
 //

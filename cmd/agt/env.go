@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/agtsdk/agt"
+	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/resource/boltrepo"
 )
@@ -16,6 +17,13 @@ type env struct {
 	stdio
 	global globalFlags
 	h      *agt.Host
+	// grace is how long a stdio server gets to exit at each step of its
+	// shutdown (mcpconn.ConnectorOptions.TerminateGrace); 0 means
+	// mcpconn's default. A --timeout sets it so that the shutdown fits in.
+	grace time.Duration
+	// stdinTaken is set when stdin held the arguments of agent call: it
+	// cannot also answer the permission question.
+	stdinTaken bool
 }
 
 // host opens the store named by --db (or its defaults) on first use. A
@@ -33,7 +41,11 @@ func (e *env) host(ctx context.Context) (*agt.Host, error) {
 			return nil, fmt.Errorf("%w, or pass --db STORE", err)
 		}
 	}
-	h, err := agt.Open(ctx, store, &agt.Options{Bolt: &boltrepo.Options{Shared: true}})
+	opts := &agt.Options{Bolt: &boltrepo.Options{Shared: true}}
+	if e.grace > 0 {
+		opts.Connector = &mcpconn.ConnectorOptions{TerminateGrace: e.grace}
+	}
+	h, err := agt.Open(ctx, store, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -48,18 +60,43 @@ func (e *env) close() {
 }
 
 // hostForTimed starts the commands that start or contact servers: it parses
-// the reference argument, checks --timeout and opens the store.
-func (e *env) hostForTimed(ctx context.Context, cmd, refArg string, timeout time.Duration) (resource.Ref, *agt.Host, error) {
+// the reference argument, checks --timeout, opens the store with a
+// shutdown that fits in the timeout, and returns the time the work itself
+// may take (timeoutBudget).
+func (e *env) hostForTimed(ctx context.Context, cmd, refArg string, timeout time.Duration) (resource.Ref, *agt.Host, time.Duration, error) {
 	ref, err := parseRefArg(cmd, refArg)
 	if err != nil {
-		return "", nil, err
+		return "", nil, 0, err
 	}
 	if timeout <= 0 {
-		return "", nil, usagef(cmd, "--timeout must be positive")
+		return "", nil, 0, usagef(cmd, "--timeout must be positive")
 	}
+	work, grace := timeoutBudget(timeout)
+	e.grace = grace
 	h, err := e.host(ctx)
 	if err != nil {
-		return "", nil, err
+		return "", nil, 0, err
 	}
-	return ref, h, nil
+	return ref, h, work, nil
+}
+
+// Shutdown within --timeout. Stopping a stdio server that does not exit
+// takes up to about three grace periods (stdin closed, SIGTERM, then the
+// rest of its process group) and a little for its stderr: that time is
+// kept out of the work's deadline, so that the whole command, shutdown
+// included, ends within --timeout.
+const (
+	minGrace      = 100 * time.Millisecond
+	maxGrace      = time.Second // below mcpconn's 2 s default: an operator waits
+	stderrReserve = 300 * time.Millisecond
+)
+
+// timeoutBudget splits a --timeout into the work's deadline and the grace
+// period of each shutdown step: grace is a twentieth of the timeout
+// (between minGrace and maxGrace); the reserve, three graces and the
+// stderr drain, is at most half the timeout.
+func timeoutBudget(timeout time.Duration) (work, grace time.Duration) {
+	grace = min(max(timeout/20, minGrace), maxGrace)
+	reserve := min(3*grace+stderrReserve, timeout/2)
+	return timeout - reserve, grace
 }

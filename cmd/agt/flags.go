@@ -122,11 +122,26 @@ func (b *optionalBool) Set(v string) error {
 	return nil
 }
 
-// given reports whether the flag named name appeared on the command line.
+// shorthands are the one-letter flags that are another name of a long
+// one, as in claude mcp and codex mcp: -e K=V is --env K=V.
+var shorthands = map[string]string{"e": "env", "H": "header"}
+
+// defineShorthands gives the long flags of fs that have a shorthand their
+// one-letter name too, sharing the same value.
+func defineShorthands(fs *flag.FlagSet) {
+	for short, long := range shorthands {
+		if f := fs.Lookup(long); f != nil && fs.Lookup(short) == nil {
+			fs.Var(f.Value, short, "short for --"+long)
+		}
+	}
+}
+
+// given reports whether the flag named name, or its shorthand, appeared on
+// the command line.
 func given(fs *flag.FlagSet, name string) bool {
 	found := false
 	fs.Visit(func(f *flag.Flag) {
-		if f.Name == name {
+		if f.Name == name || shorthands[f.Name] == name {
 			found = true
 		}
 	})

@@ -43,6 +43,9 @@ func parseImportFile(path string, data []byte, category string) ([]importEntry, 
 	if len(data) > maxImportFile {
 		return nil, fmt.Errorf("%s is %d bytes; an import file may have at most %d", path, len(data), maxImportFile)
 	}
+	if strings.EqualFold(filepath.Ext(path), ".toml") {
+		return parseCodexFile(path, data, category)
+	}
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(data, &top); err != nil || top == nil {
 		return nil, fmt.Errorf("%s is not a JSON object (%s); want {\"mcpServers\": {NAME: {...}}}", path, jsonErrorText(err))
@@ -66,6 +69,12 @@ func parseImportFile(path string, data []byte, category string) ([]importEntry, 
 	if err := json.Unmarshal(raw, &servers); err != nil {
 		return nil, fmt.Errorf("%s: %q must be an object of servers (%s)", path, where, jsonErrorText(err))
 	}
+	return translateAll(path, servers, nil, category)
+}
+
+// translateAll translates the servers of an import file, in key order;
+// notes holds what the file's own reader noted for each key.
+func translateAll(path string, servers map[string]json.RawMessage, notes map[string][]string, category string) ([]importEntry, error) {
 	if len(servers) > maxImportServers {
 		return nil, fmt.Errorf("%s lists %d servers; the limit is %d", path, len(servers), maxImportServers)
 	}
@@ -80,6 +89,7 @@ func parseImportFile(path string, data []byte, category string) ([]importEntry, 
 	seen := map[resource.Ref]string{}
 	for _, k := range keys {
 		e := translateServer(k, servers[k], path, workspace, category)
+		e.Notes = append(notes[k], e.Notes...)
 		if e.Err == "" {
 			if other, dup := seen[e.Ref]; dup {
 				e.Err = fmt.Sprintf("its reference %s is also the one of %q in the same file: rename one of them", e.Ref, other)
@@ -96,7 +106,7 @@ func parseImportFile(path string, data []byte, category string) ([]importEntry, 
 func projectDir(path string) string {
 	dir := filepath.Dir(path)
 	switch filepath.Base(dir) {
-	case ".vscode", ".cursor":
+	case ".vscode", ".cursor", ".codex":
 		return filepath.Dir(dir)
 	}
 	return dir
@@ -245,7 +255,7 @@ func placeCwd(srv *resource.MCPServer, path, workspace string) string {
 }
 
 // checkImportCommand refuses commands that depend on the directory agt runs
-// in, with the absolute path to write instead (SPEC R2.2).
+// in, with the absolute path to write instead.
 func checkImportCommand(srv resource.MCPServer) error {
 	c := srv.Command
 	switch {

@@ -123,3 +123,152 @@ func TestParseImportFileRefusesBadFiles(t *testing.T) {
 		})
 	}
 }
+
+func TestParseCodexConfig(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	codexFile := filepath.Join(root, ".codex", "config.toml")
+	tests := []struct {
+		name string
+		file string
+		want []importEntry
+	}{
+		{
+			name: "stdio with args, env, cwd and timeouts in seconds",
+			file: `
+model = "o4"   # other settings are not read
+
+[mcp_servers.notes]
+command = "notes-server"
+args = ["--db", "data/notes.db"]
+env = { TOKEN = "s3cret" }
+cwd = "/srv/notes"
+startup_timeout_sec = 20
+tool_timeout_sec = 1.5
+`,
+			want: []importEntry{{Key: "notes", Name: "notes", Ref: "notes",
+				Server: resource.MCPServer{Command: "notes-server", Args: []string{"--db", "data/notes.db"}, Env: map[string]string{"TOKEN": "s3cret"},
+					Cwd: "/srv/notes", StartupTimeoutMS: 20000, ToolTimeoutMS: 1500}}},
+		},
+		{
+			name: "no cwd runs in the project the .codex directory belongs to",
+			file: "[mcp_servers.docs]\ncommand = \"docs-mcp\"\n",
+			want: []importEntry{{Key: "docs", Name: "docs", Ref: "docs",
+				Server: resource.MCPServer{Command: "docs-mcp", Cwd: root},
+				Notes:  []string{"no cwd in config.toml: it runs in " + root + ", the project that file belongs to"}}},
+		},
+		{
+			name: "remote: url and http_headers map, the variables do not",
+			file: `
+[mcp_servers.web]
+url = "https://mcp.example.com/mcp"
+http_headers = { "X-Team" = "blue" }
+bearer_token_env_var = "WEB_TOKEN"
+env_http_headers = { "X-Key" = "WEB_KEY" }
+enabled = false
+enabled_tools = ["search"]
+`,
+			want: []importEntry{{Key: "web", Name: "web", Ref: "web",
+				Server: resource.MCPServer{Type: "http", URL: "https://mcp.example.com/mcp", Headers: map[string]string{"X-Team": "blue"}},
+				Notes: []string{
+					`bearer_token_env_var WEB_TOKEN left out: agt stores header values and reads no variable when it connects; add the header with -H "Authorization: Bearer TOKEN" (agt mcp update REF)`,
+					`env_http_headers X-Key left out: agt stores header values and reads no variable when it connects; add them with -H "Name: value" (agt mcp update REF)`,
+					"it is disabled in the file (enabled = false); it is registered all the same: an agent uses it only once it is mounted",
+					"left out fields agt does not use: enabled_tools",
+				}}},
+		},
+		{
+			name: "env_vars are named, a wrong type is refused",
+			file: "[mcp_servers.a]\ncommand = \"a\"\ncwd = \"/a\"\nenv_vars = [\"HOME\", \"LANG\"]\n\n[mcp_servers.b]\ncommand = \"b\"\ncwd = \"/b\"\nargs = \"not a list\"\n",
+			want: []importEntry{
+				{Key: "a", Name: "a", Ref: "a", Server: resource.MCPServer{Command: "a", Cwd: "/a"},
+					Notes: []string{"env_vars HOME, LANG left out: agt passes a server only its own env and a small allowlist; give their values with -e K=V (agt mcp update REF)"}},
+				{Key: "b", Ref: "b", Err: "its entry has a field of the wrong type (got a JSON string)"},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := parseImportFile(codexFile, []byte(tt.file), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("entries (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// VS Code's servers form: type, command, args, env, url, headers.
+func TestParseVSCodeServers(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	got, err := parseImportFile(filepath.Join(root, ".vscode", "mcp.json"), []byte(`{
+		"inputs": [{"id": "token", "type": "promptString"}],
+		"servers": {
+			"files": {"type": "stdio", "command": "files-mcp", "args": ["--root", "${workspaceFolder}"], "env": {"LEVEL": "debug"}},
+			"remote": {"type": "http", "url": "https://mcp.example.com/mcp", "headers": {"X-Team": "blue"}}
+		}}`), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []importEntry{
+		{Key: "files", Name: "files", Ref: "files",
+			Server: resource.MCPServer{Type: "stdio", Command: "files-mcp", Args: []string{"--root", "${workspace}"}, Env: map[string]string{"LEVEL": "debug"}, Cwd: root},
+			Notes:  []string{"no cwd in mcp.json: it runs in " + root + ", the project that file belongs to; ${workspaceFolder} in args written as ${workspace}"}},
+		{Key: "remote", Name: "remote", Ref: "remote",
+			Server: resource.MCPServer{Type: "http", URL: "https://mcp.example.com/mcp", Headers: map[string]string{"X-Team": "blue"}}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("entries (-want +got):\n%s", diff)
+	}
+}
+
+func TestParseCodexConfigRefusesBadFiles(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, file, want string
+	}{
+		{"not toml", "[mcp_servers.a\ncommand = \"secretvalue\"", "syntax error on line 2"},
+		{"no servers", "model = \"o4\"\n", "no [mcp_servers.NAME] tables"},
+		{"servers not a table", "mcp_servers = 3\n", "mcp_servers must be a table"},
+		{"too deep", "a = " + strings.Repeat("[", maxTOMLDepth+1) + strings.Repeat("]", maxTOMLDepth+1), "nest more than 4 deep on line 1"},
+		{"too deep inline", "\n\na = " + strings.Repeat("{b=", 1000) + "1" + strings.Repeat("}", 1000), "nest more than 4 deep on line 3"},
+		{"too big", strings.Repeat("#", maxTOMLFile+1), "a TOML import file may have at most 262144"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := parseImportFile("/p/config.toml", []byte(tt.file), "")
+			if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "secretvalue") {
+				t.Errorf("err = %v, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// Brackets inside strings and comments are not nesting.
+func TestCheckTOMLDepth(t *testing.T) {
+	t.Parallel()
+	deep := strings.Repeat("[", 20)
+	tests := []struct {
+		name, file string
+		ok         bool
+	}{
+		{"basic string", `a = "` + deep + `\"` + deep + `"`, true},
+		{"literal string", `a = '` + deep + `'`, true},
+		{"multi-line basic", "a = \"\"\"\n" + deep + "\n\"\"\"\"\"", true},
+		{"multi-line literal", "a = '''" + deep + "''''", true},
+		{"comment", "# " + deep + "\na = 1", true},
+		{"header and inline tables", "[mcp_servers.x]\nenv = { A = \"[\" }\nargs = [[1], [2]]", true},
+		{"nesting after a string", `a = "]]]]]]]]]]" ` + "\nb = " + deep, false},
+		{"nesting after a comment", "# ]]]]]]]]]]]]\nb = " + deep, false},
+	}
+	for _, tt := range tests {
+		if err := checkTOMLDepth([]byte(tt.file), maxTOMLDepth); (err == nil) != tt.ok {
+			t.Errorf("%s: err = %v, want ok %v", tt.name, err, tt.ok)
+		}
+	}
+}

@@ -120,15 +120,49 @@ func TestVersion(t *testing.T) {
 	}
 }
 
+// usageCase is a command line that must exit 2 with want in stderr.
+type usageCase struct {
+	name string
+	args []string
+	want string // in stderr
+}
+
+// assertUsageErrors runs each case against db: exit 2, want in stderr,
+// and never the word "secretvalue", which the cases use for flag values.
+func assertUsageErrors(t *testing.T, db string, tests []usageCase) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := runAgt(t, db, "", tt.args...)
+			if r.code != 2 {
+				t.Errorf("agt %q: exit %d, want 2; stderr:\n%s", tt.args, r.code, r.stderr)
+			}
+			if !strings.Contains(r.stderr, tt.want) {
+				t.Errorf("agt %q: stderr does not contain %q:\n%s", tt.args, tt.want, r.stderr)
+			}
+			if strings.Contains(r.stderr, "secretvalue") {
+				t.Errorf("agt %q: stderr echoes a flag value:\n%s", tt.args, r.stderr)
+			}
+		})
+	}
+}
+
+// assertContains fails for each of wants that got lacks.
+func assertContains(t *testing.T, what, got string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(got, want) {
+			t.Errorf("%s lacks %q:\n%s", what, want, got)
+		}
+	}
+}
+
 // Usage errors exit with status 2 and point at the command's help.
 func TestUsageErrorsExit2(t *testing.T) {
 	t.Parallel()
 	db := filepath.Join(t.TempDir(), "agt.db")
-	tests := []struct {
-		name string
-		args []string
-		want string // in stderr
-	}{
+	assertUsageErrors(t, db, []usageCase{
 		{"no command", nil, "no command given"},
 		{"unknown command", []string{"frobnicate"}, `unknown command "frobnicate"`},
 		{"group without sub-command", []string{"mcp"}, "needs a sub-command"},
@@ -152,20 +186,5 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{"allow-mcp", []string{"agent", "update", "a", "--allow-mcp"}, "--allow-mcp was removed"},         // SPEC R3.7
 		{"allow-mcp=true", []string{"--allow-mcp=true", "mcp", "list"}, "--allow-mcp was removed"},        // SPEC R3.7
 		{"allow_mcp", []string{"agent", "call", "a", "t", "{}", "-allow_mcp"}, "--allow-mcp was removed"}, // SPEC R3.7
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			r := runAgt(t, db, "", tt.args...)
-			if r.code != 2 {
-				t.Errorf("agt %q: exit %d, want 2; stderr:\n%s", tt.args, r.code, r.stderr)
-			}
-			if !strings.Contains(r.stderr, tt.want) {
-				t.Errorf("agt %q: stderr does not contain %q:\n%s", tt.args, tt.want, r.stderr)
-			}
-			if strings.Contains(r.stderr, "secretvalue") {
-				t.Errorf("agt %q: stderr echoes a flag value:\n%s", tt.args, r.stderr)
-			}
-		})
-	}
+	})
 }

@@ -40,6 +40,32 @@ and what would keep the server from starting is printed as a warning.`,
 			},
 		},
 		{
+			name: "add", min: 1, max: -1,
+			args:    "REF [--cwd DIR] [-e K=V]... -- CMD [ARGS...] | REF --transport http|sse [-H \"K: V\"]... URL",
+			summary: "register one MCP server, the claude/codex way: the command line after --, or a URL",
+			help: `The short form of 'agt mcp create', as in 'claude mcp add' and 'codex mcp
+add'. Everything after -- is the server's command line, its flags included:
+
+  agt mcp add notes -- notes-server --db data/notes.db
+  agt mcp add notes --cwd ~/notes -e TOKEN=secret -- npx -y notes-mcp
+
+A stdio server runs in --cwd DIR; without --cwd it runs in the current
+directory, made absolute, and agt says so. -e is --env, -H is --header.
+
+A remote server: --transport http (streamable HTTP) or sse, then the URL:
+
+  agt mcp add docs --transport http https://mcp.example.com/mcp -H "Authorization: Bearer $TOKEN"
+
+Then, as after create, the static checks run (nothing starts).`,
+			flagHint: "put the server's command line after --: agt mcp add REF [FLAGS] -- CMD [ARGS...]",
+			define: func(fs *flag.FlagSet) action {
+				af := defineAddFlags(fs)
+				return func(ctx context.Context, e *env, args []string) error {
+					return mcpAdd(ctx, e, fs, af, args)
+				}
+			},
+		},
+		{
 			name: "get", min: 1, max: 1, args: "REF [--json]",
 			summary: "show one registration with its revision",
 			define: func(fs *flag.FlagSet) action {
@@ -81,12 +107,19 @@ overwrites a newer one.`,
 			},
 		},
 		{
-			name: "delete", min: 1, max: 1, args: "REF [--expected-revision N]",
-			summary: "remove a registration (agents that mount it will report it as missing)",
+			name: "delete", aliases: []string{"remove", "rm"}, min: 1, max: 1, args: "REF [--force] [--expected-revision N]",
+			summary: "remove a registration; refused while agents mount it, unless --force",
+			help: `Before deleting, agt looks for the agents that mount REF. If there are any,
+it names them and deletes nothing: unmount it first with
+'agt agent update AGENT --remove-mcp REF', or give --force to delete it
+anyway (those agents then report the mount as missing, and their Runs start
+without it). The look-up and the delete are two steps: an agent that mounts
+REF in between is not seen.`,
 			define: func(fs *flag.FlagSet) action {
 				rev := fs.Int64("expected-revision", 0, "refuse unless the stored revision is `N` (0: no check)")
+				force := fs.Bool("force", false, "delete even when agents mount it")
 				return func(ctx context.Context, e *env, args []string) error {
-					return deleteResource(ctx, e, resource.KindMCP, args[0], *rev)
+					return mcpDelete(ctx, e, args[0], *rev, *force)
 				}
 			},
 		},
@@ -114,28 +147,43 @@ schema does not compile.
 "tools": [{"name", "ok", "error"}], "duration_ms"}.`,
 			define: func(fs *flag.FlagSet) action {
 				asJSON := fs.Bool("json", false, "print the probe report as JSON")
-				timeout := fs.Duration("timeout", 60*time.Second, "give up after this `DURATION`")
+				timeout := fs.Duration("timeout", 60*time.Second, "give up after this `DURATION`, the server's shutdown included")
 				return func(ctx context.Context, e *env, args []string) error {
 					return mcpProbe(ctx, e, args[0], *timeout, *asJSON)
 				}
 			},
 		},
 		{
-			name: "import", min: 1, max: 1, args: "FILE [--category C] [--dry-run]",
-			summary: "register every server of an mcpServers file (.mcp.json, Claude, Cursor, VS Code)",
-			help: `FILE holds {"mcpServers": {NAME: SERVER}} (Claude, Cursor, .mcp.json) or
-{"servers": {...}} (VS Code). Each server becomes one resource named after
-its key (lowercased, other characters turned into '-'), optionally under
---category. A server without cwd gets the directory of FILE as its cwd, and
-the command says so. A relative command (./x, bin/x) is refused with the
-absolute path to write instead. Fields agt does not use are reported and
-left out. Servers that already exist are reported and left unchanged.
-Exit status 1 if any server was not imported.`,
+			name: "import", min: 1, max: 1, args: "FILE [--category C] [--update] [--dry-run]",
+			summary: "register every server of a config file: .mcp.json, Claude, Cursor, VS Code, Codex config.toml",
+			help: `FILE holds {"mcpServers": {NAME: SERVER}} (Claude, Cursor, .mcp.json),
+{"servers": {NAME: {type, command, args, env, url, headers}}} (VS Code's
+.vscode/mcp.json), or, when its name ends in .toml, Codex's
+[mcp_servers.NAME] tables (command, args, env, cwd, startup_timeout_sec,
+tool_timeout_sec; url and http_headers for a remote server).
+
+Each server becomes one resource named after its key (lowercased, other
+characters turned into '-'), optionally under --category. A server without
+cwd gets the directory of FILE as its cwd (the project's, for .vscode/,
+.cursor/ and .codex/ files), and the command says so. A relative command
+(./x, bin/x) is refused with the absolute path to write instead. Fields agt
+does not use are reported and left out: from Codex, bearer_token_env_var,
+env_http_headers and env_vars (agt reads no variable when it starts a
+server: give values with -e and -H) and enabled.
+
+A server that is already registered as in FILE is reported and left alone.
+One registered with another configuration is left unchanged unless
+--update, which replaces it with FILE's (compare-and-set on the revision
+read: a write in between is reported, not overwritten).
+
+Exit status 1 if any server could not be imported, or differs and
+--update was not given.`,
 			define: func(fs *flag.FlagSet) action {
 				category := fs.String("category", "", "register every server as `C`/NAME")
 				dryRun := fs.Bool("dry-run", false, "show what would be registered; write nothing")
+				update := fs.Bool("update", false, "replace servers registered with another configuration")
 				return func(ctx context.Context, e *env, args []string) error {
-					return mcpImport(ctx, e, args[0], *category, *dryRun)
+					return mcpImport(ctx, e, args[0], *category, *dryRun, *update)
 				}
 			},
 		},
@@ -169,7 +217,75 @@ func defineServerFlags(fs *flag.FlagSet, update bool) *serverFlags {
 	if update {
 		fs.Int64Var(&sf.expectedRevision, "expected-revision", 0, "refuse unless the stored revision is `N` (0: the revision just read)")
 	}
+	defineShorthands(fs)
 	return sf
+}
+
+// addFlags are the flags of mcp add.
+type addFlags struct {
+	cwd, transport, name, description string
+	env, headers                      *pairList
+	startupTimeout, toolTimeout       time.Duration
+}
+
+func defineAddFlags(fs *flag.FlagSet) *addFlags {
+	af := &addFlags{env: newPairList("=", "K=V"), headers: newPairList(":", `"Name: value"`)}
+	fs.StringVar(&af.cwd, "cwd", "", "stdio: the directory `DIR` the server runs in (default: the current directory, made absolute)")
+	fs.StringVar(&af.transport, "transport", "stdio", "`T`: stdio (the command line after --), http (streamable HTTP) or sse, with the URL")
+	fs.Var(af.env, "env", "stdio: one `K=V` environment variable; repeat for more")
+	fs.Var(af.headers, "header", "remote: one `\"Name: value\"` header; repeat for more")
+	fs.StringVar(&af.name, "name", "", "the server's key `NAME` inside mcpServers (default: the name part of REF)")
+	fs.StringVar(&af.description, "description", "", "free `TEXT` for people")
+	fs.DurationVar(&af.startupTimeout, "startup-timeout", 0, "bound on start plus handshake, a `DURATION` such as 45s (0: the default, 30s)")
+	fs.DurationVar(&af.toolTimeout, "tool-timeout", 0, "bound on one tool call, a `DURATION` (0: the default, 60s)")
+	defineShorthands(fs)
+	return af
+}
+
+// server builds the server entry of mcp add from its flags and positional
+// arguments (REF, then CMD [ARGS...] or URL). It reports the cwd it chose
+// when none was given.
+func (af *addFlags) server(fs *flag.FlagSet, pos []string) (srv resource.MCPServer, note string, err error) {
+	const cmd = "mcp add"
+	srv = resource.MCPServer{Description: af.description,
+		StartupTimeoutMS: af.startupTimeout.Milliseconds(), ToolTimeoutMS: af.toolTimeout.Milliseconds()}
+	if len(pos) < 2 {
+		return srv, "", usagef(cmd, "say how to start or reach the server: -- CMD [ARGS...] (stdio), or --transport http URL (remote)")
+	}
+	switch t := strings.ToLower(af.transport); t {
+	case "stdio", "":
+		if given(fs, "header") {
+			return srv, "", usagef(cmd, "-H/--header is for remote servers (--transport http URL); a stdio server takes -e K=V")
+		}
+		srv.Type, srv.Command, srv.Args, srv.Env = resource.TransportStdio, pos[1], append([]string(nil), pos[2:]...), af.env.value
+		cwd := af.cwd
+		if !given(fs, "cwd") {
+			cwd = "."
+		}
+		if srv.Cwd, err = filepath.Abs(cwd); err != nil {
+			return srv, "", fmt.Errorf("--cwd: %w", err)
+		}
+		switch {
+		case !given(fs, "cwd"):
+			note = fmt.Sprintf("note: no --cwd: it runs in the current directory, %s", srv.Cwd)
+		case !filepath.IsAbs(af.cwd):
+			note = fmt.Sprintf("note: --cwd made absolute: %s", srv.Cwd)
+		}
+	case resource.TransportHTTP, resource.TransportSSE, "streamable-http":
+		if t == "streamable-http" {
+			t = resource.TransportHTTP
+		}
+		if len(pos) != 2 {
+			return srv, "", usagef(cmd, "--transport %s takes the URL as the one argument after REF; got %d", t, len(pos)-1)
+		}
+		if given(fs, "cwd") || given(fs, "env") {
+			return srv, "", usagef(cmd, "--cwd and -e/--env are for stdio servers; a remote server takes -H \"Name: value\"")
+		}
+		srv.Type, srv.URL, srv.Headers = t, pos[1], af.headers.value
+	default:
+		return srv, "", usagef(cmd, "--transport must be stdio, http or sse")
+	}
+	return srv, note, nil
 }
 
 // anyServerFlag reports whether a flag other than --data and
@@ -222,13 +338,13 @@ func (sf *serverFlags) apply(fs *flag.FlagSet, srv *resource.MCPServer) error {
 	}
 	if given(fs, "env") {
 		if remote {
-			return errors.New("--env is for stdio servers; a remote server (--url) takes --header")
+			return errors.New("-e/--env is for stdio servers; a remote server (--url) takes -H/--header")
 		}
 		srv.Env = sf.env.value
 	}
 	if given(fs, "header") {
 		if !remote {
-			return errors.New("--header is for remote servers (--url); a stdio server takes --env")
+			return errors.New("-H/--header is for remote servers (--url); a stdio server takes -e/--env")
 		}
 		srv.Headers = sf.headers.value
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -13,9 +12,6 @@ import (
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
-
-	"github.com/agtsdk/agt/resource"
-	"github.com/agtsdk/agt/resource/boltrepo"
 )
 
 // writeJSON prints v as indented JSON, without HTML escaping, with the
@@ -124,46 +120,6 @@ func writeStderrTail(w io.Writer, indent, tail string) {
 	for _, line := range strings.Split(tail, "\n") {
 		fmt.Fprintf(w, "%s  | %s\n", indent, shown(strings.TrimSuffix(line, "\r"), maxLineWidth))
 	}
-}
-
-// explain adds what to do next to the errors every command can meet.
-func explain(err error) string {
-	msg := err.Error()
-	for _, prefix := range []string{"agt: ", "boltrepo: ", "pgrepo: ", "resource: "} {
-		msg = strings.TrimPrefix(msg, prefix)
-	}
-	msg = strings.ReplaceAll(msg, ": resource: ", ": ")
-	switch {
-	case errors.Is(err, resource.ErrNotFound) && strings.HasPrefix(msg, "mcp:"):
-		return msg + " (see 'agt mcp list'; register it with 'agt mcp create')"
-	case errors.Is(err, resource.ErrNotFound) && strings.HasPrefix(msg, "agent:"):
-		return msg + " (see 'agt agent list'; create it with 'agt agent create')"
-	case errors.Is(err, resource.ErrNotFound) && strings.HasPrefix(msg, "mcps:"):
-		// A mount of an unregistered server; the library names no command.
-		return msg + " (see 'agt mcp list'; register it with 'agt mcp create')"
-	case errors.Is(err, resource.ErrNotFound):
-		return msg + " (see 'agt mcp list' and 'agt agent list')"
-	case errors.Is(err, resource.ErrExists):
-		return msg + " (change it with 'update', or 'delete' it first)"
-	case errors.Is(err, resource.ErrConflict):
-		return msg
-	case strings.HasSuffix(msg, ": invalid database") || strings.HasSuffix(msg, ": version mismatch"):
-		return msg + "\nnext: this file is not a bbolt store; point --db (or $AGT_STORE) at an agt store, or at a new path to start one"
-	case errors.Is(err, boltrepo.ErrDamaged):
-		// boltrepo says what to do in Go terms; an operator gets the commands.
-		what, _, _ := strings.Cut(msg, ": restore it from a backup")
-		what = strings.Replace(what, "open the store: boltrepo: ", "the store ", 1)
-		return what + ".\n" +
-			"next: restore the file from a backup, or point --db (or $AGT_STORE) at a new path to start an empty store; " +
-			"'bbolt check FILE' shows what is damaged (go install go.etcd.io/bbolt/cmd/bbolt@latest)"
-	case strings.Contains(msg, "is locked by another process"):
-		// boltrepo's advice is for Go code; an operator needs the host's side.
-		what, _, _ := strings.Cut(msg, "; close it there")
-		what = strings.Replace(what, "open the store: boltrepo: ", "the store ", 1)
-		return what + ": a host holds it open without shared mode.\n" +
-			"next: stop that host, or let it open the store in shared mode (agt.Options{Bolt: &boltrepo.Options{Shared: true}}) so that agt can work beside it; hosts on several machines share a postgres:// store instead"
-	}
-	return msg
 }
 
 // displayURL is a URL as human output shows it: the user info and the query,

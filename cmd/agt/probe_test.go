@@ -98,8 +98,8 @@ func TestAgentMCPsAndCheck(t *testing.T) {
 	registerFake(t, db, "broken", "-fault", "exit-at-start")
 	mustRun(t, db, 0, "agent", "create", "ok-agent", "--mcp", "fake")
 	mustRun(t, db, 0, "agent", "create", "bad-agent", "--mcp", "fake", "--mcp", "broken")
-	mustRun(t, db, 0, "mcp", "delete", "fake")
-	registerFake(t, db, "fake") // a new revision history for the same reference
+	mustRun(t, db, 0, "mcp", "delete", "fake", "--force") // mounted: agt refuses without --force
+	registerFake(t, db, "fake")                           // a new revision history for the same reference
 
 	r := mustRun(t, db, 0, "agent", "mcps", "bad-agent", "--json")
 	var mounts []map[string]any

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -32,6 +34,38 @@ func mcpCreate(ctx context.Context, e *env, fs *flag.FlagSet, sf *serverFlags, r
 		abs, _ := filepath.Abs(sf.cwd)
 		fmt.Fprintf(e.err, "note: --cwd made absolute: %s\n", abs)
 	}
+	cwd, _ := filepath.Abs(sf.cwd)
+	return registerMCP(ctx, e, ref, data, sf.command, cwd)
+}
+
+// mcpAdd is the short form of create: agt mcp add REF [FLAGS] -- CMD
+// [ARGS...], or REF --transport http URL.
+func mcpAdd(ctx context.Context, e *env, fs *flag.FlagSet, af *addFlags, pos []string) error {
+	ref, err := parseRefArg("mcp add", pos[0])
+	if err != nil {
+		return err
+	}
+	srv, note, err := af.server(fs, pos)
+	if err != nil {
+		return err
+	}
+	name := af.name
+	if name == "" {
+		name = ref.Name()
+	}
+	data, err := json.Marshal(resource.MCPDocument{MCPServers: map[string]resource.MCPServer{name: srv}})
+	if err != nil {
+		return err
+	}
+	if note != "" {
+		fmt.Fprintln(e.err, note)
+	}
+	return registerMCP(ctx, e, ref, data, srv.Command, srv.Cwd)
+}
+
+// registerMCP creates the MCP resource ref and runs the static checks on
+// it. command and cwd are the server's, for the fix of a refused command.
+func registerMCP(ctx context.Context, e *env, ref resource.Ref, data json.RawMessage, command, cwd string) error {
 	h, err := e.host(ctx)
 	if err != nil {
 		return err
@@ -40,8 +74,7 @@ func mcpCreate(ctx context.Context, e *env, fs *flag.FlagSet, sf *serverFlags, r
 		Kind: resource.KindMCP, Ref: ref, Create: true, Data: data,
 	})
 	if err != nil {
-		cwd, _ := filepath.Abs(sf.cwd)
-		return withCommandFix(err, sf.command, cwd)
+		return withCommandFix(about(err, resource.KindMCP, ref), command, cwd)
 	}
 	reportWrite(e, "registered", res)
 	if !warnStatic(ctx, e, h.Resources(), ref) {
@@ -100,7 +133,7 @@ func mcpUpdate(ctx context.Context, e *env, fs *flag.FlagSet, sf *serverFlags, r
 	} else {
 		cur, err := h.Resources().Read(ctx, resource.Direct(), resource.Key{Kind: resource.KindMCP, Ref: ref})
 		if err != nil {
-			return err
+			return e.withRefSuggestion(ctx, resource.KindMCP, ref, err)
 		}
 		name, srv, err := resource.DecodeMCP(cur.Data)
 		if err != nil {
@@ -118,20 +151,20 @@ func mcpUpdate(ctx context.Context, e *env, fs *flag.FlagSet, sf *serverFlags, r
 		command, cwd = srv.Command, srv.Cwd
 		if req.ExpectedRevision == 0 {
 			// Compare-and-set on what was just read: a concurrent writer
-			// makes this fail instead of being overwritten (SPEC R2.6).
+			// makes this fail instead of being overwritten.
 			req.ExpectedRevision = cur.Revision
 		}
 	}
 	res, err := h.Resources().Write(ctx, resource.Direct(), req)
 	if err != nil {
-		return withCommandFix(err, command, cwd)
+		return withCommandFix(about(err, resource.KindMCP, ref), command, cwd)
 	}
 	reportWrite(e, "updated", res)
 	warnStatic(ctx, e, h.Resources(), ref)
 	return nil
 }
 
-// withCommandFix adds, to the refusal of a relative command (SPEC R2.2),
+// withCommandFix adds, to the refusal of a relative command,
 // the absolute path the operator most likely means, as the flag to give.
 func withCommandFix(err error, command, cwd string) error {
 	if !errors.Is(err, resource.ErrInvalid) || command == "" || filepath.IsAbs(command) ||
@@ -168,7 +201,7 @@ func showResource(ctx context.Context, e *env, kind resource.Kind, refArg string
 	}
 	res, err := h.Resources().Read(ctx, resource.Direct(), resource.Key{Kind: kind, Ref: ref})
 	if err != nil {
-		return err
+		return e.withRefSuggestion(ctx, kind, ref, err)
 	}
 	if asJSON {
 		return writeJSON(e.out, res)
@@ -379,10 +412,125 @@ func deleteResource(ctx context.Context, e *env, kind resource.Kind, refArg stri
 		return err
 	}
 	if err := h.Resources().Delete(ctx, resource.Direct(), resource.Key{Kind: kind, Ref: ref}, expected); err != nil {
-		return err
+		return e.withRefSuggestion(ctx, kind, ref, err)
 	}
 	fmt.Fprintf(e.out, "deleted %s %s\n", kind, ref)
 	return nil
+}
+
+// withMountSuggestion adds, to the refusal of a mount that names no
+// registered MCP server, the registered reference nearest to each such
+// name.
+func withMountSuggestion(ctx context.Context, e *env, err error, ch agentChange) error {
+	if !errors.Is(err, resource.ErrNotFound) || e.h == nil {
+		return err
+	}
+	asked := slices.Clone(ch.add)
+	if mcps, ok := ch.data["mcps"].([]string); ok {
+		asked = append(asked, mcps...)
+	}
+	list, lerr := e.h.Resources().List(ctx, resource.Direct(), resource.KindMCP, "")
+	if lerr != nil {
+		return err
+	}
+	refs := make([]string, len(list))
+	for i, r := range list {
+		refs[i] = string(r.Ref)
+	}
+	var near []string
+	for _, a := range asked {
+		if slices.Contains(refs, a) {
+			continue
+		}
+		if n := didYouMean(a, refs); n != "" {
+			near = append(near, fmt.Sprintf("%s for %s", n, a))
+		}
+	}
+	if len(near) == 0 {
+		return err
+	}
+	return fmt.Errorf("%w (did you mean %s?)", err, strings.Join(near, ", "))
+}
+
+// mcpDelete deletes an MCP registration unless agents mount it (then it
+// names them), or --force.
+func mcpDelete(ctx context.Context, e *env, refArg string, expected int64, force bool) error {
+	const cmd = "mcp delete"
+	ref, err := parseRefArg(cmd, refArg)
+	if err != nil {
+		return err
+	}
+	if expected < 0 {
+		return usagef(cmd, "--expected-revision must be a revision you read (1 or more)")
+	}
+	h, err := e.host(ctx)
+	if err != nil {
+		return err
+	}
+	key := resource.Key{Kind: resource.KindMCP, Ref: ref}
+	if _, err := h.Resources().Read(ctx, resource.Direct(), key); err != nil {
+		return e.withRefSuggestion(ctx, resource.KindMCP, ref, err)
+	}
+	users, err := mountedBy(ctx, h.Resources(), ref)
+	if err != nil {
+		return err
+	}
+	if len(users) > 0 && !force {
+		return fmt.Errorf("mcp %s is mounted by %s; nothing was deleted\nnext: unmount it first ('agt agent update %s --remove-mcp %s'), or delete it anyway with --force (%s then report the mount as missing)",
+			ref, agentsText(users), users[0], ref, pronoun(len(users)))
+	}
+	if err := h.Resources().Delete(ctx, resource.Direct(), key, expected); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.out, "deleted mcp %s\n", ref)
+	if len(users) > 0 {
+		fmt.Fprintf(e.err, "warning: still mounted by %s, which now report it as missing; unmount it with 'agt agent update AGENT --remove-mcp %s'\n",
+			agentsText(users), ref)
+	}
+	return nil
+}
+
+// mountedBy lists the agents whose mcps name ref, sorted. An agent whose
+// document cannot be read is left out.
+func mountedBy(ctx context.Context, svc *resource.Service, ref resource.Ref) ([]string, error) {
+	agents, err := svc.List(ctx, resource.Direct(), resource.KindAgent, "")
+	if err != nil {
+		return nil, err
+	}
+	var users []string
+	for _, a := range agents {
+		doc, err := resource.DecodeAgent(a.Data)
+		if err != nil {
+			continue
+		}
+		if slices.Contains(doc.MCPs, ref) {
+			users = append(users, string(a.Ref))
+		}
+	}
+	return users, nil
+}
+
+// plural is "1 agent", "2 agents".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// agentsText is "agent a" or "2 agents: a, b".
+func agentsText(users []string) string {
+	if len(users) == 1 {
+		return "agent " + users[0]
+	}
+	return fmt.Sprintf("%d agents: %s", len(users), strings.Join(users, ", "))
+}
+
+func pronoun(n int) string {
+	if n == 1 {
+		return "it will"
+	}
+	return "they will"
 }
 
 func agentCreate(ctx context.Context, e *env, fs *flag.FlagSet, af *agentFlags, refArg string) error {
@@ -433,7 +581,12 @@ func writeAgent(ctx context.Context, e *env, ref resource.Ref, ch agentChange, c
 	}
 	res, err := h.Resources().Write(ctx, resource.Direct(), req)
 	if err != nil {
-		return err
+		if !create && errors.Is(err, resource.ErrNotFound) {
+			if _, rerr := h.Resources().Read(ctx, resource.Direct(), resource.Key{Kind: resource.KindAgent, Ref: ref}); errors.Is(rerr, resource.ErrNotFound) {
+				return e.withRefSuggestion(ctx, resource.KindAgent, ref, err)
+			}
+		}
+		return withMountSuggestion(ctx, e, about(err, resource.KindAgent, ref), ch)
 	}
 	verb := "updated"
 	if create {
@@ -450,7 +603,7 @@ func writeAgent(ctx context.Context, e *env, ref resource.Ref, ch agentChange, c
 	return nil
 }
 
-func mcpImport(ctx context.Context, e *env, file, category string, dryRun bool) error {
+func mcpImport(ctx context.Context, e *env, file, category string, dryRun, update bool) error {
 	const cmd = "mcp import"
 	if category != "" {
 		if _, err := resource.ParseRef(category + "/x"); err != nil || strings.Contains(category, "/") {
@@ -473,15 +626,15 @@ func mcpImport(ctx context.Context, e *env, file, category string, dryRun bool) 
 		fmt.Fprintf(e.err, "%s lists no servers\n", file)
 		return nil
 	}
-	var h interface {
-		Resources() *resource.Service
-	}
+	var svc *resource.Service
 	if !dryRun {
-		if h, err = e.host(ctx); err != nil {
+		h, err := e.host(ctx)
+		if err != nil {
 			return err
 		}
+		svc = h.Resources()
 	}
-	failed := 0
+	var invalid, unwritten, same, differ int
 	for _, en := range entries {
 		label := en.Key
 		if en.Ref != "" && string(en.Ref) != en.Key {
@@ -491,7 +644,7 @@ func mcpImport(ctx context.Context, e *env, file, category string, dryRun bool) 
 			fmt.Fprintf(e.err, "%s: note: %s\n", label, n)
 		}
 		if en.Err != "" {
-			failed++
+			invalid++
 			fmt.Fprintf(e.err, "%s: not imported: %s\n", label, en.Err)
 			continue
 		}
@@ -505,25 +658,79 @@ func mcpImport(ctx context.Context, e *env, file, category string, dryRun bool) 
 			fmt.Fprintf(e.out, "would register mcp %s: %s\n", en.Ref, serverSummary(en.Server))
 			continue
 		}
-		res, err := h.Resources().Write(ctx, resource.Direct(), resource.WriteRequest{
+		res, err := svc.Write(ctx, resource.Direct(), resource.WriteRequest{
 			Kind: resource.KindMCP, Ref: en.Ref, Create: true, Data: doc,
 		})
-		if err != nil {
-			failed++
+		if err == nil {
+			fmt.Fprintf(e.out, "registered mcp %s (revision %d)\n", res.Resource.Ref, res.Resource.Revision)
+			continue
+		}
+		if !errors.Is(err, resource.ErrExists) {
+			unwritten++
 			fmt.Fprintf(e.err, "%s: not imported: %s\n", label, explain(err))
 			continue
 		}
-		fmt.Fprintf(e.out, "registered mcp %s (revision %d)\n", res.Resource.Ref, res.Resource.Revision)
+		// It exists: the same configuration is nothing to do; another one
+		// is replaced with --update, compare-and-set on the revision read.
+		cur, err := svc.Read(ctx, resource.Direct(), resource.Key{Kind: resource.KindMCP, Ref: en.Ref})
+		if err != nil {
+			unwritten++
+			fmt.Fprintf(e.err, "%s: not imported: %s\n", label, explain(err))
+			continue
+		}
+		switch {
+		case sameServer(cur.Data, en.Name, en.Server):
+			same++
+			fmt.Fprintf(e.out, "mcp %s already registered as in %s (revision %d)\n", en.Ref, file, cur.Revision)
+		case !update:
+			differ++
+			fmt.Fprintf(e.out, "mcp %s already registered with another configuration (revision %d); left unchanged\n", en.Ref, cur.Revision)
+		default:
+			res, err := svc.Write(ctx, resource.Direct(), resource.WriteRequest{
+				Kind: resource.KindMCP, Ref: en.Ref, Data: doc, ExpectedRevision: cur.Revision,
+			})
+			if err != nil {
+				unwritten++
+				fmt.Fprintf(e.err, "%s: not updated: %s\n", label, explain(err))
+				continue
+			}
+			fmt.Fprintf(e.out, "updated mcp %s (revision %d)\n", res.Resource.Ref, res.Resource.Revision)
+		}
 	}
-	if failed > 0 && dryRun {
-		fmt.Fprintf(e.err, "%d of %d servers would not be imported; fix them in %s (nothing was written)\n", failed, len(entries), file)
-		return errReported
+	n := len(entries)
+	switch {
+	case invalid > 0 && dryRun:
+		fmt.Fprintf(e.err, "%d of %d servers would not be imported; fix them in %s (nothing was written)\n", invalid, n, file)
+	case invalid > 0:
+		fmt.Fprintf(e.err, "%d of %d servers not imported; fix them in %s and import again\n", invalid, n, file)
 	}
-	if failed > 0 {
-		fmt.Fprintf(e.err, "%d of %d servers not imported; fix them in %s and import again (the others are already registered)\n", failed, len(entries), file)
+	if unwritten > 0 {
+		fmt.Fprintf(e.err, "%d of %d servers could not be written (see above)\n", unwritten, n)
+	}
+	if same > 0 {
+		fmt.Fprintf(e.err, "%d of %d servers were already registered as in %s: nothing to do for them\n", same, n, file)
+	}
+	if differ > 0 {
+		fmt.Fprintf(e.err, "%d of %d servers are registered with another configuration and were left unchanged; 'agt mcp import %s --update' replaces them with the file's\n", differ, n, file)
+	}
+	if invalid+unwritten+differ > 0 {
 		return errReported
 	}
 	return nil
+}
+
+// sameServer reports whether the stored MCP document data holds the server
+// srv under name, as a write of it would store it (the transport written
+// out).
+func sameServer(data json.RawMessage, name string, srv resource.MCPServer) bool {
+	curName, cur, err := resource.DecodeMCP(data)
+	if err != nil || curName != name {
+		return false
+	}
+	cur.Type, srv.Type = cur.Transport(), srv.Transport()
+	a, errA := json.Marshal(cur)
+	b, errB := json.Marshal(srv)
+	return errA == nil && errB == nil && bytes.Equal(a, b)
 }
 
 // readBounded reads at most limit bytes of a file, refusing a bigger one.
@@ -538,7 +745,7 @@ func readBounded(path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	if st.IsDir() {
-		return nil, fmt.Errorf("%s is a directory; give the mcpServers file itself", path)
+		return nil, fmt.Errorf("%s is a directory; give a file", path)
 	}
 	if st.Size() > limit {
 		return nil, fmt.Errorf("%s is %d bytes; the limit is %d", path, st.Size(), limit)

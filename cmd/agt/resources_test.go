@@ -310,10 +310,58 @@ func TestImport(t *testing.T) {
 	}
 	mustRun(t, db, 1, "mcp", "get", "local")
 
-	// Importing again reports the existing ones and changes nothing.
+	// Importing again: the registered ones are the same, nothing needs
+	// fixing but the invalid one.
 	r = mustRun(t, db, 1, "mcp", "import", file)
-	if !strings.Contains(r.stderr, "already exists") {
-		t.Errorf("second import: %s", r.stderr)
+	assertContains(t, "second import", r.stderr,
+		"1 of 4 servers not imported; fix them in "+file,
+		"3 of 4 servers were already registered as in "+file+": nothing to do for them")
+	if !strings.Contains(r.stdout, "mcp notes already registered as in "+file+" (revision 1)") {
+		t.Errorf("second import stdout:\n%s", r.stdout)
+	}
+}
+
+// A second import of a file says the servers exist, exits 0 when they are
+// the same, and suggests --update for those that differ; --update replaces
+// them, compare-and-set.
+func TestImportAgainAndUpdate(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "agt.db")
+	proj := t.TempDir()
+	file := filepath.Join(proj, ".mcp.json")
+	write := func(content string) {
+		t.Helper()
+		if err := os.WriteFile(file, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(`{"mcpServers": {"a": {"command": "srv-a"}, "b": {"command": "srv-b"}, "c": {"url": "https://c.example/mcp"}, "d": {"command": "srv-d"}, "e": {"command": "srv-e"}}}`)
+	mustRun(t, db, 0, "mcp", "import", file)
+
+	r := mustRun(t, db, 0, "mcp", "import", file)
+	if strings.Contains(r.stderr, "not imported") || strings.Contains(r.stderr, "fix") ||
+		!strings.Contains(r.stderr, "5 of 5 servers were already registered as in "+file+": nothing to do for them") {
+		t.Errorf("second import of the same file:\n%s", r.stderr)
+	}
+
+	write(`{"mcpServers": {"a": {"command": "srv-a", "args": ["--new"]}, "b": {"command": "srv-b"}, "c": {"url": "https://c.example/mcp"}, "d": {"command": "srv-d"}, "e": {"command": "srv-e"}}}`)
+	r = mustRun(t, db, 1, "mcp", "import", file)
+	if !strings.Contains(r.stdout, "mcp a already registered with another configuration (revision 1); left unchanged") ||
+		!strings.Contains(r.stderr, "1 of 5 servers are registered with another configuration and were left unchanged; 'agt mcp import "+file+" --update' replaces them") ||
+		strings.Contains(r.stderr, "fix them") {
+		t.Errorf("import of a changed file without --update:\nstdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	}
+	if _, data := getJSON(t, db, "mcp", "a"); data["mcpServers"].(map[string]any)["a"].(map[string]any)["args"] != nil {
+		t.Errorf("import without --update changed a: %v", data)
+	}
+
+	r = mustRun(t, db, 0, "mcp", "import", file, "--update")
+	if !strings.Contains(r.stdout, "updated mcp a (revision 2)") || !strings.Contains(r.stdout, "mcp b already registered as in") {
+		t.Errorf("import --update:\n%s", r.stdout)
+	}
+	rev, data := getJSON(t, db, "mcp", "a")
+	if diff := cmp.Diff([]any{"--new"}, data["mcpServers"].(map[string]any)["a"].(map[string]any)["args"]); rev != 2 || diff != "" {
+		t.Errorf("a after --update: revision %d, args (-want +got):\n%s", rev, diff)
 	}
 }
 
@@ -324,4 +372,48 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// Codex's config.toml imports like an mcpServers file; what agt cannot
+// store is said, never a value.
+func TestImportCodexConfig(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "agt.db")
+	proj := t.TempDir()
+	dir := filepath.Join(proj, ".codex")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "config.toml")
+	content := `
+[mcp_servers.notes]
+command = "notes-server"
+args = ["--db", "notes.db"]
+env = { TOKEN = "envsecret" }
+
+[mcp_servers.web]
+url = "https://mcp.example.com/mcp"
+bearer_token_env_var = "WEB_TOKEN"
+http_headers = { "X-Key" = "hsecret" }
+`
+	if err := os.WriteFile(file, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := mustRun(t, db, 0, "mcp", "import", file)
+	assertContains(t, "codex import stdout", r.stdout, "registered mcp notes (revision 1)", "registered mcp web (revision 1)")
+	assertContains(t, "codex import stderr", r.stderr, "notes: note: no cwd in config.toml: it runs in "+proj, "web: note: bearer_token_env_var WEB_TOKEN left out")
+	if strings.Contains(r.stdout+r.stderr, "secret") {
+		t.Errorf("codex import shows a value:\n%s\n%s", r.stdout, r.stderr)
+	}
+	_, data := getJSON(t, db, "mcp", "web")
+	want := map[string]any{"mcpServers": map[string]any{"web": map[string]any{
+		"type": "http", "url": "https://mcp.example.com/mcp", "headers": map[string]any{"X-Key": "hsecret"},
+	}}}
+	if diff := cmp.Diff(want, data); diff != "" {
+		t.Errorf("imported web (-want +got):\n%s", diff)
+	}
+	r = mustRun(t, db, 0, "mcp", "import", file)
+	if !strings.Contains(r.stderr, "2 of 2 servers were already registered as in") {
+		t.Errorf("second codex import:\n%s", r.stderr)
+	}
 }

@@ -39,6 +39,7 @@ type mountFailure struct {
 	Error      string       `json:"error"`
 	StderrTail string       `json:"stderr_tail,omitempty"`
 	missing    bool         // the mounted reference is not registered
+	err        error        // for agt's hint
 }
 
 type skippedFailure struct {
@@ -48,17 +49,17 @@ type skippedFailure struct {
 }
 
 func agentTools(ctx context.Context, e *env, refArg string, timeout time.Duration, asJSON bool) (err error) {
-	ref, h, err := e.hostForTimed(ctx, "agent tools", refArg, timeout)
+	ref, h, work, err := e.hostForTimed(ctx, "agent tools", refArg, timeout)
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(ctx, work)
 	defer cancel()
 	defer func() { err = withTimeoutHint(ctx, e, err, timeout) }()
 	e.progress("starting a Run of %s: connecting its mounted servers, listing and compiling their tools...", ref)
 	r, err := h.NewRun(ctx, ref, &run.Options{Permission: listOnly})
 	if err != nil {
-		return runError(ref, err)
+		return runError(ctx, e, ref, err)
 	}
 	defer r.Close()
 
@@ -70,7 +71,7 @@ func agentTools(ctx context.Context, e *env, refArg string, timeout time.Duratio
 	for _, m := range r.MountErrors() {
 		// The tail has its own field, as in the probe report.
 		rep.MountErrors = append(rep.MountErrors, mountFailure{Ref: m.Ref, Error: mcpconn.ErrorText(m.Err, false), StderrTail: m.StderrTail,
-			missing: errors.Is(m.Err, resource.ErrNotFound)})
+			missing: errors.Is(m.Err, resource.ErrNotFound), err: m.Err})
 	}
 	for _, s := range r.SkippedTools() {
 		rep.SkippedTools = append(rep.SkippedTools, skippedFailure{Name: s.Alias, Source: s.Source, Error: s.Err.Error()})
@@ -114,7 +115,11 @@ func writeTools(e *env, rep toolsReport) {
 		}
 		fmt.Fprintf(e.out, "mount %s failed to load: %s\n", m.Ref, shown(m.Error, maxLineWidth))
 		writeStderrTail(e.out, "  ", m.StderrTail)
-		fmt.Fprintf(e.out, "  next: 'agt mcp probe %s' shows more\n", m.Ref)
+		if h := commandHint(m.err, m.Error); h != "" && !strings.HasPrefix(h, "(") {
+			fmt.Fprintf(e.out, "  %s\n", h)
+		} else {
+			fmt.Fprintf(e.out, "  next: 'agt mcp probe %s' shows more\n", m.Ref)
+		}
 	}
 }
 
@@ -134,27 +139,54 @@ func withTimeoutHint(ctx context.Context, e *env, err error, timeout time.Durati
 }
 
 // runError explains why a Run could not start.
-func runError(ref resource.Ref, err error) error {
+func runError(ctx context.Context, e *env, ref resource.Ref, err error) error {
 	switch {
 	case errors.Is(err, run.ErrAgentDisabled):
-		return fmt.Errorf("agent %s is disabled; enable it with 'agt agent update %s --enabled=true'", ref, ref)
+		return about(&markedError{msg: fmt.Sprintf("agent %s is disabled", ref), sentinel: run.ErrAgentDisabled}, resource.KindAgent, ref)
 	case errors.Is(err, resource.ErrNotFound):
-		return fmt.Errorf("agent %s is not registered; create it with 'agt agent create %s'", ref, ref)
+		return e.withRefSuggestion(ctx, resource.KindAgent, ref, &markedError{msg: fmt.Sprintf("agent %s is not registered", ref), sentinel: resource.ErrNotFound})
 	}
 	return err
 }
 
+// callArguments reads the JSON arguments of agent call: the argument
+// itself, "-" for stdin, or "@FILE" for a file; at most maxJSONArg bytes.
+func (e *env) callArguments(cmd, arg string) (string, error) {
+	switch {
+	case arg == "-":
+		data, err := io.ReadAll(io.LimitReader(e.in, maxJSONArg+1))
+		if err != nil {
+			return "", fmt.Errorf("reading the arguments from stdin: %w", err)
+		}
+		if len(data) > maxJSONArg {
+			return "", usagef(cmd, "the JSON on stdin is more than %d bytes", maxJSONArg)
+		}
+		e.stdinTaken = true
+		return string(data), nil
+	case strings.HasPrefix(arg, "@"):
+		data, err := readBounded(arg[1:], maxJSONArg)
+		if err != nil {
+			return "", usagef(cmd, "JSON from %s: %s", clip(arg), strings.TrimPrefix(err.Error(), "open "))
+		}
+		return string(data), nil
+	case len(arg) > maxJSONArg:
+		return "", usagef(cmd, "JSON is %d bytes; the limit is %d", len(arg), maxJSONArg)
+	}
+	return arg, nil
+}
+
 func agentCall(ctx context.Context, e *env, args []string, yes bool, timeout time.Duration) (err error) {
 	const cmd = "agent call"
-	tool, arguments := args[1], args[2]
-	if len(arguments) > maxJSONArg {
-		return usagef(cmd, "JSON is %d bytes; the limit is %d", len(arguments), maxJSONArg)
-	}
-	ref, h, err := e.hostForTimed(ctx, cmd, args[0], timeout)
+	tool := args[1]
+	arguments, err := e.callArguments(cmd, args[2])
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ref, h, work, err := e.hostForTimed(ctx, cmd, args[0], timeout)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, work)
 	defer cancel()
 	defer func() { err = withTimeoutHint(ctx, e, err, timeout) }()
 
@@ -169,7 +201,7 @@ func agentCall(ctx context.Context, e *env, args []string, yes bool, timeout tim
 	// notice show it, as to a model of a host that opted in.
 	r, err := h.NewRun(ctx, ref, &run.Options{Permission: perm, ServerStderrToModel: true})
 	if err != nil {
-		return runError(ref, err)
+		return runError(ctx, e, ref, err)
 	}
 	defer r.Close()
 	for _, m := range r.MountErrors() {
@@ -183,6 +215,13 @@ func agentCall(ctx context.Context, e *env, args []string, yes bool, timeout tim
 	if errors.As(err, &be) {
 		writeRaw(e.out, be.ToolError())
 		if be.Code == run.CodeUnknownTool {
+			names := make([]string, 0, len(r.Tools()))
+			for _, t := range r.Tools() {
+				names = append(names, t.Name)
+			}
+			if near := didYouMean(tool, names); near != "" {
+				fmt.Fprintf(e.err, "did you mean %s?\n", shown(near, maxCellWidth))
+			}
 			fmt.Fprintf(e.err, "'agt agent tools %s' lists the tools this agent can call\n", ref)
 		}
 		return errReported
@@ -227,6 +266,9 @@ const maxShownArguments = 4096
 // askOnTerminal is the Human approver of agent call: it shows the call on
 // stderr and reads the answer from stdin, which must be a terminal.
 func (e *env) askOnTerminal(ctx context.Context, req run.Request) (bool, string, error) {
+	if e.stdinTaken {
+		return false, "stdin held the arguments (-), so nobody can approve the call there: pass --yes to allow it explicitly", nil
+	}
 	if !e.inIsTTY {
 		return false, "stdin is not a terminal, so nobody can approve the call: pass --yes to allow it explicitly", nil
 	}

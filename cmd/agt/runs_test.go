@@ -149,7 +149,7 @@ func TestAgentToolsReportsMountFailures(t *testing.T) {
 	// A mounted server deleted since: the fix is to register or unmount it,
 	// not to mount something.
 	mustRun(t, db, 0, "agent", "update", "helper", "--remove-mcp", "fake")
-	mustRun(t, db, 0, "mcp", "delete", "broken")
+	mustRun(t, db, 0, "mcp", "delete", "broken", "--force")
 	r = mustRun(t, db, 1, "agent", "tools", "helper")
 	for _, want := range []string{
 		"agent helper: no tools: no mounted server loaded",

@@ -1,0 +1,268 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/agtsdk/agt/mcpconn"
+	"github.com/agtsdk/agt/resource"
+	"github.com/agtsdk/agt/resource/boltrepo"
+	"github.com/agtsdk/agt/run"
+)
+
+// The library's errors name the field and what to set; they never name a
+// command of agt. This file is the one place that turns them into the
+// command an operator runs: the library's sentinels and codes, matched with
+// errors.Is and errors.As, mapped to agt's hints.
+
+// hintSubject is what a hint is about, taken from the error.
+type hintSubject struct {
+	msg  string       // the error's message, as explain shows it
+	ref  resource.Ref // the resource concerned, or ""
+	kind resource.Kind
+	code string // the DocumentError's or Finding's code, or ""
+}
+
+// refOr is the reference, or the word to put in its place.
+func (s hintSubject) refOr(word string) string {
+	if s.ref != "" {
+		return string(s.ref)
+	}
+	return word
+}
+
+// hintRule maps one sentinel (and, for ErrInvalid, one code) to agt's hint.
+type hintRule struct {
+	err  error
+	also error  // a second error the chain must hold too, or nil
+	code string // "" matches every code
+	hint func(s hintSubject) string
+}
+
+// hintTable is every command hint of agt for a library error, first match
+// wins: order the specific before the general.
+var hintTable = []hintRule{
+	{err: mcpconn.ErrNoAbsoluteCwd, hint: func(s hintSubject) string {
+		return "next: agt mcp update " + s.refOr("REF") + " --cwd /abs/dir"
+	}},
+	{err: mcpconn.ErrLimit, hint: func(s hintSubject) string {
+		return "next: the server sent more than agt accepts (the limit is named above); a host that trusts it can raise that limit in mcpconn.ConnectorOptions, the CLI uses the defaults"
+	}},
+	{err: mcpconn.ErrInvalidServer, hint: func(s hintSubject) string {
+		return "next: 'agt mcp test " + s.refOr("REF") + "' shows what is wrong; 'agt mcp update " + s.refOr("REF") + "' fixes it"
+	}},
+	{err: mcpconn.ErrStart, hint: func(s hintSubject) string {
+		return "next: 'agt mcp test " + s.refOr("REF") + "' checks the command and cwd; 'agt mcp update " + s.refOr("REF") + "' fixes them"
+	}},
+	{err: mcpconn.ErrHandshake, also: context.DeadlineExceeded, hint: func(s hintSubject) string {
+		return "next: a slow server needs a longer start: 'agt mcp update " + s.refOr("REF") + " --startup-timeout 90s'; 'agt mcp probe " + s.refOr("REF") + "' shows its stderr"
+	}},
+	{err: mcpconn.ErrHandshake, hint: func(s hintSubject) string {
+		return "next: its stderr says why it did not answer; 'agt mcp test " + s.refOr("REF") + "' checks the configuration, 'agt mcp update " + s.refOr("REF") + "' fixes it"
+	}},
+	{err: run.ErrAgentDisabled, hint: func(s hintSubject) string {
+		return "next: agt agent update " + s.refOr("AGENT") + " --enabled=true"
+	}},
+	{err: resource.ErrInvalid, code: resource.CodeNoAbsoluteCwd, hint: func(s hintSubject) string {
+		return "next: agt mcp update " + s.refOr("REF") + " --cwd /abs/dir"
+	}},
+	{err: resource.ErrInvalid, code: resource.CodeServerCount, hint: func(hintSubject) string {
+		return "next: register each server as its own resource: 'agt mcp import FILE' splits a file"
+	}},
+	{err: resource.ErrNotFound, hint: func(s hintSubject) string {
+		switch {
+		case strings.HasPrefix(s.msg, "mcps:"): // a mount that names no server
+			return "(see 'agt mcp list'; register it with 'agt mcp add' or 'agt mcp create')"
+		case s.kind == resource.KindMCP || strings.HasPrefix(s.msg, "mcp:"):
+			return "(see 'agt mcp list'; register it with 'agt mcp add' or 'agt mcp create')"
+		case s.kind == resource.KindAgent || strings.HasPrefix(s.msg, "agent:"):
+			return "(see 'agt agent list'; create it with 'agt agent create')"
+		}
+		return "(see 'agt mcp list' and 'agt agent list')"
+	}},
+	{err: resource.ErrExists, hint: func(hintSubject) string {
+		return "(change it with 'update', or 'delete' it first)"
+	}},
+	{err: resource.ErrConflict, hint: func(s hintSubject) string {
+		kind := s.kind
+		if kind == "" {
+			kind = resource.KindMCP
+		}
+		return "next: 'agt " + string(kind) + " get " + s.refOr("REF") + "' shows the stored revision; make your change again on it"
+	}},
+}
+
+// commandHint is agt's hint for err, or "". A hint whose command the
+// message already names is left out.
+func commandHint(err error, msg string) string {
+	s := subjectOf(err, msg)
+	for _, r := range hintTable {
+		if !errors.Is(err, r.err) || (r.also != nil && !errors.Is(err, r.also)) || (r.code != "" && r.code != s.code) {
+			continue
+		}
+		h := r.hint(s)
+		if cmd := hintCommand(h); cmd != "" && strings.Contains(msg, cmd) {
+			return ""
+		}
+		return h
+	}
+	return ""
+}
+
+// hintCommand is the agt command a hint names, up to its first flag or
+// quote, so that a message that names it already is not told twice.
+func hintCommand(h string) string {
+	i := strings.Index(h, "agt ")
+	if i < 0 {
+		return ""
+	}
+	cmd := h[i:]
+	if j := strings.IndexAny(cmd, "'-("); j > 0 {
+		cmd = cmd[:j]
+	}
+	return strings.TrimSpace(cmd)
+}
+
+// subjectOf finds the resource and code an error is about.
+func subjectOf(err error, msg string) hintSubject {
+	s := hintSubject{msg: msg}
+	var me *mcpconn.Error
+	var ce *resource.ConflictError
+	var de *resource.DocumentError
+	var se *suggestedError
+	switch {
+	case errors.As(err, &se):
+		s.ref, s.kind = se.ref, se.kind
+	case errors.As(err, &me):
+		s.ref, s.kind = me.Ref, resource.KindMCP
+	case errors.As(err, &ce):
+		s.ref, s.kind = ce.Key.Ref, ce.Key.Kind
+	}
+	var ae *aboutError
+	if errors.As(err, &ae) {
+		s.ref, s.kind = ae.ref, ae.kind
+	}
+	if errors.As(err, &de) {
+		s.code = de.Code
+	}
+	return s
+}
+
+// findingFix is agt's fix for a finding of a static test or agent check,
+// in place of the library's, which names no command: "" keeps the
+// library's. agent is the agent checked, ref the mount.
+func findingFix(f resource.Finding, agent, ref resource.Ref) string {
+	switch f.Code {
+	case resource.CodeAgentDisabled:
+		return "agt agent update " + string(agent) + " --enabled=true"
+	case resource.CodeAgentMissing:
+		return "agt agent create " + string(agent)
+	case resource.CodeNoAbsoluteCwd, resource.CodeCwdMissing:
+		if ref != "" {
+			return "agt mcp update " + string(ref) + " --cwd /abs/dir"
+		}
+	case resource.CodeMountMissing:
+		if ref != "" {
+			return "register it ('agt mcp add " + string(ref) + " -- CMD'), or unmount it ('agt agent update " + string(agent) + " --remove-mcp " + string(ref) + "')"
+		}
+	}
+	return ""
+}
+
+// suggestedError is a reference that was not found, with the registered
+// one it most likely meant.
+type suggestedError struct {
+	err  error
+	kind resource.Kind
+	ref  resource.Ref
+	near string // "" when nothing is near
+}
+
+func (e *suggestedError) Error() string { return e.err.Error() }
+func (e *suggestedError) Unwrap() error { return e.err }
+
+// aboutError names the resource an error is about, for the hints, when
+// the error itself does not (a refused write, a disabled agent).
+type aboutError struct {
+	err  error
+	kind resource.Kind
+	ref  resource.Ref
+}
+
+func (e *aboutError) Error() string { return e.err.Error() }
+func (e *aboutError) Unwrap() error { return e.err }
+
+// markedError is a message of agt's that errors.Is matches to a library
+// sentinel, without the sentinel's own words.
+type markedError struct {
+	msg      string
+	sentinel error
+}
+
+func (e *markedError) Error() string { return e.msg }
+func (e *markedError) Unwrap() error { return e.sentinel }
+
+// about marks err as being about the resource kind:ref; nil stays nil.
+func about(err error, kind resource.Kind, ref resource.Ref) error {
+	if err == nil {
+		return nil
+	}
+	return &aboutError{err: err, kind: kind, ref: ref}
+}
+
+// withRefSuggestion adds, to a not-found error for ref, the registered
+// reference of the same kind nearest to it.
+func (e *env) withRefSuggestion(ctx context.Context, kind resource.Kind, ref resource.Ref, err error) error {
+	if !errors.Is(err, resource.ErrNotFound) || e.h == nil {
+		return err
+	}
+	se := &suggestedError{err: err, kind: kind, ref: ref}
+	if list, lerr := e.h.Resources().List(ctx, resource.Direct(), kind, ""); lerr == nil {
+		refs := make([]string, len(list))
+		for i, r := range list {
+			refs[i] = string(r.Ref)
+		}
+		se.near = didYouMean(string(ref), refs)
+	}
+	return se
+}
+
+// explain is the message of an error every command can meet, with what to
+// do next: agt's hint from the table, "did you mean", and the store's
+// problems.
+func explain(err error) string {
+	msg := err.Error()
+	for _, prefix := range []string{"agt: ", "boltrepo: ", "pgrepo: ", "resource: "} {
+		msg = strings.TrimPrefix(msg, prefix)
+	}
+	msg = strings.ReplaceAll(msg, ": resource: ", ": ")
+	switch {
+	case strings.HasSuffix(msg, ": invalid database") || strings.HasSuffix(msg, ": version mismatch"):
+		return msg + "\nnext: this file is not a bbolt store; point --db (or $AGT_STORE) at an agt store, or at a new path to start one"
+	case errors.Is(err, boltrepo.ErrDamaged):
+		// boltrepo says what to do in Go terms; an operator gets the commands.
+		what, _, _ := strings.Cut(msg, ": restore it from a backup")
+		what = strings.Replace(what, "open the store: boltrepo: ", "the store ", 1)
+		return what + ".\n" +
+			"next: restore the file from a backup, or point --db (or $AGT_STORE) at a new path to start an empty store; " +
+			"'bbolt check FILE' shows what is damaged (go install go.etcd.io/bbolt/cmd/bbolt@latest)"
+	case strings.Contains(msg, "is locked by another process"):
+		// boltrepo's advice is for Go code; an operator needs the host's side.
+		what, _, _ := strings.Cut(msg, "; close it there")
+		what = strings.Replace(what, "open the store: boltrepo: ", "the store ", 1)
+		return what + ": a host holds it open without shared mode.\n" +
+			"next: stop that host, or let it open the store in shared mode (agt.Options{Bolt: &boltrepo.Options{Shared: true}}) so that agt can work beside it; hosts on several machines share a postgres:// store instead"
+	}
+	var se *suggestedError
+	if errors.As(err, &se) && se.near != "" {
+		msg += " (did you mean " + se.near + "?)"
+	}
+	if h := commandHint(err, msg); h != "" {
+		if strings.HasPrefix(h, "(") {
+			return msg + " " + h
+		}
+		return msg + "\n" + h
+	}
+	return msg
+}
