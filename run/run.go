@@ -859,11 +859,10 @@ func (r *Run) backoffAfter(count int) time.Duration {
 // restartDue reports whether a mount of s lost its connection and may be
 // restarted now.
 func (r *Run) restartDue(s *snapshot) bool {
-	now := time.Now()
 	for _, m := range s.mounts {
 		if m.lost() {
 			r.mu.Lock()
-			ok := r.restartAllowed(m.ref, now)
+			ok := r.restartAllowed(m.ref, time.Now())
 			r.mu.Unlock()
 			if ok {
 				return true
