@@ -68,8 +68,20 @@ type ConnectorOptions struct {
 	// InheritAllEnv passes the host's whole environment (InheritEnv is then
 	// ignored). False means the allowlist.
 	InheritAllEnv bool
-	// Environ returns the host environment; nil means os.Environ.
+	// Environ returns the host environment; nil means os.Environ. It
+	// serves both the inherited environment and ${env:NAME} references.
 	Environ func() []string
+
+	// Secrets resolves the ${secret:NAME} references in a document's args,
+	// env values and header values, at each start, with the reference of
+	// the registration they belong to. Nil means none: a ${secret:...}
+	// reference fails the start with an error that names it.
+	Secrets resource.SecretResolver
+	// SecretEnv lists the host environment variables a ${env:NAME}
+	// reference may read; a name ending in '*' is a prefix. Nil or empty
+	// means none: a ${env:...} reference fails the start with an error
+	// that names it. Secrets does not widen it. NewConnector copies it.
+	SecretEnv []string
 
 	// Dial, when set and returning a non-nil transport, replaces starting or
 	// reaching the server by the document (for embedding and in-memory
@@ -122,6 +134,7 @@ type ConnectorOptions struct {
 type Connector struct {
 	opts      ConnectorOptions
 	launchEnv resource.LaunchEnv
+	secrets   resource.Secrets
 	client    *mcp.Client
 }
 
@@ -137,6 +150,8 @@ func NewConnector(opts *ConnectorOptions) *Connector {
 	// A copy: the caller's slice may change after this call.
 	c.opts.InheritEnv = slices.Clone(c.opts.InheritEnv)
 	c.launchEnv = resource.LaunchEnv{Inherit: c.opts.InheritEnv, InheritAll: c.opts.InheritAllEnv, Environ: c.opts.Environ}
+	c.opts.SecretEnv = slices.Clone(c.opts.SecretEnv)
+	c.secrets = resource.Secrets{Resolver: c.opts.Secrets, AllowEnv: c.opts.SecretEnv, Environ: c.opts.Environ}
 	if c.opts.TerminateGrace <= 0 {
 		c.opts.TerminateGrace = DefaultTerminateGrace
 	}
@@ -205,7 +220,7 @@ func (c *Connector) Connect(ctx context.Context, ref resource.Ref, srv resource.
 	}
 	if transport == nil {
 		var err error
-		transport, err = c.transportFor(s, srv)
+		transport, err = c.transportFor(sctx, s, srv)
 		if err != nil {
 			return nil, err
 		}
@@ -321,10 +336,10 @@ func boundServerText(s string) string {
 
 // transportFor builds the transport the document describes: a started
 // process, or an HTTP client.
-func (c *Connector) transportFor(s *Session, srv resource.MCPServer) (mcp.Transport, error) {
+func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.MCPServer) (mcp.Transport, error) {
 	switch s.transport {
 	case resource.TransportStdio:
-		proc, err := c.start(s.ref, srv)
+		proc, err := c.start(ctx, s.ref, srv)
 		if err != nil {
 			return nil, err
 		}
@@ -349,7 +364,13 @@ func (c *Connector) transportFor(s *Session, srv resource.MCPServer) (mcp.Transp
 			s.httpTransport = ht
 			base = ht
 		}
-		rt := &headerRoundTripper{base: base, headers: srv.Headers, origin: originOf(u), guard: s.guard}
+		// Resolved here, per start; the values live only in this session's
+		// round tripper.
+		headers, err := resource.ResolveHeaders(srv.Headers, c.secrets.Bind(ctx, s.ref))
+		if se := secretError(s.ref, err); se != nil {
+			return nil, se
+		}
+		rt := &headerRoundTripper{base: base, headers: headers, origin: originOf(u), guard: s.guard}
 		client := &http.Client{Transport: rt, CheckRedirect: rt.checkRedirect}
 		if s.transport == resource.TransportSSE {
 			return &captureTransport{
@@ -377,9 +398,14 @@ func (c *Connector) LaunchEnv() resource.LaunchEnv {
 // start resolves a stdio document by the launch rules
 // (resource.ResolveLaunch, the same rules Service.Test checks) and starts
 // its process.
-func (c *Connector) start(ref resource.Ref, srv resource.MCPServer) (*process, error) {
-	l, err := resource.ResolveLaunch(srv, &c.launchEnv)
+func (c *Connector) start(ctx context.Context, ref resource.Ref, srv resource.MCPServer) (*process, error) {
+	env := c.launchEnv
+	env.Resolve = c.secrets.Bind(ctx, ref)
+	l, err := resource.ResolveLaunch(srv, &env)
 	if err != nil {
+		if se := secretError(ref, err); se != nil {
+			return nil, se
+		}
 		kind := ErrStart
 		var le *resource.LaunchError
 		if errors.As(err, &le) {
@@ -400,6 +426,21 @@ func (c *Connector) start(ref resource.Ref, srv resource.MCPServer) (*process, e
 		return nil, &Error{Ref: ref, Op: "connect", Kind: ErrStart, Detail: "starting the process failed", Err: err}
 	}
 	return proc, nil
+}
+
+// secretError turns a failed secret reference into an *Error whose text
+// names the field and the reference, never a value nor the resolver's
+// error; nil when err is not about a reference.
+func secretError(ref resource.Ref, err error) *Error {
+	var se *resource.SecretError
+	if !errors.As(err, &se) {
+		return nil
+	}
+	detail := "secret reference " + se.Reference + " in " + se.Field + ": " + se.Message
+	if se.Fix != "" {
+		detail += " (fix: " + se.Fix + ")"
+	}
+	return &Error{Ref: ref, Op: "connect", Kind: ErrSecret, Detail: detail}
 }
 
 func msOr(ms int64, def time.Duration) time.Duration {

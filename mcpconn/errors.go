@@ -22,6 +22,10 @@ var (
 	// ErrStart: the server could not be started or reached (command not
 	// found, cwd missing, connection refused).
 	ErrStart = errors.New("mcpconn: server did not start")
+	// ErrSecret: a secret reference (${env:NAME}, ${secret:NAME}) of the
+	// document could not be resolved, so nothing was started or
+	// contacted. The message names the reference, never a value.
+	ErrSecret = errors.New("mcpconn: secret reference not resolved")
 	// ErrHandshake: the server started but the MCP initialize handshake
 	// failed: it exited early, never answered within the startup timeout,
 	// wrote non-JSON on stdout, or spoke an unsupported protocol.

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -36,6 +37,11 @@ type LaunchEnv struct {
 	InheritAll bool
 	// Environ returns the host environment; nil means os.Environ.
 	Environ func() []string
+	// Resolve resolves the secret references (${env:NAME},
+	// ${secret:NAME}) in args and env values, for one start (see
+	// Secrets.Bind). Nil leaves them as written, for a check that starts
+	// nothing.
+	Resolve func(kind, name string) (string, error)
 }
 
 // Launch is a stdio server resolved for starting: what to execute, with
@@ -108,8 +114,26 @@ func ResolveLaunch(srv MCPServer, env *LaunchEnv) (Launch, error) {
 			return Launch{}, &LaunchError{Code: CodeWrongType, Field: "/env", Message: "an env name is empty or holds '=' or NUL", Fix: "use names like API_TOKEN"}
 		}
 	}
-	expand := strings.NewReplacer("${cwd}", cwd, "${workspace}", cwd).Replace
-	childEnv := env.childEnv(srv.Env, cwd, expand)
+	// Placeholders and references are expanded before anything else, so a
+	// failed reference fails the start before the file system is read.
+	docEnv := make(map[string]string, len(srv.Env))
+	for _, k := range sortedKeys(srv.Env) {
+		v, err := expandValue("/env"+pointer(k), srv.Env[k], cwd, env.Resolve, "\x00")
+		if err != nil {
+			return Launch{}, err
+		}
+		docEnv[k] = v
+	}
+	argv := make([]string, 0, len(srv.Args)+1)
+	argv = append(argv, srv.Command)
+	for i, a := range srv.Args {
+		v, err := expandValue("/args/"+strconv.Itoa(i), a, cwd, env.Resolve, "\x00")
+		if err != nil {
+			return Launch{}, err
+		}
+		argv = append(argv, v)
+	}
+	childEnv := env.childEnv(docEnv, cwd)
 
 	switch fi, err := os.Stat(cwd); {
 	case err != nil:
@@ -144,19 +168,15 @@ func ResolveLaunch(srv MCPServer, env *LaunchEnv) (Launch, error) {
 		}
 		path = found
 	}
-	argv := make([]string, 0, len(srv.Args)+1)
-	argv = append(argv, srv.Command)
-	for _, a := range srv.Args {
-		argv = append(argv, expand(a))
-	}
 	return Launch{Path: path, Args: argv, Dir: cwd, Env: childEnv}, nil
 }
 
 // childEnv builds the server's environment: the inherited part of the host
-// environment, then the document's env (placeholders expanded) on top. An
+// environment, then the document's env (placeholders already expanded) on
+// top. An
 // inherited PWD names the host's directory: it becomes cwd, where the child
 // runs, as a shell would set it.
-func (e *LaunchEnv) childEnv(docEnv map[string]string, cwd string, expand func(string) string) []string {
+func (e *LaunchEnv) childEnv(docEnv map[string]string, cwd string) []string {
 	environ, inherit := e.Environ, e.Inherit
 	if environ == nil {
 		environ = os.Environ
@@ -190,7 +210,7 @@ func (e *LaunchEnv) childEnv(docEnv map[string]string, cwd string, expand func(s
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		set(k, expand(docEnv[k]))
+		set(k, docEnv[k])
 	}
 	out := make([]string, 0, len(order))
 	for _, k := range order {

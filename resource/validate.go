@@ -371,10 +371,8 @@ func checkServer(base string, raw json.RawMessage) (MCPServer, []Finding) {
 			switch {
 			case strings.ContainsAny(v, "\r\n\x00") || len(v) > maxStringBytes:
 				fs = append(fs, errf(field("headers")+pointer(k), CodeWrongType, "a header value holds a line break or NUL, or is too long", "write the value on one line"))
-			case strings.Contains(v, "${"):
-				// Other hosts expand ${VAR} in headers; sent literally, it
-				// would fail at the server with no hint why.
-				fs = append(fs, errf(field("headers")+pointer(k), CodePlaceholder, "placeholders are not expanded in headers: ${cwd} and ${workspace} exist only in args and env, and environment variables are never expanded", "write the literal header value"))
+			default:
+				fs = append(fs, checkRefs(field("headers")+pointer(k), v, false)...)
 			}
 		}
 	}
@@ -415,7 +413,7 @@ func validHeaderName(k string) bool {
 }
 
 // checkText bounds a string and, when placeholders expand in it, refuses any
-// ${...} other than ${cwd} and ${workspace}.
+// ${...} other than ${cwd}, ${workspace} and the secret references.
 func checkText(field, s string, placeholders bool) []Finding {
 	if len(s) > maxStringBytes {
 		return []Finding{errf(field, CodeLimit, fmt.Sprintf("value is longer than %d bytes", maxStringBytes), "shorten it")}
@@ -429,23 +427,17 @@ func checkText(field, s string, placeholders bool) []Finding {
 		}
 		return nil
 	}
-	for rest := s; ; {
-		i := strings.Index(rest, "${")
-		if i < 0 {
-			return nil
-		}
-		rest = rest[i+2:]
-		j := strings.IndexByte(rest, '}')
-		if j < 0 {
-			return []Finding{errf(field, CodePlaceholder, "unclosed ${ placeholder; only ${cwd} and ${workspace} exist", "close it as ${cwd} or ${workspace}, or remove the ${")}
-		}
-		switch rest[:j] {
-		case "cwd", "workspace":
-		default:
-			return []Finding{errf(field, CodePlaceholder, "unknown placeholder; only ${cwd} and ${workspace} exist (both expand to cwd)", "use ${cwd} or ${workspace}, or write the value itself; environment variables are not expanded")}
-		}
-		rest = rest[j+1:]
+	return checkRefs(field, s, true)
+}
+
+// checkRefs refuses malformed placeholders and references: ${cwd} and
+// ${workspace} (where cwd is true), ${env:NAME}, ${secret:NAME}, and $${
+// for a literal ${. The scanner is the one a start uses.
+func checkRefs(field, s string, cwd bool) []Finding {
+	if _, msg, fix := scanValue(s, cwd); msg != "" {
+		return []Finding{errf(field, CodePlaceholder, msg, fix)}
 	}
+	return nil
 }
 
 // checkCommand applies the command rule: a bare name looked up in PATH, or an

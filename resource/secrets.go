@@ -1,0 +1,282 @@
+package resource
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// Secret references keep credentials out of the stored documents: an env
+// value, a header value or an argument may hold ${env:NAME} (read from the
+// host process's environment) or ${secret:NAME} (asked of the host's
+// SecretResolver). They are resolved only when a server starts, into the
+// launch or the request, and never written back. $${ writes a literal ${.
+
+// Limits of secret references.
+const (
+	// MaxSecretNameBytes bounds the NAME of one reference.
+	MaxSecretNameBytes = 128
+	// MaxSecretValueBytes bounds one resolved value: a resolver or an
+	// environment variable that returns more fails the start.
+	MaxSecretValueBytes = 64 << 10
+)
+
+// SecretResolver resolves the ${secret:NAME} references of a server. ref
+// is the registration the reference belongs to, so a host can bind a
+// secret to the servers allowed to use it. Its error is never shown: the
+// start fails with a message that names the reference only. It must be
+// safe for concurrent use.
+type SecretResolver interface {
+	Resolve(ctx context.Context, ref Ref, name string) (string, error)
+}
+
+// Secrets says how a start resolves secret references. The zero value
+// resolves none: every reference fails the start.
+type Secrets struct {
+	// Resolver answers ${secret:NAME}. Nil means none: a ${secret:...}
+	// reference fails the start.
+	Resolver SecretResolver
+	// AllowEnv lists the host environment variables a ${env:NAME}
+	// reference may read; a name ending in '*' is a prefix. Nil or empty
+	// means none: a ${env:...} reference fails the start. It is separate
+	// from the environment a stdio server inherits, and a Resolver does
+	// not widen it.
+	AllowEnv []string
+	// Environ returns the host environment; nil means os.Environ.
+	Environ func() []string
+}
+
+// SecretError says why a secret reference could not be resolved. It names
+// the field (a JSON pointer inside the server entry, like "/env/API_KEY")
+// and the reference as written (like "${secret:github}"), never a value
+// nor the resolver's own error.
+type SecretError struct {
+	Field     string
+	Reference string
+	Message   string
+	Fix       string
+}
+
+func (e *SecretError) Error() string {
+	s := "resource: secret reference " + e.Reference + " in " + e.Field + ": " + e.Message
+	if e.Fix != "" {
+		s += " (fix: " + e.Fix + ")"
+	}
+	return s
+}
+
+// resolver resolves one reference of kind "env" or "secret".
+type resolver func(kind, name string) (string, error)
+
+// Bind returns the resolver of one start of ref under ctx, for
+// LaunchEnv.Resolve and ResolveHeaders.
+func (s *Secrets) Bind(ctx context.Context, ref Ref) func(kind, name string) (string, error) {
+	return func(kind, name string) (string, error) {
+		var v string
+		switch kind {
+		case "env":
+			if s == nil || !envAllowed(name, s.AllowEnv) {
+				return "", &SecretError{Message: "the host does not allow this environment variable in references",
+					Fix: "list it in the allowed reference env names (mcpconn.ConnectorOptions.SecretEnv), or use a ${secret:...} reference"}
+			}
+			environ := s.Environ
+			if environ == nil {
+				environ = os.Environ
+			}
+			found := false
+			for _, kv := range environ() {
+				if k, val, ok := strings.Cut(kv, "="); ok && k == name {
+					v, found = val, true
+				}
+			}
+			if !found {
+				return "", &SecretError{Message: "the environment variable is not set in the host process", Fix: "set it in the host's environment"}
+			}
+		case "secret":
+			if s == nil || s.Resolver == nil {
+				return "", &SecretError{Message: "no secret resolver is configured", Fix: "give the host a SecretResolver (mcpconn.ConnectorOptions.Secrets), or use an allowed ${env:...} reference"}
+			}
+			var err error
+			v, err = s.Resolver.Resolve(ctx, ref, name)
+			if err != nil {
+				// The resolver's text may quote what it looked up: dropped.
+				return "", &SecretError{Message: "the secret resolver failed", Fix: "check that the resolver knows this secret and allows it for this server"}
+			}
+		}
+		if len(v) > MaxSecretValueBytes {
+			return "", &SecretError{Message: fmt.Sprintf("the resolved value is longer than %d bytes", MaxSecretValueBytes), Fix: "store a shorter value"}
+		}
+		return v, nil
+	}
+}
+
+// Placeholder scanning: one scanner for validation, launch and headers.
+
+// token is one piece of a value: literal text, or a ${...} placeholder.
+type token struct {
+	lit  string // literal text (escapes already undone) when kind == ""
+	kind string // "env", "secret", or "cwd" (for ${cwd} and ${workspace})
+	name string
+	raw  string // the placeholder as written
+}
+
+// scanValue splits s into literal text and placeholders. $${ is a literal
+// ${. It returns a finding-style message and fix for a malformed
+// placeholder; cwdPlaceholders says whether ${cwd} and ${workspace} exist
+// in this field.
+func scanValue(s string, cwdPlaceholders bool) ([]token, string, string) {
+	var out []token
+	var lit strings.Builder
+	flush := func() {
+		if lit.Len() > 0 {
+			out = append(out, token{lit: lit.String()})
+			lit.Reset()
+		}
+	}
+	known := "${env:NAME} and ${secret:NAME}"
+	if cwdPlaceholders {
+		known = "${cwd}, ${workspace}, " + known
+	}
+	for i := 0; i < len(s); {
+		if strings.HasPrefix(s[i:], "$${") {
+			lit.WriteString("${")
+			i += 3
+			continue
+		}
+		if !strings.HasPrefix(s[i:], "${") {
+			lit.WriteByte(s[i])
+			i++
+			continue
+		}
+		j := strings.IndexByte(s[i+2:], '}')
+		if j < 0 {
+			return nil, "unclosed ${ placeholder; only " + known + " exist", "close it with }, or write $${ for a literal ${"
+		}
+		body := s[i+2 : i+2+j]
+		raw := s[i : i+3+j]
+		i += 3 + j
+		kind, name, hasKind := strings.Cut(body, ":")
+		switch {
+		case !hasKind && (body == "cwd" || body == "workspace") && cwdPlaceholders:
+			flush()
+			out = append(out, token{kind: "cwd", raw: raw})
+		case hasKind && kind == "env" && validEnvRefName(name):
+			flush()
+			out = append(out, token{kind: "env", name: name, raw: raw})
+		case hasKind && kind == "secret" && validSecretName(name):
+			flush()
+			out = append(out, token{kind: "secret", name: name, raw: raw})
+		case hasKind && (kind == "env" || kind == "secret"):
+			return nil, "malformed reference name: an env name is letters, digits and _, not starting with a digit; a secret name is letters, digits and . _ - /", "write ${env:API_TOKEN} or ${secret:github-token}"
+		default:
+			return nil, "unknown placeholder; only " + known + " exist (environment variables are written ${env:NAME})", "use one of them, or write $${ for a literal ${"
+		}
+	}
+	flush()
+	return out, "", ""
+}
+
+func validEnvRefName(n string) bool {
+	if n == "" || len(n) > MaxSecretNameBytes || n[0] >= '0' && n[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(n); i++ {
+		c := n[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+func validSecretName(n string) bool {
+	if n == "" || len(n) > MaxSecretNameBytes {
+		return false
+	}
+	for i := 0; i < len(n); i++ {
+		c := n[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("._-/", c) >= 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// expandValue resolves the placeholders of one value. cwd == "" means the
+// field has no ${cwd}; resolve == nil leaves references as written (a
+// static check). forbidden lists bytes a resolved value may not hold here.
+func expandValue(field, s, cwd string, resolve resolver, forbidden string) (string, error) {
+	toks, msg, fix := scanValue(s, cwd != "")
+	if msg != "" {
+		return "", &SecretError{Field: field, Reference: "${", Message: msg, Fix: fix}
+	}
+	var b strings.Builder
+	for _, t := range toks {
+		switch t.kind {
+		case "":
+			if resolve == nil {
+				// Keep the escape: the value is still in stored form.
+				b.WriteString(strings.ReplaceAll(t.lit, "${", "$${"))
+			} else {
+				b.WriteString(t.lit)
+			}
+		case "cwd":
+			b.WriteString(cwd)
+		default:
+			if resolve == nil {
+				b.WriteString(t.raw)
+				continue
+			}
+			v, err := resolve(t.kind, t.name)
+			if err != nil {
+				se, ok := err.(*SecretError)
+				if !ok {
+					se = &SecretError{Message: "resolving the reference failed"}
+				}
+				return "", &SecretError{Field: field, Reference: t.raw, Message: se.Message, Fix: se.Fix}
+			}
+			if strings.ContainsAny(v, forbidden) {
+				return "", &SecretError{Field: field, Reference: t.raw, Message: "the resolved value holds a byte not allowed here (NUL, or a line break in a header)", Fix: "store the value without it"}
+			}
+			b.WriteString(v)
+		}
+	}
+	return b.String(), nil
+}
+
+// ResolveHeaders returns a copy of a remote server's headers with their
+// secret references resolved by resolve (from Secrets.Bind) and $${
+// unescaped. Errors are *SecretError, without values.
+func ResolveHeaders(headers map[string]string, resolve func(kind, name string) (string, error)) (map[string]string, error) {
+	if len(headers) == 0 {
+		return headers, nil
+	}
+	if resolve == nil {
+		resolve = (&Secrets{}).Bind(context.Background(), "")
+	}
+	out := make(map[string]string, len(headers))
+	for _, k := range sortedKeys(headers) {
+		v, err := expandValue("/headers"+pointer(k), headers[k], "", resolve, "\r\n\x00")
+		if err != nil {
+			return nil, err
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+// HasSecretRefs reports whether s holds a ${env:...} or ${secret:...}
+// reference.
+func HasSecretRefs(s string) bool {
+	toks, msg, _ := scanValue(s, true)
+	if msg != "" {
+		return false
+	}
+	for _, t := range toks {
+		if t.kind == "env" || t.kind == "secret" {
+			return true
+		}
+	}
+	return false
+}
