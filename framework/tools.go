@@ -201,11 +201,14 @@ func (t *tools) write(ctx context.Context, req run.Request) (run.Result, error) 
 	if err := json.Unmarshal(req.Arguments, &wr); err != nil {
 		return run.Result{}, t.serviceError(err)
 	}
+	if err := t.unmask(ctx, req.Agent, &wr); err != nil {
+		return run.Result{}, err
+	}
 	res, err := t.svc.Write(ctx, resource.AgentCaller(req.Agent), wr)
 	if err != nil {
 		return run.Result{}, t.serviceError(err)
 	}
-	out := jsonResult(res)
+	out := jsonResult(redacted(res))
 	out.Written = []resource.Key{res.Resource.Key()}
 	if res.Changed {
 		out.Changed = out.Written
@@ -222,7 +225,55 @@ func (t *tools) read(ctx context.Context, req run.Request) (run.Result, error) {
 	if err != nil {
 		return run.Result{}, t.serviceError(err)
 	}
-	return jsonResult(res), nil
+	return jsonResult(redactResource(res)), nil
+}
+
+// unmask puts the stored values back where an MCP write sends the mask
+// that resource_read showed, so a model can patch one field of a
+// document it only saw redacted. The write is then tied to the revision
+// the values came from: if the document changed in between, it fails with
+// a conflict rather than mixing revisions. A mask that matches no stored
+// value is refused: storing it would lose the secret.
+func (t *tools) unmask(ctx context.Context, agent resource.Ref, wr *resource.WriteRequest) error {
+	if wr.Kind != resource.KindMCP || len(wr.Data) == 0 {
+		return nil
+	}
+	var stored resource.Resource
+	if !wr.Create {
+		cur, err := t.svc.Read(ctx, resource.AgentCaller(agent), resource.Key{Kind: wr.Kind, Ref: wr.Ref})
+		if err != nil && !errors.Is(err, resource.ErrNotFound) {
+			return t.serviceError(err)
+		}
+		stored = cur
+	}
+	data, leftover := resource.UnmaskMCP(stored.Data, wr.Data)
+	if leftover {
+		msg := "data holds the mask " + resource.Mask + " where it matches no stored value"
+		return &run.Error{Code: run.CodeInvalidArguments, Message: msg + "; send the mask back unchanged to keep a stored value, or write the new value (a secret reference such as ${secret:NAME} keeps it out of the document)",
+			Violations: []run.Violation{{Path: "/data", Message: msg}}}
+	}
+	if !bytes.Equal(data, wr.Data) {
+		wr.Data = data
+		if wr.ExpectedRevision == resource.AnyRevision {
+			wr.ExpectedRevision = stored.Revision
+		}
+	}
+	return nil
+}
+
+// redacted masks the document of a write's result.
+func redacted(res resource.WriteResult) resource.WriteResult {
+	res.Resource = redactResource(res.Resource)
+	return res
+}
+
+// redactResource masks the credentials of an MCP document before a model
+// sees it (resource.RedactMCP); agent documents hold none.
+func redactResource(r resource.Resource) resource.Resource {
+	if r.Kind == resource.KindMCP && len(r.Data) > 0 {
+		r.Data = resource.RedactMCP(r.Data)
+	}
+	return r
 }
 
 func (t *tools) test(ctx context.Context, req run.Request) (run.Result, error) {
