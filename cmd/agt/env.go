@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/agtsdk/agt"
@@ -42,8 +44,8 @@ func (e *env) host(ctx context.Context) (*agt.Host, error) {
 		}
 	}
 	opts := &agt.Options{Bolt: &boltrepo.Options{Shared: true}}
-	if e.grace > 0 {
-		opts.Connector = &mcpconn.ConnectorOptions{TerminateGrace: e.grace}
+	if names := secretEnvNames(os.Getenv(secretEnvVar)); e.grace > 0 || len(names) > 0 {
+		opts.Connector = &mcpconn.ConnectorOptions{TerminateGrace: e.grace, SecretEnv: names}
 	}
 	h, err := agt.Open(ctx, store, opts)
 	if err != nil {
@@ -51,6 +53,15 @@ func (e *env) host(ctx context.Context) (*agt.Host, error) {
 	}
 	e.h = h
 	return h, nil
+}
+
+// secretEnvVar names the variable listing the host environment variables
+// that ${env:NAME} references may read: names separated by commas or
+// spaces, a trailing '*' a prefix. Unset or empty allows none.
+const secretEnvVar = "AGT_SECRET_ENV"
+
+func secretEnvNames(v string) []string {
+	return strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' })
 }
 
 func (e *env) close() {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -179,6 +180,9 @@ func translateServer(key string, raw json.RawMessage, path, workspace, category 
 		srv.Type = resource.TransportHTTP
 	}
 
+	if names := envReferences(&srv); len(names) > 0 {
+		e.Notes = append(e.Notes, fmt.Sprintf("%s written as ${env:NAME}: read from agt's environment when the server starts, for names listed in $%s (defaults after :- dropped)", strings.Join(names, ", "), secretEnvVar))
+	}
 	if srv.Transport() == resource.TransportStdio {
 		if msg := placeCwd(&srv, path, workspace); msg != "" {
 			e.Notes = append(e.Notes, msg)
@@ -205,6 +209,67 @@ func translateServer(key string, raw json.RawMessage, path, workspace, category 
 	}
 	e.Server = srv
 	return e
+}
+
+// envReferences rewrites the environment variables other hosts expand,
+// ${VAR} and ${VAR:-default}, as agt's ${env:VAR} references in args, env
+// values and header values, and returns the names rewritten (each once,
+// sorted). A default is dropped: agt has no fallback value.
+func envReferences(srv *resource.MCPServer) []string {
+	var names []string
+	rewrite := func(s string) string {
+		var b strings.Builder
+		for {
+			i := strings.Index(s, "${")
+			if i < 0 {
+				b.WriteString(s)
+				return b.String()
+			}
+			j := strings.IndexByte(s[i:], '}')
+			if j < 0 || i > 0 && s[i-1] == '$' {
+				b.WriteString(s[:i+2])
+				s = s[i+2:]
+				continue
+			}
+			body := s[i+2 : i+j]
+			name, _, _ := strings.Cut(body, ":-")
+			if !shellVarName(name) || name != body && !strings.Contains(body, ":-") {
+				b.WriteString(s[:i+j+1])
+				s = s[i+j+1:]
+				continue
+			}
+			if !slices.Contains(names, name) {
+				names = append(names, name)
+			}
+			b.WriteString(s[:i] + "${env:" + name + "}")
+			s = s[i+j+1:]
+		}
+	}
+	for i, a := range srv.Args {
+		srv.Args[i] = rewrite(a)
+	}
+	for _, m := range []map[string]string{srv.Env, srv.Headers} {
+		for k, v := range m {
+			m[k] = rewrite(v)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// shellVarName reports whether s is a variable name as shells write it,
+// and not one of agt's own placeholders.
+func shellVarName(s string) bool {
+	if s == "" || s == "cwd" || s == "workspace" || s == "workspaceFolder" || s[0] >= '0' && s[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // validServerName reports whether name may be a key of mcpServers as

@@ -64,6 +64,23 @@ func TestParseImportFile(t *testing.T) {
 				Notes:  []string{"left out fields agt does not use: autoApprove, disabled"}}},
 		},
 		{
+			name: "shell variables become env references with a note",
+			path: projFile,
+			file: `{"mcpServers":{"gh":{"command":"gh-mcp","cwd":"/opt/a","args":["--token","${GH_TOKEN}","$${KEEP}","${cwd}"],"env":{"K":"${API_KEY:-dev}","S":"${secret:s}"}}}}`,
+			want: []importEntry{{Key: "gh", Name: "gh", Ref: "gh",
+				Server: resource.MCPServer{Command: "gh-mcp", Cwd: "/opt/a", Args: []string{"--token", "${env:GH_TOKEN}", "$${KEEP}", "${cwd}"},
+					Env: map[string]string{"K": "${env:API_KEY}", "S": "${secret:s}"}},
+				Notes: []string{"API_KEY, GH_TOKEN written as ${env:NAME}: read from agt's environment when the server starts, for names listed in $AGT_SECRET_ENV (defaults after :- dropped)"}}},
+		},
+		{
+			name: "a header variable becomes an env reference",
+			path: projFile,
+			file: `{"mcpServers":{"web":{"url":"https://h/mcp","headers":{"Authorization":"Bearer ${TOKEN}"}}}}`,
+			want: []importEntry{{Key: "web", Name: "web", Ref: "web",
+				Server: resource.MCPServer{URL: "https://h/mcp", Headers: map[string]string{"Authorization": "Bearer ${env:TOKEN}"}},
+				Notes:  []string{"TOKEN written as ${env:NAME}: read from agt's environment when the server starts, for names listed in $AGT_SECRET_ENV (defaults after :- dropped)"}}},
+		},
+		{
 			name: "two keys, one reference",
 			path: projFile,
 			file: `{"mcpServers":{"A":{"url":"https://a"},"a":{"url":"https://b"}}}`,
