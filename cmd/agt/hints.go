@@ -49,6 +49,9 @@ var hintTable = []hintRule{
 	{err: mcpconn.ErrLimit, hint: func(s hintSubject) string {
 		return "next: the server sent more than agt accepts (the limit is named above); a host that trusts it can raise that limit in mcpconn.ConnectorOptions, the CLI uses the defaults"
 	}},
+	{err: mcpconn.ErrSecret, hint: func(hintSubject) string {
+		return "next: a ${env:NAME} reference reads NAME from agt's environment only when NAME is listed in $" + secretEnvVar + " (names separated by commas, a trailing * a prefix); the CLI has no resolver for ${secret:NAME}: a host program provides one"
+	}},
 	{err: mcpconn.ErrInvalidServer, hint: func(s hintSubject) string {
 		return "next: 'agt mcp test " + s.refOr("REF") + "' shows what is wrong; 'agt mcp update " + s.refOr("REF") + "' fixes it"
 	}},

@@ -12,6 +12,8 @@ import (
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/agtsdk/agt/resource"
 )
 
 // writeJSON prints v as indented JSON, without HTML escaping, with the
@@ -124,7 +126,8 @@ func writeStderrTail(w io.Writer, indent, tail string) {
 
 // displayURL is a URL as human output shows it: the user info and the query,
 // where tokens often travel, are replaced by ***; the path is kept so that
-// the operator recognises the endpoint. --json shows the URL as stored.
+// the operator recognises the endpoint, unless a segment looks like a
+// credential (resource.LooksLikeSecret). --json shows the URL as stored.
 func displayURL(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme == "" || u.Host == "" {
@@ -132,7 +135,17 @@ func displayURL(raw string) string {
 	}
 	shown := *u
 	shown.User, shown.RawQuery, shown.ForceQuery, shown.Fragment, shown.RawFragment = nil, "", false, "", ""
+	secretPath := false
+	for _, seg := range strings.Split(u.EscapedPath(), "/") {
+		if resource.LooksLikeSecret(seg) {
+			shown.Path, shown.RawPath, secretPath = "", "", true
+			break
+		}
+	}
 	s := shown.String()
+	if secretPath {
+		s += "/***"
+	}
 	if u.User != nil {
 		s = strings.Replace(s, "://", "://***@", 1)
 	}

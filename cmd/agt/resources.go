@@ -231,7 +231,11 @@ func writeServerFields(t interface{ Write([]byte) (int, error) }, data json.RawM
 	if srv.Transport() == resource.TransportStdio {
 		fmt.Fprintf(t, "command\t%s\n", srv.Command)
 		if len(srv.Args) > 0 {
-			fmt.Fprintf(t, "args\t%s\n", strings.Join(quoteArgs(srv.Args), " "))
+			shown := strings.Join(quoteArgs(resource.MaskArgs(srv.Args)), " ")
+			if !slices.Equal(resource.MaskArgs(srv.Args), srv.Args) {
+				shown += " (credentials hidden; --json shows them)"
+			}
+			fmt.Fprintf(t, "args\t%s\n", shown)
 		}
 		cwd := srv.Cwd
 		if !filepath.IsAbs(cwd) {
@@ -349,7 +353,7 @@ func mcpList(ctx context.Context, e *env, category string, asJSON bool) error {
 // URL without credentials.
 func serverTarget(srv resource.MCPServer) string {
 	if srv.Transport() == resource.TransportStdio {
-		return strings.Join(append([]string{srv.Command}, quoteArgs(srv.Args)...), " ")
+		return strings.Join(append([]string{srv.Command}, quoteArgs(resource.MaskArgs(srv.Args))...), " ")
 	}
 	return displayURL(srv.URL)
 }

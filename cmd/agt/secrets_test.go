@@ -1,0 +1,57 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agtsdk/agt/mcpconn/mcptest"
+)
+
+// Secrets planted in an env value, a header, an argument, a URL query and
+// path, and the value behind an ${env:...} reference, appear in no human
+// output: get, list, test, a probe that works and one that fails. A
+// reference reads only the names AGT_SECRET_ENV lists.
+func TestSecretsHiddenInHumanOutput(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "agt.db")
+	secrets := []string{"envS3cret-planted", "hdrS3cret-planted", "argS3cret-planted", "urlS3cret-planted", "ghp_pathS3cret1234", "refS3cret-resolved"}
+	mustRun(t, db, 0, "mcp", "create", "local", "--command", mcptest.Command(t), "--cwd", t.TempDir(),
+		"--arg", "--", "--arg", "--api-key="+secrets[2], "--arg", "--token", "--arg", "${env:AGT_T_REF}",
+		"--env", "PLANTED="+secrets[0], "--env", "FROM=${env:AGT_T_REF}")
+	mustRun(t, db, 0, "mcp", "create", "broken", "--command", mcptest.Command(t), "--cwd", t.TempDir(),
+		"--arg", "-fault", "--arg", "exit-at-start", "--arg", "--password", "--arg", secrets[2], "--env", "PLANTED="+secrets[0])
+	mustRun(t, db, 0, "mcp", "create", "remote", "--url", "http://127.0.0.1:1/hook/"+secrets[4]+"?key="+secrets[3],
+		"--header", "Authorization: Bearer "+secrets[1])
+	allowed := []string{"AGT_SECRET_ENV=AGT_T_REF", "AGT_T_REF=" + secrets[5]}
+
+	var all strings.Builder
+	for _, c := range []struct {
+		env  []string
+		args []string
+		want string
+	}{
+		{nil, []string{"mcp", "get", "local"}, "--api-key=[redacted]"},
+		{nil, []string{"mcp", "get", "broken"}, "--password [redacted]"},
+		{nil, []string{"mcp", "get", "remote"}, "http://127.0.0.1:1/***?***"},
+		{nil, []string{"mcp", "list"}, "local"},
+		{nil, []string{"mcp", "test", "local"}, "ok"},
+		{allowed, []string{"mcp", "probe", "local"}, "ok"},
+		{allowed, []string{"mcp", "probe", "broken"}, "exit status"},
+		{allowed, []string{"mcp", "probe", "remote"}, "remote"},
+		{nil, []string{"mcp", "probe", "local"}, "AGT_SECRET_ENV"},
+		{[]string{"AGT_T_REF=" + secrets[5]}, []string{"mcp", "probe", "local"}, "${env:AGT_T_REF}"},
+	} {
+		r := runAgtEnv(t, c.env, db, "", c.args...)
+		out := r.stdout + r.stderr
+		all.WriteString(out)
+		if !strings.Contains(out, c.want) {
+			t.Errorf("agt %s (env %q) does not say %q:\n%s", strings.Join(c.args, " "), c.env, c.want, out)
+		}
+	}
+	for _, s := range secrets {
+		if strings.Contains(all.String(), s) {
+			t.Errorf("human output shows %q:\n%s", s, all.String())
+		}
+	}
+}
