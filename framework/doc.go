@@ -37,11 +37,23 @@
 //
 // # Values
 //
-// resource_read and resource_write answer with the stored document, env and
-// header values included: a manager reads the registrations it manages, and
-// needs them to patch an mcpServers entry (data replaces it whole). A host
-// that keeps secrets from the model keeps them out of these documents. Error
-// messages and violations name fields, never values.
+// The framework tools never show the model a credential. resource_read and
+// resource_write answer with MCP documents redacted (resource.RedactMCP):
+// env and header values, the URL's user info and query (and a path segment
+// that looks like a credential), and credential arguments (--token X,
+// --api-key=X, --password X, values that look like keys) read as
+// resource.Mask, "[redacted]". Secret references such as ${secret:github}
+// or ${env:API_KEY} are shown as written: they name a secret, the value
+// is resolved only when the server starts (package mcpconn) and never
+// stored. A manager patches an mcpServers entry (data replaces it whole) by
+// sending the read entry back with its masks unchanged: a masked value
+// equal to the masked form of the stored one keeps the stored value, and
+// the write is then tied to the revision those values came from (a
+// conflict if the document changed in between). A mask that matches no
+// stored value is refused with invalid_arguments, never stored.
+// resource_test and agent_mcp_list show no values; mcp_probe's report
+// holds mcpconn's value-free error and, unless Options.ServerStderrToModel,
+// no stderr. Error messages and violations name fields, never values.
 //
 // # Errors
 //

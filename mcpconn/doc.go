@@ -30,8 +30,10 @@
 //     test and a start resolve a command the same way. Anything else ("./x",
 //     "bin/x") is refused with ErrInvalidServer.
 //   - ${cwd} and ${workspace} expand to cwd in args and env values; other
-//     text is passed as is. Relative paths in args resolve against cwd
-//     because the process runs there.
+//     text is passed as is, $${ as a literal ${. Relative paths in args
+//     resolve against cwd because the process runs there.
+//   - Secret references in args, env values and header values are resolved
+//     at each start (see Secret references below).
 //   - Environment: a small allowlist of the host's variables
 //     (DefaultEnvAllowlist(): PATH, HOME, USER, LOGNAME, SHELL, LANG, LC_*,
 //     TZ, TMPDIR), then the document's env on top. ConnectorOptions can pass
@@ -68,7 +70,37 @@
 // origin are followed (at most 10), headers included. To use a server that
 // moved, register its new url.
 //
+// # Secret references
+//
+// A document keeps credentials out of its text with references, resolved
+// only when the server starts (a Run's mount or refresh, a probe, the
+// CLI), in the arguments, environment and headers handed to the process
+// or the HTTP client, and never written back:
+//
+//   - ${env:NAME} reads NAME from the host's environment (Environ), only
+//     when ConnectorOptions.SecretEnv lists it; the default list is empty,
+//     so no name is readable until the host says so.
+//   - ${secret:NAME} asks ConnectorOptions.Secrets, a resource.SecretResolver
+//     the host provides, with the registration's reference: a host binds
+//     each secret to the servers allowed to use it. Nil means none.
+//   - $${ is a literal ${. Literal values keep working.
+//
+// A reference that cannot be resolved (a name not allowed or unset, no
+// resolver, a failing resolver, a value holding NUL, or a line break in a
+// header) fails the start with ErrSecret before anything is started or
+// contacted. The message names the field and the reference as written and
+// says what to set; it never holds a resolved value nor the resolver's own
+// error text. Resolved values live only in the started process and in the
+// session's round tripper: no Error, ProbeReport or stderr tail text of
+// agt's own holds them (a server that prints its environment on stderr is
+// the server's business; ProbeReport.StderrTail stays out of what a model
+// sees). The Dial option receives the document as stored, references
+// unresolved.
+//
 // # Limits
+//
+//   - A secret reference's NAME: resource.MaxSecretNameBytes (128); a
+//     resolved value: resource.MaxSecretValueBytes (64 KiB), fixed.
 //
 // A server is hostile until its bytes are bounded. Each bound below is
 // checked while the bytes arrive, before the go-sdk decodes them; a server

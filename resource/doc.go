@@ -65,10 +65,11 @@
 // whoever mounts it) and a command that is a bare program name looked up in
 // PATH or an absolute path: "./x", "bin/x" and "~/x" are refused, because
 // they would depend on the directory of whoever starts the server. In args
-// and env values, ${cwd} and ${workspace} expand to cwd; any other ${...}
-// is refused. A remote server needs an http or https url with a host, and
-// may set headers, which are sent as written: a ${...} in a header value
-// is refused rather than sent literally. Both may set startup_timeout_ms, tool_timeout_ms and
+// and env values, ${cwd} and ${workspace} expand to cwd. A remote server
+// needs an http or https url with a host, and may set headers. In args,
+// env values and header values, ${env:NAME} and ${secret:NAME} are secret
+// references and $${ is a literal ${; any other ${...} (a shell's
+// ${API_KEY}) is refused rather than passed on literally. Both may set startup_timeout_ms, tool_timeout_ms and
 // description. Fields of the other transport and unknown fields are refused
 // with the list of allowed ones. Registration stores the configuration
 // only: it installs, starts and enables nothing.
@@ -138,6 +139,27 @@
 // field they judge and never repeat the value, so they are safe to return to
 // a model.
 //
+// # Secret references and redaction
+//
+// ${env:NAME} (NAME: letters, digits and _, not starting with a digit) and
+// ${secret:NAME} (letters, digits and . _ - /) stay in the stored document
+// as written; they are resolved at each start by ResolveLaunch (through
+// LaunchEnv.Resolve) and ResolveHeaders, with a Secrets bound to the
+// registration's reference (Secrets.Bind): ${env:NAME} only for names
+// Secrets.AllowEnv lists, ${secret:NAME} by the host's SecretResolver. A
+// failure is a *SecretError naming the field and the reference, never a
+// value nor the resolver's error. Service.Test resolves nothing.
+//
+// RedactMCP masks a document for a reader who must not see credentials (a
+// model): every env and header value's literal text, the URL's user info,
+// query and a path segment that looks like a credential, and the values of
+// credential flags in args (--token X, --api-key=X, --password X) and
+// arguments that look like one, become Mask; references and ${cwd} stay,
+// since they name a secret rather than hold it. UnmaskMCP puts the stored
+// values back where a write sends the masked form unchanged. MaskArgs,
+// MaskURL, CredentialFlag and LooksLikeSecret are the same rules for other
+// displays.
+//
 // # Limits
 //
 //   - A write request's data, the items of its add and remove, and a stored
@@ -148,6 +170,8 @@
 //   - Warnings about one document or request: 16, then one that counts the
 //     rest (fixed). A near-miss suggestion compares names of at most 64
 //     bytes (fixed): the edit distance costs the product of the lengths.
+//   - A secret reference's NAME: MaxSecretNameBytes (128); a resolved
+//     value: MaxSecretValueBytes (64 KiB); fixed.
 //   - ResolveLaunch (Test's command check) stats cwd and at most one file
 //     per PATH entry of the environment the server gets.
 //

@@ -84,7 +84,7 @@ func (e *LaunchError) Error() string {
 // environment env describes (nil means the defaults), and returns how it
 // starts: cwd must be absolute and an existing directory; the environment
 // is the inherited part of the host's, then srv.Env with its placeholders
-// expanded on top (an inherited PWD becomes cwd); a bare command is looked
+// and secret references (env.Resolve) expanded on top (an inherited PWD becomes cwd); a bare command is looked
 // up in the PATH of that environment, relative PATH entries against cwd,
 // where the server runs; an absolute command must be an executable file;
 // any other command is refused. It reads the file system and starts

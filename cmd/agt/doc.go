@@ -44,6 +44,18 @@
 // opened in shared mode: only for the span of each operation, so a host that
 // also opens it shared can run at the same time.
 //
+// # Secret references
+//
+// A registration's args, env values and header values may hold
+// ${env:NAME}, read from agt's own environment when the server starts,
+// and $${ for a literal ${. agt reads only the names $AGT_SECRET_ENV lists
+// (names separated by commas or spaces, a trailing '*' a prefix; unset
+// allows none): AGT_SECRET_ENV=GITHUB_TOKEN agt mcp probe gh. A
+// ${secret:NAME} needs a resolver that a host program provides; the CLI
+// has none, so such a server fails to start with a hint. import rewrites
+// the ${VAR} and ${VAR:-default} of Claude-style files as ${env:VAR} with a
+// note (a default is dropped).
+//
 // # Output and exit status
 //
 // Human-readable, aligned output by default; --json on every read command.
@@ -52,8 +64,11 @@
 // a failed operation (not found, conflict, probe failed, call refused or
 // failed), 2 a wrong command line. --allow-mcp is refused: the switch was
 // removed, mounts decide. Human output never shows env or header
-// values, nor the user info or query of a URL (--json shows the stored
-// document). What MCP servers say (names, versions, tool names and
+// values, the user info or query of a URL, a URL path segment that looks
+// like a credential, nor the value of a credential argument (--token X,
+// --api-key=X, --password X, or an argument that looks like a key):
+// --json shows the stored document, references unresolved; no output
+// shows a resolved secret. What MCP servers say (names, versions, tool names and
 // descriptions, errors, stderr lines, call results) is hostile text: human
 // output prints it without control characters, line breaks, tabs, bidi
 // and other format characters (Unicode Cf, U+2028, U+2029), each shown as

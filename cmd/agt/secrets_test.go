@@ -16,16 +16,17 @@ func TestSecretsHiddenInHumanOutput(t *testing.T) {
 	t.Parallel()
 	db := filepath.Join(t.TempDir(), "agt.db")
 	secrets := []string{"envS3cret-planted", "hdrS3cret-planted", "argS3cret-planted", "urlS3cret-planted", "ghp_pathS3cret1234", "refS3cret-resolved"}
-	mustRun(t, db, 0, "mcp", "create", "local", "--command", mcptest.Command(t), "--cwd", t.TempDir(),
+	var all strings.Builder
+	out := func(r result) { all.WriteString(r.stdout + r.stderr) }
+	out(mustRun(t, db, 0, "mcp", "create", "local", "--command", mcptest.Command(t), "--cwd", t.TempDir(),
 		"--arg", "--", "--arg", "--api-key="+secrets[2], "--arg", "--token", "--arg", "${env:AGT_T_REF}",
-		"--env", "PLANTED="+secrets[0], "--env", "FROM=${env:AGT_T_REF}")
-	mustRun(t, db, 0, "mcp", "create", "broken", "--command", mcptest.Command(t), "--cwd", t.TempDir(),
-		"--arg", "-fault", "--arg", "exit-at-start", "--arg", "--password", "--arg", secrets[2], "--env", "PLANTED="+secrets[0])
-	mustRun(t, db, 0, "mcp", "create", "remote", "--url", "http://127.0.0.1:1/hook/"+secrets[4]+"?key="+secrets[3],
-		"--header", "Authorization: Bearer "+secrets[1])
+		"--env", "PLANTED="+secrets[0], "--env", "FROM=${env:AGT_T_REF}"))
+	out(mustRun(t, db, 0, "mcp", "create", "broken", "--command", mcptest.Command(t), "--cwd", t.TempDir(),
+		"--arg", "-fault", "--arg", "exit-at-start", "--arg", "--password", "--arg", secrets[2], "--env", "PLANTED="+secrets[0]))
+	out(mustRun(t, db, 0, "mcp", "create", "remote", "--url", "http://127.0.0.1:1/hook/"+secrets[4]+"?key="+secrets[3],
+		"--header", "Authorization: Bearer "+secrets[1]))
 	allowed := []string{"AGT_SECRET_ENV=AGT_T_REF", "AGT_T_REF=" + secrets[5]}
 
-	var all strings.Builder
 	for _, c := range []struct {
 		env  []string
 		args []string
@@ -43,10 +44,9 @@ func TestSecretsHiddenInHumanOutput(t *testing.T) {
 		{[]string{"AGT_T_REF=" + secrets[5]}, []string{"mcp", "probe", "local"}, "${env:AGT_T_REF}"},
 	} {
 		r := runAgtEnv(t, c.env, db, "", c.args...)
-		out := r.stdout + r.stderr
-		all.WriteString(out)
-		if !strings.Contains(out, c.want) {
-			t.Errorf("agt %s (env %q) does not say %q:\n%s", strings.Join(c.args, " "), c.env, c.want, out)
+		out(r)
+		if !strings.Contains(r.stdout+r.stderr, c.want) {
+			t.Errorf("agt %s (env %q) does not say %q:\n%s%s", strings.Join(c.args, " "), c.env, c.want, r.stdout, r.stderr)
 		}
 	}
 	for _, s := range secrets {
