@@ -220,10 +220,11 @@ func RedactMCP(data json.RawMessage) json.RawMessage {
 // the stored one, so a writer who read a redacted document can patch other
 // fields and send the rest back unchanged. It compares with the only
 // server entry of stored, whatever the entry's name in data. It returns
-// the new data, and whether some value still holds the mask (a mask that
-// matches no stored value, which a write must refuse rather than store).
+// the new data, and whether it holds more masks than the stored document
+// (a mask that matches no stored value, which a write must refuse rather
+// than store).
 func UnmaskMCP(stored, data json.RawMessage) (json.RawMessage, bool) {
-	if !holdsMask(data) {
+	if maskCount(data) == 0 {
 		return data, false
 	}
 	_, old, _ := checkMCP(stored)
@@ -278,18 +279,20 @@ func UnmaskMCP(stored, data json.RawMessage) (json.RawMessage, bool) {
 	if err != nil {
 		return data, true
 	}
-	return out, holdsMask(out)
+	// A stored value may hold the mask's text itself: only masks beyond
+	// those count.
+	return out, maskCount(out) > maskCount(stored)
 }
 
-// holdsMask reports whether a JSON text holds the mask, however its
-// characters are escaped.
-func holdsMask(data json.RawMessage) bool {
+// maskCount counts the masks in a JSON text, however its characters are
+// escaped.
+func maskCount(data json.RawMessage) int {
 	var v any
 	if err := json.Unmarshal(data, &v); err != nil {
-		return bytes.Contains(data, []byte(Mask))
+		return bytes.Count(data, []byte(Mask))
 	}
 	norm, _ := json.Marshal(v)
-	return bytes.Contains(norm, []byte(Mask))
+	return bytes.Count(norm, []byte(Mask))
 }
 
 func unmaskField[T any](entry map[string]json.RawMessage, key string, f func(T) T) {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/agtsdk/agt/resource"
 )
@@ -68,4 +69,48 @@ func TestRedactAndUnmask(t *testing.T) {
 	if _, leftover := resource.UnmaskMCP(stored, back); !leftover {
 		t.Error("a mask under a new env name was not reported")
 	}
+}
+
+// Any accepted document: its redacted form holds only masks and
+// references in env and header values, and a write that sends the
+// redacted form back restores the stored document exactly, with no mask
+// left.
+func FuzzRedactRoundTrip(f *testing.F) {
+	for _, seed := range []string{
+		`{"mcpServers":{"s":{"command":"npx","cwd":"/a","args":["--token","t0k","--api-key=k${env:K}x","sk-abcdef0123456789","https://u:p@h/x?q=1"],"env":{"A":"v${secret:s}w","B":"$${x}","C":""}}}}`,
+		`{"mcpServers":{"s":{"url":"https://u:p@h.example/p/ghp_abcdefghijk123?k=v#f","headers":{"Authorization":"Bearer ${secret:x}","X":"[redacted]"}}}}`,
+		`{"mcpServers":{"s":{"url":"http://h","headers":{"A":"a"}}}}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		name, srv, err := resource.ValidateMCP(data)
+		if err != nil {
+			return
+		}
+		red := resource.RedactMCP(data)
+		var doc resource.MCPDocument
+		if err := json.Unmarshal(red, &doc); err != nil {
+			t.Fatalf("redacted document does not decode: %v", err)
+		}
+		shown := doc.MCPServers[name]
+		for _, m := range []map[string]string{shown.Env, shown.Headers} {
+			for k, v := range m {
+				if resource.RedactServer(resource.MCPServer{Env: map[string]string{k: v}}).Env[k] != v {
+					t.Fatalf("redacted value %q of %s holds literal text", v, k)
+				}
+			}
+		}
+		back, leftover := resource.UnmaskMCP(data, red)
+		if leftover {
+			t.Fatalf("masks left after the round trip: %s", back)
+		}
+		_, got, err := resource.ValidateMCP(back)
+		if err != nil {
+			t.Fatalf("round trip is not a valid document: %v", err)
+		}
+		if diff := cmp.Diff(srv, got, cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("round trip (-stored +restored):\n%s", diff)
+		}
+	})
 }

@@ -214,7 +214,7 @@ func TestWriteMCPRules(t *testing.T) {
 		{"relative dir command", server(`{"command": "bin/server", "cwd": "` + dir + `"}`), "/data/mcpServers/s/command", resource.CodeCommand, "absolute path"},
 		{"tilde command", server(`{"command": "~/bin/server", "cwd": "` + dir + `"}`), "/data/mcpServers/s/command", resource.CodeCommand, "absolute path"},
 		{"command with arguments", server(`{"command": "npx -y server", "cwd": "` + dir + `"}`), "/data/mcpServers/s/command", resource.CodeCommand, "args"},
-		{"placeholder in command", server(`{"command": "${cwd}/server", "cwd": "` + dir + `"}`), "/data/mcpServers/s/command", resource.CodePlaceholder, "args and env"},
+		{"placeholder in command", server(`{"command": "${cwd}/server", "cwd": "` + dir + `"}`), "/data/mcpServers/s/command", resource.CodePlaceholder, "args, env values and (references only) header values"},
 		{"no command", server(`{"type": "stdio", "cwd": "` + dir + `"}`), "/data/mcpServers/s/command", resource.CodeCommand, "needs a command"},
 		{"missing cwd", server(`{"command": "npx"}`), "/data/mcpServers/s/cwd", resource.CodeNoAbsoluteCwd, "absolute"},
 		{"relative cwd", server(`{"command": "npx", "cwd": "srv/files"}`), "/data/mcpServers/s/cwd", resource.CodeNoAbsoluteCwd, "absolute"},

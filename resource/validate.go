@@ -423,7 +423,7 @@ func checkText(field, s string, placeholders bool) []Finding {
 	}
 	if !placeholders {
 		if strings.Contains(s, "${") {
-			return []Finding{errf(field, CodePlaceholder, "placeholders are not expanded here; they expand only in args and env", "write the literal value")}
+			return []Finding{errf(field, CodePlaceholder, "placeholders and secret references are not expanded here; they expand only in args, env values and (references only) header values", "write the literal value")}
 		}
 		return nil
 	}
