@@ -113,6 +113,11 @@ func (s *Service) testMCPData(data []byte) []Finding {
 	}
 	if _, err := ResolveLaunch(srv, &s.launchEnv); err != nil {
 		var le *LaunchError
+		var se *SecretError
+		if errors.As(err, &se) {
+			// A malformed placeholder, already reported by the write rules.
+			return fs
+		}
 		if !errors.As(err, &le) {
 			return append(fs, errf(base, CodeCommandMissing, "the server cannot be launched", "check cwd and command"))
 		}
