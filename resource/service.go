@@ -55,8 +55,7 @@ func NewService(repo Repository, opts *ServiceOptions) *Service {
 		s.agentsMayChangePrivileges = opts.AgentsMayChangePrivileges
 	}
 	if opts != nil && opts.LaunchEnv != nil {
-		s.launchEnv = *opts.LaunchEnv
-		s.launchEnv.Inherit = slices.Clone(opts.LaunchEnv.Inherit)
+		s.launchEnv = opts.LaunchEnv.Clone()
 	}
 	return s
 }
@@ -341,9 +340,12 @@ func (s *Service) writeMCP(ctx context.Context, caller Caller, key Key, req Writ
 		return WriteResult{}, invalid("/data", CodeRequest, "an MCP write needs data", `send {"mcpServers": {"NAME": {...}}}`)
 	}
 	if req.Create {
-		_, _, fs := checkMCP(req.Data)
+		name, srv, fs := checkMCP(req.Data)
 		if e := errorOf("/data", fs); e != nil {
 			return WriteResult{}, e
+		}
+		if err := s.admitLaunch(caller, name, nil, srv); err != nil {
+			return WriteResult{}, err
 		}
 		data, err := compactJSON(req.Data)
 		if err != nil {
@@ -364,7 +366,7 @@ func (s *Service) writeMCP(ctx context.Context, caller Caller, key Key, req Writ
 		if err != nil {
 			return nil, err
 		}
-		_, srv, fs := checkMCP(merged)
+		name, srv, fs := checkMCP(merged)
 		if e := errorOf("/data", fs); e != nil {
 			// A record saved before cwd was required may keep its missing or
 			// relative cwd while it is being modified, with a
@@ -373,6 +375,13 @@ func (s *Service) writeMCP(ctx context.Context, caller Caller, key Key, req Writ
 				return nil, e
 			}
 			warnings = append(warnings, "saved without an absolute cwd, as before: starting or probing this server fails until cwd is set to the absolute directory it runs in")
+		}
+		var stored *MCPServer
+		if _, prev, err := DecodeMCP(cur.Data); err == nil {
+			stored = &prev
+		}
+		if err := s.admitLaunch(caller, name, stored, srv); err != nil {
+			return nil, err
 		}
 		var next json.RawMessage
 		next, changed, err = s.nextData(cur.Data, merged)
