@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -70,6 +69,16 @@ type ConnectorOptions struct {
 	InheritAllEnv bool
 	// Environ returns the host environment; nil means os.Environ.
 	Environ func() []string
+	// LaunchAllowlist says which commands, working directories and URL
+	// origins may be started or contacted (resource.LaunchAllowlist).
+	// Every start by the document consults it: Runs, refreshes, probes
+	// and the CLI, through resource.ResolveLaunch and
+	// resource.ResolveRemote; a refused server fails Connect with
+	// ErrNotAllowed before anything starts. Nil means allow all, as
+	// without an allowlist. NewConnector copies it. Pass the same one to
+	// resource.ServiceOptions (via LaunchEnv) so that Test and the writes
+	// of agent callers judge by it too; agt.New does.
+	LaunchAllowlist *resource.LaunchAllowlist
 
 	// Dial, when set and returning a non-nil transport, replaces starting or
 	// reaching the server by the document (for embedding and in-memory
@@ -136,7 +145,8 @@ func NewConnector(opts *ConnectorOptions) *Connector {
 	}
 	// A copy: the caller's slice may change after this call.
 	c.opts.InheritEnv = slices.Clone(c.opts.InheritEnv)
-	c.launchEnv = resource.LaunchEnv{Inherit: c.opts.InheritEnv, InheritAll: c.opts.InheritAllEnv, Environ: c.opts.Environ}
+	c.opts.LaunchAllowlist = c.opts.LaunchAllowlist.Clone()
+	c.launchEnv = resource.LaunchEnv{Inherit: c.opts.InheritEnv, InheritAll: c.opts.InheritAllEnv, Environ: c.opts.Environ, Allow: c.opts.LaunchAllowlist}
 	if c.opts.TerminateGrace <= 0 {
 		c.opts.TerminateGrace = DefaultTerminateGrace
 	}
@@ -338,10 +348,9 @@ func (c *Connector) transportFor(s *Session, srv resource.MCPServer) (mcp.Transp
 			guard:   s.guard,
 		}, nil
 	case resource.TransportHTTP, resource.TransportSSE:
-		u, err := url.Parse(srv.URL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, &Error{Ref: s.ref, Op: "connect", Kind: ErrInvalidServer,
-				Detail: "url must be an absolute http:// or https:// URL"}
+		u, err := resource.ResolveRemote(srv, &c.launchEnv)
+		if err != nil {
+			return nil, launchFailure(s.ref, err)
 		}
 		base := c.opts.HTTPTransport
 		if base == nil {
@@ -365,14 +374,12 @@ func (c *Connector) transportFor(s *Session, srv resource.MCPServer) (mcp.Transp
 	}
 }
 
-// LaunchEnv returns the environment policy the Connector starts stdio
-// servers with, for resource.ServiceOptions.LaunchEnv: a Service given it
-// resolves commands in the PATH the servers really get.
-func (c *Connector) LaunchEnv() resource.LaunchEnv {
-	e := c.launchEnv
-	e.Inherit = slices.Clone(e.Inherit)
-	return e
-}
+// LaunchEnv returns the environment policy and the launch allowlist the
+// Connector starts and reaches servers with, for
+// resource.ServiceOptions.LaunchEnv: a Service given it resolves commands
+// in the PATH the servers really get, and admits what the Connector
+// admits. The result is a copy.
+func (c *Connector) LaunchEnv() resource.LaunchEnv { return c.launchEnv.Clone() }
 
 // start resolves a stdio document by the launch rules
 // (resource.ResolveLaunch, the same rules Service.Test checks) and starts
@@ -380,26 +387,35 @@ func (c *Connector) LaunchEnv() resource.LaunchEnv {
 func (c *Connector) start(ref resource.Ref, srv resource.MCPServer) (*process, error) {
 	l, err := resource.ResolveLaunch(srv, &c.launchEnv)
 	if err != nil {
-		kind := ErrStart
-		var le *resource.LaunchError
-		if errors.As(err, &le) {
-			switch le.Code {
-			case resource.CodeNoAbsoluteCwd:
-				kind = ErrNoAbsoluteCwd
-			case resource.CodeCwdMissing, resource.CodeCommandMissing:
-				kind = ErrStart
-			default:
-				kind = ErrInvalidServer
-			}
-			return nil, &Error{Ref: ref, Op: "connect", Kind: kind, Detail: le.Message + " (fix: " + le.Fix + ")"}
-		}
-		return nil, &Error{Ref: ref, Op: "connect", Kind: kind, Err: err}
+		return nil, launchFailure(ref, err)
 	}
 	proc, err := startProcess(l.Path, l.Args, l.Dir, l.Env, c.opts.StderrTailBytes)
 	if err != nil {
 		return nil, &Error{Ref: ref, Op: "connect", Kind: ErrStart, Detail: "starting the process failed", Err: err}
 	}
 	return proc, nil
+}
+
+// launchFailure is the Connect error for a server the launch rules
+// (resource.ResolveLaunch, resource.ResolveRemote) refuse: nothing was
+// started or contacted.
+func launchFailure(ref resource.Ref, err error) *Error {
+	var le *resource.LaunchError
+	if !errors.As(err, &le) {
+		return &Error{Ref: ref, Op: "connect", Kind: ErrStart, Err: err}
+	}
+	var kind error
+	switch le.Code {
+	case resource.CodeNoAbsoluteCwd:
+		kind = ErrNoAbsoluteCwd
+	case resource.CodeCwdMissing, resource.CodeCommandMissing:
+		kind = ErrStart
+	case resource.CodeNotAllowed:
+		kind = ErrNotAllowed
+	default:
+		kind = ErrInvalidServer
+	}
+	return &Error{Ref: ref, Op: "connect", Kind: kind, Detail: le.Message + " (fix: " + le.Fix + ")"}
 }
 
 func msOr(ms int64, def time.Duration) time.Duration {
