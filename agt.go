@@ -27,13 +27,20 @@ type Options struct {
 	// Close (exclusive mode). Set Shared to let other processes, such as
 	// the agt CLI, use the same file while the Host runs.
 	Bolt *boltrepo.Options
-	// Service configures the resource service. Nil means its defaults.
-	// Its LaunchEnv is always the Connector's (Connector.LaunchEnv), so
-	// that a static test resolves commands as a start does.
+	// Service configures the resource service. Nil means its defaults:
+	// among them, an agent caller (a manager inside a Run) cannot change
+	// manager, capabilities or enabled of any agent; set
+	// AgentsMayChangePrivileges to let it. Its LaunchEnv is always the
+	// Connector's (Connector.LaunchEnv), so that a static test resolves
+	// commands as a start does and the Service judges agent writes by the
+	// Connector's launch allowlist.
 	Service *resource.ServiceOptions
 	// Connector configures how MCP servers are started and reached (the
-	// environment a stdio server inherits, the protocol version, ...). Nil
-	// means mcpconn's defaults.
+	// environment a stdio server inherits, the launch allowlist, the
+	// protocol version, ...). Nil means mcpconn's defaults, which allow
+	// any command, directory and origin: set LaunchAllowlist before giving
+	// untrusted agents resource_management, since a manager can register
+	// a server and probe it, or edit one it has mounted.
 	Connector *mcpconn.ConnectorOptions
 	// Prober configures probes. Nil means mcpconn's defaults.
 	Prober *mcpconn.ProberOptions

@@ -52,6 +52,22 @@
 //	schema compiler           toolschema
 //	refresh at the boundary   run (refresh, aliases, fingerprint, Resume)
 //
+// # Callers, privileges and the launch allowlist
+//
+// Every resource.Service call names its caller: resource.Direct() for the
+// host's own code and the CLI, resource.AgentCaller(ref) for a framework
+// tool called inside a Run (the framework tools always pass the Run's
+// agent). The zero resource.Caller{} has no rights. An agent caller
+// manages resources only if it is a manager or has resource_management,
+// and even then cannot change manager, capabilities or enabled of any
+// agent unless Options.Service.AgentsMayChangePrivileges says so.
+//
+// Options.Connector.LaunchAllowlist restricts which commands, working
+// directories and url origins may be started or contacted (default: all).
+// The Host hands it to its Service, so one rule decides the static test,
+// the write of an agent caller (refused when outside it) and every start:
+// Runs, refreshes, probes, the CLI.
+//
 // # Stores
 //
 // Open takes a directory (the bbolt file StoreFile inside it), a bbolt file

@@ -8,7 +8,8 @@
 // call the one resource.Service and the one mcpconn.Prober, the same services
 // the agt command-line tool uses. There is no second implementation.
 //
-//	svc := resource.NewService(repo, nil)
+//	launch := connector.LaunchEnv() // the Connector's environment policy and launch allowlist
+//	svc := resource.NewService(repo, &resource.ServiceOptions{LaunchEnv: &launch})
 //	prober := mcpconn.NewProber(repo, connector, nil)
 //	r, err := run.New(ctx, &run.Options{
 //		Agent:      "ops/manager",
@@ -26,6 +27,32 @@
 // every call still goes through the Run's Permission. The service
 // checks the caller again, so a tool handed to the wrong agent still cannot
 // write.
+//
+// # What a manager still cannot do
+//
+// The tools call the service as resource.AgentCaller(agent), never as the
+// direct caller, so a manager is held to two rules a host's own code is
+// not:
+//
+//   - Privileges stay put. No write by an agent changes manager,
+//     capabilities or enabled of any agent, its own included: not by data,
+//     not by add or remove, not by creating an agent with them, and not by
+//     deleting a disabled agent to create it again enabled. The call fails
+//     as unauthorized, naming the field. mcps edits stay open to managers.
+//     A host that wants managers to hand out rights sets
+//     resource.ServiceOptions.AgentsMayChangePrivileges.
+//   - The launch allowlist holds. When the host sets one
+//     (mcpconn.ConnectorOptions.LaunchAllowlist, given to the Service
+//     through its LaunchEnv as above), resource_write refuses, as
+//     unauthorized and with the field and what to set, a registration or
+//     an edit whose command, cwd or url origin the allowlist does not
+//     admit, or that does not resolve. mcp_probe, a Run and the refresh at
+//     the batch boundary start only what it admits (their error wraps
+//     mcpconn.ErrNotAllowed), so neither registering and probing nor
+//     editing a mounted server runs an unlisted command. Without an
+//     allowlist a manager may register and probe any command the host
+//     user could run: set one before giving untrusted agents
+//     resource_management.
 //
 // # Refresh
 //
@@ -60,7 +87,8 @@
 // A failure is a run.Result in the one ToolError format: not_found, conflict
 // (a stale expected_revision, with the stored revision in the message, or a
 // create of a taken reference), unauthorized (the agent may not manage
-// resources), invalid_arguments (a document rule, with the field as a
+// resources, or the write changes privilege fields or leaves the launch
+// allowlist), invalid_arguments (a document rule, with the field as a
 // violation path), deadline_exceeded or canceled (the call's context), or
 // internal (the store failed). The removed allow_mcp switch is not in the
 // schemas; passing it is refused with a message saying it was removed

@@ -8,13 +8,12 @@ import (
 	"fmt"
 	"io"
 	"mime"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 	"sync"
 
+	"github.com/agtsdk/agt/resource"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -236,20 +235,9 @@ func (h *headerRoundTripper) checkRedirect(req *http.Request, via []*http.Reques
 }
 
 // originOf is scheme://host:port, lower case, with the scheme's default
-// port made explicit.
-func originOf(u *url.URL) string {
-	scheme := strings.ToLower(u.Scheme)
-	port := u.Port()
-	if port == "" {
-		switch scheme {
-		case "http":
-			port = "80"
-		case "https":
-			port = "443"
-		}
-	}
-	return scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
-}
+// port made explicit (resource.URLOrigin: the unit the launch allowlist
+// admits, so that redirects and the allowlist agree).
+func originOf(u *url.URL) string { return resource.URLOrigin(u) }
 
 func (h *headerRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	if originOf(req.URL) != h.origin {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -71,6 +70,16 @@ type ConnectorOptions struct {
 	// Environ returns the host environment; nil means os.Environ. It
 	// serves both the inherited environment and ${env:NAME} references.
 	Environ func() []string
+	// LaunchAllowlist says which commands, working directories and URL
+	// origins may be started or contacted (resource.LaunchAllowlist).
+	// Every start by the document consults it: Runs, refreshes, probes
+	// and the CLI, through resource.ResolveLaunch and
+	// resource.ResolveRemote; a refused server fails Connect with
+	// ErrNotAllowed before anything starts. Nil means allow all, as
+	// without an allowlist. NewConnector copies it. Pass the same one to
+	// resource.ServiceOptions (via LaunchEnv) so that Test and the writes
+	// of agent callers judge by it too; agt.New does.
+	LaunchAllowlist *resource.LaunchAllowlist
 
 	// Secrets resolves the ${secret:NAME} references in a document's args,
 	// env values and header values, at each start, with the reference of
@@ -149,7 +158,8 @@ func NewConnector(opts *ConnectorOptions) *Connector {
 	}
 	// A copy: the caller's slice may change after this call.
 	c.opts.InheritEnv = slices.Clone(c.opts.InheritEnv)
-	c.launchEnv = resource.LaunchEnv{Inherit: c.opts.InheritEnv, InheritAll: c.opts.InheritAllEnv, Environ: c.opts.Environ}
+	c.opts.LaunchAllowlist = c.opts.LaunchAllowlist.Clone()
+	c.launchEnv = resource.LaunchEnv{Inherit: c.opts.InheritEnv, InheritAll: c.opts.InheritAllEnv, Environ: c.opts.Environ, Allow: c.opts.LaunchAllowlist}
 	c.opts.SecretEnv = slices.Clone(c.opts.SecretEnv)
 	c.secrets = resource.Secrets{Resolver: c.opts.Secrets, AllowEnv: c.opts.SecretEnv, Environ: c.opts.Environ}
 	if c.opts.TerminateGrace <= 0 {
@@ -353,10 +363,9 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 			guard:   s.guard,
 		}, nil
 	case resource.TransportHTTP, resource.TransportSSE:
-		u, err := url.Parse(srv.URL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, &Error{Ref: s.ref, Op: "connect", Kind: ErrInvalidServer,
-				Detail: "url must be an absolute http:// or https:// URL"}
+		u, err := resource.ResolveRemote(srv, &c.launchEnv)
+		if err != nil {
+			return nil, launchFailure(s.ref, err)
 		}
 		base := c.opts.HTTPTransport
 		if base == nil {
@@ -386,14 +395,12 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 	}
 }
 
-// LaunchEnv returns the environment policy the Connector starts stdio
-// servers with, for resource.ServiceOptions.LaunchEnv: a Service given it
-// resolves commands in the PATH the servers really get.
-func (c *Connector) LaunchEnv() resource.LaunchEnv {
-	e := c.launchEnv
-	e.Inherit = slices.Clone(e.Inherit)
-	return e
-}
+// LaunchEnv returns the environment policy and the launch allowlist the
+// Connector starts and reaches servers with, for
+// resource.ServiceOptions.LaunchEnv: a Service given it resolves commands
+// in the PATH the servers really get, and admits what the Connector
+// admits. The result is a copy.
+func (c *Connector) LaunchEnv() resource.LaunchEnv { return c.launchEnv.Clone() }
 
 // start resolves a stdio document by the launch rules
 // (resource.ResolveLaunch, the same rules Service.Test checks) and starts
@@ -403,23 +410,7 @@ func (c *Connector) start(ctx context.Context, ref resource.Ref, srv resource.MC
 	env.Resolve = c.secrets.Bind(ctx, ref)
 	l, err := resource.ResolveLaunch(srv, &env)
 	if err != nil {
-		if se := secretError(ref, err); se != nil {
-			return nil, se
-		}
-		kind := ErrStart
-		var le *resource.LaunchError
-		if errors.As(err, &le) {
-			switch le.Code {
-			case resource.CodeNoAbsoluteCwd:
-				kind = ErrNoAbsoluteCwd
-			case resource.CodeCwdMissing, resource.CodeCommandMissing:
-				kind = ErrStart
-			default:
-				kind = ErrInvalidServer
-			}
-			return nil, &Error{Ref: ref, Op: "connect", Kind: kind, Detail: le.Message + " (fix: " + le.Fix + ")"}
-		}
-		return nil, &Error{Ref: ref, Op: "connect", Kind: kind, Err: err}
+		return nil, launchFailure(ref, err)
 	}
 	proc, err := startProcess(l.Path, l.Args, l.Dir, l.Env, c.opts.StderrTailBytes)
 	if err != nil {
@@ -441,6 +432,31 @@ func secretError(ref resource.Ref, err error) *Error {
 		detail += " (fix: " + se.Fix + ")"
 	}
 	return &Error{Ref: ref, Op: "connect", Kind: ErrSecret, Detail: detail}
+}
+
+// launchFailure is the Connect error for a server the launch rules
+// (resource.ResolveLaunch, resource.ResolveRemote) refuse: nothing was
+// started or contacted.
+func launchFailure(ref resource.Ref, err error) *Error {
+	if se := secretError(ref, err); se != nil {
+		return se
+	}
+	var le *resource.LaunchError
+	if !errors.As(err, &le) {
+		return &Error{Ref: ref, Op: "connect", Kind: ErrStart, Err: err}
+	}
+	var kind error
+	switch le.Code {
+	case resource.CodeNoAbsoluteCwd:
+		kind = ErrNoAbsoluteCwd
+	case resource.CodeCwdMissing, resource.CodeCommandMissing:
+		kind = ErrStart
+	case resource.CodeNotAllowed:
+		kind = ErrNotAllowed
+	default:
+		kind = ErrInvalidServer
+	}
+	return &Error{Ref: ref, Op: "connect", Kind: kind, Detail: le.Message + " (fix: " + le.Fix + ")"}
 }
 
 func msOr(ms int64, def time.Duration) time.Duration {

@@ -54,6 +54,37 @@
 //     Registering a server installs nothing, but connecting or probing it
 //     runs it.
 //
+// # Launch allowlist
+//
+// ConnectorOptions.LaunchAllowlist (a resource.LaunchAllowlist) says which
+// commands, working directories and url origins may be started or
+// contacted; nil, the default, allows all. Every start and every contact
+// by the document consults it, whoever asks: a Run, the refresh at a batch
+// boundary, a restart, a probe, the agt CLI. A server it does not admit
+// fails Connect with ErrNotAllowed before any process starts or any
+// request is sent, with a message that names the field (/command, /cwd,
+// /url) and the allowlist field to set, never the value.
+//
+//   - Commands: an absolute path admits exactly that executable, compared
+//     with the resolved one (after the PATH lookup, cleaned; symbolic links
+//     are not followed); a bare name admits the program it resolves to in
+//     the host's own PATH, so a document that sets PATH in its env cannot
+//     reach another program of that name. Admitting an interpreter or a
+//     launcher (sh, node, python, npx, uvx) admits whatever its args run.
+//   - Dirs: cwd must be a listed directory or inside one, compared after
+//     symbolic links on both sides.
+//   - Origins: scheme://host[:port] (default ports may be left out);
+//     redirects never leave the origin anyway.
+//
+// The rule lives in resource.ResolveLaunch and resource.ResolveRemote, and
+// Connector.LaunchEnv hands it on: a resource.Service given it
+// (agt.Host does) reports a refused server in Test and refuses an agent
+// caller's write of one, so the static test, the write-time check and the
+// start decide the same way. A Dial option that returns a transport is
+// the host's own start and is not judged; a Dial that starts the
+// document's command itself should resolve it with resource.ResolveLaunch
+// and Connector.LaunchEnv to keep the same rule.
+//
 // # Remote servers
 //
 // Documents of type "http" (streamable HTTP) and "sse" (the older HTTP+SSE
@@ -147,7 +178,8 @@
 //
 // Connect, Tools and CallTool return *Error, which wraps a sentinel and
 // its cause: ErrNoAbsoluteCwd and ErrInvalidServer (a document that cannot
-// be started; nothing ran), ErrStart (command not found, cwd missing,
+// be started; nothing ran), ErrNotAllowed (the launch allowlist does not
+// admit it; nothing ran or was contacted), ErrStart (command not found, cwd missing,
 // connection refused), ErrHandshake (exited early with its exit status,
 // never answered, wrote non-JSON on stdout, spoke another protocol),
 // ErrUnavailable (the connection died or the session was closed). A tool

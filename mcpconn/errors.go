@@ -19,6 +19,10 @@ var (
 	// reach (unknown type, relative command, missing URL...). Nothing was
 	// started.
 	ErrInvalidServer = errors.New("mcpconn: invalid server document")
+	// ErrNotAllowed: the launch allowlist
+	// (ConnectorOptions.LaunchAllowlist) does not admit the server's
+	// command, cwd or url origin. Nothing was started or contacted.
+	ErrNotAllowed = errors.New("mcpconn: server not in the launch allowlist")
 	// ErrStart: the server could not be started or reached (command not
 	// found, cwd missing, connection refused).
 	ErrStart = errors.New("mcpconn: server did not start")

@@ -191,3 +191,24 @@ func TestSecretReferenceHeaderInjection(t *testing.T) {
 		t.Errorf("the server got %d requests; want none", n)
 	}
 }
+
+// A server the launch allowlist refuses is refused before any of its
+// secrets is asked for: the resolver never learns of it.
+func TestAllowlistBeforeSecrets(t *testing.T) {
+	t.Parallel()
+	res := &mapResolver{for_: "ref", secrets: map[string]string{"gh": "v"}}
+	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Secrets: res,
+		LaunchAllowlist: &resource.LaunchAllowlist{Commands: []string{}, Origins: []string{}}})
+	srv, tag := fakeStdio(t)
+	srv.Env = map[string]string{"K": "${secret:gh}"}
+	remote := resource.MCPServer{Type: "http", URL: "http://127.0.0.1:1/mcp", Headers: map[string]string{"A": "${secret:gh}"}}
+	for _, doc := range []resource.MCPServer{srv, remote} {
+		if _, err := c.Connect(context.Background(), "ref", doc); !errors.Is(err, mcpconn.ErrNotAllowed) {
+			t.Errorf("Connect = %v; want ErrNotAllowed", err)
+		}
+	}
+	assertNoLeftovers(t, tag)
+	if len(res.asked) != 0 {
+		t.Errorf("the resolver was asked %q for refused servers", res.asked)
+	}
+}

@@ -99,19 +99,21 @@ func (s *Service) testMCPData(data []byte) []Finding {
 			fs[i].Fix = `set cwd to the absolute directory the server runs in: update the resource with data {"mcpServers": {NAME: {..., "cwd": "/abs/dir"}}}`
 		}
 	}
-	if srv.Transport() != TransportStdio {
-		return fs // the URL was checked by checkMCP; nothing is contacted
-	}
 	base := "/mcpServers"
 	if name, _, err := DecodeMCP(data); err == nil && checkServerName(name) == "" {
 		base = pointer("mcpServers", name)
 	}
-	for _, field := range []string{"/cwd", "/command", "/env"} {
+	fields := []string{"/cwd", "/command", "/env"}
+	if srv.Transport() != TransportStdio {
+		fields = []string{"/url", "/type"}
+	}
+	for _, field := range fields {
 		if hasField(fs, base+field) {
 			return fs // already judged by the write rules
 		}
 	}
-	if _, err := ResolveLaunch(srv, &s.launchEnv); err != nil {
+	// Nothing is started or contacted: ResolveRemote parses the URL only.
+	if err := s.resolve(srv); err != nil {
 		var le *LaunchError
 		var se *SecretError
 		if errors.As(err, &se) {
@@ -124,6 +126,17 @@ func (s *Service) testMCPData(data []byte) []Finding {
 		fs = append(fs, errf(base+le.Field, le.Code, le.Message, le.Fix))
 	}
 	return fs
+}
+
+// resolve applies the launch rules of srv's transport (ResolveLaunch or
+// ResolveRemote, with the launch allowlist) and starts nothing.
+func (s *Service) resolve(srv MCPServer) error {
+	if srv.Transport() == TransportStdio {
+		_, err := ResolveLaunch(srv, &s.launchEnv)
+		return err
+	}
+	_, err := ResolveRemote(srv, &s.launchEnv)
+	return err
 }
 
 func hasError(fs []Finding) bool {

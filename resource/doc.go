@@ -47,7 +47,39 @@
 // only if its agent document says "manager": true or lists the
 // "resource_management" capability; otherwise the call fails with
 // ErrPermission before the target is read or changed. Using mounted servers
-// needs no capability; changing an assembly does.
+// needs no capability; changing an assembly does. The zero Caller{} has no
+// rights at all: every call with it fails with ErrPermission, so a host
+// that forgets to say who calls grants nothing.
+//
+// Privileges stay put: an agent caller cannot change manager,
+// capabilities or enabled of any agent, its own included, by any form of
+// write (data, add, remove, a create with them) nor delete a disabled
+// agent (it would come back enabled); the write fails with ErrPermission
+// naming the field, and nothing changes. It is judged inside the write's
+// transaction on the decoded fields before and after, so a restated value
+// or a reordered capability list is no change. Only a direct caller
+// changes them, unless the host sets
+// ServiceOptions.AgentsMayChangePrivileges. mcps edits are not affected.
+//
+// # Launch allowlist
+//
+// A host can restrict what may be started or contacted with a
+// LaunchAllowlist: the commands (absolute paths, or bare names as the
+// host's PATH resolves them), the directories a cwd must lie in, and the
+// url origins (see LaunchAllowlist). It travels in LaunchEnv.Allow, set
+// from mcpconn.ConnectorOptions.LaunchAllowlist through
+// ServiceOptions.LaunchEnv (agt.Host does this), and nil allows all. One
+// implementation judges it: ResolveLaunch (stdio) and ResolveRemote
+// (http, sse), which package mcpconn starts and reaches servers by, so
+//
+//   - Test reports a server it does not admit as a not_allowed finding;
+//   - a write by an agent caller that registers a server, or changes the
+//     launch fields of one (type, command, cwd, env, url), is refused with
+//     ErrPermission unless the result resolves and is admitted, with the
+//     field and what to set; writes that leave those fields as stored are
+//     not judged again. Direct callers may store anything: its start is
+//     refused all the same;
+//   - every start and contact is refused (mcpconn.ErrNotAllowed).
 //
 // # MCP documents
 //
@@ -128,7 +160,10 @@
 //
 // Service errors wrap the sentinels; map them with errors.Is:
 //
-//	ErrPermission  the agent caller may not manage resources
+//	ErrPermission  the caller may not do this: the zero Caller, an agent
+//	               that may not manage resources, an agent write that
+//	               changes privilege fields or that the launch allowlist
+//	               does not admit
 //	ErrInvalid     *DocumentError: the request or document breaks a rule
 //	               (Field is a JSON pointer, Code a stable name, Fix what to do)
 //	ErrNotFound    the resource, or a reference put in mcps, is not registered
@@ -173,7 +208,11 @@
 //   - A secret reference's NAME: MaxSecretNameBytes (128); a resolved
 //     value: MaxSecretValueBytes (64 KiB); fixed.
 //   - ResolveLaunch (Test's command check) stats cwd and at most one file
-//     per PATH entry of the environment the server gets.
+//     per PATH entry of the environment the server gets. With a launch
+//     allowlist it also resolves the symbolic links of cwd and of each
+//     listed directory, and looks each bare command entry up in the
+//     host's PATH (at most one stat per entry of it): the host sets
+//     the lists, so their length is its own choice.
 //
 // # Concurrency
 //

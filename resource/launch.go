@@ -1,6 +1,8 @@
 package resource
 
 import (
+	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -37,11 +39,202 @@ type LaunchEnv struct {
 	InheritAll bool
 	// Environ returns the host environment; nil means os.Environ.
 	Environ func() []string
+	// Allow is the launch allowlist: which commands, working directories
+	// and URL origins may be started or contacted. Nil means any, as
+	// without an allowlist.
+	Allow *LaunchAllowlist
 	// Resolve resolves the secret references (${env:NAME},
 	// ${secret:NAME}) in args and env values, for one start (see
 	// Secrets.Bind). Nil leaves them as written, for a check that starts
 	// nothing.
 	Resolve func(kind, name string) (string, error)
+}
+
+// CodeNotAllowed is the code of a LaunchError (and of a Finding) for a
+// server the launch allowlist does not admit.
+const CodeNotAllowed = "not_allowed"
+
+// LaunchAllowlist says which servers may be started or contacted. The host
+// sets it (mcpconn.ConnectorOptions.LaunchAllowlist), and every start
+// consults it through ResolveLaunch and ResolveRemote: a Run, a refresh,
+// a probe, the CLI, the static Test, and the write of an agent caller.
+// Each list that is nil admits anything; an empty non-nil list admits
+// nothing.
+//
+// The list names programs, not what they do: admitting an interpreter or
+// a launcher (sh, node, python, npx, uvx) admits whatever its arguments
+// make it run.
+type LaunchAllowlist struct {
+	// Commands lists the programs a stdio server may run. An absolute path
+	// admits exactly that file (the resolved executable, after the
+	// document's PATH lookup, cleaned; symbolic links are not followed). A
+	// bare name admits the program the name resolves to in the host's own
+	// PATH (the absolute entries of PATH in the host environment, as
+	// LaunchEnv.Environ returns it), so a document cannot reach another
+	// file of that name by setting its own PATH. Other entries admit
+	// nothing. Nil means any command.
+	Commands []string
+	// Dirs lists the directories a stdio server's cwd must be, or be
+	// inside: absolute paths, compared after symbolic links are resolved on
+	// both sides. Nil means any directory.
+	Dirs []string
+	// Origins lists the origins a remote server's url may have:
+	// "https://mcp.example.com" or "http://127.0.0.1:8080" (scheme, host
+	// and port; the scheme's default port may be left out; no path).
+	// Redirects never leave a server's origin. Nil means any origin.
+	Origins []string
+}
+
+// Clone returns a deep copy of a (nil for nil), so that a caller's later
+// change of its slices changes no launch decision.
+func (a *LaunchAllowlist) Clone() *LaunchAllowlist {
+	if a == nil {
+		return nil
+	}
+	return &LaunchAllowlist{Commands: slices.Clone(a.Commands), Dirs: slices.Clone(a.Dirs), Origins: slices.Clone(a.Origins)}
+}
+
+// Clone returns a copy of e whose Inherit and Allow are its own.
+func (e LaunchEnv) Clone() LaunchEnv {
+	e.Inherit = slices.Clone(e.Inherit)
+	e.Allow = e.Allow.Clone()
+	return e
+}
+
+func notAllowed(field, msg, fix string) *LaunchError {
+	return &LaunchError{Code: CodeNotAllowed, Field: field, Message: msg, Fix: fix}
+}
+
+// allowsDir reports whether the existing directory cwd is a listed
+// directory or inside one, after symbolic links.
+func (a *LaunchAllowlist) allowsDir(cwd string) bool {
+	if a == nil || a.Dirs == nil {
+		return true
+	}
+	real, err := filepath.EvalSymlinks(cwd)
+	if err != nil {
+		return false
+	}
+	for _, d := range a.Dirs {
+		if !filepath.IsAbs(d) {
+			continue
+		}
+		root := filepath.Clean(d)
+		if r, err := filepath.EvalSymlinks(root); err == nil {
+			root = r
+		}
+		if within(real, root) {
+			return true
+		}
+	}
+	return false
+}
+
+func within(path, root string) bool {
+	if path == root {
+		return true
+	}
+	if !strings.HasSuffix(root, string(filepath.Separator)) {
+		root += string(filepath.Separator)
+	}
+	return strings.HasPrefix(path, root)
+}
+
+// allowsCommand reports whether the resolved executable path is a listed
+// program: an absolute entry equal to it, or a bare entry that resolves to
+// it in the host's PATH.
+func (a *LaunchAllowlist) allowsCommand(path string, environ func() []string) bool {
+	if a == nil || a.Commands == nil {
+		return true
+	}
+	path = filepath.Clean(path)
+	var hostPath *string
+	for _, c := range a.Commands {
+		switch {
+		case filepath.IsAbs(c):
+			if filepath.Clean(c) == path {
+				return true
+			}
+		case c != "" && !strings.ContainsAny(c, `/\`):
+			if hostPath == nil {
+				p := envValue(environ(), "PATH")
+				hostPath = &p
+			}
+			if found, ok := lookPathAbs(c, *hostPath); ok && found == path {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// lookPathAbs finds name in the absolute entries of pathVar.
+func lookPathAbs(name, pathVar string) (string, bool) {
+	for _, dir := range filepath.SplitList(pathVar) {
+		if !filepath.IsAbs(dir) {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		if ok, _ := executable(p); ok {
+			return filepath.Clean(p), true
+		}
+	}
+	return "", false
+}
+
+// allowsOrigin reports whether u's origin is listed.
+func (a *LaunchAllowlist) allowsOrigin(u *url.URL) bool {
+	if a == nil || a.Origins == nil {
+		return true
+	}
+	want := URLOrigin(u)
+	for _, o := range a.Origins {
+		ou, err := url.Parse(o)
+		if err != nil || ou.Host == "" || (ou.Path != "" && ou.Path != "/") || ou.RawQuery != "" || ou.User != nil {
+			continue // not an origin: admits nothing
+		}
+		if URLOrigin(ou) == want {
+			return true
+		}
+	}
+	return false
+}
+
+// URLOrigin returns u's origin, scheme://host:port, in lower case, with the
+// scheme's default port made explicit: the unit the launch allowlist
+// admits and redirects may not leave.
+func URLOrigin(u *url.URL) string {
+	scheme := strings.ToLower(u.Scheme)
+	port := u.Port()
+	if port == "" {
+		switch scheme {
+		case "http":
+			port = "80"
+		case "https":
+			port = "443"
+		}
+	}
+	return scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
+}
+
+// ResolveRemote applies the rules of a remote server to srv: its url must
+// be an absolute http or https URL with a host, whose origin the launch
+// allowlist of env admits (nil env: any). It contacts nothing. package
+// mcpconn reaches servers at the URL it returns; Service.Test and the
+// write of an agent caller judge by it too.
+func ResolveRemote(srv MCPServer, env *LaunchEnv) (*url.URL, error) {
+	if t := srv.Transport(); t != TransportHTTP && t != TransportSSE {
+		return nil, &LaunchError{Code: CodeTransport, Field: "/type", Message: "only a remote server is reached by url; a stdio one is launched", Fix: "launch it instead"}
+	}
+	u, err := url.Parse(srv.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, &LaunchError{Code: CodeURL, Field: "/url", Message: "url must be an absolute http:// or https:// URL", Fix: "write the server's full URL, like https://mcp.example.com/mcp"}
+	}
+	if env != nil && !env.Allow.allowsOrigin(u) {
+		return nil, notAllowed("/url", "the url's origin is not in the launch allowlist",
+			"use a server at an admitted origin, or have the host add the origin (scheme://host:port) to LaunchAllowlist.Origins")
+	}
+	return u, nil
 }
 
 // Launch is a stdio server resolved for starting: what to execute, with
@@ -87,8 +280,9 @@ func (e *LaunchError) Error() string {
 // and secret references (env.Resolve) expanded on top (an inherited PWD becomes cwd); a bare command is looked
 // up in the PATH of that environment, relative PATH entries against cwd,
 // where the server runs; an absolute command must be an executable file;
-// any other command is refused. It reads the file system and starts
-// nothing. Service.Test and package mcpconn both call it, so a static test
+// any other command is refused; cwd and the resolved command must pass
+// env's launch allowlist (LaunchEnv.Allow). It reads the file system and
+// starts nothing. Service.Test and package mcpconn both call it, so a static test
 // and a start never disagree.
 func ResolveLaunch(srv MCPServer, env *LaunchEnv) (Launch, error) {
 	if env == nil {
@@ -114,26 +308,13 @@ func ResolveLaunch(srv MCPServer, env *LaunchEnv) (Launch, error) {
 			return Launch{}, &LaunchError{Code: CodeWrongType, Field: "/env", Message: "an env name is empty or holds '=' or NUL", Fix: "use names like API_TOKEN"}
 		}
 	}
-	// Placeholders and references are expanded before anything else, so a
-	// failed reference fails the start before the file system is read.
-	docEnv := make(map[string]string, len(srv.Env))
-	for _, k := range sortedKeys(srv.Env) {
-		v, err := expandValue("/env"+pointer(k), srv.Env[k], cwd, env.Resolve, "\x00")
-		if err != nil {
-			return Launch{}, err
-		}
-		docEnv[k] = v
+	// The command is looked up and judged with the references as written:
+	// a secret is resolved only for a server that may start.
+	staticEnv, err := expandEnv(srv.Env, cwd, nil)
+	if err != nil {
+		return Launch{}, err
 	}
-	argv := make([]string, 0, len(srv.Args)+1)
-	argv = append(argv, srv.Command)
-	for i, a := range srv.Args {
-		v, err := expandValue("/args/"+strconv.Itoa(i), a, cwd, env.Resolve, "\x00")
-		if err != nil {
-			return Launch{}, err
-		}
-		argv = append(argv, v)
-	}
-	childEnv := env.childEnv(docEnv, cwd)
+	childEnv := env.childEnv(staticEnv, cwd)
 
 	switch fi, err := os.Stat(cwd); {
 	case err != nil:
@@ -142,6 +323,10 @@ func ResolveLaunch(srv MCPServer, env *LaunchEnv) (Launch, error) {
 	case !fi.IsDir():
 		return Launch{}, &LaunchError{Code: CodeCwdMissing, Field: "/cwd", Message: "cwd is not a directory",
 			Fix: "point cwd at the directory the server runs in"}
+	}
+	if !env.Allow.allowsDir(cwd) {
+		return Launch{}, notAllowed("/cwd", "cwd is not inside a directory of the launch allowlist",
+			"run the server in an admitted directory, or have the host add its directory to LaunchAllowlist.Dirs")
 	}
 	path := srv.Command
 	switch {
@@ -168,7 +353,45 @@ func ResolveLaunch(srv MCPServer, env *LaunchEnv) (Launch, error) {
 		}
 		path = found
 	}
+	environ := env.Environ
+	if environ == nil {
+		environ = os.Environ
+	}
+	if !env.Allow.allowsCommand(path, environ) {
+		return Launch{}, notAllowed("/command", "the command is not in the launch allowlist (it names programs by absolute path, or by a bare name looked up in the host's PATH)",
+			"use an admitted program, or have the host add it to LaunchAllowlist.Commands")
+	}
+	if env.Resolve != nil {
+		docEnv, err := expandEnv(srv.Env, cwd, env.Resolve)
+		if err != nil {
+			return Launch{}, err
+		}
+		childEnv = env.childEnv(docEnv, cwd)
+	}
+	argv := make([]string, 0, len(srv.Args)+1)
+	argv = append(argv, srv.Command)
+	for i, a := range srv.Args {
+		v, err := expandValue("/args/"+strconv.Itoa(i), a, cwd, env.Resolve, "\x00")
+		if err != nil {
+			return Launch{}, err
+		}
+		argv = append(argv, v)
+	}
 	return Launch{Path: path, Args: argv, Dir: cwd, Env: childEnv}, nil
+}
+
+// expandEnv expands the placeholders and, with resolve, the secret
+// references of a document's env values.
+func expandEnv(env map[string]string, cwd string, resolve resolver) (map[string]string, error) {
+	out := make(map[string]string, len(env))
+	for _, k := range sortedKeys(env) {
+		v, err := expandValue("/env"+pointer(k), env[k], cwd, resolve, "\x00")
+		if err != nil {
+			return nil, err
+		}
+		out[k] = v
+	}
+	return out, nil
 }
 
 // childEnv builds the server's environment: the inherited part of the host

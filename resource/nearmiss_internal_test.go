@@ -21,7 +21,7 @@ func TestEditDistance(t *testing.T) {
 		{"kitten", "sitting", 3},
 		{"ca", "abc", 3}, // optimal string alignment, not full Damerau (2)
 	} {
-		if got := editDistance(tc.a, tc.b); got != tc.want {
+		if got := editDistance([]rune(tc.a), []rune(tc.b), 100); got != tc.want {
 			t.Errorf("editDistance(%q, %q) = %d; want %d", tc.a, tc.b, got, tc.want)
 		}
 	}
@@ -42,8 +42,8 @@ func TestNearMiss(t *testing.T) {
 		{"ab", ""},
 		{strings.Repeat("m", 100000), ""}, // bounded: not compared at all
 	} {
-		if got := nearMiss(tc.name, fields); got != tc.want {
-			t.Errorf("nearMiss(%.20q) = %q; want %q", tc.name, got, tc.want)
+		if got := NearMiss(tc.name, fields); got != tc.want {
+			t.Errorf("NearMiss(%.20q) = %q; want %q", tc.name, got, tc.want)
 		}
 	}
 }

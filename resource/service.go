@@ -24,6 +24,13 @@ type ServiceOptions struct {
 	// Nil means the defaults, which are mcpconn.Connector's defaults too;
 	// agt.Host sets it from its Connector.
 	LaunchEnv *LaunchEnv
+	// AgentsMayChangePrivileges lets an agent caller (a manager, or an
+	// agent with resource_management) change manager, capabilities and
+	// enabled of agents, its own included, and delete a disabled agent.
+	// False, the zero value, refuses it with ErrPermission: only a direct
+	// caller may, so no agent can raise its own rights or another's.
+	// Edits of mcps are not affected.
+	AgentsMayChangePrivileges bool
 }
 
 // Service is the one resource service behind the framework tools
@@ -34,6 +41,8 @@ type Service struct {
 	repo      Repository
 	maxBytes  int
 	launchEnv LaunchEnv
+
+	agentsMayChangePrivileges bool
 }
 
 // NewService returns a Service over repo.
@@ -42,9 +51,11 @@ func NewService(repo Repository, opts *ServiceOptions) *Service {
 	if opts != nil && opts.MaxDocumentBytes > 0 {
 		s.maxBytes = opts.MaxDocumentBytes
 	}
+	if opts != nil {
+		s.agentsMayChangePrivileges = opts.AgentsMayChangePrivileges
+	}
 	if opts != nil && opts.LaunchEnv != nil {
-		s.launchEnv = *opts.LaunchEnv
-		s.launchEnv.Inherit = slices.Clone(opts.LaunchEnv.Inherit)
+		s.launchEnv = opts.LaunchEnv.Clone()
 	}
 	return s
 }
@@ -52,31 +63,40 @@ func NewService(repo Repository, opts *ServiceOptions) *Service {
 // Repository returns the repository the service writes to.
 func (s *Service) Repository() Repository { return s.repo }
 
-// Caller says on whose behalf a service call runs.
+// Caller says on whose behalf a service call runs. The zero Caller has no
+// rights: every call with it fails with ErrPermission. Make one with
+// Direct or AgentCaller.
 type Caller struct {
-	// Agent is the agent making the call through a framework tool. The zero
-	// Ref means a direct caller: the CLI or a host's own admin code, which
-	// may always manage resources.
+	// Agent is the agent making the call through a framework tool
+	// (AgentCaller). It is empty for a direct caller.
 	Agent Ref
+	// direct marks the caller Direct returns; only this package sets it,
+	// so a forgotten Caller{} never grants anything.
+	direct bool
 }
 
-// Direct returns the caller of the CLI and of a host's admin code.
-func Direct() Caller { return Caller{} }
+// Direct returns the caller of the CLI and of a host's own admin code: it
+// may manage everything. Pass it explicitly; the zero Caller has no rights.
+func Direct() Caller { return Caller{direct: true} }
 
 // AgentCaller returns the caller for a framework tool called by agent ref.
 func AgentCaller(ref Ref) Caller { return Caller{Agent: ref} }
 
-// IsDirect reports whether c is a direct caller.
-func (c Caller) IsDirect() bool { return c.Agent == "" }
+// IsDirect reports whether c is the direct caller (Direct).
+func (c Caller) IsDirect() bool { return c.direct && c.Agent == "" }
 
 // authorize lets a direct caller through, and an agent caller only if it is
 // registered and is a manager or has the resource_management capability.
+// The zero Caller is refused.
 func (s *Service) authorize(ctx context.Context, c Caller, action string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	if c.IsDirect() {
 		return nil
+	}
+	if c.Agent == "" {
+		return fmt.Errorf("resource: %s refused: no caller given, and the zero Caller has no rights (fix: pass resource.Direct() for the host's own code, or resource.AgentCaller(ref) for an agent): %w", action, ErrPermission)
 	}
 	if !validRef(string(c.Agent)) {
 		return fmt.Errorf("resource: %s refused: the calling agent's reference is invalid (fix: the host must name the caller by its registered agent reference): %w", action, ErrPermission)
@@ -223,9 +243,9 @@ func (s *Service) Write(ctx context.Context, caller Caller, req WriteRequest) (W
 		return WriteResult{}, err
 	}
 	if key.Kind == KindMCP {
-		return s.writeMCP(ctx, key, req)
+		return s.writeMCP(ctx, caller, key, req)
 	}
-	return s.writeAgent(ctx, key, req)
+	return s.writeAgent(ctx, caller, key, req)
 }
 
 // checkRequestShape applies the rules common to every kind: bounded data
@@ -315,14 +335,17 @@ func validListField(f string) bool {
 	return true
 }
 
-func (s *Service) writeMCP(ctx context.Context, key Key, req WriteRequest) (WriteResult, error) {
+func (s *Service) writeMCP(ctx context.Context, caller Caller, key Key, req WriteRequest) (WriteResult, error) {
 	if len(req.Data) == 0 {
 		return WriteResult{}, invalid("/data", CodeRequest, "an MCP write needs data", `send {"mcpServers": {"NAME": {...}}}`)
 	}
 	if req.Create {
-		_, _, fs := checkMCP(req.Data)
+		name, srv, fs := checkMCP(req.Data)
 		if e := errorOf("/data", fs); e != nil {
 			return WriteResult{}, e
+		}
+		if err := s.admitLaunch(caller, name, nil, srv); err != nil {
+			return WriteResult{}, err
 		}
 		data, err := compactJSON(req.Data)
 		if err != nil {
@@ -343,7 +366,7 @@ func (s *Service) writeMCP(ctx context.Context, key Key, req WriteRequest) (Writ
 		if err != nil {
 			return nil, err
 		}
-		_, srv, fs := checkMCP(merged)
+		name, srv, fs := checkMCP(merged)
 		if e := errorOf("/data", fs); e != nil {
 			// A record saved before cwd was required may keep its missing or
 			// relative cwd while it is being modified, with a
@@ -352,6 +375,13 @@ func (s *Service) writeMCP(ctx context.Context, key Key, req WriteRequest) (Writ
 				return nil, e
 			}
 			warnings = append(warnings, "saved without an absolute cwd, as before: starting or probing this server fails until cwd is set to the absolute directory it runs in")
+		}
+		var stored *MCPServer
+		if _, prev, err := DecodeMCP(cur.Data); err == nil {
+			stored = &prev
+		}
+		if err := s.admitLaunch(caller, name, stored, srv); err != nil {
+			return nil, err
 		}
 		var next json.RawMessage
 		next, changed, err = s.nextData(cur.Data, merged)
@@ -436,7 +466,7 @@ func (s *Service) checkGrowth(old, next []byte) error {
 		"remove fields or list items that are no longer needed, or raise ServiceOptions.MaxDocumentBytes")
 }
 
-func (s *Service) writeAgent(ctx context.Context, key Key, req WriteRequest) (WriteResult, error) {
+func (s *Service) writeAgent(ctx context.Context, caller Caller, key Key, req WriteRequest) (WriteResult, error) {
 	patch := map[string]json.RawMessage{}
 	if len(req.Data) > 0 {
 		patch, _ = decodeObject(req.Data)
@@ -471,6 +501,9 @@ func (s *Service) writeAgent(ctx context.Context, key Key, req WriteRequest) (Wr
 		if err := s.checkGrowth(nil, data); err != nil {
 			return WriteResult{}, err
 		}
+		if err := s.checkPrivileges(caller, key, nil, data); err != nil {
+			return WriteResult{}, err
+		}
 		res, err := s.repo.Create(ctx, key, data)
 		if err != nil {
 			return WriteResult{}, err
@@ -495,6 +528,10 @@ func (s *Service) writeAgent(ctx context.Context, key Key, req WriteRequest) (Wr
 		}
 		data, err := marshalObject(doc)
 		if err != nil {
+			return nil, err
+		}
+		// Judged inside the transaction, against the document it replaces.
+		if err := s.checkPrivileges(caller, key, cur.Data, data); err != nil {
 			return nil, err
 		}
 		var next json.RawMessage
@@ -597,6 +634,19 @@ func (s *Service) Delete(ctx context.Context, caller Caller, key Key, expected i
 	}
 	if expected < 0 {
 		return invalid("/expected_revision", CodeRequest, "expected revision must be 1 or more, or 0 for none", "read the resource and send its revision")
+	}
+	if key.Kind == KindAgent && !caller.IsDirect() && !s.agentsMayChangePrivileges {
+		res, err := s.repo.Get(ctx, key)
+		if err != nil {
+			return err
+		}
+		if err := s.checkAgentDelete(caller, res); err != nil {
+			return err
+		}
+		if expected == AnyRevision {
+			// Delete what was judged: a concurrent change is a conflict.
+			expected = res.Revision
+		}
 	}
 	return s.repo.Delete(ctx, key, expected)
 }

@@ -110,7 +110,7 @@ func TestCallerChecks(t *testing.T) {
 		writes bool
 	}{
 		{"Write", nil, func(c resource.Caller) error {
-			_, err := svc.Write(bg, c, resource.WriteRequest{Kind: resource.KindAgent, Ref: "worker", Add: map[string][]string{"capabilities": {"x-" + string(c.Agent)}}})
+			_, err := svc.Write(bg, c, resource.WriteRequest{Kind: resource.KindAgent, Ref: "worker", Data: json.RawMessage(`{"name": "by-` + string(c.Agent) + `"}`)})
 			return err
 		}, true},
 		{"Read", nil, func(c resource.Caller) error { _, err := svc.Read(bg, c, mcpKey("tools/files")); return err }, false},
@@ -151,6 +151,7 @@ func TestCallerChecks(t *testing.T) {
 		{"plain agent", resource.AgentCaller("worker"), false},
 		{"unregistered agent", resource.AgentCaller("ghost"), false},
 		{"invalid agent ref", resource.AgentCaller("Not/A/Ref"), false},
+		{"zero Caller", resource.Caller{}, false},
 	}
 	for _, ep := range entryPoints {
 		for _, c := range callers {

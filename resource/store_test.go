@@ -3,23 +3,32 @@ package resource_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/agtsdk/agt/resource"
 )
 
+var storeRuns atomic.Int64
+
 func TestStoreRegistry(t *testing.T) {
 	t.Parallel()
 	var opened string
-	resource.RegisterStore("agt-test-store", func(_ context.Context, url string) (resource.Repository, func() error, error) {
+	// A scheme of this run's own: registering one twice panics, and -count
+	// runs the test again in the same process.
+	scheme := fmt.Sprintf("agt-test-store%d", storeRuns.Add(1))
+	resource.RegisterStore(scheme, func(_ context.Context, url string) (resource.Repository, func() error, error) {
 		opened = url
 		return nil, func() error { return nil }, nil
 	})
-	if !slices.Contains(resource.StoreSchemes(), "agt-test-store") {
-		t.Errorf("StoreSchemes() = %q; want agt-test-store in it", resource.StoreSchemes())
+	if !slices.Contains(resource.StoreSchemes(), scheme) {
+		t.Errorf("StoreSchemes() = %q; want %s in it", resource.StoreSchemes(), scheme)
 	}
-	if _, closeRepo, err := resource.OpenStore(bg, "AGT-TEST-STORE://x/y"); err != nil || closeRepo == nil || opened != "AGT-TEST-STORE://x/y" {
+	upper := strings.ToUpper(scheme) + "://x/y"
+	if _, closeRepo, err := resource.OpenStore(bg, upper); err != nil || closeRepo == nil || opened != upper {
 		t.Errorf("OpenStore of a registered scheme: err %v, opener saw %q", err, opened)
 	}
 	if _, _, err := resource.OpenStore(bg, "agt-nobody://x"); !errors.Is(err, resource.ErrNoStore) {
@@ -39,7 +48,7 @@ func TestStoreRegistry(t *testing.T) {
 	}
 	open := func(context.Context, string) (resource.Repository, func() error, error) { return nil, nil, nil }
 	for name, register := range map[string]func(){
-		"twice":       func() { resource.RegisterStore("agt-test-store", open) },
+		"twice":       func() { resource.RegisterStore(scheme, open) },
 		"nil opener":  func() { resource.RegisterStore("agt-test-nil", nil) },
 		"not lowered": func() { resource.RegisterStore("Agt-Test", open) },
 	} {

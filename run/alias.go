@@ -20,55 +20,87 @@ const (
 )
 
 // Alias returns the name the model sees for the tool named tool on the MCP
-// resource ref. It is a pure function of the pair, so reordering
-// mounts never changes it:
+// resource ref. It is a pure function of the pair, so reordering mounts
+// never changes it, at most MaxAliasLen characters of [A-Za-z0-9_-], and
+// injective. Two forms:
 //
-//	mcp__<ref with "/" as "_">__<tool>
+//	mcp__<ref, "/" as "_">__<tool>   a ref whose segments are [a-z0-9-]
+//	mcp_<hash of ref>__<tool>        any other ref ("my_server", "v1.2")
 //
-// Characters outside [A-Za-z0-9_-] become "_". When anything was replaced,
-// when the plain form could be read back in two ways (an "__" inside a part,
-// a ref ending or a tool starting with "_"), or when it would pass
-// MaxAliasLen, the parts are shortened and "__" plus a hash of the exact pair
-// is appended. A plain alias holds exactly one "__" after the prefix and a
-// hashed one at least two, so two different pairs never share an alias
-// (barring a collision of the 40-bit hash between two hashed aliases).
+// The tool part is the tool's name when it is 1 to 64 of [A-Za-z0-9_-],
+// holds no "__" and does not start with "_"; else the name with other
+// bytes as "_", shortened to fit, then "__" and a hash of the exact pair.
+//
+// Why this is injective and prefix-safe: in the first form the reference
+// part holds no "__" and does not end with "_" (a segment is [a-z0-9-], "/"
+// becomes a single "_"), so the first "__" after "mcp__" always ends it and
+// "/" is the only byte written as "_": two references never give the same
+// text, and no reference's aliases start with another's "mcp__REF__". The
+// second form starts with "mcp_" and a hex digit, which no alias of the
+// first form does, and carries the reference as a 10-hex hash of fixed
+// length. A plain tool part holds no "__", a hashed one ends with "__" and
+// the hash, so the two never read alike (barring a collision of the 40-bit
+// hashes). A ref too long for the first form (its part over 44 characters)
+// takes the second.
 func Alias(ref resource.Ref, tool string) string {
-	r, rChanged := sanitizeAliasPart(string(ref))
-	t, tChanged := sanitizeAliasPart(tool)
-	plain := len(aliasPrefix)+len(r)+len(aliasSep)+len(t) <= MaxAliasLen &&
-		!rChanged && !tChanged && r != "" && t != "" &&
-		!strings.Contains(r, aliasSep) && !strings.Contains(t, aliasSep) &&
-		!strings.HasSuffix(r, "_") && !strings.HasPrefix(t, "_")
-	if plain {
-		return aliasPrefix + r + aliasSep + t
+	head, ok := readableRefPart(ref)
+	if ok {
+		head = aliasPrefix + head + aliasSep
+	} else {
+		head = hashedRefPrefix + shortHash(string(ref)) + aliasSep
 	}
-	sum := sha256.Sum256([]byte(string(ref) + "\x00" + tool))
-	hash := hex.EncodeToString(sum[:])[:aliasHashLen]
-	// Room for both parts: the limit minus the prefix, two separators and
-	// the hash. The ref keeps up to half; the tool gets the rest.
-	room := MaxAliasLen - len(aliasPrefix) - 2*len(aliasSep) - aliasHashLen
-	if len(r)+len(t) > room {
-		rMax := room / 2
-		if len(t) < room-rMax {
-			rMax = room - len(t)
-		}
-		if len(r) > rMax {
-			r = r[:rMax]
-		}
-		if len(t) > room-len(r) {
-			t = t[:room-len(r)]
-		}
+	t, changed := sanitizeAliasPart(tool)
+	if !changed && t != "" && len(head)+len(t) <= MaxAliasLen &&
+		!strings.Contains(t, aliasSep) && !strings.HasPrefix(t, "_") {
+		return head + t
 	}
-	return aliasPrefix + r + aliasSep + t + aliasSep + hash
+	room := MaxAliasLen - len(head) - len(aliasSep) - aliasHashLen
+	if len(t) > room {
+		t = t[:room]
+	}
+	return head + t + aliasSep + shortHash(string(ref)+"\x00"+tool)
 }
 
-// AliasRefPart returns ref as it reads in its tools' aliases, before any
-// shortening: "/" as "_" and every byte outside [A-Za-z0-9_-] as "_".
-// Permission rules written with alias patterns ("mcp__notes__*") compare
-// it exactly, so that a pattern for one server never reaches another's
-// tools.
+// hashedRefPrefix starts the aliases of references that cannot be read
+// back from their text; a hex digit follows, never "_".
+const hashedRefPrefix = "mcp_"
+
+// maxReadableRefPart leaves a hashed tool part room beside the reference:
+// 64 = len("mcp__") + 44 + len("__") + 1 + len("__") + 10.
+const maxReadableRefPart = 44
+
+// readableRefPart returns ref with "/" as "_" when its segments are all
+// [a-z0-9-] and the result fits the first alias form.
+func readableRefPart(ref resource.Ref) (string, bool) {
+	s := string(ref)
+	if s == "" || len(s) > maxReadableRefPart {
+		return "", false
+	}
+	b := []byte(s)
+	for i, c := range b {
+		switch {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '-':
+		case c == '/' && i > 0 && i < len(b)-1:
+			b[i] = '_'
+		default:
+			return "", false
+		}
+	}
+	return string(b), true
+}
+
+func shortHash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])[:aliasHashLen]
+}
+
+// AliasRefPart returns the reference part of ref's aliases in their
+// readable form ("team/notes" reads "team_notes"), or "" for a reference
+// whose aliases carry it as a hash. Permission rules written with alias
+// patterns ("mcp__notes__*") compare it exactly, so that a pattern for one
+// server never reaches another's tools.
 func AliasRefPart(ref resource.Ref) string {
-	s, _ := sanitizeAliasPart(string(ref))
+	s, _ := readableRefPart(ref)
 	return s
 }
 

@@ -23,17 +23,18 @@ func TestAlias(t *testing.T) {
 	}{
 		{ref: "notes", tool: "search", want: "mcp__notes__search"},
 		{ref: "notes", tool: "note-list", want: "mcp__notes__note-list"},
-		{ref: "a_b", tool: "x", want: "mcp__a_b__x"},
-		{ref: "team/notes", tool: "search", prefix: "mcp__team_notes__search__"},
-		{ref: "notes.v2", tool: "search", prefix: "mcp__notes_v2__search__"},
+		{ref: "team/notes", tool: "search", want: "mcp__team_notes__search"},
+		{ref: "team/notes", tool: "read_text_file", want: "mcp__team_notes__read_text_file"},
+		{ref: "a_b", tool: "x", prefix: "mcp_"},
+		{ref: "notes.v2", tool: "search", prefix: "mcp_"},
 		{ref: "notes", tool: "get.item", prefix: "mcp__notes__get_item__"},
 		{ref: "notes", tool: "über", prefix: "mcp__notes__"},
-		{ref: "a__b", tool: "c", prefix: "mcp__a__b__c__"},
+		{ref: "a__b", tool: "c", prefix: "mcp_"},
 		{ref: "a", tool: "b__c", prefix: "mcp__a__b__c__"},
-		{ref: "a_", tool: "b", prefix: "mcp__a___b__"},
+		{ref: "a_", tool: "b", prefix: "mcp_"},
 		{ref: "a", tool: "_b", prefix: "mcp__a___b__"},
 		{ref: "notes", tool: "", prefix: "mcp__notes____"},
-		{ref: resource.Ref(strings.Repeat("r", 64) + "/" + strings.Repeat("s", 63)), tool: strings.Repeat("t", 128), prefix: "mcp__rrrr"},
+		{ref: resource.Ref(strings.Repeat("r", 64) + "/" + strings.Repeat("s", 63)), tool: strings.Repeat("t", 128), prefix: "mcp_"},
 		{ref: "notes", tool: strings.Repeat("t", 59), prefix: "mcp__notes__tttt"},
 	}
 	for _, tt := range tests {
@@ -47,7 +48,7 @@ func TestAlias(t *testing.T) {
 		switch {
 		case tt.want != "" && got != tt.want:
 			t.Errorf("Alias(%q, %q) = %q, want %q", tt.ref, tt.tool, got, tt.want)
-		case tt.want == "" && !strings.HasPrefix(got, tt.prefix):
+		case tt.want == "" && (!strings.HasPrefix(got, tt.prefix) || got == tt.prefix):
 			t.Errorf("Alias(%q, %q) = %q, want prefix %q and a hash", tt.ref, tt.tool, got, tt.prefix)
 		}
 	}
@@ -82,6 +83,46 @@ func TestAliasInjective(t *testing.T) {
 			if !aliasShape.MatchString(a) {
 				t.Errorf("Alias(%q, %q) = %q: bad shape", ref, tool, a)
 			}
+		}
+	}
+}
+
+// Issue 14 §7: aliases are prefix-safe: every alias of one reference starts
+// with "mcp__REF__" (readable form) or "mcp_HASH__", and no alias of another
+// reference starts with it; readable references keep readable aliases.
+func TestAliasPrefixSafe(t *testing.T) {
+	t.Parallel()
+	refs := []resource.Ref{"notes", "notes-x", "notes/x", "notes__x", "notes_", "notes_x", "notes.x", "team/notes", "team-notes", "team_notes",
+		"a", "a/b", "a-b", "ab", "b", resource.Ref(strings.Repeat("r", 44)), resource.Ref(strings.Repeat("r", 45)), resource.Ref(strings.Repeat("r", 20) + "/" + strings.Repeat("s", 23))}
+	tools := []string{"search", "delete", "x", "_x", "x__y", "get.item", "", strings.Repeat("t", 60)}
+	head := func(ref resource.Ref) string {
+		a := run.Alias(ref, "probe")
+		if p := run.AliasRefPart(ref); p != "" {
+			return "mcp__" + p + "__"
+		}
+		return a[:len("mcp_")+10+2]
+	}
+	for _, r := range refs {
+		h := head(r)
+		for _, tool := range tools {
+			if a := run.Alias(r, tool); !strings.HasPrefix(a, h) {
+				t.Errorf("Alias(%q, %q) = %q does not start with %q", r, tool, a, h)
+			}
+		}
+		for _, other := range refs {
+			if other == r {
+				continue
+			}
+			for _, tool := range tools {
+				if a := run.Alias(other, tool); strings.HasPrefix(a, h) {
+					t.Errorf("Alias(%q, %q) = %q starts with %q, the head of %q", other, tool, a, h, r)
+				}
+			}
+		}
+	}
+	for _, r := range []resource.Ref{"notes", "team/notes", "my-server", "fs"} {
+		if run.AliasRefPart(r) == "" {
+			t.Errorf("%q lost its readable alias", r)
 		}
 	}
 }

@@ -105,7 +105,10 @@
 // # Aliases and fingerprints
 //
 // An MCP tool's name is Alias(ref, tool), a pure function of the pair, so
-// reordering mounts never points a name at another tool. Fingerprint covers
+// reordering mounts never points a name at another tool: mcp__REF__TOOL
+// with "/" as "_" for references of [a-z0-9-] segments, mcp_HASH__TOOL for
+// others. No server's aliases start with another's head (see Alias for the
+// argument). Fingerprint covers
 // the host's StaticInputs and the tool snapshot; Checkpoint and Resume use it
 // to refuse resuming into a different configuration (ErrFingerprintMismatch).
 //

@@ -72,12 +72,20 @@ func FuzzAliasInjective(f *testing.F) {
 	f.Add("a/b", "x", "a_b", "x")
 	f.Add("a__b", "c", "a", "b__c")
 	f.Add("a_", "b", "a", "_b")
+	f.Add("notes", "x", "notes__x", "y")
+	f.Add("team/notes", "x", "team_notes", "x")
 	f.Fuzz(func(t *testing.T, r1, t1, r2, t2 string) {
 		if r1 == r2 && t1 == t2 {
 			return
 		}
-		if a := run.Alias(resource.Ref(r1), t1); a == run.Alias(resource.Ref(r2), t2) {
-			t.Fatalf("Alias(%q, %q) = Alias(%q, %q) = %q", r1, t1, r2, t2, a)
+		a1, a2 := run.Alias(resource.Ref(r1), t1), run.Alias(resource.Ref(r2), t2)
+		if a1 == a2 {
+			t.Fatalf("Alias(%q, %q) = Alias(%q, %q) = %q", r1, t1, r2, t2, a1)
+		}
+		// Prefix-safe: another reference's alias never starts with this
+		// reference's readable head.
+		if p := run.AliasRefPart(resource.Ref(r1)); p != "" && r1 != r2 && strings.HasPrefix(a2, "mcp__"+p+"__") {
+			t.Fatalf("Alias(%q, %q) = %q starts with the head of %q", r2, t2, a2, r1)
 		}
 	})
 }

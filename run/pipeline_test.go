@@ -357,7 +357,7 @@ func TestTimeoutAndCancel(t *testing.T) {
 	t.Parallel()
 	repo, mem := setup(t)
 	srv := inMemoryServer(t)
-	srv.ToolTimeoutMS = 1000 // also bounds tools/list: keep it roomy for a loaded machine
+	srv.ToolTimeoutMS = 3000 // also bounds tools/list: keep it roomy for a loaded machine
 	putMCP(t, repo, notes, srv)
 	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{notes}})
 	r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector()})

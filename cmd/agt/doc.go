@@ -91,7 +91,7 @@
 //     arrays and inline tables nested at most 4 deep, checked before it is
 //     parsed (maxImportFile, maxImportServers, maxTOMLFile, maxTOMLDepth).
 //   - "Did you mean": words and candidates of up to 128 characters, the
-//     first 10,000 candidates (maxSuggestRunes, maxSuggestCandidates).
+//     first 10,000 candidates (resource.NearMiss).
 //   - agent check --probe: 4 servers probed at once (maxParallelProbes).
 //
 // These are constants of the command: a host that needs others embeds

@@ -340,18 +340,20 @@ func checkImportCommand(srv resource.MCPServer) error {
 }
 
 // refForKey turns a server's key into a reference, lowercasing it and
-// replacing other characters with '-'.
+// replacing every other character, '_' and '.' included, with '-': a
+// reference of [a-z0-9-] keeps readable tool aliases (mcp__my-server__x),
+// where "my_server" would carry a hash.
 func refForKey(key, category string) (resource.Ref, bool, error) {
 	var b strings.Builder
 	for _, r := range strings.ToLower(key) {
 		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '.', r == '_', r == '-':
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '-':
 			b.WriteRune(r)
 		default:
 			b.WriteByte('-')
 		}
 	}
-	name := strings.TrimLeft(b.String(), "._-")
+	name := strings.Trim(b.String(), "-")
 	if len(name) > 64 {
 		name = name[:64]
 	}

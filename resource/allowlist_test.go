@@ -1,0 +1,217 @@
+package resource_test
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/agtsdk/agt/resource"
+)
+
+// allowFixture is a host with an allowlisted program in its PATH, a
+// program of the same name elsewhere, an admitted work directory and a
+// directory outside it (reachable through a symbolic link inside).
+type allowFixture struct {
+	bin, evil, work, outside string
+	env                      *resource.LaunchEnv
+}
+
+func newAllowFixture(t *testing.T) allowFixture {
+	t.Helper()
+	root := t.TempDir()
+	f := allowFixture{bin: filepath.Join(root, "bin"), evil: filepath.Join(root, "evil"), work: filepath.Join(root, "work"), outside: t.TempDir()}
+	for _, d := range []string{f.bin, f.evil, filepath.Join(f.work, "sub")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeExecutable(t, filepath.Join(f.bin, "srv"), 0o755)
+	writeExecutable(t, filepath.Join(f.bin, "other"), 0o755)
+	writeExecutable(t, filepath.Join(f.bin, "unlisted"), 0o755)
+	writeExecutable(t, filepath.Join(f.evil, "srv"), 0o755)
+	if err := os.Symlink(f.outside, filepath.Join(f.work, "escape")); err != nil {
+		t.Fatal(err)
+	}
+	host := func() []string { return []string{"PATH=relative:" + f.bin, "HOME=/h"} }
+	f.env = &resource.LaunchEnv{Environ: host, Allow: &resource.LaunchAllowlist{
+		Commands: []string{"srv", filepath.Join(f.bin, "other"), "relative/x", ""},
+		Dirs:     []string{f.work},
+		Origins:  []string{"https://mcp.example.com", "http://127.0.0.1:8080", "https://with.path.example/mcp"},
+	}}
+	return f
+}
+
+// The allowlist admits a command by absolute path or by a bare name as the
+// host's PATH resolves it, a cwd inside a listed directory after symbolic
+// links, and a url by origin; everything else is refused with the field,
+// before anything starts, and the message holds no value.
+func TestLaunchAllowlist(t *testing.T) {
+	t.Parallel()
+	f := newAllowFixture(t)
+	stdio := []struct {
+		name  string
+		srv   resource.MCPServer
+		field string // "" admitted
+	}{
+		{"bare name in the host PATH", resource.MCPServer{Command: "srv", Cwd: f.work}, ""},
+		{"absolute path of a bare entry", resource.MCPServer{Command: filepath.Join(f.bin, "srv"), Cwd: f.work}, ""},
+		{"absolute entry", resource.MCPServer{Command: filepath.Join(f.bin, "other"), Cwd: filepath.Join(f.work, "sub")}, ""},
+		{"bare name of an absolute entry", resource.MCPServer{Command: "other", Cwd: f.work}, ""},
+		{"unlisted program", resource.MCPServer{Command: "unlisted", Cwd: f.work}, "/command"},
+		{"same name elsewhere", resource.MCPServer{Command: filepath.Join(f.evil, "srv"), Cwd: f.work}, "/command"},
+		{"same name through the document's PATH", resource.MCPServer{Command: "srv", Cwd: f.work, Env: map[string]string{"PATH": f.evil}}, "/command"},
+		{"unclean path", resource.MCPServer{Command: f.bin + "/../evil/srv", Cwd: f.work}, "/command"},
+		{"cwd outside", resource.MCPServer{Command: "srv", Cwd: f.outside}, "/cwd"},
+		{"cwd through a link inside", resource.MCPServer{Command: "srv", Cwd: filepath.Join(f.work, "escape")}, "/cwd"},
+		{"cwd a prefix sibling", resource.MCPServer{Command: "srv", Cwd: f.bin}, "/cwd"},
+	}
+	for _, tc := range stdio {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := resource.ResolveLaunch(tc.srv, f.env)
+			checkAllowed(t, err, tc.field, f.evil, f.outside)
+			// Without an allowlist every one of them launches.
+			open := *f.env
+			open.Allow = nil
+			if _, err := resource.ResolveLaunch(tc.srv, &open); err != nil {
+				t.Fatalf("without an allowlist: %v", err)
+			}
+		})
+	}
+	remote := []struct {
+		url   string
+		field string
+	}{
+		{"https://mcp.example.com/mcp", ""},
+		{"https://MCP.Example.com:443/other?q=1", ""},
+		{"http://127.0.0.1:8080/mcp", ""},
+		{"http://mcp.example.com/mcp", "/url"},
+		{"https://mcp.example.com:8443/mcp", "/url"},
+		{"https://evil.example.com/mcp", "/url"},
+		{"https://mcp.example.com.evil.example/mcp", "/url"},
+		{"http://127.0.0.1:8081/mcp", "/url"},
+		{"https://with.path.example/mcp", "/url"}, // an entry with a path admits nothing
+	}
+	for _, tc := range remote {
+		t.Run(tc.url, func(t *testing.T) {
+			_, err := resource.ResolveRemote(resource.MCPServer{URL: tc.url}, f.env)
+			checkAllowed(t, err, tc.field, "evil", "8081")
+		})
+	}
+	// An empty non-nil list admits nothing.
+	none := *f.env
+	none.Allow = &resource.LaunchAllowlist{Commands: []string{}}
+	_, err := resource.ResolveLaunch(resource.MCPServer{Command: "srv", Cwd: f.work}, &none)
+	checkAllowed(t, err, "/command")
+}
+
+func checkAllowed(t *testing.T, err error, field string, secrets ...string) {
+	t.Helper()
+	if field == "" {
+		if err != nil {
+			t.Fatalf("refused: %v", err)
+		}
+		return
+	}
+	var le *resource.LaunchError
+	if !errors.As(err, &le) || le.Code != resource.CodeNotAllowed || le.Field != field {
+		t.Fatalf("err = %v, want a LaunchError %s on %s", err, resource.CodeNotAllowed, field)
+	}
+	if !strings.Contains(le.Fix, "LaunchAllowlist.") {
+		t.Errorf("fix %q does not name the allowlist field to set", le.Fix)
+	}
+	for _, s := range secrets {
+		if strings.Contains(err.Error(), s) {
+			t.Errorf("error %q repeats a value (%q)", err, s)
+		}
+	}
+}
+
+// An agent caller cannot store a server the allowlist refuses, whether it
+// registers one or edits a stored (mounted) one, whichever launch field it
+// uses; Test reports the same refusal. A direct caller may store it (its
+// start is still refused), and an agent may edit what does not change the
+// launch.
+func TestAgentWritesJudgedByTheAllowlist(t *testing.T) {
+	t.Parallel()
+	f := newAllowFixture(t)
+	svc, repo := newServiceWith(t, &resource.ServiceOptions{LaunchEnv: f.env})
+	server := func(entry map[string]any) json.RawMessage {
+		b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"s": entry}})
+		return b
+	}
+	mustWrite(t, svc, resource.WriteRequest{Kind: resource.KindMCP, Ref: "ok", Create: true, Data: server(map[string]any{"command": "srv", "cwd": f.work})})
+	mustWrite(t, svc, resource.WriteRequest{Kind: resource.KindMCP, Ref: "direct-unlisted", Create: true, Data: server(map[string]any{"command": "/bin/sh", "args": []string{"-c", "true"}, "cwd": f.work})})
+	mustWrite(t, svc, resource.WriteRequest{Kind: resource.KindAgent, Ref: "boss", Create: true, Data: json.RawMessage(`{"manager": true, "mcps": ["ok"]}`)})
+	boss := resource.AgentCaller("boss")
+
+	refused := []struct {
+		name  string
+		req   resource.WriteRequest
+		field string
+	}{
+		{"register a shell", resource.WriteRequest{Kind: resource.KindMCP, Ref: "sh", Create: true, Data: server(map[string]any{"command": "/bin/sh", "args": []string{"-c", "id"}, "cwd": f.work})}, "/data/mcpServers/s/command"},
+		{"register a missing program", resource.WriteRequest{Kind: resource.KindMCP, Ref: "ghost", Create: true, Data: server(map[string]any{"command": "no-such-program", "cwd": f.work})}, "/data/mcpServers/s/command"},
+		{"register outside the dirs", resource.WriteRequest{Kind: resource.KindMCP, Ref: "out", Create: true, Data: server(map[string]any{"command": "srv", "cwd": f.outside})}, "/data/mcpServers/s/cwd"},
+		{"register an unlisted origin", resource.WriteRequest{Kind: resource.KindMCP, Ref: "web", Create: true, Data: server(map[string]any{"url": "https://evil.example.com/mcp"})}, "/data/mcpServers/s/url"},
+		{"edit the mounted command", resource.WriteRequest{Kind: resource.KindMCP, Ref: "ok", Data: server(map[string]any{"command": filepath.Join(f.evil, "srv"), "cwd": f.work})}, "/data/mcpServers/s/command"},
+		{"edit the mounted env PATH", resource.WriteRequest{Kind: resource.KindMCP, Ref: "ok", Data: server(map[string]any{"command": "srv", "cwd": f.work, "env": map[string]string{"PATH": f.evil}})}, "/data/mcpServers/s/command"},
+		{"edit the mounted cwd", resource.WriteRequest{Kind: resource.KindMCP, Ref: "ok", Data: server(map[string]any{"command": "srv", "cwd": filepath.Join(f.work, "escape")})}, "/data/mcpServers/s/cwd"},
+		{"edit the mounted server into a remote one", resource.WriteRequest{Kind: resource.KindMCP, Ref: "ok", Data: server(map[string]any{"url": "http://127.0.0.1:9/mcp"})}, "/data/mcpServers/s/url"},
+	}
+	for _, tc := range refused {
+		before := snapshotAll(t, repo)
+		_, err := svc.Write(bg, boss, tc.req)
+		if !errors.Is(err, resource.ErrPermission) {
+			t.Fatalf("%s: err = %v, want ErrPermission", tc.name, err)
+		}
+		for _, want := range []string{tc.field, "(fix: "} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: refusal %q does not name %s", tc.name, err, want)
+			}
+		}
+		if strings.Contains(err.Error(), f.evil) || strings.Contains(err.Error(), "evil.example") {
+			t.Errorf("%s: refusal %q repeats a value", tc.name, err)
+		}
+		if diff := cmp.Diff(before, snapshotAll(t, repo)); diff != "" {
+			t.Fatalf("%s: a refused write changed the store (-before +after):\n%s", tc.name, diff)
+		}
+		// A direct caller may store it; the start stays refused.
+		if _, err := svc.Write(bg, resource.Direct(), tc.req); err != nil && !errors.Is(err, resource.ErrExists) {
+			t.Fatalf("%s: direct caller: %v", tc.name, err)
+		}
+		mustWrite(t, svc, resource.WriteRequest{Kind: resource.KindMCP, Ref: "ok", Data: server(map[string]any{"command": "srv", "cwd": f.work})})
+	}
+
+	// Admitted registrations and edits that keep the launch go through.
+	for _, req := range []resource.WriteRequest{
+		{Kind: resource.KindMCP, Ref: "mine", Create: true, Data: server(map[string]any{"command": "other", "args": []string{"--any"}, "cwd": f.work})},
+		{Kind: resource.KindMCP, Ref: "remote", Create: true, Data: server(map[string]any{"url": "https://mcp.example.com/mcp"})},
+		{Kind: resource.KindMCP, Ref: "ok", Data: server(map[string]any{"command": "srv", "cwd": filepath.Join(f.work, "sub"), "args": []string{"x"}})},
+		{Kind: resource.KindMCP, Ref: "direct-unlisted", Data: server(map[string]any{"command": "/bin/sh", "args": []string{"-c", "true"}, "cwd": f.work, "description": "kept"})},
+	} {
+		if _, err := svc.Write(bg, boss, req); err != nil {
+			t.Fatalf("admitted write %s: %v", req.Ref, err)
+		}
+	}
+
+	// The static test refuses what the start would refuse.
+	rep, err := svc.Test(bg, resource.Direct(), mcpKey("direct-unlisted"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.OK || !strings.Contains(strings.Join(codes(rep.Findings), ","), resource.CodeNotAllowed) {
+		t.Fatalf("Test of an unlisted command: %+v", rep)
+	}
+	rep, err = svc.Test(bg, resource.Direct(), mcpKey("web"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.OK || !strings.Contains(strings.Join(codes(rep.Findings), ","), resource.CodeNotAllowed) {
+		t.Fatalf("Test of an unlisted origin: %+v", rep)
+	}
+}
