@@ -387,8 +387,12 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 				capture: s.capture, guard: s.guard, detach: true}, nil
 		}
 		rt.capture, rt.streamable = s.capture, true
+		// No standalone GET stream: agt handles no message a server starts
+		// outside a call, and the go-sdk opens that stream inside the
+		// handshake on a context the startup timeout does not end, so a
+		// proxy that holds its headers held the handshake forever.
 		return &mcp.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: client, MaxRetries: -1,
-			MaxEventSize: c.opts.MaxMessageBytes + 1}, nil
+			MaxEventSize: c.opts.MaxMessageBytes + 1, DisableStandaloneSSE: true}, nil
 	default:
 		return nil, &Error{Ref: s.ref, Op: "connect", Kind: ErrInvalidServer,
 			Detail: fmt.Sprintf("unknown server type %q: use stdio, http or sse", srv.Type)}

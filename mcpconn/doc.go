@@ -91,6 +91,11 @@
 // transport) are reached at their url with their headers added to every
 // request by an http.RoundTripper.
 //
+// agt opens no standalone GET event stream on a streamable HTTP server: it
+// handles no message a server starts outside a call, and the go-sdk would
+// open that stream inside the handshake, where a proxy that holds its
+// response headers stalled the handshake past the startup timeout.
+//
 // Every request goes to the registered origin (scheme, host and port)
 // only. A redirect to another origin is refused, not followed: the session
 // ends with an error wrapping ErrLimit that names the new origin (never
