@@ -355,29 +355,7 @@ func sameOriginRedirect(t *testing.T, target string) string {
 			u, _ := url.Parse(target)
 			to = u.Scheme + "://" + u.Host + r.URL.RequestURI()
 		}
-		req, _ := http.NewRequestWithContext(r.Context(), r.Method, to, r.Body)
-		req.Header = r.Header.Clone()
-		resp, err := http.DefaultTransport.RoundTrip(req)
-		if err != nil {
-			w.WriteHeader(http.StatusBadGateway)
-			return
-		}
-		defer resp.Body.Close()
-		for k, v := range resp.Header {
-			w.Header()[k] = v
-		}
-		w.WriteHeader(resp.StatusCode)
-		buf := make([]byte, 4096)
-		for {
-			n, err := resp.Body.Read(buf)
-			if n > 0 {
-				_, _ = w.Write(buf[:n])
-				w.(http.Flusher).Flush()
-			}
-			if err != nil {
-				return
-			}
-		}
+		forward(w, r, to)
 	}))
 	t.Cleanup(proxy.Close)
 	return proxy.URL
@@ -512,19 +490,7 @@ func TestHandshakeDoesNotWaitForAGetStream(t *testing.T) {
 			<-r.Context().Done() // holds the headers until the client goes
 			return
 		}
-		req, _ := http.NewRequestWithContext(r.Context(), r.Method, target, r.Body)
-		req.Header = r.Header.Clone()
-		resp, err := http.DefaultTransport.RoundTrip(req)
-		if err != nil {
-			w.WriteHeader(http.StatusBadGateway)
-			return
-		}
-		defer resp.Body.Close()
-		for k, v := range resp.Header {
-			w.Header()[k] = v
-		}
-		w.WriteHeader(resp.StatusCode)
-		_, _ = io.Copy(w, resp.Body)
+		forward(w, r, target)
 	}))
 	defer proxy.Close()
 	start := time.Now()
@@ -541,4 +507,32 @@ func TestHandshakeDoesNotWaitForAGetStream(t *testing.T) {
 		t.Errorf("Tools through the proxy: %v", err)
 	}
 	t.Logf("handshake through a header-holding proxy: %s", took)
+}
+
+// forward passes r on to the URL to and streams the answer back, event by
+// event: a proxy on an origin of its own.
+func forward(w http.ResponseWriter, r *http.Request, to string) {
+	req, _ := http.NewRequestWithContext(r.Context(), r.Method, to, r.Body)
+	req.Header = r.Header.Clone()
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		w.WriteHeader(http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	for k, v := range resp.Header {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(resp.StatusCode)
+	buf := make([]byte, 4096)
+	for {
+		n, err := resp.Body.Read(buf)
+		if n > 0 {
+			_, _ = w.Write(buf[:n])
+			w.(http.Flusher).Flush()
+		}
+		if err != nil {
+			return
+		}
+	}
 }

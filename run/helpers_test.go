@@ -301,3 +301,16 @@ func readLines(tb testing.TB, path string) []string {
 	}
 	return out
 }
+
+// holdTool is a host tool "hold" whose call signals held and then waits
+// until release is closed: a batch held by a person who has not answered.
+func holdTool() (tool run.HostTool, held, release chan struct{}) {
+	held, release = make(chan struct{}), make(chan struct{})
+	tool = run.HostTool{Name: "hold", Schema: json.RawMessage(`{"type":"object"}`),
+		Handler: func(context.Context, run.Request) (run.Result, error) {
+			close(held)
+			<-release
+			return run.Result{}, nil
+		}}
+	return tool, held, release
+}

@@ -459,13 +459,7 @@ func TestCloseDoesNotWaitForARefreshWaitingOnABatch(t *testing.T) {
 	putMCP(t, repo, b, stdioServer(t))
 	putMCP(t, repo, c, stdioServer(t))
 	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{a, c}})
-	held, release := make(chan struct{}), make(chan struct{})
-	hold := run.HostTool{Name: "hold", Schema: json.RawMessage(`{"type":"object"}`),
-		Handler: func(context.Context, run.Request) (run.Result, error) {
-			close(held)
-			<-release
-			return run.Result{}, nil
-		}}
+	hold, held, release := holdTool()
 	r, err := run.New(context.Background(), &run.Options{Agent: testAgent, Repository: repo, Permission: policy.AutoAllow(),
 		HostTools: []run.HostTool{mountTool(repo), hold}})
 	if err != nil {

@@ -98,13 +98,7 @@ func TestRefreshingExecuteDoesNotWaitForAnotherBatch(t *testing.T) {
 	a, b, c := resource.Ref("a"), resource.Ref("b"), resource.Ref("c")
 	repo, mem := setup(t, a, c)
 	putMCP(t, repo, b, inMemoryServer(t))
-	held, release := make(chan struct{}), make(chan struct{})
-	hold := run.HostTool{Name: "hold", Schema: json.RawMessage(`{"type":"object"}`),
-		Handler: func(context.Context, run.Request) (run.Result, error) {
-			close(held)
-			<-release
-			return run.Result{}, nil
-		}}
+	hold, held, release := holdTool()
 	r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), HostTools: []run.HostTool{mountTool(repo), hold}})
 	holding := make(chan error, 1)
 	go func() {
@@ -379,13 +373,7 @@ func TestSharedMountOutlivesLaterSnapshots(t *testing.T) {
 	a, b, c := resource.Ref("a"), resource.Ref("b"), resource.Ref("c")
 	repo, mem := setup(t, a, c)
 	putMCP(t, repo, b, inMemoryServer(t))
-	held, release := make(chan struct{}), make(chan struct{})
-	hold := run.HostTool{Name: "hold", Schema: json.RawMessage(`{"type":"object"}`),
-		Handler: func(context.Context, run.Request) (run.Result, error) {
-			close(held)
-			<-release
-			return run.Result{}, nil
-		}}
+	hold, held, release := holdTool()
 	r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), HostTools: []run.HostTool{mountTool(repo), hold}, MaxConcurrency: 1})
 	done := make(chan run.Outcome, 1)
 	go func() {
