@@ -151,6 +151,8 @@ func TestManagersKeepAssemblyEdits(t *testing.T) {
 	}
 }
 
+// snapshotAll is every stored resource, so a refused call that changed
+// anything (of either kind) shows up in a diff.
 func snapshotAll(t *testing.T, repo resource.Repository) []resource.Resource {
 	t.Helper()
 	var all []resource.Resource

@@ -126,20 +126,6 @@ func TestCallerChecks(t *testing.T) {
 		{"AgentMCPList", nil, func(c resource.Caller) error { _, err := svc.AgentMCPList(bg, c, "worker"); return err }, false},
 		{"CheckAgent", nil, func(c resource.Caller) error { _, err := svc.CheckAgent(bg, c, "worker"); return err }, false},
 	}
-	// snapshot is every stored resource, so a refused call that changed
-	// anything (of either kind) shows up in the diff.
-	snapshot := func(t *testing.T) []resource.Resource {
-		t.Helper()
-		var all []resource.Resource
-		for _, kind := range []resource.Kind{resource.KindAgent, resource.KindMCP} {
-			list, err := repo.List(bg, kind, "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			all = append(all, list...)
-		}
-		return all
-	}
 	callers := []struct {
 		name    string
 		caller  resource.Caller
@@ -161,7 +147,7 @@ func TestCallerChecks(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				before := snapshot(t)
+				before := snapshotAll(t, repo)
 				err := ep.call(c.caller)
 				if c.allowed {
 					if err != nil {
@@ -176,7 +162,7 @@ func TestCallerChecks(t *testing.T) {
 					t.Fatalf("refusal %q does not say how to fix it", err)
 				}
 				if ep.writes {
-					after := snapshot(t)
+					after := snapshotAll(t, repo)
 					if diff := cmp.Diff(before, after); diff != "" {
 						t.Fatalf("a refused call changed the store (-before +after):\n%s", diff)
 					}
