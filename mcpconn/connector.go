@@ -219,6 +219,7 @@ func (c *Connector) ConnectWith(ctx context.Context, ref resource.Ref, srv resou
 		guard:       newPeerGuard(c.opts.MaxMessageBytes, c.opts.MaxServerMessageRate),
 	}
 	s.closing, s.closeNow = context.WithCancel(context.Background())
+	s.capture.calls = &s.calls // the transports capture call results too
 	// A server past a bound is done: end what waits on it.
 	s.guard.onTrip = s.closeNow
 	if err := ctx.Err(); err != nil {
