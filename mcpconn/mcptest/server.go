@@ -83,6 +83,12 @@ const (
 	// FaultExternalRef (tool): add "bad_external_ref", whose inputSchema
 	// references a schema on another host.
 	FaultExternalRef Fault = "external-ref"
+	// FaultContentKinds (tool): add the tool "content" (ToolContent),
+	// which answers with the exact result its kind argument names
+	// (ContentKinds, ContentResult): every content block type, one no
+	// protocol defines, exact structuredContent, an error result with
+	// several blocks, and malformed results.
+	FaultContentKinds Fault = "content-kinds"
 )
 
 // AllFaults lists every fault mode, in documentation order.
@@ -90,6 +96,7 @@ var AllFaults = []Fault{
 	FaultExitAtStart, FaultNoHandshake, FaultBanner, FaultSpawnChild, FaultIgnoreSIGTERM,
 	FaultRefuseInitialize, FaultOldProtocol, FaultEndlessLine, FaultNotificationFlood, FaultEndlessListing,
 	FaultCrashOnCall, FaultManyTools, FaultInvalidSchema, FaultRootString, FaultExternalRef,
+	FaultContentKinds,
 }
 
 // ManyToolsCount is how many extra tools FaultManyTools adds.
@@ -226,6 +233,11 @@ func NewServer(opts *ServerOptions) *mcp.Server {
 				}
 				if opts.OnCall != nil {
 					opts.OnCall(name)
+				}
+				if opts.has(FaultContentKinds) {
+					if res, ok := contentAnswer(req); ok {
+						return res, nil
+					}
 				}
 			}
 			res, err := next(ctx, method, req)
@@ -465,6 +477,9 @@ func (f *fake) addTools(s *mcp.Server) {
 				f.opts.Crash()
 				return nil, nil, errors.New("still alive")
 			})
+	}
+	if f.opts.has(FaultContentKinds) {
+		addContentTool(s)
 	}
 	if f.opts.has(FaultManyTools) {
 		bulkSchema := schemaFor[BulkIn](nil)
