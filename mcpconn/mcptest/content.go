@@ -72,7 +72,7 @@ var contentResults = map[string]string{
 		`{"type":"text","text":"see the screenshot"}],"isError":true}`,
 	ContentLoneSurrogate: `{"content":[{"type":"text","text":"a\ud800b"}]}`,
 	ContentMalformed:     `{"content":{"type":"text","text":"not in an array"}}`,
-	ContentManyBlocks: `{"content":[` + strings.TrimSuffix(strings.Repeat(`{"type":"text","text":""},`, ContentManyBlocksCount), ",") + `]}`,
+	ContentManyBlocks:    `{"content":[` + strings.TrimSuffix(strings.Repeat(`{"type":"text","text":""},`, ContentManyBlocksCount), ",") + `]}`,
 }
 
 // ContentResult returns the exact result the content tool answers kind
