@@ -481,7 +481,7 @@ func validText(b []byte) []byte {
 	out := make([]byte, 0, len(b)+16)
 	for i := 0; i < len(b); {
 		c := b[i]
-		if c == '\\' && i+1 < len(b) {
+		if c == '\\' && i+1 < len(b) && b[i+1] < utf8.RuneSelf {
 			if b[i+1] != 'u' {
 				out = append(out, b[i], b[i+1])
 				i += 2

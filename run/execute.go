@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/resource"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -455,6 +456,9 @@ func (r *Run) mcpFailure(ref resource.Ref, err error) Result {
 		return Result{Code: code, Message: "the MCP server " + string(ref) + " is not connected: " + boundMessage(r.modelText(err))}
 	case code == CodeInternal && errors.As(err, &rpc):
 		return Result{Code: CodeToolError, Message: boundMessage(fmt.Sprintf("the MCP server answered with error %d: %s", rpc.Code, rpc.Message))}
+	case errors.Is(err, mcpconn.ErrBadResult):
+		// The server's answer is unusable; the connection is fine.
+		return Result{Code: CodeToolError, Message: boundMessage(r.modelText(err))}
 	}
 	return r.failure(err)
 }
