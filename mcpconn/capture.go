@@ -205,9 +205,19 @@ func (c *captureConn) noteResponse(id string, m *jsonrpc.Response) *LimitError {
 	if e := c.capture.response(id, m.Result); e != nil {
 		return e
 	}
-	c.capture.callAnswered(id, resultOrNull(m.Result))
+	if c.capture.callAnswered(id, resultOrNull(m.Result)) && !bytes.Contains(m.Result, []byte(`"resultType"`)) {
+		// The call reads its result from the capture: spare the go-sdk a
+		// decode it would only throw away (and could fail on an unknown
+		// block type). A result that may ask for more input (a newer
+		// protocol's resultType) is left to the go-sdk whole.
+		m.Result = decodedElsewhere
+	}
 	return nil
 }
+
+// decodedElsewhere is the result the go-sdk decodes in place of one
+// Session.CallTool reads from the capture.
+var decodedElsewhere = json.RawMessage(`{"content":[]}`)
 
 func (c *captureConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() {

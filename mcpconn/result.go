@@ -151,13 +151,15 @@ func (c *inflightCall) answer() json.RawMessage {
 // go-sdk delivered, and an answer to an earlier request of the call (the
 // go-sdk sends another for an input-required result) is not the call's
 // result. result is nil for an error answer.
-func (c *inflightCall) setAnswer(id string, result json.RawMessage) {
+// It reports whether result became the call's.
+func (c *inflightCall) setAnswer(id string, result json.RawMessage) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.id != id || c.answered {
-		return
+		return false
 	}
 	c.raw, c.answered = result, true
+	return result != nil
 }
 
 // callWritten ties a tools/call request being sent to the call ctx
@@ -169,15 +171,17 @@ func (c *toolsListCapture) callWritten(ctx context.Context, id string) {
 }
 
 // callAnswered records an answer (result nil: an error) to request id on
-// the call in flight that sent it, if any. The result bytes are kept, not
-// copied: every caller passes a fresh decoding of the message.
-func (c *toolsListCapture) callAnswered(id string, result json.RawMessage) {
+// the call in flight that sent it, if any, and reports whether the call
+// took the result. The result bytes are kept, not copied: every caller
+// passes a fresh decoding of the message.
+func (c *toolsListCapture) callAnswered(id string, result json.RawMessage) bool {
 	if c.calls == nil || id == "" {
-		return
+		return false
 	}
 	if call := c.calls.byRequest(id); call != nil {
-		call.setAnswer(id, result)
+		return call.setAnswer(id, result)
 	}
+	return false
 }
 
 // maxPeekBytes bounds what RoundTrip reads of a tools/call request body to
