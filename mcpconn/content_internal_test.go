@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"reflect"
@@ -12,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // FuzzDecodeCallResult: any bytes never panic; a decoded result of valid
@@ -258,5 +260,46 @@ func TestPeekCallID(t *testing.T) {
 		if got != tt.want || ok != tt.ok {
 			t.Errorf("peekCallID(%.60s) = %q, %v; want %q, %v", tt.body, got, ok, tt.want, tt.ok)
 		}
+	}
+}
+
+// callResult takes the captured result even when the go-sdk failed to
+// decode it, and falls back to the go-sdk's decoding, re-encoded, when
+// there is no capture.
+func TestCallResultSources(t *testing.T) {
+	t.Parallel()
+	s := &Session{ref: "x", guard: testGuard()}
+	var calls inflightCalls
+	ctx, call := calls.begin(context.Background())
+	defer calls.end(call)
+
+	decoded := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "hi"}, &mcp.ImageContent{Data: []byte{1, 2}, MIMEType: "image/png"}},
+		StructuredContent: map[string]any{"a": 1}, IsError: true}
+	cr, err := s.callResult(ctx, ctx, "t", call, decoded, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &CallResult{
+		Content: []Content{&TextContent{Text: "hi", Raw: json.RawMessage(`{"type":"text","text":"hi"}`)},
+			&ImageContent{Data: "AQI=", MIMEType: "image/png", Raw: json.RawMessage(`{"type":"image","mimeType":"image/png","data":"AQI="}`)}},
+		ContentJSON: json.RawMessage(`[{"type":"text","text":"hi"},{"type":"image","mimeType":"image/png","data":"AQI="}]`),
+		Structured:  json.RawMessage(`{"a":1}`), IsError: true,
+		Raw: json.RawMessage(`{"content":[{"type":"text","text":"hi"},{"type":"image","mimeType":"image/png","data":"AQI="}],"structuredContent":{"a":1},"isError":true}`),
+	}
+	if diff := cmp.Diff(want, cr); diff != "" {
+		t.Errorf("without a capture (-want +got):\n%s", diff)
+	}
+
+	calls.written(ctx, "n1")
+	call.setAnswer("n1", json.RawMessage(`{"content":[{"type":"hologram"}]}`))
+	cr, err = s.callResult(ctx, ctx, "t", call, nil, errors.New(`calling "tools/call": unrecognized content type "hologram"`))
+	if err != nil || len(cr.Content) != 1 || cr.Content[0].Type() != "hologram" {
+		t.Errorf("a decode failure of the go-sdk's with a capture = %+v, %v; want the captured result", cr, err)
+	}
+
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := s.callResult(cancelled, cancelled, "t", call, nil, context.Canceled); !errors.Is(err, context.Canceled) {
+		t.Errorf("a cancelled call with a capture = %v; want the cancellation", err)
 	}
 }
