@@ -105,6 +105,7 @@ type deferredStream struct {
 
 	started bool
 	silent  bool
+	failed  error // the real request failed: the stream ends with it
 	mu      sync.Mutex
 	body    io.ReadCloser
 }
@@ -123,25 +124,34 @@ func newDeferredResponse(req *http.Request, send func(ctx context.Context) (*htt
 func (d *deferredStream) Read(p []byte) (int, error) {
 	if !d.started {
 		d.started = true
-		resp, err := d.send(d.ctx)
-		if err != nil {
-			return 0, err // the go-sdk reconnects, within MaxReconnects
-		}
-		mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-		if resp.StatusCode/100 != 2 || mt != "text/event-stream" {
-			_ = resp.Body.Close()
-			d.silent = true
-		} else {
-			d.mu.Lock()
-			d.body = resp.Body
-			d.mu.Unlock()
-		}
+		d.start()
 	}
-	if d.silent {
+	switch {
+	case d.failed != nil:
+		return 0, d.failed
+	case d.silent:
 		<-d.ctx.Done()
 		return 0, d.ctx.Err()
 	}
 	return d.body.Read(p)
+}
+
+// start sends the real request.
+func (d *deferredStream) start() {
+	resp, err := d.send(d.ctx)
+	if err != nil {
+		d.failed = err // the go-sdk reconnects, within MaxReconnects
+		return
+	}
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if resp.StatusCode/100 != 2 || mt != "text/event-stream" {
+		_ = resp.Body.Close()
+		d.silent = true
+		return
+	}
+	d.mu.Lock()
+	d.body = resp.Body
+	d.mu.Unlock()
 }
 
 func (d *deferredStream) Close() error {
