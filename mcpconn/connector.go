@@ -130,13 +130,14 @@ type ConnectorOptions struct {
 	// (1000 per second).
 	MaxServerMessageRate int
 	// MaxReconnects bounds the reconnections of one streamable HTTP event
-	// stream (a call's, a listing's or the standalone stream) in a row
-	// without a message from the server between them: a server that
-	// keeps ending a stream without sending anything on it is closed as
-	// misbehaving, with a *LimitError. A priming event (an event id with
-	// no data) is not a message. 0 means DefaultMaxReconnects (10); a
-	// server that polls silently for longer (it ends the stream and asks
-	// for a retry, again and again, during one long call) needs more.
+	// stream (a call's, a listing's or the standalone stream) in a row,
+	// each less than a minute after the one before, without a message
+	// from the server between them: a server that keeps ending a stream
+	// without sending anything on it is closed as misbehaving, with a
+	// *LimitError. A priming event (an event id with no data) is not a
+	// message. 0 means DefaultMaxReconnects (10); a server that polls
+	// silently and often (it ends the stream and asks for a short retry,
+	// again and again, during one long call) needs more.
 	MaxReconnects int
 	// MaxReconnectDelay bounds the wait before a reconnection that a
 	// streamable HTTP server may ask for with the retry field of its

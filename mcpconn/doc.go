@@ -103,9 +103,9 @@
 // rate (the reply a resumed stream carries is the one its request owed),
 // and the capture of a tools/list page. Reconnections end with the call's
 // tool timeout; a stream the server ends more than
-// ConnectorOptions.MaxReconnects times in a row (default 10) without
-// sending a message on it (a priming event is none) ends the session as
-// misbehaving.
+// ConnectorOptions.MaxReconnects times in a row (default 10), each less
+// than a minute after the one before, without sending a message on it (a
+// priming event is none) ends the session as misbehaving.
 //
 // The standalone GET event stream, on which a server sends what it starts
 // outside a call, is opened only for a session that has a handler to
@@ -200,7 +200,7 @@
 //     retry field, ConnectorOptions.MaxReconnectDelay, default 30 s
 //     (DefaultMaxReconnectDelay; a longer one is held to it, a retry line
 //     over 64 bytes is dropped); reconnections of one event stream in a
-//     row without a message from the server,
+//     row, less than a minute apart, without a message from the server,
 //     ConnectorOptions.MaxReconnects, default 10 (DefaultMaxReconnects).
 //     A server past the count is closed as misbehaving.
 //   - A stdio server's stderr: the last ConnectorOptions.StderrTailBytes

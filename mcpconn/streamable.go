@@ -25,6 +25,11 @@ const (
 // lastEventIDHeader names the event a resumed stream continues after.
 const lastEventIDHeader = "Last-Event-ID"
 
+// reconnectQuiet: a reconnection a minute or more after the one before is
+// not part of a loop (a proxy that ends idle streams, a server that polls
+// slowly), so it starts the count of MaxReconnects again.
+const reconnectQuiet = time.Minute
+
 // eventStreams follows the event streams of one streamable HTTP session
 // across their reconnections. The go-sdk resumes a stream with a GET on
 // the context of the request the stream answers (a call, a listing) or,
@@ -33,6 +38,7 @@ const lastEventIDHeader = "Last-Event-ID"
 type eventStreams struct {
 	guard         *peerGuard
 	maxReconnects int
+	now           func() time.Time
 
 	mu         sync.Mutex
 	byCtx      map[context.Context]*eventStream
@@ -43,29 +49,31 @@ type eventStreams struct {
 // that resumed it.
 type eventStream struct {
 	standalone bool
-	reconnects int // in a row, without a message from the server between them
+	reconnects int       // in a row, less than reconnectQuiet apart, without a message from the server between them
+	last       time.Time // the latest request of the stream
 	// message: the server sent a message on the stream since the last
 	// reconnection (set by the body reader, read at the next one).
 	message atomic.Bool
 }
 
 func newEventStreams(guard *peerGuard, maxReconnects int) *eventStreams {
-	return &eventStreams{guard: guard, maxReconnects: maxReconnects, byCtx: map[context.Context]*eventStream{}}
+	return &eventStreams{guard: guard, maxReconnects: maxReconnects, now: time.Now, byCtx: map[context.Context]*eventStream{}}
 }
 
 // open accounts for a GET of the session. initial: it is the first
 // request of the standalone stream (the go-sdk resumes a request's stream
 // only with a Last-Event-ID, so a GET without one on a context never seen
 // is the standalone stream). A reconnection past the bound trips the
-// guard: a server that ends its streams again and again without sending
-// anything on them is closed as misbehaving.
+// guard: a server that ends its streams again and again, quickly and
+// without sending anything on them, is closed as misbehaving.
 func (e *eventStreams) open(req *http.Request) (st *eventStream, initial bool, err error) {
 	ctx := req.Context()
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	now := e.now()
 	st = e.byCtx[ctx]
 	if st == nil {
-		st = &eventStream{}
+		st = &eventStream{last: now}
 		e.byCtx[ctx] = st
 		// Every GET of the go-sdk's carries a context that ends: the
 		// request's, or the connection's at Close.
@@ -79,10 +87,11 @@ func (e *eventStreams) open(req *http.Request) (st *eventStream, initial bool, e
 			return st, true, nil
 		}
 	}
-	if st.message.Swap(false) {
+	if st.message.Swap(false) || now.Sub(st.last) >= reconnectQuiet {
 		st.reconnects = 0
 	}
 	st.reconnects++
+	st.last = now
 	if st.reconnects > e.maxReconnects {
 		return nil, false, e.guard.trip(&LimitError{Option: "ConnectorOptions.MaxReconnects",
 			What:  "the reconnections in a row to an event stream the server ended without sending a message on it",

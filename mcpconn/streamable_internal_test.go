@@ -1,10 +1,13 @@
 package mcpconn
 
 import (
+	"context"
 	"io"
+	"net/http"
 	"strings"
 	"testing"
 	"testing/iotest"
+	"time"
 )
 
 // The retry field of an event stream is held to MaxReconnectDelay, read
@@ -56,5 +59,47 @@ func TestPrimingEventIsNotAMessage(t *testing.T) {
 	body = &boundedBody{ReadCloser: io.NopCloser(strings.NewReader("id: 8\ndata:  {}\n\n")), guard: g, sse: true, countRate: true, stream: st}
 	if _, err := io.ReadAll(body); err != nil || !st.message.Load() {
 		t.Errorf("an event with data: %v, message %v", err, st.message.Load())
+	}
+}
+
+// The count of reconnections starts again after a message of the server's
+// on the stream, or after a minute's quiet (a proxy that ends idle
+// streams is no loop); past MaxReconnects in a row it trips the guard.
+func TestReconnectCount(t *testing.T) {
+	t.Parallel()
+	clock := time.Unix(0, 0)
+	g := newPeerGuard(1<<20, 1000)
+	e := newEventStreams(g, 3)
+	e.now = func() time.Time { return clock }
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://127.0.0.1/mcp", nil)
+	req.Header.Set(lastEventIDHeader, "e1")
+	reconnect := func() error { _, _, err := e.open(req); return err }
+	for i := range 3 {
+		if err := reconnect(); err != nil {
+			t.Fatalf("reconnection %d: %v", i+1, err)
+		}
+	}
+	clock = clock.Add(reconnectQuiet) // quiet: the count starts again
+	for i := range 3 {
+		if err := reconnect(); err != nil {
+			t.Fatalf("reconnection %d after a quiet minute: %v", i+1, err)
+		}
+	}
+	st, _, _ := e.open(req) // the 4th in a row
+	if st != nil || g.breach() == nil || g.breach().Option != "ConnectorOptions.MaxReconnects" {
+		t.Fatalf("the 4th quick reconnection: stream %v, breach %v; want the guard tripped", st, g.breach())
+	}
+
+	g = newPeerGuard(1<<20, 1000)
+	e = newEventStreams(g, 3)
+	e.now = func() time.Time { return clock }
+	for i := range 10 {
+		st, _, err := e.open(req)
+		if err != nil {
+			t.Fatalf("reconnection %d after a message: %v", i+1, err)
+		}
+		st.message.Store(true) // the server sent something on it
 	}
 }
