@@ -253,7 +253,7 @@ func (c *Connector) Connect(ctx context.Context, ref resource.Ref, srv resource.
 		s.serverInfo = init.ServerInfo
 		s.protocolVersion = init.ProtocolVersion
 		s.capabilities = init.Capabilities
-		s.instructions = init.Instructions
+		s.setInstructions(init.Instructions)
 	}
 	return s, nil
 }
