@@ -142,7 +142,8 @@ type Options struct {
 	// DefaultMaxTools (10000).
 	MaxTools int
 	// MaxListBytes bounds the listed bytes of one Run's MCP tools (names,
-	// titles, descriptions, schemas), all mounts together, counted the
+	// titles, descriptions, input and output schemas, _meta; tools the
+	// registrations exclude included), all mounts together, counted the
 	// same way. 0 means DefaultMaxListBytes (64 MiB).
 	MaxListBytes int
 	// ServerStderrToModel lets the text the model reads (Result.Message of
