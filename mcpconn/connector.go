@@ -199,6 +199,13 @@ var errStartupTimeout = errors.New("startup timeout")
 // Errors: *Error wrapping ErrNoAbsoluteCwd, ErrInvalidServer, ErrStart or
 // ErrHandshake, with the stderr tail; or the caller's ctx error.
 func (c *Connector) Connect(ctx context.Context, ref resource.Ref, srv resource.MCPServer) (*Session, error) {
+	return c.ConnectWith(ctx, ref, srv, nil)
+}
+
+// ConnectWith is Connect with the session's own choices (opts may be
+// nil): the handlers of what the server sends on its own.
+func (c *Connector) ConnectWith(ctx context.Context, ref resource.Ref, srv resource.MCPServer, opts *ConnectOptions) (*Session, error) {
+	_ = opts // wired by the handlers work of this change
 	startup := msOr(srv.StartupTimeoutMS, DefaultStartupTimeout)
 	sctx, cancel := context.WithTimeoutCause(ctx, startup, errStartupTimeout)
 	defer cancel()

@@ -30,6 +30,7 @@ type Session struct {
 	httpTransport *http.Transport // remote with a per-session transport only
 	capture       *toolsListCapture
 	guard         *peerGuard
+	calls         inflightCalls
 
 	serverInfo      *mcp.Implementation
 	protocolVersion string
@@ -313,6 +314,8 @@ func (s *Session) CallTool(ctx context.Context, name string, args json.RawMessag
 	}
 	cctx, cancel := s.requestContext(ctx)
 	defer cancel()
+	cctx, call := s.calls.begin(cctx)
+	defer s.calls.end(call)
 	res, err := s.cs.CallTool(cctx, &mcp.CallToolParams{Name: name, Arguments: args})
 	if err != nil {
 		return nil, s.classify(callOp(name), ctx, cctx, err)
