@@ -226,6 +226,11 @@
 //     bytes (fixed): the edit distance costs the product of the lengths.
 //   - A secret reference's NAME: MaxSecretNameBytes (128); a resolved
 //     value: MaxSecretValueBytes (64 KiB); fixed.
+//   - enabled_tools and disabled_tools: at most 1024 items each, each at
+//     most MaxToolPatternBytes (256); a tool name longer than that matches
+//     no item. One match costs at most 256 x 256 steps (about 0.16 ms for
+//     the worst pattern, a star followed by a long near-miss; a plain name
+//     or a short glob costs well under a microsecond); fixed.
 //   - ResolveLaunch (Test's command check) stats cwd and at most one file
 //     per PATH entry of the environment the server gets. With a launch
 //     allowlist it also resolves the symbolic links of cwd and of each

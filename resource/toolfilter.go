@@ -59,11 +59,15 @@ func MatchToolPattern(p, name string) bool {
 				pi++
 				continue
 			case c == '?':
-				_, n := utf8.DecodeRuneInString(name[ni:])
-				pi, ni = pi+1, ni+n
+				pi, ni = pi+1, ni+runeLen(name, ni)
 				continue
+			case c < utf8.RuneSelf:
+				if name[ni] == c {
+					pi, ni = pi+1, ni+1
+					continue
+				}
 			default:
-				_, pn := utf8.DecodeRuneInString(p[pi:])
+				pn := runeLen(p, pi)
 				if strings.HasPrefix(name[ni:], p[pi:pi+pn]) {
 					pi, ni = pi+pn, ni+pn
 					continue
@@ -74,8 +78,7 @@ func MatchToolPattern(p, name string) bool {
 			return false
 		}
 		// Let the last * take one more character and try again.
-		_, n := utf8.DecodeRuneInString(name[mark:])
-		mark += n
+		mark += runeLen(name, mark)
 		pi, ni = star+1, mark
 	}
 	for pi < len(p) && p[pi] == '*' {
@@ -103,4 +106,14 @@ func matchAny(patterns []string, name string) bool {
 		}
 	}
 	return false
+}
+
+// runeLen is the length of the character at s[i] (1 for a byte that does
+// not start valid UTF-8); i < len(s).
+func runeLen(s string, i int) int {
+	if s[i] < utf8.RuneSelf {
+		return 1
+	}
+	_, n := utf8.DecodeRuneInString(s[i:])
+	return n
 }

@@ -187,3 +187,15 @@ func TestToolListFields(t *testing.T) {
 		}
 	}
 }
+
+// The worst case of one match: a 256-byte pattern of stars against a
+// 256-byte name that almost matches (measured: see the closing note).
+func BenchmarkMatchToolPatternWorst(b *testing.B) {
+	pattern := "*" + strings.Repeat("a", 127) + "b"
+	name := strings.Repeat("a", resource.MaxToolPatternBytes)
+	for b.Loop() {
+		if resource.MatchToolPattern(pattern, name) {
+			b.Fatal("matched")
+		}
+	}
+}
