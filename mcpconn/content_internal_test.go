@@ -209,7 +209,9 @@ func TestHeaderRoundTripperCapturesCallResults(t *testing.T) {
 			var calls inflightCalls
 			c := newToolsListCapture(DefaultMaxTools, DefaultMaxListBytes)
 			c.calls = &calls
-			rt := &headerRoundTripper{base: base, capture: c, guard: testGuard(), origin: "http://127.0.0.1:80", streamable: true}
+			guard := testGuard()
+			rt := &headerRoundTripper{base: base, capture: c, guard: guard, origin: "http://127.0.0.1:80", streamable: true,
+				streams: newEventStreams(guard, 5)}
 			ctx, call := calls.begin(context.Background())
 			defer calls.end(call)
 
@@ -226,7 +228,9 @@ func TestHeaderRoundTripperCapturesCallResults(t *testing.T) {
 				t.Errorf("the server got %d bytes of %d", sentLen, len(post))
 			}
 			if tt.get {
-				req, _ := http.NewRequest(http.MethodGet, "http://127.0.0.1/mcp", nil)
+				// The go-sdk resumes the call's stream on the call's context.
+				req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://127.0.0.1/mcp", nil)
+				req.Header.Set(lastEventIDHeader, "2")
 				resp, err := rt.RoundTrip(req)
 				if err != nil {
 					t.Fatal(err)

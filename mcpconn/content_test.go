@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
@@ -168,5 +171,41 @@ func TestCallToolBadResultError(t *testing.T) {
 	_, err = s.CallTool(context.Background(), mcptest.ToolContent, json.RawMessage(`{"kind":"malformed"}`))
 	if msg := err.Error(); !strings.Contains(msg, "malformed") || !strings.Contains(msg, "content is not an array") || strings.Contains(msg, "not in an array") {
 		t.Errorf("error = %q; want the field named, not the server's text", msg)
+	}
+}
+
+// A call whose event stream the server ends early is resumed with a GET
+// (SEP-1699): the result on the resumed stream is captured as exactly as
+// any other.
+func TestCallToolContentOnResumedStream(t *testing.T) {
+	t.Parallel()
+	server := mcptest.NewServer(&mcptest.ServerOptions{Faults: []mcptest.Fault{mcptest.FaultContentKinds}})
+	target := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
+		&mcp.StreamableHTTPOptions{EventStore: mcp.NewMemoryEventStore(nil)}))
+	defer target.Close()
+	proxy := &cutProxy{target: target.URL, retry: "10"}
+	ts := httptest.NewServer(proxy)
+	defer ts.Close()
+	s, err := mcpconn.NewConnector(nil).Connect(context.Background(), "cut", resource.MCPServer{Type: resource.TransportHTTP, URL: ts.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		s.Close()
+		for ss := range server.Sessions() {
+			ss.Close()
+		}
+	}()
+	for _, kind := range []string{mcptest.ContentStructured, mcptest.ContentUnknown} {
+		res, err := s.CallTool(context.Background(), mcptest.ToolContent, json.RawMessage(`{"kind":"`+kind+`"}`))
+		if err != nil {
+			t.Fatalf("%s: %v", kind, err)
+		}
+		if diff := cmp.Diff(string(mcptest.ContentResult(kind)), string(res.Raw)); diff != "" {
+			t.Errorf("%s over a resumed stream (-sent +got):\n%s", kind, diff)
+		}
+	}
+	if proxy.resumed.Load() < 2 {
+		t.Errorf("%d resumed GETs; the streams were not cut", proxy.resumed.Load())
 	}
 }

@@ -92,10 +92,40 @@
 // transport) are reached at their url with their headers added to every
 // request by an http.RoundTripper.
 //
-// agt opens no standalone GET event stream on a streamable HTTP server: it
-// handles no message a server starts outside a call, and the go-sdk would
-// open that stream inside the handshake, where a proxy that holds its
-// response headers stalled the handshake past the startup timeout.
+// A streamable HTTP server may end the event stream that answers a
+// request before the answer (SEP-1699: it sent a priming event, an event
+// id without data, and a retry delay). The request is then resumed: after
+// the delay the server asked for (its retry field, at most
+// ConnectorOptions.MaxReconnectDelay, default 30 s; the go-sdk's backoff
+// of 1 s and more when it asked for none), a GET with Last-Event-ID
+// continues the stream, and its answer ends the call as if the first
+// stream had carried it. The bounds of the first stream hold on every
+// resumed one: the origin check, MaxMessageBytes per event, the message
+// rate (the reply a resumed stream carries is the one its request owed),
+// and the capture of a tools/list page. Reconnections end with the call's
+// tool timeout; a stream the server ends more than
+// ConnectorOptions.MaxReconnects times in a row (default 10), each less
+// than a minute after the one before, without sending a message on it (a
+// priming event is none) ends the session as misbehaving.
+//
+// The standalone GET event stream, on which a server sends what it starts
+// outside a call, is opened only for a session that has a handler to
+// receive it (ConnectOptions.Handlers with any field set); Connect without
+// handlers opens none. It never holds the handshake: the go-sdk opens it
+// inside the handshake, so agt answers that request at once and sends the
+// real GET from the stream's reader, after the handshake returned; a proxy
+// that holds the response headers delays nothing. A server that offers no
+// such stream (405, any other refusal, an answer that is not an event
+// stream) keeps a working session without it, with no retry. A standalone
+// stream the server ends is resumed under the same bounds.
+//
+// A remote server whose answer to the handshake shows what is wrong gets
+// an error that says what to set, wrapping ErrHandshake and one of:
+// ErrUnauthorized for 401 and 403 (set headers, such as an Authorization
+// header with a ${secret:...} reference); ErrWrongTransport for a url of
+// the other HTTP transport (set "type": "sse" or "type": "http"), a web
+// page, or no MCP endpoint at the path. Only the status and the media
+// type of the answer are used: its body and headers are not quoted.
 //
 // Every request goes to the registered origin (scheme, host and port)
 // only. A redirect to another origin is refused, not followed: the session
@@ -162,14 +192,30 @@
 //     blocks; more fails the call with ErrBadResult and ErrLimit (the
 //     session stays). The wire copy of a result kept for its call is one
 //     message, so at most MaxMessageBytes per call in flight.
-//   - One tool's text: CheckTool refuses a name over MaxToolNameBytes (256
-//     bytes), a title over MaxToolTitleBytes (1 KiB) or a description over
-//     MaxToolDescriptionBytes (32 KiB). LoadTools, the one path by which
+//   - One tool: CheckTool refuses a name over MaxToolNameBytes (256
+//     bytes), a title or annotations.title over MaxToolTitleBytes (1 KiB),
+//     a description over MaxToolDescriptionBytes (32 KiB), an outputSchema
+//     over MaxToolOutputSchemaBytes (1 MiB) or a _meta over
+//     MaxToolMetaBytes (64 KiB); fixed. LoadTools, the one path by which
 //     the Prober and a Run take a listing, leaves such a tool out with the
-//     reason, as it does the second tool of a name and a tool whose schema
-//     fails under ConnectorOptions.Schema.
+//     reason, as it does the second tool of a name, a tool that requires
+//     tasks and a tool whose schema fails under ConnectorOptions.Schema.
+//   - The server's instructions (the handshake's instructions): at most
+//     MaxInstructionsBytes (32 KiB) are kept, cut at a UTF-8 boundary
+//     (Session.InstructionsTruncated); fixed.
+//   - Tool selection: an item of enabled_tools or disabled_tools is at
+//     most resource.MaxToolPatternBytes (256) and a name longer than that
+//     matches no item, so one match costs at most 256 x 256 steps.
 //   - Time: startup_timeout_ms (default 30 s) bounds start and handshake,
-//     tool_timeout_ms (default 60 s) one call or one tools/list walk.
+//     tool_timeout_ms (default 60 s) one call or one tools/list walk,
+//     reconnections of its streams included.
+//   - Streamable HTTP reconnections: the wait a server asks for with its
+//     retry field, ConnectorOptions.MaxReconnectDelay, default 30 s
+//     (DefaultMaxReconnectDelay; a longer one is held to it, a retry line
+//     over 64 bytes is dropped); reconnections of one event stream in a
+//     row, less than a minute apart, without a message from the server,
+//     ConnectorOptions.MaxReconnects, default 10 (DefaultMaxReconnects).
+//     A server past the count is closed as misbehaving.
 //   - A stdio server's stderr: the last ConnectorOptions.StderrTailBytes
 //     (default 8 KiB) are kept.
 //
@@ -180,9 +226,29 @@
 // document's startup_timeout_ms (default 30 s). tools/list and each
 // tools/call are bounded by tool_timeout_ms (default 60 s); when the bound
 // or the caller's context ends, the request is cancelled on the server
-// too. Tools returns each inputSchema as the exact bytes the server sent
-// (captured from the wire, not re-encoded from a map), so key order and
-// large integers survive.
+// too. Tools returns each inputSchema, outputSchema and _meta as the
+// exact bytes the server sent (captured from the wire, not re-encoded from
+// a map), so key order and large integers survive, with the tool's title,
+// annotations and execution.taskSupport. Session.Instructions holds the
+// server's instructions: the server's text, which a host may show a model
+// (run.Run.Instructions hands them on per mount).
+//
+// # Tool selection and tools agt cannot call
+//
+// LoadTools turns a listing into usable tools for the Prober and a Run
+// alike, so they never disagree:
+//
+//   - The registration's enabled_tools and disabled_tools (names or globs
+//     with * and ?; see package resource) choose the tools offered: a tool
+//     they leave out is neither listed nor callable in a Run, and is not
+//     an error; ProbeReport.Excluded counts them (a Run does not report
+//     them: that is its configuration, not a failure).
+//   - A tool whose execution.taskSupport is "required" (MCP 2025-11-25)
+//     can only be called as a task, and agt runs no tasks: it is left out
+//     with ErrTaskRequired (a ProbeReport tool that is not OK, a Run's
+//     SkippedTool) instead of being offered and failing every call.
+//     "optional", "forbidden" and no execution load as usual. Listing it
+//     in disabled_tools leaves it out without the error.
 //
 // # Tool results
 //
@@ -236,11 +302,14 @@
 // be started; nothing ran), ErrNotAllowed (the launch allowlist does not
 // admit it; nothing ran or was contacted), ErrStart (command not found, cwd missing,
 // connection refused), ErrHandshake (exited early with its exit status,
-// never answered, wrote non-JSON on stdout, spoke another protocol),
+// never answered, wrote non-JSON on stdout, spoke another protocol; a
+// remote server's refusal also wraps ErrUnauthorized or
+// ErrWrongTransport, see Remote servers),
 // ErrUnavailable (the connection died or the session was closed),
 // ErrBadResult (a tool result that is malformed or past a bound; the
 // session stays usable). A tool timeout wraps context.DeadlineExceeded;
-// the caller's cancellation wraps the caller's context error. A tool result with IsError set is a result,
+// the caller's cancellation wraps the caller's context error. A tool
+// result with IsError set is a result,
 // not an error; a JSON-RPC protocol error (such as an unknown tool) can be
 // read with errors.As into a *jsonrpc.Error. The messages mcpconn writes
 // never contain argument values, env values or header values, and a

@@ -85,16 +85,6 @@ func ContentResult(kind string) json.RawMessage {
 	return json.RawMessage(r)
 }
 
-// rawResult is a tools/call result written as given: the go-sdk's types
-// cannot hold an unknown block type nor exact numbers. Embedding the
-// go-sdk's result type makes it an mcp.Result.
-type rawResult struct {
-	*mcp.CallToolResult
-	raw json.RawMessage
-}
-
-func (r rawResult) MarshalJSON() ([]byte, error) { return r.raw, nil }
-
 func addContentTool(s *mcp.Server) {
 	kinds := make([]any, len(ContentKinds))
 	for i, k := range ContentKinds {
@@ -126,5 +116,5 @@ func contentAnswer(req mcp.Request) (mcp.Result, bool) {
 	if raw == nil {
 		return nil, false // the schema check refuses it
 	}
-	return rawResult{CallToolResult: &mcp.CallToolResult{}, raw: raw}, true
+	return &rawResult{raw: raw}, true
 }

@@ -33,7 +33,12 @@
 // binary, or ServerOptions.Faults in-process; see Fault. Process faults:
 // exit-at-start, no-handshake, banner, spawn-child, ignore-sigterm. Tool
 // faults: crash-on-call, many-tools (5,000 tools), invalid-schema,
-// root-string, external-ref.
+// root-string, external-ref, tool-metadata (tools listed with a title,
+// annotations, an outputSchema and _meta as exact bytes, and each
+// execution.taskSupport), content-kinds (the tool content, answering with
+// the exact result its kind names: every content block type, one no
+// protocol defines, exact structuredContent, an error with several
+// blocks, malformed results; ContentResult).
 //
 // # Concurrency
 //
