@@ -3,6 +3,7 @@ package run
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/agtsdk/agt/mcpconn"
@@ -41,13 +42,25 @@ func mcpResult(cr *mcpconn.CallResult) Result {
 }
 
 // toolErrorText is the Message of a failed MCP result: its text blocks,
-// one per line, bounded.
+// one per line (as CallResult.Text), bounded; it stops reading once past
+// the bound.
 func toolErrorText(cr *mcpconn.CallResult) string {
-	text := cr.Text()
-	if text == "" {
+	var b strings.Builder
+	for _, c := range cr.Content {
+		if tc, ok := c.(*TextContent); ok {
+			if b.Len() > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(tc.Text[:min(len(tc.Text), maxMessage+1)])
+			if b.Len() > maxMessage {
+				break
+			}
+		}
+	}
+	if b.Len() == 0 {
 		return "the tool reported an error"
 	}
-	return boundMessage(text)
+	return boundMessage(b.String())
 }
 
 // textOnly reports whether the content blocks are all text blocks (none

@@ -2,9 +2,13 @@ package run
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/agtsdk/agt/mcpconn"
 )
 
 // appendJSONString, which writes the Notice's text block, must say what
@@ -61,5 +65,21 @@ func TestWithNotice(t *testing.T) {
 		if diff := cmp.Diff(tt.want, string(got)); diff != "" {
 			t.Errorf("withNotice(%s) (-want +got):\n%s", tt.content, diff)
 		}
+	}
+}
+
+// The Message of a failed MCP result is its text blocks, bounded, valid
+// UTF-8 even when the bound cuts a character; no text says so.
+func TestToolErrorText(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("é", 1<<20)
+	cr := &mcpconn.CallResult{Content: []mcpconn.Content{&mcpconn.TextContent{Text: "x"},
+		&mcpconn.ImageContent{Data: "AA=="}, &mcpconn.TextContent{Text: long}}}
+	msg := toolErrorText(cr)
+	if len(msg) > maxMessage+len(" ...") || !utf8.ValidString(msg) || !strings.HasPrefix(msg, "x\né") {
+		t.Errorf("message of %d bytes, valid %v, starts %q", len(msg), utf8.ValidString(msg), msg[:8])
+	}
+	if got := toolErrorText(&mcpconn.CallResult{Content: []mcpconn.Content{&mcpconn.ImageContent{}}}); got != "the tool reported an error" {
+		t.Errorf("no text: %q", got)
 	}
 }
