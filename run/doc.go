@@ -187,7 +187,9 @@
 // Options.MaxBatchCalls calls (default 256). Compiled schemas are kept in
 // Options.SchemaCache (nil: the Run's own), at most SchemaCacheMaxEntries
 // (4096) schemas of SchemaCacheMaxBytes (16 MiB) source bytes; a full
-// cache starts over.
+// cache starts over. One tool result holds at most
+// mcpconn.MaxContentBlocks (10000) content blocks (more is tool_error),
+// and a failed result's Message at most 2 KiB of its text.
 //
 // # Errors
 //
