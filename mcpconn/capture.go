@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/agtsdk/agt/resource"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -129,6 +130,10 @@ type captureTransport struct {
 	inner   mcp.Transport
 	capture *toolsListCapture
 	guard   *peerGuard
+	// toolsChanged counts notifications/tools/list_changed as they are
+	// read, in wire order: before the result of a call the server sent
+	// after it (the go-sdk hands notifications to a queue of their own).
+	toolsChanged *atomic.Uint64
 	// detach: the inner transport ties its connection to the Connect
 	// context (the SSE client's GET stream), which ends with the handshake;
 	// give it a context that lives until the connection closes.
@@ -148,14 +153,15 @@ func (t *captureTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 		onClose()
 		return nil, err
 	}
-	return &captureConn{Connection: conn, capture: t.capture, guard: t.guard, onClose: onClose}, nil
+	return &captureConn{Connection: conn, capture: t.capture, guard: t.guard, toolsChanged: t.toolsChanged, onClose: onClose}, nil
 }
 
 type captureConn struct {
 	mcp.Connection
-	capture *toolsListCapture
-	guard   *peerGuard
-	onClose func()
+	capture      *toolsListCapture
+	guard        *peerGuard
+	toolsChanged *atomic.Uint64
+	onClose      func()
 }
 
 func (c *captureConn) Close() error {
@@ -184,6 +190,9 @@ func (c *captureConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	case *jsonrpc.Request:
 		if err := c.guard.message(false); err != nil {
 			return nil, err
+		}
+		if m.Method == notificationToolsChange && !m.ID.IsValid() && c.toolsChanged != nil {
+			c.toolsChanged.Add(1)
 		}
 	}
 	return msg, nil

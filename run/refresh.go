@@ -147,7 +147,7 @@ func (r *Run) refresh(ctx context.Context, batchID string, kind refreshKind) *Re
 		rep.Notice = loadFailedPrefix + strings.Join(notes, "; ")
 	}
 	if r.auditor != nil {
-		rec := Record{Event: EventRefresh, Time: start, Agent: r.agent, BatchID: batchID, Duration: time.Since(start),
+		rec := Record{Event: EventRefresh, Time: start, Agent: r.agent, RunID: r.runID, BatchID: batchID, Duration: time.Since(start),
 			Diff: refreshDiff(rep)}
 		// The audit is for the host's people: it keeps the stderr tails the
 		// model's Notice may leave out.

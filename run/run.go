@@ -157,6 +157,44 @@ type Options struct {
 	// Runs). Nil means a cache of the Run's own, which its refreshes
 	// share.
 	SchemaCache *SchemaCache
+
+	// RunID names the Run for the host: it is copied to every
+	// CallContext and audit Record. "" means none.
+	RunID string
+	// Elicit answers a mounted server's elicitation/create (form and URL
+	// modes), with the call in flight that caused it (from.Calls): ask
+	// the Run's user, and return accept with the content, decline or
+	// cancel. Nil means the Run offers no elicitation: the capability is
+	// not declared and the servers' requests are refused. An accepted
+	// form gets the requested schema's defaults for the properties it
+	// leaves out, and must then match the schema (mcpconn.Handlers).
+	Elicit func(ctx context.Context, from Origin, params *mcp.ElicitParams) (*mcp.ElicitResult, error)
+	// Sample answers a mounted server's sampling/createMessage with the
+	// Run's model, billed to the call in flight (from.Calls). Nil means
+	// the Run offers no sampling: the capability is not declared and the
+	// requests are refused. A request is refused before Sample runs when
+	// no call of the server is in flight, or when a call in flight has
+	// used its MaxSamplingPerCall requests; Sample may refuse more by
+	// returning an error wrapping mcpconn.ErrRefused (an
+	// *mcpconn.RefusedError says why).
+	Sample func(ctx context.Context, from Origin, params *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)
+	// MaxSamplingPerCall bounds the sampling requests the servers may
+	// make during one call (a request made while several calls of its
+	// server are in flight counts for each). 0 means
+	// DefaultMaxSamplingPerCall (10); negative means none.
+	MaxSamplingPerCall int
+	// Roots are the roots the Run's servers get (roots/list), each with a
+	// file:// URI; SetRoots changes them and tells the servers. Nil means
+	// the Run declares no roots capability (roots/list is refused, and
+	// SetRoots fails); an empty non-nil slice declares it with no roots
+	// yet. New copies it.
+	Roots []*mcp.Root
+	// Observe receives the notifications the mounted servers send:
+	// progress of a call, log lines, tool list changes, with the calls in
+	// flight. It is called one notification at a time per server, on the
+	// server's reader: it must return quickly. Nil means none (the log
+	// lines and progress still go to Logger, at a bounded rate).
+	Observe func(ctx context.Context, n Notification)
 }
 
 // Defaults of the Run-wide bounds on what the mounts list, and of
@@ -202,6 +240,9 @@ type Run struct {
 	logger      *slog.Logger
 	// stderrToModel is Options.ServerStderrToModel.
 	stderrToModel bool
+	runID         string
+	// hooks answer what the mounted servers send on their own.
+	hooks *serverHooks
 
 	maxRestarts    int
 	restartBackoff time.Duration
@@ -417,7 +458,13 @@ func newRun(opts *Options) (*Run, error) {
 		maxRestarts:   opts.MaxRestarts,
 
 		restartBackoff: cmp.Or(max(opts.RestartBackoff, 0), DefaultRestartBackoff),
+		runID:          opts.RunID,
 	}
+	hooks, err := newServerHooks(r, opts)
+	if err != nil {
+		return nil, err
+	}
+	r.hooks = hooks
 	switch {
 	case r.maxRestarts == 0:
 		r.maxRestarts = DefaultMaxRestarts
@@ -762,7 +809,7 @@ func (r *Run) loadMount(ctx context.Context, ref resource.Ref, prev *snapshot) (
 // and loads its tools: the one way a mount is made, for a load and a
 // restart alike.
 func (r *Run) connectMount(ctx context.Context, ref resource.Ref, rev int64, srv resource.MCPServer) (*mount, *MountError) {
-	sess, err := r.connector.Connect(ctx, ref, srv)
+	sess, err := r.connector.ConnectWith(ctx, ref, srv, &mcpconn.ConnectOptions{Handlers: r.hooks.handlers(ref)})
 	if err != nil {
 		var ce *mcpconn.Error
 		tail := ""
