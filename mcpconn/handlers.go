@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 sampling, roots and logging are deprecated from protocol 2026-07-28 only; agt speaks 2025-11-25, where they are current
+
 package mcpconn
 
 import (
@@ -85,6 +87,10 @@ func (h *Handlers) needsServerStream() bool {
 	return h != nil && (h.Elicit != nil || h.CreateMessage != nil || h.Roots != nil ||
 		h.Progress != nil || h.Log != nil || h.ToolsChanged != nil)
 }
+
+// needsServerStream is for the transports (the standalone stream of
+// streamable HTTP).
+var _ = (*Handlers).needsServerStream
 
 // Incoming says where a message the server sent on its own comes from.
 type Incoming struct {

@@ -161,21 +161,6 @@ func (r *inflightCalls) live() []*inflightCall {
 	return slices.Clone(r.order)
 }
 
-// tags returns the tags of the calls in flight, in the order they
-// started (nil tags included).
-func (r *inflightCalls) tags() []any {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if len(r.order) == 0 {
-		return nil
-	}
-	out := make([]any, len(r.order))
-	for i, c := range r.order {
-		out[i] = c.tag
-	}
-	return out
-}
-
 // callClock is a call's idle timeout: it fires after idle without
 // progress, unless held (a host handler is answering a request for the
 // call: that wait is not the server's).

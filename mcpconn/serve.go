@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 sampling, roots and logging are deprecated from protocol 2026-07-28 only; agt speaks 2025-11-25, where they are current
+
 package mcpconn
 
 import (
