@@ -12,7 +12,6 @@ import (
 	"net/url"
 	"strconv"
 	"sync"
-	"sync/atomic"
 
 	"github.com/agtsdk/agt/resource"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -130,10 +129,10 @@ type captureTransport struct {
 	inner   mcp.Transport
 	capture *toolsListCapture
 	guard   *peerGuard
-	// toolsChanged counts notifications/tools/list_changed as they are
-	// read, in wire order: before the result of a call the server sent
-	// after it (the go-sdk hands notifications to a queue of their own).
-	toolsChanged *atomic.Uint64
+	// onServerMessage sees each message the server starts as it is read,
+	// in wire order: before the result of a call the server sent after
+	// it (the go-sdk hands them to a queue of their own). Nil: none.
+	onServerMessage func(*jsonrpc.Request)
 	// detach: the inner transport ties its connection to the Connect
 	// context (the SSE client's GET stream), which ends with the handshake;
 	// give it a context that lives until the connection closes.
@@ -153,15 +152,15 @@ func (t *captureTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 		onClose()
 		return nil, err
 	}
-	return &captureConn{Connection: conn, capture: t.capture, guard: t.guard, toolsChanged: t.toolsChanged, onClose: onClose}, nil
+	return &captureConn{Connection: conn, capture: t.capture, guard: t.guard, onServerMessage: t.onServerMessage, onClose: onClose}, nil
 }
 
 type captureConn struct {
 	mcp.Connection
-	capture      *toolsListCapture
-	guard        *peerGuard
-	toolsChanged *atomic.Uint64
-	onClose      func()
+	capture         *toolsListCapture
+	guard           *peerGuard
+	onServerMessage func(*jsonrpc.Request)
+	onClose         func()
 }
 
 func (c *captureConn) Close() error {
@@ -191,8 +190,8 @@ func (c *captureConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		if err := c.guard.message(false); err != nil {
 			return nil, err
 		}
-		if m.Method == notificationToolsChange && !m.ID.IsValid() && c.toolsChanged != nil {
-			c.toolsChanged.Add(1)
+		if c.onServerMessage != nil {
+			c.onServerMessage(m)
 		}
 	}
 	return msg, nil

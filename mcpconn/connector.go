@@ -310,8 +310,8 @@ func (c *Connector) ConnectWith(ctx context.Context, ref resource.Ref, srv resou
 			return nil, &Error{Ref: ref, Op: "connect", Kind: ErrStart, Detail: "the Dial option failed", Err: err}
 		}
 		if t != nil {
-			transport = &captureTransport{inner: t, capture: s.capture, guard: s.guard, toolsChanged: &s.toolsChanged}
-			s.toolsCountedByReader = true
+			transport = &captureTransport{inner: t, capture: s.capture, guard: s.guard, onServerMessage: s.readServerMessage}
+			s.wireOrder = true
 			s.transport = "dial"
 		}
 	}
@@ -335,6 +335,9 @@ func (c *Connector) ConnectWith(ctx context.Context, ref resource.Ref, srv resou
 	}
 	s.cs = cs
 	go s.watch()
+	if s.logs != nil && s.wireOrder {
+		go s.deliverLogs()
+	}
 	init := cs.InitializeResult()
 	if init != nil {
 		s.serverInfo = init.ServerInfo
@@ -342,6 +345,7 @@ func (c *Connector) ConnectWith(ctx context.Context, ref resource.Ref, srv resou
 		s.capabilities = init.Capabilities
 		s.instructions = init.Instructions
 	}
+	s.askLogLevel(sctx)
 	return s, nil
 }
 
@@ -442,14 +446,14 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 		}
 		s.proc = proc
 		proc.stdout.lines = &lineGuard{guard: s.guard}
-		s.toolsCountedByReader = true
+		s.wireOrder = true
 		return &captureTransport{
 			// The go-sdk's own line bound stays above ours, which says which
 			// option to change.
-			inner:        &mcp.IOTransport{Reader: proc.stdout, Writer: proc.stdin, MaxLineLength: c.opts.MaxMessageBytes + 1},
-			capture:      s.capture,
-			guard:        s.guard,
-			toolsChanged: &s.toolsChanged,
+			inner:           &mcp.IOTransport{Reader: proc.stdout, Writer: proc.stdin, MaxLineLength: c.opts.MaxMessageBytes + 1},
+			capture:         s.capture,
+			guard:           s.guard,
+			onServerMessage: s.readServerMessage,
 		}, nil
 	case resource.TransportHTTP, resource.TransportSSE:
 		u, err := resource.ResolveRemote(srv, &c.launchEnv)
@@ -471,10 +475,10 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 		rt := &headerRoundTripper{base: base, headers: headers, origin: originOf(u), guard: s.guard}
 		client := &http.Client{Transport: rt, CheckRedirect: rt.checkRedirect}
 		if s.transport == resource.TransportSSE {
-			s.toolsCountedByReader = true
+			s.wireOrder = true
 			return &captureTransport{
 				inner:   &mcp.SSEClientTransport{Endpoint: srv.URL, HTTPClient: client, MaxEventSize: c.opts.MaxMessageBytes + 1},
-				capture: s.capture, guard: s.guard, toolsChanged: &s.toolsChanged, detach: true}, nil
+				capture: s.capture, guard: s.guard, onServerMessage: s.readServerMessage, detach: true}, nil
 		}
 		rt.capture, rt.streamable = s.capture, true
 		// No standalone GET stream: agt handles no message a server starts

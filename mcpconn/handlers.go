@@ -69,6 +69,10 @@ type Handlers struct {
 	// ConnectorOptions.MaxNotificationBytes (as JSON) arrives as a string
 	// holding its start and "...".
 	Log func(ctx context.Context, in Incoming, params *mcp.LoggingMessageParams)
+	// LogLevel is the least level asked of a server that declares the
+	// logging capability (logging/setLevel, right after the handshake),
+	// when Log is set. "" means "info".
+	LogLevel mcp.LoggingLevel
 	// ToolsChanged receives notifications/tools/list_changed (also
 	// counted by Session.ToolsChanged whether or not it is set).
 	ToolsChanged func(ctx context.Context, in Incoming)

@@ -66,6 +66,9 @@ func (c *Connector) newClient(s *Session, h *Handlers) *mcp.Client {
 	if h.Roots != nil {
 		caps.RootsV2 = &mcp.RootCapabilities{ListChanged: true}
 	}
+	if h.Log != nil {
+		s.logs = make(chan logItem, maxQueuedLogs)
+	}
 	cl := mcp.NewClient(c.info, copts)
 	cl.AddReceivingMiddleware(s.receive)
 	return cl
@@ -100,13 +103,12 @@ func (s *Session) receive(next mcp.MethodHandler) mcp.MethodHandler {
 				s.onProgress(ctx, p)
 			}
 		case notificationMessage:
-			if p, ok := req.GetParams().(*mcp.LoggingMessageParams); ok && s.serve.h.Log != nil {
-				p = boundLog(p, s.serve.max.notificationBytes)
-				in := s.incoming(s.calls.live())
-				s.notify(ctx, func(ctx context.Context) { s.serve.h.Log(ctx, in, p) })
+			// With wireOrder, readServerMessage delivers it.
+			if p, ok := req.GetParams().(*mcp.LoggingMessageParams); ok && s.serve.h.Log != nil && !s.wireOrder {
+				s.deliverLog(ctx, logItem{p: p, in: s.incoming(s.calls.live())})
 			}
 		case notificationToolsChange:
-			if !s.toolsCountedByReader {
+			if !s.wireOrder {
 				s.toolsChanged.Add(1)
 			}
 			if s.serve.h.ToolsChanged != nil {
@@ -123,6 +125,61 @@ func (s *Session) receive(next mcp.MethodHandler) mcp.MethodHandler {
 func callback(f func()) {
 	defer func() { _ = recover() }()
 	f()
+}
+
+// logItem is a log notification and the calls in flight when it was
+// read.
+type logItem struct {
+	p  *mcp.LoggingMessageParams
+	in Incoming
+}
+
+// maxQueuedLogs bounds the log notifications read and not yet handed to
+// the Log handler; more are dropped.
+const maxQueuedLogs = 256
+
+// readServerMessage sees a message the server started as the reader reads
+// it: it counts tools/list_changed, and queues a log notification with
+// the calls in flight then, so both keep their place relative to the
+// results of calls.
+func (s *Session) readServerMessage(m *jsonrpc.Request) {
+	if m.ID.IsValid() {
+		return
+	}
+	switch m.Method {
+	case notificationToolsChange:
+		s.toolsChanged.Add(1)
+	case notificationMessage:
+		if s.logs == nil {
+			return
+		}
+		var p mcp.LoggingMessageParams
+		if json.Unmarshal(m.Params, &p) != nil {
+			return // the go-sdk refuses it too
+		}
+		select {
+		case s.logs <- logItem{p: &p, in: s.incoming(s.calls.live())}:
+		default: // the handler is behind: drop
+		}
+	}
+}
+
+// deliverLogs hands the queued log notifications to the Log handler, in
+// order, until the session ends.
+func (s *Session) deliverLogs() {
+	for {
+		select {
+		case it := <-s.logs:
+			s.deliverLog(context.Background(), it)
+		case <-s.closing.Done():
+			return
+		}
+	}
+}
+
+func (s *Session) deliverLog(ctx context.Context, it logItem) {
+	p := boundLog(it.p, s.serve.max.notificationBytes)
+	s.notify(ctx, func(ctx context.Context) { s.serve.h.Log(ctx, it.in, p) })
 }
 
 // notify runs a host notification handler under ctx ended also by the
@@ -510,3 +567,17 @@ func (s *Session) NotifyRootsChanged() error {
 // server has sent: a caller that listed the tools when it was n knows the
 // list changed once it is above n.
 func (s *Session) ToolsChanged() uint64 { return s.toolsChanged.Load() }
+
+// askLogLevel asks a server that declares logging for the Log handler's
+// level: a server sends no log messages until the client asks (the
+// go-sdk's servers keep to that). A refusal only means fewer log lines.
+func (s *Session) askLogLevel(ctx context.Context) {
+	if s.serve == nil || s.serve.h.Log == nil || s.capabilities == nil || s.capabilities.Logging == nil {
+		return
+	}
+	level := s.serve.h.LogLevel
+	if level == "" {
+		level = "info"
+	}
+	_ = s.cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: level})
+}

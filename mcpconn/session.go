@@ -34,9 +34,12 @@ type Session struct {
 	client        *mcp.Client
 	// toolsChanged counts the notifications/tools/list_changed read.
 	toolsChanged atomic.Uint64
-	// toolsCountedByReader: the transport's reader counts toolsChanged
-	// (captureConn), in wire order; else receive does.
-	toolsCountedByReader bool
+	// wireOrder: the transport's reader sees the messages the server
+	// starts (captureConn: readServerMessage), in wire order; else
+	// (streamable HTTP) only receive does, in the go-sdk's order.
+	wireOrder bool
+	// logs carries log notifications from the reader to their handler.
+	logs chan logItem
 
 	serverInfo      *mcp.Implementation
 	protocolVersion string

@@ -33,7 +33,8 @@
 // binary, or ServerOptions.Faults in-process; see Fault. Process faults:
 // exit-at-start, no-handshake, banner, spawn-child, ignore-sigterm. Tool
 // faults: crash-on-call, many-tools (5,000 tools), invalid-schema,
-// root-string, external-ref.
+// root-string, external-ref, client-features (tools that elicit, sample,
+// list roots, report progress, log, and add a tool during the session).
 //
 // # Concurrency
 //
