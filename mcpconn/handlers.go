@@ -92,10 +92,6 @@ func (h *Handlers) needsServerStream() bool {
 		h.Progress != nil || h.Log != nil || h.ToolsChanged != nil)
 }
 
-// needsServerStream is for the transports (the standalone stream of
-// streamable HTTP).
-var _ = (*Handlers).needsServerStream
-
 // Incoming says where a message the server sent on its own comes from.
 type Incoming struct {
 	// Ref is the session's reference.

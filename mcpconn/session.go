@@ -39,7 +39,8 @@ type Session struct {
 	// (streamable HTTP) only receive does, in the go-sdk's order.
 	wireOrder bool
 	// logs carries log notifications from the reader to their handler.
-	logs chan logItem
+	logs    chan logItem
+	answers *httpAnswers // remote only
 
 	serverInfo      *mcp.Implementation
 	protocolVersion string
