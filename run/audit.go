@@ -106,6 +106,9 @@ type Record struct {
 // load or restart (Failed).
 type RefreshDiff struct {
 	Added, Removed, Replaced, Restarted, Failed []resource.Ref
+	// Relisted lists the mounts whose tools were listed again on their
+	// live connection because their server said they changed.
+	Relisted []resource.Ref
 }
 
 // Auditor receives one Record per call and one per refresh. Audit is called
@@ -188,7 +191,7 @@ func (a *SlogAuditor) Audit(ctx context.Context, rec Record) {
 		for _, l := range []struct {
 			name string
 			refs []resource.Ref
-		}{{"added", d.Added}, {"removed", d.Removed}, {"replaced", d.Replaced}, {"restarted", d.Restarted}, {"failed", d.Failed}} {
+		}{{"added", d.Added}, {"removed", d.Removed}, {"replaced", d.Replaced}, {"restarted", d.Restarted}, {"relisted", d.Relisted}, {"failed", d.Failed}} {
 			if len(l.refs) > 0 {
 				attrs = append(attrs, slog.Any(l.name, l.refs))
 			}

@@ -308,11 +308,51 @@ type mount struct {
 	// restarts the mount (within Options.MaxRestarts) instead of keeping
 	// it.
 	dead atomic.Bool
+	// conn is the session's share count: a mount made by re-listing the
+	// tools of a live session shares it with the mount it replaces.
+	conn *sharedSession
+	// listedGen is the session's count of tools/list_changed
+	// notifications (Session.ToolsChanged) when these tools were listed.
+	listedGen uint64
+	// relisted: the mount was made by re-listing a live session's tools
+	// after the server said they changed.
+	relisted  bool
+	closeOnce sync.Once
+}
+
+// sharedSession counts the mounts that hold one session: the last to
+// close closes it.
+type sharedSession struct {
+	refs atomic.Int32
+	// relistFailed is the ToolsChanged count at which re-listing failed:
+	// the Run tries again only when the server says its tools changed
+	// again.
+	relistFailed atomic.Uint64
 }
 
 // lost reports whether the mount's connection is gone: a call found it
 // dead, or the session saw its server exit or drop it.
 func (m *mount) lost() bool { return m.dead.Load() || m.session.Lost() }
+
+// toolsStale reports whether the server said its tools changed since the
+// mount listed them (notifications/tools/list_changed), and re-listing
+// has not already failed at that point.
+func (m *mount) toolsStale() bool {
+	g := m.session.ToolsChanged()
+	return g != m.listedGen && (m.conn == nil || g != m.conn.relistFailed.Load())
+}
+
+// close lets go of the mount's share of its session, once; the last
+// share closes it.
+func (m *mount) close() {
+	m.closeOnce.Do(func() {
+		if m.conn == nil || m.conn.refs.Add(-1) <= 0 {
+			// The error is the child's exit status after the stop
+			// sequence; nothing is left to do with it.
+			_ = m.session.Close()
+		}
+	})
+}
 
 // tool is one entry of a snapshot.
 type tool struct {
@@ -649,12 +689,10 @@ func closeMounts(ms []*mount) {
 			continue
 		}
 		wg.Add(1)
-		go func(s *mcpconn.Session) {
+		go func() {
 			defer wg.Done()
-			// The error is the child's exit status after the stop
-			// sequence; nothing is left to do with it.
-			_ = s.Close()
-		}(m.session)
+			m.close()
+		}()
 	}
 	wg.Wait()
 }
@@ -790,6 +828,15 @@ func (r *Run) loadMount(ctx context.Context, ref resource.Ref, prev *snapshot) (
 	rev = res.Revision
 	if prev != nil {
 		if o := prev.mounts[ref]; o != nil && o.revision == res.Revision {
+			if !o.lost() && o.toolsStale() {
+				// Same session, new listing: counted with the restarts
+				// (same document, new mount), reported as relisted.
+				m, merr := r.relistMount(ctx, o)
+				if merr != nil {
+					return o, rev, true, false, merr
+				}
+				return m, rev, false, true, nil
+			}
 			if !o.lost() || !r.takeRestart(ref) {
 				return o, rev, true, false, nil
 			}
@@ -820,6 +867,7 @@ func (r *Run) connectMount(ctx context.Context, ref resource.Ref, rev int64, srv
 		}
 		return nil, &MountError{Ref: ref, Err: err, StderrTail: tail}
 	}
+	gen := sess.ToolsChanged() // before the listing: a change during it lists again
 	listed, err := sess.Tools(ctx)
 	if err != nil {
 		tail := sess.StderrTail()
@@ -829,7 +877,43 @@ func (r *Run) connectMount(ctx context.Context, ref resource.Ref, rev int64, srv
 		}
 		return nil, &MountError{Ref: ref, Err: fmt.Errorf("tools/list: %w", err), StderrTail: tail}
 	}
-	m := &mount{ref: ref, revision: rev, server: srv, session: sess, listedTools: len(listed)}
+	m := &mount{ref: ref, revision: rev, server: srv, session: sess, listedTools: len(listed), listedGen: gen, conn: &sharedSession{}}
+	m.conn.refs.Store(1)
+	r.loadTools(m, listed)
+	return m, nil
+}
+
+// relistError marks the failure of re-listing a live session's tools
+// after its server said they changed: the old tools stay.
+type relistError struct{ err error }
+
+func (e *relistError) Error() string {
+	return "tools/list after the server said its tools changed: " + e.err.Error()
+}
+func (e *relistError) Unwrap() error { return e.err }
+
+// relistMount lists the tools of o's live session again, after its
+// server said they changed (notifications/tools/list_changed), and
+// returns a mount that shares o's session with the new tools. On a
+// failure o stays as it is, and the Run tries again only after the
+// server's next change notice.
+func (r *Run) relistMount(ctx context.Context, o *mount) (*mount, *MountError) {
+	gen := o.session.ToolsChanged()
+	listed, err := o.session.Tools(ctx)
+	if err != nil {
+		o.conn.relistFailed.Store(gen)
+		return nil, &MountError{Ref: o.ref, Err: &relistError{err}, StderrTail: o.session.StderrTail()}
+	}
+	m := &mount{ref: o.ref, revision: o.revision, server: o.server, session: o.session, listedTools: len(listed),
+		listedGen: gen, conn: o.conn, relisted: true}
+	o.conn.refs.Add(1)
+	r.loadTools(m, listed)
+	return m, nil
+}
+
+// loadTools fills m's tools from what its server listed.
+func (r *Run) loadTools(m *mount, listed []mcpconn.Tool) {
+	ref := m.ref
 	// The one load path, the Prober's too: checks, duplicates, compilation
 	// with the Connector's schema options (the shared cache serves the
 	// defaults).
@@ -858,7 +942,6 @@ func (r *Run) connectMount(ctx context.Context, ref resource.Ref, rev int64, srv
 			mount:       m,
 		})
 	}
-	return m, nil
 }
 
 // takeRestart reports whether the lost mount ref may be restarted now
@@ -906,9 +989,12 @@ func (r *Run) backoffAfter(count int) time.Duration {
 }
 
 // restartDue reports whether a mount of s lost its connection and may be
-// restarted now.
+// restarted now, or its server said its tools changed.
 func (r *Run) restartDue(s *snapshot) bool {
 	for _, m := range s.mounts {
+		if !m.lost() && m.toolsStale() {
+			return true
+		}
 		if m.lost() {
 			r.mu.Lock()
 			ok := r.restartAllowed(m.ref, time.Now())

@@ -184,7 +184,7 @@ func (h *serverHooks) handlers(ref resource.Ref) *mcpconn.Handlers {
 			from := origin(ref, in)
 			if lg.pass() {
 				h.r.logger.LogAttrs(ctx, serverLogLevel(p.Level), "agt.server_log", append(h.logAttrs(from, lg),
-					slog.String("level", string(p.Level)), slog.String("logger", p.Logger), slog.Any("data", p.Data))...)
+					slog.String("server_level", string(p.Level)), slog.String("logger", p.Logger), slog.Any("data", p.Data))...)
 			}
 			h.notify(ctx, Notification{Kind: NotifyLog, From: from, Log: p})
 		},
