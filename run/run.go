@@ -829,8 +829,8 @@ func (r *Run) loadMount(ctx context.Context, ref resource.Ref, prev *snapshot) (
 	if prev != nil {
 		if o := prev.mounts[ref]; o != nil && o.revision == res.Revision {
 			if !o.lost() && o.toolsStale() {
-				// Same session, new listing: counted with the restarts
-				// (same document, new mount), reported as relisted.
+				// Same session, new listing (not a restart: MaxRestarts
+				// does not count it); a new mount, reported as relisted.
 				m, merr := r.relistMount(ctx, o)
 				if merr != nil {
 					return o, rev, true, false, merr

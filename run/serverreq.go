@@ -194,6 +194,7 @@ func (h *serverHooks) handlers(ref resource.Ref) *mcpconn.Handlers {
 	}
 	if h.elicit != nil {
 		hs.Elicit = func(ctx context.Context, in mcpconn.Incoming, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			defer h.logPanic(ctx, "Options.Elicit")
 			return h.elicit(ctx, origin(ref, in), p)
 		}
 	}
@@ -202,6 +203,7 @@ func (h *serverHooks) handlers(ref resource.Ref) *mcpconn.Handlers {
 			if err := h.chargeSampling(in); err != nil {
 				return nil, err
 			}
+			defer h.logPanic(ctx, "Options.Sample")
 			return h.sample(ctx, origin(ref, in), p)
 		}
 	}
@@ -235,6 +237,15 @@ func (h *serverHooks) chargeSampling(in mcpconn.Incoming) error {
 		charged = append(charged, ct)
 	}
 	return nil
+}
+
+// logPanic logs a host handler's panic with its stack to Options.Logger
+// and panics on: mcpconn fails the request (OutcomeError).
+func (h *serverHooks) logPanic(ctx context.Context, what string) {
+	if p := recover(); p != nil {
+		h.r.panicked(ctx, what+" panicked; the server's request failed", p)
+		panic(p)
+	}
 }
 
 // notify hands n to Options.Observe; a panic loses only n.

@@ -419,3 +419,25 @@ func TestToolsListChangedRefreshesMount(t *testing.T) {
 		t.Errorf("refreshed again without a change: %+v", out.Refresh)
 	}
 }
+
+// A panicking Elicit fails only the server's request: its stack goes to
+// the Logger, the audit says error, the server is told nothing of it.
+func TestElicitPanics(t *testing.T) {
+	t.Parallel()
+	logs := &slogRecords{}
+	audit := &auditLog{}
+	r := featuresRun(t, &run.Options{Logger: slog.New(logs), Auditor: audit,
+		Elicit: func(context.Context, run.Origin, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			panic("secret-in-panic")
+		}})
+	res := execute(t, r, featCall("a", mcptest.ToolAsk, `{}`)).Results[0]
+	if res.Code != run.CodeToolError || strings.Contains(res.Message, "secret-in-panic") {
+		t.Errorf("result %s %s", res.Code, res.Message)
+	}
+	if p := logs.with("agt.panic"); len(p) != 1 || !strings.Contains(p[0]["panic"], "secret-in-panic") {
+		t.Errorf("logged panics %v", p)
+	}
+	if recs := audit.records(run.EventServerRequest); len(recs) != 1 || recs[0].Outcome != mcpconn.OutcomeError || recs[0].Message != "the handler panicked" {
+		t.Errorf("records %+v", recs)
+	}
+}
