@@ -653,3 +653,41 @@ func TestNoCapabilitiesOnTheWire(t *testing.T) {
 		mu.Unlock()
 	}
 }
+
+// Over streamable HTTP the handlers work the same: a request on the
+// call's event stream, progress for its call, a tools change sent
+// outside any call (on the standalone stream).
+func TestHandlersOverStreamableHTTP(t *testing.T) {
+	t.Parallel()
+	url := mcptest.StartHTTP(t, "-fault", string(mcptest.FaultClientFeatures))
+	var mu sync.Mutex
+	var got []string
+	var changed atomic.Int32
+	s := connectWith(t, quickConnector(nil), resource.MCPServer{Type: resource.TransportHTTP, URL: url}, &mcpconn.Handlers{
+		Elicit: func(_ context.Context, in mcpconn.Incoming, _ *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			mu.Lock()
+			got = append(got, fmt.Sprintf("elicit %v", in.Calls))
+			mu.Unlock()
+			return &mcp.ElicitResult{Action: "accept"}, nil
+		},
+		Progress: func(_ context.Context, in mcpconn.Incoming, p *mcp.ProgressNotificationParams) {
+			mu.Lock()
+			got = append(got, fmt.Sprintf("progress %v %v", in.Calls, p.Progress))
+			mu.Unlock()
+		},
+		ToolsChanged: func(context.Context, mcpconn.Incoming) { changed.Add(1) },
+	})
+	res := call(t, s, mcpconn.WithCallTag(context.Background(), "E"), mcptest.ToolAsk, mcptest.AskIn{})
+	if !strings.Contains(resultText(res), `"name":"Ann"`) {
+		t.Errorf("ask: %s", resultText(res))
+	}
+	call(t, s, mcpconn.WithCallTag(context.Background(), "P"), mcptest.ToolProgress, mcptest.ProgressIn{Steps: 2, MS: 1})
+	waitFor(t, "two progress notifications", func() bool { mu.Lock(); defer mu.Unlock(); return len(got) == 3 })
+	mu.Lock()
+	if diff := cmp.Diff([]string{"elicit [E]", "progress [P] 1", "progress [P] 2"}, got); diff != "" {
+		t.Errorf("handled (-want +got):\n%s", diff)
+	}
+	mu.Unlock()
+	call(t, s, context.Background(), mcptest.ToolAddTool, mcptest.AddToolIn{Name: "late"})
+	waitFor(t, "the tools change", func() bool { return changed.Load() >= 1 && s.ToolsChanged() >= 1 })
+}
