@@ -365,7 +365,7 @@ func (c *Connector) ConnectWith(ctx context.Context, ref resource.Ref, srv resou
 		s.serverInfo = init.ServerInfo
 		s.protocolVersion = init.ProtocolVersion
 		s.capabilities = init.Capabilities
-		s.instructions = init.Instructions
+		s.setInstructions(init.Instructions)
 	}
 	s.askLogLevel(sctx)
 	return s, nil
