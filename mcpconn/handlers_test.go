@@ -280,8 +280,10 @@ func TestElicitFormDefaults(t *testing.T) {
 		want    map[string]any
 		outcome mcpconn.Outcome
 	}{
-		{"nil content", nil, map[string]any{"name": "Ann", "age": 30.0, "verified": true}, mcpconn.OutcomeAccepted},
-		{"some given", map[string]any{"name": "Bob", "note": "hi"}, map[string]any{"name": "Bob", "age": 30.0, "verified": true, "note": "hi"}, mcpconn.OutcomeAccepted},
+		{"nil content", nil, map[string]any{"name": "Ann", "age": 30.0, "score": 95.5, "status": "active", "verified": true}, mcpconn.OutcomeAccepted},
+		{"some given", map[string]any{"name": "Bob", "note": "hi", "status": "pending"},
+			map[string]any{"name": "Bob", "age": 30.0, "score": 95.5, "status": "pending", "verified": true, "note": "hi"}, mcpconn.OutcomeAccepted},
+		{"not in the enum", map[string]any{"status": "gone"}, nil, mcpconn.OutcomeError},
 		{"not the schema", map[string]any{"age": "old"}, nil, mcpconn.OutcomeError},
 	}
 	for _, tt := range tests {

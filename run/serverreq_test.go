@@ -78,7 +78,7 @@ func TestElicitationReachesHostWithItsCall(t *testing.T) {
 	if err := json.Unmarshal([]byte(text(t, out.Results[0])), &got); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]any{"name": "Ann", "age": 30.0, "verified": true, "note": "private-answer"}
+	want := map[string]any{"name": "Ann", "age": 30.0, "score": 95.5, "status": "active", "verified": true, "note": "private-answer"}
 	if diff := cmp.Diff(want, got.Content); diff != "" {
 		t.Errorf("content the server got (-want +got):\n%s", diff)
 	}

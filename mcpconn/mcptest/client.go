@@ -29,7 +29,10 @@ const (
 )
 
 // AskDefaults are the defaults of the form ToolAsk requests (SEP-1034).
-var AskDefaults = map[string]any{"name": "Ann", "age": float64(30), "verified": true}
+// They cover the types of the conformance scenario
+// elicitation-sep1034-client-defaults: string, integer, number, enum,
+// boolean.
+var AskDefaults = map[string]any{"name": "Ann", "age": float64(30), "score": 95.5, "status": "active", "verified": true}
 
 // AskURL is the URL of the url-mode elicitation of ToolAsk.
 const AskURL = "https://auth.example.com/login?session=s1"
@@ -145,6 +148,8 @@ func (cf *clientFeatures) ask(ctx context.Context, req *mcp.CallToolRequest, in 
 		"properties": map[string]any{
 			"name":     map[string]any{"type": "string", "default": AskDefaults["name"]},
 			"age":      map[string]any{"type": "integer", "default": AskDefaults["age"]},
+			"score":    map[string]any{"type": "number", "default": AskDefaults["score"]},
+			"status":   map[string]any{"type": "string", "enum": []any{"active", "inactive", "pending"}, "default": AskDefaults["status"]},
 			"verified": map[string]any{"type": "boolean", "default": AskDefaults["verified"]},
 			"note":     map[string]any{"type": "string"},
 		},
