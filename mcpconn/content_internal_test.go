@@ -154,7 +154,7 @@ func TestCallAnswer(t *testing.T) {
 	t.Parallel()
 	var calls inflightCalls
 	c := &toolsListCapture{calls: &calls}
-	ctx, call := calls.begin(context.Background())
+	ctx, call := calls.begin(context.Background(), nil)
 	defer calls.end(call)
 
 	c.callWritten(ctx, "n1")
@@ -212,7 +212,7 @@ func TestHeaderRoundTripperCapturesCallResults(t *testing.T) {
 			guard := testGuard()
 			rt := &headerRoundTripper{base: base, capture: c, guard: guard, origin: "http://127.0.0.1:80", streamable: true,
 				streams: newEventStreams(guard, 5)}
-			ctx, call := calls.begin(context.Background())
+			ctx, call := calls.begin(context.Background(), nil)
 			defer calls.end(call)
 
 			// Arguments past the body peek bound: the id comes first.
@@ -274,7 +274,7 @@ func TestCallResultSources(t *testing.T) {
 	t.Parallel()
 	s := &Session{ref: "x", guard: testGuard()}
 	var calls inflightCalls
-	ctx, call := calls.begin(context.Background())
+	ctx, call := calls.begin(context.Background(), nil)
 	defer calls.end(call)
 
 	decoded := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "hi"}, &mcp.ImageContent{Data: []byte{1, 2}, MIMEType: "image/png"}},
