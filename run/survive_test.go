@@ -112,7 +112,11 @@ func TestRefreshingExecuteDoesNotWaitForAnotherBatch(t *testing.T) {
 			t.Errorf("the held batch: %v", err)
 		}
 	}()
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	// A deadline far longer than the refresh takes, even on a loaded
+	// machine: waiting for the held batch (released only at the end of
+	// the test) would run into it and fail the refresh.
+	const deadline = 8 * time.Second
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
 	start := time.Now()
 	type result struct {
@@ -127,17 +131,14 @@ func TestRefreshingExecuteDoesNotWaitForAnotherBatch(t *testing.T) {
 	var res result
 	select {
 	case res = <-done:
-	case <-time.After(10 * time.Second):
+	case <-time.After(deadline + 5*time.Second):
 		t.Fatal("the refreshing Execute waits for the held batch")
 	}
 	out, err := res.out, res.err
 	took := time.Since(start)
-	t.Logf("the refreshing Execute (deadline 300ms) returned after %s", took)
+	t.Logf("the refreshing Execute (deadline %s) returned after %s", deadline, took)
 	if err != nil || out.Refresh == nil || !out.Refresh.OK {
 		t.Fatalf("refresh: %v %+v", err, out.Refresh)
-	}
-	if took > 3*time.Second {
-		t.Errorf("the Execute took %s while another batch was held", took)
 	}
 	if diff := cmp.Diff([]resource.Ref{c}, out.Refresh.Removed); diff != "" {
 		t.Errorf("removed (-want +got):\n%s", diff)
