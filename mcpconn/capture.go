@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/agtsdk/agt/resource"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -219,6 +220,14 @@ type headerRoundTripper struct {
 	guard      *peerGuard
 	capture    *toolsListCapture // nil: no capture
 	streamable bool              // bodies count against the message rate
+	// streams follows the event streams of streamable HTTP across their
+	// reconnections; nil for the SSE transport.
+	streams *eventStreams
+	// maxRetry bounds the retry field of streamable HTTP event streams.
+	maxRetry time.Duration
+	// answers keeps what the server answered that the transport cannot
+	// use, for the handshake's error.
+	answers *httpAnswers
 }
 
 // checkRedirect refuses a redirect to another origin at once (the
@@ -250,6 +259,25 @@ func (h *headerRoundTripper) RoundTrip(req *http.Request) (*http.Response, error
 	for k, v := range h.headers {
 		req.Header.Set(k, v)
 	}
+	if h.streams == nil || req.Method != http.MethodGet {
+		return h.send(req, nil)
+	}
+	st, initial, err := h.streams.open(req)
+	if err != nil {
+		return nil, err
+	}
+	if initial {
+		return newDeferredResponse(req, func(ctx context.Context) (*http.Response, error) {
+			return h.send(req.WithContext(ctx), st)
+		}), nil
+	}
+	return h.send(req, st)
+}
+
+// send sends req, which carries the document's headers, and bounds and
+// captures the answer. st is the streamable event stream a GET resumes or
+// opens, else nil.
+func (h *headerRoundTripper) send(req *http.Request, st *eventStream) (*http.Response, error) {
 	listing := false
 	if h.capture != nil && req.Method == http.MethodPost && req.GetBody != nil &&
 		req.ContentLength > 0 && req.ContentLength <= maxCapturedMessage {
@@ -273,19 +301,28 @@ func (h *headerRoundTripper) RoundTrip(req *http.Request) (*http.Response, error
 	// Classified as the go-sdk does (media type, any letter case).
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	sse := mt == "text/event-stream"
-	owed := sse && req.Method == http.MethodPost
-	if owed && h.streamable {
+	if h.answers != nil {
+		h.answers.note(req.Method, resp.StatusCode, mt)
+	}
+	post := req.Method == http.MethodPost
+	// A resumed stream carries the reply its first response owed (the
+	// POST counted it); the standalone stream owes none.
+	owed := sse && (post || (st != nil && !st.standalone && req.Header.Get(lastEventIDHeader) != ""))
+	if sse && post && h.streamable {
 		h.guard.owe()
 	}
-	resp.Body = &boundedBody{ReadCloser: resp.Body, guard: h.guard, sse: sse, countRate: h.streamable, owed: owed}
-	if !listing {
-		return resp, nil
-	}
+	resp.Body = &boundedBody{ReadCloser: resp.Body, guard: h.guard, sse: sse, countRate: h.streamable, owed: owed, stream: st}
 	switch {
-	case mt == "application/json":
+	case listing && mt == "application/json":
 		resp.Body = &jsonBodyCapture{ReadCloser: resp.Body, capture: h.capture, guard: h.guard}
-	case sse:
+	case sse && h.capture != nil && (listing || st != nil):
+		// A listing's page may come on a resumed stream (or, from a
+		// careless server, on the standalone one): only the page of the
+		// request in flight is kept either way.
 		resp.Body = &sseBodyCapture{ReadCloser: resp.Body, capture: h.capture, guard: h.guard}
+	}
+	if sse && h.streams != nil {
+		resp.Body = newRetryClamp(resp.Body, h.maxRetry)
 	}
 	return resp, nil
 }

@@ -129,6 +129,22 @@ type ConnectorOptions struct {
 	// misbehaving, with a *LimitError. 0 means DefaultMaxServerMessageRate
 	// (1000 per second).
 	MaxServerMessageRate int
+	// MaxReconnects bounds the reconnections of one streamable HTTP event
+	// stream (a call's, a listing's or the standalone stream) in a row,
+	// each less than a minute after the one before, without a message
+	// from the server between them: a server that keeps ending a stream
+	// without sending anything on it is closed as misbehaving, with a
+	// *LimitError. A priming event (an event id with no data) is not a
+	// message. 0 means DefaultMaxReconnects (10); a server that polls
+	// silently and often (it ends the stream and asks for a short retry,
+	// again and again, during one long call) needs more.
+	MaxReconnects int
+	// MaxReconnectDelay bounds the wait before a reconnection that a
+	// streamable HTTP server may ask for with the retry field of its
+	// event stream; a longer one waits this long. 0 means
+	// DefaultMaxReconnectDelay (30 s). A call's reconnections all end
+	// with its tool timeout anyway.
+	MaxReconnectDelay time.Duration
 	// Schema bounds the compilation of each listed tool's inputSchema, for
 	// probes and Runs alike (LoadTools). Nil means toolschema's defaults.
 	Schema *toolschema.Options
@@ -180,6 +196,12 @@ func NewConnector(opts *ConnectorOptions) *Connector {
 	if c.opts.MaxServerMessageRate <= 0 {
 		c.opts.MaxServerMessageRate = DefaultMaxServerMessageRate
 	}
+	if c.opts.MaxReconnects <= 0 {
+		c.opts.MaxReconnects = DefaultMaxReconnects
+	}
+	if c.opts.MaxReconnectDelay <= 0 {
+		c.opts.MaxReconnectDelay = DefaultMaxReconnectDelay
+	}
 	info := c.opts.ClientInfo
 	if info == nil {
 		info = &mcp.Implementation{Name: "agt", Version: "1"}
@@ -205,7 +227,6 @@ func (c *Connector) Connect(ctx context.Context, ref resource.Ref, srv resource.
 // ConnectWith is Connect with the session's own choices (opts may be
 // nil): the handlers of what the server sends on its own.
 func (c *Connector) ConnectWith(ctx context.Context, ref resource.Ref, srv resource.MCPServer, opts *ConnectOptions) (*Session, error) {
-	_ = opts // wired by the handlers work of this change
 	startup := msOr(srv.StartupTimeoutMS, DefaultStartupTimeout)
 	sctx, cancel := context.WithTimeoutCause(ctx, startup, errStartupTimeout)
 	defer cancel()
@@ -237,7 +258,7 @@ func (c *Connector) ConnectWith(ctx context.Context, ref resource.Ref, srv resou
 	}
 	if transport == nil {
 		var err error
-		transport, err = c.transportFor(sctx, s, srv)
+		transport, err = c.transportFor(sctx, s, srv, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -299,6 +320,7 @@ func (c *Connector) handshakeError(ctx, sctx context.Context, s *Session, startu
 			s.proc.stdout.nonJSONPrefix())
 	case ctx.Err() != nil:
 		e.Kind, e.Detail, e.Err = nil, "cancelled by the caller during startup", context.Cause(ctx)
+	case s.remote() && remoteRefused(s, err, e):
 	case errors.As(err, &wire) && !rejectedByTransport(wire):
 		// Checked before the exit: a server whose handshake failed exits
 		// when its stdin closes, but the refusal is the cause.
@@ -353,7 +375,7 @@ func boundServerText(s string) string {
 
 // transportFor builds the transport the document describes: a started
 // process, or an HTTP client.
-func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.MCPServer) (mcp.Transport, error) {
+func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.MCPServer, opts *ConnectOptions) (mcp.Transport, error) {
 	switch s.transport {
 	case resource.TransportStdio:
 		proc, err := c.start(ctx, s.ref, srv)
@@ -386,7 +408,8 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 		if se := secretError(s.ref, err); se != nil {
 			return nil, se
 		}
-		rt := &headerRoundTripper{base: base, headers: headers, origin: originOf(u), guard: s.guard}
+		s.answers = &httpAnswers{}
+		rt := &headerRoundTripper{base: base, headers: headers, origin: originOf(u), guard: s.guard, answers: s.answers}
 		client := &http.Client{Transport: rt, CheckRedirect: rt.checkRedirect}
 		if s.transport == resource.TransportSSE {
 			return &captureTransport{
@@ -394,12 +417,17 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 				capture: s.capture, guard: s.guard, detach: true}, nil
 		}
 		rt.capture, rt.streamable = s.capture, true
-		// No standalone GET stream: agt handles no message a server starts
-		// outside a call, and the go-sdk opens that stream inside the
-		// handshake on a context the startup timeout does not end, so a
-		// proxy that holds its headers held the handshake forever.
-		return &mcp.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: client, MaxRetries: -1,
-			MaxEventSize: c.opts.MaxMessageBytes + 1, DisableStandaloneSSE: true}, nil
+		rt.streams, rt.maxRetry = newEventStreams(s.guard, c.opts.MaxReconnects), c.opts.MaxReconnectDelay
+		var handlers *Handlers
+		if opts != nil {
+			handlers = opts.Handlers
+		}
+		// The go-sdk's own count of reconnections without a new event id
+		// stays above ours, which names the option to change. The
+		// standalone stream exists only for a session with something to
+		// receive on it, and never holds the handshake (deferredStream).
+		return &mcp.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: client, MaxRetries: c.opts.MaxReconnects + 1,
+			MaxEventSize: c.opts.MaxMessageBytes + 1, DisableStandaloneSSE: !handlers.needsServerStream()}, nil
 	default:
 		return nil, &Error{Ref: s.ref, Op: "connect", Kind: ErrInvalidServer,
 			Detail: fmt.Sprintf("unknown server type %q: use stdio, http or sse", srv.Type)}

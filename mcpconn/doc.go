@@ -91,10 +91,40 @@
 // transport) are reached at their url with their headers added to every
 // request by an http.RoundTripper.
 //
-// agt opens no standalone GET event stream on a streamable HTTP server: it
-// handles no message a server starts outside a call, and the go-sdk would
-// open that stream inside the handshake, where a proxy that holds its
-// response headers stalled the handshake past the startup timeout.
+// A streamable HTTP server may end the event stream that answers a
+// request before the answer (SEP-1699: it sent a priming event, an event
+// id without data, and a retry delay). The request is then resumed: after
+// the delay the server asked for (its retry field, at most
+// ConnectorOptions.MaxReconnectDelay, default 30 s; the go-sdk's backoff
+// of 1 s and more when it asked for none), a GET with Last-Event-ID
+// continues the stream, and its answer ends the call as if the first
+// stream had carried it. The bounds of the first stream hold on every
+// resumed one: the origin check, MaxMessageBytes per event, the message
+// rate (the reply a resumed stream carries is the one its request owed),
+// and the capture of a tools/list page. Reconnections end with the call's
+// tool timeout; a stream the server ends more than
+// ConnectorOptions.MaxReconnects times in a row (default 10), each less
+// than a minute after the one before, without sending a message on it (a
+// priming event is none) ends the session as misbehaving.
+//
+// The standalone GET event stream, on which a server sends what it starts
+// outside a call, is opened only for a session that has a handler to
+// receive it (ConnectOptions.Handlers with any field set); Connect without
+// handlers opens none. It never holds the handshake: the go-sdk opens it
+// inside the handshake, so agt answers that request at once and sends the
+// real GET from the stream's reader, after the handshake returned; a proxy
+// that holds the response headers delays nothing. A server that offers no
+// such stream (405, any other refusal, an answer that is not an event
+// stream) keeps a working session without it, with no retry. A standalone
+// stream the server ends is resumed under the same bounds.
+//
+// A remote server whose answer to the handshake shows what is wrong gets
+// an error that says what to set, wrapping ErrHandshake and one of:
+// ErrUnauthorized for 401 and 403 (set headers, such as an Authorization
+// header with a ${secret:...} reference); ErrWrongTransport for a url of
+// the other HTTP transport (set "type": "sse" or "type": "http"), a web
+// page, or no MCP endpoint at the path. Only the status and the media
+// type of the answer are used: its body and headers are not quoted.
 //
 // Every request goes to the registered origin (scheme, host and port)
 // only. A redirect to another origin is refused, not followed: the session
@@ -164,7 +194,15 @@
 //     reason, as it does the second tool of a name and a tool whose schema
 //     fails under ConnectorOptions.Schema.
 //   - Time: startup_timeout_ms (default 30 s) bounds start and handshake,
-//     tool_timeout_ms (default 60 s) one call or one tools/list walk.
+//     tool_timeout_ms (default 60 s) one call or one tools/list walk,
+//     reconnections of its streams included.
+//   - Streamable HTTP reconnections: the wait a server asks for with its
+//     retry field, ConnectorOptions.MaxReconnectDelay, default 30 s
+//     (DefaultMaxReconnectDelay; a longer one is held to it, a retry line
+//     over 64 bytes is dropped); reconnections of one event stream in a
+//     row, less than a minute apart, without a message from the server,
+//     ConnectorOptions.MaxReconnects, default 10 (DefaultMaxReconnects).
+//     A server past the count is closed as misbehaving.
 //   - A stdio server's stderr: the last ConnectorOptions.StderrTailBytes
 //     (default 8 KiB) are kept.
 //
@@ -186,7 +224,9 @@
 // be started; nothing ran), ErrNotAllowed (the launch allowlist does not
 // admit it; nothing ran or was contacted), ErrStart (command not found, cwd missing,
 // connection refused), ErrHandshake (exited early with its exit status,
-// never answered, wrote non-JSON on stdout, spoke another protocol),
+// never answered, wrote non-JSON on stdout, spoke another protocol; a
+// remote server's refusal also wraps ErrUnauthorized or
+// ErrWrongTransport, see Remote servers),
 // ErrUnavailable (the connection died or the session was closed). A tool
 // timeout wraps context.DeadlineExceeded; the caller's cancellation wraps
 // the caller's context error. A tool result with IsError set is a result,

@@ -177,12 +177,16 @@ type boundedBody struct {
 	// owed: the stream answers a request of ours, so one of its events is
 	// the reply, not a message the server started.
 	owed bool
+	// stream: the streamable event stream this body is part of, told of
+	// each message it carries; nil when not followed.
+	stream *eventStream
 
 	n        int    // bytes of the body, or of the current event
 	lineLen  int    // event stream: bytes of the current line
 	lineCR   bool   // event stream: the current line holds only '\r' so far
 	lineHead []byte // event stream: its first bytes, for the field name
-	sawData  bool   // event stream: the current event has a data line
+	lineData bool   // event stream: the current line is a data line with a value
+	sawData  bool   // event stream: the current event has data (a priming event has none)
 }
 
 func (b *boundedBody) Read(p []byte) (int, error) {
@@ -213,6 +217,12 @@ func (b *boundedBody) feedSSE(p []byte) error {
 		}
 		if room := len("data:") - len(b.lineHead); room > 0 {
 			b.lineHead = append(b.lineHead, chunk[:min(len(chunk), room)]...)
+		}
+		// The value of a data line starts after "data:"; only spaces there
+		// make no data, as the go-sdk reads it.
+		if from := max(len("data:")-b.lineLen, 0); !b.lineData && from < len(chunk) &&
+			bytes.Equal(b.lineHead, []byte("data:")) && len(bytes.TrimSpace(chunk[from:])) > 0 {
+			b.lineData = true
 		}
 		if b.lineLen == 0 {
 			b.lineCR = true
@@ -245,10 +255,13 @@ func (b *boundedBody) endLine() error {
 				return err
 			}
 		}
+		if b.sawData && b.stream != nil {
+			b.stream.message.Store(true)
+		}
 		b.n, b.sawData = 0, false
-	case bytes.Equal(b.lineHead, []byte("data:")):
+	case b.lineData:
 		b.sawData = true
 	}
-	b.lineLen, b.lineHead = 0, b.lineHead[:0]
+	b.lineLen, b.lineHead, b.lineData = 0, b.lineHead[:0], false
 	return nil
 }

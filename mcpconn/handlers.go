@@ -44,3 +44,11 @@ type Incoming struct {
 	// Calls then holds that call only.
 	Calls []any
 }
+
+// needsServerStream reports whether the session has a handler for what a
+// server may send outside a call (on the standalone stream of streamable
+// HTTP): any handler at all.
+func (h *Handlers) needsServerStream() bool {
+	return h != nil && (h.Elicit != nil || h.CreateMessage != nil || h.Roots != nil ||
+		h.Progress != nil || h.Log != nil || h.ToolsChanged != nil)
+}

@@ -478,37 +478,6 @@ func TestEndlessListingIsBounded(t *testing.T) {
 	}
 }
 
-// A proxy (or server) that holds the response headers of the standalone
-// GET stream does not hold up the handshake: agt opens no such stream.
-func TestHandshakeDoesNotWaitForAGetStream(t *testing.T) {
-	t.Parallel()
-	target := mcptest.StartHTTP(t)
-	var gets atomic.Int64
-	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodGet {
-			gets.Add(1)
-			<-r.Context().Done() // holds the headers until the client goes
-			return
-		}
-		forward(w, r, target)
-	}))
-	defer proxy.Close()
-	start := time.Now()
-	s, err := quickConnector(nil).Connect(context.Background(), "proxied", resource.MCPServer{Type: resource.TransportHTTP, URL: proxy.URL, StartupTimeoutMS: 20_000})
-	took := time.Since(start)
-	if err != nil {
-		t.Fatalf("Connect through the proxy: %v", err)
-	}
-	defer s.Close()
-	if took > 5*time.Second || gets.Load() != 0 {
-		t.Errorf("Connect took %s and sent %d GET requests; want no GET and no wait", took, gets.Load())
-	}
-	if _, err := s.Tools(context.Background()); err != nil {
-		t.Errorf("Tools through the proxy: %v", err)
-	}
-	t.Logf("handshake through a header-holding proxy: %s", took)
-}
-
 // forward passes r on to the URL to and streams the answer back, event by
 // event: a proxy on an origin of its own.
 func forward(w http.ResponseWriter, r *http.Request, to string) {

@@ -29,6 +29,7 @@ type Session struct {
 	capture       *toolsListCapture
 	guard         *peerGuard
 	calls         inflightCalls
+	answers       *httpAnswers // remote only
 
 	serverInfo      *mcp.Implementation
 	protocolVersion string

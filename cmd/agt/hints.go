@@ -58,6 +58,19 @@ var hintTable = []hintRule{
 	{err: mcpconn.ErrStart, hint: func(s hintSubject) string {
 		return "next: 'agt mcp test " + s.refOr("REF") + "' checks the command and cwd; 'agt mcp update " + s.refOr("REF") + "' fixes them"
 	}},
+	{err: mcpconn.ErrUnauthorized, hint: func(s hintSubject) string {
+		return "next: agt mcp update " + s.refOr("REF") + " --header 'Authorization: Bearer ${env:NAME}' (NAME listed in $" + secretEnvVar + "; the CLI has no OAuth login)"
+	}},
+	{err: mcpconn.ErrWrongTransport, hint: func(s hintSubject) string {
+		// The library's message names the type to set.
+		switch {
+		case strings.Contains(s.msg, `"type": "sse"`):
+			return "next: for an SSE-transport server: agt mcp update " + s.refOr("REF") + " --sse; else give the endpoint's url: agt mcp update " + s.refOr("REF") + " --url URL"
+		case strings.Contains(s.msg, `"type": "http"`):
+			return "next: for a streamable HTTP server: agt mcp update " + s.refOr("REF") + " --sse=false; else give the endpoint's url: agt mcp update " + s.refOr("REF") + " --url URL"
+		}
+		return "next: give the MCP endpoint's url: agt mcp update " + s.refOr("REF") + " --url URL"
+	}},
 	{err: mcpconn.ErrHandshake, also: context.DeadlineExceeded, hint: func(s hintSubject) string {
 		return "next: a slow server needs a longer start: 'agt mcp update " + s.refOr("REF") + " --startup-timeout 90s'; 'agt mcp probe " + s.refOr("REF") + "' shows its stderr"
 	}},
