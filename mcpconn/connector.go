@@ -281,7 +281,7 @@ func (c *Connector) ConnectWith(ctx context.Context, ref resource.Ref, srv resou
 		s.serverInfo = init.ServerInfo
 		s.protocolVersion = init.ProtocolVersion
 		s.capabilities = init.Capabilities
-		s.instructions = init.Instructions
+		s.setInstructions(init.Instructions)
 	}
 	return s, nil
 }

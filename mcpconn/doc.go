@@ -187,12 +187,20 @@
 //     before the page is decoded, and ConnectorOptions.MaxListBytes,
 //     default 32 MiB (DefaultMaxListBytes). A walk also stops after 1000
 //     pages or at a repeated cursor.
-//   - One tool's text: CheckTool refuses a name over MaxToolNameBytes (256
-//     bytes), a title over MaxToolTitleBytes (1 KiB) or a description over
-//     MaxToolDescriptionBytes (32 KiB). LoadTools, the one path by which
+//   - One tool: CheckTool refuses a name over MaxToolNameBytes (256
+//     bytes), a title or annotations.title over MaxToolTitleBytes (1 KiB),
+//     a description over MaxToolDescriptionBytes (32 KiB), an outputSchema
+//     over MaxToolOutputSchemaBytes (1 MiB) or a _meta over
+//     MaxToolMetaBytes (64 KiB); fixed. LoadTools, the one path by which
 //     the Prober and a Run take a listing, leaves such a tool out with the
-//     reason, as it does the second tool of a name and a tool whose schema
-//     fails under ConnectorOptions.Schema.
+//     reason, as it does the second tool of a name, a tool that requires
+//     tasks and a tool whose schema fails under ConnectorOptions.Schema.
+//   - The server's instructions (the handshake's instructions): at most
+//     MaxInstructionsBytes (32 KiB) are kept, cut at a UTF-8 boundary
+//     (Session.InstructionsTruncated); fixed.
+//   - Tool selection: an item of enabled_tools or disabled_tools is at
+//     most resource.MaxToolPatternBytes (256) and a name longer than that
+//     matches no item, so one match costs at most 256 x 256 steps.
 //   - Time: startup_timeout_ms (default 30 s) bounds start and handshake,
 //     tool_timeout_ms (default 60 s) one call or one tools/list walk,
 //     reconnections of its streams included.
@@ -213,9 +221,29 @@
 // document's startup_timeout_ms (default 30 s). tools/list and each
 // tools/call are bounded by tool_timeout_ms (default 60 s); when the bound
 // or the caller's context ends, the request is cancelled on the server
-// too. Tools returns each inputSchema as the exact bytes the server sent
-// (captured from the wire, not re-encoded from a map), so key order and
-// large integers survive.
+// too. Tools returns each inputSchema, outputSchema and _meta as the
+// exact bytes the server sent (captured from the wire, not re-encoded from
+// a map), so key order and large integers survive, with the tool's title,
+// annotations and execution.taskSupport. Session.Instructions holds the
+// server's instructions: the server's text, which a host may show a model
+// (run.Run.Instructions hands them on per mount).
+//
+// # Tool selection and tools agt cannot call
+//
+// LoadTools turns a listing into usable tools for the Prober and a Run
+// alike, so they never disagree:
+//
+//   - The registration's enabled_tools and disabled_tools (names or globs
+//     with * and ?; see package resource) choose the tools offered: a tool
+//     they leave out is neither listed nor callable in a Run, and is not
+//     an error; ProbeReport.Excluded counts them (a Run does not report
+//     them: that is its configuration, not a failure).
+//   - A tool whose execution.taskSupport is "required" (MCP 2025-11-25)
+//     can only be called as a task, and agt runs no tasks: it is left out
+//     with ErrTaskRequired (a ProbeReport tool that is not OK, a Run's
+//     SkippedTool) instead of being offered and failing every call.
+//     "optional", "forbidden" and no execution load as usual. Listing it
+//     in disabled_tools leaves it out without the error.
 //
 // # Errors
 //

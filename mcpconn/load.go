@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/toolschema"
 )
 
@@ -15,45 +16,67 @@ type LoadedTool struct {
 	Tool
 	// Schema is the compiled inputSchema; nil when Err is set.
 	Schema *toolschema.Schema
-	// Err says why the tool is left out: its name, title or description
-	// is over its bound (CheckTool), its name was listed before, or its
-	// inputSchema does not compile. Nil when the tool is usable.
+	// Err says why the tool is left out: its name, title, description,
+	// outputSchema or _meta is over its bound (CheckTool), its name was
+	// listed before, it requires task-augmented execution
+	// (ErrTaskRequired), or its inputSchema does not compile. Nil when the
+	// tool is usable.
 	Err error
 }
 
 // errDuplicateTool leaves out the second tool of a name.
 var errDuplicateTool = errors.New("the server lists this tool name twice; the first one is kept")
 
+// ErrTaskRequired leaves out a tool whose execution.taskSupport is
+// "required": it may only be called as a task (MCP 2025-11-25), and agt
+// runs no tasks, so every call would fail.
+var ErrTaskRequired = errors.New(`the tool requires task-augmented execution (execution.taskSupport "required"), which agt does not run; ` +
+	`list it in the registration's disabled_tools to leave it out without this error`)
+
 // LoadTools is the one way agt turns a listing into usable tools, for a
-// probe and a Run alike, so that they never disagree on a tool: each tool
-// is checked with CheckTool, a name listed twice keeps its first tool, and
-// each inputSchema is compiled with compile (nil means toolschema.Compile
-// with the options opts, nil for defaults), on up to GOMAXPROCS goroutines.
-// The result keeps the server's order.
-func LoadTools(tools []Tool, compile func(raw []byte) (*toolschema.Schema, error), opts *toolschema.Options) []LoadedTool {
+// probe and a Run alike, so that they never disagree on a tool.
+//
+// First the registration srv selects: a tool whose name its enabled_tools
+// and disabled_tools leave out (srv.ToolEnabled) is not in the result at
+// all, and is counted in excluded; it is neither judged nor compiled. A
+// name over MaxToolNameBytes is never matched: such a tool is left out with
+// its reason. Then each tool is checked with CheckTool, a name listed twice
+// keeps its first tool, a tool that requires tasks is left out
+// (ErrTaskRequired), and each inputSchema is compiled with compile (nil
+// means toolschema.Compile with the options opts, nil for defaults), on up
+// to GOMAXPROCS goroutines. The result keeps the server's order.
+func LoadTools(tools []Tool, srv resource.MCPServer, compile func(raw []byte) (*toolschema.Schema, error), opts *toolschema.Options) (loaded []LoadedTool, excluded int) {
 	if compile == nil {
 		compile = func(raw []byte) (*toolschema.Schema, error) { return toolschema.Compile(raw, opts) }
 	}
-	out := make([]LoadedTool, len(tools))
+	out := make([]LoadedTool, 0, len(tools))
 	seen := make(map[string]bool, len(tools))
-	for i, t := range tools {
-		out[i].Tool = t
+	for _, t := range tools {
+		if len(t.Name) <= MaxToolNameBytes && !srv.ToolEnabled(t.Name) {
+			excluded++
+			continue
+		}
+		lt := LoadedTool{Tool: t}
 		switch err := CheckTool(t); {
 		case err != nil:
-			out[i].Err = err
-			if len(out[i].Name) > MaxToolNameBytes {
-				out[i].Name = out[i].Name[:MaxToolNameBytes]
+			lt.Err = err
+			if len(lt.Name) > MaxToolNameBytes {
+				lt.Name = lt.Name[:MaxToolNameBytes]
 			}
 		case seen[t.Name]:
-			out[i].Err = errDuplicateTool
+			lt.Err = errDuplicateTool
 		default:
 			seen[t.Name] = true
+			if t.Execution != nil && t.Execution.TaskSupport == TaskSupportRequired {
+				lt.Err = ErrTaskRequired
+			}
 		}
+		out = append(out, lt)
 	}
 	// One goroutine per four tools at most: fewer are not worth one.
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), (len(tools)+3)/4) {
+	for range min(runtime.GOMAXPROCS(0), (len(out)+3)/4) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -69,5 +92,5 @@ func LoadTools(tools []Tool, compile func(raw []byte) (*toolschema.Schema, error
 		}()
 	}
 	wg.Wait()
-	return out
+	return out, excluded
 }

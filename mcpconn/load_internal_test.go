@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agtsdk/agt/resource"
 )
 
 // LoadTools leaves out, with the reason, a tool over a text bound, the
@@ -20,9 +23,18 @@ func TestLoadTools(t *testing.T) {
 		{Name: strings.Repeat("n", MaxToolNameBytes+1), InputSchema: obj},
 		{Name: "bad", InputSchema: json.RawMessage(`{"type":"string"}`)},
 		{Name: "wordy", Description: strings.Repeat("d", MaxToolDescriptionBytes+1), InputSchema: obj},
+		{Name: "titled", Title: strings.Repeat("t", MaxToolTitleBytes+1), InputSchema: obj},
+		{Name: "annotated", Annotations: &mcp.ToolAnnotations{Title: strings.Repeat("t", MaxToolTitleBytes+1)}, InputSchema: obj},
+		{Name: "shaped", OutputSchema: json.RawMessage(`"` + strings.Repeat("o", MaxToolOutputSchemaBytes) + `"`), InputSchema: obj},
+		{Name: "tagged", Meta: json.RawMessage(`"` + strings.Repeat("m", MaxToolMetaBytes) + `"`), InputSchema: obj},
+		{Name: "task", Execution: &ToolExecution{TaskSupport: TaskSupportRequired}, InputSchema: obj},
+		{Name: "task_ok", Execution: &ToolExecution{TaskSupport: TaskSupportOptional}, Meta: json.RawMessage(`{}`), InputSchema: obj},
 		{Name: "b", InputSchema: obj},
 	}
-	got := LoadTools(tools, nil, nil)
+	got, excluded := LoadTools(tools, resource.MCPServer{}, nil, nil)
+	if excluded != 0 {
+		t.Errorf("excluded %d without enabled_tools or disabled_tools", excluded)
+	}
 	var summary []string
 	for _, lt := range got {
 		s := lt.Name[:min(len(lt.Name), 8)] + ": "
@@ -36,11 +48,25 @@ func TestLoadTools(t *testing.T) {
 		}
 		summary = append(summary, s)
 	}
-	want := []string{"a: ok", "a: left out", "nnnnnnnn: left out", "bad: left out", "wordy: left out", "b: ok"}
+	want := []string{"a: ok", "a: left out", "nnnnnnnn: left out", "bad: left out", "wordy: left out",
+		"titled: left out", "annotate: left out", "shaped: left out", "tagged: left out", "task: left out", "task_ok: ok", "b: ok"}
 	if diff := cmp.Diff(want, summary); diff != "" {
 		t.Errorf("LoadTools (-want +got):\n%s", diff)
 	}
-	if got[1].Err != errDuplicateTool || len(got[2].Name) != MaxToolNameBytes {
-		t.Errorf("duplicate: %v; long name kept at %d bytes", got[1].Err, len(got[2].Name))
+	if got[1].Err != errDuplicateTool || len(got[2].Name) != MaxToolNameBytes || got[9].Err != ErrTaskRequired {
+		t.Errorf("duplicate: %v; long name kept at %d bytes; task: %v", got[1].Err, len(got[2].Name), got[9].Err)
+	}
+	for i, field := range map[int]string{5: "title", 6: "annotations.title", 7: "outputSchema", 8: "_meta"} {
+		if got[i].Err == nil || !strings.Contains(got[i].Err.Error(), "tool's "+field+" is") {
+			t.Errorf("%s: %v; want the field %s named", got[i].Name, got[i].Err, field)
+		}
+	}
+
+	// The registration's selection comes first: an excluded tool is not
+	// judged (not even one over a bound), a name past MaxToolNameBytes
+	// is never matched and keeps its reason.
+	got, excluded = LoadTools(tools, resource.MCPServer{DisabledTools: []string{"t*", "a", "*"}}, nil, nil)
+	if excluded != len(tools)-1 || len(got) != 1 || got[0].Err == nil || len(got[0].Name) != MaxToolNameBytes {
+		t.Errorf("disabled *: %d excluded, %d loaded", excluded, len(got))
 	}
 }

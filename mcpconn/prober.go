@@ -52,10 +52,16 @@ type ProbeReport struct {
 	Server          *ServerReport           `json:"server,omitempty"`
 	ProtocolVersion string                  `json:"protocol_version,omitempty"`
 	Capabilities    *mcp.ServerCapabilities `json:"capabilities,omitempty"`
-	// Tools has one entry per listed tool, in server order.
+	// Tools has one entry per listed tool the registration offers, in
+	// server order.
 	Tools []ToolReport `json:"tools"`
+	// Excluded counts the listed tools the registration's enabled_tools
+	// and disabled_tools leave out: they are not in Tools, and a Run
+	// neither lists nor calls them. Not an error.
+	Excluded int `json:"excluded,omitempty"`
 	// OK is true when the server connected, listed its tools, and every
-	// tool's inputSchema compiled.
+	// tool in Tools is usable (within its bounds, not requiring tasks, its
+	// inputSchema compiled).
 	OK bool `json:"ok"`
 	// Error says why the probe failed before its tools could be checked,
 	// without the stderr tail (see StderrTail).
@@ -84,7 +90,7 @@ type ServerReport struct {
 type ToolReport struct {
 	Name string `json:"name"`
 	OK   bool   `json:"ok"`
-	// Error is the load error of the tool's inputSchema, "" when OK.
+	// Error says why the tool is left out (LoadedTool.Err), "" when OK.
 	Error string `json:"error,omitempty"`
 }
 
@@ -158,7 +164,8 @@ func (p *Prober) Probe(ctx context.Context, ref resource.Ref) (*ProbeReport, err
 	defer func() { <-closeDone }()
 
 	t2 := time.Now()
-	loaded := LoadTools(tools, nil, p.conn.opts.Schema)
+	loaded, excluded := LoadTools(tools, srv, nil, p.conn.opts.Schema)
+	rep.Excluded = excluded
 	rep.Tools = make([]ToolReport, len(loaded))
 	for i, lt := range loaded {
 		rep.Tools[i] = ToolReport{Name: lt.Name, OK: lt.Err == nil}

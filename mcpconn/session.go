@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agtsdk/agt/resource"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -35,6 +37,7 @@ type Session struct {
 	protocolVersion string
 	capabilities    *mcp.ServerCapabilities
 	instructions    string
+	instructionsCut bool
 
 	toolsMu   sync.Mutex // one tools/list walk at a time (the capture holds one result)
 	closing   context.Context
@@ -45,7 +48,8 @@ type Session struct {
 	closeErr  error
 }
 
-// Tool is a tool as the server listed it.
+// Tool is a tool as the server listed it. Every field is the server's
+// text: CheckTool bounds it, and LoadTools leaves out a tool past a bound.
 type Tool struct {
 	Name        string               `json:"name"`
 	Title       string               `json:"title,omitempty"`
@@ -55,8 +59,30 @@ type Tool struct {
 	// trip: key order and large integers are kept).
 	InputSchema json.RawMessage `json:"inputSchema"`
 	// OutputSchema holds the exact bytes of the output schema, or nil.
+	// agt does not compile it nor check results against it.
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	// Meta holds the exact bytes of the tool's _meta, or nil.
+	Meta json.RawMessage `json:"_meta,omitempty"`
+	// Execution is the tool's execution object (MCP 2025-11-25), nil when
+	// the server sent none.
+	Execution *ToolExecution `json:"execution,omitempty"`
 }
+
+// ToolExecution says how a tool may be run.
+type ToolExecution struct {
+	// TaskSupport is TaskSupportForbidden, TaskSupportOptional or
+	// TaskSupportRequired as the server sent it; "" when absent or any
+	// other value (read as forbidden, the protocol's default).
+	TaskSupport string `json:"taskSupport,omitempty"`
+}
+
+// The values of ToolExecution.TaskSupport. agt runs no tasks: LoadTools
+// leaves a tool that requires them out, with the reason.
+const (
+	TaskSupportForbidden = "forbidden"
+	TaskSupportOptional  = "optional"
+	TaskSupportRequired  = "required"
+)
 
 // remote reports whether the session reaches its server by URL.
 func (s *Session) remote() bool {
@@ -79,8 +105,32 @@ func (s *Session) ProtocolVersion() string { return s.protocolVersion }
 // Capabilities returns the server's capabilities from the handshake.
 func (s *Session) Capabilities() *mcp.ServerCapabilities { return s.capabilities }
 
-// Instructions returns the server's instructions from the handshake.
+// MaxInstructionsBytes bounds the server instructions a Session keeps
+// (the handshake's instructions): a longer text is cut at this many bytes,
+// at a UTF-8 boundary, and InstructionsTruncated reports it. Fixed.
+const MaxInstructionsBytes = 32 << 10
+
+// Instructions returns the server's instructions from the handshake, at
+// most MaxInstructionsBytes of them. They are the server's text: a host
+// that shows them to a model shows it what the server wrote.
 func (s *Session) Instructions() string { return s.instructions }
+
+// InstructionsTruncated reports whether the server's instructions were
+// longer than MaxInstructionsBytes and cut.
+func (s *Session) InstructionsTruncated() bool { return s.instructionsCut }
+
+// setInstructions keeps the handshake's instructions, bounded.
+func (s *Session) setInstructions(text string) {
+	if len(text) <= MaxInstructionsBytes {
+		s.instructions = text
+		return
+	}
+	cut := MaxInstructionsBytes
+	for cut > 0 && !utf8.RuneStart(text[cut]) {
+		cut--
+	}
+	s.instructions, s.instructionsCut = strings.Clone(text[:cut]), true
+}
 
 // StderrTail returns the end of a stdio server's stderr so far ("" for
 // other transports).
@@ -179,7 +229,7 @@ func withWireSchemas(decoded []*mcp.Tool, raw json.RawMessage) ([]Tool, error) {
 		if w == nil || (w["name"] != nil && json.Unmarshal(w["name"], &name) != nil) || name != decoded[len(out)].Name {
 			continue // left out by the go-sdk
 		}
-		out = append(out, toolMeta(decoded[len(out)], w["inputSchema"], w["outputSchema"]))
+		out = append(out, toolMeta(decoded[len(out)], w))
 	}
 	if len(out) != len(decoded) {
 		return nil, errors.New("the captured result does not list the decoded tools")
@@ -188,17 +238,53 @@ func withWireSchemas(decoded []*mcp.Tool, raw json.RawMessage) ([]Tool, error) {
 }
 
 func decodedTool(t *mcp.Tool) Tool {
-	in, _ := json.Marshal(t.InputSchema)
-	var outSchema json.RawMessage
+	w := map[string]json.RawMessage{}
+	w["inputSchema"], _ = json.Marshal(t.InputSchema)
 	if t.OutputSchema != nil {
-		outSchema, _ = json.Marshal(t.OutputSchema)
+		w["outputSchema"], _ = json.Marshal(t.OutputSchema)
 	}
-	return toolMeta(t, in, outSchema)
+	if t.Meta != nil {
+		w["_meta"], _ = json.Marshal(t.Meta)
+	}
+	return toolMeta(t, w)
 }
 
-func toolMeta(t *mcp.Tool, in, out json.RawMessage) Tool {
+// toolMeta builds a Tool from the go-sdk's decoding t and the same tool's
+// wire object w: the schemas and _meta as their exact bytes (a JSON null
+// is absent), and execution, which the go-sdk does not decode.
+func toolMeta(t *mcp.Tool, w map[string]json.RawMessage) Tool {
+	raw := func(key string) json.RawMessage {
+		v := w[key]
+		if string(v) == "null" {
+			return nil
+		}
+		return v
+	}
 	return Tool{Name: t.Name, Title: t.Title, Description: t.Description, Annotations: t.Annotations,
-		InputSchema: in, OutputSchema: out}
+		InputSchema: w["inputSchema"], OutputSchema: raw("outputSchema"), Meta: raw("_meta"),
+		Execution: wireExecution(raw("execution"))}
+}
+
+// wireExecution reads a tool's execution object with exact keys, as the
+// rest of the tool is read; an object that is not one, or a taskSupport
+// that is not a known string, reads as absent.
+func wireExecution(raw json.RawMessage) *ToolExecution {
+	if raw == nil {
+		return nil
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) != nil || obj == nil {
+		return nil
+	}
+	ex := &ToolExecution{}
+	var ts string
+	if json.Unmarshal(obj["taskSupport"], &ts) == nil {
+		switch ts {
+		case TaskSupportForbidden, TaskSupportOptional, TaskSupportRequired:
+			ex.TaskSupport = ts
+		}
+	}
+	return ex
 }
 
 var errToolTimeout = errors.New("tool timeout")

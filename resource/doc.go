@@ -101,10 +101,29 @@
 // needs an http or https url with a host, and may set headers. In args,
 // env values and header values, ${env:NAME} and ${secret:NAME} are secret
 // references and $${ is a literal ${; any other ${...} (a shell's
-// ${API_KEY}) is refused rather than passed on literally. Both may set startup_timeout_ms, tool_timeout_ms and
-// description. Fields of the other transport and unknown fields are refused
+// ${API_KEY}) is refused rather than passed on literally. Both may set startup_timeout_ms, tool_timeout_ms,
+// description, enabled_tools and disabled_tools (below). Fields of the other transport and unknown fields are refused
 // with the list of allowed ones. Registration stores the configuration
 // only: it installs, starts and enables nothing.
+//
+// enabled_tools and disabled_tools (Codex's names) choose which of the
+// server's tools agt offers:
+//
+//	{"mcpServers": {"notes": {"command": "notes-server", "cwd": "/srv/notes",
+//	                          "enabled_tools": ["note_*", "search"], "disabled_tools": ["*_delete"]}}}
+//
+// Each is an array of tool names or globs, matched against the whole tool
+// name, case-sensitively: * matches any run of characters ('/' included),
+// ? exactly one character, anything else itself; [, ] and \ are refused
+// (no character classes, no escapes), as are an empty item, a control
+// character, an item over MaxToolPatternBytes (256) and a repeated item,
+// each as a finding naming the item (/mcpServers/NAME/enabled_tools/INDEX,
+// code tool_pattern). enabled_tools absent offers every tool, [] none, a
+// list the tools matching one of its items; disabled_tools then takes out
+// every tool matching one of its items. null is refused in both (leave
+// the field out instead). A tool left out this way is neither listed nor
+// callable, in a probe and in a Run alike (MCPServer.ToolEnabled, applied
+// by mcpconn.LoadTools); it is not an error.
 //
 // A record saved before cwd was required can still be read and
 // modified: an update that keeps its cwd as it was (missing or relative)
@@ -207,6 +226,11 @@
 //     bytes (fixed): the edit distance costs the product of the lengths.
 //   - A secret reference's NAME: MaxSecretNameBytes (128); a resolved
 //     value: MaxSecretValueBytes (64 KiB); fixed.
+//   - enabled_tools and disabled_tools: at most 1024 items each, each at
+//     most MaxToolPatternBytes (256); a tool name longer than that matches
+//     no item. One match costs at most 256 x 256 steps (about 0.16 ms for
+//     the worst pattern, a star followed by a long near-miss; a plain name
+//     or a short glob costs well under a microsecond); fixed.
 //   - ResolveLaunch (Test's command check) stats cwd and at most one file
 //     per PATH entry of the environment the server gets. With a launch
 //     allowlist it also resolves the symbolic links of cwd and of each

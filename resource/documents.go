@@ -46,6 +46,15 @@ type MCPServer struct {
 	ToolTimeoutMS int64 `json:"tool_timeout_ms,omitempty"`
 	// Description is free text for people.
 	Description string `json:"description,omitempty"`
+
+	// EnabledTools selects the server's tools a probe and a Run offer, by
+	// name or glob (see CheckToolPattern): nil (absent) means every tool,
+	// an empty array none. Codex's field of the same name.
+	EnabledTools []string `json:"enabled_tools,omitzero"`
+	// DisabledTools takes out the tools whose names match one of its names
+	// or globs, after EnabledTools; nil or empty takes out none. A tool
+	// left out this way is neither listed nor callable (ToolEnabled).
+	DisabledTools []string `json:"disabled_tools,omitzero"`
 }
 
 // Transport returns the effective transport type: Type, or the one implied
@@ -99,6 +108,8 @@ func DecodeMCP(data json.RawMessage) (name string, srv MCPServer, err error) {
 	return name, srv, nil
 }
 
+const toolListWant = "an array of tool names or globs"
+
 // serverField is one field of a server entry: its exact JSON name, where it
 // decodes to, and what it must be (for messages).
 type serverField struct {
@@ -115,6 +126,8 @@ func serverFields(s *MCPServer) []serverField {
 		{"command", &s.Command, "a string"},
 		{"cwd", &s.Cwd, "a string"},
 		{"description", &s.Description, "a string"},
+		{"disabled_tools", &s.DisabledTools, toolListWant},
+		{"enabled_tools", &s.EnabledTools, toolListWant},
 		{"env", &s.Env, "an object of string values"},
 		{"headers", &s.Headers, "an object of string values"},
 		{"startup_timeout_ms", &s.StartupTimeoutMS, "an integer number of milliseconds"},

@@ -20,6 +20,8 @@ func FuzzValidateMCP(f *testing.F) {
 		`{"mcpServers": {"s": {"type": "sse", "url": "https://x.example/sse", "headers": {"A": "b"}}}}`,
 		`{"mcpServers": {"s": {"command": "./x", "cwd": "rel"}}}`,
 		`{"mcpServers": {"s": {"command": "x", "cwd": "/a", "env": {"K": "${cwd"}}}}`,
+		`{"mcpServers": {"s": {"command": "x", "cwd": "/a", "enabled_tools": ["a*", "b?"], "disabled_tools": []}}}`,
+		`{"mcpServers": {"s": {"url": "https://x.example", "enabled_tools": null, "disabled_tools": ["[a]"]}}}`,
 		`{"mcpServers": {}}`, `[]`, `null`, `{"mcpServers": {"s": null}}`, `{"mcpServers": {"~/": {"url": 1}}}`,
 	} {
 		f.Add([]byte(seed))
@@ -47,6 +49,11 @@ func FuzzValidateMCP(f *testing.F) {
 			}
 		default:
 			t.Fatalf("accepted transport %q", srv.Transport())
+		}
+		for _, p := range append(append([]string(nil), srv.EnabledTools...), srv.DisabledTools...) {
+			if msg := resource.CheckToolPattern(p); msg != "" {
+				t.Fatalf("accepted a tool pattern that CheckToolPattern refuses: %s", msg)
+			}
 		}
 		// What was validated is what starts: DecodeMCP (used to start the
 		// server) must read the same server.

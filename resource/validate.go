@@ -51,6 +51,9 @@ const (
 	// CodeUnknownCapability: a capability agt does not know; stored, it
 	// grants nothing (a warning).
 	CodeUnknownCapability = "unknown_capability"
+	// CodeToolPattern: an item of enabled_tools or disabled_tools is not a
+	// tool name or glob (CheckToolPattern).
+	CodeToolPattern = "tool_pattern"
 )
 
 // Finding is one problem found in a document or request, with what to do
@@ -172,8 +175,8 @@ const (
 
 var (
 	mcpTopFields    = []string{"mcpServers"}
-	stdioFields     = []string{"type", "command", "args", "env", "cwd", "startup_timeout_ms", "tool_timeout_ms", "description"}
-	remoteFields    = []string{"type", "url", "headers", "startup_timeout_ms", "tool_timeout_ms", "description"}
+	stdioFields     = []string{"type", "command", "args", "env", "cwd", "startup_timeout_ms", "tool_timeout_ms", "description", "enabled_tools", "disabled_tools"}
+	remoteFields    = []string{"type", "url", "headers", "startup_timeout_ms", "tool_timeout_ms", "description", "enabled_tools", "disabled_tools"}
 	stdioOnlyFields = map[string]bool{"command": true, "args": true, "env": true, "cwd": true}
 	remoteOnly      = map[string]bool{"url": true, "headers": true}
 )
@@ -387,7 +390,42 @@ func checkServer(base string, raw json.RawMessage) (MCPServer, []Finding) {
 	if len(srv.Description) > maxStringBytes {
 		fs = append(fs, errf(field("description"), CodeLimit, fmt.Sprintf("description is longer than %d bytes", maxStringBytes), "shorten it"))
 	}
+	fs = append(fs, checkToolList(field("disabled_tools"), entry["disabled_tools"], srv.DisabledTools)...)
+	fs = append(fs, checkToolList(field("enabled_tools"), entry["enabled_tools"], srv.EnabledTools)...)
 	return srv, fs
+}
+
+// checkToolList checks enabled_tools or disabled_tools (raw as written,
+// items as decoded): an array, not null (absent is how to say "all"), of
+// at most maxItems valid, distinct patterns.
+func checkToolList(field string, raw json.RawMessage, items []string) []Finding {
+	if raw == nil {
+		return nil
+	}
+	if items == nil {
+		if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+			return []Finding{errf(field, CodeWrongType, "must be "+toolListWant+", not null",
+				"leave the field out to offer every tool; [] in enabled_tools offers none")}
+		}
+		return nil // the wrong type is already reported
+	}
+	if len(items) > maxItems {
+		return []Finding{errf(field, CodeLimit, fmt.Sprintf("holds %d items; the limit is %d", len(items), maxItems), "use globs (*, ?) to cover many tools")}
+	}
+	var fs []Finding
+	seen := make(map[string]bool, len(items))
+	for i, p := range items {
+		at := field + pointer(fmt.Sprint(i))
+		if msg := CheckToolPattern(p); msg != "" {
+			fs = append(fs, errf(at, CodeToolPattern, msg, "write a tool name, or a glob where * matches any run of characters and ? one character"))
+			continue
+		}
+		if seen[p] {
+			fs = append(fs, errf(at, CodeRequest, "item repeats an earlier one", "list each name or glob once"))
+		}
+		seen[p] = true
+	}
+	return fs
 }
 
 func contains(list []string, s string) bool {

@@ -111,6 +111,30 @@
 // argument). Fingerprint covers
 // the host's StaticInputs and the tool snapshot; Checkpoint and Resume use it
 // to refuse resuming into a different configuration (ErrFingerprintMismatch).
+// Of each tool it covers the alias, the source and the input schema's
+// digest: what decides whether a call the model composed is still the same
+// call. A tool's title, description, annotations, output schema and _meta
+// describe it and are left out, so a server that rewords them does not
+// make a suspended Run unresumable.
+//
+// # What a Run hands the host about its tools
+//
+// Tools lists, per tool, its alias, description and input schema, and for
+// an MCP tool the server's title, annotations, output schema and _meta
+// (the last two as the server's exact bytes; all within mcpconn's bounds).
+// Instructions lists the instructions each loaded mount's server gave in
+// its handshake, in the agent's order of mounts, each at most
+// mcpconn.MaxInstructionsBytes (32 KiB, cut at a UTF-8 boundary and marked
+// Truncated): the servers' own text, which a host may put in the model's
+// prompt as it sees fit.
+//
+// A registration's enabled_tools and disabled_tools (see package resource)
+// choose which of its server's tools the Run offers: a tool they leave out
+// is not listed, a call to it is an unknown tool that never reaches the
+// server, and it is not reported (SkippedTools lists failures only). A
+// tool whose execution.taskSupport is "required" is a SkippedTool with
+// mcpconn.ErrTaskRequired: agt runs no tasks. The probe applies the same
+// rules (mcpconn.LoadTools).
 //
 // Compiled schemas are shared by all Runs of a process, keyed by their exact
 // bytes (bounded), so many Runs of the same agents compile each tool once.
@@ -121,7 +145,8 @@
 // size and rate, the tools and bytes of one listing, one tool's text). A
 // Run also bounds what all its mounts list together: Options.MaxTools,
 // default 10000 tools (DefaultMaxTools), and Options.MaxListBytes, default
-// 64 MiB of names, titles, descriptions and schemas (DefaultMaxListBytes).
+// 64 MiB of names, titles, descriptions, schemas and _meta, excluded
+// tools included (DefaultMaxListBytes).
 // Mounts are counted in the agent's order; the mount that goes past a bound
 // fails to load with an error wrapping mcpconn.ErrLimit. At most 16 mounts
 // connect at once, so at most 16 listings are read at a time. An agent

@@ -68,6 +68,14 @@ func (d staticDigests) fingerprint(agent resource.Ref, list []ToolInfo) fingerpr
 	return fp
 }
 
+// toolDigest covers what decides whether a call the model composed before
+// a suspension is still the same call after it: the alias, where it goes
+// (kind, reference, remote name) and the argument contract (the schema
+// digest). Title, description, annotations, output schema and _meta are
+// left out on purpose: they describe the tool to the model and the host
+// (a server rewording them must not make a suspended Run unresumable, and
+// existing fingerprints stay as they were), and a permission policy that
+// reads annotations sees the current ones at every call anyway.
 func toolDigest(t ToolInfo) string {
 	sum := sha256.Sum256([]byte(string(t.Source.Kind) + "\x00" + string(t.Source.Ref) + "\x00" + t.Source.Tool + "\x00" + t.SchemaDigest))
 	return hex.EncodeToString(sum[:16])

@@ -142,7 +142,8 @@ type Options struct {
 	// DefaultMaxTools (10000).
 	MaxTools int
 	// MaxListBytes bounds the listed bytes of one Run's MCP tools (names,
-	// titles, descriptions, schemas), all mounts together, counted the
+	// titles, descriptions, input and output schemas, _meta; tools the
+	// registrations exclude included), all mounts together, counted the
 	// same way. 0 means DefaultMaxListBytes (64 MiB).
 	MaxListBytes int
 	// ServerStderrToModel lets the text the model reads (Result.Message of
@@ -308,18 +309,45 @@ type snapshot struct {
 }
 
 // ToolInfo is what the model should see of one tool, plus its origin.
+// For an MCP tool, Title, Description, Annotations, OutputSchema and Meta
+// are the server's, within mcpconn's bounds (mcpconn.CheckTool); a host
+// tool has only a Description. The slices and the pointer are shared: do
+// not modify them.
 type ToolInfo struct {
 	// Name is the alias the model calls.
 	Name string `json:"name"`
+	// Title is the tool's human-readable name; "" when the server gave
+	// none (annotations.title may hold one).
+	Title string `json:"title,omitempty"`
 	// Description is the tool's description.
 	Description string `json:"description,omitempty"`
-	// InputSchema is the exact schema the server (or host) gave. Shared: do
-	// not modify.
+	// Annotations are the server's hints (read-only, destructive, ...);
+	// nil when it gave none. Hints from a server, not guarantees.
+	Annotations *mcp.ToolAnnotations `json:"annotations,omitempty"`
+	// InputSchema is the exact schema the server (or host) gave.
 	InputSchema json.RawMessage `json:"input_schema"`
+	// OutputSchema is the exact outputSchema the server gave, nil when
+	// none; agt does not check results against it.
+	OutputSchema json.RawMessage `json:"output_schema,omitempty"`
+	// Meta is the exact _meta the server gave the tool, nil when none.
+	Meta json.RawMessage `json:"meta,omitempty"`
 	// Source is where the tool comes from.
 	Source Source `json:"source"`
 	// SchemaDigest is toolschema's digest of the schema.
 	SchemaDigest string `json:"schema_digest"`
+}
+
+// ServerInstructions are the instructions one mounted server gave in its
+// handshake: the server's own text, which a host may put in the model's
+// prompt. Text is at most mcpconn.MaxInstructionsBytes (32 KiB), cut at a
+// UTF-8 boundary when the server sent more (Truncated).
+type ServerInstructions struct {
+	// Ref is the mounted MCP resource.
+	Ref resource.Ref `json:"reference"`
+	// Text is what the server wrote.
+	Text string `json:"text"`
+	// Truncated is set when the server's text was longer and cut.
+	Truncated bool `json:"truncated,omitempty"`
 }
 
 // MountError reports a mounted MCP resource that did not load.
@@ -343,8 +371,11 @@ func (e MountError) Error() string {
 func (e MountError) Unwrap() error { return e.Err }
 
 // SkippedTool reports a tool left out of the snapshot: its schema did not
-// compile, its server listed its name twice, or its name, title or
-// description is over mcpconn's bounds (mcpconn.CheckTool).
+// compile, its server listed its name twice, it requires task-augmented
+// execution (mcpconn.ErrTaskRequired), or its name, title, description,
+// outputSchema or _meta is over mcpconn's bounds (mcpconn.CheckTool). A
+// tool the registration's enabled_tools or disabled_tools leave out is not
+// a SkippedTool: it is simply not offered.
 type SkippedTool struct {
 	// Alias is the name the tool would have had.
 	Alias string
@@ -546,6 +577,23 @@ func (r *Run) Agent() resource.Ref { return r.agent }
 // Tools lists the tools the model should see, sorted by name.
 func (r *Run) Tools() []ToolInfo {
 	return append([]ToolInfo(nil), r.snap.Load().list...)
+}
+
+// Instructions returns the instructions of the current snapshot's loaded
+// mounts that gave any, in the agent's order of mounts: at most MaxMounts
+// entries of at most mcpconn.MaxInstructionsBytes each. A refresh that
+// reconnects a mount brings its new instructions.
+func (r *Run) Instructions() []ServerInstructions {
+	s := r.snap.Load()
+	var out []ServerInstructions
+	for _, ref := range s.refs {
+		m := s.mounts[ref]
+		if m == nil || m.session.Instructions() == "" {
+			continue
+		}
+		out = append(out, ServerInstructions{Ref: ref, Text: m.session.Instructions(), Truncated: m.session.InstructionsTruncated()})
+	}
+	return out
 }
 
 // MountErrors lists the mounts of the current snapshot that did not load.
@@ -788,8 +836,13 @@ func (r *Run) connectMount(ctx context.Context, ref resource.Ref, rev int64, srv
 	if r.connector.SchemaOptions() == nil {
 		compile = r.schemas.compile
 	}
-	for _, lt := range mcpconn.LoadTools(listed, compile, r.connector.SchemaOptions()) {
-		m.listedBytes += len(lt.Name) + len(lt.Title) + len(lt.Description) + len(lt.InputSchema)
+	for _, t := range listed {
+		m.listedBytes += len(t.Name) + len(t.Title) + len(t.Description) + len(t.InputSchema) + len(t.OutputSchema) + len(t.Meta)
+	}
+	// Tools the registration excludes are not reported: that is its
+	// configuration, not a failure (a probe counts them).
+	loaded, _ := mcpconn.LoadTools(listed, srv, compile, r.connector.SchemaOptions())
+	for _, lt := range loaded {
 		src := Source{Kind: SourceMCP, Ref: ref, Tool: lt.Name}
 		alias := Alias(ref, lt.Name)
 		if lt.Err != nil {
@@ -799,8 +852,12 @@ func (r *Run) connectMount(ctx context.Context, ref resource.Ref, rev int64, srv
 		m.tools = append(m.tools, &tool{
 			info: ToolInfo{
 				Name:         alias,
+				Title:        lt.Title,
 				Description:  lt.Description,
+				Annotations:  lt.Annotations,
 				InputSchema:  lt.Schema.Raw(),
+				OutputSchema: lt.OutputSchema,
+				Meta:         lt.Meta,
 				Source:       src,
 				SchemaDigest: lt.Schema.Digest(),
 			},

@@ -113,6 +113,7 @@ type probeJSON struct {
 	ProtocolVersion string                `json:"protocol_version"`
 	Capabilities    any                   `json:"capabilities,omitempty"`
 	Tools           []probeToolJSON       `json:"tools"`
+	Excluded        int                   `json:"excluded,omitempty"`
 	OK              bool                  `json:"ok"`
 	Error           string                `json:"error,omitempty"`
 	StderrTail      string                `json:"stderr_tail,omitempty"`
@@ -132,8 +133,8 @@ func newProbeJSON(rep *mcpconn.ProbeReport) probeJSON {
 	out := probeJSON{
 		Reference: rep.Reference, Revision: rep.Revision, Entry: rep.Entry, Transport: rep.Transport,
 		Server: rep.Server, ProtocolVersion: rep.ProtocolVersion,
-		Tools: make([]probeToolJSON, len(rep.Tools)),
-		OK:    rep.OK, Error: rep.Error, StderrTail: rep.StderrTail,
+		Tools: make([]probeToolJSON, len(rep.Tools)), Excluded: rep.Excluded,
+		OK: rep.OK, Error: rep.Error, StderrTail: rep.StderrTail,
 		DurationMS: rep.DurationMS, ConnectMS: rep.ConnectMS, ListMS: rep.ListMS, CompileMS: rep.CompileMS,
 	}
 	if rep.Capabilities != nil {
@@ -174,12 +175,16 @@ func writeProbe(e *env, rep *mcpconn.ProbeReport, err error) {
 	}
 	verdict := "ok"
 	if !rep.OK {
-		verdict = fmt.Sprintf("%d of %d tool schemas do not compile (those tools would be left out of a Run)", bad, len(rep.Tools))
+		verdict = fmt.Sprintf("%d of %d tools cannot be used (those tools would be left out of a Run)", bad, len(rep.Tools))
+	}
+	tools := plural(len(rep.Tools), "tool", "tools")
+	if rep.Excluded > 0 {
+		tools += fmt.Sprintf(" (%d more left out by enabled_tools/disabled_tools)", rep.Excluded)
 	}
 	fmt.Fprintf(e.out, "probe %s: %s\n  server %s, protocol %s, %s, %d ms (connect %d, list %d, compile %d)\n",
-		rep.Reference, verdict, server, shown(rep.ProtocolVersion, maxCellWidth), plural(len(rep.Tools), "tool", "tools"), rep.DurationMS, rep.ConnectMS, rep.ListMS, rep.CompileMS)
+		rep.Reference, verdict, server, shown(rep.ProtocolVersion, maxCellWidth), tools, rep.DurationMS, rep.ConnectMS, rep.ListMS, rep.CompileMS)
 	t := newTable(e.out)
-	fmt.Fprintln(t, "  TOOL\tSCHEMA")
+	fmt.Fprintln(t, "  TOOL\tSTATUS")
 	for _, tool := range rep.Tools {
 		status := "ok"
 		if !tool.OK {

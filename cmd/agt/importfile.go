@@ -35,7 +35,7 @@ type importEntry struct {
 var importFields = map[string]bool{
 	"type": true, "transport": true, "command": true, "args": true, "env": true, "cwd": true,
 	"url": true, "serverUrl": true, "httpUrl": true, "headers": true, "description": true,
-	"startup_timeout_ms": true, "tool_timeout_ms": true,
+	"startup_timeout_ms": true, "tool_timeout_ms": true, "enabled_tools": true, "disabled_tools": true,
 }
 
 // parseImportFile reads an mcpServers file. path is the file's absolute
@@ -155,6 +155,8 @@ func translateServer(key string, raw json.RawMessage, path, workspace, category 
 		Description      string            `json:"description"`
 		StartupTimeoutMS int64             `json:"startup_timeout_ms"`
 		ToolTimeoutMS    int64             `json:"tool_timeout_ms"`
+		EnabledTools     []string          `json:"enabled_tools"`
+		DisabledTools    []string          `json:"disabled_tools"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if err := dec.Decode(&in); err != nil {
@@ -165,6 +167,7 @@ func translateServer(key string, raw json.RawMessage, path, workspace, category 
 		Command: in.Command, Args: in.Args, Env: in.Env, Cwd: in.Cwd,
 		URL: firstNonEmpty(in.URL, in.ServerURL, in.HTTPURL), Headers: in.Headers,
 		Description: in.Description, StartupTimeoutMS: in.StartupTimeoutMS, ToolTimeoutMS: in.ToolTimeoutMS,
+		EnabledTools: in.EnabledTools, DisabledTools: in.DisabledTools,
 	}
 	switch t := strings.ToLower(firstNonEmpty(in.Type, in.Transport)); t {
 	case "":

@@ -186,13 +186,38 @@ enabled = false
 enabled_tools = ["search"]
 `,
 			want: []importEntry{{Key: "web", Name: "web", Ref: "web",
-				Server: resource.MCPServer{Type: "http", URL: "https://mcp.example.com/mcp", Headers: map[string]string{"X-Team": "blue"}},
+				Server: resource.MCPServer{Type: "http", URL: "https://mcp.example.com/mcp", Headers: map[string]string{"X-Team": "blue"}, EnabledTools: []string{"search"}},
 				Notes: []string{
 					`bearer_token_env_var WEB_TOKEN left out: agt stores header values and reads no variable when it connects; add the header with -H "Authorization: Bearer TOKEN" (agt mcp update REF)`,
 					`env_http_headers X-Key left out: agt stores header values and reads no variable when it connects; add them with -H "Name: value" (agt mcp update REF)`,
 					"it is disabled in the file (enabled = false); it is registered all the same: an agent uses it only once it is mounted",
-					"left out fields agt does not use: enabled_tools",
 				}}},
+		},
+		{
+			name: "enabled_tools and disabled_tools carry over; [] and a bad glob are kept apart",
+			file: `
+[mcp_servers.notes]
+command = "notes-server"
+cwd = "/srv/notes"
+enabled_tools = ["note_*", "search"]
+disabled_tools = ["*_delete"]
+
+[mcp_servers.none]
+command = "none-server"
+cwd = "/srv/none"
+enabled_tools = []
+
+[mcp_servers.bad]
+command = "bad-server"
+cwd = "/srv/bad"
+disabled_tools = ["note_[cd]"]
+`,
+			want: []importEntry{
+				{Key: "bad", Name: "bad", Ref: "bad", Err: `invalid /mcpServers/bad/disabled_tools/0: the tool pattern holds [, ] or \: only * and ? are wildcards (no character classes, no escapes) (fix: write a tool name, or a glob where * matches any run of characters and ? one character)`},
+				{Key: "none", Name: "none", Ref: "none", Server: resource.MCPServer{Command: "none-server", Cwd: "/srv/none", EnabledTools: []string{}}},
+				{Key: "notes", Name: "notes", Ref: "notes", Server: resource.MCPServer{Command: "notes-server", Cwd: "/srv/notes",
+					EnabledTools: []string{"note_*", "search"}, DisabledTools: []string{"*_delete"}}},
+			},
 		},
 		{
 			name: "env_vars are named, a wrong type is refused",

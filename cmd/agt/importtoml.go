@@ -24,7 +24,8 @@ const (
 
 // parseCodexFile reads Codex's config.toml: [mcp_servers.NAME] tables with
 // command, args, env, cwd, startup_timeout_sec, tool_timeout_sec, or url
-// and http_headers for a streamable HTTP server. What agt cannot store
+// and http_headers for a streamable HTTP server; enabled_tools and
+// disabled_tools carry over under the same names. What agt cannot store
 // (bearer_token_env_var, env_http_headers, env_vars, enabled) is reported
 // in a note and left out.
 func parseCodexFile(path string, data []byte, category string) ([]importEntry, error) {

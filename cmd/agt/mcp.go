@@ -28,6 +28,11 @@ expand to the cwd.
 A remote server needs --url (streamable HTTP; add --sse for an old SSE
 server) and optional --header "Name: value" lines.
 
+--enabled-tools and --disabled-tools choose which of the server's tools
+agents get (enabled_tools, disabled_tools): comma-separated names or globs,
+where * matches any run of characters and ? one character; disabled applies
+after enabled. A tool left out is neither listed nor callable.
+
 --data takes the whole document instead: {"mcpServers":{"NAME":{...}}}.
 
 Once registered, the static checks of 'agt mcp test' run (nothing starts),
@@ -55,6 +60,11 @@ directory, made absolute, and agt says so. -e is --env, -H is --header.
 A remote server: --transport http (streamable HTTP) or sse, then the URL:
 
   agt mcp add docs --transport http https://mcp.example.com/mcp -H "Authorization: Bearer $TOKEN"
+
+--enabled-tools and --disabled-tools (comma-separated names or globs with *
+and ?) choose which of its tools agents get:
+
+  agt mcp add notes --disabled-tools 'note_delete,*_admin' -- notes-server
 
 Then, as after create, the static checks run (nothing starts).`,
 			flagHint: "put the server's command line after --: agt mcp add REF [FLAGS] -- CMD [ARGS...]",
@@ -94,6 +104,8 @@ Then, as after create, the static checks run (nothing starts).`,
 it is written back only if nobody wrote it in between (compare-and-set on the
 revision read). --arg, --env and --header replace the whole list or map when
 given. Switching between --command and --url switches the transport.
+--enabled-tools and --disabled-tools replace their list; --enabled-tools '*'
+offers every tool again, --disabled-tools "" takes out none.
 --data replaces the whole document.
 
 --expected-revision N refuses the write unless the stored revision is N: use
@@ -140,11 +152,15 @@ REF in between is not seen.`,
 			help: `A probe runs the configured command (or contacts the URL) exactly the way a
 Run does: it is not a static check, and it gives no sandbox. It performs the
 handshake and tools/list, compiles every tool's input schema, and calls no
-tool. Exit status 1 when the server cannot be started or listed, or a tool's
-schema does not compile.
+tool. Tools the registration leaves out (enabled_tools, disabled_tools) are
+counted, not checked. Exit status 1 when the server cannot be started or
+listed, or a tool cannot be used: its schema does not compile, it is over a
+size bound, or it requires tasks (list it in --disabled-tools to leave it
+out).
 
 --json prints {"reference", "server": {"name", "version"}, "protocol_version",
-"tools": [{"name", "ok", "error"}], "duration_ms"}.`,
+"tools": [{"name", "ok", "error"}], "duration_ms"}, and "excluded" when the
+registration left tools out.`,
 			define: func(fs *flag.FlagSet) action {
 				asJSON := fs.Bool("json", false, "print the probe report as JSON")
 				timeout := fs.Duration("timeout", 60*time.Second, "give up after this `DURATION`, the server's shutdown included")
@@ -160,7 +176,8 @@ schema does not compile.
 {"servers": {NAME: {type, command, args, env, url, headers}}} (VS Code's
 .vscode/mcp.json), or, when its name ends in .toml, Codex's
 [mcp_servers.NAME] tables (command, args, env, cwd, startup_timeout_sec,
-tool_timeout_sec; url and http_headers for a remote server).
+tool_timeout_sec, enabled_tools, disabled_tools; url and http_headers for a
+remote server). enabled_tools and disabled_tools are kept from any format.
 
 Each server becomes one resource named after its key (lowercased, other
 characters turned into '-'), optionally under --category. A server without
@@ -195,6 +212,7 @@ type serverFlags struct {
 	command, cwd, url, data, name, description string
 	args                                       stringList
 	env, headers                               *pairList
+	enabledTools, disabledTools                commaList
 	sse                                        bool
 	startupTimeout, toolTimeout                time.Duration
 	expectedRevision                           int64
@@ -214,6 +232,7 @@ func defineServerFlags(fs *flag.FlagSet, update bool) *serverFlags {
 	fs.StringVar(&sf.description, "description", "", "free `TEXT` for people")
 	fs.DurationVar(&sf.startupTimeout, "startup-timeout", 0, "bound on start plus handshake, a `DURATION` such as 45s (0: the default, 30s)")
 	fs.DurationVar(&sf.toolTimeout, "tool-timeout", 0, "bound on one tool call, a `DURATION` (0: the default, 60s)")
+	defineToolSelection(fs, &sf.enabledTools, &sf.disabledTools)
 	if update {
 		fs.Int64Var(&sf.expectedRevision, "expected-revision", 0, "refuse unless the stored revision is `N` (0: the revision just read)")
 	}
@@ -225,6 +244,7 @@ func defineServerFlags(fs *flag.FlagSet, update bool) *serverFlags {
 type addFlags struct {
 	cwd, transport, name, description string
 	env, headers                      *pairList
+	enabledTools, disabledTools       commaList
 	startupTimeout, toolTimeout       time.Duration
 }
 
@@ -238,8 +258,26 @@ func defineAddFlags(fs *flag.FlagSet) *addFlags {
 	fs.StringVar(&af.description, "description", "", "free `TEXT` for people")
 	fs.DurationVar(&af.startupTimeout, "startup-timeout", 0, "bound on start plus handshake, a `DURATION` such as 45s (0: the default, 30s)")
 	fs.DurationVar(&af.toolTimeout, "tool-timeout", 0, "bound on one tool call, a `DURATION` (0: the default, 60s)")
+	defineToolSelection(fs, &af.enabledTools, &af.disabledTools)
 	defineShorthands(fs)
 	return af
+}
+
+// defineToolSelection defines the flags of enabled_tools and
+// disabled_tools.
+func defineToolSelection(fs *flag.FlagSet, enabled, disabled *commaList) {
+	fs.Var(enabled, "enabled-tools", "offer only the tools matching these comma-separated `NAMES` or globs (* any run, ? one character); \"\" offers none, '*' all (enabled_tools)")
+	fs.Var(disabled, "disabled-tools", "leave out the tools matching these comma-separated `NAMES` or globs, after --enabled-tools (disabled_tools)")
+}
+
+// setToolSelection sets the tool selection fields whose flags were given.
+func setToolSelection(fs *flag.FlagSet, enabled, disabled *commaList, srv *resource.MCPServer) {
+	if given(fs, "enabled-tools") {
+		srv.EnabledTools = append([]string{}, enabled.items...)
+	}
+	if given(fs, "disabled-tools") {
+		srv.DisabledTools = append([]string{}, disabled.items...)
+	}
 }
 
 // server builds the server entry of mcp add from its flags and positional
@@ -249,6 +287,7 @@ func (af *addFlags) server(fs *flag.FlagSet, pos []string) (srv resource.MCPServ
 	const cmd = "mcp add"
 	srv = resource.MCPServer{Description: af.description,
 		StartupTimeoutMS: af.startupTimeout.Milliseconds(), ToolTimeoutMS: af.toolTimeout.Milliseconds()}
+	setToolSelection(fs, &af.enabledTools, &af.disabledTools, &srv)
 	if len(pos) < 2 {
 		return srv, "", usagef(cmd, "say how to start or reach the server: -- CMD [ARGS...] (stdio), or --transport http URL (remote)")
 	}
@@ -291,7 +330,7 @@ func (af *addFlags) server(fs *flag.FlagSet, pos []string) (srv resource.MCPServ
 // anyServerFlag reports whether a flag other than --data and
 // --expected-revision describes the server.
 func anyServerFlag(fs *flag.FlagSet) bool {
-	for _, n := range []string{"command", "cwd", "arg", "env", "url", "header", "sse", "name", "description", "startup-timeout", "tool-timeout"} {
+	for _, n := range []string{"command", "cwd", "arg", "env", "url", "header", "sse", "name", "description", "startup-timeout", "tool-timeout", "enabled-tools", "disabled-tools"} {
 		if given(fs, n) {
 			return true
 		}
@@ -357,6 +396,7 @@ func (sf *serverFlags) apply(fs *flag.FlagSet, srv *resource.MCPServer) error {
 	if given(fs, "tool-timeout") {
 		srv.ToolTimeoutMS = sf.toolTimeout.Milliseconds()
 	}
+	setToolSelection(fs, &sf.enabledTools, &sf.disabledTools, srv)
 	return nil
 }
 

@@ -264,6 +264,25 @@ func writeServerFields(t interface{ Write([]byte) (int, error) }, data json.RawM
 	if srv.Description != "" {
 		fmt.Fprintf(t, "description\t%s\n", oneLine(srv.Description, 100))
 	}
+	fmt.Fprintf(t, "tools\t%s\n", oneLine(toolSelection(srv), 200))
+}
+
+// toolSelection describes enabled_tools and disabled_tools in one line:
+// "all", "none", "only a, b*", "all except c".
+func toolSelection(srv resource.MCPServer) string {
+	var s string
+	switch {
+	case srv.EnabledTools == nil:
+		s = "all"
+	case len(srv.EnabledTools) == 0:
+		return "none (enabled_tools is empty)"
+	default:
+		s = "only " + strings.Join(srv.EnabledTools, ", ")
+	}
+	if len(srv.DisabledTools) > 0 {
+		s += " except " + strings.Join(srv.DisabledTools, ", ")
+	}
+	return s
 }
 
 func writeAgentFields(t interface{ Write([]byte) (int, error) }, data json.RawMessage) {
@@ -338,13 +357,13 @@ func mcpList(ctx context.Context, e *env, category string, asJSON bool) error {
 	}
 	now := time.Now()
 	t := newTable(e.out)
-	fmt.Fprintln(t, "REFERENCE\tTRANSPORT\tTARGET\tREVISION\tUPDATED")
+	fmt.Fprintln(t, "REFERENCE\tTRANSPORT\tTARGET\tTOOLS\tREVISION\tUPDATED")
 	for _, r := range list {
-		transport, target := "?", "(unreadable document)"
+		transport, target, tools := "?", "(unreadable document)", "?"
 		if _, srv, err := resource.DecodeMCP(r.Data); err == nil {
-			transport, target = srv.Transport(), oneLine(serverTarget(srv), 60)
+			transport, target, tools = srv.Transport(), oneLine(serverTarget(srv), 60), oneLine(toolSelection(srv), 40)
 		}
-		fmt.Fprintf(t, "%s\t%s\t%s\t%d\t%s\n", r.Ref, transport, target, r.Revision, since(now, r.UpdatedAt))
+		fmt.Fprintf(t, "%s\t%s\t%s\t%s\t%d\t%s\n", r.Ref, transport, target, tools, r.Revision, since(now, r.UpdatedAt))
 	}
 	return t.Flush()
 }
@@ -370,6 +389,9 @@ func serverSummary(srv resource.MCPServer) string {
 	}
 	if len(srv.Headers) > 0 {
 		s += ", headers " + strings.Join(sortedKeys(srv.Headers), ", ")
+	}
+	if srv.EnabledTools != nil || len(srv.DisabledTools) > 0 {
+		s += ", tools " + toolSelection(srv)
 	}
 	return s
 }

@@ -33,7 +33,9 @@
 // binary, or ServerOptions.Faults in-process; see Fault. Process faults:
 // exit-at-start, no-handshake, banner, spawn-child, ignore-sigterm. Tool
 // faults: crash-on-call, many-tools (5,000 tools), invalid-schema,
-// root-string, external-ref.
+// root-string, external-ref, tool-metadata (tools listed with a title,
+// annotations, an outputSchema and _meta as exact bytes, and each
+// execution.taskSupport).
 //
 // # Concurrency
 //

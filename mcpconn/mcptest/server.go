@@ -83,13 +83,81 @@ const (
 	// FaultExternalRef (tool): add "bad_external_ref", whose inputSchema
 	// references a schema on another host.
 	FaultExternalRef Fault = "external-ref"
+	// FaultToolMetadata (tool): add ToolMetaRich, listed with a title,
+	// annotations, the outputSchema MetaRichOutputSchema, the _meta
+	// MetaRichMeta (exact bytes on the wire: key order, an integer past
+	// 2^64) and execution.taskSupport "optional", and ToolTaskRequired,
+	// ToolTaskOptional and ToolTaskForbidden with that taskSupport. Each
+	// echoes its text when called.
+	FaultToolMetadata Fault = "tool-metadata"
 )
+
+// The tools of FaultToolMetadata and what the server lists for them.
+const (
+	ToolMetaRich      = "meta_rich"
+	ToolTaskRequired  = "task_required"
+	ToolTaskOptional  = "task_optional"
+	ToolTaskForbidden = "task_forbidden"
+	MetaRichTitle     = "Rich metadata"
+	// MetaRichOutputSchema and MetaRichMeta are the exact bytes listed
+	// (compact: the go-sdk compacts a result).
+	MetaRichOutputSchema = `{"type":"object","properties":{"z":{"type":"integer","maximum":12345678901234567890},"a":{"type":"number","minimum":1e-400}},"required":["z"]}`
+	MetaRichMeta         = `{"z.example/id":12345678901234567890,"a.example/ui":{"y":[1.50,"é"],"x":null}}`
+)
+
+// toolMetadataWire holds the fields FaultToolMetadata writes into the
+// listing as exact bytes: execution is not a field of the go-sdk's Tool,
+// and its Meta and OutputSchema would be re-encoded.
+var toolMetadataWire = map[string]map[string]json.RawMessage{
+	ToolMetaRich: {"outputSchema": json.RawMessage(MetaRichOutputSchema), "_meta": json.RawMessage(MetaRichMeta),
+		"execution": json.RawMessage(`{"taskSupport":"optional"}`)},
+	ToolTaskRequired:  {"execution": json.RawMessage(`{"taskSupport":"required"}`)},
+	ToolTaskOptional:  {"execution": json.RawMessage(`{"taskSupport":"optional"}`)},
+	ToolTaskForbidden: {"execution": json.RawMessage(`{"taskSupport":"forbidden"}`)},
+}
+
+// rawResult is a result whose bytes are written as they are.
+type rawResult struct {
+	mcp.ResultBase
+	raw json.RawMessage
+}
+
+func (r *rawResult) MarshalJSON() ([]byte, error) { return r.raw, nil }
+
+// withWireFields returns lr with the fields of toolMetadataWire spliced
+// into its tools.
+func withWireFields(lr *mcp.ListToolsResult) (mcp.Result, error) {
+	data, err := json.Marshal(lr)
+	if err != nil {
+		return nil, err
+	}
+	var page map[string]json.RawMessage
+	var tools []map[string]json.RawMessage
+	if err := json.Unmarshal(data, &page); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(page["tools"], &tools); err != nil {
+		return nil, err
+	}
+	for _, t := range tools {
+		var name string
+		_ = json.Unmarshal(t["name"], &name)
+		for k, v := range toolMetadataWire[name] {
+			t[k] = v
+		}
+	}
+	if page["tools"], err = json.Marshal(tools); err != nil {
+		return nil, err
+	}
+	raw, err := json.Marshal(page)
+	return &rawResult{raw: raw}, err
+}
 
 // AllFaults lists every fault mode, in documentation order.
 var AllFaults = []Fault{
 	FaultExitAtStart, FaultNoHandshake, FaultBanner, FaultSpawnChild, FaultIgnoreSIGTERM,
 	FaultRefuseInitialize, FaultOldProtocol, FaultEndlessLine, FaultNotificationFlood, FaultEndlessListing,
-	FaultCrashOnCall, FaultManyTools, FaultInvalidSchema, FaultRootString, FaultExternalRef,
+	FaultCrashOnCall, FaultManyTools, FaultInvalidSchema, FaultRootString, FaultExternalRef, FaultToolMetadata,
 }
 
 // ManyToolsCount is how many extra tools FaultManyTools adds.
@@ -237,6 +305,9 @@ func NewServer(opts *ServerOptions) *mcp.Server {
 						}
 					}
 				}
+			}
+			if lr, ok := res.(*mcp.ListToolsResult); ok && method == "tools/list" && err == nil && opts.has(FaultToolMetadata) {
+				return withWireFields(lr)
 			}
 			return res, err
 		}
@@ -465,6 +536,19 @@ func (f *fake) addTools(s *mcp.Server) {
 				f.opts.Crash()
 				return nil, nil, errors.New("still alive")
 			})
+	}
+	if f.opts.has(FaultToolMetadata) {
+		echo := func(_ context.Context, _ *mcp.CallToolRequest, in EchoIn) (*mcp.CallToolResult, any, error) {
+			return textResult("%s", in.Text), nil, nil
+		}
+		mcp.AddTool(s, &mcp.Tool{Name: ToolMetaRich, Title: MetaRichTitle,
+			Description: "Lists every piece of tool metadata (fault mode).",
+			Annotations: &mcp.ToolAnnotations{Title: "Rich (annotations)", ReadOnlyHint: true, OpenWorldHint: jsonschema.Ptr(false)},
+			InputSchema: schemaFor[EchoIn](nil)}, echo)
+		for _, name := range []string{ToolTaskRequired, ToolTaskOptional, ToolTaskForbidden} {
+			mcp.AddTool(s, &mcp.Tool{Name: name, Description: "Lists an execution.taskSupport (fault mode).",
+				InputSchema: schemaFor[EchoIn](nil)}, echo)
+		}
 	}
 	if f.opts.has(FaultManyTools) {
 		bulkSchema := schemaFor[BulkIn](nil)
