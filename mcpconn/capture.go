@@ -130,6 +130,10 @@ type captureTransport struct {
 	inner   mcp.Transport
 	capture *toolsListCapture
 	guard   *peerGuard
+	// onServerMessage sees each message the server starts as it is read,
+	// in wire order: before the result of a call the server sent after
+	// it (the go-sdk hands them to a queue of their own). Nil: none.
+	onServerMessage func(*jsonrpc.Request)
 	// detach: the inner transport ties its connection to the Connect
 	// context (the SSE client's GET stream), which ends with the handshake;
 	// give it a context that lives until the connection closes.
@@ -149,14 +153,15 @@ func (t *captureTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 		onClose()
 		return nil, err
 	}
-	return &captureConn{Connection: conn, capture: t.capture, guard: t.guard, onClose: onClose}, nil
+	return &captureConn{Connection: conn, capture: t.capture, guard: t.guard, onServerMessage: t.onServerMessage, onClose: onClose}, nil
 }
 
 type captureConn struct {
 	mcp.Connection
-	capture *toolsListCapture
-	guard   *peerGuard
-	onClose func()
+	capture         *toolsListCapture
+	guard           *peerGuard
+	onServerMessage func(*jsonrpc.Request)
+	onClose         func()
 }
 
 func (c *captureConn) Close() error {
@@ -185,6 +190,9 @@ func (c *captureConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	case *jsonrpc.Request:
 		if err := c.guard.message(false); err != nil {
 			return nil, err
+		}
+		if c.onServerMessage != nil {
+			c.onServerMessage(m)
 		}
 	}
 	return msg, nil

@@ -44,6 +44,26 @@ const (
 	// DefaultMaxListBytes bounds the bytes of one tools/list walk, all
 	// pages together.
 	DefaultMaxListBytes = 32 << 20
+	// DefaultMaxCallDuration bounds one tool call whose server reports
+	// progress (each progress restarts the tool timeout).
+	DefaultMaxCallDuration = 10 * time.Minute
+	// DefaultMaxServerRequests bounds the server requests (elicitation,
+	// sampling, roots) one session answers at once.
+	DefaultMaxServerRequests = 4
+	// DefaultMaxServerRequestTime bounds the answer to one server
+	// request.
+	DefaultMaxServerRequestTime = 10 * time.Minute
+	// DefaultMaxElicitationBytes bounds one elicitation: its message, url
+	// and requested schema.
+	DefaultMaxElicitationBytes = 64 << 10
+	// DefaultMaxSamplingMessages bounds the messages of one sampling
+	// request.
+	DefaultMaxSamplingMessages = 100
+	// DefaultMaxSamplingBytes bounds one sampling request, as JSON.
+	DefaultMaxSamplingBytes = 1 << 20
+	// DefaultMaxNotificationBytes bounds the text of one progress or log
+	// notification handed to a handler.
+	DefaultMaxNotificationBytes = 8 << 10
 )
 
 // DefaultEnvAllowlist returns the part of the host's environment a stdio
@@ -151,6 +171,37 @@ type ConnectorOptions struct {
 	// ClientInfo is the implementation named in the handshake. Nil means
 	// {"name":"agt","version":"1"}.
 	ClientInfo *mcp.Implementation
+
+	// MaxCallDuration bounds one tool call in all. A call's timeout
+	// (tool_timeout_ms) is an idle timeout: each progress notification
+	// the server sends for the call restarts it, and it is held while a
+	// handler answers a request of the server for the call; but no call
+	// lasts longer than MaxCallDuration (or tool_timeout_ms, when that is
+	// longer). 0 means DefaultMaxCallDuration (10 minutes).
+	MaxCallDuration time.Duration
+	// MaxServerRequests bounds the requests of one server (elicitation,
+	// sampling, roots) a session answers at once; more are refused. 0
+	// means DefaultMaxServerRequests (4).
+	MaxServerRequests int
+	// MaxServerRequestTime bounds the answer to one request of a server:
+	// the handler's context ends then. 0 means
+	// DefaultMaxServerRequestTime (10 minutes).
+	MaxServerRequestTime time.Duration
+	// MaxElicitationBytes bounds one elicitation request (its message,
+	// url and requested schema as JSON); a larger one is refused. 0 means
+	// DefaultMaxElicitationBytes (64 KiB).
+	MaxElicitationBytes int
+	// MaxSamplingMessages bounds the messages of one sampling request; a
+	// request with more is refused. 0 means DefaultMaxSamplingMessages
+	// (100).
+	MaxSamplingMessages int
+	// MaxSamplingBytes bounds one sampling request as JSON; a larger one
+	// is refused. 0 means DefaultMaxSamplingBytes (1 MiB).
+	MaxSamplingBytes int
+	// MaxNotificationBytes bounds the server's text in one progress or
+	// log notification handed to a handler (a longer text is cut, with
+	// "..."). 0 means DefaultMaxNotificationBytes (8 KiB).
+	MaxNotificationBytes int
 }
 
 // Connector turns a stored MCP document into a connected Session. It is
@@ -160,7 +211,9 @@ type Connector struct {
 	opts      ConnectorOptions
 	launchEnv resource.LaunchEnv
 	secrets   resource.Secrets
-	client    *mcp.Client
+	info      *mcp.Implementation
+	// client serves the sessions without handlers: it declares nothing.
+	client *mcp.Client
 }
 
 // NewConnector returns a Connector; opts may be nil.
@@ -202,12 +255,32 @@ func NewConnector(opts *ConnectorOptions) *Connector {
 	if c.opts.MaxReconnectDelay <= 0 {
 		c.opts.MaxReconnectDelay = DefaultMaxReconnectDelay
 	}
-	info := c.opts.ClientInfo
-	if info == nil {
-		info = &mcp.Implementation{Name: "agt", Version: "1"}
+	for _, d := range []struct {
+		v   *time.Duration
+		def time.Duration
+	}{{&c.opts.MaxCallDuration, DefaultMaxCallDuration}, {&c.opts.MaxServerRequestTime, DefaultMaxServerRequestTime}} {
+		if *d.v <= 0 {
+			*d.v = d.def
+		}
 	}
-	// No client capabilities: agt offers no roots, sampling or elicitation.
-	c.client = mcp.NewClient(info, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
+	for _, d := range []struct {
+		v   *int
+		def int
+	}{{&c.opts.MaxServerRequests, DefaultMaxServerRequests}, {&c.opts.MaxElicitationBytes, DefaultMaxElicitationBytes},
+		{&c.opts.MaxSamplingMessages, DefaultMaxSamplingMessages}, {&c.opts.MaxSamplingBytes, DefaultMaxSamplingBytes},
+		{&c.opts.MaxNotificationBytes, DefaultMaxNotificationBytes}} {
+		if *d.v <= 0 {
+			*d.v = d.def
+		}
+	}
+	c.info = c.opts.ClientInfo
+	if c.info == nil {
+		c.info = &mcp.Implementation{Name: "agt", Version: "1"}
+	}
+	// No client capabilities, and nothing answered but ping (the go-sdk
+	// would answer roots/list with an empty list).
+	c.client = mcp.NewClient(c.info, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
+	c.client.AddReceivingMiddleware(refuseUndeclared)
 	return c
 }
 
@@ -225,7 +298,9 @@ func (c *Connector) Connect(ctx context.Context, ref resource.Ref, srv resource.
 }
 
 // ConnectWith is Connect with the session's own choices (opts may be
-// nil): the handlers of what the server sends on its own.
+// nil): the handlers of what the server sends on its own. A session with
+// Handlers has a go-sdk client of its own that declares exactly the
+// capabilities whose handlers are set; without, it declares none.
 func (c *Connector) ConnectWith(ctx context.Context, ref resource.Ref, srv resource.MCPServer, opts *ConnectOptions) (*Session, error) {
 	startup := msOr(srv.StartupTimeoutMS, DefaultStartupTimeout)
 	sctx, cancel := context.WithTimeoutCause(ctx, startup, errStartupTimeout)
@@ -235,11 +310,16 @@ func (c *Connector) ConnectWith(ctx context.Context, ref resource.Ref, srv resou
 		ref:         ref,
 		transport:   srv.Transport(),
 		toolTimeout: msOr(srv.ToolTimeoutMS, DefaultToolTimeout),
+		maxCall:     c.opts.MaxCallDuration,
 		grace:       c.opts.TerminateGrace,
 		capture:     newToolsListCapture(c.opts.MaxTools, c.opts.MaxListBytes),
 		guard:       newPeerGuard(c.opts.MaxMessageBytes, c.opts.MaxServerMessageRate),
 	}
 	s.closing, s.closeNow = context.WithCancel(context.Background())
+	s.client = c.client
+	if opts != nil && opts.Handlers != nil {
+		s.client = c.newClient(s, opts.Handlers)
+	}
 	// A server past a bound is done: end what waits on it.
 	s.guard.onTrip = s.closeNow
 	if err := ctx.Err(); err != nil {
@@ -252,7 +332,8 @@ func (c *Connector) ConnectWith(ctx context.Context, ref resource.Ref, srv resou
 			return nil, &Error{Ref: ref, Op: "connect", Kind: ErrStart, Detail: "the Dial option failed", Err: err}
 		}
 		if t != nil {
-			transport = &captureTransport{inner: t, capture: s.capture, guard: s.guard}
+			transport = &captureTransport{inner: t, capture: s.capture, guard: s.guard, onServerMessage: s.readServerMessage}
+			s.wireOrder = true
 			s.transport = "dial"
 		}
 	}
@@ -276,6 +357,9 @@ func (c *Connector) ConnectWith(ctx context.Context, ref resource.Ref, srv resou
 	}
 	s.cs = cs
 	go s.watch()
+	if s.logs != nil && s.wireOrder {
+		go s.deliverLogs()
+	}
 	init := cs.InitializeResult()
 	if init != nil {
 		s.serverInfo = init.ServerInfo
@@ -283,6 +367,7 @@ func (c *Connector) ConnectWith(ctx context.Context, ref resource.Ref, srv resou
 		s.capabilities = init.Capabilities
 		s.setInstructions(init.Instructions)
 	}
+	s.askLogLevel(sctx)
 	return s, nil
 }
 
@@ -306,7 +391,7 @@ func (c *Connector) handshake(ctx context.Context, s *Session, t mcp.Transport) 
 			}
 		}()
 	}
-	return c.client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: c.opts.ProtocolVersion})
+	return s.client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: c.opts.ProtocolVersion})
 }
 
 func (c *Connector) handshakeError(ctx, sctx context.Context, s *Session, startup time.Duration, err error) *Error {
@@ -384,12 +469,14 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 		}
 		s.proc = proc
 		proc.stdout.lines = &lineGuard{guard: s.guard}
+		s.wireOrder = true
 		return &captureTransport{
 			// The go-sdk's own line bound stays above ours, which says which
 			// option to change.
-			inner:   &mcp.IOTransport{Reader: proc.stdout, Writer: proc.stdin, MaxLineLength: c.opts.MaxMessageBytes + 1},
-			capture: s.capture,
-			guard:   s.guard,
+			inner:           &mcp.IOTransport{Reader: proc.stdout, Writer: proc.stdin, MaxLineLength: c.opts.MaxMessageBytes + 1},
+			capture:         s.capture,
+			guard:           s.guard,
+			onServerMessage: s.readServerMessage,
 		}, nil
 	case resource.TransportHTTP, resource.TransportSSE:
 		u, err := resource.ResolveRemote(srv, &c.launchEnv)
@@ -412,9 +499,10 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 		rt := &headerRoundTripper{base: base, headers: headers, origin: originOf(u), guard: s.guard, answers: s.answers}
 		client := &http.Client{Transport: rt, CheckRedirect: rt.checkRedirect}
 		if s.transport == resource.TransportSSE {
+			s.wireOrder = true
 			return &captureTransport{
 				inner:   &mcp.SSEClientTransport{Endpoint: srv.URL, HTTPClient: client, MaxEventSize: c.opts.MaxMessageBytes + 1},
-				capture: s.capture, guard: s.guard, detach: true}, nil
+				capture: s.capture, guard: s.guard, onServerMessage: s.readServerMessage, detach: true}, nil
 		}
 		rt.capture, rt.streamable = s.capture, true
 		rt.streams, rt.maxRetry = newEventStreams(s.guard, c.opts.MaxReconnects), c.opts.MaxReconnectDelay

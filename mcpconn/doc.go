@@ -136,6 +136,61 @@
 // origin are followed (at most 10), headers included. To use a server that
 // moved, register its new url.
 //
+// # What a server sends on its own
+//
+// ConnectWith(ctx, ref, srv, &ConnectOptions{Handlers: h}) gives the
+// session handlers for what its server sends outside the answers to its
+// requests. Connect (and the Prober) give none.
+//
+// Capabilities: the initialize handshake declares exactly the client
+// capabilities whose handlers are set: elicitation (form and url modes)
+// for Handlers.Elicit, sampling for Handlers.CreateMessage, roots with
+// listChanged for Handlers.Roots; nothing else, and nothing at all without
+// them (the go-sdk's default roots capability is never declared).
+// A request for a feature not declared (elicitation/create,
+// sampling/createMessage, roots/list) is refused with JSON-RPC error
+// -32601 "method not found"; the go-sdk alone would answer roots/list
+// with an empty list. Ping is always answered. A session with Handlers.Log
+// asks a server that declares logging for Handlers.LogLevel (default
+// info) right after the handshake: servers send no log lines before.
+//
+// Requests: each handler receives an Incoming: the session's reference
+// and the tags (WithCallTag) of its calls in flight when the request
+// arrived, in start order. One call is unambiguous; with several the host
+// is told all of them (a server does not say which one it means); with
+// none, Calls is nil. A handler runs under a context that ends when the
+// session closes, when the server cancels the request, after
+// ConnectorOptions.MaxServerRequestTime (default 10 minutes), and once all
+// the calls that were in flight at its arrival have returned. While it
+// runs, those calls' idle timeouts are held: a user answering an
+// elicitation is not a slow server. An elicitation's form accepted by the
+// handler gets the requested schema's defaults for the properties it
+// leaves out (SEP-1034, as the spec and the conformance scenario
+// elicitation-sep1034-client-defaults ask), and the go-sdk then checks the
+// content against the requested schema (flat, primitive properties), so a
+// server never receives an answer its own schema refuses. A url-mode
+// elicitation must name an http or https URL. A handler's error never
+// reaches the server as text: the server is told the client could not
+// answer, or, for an error wrapping ErrRefused, that it refused (with a
+// *RefusedError's reason). Handlers.Served reports every such request
+// (method, mode, outcome: accepted, declined, cancelled, error, refused;
+// a reason in agt's words), never a value.
+//
+// Notifications: every tools/call carries a progress token of its own
+// (_meta.progressToken), so notifications/progress names its call exactly:
+// Handlers.Progress gets that call's tag alone (also for progress read
+// just after the call returned); progress for no call is dropped. Each
+// progress restarts the call's tool timeout (see Handshake and calls).
+// notifications/message goes to Handlers.Log with the calls in flight
+// when it was read; notifications/tools/list_changed is counted
+// (Session.ToolsChanged) and goes to Handlers.ToolsChanged. Over stdio,
+// SSE and Dial both are seen by the transport's reader in wire order, so
+// a change or log line sent before a call's result is counted, and
+// attributed, before that result returns; over streamable HTTP they are
+// seen in the go-sdk's order. Notification handlers run one at a time, in
+// order, and must return quickly. Session.NotifyRootsChanged sends
+// notifications/roots/list_changed.
+//
 // # Secret references
 //
 // A document keeps credentials out of its text with references, resolved
@@ -214,14 +269,47 @@
 //   - A stdio server's stderr: the last ConnectorOptions.StderrTailBytes
 //     (default 8 KiB) are kept.
 //
+// What a server asks of the client is bounded too; a request past a bound
+// is refused (the session goes on), and Handlers.Served names the option:
+//
+//   - Requests answered at once (elicitation, sampling, roots):
+//     ConnectorOptions.MaxServerRequests, default 4
+//     (DefaultMaxServerRequests); more are refused at once, so a server
+//     flooding elicitations meets at most four dialogs.
+//   - One answer's time: ConnectorOptions.MaxServerRequestTime, default
+//     10 minutes (DefaultMaxServerRequestTime), besides the ends above.
+//   - One elicitation (message, url and requested schema as JSON):
+//     ConnectorOptions.MaxElicitationBytes, default 64 KiB
+//     (DefaultMaxElicitationBytes).
+//   - One sampling request: ConnectorOptions.MaxSamplingMessages, default
+//     100 messages (DefaultMaxSamplingMessages), and
+//     ConnectorOptions.MaxSamplingBytes, default 1 MiB as JSON
+//     (DefaultMaxSamplingBytes).
+//   - The server's text in one progress or log notification handed to a
+//     handler: ConnectorOptions.MaxNotificationBytes, default 8 KiB
+//     (DefaultMaxNotificationBytes; a log line's data larger as JSON
+//     arrives as a string of its start and "..."); a logger name, 256
+//     bytes. At most 256 log lines wait for the Log handler; more are
+//     dropped.
+//   - One call whose server reports progress:
+//     ConnectorOptions.MaxCallDuration, default 10 minutes
+//     (DefaultMaxCallDuration), or tool_timeout_ms when that is longer.
+//
 // # Handshake and calls
 //
 // The handshake asks for protocol version 2025-11-25 by default
 // (ConnectorOptions.ProtocolVersion changes it) and is bounded by the
-// document's startup_timeout_ms (default 30 s). tools/list and each
-// tools/call are bounded by tool_timeout_ms (default 60 s); when the bound
-// or the caller's context ends, the request is cancelled on the server
-// too. Tools returns each inputSchema, outputSchema and _meta as the
+// document's startup_timeout_ms (default 30 s). tools/list is bounded by
+// tool_timeout_ms (default 60 s). A tools/call is bounded by
+// tool_timeout_ms as an idle timeout, like the TypeScript SDK's
+// resetTimeoutOnProgress with maxTotalTimeout: each progress notification
+// for the call restarts it, and it is held while a handler answers a
+// request of the server for the call; the whole call never lasts longer
+// than ConnectorOptions.MaxCallDuration (default 10 minutes) or
+// tool_timeout_ms, whichever is longer. A server that reports no progress
+// gets exactly tool_timeout_ms. When a bound or the caller's context ends,
+// the request is cancelled on the server too (notifications/cancelled).
+// Tools returns each inputSchema, outputSchema and _meta as the
 // exact bytes the server sent (captured from the wire, not re-encoded from
 // a map), so key order and large integers survive, with the tool's title,
 // annotations and execution.taskSupport. Session.Instructions holds the

@@ -1,7 +1,11 @@
+//lint:file-ignore SA1019 sampling, roots and logging are deprecated from protocol 2026-07-28 only; agt speaks 2025-11-25, where they are current
+
 package mcpconn
 
 import (
 	"context"
+	"errors"
+	"time"
 
 	"github.com/agtsdk/agt/resource"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -11,27 +15,81 @@ import (
 // server's document. A nil *ConnectOptions means none.
 type ConnectOptions struct {
 	// Handlers answer what the server sends on its own during the
-	// session. Nil means none: no client capability is declared.
+	// session. Nil means none: no client capability is declared, and
+	// roots/list, sampling/createMessage and elicitation/create are
+	// refused (method not found).
 	Handlers *Handlers
 }
 
 // Handlers answer the requests and notifications a server sends on its
 // own. Each nil field means the feature is not offered: its capability is
 // not declared in the initialize handshake, and a request for it is
-// refused.
+// refused with "method not found". Ping is always answered.
+//
+// The request handlers (Elicit, CreateMessage, Roots) run concurrently,
+// at most ConnectorOptions.MaxServerRequests at once per session, under a
+// context that ends when the session closes, after
+// ConnectorOptions.MaxServerRequestTime, when the server cancels the
+// request, and when every call that was in flight at its arrival has
+// returned (a request that arrived with calls in flight is about them).
+// While a request handler runs for a call, that call's idle timeout
+// (tool_timeout_ms) is held: the wait is the host's, not the server's.
+//
+// The notification handlers (Progress, Log, ToolsChanged) run one at a
+// time, in the order the server sent them, on the session's reader: they
+// must return quickly (the session's later requests and notifications
+// wait for them).
+//
+// A handler that panics fails only its request (the server gets an
+// error; Served reports OutcomeError); a host error's text never reaches
+// the server.
 type Handlers struct {
-	// Elicit answers elicitation/create.
+	// Elicit answers elicitation/create, form and URL modes; setting it
+	// declares the elicitation capability with both modes. When the
+	// result accepts a form, the properties of the requested schema that
+	// have a default and that Content leaves out are filled with it
+	// (SEP-1034), and the go-sdk then validates Content against the
+	// requested schema: a result that does not match fails the request.
+	// A form's requested schema must be flat (the spec's primitive
+	// properties); a URL must be http or https.
 	Elicit func(ctx context.Context, in Incoming, params *mcp.ElicitParams) (*mcp.ElicitResult, error)
-	// CreateMessage answers sampling/createMessage.
+	// CreateMessage answers sampling/createMessage; setting it declares
+	// the sampling capability (without tools or context inclusion).
 	CreateMessage func(ctx context.Context, in Incoming, params *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)
-	// Roots answers roots/list.
+	// Roots answers roots/list; setting it declares the roots capability
+	// with listChanged (see Session.NotifyRootsChanged).
 	Roots func(ctx context.Context, in Incoming) ([]*mcp.Root, error)
-	// Progress receives notifications/progress of the session's calls.
+	// Progress receives notifications/progress of the session's calls:
+	// in.Calls holds exactly the call whose progress token it names
+	// (also shortly after that call returned). Progress for no call of
+	// this session is dropped. The message is bounded
+	// (ConnectorOptions.MaxNotificationBytes).
 	Progress func(ctx context.Context, in Incoming, params *mcp.ProgressNotificationParams)
-	// Log receives notifications/message.
+	// Log receives notifications/message, bounded: a Data larger than
+	// ConnectorOptions.MaxNotificationBytes (as JSON) arrives as a string
+	// holding its start and "...".
 	Log func(ctx context.Context, in Incoming, params *mcp.LoggingMessageParams)
-	// ToolsChanged receives notifications/tools/list_changed.
+	// LogLevel is the least level asked of a server that declares the
+	// logging capability (logging/setLevel, right after the handshake),
+	// when Log is set. "" means "info".
+	LogLevel mcp.LoggingLevel
+	// ToolsChanged receives notifications/tools/list_changed (also
+	// counted by Session.ToolsChanged whether or not it is set).
 	ToolsChanged func(ctx context.Context, in Incoming)
+
+	// Served, when set, is told the outcome of every elicitation,
+	// sampling and roots request the server sent, answered or refused
+	// (ping is not reported): for an audit. It runs after the answer, on
+	// the request's goroutine; it does not declare anything.
+	Served func(in Incoming, rep ServedRequest)
+}
+
+// needsServerStream reports whether the session must receive messages a
+// server starts outside a call (the standalone stream of streamable
+// HTTP): when a request or notification handler is set.
+func (h *Handlers) needsServerStream() bool {
+	return h != nil && (h.Elicit != nil || h.CreateMessage != nil || h.Roots != nil ||
+		h.Progress != nil || h.Log != nil || h.ToolsChanged != nil)
 }
 
 // Incoming says where a message the server sent on its own comes from.
@@ -40,15 +98,72 @@ type Incoming struct {
 	Ref resource.Ref
 	// Calls are the tags (WithCallTag) of the session's calls in flight
 	// when the message arrived, in the order they started; nil when none
-	// was in flight. A progress notification names its call exactly:
-	// Calls then holds that call only.
+	// was in flight. One call is unambiguous; with several, the message
+	// may belong to any of them (servers do not say which). A progress
+	// notification names its call exactly: Calls then holds that call
+	// only.
 	Calls []any
 }
 
-// needsServerStream reports whether the session has a handler for what a
-// server may send outside a call (on the standalone stream of streamable
-// HTTP): any handler at all.
-func (h *Handlers) needsServerStream() bool {
-	return h != nil && (h.Elicit != nil || h.CreateMessage != nil || h.Roots != nil ||
-		h.Progress != nil || h.Log != nil || h.ToolsChanged != nil)
+// The server requests Served reports.
+const (
+	MethodElicit        = "elicitation/create"
+	MethodCreateMessage = "sampling/createMessage"
+	MethodListRoots     = "roots/list"
+)
+
+// Outcome is how a server request ended.
+type Outcome string
+
+// The outcomes.
+const (
+	// OutcomeAccepted: answered (an elicitation the user accepted, a
+	// sampling result, the roots).
+	OutcomeAccepted Outcome = "accepted"
+	// OutcomeDeclined: an elicitation the user declined.
+	OutcomeDeclined Outcome = "declined"
+	// OutcomeCancelled: an elicitation the user dismissed, or a request
+	// whose context ended (the server cancelled it, its calls returned,
+	// the session closed, MaxServerRequestTime passed).
+	OutcomeCancelled Outcome = "cancelled"
+	// OutcomeError: the handler failed or panicked, or its answer did not
+	// match the request (an elicitation's content against its schema).
+	OutcomeError Outcome = "error"
+	// OutcomeRefused: not answered: no handler (the capability was not
+	// declared), a bound (size, concurrency), a malformed request, or a
+	// handler that returned an error wrapping ErrRefused.
+	OutcomeRefused Outcome = "refused"
+)
+
+// ServedRequest reports one request a server sent (Handlers.Served). It
+// holds no value of the request or the answer.
+type ServedRequest struct {
+	// Method is MethodElicit, MethodCreateMessage or MethodListRoots.
+	Method string
+	// Mode is an elicitation's mode ("form" or "url"); "" otherwise.
+	Mode string
+	// Outcome is how it ended.
+	Outcome Outcome
+	// Reason says why, for OutcomeRefused and OutcomeError, in agt's own
+	// words (never the server's or the handler's text); "" otherwise.
+	Reason string
+	// Duration is how long it took to answer.
+	Duration time.Duration
 }
+
+// ErrRefused, wrapped by a handler's error, refuses the request on
+// purpose (a budget, a policy): the server is told it was refused, and
+// Served reports OutcomeRefused with the text of the *RefusedError, or
+// "refused by the host". Any other handler error is OutcomeError, and the
+// server is told only that the client could not answer.
+var ErrRefused = errors.New("mcpconn: request refused by the host")
+
+// RefusedError refuses a server request with a reason that is safe to
+// send to the server and to audit: agt's or the host's own words, never a
+// value.
+type RefusedError struct{ Reason string }
+
+func (e *RefusedError) Error() string { return "refused: " + e.Reason }
+
+// Is makes errors.Is(err, ErrRefused) true.
+func (e *RefusedError) Is(target error) bool { return target == ErrRefused }

@@ -3,9 +3,11 @@ package mcpconn
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // WithCallTag returns a context that carries tag to Session.CallTool: the
@@ -33,6 +35,13 @@ type inflightCall struct {
 	// session, so a progress notification names its call exactly.
 	token string
 
+	// ctx is the call's context: it ends when the call returns.
+	ctx context.Context
+	// clock is the call's idle timeout, restarted by progress and held
+	// while a host handler answers a request for the call; nil when the
+	// call has no idle timeout of its own.
+	clock *callClock
+
 	mu sync.Mutex
 	id string // idKey of the request, once written
 	// raw is the call's result exactly as it came on the wire, or nil.
@@ -54,12 +63,22 @@ type inflightCalls struct {
 	all   map[*inflightCall]struct{}
 	byID  map[string]*inflightCall // request ID -> call
 	order []*inflightCall          // in start order, for Incoming.Calls
+	// recent holds the last calls that ended, so that progress the
+	// session reads just after the result (the go-sdk hands notifications
+	// to a queue of their own) still names its call.
+	recent [recentCalls]*inflightCall
+	next   int
 }
+
+// recentCalls is how many ended calls keep their progress token.
+const recentCalls = 16
 
 // begin registers a call and returns the context that carries it; end
 // must be called when the call returns.
-func (r *inflightCalls) begin(ctx context.Context) (context.Context, *inflightCall) {
-	c := &inflightCall{tag: callTag(ctx), token: "agt-" + strconv.FormatUint(r.seq.Add(1), 10)}
+func (r *inflightCalls) begin(ctx context.Context, clock *callClock) (context.Context, *inflightCall) {
+	c := &inflightCall{tag: callTag(ctx), token: "agt-" + strconv.FormatUint(r.seq.Add(1), 10), clock: clock}
+	ctx = context.WithValue(ctx, inflightKey{}, c)
+	c.ctx = ctx
 	r.mu.Lock()
 	if r.all == nil {
 		r.all = map[*inflightCall]struct{}{}
@@ -68,7 +87,7 @@ func (r *inflightCalls) begin(ctx context.Context) (context.Context, *inflightCa
 	r.all[c] = struct{}{}
 	r.order = append(r.order, c)
 	r.mu.Unlock()
-	return context.WithValue(ctx, inflightKey{}, c), c
+	return ctx, c
 }
 
 // end forgets the call.
@@ -87,6 +106,8 @@ func (r *inflightCalls) end(c *inflightCall) {
 			break
 		}
 	}
+	r.recent[r.next] = c
+	r.next = (r.next + 1) % recentCalls
 }
 
 // written ties the request ID id (idKey form) to the call ctx carries, if
@@ -115,8 +136,8 @@ func (r *inflightCalls) byRequest(id string) *inflightCall {
 	return r.byID[id]
 }
 
-// byToken returns the call in flight whose progress token is token, or
-// nil.
+// byToken returns the call in flight, or one of the last that ended,
+// whose progress token is token, or nil.
 func (r *inflightCalls) byToken(token string) *inflightCall {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -125,20 +146,77 @@ func (r *inflightCalls) byToken(token string) *inflightCall {
 			return c
 		}
 	}
+	for _, c := range r.recent {
+		if c != nil && c.token == token {
+			return c
+		}
+	}
 	return nil
 }
 
-// tags returns the tags of the calls in flight, in the order they
-// started (nil tags included).
-func (r *inflightCalls) tags() []any {
+// live returns the calls in flight, in the order they started.
+func (r *inflightCalls) live() []*inflightCall {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if len(r.order) == 0 {
-		return nil
+	return slices.Clone(r.order)
+}
+
+// callClock is a call's idle timeout: it fires after idle without
+// progress, unless held (a host handler is answering a request for the
+// call: that wait is not the server's).
+type callClock struct {
+	mu      sync.Mutex
+	idle    time.Duration
+	t       *time.Timer
+	holds   int
+	stopped bool
+}
+
+func newCallClock(idle time.Duration, fire func()) *callClock {
+	c := &callClock{idle: idle}
+	c.t = time.AfterFunc(idle, fire)
+	return c
+}
+
+// progress restarts the idle time.
+func (c *callClock) progress() {
+	if c == nil {
+		return
 	}
-	out := make([]any, len(r.order))
-	for i, c := range r.order {
-		out[i] = c.tag
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.holds == 0 && !c.stopped {
+		c.t.Reset(c.idle)
 	}
-	return out
+}
+
+// hold stops the idle time until the matching release.
+func (c *callClock) hold() {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.holds++
+	c.t.Stop()
+}
+
+// release ends a hold; the idle time starts again from now.
+func (c *callClock) release() {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.holds--
+	if c.holds == 0 && !c.stopped {
+		c.t.Reset(c.idle)
+	}
+}
+
+func (c *callClock) stop() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.stopped = true
+	c.t.Stop()
 }

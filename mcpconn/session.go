@@ -23,6 +23,7 @@ type Session struct {
 	ref         resource.Ref
 	transport   string
 	toolTimeout time.Duration
+	maxCall     time.Duration // ConnectorOptions.MaxCallDuration
 	grace       time.Duration
 
 	cs            *mcp.ClientSession
@@ -31,7 +32,17 @@ type Session struct {
 	capture       *toolsListCapture
 	guard         *peerGuard
 	calls         inflightCalls
-	answers       *httpAnswers // remote only
+	serve         *serving // handlers and bounds of what the server sends on its own
+	client        *mcp.Client
+	// toolsChanged counts the notifications/tools/list_changed read.
+	toolsChanged atomic.Uint64
+	// wireOrder: the transport's reader sees the messages the server
+	// starts (captureConn: readServerMessage), in wire order; else
+	// (streamable HTTP) only receive does, in the go-sdk's order.
+	wireOrder bool
+	// logs carries log notifications from the reader to their handler.
+	logs    chan logItem
+	answers *httpAnswers // remote only
 
 	serverInfo      *mcp.Implementation
 	protocolVersion string
@@ -287,7 +298,10 @@ func wireExecution(raw json.RawMessage) *ToolExecution {
 	return ex
 }
 
-var errToolTimeout = errors.New("tool timeout")
+var (
+	errToolTimeout = errors.New("tool timeout")
+	errCallCap     = errors.New("longest call time")
+)
 
 // CallTool calls the tool name with args (a JSON object; nil or empty means
 // {}). The call is bounded by the document's tool_timeout_ms (default 60 s);
@@ -313,15 +327,36 @@ func (s *Session) CallTool(ctx context.Context, name string, args json.RawMessag
 	} else if !json.Valid(args) {
 		return nil, &Error{Ref: s.ref, Op: callOp(name), Detail: "the arguments are not valid JSON"}
 	}
-	cctx, cancel := s.requestContext(ctx)
+	cctx, cancel, clock := s.callContext(ctx)
 	defer cancel()
-	cctx, call := s.calls.begin(cctx)
+	cctx, call := s.calls.begin(cctx, clock)
 	defer s.calls.end(call)
-	res, err := s.cs.CallTool(cctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	params := &mcp.CallToolParams{Name: name, Arguments: args}
+	// Every call carries its own token: progress names its call exactly,
+	// and restarts its idle timeout.
+	params.SetProgressToken(call.token)
+	res, err := s.cs.CallTool(cctx, params)
 	if err != nil {
 		return nil, s.classify(callOp(name), ctx, cctx, err)
 	}
 	return res, nil
+}
+
+// callContext bounds one call: the tool timeout counts from the start or
+// from the last progress the server reported for the call, and is held
+// while a host handler answers a request for the call; the whole call
+// never takes longer than the larger of MaxCallDuration and the tool
+// timeout. The call ends when the session closes.
+func (s *Session) callContext(ctx context.Context) (context.Context, context.CancelFunc, *callClock) {
+	total, capCause := s.maxCall, errCallCap
+	if total <= s.toolTimeout {
+		total, capCause = s.toolTimeout, errToolTimeout
+	}
+	tctx, cancelTotal := context.WithTimeoutCause(ctx, total, capCause)
+	cctx, cancel := context.WithCancelCause(tctx)
+	clock := newCallClock(s.toolTimeout, func() { cancel(errToolTimeout) })
+	stop := context.AfterFunc(s.closing, func() { cancel(context.Canceled) })
+	return cctx, func() { stop(); clock.stop(); cancel(context.Canceled); cancelTotal() }, clock
 }
 
 // callOp names a call in errors; built only on failure (hot path).
@@ -352,6 +387,9 @@ func (s *Session) classify(op string, ctx, rctx context.Context, err error) erro
 		return &Error{Ref: s.ref, Op: op, Detail: "cancelled by the caller", Err: context.Cause(ctx)}
 	case s.guard.breach() != nil:
 		return s.breachError(op)
+	case errors.Is(context.Cause(rctx), errCallCap):
+		return &Error{Ref: s.ref, Op: op, Detail: fmt.Sprintf("no result within the longest call time of %s (ConnectorOptions.MaxCallDuration), although the server reported progress; the request was cancelled", s.maxCall),
+			Err: context.DeadlineExceeded}
 	case errors.Is(context.Cause(rctx), errToolTimeout):
 		return &Error{Ref: s.ref, Op: op, Detail: fmt.Sprintf("no answer within the tool timeout of %s (tool_timeout_ms); the request was cancelled", s.toolTimeout),
 			Err: context.DeadlineExceeded}

@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 logging is current in protocol 2025-11-25
+
 package mcpconn_test
 
 import (

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/resource"
 )
 
@@ -17,6 +18,10 @@ const (
 	EventCall Event = "call"
 	// EventRefresh is a refresh at a batch boundary, done or failed.
 	EventRefresh Event = "refresh"
+	// EventServerRequest is a request a mounted server sent to the Run
+	// (elicitation, sampling, roots), answered or refused: Request,
+	// Outcome, the call (or CallIDs), never a value.
+	EventServerRequest Event = "server_request"
 )
 
 // Stage is how far a call got in the pipeline.
@@ -43,18 +48,30 @@ const (
 // server may echo an earlier call's argument there: treat Message as the
 // servers' logs.
 type Record struct {
-	// Event is EventCall or EventRefresh.
+	// Event is EventCall, EventRefresh or EventServerRequest.
 	Event Event
-	// Time is when the call (or refresh) started.
+	// Time is when the call (or refresh, or server request) started.
 	Time time.Time
 	// Agent is the Run's agent.
 	Agent resource.Ref
+	// RunID is Options.RunID.
+	RunID string
 	// BatchID is the batch's ID.
 	BatchID string
-	// CallID, Alias and Source identify the call (EventCall).
+	// CallID, Alias and Source identify the call (EventCall; and
+	// EventServerRequest when one call of the server was in flight, else
+	// Source names only the server).
 	CallID string
 	Alias  string
 	Source Source
+	// CallIDs lists the calls of the server in flight when a server
+	// request arrived, when there were several (EventServerRequest).
+	CallIDs []string
+	// Request is what a server asked (EventServerRequest).
+	Request ServerRequestKind
+	// Outcome is how a server request ended (EventServerRequest):
+	// accepted, declined, cancelled, error or refused.
+	Outcome RequestOutcome
 	// Stage is the last stage the call entered.
 	Stage Stage
 	// Decision is the permission decision; zero when the call did not reach
@@ -66,7 +83,8 @@ type Record struct {
 	Duration time.Duration
 	// ViolationPaths are the argument paths that failed validation.
 	ViolationPaths []string
-	// Message is, for a rejected batch, the rejection message; for a call
+	// Message is, for a refused or failed server request, why, in agt's
+	// words; for a rejected batch, the rejection message; for a call
 	// that failed as unavailable (its MCP server died or the connection was
 	// lost), the whole error, with the server's stderr tail; for a failed
 	// refresh, "configuration saved, but load failed: " and the error with
@@ -88,6 +106,9 @@ type Record struct {
 // load or restart (Failed).
 type RefreshDiff struct {
 	Added, Removed, Replaced, Restarted, Failed []resource.Ref
+	// Relisted lists the mounts whose tools were listed again on their
+	// live connection because their server said they changed.
+	Relisted []resource.Ref
 }
 
 // Auditor receives one Record per call and one per refresh. Audit is called
@@ -117,7 +138,7 @@ func NewSlogAuditor(l *slog.Logger) *SlogAuditor {
 // Audit implements Auditor.
 func (a *SlogAuditor) Audit(ctx context.Context, rec Record) {
 	level := slog.LevelInfo
-	if rec.Code != "" || rec.Message != "" && rec.Event == EventRefresh {
+	if rec.Code != "" || rec.Message != "" && rec.Event == EventRefresh || rec.Outcome == mcpconn.OutcomeError {
 		level = slog.LevelWarn
 	}
 	if !a.logger.Enabled(ctx, level) {
@@ -128,6 +149,21 @@ func (a *SlogAuditor) Audit(ctx context.Context, rec Record) {
 		slog.String("agent", string(rec.Agent)),
 		slog.String("batch_id", rec.BatchID),
 	)
+	if rec.RunID != "" {
+		attrs = append(attrs, slog.String("run_id", rec.RunID))
+	}
+	if rec.Event == EventServerRequest {
+		attrs = append(attrs,
+			slog.String("request", string(rec.Request)),
+			slog.String("outcome", string(rec.Outcome)),
+			slog.String("source", rec.Source.String()))
+		if rec.CallID != "" {
+			attrs = append(attrs, slog.String("call_id", rec.CallID), slog.String("alias", rec.Alias))
+		}
+		if len(rec.CallIDs) > 0 {
+			attrs = append(attrs, slog.Any("call_ids", rec.CallIDs))
+		}
+	}
 	if rec.Event == EventCall {
 		attrs = append(attrs,
 			slog.String("call_id", rec.CallID),
@@ -155,7 +191,7 @@ func (a *SlogAuditor) Audit(ctx context.Context, rec Record) {
 		for _, l := range []struct {
 			name string
 			refs []resource.Ref
-		}{{"added", d.Added}, {"removed", d.Removed}, {"replaced", d.Replaced}, {"restarted", d.Restarted}, {"failed", d.Failed}} {
+		}{{"added", d.Added}, {"removed", d.Removed}, {"replaced", d.Replaced}, {"restarted", d.Restarted}, {"relisted", d.Relisted}, {"failed", d.Failed}} {
 			if len(l.refs) > 0 {
 				attrs = append(attrs, slog.Any(l.name, l.refs))
 			}

@@ -34,6 +34,7 @@
 //	   d execute      MCP session CallTool, or the host tool's Handler, at
 //	                  most once per call, with the validated bytes
 //	 3 audit          one Record per call (Options.Auditor); never argument values
+//	                  (and one per request a server sent during it)
 //	 4 boundary       a successful call changed this agent's document or a
 //	                  mounted MCP resource (Result.Changed) -> refresh
 //
@@ -89,8 +90,81 @@
 // A failed restart keeps the lost mount (its calls get unavailable) and is
 // reported like a failed refresh; it never blocks other changes.
 //
+// Server-side trigger: notifications/tools/list_changed is the one
+// refresh a server itself can cause. A mount whose server sent it (during
+// a call or between batches) has its tools listed again at the next batch
+// boundary (the end of the batch during which it arrived, or the start of
+// the next), on the same live connection: no process is restarted, and
+// the change is not counted against MaxRestarts. It follows the rules of
+// every refresh: listed and compiled before the switch, aliases a pure
+// function of (mount, tool), the Run-wide bounds, the fingerprint
+// updated, the report's Relisted. A re-listing that fails keeps the
+// mount's old tools and reports "configuration saved, but load failed:
+// re-listing the tools of ..." in the Notice; the Run tries again only
+// when the server sends its next change notice. A lost mount is
+// restarted instead (its new connection lists anew).
+//
 // The refresh audit Record carries the diff (RefreshDiff: added, removed,
-// replaced, restarted, failed).
+// replaced, restarted, relisted, failed).
+//
+// # Requests and notifications from servers
+//
+// A mounted server may ask the Run's host during a call, through the
+// handlers of Options (per Run: a Run is one conversation, so an
+// elicitation reaches that conversation's user and a sampling request is
+// billed to its model):
+//
+//   - Options.Elicit answers elicitation/create (form and url modes). An
+//     accepted form gets the requested schema's defaults for what it
+//     leaves out (SEP-1034) and must match the schema.
+//   - Options.Sample answers sampling/createMessage with the Run's model.
+//   - Options.Roots are the roots (roots/list); Run.SetRoots changes them
+//     and sends notifications/roots/list_changed to every mounted server.
+//   - Ping is always answered.
+//
+// A capability is declared in the initialize handshake only when its
+// handler is set (Roots: when non-nil); a request for one that is not is
+// refused (method not found), as every mount of a Run without handlers
+// declares nothing. Each handler receives an Origin: the mount and the
+// CallContext (agent, Options.RunID, batch and call IDs, alias, source)
+// of the Run's calls to that server in flight when the request arrived.
+// Origin.Call gives the call when exactly one was in flight; with
+// several, Calls lists them all in start order (a server does not say
+// which call it means); with none, Calls is nil. mcpconn bounds the
+// requests (size, count at once, time; its Limits) and ends a handler's
+// context when the calls in flight at its arrival have all returned.
+//
+// Every such request, answered or refused, is audited: one Record of
+// EventServerRequest with its Request kind (elicitation, sampling,
+// roots), the call (CallID, Alias, Source; CallIDs when several were in
+// flight), the Outcome (accepted, declined, cancelled, error, refused)
+// and, for a refusal or error, why in agt's words; never a value of the
+// request or the answer.
+//
+// Permission and policy: the Permission decides tool calls, on their
+// validated arguments; it does not see these requests, and policy.Rules
+// cannot deny them. A request is not a tool the model chose: it is the
+// server acting inside a call the Permission already allowed, and the
+// host's consent is the handler itself (no handler: nothing declared,
+// everything refused). The handler receives the call's Source, so a host
+// can apply its own rules there (policy.Match on Source.String()) and
+// refuse with an error wrapping mcpconn.ErrRefused. Sampling costs
+// model calls, so the Run bounds it: a sampling request is answered only
+// during a call of its server (outside any call there is nobody to bill),
+// and at most Options.MaxSamplingPerCall times per call (default 10,
+// DefaultMaxSamplingPerCall; a request made while several calls of the
+// server are in flight counts for each); past it the server is refused
+// and the audit says so.
+//
+// Notifications: every MCP call carries a progress token, so progress
+// names its call exactly and restarts its idle timeout (mcpconn: the
+// document's tool_timeout_ms, up to ConnectorOptions.MaxCallDuration,
+// default 10 minutes). Progress, server log lines (notifications/message,
+// with the calls in flight) and tool list changes go to Options.Observe
+// (one at a time per server; it must return quickly), and progress and
+// log lines to Options.Logger ("agt.server_progress" at Debug,
+// "agt.server_log" at the server's level, with agent, mount, run, batch
+// and call IDs) at a bounded rate.
 //
 // # Server stderr
 //
@@ -154,7 +228,12 @@
 // Options.MaxBatchCalls calls (default 256). Compiled schemas are kept in
 // Options.SchemaCache (nil: the Run's own), at most SchemaCacheMaxEntries
 // (4096) schemas of SchemaCacheMaxBytes (16 MiB) source bytes; a full
-// cache starts over.
+// cache starts over. Sampling: Options.MaxSamplingPerCall requests per
+// call, default 10 (DefaultMaxSamplingPerCall). Roots: at most 1024. The
+// servers' log lines and progress written to Options.Logger: per mount, a
+// burst of 100, then 20 per second; the others are dropped and counted in
+// the next line that passes (dropped_before); Options.Observe still gets
+// them (mcpconn drops log lines only past its own queue).
 //
 // # Errors
 //
@@ -170,9 +249,9 @@
 //
 // # Concurrency
 //
-// A Run is safe for concurrent use. Permission, Interceptor, Auditor and host
-// tool handlers are called from several goroutines at once and must be safe
-// for that. Close ends every connection (also those a refresh is about to
+// A Run is safe for concurrent use. Permission, Interceptor, Auditor, host
+// tool handlers, Elicit, Sample and Observe are called from several
+// goroutines at once and must be safe for that. Close ends every connection (also those a refresh is about to
 // unload) without waiting for running batches; their calls get
 // unavailable. It cancels a refresh in progress (whose report then says
 // ErrClosed) and returns once the Run's processes have ended: within about

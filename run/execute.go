@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/resource"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -192,7 +193,7 @@ func (r *Run) reject(ctx context.Context, s *snapshot, b Batch, be *BatchError, 
 		if r.auditor != nil {
 			// The batch may have been rejected for these very values:
 			// bound them, they come from the model.
-			rec := Record{Event: EventCall, Time: now, Agent: r.agent, BatchID: b.ID, CallID: boundField(c.ID), Alias: boundField(c.Name), Stage: StageBatch, Code: be.Code, Message: be.Message}
+			rec := Record{Event: EventCall, Time: now, Agent: r.agent, RunID: r.runID, BatchID: b.ID, CallID: boundField(c.ID), Alias: boundField(c.Name), Stage: StageBatch, Code: be.Code, Message: be.Message}
 			if t := s.byAlias[c.Name]; t != nil {
 				rec.Source = t.info.Source
 			}
@@ -280,7 +281,7 @@ func (r *Run) runCall(ctx context.Context, b Batch, i int, t *tool) Result {
 	}
 	if r.auditor != nil {
 		rec := Record{
-			Event: EventCall, Time: start, Agent: r.agent, BatchID: b.ID,
+			Event: EventCall, Time: start, Agent: r.agent, RunID: r.runID, BatchID: b.ID,
 			CallID: req.CallID, Alias: req.Alias, Source: req.Source,
 			Stage: cs.reached(), Decision: cs.dec, Code: res.Code, Duration: time.Since(start),
 			Panic: cs.panic,
@@ -432,7 +433,9 @@ func (r *Run) execute(ctx context.Context, req Request, args json.RawMessage, t 
 		}
 		return res
 	}
-	cr, err := t.mount.session.CallTool(ctx, t.info.Source.Tool, args)
+	// The tag ties what the server sends during the call to it.
+	tag := &callTag{cc: CallContext{Agent: r.agent, RunID: r.runID, BatchID: req.BatchID, CallID: req.CallID, Alias: req.Alias, Source: req.Source}}
+	cr, err := t.mount.session.CallTool(mcpconn.WithCallTag(ctx, tag), t.info.Source.Tool, args)
 	if err != nil {
 		res := r.mcpFailure(t.mount.ref, err)
 		if res.Code == CodeUnavailable && !r.closed.Load() {

@@ -36,6 +36,10 @@ type RefreshReport struct {
 	// connected, closed, reconnected because their resource changed, and
 	// reconnected because their connection was lost.
 	Added, Removed, Replaced, Restarted []resource.Ref
+	// Relisted lists the mounts whose tools were listed again on their
+	// live connection because their server said they changed
+	// (notifications/tools/list_changed).
+	Relisted []resource.Ref
 	// Fingerprint is the Run's fingerprint after the boundary.
 	Fingerprint string
 }
@@ -141,13 +145,13 @@ func (r *Run) refresh(ctx context.Context, batchID string, kind refreshKind) *Re
 		notes = append(notes, r.modelText(rep.Err)+retryHint)
 	}
 	for _, f := range restartFailed {
-		notes = append(notes, "restarting "+r.modelText(f))
+		notes = append(notes, failedVerb(f)+r.modelText(f))
 	}
 	if len(notes) > 0 {
 		rep.Notice = loadFailedPrefix + strings.Join(notes, "; ")
 	}
 	if r.auditor != nil {
-		rec := Record{Event: EventRefresh, Time: start, Agent: r.agent, BatchID: batchID, Duration: time.Since(start),
+		rec := Record{Event: EventRefresh, Time: start, Agent: r.agent, RunID: r.runID, BatchID: batchID, Duration: time.Since(start),
 			Diff: refreshDiff(rep)}
 		// The audit is for the host's people: it keeps the stderr tails the
 		// model's Notice may leave out.
@@ -156,7 +160,7 @@ func (r *Run) refresh(ctx context.Context, batchID string, kind refreshKind) *Re
 			full = append(full, rep.Err.Error())
 		}
 		for _, f := range restartFailed {
-			full = append(full, "restarting "+f.Error())
+			full = append(full, failedVerb(f)+f.Error())
 		}
 		if len(full) > 0 {
 			rec.Message = loadFailedPrefix + strings.Join(full, "; ")
@@ -174,9 +178,19 @@ func (r *Run) refresh(ctx context.Context, batchID string, kind refreshKind) *Re
 	return rep
 }
 
+// failedVerb says what failed for a mount that kept its old tools: a
+// restart, or re-listing after its server said its tools changed.
+func failedVerb(f MountError) string {
+	var re *relistError
+	if errors.As(f.Err, &re) {
+		return "re-listing the tools of "
+	}
+	return "restarting "
+}
+
 // refreshDiff is the audit's account of what a refresh changed.
 func refreshDiff(rep *RefreshReport) *RefreshDiff {
-	d := &RefreshDiff{Added: rep.Added, Removed: rep.Removed, Replaced: rep.Replaced, Restarted: rep.Restarted}
+	d := &RefreshDiff{Added: rep.Added, Removed: rep.Removed, Replaced: rep.Replaced, Restarted: rep.Restarted, Relisted: rep.Relisted}
 	for _, f := range rep.Failures {
 		d.Failed = append(d.Failed, f.Ref)
 	}
@@ -265,20 +279,25 @@ func (r *Run) refreshOne(ctx context.Context, rep *RefreshReport, kind refreshKi
 // those mounts (a failed restart keeps the lost mount and is listed in
 // restartFailed), and the new mounts.
 func (r *Run) restartLost(ctx context.Context, old *snapshot) (*snapshot, []*mount) {
-	var lost []*mount
+	var lost, stale []*mount
 	for _, ref := range old.refs {
-		if m := old.mounts[ref]; m != nil && m.lost() && r.takeRestart(ref) {
+		m := old.mounts[ref]
+		switch {
+		case m == nil:
+		case !m.lost() && m.toolsStale():
+			stale = append(stale, m)
+		case m.lost() && r.takeRestart(ref):
 			lost = append(lost, m)
 		}
 	}
-	if len(lost) == 0 {
+	if len(lost) == 0 && len(stale) == 0 {
 		return nil, nil
 	}
 	type restarted struct {
 		m    *mount
 		merr *MountError
 	}
-	out := make([]restarted, len(lost))
+	out := make([]restarted, len(lost)+len(stale))
 	var wg sync.WaitGroup
 	for i, m := range lost {
 		wg.Add(1)
@@ -286,6 +305,14 @@ func (r *Run) restartLost(ctx context.Context, old *snapshot) (*snapshot, []*mou
 			defer wg.Done()
 			nm, merr := r.connectMount(ctx, m.ref, m.revision, m.server)
 			out[i] = restarted{nm, merr}
+		}()
+	}
+	for i, m := range stale {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			nm, merr := r.relistMount(ctx, m)
+			out[len(lost)+i] = restarted{nm, merr}
 		}()
 	}
 	wg.Wait()
@@ -471,6 +498,8 @@ func diffMounts(old, cand *snapshot, rep *RefreshReport) {
 		switch {
 		case !ok:
 			rep.Removed = append(rep.Removed, ref)
+		case nm != m && nm.relisted && nm.session == m.session:
+			rep.Relisted = append(rep.Relisted, ref)
 		case nm != m && restarted[ref]:
 			rep.Restarted = append(rep.Restarted, ref)
 		case nm != m:
@@ -482,7 +511,7 @@ func diffMounts(old, cand *snapshot, rep *RefreshReport) {
 			rep.Added = append(rep.Added, ref)
 		}
 	}
-	for _, l := range [][]resource.Ref{rep.Added, rep.Removed, rep.Replaced, rep.Restarted} {
+	for _, l := range [][]resource.Ref{rep.Added, rep.Removed, rep.Replaced, rep.Restarted, rep.Relisted} {
 		sort.Slice(l, func(i, j int) bool { return l[i] < l[j] })
 	}
 }
@@ -508,6 +537,7 @@ func mergeReports(before, after *RefreshReport) *RefreshReport {
 	m.Removed = joined(before.Removed, after.Removed)
 	m.Replaced = joined(before.Replaced, after.Replaced)
 	m.Restarted = joined(before.Restarted, after.Restarted)
+	m.Relisted = joined(before.Relisted, after.Relisted)
 	m.Failures = slices.Concat(before.Failures, after.Failures)
 	switch {
 	case before.Notice == "":

@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 sampling, roots and logging are deprecated from protocol 2026-07-28 only; agt speaks 2025-11-25, where they are current
+
 package run
 
 import (
@@ -158,6 +160,44 @@ type Options struct {
 	// Runs). Nil means a cache of the Run's own, which its refreshes
 	// share.
 	SchemaCache *SchemaCache
+
+	// RunID names the Run for the host: it is copied to every
+	// CallContext and audit Record. "" means none.
+	RunID string
+	// Elicit answers a mounted server's elicitation/create (form and URL
+	// modes), with the call in flight that caused it (from.Calls): ask
+	// the Run's user, and return accept with the content, decline or
+	// cancel. Nil means the Run offers no elicitation: the capability is
+	// not declared and the servers' requests are refused. An accepted
+	// form gets the requested schema's defaults for the properties it
+	// leaves out, and must then match the schema (mcpconn.Handlers).
+	Elicit func(ctx context.Context, from Origin, params *mcp.ElicitParams) (*mcp.ElicitResult, error)
+	// Sample answers a mounted server's sampling/createMessage with the
+	// Run's model, billed to the call in flight (from.Calls). Nil means
+	// the Run offers no sampling: the capability is not declared and the
+	// requests are refused. A request is refused before Sample runs when
+	// no call of the server is in flight, or when a call in flight has
+	// used its MaxSamplingPerCall requests; Sample may refuse more by
+	// returning an error wrapping mcpconn.ErrRefused (an
+	// *mcpconn.RefusedError says why).
+	Sample func(ctx context.Context, from Origin, params *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)
+	// MaxSamplingPerCall bounds the sampling requests the servers may
+	// make during one call (a request made while several calls of its
+	// server are in flight counts for each). 0 means
+	// DefaultMaxSamplingPerCall (10); negative means none.
+	MaxSamplingPerCall int
+	// Roots are the roots the Run's servers get (roots/list), each with a
+	// file:// URI; SetRoots changes them and tells the servers. Nil means
+	// the Run declares no roots capability (roots/list is refused, and
+	// SetRoots fails); an empty non-nil slice declares it with no roots
+	// yet. New copies it.
+	Roots []*mcp.Root
+	// Observe receives the notifications the mounted servers send:
+	// progress of a call, log lines, tool list changes, with the calls in
+	// flight. It is called one notification at a time per server, on the
+	// server's reader: it must return quickly. Nil means none (the log
+	// lines and progress still go to Logger, at a bounded rate).
+	Observe func(ctx context.Context, n Notification)
 }
 
 // Defaults of the Run-wide bounds on what the mounts list, and of
@@ -203,6 +243,9 @@ type Run struct {
 	logger      *slog.Logger
 	// stderrToModel is Options.ServerStderrToModel.
 	stderrToModel bool
+	runID         string
+	// hooks answer what the mounted servers send on their own.
+	hooks *serverHooks
 
 	maxRestarts    int
 	restartBackoff time.Duration
@@ -266,11 +309,51 @@ type mount struct {
 	// restarts the mount (within Options.MaxRestarts) instead of keeping
 	// it.
 	dead atomic.Bool
+	// conn is the session's share count: a mount made by re-listing the
+	// tools of a live session shares it with the mount it replaces.
+	conn *sharedSession
+	// listedGen is the session's count of tools/list_changed
+	// notifications (Session.ToolsChanged) when these tools were listed.
+	listedGen uint64
+	// relisted: the mount was made by re-listing a live session's tools
+	// after the server said they changed.
+	relisted  bool
+	closeOnce sync.Once
+}
+
+// sharedSession counts the mounts that hold one session: the last to
+// close closes it.
+type sharedSession struct {
+	refs atomic.Int32
+	// relistFailed is the ToolsChanged count at which re-listing failed:
+	// the Run tries again only when the server says its tools changed
+	// again.
+	relistFailed atomic.Uint64
 }
 
 // lost reports whether the mount's connection is gone: a call found it
 // dead, or the session saw its server exit or drop it.
 func (m *mount) lost() bool { return m.dead.Load() || m.session.Lost() }
+
+// toolsStale reports whether the server said its tools changed since the
+// mount listed them (notifications/tools/list_changed), and re-listing
+// has not already failed at that point.
+func (m *mount) toolsStale() bool {
+	g := m.session.ToolsChanged()
+	return g != m.listedGen && (m.conn == nil || g != m.conn.relistFailed.Load())
+}
+
+// close lets go of the mount's share of its session, once; the last
+// share closes it.
+func (m *mount) close() {
+	m.closeOnce.Do(func() {
+		if m.conn == nil || m.conn.refs.Add(-1) <= 0 {
+			// The error is the child's exit status after the stop
+			// sequence; nothing is left to do with it.
+			_ = m.session.Close()
+		}
+	})
+}
 
 // tool is one entry of a snapshot.
 type tool struct {
@@ -448,7 +531,13 @@ func newRun(opts *Options) (*Run, error) {
 		maxRestarts:   opts.MaxRestarts,
 
 		restartBackoff: cmp.Or(max(opts.RestartBackoff, 0), DefaultRestartBackoff),
+		runID:          opts.RunID,
 	}
+	hooks, err := newServerHooks(r, opts)
+	if err != nil {
+		return nil, err
+	}
+	r.hooks = hooks
 	switch {
 	case r.maxRestarts == 0:
 		r.maxRestarts = DefaultMaxRestarts
@@ -648,12 +737,10 @@ func closeMounts(ms []*mount) {
 			continue
 		}
 		wg.Add(1)
-		go func(s *mcpconn.Session) {
+		go func() {
 			defer wg.Done()
-			// The error is the child's exit status after the stop
-			// sequence; nothing is left to do with it.
-			_ = s.Close()
-		}(m.session)
+			m.close()
+		}()
 	}
 	wg.Wait()
 }
@@ -789,6 +876,15 @@ func (r *Run) loadMount(ctx context.Context, ref resource.Ref, prev *snapshot) (
 	rev = res.Revision
 	if prev != nil {
 		if o := prev.mounts[ref]; o != nil && o.revision == res.Revision {
+			if !o.lost() && o.toolsStale() {
+				// Same session, new listing (not a restart: MaxRestarts
+				// does not count it); a new mount, reported as relisted.
+				m, merr := r.relistMount(ctx, o)
+				if merr != nil {
+					return o, rev, true, false, merr
+				}
+				return m, rev, false, true, nil
+			}
 			if !o.lost() || !r.takeRestart(ref) {
 				return o, rev, true, false, nil
 			}
@@ -810,7 +906,7 @@ func (r *Run) loadMount(ctx context.Context, ref resource.Ref, prev *snapshot) (
 // and loads its tools: the one way a mount is made, for a load and a
 // restart alike.
 func (r *Run) connectMount(ctx context.Context, ref resource.Ref, rev int64, srv resource.MCPServer) (*mount, *MountError) {
-	sess, err := r.connector.Connect(ctx, ref, srv)
+	sess, err := r.connector.ConnectWith(ctx, ref, srv, &mcpconn.ConnectOptions{Handlers: r.hooks.handlers(ref)})
 	if err != nil {
 		var ce *mcpconn.Error
 		tail := ""
@@ -819,6 +915,7 @@ func (r *Run) connectMount(ctx context.Context, ref resource.Ref, rev int64, srv
 		}
 		return nil, &MountError{Ref: ref, Err: err, StderrTail: tail}
 	}
+	gen := sess.ToolsChanged() // before the listing: a change during it lists again
 	listed, err := sess.Tools(ctx)
 	if err != nil {
 		tail := sess.StderrTail()
@@ -828,7 +925,43 @@ func (r *Run) connectMount(ctx context.Context, ref resource.Ref, rev int64, srv
 		}
 		return nil, &MountError{Ref: ref, Err: fmt.Errorf("tools/list: %w", err), StderrTail: tail}
 	}
-	m := &mount{ref: ref, revision: rev, server: srv, session: sess, listedTools: len(listed)}
+	m := &mount{ref: ref, revision: rev, server: srv, session: sess, listedTools: len(listed), listedGen: gen, conn: &sharedSession{}}
+	m.conn.refs.Store(1)
+	r.loadTools(m, listed)
+	return m, nil
+}
+
+// relistError marks the failure of re-listing a live session's tools
+// after its server said they changed: the old tools stay.
+type relistError struct{ err error }
+
+func (e *relistError) Error() string {
+	return "tools/list after the server said its tools changed: " + e.err.Error()
+}
+func (e *relistError) Unwrap() error { return e.err }
+
+// relistMount lists the tools of o's live session again, after its
+// server said they changed (notifications/tools/list_changed), and
+// returns a mount that shares o's session with the new tools. On a
+// failure o stays as it is, and the Run tries again only after the
+// server's next change notice.
+func (r *Run) relistMount(ctx context.Context, o *mount) (*mount, *MountError) {
+	gen := o.session.ToolsChanged()
+	listed, err := o.session.Tools(ctx)
+	if err != nil {
+		o.conn.relistFailed.Store(gen)
+		return nil, &MountError{Ref: o.ref, Err: &relistError{err}, StderrTail: o.session.StderrTail()}
+	}
+	m := &mount{ref: o.ref, revision: o.revision, server: o.server, session: o.session, listedTools: len(listed),
+		listedGen: gen, conn: o.conn, relisted: true}
+	o.conn.refs.Add(1)
+	r.loadTools(m, listed)
+	return m, nil
+}
+
+// loadTools fills m's tools from what its server listed.
+func (r *Run) loadTools(m *mount, listed []mcpconn.Tool) {
+	ref := m.ref
 	// The one load path, the Prober's too: checks, duplicates, compilation
 	// with the Connector's schema options (the shared cache serves the
 	// defaults).
@@ -841,7 +974,7 @@ func (r *Run) connectMount(ctx context.Context, ref resource.Ref, rev int64, srv
 	}
 	// Tools the registration excludes are not reported: that is its
 	// configuration, not a failure (a probe counts them).
-	loaded, _ := mcpconn.LoadTools(listed, srv, compile, r.connector.SchemaOptions())
+	loaded, _ := mcpconn.LoadTools(listed, m.server, compile, r.connector.SchemaOptions())
 	for _, lt := range loaded {
 		src := Source{Kind: SourceMCP, Ref: ref, Tool: lt.Name}
 		alias := Alias(ref, lt.Name)
@@ -866,7 +999,6 @@ func (r *Run) connectMount(ctx context.Context, ref resource.Ref, rev int64, srv
 			mount:       m,
 		})
 	}
-	return m, nil
 }
 
 // takeRestart reports whether the lost mount ref may be restarted now
@@ -914,9 +1046,12 @@ func (r *Run) backoffAfter(count int) time.Duration {
 }
 
 // restartDue reports whether a mount of s lost its connection and may be
-// restarted now.
+// restarted now, or its server said its tools changed.
 func (r *Run) restartDue(s *snapshot) bool {
 	for _, m := range s.mounts {
+		if !m.lost() && m.toolsStale() {
+			return true
+		}
 		if m.lost() {
 			r.mu.Lock()
 			ok := r.restartAllowed(m.ref, time.Now())

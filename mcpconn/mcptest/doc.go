@@ -35,7 +35,8 @@
 // faults: crash-on-call, many-tools (5,000 tools), invalid-schema,
 // root-string, external-ref, tool-metadata (tools listed with a title,
 // annotations, an outputSchema and _meta as exact bytes, and each
-// execution.taskSupport).
+// execution.taskSupport), client-features (tools that elicit, sample,
+// list roots, report progress, log, and add a tool during the session).
 //
 // # Concurrency
 //

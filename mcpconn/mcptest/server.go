@@ -90,6 +90,12 @@ const (
 	// ToolTaskOptional and ToolTaskForbidden with that taskSupport. Each
 	// echoes its text when called.
 	FaultToolMetadata Fault = "tool-metadata"
+	// FaultClientFeatures (tool): add the tools that use what a client
+	// offers: ask, ask_many (elicitation), sample (sampling), list_roots,
+	// progress, log, add_tool (a tool added during the session, and
+	// notifications/tools/list_changed; break_listing makes later
+	// listings fail).
+	FaultClientFeatures Fault = "client-features"
 )
 
 // The tools of FaultToolMetadata and what the server lists for them.
@@ -157,7 +163,7 @@ func withWireFields(lr *mcp.ListToolsResult) (mcp.Result, error) {
 var AllFaults = []Fault{
 	FaultExitAtStart, FaultNoHandshake, FaultBanner, FaultSpawnChild, FaultIgnoreSIGTERM,
 	FaultRefuseInitialize, FaultOldProtocol, FaultEndlessLine, FaultNotificationFlood, FaultEndlessListing,
-	FaultCrashOnCall, FaultManyTools, FaultInvalidSchema, FaultRootString, FaultExternalRef, FaultToolMetadata,
+	FaultCrashOnCall, FaultManyTools, FaultInvalidSchema, FaultRootString, FaultExternalRef, FaultToolMetadata, FaultClientFeatures,
 }
 
 // ManyToolsCount is how many extra tools FaultManyTools adds.
@@ -262,6 +268,12 @@ func NewServer(opts *ServerOptions) *mcp.Server {
 		&mcp.ServerOptions{PageSize: pageSize, Instructions: "agt fake MCP server for tests"})
 	f := &fake{opts: opts, notes: map[string]note{}}
 	f.addTools(s)
+	var cf *clientFeatures
+	if opts.has(FaultClientFeatures) {
+		cf = &clientFeatures{server: s, changed: make(chan struct{}, 1)}
+		cf.add(s)
+		s.AddSendingMiddleware(cf.sent)
+	}
 
 	overrides := map[string]json.RawMessage{}
 	if opts.has(FaultInvalidSchema) {
@@ -295,6 +307,9 @@ func NewServer(opts *ServerOptions) *mcp.Server {
 				if opts.OnCall != nil {
 					opts.OnCall(name)
 				}
+			}
+			if method == "tools/list" && cf != nil && cf.listingBroken() {
+				return nil, errors.New("the tool listing is broken (add_tool break_listing)")
 			}
 			res, err := next(ctx, method, req)
 			if method == "tools/list" && err == nil && len(overrides) > 0 {

@@ -1,0 +1,583 @@
+//lint:file-ignore SA1019 sampling, roots and logging are deprecated from protocol 2026-07-28 only; agt speaks 2025-11-25, where they are current
+
+package mcpconn
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The methods a server may send on its own that agt looks at.
+const (
+	notificationProgress    = "notifications/progress"
+	notificationMessage     = "notifications/message"
+	notificationToolsChange = "notifications/tools/list_changed"
+)
+
+// serving holds a session's handlers and the bounds on what its server
+// asks.
+type serving struct {
+	h   Handlers
+	max servingLimits
+	// busy counts the requests being answered.
+	busy atomic.Int32
+}
+
+type servingLimits struct {
+	requests          int
+	requestTime       time.Duration
+	elicitBytes       int
+	samplingMessages  int
+	samplingBytes     int
+	notificationBytes int
+}
+
+// newClient returns the go-sdk client of one session: it declares exactly
+// the capabilities whose handlers are set, and routes what the server
+// sends on its own through the session (receive).
+func (c *Connector) newClient(s *Session, h *Handlers) *mcp.Client {
+	s.serve = &serving{h: *h, max: servingLimits{
+		requests:          c.opts.MaxServerRequests,
+		requestTime:       c.opts.MaxServerRequestTime,
+		elicitBytes:       c.opts.MaxElicitationBytes,
+		samplingMessages:  c.opts.MaxSamplingMessages,
+		samplingBytes:     c.opts.MaxSamplingBytes,
+		notificationBytes: c.opts.MaxNotificationBytes,
+	}}
+	caps := &mcp.ClientCapabilities{}
+	copts := &mcp.ClientOptions{Capabilities: caps}
+	if h.Elicit != nil {
+		caps.Elicitation = &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}}
+		copts.ElicitationHandler = s.elicit
+	}
+	if h.CreateMessage != nil {
+		caps.Sampling = &mcp.SamplingCapabilities{}
+		copts.CreateMessageHandler = s.createMessage
+	}
+	if h.Roots != nil {
+		caps.RootsV2 = &mcp.RootCapabilities{ListChanged: true}
+	}
+	if h.Log != nil {
+		s.logs = make(chan logItem, maxQueuedLogs)
+	}
+	cl := mcp.NewClient(c.info, copts)
+	cl.AddReceivingMiddleware(s.receive)
+	return cl
+}
+
+// refuseUndeclared is the receiving middleware of the shared client of
+// sessions without handlers: it declares nothing, so it answers nothing
+// but ping (the go-sdk would answer roots/list with an empty list).
+func refuseUndeclared(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch method {
+		case MethodElicit, MethodCreateMessage, MethodListRoots:
+			return nil, notDeclared(method)
+		}
+		return next(ctx, method, req)
+	}
+}
+
+func notDeclared(method string) error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: method + " is not supported: the client did not declare its capability"}
+}
+
+// receive routes what the server sends on its own: requests through
+// serveRequest, notifications to the handlers.
+func (s *Session) receive(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch method {
+		case MethodElicit, MethodCreateMessage, MethodListRoots:
+			return s.serveRequest(ctx, method, req, next)
+		case notificationProgress:
+			if p, ok := req.GetParams().(*mcp.ProgressNotificationParams); ok {
+				s.onProgress(ctx, p)
+			}
+		case notificationMessage:
+			// With wireOrder, readServerMessage delivers it.
+			if p, ok := req.GetParams().(*mcp.LoggingMessageParams); ok && s.serve.h.Log != nil && !s.wireOrder {
+				s.deliverLog(ctx, logItem{p: p, in: s.incoming(s.calls.live())})
+			}
+		case notificationToolsChange:
+			if !s.wireOrder {
+				s.toolsChanged.Add(1)
+			}
+			if s.serve.h.ToolsChanged != nil {
+				in := s.incoming(s.calls.live())
+				s.notify(ctx, func(ctx context.Context) { s.serve.h.ToolsChanged(ctx, in) })
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// callback runs a host notification handler; a panic loses only that
+// notification.
+func callback(f func()) {
+	defer func() { _ = recover() }()
+	f()
+}
+
+// logItem is a log notification and the calls in flight when it was
+// read.
+type logItem struct {
+	p  *mcp.LoggingMessageParams
+	in Incoming
+}
+
+// maxQueuedLogs bounds the log notifications read and not yet handed to
+// the Log handler; more are dropped.
+const maxQueuedLogs = 256
+
+// readServerMessage sees a message the server started as the reader reads
+// it: it counts tools/list_changed, and queues a log notification with
+// the calls in flight then, so both keep their place relative to the
+// results of calls.
+func (s *Session) readServerMessage(m *jsonrpc.Request) {
+	if m.ID.IsValid() {
+		return
+	}
+	switch m.Method {
+	case notificationToolsChange:
+		s.toolsChanged.Add(1)
+	case notificationMessage:
+		if s.logs == nil {
+			return
+		}
+		var p mcp.LoggingMessageParams
+		if json.Unmarshal(m.Params, &p) != nil {
+			return // the go-sdk refuses it too
+		}
+		select {
+		case s.logs <- logItem{p: &p, in: s.incoming(s.calls.live())}:
+		default: // the handler is behind: drop
+		}
+	}
+}
+
+// deliverLogs hands the queued log notifications to the Log handler, in
+// order, until the session ends.
+func (s *Session) deliverLogs() {
+	for {
+		select {
+		case it := <-s.logs:
+			s.deliverLog(context.Background(), it)
+		case <-s.closing.Done():
+			return
+		}
+	}
+}
+
+func (s *Session) deliverLog(ctx context.Context, it logItem) {
+	p := boundLog(it.p, s.serve.max.notificationBytes)
+	s.notify(ctx, func(ctx context.Context) { s.serve.h.Log(ctx, it.in, p) })
+}
+
+// notify runs a host notification handler under ctx ended also by the
+// session's close; a panic loses only that notification.
+func (s *Session) notify(ctx context.Context, f func(ctx context.Context)) {
+	hctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(s.closing, cancel)
+	defer func() { stop(); cancel() }()
+	callback(func() { f(hctx) })
+}
+
+// onProgress restarts the idle timeout of the call the token names and
+// hands the notification to the Progress handler; progress for no call
+// of this session is dropped.
+func (s *Session) onProgress(ctx context.Context, p *mcp.ProgressNotificationParams) {
+	token, ok := p.ProgressToken.(string)
+	if !ok {
+		return
+	}
+	call := s.calls.byToken(token)
+	if call == nil {
+		return
+	}
+	call.clock.progress()
+	if s.serve.h.Progress == nil {
+		return
+	}
+	q := *p
+	q.Message = boundText(q.Message, s.serve.max.notificationBytes)
+	in := Incoming{Ref: s.ref, Calls: []any{call.tag}}
+	s.notify(ctx, func(ctx context.Context) { s.serve.h.Progress(ctx, in, &q) })
+}
+
+func (s *Session) incoming(calls []*inflightCall) Incoming {
+	in := Incoming{Ref: s.ref}
+	if len(calls) > 0 {
+		in.Calls = make([]any, len(calls))
+		for i, c := range calls {
+			in.Calls[i] = c.tag
+		}
+	}
+	return in
+}
+
+// request is what serveRequest tells the handler adapters (elicit,
+// createMessage) through the context, and what they tell it back.
+type request struct {
+	in      Incoming
+	outcome Outcome
+	reason  string
+}
+
+type requestKey struct{}
+
+// serveRequest answers one request of the server: refused when its
+// capability was not declared, when too many are being answered, or when
+// it is over a bound; else answered by its handler under a bounded
+// context, with the idle timeouts of its calls held. Every request is
+// reported to Served.
+func (s *Session) serveRequest(ctx context.Context, method string, req mcp.Request, next mcp.MethodHandler) (res mcp.Result, err error) {
+	start := time.Now()
+	calls := s.calls.live()
+	rq := &request{in: s.incoming(calls)}
+	rep := ServedRequest{Method: method}
+	defer func() {
+		rep.Duration = time.Since(start)
+		rep.Outcome, rep.Reason = rq.outcome, rq.reason
+		if s.serve.h.Served != nil {
+			callback(func() { s.serve.h.Served(rq.in, rep) })
+		}
+	}()
+	refuse := func(code int64, reason string) (mcp.Result, error) {
+		rq.outcome, rq.reason = OutcomeRefused, reason
+		return nil, &jsonrpc.Error{Code: code, Message: "refused: " + reason}
+	}
+	h := &s.serve.h
+	if method == MethodElicit {
+		if p, ok := req.GetParams().(*mcp.ElicitParams); ok {
+			rep.Mode = p.Mode
+			if rep.Mode == "" {
+				rep.Mode = "form"
+			}
+		}
+	}
+	if (method == MethodElicit && h.Elicit == nil) || (method == MethodCreateMessage && h.CreateMessage == nil) ||
+		(method == MethodListRoots && h.Roots == nil) {
+		rq.outcome, rq.reason = OutcomeRefused, "the capability was not declared"
+		return nil, notDeclared(method)
+	}
+	if reason := s.overBounds(method, req.GetParams()); reason != "" {
+		return refuse(jsonrpc.CodeInvalidParams, reason)
+	}
+	if n := s.serve.busy.Add(1); int(n) > s.serve.max.requests {
+		s.serve.busy.Add(-1)
+		return refuse(jsonrpc.CodeInternalError, fmt.Sprintf("the client answers at most %d requests of a server at once (ConnectorOptions.MaxServerRequests)", s.serve.max.requests))
+	}
+	defer s.serve.busy.Add(-1)
+
+	hctx, cancel := s.serverRequestContext(ctx, calls)
+	defer cancel()
+	for _, c := range calls {
+		c.clock.hold()
+	}
+	defer func() {
+		for _, c := range calls {
+			c.clock.release()
+		}
+	}()
+	hctx = context.WithValue(hctx, requestKey{}, rq)
+
+	if method == MethodListRoots {
+		res, err = s.listRoots(hctx, rq)
+	} else {
+		res, err = next(hctx, method, req)
+	}
+	switch {
+	case err == nil:
+		if rq.outcome == "" {
+			rq.outcome = OutcomeAccepted
+		}
+	case rq.outcome == OutcomeRefused || rq.outcome == OutcomeError:
+		// The adapters said why.
+	case rq.outcome != "":
+		// The handler answered, but the go-sdk refused the answer: an
+		// elicitation's content against its requested schema.
+		rq.outcome, rq.reason = OutcomeError, "the answer does not match the requested schema"
+	default:
+		// The go-sdk refused the request before the handler ran: a form
+		// schema that is not flat, a mode it does not know.
+		rq.outcome, rq.reason = OutcomeRefused, "the request is malformed"
+	}
+	if err != nil && hctx.Err() != nil && rq.outcome != OutcomeRefused {
+		rq.outcome, rq.reason = OutcomeCancelled, ""
+	}
+	return res, err
+}
+
+// serverRequestContext bounds the handler of one server request: it ends with
+// the session, after MaxServerRequestTime, and, when calls were in flight
+// at its arrival, once they have all returned.
+func (s *Session) serverRequestContext(ctx context.Context, calls []*inflightCall) (context.Context, context.CancelFunc) {
+	hctx, cancel := context.WithTimeout(ctx, s.serve.max.requestTime)
+	stops := []func() bool{context.AfterFunc(s.closing, cancel)}
+	if len(calls) > 0 {
+		var left atomic.Int32
+		left.Store(int32(len(calls)))
+		for _, c := range calls {
+			stops = append(stops, context.AfterFunc(c.ctx, func() {
+				if left.Add(-1) == 0 {
+					cancel()
+				}
+			}))
+		}
+	}
+	return hctx, func() {
+		for _, stop := range stops {
+			stop()
+		}
+		cancel()
+	}
+}
+
+// overBounds returns why a request is over the session's bounds, or "".
+func (s *Session) overBounds(method string, params mcp.Params) string {
+	max := s.serve.max
+	switch p := params.(type) {
+	case *mcp.ElicitParams:
+		if p == nil {
+			return "the request has no params"
+		}
+		size := len(p.Message) + len(p.URL)
+		if p.RequestedSchema != nil {
+			b, err := json.Marshal(p.RequestedSchema)
+			if err != nil {
+				return "the requested schema is not JSON"
+			}
+			size += len(b)
+		}
+		if size > max.elicitBytes {
+			return fmt.Sprintf("the elicitation is larger than %d bytes (ConnectorOptions.MaxElicitationBytes)", max.elicitBytes)
+		}
+		if p.Mode == "url" {
+			u, err := url.Parse(p.URL)
+			if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+				return "the elicitation's url is not an http or https URL"
+			}
+		}
+	case *mcp.CreateMessageWithToolsParams:
+		if p == nil {
+			return "the request has no params"
+		}
+		if len(p.Messages) > max.samplingMessages {
+			return fmt.Sprintf("the sampling request has more than %d messages (ConnectorOptions.MaxSamplingMessages)", max.samplingMessages)
+		}
+		b, err := json.Marshal(p)
+		if err != nil {
+			return "the sampling request is not JSON"
+		}
+		if len(b) > max.samplingBytes {
+			return fmt.Sprintf("the sampling request is larger than %d bytes (ConnectorOptions.MaxSamplingBytes)", max.samplingBytes)
+		}
+	}
+	if method == MethodCreateMessage {
+		if _, ok := params.(*mcp.CreateMessageWithToolsParams); !ok {
+			return "the request has no params"
+		}
+	}
+	return ""
+}
+
+// elicit is the go-sdk's ElicitationHandler: the host's Elicit, then the
+// defaults of an accepted form (SEP-1034). The go-sdk validates the form's
+// schema before and the content after.
+func (s *Session) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	rq, _ := ctx.Value(requestKey{}).(*request)
+	if rq == nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the client could not answer the request"}
+	}
+	res, err := hostAnswer(rq, func() (*mcp.ElicitResult, error) { return s.serve.h.Elicit(ctx, rq.in, req.Params) })
+	if err != nil {
+		return nil, err
+	}
+	switch res.Action {
+	case "accept":
+		rq.outcome = OutcomeAccepted
+		if req.Params.Mode == "" || req.Params.Mode == "form" {
+			res.Content = withDefaults(res.Content, req.Params.RequestedSchema)
+		}
+	case "decline":
+		rq.outcome = OutcomeDeclined
+	case "cancel":
+		rq.outcome = OutcomeCancelled
+	default:
+		rq.outcome, rq.reason = OutcomeError, "the handler's action is not accept, decline or cancel"
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the client could not answer the request"}
+	}
+	return res, nil
+}
+
+// createMessage is the go-sdk's CreateMessageHandler: the host's.
+func (s *Session) createMessage(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+	rq, _ := ctx.Value(requestKey{}).(*request)
+	if rq == nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the client could not answer the request"}
+	}
+	res, err := hostAnswer(rq, func() (*mcp.CreateMessageResult, error) { return s.serve.h.CreateMessage(ctx, rq.in, req.Params) })
+	if err == nil {
+		rq.outcome = OutcomeAccepted
+	}
+	return res, err
+}
+
+func (s *Session) listRoots(ctx context.Context, rq *request) (mcp.Result, error) {
+	roots, err := hostAnswer(rq, func() ([]*mcp.Root, error) { return s.serve.h.Roots(ctx, rq.in) })
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*mcp.Root, 0, len(roots))
+	for _, r := range roots {
+		if r != nil {
+			out = append(out, r)
+		}
+	}
+	rq.outcome = OutcomeAccepted
+	return &mcp.ListRootsResult{Roots: out}, nil
+}
+
+// hostAnswer runs a host handler: a panic, an error or a nil answer fails
+// the request with agt's own words (the host's text never reaches the
+// server); an error wrapping ErrRefused refuses it with its reason.
+func hostAnswer[T any](rq *request, f func() (T, error)) (res T, err error) {
+	fail := func(reason string) {
+		rq.outcome, rq.reason = OutcomeError, reason
+		err = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the client could not answer the request"}
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			var zero T
+			res = zero
+			fail("the handler panicked")
+		}
+	}()
+	res, err = f()
+	var refused *RefusedError
+	switch {
+	case errors.As(err, &refused):
+		rq.outcome, rq.reason = OutcomeRefused, boundText(refused.Reason, 512)
+		return res, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "refused: " + rq.reason}
+	case errors.Is(err, ErrRefused):
+		rq.outcome, rq.reason = OutcomeRefused, "refused by the host"
+		return res, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "refused by the host"}
+	case err != nil:
+		fail("the handler failed")
+		return res, err
+	}
+	if isNil(res) {
+		fail("the handler returned no answer")
+	}
+	return res, err
+}
+
+func isNil(v any) bool {
+	switch v := v.(type) {
+	case *mcp.ElicitResult:
+		return v == nil
+	case *mcp.CreateMessageResult:
+		return v == nil
+	}
+	return false
+}
+
+// withDefaults fills, in the content of an accepted form, each property of
+// the requested schema that has a default and that the content leaves out
+// (SEP-1034: the client applies the defaults the user did not change).
+func withDefaults(content map[string]any, schema any) map[string]any {
+	sm, _ := schema.(map[string]any)
+	props, _ := sm["properties"].(map[string]any)
+	for name, p := range props {
+		pm, _ := p.(map[string]any)
+		def, ok := pm["default"]
+		if !ok {
+			continue
+		}
+		if _, set := content[name]; set {
+			continue
+		}
+		if content == nil {
+			content = map[string]any{}
+		}
+		content[name] = def
+	}
+	return content
+}
+
+// boundText cuts a server's text to max bytes, on a rune boundary, with
+// "..." when cut.
+func boundText(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	s = s[:max]
+	for len(s) > 0 && !utf8.ValidString(s) {
+		s = s[:len(s)-1]
+	}
+	return s + "..."
+}
+
+// boundLog returns p, or a copy whose Data, larger than max bytes as JSON,
+// is replaced by a string holding its start and "...", and whose logger
+// name is bounded.
+func boundLog(p *mcp.LoggingMessageParams, max int) *mcp.LoggingMessageParams {
+	q := *p
+	q.Logger = boundText(q.Logger, 256)
+	if s, ok := q.Data.(string); ok {
+		q.Data = boundText(s, max)
+		return &q
+	}
+	b, err := json.Marshal(q.Data)
+	if err != nil {
+		q.Data = "(not JSON)"
+	} else if len(b) > max {
+		q.Data = boundText(string(b), max)
+	}
+	return &q
+}
+
+// NotifyRootsChanged sends notifications/roots/list_changed to the server:
+// the roots the Roots handler returns have changed. It fails when the
+// session declared no roots (Handlers.Roots unset) or is closed.
+func (s *Session) NotifyRootsChanged() error {
+	if s.serve == nil || s.serve.h.Roots == nil {
+		return &Error{Ref: s.ref, Op: "notify roots changed", Detail: "the session declared no roots: set Handlers.Roots"}
+	}
+	if s.closed.Load() || s.Lost() {
+		return s.closedError("notify roots changed")
+	}
+	// The go-sdk sends the notification when the client's own roots
+	// change; agt answers roots/list itself (receive), so that set is only
+	// a trigger.
+	s.client.AddRoots(&mcp.Root{URI: "file:///"})
+	return nil
+}
+
+// ToolsChanged returns how many notifications/tools/list_changed the
+// server has sent: a caller that listed the tools when it was n knows the
+// list changed once it is above n.
+func (s *Session) ToolsChanged() uint64 { return s.toolsChanged.Load() }
+
+// askLogLevel asks a server that declares logging for the Log handler's
+// level: a server sends no log messages until the client asks (the
+// go-sdk's servers keep to that). A refusal only means fewer log lines.
+func (s *Session) askLogLevel(ctx context.Context) {
+	if s.serve == nil || s.serve.h.Log == nil || s.capabilities == nil || s.capabilities.Logging == nil {
+		return
+	}
+	level := s.serve.h.LogLevel
+	if level == "" {
+		level = "info"
+	}
+	_ = s.cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: level})
+}

@@ -1,0 +1,403 @@
+//lint:file-ignore SA1019 sampling, roots and logging are deprecated from protocol 2026-07-28 only; agt speaks 2025-11-25, where they are current
+
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/agtsdk/agt/mcpconn"
+	"github.com/agtsdk/agt/resource"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// CallContext identifies the call of a Run that a server's request or
+// notification belongs to.
+type CallContext struct {
+	// Agent is the Run's agent.
+	Agent resource.Ref
+	// RunID is Options.RunID ("" when the host gave none).
+	RunID string
+	// BatchID and CallID identify the call.
+	BatchID, CallID string
+	// Alias is the tool name the model used.
+	Alias string
+	// Source is the tool's origin (its mount is Source.Ref).
+	Source Source
+}
+
+// Origin says where a request or notification that a mounted server sent
+// on its own comes from.
+type Origin struct {
+	// Mount is the server's reference.
+	Mount resource.Ref
+	// Calls are the Run's calls to that server in flight when it arrived,
+	// in the order they started; nil when none was. One call is
+	// unambiguous; with several, it may belong to any of them (a server
+	// does not say which). A progress notification names its call
+	// exactly: Calls then holds that call only.
+	Calls []CallContext
+}
+
+// Call returns the call the message belongs to when exactly one call of
+// the mount was in flight.
+func (o Origin) Call() (CallContext, bool) {
+	if len(o.Calls) != 1 {
+		return CallContext{}, false
+	}
+	return o.Calls[0], true
+}
+
+// NotificationKind says what a Notification carries.
+type NotificationKind string
+
+// The notification kinds.
+const (
+	// NotifyProgress: notifications/progress for a call (Progress).
+	NotifyProgress NotificationKind = "progress"
+	// NotifyLog: notifications/message, a server's log line (Log).
+	NotifyLog NotificationKind = "log"
+	// NotifyToolsChanged: notifications/tools/list_changed; the Run
+	// reloads the mount's tools at the next batch boundary.
+	NotifyToolsChanged NotificationKind = "tools_changed"
+)
+
+// Notification is a notification a mounted server sent, for
+// Options.Observe. The server's text in it is bounded (mcpconn's
+// ConnectorOptions.MaxNotificationBytes) but not checked: it is the
+// server's, like its stderr.
+type Notification struct {
+	// Kind says which of the fields below is set.
+	Kind NotificationKind
+	// From is the server and the calls in flight.
+	From Origin
+	// Progress is set for NotifyProgress.
+	Progress *mcp.ProgressNotificationParams
+	// Log is set for NotifyLog.
+	Log *mcp.LoggingMessageParams
+}
+
+// ServerRequestKind names a request a server sent to the Run, in the
+// audit.
+type ServerRequestKind string
+
+// The server request kinds.
+const (
+	RequestElicitation ServerRequestKind = "elicitation"
+	RequestSampling    ServerRequestKind = "sampling"
+	RequestRoots       ServerRequestKind = "roots"
+)
+
+// RequestOutcome is how a server's request ended, in the audit.
+type RequestOutcome = mcpconn.Outcome
+
+// DefaultMaxSamplingPerCall bounds the sampling requests the servers may
+// make during one call.
+const DefaultMaxSamplingPerCall = 10
+
+// callTag is what a Run's MCP call carries to mcpconn (WithCallTag): its
+// context, and the sampling requests charged to it.
+type callTag struct {
+	cc      CallContext
+	samples atomic.Int32
+}
+
+// serverHooks is the Run's side of what its mounted servers send on
+// their own: the host's handlers, the roots, the audit, the log.
+type serverHooks struct {
+	r          *Run
+	elicit     func(ctx context.Context, from Origin, params *mcp.ElicitParams) (*mcp.ElicitResult, error)
+	sample     func(ctx context.Context, from Origin, params *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)
+	observe    func(ctx context.Context, n Notification)
+	maxSamples int32
+	// roots is nil when the Run declares no roots.
+	roots atomic.Pointer[[]*mcp.Root]
+	// declared: Options.Roots was non-nil.
+	rootsDeclared bool
+}
+
+func newServerHooks(r *Run, opts *Options) (*serverHooks, error) {
+	h := &serverHooks{r: r, elicit: opts.Elicit, sample: opts.Sample, observe: opts.Observe}
+	switch {
+	case opts.MaxSamplingPerCall == 0:
+		h.maxSamples = DefaultMaxSamplingPerCall
+	case opts.MaxSamplingPerCall < 0:
+		h.maxSamples = 0
+	default:
+		h.maxSamples = int32(min(opts.MaxSamplingPerCall, 1<<30))
+	}
+	if opts.Roots != nil {
+		roots, err := checkRoots(opts.Roots)
+		if err != nil {
+			return nil, fmt.Errorf("run: Options.Roots: %w", err)
+		}
+		h.rootsDeclared = true
+		h.roots.Store(&roots)
+	}
+	return h, nil
+}
+
+// maxRoots bounds the roots a host may give.
+const maxRoots = 1024
+
+// checkRoots copies roots after checking them: each non-nil, with a
+// file:// URI (the protocol's rule).
+func checkRoots(roots []*mcp.Root) ([]*mcp.Root, error) {
+	if len(roots) > maxRoots {
+		return nil, fmt.Errorf("%d roots; the limit is %d", len(roots), maxRoots)
+	}
+	out := make([]*mcp.Root, len(roots))
+	for i, r := range roots {
+		if r == nil {
+			return nil, fmt.Errorf("root %d is nil", i)
+		}
+		if !strings.HasPrefix(r.URI, "file://") {
+			return nil, fmt.Errorf("root %d: a root's URI must start with file://", i)
+		}
+		c := *r
+		out[i] = &c
+	}
+	return out, nil
+}
+
+// handlers returns the mcpconn handlers of one mount's session.
+func (h *serverHooks) handlers(ref resource.Ref) *mcpconn.Handlers {
+	lg := &logGate{}
+	hs := &mcpconn.Handlers{
+		Served: func(in mcpconn.Incoming, rep mcpconn.ServedRequest) { h.audit(ref, in, rep) },
+		Progress: func(ctx context.Context, in mcpconn.Incoming, p *mcp.ProgressNotificationParams) {
+			from := origin(ref, in)
+			if lg.pass() {
+				h.r.logger.LogAttrs(ctx, slog.LevelDebug, "agt.server_progress", append(h.logAttrs(from, lg),
+					slog.Float64("progress", p.Progress), slog.Float64("total", p.Total), slog.String("message", p.Message))...)
+			}
+			h.notify(ctx, Notification{Kind: NotifyProgress, From: from, Progress: p})
+		},
+		Log: func(ctx context.Context, in mcpconn.Incoming, p *mcp.LoggingMessageParams) {
+			from := origin(ref, in)
+			if lg.pass() {
+				h.r.logger.LogAttrs(ctx, serverLogLevel(p.Level), "agt.server_log", append(h.logAttrs(from, lg),
+					slog.String("server_level", string(p.Level)), slog.String("logger", p.Logger), slog.Any("data", p.Data))...)
+			}
+			h.notify(ctx, Notification{Kind: NotifyLog, From: from, Log: p})
+		},
+		ToolsChanged: func(ctx context.Context, in mcpconn.Incoming) {
+			h.notify(ctx, Notification{Kind: NotifyToolsChanged, From: origin(ref, in)})
+		},
+	}
+	if h.elicit != nil {
+		hs.Elicit = func(ctx context.Context, in mcpconn.Incoming, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			defer h.logPanic(ctx, "Options.Elicit")
+			return h.elicit(ctx, origin(ref, in), p)
+		}
+	}
+	if h.sample != nil {
+		hs.CreateMessage = func(ctx context.Context, in mcpconn.Incoming, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+			if err := h.chargeSampling(in); err != nil {
+				return nil, err
+			}
+			defer h.logPanic(ctx, "Options.Sample")
+			return h.sample(ctx, origin(ref, in), p)
+		}
+	}
+	if h.rootsDeclared {
+		hs.Roots = func(context.Context, mcpconn.Incoming) ([]*mcp.Root, error) {
+			return slices.Clone(*h.roots.Load()), nil
+		}
+	}
+	return hs
+}
+
+// chargeSampling counts a sampling request against every call in
+// flight: a request is billed to a call, so one with none in flight, or
+// with a call whose budget is spent, is refused.
+func (h *serverHooks) chargeSampling(in mcpconn.Incoming) error {
+	if len(in.Calls) == 0 {
+		return &mcpconn.RefusedError{Reason: "sampling is answered only during a tool call"}
+	}
+	var charged []*callTag
+	for _, t := range in.Calls {
+		ct, ok := t.(*callTag)
+		if !ok {
+			continue
+		}
+		if ct.samples.Add(1) > h.maxSamples {
+			for _, c := range append(charged, ct) {
+				c.samples.Add(-1)
+			}
+			return &mcpconn.RefusedError{Reason: fmt.Sprintf("the call has used its %d sampling requests (run.Options.MaxSamplingPerCall)", h.maxSamples)}
+		}
+		charged = append(charged, ct)
+	}
+	return nil
+}
+
+// logPanic logs a host handler's panic with its stack to Options.Logger
+// and panics on: mcpconn fails the request (OutcomeError).
+func (h *serverHooks) logPanic(ctx context.Context, what string) {
+	if p := recover(); p != nil {
+		h.r.panicked(ctx, what+" panicked; the server's request failed", p)
+		panic(p)
+	}
+}
+
+// notify hands n to Options.Observe; a panic loses only n.
+func (h *serverHooks) notify(ctx context.Context, n Notification) {
+	if h.observe == nil {
+		return
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			h.r.panicked(ctx, "Options.Observe panicked; a "+string(n.Kind)+" notification is lost", p)
+		}
+	}()
+	h.observe(ctx, n)
+}
+
+func origin(ref resource.Ref, in mcpconn.Incoming) Origin {
+	o := Origin{Mount: ref}
+	for _, t := range in.Calls {
+		if ct, ok := t.(*callTag); ok {
+			o.Calls = append(o.Calls, ct.cc)
+		}
+	}
+	return o
+}
+
+func (h *serverHooks) logAttrs(from Origin, lg *logGate) []slog.Attr {
+	attrs := []slog.Attr{slog.String("agent", string(h.r.agent)), slog.String("mount", string(from.Mount))}
+	if h.r.runID != "" {
+		attrs = append(attrs, slog.String("run_id", h.r.runID))
+	}
+	if c, ok := from.Call(); ok {
+		attrs = append(attrs, slog.String("batch_id", c.BatchID), slog.String("call_id", c.CallID), slog.String("alias", c.Alias))
+	} else if len(from.Calls) > 1 {
+		ids := make([]string, len(from.Calls))
+		for i, c := range from.Calls {
+			ids[i] = c.CallID
+		}
+		attrs = append(attrs, slog.Any("call_ids", ids))
+	}
+	if n := lg.takeDropped(); n > 0 {
+		attrs = append(attrs, slog.Int64("dropped_before", n))
+	}
+	return attrs
+}
+
+func serverLogLevel(l mcp.LoggingLevel) slog.Level {
+	switch l {
+	case "debug":
+		return slog.LevelDebug
+	case "info", "notice":
+		return slog.LevelInfo
+	case "warning":
+		return slog.LevelWarn
+	}
+	return slog.LevelError // error, critical, alert, emergency, and anything else
+}
+
+// The server lines one mount may write to Options.Logger: a burst, then
+// a rate; the others are counted and the count is logged with the next
+// line that passes.
+const (
+	serverLogBurst = 100
+	serverLogRate  = 20 // per second
+)
+
+// logGate is the token bucket of one mount's server lines in the log.
+type logGate struct {
+	mu      sync.Mutex
+	tokens  float64
+	last    time.Time
+	dropped int64
+}
+
+func (g *logGate) pass() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	now := time.Now()
+	if g.last.IsZero() {
+		g.tokens = serverLogBurst
+	} else {
+		g.tokens = min(serverLogBurst, g.tokens+now.Sub(g.last).Seconds()*serverLogRate)
+	}
+	g.last = now
+	if g.tokens < 1 {
+		g.dropped++
+		return false
+	}
+	g.tokens--
+	return true
+}
+
+func (g *logGate) takeDropped() int64 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	n := g.dropped
+	g.dropped = 0
+	return n
+}
+
+// audit records one request a mounted server sent: its kind, the call,
+// the outcome; never a value.
+func (h *serverHooks) audit(ref resource.Ref, in mcpconn.Incoming, rep mcpconn.ServedRequest) {
+	if h.r.auditor == nil {
+		return
+	}
+	kind := RequestRoots
+	switch rep.Method {
+	case mcpconn.MethodElicit:
+		kind = RequestElicitation
+	case mcpconn.MethodCreateMessage:
+		kind = RequestSampling
+	}
+	from := origin(ref, in)
+	rec := Record{Event: EventServerRequest, Time: time.Now().Add(-rep.Duration), Agent: h.r.agent, RunID: h.r.runID,
+		Source: Source{Kind: SourceMCP, Ref: ref}, Request: kind, Outcome: rep.Outcome, Message: rep.Reason, Duration: rep.Duration}
+	if c, ok := from.Call(); ok {
+		rec.BatchID, rec.CallID, rec.Alias, rec.Source = c.BatchID, c.CallID, c.Alias, c.Source
+	} else {
+		for _, c := range from.Calls {
+			rec.CallIDs = append(rec.CallIDs, c.CallID)
+		}
+	}
+	h.r.audit(context.Background(), rec)
+}
+
+// ErrNoRoots: SetRoots on a Run whose Options.Roots was nil (no roots
+// capability was declared to its servers).
+var ErrNoRoots = errors.New("run: the Run declares no roots: set Options.Roots (an empty non-nil slice declares none yet)")
+
+// SetRoots replaces the roots the Run's servers get (roots/list), and
+// sends notifications/roots/list_changed to every mounted server. The
+// Run must have declared roots (Options.Roots non-nil; else ErrNoRoots).
+// Each root needs a file:// URI. A server that cannot be told (its
+// connection is gone) gets the new roots when it next asks.
+func (r *Run) SetRoots(roots []*mcp.Root) error {
+	if !r.hooks.rootsDeclared {
+		return ErrNoRoots
+	}
+	if r.closed.Load() {
+		return ErrClosed
+	}
+	checked, err := checkRoots(roots)
+	if err != nil {
+		return fmt.Errorf("run: SetRoots: %w", err)
+	}
+	r.hooks.roots.Store(&checked)
+	s := r.acquire()
+	defer r.release(s)
+	for _, ref := range s.refs {
+		if m := s.mounts[ref]; m != nil {
+			_ = m.session.NotifyRootsChanged() // a lost session asks again after its restart
+		}
+	}
+	return nil
+}

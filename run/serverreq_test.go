@@ -1,0 +1,443 @@
+//lint:file-ignore SA1019 sampling, roots and logging are current in protocol 2025-11-25
+
+package run_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agtsdk/agt/mcpconn"
+	"github.com/agtsdk/agt/mcpconn/mcptest"
+	"github.com/agtsdk/agt/resource"
+	"github.com/agtsdk/agt/run"
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+const featRef = resource.Ref("tools/fake")
+
+// featuresRun is a Run of an agent that mounts the fake server with the
+// client-features tools over stdio.
+func featuresRun(t *testing.T, opts *run.Options) *run.Run {
+	t.Helper()
+	repo := newRepo(t)
+	putMCP(t, repo, featRef, stdioServer(t, "-fault", string(mcptest.FaultClientFeatures)))
+	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{featRef}})
+	opts.Repository = repo
+	if opts.Connector == nil {
+		opts.Connector = mcpconn.NewConnector(&mcpconn.ConnectorOptions{TerminateGrace: 300 * time.Millisecond})
+	}
+	return newRun(t, opts)
+}
+
+func featCall(id, tool, args string) run.Call { return call(id, run.Alias(featRef, tool), args) }
+
+// text is the text of a result's first content block.
+func text(t *testing.T, res run.Result) string {
+	t.Helper()
+	var blocks []struct{ Text string }
+	if err := json.Unmarshal(res.Content, &blocks); err != nil || len(blocks) == 0 {
+		t.Fatalf("content %s: %v", res.Content, err)
+	}
+	return blocks[0].Text
+}
+
+func execute(t *testing.T, r *run.Run, calls ...run.Call) run.Outcome {
+	t.Helper()
+	out, err := r.Execute(context.Background(), batch(calls...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// An elicitation reaches Options.Elicit with the call that caused it; the
+// accepted form gets its defaults; the audit names the call and the
+// outcome and holds no value.
+func TestElicitationReachesHostWithItsCall(t *testing.T) {
+	t.Parallel()
+	audit := &auditLog{}
+	var mu sync.Mutex
+	var froms []run.Origin
+	r := featuresRun(t, &run.Options{RunID: "run-7", Auditor: audit,
+		Elicit: func(_ context.Context, from run.Origin, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			mu.Lock()
+			froms = append(froms, from)
+			mu.Unlock()
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"note": "private-answer"}}, nil
+		}})
+	out := execute(t, r, featCall("c1", mcptest.ToolAsk, `{}`))
+	var got mcp.ElicitResult
+	if err := json.Unmarshal([]byte(text(t, out.Results[0])), &got); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"name": "Ann", "age": 30.0, "score": 95.5, "status": "active", "verified": true, "note": "private-answer"}
+	if diff := cmp.Diff(want, got.Content); diff != "" {
+		t.Errorf("content the server got (-want +got):\n%s", diff)
+	}
+	cc := run.CallContext{Agent: testAgent, RunID: "run-7", BatchID: "b1", CallID: "c1", Alias: run.Alias(featRef, mcptest.ToolAsk),
+		Source: run.Source{Kind: run.SourceMCP, Ref: featRef, Tool: mcptest.ToolAsk}}
+	mu.Lock()
+	if diff := cmp.Diff([]run.Origin{{Mount: featRef, Calls: []run.CallContext{cc}}}, froms); diff != "" {
+		t.Errorf("origin (-want +got):\n%s", diff)
+	}
+	mu.Unlock()
+	recs := audit.records(run.EventServerRequest)
+	if len(recs) != 1 {
+		t.Fatalf("server request records: %+v", recs)
+	}
+	rec := recs[0]
+	if rec.Request != run.RequestElicitation || rec.Outcome != mcpconn.OutcomeAccepted || rec.CallID != "c1" || rec.BatchID != "b1" ||
+		rec.RunID != "run-7" || rec.Source != cc.Source || rec.Alias != cc.Alias {
+		t.Errorf("record %+v", rec)
+	}
+	raw, _ := json.Marshal(rec)
+	for _, v := range []string{"private-answer", "Ann", "Who are you"} {
+		if strings.Contains(string(raw), v) {
+			t.Errorf("the audit record holds %q: %s", v, raw)
+		}
+	}
+}
+
+// Without handlers nothing is declared: each request is refused and
+// audited as refused.
+func TestUndeclaredRequestsRefused(t *testing.T) {
+	t.Parallel()
+	audit := &auditLog{}
+	r := featuresRun(t, &run.Options{Auditor: audit})
+	// The go-sdk's servers do not even send an elicitation the client did
+	// not declare; sampling and roots reach the client and are refused.
+	if res := execute(t, r, featCall("a", mcptest.ToolAsk, `{}`)).Results[0]; res.Code != run.CodeToolError {
+		t.Errorf("elicitation: %s %s", res.Code, res.Message)
+	}
+	for _, c := range []run.Call{featCall("s", mcptest.ToolSample, `{}`), featCall("r", mcptest.ToolListRoots, `{}`)} {
+		if res := execute(t, r, c).Results[0]; res.Code != run.CodeToolError || !strings.Contains(res.Message, "code -32601") {
+			t.Errorf("%s: %s %s", res.CallID, res.Code, res.Message)
+		}
+	}
+	if got := text(t, execute(t, r, featCall("caps", mcptest.ToolClientCaps, `{}`)).Results[0]); got != `{}` {
+		t.Errorf("capabilities declared: %s", got)
+	}
+	var kinds []string
+	for _, rec := range audit.records(run.EventServerRequest) {
+		kinds = append(kinds, string(rec.Request)+" "+string(rec.Outcome)+" "+rec.CallID)
+	}
+	slices.Sort(kinds)
+	if diff := cmp.Diff([]string{"roots refused r", "sampling refused s"}, kinds); diff != "" {
+		t.Errorf("audit (-want +got):\n%s", diff)
+	}
+}
+
+// Sampling is billed to the call in flight: past MaxSamplingPerCall the
+// server is refused, and the next call has its own budget.
+func TestSamplingBudgetPerCall(t *testing.T) {
+	t.Parallel()
+	audit := &auditLog{}
+	var calls int
+	var mu sync.Mutex
+	r := featuresRun(t, &run.Options{Auditor: audit, MaxSamplingPerCall: 2,
+		Sample: func(_ context.Context, from run.Origin, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+			mu.Lock()
+			calls++
+			mu.Unlock()
+			return &mcp.CreateMessageResult{Role: "assistant", Model: "m", Content: &mcp.TextContent{Text: "ok"}}, nil
+		}})
+	out := execute(t, r, featCall("s1", mcptest.ToolSample, `{"times":3}`))
+	if res := out.Results[0]; res.Code != run.CodeToolError || !strings.Contains(res.Message, "MaxSamplingPerCall") {
+		t.Errorf("third request: %s %s", res.Code, res.Message)
+	}
+	out = execute(t, r, featCall("s2", mcptest.ToolSample, `{"times":2}`))
+	if got := text(t, out.Results[0]); got != "model said: ok | ok" {
+		t.Errorf("next call: %s", got)
+	}
+	mu.Lock()
+	if calls != 4 {
+		t.Errorf("Sample ran %d times, want 4", calls)
+	}
+	mu.Unlock()
+	var got []string
+	for _, rec := range audit.records(run.EventServerRequest) {
+		got = append(got, rec.CallID+" "+string(rec.Outcome)+" "+rec.Message)
+	}
+	want := []string{"s1 accepted ", "s1 accepted ", "s1 refused the call has used its 2 sampling requests (run.Options.MaxSamplingPerCall)",
+		"s2 accepted ", "s2 accepted "}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("audit (-want +got):\n%s", diff)
+	}
+}
+
+// Roots are declared only when given; SetRoots changes them.
+func TestRootsAndSetRoots(t *testing.T) {
+	t.Parallel()
+	r := featuresRun(t, &run.Options{Roots: []*mcp.Root{{URI: "file:///a", Name: "a"}}})
+	if got := text(t, execute(t, r, featCall("r1", mcptest.ToolListRoots, `{}`)).Results[0]); got != `["file:///a"]` {
+		t.Errorf("roots %s", got)
+	}
+	if err := r.SetRoots([]*mcp.Root{{URI: "file:///b"}, {URI: "file:///c"}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := text(t, execute(t, r, featCall("r2", mcptest.ToolListRoots, `{}`)).Results[0]); got != `["file:///b","file:///c"]` {
+		t.Errorf("roots after SetRoots %s", got)
+	}
+	if err := r.SetRoots([]*mcp.Root{{URI: "https://x"}}); err == nil || !strings.Contains(err.Error(), "file://") {
+		t.Errorf("SetRoots of a non-file URI: %v", err)
+	}
+	if _, err := run.New(context.Background(), &run.Options{Agent: testAgent, Repository: newRepo(t), Permission: allowAll{},
+		Roots: []*mcp.Root{nil}}); err == nil || !strings.Contains(err.Error(), "Options.Roots") {
+		t.Errorf("New with a nil root: %v", err)
+	}
+	r2 := featuresRun(t, &run.Options{})
+	if err := r2.SetRoots(nil); !errors.Is(err, run.ErrNoRoots) {
+		t.Errorf("SetRoots without Options.Roots: %v", err)
+	}
+}
+
+type allowAll struct{}
+
+func (allowAll) Check(context.Context, run.Request) (run.Decision, error) {
+	return run.Decision{Verdict: run.Allow}, nil
+}
+
+// Two calls of one server in flight: the request names both, and the
+// audit lists both call IDs.
+func TestTwoCallsInFlight(t *testing.T) {
+	t.Parallel()
+	audit := &auditLog{}
+	progressed := make(chan struct{})
+	var once sync.Once
+	var mu sync.Mutex
+	var origins []run.Origin
+	r := featuresRun(t, &run.Options{Auditor: audit, MaxConcurrency: 2,
+		Observe: func(_ context.Context, n run.Notification) {
+			if c, ok := n.From.Call(); ok && n.Kind == run.NotifyProgress && c.CallID == "long" {
+				once.Do(func() { close(progressed) })
+			}
+		},
+		// The ask call starts once the long call is surely in flight.
+		Interceptors: []run.Interceptor{run.Before(func(ctx context.Context, req run.Request) error {
+			if req.CallID == "ask" {
+				<-progressed
+			}
+			return nil
+		})},
+		Elicit: func(_ context.Context, from run.Origin, _ *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			mu.Lock()
+			origins = append(origins, from)
+			mu.Unlock()
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		}})
+	out := execute(t, r, featCall("long", mcptest.ToolProgress, `{"steps":20,"ms":50}`), featCall("ask", mcptest.ToolAsk, `{}`))
+	if codes := codes(out); codes[0] != "" || codes[1] != "" {
+		t.Fatalf("results %+v", out.Results)
+	}
+	mu.Lock()
+	if len(origins) != 1 || len(origins[0].Calls) != 2 || origins[0].Calls[0].CallID != "long" || origins[0].Calls[1].CallID != "ask" {
+		t.Errorf("origins %+v", origins)
+	}
+	if _, ok := origins[0].Call(); ok {
+		t.Error("Call() is unambiguous with two calls in flight")
+	}
+	mu.Unlock()
+	recs := audit.records(run.EventServerRequest)
+	if len(recs) != 1 || recs[0].CallID != "" || !slices.Equal(recs[0].CallIDs, []string{"long", "ask"}) || recs[0].Outcome != mcpconn.OutcomeDeclined {
+		t.Errorf("records %+v", recs)
+	}
+}
+
+// A request outside any call names no call; sampling then is refused.
+func TestRequestsOutsideCalls(t *testing.T) {
+	t.Parallel()
+	sessions := make(chan *mcp.ServerSession, 1)
+	server := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"},
+		&mcp.ServerOptions{InitializedHandler: func(_ context.Context, req *mcp.InitializedRequest) { sessions <- req.Session }})
+	conn := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: func(ctx context.Context, _ resource.Ref, _ resource.MCPServer) (mcp.Transport, error) {
+		serverEnd, clientEnd := mcp.NewInMemoryTransports()
+		_, err := server.Connect(context.WithoutCancel(ctx), serverEnd, nil)
+		return clientEnd, err
+	}})
+	repo := newRepo(t)
+	putMCP(t, repo, featRef, inMemoryServer(t))
+	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{featRef}})
+	audit := &auditLog{}
+	sampled := false
+	newRun(t, &run.Options{Repository: repo, Connector: conn, Auditor: audit, Roots: []*mcp.Root{{URI: "file:///r"}},
+		Sample: func(context.Context, run.Origin, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+			sampled = true
+			return nil, errors.New("unreachable")
+		}})
+	ss := <-sessions
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if res, err := ss.ListRoots(ctx, nil); err != nil || len(res.Roots) != 1 {
+		t.Errorf("ListRoots = %v, %v", res, err)
+	}
+	if _, err := ss.CreateMessage(ctx, &mcp.CreateMessageParams{Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "hi"}}}, MaxTokens: 5}); err == nil || sampled {
+		t.Errorf("sampling outside a call: %v (handler ran: %v)", err, sampled)
+	}
+	var got []string
+	for _, rec := range audit.records(run.EventServerRequest) {
+		got = append(got, string(rec.Request)+" "+string(rec.Outcome)+" "+rec.CallID+" "+rec.Source.String()+" "+rec.Message)
+	}
+	want := []string{"roots accepted  mcp:tools/fake: ", "sampling refused  mcp:tools/fake: sampling is answered only during a tool call"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("audit (-want +got):\n%s", diff)
+	}
+}
+
+// slogRecords keeps the messages and attributes logged.
+type slogRecords struct {
+	mu    sync.Mutex
+	lines []map[string]string
+}
+
+func (s *slogRecords) Enabled(context.Context, slog.Level) bool { return true }
+func (s *slogRecords) WithAttrs([]slog.Attr) slog.Handler       { return s }
+func (s *slogRecords) WithGroup(string) slog.Handler            { return s }
+func (s *slogRecords) Handle(_ context.Context, r slog.Record) error {
+	m := map[string]string{"msg": r.Message, "level": r.Level.String()}
+	r.Attrs(func(a slog.Attr) bool { m[a.Key] = a.Value.String(); return true })
+	s.mu.Lock()
+	s.lines = append(s.lines, m)
+	s.mu.Unlock()
+	return nil
+}
+
+func (s *slogRecords) with(msg string) []map[string]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []map[string]string
+	for _, l := range s.lines {
+		if l["msg"] == msg {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// Progress and log lines reach Observe with their call, and the Logger
+// at a bounded rate; progress restarts the call's idle timeout.
+func TestNotificationsObservedAndLogged(t *testing.T) {
+	t.Parallel()
+	logs := &slogRecords{}
+	var mu sync.Mutex
+	var seen []string
+	r := featuresRun(t, &run.Options{Logger: slog.New(logs),
+		Observe: func(_ context.Context, n run.Notification) {
+			c, _ := n.From.Call()
+			mu.Lock()
+			seen = append(seen, string(n.Kind)+" "+c.CallID)
+			mu.Unlock()
+		}})
+	execute(t, r, featCall("p", mcptest.ToolProgress, `{"steps":3,"ms":1}`))
+	execute(t, r, featCall("l", mcptest.ToolLog, `{"count":2}`))
+	waitUntil(t, "5 notifications", func() bool { mu.Lock(); defer mu.Unlock(); return len(seen) == 5 })
+	mu.Lock()
+	if diff := cmp.Diff([]string{"progress p", "progress p", "progress p", "log l", "log l"}, seen); diff != "" {
+		t.Errorf("observed (-want +got):\n%s", diff)
+	}
+	mu.Unlock()
+	lines := logs.with("agt.server_log")
+	if len(lines) != 2 || lines[0]["call_id"] != "l" || lines[0]["mount"] != string(featRef) || lines[0]["data"] != "line 0" || lines[0]["level"] != "INFO" || lines[0]["server_level"] != "info" {
+		t.Errorf("server log lines %v", lines)
+	}
+
+	// A flood: 2000 lines in one call reach the log at most at the
+	// documented burst and rate.
+	start := time.Now()
+	execute(t, r, featCall("flood", mcptest.ToolLog, `{"count":2000}`))
+	waitUntil(t, "the flood's observations", func() bool { mu.Lock(); defer mu.Unlock(); return len(seen) > 5 })
+	time.Sleep(100 * time.Millisecond) // let the queue drain what it holds
+	elapsed := time.Since(start)
+	n := len(logs.with("agt.server_log")) - 2
+	t.Logf("2000 server log lines in %v: %d logged", elapsed, n)
+	if limit := 100 + int(elapsed.Seconds()*20) + 2; n > limit {
+		t.Errorf("%d lines logged in %v; the bound allows %d", n, elapsed, limit)
+	}
+}
+
+func waitUntil(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// notifications/tools/list_changed reloads the mount's tools at the batch
+// boundary, on the same connection: the new tool gets its alias, the
+// fingerprint changes; a listing that then fails keeps the old tools and
+// says so.
+func TestToolsListChangedRefreshesMount(t *testing.T) {
+	t.Parallel()
+	audit := &auditLog{}
+	r := featuresRun(t, &run.Options{Auditor: audit})
+	pid := serverPID(t, r, featRef)
+	fp := r.Fingerprint()
+	late := run.Alias(featRef, "late")
+
+	out := execute(t, r, featCall("add", mcptest.ToolAddTool, `{"name":"late"}`))
+	if out.Refresh == nil || !slices.Equal(out.Refresh.Relisted, []resource.Ref{featRef}) || !out.Refresh.OK || out.Notice() != "" {
+		t.Fatalf("refresh %+v", out.Refresh)
+	}
+	if !slices.ContainsFunc(r.Tools(), func(ti run.ToolInfo) bool { return ti.Name == late }) {
+		t.Fatalf("%s is not among the tools", late)
+	}
+	if r.Fingerprint() == fp {
+		t.Error("the fingerprint did not change")
+	}
+	if got := text(t, execute(t, r, call("late", late, `{"text":"hi"}`)).Results[0]); got != "hi" {
+		t.Errorf("the new tool answered %q", got)
+	}
+	if serverPID(t, r, featRef) != pid {
+		t.Error("the server was restarted; the live session should have been re-listed")
+	}
+	if recs := audit.records(run.EventRefresh); len(recs) != 1 || !slices.Equal(recs[0].Diff.Relisted, []resource.Ref{featRef}) {
+		t.Errorf("refresh records %+v", recs)
+	}
+
+	// The next change breaks the listing: the old snapshot stays.
+	fp = r.Fingerprint()
+	out = execute(t, r, featCall("add2", mcptest.ToolAddTool, `{"name":"later","break_listing":true}`))
+	if out.Refresh == nil || !strings.Contains(out.Notice(), "re-listing the tools of") || len(out.Refresh.Relisted) != 0 {
+		t.Fatalf("refresh %+v", out.Refresh)
+	}
+	if r.Fingerprint() != fp || slices.ContainsFunc(r.Tools(), func(ti run.ToolInfo) bool { return ti.Name == run.Alias(featRef, "later") }) {
+		t.Error("a failed re-listing changed the snapshot")
+	}
+	// No new change, no new attempt.
+	if out := execute(t, r, call("late2", late, `{"text":"x"}`)); out.Refresh != nil {
+		t.Errorf("refreshed again without a change: %+v", out.Refresh)
+	}
+}
+
+// A panicking Elicit fails only the server's request: its stack goes to
+// the Logger, the audit says error, the server is told nothing of it.
+func TestElicitPanics(t *testing.T) {
+	t.Parallel()
+	logs := &slogRecords{}
+	audit := &auditLog{}
+	r := featuresRun(t, &run.Options{Logger: slog.New(logs), Auditor: audit,
+		Elicit: func(context.Context, run.Origin, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			panic("secret-in-panic")
+		}})
+	res := execute(t, r, featCall("a", mcptest.ToolAsk, `{}`)).Results[0]
+	if res.Code != run.CodeToolError || strings.Contains(res.Message, "secret-in-panic") {
+		t.Errorf("result %s %s", res.Code, res.Message)
+	}
+	if p := logs.with("agt.panic"); len(p) != 1 || !strings.Contains(p[0]["panic"], "secret-in-panic") {
+		t.Errorf("logged panics %v", p)
+	}
+	if recs := audit.records(run.EventServerRequest); len(recs) != 1 || recs[0].Outcome != mcpconn.OutcomeError || recs[0].Message != "the handler panicked" {
+		t.Errorf("records %+v", recs)
+	}
+}
