@@ -14,6 +14,7 @@ import (
 	"github.com/agtsdk/agt/policy"
 	"github.com/agtsdk/agt/resource"
 	agtrun "github.com/agtsdk/agt/run"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func main() {
@@ -121,6 +122,9 @@ func playScenario(ctx context.Context, name, url string, stdout io.Writer) error
 	// The client calls only the tool its scenario names, so it allows
 	// every call; a host would ask its user or apply its rules.
 	opts := &agtrun.Options{Permission: policy.AutoAllow(), FailOnMountError: true}
+	if sc.elicit {
+		opts.Elicit = acceptElicitation
+	}
 	r, err := host.NewRun(ctx, agentRef, opts)
 	if err != nil {
 		return fmt.Errorf("starting the run: %w", err)
@@ -147,6 +151,13 @@ func playScenario(ctx context.Context, name, url string, stdout io.Writer) error
 	}
 	fmt.Fprintf(stdout, "scenario %s: %s returned %s\n", name, sc.tool, res.ForModel())
 	return nil
+}
+
+// acceptElicitation accepts the server's form without filling in a field
+// of its own, as a user who submits the form as shown: the Run fills in the
+// defaults of the requested schema. A host would show the form to its user.
+func acceptElicitation(_ context.Context, _ agtrun.Origin, _ *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	return &mcp.ElicitResult{Action: "accept", Content: map[string]any{}}, nil
 }
 
 // aliasOf returns the name the Run gives the server's tool.

@@ -144,6 +144,44 @@ func TestToolsCall(t *testing.T) {
 	}
 }
 
+// elicitation-sep1034-client-defaults: the client offers elicitation only
+// in this scenario, accepts the form without a field of its own, and the
+// server gets every default of the schema it sent.
+func TestElicitationDefaults(t *testing.T) {
+	t.Parallel()
+	ts := startTestServer(t)
+	var out bytes.Buffer
+	if err := playScenario(testContext(t), "elicitation-sep1034-client-defaults", ts.url, &out); err != nil {
+		t.Fatalf("elicitation: %v\n%s", err, out.String())
+	}
+	_, init, _ := ts.seen()
+	if init == nil || init.Capabilities == nil || init.Capabilities.Elicitation == nil {
+		t.Errorf("the client did not declare elicitation: %+v", init)
+	}
+	ts.mu.Lock()
+	elicited := ts.elicited
+	ts.mu.Unlock()
+	want := []*mcp.ElicitResult{{Action: "accept", Content: map[string]any{
+		"name": "John Doe", "age": float64(30), "score": 95.5, "status": "active", "verified": true,
+	}}}
+	if diff := cmp.Diff(want, elicited); diff != "" {
+		t.Errorf("elicitation results the server got (-want +got):\n%s", diff)
+	}
+}
+
+// Outside the elicitation scenario the client offers no elicitation: a
+// server's request is refused and the capability is not declared.
+func TestNoElicitationElsewhere(t *testing.T) {
+	t.Parallel()
+	ts := startTestServer(t)
+	if err := playScenario(testContext(t), "tools_call", ts.url, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, init, _ := ts.seen(); init == nil || init.Capabilities == nil || init.Capabilities.Elicitation != nil {
+		t.Errorf("tools_call declared elicitation: %+v", init)
+	}
+}
+
 // A scenario the client does not know connects and lists, and calls
 // nothing: the suite then judges what agt does by default.
 func TestUnknownScenarioOnlyLists(t *testing.T) {
