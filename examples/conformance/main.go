@@ -71,7 +71,7 @@ var scenarios = map[string]scenarioCall{
 // the scenario's name is in MCP_CONFORMANCE_SCENARIO.
 func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if len(args) == 0 {
-		return fmt.Errorf("usage: conformance [options the suite adds...] SERVER_URL, with %s naming the scenario", scenarioEnv)
+		return fmt.Errorf("usage: conformance [ARGS...] SERVER_URL, with %s naming the scenario", scenarioEnv)
 	}
 	name := os.Getenv(scenarioEnv)
 	if name == "" {
@@ -156,7 +156,12 @@ func playScenario(ctx context.Context, name, url string, stdout io.Writer) error
 // acceptElicitation accepts the server's form without filling in a field
 // of its own, as a user who submits the form as shown: the Run fills in the
 // defaults of the requested schema. A host would show the form to its user.
-func acceptElicitation(_ context.Context, _ agtrun.Origin, _ *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+// A URL-mode request asks the user to visit a page, which nobody here can
+// do: it is declined.
+func acceptElicitation(_ context.Context, _ agtrun.Origin, params *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	if params.Mode == "url" {
+		return &mcp.ElicitResult{Action: "decline"}, nil
+	}
 	return &mcp.ElicitResult{Action: "accept", Content: map[string]any{}}, nil
 }
 

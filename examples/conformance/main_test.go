@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	agtrun "github.com/agtsdk/agt/run"
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
@@ -166,6 +167,18 @@ func TestElicitationDefaults(t *testing.T) {
 	}}}
 	if diff := cmp.Diff(want, elicited); diff != "" {
 		t.Errorf("elicitation results the server got (-want +got):\n%s", diff)
+	}
+}
+
+// A URL-mode elicitation asks for a visit nobody can make here: declined,
+// where a form is accepted.
+func TestElicitationModes(t *testing.T) {
+	t.Parallel()
+	for mode, want := range map[string]string{"": "accept", "form": "accept", "url": "decline"} {
+		res, err := acceptElicitation(context.Background(), agtrun.Origin{}, &mcp.ElicitParams{Mode: mode})
+		if err != nil || res.Action != want {
+			t.Errorf("mode %q: %+v, %v; want %s", mode, res, err, want)
+		}
 	}
 }
 
