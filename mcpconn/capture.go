@@ -19,7 +19,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-const methodListTools = "tools/list"
+const (
+	methodListTools = "tools/list"
+	methodCallTool  = "tools/call"
+)
 
 // toolsListCapture keeps the exact bytes of tools/list results. The go-sdk
 // client decodes inputSchema into map[string]any (losing key order and
@@ -29,6 +32,9 @@ const methodListTools = "tools/list"
 // tools are counted as the page arrives, before the go-sdk decodes it.
 type toolsListCapture struct {
 	maxTools, maxBytes int
+	// calls are the session's calls in flight, whose results the
+	// transports capture too (result.go); nil captures none.
+	calls *inflightCalls
 
 	mu        sync.Mutex
 	want      string          // id of the latest tools/list request; "" when answered
@@ -182,8 +188,8 @@ func (c *captureConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		if err := c.guard.message(true); err != nil {
 			return nil, err
 		}
-		if m.Error == nil && m.ID.IsValid() {
-			if e := c.capture.response(idKey(m.ID), m.Result); e != nil {
+		if m.ID.IsValid() {
+			if e := c.noteResponse(idKey(m.ID), m); e != nil {
 				return nil, c.guard.trip(e)
 			}
 		}
@@ -198,18 +204,57 @@ func (c *captureConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	return msg, nil
 }
 
+// noteResponse records a response for the listing and for the call in
+// flight it answers.
+func (c *captureConn) noteResponse(id string, m *jsonrpc.Response) *LimitError {
+	if m.Error != nil {
+		c.capture.callAnswered(id, nil)
+		return nil
+	}
+	if e := c.capture.response(id, m.Result); e != nil {
+		return e
+	}
+	if c.capture.callAnswered(id, resultOrNull(m.Result)) && !bytes.Contains(m.Result, []byte(`"resultType"`)) {
+		// The call reads its result from the capture: spare the go-sdk a
+		// decode it would only throw away (and could fail on an unknown
+		// block type). A result that may ask for more input (a newer
+		// protocol's resultType) is left to the go-sdk whole.
+		m.Result = decodedElsewhere
+	}
+	return nil
+}
+
+// decodedElsewhere is the result the go-sdk decodes in place of one
+// Session.CallTool reads from the capture.
+var decodedElsewhere = json.RawMessage(`{"content":[]}`)
+
 func (c *captureConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() {
 		c.guard.owe()
-		if req.Method == methodListTools {
+		switch req.Method {
+		case methodListTools:
 			c.capture.request(idKey(req.ID))
+		case methodCallTool:
+			// Before the request leaves: the answer can come at once.
+			c.capture.callWritten(ctx, idKey(req.ID))
 		}
 	}
 	return c.Connection.Write(ctx, msg)
 }
 
-// maxCapturedMessage bounds one JSON-RPC message the HTTP capture buffers;
-// it matches the go-sdk's own default frame limit.
+// resultOrNull is a response's result, "null" when it has none: a result
+// answer that is not a result object is malformed, not lost.
+func resultOrNull(r json.RawMessage) json.RawMessage {
+	if r == nil {
+		return json.RawMessage("null")
+	}
+	return r
+}
+
+// maxCapturedMessage bounds a request body the HTTP capture reads whole
+// to find tools/list requests (it matches the go-sdk's own default frame
+// limit); the responses it keeps are bounded by the session's message
+// bound, which boundedBody enforces anyway.
 const maxCapturedMessage = mcp.DefaultMaxLineLength
 
 // headerRoundTripper adds a document's headers to every request and, for
@@ -286,8 +331,19 @@ func (h *headerRoundTripper) RoundTrip(req *http.Request) (*http.Response, error
 // captures the answer. st is the streamable event stream a GET resumes or
 // opens, else nil.
 func (h *headerRoundTripper) send(req *http.Request, st *eventStream) (*http.Response, error) {
-	listing := false
-	if h.capture != nil && req.Method == http.MethodPost && req.GetBody != nil &&
+	listing, calling := false, false
+	if h.capture != nil && req.Method == http.MethodPost && req.GetBody != nil && callOf(req.Context()) != nil {
+		// A message of a call in flight (its request, or the cancellation):
+		// peek at the id of a request without reading the arguments.
+		if body, err := req.GetBody(); err == nil {
+			id, ok := peekCallID(body)
+			_ = body.Close()
+			if ok {
+				h.capture.callWritten(req.Context(), id)
+				calling = true
+			}
+		}
+	} else if h.capture != nil && req.Method == http.MethodPost && req.GetBody != nil &&
 		req.ContentLength > 0 && req.ContentLength <= maxCapturedMessage {
 		// Peek at a copy of the body (the go-sdk's bodies can be re-read);
 		// a tools/list request is small, anything large passes untouched.
@@ -321,12 +377,13 @@ func (h *headerRoundTripper) send(req *http.Request, st *eventStream) (*http.Res
 	}
 	resp.Body = &boundedBody{ReadCloser: resp.Body, guard: h.guard, sse: sse, countRate: h.streamable, owed: owed, stream: st}
 	switch {
-	case listing && mt == "application/json":
+	case (listing || calling) && mt == "application/json":
 		resp.Body = &jsonBodyCapture{ReadCloser: resp.Body, capture: h.capture, guard: h.guard}
-	case sse && h.capture != nil && (listing || st != nil):
-		// A listing's page may come on a resumed stream (or, from a
-		// careless server, on the standalone one): only the page of the
-		// request in flight is kept either way.
+	case sse && h.capture != nil && (listing || calling || st != nil):
+		// A listing's page, or a call's result, may come on a resumed
+		// stream (or, from a careless server, on the standalone one): only
+		// the page of the request in flight, and answers to the ids of
+		// calls in flight, are kept either way.
 		resp.Body = &sseBodyCapture{ReadCloser: resp.Body, capture: h.capture, guard: h.guard}
 	}
 	if sse && h.streams != nil {
@@ -367,10 +424,11 @@ func listRequestIDs(body []byte) []string {
 	return ids
 }
 
-// noteResponses records the tools/list results in a JSON-RPC message or
-// batch, decoded by the go-sdk's own decoder (keys match exactly, as the
-// client that reads the same bytes sees them), and returns the bound a
-// result broke.
+// noteResponses records the tools/list results and the answers to calls in
+// flight in a JSON-RPC message or batch, decoded by the go-sdk's own
+// decoder (keys match exactly, as the client that reads the same bytes
+// sees them; each result is a fresh copy), and returns the bound a result
+// broke.
 func noteResponses(c *toolsListCapture, msg []byte) *LimitError {
 	msg = bytes.TrimSpace(msg)
 	raws := []json.RawMessage{msg}
@@ -384,11 +442,19 @@ func noteResponses(c *toolsListCapture, msg []byte) *LimitError {
 		if err != nil {
 			continue
 		}
-		if resp, ok := m.(*jsonrpc.Response); ok && resp.Error == nil && resp.ID.IsValid() {
-			if e := c.response(idKey(resp.ID), resp.Result); e != nil {
-				return e
-			}
+		resp, ok := m.(*jsonrpc.Response)
+		if !ok || !resp.ID.IsValid() {
+			continue
 		}
+		id := idKey(resp.ID)
+		if resp.Error != nil {
+			c.callAnswered(id, nil)
+			continue
+		}
+		if e := c.response(id, resp.Result); e != nil {
+			return e
+		}
+		c.callAnswered(id, resultOrNull(resp.Result))
 	}
 	return nil
 }
@@ -407,7 +473,7 @@ type jsonBodyCapture struct {
 func (j *jsonBodyCapture) Read(p []byte) (int, error) {
 	n, err := j.ReadCloser.Read(p)
 	if !j.over {
-		if j.buf.Len()+n > maxCapturedMessage {
+		if j.buf.Len()+n > j.guard.maxMessage {
 			j.over = true
 			j.buf = bytes.Buffer{}
 		} else {
@@ -478,7 +544,7 @@ func (s *sseBodyCapture) feed(b []byte) {
 }
 
 func (s *sseBodyCapture) appendLine(b []byte) {
-	if s.tooLong || len(s.line)+len(b) > maxCapturedMessage {
+	if s.tooLong || len(s.line)+len(b) > s.guard.maxMessage {
 		s.tooLong, s.line = true, s.line[:0]
 		return
 	}
@@ -495,7 +561,7 @@ func (s *sseBodyCapture) endLine() {
 			s.note()
 		}
 	default:
-		if v, ok := bytes.CutPrefix(line, []byte("data:")); ok && s.data.Len()+len(v) <= maxCapturedMessage {
+		if v, ok := bytes.CutPrefix(line, []byte("data:")); ok && s.data.Len()+len(v) <= s.guard.maxMessage {
 			if s.data.Len() > 0 {
 				s.data.WriteByte('\n')
 			}

@@ -316,6 +316,7 @@ func (c *Connector) ConnectWith(ctx context.Context, ref resource.Ref, srv resou
 		guard:       newPeerGuard(c.opts.MaxMessageBytes, c.opts.MaxServerMessageRate),
 	}
 	s.closing, s.closeNow = context.WithCancel(context.Background())
+	s.capture.calls = &s.calls // the transports capture call results too
 	s.client = c.client
 	if opts != nil && opts.Handlers != nil {
 		s.client = c.newClient(s, opts.Handlers)

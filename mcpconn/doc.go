@@ -11,6 +11,7 @@
 //	defer s.Close() // ends the whole process group
 //	tools, err := s.Tools(ctx) // all pages; InputSchema is the server's exact bytes
 //	res, err := s.CallTool(ctx, "search", json.RawMessage(`{"query":"a","limit":3}`))
+//	// res.Content: typed blocks; res.ContentJSON, res.Structured: the exact bytes
 //
 //	p := mcpconn.NewProber(repo, c, nil)
 //	report, err := p.Probe(ctx, "tools/search") // initialize, tools/list, compile; no tool call
@@ -242,6 +243,10 @@
 //     before the page is decoded, and ConnectorOptions.MaxListBytes,
 //     default 32 MiB (DefaultMaxListBytes). A walk also stops after 1000
 //     pages or at a repeated cursor.
+//   - One tool result: at most MaxContentBlocks (10000, fixed) content
+//     blocks; more fails the call with ErrBadResult and ErrLimit (the
+//     session stays). The wire copy of a result kept for its call is one
+//     message, so at most MaxMessageBytes per call in flight.
 //   - One tool: CheckTool refuses a name over MaxToolNameBytes (256
 //     bytes), a title or annotations.title over MaxToolTitleBytes (1 KiB),
 //     a description over MaxToolDescriptionBytes (32 KiB), an outputSchema
@@ -333,6 +338,51 @@
 //     "optional", "forbidden" and no execution load as usual. Listing it
 //     in disabled_tools leaves it out without the error.
 //
+// # Tool results
+//
+// CallTool reads each result from the exact bytes the server sent, not
+// from the go-sdk's decoding. Every transport captures them: on stdio,
+// SSE and Dial the connection notes the id of each tools/call request of
+// a call in flight (the call's context reaches Connection.Write) and keeps
+// the result of the response with that id; on streamable HTTP the round
+// tripper reads the id at the head of the POST body (never the
+// arguments) and keeps the result from the response body, whether an
+// event stream, application/json, or a GET stream resumed after a broken
+// one. Only the first answer to a call's current request counts. Where
+// the capture holds a call's result, the go-sdk is spared its own decode
+// (stdio, SSE, Dial); a result without a capture (it always exists, but
+// the rule is there) is the go-sdk's decoding, re-encoded.
+//
+// A CallResult holds:
+//
+//   - Content: typed blocks, *TextContent, *ImageContent, *AudioContent,
+//     *ResourceLink, *EmbeddedResource (text or blob), each with its
+//     annotations, _meta and exact bytes (Content.JSON). A block of a type
+//     this package does not know (a newer protocol's, a server's own) is an
+//     *UnknownContent with its type name and exact bytes: the result
+//     stands, where the go-sdk fails the whole call (which agt reported as
+//     a lost connection before). DecodeContent applies the same rules to
+//     any content array.
+//   - ContentJSON and Structured: the "content" array and
+//     "structuredContent" byte for byte (key order, 12345678901234567890,
+//     1e-400 kept), and IsError, Meta, Raw.
+//
+// Base64 (image and audio data, resource blobs) is kept as sent and not
+// checked: the message bound already bounds it, a model or a host that
+// uses it decodes it anyway, and checking every image of every call would
+// cost a decode for nothing. ImageContent.Decode, AudioContent.Decode and
+// ResourceContents.DecodeBlob decode and check it when asked. The one
+// change made to the bytes: text no JSON decoder keeps (bytes that are not
+// valid UTF-8, \u escapes of lone surrogates) becomes U+FFFD, as every
+// decoder reads it, so the bytes stay valid in a host's request to its
+// model.
+//
+// A result that is malformed (not an object, "content" not an array of
+// objects with a type, a known type with a field of the wrong JSON type,
+// isError not a boolean) or past MaxContentBlocks fails the call with
+// ErrBadResult, naming the field, never the server's data; the
+// connection is fine and the session stays usable.
+//
 // # Errors
 //
 // Connect, Tools and CallTool return *Error, which wraps a sentinel and
@@ -343,9 +393,11 @@
 // never answered, wrote non-JSON on stdout, spoke another protocol; a
 // remote server's refusal also wraps ErrUnauthorized or
 // ErrWrongTransport, see Remote servers),
-// ErrUnavailable (the connection died or the session was closed). A tool
-// timeout wraps context.DeadlineExceeded; the caller's cancellation wraps
-// the caller's context error. A tool result with IsError set is a result,
+// ErrUnavailable (the connection died or the session was closed),
+// ErrBadResult (a tool result that is malformed or past a bound; the
+// session stays usable). A tool timeout wraps context.DeadlineExceeded;
+// the caller's cancellation wraps the caller's context error. A tool
+// result with IsError set is a result,
 // not an error; a JSON-RPC protocol error (such as an unknown tool) can be
 // read with errors.As into a *jsonrpc.Error. The messages mcpconn writes
 // never contain argument values, env values or header values, and a

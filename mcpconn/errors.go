@@ -36,6 +36,12 @@ var (
 	ErrHandshake = errors.New("mcpconn: handshake failed")
 	// ErrUnavailable: the connection died or was closed while in use.
 	ErrUnavailable = errors.New("mcpconn: server unavailable")
+	// ErrBadResult: the server answered a tool call with a result that is
+	// malformed (not an object, content that is not an array of typed
+	// blocks, a known block type with fields of the wrong JSON type) or
+	// holds more than MaxContentBlocks blocks. The connection is fine and
+	// the session stays usable.
+	ErrBadResult = errors.New("mcpconn: malformed tool result")
 )
 
 // Error is the error of a connection step. It wraps its Kind (one of the

@@ -8,8 +8,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/resource"
@@ -42,7 +40,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(res.IsError, res.Content[0].(*mcp.TextContent).Text)
+	fmt.Println(res.IsError, res.Content[0].(*mcpconn.TextContent).Text)
 
 	// A business refusal is a result, not an error.
 	res, _ = s.CallTool(ctx, mcptest.ToolNoteDelete, json.RawMessage(`{"id":"n1","caller":"bob"}`))

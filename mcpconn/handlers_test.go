@@ -40,7 +40,7 @@ func connectWith(t *testing.T, c *mcpconn.Connector, srv resource.MCPServer, h *
 	return s
 }
 
-func call(t *testing.T, s *mcpconn.Session, ctx context.Context, tool string, args any) *mcp.CallToolResult {
+func call(t *testing.T, s *mcpconn.Session, ctx context.Context, tool string, args any) *mcpconn.CallResult {
 	t.Helper()
 	raw, _ := json.Marshal(args)
 	res, err := s.CallTool(ctx, tool, raw)

@@ -19,7 +19,6 @@ import (
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/resource"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func TestMain(m *testing.M) {
@@ -185,17 +184,17 @@ func environment(t testing.TB, s *mcpconn.Session, names ...string) mcptest.Envi
 		t.Fatalf("environment: tool error: %v", resultText(res))
 	}
 	var out mcptest.EnvironmentOut
-	raw, _ := json.Marshal(res.StructuredContent)
+	raw := res.Structured
 	if err := json.Unmarshal(raw, &out); err != nil {
 		t.Fatal(err)
 	}
 	return out
 }
 
-func resultText(res *mcp.CallToolResult) string {
+func resultText(res *mcpconn.CallResult) string {
 	var b strings.Builder
 	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
+		if tc, ok := c.(*mcpconn.TextContent); ok {
 			b.WriteString(tc.Text)
 		}
 	}

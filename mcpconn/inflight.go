@@ -46,6 +46,9 @@ type inflightCall struct {
 	id string // idKey of the request, once written
 	// raw is the call's result exactly as it came on the wire, or nil.
 	raw json.RawMessage
+	// answered: the request id has had its answer (raw is nil for an
+	// error answer); later ones are not the call's.
+	answered bool
 }
 
 type inflightKey struct{}
@@ -124,6 +127,7 @@ func (r *inflightCalls) written(ctx context.Context, id string) {
 	}
 	c.mu.Lock()
 	c.id = id
+	c.raw, c.answered = nil, false // a new request: its answer is the call's
 	c.mu.Unlock()
 	r.byID[id] = c
 }

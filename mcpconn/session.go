@@ -308,14 +308,16 @@ var (
 // when that or ctx ends, the request is cancelled on the server too
 // (notifications/cancelled).
 //
-// A result with IsError set (the tool failed, or the server refused the
-// arguments) is returned as a result with a nil error. Errors:
+// The result is read from the exact bytes the server sent (see
+// CallResult). A result with IsError set (the tool failed, or the server
+// refused the arguments) is returned as a result with a nil error. Errors:
 // ErrUnavailable when the connection is dead or closed, context.DeadlineExceeded
-// for the tool timeout, the caller's ctx error when ctx ends, and a
-// *jsonrpc.Error (errors.As) for a protocol error such as an unknown tool.
-// mcpconn adds no argument value to an error; a protocol error's text is
-// the server's.
-func (s *Session) CallTool(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
+// for the tool timeout, the caller's ctx error when ctx ends, a
+// *jsonrpc.Error (errors.As) for a protocol error such as an unknown tool,
+// and ErrBadResult for a result that is malformed (the session stays
+// usable). mcpconn adds no argument value to an error; a protocol error's
+// text is the server's.
+func (s *Session) CallTool(ctx context.Context, name string, args json.RawMessage) (*CallResult, error) {
 	if s.closed.Load() {
 		return nil, s.closedError(callOp(name))
 	}
@@ -336,10 +338,7 @@ func (s *Session) CallTool(ctx context.Context, name string, args json.RawMessag
 	// and restarts its idle timeout.
 	params.SetProgressToken(call.token)
 	res, err := s.cs.CallTool(cctx, params)
-	if err != nil {
-		return nil, s.classify(callOp(name), ctx, cctx, err)
-	}
-	return res, nil
+	return s.callResult(ctx, cctx, name, call, res, err)
 }
 
 // callContext bounds one call: the tool timeout counts from the start or

@@ -2,6 +2,7 @@ package run_test
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"sync/atomic"
@@ -309,4 +310,38 @@ func BenchmarkRefresh(b *testing.B) {
 		}
 		cpu.report(b, true)
 	})
+}
+
+// BenchmarkExecuteImageResult is a call whose result is a 1 MiB image (in
+// memory): the result is read once, from the wire bytes, and its base64
+// is neither decoded nor encoded again. Measured against the go-sdk's
+// decoding and agt's re-encoding before (issue 15): 0.56x ns/op, 0.57x
+// B/op, 249 allocs instead of 337.
+func BenchmarkExecuteImageResult(b *testing.B) {
+	const media = resource.Ref("media")
+	img := make([]byte, 1<<20)
+	_, _ = rand.Read(img)
+	repo := newRepo(b)
+	putMCP(b, repo, media, inMemoryServer(b))
+	putAgent(b, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{media}})
+	conn := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: func(ctx context.Context, ref resource.Ref, srv resource.MCPServer) (mcp.Transport, error) {
+		s := mcp.NewServer(&mcp.Implementation{Name: "img", Version: "1"}, nil)
+		s.AddTool(&mcp.Tool{Name: "img", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.ImageContent{Data: img, MIMEType: "image/png"}}}, nil
+		})
+		st, ct := mcp.NewInMemoryTransports()
+		if _, err := s.Connect(context.WithoutCancel(ctx), st, nil); err != nil {
+			return nil, err
+		}
+		return ct, nil
+	}})
+	r := newRun(b, &run.Options{Repository: repo, Connector: conn, Permission: policy.AutoAllow()})
+	bt := batch(call("c", run.Alias(media, "img"), `{}`))
+	b.ReportAllocs()
+	for b.Loop() {
+		out, err := r.Execute(context.Background(), bt)
+		if err != nil || out.Results[0].Failed() || len(out.Results[0].ForModel()) < 1<<20 {
+			b.Fatal(err, out.Results[0].Code)
+		}
+	}
 }

@@ -144,10 +144,14 @@ type Result struct {
 	// Violations lists schema violations (paths only) for
 	// CodeInvalidArguments.
 	Violations []Violation `json:"violations,omitempty"`
-	// Content is the tool's content blocks as a JSON array (MCP content
-	// blocks for MCP tools; whatever the handler set for host tools).
+	// Content is the tool's content blocks as a JSON array: for an MCP
+	// tool the array exactly as the server sent it, every block of every
+	// type (those of a failed result too); for a host tool whatever its
+	// handler set. Blocks gives the typed view.
 	Content json.RawMessage `json:"content,omitempty"`
-	// Structured is the tool's structured result as JSON, nil if none.
+	// Structured is the tool's structured result, nil if none: for an MCP
+	// tool its structuredContent exactly as the server sent it (key
+	// order, large integers and tiny numbers kept).
 	Structured json.RawMessage `json:"structured_content,omitempty"`
 	// Changed lists the resources a successful call changed. A host tool
 	// that writes resources reports them here; a change to the Run's own
@@ -190,36 +194,34 @@ func (r Result) ToolError() json.RawMessage {
 	return renderToolError(r.Code, r.Message, r.Violations)
 }
 
-// ForModel is what a host sends back to the model for this call: the
-// ToolError on failure; on success the structured content when present,
-// else the content blocks.
+// ForModel is what a host sends back to the model for this call:
 //
-// A Notice is added as a last text block after the content blocks (the
-// structured content is then left out: the blocks carry the same result
-// for the model).
+//   - failed: the ToolError, and only it (the one error format); a failed
+//     MCP result's blocks stay in Content and Blocks for the host.
+//   - a Notice: the content blocks with a last text block holding it (the
+//     structured content is then left out: the blocks carry the same
+//     result for the model).
+//   - content with any block that is not text (an image, audio, a
+//     resource link, an embedded resource, a type agt does not know):
+//     the content blocks, as sent, so an image reaches the model as an
+//     image and not as base64 inside JSON.
+//   - else the structured content when present, else the content blocks,
+//     else [].
+//
+// The content blocks are Content's bytes (for an MCP tool, the array
+// exactly as the server sent it); the structured content is Structured's.
 func (r Result) ForModel() json.RawMessage {
 	switch {
 	case r.Failed():
 		return r.ToolError()
 	case r.Notice != "":
 		return withNotice(r.Content, r.Notice)
-	case len(r.Structured) > 0:
+	case len(r.Structured) > 0 && textOnly(r.Content):
 		return r.Structured
 	case len(r.Content) > 0:
 		return r.Content
 	}
 	return json.RawMessage("[]")
-}
-
-// withNotice appends a text block holding notice to the content blocks.
-func withNotice(content json.RawMessage, notice string) json.RawMessage {
-	var blocks []json.RawMessage
-	if len(content) > 0 && json.Unmarshal(content, &blocks) != nil {
-		blocks = []json.RawMessage{content} // not an array: keep it whole
-	}
-	block, _ := json.Marshal(map[string]string{"type": "text", "text": notice})
-	out, _ := json.Marshal(append(blocks, block))
-	return out
 }
 
 func renderToolError(code Code, msg string, v []Violation) json.RawMessage {

@@ -44,6 +44,39 @@
 // can change what the tool receives (Request.Arguments is their view), and
 // an interceptor's next runs the tool at most once.
 //
+// # Tool results and ForModel
+//
+// An MCP tool's Result keeps what the server sent (mcpconn reads it from
+// the wire bytes): Content is the "content" array exactly as sent, every
+// block of every type, those of a failed result too; Structured is
+// "structuredContent" exactly as sent (key order, 12345678901234567890,
+// 1e-400 kept). Result.Blocks decodes Content into typed blocks (Content,
+// TextContent, ImageContent, AudioContent, ResourceLink,
+// EmbeddedResource, and UnknownContent for a type agt does not know, kept
+// rather than failing the call), each with its exact bytes; it works on a
+// host tool's Content too. A block type agt does not know is a success,
+// not a lost connection, and a malformed result (or one of more than
+// mcpconn.MaxContentBlocks blocks) is tool_error; the mount stays
+// connected either way.
+//
+// ForModel, what the host sends back to the model for a call:
+//
+//   - a failed call: the ToolError only. A failed MCP result (isError)
+//     has the text of its text blocks as Message; its other blocks (an
+//     image of the failure) stay in Content and Blocks for the host, but
+//     the model gets the one error format, as for every other failure.
+//   - a Notice: the content blocks plus a last text block holding it
+//     (the structured content is left out).
+//   - content with any block that is not text (image, audio, resource
+//     link, embedded resource, an unknown type): the content blocks, so
+//     an image reaches the model as an image block (server-filesystem's
+//     read_media_file also puts its base64 in structuredContent).
+//   - else the structured content when present, else the content blocks,
+//     else [].
+//
+// A host turns the blocks into its model API's own (an image block, a
+// document); Result.Blocks gives them typed.
+//
 // # Refresh at the batch boundary
 //
 // All calls of a batch use the snapshot the batch started with. At the end,
@@ -234,6 +267,9 @@
 // burst of 100, then 20 per second; the others are dropped and counted in
 // the next line that passes (dropped_before); Options.Observe still gets
 // them (mcpconn drops log lines only past its own queue).
+// One tool result holds at most mcpconn.MaxContentBlocks (10000) content
+// blocks (more is tool_error), and a failed result's Message at most 2 KiB
+// of its text.
 //
 // # Errors
 //

@@ -17,7 +17,6 @@ import (
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/resource"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Execute runs one batch:
@@ -459,125 +458,9 @@ func (r *Run) mcpFailure(ref resource.Ref, err error) Result {
 		return Result{Code: code, Message: "the MCP server " + string(ref) + " is not connected: " + boundMessage(r.modelText(err))}
 	case code == CodeInternal && errors.As(err, &rpc):
 		return Result{Code: CodeToolError, Message: boundMessage(fmt.Sprintf("the MCP server answered with error %d: %s", rpc.Code, rpc.Message))}
+	case errors.Is(err, mcpconn.ErrBadResult):
+		// The server's answer is unusable; the connection is fine.
+		return Result{Code: CodeToolError, Message: boundMessage(r.modelText(err))}
 	}
 	return r.failure(err)
-}
-
-func mcpResult(cr *mcp.CallToolResult) Result {
-	var res Result
-	content := cr.Content
-	if content == nil {
-		content = []mcp.Content{}
-	}
-	var err error
-	if res.Content, err = encodeContent(content); err != nil {
-		return Result{Code: CodeInternal, Message: "the tool's content could not be encoded"}
-	}
-	if cr.StructuredContent != nil {
-		if res.Structured, err = json.Marshal(cr.StructuredContent); err != nil {
-			return Result{Code: CodeInternal, Message: "the tool's structured content could not be encoded"}
-		}
-	}
-	if cr.IsError {
-		res.Code = CodeToolError
-		res.Message = toolErrorText(content)
-	}
-	return res
-}
-
-// encodeContent writes content blocks as a JSON array. Plain text blocks,
-// by far the most common, are written directly; anything else goes through
-// the SDK's own marshalling.
-func encodeContent(content []mcp.Content) (json.RawMessage, error) {
-	size := 2
-	for _, c := range content {
-		tc, ok := c.(*mcp.TextContent)
-		if !ok || tc.Meta != nil || tc.Annotations != nil {
-			return json.Marshal(content)
-		}
-		size += len(tc.Text) + 32
-	}
-	b := make([]byte, 0, size)
-	b = append(b, '[')
-	for i, c := range content {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `{"type":"text","text":`...)
-		b = appendJSONString(b, c.(*mcp.TextContent).Text)
-		b = append(b, '}')
-	}
-	return append(b, ']'), nil
-}
-
-// appendJSONString appends s as a JSON string, escaping as encoding/json
-// does except for HTML characters: invalid UTF-8 becomes U+FFFD, and
-// U+2028 and U+2029 are escaped.
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
-
-// toolErrorText joins the text blocks of a failed MCP result.
-func toolErrorText(content []mcp.Content) string {
-	var b strings.Builder
-	for _, c := range content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			if b.Len() > 0 {
-				b.WriteString("\n")
-			}
-			b.WriteString(tc.Text)
-			if b.Len() > maxMessage {
-				break
-			}
-		}
-	}
-	if b.Len() == 0 {
-		return "the tool reported an error"
-	}
-	return boundMessage(b.String())
 }

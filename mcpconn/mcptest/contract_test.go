@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
 
 	"github.com/agtsdk/agt/mcpconn"
@@ -133,7 +132,7 @@ func TestContract(t *testing.T) {
 			if res.IsError {
 				t.Fatalf("got error %q; want success", trim(text))
 			}
-			out, _ := json.Marshal(res.StructuredContent)
+			out := res.Structured
 			if !strings.Contains(string(out), tt.wantOut) {
 				t.Errorf("output %s lacks %s", trim(string(out)), tt.wantOut)
 			}
@@ -172,10 +171,10 @@ func names(n int) string {
 	return strings.Join(parts, ",")
 }
 
-func resultText(res *mcp.CallToolResult) string {
+func resultText(res *mcpconn.CallResult) string {
 	var b strings.Builder
 	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
+		if tc, ok := c.(*mcpconn.TextContent); ok {
 			b.WriteString(tc.Text)
 		}
 	}

@@ -31,6 +31,8 @@ const FaultsEnv = "AGT_FAKEMCP_FAULTS"
 //	-http ADDR           serve streamable HTTP on ADDR (e.g. 127.0.0.1:0) at /mcp;
 //	                     the first stdout line is "listening on URL"
 //	-sse                 with -http, serve the old HTTP+SSE transport instead
+//	-json-response       with -http, answer streamable POSTs with
+//	                     application/json instead of an event stream
 //	-require-header H    with -http, refuse requests without header "Name: value"
 //	-call-log FILE       append the name of every tools/call request to FILE
 //	-page-size N         tools per tools/list page (default 1000)
@@ -44,6 +46,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	faultList := fs.String("fault", "", "comma-separated fault modes")
 	httpAddr := fs.String("http", "", "serve streamable HTTP on this address")
 	sse := fs.Bool("sse", false, "with -http, serve HTTP+SSE instead of streamable HTTP")
+	jsonResponse := fs.Bool("json-response", false, "with -http, answer streamable POSTs with application/json")
 	requireHeader := fs.String("require-header", "", `with -http, a required header "Name: value"`)
 	callLog := fs.String("call-log", "", "append each tools/call tool name to this file")
 	pageSize := fs.Int("page-size", 0, "tools per tools/list page")
@@ -108,7 +111,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	status := 0
 	if *httpAddr != "" {
-		status = serveHTTP(server, *httpAddr, *sse, *requireHeader, stdin, stdout, stderr)
+		status = serveHTTP(server, *httpAddr, *sse, *jsonResponse, *requireHeader, stdin, stdout, stderr)
 	} else {
 		if has(FaultBanner) {
 			fmt.Fprintln(stdout, "Server starting... (fakemcp banner on stdout, fault banner)")
@@ -166,12 +169,13 @@ func spawnSleeper(stderr io.Writer, tag string) error {
 	return cmd.Process.Release()
 }
 
-func serveHTTP(server *mcp.Server, addr string, sse bool, requireHeader string, stdin io.Reader, stdout, stderr io.Writer) int {
+func serveHTTP(server *mcp.Server, addr string, sse, jsonResponse bool, requireHeader string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var handler http.Handler
 	if sse {
 		handler = mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return server }, nil)
 	} else {
-		handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
+		handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
+			&mcp.StreamableHTTPOptions{JSONResponse: jsonResponse})
 	}
 	if requireHeader != "" {
 		name, value, ok := strings.Cut(requireHeader, ":")

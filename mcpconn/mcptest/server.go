@@ -96,6 +96,12 @@ const (
 	// notifications/tools/list_changed; break_listing makes later
 	// listings fail).
 	FaultClientFeatures Fault = "client-features"
+	// FaultContentKinds (tool): add the tool "content" (ToolContent),
+	// which answers with the exact result its kind argument names
+	// (ContentKinds, ContentResult): every content block type, one no
+	// protocol defines, exact structuredContent, an error result with
+	// several blocks, and malformed results.
+	FaultContentKinds Fault = "content-kinds"
 )
 
 // The tools of FaultToolMetadata and what the server lists for them.
@@ -164,6 +170,7 @@ var AllFaults = []Fault{
 	FaultExitAtStart, FaultNoHandshake, FaultBanner, FaultSpawnChild, FaultIgnoreSIGTERM,
 	FaultRefuseInitialize, FaultOldProtocol, FaultEndlessLine, FaultNotificationFlood, FaultEndlessListing,
 	FaultCrashOnCall, FaultManyTools, FaultInvalidSchema, FaultRootString, FaultExternalRef, FaultToolMetadata, FaultClientFeatures,
+	FaultContentKinds,
 }
 
 // ManyToolsCount is how many extra tools FaultManyTools adds.
@@ -306,6 +313,11 @@ func NewServer(opts *ServerOptions) *mcp.Server {
 				}
 				if opts.OnCall != nil {
 					opts.OnCall(name)
+				}
+				if opts.has(FaultContentKinds) {
+					if res, ok := contentAnswer(req); ok {
+						return res, nil
+					}
 				}
 			}
 			if method == "tools/list" && cf != nil && cf.listingBroken() {
@@ -564,6 +576,9 @@ func (f *fake) addTools(s *mcp.Server) {
 			mcp.AddTool(s, &mcp.Tool{Name: name, Description: "Lists an execution.taskSupport (fault mode).",
 				InputSchema: schemaFor[EchoIn](nil)}, echo)
 		}
+	}
+	if f.opts.has(FaultContentKinds) {
+		addContentTool(s)
 	}
 	if f.opts.has(FaultManyTools) {
 		bulkSchema := schemaFor[BulkIn](nil)

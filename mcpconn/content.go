@@ -1,0 +1,561 @@
+package mcpconn
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+)
+
+// MaxContentBlocks bounds the content blocks of one tool result (fixed).
+// The message bound (ConnectorOptions.MaxMessageBytes) bounds their bytes;
+// this bounds the values built for them: a 16 MiB message of empty text
+// blocks would otherwise decode into some 700,000 of them.
+const MaxContentBlocks = 10000
+
+// Content is one content block of a tool result: a *TextContent,
+// *ImageContent, *AudioContent, *ResourceLink, *EmbeddedResource, or an
+// *UnknownContent for a type this package does not know, kept as sent.
+// Every block keeps its exact bytes (JSON), so a block can be passed on
+// as the server wrote it whatever its type.
+type Content interface {
+	// Type returns the block's "type" as sent: "text", "image", "audio",
+	// "resource_link", "resource", or another name.
+	Type() string
+	// JSON returns the block exactly as the server sent it (see
+	// CallResult for the one exception, text that is not valid Unicode).
+	JSON() json.RawMessage
+	isContent()
+}
+
+// TextContent is a "text" block.
+type TextContent struct {
+	Text string
+	// Annotations and Meta are the block's "annotations" and "_meta" as
+	// sent, nil when absent or null.
+	Annotations json.RawMessage
+	Meta        json.RawMessage
+	// Raw is the whole block as sent.
+	Raw json.RawMessage
+}
+
+// ImageContent is an "image" block.
+type ImageContent struct {
+	// Data is the image, base64-encoded as sent. It is neither decoded
+	// nor checked: Decode does both.
+	Data     string
+	MIMEType string
+	// Annotations and Meta are the block's "annotations" and "_meta" as
+	// sent, nil when absent or null.
+	Annotations json.RawMessage
+	Meta        json.RawMessage
+	// Raw is the whole block as sent.
+	Raw json.RawMessage
+}
+
+// Decode returns the image's bytes, or an error if Data is not standard
+// base64.
+func (c *ImageContent) Decode() ([]byte, error) { return decodeBase64("image data", c.Data) }
+
+// AudioContent is an "audio" block.
+type AudioContent struct {
+	// Data is the audio, base64-encoded as sent. It is neither decoded
+	// nor checked: Decode does both.
+	Data     string
+	MIMEType string
+	// Annotations and Meta are the block's "annotations" and "_meta" as
+	// sent, nil when absent or null.
+	Annotations json.RawMessage
+	Meta        json.RawMessage
+	// Raw is the whole block as sent.
+	Raw json.RawMessage
+}
+
+// Decode returns the audio's bytes, or an error if Data is not standard
+// base64.
+func (c *AudioContent) Decode() ([]byte, error) { return decodeBase64("audio data", c.Data) }
+
+// ResourceLink is a "resource_link" block: a resource the client may read,
+// not its contents.
+type ResourceLink struct {
+	URI         string
+	Name        string
+	Title       string
+	Description string
+	MIMEType    string
+	// Size is the resource's size in bytes, nil when not given.
+	Size *int64
+	// Annotations and Meta are the block's "annotations" and "_meta" as
+	// sent, nil when absent or null; Raw holds the rest (icons).
+	Annotations json.RawMessage
+	Meta        json.RawMessage
+	// Raw is the whole block as sent.
+	Raw json.RawMessage
+}
+
+// EmbeddedResource is a "resource" block: a resource's contents, text or
+// binary.
+type EmbeddedResource struct {
+	Resource ResourceContents
+	// Annotations and Meta are the block's "annotations" and "_meta" as
+	// sent, nil when absent or null.
+	Annotations json.RawMessage
+	Meta        json.RawMessage
+	// Raw is the whole block as sent.
+	Raw json.RawMessage
+}
+
+// ResourceContents is the contents of an embedded resource: text, or a
+// blob when IsBlob.
+type ResourceContents struct {
+	URI      string
+	MIMEType string
+	// Text is the contents of a text resource.
+	Text string
+	// Blob is the contents of a binary resource, base64-encoded as sent
+	// (not decoded nor checked: DecodeBlob does both).
+	Blob string
+	// IsBlob says the server sent "blob" (a binary resource), not "text".
+	IsBlob bool
+	// Meta is the resource's "_meta" as sent, nil when absent or null.
+	Meta json.RawMessage
+}
+
+// DecodeBlob returns the bytes of a binary resource, or an error if Blob
+// is not standard base64.
+func (r *ResourceContents) DecodeBlob() ([]byte, error) { return decodeBase64("resource blob", r.Blob) }
+
+// UnknownContent is a block of a type this package does not know (a newer
+// protocol's, or a server's own), kept as sent rather than failing the
+// result.
+type UnknownContent struct {
+	// Kind is the block's "type".
+	Kind string
+	// Annotations and Meta are the block's "annotations" and "_meta" as
+	// sent, nil when absent or null.
+	Annotations json.RawMessage
+	Meta        json.RawMessage
+	// Raw is the whole block as sent.
+	Raw json.RawMessage
+}
+
+func (c *TextContent) Type() string      { return "text" }
+func (c *ImageContent) Type() string     { return "image" }
+func (c *AudioContent) Type() string     { return "audio" }
+func (c *ResourceLink) Type() string     { return "resource_link" }
+func (c *EmbeddedResource) Type() string { return "resource" }
+func (c *UnknownContent) Type() string   { return c.Kind }
+
+func (c *TextContent) JSON() json.RawMessage      { return c.Raw }
+func (c *ImageContent) JSON() json.RawMessage     { return c.Raw }
+func (c *AudioContent) JSON() json.RawMessage     { return c.Raw }
+func (c *ResourceLink) JSON() json.RawMessage     { return c.Raw }
+func (c *EmbeddedResource) JSON() json.RawMessage { return c.Raw }
+func (c *UnknownContent) JSON() json.RawMessage   { return c.Raw }
+
+func (*TextContent) isContent()      {}
+func (*ImageContent) isContent()     {}
+func (*AudioContent) isContent()     {}
+func (*ResourceLink) isContent()     {}
+func (*EmbeddedResource) isContent() {}
+func (*UnknownContent) isContent()   {}
+
+func decodeBase64(what, s string) ([]byte, error) {
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return nil, fmt.Errorf("mcpconn: the %s is not valid base64", what)
+	}
+	return b, nil
+}
+
+// DecodeContent decodes a JSON array of content blocks (a tool result's
+// "content") into typed blocks, each keeping its exact bytes, by the same
+// rules CallTool reads a result with: a known type whose fields have the
+// wrong JSON types is an error, an unknown type is kept as
+// *UnknownContent, and at most MaxContentBlocks blocks are read. Empty
+// input and null give no blocks.
+func DecodeContent(raw json.RawMessage) ([]Content, error) {
+	return decodeContent(bytes.TrimSpace(validText(raw)))
+}
+
+// errMalformed says how a result or a block is malformed. Its text names
+// the field, never a value.
+type errMalformed string
+
+func (e errMalformed) Error() string { return string(e) }
+
+func decodeContent(raw []byte) ([]Content, error) {
+	if len(raw) == 0 || isNull(raw) {
+		return []Content{}, nil
+	}
+	if raw[0] != '[' {
+		return nil, errMalformed("content is not an array")
+	}
+	out := make([]Content, 0, 1)
+	err := arrayElements(raw, func(i int, elem []byte) error {
+		if i >= MaxContentBlocks {
+			return &LimitError{Option: "MaxContentBlocks (fixed)", What: "the content blocks of a tool result",
+				Limit: MaxContentBlocks, Unit: "blocks"}
+		}
+		c, err := decodeBlock(elem)
+		if err != nil {
+			return fmt.Errorf("content[%d]: %w", i, err)
+		}
+		out = append(out, c)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// blockFields are the spans of the members of a block that any known type
+// reads; nil when absent.
+type blockFields struct {
+	typ, text, data, mimeType, uri, name, title, description, size, resource, annotations, meta []byte
+}
+
+func decodeBlock(raw []byte) (Content, error) {
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil, errMalformed("the block is not an object")
+	}
+	var f blockFields
+	err := objectMembers(raw, func(key, val []byte) error {
+		switch string(key) { // no allocation: the compiler matches in place
+		case "type":
+			f.typ = val
+		case "text":
+			f.text = val
+		case "data":
+			f.data = val
+		case "mimeType":
+			f.mimeType = val
+		case "uri":
+			f.uri = val
+		case "name":
+			f.name = val
+		case "title":
+			f.title = val
+		case "description":
+			f.description = val
+		case "size":
+			f.size = val
+		case "resource":
+			f.resource = val
+		case "annotations":
+			f.annotations = val
+		case "_meta":
+			f.meta = val
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if f.typ == nil || f.typ[0] != '"' {
+		return nil, errMalformed("the block has no type")
+	}
+	typ, err := jsonString(f.typ, "type")
+	if err != nil || typ == "" {
+		return nil, errMalformed("the block has no type")
+	}
+	ann, meta := optional(f.annotations), optional(f.meta)
+	raw = raw[:len(raw):len(raw)]
+	var d stringDecoder
+	switch typ {
+	case "text":
+		c := &TextContent{Text: d.str(f.text, "text"), Annotations: ann, Meta: meta, Raw: raw}
+		return c, d.err
+	case "image":
+		c := &ImageContent{Data: d.str(f.data, "data"), MIMEType: d.str(f.mimeType, "mimeType"), Annotations: ann, Meta: meta, Raw: raw}
+		return c, d.err
+	case "audio":
+		c := &AudioContent{Data: d.str(f.data, "data"), MIMEType: d.str(f.mimeType, "mimeType"), Annotations: ann, Meta: meta, Raw: raw}
+		return c, d.err
+	case "resource_link":
+		c := &ResourceLink{URI: d.str(f.uri, "uri"), Name: d.str(f.name, "name"), Title: d.str(f.title, "title"),
+			Description: d.str(f.description, "description"), MIMEType: d.str(f.mimeType, "mimeType"),
+			Annotations: ann, Meta: meta, Raw: raw}
+		if f.size != nil && !isNull(f.size) {
+			var n int64
+			if json.Unmarshal(f.size, &n) != nil {
+				return nil, errMalformed("size is not an integer")
+			}
+			c.Size = &n
+		}
+		return c, d.err
+	case "resource":
+		c := &EmbeddedResource{Annotations: ann, Meta: meta, Raw: raw}
+		if f.resource != nil && !isNull(f.resource) {
+			if err := decodeResourceContents(f.resource, &c.Resource); err != nil {
+				return nil, err
+			}
+		}
+		return c, nil
+	}
+	return &UnknownContent{Kind: typ, Annotations: ann, Meta: meta, Raw: raw}, nil
+}
+
+func decodeResourceContents(raw []byte, r *ResourceContents) error {
+	if raw[0] != '{' {
+		return errMalformed("resource is not an object")
+	}
+	var uri, mimeType, text, blob, meta []byte
+	err := objectMembers(raw, func(key, val []byte) error {
+		switch string(key) {
+		case "uri":
+			uri = val
+		case "mimeType":
+			mimeType = val
+		case "text":
+			text = val
+		case "blob":
+			blob = val
+		case "_meta":
+			meta = val
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	d := stringDecoder{prefix: "resource."}
+	r.URI, r.MIMEType = d.str(uri, "uri"), d.str(mimeType, "mimeType")
+	r.Text, r.Blob = d.str(text, "text"), d.str(blob, "blob")
+	r.IsBlob = blob != nil && !isNull(blob)
+	r.Meta = optional(meta)
+	return d.err
+}
+
+// stringDecoder decodes optional string members, keeping the first error.
+type stringDecoder struct {
+	prefix string
+	err    error
+}
+
+// str decodes a string member; absent and null are "".
+func (d *stringDecoder) str(val []byte, field string) string {
+	if val == nil || d.err != nil || isNull(val) {
+		return ""
+	}
+	s, err := jsonString(val, field)
+	if err != nil {
+		d.err = errMalformed(d.prefix + field + " is not a string")
+	}
+	return s
+}
+
+// jsonString decodes the JSON string val. Strings without escapes, by far
+// the most common, are copied as they are (validText made them valid
+// UTF-8).
+func jsonString(val []byte, field string) (string, error) {
+	if len(val) < 2 || val[0] != '"' || val[len(val)-1] != '"' {
+		return "", errMalformed(field + " is not a string")
+	}
+	inner := val[1 : len(val)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return string(inner), nil
+	}
+	var s string
+	if err := json.Unmarshal(val, &s); err != nil {
+		return "", errMalformed(field + " is not a string")
+	}
+	return s, nil
+}
+
+// optional returns a member's exact bytes, capacity capped so that an
+// append by the caller cannot write over the rest of the result; nil when
+// absent or null.
+func optional(val []byte) json.RawMessage {
+	if val == nil || isNull(val) {
+		return nil
+	}
+	return val[:len(val):len(val)]
+}
+
+func isNull(b []byte) bool { return string(b) == "null" }
+
+// objectMembers calls fn with each member of the JSON object at b[0] ==
+// '{': the key decoded (exact, as the go-sdk matches keys) and the value's
+// exact bytes. Later duplicates come later, so the last one wins, as in
+// every JSON decoder this package sits beside. It never reads past b and
+// fails on anything that is not an object.
+func objectMembers(b []byte, fn func(key, val []byte) error) error {
+	i := skipSpace(b, 1)
+	if i < len(b) && b[i] == '}' {
+		return trailing(b, i+1)
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return errMalformed("malformed JSON object")
+		}
+		end := skipString(b, i)
+		if end < 0 {
+			return errMalformed("malformed JSON object")
+		}
+		key := b[i+1 : end-1]
+		if bytes.IndexByte(key, '\\') >= 0 {
+			var k string
+			if json.Unmarshal(b[i:end], &k) != nil {
+				return errMalformed("malformed JSON object")
+			}
+			key = []byte(k)
+		}
+		i = skipSpace(b, end)
+		if i >= len(b) || b[i] != ':' {
+			return errMalformed("malformed JSON object")
+		}
+		i = skipSpace(b, i+1)
+		vend := skipValue(b, i)
+		if vend <= i {
+			return errMalformed("malformed JSON object")
+		}
+		if err := fn(key, b[i:vend]); err != nil {
+			return err
+		}
+		i = skipSpace(b, vend)
+		if i >= len(b) {
+			return errMalformed("malformed JSON object")
+		}
+		switch b[i] {
+		case ',':
+			i = skipSpace(b, i+1)
+		case '}':
+			return trailing(b, i+1)
+		default:
+			return errMalformed("malformed JSON object")
+		}
+	}
+}
+
+// arrayElements calls fn with the index and exact bytes of each element of
+// the JSON array at b[0] == '['.
+func arrayElements(b []byte, fn func(i int, elem []byte) error) error {
+	i := skipSpace(b, 1)
+	if i < len(b) && b[i] == ']' {
+		return trailing(b, i+1)
+	}
+	for n := 0; ; n++ {
+		end := skipValue(b, i)
+		if end <= i {
+			return errMalformed("malformed JSON array")
+		}
+		if err := fn(n, b[i:end:end]); err != nil {
+			return err
+		}
+		i = skipSpace(b, end)
+		if i >= len(b) {
+			return errMalformed("malformed JSON array")
+		}
+		switch b[i] {
+		case ',':
+			i = skipSpace(b, i+1)
+		case ']':
+			return trailing(b, i+1)
+		default:
+			return errMalformed("malformed JSON array")
+		}
+	}
+}
+
+// trailing fails when anything but space follows a value.
+func trailing(b []byte, i int) error {
+	if skipSpace(b, i) != len(b) {
+		return errMalformed("malformed JSON: data after the value")
+	}
+	return nil
+}
+
+// validText returns b with the text no JSON decoder would keep replaced
+// by U+FFFD, as every decoder reads it: each byte that is not part of
+// valid UTF-8, and each \u escape of a lone surrogate. Anything else is
+// left byte for byte, and b itself is returned when it holds neither (the
+// common case, checked in one pass). A host embeds these bytes in its
+// requests to a model, whose API may refuse invalid text.
+func validText(b []byte) []byte {
+	if utf8.Valid(b) && !hasSurrogateEscape(b) {
+		return b
+	}
+	out := make([]byte, 0, len(b)+16)
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c == '\\' && i+1 < len(b) && b[i+1] < utf8.RuneSelf {
+			if b[i+1] != 'u' {
+				out = append(out, b[i], b[i+1])
+				i += 2
+				continue
+			}
+			r, ok := hex4(b, i+2)
+			if !ok || !utf16IsSurrogate(r) {
+				out = append(out, b[i], b[i+1])
+				i += 2
+				continue
+			}
+			if r < 0xDC00 && i+12 <= len(b) && b[i+6] == '\\' && b[i+7] == 'u' {
+				if lo, ok := hex4(b, i+8); ok && lo >= 0xDC00 && lo <= 0xDFFF {
+					out = append(out, b[i:i+12]...) // a valid pair
+					i += 12
+					continue
+				}
+			}
+			out = append(out, `\ufffd`...)
+			i += 6
+			continue
+		}
+		if c < utf8.RuneSelf {
+			out = append(out, c)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size == 1 {
+			out = append(out, "\uFFFD"...)
+		} else {
+			out = append(out, b[i:i+size]...)
+		}
+		i += size
+	}
+	return out
+}
+
+// hasSurrogateEscape reports a \u escape of a surrogate half (valid pairs
+// included; validText keeps those).
+func hasSurrogateEscape(b []byte) bool {
+	for {
+		i := bytes.Index(b, []byte(`\u`))
+		if i < 0 {
+			return false
+		}
+		if i+2 < len(b) && (b[i+2] == 'd' || b[i+2] == 'D') {
+			if r, ok := hex4(b, i+2); ok && utf16IsSurrogate(r) {
+				return true
+			}
+		}
+		b = b[i+2:]
+	}
+}
+
+func hex4(b []byte, i int) (rune, bool) {
+	if i+4 > len(b) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[i : i+4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
+}
+
+func utf16IsSurrogate(r rune) bool { return 0xD800 <= r && r <= 0xDFFF }

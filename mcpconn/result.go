@@ -1,0 +1,233 @@
+package mcpconn
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// CallResult is the result of a tools/call, read from the exact bytes the
+// server sent (captured from the wire in every transport, as the input
+// schemas of a listing are): content blocks of every type, unknown ones
+// included, and structuredContent byte for byte.
+//
+// The one change made to the bytes: text that no JSON decoder would keep
+// (bytes that are not valid UTF-8, \u escapes of lone surrogates) is
+// replaced by U+FFFD, as every decoder reads it, so that the bytes stay
+// valid in a host's request to its model.
+type CallResult struct {
+	// Content holds the content blocks, in the server's order; never nil.
+	Content []Content
+	// ContentJSON is the "content" array exactly as sent; [] when the
+	// server sent none or null.
+	ContentJSON json.RawMessage
+	// Structured is "structuredContent" exactly as sent (key order,
+	// large integers and tiny numbers kept); nil when absent or null.
+	Structured json.RawMessage
+	// IsError says the tool failed (the server set isError); Content then
+	// says how.
+	IsError bool
+	// Meta is the result's "_meta" as sent, nil when absent or null.
+	Meta json.RawMessage
+	// Raw is the whole result object as sent.
+	Raw json.RawMessage
+}
+
+// Text joins the text of the text blocks, one per line: what a failed
+// call says about its failure.
+func (r *CallResult) Text() string {
+	var b strings.Builder
+	for _, c := range r.Content {
+		if tc, ok := c.(*TextContent); ok {
+			if b.Len() > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+var emptyArray = json.RawMessage("[]")
+
+// decodeCallResult reads a tools/call result as the go-sdk would, except
+// that unknown block types are kept, nothing is re-encoded, and base64
+// data is not decoded. raw is a JSON value the go-sdk's message decoder
+// already checked.
+func decodeCallResult(raw json.RawMessage) (*CallResult, error) {
+	raw = validText(bytes.TrimSpace(raw))
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil, errMalformed("the result is not an object")
+	}
+	r := &CallResult{Raw: raw[:len(raw):len(raw)], ContentJSON: emptyArray}
+	var content []byte
+	err := objectMembers(raw, func(key, val []byte) error {
+		switch string(key) {
+		case "content":
+			content = val
+		case "structuredContent":
+			r.Structured = optional(val)
+		case "isError":
+			switch string(val) {
+			case "true":
+				r.IsError = true
+			case "false", "null":
+				r.IsError = false
+			default:
+				return errMalformed("isError is not a boolean")
+			}
+		case "_meta":
+			r.Meta = optional(val)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if r.Content, err = decodeContent(content); err != nil {
+		return nil, err
+	}
+	if len(content) > 0 && !isNull(content) {
+		r.ContentJSON = content[:len(content):len(content)]
+	}
+	return r, nil
+}
+
+// callResult turns what the go-sdk returned for a call into the call's
+// result: the capture of the wire result when there is one, the go-sdk's
+// decoded result otherwise (a result the capture could not keep), or the
+// classified error.
+//
+// The go-sdk fails the whole call when it cannot decode the result (an
+// unknown content block type, base64 it refuses); the connection is fine
+// then, and the capture still holds the result. So an error with a
+// captured answer is a decode failure of the go-sdk's, unless the call
+// ended for a reason of its own (the caller, the tool timeout, Close, a
+// bound).
+func (s *Session) callResult(ctx, cctx context.Context, name string, call *inflightCall, res *mcp.CallToolResult, err error) (*CallResult, error) {
+	if err != nil && (ctx.Err() != nil || cctx.Err() != nil || s.closed.Load() || s.guard.breach() != nil) {
+		return nil, s.classify(callOp(name), ctx, cctx, err)
+	}
+	raw := call.answer()
+	switch {
+	case raw != nil:
+	case err != nil:
+		// A protocol error (the answer had no result), or no answer.
+		return nil, s.classify(callOp(name), ctx, cctx, err)
+	default:
+		// No capture (it should always exist): the go-sdk's decoding,
+		// re-encoded, read by the same rules.
+		var merr error
+		if raw, merr = json.Marshal(res); merr != nil {
+			return nil, &Error{Ref: s.ref, Op: callOp(name), Kind: ErrBadResult, Detail: "the result could not be re-encoded", Err: merr}
+		}
+	}
+	cr, derr := decodeCallResult(raw)
+	if derr != nil {
+		detail := "the tools/call result is malformed"
+		if errors.Is(derr, ErrLimit) {
+			detail = "the tools/call result is past a bound"
+		}
+		return nil, &Error{Ref: s.ref, Op: callOp(name), Kind: ErrBadResult, Detail: detail, Err: derr}
+	}
+	return cr, nil
+}
+
+// answer returns the captured result of the call's request, nil for an
+// error answer or none.
+func (c *inflightCall) answer() json.RawMessage {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.raw
+}
+
+// setAnswer records the first answer to request id, if it is the call's
+// current request: a later answer with the same id is not the one the
+// go-sdk delivered, and an answer to an earlier request of the call (the
+// go-sdk sends another for an input-required result) is not the call's
+// result. result is nil for an error answer.
+// It reports whether result became the call's.
+func (c *inflightCall) setAnswer(id string, result json.RawMessage) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.id != id || c.answered {
+		return false
+	}
+	c.raw, c.answered = result, true
+	return result != nil
+}
+
+// callWritten ties a tools/call request being sent to the call ctx
+// carries (none: not a call of Session.CallTool).
+func (c *toolsListCapture) callWritten(ctx context.Context, id string) {
+	if c.calls != nil {
+		c.calls.written(ctx, id)
+	}
+}
+
+// callAnswered records an answer (result nil: an error) to request id on
+// the call in flight that sent it, if any, and reports whether the call
+// took the result. The result bytes are kept, not copied: every caller
+// passes a fresh decoding of the message.
+func (c *toolsListCapture) callAnswered(id string, result json.RawMessage) bool {
+	if c.calls == nil || id == "" {
+		return false
+	}
+	if call := c.calls.byRequest(id); call != nil {
+		return call.setAnswer(id, result)
+	}
+	return false
+}
+
+// maxPeekBytes bounds what RoundTrip reads of a tools/call request body to
+// find its id: the go-sdk writes "id" and "method" before "params", so
+// the arguments, however large, are never read.
+const maxPeekBytes = 4 << 10
+
+// peekCallID returns the id (idKey form) of the tools/call request in a
+// request body, reading no further than its "id" and "method" members.
+func peekCallID(body io.Reader) (string, bool) {
+	dec := json.NewDecoder(io.LimitReader(body, maxPeekBytes))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return "", false
+	}
+	var id string
+	haveID, isCall := false, false
+	for dec.More() {
+		t, err := dec.Token()
+		key, ok := t.(string)
+		if err != nil || !ok {
+			return "", false
+		}
+		switch key {
+		case "id":
+			var raw json.RawMessage
+			if dec.Decode(&raw) != nil {
+				return "", false
+			}
+			if id, haveID = rawIDKey(raw); !haveID {
+				return "", false
+			}
+		case "method":
+			var m string
+			if dec.Decode(&m) != nil || m != methodCallTool {
+				return "", false
+			}
+			isCall = true
+		default:
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return "", false
+			}
+		}
+		if haveID && isCall {
+			return id, true
+		}
+	}
+	return "", false
+}
