@@ -214,11 +214,11 @@ func (c *captureConn) noteResponse(id string, m *jsonrpc.Response) *LimitError {
 	if e := c.capture.response(id, m.Result); e != nil {
 		return e
 	}
-	if c.capture.callAnswered(id, resultOrNull(m.Result)) && !bytes.Contains(m.Result, []byte(`"resultType"`)) {
+	if c.capture.callAnswered(id, resultOrNull(m.Result)) {
 		// The call reads its result from the capture: spare the go-sdk a
 		// decode it would only throw away (and could fail on an unknown
-		// block type). A result that may ask for more input (a newer
-		// protocol's resultType) is left to the go-sdk whole.
+		// block type). With its multi round-trip off (noMultiRoundTrip),
+		// the go-sdk does nothing else with a call's result.
 		m.Result = decodedElsewhere
 	}
 	return nil

@@ -279,7 +279,7 @@ func NewConnector(opts *ConnectorOptions) *Connector {
 	}
 	// No client capabilities, and nothing answered but ping (the go-sdk
 	// would answer roots/list with an empty list).
-	c.client = mcp.NewClient(c.info, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
+	c.client = mcp.NewClient(c.info, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}, MultiRoundTrip: noMultiRoundTrip()})
 	c.client.AddReceivingMiddleware(refuseUndeclared)
 	return c
 }
@@ -358,8 +358,8 @@ func (c *Connector) ConnectWith(ctx context.Context, ref resource.Ref, srv resou
 	}
 	s.cs = cs
 	go s.watch()
-	if s.logs != nil && s.wireOrder {
-		go s.deliverLogs()
+	if s.notes != nil {
+		go s.deliverNotifications()
 	}
 	init := cs.InitializeResult()
 	if init != nil {

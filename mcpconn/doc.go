@@ -188,9 +188,20 @@
 // SSE and Dial both are seen by the transport's reader in wire order, so
 // a change or log line sent before a call's result is counted, and
 // attributed, before that result returns; over streamable HTTP they are
-// seen in the go-sdk's order. Notification handlers run one at a time, in
-// order, and must return quickly. Session.NotifyRootsChanged sends
-// notifications/roots/list_changed.
+// seen in the go-sdk's order. A progress restarts its call's idle timeout
+// as the reader reads it; over streamable HTTP, as the go-sdk hands it
+// over (its queue only waits on agt's, which never blocks). Notification
+// handlers run one at a time, in order, from a bounded queue (see
+// Limits). Session.NotifyRootsChanged sends
+// notifications/roots/list_changed; roots/list is answered by
+// Handlers.Roots alone (the go-sdk client's own root set stays empty).
+//
+// A tools/call result whose resultType is not "complete" (input_required:
+// the multi round-trip of protocol 2026-07-28, where the server asks for
+// input inside a result and expects the call again) fails the call with
+// ErrBadResult: agt speaks 2025-11-25, where a server sends its requests
+// during the call, and turns off the go-sdk's middleware that would
+// answer them past the handlers, bounds and audit above.
 //
 // # Secret references
 //
@@ -294,8 +305,14 @@
 //     handler: ConnectorOptions.MaxNotificationBytes, default 8 KiB
 //     (DefaultMaxNotificationBytes; a log line's data larger as JSON
 //     arrives as a string of its start and "..."); a logger name, 256
-//     bytes. At most 256 log lines wait for the Log handler; more are
-//     dropped.
+//     bytes.
+//   - Notifications waiting for their handlers (Progress, Log,
+//     ToolsChanged, one queue per session): 256, fixed; more are dropped
+//     and counted (Session.NotificationsDropped), so a slow handler
+//     under a flood holds at most 256 notifications of at most
+//     MaxNotificationBytes of text each. A dropped progress still
+//     restarted its call's idle timeout; a dropped tools/list_changed is
+//     still counted by Session.ToolsChanged.
 //   - One call whose server reports progress:
 //     ConnectorOptions.MaxCallDuration, default 10 minutes
 //     (DefaultMaxCallDuration), or tool_timeout_ms when that is longer.

@@ -36,9 +36,11 @@ type ConnectOptions struct {
 // (tool_timeout_ms) is held: the wait is the host's, not the server's.
 //
 // The notification handlers (Progress, Log, ToolsChanged) run one at a
-// time, in the order the server sent them, on the session's reader: they
-// must return quickly (the session's later requests and notifications
-// wait for them).
+// time, in the order the server sent them, on a goroutine of the
+// session's, fed by a queue of at most 256 notifications: when the
+// handlers fall that far behind, later notifications are dropped and
+// counted (Session.NotificationsDropped). A progress restarts its call's
+// idle timeout when it is read, not when its handler runs.
 //
 // A handler that panics fails only its request (the server gets an
 // error; Served reports OutcomeError); a host error's text never reaches

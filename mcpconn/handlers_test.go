@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -290,9 +291,14 @@ func TestElicitFormDefaults(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var rep mcpconn.ServedRequest
+			given := maps.Clone(tt.content)
 			s := connectWith(t, c, srv, &mcpconn.Handlers{Elicit: elicitAccept(tt.content),
 				Served: func(_ mcpconn.Incoming, r mcpconn.ServedRequest) { rep = r }})
 			res := call(t, s, context.Background(), mcptest.ToolAsk, mcptest.AskIn{})
+			// The defaults go into the answer, not into the host's map.
+			if diff := cmp.Diff(given, tt.content); diff != "" {
+				t.Errorf("the handler's map was changed (-before +after):\n%s", diff)
+			}
 			if tt.want == nil {
 				if !res.IsError {
 					t.Errorf("the server got an answer: %s", resultText(res))

@@ -66,11 +66,19 @@ type inflightCalls struct {
 	all   map[*inflightCall]struct{}
 	byID  map[string]*inflightCall // request ID -> call
 	order []*inflightCall          // in start order, for Incoming.Calls
-	// recent holds the last calls that ended, so that progress the
-	// session reads just after the result (the go-sdk hands notifications
-	// to a queue of their own) still names its call.
-	recent [recentCalls]*inflightCall
+	// recent holds the progress token and tag of the last calls that
+	// ended, so that progress the session reads just after the result
+	// (the go-sdk hands notifications to a queue of their own) still
+	// names its call. Only those two: an ended call's result and context
+	// are its caller's to keep or drop.
+	recent [recentCalls]endedCall
 	next   int
+}
+
+// endedCall is what progress attribution needs of a call that returned.
+type endedCall struct {
+	token string
+	tag   any
 }
 
 // recentCalls is how many ended calls keep their progress token.
@@ -109,7 +117,7 @@ func (r *inflightCalls) end(c *inflightCall) {
 			break
 		}
 	}
-	r.recent[r.next] = c
+	r.recent[r.next] = endedCall{token: c.token, tag: c.tag}
 	r.next = (r.next + 1) % recentCalls
 }
 
@@ -140,22 +148,23 @@ func (r *inflightCalls) byRequest(id string) *inflightCall {
 	return r.byID[id]
 }
 
-// byToken returns the call in flight, or one of the last that ended,
-// whose progress token is token, or nil.
-func (r *inflightCalls) byToken(token string) *inflightCall {
+// byToken returns the tag and idle clock of the call in flight, or the
+// tag of one of the last that ended (with a nil clock), whose progress
+// token is token; ok is false for none.
+func (r *inflightCalls) byToken(token string) (tag any, clock *callClock, ok bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, c := range r.order {
 		if c.token == token {
-			return c
+			return c.tag, c.clock, true
 		}
 	}
-	for _, c := range r.recent {
-		if c != nil && c.token == token {
-			return c
+	for _, e := range r.recent {
+		if e.token == token && token != "" {
+			return e.tag, nil, true
 		}
 	}
-	return nil
+	return nil, nil, false
 }
 
 // live returns the calls in flight, in the order they started.

@@ -55,6 +55,12 @@ func (r *CallResult) Text() string {
 
 var emptyArray = json.RawMessage("[]")
 
+// errInputRequired: a tools/call result whose resultType is not
+// "complete" (input_required: the server asks the client for input and a
+// new call, the multi round-trip of a newer protocol version). agt
+// speaks 2025-11-25 and does not take part: the call has no result.
+var errInputRequired = errMalformed("the result asks for more input (a resultType other than complete, from a newer protocol version's multi round-trip), which the client does not support")
+
 // decodeCallResult reads a tools/call result as the go-sdk would, except
 // that unknown block types are kept, nothing is re-encoded, and base64
 // data is not decoded. raw is a JSON value the go-sdk's message decoder
@@ -83,6 +89,12 @@ func decodeCallResult(raw json.RawMessage) (*CallResult, error) {
 			}
 		case "_meta":
 			r.Meta = optional(val)
+		case "resultType":
+			// Protocol 2026-07-28 (multi round-trip): a result that is
+			// not "complete" asks for input instead of answering.
+			if !isNull(val) && string(val) != `"complete"` {
+				return errInputRequired
+			}
 		}
 		return nil
 	})
@@ -130,8 +142,11 @@ func (s *Session) callResult(ctx, cctx context.Context, name string, call *infli
 	cr, derr := decodeCallResult(raw)
 	if derr != nil {
 		detail := "the tools/call result is malformed"
-		if errors.Is(derr, ErrLimit) {
+		switch {
+		case errors.Is(derr, ErrLimit):
 			detail = "the tools/call result is past a bound"
+		case errors.Is(derr, errInputRequired):
+			detail = "the tools/call result is not a final result"
 		}
 		return nil, &Error{Ref: s.ref, Op: callOp(name), Kind: ErrBadResult, Detail: detail, Err: derr}
 	}

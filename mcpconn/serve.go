@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"sync/atomic"
 	"time"
@@ -21,6 +22,8 @@ const (
 	notificationProgress    = "notifications/progress"
 	notificationMessage     = "notifications/message"
 	notificationToolsChange = "notifications/tools/list_changed"
+	// notificationRootsChanged is the one the client sends.
+	notificationRootsChanged = "notifications/roots/list_changed"
 )
 
 // serving holds a session's handlers and the bounds on what its server
@@ -54,7 +57,7 @@ func (c *Connector) newClient(s *Session, h *Handlers) *mcp.Client {
 		notificationBytes: c.opts.MaxNotificationBytes,
 	}}
 	caps := &mcp.ClientCapabilities{}
-	copts := &mcp.ClientOptions{Capabilities: caps}
+	copts := &mcp.ClientOptions{Capabilities: caps, MultiRoundTrip: noMultiRoundTrip()}
 	if h.Elicit != nil {
 		caps.Elicitation = &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}}
 		copts.ElicitationHandler = s.elicit
@@ -66,12 +69,30 @@ func (c *Connector) newClient(s *Session, h *Handlers) *mcp.Client {
 	if h.Roots != nil {
 		caps.RootsV2 = &mcp.RootCapabilities{ListChanged: true}
 	}
-	if h.Log != nil {
-		s.logs = make(chan logItem, maxQueuedLogs)
+	if h.Progress != nil || h.Log != nil || h.ToolsChanged != nil {
+		s.notes = make(chan func(context.Context), maxQueuedNotifications)
 	}
 	cl := mcp.NewClient(c.info, copts)
 	cl.AddReceivingMiddleware(s.receive)
+	// The go-sdk's own sending path, kept to send
+	// notifications/roots/list_changed (NotifyRootsChanged) without
+	// touching the client's root set.
+	cl.AddSendingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		s.send = next
+		return next
+	})
 	return cl
+}
+
+// noMultiRoundTrip turns off the go-sdk's multi round-trip middleware
+// (SEP-2322, protocol 2026-07-28) for every client agt makes: it would
+// answer the inputRequests of a tools/call result itself, from the
+// client's own root set and handlers, past the bounds, the audit and the
+// Roots handler of the session, and call the tool again. agt speaks
+// 2025-11-25, where a server sends requests (serveRequest answers them);
+// a result that asks for input is an error of the call (callResult).
+func noMultiRoundTrip() *mcp.MultiRoundTripOptions {
+	return &mcp.MultiRoundTripOptions{Disabled: true}
 }
 
 // refuseUndeclared is the receiving middleware of the shared client of
@@ -92,28 +113,25 @@ func notDeclared(method string) error {
 }
 
 // receive routes what the server sends on its own: requests through
-// serveRequest, notifications to the handlers.
+// serveRequest; notifications, when the transport's reader does not see
+// them (streamable HTTP: !wireOrder), to the notification queue, in the
+// go-sdk's order.
 func (s *Session) receive(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch method {
 		case MethodElicit, MethodCreateMessage, MethodListRoots:
 			return s.serveRequest(ctx, method, req, next)
 		case notificationProgress:
-			if p, ok := req.GetParams().(*mcp.ProgressNotificationParams); ok {
-				s.onProgress(ctx, p)
+			if p, ok := req.GetParams().(*mcp.ProgressNotificationParams); ok && !s.wireOrder {
+				s.onProgress(p)
 			}
 		case notificationMessage:
-			// With wireOrder, readServerMessage delivers it.
-			if p, ok := req.GetParams().(*mcp.LoggingMessageParams); ok && s.serve.h.Log != nil && !s.wireOrder {
-				s.deliverLog(ctx, logItem{p: p, in: s.incoming(s.calls.live())})
+			if p, ok := req.GetParams().(*mcp.LoggingMessageParams); ok && !s.wireOrder {
+				s.onLog(p)
 			}
 		case notificationToolsChange:
 			if !s.wireOrder {
-				s.toolsChanged.Add(1)
-			}
-			if s.serve.h.ToolsChanged != nil {
-				in := s.incoming(s.calls.live())
-				s.notify(ctx, func(ctx context.Context) { s.serve.h.ToolsChanged(ctx, in) })
+				s.onToolsChanged()
 			}
 		}
 		return next(ctx, method, req)
@@ -127,59 +145,115 @@ func callback(f func()) {
 	f()
 }
 
-// logItem is a log notification and the calls in flight when it was
-// read.
-type logItem struct {
-	p  *mcp.LoggingMessageParams
-	in Incoming
-}
-
-// maxQueuedLogs bounds the log notifications read and not yet handed to
-// the Log handler; more are dropped.
-const maxQueuedLogs = 256
+// maxQueuedNotifications bounds the notifications read and not yet
+// handed to their handler (Progress, Log, ToolsChanged: one queue per
+// session, in order); more are dropped and counted
+// (Session.NotificationsDropped).
+const maxQueuedNotifications = 256
 
 // readServerMessage sees a message the server started as the reader reads
-// it: it counts tools/list_changed, and queues a log notification with
-// the calls in flight then, so both keep their place relative to the
-// results of calls.
+// it (stdio, SSE, Dial): a progress restarts its call's idle timeout at
+// once, whatever the handlers are doing, and every notification is
+// queued with the calls in flight then, so it keeps its place relative
+// to the results of calls.
 func (s *Session) readServerMessage(m *jsonrpc.Request) {
 	if m.ID.IsValid() {
 		return
 	}
 	switch m.Method {
 	case notificationToolsChange:
-		s.toolsChanged.Add(1)
+		s.onToolsChanged()
+	case notificationProgress:
+		var p mcp.ProgressNotificationParams
+		if json.Unmarshal(m.Params, &p) == nil {
+			s.onProgress(&p)
+		}
 	case notificationMessage:
-		if s.logs == nil {
+		if s.notes == nil || s.serve.h.Log == nil {
 			return
 		}
 		var p mcp.LoggingMessageParams
 		if json.Unmarshal(m.Params, &p) != nil {
 			return // the go-sdk refuses it too
 		}
-		select {
-		case s.logs <- logItem{p: &p, in: s.incoming(s.calls.live())}:
-		default: // the handler is behind: drop
-		}
+		s.onLog(&p)
 	}
 }
 
-// deliverLogs hands the queued log notifications to the Log handler, in
-// order, until the session ends.
-func (s *Session) deliverLogs() {
+// onToolsChanged counts a notifications/tools/list_changed and queues it
+// for the ToolsChanged handler.
+func (s *Session) onToolsChanged() {
+	s.toolsChanged.Add(1)
+	if h := s.serve; h != nil && h.h.ToolsChanged != nil {
+		in := s.incoming(s.calls.live())
+		s.enqueue(func(ctx context.Context) { h.h.ToolsChanged(ctx, in) })
+	}
+}
+
+// onLog queues a log notification, bounded, for the Log handler.
+func (s *Session) onLog(p *mcp.LoggingMessageParams) {
+	if s.serve == nil || s.serve.h.Log == nil {
+		return
+	}
+	in := s.incoming(s.calls.live())
+	q := boundLog(p, s.serve.max.notificationBytes)
+	s.enqueue(func(ctx context.Context) { s.serve.h.Log(ctx, in, q) })
+}
+
+// onProgress restarts the idle timeout of the call the token names and
+// queues the notification for the Progress handler; progress for no call
+// of this session is dropped.
+func (s *Session) onProgress(p *mcp.ProgressNotificationParams) {
+	token, ok := p.ProgressToken.(string)
+	if !ok {
+		return
+	}
+	tag, clock, ok := s.calls.byToken(token)
+	if !ok {
+		return
+	}
+	clock.progress()
+	if s.serve == nil || s.serve.h.Progress == nil {
+		return
+	}
+	q := *p
+	q.Message = boundText(q.Message, s.serve.max.notificationBytes)
+	in := Incoming{Ref: s.ref, Calls: []any{tag}}
+	s.enqueue(func(ctx context.Context) { s.serve.h.Progress(ctx, in, &q) })
+}
+
+// enqueue hands a notification to deliverNotifications, or drops it when
+// the queue is full: a slow handler must not make the session hold an
+// unbounded backlog of a flooding server's messages.
+func (s *Session) enqueue(f func(context.Context)) {
+	if s.notes == nil {
+		return
+	}
+	select {
+	case s.notes <- f:
+	default:
+		s.notesDropped.Add(1)
+	}
+}
+
+// NotificationsDropped returns how many notifications (progress, log,
+// tools/list_changed) the session dropped because their handlers were
+// more than 256 behind. A dropped tools/list_changed is still counted by
+// ToolsChanged, and a dropped progress still restarted its call's idle
+// timeout.
+func (s *Session) NotificationsDropped() uint64 { return s.notesDropped.Load() }
+
+// deliverNotifications runs the queued notification handlers, one at a
+// time and in order, until the session ends.
+func (s *Session) deliverNotifications() {
 	for {
 		select {
-		case it := <-s.logs:
-			s.deliverLog(context.Background(), it)
+		case f := <-s.notes:
+			s.notify(context.Background(), f)
 		case <-s.closing.Done():
 			return
 		}
 	}
-}
-
-func (s *Session) deliverLog(ctx context.Context, it logItem) {
-	p := boundLog(it.p, s.serve.max.notificationBytes)
-	s.notify(ctx, func(ctx context.Context) { s.serve.h.Log(ctx, it.in, p) })
 }
 
 // notify runs a host notification handler under ctx ended also by the
@@ -189,28 +263,6 @@ func (s *Session) notify(ctx context.Context, f func(ctx context.Context)) {
 	stop := context.AfterFunc(s.closing, cancel)
 	defer func() { stop(); cancel() }()
 	callback(func() { f(hctx) })
-}
-
-// onProgress restarts the idle timeout of the call the token names and
-// hands the notification to the Progress handler; progress for no call
-// of this session is dropped.
-func (s *Session) onProgress(ctx context.Context, p *mcp.ProgressNotificationParams) {
-	token, ok := p.ProgressToken.(string)
-	if !ok {
-		return
-	}
-	call := s.calls.byToken(token)
-	if call == nil {
-		return
-	}
-	call.clock.progress()
-	if s.serve.h.Progress == nil {
-		return
-	}
-	q := *p
-	q.Message = boundText(q.Message, s.serve.max.notificationBytes)
-	in := Incoming{Ref: s.ref, Calls: []any{call.tag}}
-	s.notify(ctx, func(ctx context.Context) { s.serve.h.Progress(ctx, in, &q) })
 }
 
 func (s *Session) incoming(calls []*inflightCall) Incoming {
@@ -491,12 +543,15 @@ func isNil(v any) bool {
 	return false
 }
 
-// withDefaults fills, in the content of an accepted form, each property of
-// the requested schema that has a default and that the content leaves out
-// (SEP-1034: the client applies the defaults the user did not change).
+// withDefaults returns the content of an accepted form with each
+// property of the requested schema that has a default and that the
+// content leaves out filled with it (SEP-1034: the client applies the
+// defaults the user did not change). The host's map is not changed: a
+// copy is made when a default is added.
 func withDefaults(content map[string]any, schema any) map[string]any {
 	sm, _ := schema.(map[string]any)
 	props, _ := sm["properties"].(map[string]any)
+	copied := false
 	for name, p := range props {
 		pm, _ := p.(map[string]any)
 		def, ok := pm["default"]
@@ -506,8 +561,11 @@ func withDefaults(content map[string]any, schema any) map[string]any {
 		if _, set := content[name]; set {
 			continue
 		}
-		if content == nil {
-			content = map[string]any{}
+		if !copied {
+			content, copied = maps.Clone(content), true
+			if content == nil {
+				content = map[string]any{}
+			}
 		}
 		content[name] = def
 	}
@@ -556,10 +614,15 @@ func (s *Session) NotifyRootsChanged() error {
 	if s.closed.Load() || s.Lost() {
 		return s.closedError("notify roots changed")
 	}
-	// The go-sdk sends the notification when the client's own roots
-	// change; agt answers roots/list itself (receive), so that set is only
-	// a trigger.
-	s.client.AddRoots(&mcp.Root{URI: "file:///"})
+	// Sent on the go-sdk's own sending path (the one its AddRoots takes),
+	// so the client's root set stays empty: roots/list is only ever
+	// answered by Handlers.Roots (serveRequest).
+	ctx, cancel := s.requestContext(context.Background())
+	defer cancel()
+	_, err := s.send(ctx, notificationRootsChanged, &mcp.ClientRequest[*mcp.RootsListChangedParams]{Session: s.cs, Params: &mcp.RootsListChangedParams{}})
+	if err != nil {
+		return s.classify("notify roots changed", context.Background(), ctx, err)
+	}
 	return nil
 }
 

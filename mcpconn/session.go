@@ -40,8 +40,13 @@ type Session struct {
 	// starts (captureConn: readServerMessage), in wire order; else
 	// (streamable HTTP) only receive does, in the go-sdk's order.
 	wireOrder bool
-	// logs carries log notifications from the reader to their handler.
-	logs    chan logItem
+	// notes carries the notifications read to their handlers, in order
+	// (deliverNotifications); nil when no notification handler is set.
+	notes        chan func(context.Context)
+	notesDropped atomic.Uint64
+	// send is the go-sdk's sending path of the session's own client (nil
+	// for the shared client).
+	send    mcp.MethodHandler
 	answers *httpAnswers // remote only
 
 	serverInfo      *mcp.Implementation
