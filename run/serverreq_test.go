@@ -233,7 +233,7 @@ func TestTwoCallsInFlight(t *testing.T) {
 			mu.Unlock()
 			return &mcp.ElicitResult{Action: "decline"}, nil
 		}})
-	out := execute(t, r, featCall("long", mcptest.ToolProgress, `{"steps":20,"ms":50}`), featCall("ask", mcptest.ToolAsk, `{}`))
+	out := execute(t, r, featCall("long", mcptest.ToolProgress, `{"steps":60,"ms":100}`), featCall("ask", mcptest.ToolAsk, `{}`))
 	if codes := codes(out); codes[0] != "" || codes[1] != "" {
 		t.Fatalf("results %+v", out.Results)
 	}
