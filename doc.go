@@ -51,6 +51,9 @@
 //	tool contract in a Run    run (pipeline, codes, ToolError), toolschema
 //	schema compiler           toolschema
 //	refresh at the boundary   run (refresh, aliases, fingerprint, Resume)
+//	a complete MCP client     mcpconn (Handlers, results, streamable HTTP),
+//	                          run (Options.Elicit, Sample, Roots, Observe),
+//	                          examples/conformance (the official suite)
 //
 // # Callers, privileges and the launch allowlist
 //
