@@ -315,9 +315,18 @@ func (h *headerRoundTripper) RoundTrip(req *http.Request) (*http.Response, error
 	if h.streams == nil || req.Method != http.MethodGet {
 		return h.send(req, nil)
 	}
-	st, initial, err := h.streams.open(req)
-	if err != nil {
-		return nil, err
+	st, initial, wait := h.streams.open(req)
+	if wait > 0 {
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-req.Context().Done():
+			t.Stop()
+			return nil, req.Context().Err()
+		}
+	}
+	if st.standalone {
+		st.unprime(req)
 	}
 	if initial {
 		return newDeferredResponse(req, func(ctx context.Context) (*http.Response, error) {
@@ -375,7 +384,7 @@ func (h *headerRoundTripper) send(req *http.Request, st *eventStream) (*http.Res
 	if sse && post && h.streamable {
 		h.guard.owe()
 	}
-	resp.Body = &boundedBody{ReadCloser: resp.Body, guard: h.guard, sse: sse, countRate: h.streamable, owed: owed, stream: st}
+	resp.Body = &boundedBody{ReadCloser: resp.Body, guard: h.guard, sse: sse, countRate: h.streamable, owed: owed}
 	switch {
 	case (listing || calling) && mt == "application/json":
 		resp.Body = &jsonBodyCapture{ReadCloser: resp.Body, capture: h.capture, guard: h.guard}
@@ -388,6 +397,9 @@ func (h *headerRoundTripper) send(req *http.Request, st *eventStream) (*http.Res
 	}
 	if sse && h.streams != nil {
 		resp.Body = newRetryClamp(resp.Body, h.maxRetry)
+		if st != nil && st.standalone && resp.StatusCode/100 == 2 {
+			resp.Body = h.streams.primeStandalone(st, resp.Body)
+		}
 	}
 	return resp, nil
 }

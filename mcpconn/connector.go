@@ -149,16 +149,19 @@ type ConnectorOptions struct {
 	// misbehaving, with a *LimitError. 0 means DefaultMaxServerMessageRate
 	// (1000 per second).
 	MaxServerMessageRate int
-	// MaxReconnects bounds the reconnections of one streamable HTTP event
-	// stream (a call's, a listing's or the standalone stream) in a row,
-	// each less than a minute after the one before, without a message
-	// from the server between them: a server that keeps ending a stream
-	// without sending anything on it is closed as misbehaving, with a
-	// *LimitError. A priming event (an event id with no data) is not a
-	// message. 0 means DefaultMaxReconnects (10); a server that polls
-	// silently and often (it ends the stream and asks for a short retry,
-	// again and again, during one long call) needs more.
-	MaxReconnects int
+	// ReconnectBurst and MinReconnectInterval bound the rate at which one
+	// streamable HTTP event stream (a call's, a listing's or the
+	// standalone stream) is reconnected after the server ended it: at
+	// most ReconnectBurst reconnections at once, each after the delay the
+	// server asked for, then at most one per MinReconnectInterval, however
+	// short a retry the server asks for (a reconnection sooner waits). A
+	// server that polls (it ends the stream after a priming event and asks
+	// for a short retry, as the protocol allows) keeps its session for
+	// ever; one that ends its streams in a loop costs one request per
+	// interval and stream. 0 means DefaultReconnectBurst (10) and
+	// DefaultMinReconnectInterval (1 s).
+	ReconnectBurst       int
+	MinReconnectInterval time.Duration
 	// MaxReconnectDelay bounds the wait before a reconnection that a
 	// streamable HTTP server may ask for with the retry field of its
 	// event stream; a longer one waits this long. 0 means
@@ -249,8 +252,11 @@ func NewConnector(opts *ConnectorOptions) *Connector {
 	if c.opts.MaxServerMessageRate <= 0 {
 		c.opts.MaxServerMessageRate = DefaultMaxServerMessageRate
 	}
-	if c.opts.MaxReconnects <= 0 {
-		c.opts.MaxReconnects = DefaultMaxReconnects
+	if c.opts.ReconnectBurst <= 0 {
+		c.opts.ReconnectBurst = DefaultReconnectBurst
+	}
+	if c.opts.MinReconnectInterval <= 0 {
+		c.opts.MinReconnectInterval = DefaultMinReconnectInterval
 	}
 	if c.opts.MaxReconnectDelay <= 0 {
 		c.opts.MaxReconnectDelay = DefaultMaxReconnectDelay
@@ -506,16 +512,16 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 				capture: s.capture, guard: s.guard, onServerMessage: s.readServerMessage, detach: true}, nil
 		}
 		rt.capture, rt.streamable = s.capture, true
-		rt.streams, rt.maxRetry = newEventStreams(s.guard, c.opts.MaxReconnects), c.opts.MaxReconnectDelay
+		rt.streams, rt.maxRetry = newEventStreams(c.opts.ReconnectBurst, c.opts.MinReconnectInterval), c.opts.MaxReconnectDelay
 		var handlers *Handlers
 		if opts != nil {
 			handlers = opts.Handlers
 		}
 		// The go-sdk's own count of reconnections without a new event id
-		// stays above ours, which names the option to change. The
+		// does not bind (goSDKMaxRetries); the rate bound does. The
 		// standalone stream exists only for a session with something to
 		// receive on it, and never holds the handshake (deferredStream).
-		return &mcp.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: client, MaxRetries: c.opts.MaxReconnects + 1,
+		return &mcp.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: client, MaxRetries: goSDKMaxRetries,
 			MaxEventSize: c.opts.MaxMessageBytes + 1, DisableStandaloneSSE: !handlers.needsServerStream()}, nil
 	default:
 		return nil, &Error{Ref: s.ref, Op: "connect", Kind: ErrInvalidServer,

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
@@ -211,7 +212,7 @@ func TestHeaderRoundTripperCapturesCallResults(t *testing.T) {
 			c.calls = &calls
 			guard := testGuard()
 			rt := &headerRoundTripper{base: base, capture: c, guard: guard, origin: "http://127.0.0.1:80", streamable: true,
-				streams: newEventStreams(guard, 5)}
+				streams: newEventStreams(5, time.Second)}
 			ctx, call := calls.begin(context.Background(), nil)
 			defer calls.end(call)
 

@@ -103,10 +103,21 @@
 // resumed one: the origin check, MaxMessageBytes per event, the message
 // rate (the reply a resumed stream carries is the one its request owed),
 // and the capture of a tools/list page. Reconnections end with the call's
-// tool timeout; a stream the server ends more than
-// ConnectorOptions.MaxReconnects times in a row (default 10), each less
-// than a minute after the one before, without sending a message on it (a
-// priming event is none) ends the session as misbehaving.
+// tool timeout. The rate of reconnections of one stream is bounded, not
+// their number: ConnectorOptions.ReconnectBurst at once (default 10),
+// then one per ConnectorOptions.MinReconnectInterval (default 1 s),
+// however short a retry the server asks for. So a server may poll (end
+// its standalone stream after a priming event and ask for a short retry,
+// for ever) and keep its session, and a server that ends its streams in a
+// loop costs one request per interval and stream. The go-sdk keeps its
+// own count of reconnections without a new event id, which never resets
+// with time (50, the most its backoff survives): agt puts an event id of
+// its own at the start of every response of the standalone stream, so
+// that count never runs for it (the id is never sent to the server); a
+// call's stream whose server repeats one event id 50 times is ended by
+// it, as is a standalone stream whose server sends the same id on every
+// response (its session is then lost: a Run restarts it at the next
+// batch).
 //
 // The standalone GET event stream, on which a server sends what it starts
 // outside a call, is opened only for a session that has a handler to
@@ -278,10 +289,11 @@
 //   - Streamable HTTP reconnections: the wait a server asks for with its
 //     retry field, ConnectorOptions.MaxReconnectDelay, default 30 s
 //     (DefaultMaxReconnectDelay; a longer one is held to it, a retry line
-//     over 64 bytes is dropped); reconnections of one event stream in a
-//     row, less than a minute apart, without a message from the server,
-//     ConnectorOptions.MaxReconnects, default 10 (DefaultMaxReconnects).
-//     A server past the count is closed as misbehaving.
+//     over 64 bytes is dropped); the rate of reconnections of one event
+//     stream: ConnectorOptions.ReconnectBurst at once, default 10
+//     (DefaultReconnectBurst), then one per
+//     ConnectorOptions.MinReconnectInterval, default 1 s
+//     (DefaultMinReconnectInterval); a reconnection sooner waits.
 //   - A stdio server's stderr: the last ConnectorOptions.StderrTailBytes
 //     (default 8 KiB) are kept.
 //

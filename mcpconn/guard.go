@@ -177,9 +177,6 @@ type boundedBody struct {
 	// owed: the stream answers a request of ours, so one of its events is
 	// the reply, not a message the server started.
 	owed bool
-	// stream: the streamable event stream this body is part of, told of
-	// each message it carries; nil when not followed.
-	stream *eventStream
 
 	n        int    // bytes of the body, or of the current event
 	lineLen  int    // event stream: bytes of the current line
@@ -254,9 +251,6 @@ func (b *boundedBody) endLine() error {
 			if err := b.guard.message(b.owed); err != nil {
 				return err
 			}
-		}
-		if b.sawData && b.stream != nil {
-			b.stream.message.Store(true)
 		}
 		b.n, b.sawData = 0, false
 	case b.lineData:

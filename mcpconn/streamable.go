@@ -14,21 +14,30 @@ import (
 
 // Defaults of the reconnection of streamable HTTP event streams.
 const (
-	// DefaultMaxReconnects bounds the reconnections of one event stream in
-	// a row on which the server sent no message.
-	DefaultMaxReconnects = 10
+	// DefaultReconnectBurst is how many reconnections one event stream
+	// may make at once, each after the delay the server asked for.
+	DefaultReconnectBurst = 10
+	// DefaultMinReconnectInterval is the steady rate of reconnections of
+	// one event stream past its burst: one per interval.
+	DefaultMinReconnectInterval = time.Second
 	// DefaultMaxReconnectDelay bounds the wait before a reconnection that
 	// a server may ask for with the retry field of its event stream.
 	DefaultMaxReconnectDelay = 30 * time.Second
 )
 
+// goSDKMaxRetries is the go-sdk's StreamableClientTransport.MaxRetries:
+// both its count of reconnections of one stream without a new event id
+// (handleSSE), which never resets with time, and its count of failed
+// attempts of one reconnection. Our rate bound is the one that binds; the
+// go-sdk's count is kept high, but below 57: past that many failed
+// attempts its backoff overflows (calculateReconnectDelay) and rand.N
+// panics. The standalone stream is primed with an event id of ours on
+// every response, so its count does not run for a server that sends no
+// ids (primeStandalone).
+const goSDKMaxRetries = 50
+
 // lastEventIDHeader names the event a resumed stream continues after.
 const lastEventIDHeader = "Last-Event-ID"
-
-// reconnectQuiet: a reconnection a minute or more after the one before is
-// not part of a loop (a proxy that ends idle streams, a server that polls
-// slowly), so it starts the count of MaxReconnects again.
-const reconnectQuiet = time.Minute
 
 // eventStreams follows the event streams of one streamable HTTP session
 // across their reconnections. The go-sdk resumes a stream with a GET on
@@ -36,44 +45,50 @@ const reconnectQuiet = time.Minute
 // for the standalone stream, on the connection's context: the context is
 // the stream's identity here.
 type eventStreams struct {
-	guard         *peerGuard
-	maxReconnects int
-	now           func() time.Time
+	burst int
+	every time.Duration
+	now   func() time.Time
 
 	mu         sync.Mutex
 	byCtx      map[context.Context]*eventStream
 	standalone bool // the standalone stream was opened
+	primed     atomic.Int64
 }
 
 // eventStream is one logical stream: its first response and every GET
 // that resumed it.
 type eventStream struct {
 	standalone bool
-	reconnects int       // in a row, less than reconnectQuiet apart, without a message from the server between them
-	last       time.Time // the latest request of the stream
-	// message: the server sent a message on the stream since the last
-	// reconnection (set by the body reader, read at the next one).
-	message atomic.Bool
+	// A token bucket of reconnections: burst at most, one more per
+	// interval; negative while reconnections wait for theirs.
+	tokens    float64
+	tokenTime time.Time
+	// primedID is the event id primeStandalone put at the start of the
+	// latest response of the standalone stream (a string).
+	primedID atomic.Value
 }
 
-func newEventStreams(guard *peerGuard, maxReconnects int) *eventStreams {
-	return &eventStreams{guard: guard, maxReconnects: maxReconnects, now: time.Now, byCtx: map[context.Context]*eventStream{}}
+func newEventStreams(burst int, every time.Duration) *eventStreams {
+	return &eventStreams{burst: burst, every: every, now: time.Now, byCtx: map[context.Context]*eventStream{}}
 }
 
 // open accounts for a GET of the session. initial: it is the first
 // request of the standalone stream (the go-sdk resumes a request's stream
 // only with a Last-Event-ID, so a GET without one on a context never seen
-// is the standalone stream). A reconnection past the bound trips the
-// guard: a server that ends its streams again and again, quickly and
-// without sending anything on them, is closed as misbehaving.
-func (e *eventStreams) open(req *http.Request) (st *eventStream, initial bool, err error) {
+// is the standalone stream). Every other GET is a reconnection: it must
+// wait the returned delay. A stream reconnects at most burst times at
+// once, then once per interval, whatever retry its server asks for: a
+// server that polls (ends the stream and asks for a short retry, again
+// and again) works for ever, and one that ends its streams in a loop
+// costs one request per interval and stream.
+func (e *eventStreams) open(req *http.Request) (st *eventStream, initial bool, wait time.Duration) {
 	ctx := req.Context()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	now := e.now()
 	st = e.byCtx[ctx]
 	if st == nil {
-		st = &eventStream{last: now}
+		st = &eventStream{tokens: float64(e.burst), tokenTime: now}
 		e.byCtx[ctx] = st
 		// Every GET of the go-sdk's carries a context that ends: the
 		// request's, or the connection's at Close.
@@ -84,20 +99,54 @@ func (e *eventStreams) open(req *http.Request) (st *eventStream, initial bool, e
 		})
 		if req.Header.Get(lastEventIDHeader) == "" && !e.standalone {
 			st.standalone, e.standalone = true, true
-			return st, true, nil
+			return st, true, 0
 		}
 	}
-	if st.message.Swap(false) || now.Sub(st.last) >= reconnectQuiet {
-		st.reconnects = 0
+	st.tokens = min(float64(e.burst), st.tokens+float64(now.Sub(st.tokenTime))/float64(e.every))
+	st.tokenTime = now
+	st.tokens--
+	if st.tokens >= 0 {
+		return st, false, 0
 	}
-	st.reconnects++
-	st.last = now
-	if st.reconnects > e.maxReconnects {
-		return nil, false, e.guard.trip(&LimitError{Option: "ConnectorOptions.MaxReconnects",
-			What:  "the reconnections in a row to an event stream the server ended without sending a message on it",
-			Limit: int64(e.maxReconnects), Unit: "reconnections"})
+	return st, false, time.Duration(-st.tokens * float64(e.every))
+}
+
+// primeStandalone puts an event of ours, an id without data, at the start
+// of a response of the standalone stream. The go-sdk ends a session whose
+// stream it resumes goSDKMaxRetries times without a new event id, however
+// far apart: a server that sends no ids on an idle standalone stream that
+// a proxy cuts every few minutes would lose its session within hours. A
+// fresh id on every response is progress to the go-sdk; the next GET
+// carries it as Last-Event-ID, which unprime removes (the server never
+// sees it). An id of the server's in the response comes later and wins,
+// as it should.
+func (e *eventStreams) primeStandalone(st *eventStream, body io.ReadCloser) io.ReadCloser {
+	id := "agt-" + strconv.FormatInt(e.primed.Add(1), 10)
+	st.primedID.Store(id)
+	return &prefixedBody{ReadCloser: body, prefix: []byte("id: " + id + "\n\n")}
+}
+
+// unprime removes from a GET of the standalone stream the Last-Event-ID
+// that primeStandalone made up.
+func (st *eventStream) unprime(req *http.Request) {
+	if id, _ := st.primedID.Load().(string); id != "" && req.Header.Get(lastEventIDHeader) == id {
+		req.Header.Del(lastEventIDHeader)
 	}
-	return st, false, nil
+}
+
+// prefixedBody reads prefix, then the body.
+type prefixedBody struct {
+	io.ReadCloser
+	prefix []byte
+}
+
+func (p *prefixedBody) Read(b []byte) (int, error) {
+	if len(p.prefix) > 0 {
+		n := copy(b, p.prefix)
+		p.prefix = p.prefix[n:]
+		return n, nil
+	}
+	return p.ReadCloser.Read(b)
 }
 
 // deferredStream is the standalone event stream, answered at once with
@@ -149,7 +198,7 @@ func (d *deferredStream) Read(p []byte) (int, error) {
 func (d *deferredStream) start() {
 	resp, err := d.send(d.ctx)
 	if err != nil {
-		d.failed = err // the go-sdk reconnects, within MaxReconnects
+		d.failed = err // the go-sdk reconnects, at the bounded rate
 		return
 	}
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))

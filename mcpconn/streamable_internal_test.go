@@ -8,6 +8,8 @@ import (
 	"testing"
 	"testing/iotest"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // The retry field of an event stream is held to MaxReconnectDelay, read
@@ -42,64 +44,79 @@ func TestRetryClamp(t *testing.T) {
 }
 
 // A priming event (an id without data) is not a message: it neither
-// counts against the rate nor uses the reply a stream owes, and it does
-// not reset the count of reconnections; an event with data does.
+// counts against the rate nor uses the reply a stream owes.
 func TestPrimingEventIsNotAMessage(t *testing.T) {
 	t.Parallel()
 	g := newPeerGuard(1<<20, 1) // a burst of 10
-	st := &eventStream{}
 	body := &boundedBody{ReadCloser: io.NopCloser(iotest.OneByteReader(strings.NewReader(
-		strings.Repeat("id: 7\nretry: 10\ndata: \n\n", 100)))), guard: g, sse: true, countRate: true, stream: st}
+		strings.Repeat("id: 7\nretry: 10\ndata: \n\n", 100)))), guard: g, sse: true, countRate: true}
 	if _, err := io.ReadAll(body); err != nil || g.breach() != nil {
 		t.Fatalf("100 priming events: %v, %v", err, g.breach())
 	}
-	if st.message.Load() {
-		t.Error("a priming event counted as a message of the stream")
-	}
-	body = &boundedBody{ReadCloser: io.NopCloser(strings.NewReader("id: 8\ndata:  {}\n\n")), guard: g, sse: true, countRate: true, stream: st}
-	if _, err := io.ReadAll(body); err != nil || !st.message.Load() {
-		t.Errorf("an event with data: %v, message %v", err, st.message.Load())
-	}
 }
 
-// The count of reconnections starts again after a message of the server's
-// on the stream, or after a minute's quiet (a proxy that ends idle
-// streams is no loop); past MaxReconnects in a row it trips the guard.
-func TestReconnectCount(t *testing.T) {
+// Reconnections of one stream are a token bucket: the burst at once,
+// then one per interval, each later one waiting for its turn; a quiet
+// stream earns its burst back, never more. The first GET of the
+// standalone stream is no reconnection.
+func TestReconnectRate(t *testing.T) {
 	t.Parallel()
 	clock := time.Unix(0, 0)
-	g := newPeerGuard(1<<20, 1000)
-	e := newEventStreams(g, 3)
+	e := newEventStreams(3, time.Second)
 	e.now = func() time.Time { return clock }
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://127.0.0.1/mcp", nil)
-	req.Header.Set(lastEventIDHeader, "e1")
-	reconnect := func() error { _, _, err := e.open(req); return err }
-	for i := range 3 {
-		if err := reconnect(); err != nil {
-			t.Fatalf("reconnection %d: %v", i+1, err)
+	get := func(lastEventID string) (*eventStream, bool, time.Duration) {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://127.0.0.1/mcp", nil)
+		if lastEventID != "" {
+			req.Header.Set(lastEventIDHeader, lastEventID)
 		}
+		return e.open(req)
 	}
-	clock = clock.Add(reconnectQuiet) // quiet: the count starts again
-	for i := range 3 {
-		if err := reconnect(); err != nil {
-			t.Fatalf("reconnection %d after a quiet minute: %v", i+1, err)
+	if st, initial, wait := get(""); !st.standalone || !initial || wait != 0 {
+		t.Fatalf("the first GET: standalone %v, initial %v, wait %s; want the standalone stream at once", st.standalone, initial, wait)
+	}
+	var waits []time.Duration
+	for range 5 {
+		_, initial, wait := get("")
+		if initial {
+			t.Fatal("a reconnection taken for the first GET")
 		}
+		waits = append(waits, wait)
 	}
-	st, _, _ := e.open(req) // the 4th in a row
-	if st != nil || g.breach() == nil || g.breach().Option != "ConnectorOptions.MaxReconnects" {
-		t.Fatalf("the 4th quick reconnection: stream %v, breach %v; want the guard tripped", st, g.breach())
+	if diff := cmp.Diff([]time.Duration{0, 0, 0, time.Second, 2 * time.Second}, waits); diff != "" {
+		t.Errorf("waits of 5 quick reconnections, burst 3 (-want +got):\n%s", diff)
 	}
+	clock = clock.Add(time.Hour) // quiet: the burst again, no more
+	waits = waits[:0]
+	for range 4 {
+		_, _, wait := get("")
+		waits = append(waits, wait)
+	}
+	if diff := cmp.Diff([]time.Duration{0, 0, 0, time.Second}, waits); diff != "" {
+		t.Errorf("waits after an hour's quiet (-want +got):\n%s", diff)
+	}
+}
 
-	g = newPeerGuard(1<<20, 1000)
-	e = newEventStreams(g, 3)
-	e.now = func() time.Time { return clock }
-	for i := range 10 {
-		st, _, err := e.open(req)
-		if err != nil {
-			t.Fatalf("reconnection %d after a message: %v", i+1, err)
+// The event id agt puts at the start of each standalone response comes
+// back as the next GET's Last-Event-ID and is removed there; an id of the
+// server's is sent as it is.
+func TestStandalonePrimingIDNeverReachesTheServer(t *testing.T) {
+	t.Parallel()
+	e := newEventStreams(3, time.Second)
+	st := &eventStream{standalone: true}
+	got, err := io.ReadAll(e.primeStandalone(st, io.NopCloser(strings.NewReader("data: {}\n\n"))))
+	if err != nil || string(got) != "id: agt-1\n\ndata: {}\n\n" {
+		t.Fatalf("primed body = %q, %v", got, err)
+	}
+	for _, tt := range []struct{ sent, want string }{{"agt-1", ""}, {"s-9", "s-9"}, {"", ""}} {
+		req, _ := http.NewRequest(http.MethodGet, "http://127.0.0.1/mcp", nil)
+		if tt.sent != "" {
+			req.Header.Set(lastEventIDHeader, tt.sent)
 		}
-		st.message.Store(true) // the server sent something on it
+		st.unprime(req)
+		if got := req.Header.Get(lastEventIDHeader); got != tt.want {
+			t.Errorf("Last-Event-ID %q: sent as %q; want %q", tt.sent, got, tt.want)
+		}
 	}
 }

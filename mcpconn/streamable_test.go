@@ -247,18 +247,19 @@ func TestRetryDelayIsBounded(t *testing.T) {
 	t.Logf("retry: 10 h, MaxReconnectDelay 200 ms: answered after %s", took)
 }
 
-// A server that ends every stream at once, forever, each time with a new
-// event id (the go-sdk's own count resets on a new id) and a retry of 1
-// ms: after MaxReconnects reconnections without a message the session ends
-// with a *LimitError naming the option, well within the tool timeout, and
-// no further request reaches the server.
-func TestEndlessStreamEndsAreBounded(t *testing.T) {
+// A server that ends every stream of a call at once, forever, each time
+// with a new event id (the go-sdk's own count resets on a new id) and a
+// retry of 1 ms: the call's stream reconnects at most ReconnectBurst
+// times at once, then once per MinReconnectInterval, until the tool
+// timeout ends the call; then no further request reaches the server.
+func TestEndlessStreamEndsAreRateBounded(t *testing.T) {
 	t.Parallel()
 	h := &hostileStreams{retry: "1"}
 	ts := httptest.NewServer(h)
 	defer ts.Close()
-	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{MaxReconnects: 4})
-	s, err := c.Connect(context.Background(), "loop", resource.MCPServer{Type: resource.TransportHTTP, URL: ts.URL, ToolTimeoutMS: 60_000})
+	const burst, interval = 4, 500 * time.Millisecond
+	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{ReconnectBurst: burst, MinReconnectInterval: interval})
+	s, err := c.Connect(context.Background(), "loop", resource.MCPServer{Type: resource.TransportHTTP, URL: ts.URL, ToolTimeoutMS: 3000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,20 +267,134 @@ func TestEndlessStreamEndsAreBounded(t *testing.T) {
 	start := time.Now()
 	_, err = s.CallTool(context.Background(), "any", nil)
 	took := time.Since(start)
-	if !errors.Is(err, mcpconn.ErrLimit) || !errors.Is(err, mcpconn.ErrUnavailable) || !strings.Contains(err.Error(), "ConnectorOptions.MaxReconnects") {
-		t.Fatalf("call = %v; want ErrUnavailable with a LimitError naming MaxReconnects", err)
+	if err == nil {
+		t.Fatal("a call whose stream never answers succeeded")
 	}
-	if took > 20*time.Second {
-		t.Errorf("the call failed after %s; want well within the tool timeout", took)
+	gets := h.gets.Load()
+	if bound := burst + int64(took/interval) + 1; gets > bound {
+		t.Errorf("the server saw %d GETs in %s; want at most %d (burst %d, then one per %s)", gets, took, bound, burst, interval)
 	}
-	time.Sleep(100 * time.Millisecond) // a reconnection that would still come
-	if n := h.gets.Load(); n != 4 {
-		t.Errorf("the server saw %d GETs; want MaxReconnects (4)", n)
+	if gets < burst {
+		t.Errorf("the server saw %d GETs; want at least the burst (%d): the stream was not resumed", gets, burst)
 	}
-	if !s.Lost() {
-		t.Error("the session is not lost after the server went past MaxReconnects")
+	time.Sleep(2 * interval) // a reconnection that would still come
+	if n := h.gets.Load(); n != gets {
+		t.Errorf("the server saw %d more GETs after the call ended", n-gets)
 	}
-	t.Logf("endless stream ends: error after %s and %d GETs: %v", took, h.gets.Load(), err)
+	t.Logf("endless stream ends, retry 1 ms: %d GETs in %s, then the call ended: %v", gets, took, err)
+}
+
+// pollingServer is a streamable HTTP server that ends every GET (the
+// standalone stream) after one event with no data, an id or none, and
+// asks for a retry: the polling the protocol allows an idle server.
+type pollingServer struct {
+	getBody func(n int64) string // the GET's whole event stream
+
+	gets atomic.Int64
+}
+
+func (p *pollingServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Mcp-Session-Id", "poll")
+	switch r.Method {
+	case http.MethodDelete:
+		return
+	case http.MethodGet:
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, p.getBody(p.gets.Add(1)))
+		return
+	}
+	var msg struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	_ = json.NewDecoder(r.Body).Decode(&msg)
+	if msg.ID == nil {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	result := `{}`
+	switch msg.Method {
+	case "initialize":
+		result = `{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"poll","version":"1"}}`
+	case "tools/call":
+		result = `{"content":[{"type":"text","text":"still here"}]}`
+	}
+	w.Header().Set("Content-Type", "application/json")
+	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, msg.ID, result)
+}
+
+// An idle server that polls its standalone stream (it ends it after a
+// priming event and asks for a retry of 10 ms, again and again) keeps its
+// session: past the burst and past the go-sdk's own count of
+// reconnections without a new event id (50), with fresh ids and with
+// none (a proxy that cuts an idle stream of a server without ids looks
+// the same, only slower).
+func TestStandalonePollingKeepsTheSession(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name    string
+		getBody func(n int64) string
+	}{
+		{"fresh ids", func(n int64) string { return fmt.Sprintf("id: p%d\nretry: 10\ndata:\n\n", n) }},
+		{"no ids", func(int64) string { return "retry: 10\ndata:\n\n" }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p := &pollingServer{getBody: tt.getBody}
+			ts := httptest.NewServer(p)
+			defer ts.Close()
+			c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{MinReconnectInterval: 10 * time.Millisecond})
+			s, err := c.ConnectWith(context.Background(), "poll", resource.MCPServer{Type: resource.TransportHTTP, URL: ts.URL}, handlersWithLog)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			const polls = 70 // past the burst (10) and the go-sdk's count (50)
+			start := time.Now()
+			for p.gets.Load() < polls && !s.Lost() && time.Since(start) < time.Minute {
+				time.Sleep(20 * time.Millisecond)
+			}
+			if s.Lost() {
+				t.Fatalf("the session was lost after %d polls", p.gets.Load())
+			}
+			if n := p.gets.Load(); n < polls {
+				t.Fatalf("%d polls in a minute; want %d", n, polls)
+			}
+			res, err := s.CallTool(context.Background(), "any", nil)
+			if err != nil || resultText(res) != "still here" {
+				t.Fatalf("a call after %d polls = %v, %v", p.gets.Load(), res, err)
+			}
+			t.Logf("%d polls of the standalone stream in %s, the session goes on", p.gets.Load(), time.Since(start))
+		})
+	}
+}
+
+// A server that ends its standalone stream at once, again and again, and
+// asks for a retry of 1 ms is bounded by the defaults: the burst (10),
+// then one GET a second; the session goes on.
+func TestStandaloneStreamLoopIsRateBounded(t *testing.T) {
+	t.Parallel()
+	p := &pollingServer{getBody: func(n int64) string { return fmt.Sprintf("id: p%d\nretry: 1\ndata:\n\n", n) }}
+	ts := httptest.NewServer(p)
+	defer ts.Close()
+	s, err := mcpconn.NewConnector(nil).ConnectWith(context.Background(), "loop", resource.MCPServer{Type: resource.TransportHTTP, URL: ts.URL}, handlersWithLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	start := time.Now()
+	time.Sleep(2500 * time.Millisecond)
+	gets, took := p.gets.Load(), time.Since(start)
+	if bound := mcpconn.DefaultReconnectBurst + 1 + int64(took/mcpconn.DefaultMinReconnectInterval) + 1; gets > bound {
+		t.Errorf("the server saw %d GETs in %s; want at most %d", gets, took, bound)
+	}
+	if gets < 2 {
+		t.Errorf("the server saw %d GETs; want the standalone stream reconnected", gets)
+	}
+	if s.Lost() {
+		t.Error("the session was lost")
+	}
+	t.Logf("standalone stream ended at once with retry 1 ms: %d GETs in %s", gets, took)
 }
 
 // handlersWithLog is a session that wants what a server sends on its own:

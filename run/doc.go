@@ -134,8 +134,12 @@
 // updated, the report's Relisted. A re-listing that fails keeps the
 // mount's old tools and reports "configuration saved, but load failed:
 // re-listing the tools of ..." in the Notice; the Run tries again only
-// when the server sends its next change notice. A lost mount is
-// restarted instead (its new connection lists anew).
+// when the server sends its next change notice. Re-listings of one mount
+// are at least Options.MinRelistInterval apart (default 10 s): a change
+// notice sooner is remembered and applied at the first batch boundary
+// after the interval, so a server that says its tools changed before
+// every batch costs one listing per interval. A lost mount is restarted
+// instead (its new connection lists anew).
 //
 // The refresh audit Record carries the diff (RefreshDiff: added, removed,
 // replaced, restarted, relisted, failed).
@@ -267,6 +271,9 @@
 // burst of 100, then 20 per second; the others are dropped and counted in
 // the next line that passes (dropped_before); Options.Observe still gets
 // them (mcpconn drops log lines only past its own queue).
+// Re-listing a mount's tools after its server said they changed: at most
+// once per Options.MinRelistInterval, default 10 s
+// (DefaultMinRelistInterval).
 // One tool result holds at most mcpconn.MaxContentBlocks (10000) content
 // blocks (more is tool_error), and a failed result's Message at most 2 KiB
 // of its text.

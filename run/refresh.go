@@ -284,7 +284,7 @@ func (r *Run) restartLost(ctx context.Context, old *snapshot) (*snapshot, []*mou
 		m := old.mounts[ref]
 		switch {
 		case m == nil:
-		case !m.lost() && m.toolsStale():
+		case !m.lost() && r.toolsStale(m):
 			stale = append(stale, m)
 		case m.lost() && r.takeRestart(ref):
 			lost = append(lost, m)

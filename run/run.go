@@ -133,6 +133,15 @@ type Options struct {
 	// nothing, the second RestartBackoff, the third twice that...). 0 means
 	// DefaultRestartBackoff (1 s).
 	RestartBackoff time.Duration
+	// MinRelistInterval is the least time between two re-listings of one
+	// mount's tools after its server said they changed
+	// (notifications/tools/list_changed): the first re-listing comes at
+	// the next batch boundary, a change inside the interval is remembered
+	// and applied at the first boundary after it. So a server that says
+	// its tools changed before every batch costs one tools/list per
+	// interval, not one per batch. 0 means DefaultMinRelistInterval
+	// (10 s).
+	MinRelistInterval time.Duration
 	// Logger receives what must never reach the model: the value and stack
 	// of a host callback that panicked (also in the call's audit Record),
 	// and of an Auditor that panicked. Nil means slog.Default().
@@ -207,6 +216,9 @@ const (
 	DefaultMaxListBytes   = 64 << 20
 	DefaultMaxRestarts    = 5
 	DefaultRestartBackoff = time.Second
+	// DefaultMinRelistInterval is the least time between two re-listings
+	// of one mount's tools (Options.MinRelistInterval).
+	DefaultMinRelistInterval = 10 * time.Second
 )
 
 // MaxMounts bounds the MCP resources one agent may mount; an agent document
@@ -249,6 +261,10 @@ type Run struct {
 
 	maxRestarts    int
 	restartBackoff time.Duration
+	// relistInterval is Options.MinRelistInterval resolved.
+	relistInterval time.Duration
+	// now is the clock of re-listings (tests move it).
+	now func() time.Time
 
 	// life ends at Close: it bounds the work a refresh does for the Run.
 	life    context.Context
@@ -329,18 +345,34 @@ type sharedSession struct {
 	// the Run tries again only when the server says its tools changed
 	// again.
 	relistFailed atomic.Uint64
+	// lastRelist is when the tools were last re-listed (UnixNano; 0:
+	// never), for Options.MinRelistInterval.
+	lastRelist atomic.Int64
 }
 
 // lost reports whether the mount's connection is gone: a call found it
 // dead, or the session saw its server exit or drop it.
 func (m *mount) lost() bool { return m.dead.Load() || m.session.Lost() }
 
-// toolsStale reports whether the server said its tools changed since the
-// mount listed them (notifications/tools/list_changed), and re-listing
-// has not already failed at that point.
-func (m *mount) toolsStale() bool {
+// toolsStale reports whether the mount's tools are to be listed again
+// now: its server said they changed since the mount listed them
+// (notifications/tools/list_changed), re-listing has not already failed
+// at that point, and the last re-listing is at least
+// Options.MinRelistInterval ago (a change sooner waits for a later
+// boundary: the count of changes remembers it).
+func (r *Run) toolsStale(m *mount) bool {
 	g := m.session.ToolsChanged()
-	return g != m.listedGen && (m.conn == nil || g != m.conn.relistFailed.Load())
+	if g == m.listedGen {
+		return false
+	}
+	if m.conn == nil {
+		return true
+	}
+	if g == m.conn.relistFailed.Load() {
+		return false
+	}
+	last := m.conn.lastRelist.Load()
+	return last == 0 || r.now().Sub(time.Unix(0, last)) >= r.relistInterval
 }
 
 // close lets go of the mount's share of its session, once; the last
@@ -531,6 +563,8 @@ func newRun(opts *Options) (*Run, error) {
 		maxRestarts:   opts.MaxRestarts,
 
 		restartBackoff: cmp.Or(max(opts.RestartBackoff, 0), DefaultRestartBackoff),
+		relistInterval: cmp.Or(max(opts.MinRelistInterval, 0), DefaultMinRelistInterval),
+		now:            time.Now,
 		runID:          opts.RunID,
 	}
 	hooks, err := newServerHooks(r, opts)
@@ -876,7 +910,7 @@ func (r *Run) loadMount(ctx context.Context, ref resource.Ref, prev *snapshot) (
 	rev = res.Revision
 	if prev != nil {
 		if o := prev.mounts[ref]; o != nil && o.revision == res.Revision {
-			if !o.lost() && o.toolsStale() {
+			if !o.lost() && r.toolsStale(o) {
 				// Same session, new listing (not a restart: MaxRestarts
 				// does not count it); a new mount, reported as relisted.
 				m, merr := r.relistMount(ctx, o)
@@ -946,6 +980,7 @@ func (e *relistError) Unwrap() error { return e.err }
 // failure o stays as it is, and the Run tries again only after the
 // server's next change notice.
 func (r *Run) relistMount(ctx context.Context, o *mount) (*mount, *MountError) {
+	o.conn.lastRelist.Store(r.now().UnixNano())
 	gen := o.session.ToolsChanged()
 	listed, err := o.session.Tools(ctx)
 	if err != nil {
@@ -1049,7 +1084,7 @@ func (r *Run) backoffAfter(count int) time.Duration {
 // restarted now, or its server said its tools changed.
 func (r *Run) restartDue(s *snapshot) bool {
 	for _, m := range s.mounts {
-		if !m.lost() && m.toolsStale() {
+		if !m.lost() && r.toolsStale(m) {
 			return true
 		}
 		if m.lost() {

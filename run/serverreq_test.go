@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
@@ -233,7 +234,7 @@ func TestTwoCallsInFlight(t *testing.T) {
 			mu.Unlock()
 			return &mcp.ElicitResult{Action: "decline"}, nil
 		}})
-	out := execute(t, r, featCall("long", mcptest.ToolProgress, `{"steps":20,"ms":50}`), featCall("ask", mcptest.ToolAsk, `{}`))
+	out := execute(t, r, featCall("long", mcptest.ToolProgress, `{"steps":60,"ms":100}`), featCall("ask", mcptest.ToolAsk, `{}`))
 	if codes := codes(out); codes[0] != "" || codes[1] != "" {
 		t.Fatalf("results %+v", out.Results)
 	}
@@ -380,7 +381,7 @@ func waitUntil(t *testing.T, what string, ok func() bool) {
 func TestToolsListChangedRefreshesMount(t *testing.T) {
 	t.Parallel()
 	audit := &auditLog{}
-	r := featuresRun(t, &run.Options{Auditor: audit})
+	r := featuresRun(t, &run.Options{Auditor: audit, MinRelistInterval: time.Nanosecond})
 	pid := serverPID(t, r, featRef)
 	fp := r.Fingerprint()
 	late := run.Alias(featRef, "late")
@@ -417,6 +418,52 @@ func TestToolsListChangedRefreshesMount(t *testing.T) {
 	// No new change, no new attempt.
 	if out := execute(t, r, call("late2", late, `{"text":"x"}`)); out.Refresh != nil {
 		t.Errorf("refreshed again without a change: %+v", out.Refresh)
+	}
+}
+
+// A server that says its tools changed before every batch gets one
+// re-listing per MinRelistInterval, not one per batch: the first comes at
+// the batch boundary, the changes after it wait, remembered, and all
+// arrive at the first boundary past the interval.
+func TestToolsChangedRelistingIsRateLimited(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	clock := time.Unix(1_000_000, 0)
+	r := featuresRun(t, &run.Options{MinRelistInterval: time.Minute})
+	run.SetClock(r, func() time.Time { mu.Lock(); defer mu.Unlock(); return clock })
+	has := func(name string) bool {
+		return slices.ContainsFunc(r.Tools(), func(ti run.ToolInfo) bool { return ti.Name == run.Alias(featRef, name) })
+	}
+
+	if out := execute(t, r, featCall("add0", mcptest.ToolAddTool, `{"name":"t0"}`)); out.Refresh == nil || !slices.Equal(out.Refresh.Relisted, []resource.Ref{featRef}) {
+		t.Fatalf("the first change: refresh %+v; want the mount re-listed", out.Refresh)
+	}
+	for i := 1; i <= 5; i++ {
+		mu.Lock()
+		clock = clock.Add(5 * time.Second) // 25 s in all: inside the interval
+		mu.Unlock()
+		name := fmt.Sprintf("t%d", i)
+		if out := execute(t, r, featCall("add", mcptest.ToolAddTool, `{"name":"`+name+`"}`)); out.Refresh != nil {
+			t.Fatalf("change %d, %d s after the re-listing: refresh %+v; want none", i, 5*i, out.Refresh)
+		}
+		if has(name) {
+			t.Fatalf("%s listed inside the interval", name)
+		}
+	}
+	mu.Lock()
+	clock = clock.Add(35 * time.Second) // a minute after the re-listing
+	mu.Unlock()
+	// A batch with no change of its own: the remembered ones are applied.
+	if out := execute(t, r, featCall("echo", mcptest.ToolEcho, `{"text":"x"}`)); out.Refresh == nil || !slices.Equal(out.Refresh.Relisted, []resource.Ref{featRef}) {
+		t.Fatalf("past the interval: refresh %+v; want the mount re-listed", out.Refresh)
+	}
+	for i := range 6 {
+		if name := fmt.Sprintf("t%d", i); !has(name) {
+			t.Errorf("%s is not among the tools after the interval", name)
+		}
+	}
+	if out := execute(t, r, featCall("echo2", mcptest.ToolEcho, `{"text":"x"}`)); out.Refresh != nil {
+		t.Errorf("re-listed again without a change: %+v", out.Refresh)
 	}
 }
 
