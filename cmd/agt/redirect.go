@@ -1,0 +1,200 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// The loopback redirect receiver of agt mcp login (RFC 8252, section 7.3):
+// the authorization server sends the browser back to
+// http://127.0.0.1:PORT/callback with the code and state. Anything on this
+// machine can reach the port, so every request is hostile: its size and
+// time are bounded, the state must be the one the authorization URL
+// carried, and only the first request to the callback path counts.
+const (
+	redirectPath = "/callback"
+	// maxRedirectHeader bounds the request line and headers (the code and
+	// state travel in the query); net/http answers a larger request with
+	// 431 and never reaches the handler.
+	maxRedirectHeader = 8 << 10
+	// redirectReadTimeout bounds the reading of one request, headers
+	// included: a connection that trickles bytes is closed.
+	redirectReadTimeout = 10 * time.Second
+	// maxRedirectConns bounds the connections served at once.
+	maxRedirectConns = 8
+)
+
+// redirectReceiver listens on a random port of 127.0.0.1 for one OAuth
+// redirect.
+type redirectReceiver struct {
+	ln     net.Listener
+	srv    *http.Server
+	result chan redirectResult
+	once   sync.Once // the first request to the callback path
+	state  string    // the state the redirect must carry; set by expect
+	mu     sync.Mutex
+}
+
+type redirectResult struct {
+	code, state string
+	err         error
+}
+
+// errStateMismatch is a redirect whose state is not the login's: another
+// page, or an attacker, sent the browser there.
+var errStateMismatch = errors.New("the redirect's state does not match the login's (a redirect from another login, or forged): run the login again")
+
+// listenRedirect starts a receiver; readTimeout 0 means redirectReadTimeout.
+func listenRedirect(readTimeout time.Duration) (*redirectReceiver, error) {
+	if readTimeout <= 0 {
+		readTimeout = redirectReadTimeout
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("listening on 127.0.0.1 for the login's redirect: %w", err)
+	}
+	r := &redirectReceiver{ln: &limitListener{Listener: ln, sem: make(chan struct{}, maxRedirectConns)}, result: make(chan redirectResult, 1)}
+	mux := http.NewServeMux()
+	mux.HandleFunc(redirectPath, r.serve)
+	r.srv = &http.Server{
+		Handler:           mux,
+		MaxHeaderBytes:    maxRedirectHeader,
+		ReadHeaderTimeout: readTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      readTimeout,
+		IdleTimeout:       readTimeout,
+		// net/http logs malformed requests with their text; the query
+		// holds the code, so nothing of a request is ever logged.
+		ErrorLog: log.New(io.Discard, "", 0),
+	}
+	go func() { _ = r.srv.Serve(r.ln) }()
+	return r, nil
+}
+
+// URL is the redirect URI to register and send: http://127.0.0.1:PORT/callback.
+func (r *redirectReceiver) URL() string {
+	return "http://" + r.ln.Addr().String() + redirectPath
+}
+
+// expect sets the state the redirect must carry: the state parameter of
+// the authorization URL. It must be called before the browser is sent
+// there.
+func (r *redirectReceiver) expect(authorizationURL string) error {
+	u, err := url.Parse(authorizationURL)
+	if err != nil {
+		return errors.New("the authorization URL does not parse")
+	}
+	state := u.Query().Get("state")
+	if state == "" {
+		return errors.New("the authorization URL carries no state parameter")
+	}
+	r.mu.Lock()
+	r.state = state
+	r.mu.Unlock()
+	return nil
+}
+
+// wait returns the code and state of the first redirect, or ctx's error.
+func (r *redirectReceiver) wait(ctx context.Context) (code, state string, err error) {
+	select {
+	case res := <-r.result:
+		return res.code, res.state, res.err
+	case <-ctx.Done():
+		return "", "", fmt.Errorf("no redirect from the authorization server arrived: %w", context.Cause(ctx))
+	}
+}
+
+// Close stops listening; a request in flight is cut.
+func (r *redirectReceiver) Close() error { return r.srv.Close() }
+
+// oauthErrorCode is the shape of an RFC 6749 error code: the only part of
+// an error redirect that is shown, so that a hostile server cannot write
+// to the terminal.
+var oauthErrorCode = regexp.MustCompile(`^[a-z_]{1,64}$`)
+
+func (r *redirectReceiver) serve(w http.ResponseWriter, req *http.Request) {
+	first := false
+	r.once.Do(func() { first = true })
+	if !first {
+		http.Error(w, "agt has already received a redirect; this one is ignored.", http.StatusGone)
+		return
+	}
+	res := r.check(req)
+	r.result <- res
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	if res.err != nil {
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = io.WriteString(w, page("The login failed. The terminal says why; you may close this tab."))
+		return
+	}
+	_, _ = io.WriteString(w, page("agt received the authorization. You may close this tab."))
+}
+
+func (r *redirectReceiver) check(req *http.Request) redirectResult {
+	if req.Method != http.MethodGet {
+		return redirectResult{err: fmt.Errorf("the redirect came as %s, not GET", strconv.Quote(clip(req.Method)))}
+	}
+	q := req.URL.Query()
+	r.mu.Lock()
+	want := r.state
+	r.mu.Unlock()
+	if want == "" || q.Get("state") != want {
+		return redirectResult{err: errStateMismatch}
+	}
+	if e := q.Get("error"); e != "" {
+		if !oauthErrorCode.MatchString(e) {
+			e = "an error code of unexpected form"
+		}
+		return redirectResult{err: fmt.Errorf("the authorization server refused the login: %s", e)}
+	}
+	code := q.Get("code")
+	if code == "" {
+		return redirectResult{err: errors.New("the redirect carries no code")}
+	}
+	return redirectResult{code: code, state: want}
+}
+
+func page(msg string) string {
+	return "<!doctype html><meta charset=utf-8><title>agt login</title><p>" + msg + "</p>\n"
+}
+
+// limitListener serves at most cap(sem) connections at once; more wait in
+// the kernel's backlog.
+type limitListener struct {
+	net.Listener
+	sem chan struct{}
+}
+
+func (l *limitListener) Accept() (net.Conn, error) {
+	l.sem <- struct{}{}
+	c, err := l.Listener.Accept()
+	if err != nil {
+		<-l.sem
+		return nil, err
+	}
+	return &limitConn{Conn: c, release: func() { <-l.sem }}, nil
+}
+
+type limitConn struct {
+	net.Conn
+	once    sync.Once
+	release func()
+}
+
+func (c *limitConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(c.release)
+	return err
+}

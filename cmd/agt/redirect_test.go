@@ -1,0 +1,180 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+)
+
+// startReceiver starts a receiver expecting state, closed with the test.
+func startReceiver(t *testing.T, readTimeout time.Duration, state string) *redirectReceiver {
+	t.Helper()
+	r, err := listenRedirect(readTimeout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r.Close() })
+	if !strings.HasPrefix(r.URL(), "http://127.0.0.1:") || !strings.HasSuffix(r.URL(), redirectPath) {
+		t.Fatalf("URL = %q, want http://127.0.0.1:PORT%s", r.URL(), redirectPath)
+	}
+	if err := r.expect("https://auth.example/authorize?client_id=c&state=" + url.QueryEscape(state)); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// redirect sends the browser's request to the receiver.
+func redirect(t *testing.T, r *redirectReceiver, query string) (int, string) {
+	t.Helper()
+	client := &http.Client{Timeout: 10 * time.Second}
+	resp, err := client.Get(r.URL() + "?" + query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	return resp.StatusCode, string(body)
+}
+
+func waitShort(t *testing.T, r *redirectReceiver) (string, string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return r.wait(ctx)
+}
+
+func TestRedirectReceiverCode(t *testing.T) {
+	t.Parallel()
+	r := startReceiver(t, 0, "s-1")
+	status, body := redirect(t, r, "code=the-code&state=s-1")
+	if status != http.StatusOK || !strings.Contains(body, "You may close this tab") {
+		t.Errorf("redirect answered %d %q, want 200 and the page", status, body)
+	}
+	if strings.Contains(body, "the-code") {
+		t.Errorf("the page shows the code: %q", body)
+	}
+	code, state, err := waitShort(t, r)
+	if err != nil || code != "the-code" || state != "s-1" {
+		t.Errorf("wait = %q, %q, %v; want the-code, s-1, nil", code, state, err)
+	}
+}
+
+// A redirect with another login's state (or a forged one) fails the login
+// and its code is not taken; a second request, the right one included,
+// is not served.
+func TestRedirectReceiverStateMismatch(t *testing.T) {
+	t.Parallel()
+	r := startReceiver(t, 0, "s-1")
+	status, _ := redirect(t, r, "code=forged-code&state=forged-state")
+	if status != http.StatusBadRequest {
+		t.Errorf("mismatched state answered %d, want 400", status)
+	}
+	code, _, err := waitShort(t, r)
+	if !errors.Is(err, errStateMismatch) || code != "" {
+		t.Errorf("wait = %q, %v; want no code and errStateMismatch", code, err)
+	}
+	if strings.Contains(err.Error(), "forged-code") || strings.Contains(err.Error(), "forged-state") {
+		t.Errorf("the error carries the request's values: %v", err)
+	}
+	if status, _ := redirect(t, r, "code=c&state=s-1"); status != http.StatusGone {
+		t.Errorf("a request after the first answered %d, want 410", status)
+	}
+}
+
+func TestRedirectReceiverSecondRequest(t *testing.T) {
+	t.Parallel()
+	r := startReceiver(t, 0, "s-1")
+	redirect(t, r, "code=first&state=s-1")
+	if status, _ := redirect(t, r, "code=second&state=s-1"); status != http.StatusGone {
+		t.Errorf("second request answered %d, want 410", status)
+	}
+	code, _, err := waitShort(t, r)
+	if err != nil || code != "first" {
+		t.Errorf("wait = %q, %v; want the first code", code, err)
+	}
+}
+
+// A request over the header bound is refused before the handler: it
+// neither fails nor completes the login, and the real redirect still
+// counts.
+func TestRedirectReceiverOversized(t *testing.T) {
+	t.Parallel()
+	r := startReceiver(t, 0, "s-1")
+	status, _ := redirect(t, r, "code=big&state=s-1&pad="+strings.Repeat("x", 8*maxRedirectHeader))
+	if status != http.StatusRequestHeaderFieldsTooLarge {
+		t.Errorf("oversized request answered %d, want 431", status)
+	}
+	redirect(t, r, "code=good&state=s-1")
+	code, _, err := waitShort(t, r)
+	if err != nil || code != "good" {
+		t.Errorf("wait = %q, %v; want the code of the request within the bound", code, err)
+	}
+}
+
+// A connection that trickles its request is closed after the read
+// timeout; waiting without a redirect ends with the context.
+func TestRedirectReceiverTimeout(t *testing.T) {
+	t.Parallel()
+	const readTimeout = 200 * time.Millisecond
+	r := startReceiver(t, readTimeout, "s-1")
+	conn, err := net.Dial("tcp", r.ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	start := time.Now()
+	if _, err := io.WriteString(conn, "GET /callback?code=slow&state=s-1 HTTP/1.1\r\nHost: 127.0.0.1\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(20 * time.Second))
+	_, _ = io.Copy(io.Discard, conn) // returns when the server closes the connection
+	elapsed := time.Since(start)
+	t.Logf("a trickling connection was closed after %v (read timeout %v)", elapsed, readTimeout)
+	if elapsed < readTimeout || elapsed > 10*time.Second {
+		t.Errorf("closed after %v, want between %v and 10s", elapsed, readTimeout)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if _, _, err := r.wait(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("wait = %v, want the context's deadline", err)
+	}
+}
+
+// The authorization server's error code is shown only when it has the
+// form of one; anything else in it could drive the terminal.
+func TestRedirectReceiverServerError(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, errParam, want string
+	}{
+		{"code", "access_denied", "refused the login: access_denied"},
+		{"hostile text", "\x1b[2Jgotcha", "refused the login: an error code of unexpected form"},
+	}
+	for _, tt := range tests {
+		r := startReceiver(t, 0, "s-1")
+		redirect(t, r, "state=s-1&error="+url.QueryEscape(tt.errParam))
+		_, _, err := waitShort(t, r)
+		if err == nil || !strings.HasSuffix(err.Error(), tt.want) {
+			t.Errorf("%s: wait = %v, want it to end in %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+func TestRedirectReceiverNeedsState(t *testing.T) {
+	t.Parallel()
+	r, err := listenRedirect(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if err := r.expect("https://auth.example/authorize?client_id=c"); err == nil {
+		t.Error("an authorization URL without state was accepted")
+	}
+}
