@@ -214,6 +214,21 @@
 // MaskURL, CredentialFlag and LooksLikeSecret are the same rules for other
 // displays.
 //
+// # OAuth tokens
+//
+// A TokenStore keeps the OAuth credentials of MCP registrations (tokens,
+// the client registration obtained for them), one opaque value per
+// reference: mcpconn owns their encoding. They are credentials, not
+// configuration, so they live apart from the documents: no Repository
+// holds them, and nothing of them reaches resource_read, fingerprints or
+// errors. Load returns ErrNotFound when there is none; Update is an
+// atomic read-modify-write (f gets the current bytes or nil and returns
+// the new ones, nil to delete; an error from f writes nothing), so Runs
+// refreshing one token at once never lose a write. NewMemoryTokenStore
+// keeps them for the process's life; boltrepo.OpenTokenStore keeps them
+// in a bbolt file of mode 0600, and a pgrepo.Repo in a table of its own.
+// Package tokenstoretest is the suite every implementation passes.
+//
 // # Limits
 //
 //   - A write request's data, the items of its add and remove, and a stored
@@ -224,6 +239,8 @@
 //   - Warnings about one document or request: 16, then one that counts the
 //     rest (fixed). A near-miss suggestion compares names of at most 64
 //     bytes (fixed): the edit distance costs the product of the lengths.
+//   - A TokenStore value: MaxTokenBytes (64 KiB); a larger one is refused
+//     on write, and a stored one on read; fixed.
 //   - A secret reference's NAME: MaxSecretNameBytes (128); a resolved
 //     value: MaxSecretValueBytes (64 KiB); fixed.
 //   - enabled_tools and disabled_tools: at most 1024 items each, each at
