@@ -98,13 +98,39 @@
 // PATH or an absolute path: "./x", "bin/x" and "~/x" are refused, because
 // they would depend on the directory of whoever starts the server. In args
 // and env values, ${cwd} and ${workspace} expand to cwd. A remote server
-// needs an http or https url with a host, and may set headers. In args,
+// needs an http or https url with a host, and may set headers and oauth
+// (below). In args,
 // env values and header values, ${env:NAME} and ${secret:NAME} are secret
 // references and $${ is a literal ${; any other ${...} (a shell's
 // ${API_KEY}) is refused rather than passed on literally. Both may set startup_timeout_ms, tool_timeout_ms,
 // description, enabled_tools and disabled_tools (below). Fields of the other transport and unknown fields are refused
 // with the list of allowed ones. Registration stores the configuration
 // only: it installs, starts and enables nothing.
+//
+// A remote server (http or sse) that requires OAuth says so with "oauth"
+// (MCPOAuth); {} is enough when the authorization server supports client
+// ID metadata documents or dynamic registration:
+//
+//	{"mcpServers": {"tracker": {"type": "http", "url": "https://mcp.example.com/mcp",
+//	                            "oauth": {"client_id": "agt-host", "client_secret": "${secret:tracker-client}",
+//	                                      "scopes": ["issues:read"], "registration": "preregistered"}}}}
+//
+// Its fields: client_id (a pre-registered client), client_secret and
+// private_key (each a single ${secret:NAME} reference: a value written in
+// the document is refused), scopes (scope tokens, at most 64; absent means
+// the ones the server names), registration ("auto" or absent: client ID
+// metadata document, then pre-registered, then dynamic; or
+// "preregistered", "dynamic", "metadata_document" for that one only),
+// client_metadata_url (an https URL with a path), grant
+// ("authorization_code" or absent: a person logs in; "client_credentials":
+// a machine-to-machine host with client_id and a secret or key), and
+// token_endpoint_auth ("client_secret_basic", "client_secret_post",
+// "none", or "private_key_jwt" with grant client_credentials). Each broken
+// rule is a finding naming the field (/mcpServers/NAME/oauth/FIELD, code
+// oauth). The field is configuration, shown by reads like the rest: the
+// tokens a login obtains are credentials, kept in a TokenStore (Load and
+// an atomic Update of opaque bytes, NewMemoryTokenStore in memory), never
+// in a document.
 //
 // enabled_tools and disabled_tools (Codex's names) choose which of the
 // server's tools agt offers:

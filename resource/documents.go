@@ -39,6 +39,10 @@ type MCPServer struct {
 	URL string `json:"url,omitempty"`
 	// Headers are sent with every request to a remote server.
 	Headers map[string]string `json:"headers,omitempty"`
+	// OAuth, when set, reaches the remote server with OAuth: the tokens
+	// come from a login and are kept in a TokenStore, never here. Nil
+	// means no OAuth (Headers only).
+	OAuth *MCPOAuth `json:"oauth,omitempty"`
 
 	// StartupTimeoutMS bounds start plus handshake; 0 means 30 s.
 	StartupTimeoutMS int64 `json:"startup_timeout_ms,omitempty"`
@@ -130,6 +134,7 @@ func serverFields(s *MCPServer) []serverField {
 		{"enabled_tools", &s.EnabledTools, toolListWant},
 		{"env", &s.Env, "an object of string values"},
 		{"headers", &s.Headers, "an object of string values"},
+		{"oauth", &s.OAuth, "an object"},
 		{"startup_timeout_ms", &s.StartupTimeoutMS, "an integer number of milliseconds"},
 		{"tool_timeout_ms", &s.ToolTimeoutMS, "an integer number of milliseconds"},
 		{"type", &s.Type, "a string"},

@@ -176,9 +176,9 @@ const (
 var (
 	mcpTopFields    = []string{"mcpServers"}
 	stdioFields     = []string{"type", "command", "args", "env", "cwd", "startup_timeout_ms", "tool_timeout_ms", "description", "enabled_tools", "disabled_tools"}
-	remoteFields    = []string{"type", "url", "headers", "startup_timeout_ms", "tool_timeout_ms", "description", "enabled_tools", "disabled_tools"}
+	remoteFields    = []string{"type", "url", "headers", "oauth", "startup_timeout_ms", "tool_timeout_ms", "description", "enabled_tools", "disabled_tools"}
 	stdioOnlyFields = map[string]bool{"command": true, "args": true, "env": true, "cwd": true}
-	remoteOnly      = map[string]bool{"url": true, "headers": true}
+	remoteOnly      = map[string]bool{"url": true, "headers": true, "oauth": true}
 )
 
 const allowMCPMessage = "allow_mcp was removed: there is no MCP master switch; the servers mounted on an agent decide what it uses"
@@ -303,7 +303,7 @@ func checkServer(base string, raw json.RawMessage) (MCPServer, []Finding) {
 		fs = append(fs, allowMCPFinding(field("allow_mcp")))
 	}
 	for _, f := range serverFields(&srv) {
-		if raw, ok := entry[f.key]; ok {
+		if raw, ok := entry[f.key]; ok && f.key != "oauth" {
 			if err := json.Unmarshal(raw, f.into); err != nil {
 				fs = append(fs, errf(field(f.key), CodeWrongType, f.key+" must be "+f.want, "write it as "+f.want))
 			}
@@ -377,6 +377,11 @@ func checkServer(base string, raw json.RawMessage) (MCPServer, []Finding) {
 			default:
 				fs = append(fs, checkRefs(field("headers")+pointer(k), v, false)...)
 			}
+		}
+		if raw, ok := entry["oauth"]; ok {
+			var ofs []Finding
+			srv.OAuth, ofs = checkOAuth(field("oauth"), raw)
+			fs = append(fs, ofs...)
 		}
 	}
 	for _, t := range []struct {

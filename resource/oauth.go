@@ -1,0 +1,209 @@
+package resource
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+)
+
+// CodeOAuth: the oauth field of a remote server breaks one of its rules.
+const CodeOAuth = "oauth"
+
+// Values of MCPOAuth.Registration.
+const (
+	OAuthRegistrationAuto             = "auto"
+	OAuthRegistrationPreregistered    = "preregistered"
+	OAuthRegistrationDynamic          = "dynamic"
+	OAuthRegistrationMetadataDocument = "metadata_document"
+)
+
+// Values of MCPOAuth.Grant.
+const (
+	OAuthGrantAuthorizationCode = "authorization_code"
+	OAuthGrantClientCredentials = "client_credentials"
+)
+
+// Values of MCPOAuth.TokenEndpointAuth.
+const (
+	OAuthAuthNone              = "none"
+	OAuthAuthClientSecretBasic = "client_secret_basic"
+	OAuthAuthClientSecretPost  = "client_secret_post"
+	OAuthAuthPrivateKeyJWT     = "private_key_jwt"
+)
+
+// maxOAuthScopes bounds the scopes of one oauth field.
+const maxOAuthScopes = 64
+
+// MCPOAuth says that a remote server is reached with OAuth, and what the
+// host knows beforehand; the rest (the authorization server, its
+// endpoints, the scopes) is discovered from the server. It is
+// configuration: it holds no token and no secret value, only references.
+type MCPOAuth struct {
+	// ClientID is a client pre-registered with the authorization server.
+	// "" means none: the client is registered by a client ID metadata
+	// document or dynamically.
+	ClientID string `json:"client_id,omitempty"`
+	// ClientSecret is the pre-registered client's secret, as a
+	// ${secret:NAME} reference only; "" means a public client.
+	ClientSecret string `json:"client_secret,omitempty"`
+	// PrivateKey is the PEM private key (RSA or EC P-256) that signs the
+	// client assertion of private_key_jwt, as a ${secret:NAME} reference
+	// only. "" means none.
+	PrivateKey string `json:"private_key,omitempty"`
+	// Scopes are the scopes asked for. Nil means the ones the server
+	// names (its WWW-Authenticate challenge, then its scopes_supported).
+	Scopes []string `json:"scopes,omitempty"`
+	// Registration is how the client is registered: "auto" (or "") tries
+	// the client ID metadata document, then the pre-registered client,
+	// then dynamic registration; "preregistered", "dynamic" and
+	// "metadata_document" use that one only.
+	Registration string `json:"registration,omitempty"`
+	// ClientMetadataURL is the https URL of the host's client ID metadata
+	// document; "" means the host's default (if any).
+	ClientMetadataURL string `json:"client_metadata_url,omitempty"`
+	// Grant is "authorization_code" (or "", a person logs in) or
+	// "client_credentials" (a machine-to-machine host: ClientID with
+	// ClientSecret or PrivateKey, no person).
+	Grant string `json:"grant,omitempty"`
+	// TokenEndpointAuth is how the client authenticates to the token
+	// endpoint: "" (what the authorization server supports),
+	// "client_secret_basic", "client_secret_post", "none", or
+	// "private_key_jwt" (client_credentials with PrivateKey).
+	TokenEndpointAuth string `json:"token_endpoint_auth,omitempty"`
+}
+
+// oauthFields lists the fields of the oauth object, with what each must be.
+func oauthFields(o *MCPOAuth) []serverField {
+	return []serverField{
+		{"client_id", &o.ClientID, "a string"},
+		{"client_metadata_url", &o.ClientMetadataURL, "a string"},
+		{"client_secret", &o.ClientSecret, "a string"},
+		{"grant", &o.Grant, "a string"},
+		{"private_key", &o.PrivateKey, "a string"},
+		{"registration", &o.Registration, "a string"},
+		{"scopes", &o.Scopes, "an array of strings"},
+		{"token_endpoint_auth", &o.TokenEndpointAuth, "a string"},
+	}
+}
+
+func oauthFieldNames() []string {
+	var names []string
+	for _, f := range oauthFields(&MCPOAuth{}) {
+		names = append(names, f.key)
+	}
+	return names
+}
+
+// checkOAuth checks the oauth field (raw as written) of a remote server
+// and returns it decoded; field is its JSON pointer.
+func checkOAuth(field string, raw json.RawMessage) (*MCPOAuth, []Finding) {
+	if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		return nil, []Finding{errf(field, CodeWrongType, "oauth must be an object, not null", `leave the field out, or write {} to use OAuth with everything discovered`)}
+	}
+	obj, ok := decodeObject(raw)
+	if !ok {
+		return nil, []Finding{errf(field, CodeWrongType, "oauth must be an object", `write {"client_id": "...", "scopes": ["..."]}, or {} to discover everything`)}
+	}
+	var fs []Finding
+	sub := func(k string) string { return field + pointer(k) }
+	for _, k := range sortedKeys(obj) {
+		if !contains(oauthFieldNames(), k) {
+			fs = append(fs, unknownField(sub(k), oauthFieldNames()))
+		}
+	}
+	o := &MCPOAuth{}
+	for _, f := range oauthFields(o) {
+		if v, ok := obj[f.key]; ok {
+			if err := json.Unmarshal(v, f.into); err != nil {
+				fs = append(fs, errf(sub(f.key), CodeWrongType, f.key+" must be "+f.want, "write it as "+f.want))
+			}
+		}
+	}
+	fs = append(fs, checkText(sub("client_id"), o.ClientID, false)...)
+	for _, s := range []struct{ k, v string }{{"client_secret", o.ClientSecret}, {"private_key", o.PrivateKey}} {
+		if s.v != "" && !IsSecretReference(s.v) {
+			fs = append(fs, errf(sub(s.k), CodeOAuth, s.k+" must be a single ${secret:NAME} reference; a value written in the document is refused", "store the value with the host's secret resolver and write ${secret:NAME}"))
+		}
+	}
+	if len(o.Scopes) > maxOAuthScopes {
+		fs = append(fs, errf(sub("scopes"), CodeLimit, fmt.Sprintf("scopes holds %d items; the limit is %d", len(o.Scopes), maxOAuthScopes), "ask for fewer scopes"))
+	} else {
+		for i, s := range o.Scopes {
+			if !validScope(s) {
+				fs = append(fs, errf(sub("scopes")+pointer(fmt.Sprint(i)), CodeOAuth, "a scope must be 1 to 256 printable ASCII characters without spaces, quotes or backslashes", "write one scope per item"))
+			}
+		}
+	}
+	enum := func(k, v string, allowed ...string) {
+		if v != "" && !contains(allowed, v) {
+			fs = append(fs, errf(sub(k), CodeOAuth, k+" is not one of "+strings.Join(allowed, ", "), "write one of them, or leave the field out"))
+		}
+	}
+	enum("registration", o.Registration, OAuthRegistrationAuto, OAuthRegistrationPreregistered, OAuthRegistrationDynamic, OAuthRegistrationMetadataDocument)
+	enum("grant", o.Grant, OAuthGrantAuthorizationCode, OAuthGrantClientCredentials)
+	enum("token_endpoint_auth", o.TokenEndpointAuth, OAuthAuthNone, OAuthAuthClientSecretBasic, OAuthAuthClientSecretPost, OAuthAuthPrivateKeyJWT)
+	if o.ClientMetadataURL != "" {
+		if u, err := url.Parse(o.ClientMetadataURL); err != nil || u.Scheme != "https" || u.Host == "" || strings.Trim(u.Path, "/") == "" || len(o.ClientMetadataURL) > 2048 {
+			fs = append(fs, errf(sub("client_metadata_url"), CodeOAuth, "client_metadata_url must be an https URL with a path (the client ID metadata document)", `write it like "https://host.example.com/oauth/client.json"`))
+		}
+	}
+	if o.Registration == OAuthRegistrationPreregistered && o.ClientID == "" {
+		fs = append(fs, errf(sub("client_id"), CodeOAuth, `registration "preregistered" needs client_id`, "set client_id (and client_secret for a confidential client)"))
+	}
+	if (o.ClientSecret != "" || o.PrivateKey != "") && o.ClientID == "" {
+		fs = append(fs, errf(sub("client_id"), CodeOAuth, "a client secret or private key needs the client_id it belongs to", "set client_id"))
+	}
+	switch o.TokenEndpointAuth {
+	case OAuthAuthClientSecretBasic, OAuthAuthClientSecretPost:
+		if o.ClientSecret == "" {
+			fs = append(fs, errf(sub("client_secret"), CodeOAuth, "token_endpoint_auth "+o.TokenEndpointAuth+" needs client_secret", "set client_secret to a ${secret:NAME} reference"))
+		}
+	case OAuthAuthPrivateKeyJWT:
+		if o.PrivateKey == "" {
+			fs = append(fs, errf(sub("private_key"), CodeOAuth, "token_endpoint_auth private_key_jwt needs private_key", "set private_key to a ${secret:NAME} reference holding a PEM key"))
+		}
+		if o.Grant != OAuthGrantClientCredentials {
+			fs = append(fs, errf(sub("token_endpoint_auth"), CodeOAuth, "private_key_jwt is supported with the client_credentials grant only", `set grant to "client_credentials"`))
+		}
+	}
+	if o.PrivateKey != "" && o.TokenEndpointAuth != OAuthAuthPrivateKeyJWT {
+		fs = append(fs, errf(sub("private_key"), CodeOAuth, "private_key is used only with token_endpoint_auth private_key_jwt", `set token_endpoint_auth to "private_key_jwt", or remove private_key`))
+	}
+	if o.Grant == OAuthGrantClientCredentials {
+		if o.ClientID == "" {
+			fs = append(fs, errf(sub("client_id"), CodeOAuth, "the client_credentials grant needs client_id", "set client_id and client_secret (or private_key)"))
+		} else if o.ClientSecret == "" && o.PrivateKey == "" {
+			fs = append(fs, errf(sub("client_secret"), CodeOAuth, "the client_credentials grant needs client_secret or private_key", "set one of them to a ${secret:NAME} reference"))
+		}
+		if o.Registration != "" && o.Registration != OAuthRegistrationAuto && o.Registration != OAuthRegistrationPreregistered {
+			fs = append(fs, errf(sub("registration"), CodeOAuth, "the client_credentials grant uses the pre-registered client only", `leave registration out or write "preregistered"`))
+		}
+	}
+	sort.SliceStable(fs, func(i, j int) bool { return fs[i].Field < fs[j].Field })
+	return o, fs
+}
+
+// IsSecretReference reports whether s is exactly one ${secret:NAME}
+// reference and nothing else.
+func IsSecretReference(s string) bool {
+	toks, msg, _ := scanValue(s, false)
+	return msg == "" && len(toks) == 1 && toks[0].kind == "secret"
+}
+
+// validScope reports whether s is a scope-token of RFC 6749 section 3.3,
+// at most 256 bytes.
+func validScope(s string) bool {
+	if s == "" || len(s) > 256 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x21 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
