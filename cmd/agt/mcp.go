@@ -26,7 +26,9 @@ values resolve against --cwd when the server starts; ${cwd} and ${workspace}
 expand to the cwd.
 
 A remote server needs --url (streamable HTTP; add --sse for an old SSE
-server) and optional --header "Name: value" lines.
+server) and optional --header "Name: value" lines. One that uses OAuth gets
+--oauth (and --oauth-client-id, --oauth-scopes when needed); log in once with
+'agt mcp login REF'.
 
 --enabled-tools and --disabled-tools choose which of the server's tools
 agents get (enabled_tools, disabled_tools): comma-separated names or globs,
@@ -60,6 +62,7 @@ directory, made absolute, and agt says so. -e is --env, -H is --header.
 A remote server: --transport http (streamable HTTP) or sse, then the URL:
 
   agt mcp add docs --transport http https://mcp.example.com/mcp -H "Authorization: Bearer $TOKEN"
+  agt mcp add linear --transport http --oauth https://mcp.linear.app/mcp   # then: agt mcp login linear
 
 --enabled-tools and --disabled-tools (comma-separated names or globs with *
 and ?) choose which of its tools agents get:
@@ -216,6 +219,7 @@ type serverFlags struct {
 	sse                                        bool
 	startupTimeout, toolTimeout                time.Duration
 	expectedRevision                           int64
+	oauth                                      *oauthFlags
 }
 
 func defineServerFlags(fs *flag.FlagSet, update bool) *serverFlags {
@@ -233,6 +237,7 @@ func defineServerFlags(fs *flag.FlagSet, update bool) *serverFlags {
 	fs.DurationVar(&sf.startupTimeout, "startup-timeout", 0, "bound on start plus handshake, a `DURATION` such as 45s (0: the default, 30s)")
 	fs.DurationVar(&sf.toolTimeout, "tool-timeout", 0, "bound on one tool call, a `DURATION` (0: the default, 60s)")
 	defineToolSelection(fs, &sf.enabledTools, &sf.disabledTools)
+	sf.oauth = defineOAuthFlags(fs)
 	if update {
 		fs.Int64Var(&sf.expectedRevision, "expected-revision", 0, "refuse unless the stored revision is `N` (0: the revision just read)")
 	}
@@ -246,6 +251,7 @@ type addFlags struct {
 	env, headers                      *pairList
 	enabledTools, disabledTools       commaList
 	startupTimeout, toolTimeout       time.Duration
+	oauth                             *oauthFlags
 }
 
 func defineAddFlags(fs *flag.FlagSet) *addFlags {
@@ -259,6 +265,7 @@ func defineAddFlags(fs *flag.FlagSet) *addFlags {
 	fs.DurationVar(&af.startupTimeout, "startup-timeout", 0, "bound on start plus handshake, a `DURATION` such as 45s (0: the default, 30s)")
 	fs.DurationVar(&af.toolTimeout, "tool-timeout", 0, "bound on one tool call, a `DURATION` (0: the default, 60s)")
 	defineToolSelection(fs, &af.enabledTools, &af.disabledTools)
+	af.oauth = defineOAuthFlags(fs)
 	defineShorthands(fs)
 	return af
 }
@@ -324,13 +331,16 @@ func (af *addFlags) server(fs *flag.FlagSet, pos []string) (srv resource.MCPServ
 	default:
 		return srv, "", usagef(cmd, "--transport must be stdio, http or sse")
 	}
+	if err := af.oauth.apply(fs, &srv); err != nil {
+		return srv, "", usagef(cmd, "%s", err)
+	}
 	return srv, note, nil
 }
 
 // anyServerFlag reports whether a flag other than --data and
 // --expected-revision describes the server.
 func anyServerFlag(fs *flag.FlagSet) bool {
-	for _, n := range []string{"command", "cwd", "arg", "env", "url", "header", "sse", "name", "description", "startup-timeout", "tool-timeout", "enabled-tools", "disabled-tools"} {
+	for _, n := range append([]string{"command", "cwd", "arg", "env", "url", "header", "sse", "name", "description", "startup-timeout", "tool-timeout", "enabled-tools", "disabled-tools"}, oauthFlagNames...) {
 		if given(fs, n) {
 			return true
 		}
@@ -345,7 +355,7 @@ func (sf *serverFlags) apply(fs *flag.FlagSet, srv *resource.MCPServer) error {
 	}
 	if given(fs, "command") {
 		srv.Command = sf.command
-		srv.Type, srv.URL, srv.Headers = resource.TransportStdio, "", nil
+		srv.Type, srv.URL, srv.Headers, srv.OAuth = resource.TransportStdio, "", nil, nil
 	}
 	if given(fs, "url") {
 		srv.URL = sf.url
@@ -397,7 +407,7 @@ func (sf *serverFlags) apply(fs *flag.FlagSet, srv *resource.MCPServer) error {
 		srv.ToolTimeoutMS = sf.toolTimeout.Milliseconds()
 	}
 	setToolSelection(fs, &sf.enabledTools, &sf.disabledTools, srv)
-	return nil
+	return sf.oauth.apply(fs, srv)
 }
 
 // documentFromFlags builds the data of a new MCP resource.

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// --oauth, --oauth-client-id and --oauth-scopes write the oauth field of a
+// remote server on add, create and update; --oauth=false removes it, and
+// a stdio server refuses them.
+func TestMCPOAuthFlags(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "agt.db")
+	oauthOf := func(ref string) any {
+		t.Helper()
+		_, data := getJSON(t, db, "mcp", ref)
+		for _, srv := range data["mcpServers"].(map[string]any) {
+			return srv.(map[string]any)["oauth"]
+		}
+		return nil
+	}
+
+	mustRun(t, db, 0, "mcp", "add", "docs", "--transport", "http", "--oauth", "https://mcp.example.com/mcp")
+	if diff := cmp.Diff(map[string]any{}, oauthOf("docs")); diff != "" {
+		t.Errorf("add --oauth stored (-want +got):\n%s", diff)
+	}
+	mustRun(t, db, 0, "mcp", "create", "linear", "--url", "https://mcp.example.com/mcp", "--oauth-client-id", "agt-cli", "--oauth-scopes", "read,write")
+	if diff := cmp.Diff(map[string]any{"client_id": "agt-cli", "scopes": []any{"read", "write"}}, oauthOf("linear")); diff != "" {
+		t.Errorf("create --oauth-client-id --oauth-scopes stored (-want +got):\n%s", diff)
+	}
+	mustRun(t, db, 0, "mcp", "update", "linear", "--oauth-scopes", "read")
+	if diff := cmp.Diff(map[string]any{"client_id": "agt-cli", "scopes": []any{"read"}}, oauthOf("linear")); diff != "" {
+		t.Errorf("update --oauth-scopes kept (-want +got):\n%s", diff)
+	}
+	mustRun(t, db, 0, "mcp", "update", "linear", "--oauth=false")
+	if got := oauthOf("linear"); got != nil {
+		t.Errorf("update --oauth=false left oauth %v", got)
+	}
+
+	r := runAgt(t, db, "", "mcp", "add", "local", "--oauth", "--", "notes-server")
+	if r.code != 2 || !strings.Contains(r.stderr, "--oauth is for remote servers") {
+		t.Errorf("add --oauth on a stdio server: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+}
