@@ -62,6 +62,12 @@ type Repo struct {
 	path string
 	opts Options
 
+	// initFn creates or checks the file's buckets: a resource store's
+	// (initBuckets) or a token store's (initTokenBuckets). private refuses
+	// a file that group or others may read or write (a token store).
+	initFn  func(*bolt.Tx) error
+	private bool
+
 	// db is the open database in exclusive mode; nil in shared mode. file is
 	// its descriptor, closed directly when bbolt's locks cannot be trusted.
 	db   *bolt.DB
@@ -110,7 +116,12 @@ var ErrClosed = errors.New("boltrepo: repository is closed")
 // another process opening the same file waits up to Options.LockTimeout and
 // then fails. A damaged file is an error that matches ErrDamaged.
 func Open(path string, opts *Options) (*Repo, error) {
-	r := &Repo{path: path}
+	return openRepo(&Repo{path: path, initFn: initBuckets}, opts)
+}
+
+// openRepo opens r.path for r, with opts filled in as Open documents.
+func openRepo(r *Repo, opts *Options) (*Repo, error) {
+	path := r.path
 	if opts != nil {
 		r.opts = *opts
 	}
@@ -146,7 +157,7 @@ func Open(path string, opts *Options) (*Repo, error) {
 // initTx creates the buckets, or checks them and the format of an existing
 // file.
 func (r *Repo) initTx(tx *bolt.Tx) error {
-	if err := initBuckets(tx); err != nil {
+	if err := r.initFn(tx); err != nil {
 		return fmt.Errorf("boltrepo: initialise %s: %w", r.path, err)
 	}
 	return nil
@@ -210,6 +221,13 @@ func (r *Repo) openOnce(readOnly bool) (db *bolt.DB, file *os.File, err error) {
 				return nil, err
 			}
 			file = f // from here on, a panic closes it
+			if r.private {
+				if err := checkPrivate(f, r.path); err != nil {
+					file = nil
+					_ = f.Close()
+					return nil, err
+				}
+			}
 			if err := lockForCheck(f, !readOnly); err != nil {
 				file = nil
 				_ = f.Close()
@@ -301,6 +319,8 @@ func initBuckets(tx *bolt.Tx) error {
 		if err := meta.Put(keyFormat, formatVersion); err != nil {
 			return err
 		}
+	case bytes.Equal(v, tokenFormatVersion):
+		return errors.New("the file is a token store (boltrepo.OpenTokenStore), not a resource store: give the resource store's own file")
 	case !bytes.Equal(v, formatVersion):
 		return fmt.Errorf("the file's format is not format %s: it was written by another version of agt; open it with that version, or use a new file", formatVersion)
 	}

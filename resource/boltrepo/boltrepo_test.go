@@ -24,6 +24,9 @@ func TestMain(m *testing.M) {
 	if path := os.Getenv(childEnv); path != "" {
 		os.Exit(runChildWriter(path, os.Getenv(childIDEnv)))
 	}
+	if path := os.Getenv(tokenChildEnv); path != "" {
+		os.Exit(runTokenChild(path))
+	}
 	// The corruption sweep re-executes it to survive what cannot be
 	// recovered in-process.
 	if dir := os.Getenv(sweepDirEnv); dir != "" {

@@ -112,6 +112,22 @@
 // one whose meta pages are intact but of another bbolt format, bbolt's
 // errors.ErrVersionMismatch. Anything else is a file or bbolt failure.
 //
+// # Token store
+//
+// OpenTokenStore opens a resource.TokenStore on a bbolt file of its own
+// (agt.Open uses "tokens.db" beside the store file): OAuth credentials
+// never share a file with the documents. The file is created with mode
+// 0600; a file that group or others may read or write is refused, at open
+// and at every operation (on Unix systems; the error names the mode and
+// says to restrict it to its owner). It always works in the shared mode
+// above, opening the file for each operation, so a running host and the
+// agt CLI (a login) use it at once; every Update is one write transaction
+// under the file's exclusive lock, so refreshes by several Runs or
+// processes never lose a write. A resource store's file is refused as a
+// token store and the other way round. The damage checks and the
+// recovery of bbolt's failures are the same as a Repo's. A stored value
+// larger than resource.MaxTokenBytes is refused on read.
+//
 // # Limits
 //
 //   - Options.LockTimeout: how long an open waits for the file lock another

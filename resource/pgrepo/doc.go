@@ -45,6 +45,26 @@
 // not re-created. The "C" collation makes List's order the byte order of
 // references, as in the other stores.
 //
+// # Token table
+//
+// Repo.TokenStore returns a resource.TokenStore (OAuth credentials of MCP
+// registrations, apart from the documents) on a table of its own, in the
+// same schema, created on the first call unless Options.SkipCreate is set:
+//
+//	CREATE TABLE IF NOT EXISTS agt_oauth_tokens (
+//		ref        text COLLATE "C" PRIMARY KEY,
+//		data       bytea CHECK (octet_length(data) <= 65536),
+//		updated_at timestamptz NOT NULL DEFAULT now()
+//	);
+//
+// Grant it only to the roles of the hosts: it holds credentials. Update
+// runs, in one transaction, an insert of a placeholder row (data NULL,
+// never committed), SELECT ... FOR UPDATE, the caller's function and the
+// write (or DELETE): the row lock serializes refreshes of several hosts,
+// also for a value that does not exist yet. A transaction that found its
+// row deleted by another writer is repeated, at most 8 times. The CHECK
+// bounds a value to resource.MaxTokenBytes.
+//
 // # Errors
 //
 // The sentinels of package resource: resource.ErrNotFound,

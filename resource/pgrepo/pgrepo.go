@@ -53,6 +53,10 @@ type Repo struct {
 	pool  *pgxpool.Pool
 	table string // quoted, possibly schema-qualified
 	sql   statements
+
+	// schema and skipCreate are Open's options, for TokenStore's table.
+	schema     string
+	skipCreate bool
 }
 
 var _ resource.Repository = (*Repo)(nil)
@@ -84,7 +88,7 @@ func Open(ctx context.Context, connString string, opts *Options) (*Repo, error) 
 	if err != nil {
 		return nil, fmt.Errorf("pgrepo: %w", err)
 	}
-	r := &Repo{pool: pool}
+	r := &Repo{pool: pool, schema: opts.Schema, skipCreate: opts.SkipCreate}
 	if opts.Schema != "" {
 		r.table = pgx.Identifier{opts.Schema, TableName}.Sanitize()
 	} else {
@@ -124,6 +128,12 @@ const ddl = `CREATE TABLE IF NOT EXISTS %s (
 const ddlLockKey int64 = 0x616774_7067726570 // "agt" "pgrep"
 
 func (r *Repo) createTable(ctx context.Context, schema string) error {
+	return r.createTableDDL(ctx, schema, r.table, ddl)
+}
+
+// createTableDDL creates schema and table (quoted) with tableDDL (a format
+// taking the table's name) when missing.
+func (r *Repo) createTableDDL(ctx context.Context, schema, table, tableDDL string) error {
 	tx, err := r.pool.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("pgrepo: open: %w", err)
@@ -148,11 +158,11 @@ func (r *Repo) createTable(ctx context.Context, schema string) error {
 	// Likewise CREATE TABLE IF NOT EXISTS needs CREATE on the schema even
 	// when the table exists: a host whose role may only use it still opens.
 	var tableExists bool
-	if err := tx.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", r.table).Scan(&tableExists); err != nil {
+	if err := tx.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", table).Scan(&tableExists); err != nil {
 		return fmt.Errorf("pgrepo: open: %w", err)
 	}
 	if !tableExists {
-		if _, err := tx.Exec(ctx, fmt.Sprintf(ddl, r.table)); err != nil {
+		if _, err := tx.Exec(ctx, fmt.Sprintf(tableDDL, table)); err != nil {
 			return fmt.Errorf("pgrepo: open: create table: %w", err)
 		}
 	}
