@@ -19,6 +19,10 @@ import (
 // StoreFile is the name of the bbolt file Open uses inside a directory.
 const StoreFile = "agt.db"
 
+// TokensFile is the name of the bbolt token file Open keeps beside a bbolt
+// store file (boltrepo.OpenTokenStore: mode 0600).
+const TokensFile = "tokens.db"
+
 // Options configure Open and New. A nil *Options means the defaults
 // described on each field.
 type Options struct {
@@ -44,6 +48,17 @@ type Options struct {
 	Connector *mcpconn.ConnectorOptions
 	// Prober configures probes. Nil means mcpconn's defaults.
 	Prober *mcpconn.ProberOptions
+	// Tokens keeps the OAuth credentials of MCP registrations, apart from
+	// the documents. Nil means the default beside the store: for a bbolt
+	// store, Open opens TokensFile in the store file's directory
+	// (boltrepo.OpenTokenStore: created with mode 0600, refused when group
+	// or others may read or write it; every bbolt store of one directory
+	// shares it); for a store reached by URL, the store's own token store
+	// when its repository offers one (pgrepo: the agt_oauth_tokens table),
+	// else one in memory; New, which is given a repository, keeps them in
+	// memory for the Host's life. The Host closes only a token store it
+	// opened.
+	Tokens resource.TokenStore
 	// FrameworkTools names the framework tools NewRun and Resume give a
 	// Run that may manage resources, and FrameworkTools returns
 	// (framework.Options.Tools: framework.ToolNames lists them). Nil means
@@ -66,6 +81,9 @@ type Host struct {
 	schemas   *run.SchemaCache
 	fwTools   []string
 	closeRepo func() error // nil when the caller owns the repository
+	tokens    resource.TokenStore
+	// closeTokens closes the token store Open opened; nil otherwise.
+	closeTokens func() error
 
 	closeOnce sync.Once
 	closeErr  error
@@ -100,7 +118,16 @@ func Open(ctx context.Context, store string, opts *Options) (*Host, error) {
 		if err != nil {
 			return nil, fmt.Errorf("agt: open the %s store: %w", scheme, err)
 		}
-		h := New(repo, opts)
+		tokens := opts.Tokens
+		if tokens == nil {
+			if ts, ok := repo.(tokenStoreProvider); ok {
+				if tokens, err = ts.TokenStore(ctx); err != nil {
+					_ = closeRepo()
+					return nil, fmt.Errorf("agt: open the %s store's token store: %w", scheme, err)
+				}
+			}
+		}
+		h := newHost(repo, opts, tokens)
 		h.closeRepo = closeRepo
 		return h, nil
 	}
@@ -112,9 +139,30 @@ func Open(ctx context.Context, store string, opts *Options) (*Host, error) {
 	if err != nil {
 		return nil, fmt.Errorf("agt: open the store: %w", err)
 	}
-	h := New(repo, opts)
+	if opts.Tokens != nil {
+		h := newHost(repo, opts, opts.Tokens)
+		h.closeRepo = repo.Close
+		return h, nil
+	}
+	var tokOpts boltrepo.TokenStoreOptions
+	if opts.Bolt != nil {
+		tokOpts.LockTimeout, tokOpts.NoSync = opts.Bolt.LockTimeout, opts.Bolt.NoSync
+	}
+	tokens, err := boltrepo.OpenTokenStore(filepath.Join(filepath.Dir(path), TokensFile), &tokOpts)
+	if err != nil {
+		_ = repo.Close()
+		return nil, fmt.Errorf("agt: open the token store: %w", err)
+	}
+	h := newHost(repo, opts, tokens)
 	h.closeRepo = repo.Close
+	h.closeTokens = tokens.Close
 	return h, nil
+}
+
+// tokenStoreProvider is a repository that keeps tokens too
+// (pgrepo.Repo).
+type tokenStoreProvider interface {
+	TokenStore(ctx context.Context) (resource.TokenStore, error)
 }
 
 // DefaultStore returns the store the agt command-line tool opens when it is
@@ -164,10 +212,19 @@ func boltPath(store string) (string, error) {
 }
 
 // New returns a Host over a Repository the caller opened, for hosts that
-// bring their own store. Close does not close repo: its owner does.
+// bring their own store. Close does not close repo: its owner does. Nil
+// Options.Tokens means tokens in memory (see Options.Tokens).
 func New(repo resource.Repository, opts *Options) *Host {
 	if opts == nil {
 		opts = &Options{}
+	}
+	return newHost(repo, opts, opts.Tokens)
+}
+
+// newHost is New with the token store chosen; nil means one in memory.
+func newHost(repo resource.Repository, opts *Options, tokens resource.TokenStore) *Host {
+	if tokens == nil {
+		tokens = resource.NewMemoryTokenStore()
 	}
 	// A misspelled name fails here, not at the first Run.
 	framework.Tools(nil, nil, &framework.Options{Tools: opts.FrameworkTools})
@@ -180,6 +237,7 @@ func New(repo resource.Repository, opts *Options) *Host {
 	svcOpts.LaunchEnv = &launch
 	return &Host{
 		repo:      repo,
+		tokens:    tokens,
 		service:   resource.NewService(repo, &svcOpts),
 		connector: connector,
 		prober:    mcpconn.NewProber(repo, connector, opts.Prober),
@@ -190,6 +248,10 @@ func New(repo resource.Repository, opts *Options) *Host {
 
 // Repository returns the Host's repository.
 func (h *Host) Repository() resource.Repository { return h.repo }
+
+// Tokens returns the Host's token store (Options.Tokens): the OAuth
+// credentials of MCP registrations.
+func (h *Host) Tokens() resource.TokenStore { return h.tokens }
 
 // Resources returns the one resource service: the framework tools and the
 // agt CLI write through it.
@@ -260,15 +322,20 @@ func (h *Host) FrameworkTools() []run.HostTool {
 	return framework.Tools(h.service, h.prober, &framework.Options{Tools: h.fwTools})
 }
 
-// Close releases the store if Open opened it. Runs started from the Host
+// Close releases the store, and the token store, if Open opened them. Runs started from the Host
 // must be closed by their owners; Close does not end them. Close may be
 // called more than once, also concurrently: later calls return the first
 // call's result.
 func (h *Host) Close() error {
 	h.closeOnce.Do(func() {
-		if h.closeRepo != nil {
-			h.closeErr = h.closeRepo()
+		var errs []error
+		if h.closeTokens != nil {
+			errs = append(errs, h.closeTokens())
 		}
+		if h.closeRepo != nil {
+			errs = append(errs, h.closeRepo())
+		}
+		h.closeErr = errors.Join(errs...)
 	})
 	return h.closeErr
 }

@@ -85,6 +85,13 @@
 // store the agt command-line tool uses when given no --db, so that a host
 // and its operators can agree on one without configuration.
 //
+// OAuth tokens of remote MCP servers are credentials, kept apart from the
+// registrations in a resource.TokenStore (Host.Tokens): by default
+// TokensFile beside a bbolt store (mode 0600, refused when group or others
+// may read or write it; always opened per operation, so the CLI can log in
+// while the host runs), or pgrepo's agt_oauth_tokens table for a
+// postgres:// store. Options.Tokens replaces it.
+//
 // # Errors
 //
 // Open and New fail only on the store. NewRun returns run.New's errors:

@@ -243,3 +243,59 @@ func TestTokenStoreClosed(t *testing.T) {
 		t.Fatalf("Update after Close err = %v, want ErrClosed", err)
 	}
 }
+
+// A token file damaged on disk (truncated, or another program's bytes) is
+// an error, at open and for a store already open, never a crash.
+func TestTokenStoreDamagedFile(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "tokens.db")
+	s := openTokens(t, path)
+	if err := increment(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, st.Size()/2); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := boltrepo.OpenTokenStore(path, nil); !errors.Is(err, boltrepo.ErrDamaged) {
+		t.Fatalf("OpenTokenStore of a truncated file err = %v, want ErrDamaged", err)
+	}
+	if _, err := s.Load(context.Background(), tokenCounterRef); !errors.Is(err, boltrepo.ErrDamaged) {
+		t.Fatalf("Load from a truncated file err = %v, want ErrDamaged", err)
+	}
+	if err := os.WriteFile(path, bytes.Repeat([]byte("not bbolt "), 1000), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := boltrepo.OpenTokenStore(path, nil); err == nil {
+		t.Fatal("OpenTokenStore of a foreign file: want an error")
+	}
+}
+
+// BenchmarkTokenStore: the cost of one Load and one Update (fsync on) of a
+// token store that opens its file per operation.
+func BenchmarkTokenStore(b *testing.B) {
+	s, err := boltrepo.OpenTokenStore(filepath.Join(b.TempDir(), "tokens.db"), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	value := bytes.Repeat([]byte("t"), 2048) // a token response with a refresh token
+	b.Run("Update", func(b *testing.B) {
+		for b.Loop() {
+			if err := s.Update(ctx, "remote", func([]byte) ([]byte, error) { return value, nil }); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("Load", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := s.Load(ctx, "remote"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -1,9 +1,9 @@
 // Package tokenstoretest is the conformance suite every resource.TokenStore
 // must pass: a load of a missing value, create, replace and delete through
-// Update, an error of Update's function leaving the value unchanged, bytes
-// copied in both directions, references kept apart, invalid references
-// refused, the resource.MaxTokenBytes bound, and concurrent Updates that
-// lose nothing.
+// Update, an error or a panic of Update's function leaving the value
+// unchanged (and the store usable), bytes copied in both directions,
+// references kept apart, invalid references refused, the
+// resource.MaxTokenBytes bound, and concurrent Updates that lose nothing.
 //
 // Run it from a test of the implementation:
 //

@@ -34,6 +34,7 @@ func Run(t *testing.T, newStore func(t *testing.T) resource.TokenStore) {
 		{"EmptyDeletes", testEmptyDeletes},
 		{"DeleteMissing", testDeleteMissing},
 		{"FuncErrorWritesNothing", testFuncError},
+		{"FuncPanicWritesNothing", testFuncPanic},
 		{"RefsIsolated", testRefsIsolated},
 		{"BytesAreCopies", testBytesAreCopies},
 		{"InvalidRef", testInvalidRef},
@@ -154,6 +155,24 @@ func testFuncError(t *testing.T, s resource.TokenStore) {
 		}
 		wantValue(t, s, refA, "kept")
 	}
+}
+
+// testFuncPanic: a panic of f reaches the caller, writes nothing, and
+// leaves the store usable (no lock left held).
+func testFuncPanic(t *testing.T, s resource.TokenStore) {
+	set(t, s, refA, "kept")
+	func() {
+		defer func() {
+			if v := recover(); v != "f panicked" {
+				t.Fatalf("recovered %v, want f's panic", v)
+			}
+		}()
+		_ = s.Update(ctx(t), refA, func([]byte) ([]byte, error) { panic("f panicked") })
+		t.Fatal("Update returned after f panicked")
+	}()
+	wantValue(t, s, refA, "kept")
+	set(t, s, refA, "next")
+	wantValue(t, s, refA, "next")
 }
 
 func testRefsIsolated(t *testing.T, s resource.TokenStore) {
