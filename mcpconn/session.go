@@ -47,7 +47,8 @@ type Session struct {
 	// send is the go-sdk's sending path of the session's own client (nil
 	// for the shared client).
 	send    mcp.MethodHandler
-	answers *httpAnswers // remote only
+	answers *httpAnswers  // remote only
+	oauth   *oauthSession // remote with an "oauth" field only
 
 	serverInfo      *mcp.Implementation
 	protocolVersion string

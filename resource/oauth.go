@@ -2,6 +2,7 @@ package resource
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -206,4 +207,22 @@ func validScope(s string) bool {
 		}
 	}
 	return true
+}
+
+// ResolveOAuthSecret resolves one secret reference of the oauth field
+// (client_secret or private_key, named by key) with resolve (from
+// Secrets.Bind). "" stays "". Errors are *SecretError naming the field
+// and the reference, without values.
+func ResolveOAuthSecret(key, value string, resolve func(kind, name string) (string, error)) (string, error) {
+	if value == "" {
+		return "", nil
+	}
+	field := "/oauth" + pointer(key)
+	if !IsSecretReference(value) {
+		return "", &SecretError{Field: field, Reference: "${", Message: "the value is not a single ${secret:NAME} reference", Fix: "write ${secret:NAME} and store the value with the host's secret resolver"}
+	}
+	if resolve == nil {
+		resolve = (&Secrets{}).Bind(context.Background(), "")
+	}
+	return expandValue(field, value, "", resolve, "\x00")
 }

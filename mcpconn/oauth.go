@@ -1,0 +1,579 @@
+package mcpconn
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/agtsdk/agt/resource"
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+	"golang.org/x/oauth2"
+)
+
+// Defaults of the OAuth settings.
+const (
+	// DefaultOAuthRedirectURL is the redirect URI of the interactive
+	// login when OAuthOptions.RedirectURL is "".
+	DefaultOAuthRedirectURL = "http://127.0.0.1/callback"
+	// DefaultMaxOAuthResponseBytes bounds one response of the OAuth flow
+	// (metadata, registration, token): the authorization server is as
+	// hostile as the MCP server.
+	DefaultMaxOAuthResponseBytes = 1 << 20
+	// DefaultOAuthRequestTimeout bounds one HTTP request of the OAuth flow.
+	DefaultOAuthRequestTimeout = 30 * time.Second
+	// MaxStoredCredentialBytes bounds a credential read from the token
+	// store; a larger one is treated as none.
+	MaxStoredCredentialBytes = 256 << 10
+)
+
+// ErrLoginRequired: the server requires an OAuth login and none is usable
+// (never done, logged out, revoked, or expired without a refresh token),
+// and the connection has no interactive step (OAuthOptions.Authorize) to
+// do one. Nothing was called. Log in with Connector.Login, then connect
+// again.
+var ErrLoginRequired = errors.New("mcpconn: the server requires an OAuth login")
+
+// OAuthOptions configures OAuth for the remote servers whose document has
+// an "oauth" field. A nil *OAuthOptions means all defaults.
+type OAuthOptions struct {
+	// Tokens keeps the credentials a login obtains (tokens, the client
+	// registration) and the refreshed ones. Nil means an in-memory store
+	// for the Connector's life (resource.NewMemoryTokenStore).
+	Tokens resource.TokenStore
+	// Authorize is the host's interactive step: it gets the authorization
+	// URL, leads a person (or a test) through it, and returns the code and
+	// state of the redirect to RedirectURL. Nil means no interactive login
+	// during Connect: a server that needs one fails with ErrLoginRequired
+	// (Connector.Login takes its own).
+	Authorize func(ctx context.Context, ref resource.Ref, authorizationURL string) (code, state string, err error)
+	// RedirectURL is the redirect URI of the interactive login. "" means
+	// DefaultOAuthRedirectURL (http://127.0.0.1/callback).
+	RedirectURL string
+	// ClientMetadataURL is the https URL of the host's client ID metadata
+	// document, used when a document's oauth has no client_metadata_url.
+	// "" means none.
+	ClientMetadataURL string
+	// MaxResponseBytes bounds one response of the OAuth flow. 0 means
+	// DefaultMaxOAuthResponseBytes (1 MiB).
+	MaxResponseBytes int
+	// RequestTimeout bounds one HTTP request of the OAuth flow. 0 means
+	// DefaultOAuthRequestTimeout (30 s).
+	RequestTimeout time.Duration
+}
+
+// LoginOptions are the choices of one Connector.Login; nil means the
+// Connector's OAuthOptions.
+type LoginOptions struct {
+	// RedirectURL replaces OAuthOptions.RedirectURL; "" keeps it.
+	RedirectURL string
+	// Authorize replaces OAuthOptions.Authorize; nil keeps it. A login
+	// needs one or the other.
+	Authorize func(ctx context.Context, ref resource.Ref, authorizationURL string) (code, state string, err error)
+}
+
+// oauthSetup is the Connector's OAuth configuration with the defaults
+// applied.
+type oauthSetup struct {
+	tokens      resource.TokenStore
+	authorize   func(ctx context.Context, ref resource.Ref, authorizationURL string) (code, state string, err error)
+	redirectURL string
+	metadataURL string
+	client      *http.Client
+}
+
+func newOAuthSetup(o *OAuthOptions, base http.RoundTripper) *oauthSetup {
+	var opts OAuthOptions
+	if o != nil {
+		opts = *o
+	}
+	s := &oauthSetup{tokens: opts.Tokens, authorize: opts.Authorize, redirectURL: opts.RedirectURL, metadataURL: opts.ClientMetadataURL}
+	if s.tokens == nil {
+		s.tokens = resource.NewMemoryTokenStore()
+	}
+	if s.redirectURL == "" {
+		s.redirectURL = DefaultOAuthRedirectURL
+	}
+	maxBytes := opts.MaxResponseBytes
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxOAuthResponseBytes
+	}
+	timeout := opts.RequestTimeout
+	if timeout <= 0 {
+		timeout = DefaultOAuthRequestTimeout
+	}
+	if base == nil {
+		base = http.DefaultTransport.(*http.Transport).Clone()
+	}
+	s.client = &http.Client{
+		Transport: &oauthBodyTransport{base: base, max: int64(maxBytes)},
+		Timeout:   timeout,
+		// A redirect is answered as it is: metadata and tokens come from
+		// the URL asked, never from where a hostile server sends us.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	return s
+}
+
+// oauthBodyTransport fails a response body that goes past max bytes.
+type oauthBodyTransport struct {
+	base http.RoundTripper
+	max  int64
+}
+
+func (t *oauthBodyTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.base.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = &oauthBody{rc: resp.Body, left: t.max}
+	return resp, nil
+}
+
+// errOAuthResponseTooLarge: an OAuth response went past MaxResponseBytes.
+var errOAuthResponseTooLarge = errors.New("an OAuth response is larger than OAuthOptions.MaxResponseBytes")
+
+type oauthBody struct {
+	rc   io.ReadCloser
+	left int64
+}
+
+func (b *oauthBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		// One byte more tells a body of exactly the bound from a longer one.
+		var one [1]byte
+		if n, _ := b.rc.Read(one[:]); n > 0 {
+			return 0, errOAuthResponseTooLarge
+		}
+		return 0, io.EOF
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.rc.Read(p)
+	b.left -= int64(n)
+	return n, err
+}
+
+func (b *oauthBody) Close() error { return b.rc.Close() }
+
+// storedCredential is what the token store keeps for a registration: the
+// token and what refreshing it needs. Resource binds it to the server URL
+// it was obtained for: a document whose url changed does not send it.
+type storedCredential struct {
+	Version  int    `json:"v"`
+	Resource string `json:"resource"`
+	ClientID string `json:"client_id"`
+	// ClientSecret is a dynamically registered client's secret; a
+	// pre-registered one stays behind its ${secret:NAME} reference.
+	ClientSecret string    `json:"client_secret,omitempty"`
+	TokenURL     string    `json:"token_url"`
+	AuthStyle    int       `json:"auth_style,omitempty"`
+	Scopes       []string  `json:"scopes,omitempty"`
+	AccessToken  string    `json:"access_token,omitempty"`
+	TokenType    string    `json:"token_type,omitempty"`
+	RefreshToken string    `json:"refresh_token,omitempty"`
+	Expiry       time.Time `json:"expiry,omitzero"`
+}
+
+const credentialVersion = 1
+
+// decodeCredential reads stored bytes; ok is false for anything unusable
+// (too large, damaged, another version), which counts as no login.
+func decodeCredential(b []byte) (storedCredential, bool) {
+	var c storedCredential
+	if len(b) == 0 || len(b) > MaxStoredCredentialBytes || json.Unmarshal(b, &c) != nil || c.Version != credentialVersion {
+		return storedCredential{}, false
+	}
+	return c, true
+}
+
+func (c storedCredential) token() *oauth2.Token {
+	if c.AccessToken == "" && c.RefreshToken == "" {
+		return nil
+	}
+	return &oauth2.Token{AccessToken: c.AccessToken, TokenType: c.TokenType, RefreshToken: c.RefreshToken, Expiry: c.Expiry}
+}
+
+func (c *storedCredential) setToken(t *oauth2.Token) {
+	c.AccessToken, c.TokenType, c.RefreshToken, c.Expiry = t.AccessToken, t.TokenType, t.RefreshToken, t.Expiry
+}
+
+// oauthSession is the OAuth state of one connection.
+type oauthSession struct {
+	setup     *oauthSetup
+	ref       resource.Ref
+	resource  string // the server URL
+	conf      *resource.MCPOAuth
+	secret    string // the pre-registered client's secret, resolved
+	key       string // the private_key_jwt key, resolved (PEM)
+	authorize func(ctx context.Context, ref resource.Ref, authorizationURL string) (code, state string, err error)
+	redirect  string
+	login     bool // Connector.Login: ignore the stored token
+
+	loginRequired atomic.Bool
+	failure       atomic.Pointer[string] // why the flow failed, value-free
+}
+
+func (o *oauthSession) fail(reason string) error {
+	o.failure.CompareAndSwap(nil, &reason)
+	return errors.New(reason)
+}
+
+// storeContext bounds a token store call made where no context exists
+// (a token refresh inside the transport).
+func storeContext() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), 2*DefaultOAuthRequestTimeout)
+}
+
+// handler builds the go-sdk OAuth handler of the connection.
+func (o *oauthSession) handler(ctx context.Context) (auth.OAuthHandler, error) {
+	if o.conf.Grant == resource.OAuthGrantClientCredentials {
+		return &clientCredentialsHandler{o: o}, nil
+	}
+	cfg := &auth.AuthorizationCodeHandlerConfig{
+		RedirectURL:              o.redirect,
+		AuthorizationCodeFetcher: o.fetchCode,
+		RequestRefreshToken:      true,
+		Client:                   o.setup.client,
+		NewTokenSource: func(tctx context.Context, c *oauth2.Config, t *oauth2.Token) (oauth2.TokenSource, error) {
+			return o.storeNewToken(c, t)
+		},
+	}
+	if len(o.conf.Scopes) > 0 {
+		scopes := slices.Clone(o.conf.Scopes)
+		cfg.ScopeFilter = func([]string) []string { return slices.Clone(scopes) }
+	}
+	reg := o.conf.Registration
+	metadataURL := o.conf.ClientMetadataURL
+	if metadataURL == "" {
+		metadataURL = o.setup.metadataURL
+	}
+	if metadataURL != "" && (reg == "" || reg == resource.OAuthRegistrationAuto || reg == resource.OAuthRegistrationMetadataDocument) {
+		cfg.ClientIDMetadataDocumentConfig = &auth.ClientIDMetadataDocumentConfig{URL: metadataURL}
+	}
+	if o.conf.ClientID != "" && (reg == "" || reg == resource.OAuthRegistrationAuto || reg == resource.OAuthRegistrationPreregistered) {
+		pre := &oauthex.ClientCredentials{ClientID: o.conf.ClientID}
+		if o.secret != "" {
+			pre.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: o.secret}
+		}
+		cfg.PreregisteredClient = pre
+	}
+	if reg == "" || reg == resource.OAuthRegistrationAuto || reg == resource.OAuthRegistrationDynamic {
+		cfg.DynamicClientRegistrationConfig = &auth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
+			RedirectURIs:            []string{o.redirect},
+			ClientName:              "agt",
+			GrantTypes:              []string{"authorization_code", "refresh_token"},
+			ResponseTypes:           []string{"code"},
+			TokenEndpointAuthMethod: "none",
+		}}
+	}
+	if !o.login {
+		ts, err := o.storedTokenSource(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if ts != nil {
+			cfg.InitialTokenSource = ts
+		}
+	}
+	h, err := auth.NewAuthorizationCodeHandler(cfg)
+	if err != nil {
+		// The go-sdk's text may quote a URL of the document: kept out.
+		return nil, &Error{Ref: o.ref, Op: "connect", Kind: ErrInvalidServer,
+			Detail: "the oauth settings cannot make a client registration (set client_id, client_metadata_url (an https URL with a path), or let registration be dynamic; RedirectURL must be an absolute URL)"}
+	}
+	return &authCodeHandler{inner: h, o: o}, nil
+}
+
+// authCodeHandler keeps the interactive flow from starting when the
+// connection has no Authorize step, and its errors value-free.
+type authCodeHandler struct {
+	inner *auth.AuthorizationCodeHandler
+	o     *oauthSession
+}
+
+func (h *authCodeHandler) TokenSource(ctx context.Context) (oauth2.TokenSource, error) {
+	return h.inner.TokenSource(ctx)
+}
+
+func (h *authCodeHandler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
+	if h.o.authorize == nil {
+		defer resp.Body.Close()
+		if resp.StatusCode == http.StatusForbidden && !insufficientScope(resp) {
+			return nil // not an authorization matter: the retry reports it
+		}
+		h.o.loginRequired.Store(true)
+		return ErrLoginRequired
+	}
+	if err := h.inner.Authorize(ctx, req, resp); err != nil {
+		if h.o.loginRequired.Load() {
+			return ErrLoginRequired
+		}
+		return h.o.fail("the OAuth authorization failed: " + oauthErrorText(err))
+	}
+	return nil
+}
+
+func insufficientScope(resp *http.Response) bool {
+	cs, err := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
+	if err != nil {
+		return false
+	}
+	for _, c := range cs {
+		if c.Scheme == "bearer" && c.Params["error"] == "insufficient_scope" {
+			return true
+		}
+	}
+	return false
+}
+
+// fetchCode is the go-sdk's AuthorizationCodeFetcher: the host's step.
+func (o *oauthSession) fetchCode(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
+	if o.authorize == nil {
+		o.loginRequired.Store(true)
+		return nil, ErrLoginRequired
+	}
+	code, state, err := o.authorize(ctx, o.ref, args.URL)
+	if err != nil {
+		// The host's text may hold what it read from the redirect.
+		return nil, o.fail("the host's Authorize step failed")
+	}
+	return &auth.AuthorizationResult{Code: code, State: state}, nil
+}
+
+// oauthErrorText renders an error of the OAuth flow without values: the
+// token endpoint's answer is reduced to its status and error code, URLs
+// lose their path and query, quoted values and response bodies are
+// dropped.
+func oauthErrorText(err error) string {
+	if errors.Is(err, errOAuthResponseTooLarge) {
+		return errOAuthResponseTooLarge.Error()
+	}
+	var re *oauth2.RetrieveError
+	if errors.As(err, &re) {
+		return retrieveErrorText(re)
+	}
+	msg := hideURLs(err).Error()
+	if i := strings.Index(msg, "Response:"); i >= 0 {
+		msg = msg[:i]
+	}
+	var b strings.Builder
+	inQuote := false
+	for _, r := range msg {
+		switch {
+		case r == '"':
+			if !inQuote {
+				b.WriteString("(value)")
+			}
+			inQuote = !inQuote
+		case !inQuote:
+			b.WriteRune(r)
+		}
+	}
+	return boundServerText(strings.TrimSpace(b.String()))
+}
+
+func retrieveErrorText(re *oauth2.RetrieveError) string {
+	s := "the token endpoint refused the request"
+	if re.Response != nil {
+		s += fmt.Sprintf(" (HTTP %d)", re.Response.StatusCode)
+	}
+	if code := re.ErrorCode; code != "" {
+		if len(code) > 64 || strings.IndexFunc(code, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r == '_') }) >= 0 {
+			code = "(not a standard error code)"
+		}
+		s += " with error " + code
+	}
+	return s
+}
+
+// storeNewToken keeps the token a login obtained, with what refreshing it
+// needs, and returns the token source that writes refreshes back.
+func (o *oauthSession) storeNewToken(c *oauth2.Config, t *oauth2.Token) (oauth2.TokenSource, error) {
+	cred := storedCredential{Version: credentialVersion, Resource: o.resource, ClientID: c.ClientID,
+		TokenURL: c.Endpoint.TokenURL, AuthStyle: int(c.Endpoint.AuthStyle), Scopes: c.Scopes}
+	if c.ClientID != o.conf.ClientID {
+		cred.ClientSecret = c.ClientSecret // a dynamically registered client's
+	}
+	cred.setToken(t)
+	b, err := json.Marshal(cred)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := storeContext()
+	defer cancel()
+	if err := o.setup.tokens.Update(ctx, o.ref, func([]byte) ([]byte, error) { return b, nil }); err != nil {
+		return nil, o.fail("storing the OAuth token failed (the token store's error is not shown)")
+	}
+	return &storeTokenSource{o: o, cred: cred, tok: t}, nil
+}
+
+// storedTokenSource returns the token source of the stored credential, or
+// nil when none is usable for this server.
+func (o *oauthSession) storedTokenSource(ctx context.Context) (oauth2.TokenSource, error) {
+	b, err := o.setup.tokens.Load(ctx, o.ref)
+	if errors.Is(err, resource.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, &Error{Ref: o.ref, Op: "connect", Kind: ErrStart, Detail: "reading the OAuth token store failed (its error is not shown)"}
+	}
+	cred, ok := decodeCredential(b)
+	if !ok || cred.Resource != o.resource || cred.token() == nil {
+		return nil, nil
+	}
+	return &storeTokenSource{o: o, cred: cred, tok: cred.token()}, nil
+}
+
+// storeTokenSource gives the stored token while it is valid, and refreshes
+// it through the token store's atomic Update: a Run that finds a token
+// another Run refreshed meanwhile uses that one, so no refresh token is
+// used twice or lost.
+type storeTokenSource struct {
+	o    *oauthSession
+	mu   sync.Mutex
+	cred storedCredential
+	tok  *oauth2.Token
+}
+
+// errRevoked makes the go-sdk transport send the request without a token
+// (and so reach Authorize) rather than fail it.
+var errRevoked = &oauth2.RetrieveError{ErrorCode: "invalid_grant"}
+
+func (s *storeTokenSource) Token() (*oauth2.Token, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.tok != nil && s.tok.Valid() {
+		return s.tok, nil
+	}
+	ctx, cancel := storeContext()
+	defer cancel()
+	var out *oauth2.Token
+	var refreshErr error
+	err := s.o.setup.tokens.Update(ctx, s.o.ref, func(old []byte) ([]byte, error) {
+		cred, ok := decodeCredential(old)
+		if !ok || cred.Resource != s.o.resource || cred.token() == nil {
+			refreshErr = errRevoked // logged out meanwhile
+			return old, nil
+		}
+		stored := cred.token()
+		if stored.Valid() && (s.tok == nil || stored.AccessToken != s.tok.AccessToken) {
+			out = stored // refreshed by another Run
+			s.cred = cred
+			return old, nil
+		}
+		if stored.RefreshToken == "" {
+			refreshErr = errRevoked
+			return old, nil
+		}
+		secret := cred.ClientSecret
+		if cred.ClientID == s.o.conf.ClientID {
+			secret = s.o.secret
+		}
+		conf := &oauth2.Config{ClientID: cred.ClientID, ClientSecret: secret, Scopes: cred.Scopes,
+			Endpoint: oauth2.Endpoint{TokenURL: cred.TokenURL, AuthStyle: oauth2.AuthStyle(cred.AuthStyle)}}
+		expired := *stored
+		expired.Expiry = time.Unix(1, 0) // force the refresh
+		rctx := context.WithValue(ctx, oauth2.HTTPClient, s.o.setup.client)
+		t, err := conf.TokenSource(rctx, &expired).Token()
+		if err != nil {
+			var re *oauth2.RetrieveError
+			if errors.As(err, &re) && (re.ErrorCode == "invalid_grant" || re.Response != nil && (re.Response.StatusCode == http.StatusBadRequest || re.Response.StatusCode == http.StatusUnauthorized)) {
+				// Revoked or expired: the token is gone, the client
+				// registration stays for the next login.
+				refreshErr = errRevoked
+				cred.AccessToken, cred.RefreshToken, cred.Expiry = "", "", time.Time{}
+				return json.Marshal(cred)
+			}
+			refreshErr = errors.New("mcpconn: refreshing the OAuth token failed: " + oauthErrorText(err))
+			return old, nil
+		}
+		cred.setToken(t)
+		s.cred, out = cred, t
+		return json.Marshal(cred)
+	})
+	if err != nil {
+		return nil, errors.New("mcpconn: the OAuth token store failed (its error is not shown)")
+	}
+	if refreshErr != nil {
+		s.tok = nil
+		return nil, refreshErr
+	}
+	s.tok = out
+	return out, nil
+}
+
+// oauthFor prepares the OAuth state of a connection to srv, or nil when
+// its document has no oauth.
+func (c *Connector) oauthFor(ctx context.Context, s *Session, srv resource.MCPServer, login *LoginOptions) (*oauthSession, error) {
+	if srv.OAuth == nil {
+		return nil, nil
+	}
+	bind := c.secrets.Bind(ctx, s.ref)
+	secret, err := resource.ResolveOAuthSecret("client_secret", srv.OAuth.ClientSecret, bind)
+	if se := secretError(s.ref, err); se != nil {
+		return nil, se
+	}
+	key, err := resource.ResolveOAuthSecret("private_key", srv.OAuth.PrivateKey, bind)
+	if se := secretError(s.ref, err); se != nil {
+		return nil, se
+	}
+	o := &oauthSession{setup: c.oauth, ref: s.ref, resource: srv.URL, conf: srv.OAuth, secret: secret, key: key,
+		authorize: c.oauth.authorize, redirect: c.oauth.redirectURL}
+	if login != nil {
+		o.login = true
+		if login.Authorize != nil {
+			o.authorize = login.Authorize
+		}
+		if login.RedirectURL != "" {
+			o.redirect = login.RedirectURL
+		}
+	}
+	return o, nil
+}
+
+// Login runs the OAuth login of the server srv stored under ref now: it
+// connects with the interactive step (opts.Authorize, else
+// OAuthOptions.Authorize), lists the tools, closes, and keeps the
+// credential in the token store; a stored token is not used. For the
+// client_credentials grant it checks that a token is granted. The document
+// must have an "oauth" field.
+func (c *Connector) Login(ctx context.Context, ref resource.Ref, srv resource.MCPServer, opts *LoginOptions) error {
+	if srv.OAuth == nil {
+		return &Error{Ref: ref, Op: "login", Kind: ErrInvalidServer, Detail: `the server's document has no "oauth" field: set "oauth": {} to use OAuth`}
+	}
+	if srv.Transport() != resource.TransportHTTP {
+		return &Error{Ref: ref, Op: "login", Kind: ErrInvalidServer, Detail: `an OAuth login needs a streamable HTTP server ("type": "http")`}
+	}
+	if opts == nil {
+		opts = &LoginOptions{}
+	}
+	if opts.Authorize == nil && c.oauth.authorize == nil && srv.OAuth.Grant != resource.OAuthGrantClientCredentials {
+		return &Error{Ref: ref, Op: "login", Kind: ErrInvalidServer, Detail: "a login needs an Authorize step: set LoginOptions.Authorize or OAuthOptions.Authorize"}
+	}
+	sess, err := c.connect(ctx, ref, srv, nil, opts)
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	_, err = sess.Tools(ctx)
+	return err
+}
+
+// Logout deletes the credential stored for ref: the next connection to a
+// server that requires OAuth needs a login.
+func (c *Connector) Logout(ctx context.Context, ref resource.Ref) error {
+	if err := c.oauth.tokens.Update(ctx, ref, func([]byte) ([]byte, error) { return nil, nil }); err != nil {
+		return &Error{Ref: ref, Op: "logout", Detail: "the OAuth token store failed (its error is not shown)"}
+	}
+	return nil
+}

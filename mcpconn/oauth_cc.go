@@ -1,0 +1,242 @@
+package mcpconn
+
+import (
+	"context"
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"math/big"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agtsdk/agt/resource"
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+	"golang.org/x/oauth2"
+	"golang.org/x/oauth2/clientcredentials"
+)
+
+// clientCredentialsHandler is the OAuth handler of the client_credentials
+// grant (machine to machine): the pre-registered client authenticates
+// with its secret (client_secret_basic or client_secret_post) or a signed
+// JWT (private_key_jwt), with no person and no stored token. The go-sdk's
+// extauth handler binds its token source to the request that started it
+// and has no JWT, so this one is ours.
+type clientCredentialsHandler struct {
+	o  *oauthSession
+	mu sync.Mutex
+	ts oauth2.TokenSource
+}
+
+func (h *clientCredentialsHandler) TokenSource(context.Context) (oauth2.TokenSource, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.ts, nil
+}
+
+func (h *clientCredentialsHandler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
+	defer resp.Body.Close()
+	challenges, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
+	if resp.StatusCode == http.StatusForbidden && challengeParam(challenges, "error") != "insufficient_scope" {
+		return nil
+	}
+	client := h.o.setup.client
+	prm := discoverResource(ctx, challenges, req.URL.String(), client)
+	if prm == nil || len(prm.AuthorizationServers) == 0 {
+		return h.o.fail("the OAuth authorization failed: the server's protected resource metadata names no authorization server")
+	}
+	asm, err := auth.GetAuthServerMetadata(ctx, prm.AuthorizationServers[0], client)
+	if err != nil {
+		return h.o.fail("the OAuth authorization failed: reading the authorization server metadata: " + oauthErrorText(err))
+	}
+	if asm == nil {
+		asm = &oauthex.AuthServerMeta{Issuer: prm.AuthorizationServers[0], TokenEndpoint: strings.TrimSuffix(prm.AuthorizationServers[0], "/") + "/token"}
+	}
+	scopes := slices.Clone(h.o.conf.Scopes)
+	if len(scopes) == 0 {
+		scopes = strings.Fields(challengeParam(challenges, "scope"))
+	}
+	if len(scopes) == 0 {
+		scopes = prm.ScopesSupported
+	}
+	src := &clientCredentialsSource{o: h.o, tokenURL: asm.TokenEndpoint, issuer: asm.Issuer, resource: prm.Resource, scopes: scopes,
+		style: clientSecretStyle(h.o.conf.TokenEndpointAuth, asm.TokenEndpointAuthMethodsSupported)}
+	ts := oauth2.ReuseTokenSource(nil, src)
+	if _, err := ts.Token(); err != nil {
+		var fe *flowError
+		if errors.As(err, &fe) {
+			return h.o.fail(fe.msg)
+		}
+		return h.o.fail("the OAuth authorization failed: " + oauthErrorText(err))
+	}
+	h.mu.Lock()
+	h.ts = ts
+	h.mu.Unlock()
+	return nil
+}
+
+// flowError is an error of ours whose text is value-free already.
+type flowError struct{ msg string }
+
+func (e *flowError) Error() string { return e.msg }
+
+// clientCredentialsSource asks the token endpoint for a token each time
+// the last one expired, with a fresh client assertion for private_key_jwt.
+type clientCredentialsSource struct {
+	o                          *oauthSession
+	tokenURL, issuer, resource string
+	scopes                     []string
+	style                      oauth2.AuthStyle
+}
+
+func (s *clientCredentialsSource) Token() (*oauth2.Token, error) {
+	cfg := &clientcredentials.Config{ClientID: s.o.conf.ClientID, TokenURL: s.tokenURL, Scopes: s.scopes, AuthStyle: s.style,
+		EndpointParams: url.Values{}}
+	if s.resource != "" {
+		cfg.EndpointParams.Set("resource", s.resource)
+	}
+	if s.o.conf.TokenEndpointAuth == resource.OAuthAuthPrivateKeyJWT {
+		assertion, err := clientAssertion(s.o.key, s.o.conf.ClientID, s.issuer, s.tokenURL)
+		if err != nil {
+			return nil, err
+		}
+		cfg.AuthStyle = oauth2.AuthStyleInParams
+		cfg.EndpointParams.Set("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer")
+		cfg.EndpointParams.Set("client_assertion", assertion)
+	} else {
+		cfg.ClientSecret = s.o.secret
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*DefaultOAuthRequestTimeout)
+	defer cancel()
+	t, err := cfg.Token(context.WithValue(ctx, oauth2.HTTPClient, s.o.setup.client))
+	if err != nil {
+		return nil, &flowError{msg: "the OAuth authorization failed: " + oauthErrorText(err)}
+	}
+	return t, nil
+}
+
+// clientSecretStyle picks how the secret goes to the token endpoint: the
+// document's choice, else what the server supports (basic first, the
+// default of RFC 7591).
+func clientSecretStyle(chosen string, supported []string) oauth2.AuthStyle {
+	switch {
+	case chosen == resource.OAuthAuthClientSecretPost, chosen == resource.OAuthAuthNone:
+		return oauth2.AuthStyleInParams
+	case chosen == resource.OAuthAuthClientSecretBasic:
+		return oauth2.AuthStyleInHeader
+	case !slices.Contains(supported, "client_secret_basic") && slices.Contains(supported, "client_secret_post"):
+		return oauth2.AuthStyleInParams
+	}
+	return oauth2.AuthStyleInHeader
+}
+
+// clientAssertion signs the JWT of private_key_jwt (RFC 7523): issuer and
+// subject the client, audience the authorization server, valid for five
+// minutes, with a random id. The key is PEM: PKCS#8, PKCS#1 (RSA, RS256)
+// or SEC 1 (EC P-256, ES256).
+func clientAssertion(keyPEM, clientID, issuer, tokenURL string) (string, error) {
+	bad := &flowError{msg: "the private_key of the oauth field is not a PEM RSA or EC P-256 private key"}
+	block, _ := pem.Decode([]byte(keyPEM))
+	if block == nil {
+		return "", bad
+	}
+	var key any
+	var err error
+	if key, err = x509.ParsePKCS8PrivateKey(block.Bytes); err != nil {
+		if key, err = x509.ParsePKCS1PrivateKey(block.Bytes); err != nil {
+			if key, err = x509.ParseECPrivateKey(block.Bytes); err != nil {
+				return "", bad
+			}
+		}
+	}
+	alg := ""
+	switch k := key.(type) {
+	case *rsa.PrivateKey:
+		alg = "RS256"
+	case *ecdsa.PrivateKey:
+		if k.Curve.Params().Name != "P-256" {
+			return "", bad
+		}
+		alg = "ES256"
+	default:
+		return "", bad
+	}
+	aud := issuer
+	if aud == "" {
+		aud = tokenURL
+	}
+	now := time.Now()
+	header, _ := json.Marshal(map[string]string{"alg": alg, "typ": "JWT"})
+	claims, _ := json.Marshal(map[string]any{"iss": clientID, "sub": clientID, "aud": aud,
+		"iat": now.Unix(), "exp": now.Add(5 * time.Minute).Unix(), "jti": rand.Text()})
+	enc := base64.RawURLEncoding
+	signing := enc.EncodeToString(header) + "." + enc.EncodeToString(claims)
+	digest := sha256.Sum256([]byte(signing))
+	var sig []byte
+	switch k := key.(type) {
+	case *rsa.PrivateKey:
+		sig, err = rsa.SignPKCS1v15(rand.Reader, k, crypto.SHA256, digest[:])
+	case *ecdsa.PrivateKey:
+		var r, s *big.Int
+		if r, s, err = ecdsa.Sign(rand.Reader, k, digest[:]); err == nil {
+			sig = make([]byte, 64)
+			r.FillBytes(sig[:32])
+			s.FillBytes(sig[32:])
+		}
+	}
+	if err != nil {
+		return "", &flowError{msg: "signing the client assertion failed"}
+	}
+	return signing + "." + enc.EncodeToString(sig), nil
+}
+
+func challengeParam(cs []oauthex.Challenge, name string) string {
+	for _, c := range cs {
+		if c.Scheme == "bearer" && c.Params[name] != "" {
+			return c.Params[name]
+		}
+	}
+	return ""
+}
+
+// discoverResource finds the protected resource metadata (RFC 9728) as
+// the MCP authorization spec says: the challenge's resource_metadata, the
+// well-known URL at the endpoint's path, then at the root; without any,
+// the server's origin is its own authorization server (2025-03-26).
+func discoverResource(ctx context.Context, cs []oauthex.Challenge, endpoint string, client *http.Client) *oauthex.ProtectedResourceMetadata {
+	ru, err := url.Parse(endpoint)
+	if err != nil {
+		return nil
+	}
+	type try struct{ metaURL, resource string }
+	var tries []try
+	if m := challengeParam(cs, "resource_metadata"); m != "" {
+		tries = append(tries, try{m, endpoint})
+	}
+	mu := *ru
+	mu.RawQuery, mu.Fragment = "", ""
+	mu.Path = "/.well-known/oauth-protected-resource/" + strings.TrimLeft(ru.Path, "/")
+	tries = append(tries, try{mu.String(), endpoint})
+	mu.Path = "/.well-known/oauth-protected-resource"
+	root := *ru
+	root.Path, root.RawQuery, root.Fragment = "", "", ""
+	tries = append(tries, try{mu.String(), root.String()})
+	for _, t := range tries {
+		prm, err := oauthex.GetProtectedResourceMetadata(ctx, t.metaURL, t.resource, client)
+		if err == nil && prm != nil {
+			return prm
+		}
+	}
+	return &oauthex.ProtectedResourceMetadata{AuthorizationServers: []string{root.String()}, Resource: endpoint}
+}

@@ -1,0 +1,405 @@
+package mcpconn_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agtsdk/agt/mcpconn"
+	"github.com/agtsdk/agt/resource"
+)
+
+// fakeAS is a small OAuth 2.1 authorization server on 127.0.0.1:
+// metadata, dynamic registration, authorization with PKCE, and a token
+// endpoint for authorization codes, rotating refresh tokens and client
+// credentials. Every token it issues starts with "tok-" so a test can
+// look for any of them in an output.
+type fakeAS struct {
+	t   *testing.T
+	srv *httptest.Server
+
+	mu        sync.Mutex
+	n         int
+	codes     map[string]string // code -> PKCE challenge
+	access    map[string]time.Time
+	refresh   map[string]bool // live refresh tokens (single use)
+	lifetime  time.Duration
+	refreshes int
+	revoked   bool
+	clients   map[string]string // client id -> secret (pre-registered)
+	lastAuth  string            // the client authentication of the last token request
+	// hold, when set, delays each refresh so that concurrent ones overlap.
+	hold time.Duration
+}
+
+func newFakeAS(t *testing.T) *fakeAS {
+	a := &fakeAS{t: t, codes: map[string]string{}, access: map[string]time.Time{}, refresh: map[string]bool{},
+		lifetime: time.Hour, clients: map[string]string{"m2m": "tok-client-secret"}}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
+		base := a.srv.URL
+		writeJSON(w, map[string]any{"issuer": base, "authorization_endpoint": base + "/authorize", "token_endpoint": base + "/token",
+			"registration_endpoint": base + "/register", "response_types_supported": []string{"code"},
+			"code_challenge_methods_supported": []string{"S256"}, "scopes_supported": []string{"read", "offline_access"},
+			"token_endpoint_auth_methods_supported": []string{"none", "client_secret_basic", "private_key_jwt"}})
+	})
+	mux.HandleFunc("/register", func(w http.ResponseWriter, r *http.Request) {
+		var md map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&md)
+		md["client_id"] = a.next("dyn-")
+		w.WriteHeader(http.StatusCreated)
+		writeJSON(w, md)
+	})
+	mux.HandleFunc("/authorize", func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		if q.Get("code_challenge_method") != "S256" || q.Get("resource") == "" {
+			http.Error(w, "PKCE and resource required", http.StatusBadRequest)
+			return
+		}
+		code := a.next("code-")
+		a.mu.Lock()
+		a.codes[code] = q.Get("code_challenge")
+		a.mu.Unlock()
+		http.Redirect(w, r, q.Get("redirect_uri")+"?code="+code+"&state="+url.QueryEscape(q.Get("state")), http.StatusFound)
+	})
+	mux.HandleFunc("/token", a.token)
+	a.srv = httptest.NewServer(mux)
+	t.Cleanup(a.srv.Close)
+	return a
+}
+
+func (a *fakeAS) next(prefix string) string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.n++
+	return fmt.Sprintf("%s%d", prefix, a.n)
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func (a *fakeAS) token(w http.ResponseWriter, r *http.Request) {
+	_ = r.ParseForm()
+	a.mu.Lock()
+	if u, _, ok := r.BasicAuth(); ok {
+		a.lastAuth = "basic:" + u
+	} else if r.Form.Get("client_assertion") != "" {
+		a.lastAuth = "jwt"
+	} else {
+		a.lastAuth = "none"
+	}
+	hold := a.hold
+	a.mu.Unlock()
+	fail := func(code string) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		_ = json.NewEncoder(w).Encode(map[string]string{"error": code, "error_description": "echo " + r.Form.Encode()})
+	}
+	switch r.Form.Get("grant_type") {
+	case "authorization_code":
+		a.mu.Lock()
+		challenge, ok := a.codes[r.Form.Get("code")]
+		delete(a.codes, r.Form.Get("code"))
+		a.mu.Unlock()
+		sum := sha256.Sum256([]byte(r.Form.Get("code_verifier")))
+		if !ok || base64.RawURLEncoding.EncodeToString(sum[:]) != challenge {
+			fail("invalid_grant")
+			return
+		}
+	case "refresh_token":
+		time.Sleep(hold)
+		a.mu.Lock()
+		live := a.refresh[r.Form.Get("refresh_token")] && !a.revoked
+		delete(a.refresh, r.Form.Get("refresh_token")) // rotation: single use
+		a.refreshes++
+		a.mu.Unlock()
+		if !live {
+			fail("invalid_grant")
+			return
+		}
+	case "client_credentials":
+		u, p, ok := r.BasicAuth()
+		if !ok && r.Form.Get("client_assertion") == "" || ok && a.clients[u] != p {
+			fail("invalid_client")
+			return
+		}
+		access := a.issueAccess()
+		writeJSON(w, map[string]any{"access_token": access, "token_type": "Bearer", "expires_in": int(a.lifetime.Seconds())})
+		return
+	default:
+		fail("unsupported_grant_type")
+		return
+	}
+	access := a.issueAccess()
+	refresh := a.next("tok-refresh-")
+	a.mu.Lock()
+	a.refresh[refresh] = true
+	a.mu.Unlock()
+	writeJSON(w, map[string]any{"access_token": access, "token_type": "Bearer", "refresh_token": refresh, "expires_in": int(a.lifetime.Seconds())})
+}
+
+func (a *fakeAS) issueAccess() string {
+	access := a.next("tok-access-")
+	a.mu.Lock()
+	a.access[access] = time.Now().Add(a.lifetime)
+	a.mu.Unlock()
+	return access
+}
+
+func (a *fakeAS) verify(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	exp, ok := a.access[token]
+	if !ok || time.Now().After(exp) {
+		return nil, auth.ErrInvalidToken
+	}
+	return &auth.TokenInfo{Expiration: exp}, nil
+}
+
+// protectedServer starts a go-sdk streamable MCP server on 127.0.0.1 that
+// requires a bearer token of as, with its protected resource metadata;
+// it returns the MCP endpoint.
+func protectedServer(t *testing.T, as *fakeAS) string {
+	server := mcp.NewServer(&mcp.Implementation{Name: "protected", Version: "1"}, nil)
+	mcp.AddTool(server, &mcp.Tool{Name: "hello"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "hi"}}}, nil, nil
+	})
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
+	mux := http.NewServeMux()
+	var base string
+	mux.HandleFunc("/.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, map[string]any{"resource": base + "/mcp", "authorization_servers": []string{as.srv.URL}})
+	})
+	mux.Handle("/mcp", auth.RequireBearerToken(as.verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: ""})(h))
+	ts := httptest.NewServer(mux)
+	t.Cleanup(ts.Close)
+	base = ts.URL
+	return ts.URL + "/mcp"
+}
+
+// followAuthorization is the host's Authorize step of the tests: it
+// follows the authorization URL without following the final redirect,
+// and reads code and state from its Location.
+func followAuthorization(ctx context.Context, _ resource.Ref, authURL string) (string, string, error) {
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, authURL, nil)
+	if err != nil {
+		return "", "", err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return "", "", err
+	}
+	resp.Body.Close()
+	loc, err := url.Parse(resp.Header.Get("Location"))
+	if err != nil || loc.Query().Get("code") == "" {
+		return "", "", fmt.Errorf("no code in the redirect (status %d)", resp.StatusCode)
+	}
+	return loc.Query().Get("code"), loc.Query().Get("state"), nil
+}
+
+type oauthFixture struct {
+	as     *fakeAS
+	srv    resource.MCPServer
+	tokens resource.TokenStore
+	c      *mcpconn.Connector
+}
+
+func newOAuthFixture(t *testing.T) *oauthFixture {
+	as := newFakeAS(t)
+	f := &oauthFixture{as: as, tokens: resource.NewMemoryTokenStore()}
+	f.srv = resource.MCPServer{Type: resource.TransportHTTP, URL: protectedServer(t, as), OAuth: &resource.MCPOAuth{}}
+	f.c = mcpconn.NewConnector(&mcpconn.ConnectorOptions{OAuth: &mcpconn.OAuthOptions{Tokens: f.tokens}})
+	return f
+}
+
+func (f *oauthFixture) login(t *testing.T) {
+	t.Helper()
+	if err := f.c.Login(context.Background(), "remote", f.srv, &mcpconn.LoginOptions{Authorize: followAuthorization}); err != nil {
+		t.Fatalf("Login: %v", err)
+	}
+}
+
+// callHello connects without an interactive step and calls the tool.
+func (f *oauthFixture) callHello(t *testing.T) error {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	s, err := f.c.Connect(ctx, "remote", f.srv)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	res, err := s.CallTool(ctx, "hello", []byte(`{}`))
+	if err != nil {
+		return err
+	}
+	if resultText(res) != "hi" {
+		t.Errorf("hello = %q", resultText(res))
+	}
+	return nil
+}
+
+func (f *oauthFixture) stored(t *testing.T) map[string]any {
+	t.Helper()
+	b, err := f.tokens.Load(context.Background(), "remote")
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// Without a login, a Connect fails at once with ErrLoginRequired, without
+// registering a client; after a login (dynamic registration, PKCE), the
+// stored token serves the next Connects with no interactive step.
+func TestOAuthLoginThenStoredToken(t *testing.T) {
+	t.Parallel()
+	f := newOAuthFixture(t)
+	err := f.callHello(t)
+	if !errors.Is(err, mcpconn.ErrLoginRequired) {
+		t.Fatalf("Connect before login: %v, want ErrLoginRequired", err)
+	}
+	if !strings.Contains(err.Error(), "remote") || strings.Contains(err.Error(), "agt mcp") {
+		t.Errorf("error does not name the ref, or names the CLI: %v", err)
+	}
+	if f.as.n != 0 {
+		t.Errorf("the authorization server was contacted %d times without a login step", f.as.n)
+	}
+	f.login(t)
+	m := f.stored(t)
+	if !strings.HasPrefix(fmt.Sprint(m["client_id"]), "dyn-") || !strings.HasPrefix(fmt.Sprint(m["refresh_token"]), "tok-refresh-") || m["resource"] != f.srv.URL {
+		t.Fatalf("stored credential = %v", m)
+	}
+	issued := f.as.n
+	for range 2 {
+		if err := f.callHello(t); err != nil {
+			t.Fatalf("Connect with the stored token: %v", err)
+		}
+	}
+	if f.as.n != issued {
+		t.Errorf("the authorization server issued %d more items for connections with a valid stored token", f.as.n-issued)
+	}
+	if err := f.c.Logout(context.Background(), "remote"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.callHello(t); !errors.Is(err, mcpconn.ErrLoginRequired) {
+		t.Fatalf("Connect after logout: %v, want ErrLoginRequired", err)
+	}
+}
+
+// A token stored for another url is not sent to this one.
+func TestOAuthStoredTokenBoundToURL(t *testing.T) {
+	t.Parallel()
+	f := newOAuthFixture(t)
+	f.login(t)
+	other := *f.srv.OAuth
+	moved := f.srv
+	moved.OAuth = &other
+	moved.URL = f.srv.URL + "?tenant=other"
+	f.srv = moved
+	if err := f.callHello(t); !errors.Is(err, mcpconn.ErrLoginRequired) {
+		t.Fatalf("Connect to another url with the stored token: %v, want ErrLoginRequired", err)
+	}
+}
+
+// An expired token is refreshed with the refresh token, and the new pair
+// is written back: the next Connect uses it without another refresh.
+func TestOAuthRefreshWrittenBack(t *testing.T) {
+	t.Parallel()
+	f := newOAuthFixture(t)
+	f.login(t)
+	expireStored(t, f.tokens)
+	old := f.stored(t)["refresh_token"]
+	if err := f.callHello(t); err != nil {
+		t.Fatalf("Connect with an expired token: %v", err)
+	}
+	m := f.stored(t)
+	if m["refresh_token"] == old || f.as.refreshes != 1 {
+		t.Fatalf("after the refresh: stored refresh token %v (old %v), %d refreshes", m["refresh_token"], old, f.as.refreshes)
+	}
+	if err := f.callHello(t); err != nil || f.as.refreshes != 1 {
+		t.Fatalf("second Connect: %v, %d refreshes (want 1)", err, f.as.refreshes)
+	}
+}
+
+// expireStored makes the stored access token expired.
+func expireStored(t *testing.T, tokens resource.TokenStore) {
+	t.Helper()
+	err := tokens.Update(context.Background(), "remote", func(old []byte) ([]byte, error) {
+		var m map[string]any
+		if err := json.Unmarshal(old, &m); err != nil {
+			return nil, err
+		}
+		m["expiry"] = time.Now().Add(-time.Hour)
+		return json.Marshal(m)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A revoked grant (the refresh fails with invalid_grant) is a login
+// required, and the token is dropped from the store.
+func TestOAuthRevokedNeedsLogin(t *testing.T) {
+	t.Parallel()
+	f := newOAuthFixture(t)
+	f.login(t)
+	expireStored(t, f.tokens)
+	f.as.mu.Lock()
+	f.as.revoked = true
+	f.as.mu.Unlock()
+	err := f.callHello(t)
+	if !errors.Is(err, mcpconn.ErrLoginRequired) {
+		t.Fatalf("Connect after revocation: %v, want ErrLoginRequired", err)
+	}
+	if m := f.stored(t); m["refresh_token"] != nil || m["access_token"] != nil {
+		t.Errorf("the revoked token stays stored: %v", m)
+	}
+}
+
+// Two Runs whose token expired refresh at once: the refresh tokens are
+// single use, so the second must take the token the first wrote back
+// rather than spend the old refresh token again (which would fail).
+func TestOAuthConcurrentRefresh(t *testing.T) {
+	t.Parallel()
+	f := newOAuthFixture(t)
+	f.login(t)
+	expireStored(t, f.tokens)
+	f.as.mu.Lock()
+	f.as.hold = 200 * time.Millisecond
+	f.as.mu.Unlock()
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() { errs <- f.callHello(t) }()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Errorf("concurrent Connect: %v", err)
+		}
+	}
+	if f.as.refreshes != 1 {
+		t.Errorf("%d refreshes, want 1", f.as.refreshes)
+	}
+	if err := f.callHello(t); err != nil {
+		t.Errorf("Connect after the concurrent refreshes: %v", err)
+	}
+}
