@@ -57,7 +57,8 @@ type Options struct {
 	// when its repository offers one (pgrepo: the agt_oauth_tokens table),
 	// else one in memory; New, which is given a repository, keeps them in
 	// memory for the Host's life. The Host closes only a token store it
-	// opened.
+	// opened. The Connector keeps its tokens there unless
+	// Connector.OAuth.Tokens names another store.
 	Tokens resource.TokenStore
 	// FrameworkTools names the framework tools NewRun and Resume give a
 	// Run that may manage resources, and FrameworkTools returns
@@ -228,7 +229,7 @@ func newHost(repo resource.Repository, opts *Options, tokens resource.TokenStore
 	}
 	// A misspelled name fails here, not at the first Run.
 	framework.Tools(nil, nil, &framework.Options{Tools: opts.FrameworkTools})
-	connector := mcpconn.NewConnector(opts.Connector)
+	connector := mcpconn.NewConnector(connectorOptions(opts.Connector, tokens))
 	var svcOpts resource.ServiceOptions
 	if opts.Service != nil {
 		svcOpts = *opts.Service
@@ -338,4 +339,22 @@ func (h *Host) Close() error {
 		h.closeErr = errors.Join(errs...)
 	})
 	return h.closeErr
+}
+
+// connectorOptions are the Connector's options with the Host's token
+// store, unless they name one of their own.
+func connectorOptions(o *mcpconn.ConnectorOptions, tokens resource.TokenStore) *mcpconn.ConnectorOptions {
+	var c mcpconn.ConnectorOptions
+	if o != nil {
+		c = *o
+	}
+	var oauth mcpconn.OAuthOptions
+	if c.OAuth != nil {
+		oauth = *c.OAuth
+	}
+	if oauth.Tokens == nil {
+		oauth.Tokens = tokens
+	}
+	c.OAuth = &oauth
+	return &c
 }
