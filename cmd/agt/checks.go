@@ -47,6 +47,9 @@ func mcpTest(ctx context.Context, e *env, refArg string, asJSON bool) error {
 		}
 		fmt.Fprintf(e.out, "mcp %s (revision %d): %s\n", ref, rep.Revision, verdict)
 		writeFindings(e, "  ", rep.Findings, "", ref)
+		if note := loginNote(ctx, e, ref); note != "" {
+			fmt.Fprintln(e.out, "  "+note)
+		}
 	}
 	if !rep.OK {
 		return errReported

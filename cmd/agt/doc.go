@@ -12,6 +12,8 @@
 //	agt agent tools helper             # what a Run of helper would see
 //	agt agent call helper mcp__notes__search '{"query":"a","limit":3}' --yes
 //	agt agent call helper mcp__notes__search @args.json --yes   # or - for stdin
+//	agt mcp add linear --transport http --oauth https://mcp.linear.app/mcp
+//	agt mcp login linear               # OAuth: prints the URL to open; keeps the token
 //
 // Run "agt --help" for every command and "agt COMMAND --help" for one.
 //
@@ -56,6 +58,19 @@
 // the ${VAR} and ${VAR:-default} of Claude-style files as ${env:VAR} with a
 // note (a default is dropped).
 //
+// # OAuth login
+//
+// agt mcp login REF prints the authorization URL of a server registered
+// with --oauth (only a plain http(s) URL of printable ASCII is shown) and
+// waits for the redirect on 127.0.0.1, a random port, path /callback
+// (RFC 8252). Only the first request to that path counts: its state must be
+// the authorization URL's, else the login fails; later requests get 410. The
+// code goes to mcpconn's Connector.Login and is never printed nor logged;
+// the token is kept in the Host's token store (tokens.db beside a bbolt
+// store). mcp test says when no login is stored; a probe, agent tools and
+// agent call that meet mcpconn.ErrLoginRequired say to log in. agt mcp
+// logout REF removes the credential.
+//
 // # Output and exit status
 //
 // Human-readable, aligned output by default; --json on every read command.
@@ -93,6 +108,10 @@
 //   - "Did you mean": words and candidates of up to 128 characters, the
 //     first 10,000 candidates (resource.NearMiss).
 //   - agent check --probe: 4 servers probed at once (maxParallelProbes).
+//   - The login's redirect receiver: a request's line and headers 8 KiB
+//     (maxRedirectHeader, larger gets 431), 10 s to read one request
+//     (redirectReadTimeout), 8 connections at once (maxRedirectConns); the
+//     whole login 5 minutes (--timeout).
 //
 // These are constants of the command: a host that needs others embeds
 // the library and sets its options.

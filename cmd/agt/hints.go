@@ -58,8 +58,11 @@ var hintTable = []hintRule{
 	{err: mcpconn.ErrStart, hint: func(s hintSubject) string {
 		return "next: 'agt mcp test " + s.refOr("REF") + "' checks the command and cwd; 'agt mcp update " + s.refOr("REF") + "' fixes them"
 	}},
+	{err: mcpconn.ErrLoginRequired, hint: func(s hintSubject) string {
+		return "next: agt mcp login " + s.refOr("REF") + " (opens the OAuth login; the token is kept for later runs)"
+	}},
 	{err: mcpconn.ErrUnauthorized, hint: func(s hintSubject) string {
-		return "next: agt mcp update " + s.refOr("REF") + " --header 'Authorization: Bearer ${env:NAME}' (NAME listed in $" + secretEnvVar + "; the CLI has no OAuth login)"
+		return "next: agt mcp update " + s.refOr("REF") + " --oauth, then 'agt mcp login " + s.refOr("REF") + "', for a server that uses OAuth; else a header: --header 'Authorization: Bearer ${env:NAME}' (NAME listed in $" + secretEnvVar + ")"
 	}},
 	{err: mcpconn.ErrWrongTransport, hint: func(s hintSubject) string {
 		// The library's message names the type to set.

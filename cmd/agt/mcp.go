@@ -173,6 +173,36 @@ registration left tools out.`,
 			},
 		},
 		{
+			name: "login", min: 1, max: 1, args: "REF [--timeout DURATION]",
+			summary: "log in to a server that uses OAuth: open the printed URL in a browser; the token is kept, never shown",
+			help: `For a remote server registered with --oauth. agt discovers the server's
+authorization server, registers itself as a client when it needs to, and
+prints the authorization URL. Open it in a browser and log in there: the
+authorization server sends the browser back to a listener of agt on
+127.0.0.1 (a random port, one request), and agt exchanges the code for a
+token. The token is kept in the token store beside the store (tokens.db,
+mode 0600, beside a bbolt file; a table of a PostgreSQL store), never in
+the registration, and never printed. Runs, probe and agent call then use it,
+and refresh it when it expires.
+
+--timeout bounds the whole login, the time in the browser included.`,
+			define: func(fs *flag.FlagSet) action {
+				timeout := fs.Duration("timeout", defaultLoginTimeout, "give up after this `DURATION`, the time in the browser included")
+				return func(ctx context.Context, e *env, args []string) error {
+					return mcpLogin(ctx, e, args[0], *timeout)
+				}
+			},
+		},
+		{
+			name: "logout", min: 1, max: 1, args: "REF",
+			summary: "forget the OAuth token of a server: the next use needs 'agt mcp login' again",
+			define: func(fs *flag.FlagSet) action {
+				return func(ctx context.Context, e *env, args []string) error {
+					return mcpLogout(ctx, e, args[0])
+				}
+			},
+		},
+		{
 			name: "import", min: 1, max: 1, args: "FILE [--category C] [--update] [--dry-run]",
 			summary: "register every server of a config file: .mcp.json, Claude, Cursor, VS Code, Codex config.toml",
 			help: `FILE holds {"mcpServers": {NAME: SERVER}} (Claude, Cursor, .mcp.json),

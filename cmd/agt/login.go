@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/agtsdk/agt"
+	"github.com/agtsdk/agt/mcpconn"
+	"github.com/agtsdk/agt/resource"
+)
+
+// defaultLoginTimeout is how long agt mcp login waits for the person in
+// the browser, the whole login included.
+const defaultLoginTimeout = 5 * time.Minute
+
+// mcpLogin runs the OAuth login of the registration refArg: it prints the
+// authorization URL, receives the redirect on a loopback listener, and
+// lets the Connector exchange the code and keep the token in the token
+// store. The token is never printed.
+func mcpLogin(ctx context.Context, e *env, refArg string, timeout time.Duration) error {
+	const cmd = "mcp login"
+	ref, err := parseRefArg(cmd, refArg)
+	if err != nil {
+		return err
+	}
+	if timeout <= 0 {
+		return usagef(cmd, "--timeout must be positive")
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	h, err := e.host(ctx)
+	if err != nil {
+		return err
+	}
+	srv, err := readServer(ctx, e, ref)
+	if err != nil {
+		return err
+	}
+	if srv.OAuth == nil {
+		return fmt.Errorf("mcp %s does not use OAuth\nnext: agt mcp update %s --oauth, then log in again", ref, ref)
+	}
+
+	rcv, err := listenRedirect(0)
+	if err != nil {
+		return err
+	}
+	defer rcv.Close()
+	authorize := func(ctx context.Context, _ resource.Ref, authorizationURL string) (string, string, error) {
+		if !showableURL(authorizationURL) {
+			return "", "", errors.New("the authorization server's URL is not a plain http(s) URL of printable characters; agt does not show it")
+		}
+		if err := rcv.expect(authorizationURL); err != nil {
+			return "", "", err
+		}
+		fmt.Fprintf(e.out, "To log in to mcp %s, open this URL in a browser:\n\n  %s\n\nWaiting up to %s for the authorization server to send the browser back to %s ...\n",
+			ref, authorizationURL, timeout, rcv.URL())
+		return rcv.wait(ctx)
+	}
+	err = h.Connector().Login(ctx, ref, srv, &mcpconn.LoginOptions{RedirectURL: rcv.URL(), Authorize: authorize})
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("%w\nnext: agt gave up after --timeout %s; run 'agt mcp login %s' again, or give a longer --timeout", err, timeout, ref)
+		}
+		return err
+	}
+	fmt.Fprintf(e.out, "logged in to mcp %s: the token is kept in %s (never shown); Runs use and refresh it\n", ref, e.tokenPlace())
+	return nil
+}
+
+// mcpLogout deletes the stored OAuth credential of refArg.
+func mcpLogout(ctx context.Context, e *env, refArg string) error {
+	ref, err := parseRefArg("mcp logout", refArg)
+	if err != nil {
+		return err
+	}
+	h, err := e.host(ctx)
+	if err != nil {
+		return err
+	}
+	if err := h.Connector().Logout(ctx, ref); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.out, "logged out of mcp %s: its OAuth credential is removed from %s\n", ref, e.tokenPlace())
+	return nil
+}
+
+// readServer reads the server entry of the MCP registration ref.
+func readServer(ctx context.Context, e *env, ref resource.Ref) (resource.MCPServer, error) {
+	res, err := e.h.Resources().Read(ctx, resource.Direct(), resource.Key{Kind: resource.KindMCP, Ref: ref})
+	if err != nil {
+		return resource.MCPServer{}, e.withRefSuggestion(ctx, resource.KindMCP, ref, err)
+	}
+	_, srv, err := resource.DecodeMCP(res.Data)
+	if err != nil {
+		return resource.MCPServer{}, about(err, resource.KindMCP, ref)
+	}
+	return srv, nil
+}
+
+// showableURL reports whether an authorization URL, which comes from a
+// server, can be printed as is: http or https, and only printable ASCII,
+// so that it can neither drive the terminal nor hide where it leads.
+func showableURL(s string) bool {
+	if len(s) > 8<<10 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] > '~' {
+			return false
+		}
+	}
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != ""
+}
+
+// tokenPlace says where the Host keeps its OAuth credentials: agt.Open's
+// default token store beside the store.
+func (e *env) tokenPlace() string {
+	if strings.Contains(e.store, "://") {
+		return "the store's own token table"
+	}
+	path := e.store
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		path = filepath.Join(path, agt.StoreFile)
+	}
+	return filepath.Join(filepath.Dir(path), agt.TokensFile)
+}
+
+// loginNote is what mcp test says about the OAuth login of ref: a line
+// when the server uses OAuth with a person's login and none is stored, ""
+// otherwise. A stored credential may still have expired: a probe tells.
+func loginNote(ctx context.Context, e *env, ref resource.Ref) string {
+	srv, err := readServer(ctx, e, ref)
+	if err != nil || srv.OAuth == nil || srv.OAuth.Grant == resource.OAuthGrantClientCredentials {
+		return ""
+	}
+	if _, err := e.h.Tokens().Load(ctx, ref); errors.Is(err, resource.ErrNotFound) {
+		return "oauth: no login stored; next: agt mcp login " + string(ref)
+	}
+	return ""
+}

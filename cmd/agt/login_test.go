@@ -1,0 +1,248 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+)
+
+// oauthServer is a bearer-protected go-sdk MCP server on 127.0.0.1 with
+// its own authorization server (metadata, dynamic registration, an
+// authorization endpoint that approves at once, a token endpoint): the
+// server side of an OAuth login.
+type oauthServer struct {
+	mcpURL string
+	token  string // the access token it grants and accepts
+
+	mu     sync.Mutex
+	issued int // tokens granted
+}
+
+func startOAuthServer(t *testing.T) *oauthServer {
+	t.Helper()
+	o := &oauthServer{token: "tok-" + strings.Repeat("9", 24)}
+	mux := http.NewServeMux()
+	srv := httptest.NewUnstartedServer(mux)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Listener = ln
+	srv.Start()
+	t.Cleanup(srv.Close)
+	base := srv.URL
+	o.mcpURL = base + "/mcp"
+
+	server := mcp.NewServer(&mcp.Implementation{Name: "oauth-test-server", Version: "1"}, nil)
+	mcp.AddTool(server, &mcp.Tool{Name: "whoami"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, struct{}, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "you"}}}, struct{}{}, nil
+	})
+	verify := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+		if token != o.token {
+			return nil, auth.ErrInvalidToken
+		}
+		return &auth.TokenInfo{Expiration: time.Now().Add(time.Hour)}, nil
+	}
+	prm := "/.well-known/oauth-protected-resource/mcp"
+	mux.Handle("/mcp", auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: base + prm})(
+		mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)))
+	mux.Handle(prm, auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
+		Resource: o.mcpURL, AuthorizationServers: []string{base},
+	}))
+	writeJSON := func(w http.ResponseWriter, status int, v any) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_ = json.NewEncoder(w).Encode(v)
+	}
+	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, 200, map[string]any{
+			"issuer": base, "authorization_endpoint": base + "/authorize", "token_endpoint": base + "/token",
+			"registration_endpoint": base + "/register", "response_types_supported": []string{"code"},
+			"grant_types_supported":            []string{"authorization_code", "refresh_token"},
+			"code_challenge_methods_supported": []string{"S256"}, "token_endpoint_auth_methods_supported": []string{"none"},
+		})
+	})
+	mux.HandleFunc("/register", func(w http.ResponseWriter, r *http.Request) {
+		var md map[string]any
+		_ = json.NewDecoder(io.LimitReader(r.Body, 64<<10)).Decode(&md)
+		md["client_id"] = "cli-client"
+		writeJSON(w, 201, md)
+	})
+	mux.HandleFunc("/authorize", func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		back, err := url.Parse(q.Get("redirect_uri"))
+		if err != nil || q.Get("code_challenge") == "" {
+			http.Error(w, "bad request", 400)
+			return
+		}
+		v := back.Query()
+		v.Set("code", "the-code")
+		v.Set("state", q.Get("state"))
+		back.RawQuery = v.Encode()
+		http.Redirect(w, r, back.String(), http.StatusFound)
+	})
+	mux.HandleFunc("/token", func(w http.ResponseWriter, r *http.Request) {
+		if r.FormValue("code") != "the-code" || r.FormValue("code_verifier") == "" {
+			writeJSON(w, 400, map[string]any{"error": "invalid_grant"})
+			return
+		}
+		o.mu.Lock()
+		o.issued++
+		o.mu.Unlock()
+		writeJSON(w, 200, map[string]any{"access_token": o.token, "token_type": "Bearer", "expires_in": 3600})
+	})
+	return o
+}
+
+// loginAsBrowser runs agt mcp login ref, reads the authorization URL it
+// prints, and plays the browser: it follows the authorization server's
+// redirect to agt's loopback listener.
+func loginAsBrowser(t *testing.T, db, ref string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, agtBinary, "--db", db, "mcp", "login", ref, "--timeout", "60s")
+	cmd.Env = []string{"HOME=" + t.TempDir()}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	sc := bufio.NewScanner(stdout)
+	browsed := false
+	for sc.Scan() {
+		line := sc.Text()
+		out.WriteString(line + "\n")
+		if u := strings.TrimSpace(line); !browsed && strings.HasPrefix(u, "http://127.0.0.1:") && strings.Contains(u, "/authorize?") {
+			browsed = true
+			resp, err := (&http.Client{Timeout: 30 * time.Second}).Get(u)
+			if err != nil {
+				t.Errorf("the browser's visit: %v", err)
+				continue
+			}
+			page, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+			resp.Body.Close()
+			if !strings.Contains(string(page), "You may close this tab") {
+				t.Errorf("the redirect page says %q", page)
+			}
+		}
+	}
+	err = cmd.Wait()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	if !browsed {
+		t.Errorf("agt mcp login printed no authorization URL:\n%s\n%s", out.String(), stderr.String())
+	}
+	return result{stdout: out.String(), stderr: stderr.String(), code: code}
+}
+
+// agt mcp login stores the token it receives through the loopback
+// redirect; probe then uses it; logout forgets it, and probe then says
+// to log in. The token never appears in any output.
+func TestMCPLoginLogout(t *testing.T) {
+	t.Parallel()
+	srv := startOAuthServer(t)
+	db := filepath.Join(t.TempDir(), "agt.db")
+	var outputs []string
+	keep := func(r result) result { outputs = append(outputs, r.stdout, r.stderr); return r }
+
+	keep(mustRun(t, db, 0, "mcp", "add", "docs", "--transport", "http", "--oauth", srv.mcpURL))
+	const noLogin = "oauth: no login stored; next: agt mcp login docs"
+	if r := keep(mustRun(t, db, 0, "mcp", "test", "docs")); !strings.Contains(r.stdout, noLogin) {
+		t.Errorf("mcp test before login does not say %q:\n%s", noLogin, r.stdout)
+	}
+	r := keep(runAgt(t, db, "", "mcp", "probe", "docs", "--timeout", "30s"))
+	if r.code != 1 || !strings.Contains(r.stdout+r.stderr, "next: agt mcp login docs") {
+		t.Errorf("probe before login: exit %d, want 1 with the login hint:\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+
+	r = keep(loginAsBrowser(t, db, "docs"))
+	if r.code != 0 || !strings.Contains(r.stdout, "logged in to mcp docs: the token is kept in") {
+		t.Fatalf("login: exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	r = keep(runAgt(t, db, "", "mcp", "probe", "docs", "--timeout", "30s"))
+	if r.code != 0 || !strings.Contains(r.stdout, "whoami") {
+		t.Errorf("probe after login: exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if r := keep(mustRun(t, db, 0, "mcp", "test", "docs")); strings.Contains(r.stdout, noLogin) {
+		t.Errorf("mcp test after login says %q:\n%s", noLogin, r.stdout)
+	}
+	r = keep(runAgt(t, db, "", "mcp", "get", "docs", "--json"))
+	if strings.Contains(r.stdout, "access_token") {
+		t.Errorf("the registration holds the token:\n%s", r.stdout)
+	}
+
+	r = keep(mustRun(t, db, 0, "mcp", "logout", "docs"))
+	if !strings.Contains(r.stdout, "logged out of mcp docs") {
+		t.Errorf("logout says:\n%s", r.stdout)
+	}
+	r = keep(runAgt(t, db, "", "mcp", "probe", "docs", "--timeout", "30s"))
+	if r.code != 1 || !strings.Contains(r.stdout+r.stderr, "next: agt mcp login docs") {
+		t.Errorf("probe after logout: exit %d, want 1 with the login hint:\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	for _, o := range outputs {
+		if strings.Contains(o, srv.token) || strings.Contains(o, "the-code") {
+			t.Errorf("an output shows the token or the code:\n%s", o)
+		}
+	}
+}
+
+// A registration without oauth is refused with the flag that sets it;
+// the receiver never starts.
+func TestMCPLoginNeedsOAuth(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "agt.db")
+	mustRun(t, db, 0, "mcp", "add", "web", "--transport", "http", "https://mcp.example.com/mcp")
+	r := runAgt(t, db, "", "mcp", "login", "web")
+	if r.code != 1 || !strings.Contains(r.stderr, "does not use OAuth") || !strings.Contains(r.stderr, "agt mcp update web --oauth") {
+		t.Errorf("login of a server without oauth: exit %d:\n%s", r.code, r.stderr)
+	}
+}
+
+func TestShowableURL(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		url  string
+		want bool
+	}{
+		{"https://auth.example/authorize?client_id=c&state=s", true},
+		{"http://127.0.0.1:8080/authorize?x=1", true},
+		{"https://auth.example/\x1b[2J", false},
+		{"https://auth.example/a b", false},
+		{"https://auth.example/\u202e", false},
+		{"javascript:alert(1)", false},
+		{"file:///etc/passwd", false},
+		{"https://auth.example/" + strings.Repeat("a", 9000), false},
+	}
+	for _, tt := range tests {
+		if got := showableURL(tt.url); got != tt.want {
+			t.Errorf("showableURL(%q) = %t, want %t", tt.url, got, tt.want)
+		}
+	}
+}
