@@ -16,11 +16,22 @@
 //	sse-retry                            a call whose event stream the server ends
 //	                                     early; agt reconnects
 //
+// An auth/* scenario registers the server with an "oauth" field and calls
+// its test-tool: the Run's connection discovers the authorization server
+// and logs in through mcpconn.OAuthOptions. Its Authorize step plays the
+// browser: it requests the authorization URL, does not follow the redirect,
+// and reads the code and state from its Location. The client names
+// https://conformance-test.local/client-metadata.json as its client ID
+// metadata document (the URL the CIMD scenarios expect). The credentials
+// of MCP_CONFORMANCE_CONTEXT (at most 64 KiB) go into the registration as
+// ${secret:client_secret} and ${secret:private_key} references only,
+// resolved by a SecretResolver over the context: client_id and
+// client_secret for pre-registration, and for auth/client-credentials-* the
+// client_credentials grant (with private_key_jwt when the context carries
+// a private key).
+//
 // Any other scenario only connects and lists, so that a scenario of a later
-// suite passes or fails on what agt does by default. The auth scenarios
-// need OAuth, which agt does not have yet. MCP_CONFORMANCE_CONTEXT (the
-// extra data some auth scenarios pass, such as client credentials) is not
-// read.
+// suite passes or fails on what agt does by default.
 //
 // With the suite installed at the repository root (npm ci: package.json pins
 // the suite and Node 22):

@@ -7,10 +7,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/agtsdk/agt"
+	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/policy"
 	"github.com/agtsdk/agt/resource"
 	agtrun "github.com/agtsdk/agt/run"
@@ -67,6 +69,10 @@ var scenarios = map[string]scenarioCall{
 	"sse-retry": {tool: "test_reconnection", arguments: json.RawMessage(`{}`)},
 }
 
+// authCall is the call of every auth/* scenario: the server's one tool,
+// behind OAuth (a scope step-up scenario asks for more scope on it).
+var authCall = scenarioCall{tool: "test-tool", arguments: json.RawMessage(`{}`)}
+
 // run plays one scenario against the server whose URL is the last argument;
 // the scenario's name is in MCP_CONFORMANCE_SCENARIO.
 func run(ctx context.Context, args []string, stdout io.Writer) error {
@@ -88,13 +94,31 @@ func playScenario(ctx context.Context, name, url string, stdout io.Writer) error
 	ctx, cancel := context.WithTimeout(ctx, scenarioTimeout)
 	defer cancel()
 	sc := scenarios[name]
+	entry := map[string]any{"type": "http", "url": url}
+	var hostOpts *agt.Options
+	if strings.HasPrefix(name, "auth/") {
+		sctx, err := readContext()
+		if err != nil {
+			return err
+		}
+		sc = authCall
+		entry["oauth"] = oauthField(name, sctx)
+		hostOpts = &agt.Options{Connector: &mcpconn.ConnectorOptions{
+			Secrets: contextSecrets{sctx},
+			OAuth: &mcpconn.OAuthOptions{
+				Authorize:         authorizeByRedirect,
+				RedirectURL:       redirectURL,
+				ClientMetadataURL: clientMetadataURL,
+			},
+		}}
+	}
 
 	dir, err := os.MkdirTemp("", "agt-conformance-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	host, err := agt.Open(ctx, dir, nil)
+	host, err := agt.Open(ctx, dir, hostOpts)
 	if err != nil {
 		return err
 	}
@@ -102,7 +126,7 @@ func playScenario(ctx context.Context, name, url string, stdout io.Writer) error
 	svc := host.Resources()
 
 	doc, err := json.Marshal(map[string]any{"mcpServers": map[string]any{
-		string(serverRef): map[string]any{"type": "http", "url": url},
+		string(serverRef): entry,
 	}})
 	if err != nil {
 		return err

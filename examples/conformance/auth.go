@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/agtsdk/agt/resource"
+)
+
+// The environment variable with the scenario's extra data: client
+// credentials for the pre-registration and client-credentials scenarios.
+const contextEnv = "MCP_CONFORMANCE_CONTEXT"
+
+// maxContextBytes bounds MCP_CONFORMANCE_CONTEXT; the suite's are a few
+// hundred bytes (a PEM key the largest).
+const maxContextBytes = 64 << 10
+
+// clientMetadataURL is the client ID metadata document the suite's CIMD
+// scenarios expect a client to name as its client_id.
+const clientMetadataURL = "https://conformance-test.local/client-metadata.json"
+
+// redirectURL is where the suite's authorization server sends the code;
+// nothing listens there: authorizeByRedirect reads the redirect itself.
+const redirectURL = "http://127.0.0.1:3000/callback"
+
+// authorizeTimeout bounds the request to the authorization endpoint.
+const authorizeTimeout = 10 * time.Second
+
+// scenarioContext is the part of MCP_CONFORMANCE_CONTEXT this client uses.
+type scenarioContext struct {
+	ClientID         string `json:"client_id"`
+	ClientSecret     string `json:"client_secret"`
+	PrivateKeyPEM    string `json:"private_key_pem"`
+	SigningAlgorithm string `json:"signing_algorithm"`
+}
+
+// readContext decodes MCP_CONFORMANCE_CONTEXT; unset is the zero context.
+func readContext() (scenarioContext, error) {
+	var sc scenarioContext
+	v := os.Getenv(contextEnv)
+	if v == "" {
+		return sc, nil
+	}
+	if len(v) > maxContextBytes {
+		return sc, fmt.Errorf("%s is %d bytes; the limit is %d", contextEnv, len(v), maxContextBytes)
+	}
+	if err := json.Unmarshal([]byte(v), &sc); err != nil {
+		return sc, fmt.Errorf("%s is not a JSON object of strings", contextEnv)
+	}
+	return sc, nil
+}
+
+// The names under which the registration refers to the context's
+// credentials: a document holds ${secret:NAME}, never the value.
+const (
+	secretClientSecret = "client_secret"
+	secretPrivateKey   = "private_key"
+)
+
+// contextSecrets resolves the registration's secret references from the
+// scenario's context, as a host's secret manager would.
+type contextSecrets struct{ sc scenarioContext }
+
+func (s contextSecrets) Resolve(_ context.Context, ref resource.Ref, name string) (string, error) {
+	if ref != serverRef {
+		return "", errors.New("no secret for this registration")
+	}
+	switch {
+	case name == secretClientSecret && s.sc.ClientSecret != "":
+		return s.sc.ClientSecret, nil
+	case name == secretPrivateKey && s.sc.PrivateKeyPEM != "":
+		return s.sc.PrivateKeyPEM, nil
+	}
+	return "", errors.New("no such secret")
+}
+
+// authorizeByRedirect is the interactive step of an authorization-code
+// login done without a person: the suite's authorization server answers
+// the authorization URL at once with a redirect to the redirect URI, so
+// the client requests it, does not follow the redirect, and reads the code
+// and state from its Location. A host would open a browser instead.
+func authorizeByRedirect(ctx context.Context, _ resource.Ref, authorizationURL string) (code, state string, err error) {
+	ctx, cancel := context.WithTimeout(ctx, authorizeTimeout)
+	defer cancel()
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error {
+		return http.ErrUseLastResponse
+	}}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, authorizationURL, nil)
+	if err != nil {
+		return "", "", fmt.Errorf("authorization request: %w", err)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return "", "", fmt.Errorf("authorization request: %w", err)
+	}
+	resp.Body.Close() // the redirect's body says nothing we need
+	if resp.StatusCode < 300 || resp.StatusCode > 399 {
+		return "", "", fmt.Errorf("the authorization endpoint answered %d, not a redirect", resp.StatusCode)
+	}
+	loc, err := url.Parse(resp.Header.Get("Location"))
+	if err != nil {
+		return "", "", errors.New("the authorization endpoint's redirect has no valid Location")
+	}
+	q := loc.Query()
+	if e := q.Get("error"); e != "" {
+		return "", "", fmt.Errorf("the authorization endpoint refused: %.64q", e)
+	}
+	if q.Get("code") == "" {
+		return "", "", errors.New("the authorization endpoint's redirect carries no code")
+	}
+	return q.Get("code"), q.Get("state"), nil
+}
+
+// oauthField is the registration's oauth field for an auth/* scenario:
+// what a host's operator would write for such a server. The credentials
+// of the context are referenced, never written.
+func oauthField(name string, sc scenarioContext) map[string]any {
+	o := map[string]any{}
+	if sc.ClientID != "" {
+		o["client_id"] = sc.ClientID
+	}
+	if sc.ClientSecret != "" {
+		o["client_secret"] = "${secret:" + secretClientSecret + "}"
+	}
+	if strings.HasPrefix(name, "auth/client-credentials-") {
+		// A machine-to-machine client: no person, no redirect.
+		o["grant"] = "client_credentials"
+		if sc.PrivateKeyPEM != "" {
+			o["private_key"] = "${secret:" + secretPrivateKey + "}"
+			o["token_endpoint_auth"] = "private_key_jwt"
+		}
+	}
+	return o
+}

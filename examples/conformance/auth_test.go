@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// authorizeByRedirect reads the code and state from the authorization
+// endpoint's redirect without following it, and refuses an answer that is
+// not a redirect with a code.
+func TestAuthorizeByRedirect(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, location string
+		status         int
+		wantCode       string
+		wantErr        string
+	}{
+		{"redirect", redirectURL + "?code=c-1&state=s-1", http.StatusFound, "c-1", ""},
+		{"not a redirect", "", http.StatusOK, "", "answered 200, not a redirect"},
+		{"refused", redirectURL + "?error=access_denied&state=s-1", http.StatusFound, "", `refused: "access_denied"`},
+		{"no code", redirectURL + "?state=s-1", http.StatusFound, "", "carries no code"},
+	}
+	for _, tt := range tests {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if tt.location != "" {
+				w.Header().Set("Location", tt.location)
+			}
+			w.WriteHeader(tt.status)
+		}))
+		code, state, err := authorizeByRedirect(context.Background(), serverRef, srv.URL+"/authorize?state=s-1")
+		srv.Close()
+		switch {
+		case tt.wantErr == "" && (err != nil || code != tt.wantCode || state != "s-1"):
+			t.Errorf("%s: got %q, %q, %v; want %q, s-1", tt.name, code, state, err, tt.wantCode)
+		case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+			t.Errorf("%s: error %v, want one containing %q", tt.name, err, tt.wantErr)
+		}
+	}
+}
+
+// The scenario's context is bounded, and its credentials reach the
+// registration only as ${secret:NAME} references, resolved for the
+// scenario's server alone.
+func TestScenarioContext(t *testing.T) {
+	t.Setenv(contextEnv, `{"name":"auth/client-credentials-jwt","client_id":"cc","private_key_pem":"PEM-VALUE","signing_algorithm":"ES256"}`)
+	sc, err := readContext()
+	if err != nil {
+		t.Fatal(err)
+	}
+	field := oauthField("auth/client-credentials-jwt", sc)
+	want := map[string]any{"client_id": "cc", "grant": "client_credentials", "private_key": "${secret:private_key}", "token_endpoint_auth": "private_key_jwt"}
+	if diff := cmp.Diff(want, field); diff != "" {
+		t.Errorf("oauthField (-want +got):\n%s", diff)
+	}
+	if b, _ := json.Marshal(field); strings.Contains(string(b), "PEM-VALUE") {
+		t.Errorf("the registration holds the key: %s", b)
+	}
+	if v, err := (contextSecrets{sc}).Resolve(context.Background(), serverRef, secretPrivateKey); err != nil || v != "PEM-VALUE" {
+		t.Errorf("Resolve(private_key) = %q, %v", v, err)
+	}
+	if _, err := (contextSecrets{sc}).Resolve(context.Background(), "other", secretPrivateKey); err == nil {
+		t.Error("another registration got the key")
+	}
+
+	t.Setenv(contextEnv, `{"client_id": "pre", "client_secret": "SECRET-VALUE"}`)
+	if sc, err = readContext(); err != nil {
+		t.Fatal(err)
+	}
+	want = map[string]any{"client_id": "pre", "client_secret": "${secret:client_secret}"}
+	if diff := cmp.Diff(want, oauthField("auth/pre-registration", sc)); diff != "" {
+		t.Errorf("oauthField of pre-registration (-want +got):\n%s", diff)
+	}
+
+	t.Setenv(contextEnv, `{"client_secret": "`+strings.Repeat("x", maxContextBytes)+`"}`)
+	if _, err := readContext(); err == nil || strings.Contains(err.Error(), "xxx") {
+		t.Errorf("an oversized context: %v, want an error without its text", err)
+	}
+	t.Setenv(contextEnv, `{"client_secret": 7, "x": "SECRET-VALUE"`)
+	if _, err := readContext(); err == nil || strings.Contains(err.Error(), "SECRET") {
+		t.Errorf("a malformed context: %v, want an error without its text", err)
+	}
+}
