@@ -578,3 +578,52 @@ func TestOAuthResponseBounded(t *testing.T) {
 	}
 	t.Logf("failed after %v: %v", time.Since(start), err)
 }
+
+// A login with a pre-registered client sends its secret to the token
+// endpoint but never stores it: it stays behind its reference, and the
+// refresh resolves it again.
+func TestOAuthPreregisteredSecretNotStored(t *testing.T) {
+	t.Parallel()
+	f := newOAuthFixture(t)
+	f.srv.OAuth = &resource.MCPOAuth{ClientID: "m2m", ClientSecret: "${secret:m2m}", Registration: "preregistered"}
+	f.c = mcpconn.NewConnector(&mcpconn.ConnectorOptions{OAuth: &mcpconn.OAuthOptions{Tokens: f.tokens},
+		Secrets: &mapResolver{for_: "remote", secrets: map[string]string{"m2m": "tok-client-secret"}}})
+	f.login(t)
+	if f.as.lastAuth != "basic:m2m" {
+		t.Errorf("token request authenticated as %q, want basic:m2m", f.as.lastAuth)
+	}
+	b, _ := f.tokens.Load(context.Background(), "remote")
+	if strings.Contains(string(b), "tok-client-secret") || !strings.Contains(string(b), `"client_id":"m2m"`) {
+		t.Errorf("stored credential = %s: want the client id and no secret", b)
+	}
+	expireStored(t, f.tokens)
+	if err := f.callHello(t); err != nil || f.as.lastAuth != "basic:m2m" {
+		t.Errorf("refresh with the pre-registered client: %v, authenticated as %q", err, f.as.lastAuth)
+	}
+}
+
+// An authorization server that never answers costs one
+// OAuthOptions.RequestTimeout per request, not the startup timeout.
+func TestOAuthRequestTimeout(t *testing.T) {
+	t.Parallel()
+	as := newFakeAS(t)
+	stuck := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-time.After(time.Minute):
+		}
+	}))
+	t.Cleanup(stuck.Close)
+	as.srv.Close()
+	as.srv = stuck
+	srv := resource.MCPServer{Type: resource.TransportHTTP, URL: protectedServer(t, as), OAuth: &resource.MCPOAuth{}}
+	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{OAuth: &mcpconn.OAuthOptions{RequestTimeout: 200 * time.Millisecond}})
+	start := time.Now()
+	err := c.Login(context.Background(), "remote", srv, &mcpconn.LoginOptions{Authorize: followAuthorization})
+	took := time.Since(start)
+	if err == nil || took > 20*time.Second {
+		t.Fatalf("Login against a stuck authorization server: %v after %v", err, took)
+	}
+	assertNoTokens(t, "error", err.Error())
+	t.Logf("failed after %v: %v", took, err)
+}
