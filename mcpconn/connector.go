@@ -429,7 +429,7 @@ func (c *Connector) handshakeError(ctx, sctx context.Context, s *Session, startu
 		e.Kind, e.Err = ErrLoginRequired, nil
 		e.Detail = "the server requires an OAuth login, and no usable token is stored for this registration (log in with Connector.Login, which stores one)"
 	case s.oauth != nil && s.oauth.failure.Load() != nil:
-		e.Detail, e.Err = *s.oauth.failure.Load(), &kindError{kind: ErrUnauthorized, err: errors.New("OAuth authorization failed")}
+		e.Detail, e.Err = *s.oauth.failure.Load(), ErrUnauthorized
 	case s.remote() && remoteRefused(s, err, e):
 	case errors.As(err, &wire) && !rejectedByTransport(wire):
 		// Checked before the exit: a server whose handshake failed exits

@@ -241,6 +241,72 @@
 // sees). The Dial option receives the document as stored, references
 // unresolved.
 //
+// # OAuth
+//
+// A streamable HTTP document with an "oauth" field (resource.MCPOAuth) is
+// reached with OAuth 2.1, on the go-sdk's auth.AuthorizationCodeHandler
+// set as the transport's OAuthHandler: the protected resource metadata
+// (RFC 9728, from WWW-Authenticate or the well-known URLs) names the
+// authorization server, whose metadata (RFC 8414, with the OpenID
+// Connect fallback and the 2025-03-26 paths) gives the endpoints; the
+// client is the one of the client ID metadata document
+// (oauth.client_metadata_url, else OAuthOptions.ClientMetadataURL), the
+// pre-registered one (client_id, client_secret) or one registered
+// dynamically (RFC 7591), in that order or as oauth.registration says;
+// the authorization uses PKCE and the resource parameter (RFC 8707), the
+// scopes of oauth.scopes, else those the server names, with
+// offline_access when the authorization server offers it. A document of
+// type "sse" with oauth is refused (ErrInvalidServer): the go-sdk's SSE
+// transport has no OAuth hook.
+//
+// Tokens are credentials, not configuration: they live in
+// OAuthOptions.Tokens (a resource.TokenStore; nil means an in-memory
+// store for the Connector's life), under the registration's reference,
+// never in a document, an error, a probe report or the audit. mcpconn
+// owns what it stores there: the token, the refresh token, the client a
+// dynamic registration obtained, the token endpoint, and the url the
+// token was obtained for (a document whose url changed does not send
+// it). A pre-registered client's secret is never stored: it stays behind
+// its ${secret:NAME} reference. A Connect uses a stored token while it is
+// valid and refreshes it when expired, inside TokenStore.Update: a Run
+// that finds there a token another Run refreshed meanwhile uses it, so
+// refresh tokens that the server rotates are never spent twice or lost
+// (the store's lock is held during the refresh request, at most
+// DefaultOAuthRequestTimeout). A refresh the authorization server refuses
+// (revoked, expired) drops the token from the store and is a login
+// required.
+//
+// The interactive step belongs to the host. OAuthOptions.Authorize gets
+// the authorization URL and returns the code and state of the redirect
+// to OAuthOptions.RedirectURL (default DefaultOAuthRedirectURL,
+// http://127.0.0.1/callback); the host opens a browser, shows a link, or
+// (in tests) follows the URL itself. Without it, a Connect to a server
+// that needs a login (none stored, logged out, revoked) fails with
+// ErrLoginRequired before any request to the authorization server:
+// that is how a Run's mount reports it. Connector.Login runs the flow now
+// (with LoginOptions.Authorize or OAuthOptions.Authorize, ignoring a
+// stored token), lists the tools, and stores the credential;
+// Connector.Logout deletes it.
+//
+// The client_credentials grant (oauth.grant, for machine-to-machine
+// hosts: the extension the go-sdk's client lacks) asks the token endpoint
+// for a token with the pre-registered client's secret
+// (client_secret_basic, or client_secret_post) or a client assertion
+// signed with oauth.private_key (private_key_jwt, RFC 7523: a PEM RSA key
+// signs RS256, an EC P-256 key ES256; audience the authorization server's
+// issuer, valid for five minutes), each time the last token expired; it
+// stores nothing and needs no login.
+//
+// Every request of the OAuth flow (metadata, registration, token) goes
+// through one client per Connector, over ConnectorOptions.HTTPTransport:
+// any origin (the authorization server is another host), but no redirect
+// is followed, each request is bounded by OAuthOptions.RequestTimeout and
+// each response by OAuthOptions.MaxResponseBytes. Its errors are
+// rendered without values: the token endpoint's answer is reduced to its
+// status and standard error code, URLs to their scheme and host, quoted
+// values and response bodies are dropped, and the host's Authorize error
+// is not shown. A flow that fails wraps ErrHandshake and ErrUnauthorized.
+//
 // # Limits
 //
 //   - A secret reference's NAME: resource.MaxSecretNameBytes (128); a
@@ -296,6 +362,13 @@
 //     (DefaultMinReconnectInterval); a reconnection sooner waits.
 //   - A stdio server's stderr: the last ConnectorOptions.StderrTailBytes
 //     (default 8 KiB) are kept.
+//   - OAuth: one response of the flow (metadata, registration, token):
+//     OAuthOptions.MaxResponseBytes, default 1 MiB
+//     (DefaultMaxOAuthResponseBytes); one request:
+//     OAuthOptions.RequestTimeout, default 30 s
+//     (DefaultOAuthRequestTimeout); no redirect is followed. A credential
+//     read from the token store over MaxStoredCredentialBytes (256 KiB,
+//     fixed), or one that does not decode, counts as no login.
 //
 // What a server asks of the client is bounded too; a request past a bound
 // is refused (the session goes on), and Handlers.Served names the option:
@@ -421,7 +494,8 @@
 // connection refused), ErrHandshake (exited early with its exit status,
 // never answered, wrote non-JSON on stdout, spoke another protocol; a
 // remote server's refusal also wraps ErrUnauthorized or
-// ErrWrongTransport, see Remote servers),
+// ErrWrongTransport, see Remote servers), ErrLoginRequired (an OAuth
+// server with no usable login, see OAuth),
 // ErrUnavailable (the connection died or the session was closed),
 // ErrBadResult (a tool result that is malformed or past a bound; the
 // session stays usable). A tool timeout wraps context.DeadlineExceeded;

@@ -2,11 +2,17 @@ package mcpconn_test
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/sha256"
+	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"fmt"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -43,6 +49,8 @@ type fakeAS struct {
 	lastAuth  string            // the client authentication of the last token request
 	// hold, when set, delays each refresh so that concurrent ones overlap.
 	hold time.Duration
+	// jwtKey verifies the client assertions of private_key_jwt.
+	jwtKey *ecdsa.PublicKey
 }
 
 func newFakeAS(t *testing.T) *fakeAS {
@@ -134,7 +142,10 @@ func (a *fakeAS) token(w http.ResponseWriter, r *http.Request) {
 		}
 	case "client_credentials":
 		u, p, ok := r.BasicAuth()
-		if !ok && r.Form.Get("client_assertion") == "" || ok && a.clients[u] != p {
+		switch {
+		case ok && a.clients[u] == p:
+		case !ok && a.jwtKey != nil && a.validAssertion(r.Form.Get("client_assertion")):
+		default:
 			fail("invalid_client")
 			return
 		}
@@ -151,6 +162,29 @@ func (a *fakeAS) token(w http.ResponseWriter, r *http.Request) {
 	a.refresh[refresh] = true
 	a.mu.Unlock()
 	writeJSON(w, map[string]any{"access_token": access, "token_type": "Bearer", "refresh_token": refresh, "expires_in": int(a.lifetime.Seconds())})
+}
+
+// validAssertion checks a client assertion of private_key_jwt: ES256
+// signed by jwtKey, for client m2m, with this server as audience.
+func (a *fakeAS) validAssertion(jwt string) bool {
+	parts := strings.Split(jwt, ".")
+	if len(parts) != 3 {
+		return false
+	}
+	sig, err := base64.RawURLEncoding.DecodeString(parts[2])
+	if err != nil || len(sig) != 64 {
+		return false
+	}
+	digest := sha256.Sum256([]byte(parts[0] + "." + parts[1]))
+	if !ecdsa.Verify(a.jwtKey, digest[:], new(big.Int).SetBytes(sig[:32]), new(big.Int).SetBytes(sig[32:])) {
+		return false
+	}
+	payload, _ := base64.RawURLEncoding.DecodeString(parts[1])
+	var claims struct {
+		Iss, Sub, Aud string
+		Exp           int64
+	}
+	return json.Unmarshal(payload, &claims) == nil && claims.Iss == "m2m" && claims.Sub == "m2m" && claims.Aud == a.srv.URL && claims.Exp > time.Now().Unix()
 }
 
 func (a *fakeAS) issueAccess() string {
@@ -402,4 +436,194 @@ func TestOAuthConcurrentRefresh(t *testing.T) {
 	if err := f.callHello(t); err != nil {
 		t.Errorf("Connect after the concurrent refreshes: %v", err)
 	}
+}
+
+// The client_credentials grant: the pre-registered client gets a token
+// with its secret (client_secret_basic) or a signed assertion
+// (private_key_jwt), with no person and nothing stored.
+func TestOAuthClientCredentials(t *testing.T) {
+	t.Parallel()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyPEM := string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
+	for _, tc := range []struct {
+		name     string
+		oauth    resource.MCPOAuth
+		wantAuth string
+	}{
+		{"client_secret_basic", resource.MCPOAuth{Grant: "client_credentials", ClientID: "m2m", ClientSecret: "${secret:m2m}", TokenEndpointAuth: "client_secret_basic"}, "basic:m2m"},
+		{"private_key_jwt", resource.MCPOAuth{Grant: "client_credentials", ClientID: "m2m", PrivateKey: "${secret:m2m.key}", TokenEndpointAuth: "private_key_jwt"}, "jwt"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newOAuthFixture(t)
+			f.as.jwtKey = &key.PublicKey
+			f.srv.OAuth = &tc.oauth
+			f.c = mcpconn.NewConnector(&mcpconn.ConnectorOptions{OAuth: &mcpconn.OAuthOptions{Tokens: f.tokens},
+				Secrets: &mapResolver{for_: "remote", secrets: map[string]string{"m2m": "tok-client-secret", "m2m.key": keyPEM}}})
+			if err := f.callHello(t); err != nil {
+				t.Fatalf("Connect: %v", err)
+			}
+			if f.as.lastAuth != tc.wantAuth {
+				t.Errorf("client authentication = %q, want %q", f.as.lastAuth, tc.wantAuth)
+			}
+			if _, err := f.tokens.Load(context.Background(), "remote"); !errors.Is(err, resource.ErrNotFound) {
+				t.Errorf("client credentials stored a token: %v", err)
+			}
+		})
+	}
+}
+
+// A wrong client secret fails the connection with a value-free error.
+func TestOAuthClientCredentialsRefused(t *testing.T) {
+	t.Parallel()
+	f := newOAuthFixture(t)
+	f.srv.OAuth = &resource.MCPOAuth{Grant: "client_credentials", ClientID: "m2m", ClientSecret: "${secret:m2m}"}
+	f.c = mcpconn.NewConnector(&mcpconn.ConnectorOptions{Secrets: &mapResolver{for_: "remote", secrets: map[string]string{"m2m": "tok-wrong-secret"}}})
+	err := f.callHello(t)
+	if !errors.Is(err, mcpconn.ErrUnauthorized) || !strings.Contains(err.Error(), "invalid_client") {
+		t.Fatalf("Connect with a wrong secret: %v, want ErrUnauthorized naming invalid_client", err)
+	}
+	assertNoTokens(t, "error", err.Error())
+}
+
+// assertNoTokens fails if text holds a token, code or secret of the
+// fake authorization server (all start with "tok-" or "code-").
+func assertNoTokens(t *testing.T, what, text string) {
+	t.Helper()
+	for _, needle := range []string{"tok-", "code-", "code_verifier", "PRIVATE KEY"} {
+		if strings.Contains(text, needle) {
+			t.Errorf("%s holds %q: %s", what, needle, text)
+		}
+	}
+}
+
+// No token, code or secret appears in any error of the flows, even when
+// the token endpoint echoes the request (as the fake's error_description
+// does), nor in a probe report.
+func TestOAuthNoTokenInOutput(t *testing.T) {
+	t.Parallel()
+	f := newOAuthFixture(t)
+	f.login(t)
+	expireStored(t, f.tokens)
+	f.as.mu.Lock()
+	f.as.revoked = true
+	f.as.mu.Unlock()
+	err := f.callHello(t)
+	if err == nil {
+		t.Fatal("Connect after revocation succeeded")
+	}
+	assertNoTokens(t, "revoked error", err.Error())
+
+	// A login whose code the token endpoint refuses.
+	bad := func(ctx context.Context, ref resource.Ref, u string) (string, string, error) {
+		_, state, err := followAuthorization(ctx, ref, u)
+		return "code-forged", state, err
+	}
+	err = f.c.Login(context.Background(), "remote", f.srv, &mcpconn.LoginOptions{Authorize: bad})
+	if err == nil {
+		t.Fatal("Login with a forged code succeeded")
+	}
+	assertNoTokens(t, "login error", err.Error())
+	if !strings.Contains(err.Error(), "invalid_grant") {
+		t.Errorf("login error does not say what the token endpoint answered: %v", err)
+	}
+
+	// Probe reports of the server, without and with a login.
+	repo := newMemRepo()
+	repo.store(t, "remote", f.srv)
+	for _, login := range []bool{false, true} {
+		if login {
+			f.login(t)
+		}
+		rep, _ := mcpconn.NewProber(repo, f.c, nil).Probe(context.Background(), "remote")
+		b, _ := json.Marshal(rep)
+		assertNoTokens(t, "probe report", string(b))
+		if rep == nil || rep.OK != login {
+			t.Errorf("probe report (login %v) = %s", login, b)
+		}
+	}
+}
+
+// The authorization server is hostile too: an endless metadata document
+// fails the login at MaxResponseBytes.
+func TestOAuthResponseBounded(t *testing.T) {
+	t.Parallel()
+	as := newFakeAS(t)
+	endless := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"issuer": "`))
+		chunk := []byte(strings.Repeat("x", 32<<10))
+		for i := 0; i < 4096 && r.Context().Err() == nil; i++ { // 128 MiB at most
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	}))
+	t.Cleanup(endless.Close)
+	as.srv.Close()
+	as.srv = endless
+	srv := resource.MCPServer{Type: resource.TransportHTTP, URL: protectedServer(t, as), OAuth: &resource.MCPOAuth{}}
+	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{OAuth: &mcpconn.OAuthOptions{MaxResponseBytes: 64 << 10}})
+	start := time.Now()
+	err := c.Login(context.Background(), "remote", srv, &mcpconn.LoginOptions{Authorize: followAuthorization})
+	if err == nil || !strings.Contains(err.Error(), "MaxResponseBytes") {
+		t.Fatalf("Login against an endless metadata document: %v, want the response bound", err)
+	}
+	t.Logf("failed after %v: %v", time.Since(start), err)
+}
+
+// A login with a pre-registered client sends its secret to the token
+// endpoint but never stores it: it stays behind its reference, and the
+// refresh resolves it again.
+func TestOAuthPreregisteredSecretNotStored(t *testing.T) {
+	t.Parallel()
+	f := newOAuthFixture(t)
+	f.srv.OAuth = &resource.MCPOAuth{ClientID: "m2m", ClientSecret: "${secret:m2m}", Registration: "preregistered"}
+	f.c = mcpconn.NewConnector(&mcpconn.ConnectorOptions{OAuth: &mcpconn.OAuthOptions{Tokens: f.tokens},
+		Secrets: &mapResolver{for_: "remote", secrets: map[string]string{"m2m": "tok-client-secret"}}})
+	f.login(t)
+	if f.as.lastAuth != "basic:m2m" {
+		t.Errorf("token request authenticated as %q, want basic:m2m", f.as.lastAuth)
+	}
+	b, _ := f.tokens.Load(context.Background(), "remote")
+	if strings.Contains(string(b), "tok-client-secret") || !strings.Contains(string(b), `"client_id":"m2m"`) {
+		t.Errorf("stored credential = %s: want the client id and no secret", b)
+	}
+	expireStored(t, f.tokens)
+	if err := f.callHello(t); err != nil || f.as.lastAuth != "basic:m2m" {
+		t.Errorf("refresh with the pre-registered client: %v, authenticated as %q", err, f.as.lastAuth)
+	}
+}
+
+// An authorization server that never answers costs one
+// OAuthOptions.RequestTimeout per request, not the startup timeout.
+func TestOAuthRequestTimeout(t *testing.T) {
+	t.Parallel()
+	as := newFakeAS(t)
+	stuck := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-time.After(time.Minute):
+		}
+	}))
+	t.Cleanup(stuck.Close)
+	as.srv.Close()
+	as.srv = stuck
+	srv := resource.MCPServer{Type: resource.TransportHTTP, URL: protectedServer(t, as), OAuth: &resource.MCPOAuth{}}
+	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{OAuth: &mcpconn.OAuthOptions{RequestTimeout: 200 * time.Millisecond}})
+	start := time.Now()
+	err := c.Login(context.Background(), "remote", srv, &mcpconn.LoginOptions{Authorize: followAuthorization})
+	took := time.Since(start)
+	if err == nil || took > 20*time.Second {
+		t.Fatalf("Login against a stuck authorization server: %v after %v", err, took)
+	}
+	assertNoTokens(t, "error", err.Error())
+	t.Logf("failed after %v: %v", took, err)
 }
