@@ -54,7 +54,8 @@ type Options struct {
 	// (boltrepo.OpenTokenStore: created with mode 0600, refused when group
 	// or others may read or write it; every bbolt store of one directory
 	// shares it); for a store reached by URL, the store's own token store
-	// when its repository offers one (pgrepo: the agt_oauth_tokens table),
+	// when its repository offers one (pgrepo: the agt_oauth_tokens table,
+	// created at its first use),
 	// else one in memory; New, which is given a repository, keeps them in
 	// memory for the Host's life. The Host closes only a token store it
 	// opened. The Connector keeps its tokens there unless
@@ -120,13 +121,8 @@ func Open(ctx context.Context, store string, opts *Options) (*Host, error) {
 			return nil, fmt.Errorf("agt: open the %s store: %w", scheme, err)
 		}
 		tokens := opts.Tokens
-		if tokens == nil {
-			if ts, ok := repo.(tokenStoreProvider); ok {
-				if tokens, err = ts.TokenStore(ctx); err != nil {
-					_ = closeRepo()
-					return nil, fmt.Errorf("agt: open the %s store's token store: %w", scheme, err)
-				}
-			}
+		if ts, ok := repo.(tokenStoreProvider); ok && tokens == nil {
+			tokens = ts.TokenStore()
 		}
 		h := newHost(repo, opts, tokens)
 		h.closeRepo = closeRepo
@@ -163,7 +159,7 @@ func Open(ctx context.Context, store string, opts *Options) (*Host, error) {
 // tokenStoreProvider is a repository that keeps tokens too
 // (pgrepo.Repo).
 type tokenStoreProvider interface {
-	TokenStore(ctx context.Context) (resource.TokenStore, error)
+	TokenStore() resource.TokenStore
 }
 
 // DefaultStore returns the store the agt command-line tool opens when it is

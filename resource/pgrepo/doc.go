@@ -49,7 +49,11 @@
 //
 // Repo.TokenStore returns a resource.TokenStore (OAuth credentials of MCP
 // registrations, apart from the documents) on a table of its own, in the
-// same schema, created on the first call unless Options.SkipCreate is set:
+// same schema, created by the store's first Load or Update when missing
+// (so a host that never uses OAuth never creates it); with
+// Options.SkipCreate that call only checks it. A call that cannot create
+// or check it fails with an error naming the table, and the next call
+// tries again:
 //
 //	CREATE TABLE IF NOT EXISTS agt_oauth_tokens (
 //		ref        text COLLATE "C" PRIMARY KEY,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -37,15 +38,21 @@ type TokenStore struct {
 	repo  *Repo
 	table string
 	sql   struct{ load, placeholder, lock, write, delete string }
+
+	// readyMu guards ready: the table was created or checked. A failure is
+	// not remembered, so the next call tries again.
+	readyMu sync.Mutex
+	ready   bool
 }
 
 var _ resource.TokenStore = (*TokenStore)(nil)
 
-// TokenStore returns the token store of the Repo's database, creating its
-// table (TokenTableName) when missing, or, with Options.SkipCreate, only
-// checking that it can be read. Calling it again is cheap and returns a
-// store on the same table.
-func (r *Repo) TokenStore(ctx context.Context) (resource.TokenStore, error) {
+// TokenStore returns the token store of the Repo's database. Its first
+// call that succeeds creates the table (TokenTableName) when missing, or,
+// with Options.SkipCreate, checks that it can be read: a host that never
+// uses OAuth never touches the table, and a database where it cannot be
+// created fails only the token calls, with an error saying what to do.
+func (r *Repo) TokenStore() resource.TokenStore {
 	s := &TokenStore{repo: r}
 	if r.schema != "" {
 		s.table = pgx.Identifier{r.schema, TokenTableName}.Sanitize()
@@ -59,21 +66,40 @@ func (r *Repo) TokenStore(ctx context.Context) (resource.TokenStore, error) {
 	s.sql.lock = "SELECT data FROM " + t + " WHERE ref = $1 FOR UPDATE"
 	s.sql.write = "UPDATE " + t + " SET data = $2, updated_at = now() WHERE ref = $1"
 	s.sql.delete = "DELETE FROM " + t + " WHERE ref = $1"
+	return s
+}
+
+// prepare creates or checks the table once.
+func (s *TokenStore) prepare(ctx context.Context) error {
+	s.readyMu.Lock()
+	defer s.readyMu.Unlock()
+	if s.ready {
+		return nil
+	}
+	if err := s.createOrCheck(ctx); err != nil {
+		return err
+	}
+	s.ready = true
+	return nil
+}
+
+func (s *TokenStore) createOrCheck(ctx context.Context) error {
+	r, t := s.repo, s.table
 	if r.skipCreate {
 		_, err := r.pool.Exec(ctx, "SELECT ref, data, updated_at FROM "+t+" LIMIT 0")
 		var pgErr *pgconn.PgError
 		if errors.As(err, &pgErr) && (pgErr.Code == "42P01" || pgErr.Code == "42703" || pgErr.Code == "3F000") {
-			return nil, fmt.Errorf("pgrepo: token store: table %s is missing or has other columns: create it with the DDL in the pgrepo documentation, or open without SkipCreate: %w", t, err)
+			return fmt.Errorf("pgrepo: token store: table %s is missing or has other columns: create it with the DDL in the pgrepo documentation, or open without SkipCreate: %w", t, err)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("pgrepo: token store: %w", err)
+			return fmt.Errorf("pgrepo: token store: %w", err)
 		}
-		return s, nil
+		return nil
 	}
 	if err := r.createTableDDL(ctx, r.schema, t, tokenDDL); err != nil {
-		return nil, fmt.Errorf("pgrepo: token store: %w", err)
+		return fmt.Errorf("pgrepo: token store: table %s cannot be created (create it with the DDL in the pgrepo documentation): %w", t, err)
 	}
-	return s, nil
+	return nil
 }
 
 // Load returns a copy of ref's value, or an error matching
@@ -83,6 +109,9 @@ func (s *TokenStore) Load(ctx context.Context, ref resource.Ref) ([]byte, error)
 		return nil, err
 	}
 	if err := resource.CheckToken(ref, nil); err != nil {
+		return nil, err
+	}
+	if err := s.prepare(ctx); err != nil {
 		return nil, err
 	}
 	var data []byte
@@ -120,6 +149,9 @@ func (s *TokenStore) Update(ctx context.Context, ref resource.Ref, f func(old []
 		return err
 	}
 	if err := resource.CheckToken(ref, nil); err != nil {
+		return err
+	}
+	if err := s.prepare(ctx); err != nil {
 		return err
 	}
 	for attempt := 1; ; attempt++ {

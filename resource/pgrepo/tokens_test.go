@@ -3,6 +3,7 @@ package pgrepo_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,11 +18,7 @@ import (
 
 func tokenStore(t *testing.T, repo *pgrepo.Repo) resource.TokenStore {
 	t.Helper()
-	s, err := repo.TokenStore(context.Background())
-	if err != nil {
-		t.Fatalf("TokenStore: %v", err)
-	}
-	return s
+	return repo.TokenStore()
 }
 
 func TestTokenStoreConformance(t *testing.T) {
@@ -84,8 +81,10 @@ func TestTokenStoreTwoRepos(t *testing.T) {
 func TestTokenTableBoundsValues(t *testing.T) {
 	t.Parallel()
 	schema := newSchema(t)
-	tokenStore(t, openRepoAt(t, testConnString(t), schema))
 	ctx := context.Background()
+	if _, err := tokenStore(t, openRepoAt(t, testConnString(t), schema)).Load(ctx, "a"); !errors.Is(err, resource.ErrNotFound) {
+		t.Fatalf("Load err = %v, want ErrNotFound", err) // the table now exists
+	}
 	c, err := pgx.Connect(ctx, testConnString(t))
 	if err != nil {
 		t.Fatal(err)
@@ -106,9 +105,49 @@ func TestTokenStoreSkipCreate(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(repo.Close)
-	if _, err := repo.TokenStore(context.Background()); err == nil || !strings.Contains(err.Error(), "SkipCreate") {
-		t.Fatalf("TokenStore without its table err = %v, want one naming SkipCreate", err)
+	ctx := context.Background()
+	skipping := repo.TokenStore()
+	if _, err := skipping.Load(ctx, "a"); err == nil || !strings.Contains(err.Error(), "SkipCreate") {
+		t.Fatalf("Load without the token table err = %v, want one naming SkipCreate", err)
 	}
-	tokenStore(t, openRepoAt(t, conn, schema)) // creates it
-	tokenStore(t, repo)
+	if err := skipping.Update(ctx, "a", func([]byte) ([]byte, error) { return []byte("v"), nil }); err == nil || !strings.Contains(err.Error(), "SkipCreate") {
+		t.Fatalf("Update without the token table err = %v, want one naming SkipCreate", err)
+	}
+	// Once the table exists, the same store works: a failure is not kept.
+	if _, err := openRepoAt(t, conn, schema).TokenStore().Load(ctx, "a"); !errors.Is(err, resource.ErrNotFound) {
+		t.Fatalf("Load err = %v, want ErrNotFound", err)
+	}
+	if err := skipping.Update(ctx, "a", func([]byte) ([]byte, error) { return []byte("v"), nil }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A Repo whose host never uses OAuth never creates the token table.
+func TestTokenTableCreatedOnFirstUse(t *testing.T) {
+	t.Parallel()
+	conn, schema := testConnString(t), newSchema(t)
+	repo := openRepoAt(t, conn, schema)
+	s := repo.TokenStore()
+	ctx := context.Background()
+	c, err := pgx.Connect(ctx, conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	exists := func() bool {
+		var ok bool
+		if err := c.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", pgx.Identifier{schema, pgrepo.TokenTableName}.Sanitize()).Scan(&ok); err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	if exists() {
+		t.Fatal("the token table exists before any token call")
+	}
+	if _, err := s.Load(ctx, "a"); !errors.Is(err, resource.ErrNotFound) {
+		t.Fatalf("Load err = %v, want ErrNotFound", err)
+	}
+	if !exists() {
+		t.Fatal("the token table is missing after the first token call")
+	}
 }
