@@ -51,19 +51,34 @@ func mcpLogin(ctx context.Context, e *env, refArg string, timeout time.Duration)
 		return err
 	}
 	defer rcv.Close()
+	// stepErr is why the interactive step failed, in agt's words (mcpconn
+	// does not show the host's error: it may hold what a redirect said).
+	var stepErr error
 	authorize := func(ctx context.Context, _ resource.Ref, authorizationURL string) (string, string, error) {
 		if !showableURL(authorizationURL) {
-			return "", "", errors.New("the authorization server's URL is not a plain http(s) URL of printable characters; agt does not show it")
+			stepErr = errors.New("the authorization server's URL is not a plain http(s) URL of printable characters; agt does not show it")
+			return "", "", stepErr
 		}
-		if err := rcv.expect(authorizationURL); err != nil {
-			return "", "", err
+		if stepErr = rcv.expect(authorizationURL); stepErr != nil {
+			return "", "", stepErr
 		}
 		fmt.Fprintf(e.out, "To log in to mcp %s, open this URL in a browser:\n\n  %s\n\nWaiting up to %s for the authorization server to send the browser back to %s ...\n",
 			ref, authorizationURL, timeout, rcv.URL())
-		return rcv.wait(ctx)
+		code, state, err := rcv.wait(ctx)
+		stepErr = err
+		return code, state, err
 	}
+	// mcpconn bounds the handshake of a Login, and the interactive step
+	// within it, by the server's startup timeout (30 s by default): a
+	// person in a browser gets the login's whole --timeout instead.
+	srv.StartupTimeoutMS = max(srv.StartupTimeoutMS, timeout.Milliseconds())
 	err = h.Connector().Login(ctx, ref, srv, &mcpconn.LoginOptions{RedirectURL: rcv.URL(), Authorize: authorize})
 	if err != nil {
+		if stepErr != nil && ctx.Err() == nil {
+			// The library's error wraps ErrUnauthorized, whose hint
+			// (register OAuth) does not apply: say what the step met.
+			return fmt.Errorf("mcp %s: the login failed: %v", ref, stepErr)
+		}
 		if ctx.Err() != nil {
 			return fmt.Errorf("%w\nnext: agt gave up after --timeout %s; run 'agt mcp login %s' again, or give a longer --timeout", err, timeout, ref)
 		}

@@ -30,13 +30,23 @@ type oauthServer struct {
 	mcpURL string
 	token  string // the access token it grants and accepts
 
+	// redirect, when set, replaces the query of the authorization
+	// endpoint's redirect (a forged state, an error); the request's state
+	// stays unless it names one.
+	redirect url.Values
+
 	mu     sync.Mutex
 	issued int // tokens granted
 }
 
 func startOAuthServer(t *testing.T) *oauthServer {
 	t.Helper()
-	o := &oauthServer{token: "tok-" + strings.Repeat("9", 24)}
+	return startOAuthServerWith(t, nil)
+}
+
+func startOAuthServerWith(t *testing.T, redirect url.Values) *oauthServer {
+	t.Helper()
+	o := &oauthServer{token: "tok-" + strings.Repeat("9", 24), redirect: redirect}
 	mux := http.NewServeMux()
 	srv := httptest.NewUnstartedServer(mux)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -94,6 +104,12 @@ func startOAuthServer(t *testing.T) *oauthServer {
 		v := back.Query()
 		v.Set("code", "the-code")
 		v.Set("state", q.Get("state"))
+		if o.redirect != nil {
+			v = url.Values{"state": {q.Get("state")}} // unless the override has its own
+			for k, vs := range o.redirect {
+				v[k] = vs
+			}
+		}
 		back.RawQuery = v.Encode()
 		http.Redirect(w, r, back.String(), http.StatusFound)
 	})
@@ -114,6 +130,13 @@ func startOAuthServer(t *testing.T) *oauthServer {
 // prints, and plays the browser: it follows the authorization server's
 // redirect to agt's loopback listener.
 func loginAsBrowser(t *testing.T, db, ref string) result {
+	t.Helper()
+	return loginAsSlowBrowser(t, db, ref, 0)
+}
+
+// loginAsSlowBrowser is loginAsBrowser with a person who takes delay to
+// log in.
+func loginAsSlowBrowser(t *testing.T, db, ref string, delay time.Duration) result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -136,6 +159,7 @@ func loginAsBrowser(t *testing.T, db, ref string) result {
 		out.WriteString(line + "\n")
 		if u := strings.TrimSpace(line); !browsed && strings.HasPrefix(u, "http://127.0.0.1:") && strings.Contains(u, "/authorize?") {
 			browsed = true
+			time.Sleep(delay)
 			resp, err := (&http.Client{Timeout: 30 * time.Second}).Get(u)
 			if err != nil {
 				t.Errorf("the browser's visit: %v", err)
@@ -143,7 +167,7 @@ func loginAsBrowser(t *testing.T, db, ref string) result {
 			}
 			page, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 			resp.Body.Close()
-			if !strings.Contains(string(page), "You may close this tab") {
+			if !strings.Contains(string(page), "you may close this tab") && !strings.Contains(string(page), "You may close this tab") {
 				t.Errorf("the redirect page says %q", page)
 			}
 		}
@@ -244,5 +268,50 @@ func TestShowableURL(t *testing.T) {
 		if got := showableURL(tt.url); got != tt.want {
 			t.Errorf("showableURL(%q) = %t, want %t", tt.url, got, tt.want)
 		}
+	}
+}
+
+// The person's time in the browser is bounded by --timeout, not by the
+// server's startup timeout (here 1 s, and the person takes 3 s).
+func TestMCPLoginTakesItsTime(t *testing.T) {
+	t.Parallel()
+	srv := startOAuthServer(t)
+	db := filepath.Join(t.TempDir(), "agt.db")
+	mustRun(t, db, 0, "mcp", "add", "docs", "--transport", "http", "--oauth", "--startup-timeout", "1s", srv.mcpURL)
+	r := loginAsSlowBrowser(t, db, "docs", 3*time.Second)
+	if r.code != 0 || !strings.Contains(r.stdout, "logged in to mcp docs") {
+		t.Errorf("a login of 3 s with a startup timeout of 1 s: exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// A redirect that fails the login (a forged state, the authorization
+// server's refusal) ends it with the reason, and stores nothing.
+func TestMCPLoginRefused(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		redirect url.Values
+		want     string
+	}{
+		{"forged state", url.Values{"code": {"the-code"}, "state": {"forged"}}, "the login failed: the redirect's state does not match the login's"},
+		{"refused", url.Values{"error": {"access_denied"}}, "the login failed: the authorization server refused the login: access_denied"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := startOAuthServerWith(t, tt.redirect)
+			db := filepath.Join(t.TempDir(), "agt.db")
+			mustRun(t, db, 0, "mcp", "add", "docs", "--transport", "http", "--oauth", srv.mcpURL)
+			r := loginAsBrowser(t, db, "docs")
+			if r.code != 1 || !strings.Contains(r.stderr, tt.want) {
+				t.Errorf("exit %d, want 1 and %q:\n%s", r.code, tt.want, r.stderr)
+			}
+			if strings.Contains(r.stdout+r.stderr, "the-code") {
+				t.Errorf("an output shows the code:\n%s\n%s", r.stdout, r.stderr)
+			}
+			if r := runAgt(t, db, "", "mcp", "test", "docs"); !strings.Contains(r.stdout, "oauth: no login stored") {
+				t.Errorf("a refused login stored a credential:\n%s", r.stdout)
+			}
+		})
 	}
 }
