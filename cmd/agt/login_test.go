@@ -206,6 +206,15 @@ func TestMCPLoginLogout(t *testing.T) {
 		t.Errorf("probe before login: exit %d, want 1 with the login hint:\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 
+	// A Run that mounts it says to log in, too.
+	keep(mustRun(t, db, 0, "agent", "create", "helper"))
+	keep(mustRun(t, db, 0, "agent", "update", "helper", "--add-mcp", "docs"))
+	for _, args := range [][]string{{"agent", "tools", "helper"}, {"agent", "call", "helper", "mcp__docs__whoami", "{}", "--yes"}} {
+		if r := keep(runAgt(t, db, "", args...)); r.code != 1 || !strings.Contains(r.stdout+r.stderr, "next: agt mcp login docs") {
+			t.Errorf("%v before login: exit %d, want 1 with the login hint:\n%s\n%s", args, r.code, r.stdout, r.stderr)
+		}
+	}
+
 	r = keep(loginAsBrowser(t, db, "docs"))
 	if r.code != 0 || !strings.Contains(r.stdout, "logged in to mcp docs: the token is kept in") {
 		t.Fatalf("login: exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
@@ -213,6 +222,10 @@ func TestMCPLoginLogout(t *testing.T) {
 	r = keep(runAgt(t, db, "", "mcp", "probe", "docs", "--timeout", "30s"))
 	if r.code != 0 || !strings.Contains(r.stdout, "whoami") {
 		t.Errorf("probe after login: exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	r = keep(runAgt(t, db, "", "agent", "call", "helper", "mcp__docs__whoami", "{}", "--yes"))
+	if r.code != 0 {
+		t.Errorf("agent call after login: exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	if r := keep(mustRun(t, db, 0, "mcp", "test", "docs")); strings.Contains(r.stdout, noLogin) {
 		t.Errorf("mcp test after login says %q:\n%s", noLogin, r.stdout)

@@ -205,7 +205,11 @@ func agentCall(ctx context.Context, e *env, args []string, yes bool, timeout tim
 	}
 	defer r.Close()
 	for _, m := range r.MountErrors() {
-		fmt.Fprintf(e.err, "warning: mount %s failed to load; its tools are missing: %s\n", m.Ref, shown(mcpconn.ErrorText(m.Err, false), maxLineWidth))
+		text := mcpconn.ErrorText(m.Err, false)
+		fmt.Fprintf(e.err, "warning: mount %s failed to load; its tools are missing: %s\n", m.Ref, shown(text, maxLineWidth))
+		if hint := commandHint(m.Err, text); hint != "" && !strings.HasPrefix(hint, "(") {
+			fmt.Fprintf(e.err, "  %s\n", hint)
+		}
 	}
 
 	out, err := r.Execute(ctx, run.Batch{ID: "agt-cli", Agent: ref, Calls: []run.Call{
