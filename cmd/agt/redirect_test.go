@@ -178,3 +178,27 @@ func TestRedirectReceiverNeedsState(t *testing.T) {
 		t.Error("an authorization URL without state was accepted")
 	}
 }
+
+// Connections past maxRedirectConns wait until one ends: idle connections
+// holding every slot delay the redirect until their read timeout closes
+// them, and it is then served.
+func TestRedirectReceiverConnectionLimit(t *testing.T) {
+	t.Parallel()
+	const readTimeout = 300 * time.Millisecond
+	r := startReceiver(t, readTimeout, "s-1")
+	for range maxRedirectConns {
+		c, err := net.Dial("tcp", r.ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+	}
+	time.Sleep(50 * time.Millisecond) // let the server accept them
+	start := time.Now()
+	status, _ := redirect(t, r, "code=late&state=s-1")
+	elapsed := time.Since(start)
+	t.Logf("with %d idle connections the redirect was served after %v (read timeout %v)", maxRedirectConns, elapsed, readTimeout)
+	if status != http.StatusOK || elapsed < readTimeout/3 {
+		t.Errorf("redirect answered %d after %v; want 200 after the idle connections' read timeout", status, elapsed)
+	}
+}
