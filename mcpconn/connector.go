@@ -322,6 +322,13 @@ func (c *Connector) ConnectWith(ctx context.Context, ref resource.Ref, srv resou
 // connect is ConnectWith, or the connection of a Login when login is set.
 func (c *Connector) connect(ctx context.Context, ref resource.Ref, srv resource.MCPServer, opts *ConnectOptions, login *LoginOptions) (*Session, error) {
 	startup := msOr(srv.StartupTimeoutMS, DefaultStartupTimeout)
+	if login != nil {
+		// The person's step is part of this handshake.
+		startup = login.Timeout
+		if startup <= 0 {
+			startup = DefaultLoginTimeout
+		}
+	}
 	sctx, cancel := context.WithTimeoutCause(ctx, startup, errStartupTimeout)
 	defer cancel()
 
@@ -425,6 +432,9 @@ func (c *Connector) handshakeError(ctx, sctx context.Context, s *Session, startu
 			s.proc.stdout.nonJSONPrefix())
 	case ctx.Err() != nil:
 		e.Kind, e.Detail, e.Err = nil, "cancelled by the caller during startup", context.Cause(ctx)
+	case errors.Is(context.Cause(sctx), errStartupTimeout) && s.oauth != nil && s.oauth.login:
+		e.Detail = fmt.Sprintf("the login did not finish within %s (LoginOptions.Timeout)", startup)
+		e.Err = context.DeadlineExceeded
 	case s.oauth != nil && s.oauth.loginRequired.Load():
 		e.Kind, e.Err = ErrLoginRequired, nil
 		e.Detail = "the server requires an OAuth login, and no usable token is stored for this registration (log in with Connector.Login, which stores one)"

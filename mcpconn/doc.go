@@ -285,8 +285,10 @@
 // ErrLoginRequired before any request to the authorization server:
 // that is how a Run's mount reports it. Connector.Login runs the flow now
 // (with LoginOptions.Authorize or OAuthOptions.Authorize, ignoring a
-// stored token), lists the tools, and stores the credential;
-// Connector.Logout deletes it.
+// stored token), lists the tools, and stores the credential, all within
+// LoginOptions.Timeout (default DefaultLoginTimeout, 10 minutes, in place
+// of startup_timeout_ms: a person has to act); Connector.Logout deletes
+// it.
 //
 // The client_credentials grant (oauth.grant, for machine-to-machine
 // hosts: the extension the go-sdk's client lacks) asks the token endpoint
@@ -368,7 +370,8 @@
 //     OAuthOptions.RequestTimeout, default 30 s
 //     (DefaultOAuthRequestTimeout); no redirect is followed. A credential
 //     read from the token store over MaxStoredCredentialBytes (256 KiB,
-//     fixed), or one that does not decode, counts as no login.
+//     fixed), or one that does not decode, counts as no login. A login:
+//     LoginOptions.Timeout, default 10 minutes (DefaultLoginTimeout).
 //
 // What a server asks of the client is bounded too; a request past a bound
 // is refused (the session goes on), and Handlers.Served names the option:

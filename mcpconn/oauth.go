@@ -78,7 +78,15 @@ type LoginOptions struct {
 	// Authorize replaces OAuthOptions.Authorize; nil keeps it. A login
 	// needs one or the other.
 	Authorize func(ctx context.Context, ref resource.Ref, authorizationURL string) (code, state string, err error)
+	// Timeout bounds the whole login, the person's step included, in place
+	// of the document's startup_timeout_ms. 0 means DefaultLoginTimeout
+	// (10 minutes).
+	Timeout time.Duration
 }
+
+// DefaultLoginTimeout bounds a Connector.Login when LoginOptions.Timeout
+// is 0: a person has to find the browser tab.
+const DefaultLoginTimeout = 10 * time.Minute
 
 // oauthSetup is the Connector's OAuth configuration with the defaults
 // applied.

@@ -627,3 +627,31 @@ func TestOAuthRequestTimeout(t *testing.T) {
 	assertNoTokens(t, "error", err.Error())
 	t.Logf("failed after %v: %v", took, err)
 }
+
+// A login waits for the person's step up to LoginOptions.Timeout, not
+// the document's startup timeout, and says which bound ended it.
+func TestOAuthLoginTimeout(t *testing.T) {
+	t.Parallel()
+	f := newOAuthFixture(t)
+	f.srv.StartupTimeoutMS = 50
+	slow := func(ctx context.Context, ref resource.Ref, u string) (string, string, error) {
+		select {
+		case <-ctx.Done():
+			return "", "", ctx.Err()
+		case <-time.After(300 * time.Millisecond): // longer than startup_timeout_ms
+		}
+		return followAuthorization(ctx, ref, u)
+	}
+	if err := f.c.Login(context.Background(), "remote", f.srv, &mcpconn.LoginOptions{Authorize: slow}); err != nil {
+		t.Fatalf("Login slower than startup_timeout_ms: %v", err)
+	}
+	stuck := func(ctx context.Context, _ resource.Ref, _ string) (string, string, error) {
+		<-ctx.Done()
+		return "", "", ctx.Err()
+	}
+	start := time.Now()
+	err := f.c.Login(context.Background(), "remote", f.srv, &mcpconn.LoginOptions{Authorize: stuck, Timeout: 200 * time.Millisecond})
+	if err == nil || !strings.Contains(err.Error(), "LoginOptions.Timeout") || time.Since(start) > 20*time.Second {
+		t.Fatalf("Login with a stuck step: %v after %v, want the login timeout", err, time.Since(start))
+	}
+}
