@@ -534,15 +534,19 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 		if err != nil {
 			return nil, err
 		}
+		if s.oauth != nil && s.transport == resource.TransportSSE {
+			// The go-sdk's SSE transport has no OAuth hook: the round
+			// tripper is it.
+			h, err := s.oauth.handler(ctx)
+			if err != nil {
+				return nil, err
+			}
+			base = &oauthRoundTripper{base: base, h: h, endpoint: srv.URL}
+		}
 		s.answers = &httpAnswers{}
 		rt := &headerRoundTripper{base: base, headers: headers, origin: originOf(u), guard: s.guard, answers: s.answers}
 		client := &http.Client{Transport: rt, CheckRedirect: rt.checkRedirect}
 		if s.transport == resource.TransportSSE {
-			if s.oauth != nil {
-				// The go-sdk's SSE transport has no OAuth hook.
-				return nil, &Error{Ref: s.ref, Op: "connect", Kind: ErrInvalidServer,
-					Detail: `OAuth is supported with streamable HTTP servers only: set "type": "http" if the server speaks it, or reach it with headers`}
-			}
 			s.wireOrder = true
 			return &captureTransport{
 				inner:   &mcp.SSEClientTransport{Endpoint: srv.URL, HTTPClient: client, MaxEventSize: c.opts.MaxMessageBytes + 1},

@@ -243,7 +243,7 @@
 //
 // # OAuth
 //
-// A streamable HTTP document with an "oauth" field (resource.MCPOAuth) is
+// A remote document with an "oauth" field (resource.MCPOAuth) is
 // reached with OAuth 2.1, on the go-sdk's auth.AuthorizationCodeHandler
 // set as the transport's OAuthHandler: the protected resource metadata
 // (RFC 9728, from WWW-Authenticate or the well-known URLs) names the
@@ -255,9 +255,10 @@
 // dynamically (RFC 7591), in that order or as oauth.registration says;
 // the authorization uses PKCE and the resource parameter (RFC 8707), the
 // scopes of oauth.scopes, else those the server names, with
-// offline_access when the authorization server offers it. A document of
-// type "sse" with oauth is refused (ErrInvalidServer): the go-sdk's SSE
-// transport has no OAuth hook.
+// offline_access when the authorization server offers it. The go-sdk's
+// SSE transport has no OAuth hook: for a document of type "sse" agt's
+// round tripper does the same (the token on every request; on a 401 or
+// 403, the flow once and the request again).
 //
 // Tokens are credentials, not configuration: they live in
 // OAuthOptions.Tokens (a resource.TokenStore; nil means an in-memory
@@ -272,7 +273,7 @@
 // that finds there a token another Run refreshed meanwhile uses it, so
 // refresh tokens that the server rotates are never spent twice or lost
 // (the store's lock is held during the refresh request, at most
-// DefaultOAuthRequestTimeout). A refresh the authorization server refuses
+// OAuthOptions.RequestTimeout). A refresh the authorization server refuses
 // (revoked, expired) drops the token from the store and is a login
 // required.
 //

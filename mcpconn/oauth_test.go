@@ -209,21 +209,31 @@ func (a *fakeAS) verify(_ context.Context, token string, _ *http.Request) (*auth
 // requires a bearer token of as, with its protected resource metadata;
 // it returns the MCP endpoint.
 func protectedServer(t *testing.T, as *fakeAS) string {
+	return protectedServerOf(t, as, resource.TransportHTTP)
+}
+
+// protectedServerOf is protectedServer of transport typ ("http" at /mcp,
+// "sse" at /sse).
+func protectedServerOf(t *testing.T, as *fakeAS, typ string) string {
 	server := mcp.NewServer(&mcp.Implementation{Name: "protected", Version: "1"}, nil)
 	mcp.AddTool(server, &mcp.Tool{Name: "hello"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "hi"}}}, nil, nil
 	})
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
+	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
+	path := "/mcp"
+	if typ == resource.TransportSSE {
+		h, path = mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return server }, nil), "/sse"
+	}
 	mux := http.NewServeMux()
 	var base string
-	mux.HandleFunc("/.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, map[string]any{"resource": base + "/mcp", "authorization_servers": []string{as.srv.URL}})
+	mux.HandleFunc("/.well-known/oauth-protected-resource"+path, func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, map[string]any{"resource": base + path, "authorization_servers": []string{as.srv.URL}})
 	})
-	mux.Handle("/mcp", auth.RequireBearerToken(as.verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: ""})(h))
+	mux.Handle(path, auth.RequireBearerToken(as.verify, nil)(h))
 	ts := httptest.NewServer(mux)
 	t.Cleanup(ts.Close)
 	base = ts.URL
-	return ts.URL + "/mcp"
+	return ts.URL + path
 }
 
 // followAuthorization is the host's Authorize step of the tests: it
@@ -653,5 +663,27 @@ func TestOAuthLoginTimeout(t *testing.T) {
 	err := f.c.Login(context.Background(), "remote", f.srv, &mcpconn.LoginOptions{Authorize: stuck, Timeout: 200 * time.Millisecond})
 	if err == nil || !strings.Contains(err.Error(), "LoginOptions.Timeout") || time.Since(start) > 20*time.Second {
 		t.Fatalf("Login with a stuck step: %v after %v, want the login timeout", err, time.Since(start))
+	}
+}
+
+// The SSE transport has no OAuth hook of the go-sdk: the same login,
+// stored token and refresh work through agt's round tripper.
+func TestOAuthSSE(t *testing.T) {
+	t.Parallel()
+	as := newFakeAS(t)
+	tokens := resource.NewMemoryTokenStore()
+	f := &oauthFixture{as: as, tokens: tokens,
+		srv: resource.MCPServer{Type: resource.TransportSSE, URL: protectedServerOf(t, as, resource.TransportSSE), OAuth: &resource.MCPOAuth{}},
+		c:   mcpconn.NewConnector(&mcpconn.ConnectorOptions{OAuth: &mcpconn.OAuthOptions{Tokens: tokens}})}
+	if err := f.callHello(t); !errors.Is(err, mcpconn.ErrLoginRequired) {
+		t.Fatalf("Connect before login: %v, want ErrLoginRequired", err)
+	}
+	f.login(t)
+	if err := f.callHello(t); err != nil {
+		t.Fatalf("Connect with the stored token: %v", err)
+	}
+	expireStored(t, tokens)
+	if err := f.callHello(t); err != nil || as.refreshes != 1 {
+		t.Fatalf("Connect with an expired token: %v, %d refreshes (want 1)", err, as.refreshes)
 	}
 }
