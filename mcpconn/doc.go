@@ -284,7 +284,9 @@
 // (in tests) follows the URL itself. Without it, a Connect to a server
 // that needs a login (none stored, logged out, revoked) fails with
 // ErrLoginRequired before any request to the authorization server:
-// that is how a Run's mount reports it. Connector.Login runs the flow now
+// that is how a Run's mount reports it. Authorize returns no iss
+// (RFC 9207): an authorization server that advertises the parameter is
+// refused by the go-sdk's check. Connector.Login runs the flow now
 // (with LoginOptions.Authorize or OAuthOptions.Authorize, ignoring a
 // stored token), lists the tools, and stores the credential, all within
 // LoginOptions.Timeout (default DefaultLoginTimeout, 10 minutes, in place
@@ -373,6 +375,8 @@
 //     read from the token store over MaxStoredCredentialBytes (256 KiB,
 //     fixed), or one that does not decode, counts as no login. A login:
 //     LoginOptions.Timeout, default 10 minutes (DefaultLoginTimeout).
+//     These fail the flow (ErrUnauthorized, the message names the option)
+//     rather than wrap ErrLimit.
 //
 // What a server asks of the client is bounded too; a request past a bound
 // is refused (the session goes on), and Handlers.Served names the option:
