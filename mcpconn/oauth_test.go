@@ -699,23 +699,36 @@ func TestOAuthSSE(t *testing.T) {
 }
 
 // A damaged, oversized or foreign credential in the token store counts as
-// no login: the Connect fails with ErrLoginRequired, nothing is sent.
+// no login: the Connect fails with ErrLoginRequired, nothing is sent. The
+// store is a fake that gives the same bytes whatever is written (a
+// damaged file the host's store reads back).
 func TestOAuthDamagedStoredCredential(t *testing.T) {
 	t.Parallel()
 	f := newOAuthFixture(t)
 	for _, stored := range [][]byte{
 		[]byte(`{"v": 1, "resource": `),
 		[]byte(`{"v": 2, "access_token": "tok-x"}`),
-		append([]byte(`{"v": 1, "access_token": "`), append(make([]byte, 300<<10), '"', '}')...),
+		append([]byte(`{"v": 1, "access_token": "`), append(make([]byte, mcpconn.MaxStoredCredentialBytes), '"', '}')...),
 		[]byte(`[]`),
 	} {
-		if err := f.tokens.Update(context.Background(), "remote", func([]byte) ([]byte, error) { return stored, nil }); err != nil {
-			t.Fatal(err)
-		}
+		f.c = mcpconn.NewConnector(&mcpconn.ConnectorOptions{OAuth: &mcpconn.OAuthOptions{Tokens: fixedTokenStore(stored)}})
 		if err := f.callHello(t); !errors.Is(err, mcpconn.ErrLoginRequired) {
 			t.Errorf("stored %.40q: Connect = %v, want ErrLoginRequired", stored, err)
 		}
 	}
+}
+
+// fixedTokenStore is a token store whose credential is the same bytes,
+// whatever is written.
+type fixedTokenStore []byte
+
+func (s fixedTokenStore) Load(context.Context, resource.Ref) ([]byte, error) {
+	return slices.Clone(s), nil
+}
+
+func (s fixedTokenStore) Update(_ context.Context, _ resource.Ref, f func([]byte) ([]byte, error)) error {
+	_, err := f(slices.Clone(s))
+	return err
 }
 
 // Step-up: a tool call answered 403 insufficient_scope runs the flow
