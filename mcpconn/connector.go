@@ -322,6 +322,13 @@ func (c *Connector) ConnectWith(ctx context.Context, ref resource.Ref, srv resou
 // connect is ConnectWith, or the connection of a Login when login is set.
 func (c *Connector) connect(ctx context.Context, ref resource.Ref, srv resource.MCPServer, opts *ConnectOptions, login *LoginOptions) (*Session, error) {
 	startup := msOr(srv.StartupTimeoutMS, DefaultStartupTimeout)
+	if login != nil {
+		// The person's step is part of this handshake.
+		startup = login.Timeout
+		if startup <= 0 {
+			startup = DefaultLoginTimeout
+		}
+	}
 	sctx, cancel := context.WithTimeoutCause(ctx, startup, errStartupTimeout)
 	defer cancel()
 
@@ -425,6 +432,9 @@ func (c *Connector) handshakeError(ctx, sctx context.Context, s *Session, startu
 			s.proc.stdout.nonJSONPrefix())
 	case ctx.Err() != nil:
 		e.Kind, e.Detail, e.Err = nil, "cancelled by the caller during startup", context.Cause(ctx)
+	case errors.Is(context.Cause(sctx), errStartupTimeout) && s.oauth != nil && s.oauth.login:
+		e.Detail = fmt.Sprintf("the login did not finish within %s (LoginOptions.Timeout)", startup)
+		e.Err = context.DeadlineExceeded
 	case s.oauth != nil && s.oauth.loginRequired.Load():
 		e.Kind, e.Err = ErrLoginRequired, nil
 		e.Detail = "the server requires an OAuth login, and no usable token is stored for this registration (log in with Connector.Login, which stores one)"
@@ -524,15 +534,19 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 		if err != nil {
 			return nil, err
 		}
+		if s.oauth != nil && s.transport == resource.TransportSSE {
+			// The go-sdk's SSE transport has no OAuth hook: the round
+			// tripper is it.
+			h, err := s.oauth.handler(ctx)
+			if err != nil {
+				return nil, err
+			}
+			base = &oauthRoundTripper{base: base, h: h, endpoint: srv.URL}
+		}
 		s.answers = &httpAnswers{}
 		rt := &headerRoundTripper{base: base, headers: headers, origin: originOf(u), guard: s.guard, answers: s.answers}
 		client := &http.Client{Transport: rt, CheckRedirect: rt.checkRedirect}
 		if s.transport == resource.TransportSSE {
-			if s.oauth != nil {
-				// The go-sdk's SSE transport has no OAuth hook.
-				return nil, &Error{Ref: s.ref, Op: "connect", Kind: ErrInvalidServer,
-					Detail: `OAuth is supported with streamable HTTP servers only: set "type": "http" if the server speaks it, or reach it with headers`}
-			}
 			s.wireOrder = true
 			return &captureTransport{
 				inner:   &mcp.SSEClientTransport{Endpoint: srv.URL, HTTPClient: client, MaxEventSize: c.opts.MaxMessageBytes + 1},

@@ -243,7 +243,7 @@
 //
 // # OAuth
 //
-// A streamable HTTP document with an "oauth" field (resource.MCPOAuth) is
+// A remote document with an "oauth" field (resource.MCPOAuth) is
 // reached with OAuth 2.1, on the go-sdk's auth.AuthorizationCodeHandler
 // set as the transport's OAuthHandler: the protected resource metadata
 // (RFC 9728, from WWW-Authenticate or the well-known URLs) names the
@@ -255,9 +255,10 @@
 // dynamically (RFC 7591), in that order or as oauth.registration says;
 // the authorization uses PKCE and the resource parameter (RFC 8707), the
 // scopes of oauth.scopes, else those the server names, with
-// offline_access when the authorization server offers it. A document of
-// type "sse" with oauth is refused (ErrInvalidServer): the go-sdk's SSE
-// transport has no OAuth hook.
+// offline_access when the authorization server offers it. The go-sdk's
+// SSE transport has no OAuth hook: for a document of type "sse" agt's
+// round tripper does the same (the token on every request; on a 401 or
+// 403, the flow once and the request again).
 //
 // Tokens are credentials, not configuration: they live in
 // OAuthOptions.Tokens (a resource.TokenStore; nil means an in-memory
@@ -272,7 +273,7 @@
 // that finds there a token another Run refreshed meanwhile uses it, so
 // refresh tokens that the server rotates are never spent twice or lost
 // (the store's lock is held during the refresh request, at most
-// DefaultOAuthRequestTimeout). A refresh the authorization server refuses
+// OAuthOptions.RequestTimeout). A refresh the authorization server refuses
 // (revoked, expired) drops the token from the store and is a login
 // required.
 //
@@ -283,10 +284,14 @@
 // (in tests) follows the URL itself. Without it, a Connect to a server
 // that needs a login (none stored, logged out, revoked) fails with
 // ErrLoginRequired before any request to the authorization server:
-// that is how a Run's mount reports it. Connector.Login runs the flow now
+// that is how a Run's mount reports it. Authorize returns no iss
+// (RFC 9207): an authorization server that advertises the parameter is
+// refused by the go-sdk's check. Connector.Login runs the flow now
 // (with LoginOptions.Authorize or OAuthOptions.Authorize, ignoring a
-// stored token), lists the tools, and stores the credential;
-// Connector.Logout deletes it.
+// stored token), lists the tools, and stores the credential, all within
+// LoginOptions.Timeout (default DefaultLoginTimeout, 10 minutes, in place
+// of startup_timeout_ms: a person has to act); Connector.Logout deletes
+// it.
 //
 // The client_credentials grant (oauth.grant, for machine-to-machine
 // hosts: the extension the go-sdk's client lacks) asks the token endpoint
@@ -368,7 +373,10 @@
 //     OAuthOptions.RequestTimeout, default 30 s
 //     (DefaultOAuthRequestTimeout); no redirect is followed. A credential
 //     read from the token store over MaxStoredCredentialBytes (256 KiB,
-//     fixed), or one that does not decode, counts as no login.
+//     fixed), or one that does not decode, counts as no login. A login:
+//     LoginOptions.Timeout, default 10 minutes (DefaultLoginTimeout).
+//     These fail the flow (ErrUnauthorized, the message names the option)
+//     rather than wrap ErrLimit.
 //
 // What a server asks of the client is bounded too; a request past a bound
 // is refused (the session goes on), and Handlers.Served names the option:

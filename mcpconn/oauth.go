@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -78,7 +79,15 @@ type LoginOptions struct {
 	// Authorize replaces OAuthOptions.Authorize; nil keeps it. A login
 	// needs one or the other.
 	Authorize func(ctx context.Context, ref resource.Ref, authorizationURL string) (code, state string, err error)
+	// Timeout bounds the whole login, the person's step included, in place
+	// of the document's startup_timeout_ms. 0 means DefaultLoginTimeout
+	// (10 minutes).
+	Timeout time.Duration
 }
+
+// DefaultLoginTimeout bounds a Connector.Login when LoginOptions.Timeout
+// is 0: a person has to find the browser tab.
+const DefaultLoginTimeout = 10 * time.Minute
 
 // oauthSetup is the Connector's OAuth configuration with the defaults
 // applied.
@@ -88,6 +97,7 @@ type oauthSetup struct {
 	redirectURL string
 	metadataURL string
 	client      *http.Client
+	timeout     time.Duration // OAuthOptions.RequestTimeout, resolved
 }
 
 func newOAuthSetup(o *OAuthOptions, base http.RoundTripper) *oauthSetup {
@@ -113,6 +123,7 @@ func newOAuthSetup(o *OAuthOptions, base http.RoundTripper) *oauthSetup {
 	if base == nil {
 		base = http.DefaultTransport.(*http.Transport).Clone()
 	}
+	s.timeout = timeout
 	s.client = &http.Client{
 		Transport: &oauthBodyTransport{base: base, max: int64(maxBytes)},
 		Timeout:   timeout,
@@ -229,9 +240,10 @@ func (o *oauthSession) fail(reason string) error {
 }
 
 // storeContext bounds a token store call made where no context exists
-// (a token refresh inside the transport).
-func storeContext() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.Background(), 2*DefaultOAuthRequestTimeout)
+// (a token refresh inside the transport): the store's own work and one
+// request to the token endpoint.
+func (s *oauthSetup) storeContext() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), 2*s.timeout)
 }
 
 // handler builds the go-sdk OAuth handler of the connection.
@@ -409,7 +421,7 @@ func (o *oauthSession) storeNewToken(c *oauth2.Config, t *oauth2.Token) (oauth2.
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := storeContext()
+	ctx, cancel := o.setup.storeContext()
 	defer cancel()
 	if err := o.setup.tokens.Update(ctx, o.ref, func([]byte) ([]byte, error) { return b, nil }); err != nil {
 		return nil, o.fail("storing the OAuth token failed (the token store's error is not shown)")
@@ -455,7 +467,7 @@ func (s *storeTokenSource) Token() (*oauth2.Token, error) {
 	if s.tok != nil && s.tok.Valid() {
 		return s.tok, nil
 	}
-	ctx, cancel := storeContext()
+	ctx, cancel := s.o.setup.storeContext()
 	defer cancel()
 	var out *oauth2.Token
 	var refreshErr error
@@ -551,8 +563,8 @@ func (c *Connector) Login(ctx context.Context, ref resource.Ref, srv resource.MC
 	if srv.OAuth == nil {
 		return &Error{Ref: ref, Op: "login", Kind: ErrInvalidServer, Detail: `the server's document has no "oauth" field: set "oauth": {} to use OAuth`}
 	}
-	if srv.Transport() != resource.TransportHTTP {
-		return &Error{Ref: ref, Op: "login", Kind: ErrInvalidServer, Detail: `an OAuth login needs a streamable HTTP server ("type": "http")`}
+	if t := srv.Transport(); t != resource.TransportHTTP && t != resource.TransportSSE {
+		return &Error{Ref: ref, Op: "login", Kind: ErrInvalidServer, Detail: `OAuth needs a remote server ("type": "http" or "sse")`}
 	}
 	if opts == nil {
 		opts = &LoginOptions{}
@@ -576,4 +588,65 @@ func (c *Connector) Logout(ctx context.Context, ref resource.Ref) error {
 		return &Error{Ref: ref, Op: "logout", Detail: "the OAuth token store failed (its error is not shown)"}
 	}
 	return nil
+}
+
+// oauthRoundTripper does for the SSE transport, which has no OAuth hook,
+// what the streamable transport does with its OAuthHandler: it adds the
+// handler's token to each request and, on a 401 or 403, runs Authorize
+// once and sends the request again.
+type oauthRoundTripper struct {
+	base     http.RoundTripper
+	h        auth.OAuthHandler
+	endpoint string // the server url, the resource the token is for
+}
+
+func (t *oauthRoundTripper) withToken(req *http.Request) (*http.Request, error) {
+	req = req.Clone(req.Context())
+	ts, err := t.h.TokenSource(req.Context())
+	if err != nil || ts == nil {
+		return req, err
+	}
+	tok, err := ts.Token()
+	var re *oauth2.RetrieveError
+	switch {
+	case errors.As(err, &re) && re.ErrorCode == "invalid_grant":
+		// Sent without a token: the 401 leads to Authorize.
+	case err != nil:
+		return nil, err
+	default:
+		req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+	}
+	return req, nil
+}
+
+func (t *oauthRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	first, err := t.withToken(req)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := t.base.RoundTrip(first)
+	if err != nil || resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden {
+		return resp, err
+	}
+	if req.Body != nil && req.GetBody == nil {
+		return resp, nil // cannot be sent again
+	}
+	// The resource is the server url, whatever endpoint answered.
+	at := req.Clone(req.Context())
+	if u, perr := url.Parse(t.endpoint); perr == nil {
+		at.URL = u
+	}
+	if err := t.h.Authorize(req.Context(), at, resp); err != nil {
+		return nil, err
+	}
+	again := req.Clone(req.Context())
+	if req.GetBody != nil {
+		if again.Body, err = req.GetBody(); err != nil {
+			return nil, err
+		}
+	}
+	if again, err = t.withToken(again); err != nil {
+		return nil, err
+	}
+	return t.base.RoundTrip(again)
 }

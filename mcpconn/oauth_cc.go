@@ -117,7 +117,7 @@ func (s *clientCredentialsSource) Token() (*oauth2.Token, error) {
 	} else {
 		cfg.ClientSecret = s.o.secret
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*DefaultOAuthRequestTimeout)
+	ctx, cancel := s.o.setup.storeContext()
 	defer cancel()
 	t, err := cfg.Token(context.WithValue(ctx, oauth2.HTTPClient, s.o.setup.client))
 	if err != nil {

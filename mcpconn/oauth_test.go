@@ -1,6 +1,7 @@
 package mcpconn_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -12,15 +13,18 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"io"
 	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -41,7 +45,9 @@ type fakeAS struct {
 	n         int
 	codes     map[string]string // code -> PKCE challenge
 	access    map[string]time.Time
-	refresh   map[string]bool // live refresh tokens (single use)
+	scopeOf   map[string]string // code, access or refresh token -> granted scope
+	asked     []string          // the scope of each authorization request
+	refresh   map[string]bool   // live refresh tokens (single use)
 	lifetime  time.Duration
 	refreshes int
 	revoked   bool
@@ -54,7 +60,7 @@ type fakeAS struct {
 }
 
 func newFakeAS(t *testing.T) *fakeAS {
-	a := &fakeAS{t: t, codes: map[string]string{}, access: map[string]time.Time{}, refresh: map[string]bool{},
+	a := &fakeAS{t: t, codes: map[string]string{}, access: map[string]time.Time{}, refresh: map[string]bool{}, scopeOf: map[string]string{},
 		lifetime: time.Hour, clients: map[string]string{"m2m": "tok-client-secret"}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
@@ -80,6 +86,8 @@ func newFakeAS(t *testing.T) *fakeAS {
 		code := a.next("code-")
 		a.mu.Lock()
 		a.codes[code] = q.Get("code_challenge")
+		a.scopeOf[code] = q.Get("scope")
+		a.asked = append(a.asked, q.Get("scope"))
 		a.mu.Unlock()
 		http.Redirect(w, r, q.Get("redirect_uri")+"?code="+code+"&state="+url.QueryEscape(q.Get("state")), http.StatusFound)
 	})
@@ -160,6 +168,8 @@ func (a *fakeAS) token(w http.ResponseWriter, r *http.Request) {
 	refresh := a.next("tok-refresh-")
 	a.mu.Lock()
 	a.refresh[refresh] = true
+	scope := a.scopeOf[r.Form.Get("code")] + a.scopeOf[r.Form.Get("refresh_token")]
+	a.scopeOf[access], a.scopeOf[refresh] = scope, scope
 	a.mu.Unlock()
 	writeJSON(w, map[string]any{"access_token": access, "token_type": "Bearer", "refresh_token": refresh, "expires_in": int(a.lifetime.Seconds())})
 }
@@ -202,28 +212,38 @@ func (a *fakeAS) verify(_ context.Context, token string, _ *http.Request) (*auth
 	if !ok || time.Now().After(exp) {
 		return nil, auth.ErrInvalidToken
 	}
-	return &auth.TokenInfo{Expiration: exp}, nil
+	return &auth.TokenInfo{Expiration: exp, Scopes: strings.Fields(a.scopeOf[token])}, nil
 }
 
 // protectedServer starts a go-sdk streamable MCP server on 127.0.0.1 that
 // requires a bearer token of as, with its protected resource metadata;
 // it returns the MCP endpoint.
 func protectedServer(t *testing.T, as *fakeAS) string {
+	return protectedServerOf(t, as, resource.TransportHTTP)
+}
+
+// protectedServerOf is protectedServer of transport typ ("http" at /mcp,
+// "sse" at /sse).
+func protectedServerOf(t *testing.T, as *fakeAS, typ string) string {
 	server := mcp.NewServer(&mcp.Implementation{Name: "protected", Version: "1"}, nil)
 	mcp.AddTool(server, &mcp.Tool{Name: "hello"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "hi"}}}, nil, nil
 	})
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
+	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
+	path := "/mcp"
+	if typ == resource.TransportSSE {
+		h, path = mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return server }, nil), "/sse"
+	}
 	mux := http.NewServeMux()
 	var base string
-	mux.HandleFunc("/.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, map[string]any{"resource": base + "/mcp", "authorization_servers": []string{as.srv.URL}})
+	mux.HandleFunc("/.well-known/oauth-protected-resource"+path, func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, map[string]any{"resource": base + path, "authorization_servers": []string{as.srv.URL}})
 	})
-	mux.Handle("/mcp", auth.RequireBearerToken(as.verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: ""})(h))
+	mux.Handle(path, auth.RequireBearerToken(as.verify, nil)(h))
 	ts := httptest.NewServer(mux)
 	t.Cleanup(ts.Close)
 	base = ts.URL
-	return ts.URL + "/mcp"
+	return ts.URL + path
 }
 
 // followAuthorization is the host's Authorize step of the tests: it
@@ -626,4 +646,155 @@ func TestOAuthRequestTimeout(t *testing.T) {
 	}
 	assertNoTokens(t, "error", err.Error())
 	t.Logf("failed after %v: %v", took, err)
+}
+
+// A login waits for the person's step up to LoginOptions.Timeout, not
+// the document's startup timeout, and says which bound ended it.
+func TestOAuthLoginTimeout(t *testing.T) {
+	t.Parallel()
+	f := newOAuthFixture(t)
+	f.srv.StartupTimeoutMS = 50
+	slow := func(ctx context.Context, ref resource.Ref, u string) (string, string, error) {
+		select {
+		case <-ctx.Done():
+			return "", "", ctx.Err()
+		case <-time.After(300 * time.Millisecond): // longer than startup_timeout_ms
+		}
+		return followAuthorization(ctx, ref, u)
+	}
+	if err := f.c.Login(context.Background(), "remote", f.srv, &mcpconn.LoginOptions{Authorize: slow}); err != nil {
+		t.Fatalf("Login slower than startup_timeout_ms: %v", err)
+	}
+	stuck := func(ctx context.Context, _ resource.Ref, _ string) (string, string, error) {
+		<-ctx.Done()
+		return "", "", ctx.Err()
+	}
+	start := time.Now()
+	err := f.c.Login(context.Background(), "remote", f.srv, &mcpconn.LoginOptions{Authorize: stuck, Timeout: 200 * time.Millisecond})
+	if err == nil || !strings.Contains(err.Error(), "LoginOptions.Timeout") || time.Since(start) > 20*time.Second {
+		t.Fatalf("Login with a stuck step: %v after %v, want the login timeout", err, time.Since(start))
+	}
+}
+
+// The SSE transport has no OAuth hook of the go-sdk: the same login,
+// stored token and refresh work through agt's round tripper.
+func TestOAuthSSE(t *testing.T) {
+	t.Parallel()
+	as := newFakeAS(t)
+	tokens := resource.NewMemoryTokenStore()
+	f := &oauthFixture{as: as, tokens: tokens,
+		srv: resource.MCPServer{Type: resource.TransportSSE, URL: protectedServerOf(t, as, resource.TransportSSE), OAuth: &resource.MCPOAuth{}},
+		c:   mcpconn.NewConnector(&mcpconn.ConnectorOptions{OAuth: &mcpconn.OAuthOptions{Tokens: tokens}})}
+	if err := f.callHello(t); !errors.Is(err, mcpconn.ErrLoginRequired) {
+		t.Fatalf("Connect before login: %v, want ErrLoginRequired", err)
+	}
+	f.login(t)
+	if err := f.callHello(t); err != nil {
+		t.Fatalf("Connect with the stored token: %v", err)
+	}
+	expireStored(t, tokens)
+	if err := f.callHello(t); err != nil || as.refreshes != 1 {
+		t.Fatalf("Connect with an expired token: %v, %d refreshes (want 1)", err, as.refreshes)
+	}
+}
+
+// A damaged, oversized or foreign credential in the token store counts as
+// no login: the Connect fails with ErrLoginRequired, nothing is sent. The
+// store is a fake that gives the same bytes whatever is written (a
+// damaged file the host's store reads back).
+func TestOAuthDamagedStoredCredential(t *testing.T) {
+	t.Parallel()
+	f := newOAuthFixture(t)
+	for _, stored := range [][]byte{
+		[]byte(`{"v": 1, "resource": `),
+		[]byte(`{"v": 2, "access_token": "tok-x"}`),
+		append([]byte(`{"v": 1, "access_token": "`), append(make([]byte, mcpconn.MaxStoredCredentialBytes), '"', '}')...),
+		[]byte(`[]`),
+	} {
+		f.c = mcpconn.NewConnector(&mcpconn.ConnectorOptions{OAuth: &mcpconn.OAuthOptions{Tokens: fixedTokenStore(stored)}})
+		if err := f.callHello(t); !errors.Is(err, mcpconn.ErrLoginRequired) {
+			t.Errorf("stored %.40q: Connect = %v, want ErrLoginRequired", stored, err)
+		}
+	}
+}
+
+// fixedTokenStore is a token store whose credential is the same bytes,
+// whatever is written.
+type fixedTokenStore []byte
+
+func (s fixedTokenStore) Load(context.Context, resource.Ref) ([]byte, error) {
+	return slices.Clone(s), nil
+}
+
+func (s fixedTokenStore) Update(_ context.Context, _ resource.Ref, f func([]byte) ([]byte, error)) error {
+	_, err := f(slices.Clone(s))
+	return err
+}
+
+// Step-up: a tool call answered 403 insufficient_scope runs the flow
+// again (the host's Authorize set on the Connector) for the union of the
+// scopes, once, and the call then succeeds.
+func TestOAuthStepUp(t *testing.T) {
+	t.Parallel()
+	as := newFakeAS(t)
+	server := mcp.NewServer(&mcp.Implementation{Name: "protected", Version: "1"}, nil)
+	mcp.AddTool(server, &mcp.Tool{Name: "hello"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "hi"}}}, nil, nil
+	})
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
+	var base string
+	mux := http.NewServeMux()
+	mux.HandleFunc("/.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, map[string]any{"resource": base + "/mcp", "authorization_servers": []string{as.srv.URL}})
+	})
+	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		need := "read"
+		if bytes.Contains(body, []byte(`"tools/call"`)) {
+			need = "read write"
+		}
+		info, err := as.verify(r.Context(), strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "), r)
+		switch {
+		case err != nil:
+			w.Header().Set("WWW-Authenticate", `Bearer scope="read"`)
+			w.WriteHeader(http.StatusUnauthorized)
+		case !hasScopes(info.Scopes, strings.Fields(need)):
+			w.Header().Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="`+need+`"`)
+			w.WriteHeader(http.StatusForbidden)
+		default:
+			h.ServeHTTP(w, r)
+		}
+	})
+	ts := httptest.NewServer(mux)
+	t.Cleanup(ts.Close)
+	base = ts.URL
+	f := &oauthFixture{as: as, tokens: resource.NewMemoryTokenStore(),
+		srv: resource.MCPServer{Type: resource.TransportHTTP, URL: ts.URL + "/mcp", OAuth: &resource.MCPOAuth{}}}
+	f.c = mcpconn.NewConnector(&mcpconn.ConnectorOptions{OAuth: &mcpconn.OAuthOptions{Tokens: f.tokens, Authorize: followAuthorization}})
+	if err := f.callHello(t); err != nil {
+		t.Fatalf("call needing a step-up: %v", err)
+	}
+	as.mu.Lock()
+	var asked []string
+	for _, a := range as.asked { // the go-sdk's scope union has no order
+		fields := strings.Fields(a)
+		slices.Sort(fields)
+		asked = append(asked, strings.Join(fields, " "))
+	}
+	as.mu.Unlock()
+	// offline_access: the authorization server offers it and agt keeps
+	// refresh tokens.
+	if diff := cmp.Diff([]string{"offline_access read", "offline_access read write"}, asked); diff != "" {
+		t.Fatalf("scopes of the authorization requests (-want +got):\n%s", diff)
+	}
+}
+
+func hasScopes(granted, need []string) bool {
+	for _, n := range need {
+		if !slices.Contains(granted, n) {
+			return false
+		}
+	}
+	return true
 }
