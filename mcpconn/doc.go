@@ -302,6 +302,17 @@
 // issuer, valid for five minutes), each time the last token expired; it
 // stores nothing and needs no login.
 //
+// The enterprise grant (oauth.grant "enterprise", enterprise-managed
+// authorization) takes the host's ID token from OAuthOptions.IDToken,
+// exchanges it at the token endpoint of oauth.idp_issuer's metadata
+// (RFC 8414 or OpenID Connect discovery, issuer checked) for an identity
+// assertion grant (RFC 8693: audience the authorization server's issuer,
+// resource the server), and trades that for the access token with the
+// pre-registered client (RFC 7523 jwt-bearer grant, client_secret_basic
+// or client_secret_post as the authorization server supports), each time
+// the last token expired; it stores nothing. Without IDToken the
+// connection fails with ErrLoginRequired.
+//
 // Every request of the OAuth flow (metadata, registration, token) goes
 // through one client per Connector, over ConnectorOptions.HTTPTransport:
 // any origin (the authorization server is another host), but no redirect

@@ -56,6 +56,11 @@ type OAuthOptions struct {
 	// during Connect: a server that needs one fails with ErrLoginRequired
 	// (Connector.Login takes its own).
 	Authorize func(ctx context.Context, ref resource.Ref, authorizationURL string) (code, state string, err error)
+	// IDToken is the host's step of the "enterprise" grant: it returns
+	// the OpenID Connect ID token of the person (or workload) at the
+	// enterprise IdP, which is exchanged for the server's token. Nil
+	// means none: a server of that grant fails with ErrLoginRequired.
+	IDToken func(ctx context.Context, ref resource.Ref) (idToken string, err error)
 	// RedirectURL is the redirect URI of the interactive login. "" means
 	// DefaultOAuthRedirectURL (http://127.0.0.1/callback).
 	RedirectURL string
@@ -96,6 +101,7 @@ type oauthSetup struct {
 	authorize   func(ctx context.Context, ref resource.Ref, authorizationURL string) (code, state string, err error)
 	redirectURL string
 	metadataURL string
+	idToken     func(ctx context.Context, ref resource.Ref) (string, error)
 	client      *http.Client
 	timeout     time.Duration // OAuthOptions.RequestTimeout, resolved
 }
@@ -105,7 +111,7 @@ func newOAuthSetup(o *OAuthOptions, base http.RoundTripper) *oauthSetup {
 	if o != nil {
 		opts = *o
 	}
-	s := &oauthSetup{tokens: opts.Tokens, authorize: opts.Authorize, redirectURL: opts.RedirectURL, metadataURL: opts.ClientMetadataURL}
+	s := &oauthSetup{tokens: opts.Tokens, authorize: opts.Authorize, redirectURL: opts.RedirectURL, metadataURL: opts.ClientMetadataURL, idToken: opts.IDToken}
 	if s.tokens == nil {
 		s.tokens = resource.NewMemoryTokenStore()
 	}
@@ -226,6 +232,7 @@ type oauthSession struct {
 	conf      *resource.MCPOAuth
 	secret    string // the pre-registered client's secret, resolved
 	key       string // the private_key_jwt key, resolved (PEM)
+	idpSecret string // the enterprise grant's IdP client secret, resolved
 	authorize func(ctx context.Context, ref resource.Ref, authorizationURL string) (code, state string, err error)
 	redirect  string
 	login     bool // Connector.Login: ignore the stored token
@@ -250,6 +257,9 @@ func (s *oauthSetup) storeContext() (context.Context, context.CancelFunc) {
 func (o *oauthSession) handler(ctx context.Context) (auth.OAuthHandler, error) {
 	if o.conf.Grant == resource.OAuthGrantClientCredentials {
 		return &clientCredentialsHandler{o: o}, nil
+	}
+	if o.conf.Grant == resource.OAuthGrantEnterprise {
+		return &enterpriseHandler{o: o}, nil
 	}
 	cfg := &auth.AuthorizationCodeHandlerConfig{
 		RedirectURL:              o.redirect,
@@ -539,7 +549,11 @@ func (c *Connector) oauthFor(ctx context.Context, s *Session, srv resource.MCPSe
 	if se := secretError(s.ref, err); se != nil {
 		return nil, se
 	}
-	o := &oauthSession{setup: c.oauth, ref: s.ref, resource: srv.URL, conf: srv.OAuth, secret: secret, key: key,
+	idpSecret, err := resource.ResolveOAuthSecret("idp_client_secret", srv.OAuth.IdPClientSecret, bind)
+	if se := secretError(s.ref, err); se != nil {
+		return nil, se
+	}
+	o := &oauthSession{setup: c.oauth, ref: s.ref, resource: srv.URL, conf: srv.OAuth, secret: secret, key: key, idpSecret: idpSecret,
 		authorize: c.oauth.authorize, redirect: c.oauth.redirectURL}
 	if login != nil {
 		o.login = true
@@ -569,7 +583,7 @@ func (c *Connector) Login(ctx context.Context, ref resource.Ref, srv resource.MC
 	if opts == nil {
 		opts = &LoginOptions{}
 	}
-	if opts.Authorize == nil && c.oauth.authorize == nil && srv.OAuth.Grant != resource.OAuthGrantClientCredentials {
+	if opts.Authorize == nil && c.oauth.authorize == nil && srv.OAuth.Grant != resource.OAuthGrantClientCredentials && srv.OAuth.Grant != resource.OAuthGrantEnterprise {
 		return &Error{Ref: ref, Op: "login", Kind: ErrInvalidServer, Detail: "a login needs an Authorize step: set LoginOptions.Authorize or OAuthOptions.Authorize"}
 	}
 	sess, err := c.connect(ctx, ref, srv, nil, opts)

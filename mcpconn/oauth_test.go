@@ -57,6 +57,8 @@ type fakeAS struct {
 	hold time.Duration
 	// jwtKey verifies the client assertions of private_key_jwt.
 	jwtKey *ecdsa.PublicKey
+	// jag is the identity assertion grant the jwt-bearer grant accepts.
+	jag string
 }
 
 func newFakeAS(t *testing.T) *fakeAS {
@@ -155,6 +157,18 @@ func (a *fakeAS) token(w http.ResponseWriter, r *http.Request) {
 		case !ok && a.jwtKey != nil && a.validAssertion(r.Form.Get("client_assertion")):
 		default:
 			fail("invalid_client")
+			return
+		}
+		access := a.issueAccess()
+		writeJSON(w, map[string]any{"access_token": access, "token_type": "Bearer", "expires_in": int(a.lifetime.Seconds())})
+		return
+	case "urn:ietf:params:oauth:grant-type:jwt-bearer":
+		a.mu.Lock()
+		jag := a.jag
+		a.mu.Unlock()
+		u, p, ok := r.BasicAuth()
+		if !ok || a.clients[u] != p || jag == "" || r.Form.Get("assertion") != jag {
+			fail("invalid_grant")
 			return
 		}
 		access := a.issueAccess()

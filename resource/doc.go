@@ -123,7 +123,10 @@
 // "preregistered", "dynamic", "metadata_document" for that one only),
 // client_metadata_url (an https URL with a path), grant
 // ("authorization_code" or absent: a person logs in; "client_credentials":
-// a machine-to-machine host with client_id and a secret or key), and
+// a machine-to-machine host with client_id and a secret or key;
+// "enterprise": enterprise-managed authorization with client_id,
+// idp_issuer (https, or http on a loopback host), idp_client_id and an
+// optional idp_client_secret reference, fields no other grant takes), and
 // token_endpoint_auth ("client_secret_basic", "client_secret_post",
 // "none", or "private_key_jwt" with grant client_credentials). Each broken
 // rule is a finding naming the field (/mcpServers/NAME/oauth/FIELD, code

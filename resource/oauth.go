@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/url"
 	"sort"
 	"strings"
@@ -25,6 +26,11 @@ const (
 const (
 	OAuthGrantAuthorizationCode = "authorization_code"
 	OAuthGrantClientCredentials = "client_credentials"
+	// OAuthGrantEnterprise is enterprise-managed authorization: the
+	// host's ID token is exchanged at the enterprise IdP for an identity
+	// assertion grant (RFC 8693), which the pre-registered client trades
+	// for the access token at the server's authorization server (RFC 7523).
+	OAuthGrantEnterprise = "enterprise"
 )
 
 // Values of MCPOAuth.TokenEndpointAuth.
@@ -74,6 +80,16 @@ type MCPOAuth struct {
 	// "client_secret_basic", "client_secret_post", "none", or
 	// "private_key_jwt" (client_credentials with PrivateKey).
 	TokenEndpointAuth string `json:"token_endpoint_auth,omitempty"`
+	// IdPIssuer is the enterprise IdP's issuer URL (grant "enterprise"):
+	// its metadata names the token endpoint of the exchange. "" means
+	// none.
+	IdPIssuer string `json:"idp_issuer,omitempty"`
+	// IdPClientID is the client registered at the IdP (grant
+	// "enterprise"). "" means none.
+	IdPClientID string `json:"idp_client_id,omitempty"`
+	// IdPClientSecret is that client's secret, as a ${secret:NAME}
+	// reference only; "" means a public client at the IdP.
+	IdPClientSecret string `json:"idp_client_secret,omitempty"`
 }
 
 // oauthFields lists the fields of the oauth object, with what each must be.
@@ -83,6 +99,9 @@ func oauthFields(o *MCPOAuth) []serverField {
 		{"client_metadata_url", &o.ClientMetadataURL, "a string"},
 		{"client_secret", &o.ClientSecret, "a string"},
 		{"grant", &o.Grant, "a string"},
+		{"idp_client_id", &o.IdPClientID, "a string"},
+		{"idp_client_secret", &o.IdPClientSecret, "a string"},
+		{"idp_issuer", &o.IdPIssuer, "a string"},
 		{"private_key", &o.PrivateKey, "a string"},
 		{"registration", &o.Registration, "a string"},
 		{"scopes", &o.Scopes, "an array of strings"},
@@ -124,7 +143,7 @@ func checkOAuth(field string, raw json.RawMessage) (*MCPOAuth, []Finding) {
 		}
 	}
 	fs = append(fs, checkText(sub("client_id"), o.ClientID, false)...)
-	for _, s := range []struct{ k, v string }{{"client_secret", o.ClientSecret}, {"private_key", o.PrivateKey}} {
+	for _, s := range []struct{ k, v string }{{"client_secret", o.ClientSecret}, {"private_key", o.PrivateKey}, {"idp_client_secret", o.IdPClientSecret}} {
 		if s.v != "" && !IsSecretReference(s.v) {
 			fs = append(fs, errf(sub(s.k), CodeOAuth, s.k+" must be a single ${secret:NAME} reference; a value written in the document is refused", "store the value with the host's secret resolver and write ${secret:NAME}"))
 		}
@@ -144,7 +163,7 @@ func checkOAuth(field string, raw json.RawMessage) (*MCPOAuth, []Finding) {
 		}
 	}
 	enum("registration", o.Registration, OAuthRegistrationAuto, OAuthRegistrationPreregistered, OAuthRegistrationDynamic, OAuthRegistrationMetadataDocument)
-	enum("grant", o.Grant, OAuthGrantAuthorizationCode, OAuthGrantClientCredentials)
+	enum("grant", o.Grant, OAuthGrantAuthorizationCode, OAuthGrantClientCredentials, OAuthGrantEnterprise)
 	enum("token_endpoint_auth", o.TokenEndpointAuth, OAuthAuthNone, OAuthAuthClientSecretBasic, OAuthAuthClientSecretPost, OAuthAuthPrivateKeyJWT)
 	if o.ClientMetadataURL != "" {
 		if u, err := url.Parse(o.ClientMetadataURL); err != nil || u.Scheme != "https" || u.Host == "" || strings.Trim(u.Path, "/") == "" || len(o.ClientMetadataURL) > 2048 {
@@ -183,8 +202,49 @@ func checkOAuth(field string, raw json.RawMessage) (*MCPOAuth, []Finding) {
 			fs = append(fs, errf(sub("registration"), CodeOAuth, "the client_credentials grant uses the pre-registered client only", `leave registration out or write "preregistered"`))
 		}
 	}
+	fs = append(fs, checkEnterprise(sub, o)...)
 	sort.SliceStable(fs, func(i, j int) bool { return fs[i].Field < fs[j].Field })
 	return o, fs
+}
+
+// checkEnterprise checks the fields of the enterprise grant: they belong
+// to it, and it needs them.
+func checkEnterprise(sub func(string) string, o *MCPOAuth) []Finding {
+	var fs []Finding
+	fs = append(fs, checkText(sub("idp_client_id"), o.IdPClientID, false)...)
+	if o.Grant != OAuthGrantEnterprise {
+		for _, f := range []struct{ k, v string }{{"idp_issuer", o.IdPIssuer}, {"idp_client_id", o.IdPClientID}, {"idp_client_secret", o.IdPClientSecret}} {
+			if f.v != "" {
+				fs = append(fs, errf(sub(f.k), CodeOAuth, f.k+` is used only with grant "enterprise"`, `set grant to "enterprise", or remove `+f.k))
+			}
+		}
+		return fs
+	}
+	if o.IdPIssuer == "" {
+		fs = append(fs, errf(sub("idp_issuer"), CodeOAuth, `grant "enterprise" needs idp_issuer`, `set idp_issuer to the IdP's issuer URL, like "https://idp.example.com"`))
+	} else if u, err := url.Parse(o.IdPIssuer); err != nil || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" || len(o.IdPIssuer) > 2048 ||
+		!(u.Scheme == "https" || u.Scheme == "http" && isLoopbackHost(u.Hostname())) {
+		fs = append(fs, errf(sub("idp_issuer"), CodeOAuth, "idp_issuer must be an https URL (http only on a loopback host) without query or fragment", `write it like "https://idp.example.com"`))
+	}
+	if o.IdPClientID == "" {
+		fs = append(fs, errf(sub("idp_client_id"), CodeOAuth, `grant "enterprise" needs idp_client_id`, "set idp_client_id to the client registered at the IdP"))
+	}
+	if o.ClientID == "" {
+		fs = append(fs, errf(sub("client_id"), CodeOAuth, `grant "enterprise" needs client_id`, "set client_id (and client_secret) to the client registered at the server's authorization server"))
+	}
+	if o.Registration != "" && o.Registration != OAuthRegistrationAuto && o.Registration != OAuthRegistrationPreregistered {
+		fs = append(fs, errf(sub("registration"), CodeOAuth, `grant "enterprise" uses the pre-registered client only`, `leave registration out or write "preregistered"`))
+	}
+	return fs
+}
+
+// isLoopbackHost reports whether host names this machine's loopback.
+func isLoopbackHost(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // IsSecretReference reports whether s is exactly one ${secret:NAME}

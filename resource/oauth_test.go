@@ -46,6 +46,8 @@ func TestOAuthFieldAccepted(t *testing.T) {
 		`{"registration": "dynamic", "scopes": ["offline_access"]}`,
 		`{"grant": "client_credentials", "client_id": "m2m", "client_secret": "${secret:m2m}", "token_endpoint_auth": "client_secret_basic"}`,
 		`{"grant": "client_credentials", "client_id": "m2m", "private_key": "${secret:m2m.key}", "token_endpoint_auth": "private_key_jwt"}`,
+		`{"grant": "enterprise", "client_id": "mcp", "client_secret": "${secret:mcp}", "idp_issuer": "https://idp.example.com", "idp_client_id": "agt", "idp_client_secret": "${secret:idp}"}`,
+		`{"grant": "enterprise", "client_id": "mcp", "idp_issuer": "http://127.0.0.1:8080/tenant", "idp_client_id": "agt"}`,
 	} {
 		for _, typ := range []string{"http", "sse"} {
 			_, srv, err := resource.ValidateMCP(oauthDoc(typ, oauth))
@@ -94,6 +96,12 @@ func TestOAuthFieldRefused(t *testing.T) {
 		{`{"client_metadata_url": "https://host.example.com/"}`, []string{base + "/client_metadata_url"}},
 		{`{"client_id": "${secret:x}"}`, []string{base + "/client_id"}},
 		{`{"clientId": "a"}`, []string{base + "/clientId"}},
+		{`{"grant": "enterprise"}`, []string{base + "/client_id", base + "/idp_client_id", base + "/idp_issuer"}},
+		{`{"grant": "enterprise", "client_id": "a", "idp_client_id": "b", "idp_issuer": "http://idp.example.com"}`, []string{base + "/idp_issuer"}},
+		{`{"grant": "enterprise", "client_id": "a", "idp_client_id": "b", "idp_issuer": "https://idp.example.com?x=hunter2"}`, []string{base + "/idp_issuer"}},
+		{`{"grant": "enterprise", "client_id": "a", "idp_client_id": "b", "idp_issuer": "https://idp.example.com", "idp_client_secret": "hunter2-plain-secret"}`, []string{base + "/idp_client_secret"}},
+		{`{"grant": "enterprise", "client_id": "a", "idp_client_id": "b", "idp_issuer": "https://idp.example.com", "registration": "dynamic"}`, []string{base + "/registration"}},
+		{`{"idp_issuer": "https://idp.example.com", "idp_client_id": "b", "idp_client_secret": "${secret:x}"}`, []string{base + "/idp_client_id", base + "/idp_client_secret", base + "/idp_issuer"}},
 	} {
 		_, _, err := resource.ValidateMCP(oauthDoc("http", tc.oauth))
 		if err == nil {
