@@ -39,6 +39,11 @@ type scenarioContext struct {
 	ClientSecret     string `json:"client_secret"`
 	PrivateKeyPEM    string `json:"private_key_pem"`
 	SigningAlgorithm string `json:"signing_algorithm"`
+	// The enterprise IdP of auth/cross-app-access-complete-flow: its
+	// issuer, this client's ID there, and the ID token of the person.
+	IdPIssuer   string `json:"idp_issuer"`
+	IdPClientID string `json:"idp_client_id"`
+	IdPIDToken  string `json:"idp_id_token"`
 }
 
 // readContext decodes MCP_CONFORMANCE_CONTEXT; unset is the zero context.
@@ -129,6 +134,13 @@ func oauthField(name string, sc scenarioContext) map[string]any {
 	if sc.ClientSecret != "" {
 		o["client_secret"] = "${secret:" + secretClientSecret + "}"
 	}
+	if sc.IdPIssuer != "" {
+		// Enterprise-managed authorization: the ID token the host got
+		// from its IdP is exchanged, no person and no redirect.
+		o["grant"] = "enterprise"
+		o["idp_issuer"] = sc.IdPIssuer
+		o["idp_client_id"] = sc.IdPClientID
+	}
 	if strings.HasPrefix(name, "auth/client-credentials-") {
 		// A machine-to-machine client: no person, no redirect.
 		o["grant"] = "client_credentials"
@@ -138,4 +150,13 @@ func oauthField(name string, sc scenarioContext) map[string]any {
 		}
 	}
 	return o
+}
+
+// idToken is the host's IDToken step: the ID token the scenario's IdP
+// issued, as a host would have it from its own OIDC login.
+func (s contextSecrets) idToken(context.Context, resource.Ref) (string, error) {
+	if s.sc.IdPIDToken == "" {
+		return "", errors.New("the scenario gave no ID token")
+	}
+	return s.sc.IdPIDToken, nil
 }

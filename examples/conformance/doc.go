@@ -28,7 +28,8 @@
 // resolved by a SecretResolver over the context: client_id and
 // client_secret for pre-registration, and for auth/client-credentials-* the
 // client_credentials grant (with private_key_jwt when the context carries
-// a private key).
+// a private key); when the context names an IdP (idp_issuer), the
+// enterprise grant with the context's idp_id_token as the host's ID token.
 //
 // Any other scenario only connects and lists, so that a scenario of a later
 // suite passes or fails on what agt does by default.

@@ -109,6 +109,7 @@ func playScenario(ctx context.Context, name, url string, stdout io.Writer) error
 				Authorize:         authorizeByRedirect,
 				RedirectURL:       redirectURL,
 				ClientMetadataURL: clientMetadataURL,
+				IDToken:           contextSecrets{sctx}.idToken,
 			},
 		}}
 	}
