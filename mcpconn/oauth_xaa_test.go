@@ -24,6 +24,9 @@ type fakeIdP struct {
 	exchanges int
 	audience  string // the audience and resource the last exchange named
 	resource  string
+	// issuer, when set, is the issuer the metadata names in place of the
+	// IdP's own URL.
+	issuer string
 }
 
 func newFakeIdP(t *testing.T, jag string) *fakeIdP {
@@ -31,7 +34,11 @@ func newFakeIdP(t *testing.T, jag string) *fakeIdP {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/.well-known/openid-configuration", func(w http.ResponseWriter, r *http.Request) {
 		base := idp.srv.URL
-		writeJSON(w, map[string]any{"issuer": base, "authorization_endpoint": base + "/authorize", "token_endpoint": base + "/token"})
+		issuer := base
+		if idp.issuer != "" {
+			issuer = idp.issuer
+		}
+		writeJSON(w, map[string]any{"issuer": issuer, "authorization_endpoint": base + "/authorize", "token_endpoint": base + "/token"})
 	})
 	mux.HandleFunc("/token", func(w http.ResponseWriter, r *http.Request) {
 		_ = r.ParseForm()
@@ -110,5 +117,27 @@ func TestOAuthEnterpriseRefused(t *testing.T) {
 	assertNoTokens(t, "error", err.Error())
 	if strings.Contains(err.Error(), "echo") || strings.Contains(err.Error(), idp.srv.URL) {
 		t.Errorf("the error carries the IdP's answer or URL: %v", err)
+	}
+}
+
+// The IdP's metadata must name the issuer it was read for (RFC 8414
+// section 3.3): metadata naming another issuer is not used, and no ID
+// token leaves the host.
+func TestOAuthEnterpriseIdPIssuerChecked(t *testing.T) {
+	t.Parallel()
+	asked := false
+	f, idp := enterpriseFixture(t, func(context.Context, resource.Ref) (string, error) { asked = true; return "tok-idtoken", nil })
+	idp.issuer = "https://idp.attacker.example"
+	err := f.callHello(t)
+	if err == nil || !strings.Contains(err.Error(), "names another issuer") {
+		t.Fatalf("Connect = %v, want the IdP issuer refused", err)
+	}
+	idp.mu.Lock()
+	defer idp.mu.Unlock()
+	if asked || idp.exchanges != 0 {
+		t.Errorf("the ID token was asked for (%v) or exchanged (%d times) with a mismatched IdP", asked, idp.exchanges)
+	}
+	if strings.Contains(err.Error(), "attacker") {
+		t.Errorf("the error quotes the metadata: %v", err)
 	}
 }
