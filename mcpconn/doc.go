@@ -302,6 +302,17 @@
 // issuer, valid for five minutes), each time the last token expired; it
 // stores nothing and needs no login.
 //
+// The server's metadata names the authorization server, so a configured
+// client secret or private key (oauth.client_secret, oauth.private_key)
+// goes only to an authorization server whose issuer equals
+// oauth.authorization_server or, when that is not set, whose origin
+// (scheme, host, port) is the MCP server's; any other fails the flow
+// before the secret or an assertion is sent, with an error naming
+// oauth.authorization_server. The issuer checked at login is stored with
+// the credential, and a refresh sends the secret only while the rule
+// still lets it go there. Public clients (no secret, no key) follow the
+// discovery.
+//
 // Every request of the OAuth flow (metadata, registration, token) goes
 // through one client per Connector, over ConnectorOptions.HTTPTransport:
 // any origin (the authorization server is another host), but no redirect

@@ -265,3 +265,26 @@ func TestHideURLs(t *testing.T) {
 func testGuard() *peerGuard {
 	return newPeerGuard(DefaultMaxMessageBytes, DefaultMaxServerMessageRate)
 }
+
+// With no oauth.authorization_server pin, a secret goes only to the MCP
+// server's origin: scheme, host and port, default ports included.
+func TestSameOrigin(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		a, b string
+		want bool
+	}{
+		{"https://mcp.example.com", "https://mcp.example.com/mcp", true},
+		{"https://MCP.example.com:443/tenant", "https://mcp.example.com/mcp", true},
+		{"http://127.0.0.1:8080", "http://127.0.0.1:8080/mcp", true},
+		{"http://127.0.0.1:8081", "http://127.0.0.1:8080/mcp", false},
+		{"http://mcp.example.com", "https://mcp.example.com/mcp", false},
+		{"https://auth.example.com", "https://mcp.example.com/mcp", false},
+		{"https://mcp.example.com.evil", "https://mcp.example.com/mcp", false},
+		{"", "https://mcp.example.com/mcp", false},
+	} {
+		if got := sameOrigin(tc.a, tc.b); got != tc.want {
+			t.Errorf("sameOrigin(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+	}
+}

@@ -185,8 +185,12 @@ type storedCredential struct {
 	ClientID string `json:"client_id"`
 	// ClientSecret is a dynamically registered client's secret; a
 	// pre-registered one stays behind its ${secret:NAME} reference.
-	ClientSecret string    `json:"client_secret,omitempty"`
-	TokenURL     string    `json:"token_url"`
+	ClientSecret string `json:"client_secret,omitempty"`
+	TokenURL     string `json:"token_url"`
+	// Issuer is the authorization server checkAuthServer let the
+	// pre-registered client's secret go to at login; a refresh sends the
+	// secret only while the rule still lets it go there.
+	Issuer       string    `json:"issuer,omitempty"`
 	AuthStyle    int       `json:"auth_style,omitempty"`
 	Scopes       []string  `json:"scopes,omitempty"`
 	AccessToken  string    `json:"access_token,omitempty"`
@@ -228,7 +232,8 @@ type oauthSession struct {
 	key       string // the private_key_jwt key, resolved (PEM)
 	authorize func(ctx context.Context, ref resource.Ref, authorizationURL string) (code, state string, err error)
 	redirect  string
-	login     bool // Connector.Login: ignore the stored token
+	login     bool   // Connector.Login: ignore the stored token
+	issuer    string // the issuer checkAuthServer allowed, set during Authorize
 
 	loginRequired atomic.Bool
 	failure       atomic.Pointer[string] // why the flow failed, value-free
@@ -237,6 +242,50 @@ type oauthSession struct {
 func (o *oauthSession) fail(reason string) error {
 	o.failure.CompareAndSwap(nil, &reason)
 	return errors.New(reason)
+}
+
+// checkAuthServer is the one rule on where the configured client secret
+// or private key may go: the server's metadata names the authorization
+// server, so a hostile server could name one that collects the secret.
+// With a secret or key configured, the issuer must equal
+// oauth.authorization_server, or, with no pin, have the server's origin.
+// The error is value-free and names the field to set.
+func (o *oauthSession) checkAuthServer(issuer string) error {
+	if o.secret == "" && o.key == "" {
+		return nil
+	}
+	if pin := o.conf.AuthorizationServer; pin != "" {
+		if strings.TrimSuffix(issuer, "/") != strings.TrimSuffix(pin, "/") {
+			return o.fail("the OAuth authorization server the server names is not oauth.authorization_server; the client secret or key is not sent to it (set oauth.authorization_server to the issuer they belong to)")
+		}
+		return nil
+	}
+	if !sameOrigin(issuer, o.resource) {
+		return o.fail("the OAuth authorization server the server names is on another origin than the server; the client secret or key is not sent to it (set oauth.authorization_server to the issuer they belong to)")
+	}
+	return nil
+}
+
+// sameOrigin reports whether a and b have the same scheme, host and port.
+func sameOrigin(a, b string) bool {
+	ua, err := url.Parse(a)
+	if err != nil {
+		return false
+	}
+	ub, err := url.Parse(b)
+	if err != nil {
+		return false
+	}
+	port := func(u *url.URL) string {
+		if p := u.Port(); p != "" {
+			return p
+		}
+		if strings.EqualFold(u.Scheme, "https") {
+			return "443"
+		}
+		return "80"
+	}
+	return ua.Host != "" && strings.EqualFold(ua.Scheme, ub.Scheme) && strings.EqualFold(ua.Hostname(), ub.Hostname()) && port(ua) == port(ub)
 }
 
 // storeContext bounds a token store call made where no context exists
@@ -272,8 +321,9 @@ func (o *oauthSession) handler(ctx context.Context) (auth.OAuthHandler, error) {
 	if metadataURL != "" && (reg == "" || reg == resource.OAuthRegistrationAuto || reg == resource.OAuthRegistrationMetadataDocument) {
 		cfg.ClientIDMetadataDocumentConfig = &auth.ClientIDMetadataDocumentConfig{URL: metadataURL}
 	}
+	var pre *oauthex.ClientCredentials
 	if o.conf.ClientID != "" && (reg == "" || reg == resource.OAuthRegistrationAuto || reg == resource.OAuthRegistrationPreregistered) {
-		pre := &oauthex.ClientCredentials{ClientID: o.conf.ClientID}
+		pre = &oauthex.ClientCredentials{ClientID: o.conf.ClientID}
 		if o.secret != "" {
 			pre.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: o.secret}
 		}
@@ -303,14 +353,24 @@ func (o *oauthSession) handler(ctx context.Context) (auth.OAuthHandler, error) {
 		return nil, &Error{Ref: o.ref, Op: "connect", Kind: ErrInvalidServer,
 			Detail: "the oauth settings cannot make a client registration (set client_id, client_metadata_url (an https URL with a path), or let registration be dynamic; RedirectURL must be an absolute URL)"}
 	}
-	return &authCodeHandler{inner: h, o: o}, nil
+	ah := &authCodeHandler{inner: h, o: o}
+	if pre != nil && pre.ClientSecretAuth != nil {
+		ah.pre = pre
+	}
+	return ah, nil
 }
 
 // authCodeHandler keeps the interactive flow from starting when the
-// connection has no Authorize step, and its errors value-free.
+// connection has no Authorize step, its errors value-free, and the
+// pre-registered client's secret away from an authorization server
+// checkAuthServer refuses.
 type authCodeHandler struct {
 	inner *auth.AuthorizationCodeHandler
 	o     *oauthSession
+	// pre is the go-sdk's pre-registered client when it has a secret;
+	// mu serialises the flows that set its Issuer.
+	pre *oauthex.ClientCredentials
+	mu  sync.Mutex
 }
 
 func (h *authCodeHandler) TokenSource(ctx context.Context) (oauth2.TokenSource, error) {
@@ -325,6 +385,27 @@ func (h *authCodeHandler) Authorize(ctx context.Context, req *http.Request, resp
 		}
 		h.o.loginRequired.Store(true)
 		return ErrLoginRequired
+	}
+	if h.pre != nil {
+		// The issuer is checked here and then pinned in the go-sdk's
+		// pre-registered client, which refuses any other issuer: an
+		// answer that changes between the two discoveries gets no secret.
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		challenges, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
+		if resp.StatusCode != http.StatusForbidden || challengeParam(challenges, "error") == "insufficient_scope" {
+			prm := discoverResource(ctx, challenges, req.URL.String(), h.o.setup.client)
+			if prm == nil || len(prm.AuthorizationServers) == 0 {
+				resp.Body.Close()
+				return h.o.fail("the OAuth authorization failed: the server's protected resource metadata names no authorization server")
+			}
+			if err := h.o.checkAuthServer(prm.AuthorizationServers[0]); err != nil {
+				resp.Body.Close()
+				return err
+			}
+			h.pre.Issuer = prm.AuthorizationServers[0]
+			h.o.issuer = h.pre.Issuer
+		}
 	}
 	if err := h.inner.Authorize(ctx, req, resp); err != nil {
 		if h.o.loginRequired.Load() {
@@ -413,7 +494,9 @@ func retrieveErrorText(re *oauth2.RetrieveError) string {
 func (o *oauthSession) storeNewToken(c *oauth2.Config, t *oauth2.Token) (oauth2.TokenSource, error) {
 	cred := storedCredential{Version: credentialVersion, Resource: o.resource, ClientID: c.ClientID,
 		TokenURL: c.Endpoint.TokenURL, AuthStyle: int(c.Endpoint.AuthStyle), Scopes: c.Scopes}
-	if c.ClientID != o.conf.ClientID {
+	if c.ClientID == o.conf.ClientID {
+		cred.Issuer = o.issuer
+	} else {
 		cred.ClientSecret = c.ClientSecret // a dynamically registered client's
 	}
 	cred.setToken(t)
@@ -489,6 +572,10 @@ func (s *storeTokenSource) Token() (*oauth2.Token, error) {
 		}
 		secret := cred.ClientSecret
 		if cred.ClientID == s.o.conf.ClientID {
+			if err := s.o.checkAuthServer(cred.Issuer); err != nil {
+				refreshErr = err
+				return old, nil
+			}
 			secret = s.o.secret
 		}
 		conf := &oauth2.Config{ClientID: cred.ClientID, ClientSecret: secret, Scopes: cred.Scopes,

@@ -56,6 +56,12 @@ func (h *clientCredentialsHandler) Authorize(ctx context.Context, req *http.Requ
 	if prm == nil || len(prm.AuthorizationServers) == 0 {
 		return h.o.fail("the OAuth authorization failed: the server's protected resource metadata names no authorization server")
 	}
+	// The metadata's issuer must be the one named (the go-sdk checks), so
+	// the check of the name covers the token endpoint and the assertion's
+	// audience.
+	if err := h.o.checkAuthServer(prm.AuthorizationServers[0]); err != nil {
+		return err
+	}
 	asm, err := auth.GetAuthServerMetadata(ctx, prm.AuthorizationServers[0], client)
 	if err != nil {
 		return h.o.fail("the OAuth authorization failed: reading the authorization server metadata: " + oauthErrorText(err))

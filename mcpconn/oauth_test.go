@@ -53,6 +53,9 @@ type fakeAS struct {
 	revoked   bool
 	clients   map[string]string // client id -> secret (pre-registered)
 	lastAuth  string            // the client authentication of the last token request
+	// credentialed counts the token requests that carried a client
+	// secret (basic or form) or a client assertion.
+	credentialed int
 	// hold, when set, delays each refresh so that concurrent ones overlap.
 	hold time.Duration
 	// jwtKey verifies the client assertions of private_key_jwt.
@@ -112,6 +115,9 @@ func writeJSON(w http.ResponseWriter, v any) {
 func (a *fakeAS) token(w http.ResponseWriter, r *http.Request) {
 	_ = r.ParseForm()
 	a.mu.Lock()
+	if _, p, ok := r.BasicAuth(); ok && p != "" || r.Form.Get("client_secret") != "" || r.Form.Get("client_assertion") != "" {
+		a.credentialed++
+	}
 	if u, _, ok := r.BasicAuth(); ok {
 		a.lastAuth = "basic:" + u
 	} else if r.Form.Get("client_assertion") != "" {
@@ -485,6 +491,7 @@ func TestOAuthClientCredentials(t *testing.T) {
 			f := newOAuthFixture(t)
 			f.as.jwtKey = &key.PublicKey
 			f.srv.OAuth = &tc.oauth
+			f.srv.OAuth.AuthorizationServer = f.as.srv.URL
 			f.c = mcpconn.NewConnector(&mcpconn.ConnectorOptions{OAuth: &mcpconn.OAuthOptions{Tokens: f.tokens},
 				Secrets: &mapResolver{for_: "remote", secrets: map[string]string{"m2m": "tok-client-secret", "m2m.key": keyPEM}}})
 			if err := f.callHello(t); err != nil {
@@ -504,7 +511,7 @@ func TestOAuthClientCredentials(t *testing.T) {
 func TestOAuthClientCredentialsRefused(t *testing.T) {
 	t.Parallel()
 	f := newOAuthFixture(t)
-	f.srv.OAuth = &resource.MCPOAuth{Grant: "client_credentials", ClientID: "m2m", ClientSecret: "${secret:m2m}"}
+	f.srv.OAuth = &resource.MCPOAuth{Grant: "client_credentials", ClientID: "m2m", ClientSecret: "${secret:m2m}", AuthorizationServer: f.as.srv.URL}
 	f.c = mcpconn.NewConnector(&mcpconn.ConnectorOptions{Secrets: &mapResolver{for_: "remote", secrets: map[string]string{"m2m": "tok-wrong-secret"}}})
 	err := f.callHello(t)
 	if !errors.Is(err, mcpconn.ErrUnauthorized) || !strings.Contains(err.Error(), "invalid_client") {
@@ -605,7 +612,7 @@ func TestOAuthResponseBounded(t *testing.T) {
 func TestOAuthPreregisteredSecretNotStored(t *testing.T) {
 	t.Parallel()
 	f := newOAuthFixture(t)
-	f.srv.OAuth = &resource.MCPOAuth{ClientID: "m2m", ClientSecret: "${secret:m2m}", Registration: "preregistered"}
+	f.srv.OAuth = &resource.MCPOAuth{ClientID: "m2m", ClientSecret: "${secret:m2m}", Registration: "preregistered", AuthorizationServer: f.as.srv.URL}
 	f.c = mcpconn.NewConnector(&mcpconn.ConnectorOptions{OAuth: &mcpconn.OAuthOptions{Tokens: f.tokens},
 		Secrets: &mapResolver{for_: "remote", secrets: map[string]string{"m2m": "tok-client-secret"}}})
 	f.login(t)
@@ -797,4 +804,72 @@ func hasScopes(granted, need []string) bool {
 		}
 	}
 	return true
+}
+
+// The server's metadata names the authorization server: a configured
+// client secret or key goes only to the issuer oauth.authorization_server
+// pins, or with no pin to one on the server's origin. The fake
+// authorization server is on another port of 127.0.0.1, so another
+// origin: without the pin, or with a pin naming another issuer, its token
+// endpoint never receives the secret or an assertion, and the error names
+// the field to set and no value.
+func TestOAuthSecretOnlyToPinnedAuthServer(t *testing.T) {
+	t.Parallel()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyPEM := string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
+	const otherIssuer = "https://auth.example.com"
+	for _, tc := range []struct {
+		name  string
+		oauth resource.MCPOAuth
+		pin   string // "as" is the fake authorization server's URL
+		ok    bool
+	}{
+		{"authorization code, no pin", resource.MCPOAuth{ClientID: "m2m", ClientSecret: "${secret:m2m}", Registration: "preregistered"}, "", false},
+		{"authorization code, other pin", resource.MCPOAuth{ClientID: "m2m", ClientSecret: "${secret:m2m}", Registration: "preregistered"}, otherIssuer, false},
+		{"authorization code, pinned", resource.MCPOAuth{ClientID: "m2m", ClientSecret: "${secret:m2m}", Registration: "preregistered"}, "as", true},
+		{"client secret basic, no pin", resource.MCPOAuth{Grant: "client_credentials", ClientID: "m2m", ClientSecret: "${secret:m2m}", TokenEndpointAuth: "client_secret_basic"}, "", false},
+		{"client secret post, other pin", resource.MCPOAuth{Grant: "client_credentials", ClientID: "m2m", ClientSecret: "${secret:m2m}", TokenEndpointAuth: "client_secret_post"}, otherIssuer, false},
+		{"private key jwt, no pin", resource.MCPOAuth{Grant: "client_credentials", ClientID: "m2m", PrivateKey: "${secret:m2m.key}", TokenEndpointAuth: "private_key_jwt"}, "", false},
+		{"private key jwt, pinned", resource.MCPOAuth{Grant: "client_credentials", ClientID: "m2m", PrivateKey: "${secret:m2m.key}", TokenEndpointAuth: "private_key_jwt"}, "as", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newOAuthFixture(t)
+			f.as.jwtKey = &key.PublicKey
+			f.srv.OAuth = &tc.oauth
+			f.srv.OAuth.AuthorizationServer = tc.pin
+			if tc.pin == "as" {
+				f.srv.OAuth.AuthorizationServer = f.as.srv.URL
+			}
+			f.c = mcpconn.NewConnector(&mcpconn.ConnectorOptions{OAuth: &mcpconn.OAuthOptions{Tokens: f.tokens, Authorize: followAuthorization},
+				Secrets: &mapResolver{for_: "remote", secrets: map[string]string{"m2m": "tok-client-secret", "m2m.key": keyPEM}}})
+			err := f.callHello(t)
+			f.as.mu.Lock()
+			credentialed := f.as.credentialed
+			f.as.mu.Unlock()
+			if tc.ok {
+				if err != nil || credentialed == 0 {
+					t.Fatalf("Connect with the pin: %v, %d credentialed token requests", err, credentialed)
+				}
+				return
+			}
+			if credentialed != 0 {
+				t.Errorf("the unpinned authorization server received the client credential %d times", credentialed)
+			}
+			if !errors.Is(err, mcpconn.ErrUnauthorized) || !strings.Contains(err.Error(), "oauth.authorization_server") {
+				t.Fatalf("Connect: %v, want ErrUnauthorized naming oauth.authorization_server", err)
+			}
+			assertNoTokens(t, "error", err.Error())
+			if strings.Contains(err.Error(), "127.0.0.1") || strings.Contains(err.Error(), "example.com") {
+				t.Errorf("the error quotes a URL: %v", err)
+			}
+		})
+	}
 }

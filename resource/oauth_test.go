@@ -46,6 +46,11 @@ func TestOAuthFieldAccepted(t *testing.T) {
 		`{"registration": "dynamic", "scopes": ["offline_access"]}`,
 		`{"grant": "client_credentials", "client_id": "m2m", "client_secret": "${secret:m2m}", "token_endpoint_auth": "client_secret_basic"}`,
 		`{"grant": "client_credentials", "client_id": "m2m", "private_key": "${secret:m2m.key}", "token_endpoint_auth": "private_key_jwt"}`,
+		`{"client_id": "agt", "client_secret": "${secret:c}", "authorization_server": "https://auth.example.com"}`,
+		`{"client_id": "agt", "client_secret": "${secret:c}", "authorization_server": "https://auth.example.com/tenant/a"}`,
+		`{"authorization_server": "http://127.0.0.1:8080"}`,
+		`{"authorization_server": "http://[::1]:8080"}`,
+		`{"authorization_server": "http://localhost:8080"}`,
 	} {
 		for _, typ := range []string{"http", "sse"} {
 			_, srv, err := resource.ValidateMCP(oauthDoc(typ, oauth))
@@ -94,6 +99,14 @@ func TestOAuthFieldRefused(t *testing.T) {
 		{`{"client_metadata_url": "https://host.example.com/"}`, []string{base + "/client_metadata_url"}},
 		{`{"client_id": "${secret:x}"}`, []string{base + "/client_id"}},
 		{`{"clientId": "a"}`, []string{base + "/clientId"}},
+		{`{"authorization_server": "http://auth.example.com"}`, []string{base + "/authorization_server"}},
+		{`{"authorization_server": "http://10.0.0.1"}`, []string{base + "/authorization_server"}},
+		{`{"authorization_server": "https://auth.example.com?tenant=a"}`, []string{base + "/authorization_server"}},
+		{`{"authorization_server": "https://auth.example.com#x"}`, []string{base + "/authorization_server"}},
+		{`{"authorization_server": "https://"}`, []string{base + "/authorization_server"}},
+		{`{"authorization_server": "auth.example.com"}`, []string{base + "/authorization_server"}},
+		{`{"authorization_server": "https://user@auth.example.com"}`, []string{base + "/authorization_server"}},
+		{`{"authorization_server": 1}`, []string{base + "/authorization_server"}},
 	} {
 		_, _, err := resource.ValidateMCP(oauthDoc("http", tc.oauth))
 		if err == nil {

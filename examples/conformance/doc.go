@@ -28,7 +28,12 @@
 // resolved by a SecretResolver over the context: client_id and
 // client_secret for pre-registration, and for auth/client-credentials-* the
 // client_credentials grant (with private_key_jwt when the context carries
-// a private key).
+// a private key). agt sends a secret or key only to the authorization
+// server oauth.authorization_server pins (or one on the server's origin),
+// and the suite's runs on another port: for those scenarios the client
+// plays the operator who copies the issuer from the provider's
+// documentation, reading it from the scenario's protected resource
+// metadata, and writes it into oauth.authorization_server.
 //
 // Any other scenario only connects and lists, so that a scenario of a later
 // suite passes or fails on what agt does by default.
