@@ -269,13 +269,17 @@
 // token was obtained for (a document whose url changed does not send
 // it). A pre-registered client's secret is never stored: it stays behind
 // its ${secret:NAME} reference. A Connect uses a stored token while it is
-// valid and refreshes it when expired, inside TokenStore.Update: a Run
-// that finds there a token another Run refreshed meanwhile uses it, so
-// refresh tokens that the server rotates are never spent twice or lost
-// (the store's lock is held during the refresh request, at most
-// OAuthOptions.RequestTimeout). A refresh the authorization server refuses
-// (revoked, expired) drops the token from the store and is a login
-// required.
+// valid and refreshes it when expired, optimistically: it reads the
+// stored credential, makes the refresh request with no store lock held
+// (TokenStore.Update must be quick), then writes the new token only if
+// the stored refresh token is still the one it used; otherwise another
+// Run refreshed meanwhile and its token is used. Within a Connector the
+// refreshes of one registration are serialised, so its Runs refresh once;
+// other registrations are not held up. A refresh the authorization server
+// refuses (revoked, expired) drops the token from the store and is a
+// login required; a Run whose refresh of that same refresh token
+// succeeded meanwhile (another process; the refusal was its rotation)
+// stores its token over the refusal, so a rotated login is not lost.
 //
 // The interactive step belongs to the host. OAuthOptions.Authorize gets
 // the authorization URL and returns the code and state of the redirect

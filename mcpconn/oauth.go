@@ -2,6 +2,8 @@ package mcpconn
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -98,6 +100,9 @@ type oauthSetup struct {
 	metadataURL string
 	client      *http.Client
 	timeout     time.Duration // OAuthOptions.RequestTimeout, resolved
+
+	refreshMu  sync.Mutex
+	refreshing map[resource.Ref]*sync.Mutex // see refreshLock
 }
 
 func newOAuthSetup(o *OAuthOptions, base http.RoundTripper) *oauthSetup {
@@ -197,6 +202,16 @@ type storedCredential struct {
 	TokenType    string    `json:"token_type,omitempty"`
 	RefreshToken string    `json:"refresh_token,omitempty"`
 	Expiry       time.Time `json:"expiry,omitzero"`
+	// RefusedRefresh is the digest of the refresh token whose refusal
+	// dropped the token: a Run whose refresh of that same token succeeded
+	// meanwhile (the refusal was its rotation) still stores its token.
+	RefusedRefresh string `json:"refused_refresh,omitempty"`
+}
+
+// refreshDigest names a refresh token in the store without keeping it.
+func refreshDigest(refresh string) string {
+	sum := sha256.Sum256([]byte(refresh))
+	return hex.EncodeToString(sum[:16])
 }
 
 const credentialVersion = 1
@@ -530,9 +545,13 @@ func (o *oauthSession) storedTokenSource(ctx context.Context) (oauth2.TokenSourc
 }
 
 // storeTokenSource gives the stored token while it is valid, and refreshes
-// it through the token store's atomic Update: a Run that finds a token
-// another Run refreshed meanwhile uses that one, so no refresh token is
-// used twice or lost.
+// it optimistically: it reads the stored credential, refreshes outside
+// the store's lock (a refresh is an HTTP request; the store's Update must
+// be quick), then writes the result only if the stored refresh token is
+// still the one it used; otherwise another Run refreshed meanwhile and
+// its token is taken. Within the process, the refreshes of one
+// registration are serialised (oauthSetup.refreshLock), so two Runs of
+// one host refresh once; the other registrations are not held up.
 type storeTokenSource struct {
 	o    *oauthSession
 	mu   sync.Mutex
@@ -544,70 +563,123 @@ type storeTokenSource struct {
 // (and so reach Authorize) rather than fail it.
 var errRevoked = &oauth2.RetrieveError{ErrorCode: "invalid_grant"}
 
+// errTokenStore: the token store failed; its error may quote a path or a
+// value, so it is not shown.
+var errTokenStore = errors.New("mcpconn: the OAuth token store failed (its error is not shown)")
+
+// refreshLock returns the mutex that serialises the refreshes of ref in
+// this Connector.
+func (s *oauthSetup) refreshLock(ref resource.Ref) *sync.Mutex {
+	s.refreshMu.Lock()
+	defer s.refreshMu.Unlock()
+	if s.refreshing == nil {
+		s.refreshing = map[resource.Ref]*sync.Mutex{}
+	}
+	m := s.refreshing[ref]
+	if m == nil {
+		m = &sync.Mutex{}
+		s.refreshing[ref] = m
+	}
+	return m
+}
+
 func (s *storeTokenSource) Token() (*oauth2.Token, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.tok != nil && s.tok.Valid() {
 		return s.tok, nil
 	}
+	lock := s.o.setup.refreshLock(s.o.ref)
+	lock.Lock()
+	defer lock.Unlock()
 	ctx, cancel := s.o.setup.storeContext()
 	defer cancel()
+
+	b, err := s.o.setup.tokens.Load(ctx, s.o.ref)
+	if err != nil && !errors.Is(err, resource.ErrNotFound) {
+		return nil, errTokenStore
+	}
+	cred, ok := decodeCredential(b)
+	if !ok || cred.Resource != s.o.resource || cred.token() == nil {
+		s.tok = nil
+		return nil, errRevoked // logged out meanwhile
+	}
+	stored := cred.token()
+	if stored.Valid() && (s.tok == nil || stored.AccessToken != s.tok.AccessToken) {
+		s.cred, s.tok = cred, stored // refreshed by another Run
+		return stored, nil
+	}
+	if stored.RefreshToken == "" {
+		s.tok = nil
+		return nil, errRevoked
+	}
+	used := stored.RefreshToken
+
+	secret := cred.ClientSecret
+	if cred.ClientID == s.o.conf.ClientID {
+		if err := s.o.checkAuthServer(cred.Issuer); err != nil {
+			return nil, err
+		}
+		secret = s.o.secret
+	}
+	conf := &oauth2.Config{ClientID: cred.ClientID, ClientSecret: secret, Scopes: cred.Scopes,
+		Endpoint: oauth2.Endpoint{TokenURL: cred.TokenURL, AuthStyle: oauth2.AuthStyle(cred.AuthStyle)}}
+	expired := *stored
+	expired.Expiry = time.Unix(1, 0) // force the refresh
+	rctx := context.WithValue(ctx, oauth2.HTTPClient, s.o.setup.client)
+	t, refreshErr := conf.TokenSource(rctx, &expired).Token()
+	revoked := false
+	if refreshErr != nil {
+		var re *oauth2.RetrieveError
+		revoked = errors.As(refreshErr, &re) && (re.ErrorCode == "invalid_grant" || re.Response != nil && (re.Response.StatusCode == http.StatusBadRequest || re.Response.StatusCode == http.StatusUnauthorized))
+		if !revoked {
+			return nil, errors.New("mcpconn: refreshing the OAuth token failed: " + oauthErrorText(refreshErr))
+		}
+	}
+
+	// Write back only over the credential the refresh started from.
 	var out *oauth2.Token
-	var refreshErr error
-	err := s.o.setup.tokens.Update(ctx, s.o.ref, func(old []byte) ([]byte, error) {
-		cred, ok := decodeCredential(old)
-		if !ok || cred.Resource != s.o.resource || cred.token() == nil {
-			refreshErr = errRevoked // logged out meanwhile
+	var outCred storedCredential
+	gone := false
+	err = s.o.setup.tokens.Update(ctx, s.o.ref, func(old []byte) ([]byte, error) {
+		out, gone = nil, false
+		now, ok := decodeCredential(old)
+		switch {
+		case ok && now.Resource == s.o.resource && now.token() == nil && !revoked && now.RefusedRefresh == refreshDigest(used):
+			// Another Run's refresh of the same token was refused
+			// because this one rotated it: this token is the live one.
+		case !ok || now.Resource != s.o.resource || now.token() == nil:
+			gone = true // logged out meanwhile: stays so
 			return old, nil
-		}
-		stored := cred.token()
-		if stored.Valid() && (s.tok == nil || stored.AccessToken != s.tok.AccessToken) {
-			out = stored // refreshed by another Run
-			s.cred = cred
-			return old, nil
-		}
-		if stored.RefreshToken == "" {
-			refreshErr = errRevoked
-			return old, nil
-		}
-		secret := cred.ClientSecret
-		if cred.ClientID == s.o.conf.ClientID {
-			if err := s.o.checkAuthServer(cred.Issuer); err != nil {
-				refreshErr = err
-				return old, nil
+		case now.RefreshToken != used:
+			// Another Run (another process) refreshed meanwhile.
+			if tok := now.token(); tok.Valid() {
+				out, outCred = tok, now
+			} else {
+				gone = true
 			}
-			secret = s.o.secret
-		}
-		conf := &oauth2.Config{ClientID: cred.ClientID, ClientSecret: secret, Scopes: cred.Scopes,
-			Endpoint: oauth2.Endpoint{TokenURL: cred.TokenURL, AuthStyle: oauth2.AuthStyle(cred.AuthStyle)}}
-		expired := *stored
-		expired.Expiry = time.Unix(1, 0) // force the refresh
-		rctx := context.WithValue(ctx, oauth2.HTTPClient, s.o.setup.client)
-		t, err := conf.TokenSource(rctx, &expired).Token()
-		if err != nil {
-			var re *oauth2.RetrieveError
-			if errors.As(err, &re) && (re.ErrorCode == "invalid_grant" || re.Response != nil && (re.Response.StatusCode == http.StatusBadRequest || re.Response.StatusCode == http.StatusUnauthorized)) {
-				// Revoked or expired: the token is gone, the client
-				// registration stays for the next login.
-				refreshErr = errRevoked
-				cred.AccessToken, cred.RefreshToken, cred.Expiry = "", "", time.Time{}
-				return json.Marshal(cred)
-			}
-			refreshErr = errors.New("mcpconn: refreshing the OAuth token failed: " + oauthErrorText(err))
 			return old, nil
+		case revoked:
+			// Revoked or expired: the token is gone, the client
+			// registration stays for the next login.
+			now.AccessToken, now.RefreshToken, now.Expiry = "", "", time.Time{}
+			now.RefusedRefresh = refreshDigest(used)
+			gone = true
+			return json.Marshal(now)
 		}
-		cred.setToken(t)
-		s.cred, out = cred, t
-		return json.Marshal(cred)
+		now.setToken(t)
+		now.RefusedRefresh = ""
+		out, outCred = t, now
+		return json.Marshal(now)
 	})
 	if err != nil {
-		return nil, errors.New("mcpconn: the OAuth token store failed (its error is not shown)")
+		return nil, errTokenStore
 	}
-	if refreshErr != nil {
+	if gone || out == nil {
 		s.tok = nil
-		return nil, refreshErr
+		return nil, errRevoked
 	}
-	s.tok = out
+	s.cred, s.tok = outCred, out
 	return out, nil
 }
 

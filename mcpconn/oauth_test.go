@@ -18,6 +18,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -30,6 +31,7 @@ import (
 
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/resource"
+	"github.com/agtsdk/agt/resource/boltrepo"
 )
 
 // fakeAS is a small OAuth 2.1 authorization server on 127.0.0.1:
@@ -58,6 +60,10 @@ type fakeAS struct {
 	credentialed int
 	// hold, when set, delays each refresh so that concurrent ones overlap.
 	hold time.Duration
+	// refreshArrived, when set, gets a value as a refresh request
+	// arrives, which then waits until release is closed.
+	refreshArrived chan struct{}
+	release        chan struct{}
 	// jwtKey verifies the client assertions of private_key_jwt.
 	jwtKey *ecdsa.PublicKey
 }
@@ -125,7 +131,7 @@ func (a *fakeAS) token(w http.ResponseWriter, r *http.Request) {
 	} else {
 		a.lastAuth = "none"
 	}
-	hold := a.hold
+	hold, arrived, release := a.hold, a.refreshArrived, a.release
 	a.mu.Unlock()
 	fail := func(code string) {
 		w.Header().Set("Content-Type", "application/json")
@@ -145,6 +151,10 @@ func (a *fakeAS) token(w http.ResponseWriter, r *http.Request) {
 		}
 	case "refresh_token":
 		time.Sleep(hold)
+		if arrived != nil {
+			arrived <- struct{}{}
+			<-release
+		}
 		a.mu.Lock()
 		live := a.refresh[r.Form.Get("refresh_token")] && !a.revoked
 		delete(a.refresh, r.Form.Get("refresh_token")) // rotation: single use
@@ -404,7 +414,12 @@ func TestOAuthRefreshWrittenBack(t *testing.T) {
 // expireStored makes the stored access token expired.
 func expireStored(t *testing.T, tokens resource.TokenStore) {
 	t.Helper()
-	err := tokens.Update(context.Background(), "remote", func(old []byte) ([]byte, error) {
+	expireStoredRef(t, tokens, "remote")
+}
+
+func expireStoredRef(t *testing.T, tokens resource.TokenStore, ref resource.Ref) {
+	t.Helper()
+	err := tokens.Update(context.Background(), ref, func(old []byte) ([]byte, error) {
 		var m map[string]any
 		if err := json.Unmarshal(old, &m); err != nil {
 			return nil, err
@@ -871,5 +886,137 @@ func TestOAuthSecretOnlyToPinnedAuthServer(t *testing.T) {
 				t.Errorf("the error quotes a URL: %v", err)
 			}
 		})
+	}
+}
+
+// A refresh is an HTTP request of unbounded duration (up to the request
+// timeout): it must not hold the token store. While the token endpoint
+// keeps registration a's refresh waiting, the store answers at once:
+// registration b, whose token is valid, connects, and another opener of
+// the bbolt file gets its lock.
+func TestOAuthRefreshDoesNotHoldTheStore(t *testing.T) {
+	t.Parallel()
+	for _, kind := range []string{"memory", "bolt"} {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			f := newOAuthFixture(t)
+			path := filepath.Join(t.TempDir(), "tokens.db")
+			if kind == "bolt" {
+				store, err := boltrepo.OpenTokenStore(path, &boltrepo.TokenStoreOptions{NoSync: true, LockTimeout: 10 * time.Second})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { store.Close() })
+				f.tokens = store
+				f.c = mcpconn.NewConnector(&mcpconn.ConnectorOptions{OAuth: &mcpconn.OAuthOptions{Tokens: f.tokens}})
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			for _, ref := range []resource.Ref{"a", "b"} {
+				if err := f.c.Login(ctx, ref, f.srv, &mcpconn.LoginOptions{Authorize: followAuthorization}); err != nil {
+					t.Fatalf("Login %s: %v", ref, err)
+				}
+			}
+			expireStoredRef(t, f.tokens, "a")
+			arrived, release := make(chan struct{}, 1), make(chan struct{})
+			f.as.mu.Lock()
+			f.as.refreshArrived, f.as.release = arrived, release
+			f.as.mu.Unlock()
+			released := false
+			defer func() {
+				if !released {
+					close(release)
+				}
+			}()
+
+			aDone := make(chan error, 1)
+			go func() {
+				s, err := f.c.Connect(ctx, "a", f.srv)
+				if err == nil {
+					s.Close()
+				}
+				aDone <- err
+			}()
+			select {
+			case <-arrived:
+			case <-ctx.Done():
+				t.Fatal("a's refresh never reached the token endpoint")
+			}
+
+			// a's refresh is held at the token endpoint from here on.
+			bDone := make(chan error, 1)
+			go func() {
+				s, err := f.c.Connect(ctx, "b", f.srv)
+				if err == nil {
+					_, err = s.Tools(ctx)
+					s.Close()
+				}
+				if err == nil && kind == "bolt" {
+					var other *boltrepo.TokenStore
+					other, err = boltrepo.OpenTokenStore(path, &boltrepo.TokenStoreOptions{NoSync: true, LockTimeout: 10 * time.Second})
+					if err == nil {
+						_, err = other.Load(ctx, "b")
+						other.Close()
+					}
+				}
+				bDone <- err
+			}()
+			select {
+			case err := <-bDone:
+				if err != nil {
+					t.Errorf("b during a's refresh: %v", err)
+				}
+			case <-aDone:
+				t.Fatal("a's Connect ended before its refresh was released")
+			case <-time.After(20 * time.Second):
+				t.Fatal("b's Connect waited for a's refresh: the store is held during the HTTP call")
+			}
+			close(release)
+			released = true
+			if err := <-aDone; err != nil {
+				t.Errorf("a after its refresh: %v", err)
+			}
+		})
+	}
+}
+
+// Two Connectors on one store (as two processes) refresh at once: the
+// rotating authorization server grants one refresh and refuses the reused
+// refresh token; the loser takes the token the winner stored, or, if its
+// refusal was stored first, the winner's token replaces that refusal: the
+// login is never lost.
+func TestOAuthConcurrentRefreshAcrossConnectors(t *testing.T) {
+	t.Parallel()
+	f := newOAuthFixture(t)
+	f.login(t)
+	expireStored(t, f.tokens)
+	f.as.mu.Lock()
+	f.as.hold = 200 * time.Millisecond
+	f.as.mu.Unlock()
+	second := &oauthFixture{as: f.as, srv: f.srv, tokens: f.tokens,
+		c: mcpconn.NewConnector(&mcpconn.ConnectorOptions{OAuth: &mcpconn.OAuthOptions{Tokens: f.tokens}})}
+	errs := make(chan error, 2)
+	for _, fx := range []*oauthFixture{f, second} {
+		go func() { errs <- fx.callHello(t) }()
+	}
+	// The loser may find the login dropped if its refusal reached the
+	// store before the winner's token: that Run fails, the login stays.
+	failed := 0
+	for range 2 {
+		if err := <-errs; err != nil {
+			failed++
+			if !errors.Is(err, mcpconn.ErrLoginRequired) {
+				t.Errorf("concurrent Connect: %v", err)
+			}
+		}
+	}
+	if failed == 2 {
+		t.Errorf("both concurrent Connects failed")
+	}
+	if err := second.callHello(t); err != nil {
+		t.Errorf("Connect after the concurrent refreshes: %v", err)
+	}
+	if m := f.stored(t); m["refresh_token"] == nil || m["refresh_token"] == "" {
+		t.Errorf("the stored credential lost its refresh token")
 	}
 }
