@@ -279,7 +279,9 @@
 // refuses (revoked, expired) drops the token from the store and is a
 // login required; a Run whose refresh of that same refresh token
 // succeeded meanwhile (another process; the refusal was its rotation)
-// stores its token over the refusal, so a rotated login is not lost.
+// stores its token over the refusal, so a rotated login is not lost. A
+// refreshed token the store fails to write is kept in memory for the
+// connection (its refresh token may have replaced the stored one).
 //
 // The interactive step belongs to the host. OAuthOptions.Authorize gets
 // the authorization URL and returns the code and state of the redirect

@@ -673,7 +673,15 @@ func (s *storeTokenSource) Token() (*oauth2.Token, error) {
 		return json.Marshal(now)
 	})
 	if err != nil {
-		return nil, errTokenStore
+		if refreshErr != nil {
+			return nil, errTokenStore
+		}
+		// The refresh succeeded and its refresh token may have rotated
+		// the stored one away: this connection keeps the new token in
+		// memory rather than lose it with the write.
+		s.cred.setToken(t)
+		s.tok = t
+		return t, nil
 	}
 	if gone || out == nil {
 		s.tok = nil

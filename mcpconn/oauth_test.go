@@ -22,6 +22,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -1018,5 +1019,51 @@ func TestOAuthConcurrentRefreshAcrossConnectors(t *testing.T) {
 	}
 	if m := f.stored(t); m["refresh_token"] == nil || m["refresh_token"] == "" {
 		t.Errorf("the stored credential lost its refresh token")
+	}
+}
+
+// failingWrites is a token store whose writes fail once failing is set
+// (a full disk, a lost database), over a working memory store.
+type failingWrites struct {
+	resource.TokenStore
+	failing atomic.Bool
+}
+
+func (s *failingWrites) Update(ctx context.Context, ref resource.Ref, f func([]byte) ([]byte, error)) error {
+	if s.failing.Load() {
+		return errors.New("disk full")
+	}
+	return s.TokenStore.Update(ctx, ref, f)
+}
+
+// A refresh that succeeds while the store cannot be written keeps the new
+// token in memory: the authorization server rotated the refresh token, so
+// dropping the answer would lose the login for this connection.
+func TestOAuthRefreshKeptWhenTheStoreWriteFails(t *testing.T) {
+	t.Parallel()
+	f := newOAuthFixture(t)
+	store := &failingWrites{TokenStore: f.tokens}
+	f.tokens = store
+	f.c = mcpconn.NewConnector(&mcpconn.ConnectorOptions{OAuth: &mcpconn.OAuthOptions{Tokens: store}})
+	f.login(t)
+	expireStored(t, f.tokens)
+	store.failing.Store(true)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	s, err := f.c.Connect(ctx, "remote", f.srv)
+	if err != nil {
+		t.Fatalf("Connect with a refresh the store cannot keep: %v", err)
+	}
+	defer s.Close()
+	for i := range 2 {
+		if _, err := s.CallTool(ctx, "hello", []byte(`{}`)); err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+	}
+	f.as.mu.Lock()
+	refreshes := f.as.refreshes
+	f.as.mu.Unlock()
+	if refreshes != 1 {
+		t.Errorf("%d refreshes, want 1: the refreshed token was not kept", refreshes)
 	}
 }
