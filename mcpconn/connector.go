@@ -534,18 +534,21 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 		if err != nil {
 			return nil, err
 		}
+		s.answers = &httpAnswers{}
+		rt := &headerRoundTripper{base: base, headers: headers, origin: originOf(u), guard: s.guard, answers: s.answers}
+		client := &http.Client{Transport: rt, CheckRedirect: rt.checkRedirect}
 		if s.oauth != nil && s.transport == resource.TransportSSE {
 			// The go-sdk's SSE transport has no OAuth hook: the round
-			// tripper is it.
+			// tripper is it. It sits above headerRoundTripper, so the
+			// 401 or 403 that Authorize reads (and the go-sdk drains) is
+			// bounded like every other body, and the token goes to the
+			// registered origin only.
 			h, err := s.oauth.handler(ctx)
 			if err != nil {
 				return nil, err
 			}
-			base = &oauthRoundTripper{base: base, h: h, endpoint: srv.URL}
+			client.Transport = &oauthRoundTripper{base: rt, h: h, endpoint: srv.URL}
 		}
-		s.answers = &httpAnswers{}
-		rt := &headerRoundTripper{base: base, headers: headers, origin: originOf(u), guard: s.guard, answers: s.answers}
-		client := &http.Client{Transport: rt, CheckRedirect: rt.checkRedirect}
 		if s.transport == resource.TransportSSE {
 			s.wireOrder = true
 			return &captureTransport{

@@ -258,7 +258,10 @@
 // offline_access when the authorization server offers it. The go-sdk's
 // SSE transport has no OAuth hook: for a document of type "sse" agt's
 // round tripper does the same (the token on every request; on a 401 or
-// 403, the flow once and the request again).
+// 403, the flow once and the request again), above the round tripper
+// that keeps requests on the registered origin and bounds every response
+// body, so the 401 or 403 the flow reads is bounded by MaxMessageBytes
+// too.
 //
 // Tokens are credentials, not configuration: they live in
 // OAuthOptions.Tokens (a resource.TokenStore; nil means an in-memory

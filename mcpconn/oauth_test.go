@@ -1067,3 +1067,53 @@ func TestOAuthRefreshKeptWhenTheStoreWriteFails(t *testing.T) {
 		t.Errorf("%d refreshes, want 1: the refreshed token was not kept", refreshes)
 	}
 }
+
+// The 401 an SSE server answers goes to the OAuth flow, which drains its
+// body: that body is bounded by MaxMessageBytes like every other one. The
+// server would send 256 MiB; the client stops reading past the bound and
+// the connection fails with ErrLimit.
+func TestOAuthSSEChallengeBodyBounded(t *testing.T) {
+	t.Parallel()
+	as := newFakeAS(t)
+	var written atomic.Int64
+	mux := http.NewServeMux()
+	var base string
+	mux.HandleFunc("/.well-known/oauth-protected-resource/sse", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, map[string]any{"resource": base + "/sse", "authorization_servers": []string{as.srv.URL}})
+	})
+	mux.HandleFunc("/sse", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+base+`/.well-known/oauth-protected-resource/sse"`)
+		w.WriteHeader(http.StatusUnauthorized)
+		chunk := bytes.Repeat([]byte("x"), 32<<10)
+		for range (256 << 20) / len(chunk) {
+			n, err := w.Write(chunk)
+			written.Add(int64(n))
+			if err != nil {
+				return
+			}
+		}
+	})
+	ts := httptest.NewServer(mux)
+	t.Cleanup(ts.Close)
+	base = ts.URL
+	const maxMessage = 64 << 10
+	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{MaxMessageBytes: maxMessage,
+		OAuth: &mcpconn.OAuthOptions{Authorize: followAuthorization}})
+	srv := resource.MCPServer{Type: resource.TransportSSE, URL: ts.URL + "/sse", OAuth: &resource.MCPOAuth{}}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	start := time.Now()
+	s, err := c.Connect(ctx, "remote", srv)
+	if err == nil {
+		s.Close()
+	}
+	elapsed := time.Since(start)
+	if !errors.Is(err, mcpconn.ErrLimit) {
+		t.Errorf("Connect to a server whose 401 never ends: %v, want ErrLimit", err)
+	}
+	// Socket buffers hold a few MiB at most beyond what the client read.
+	if n := written.Load(); n > 32<<20 {
+		t.Errorf("the server wrote %d bytes of its 401 before the client stopped; want the bound (%d) plus buffers", n, maxMessage)
+	}
+	t.Logf("error after %s; the server wrote %d bytes", elapsed, written.Load())
+}
