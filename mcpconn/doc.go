@@ -326,7 +326,20 @@
 // through one client per Connector, over ConnectorOptions.HTTPTransport:
 // any origin (the authorization server is another host), but no redirect
 // is followed, each request is bounded by OAuthOptions.RequestTimeout and
-// each response by OAuthOptions.MaxResponseBytes. Its errors are
+// each response by OAuthOptions.MaxResponseBytes. Its URLs come from the
+// server's metadata, so for an MCP server on a public address the flow
+// dials public addresses only: a private, loopback, link-local or
+// reserved address is refused at dial time (after name resolution); an
+// MCP server on such an address itself (an internal or loopback server)
+// may name an authorization server there too. The check needs an
+// *http.Transport without a proxy (with the transport's own DialContext,
+// the address it reached is checked before anything is sent); a host
+// whose HTTPTransport is another RoundTripper, or proxies, has taken over
+// dialing and checks it there. The authorization server is not subject
+// to the launch allowlist: the allowlist admits the MCP servers a host
+// registers, while the authorization server is the one that server
+// names, bounded by this dial check and, for a client secret or key, by
+// oauth.authorization_server. Its errors are
 // rendered without values: the token endpoint's answer is reduced to its
 // status and standard error code, URLs to their scheme and host, quoted
 // values and response bodies are dropped, and the host's Authorize error

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/netip"
 	"strings"
 	"testing"
 )
@@ -285,6 +286,24 @@ func TestSameOrigin(t *testing.T) {
 	} {
 		if got := sameOrigin(tc.a, tc.b); got != tc.want {
 			t.Errorf("sameOrigin(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
+
+// The OAuth dial check: which addresses reach no public host.
+func TestNonPublic(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		ip   string
+		want bool
+	}{
+		{"127.0.0.1", true}, {"::1", true}, {"10.1.2.3", true}, {"172.16.0.1", true}, {"192.168.1.1", true},
+		{"169.254.169.254", true}, {"fe80::1", true}, {"fc00::1", true}, {"0.0.0.0", true}, {"100.64.0.1", true},
+		{"::ffff:127.0.0.1", true}, {"198.18.0.1", true},
+		{"8.8.8.8", false}, {"93.184.216.34", false}, {"2606:4700::1111", false},
+	} {
+		if got := nonPublic(netip.MustParseAddr(tc.ip)); got != tc.want {
+			t.Errorf("nonPublic(%s) = %v, want %v", tc.ip, got, tc.want)
 		}
 	}
 }

@@ -98,8 +98,12 @@ type oauthSetup struct {
 	authorize   func(ctx context.Context, ref resource.Ref, authorizationURL string) (code, state string, err error)
 	redirectURL string
 	metadataURL string
-	client      *http.Client
-	timeout     time.Duration // OAuthOptions.RequestTimeout, resolved
+	// client reaches public addresses only (the flow's URLs come from
+	// the server); internalClient any, for a server on an internal or
+	// loopback address.
+	client         *http.Client
+	internalClient *http.Client
+	timeout        time.Duration // OAuthOptions.RequestTimeout, resolved
 
 	refreshMu  sync.Mutex
 	refreshing map[resource.Ref]*sync.Mutex // see refreshLock
@@ -129,14 +133,30 @@ func newOAuthSetup(o *OAuthOptions, base http.RoundTripper) *oauthSetup {
 		base = http.DefaultTransport.(*http.Transport).Clone()
 	}
 	s.timeout = timeout
-	s.client = &http.Client{
-		Transport: &oauthBodyTransport{base: base, max: int64(maxBytes)},
-		Timeout:   timeout,
-		// A redirect is answered as it is: metadata and tokens come from
-		// the URL asked, never from where a hostile server sends us.
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	newClient := func(rt http.RoundTripper) *http.Client {
+		return &http.Client{
+			Transport: &oauthBodyTransport{base: rt, max: int64(maxBytes)},
+			Timeout:   timeout,
+			// A redirect is answered as it is: metadata and tokens come
+			// from the URL asked, never from where a hostile server sends
+			// us.
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		}
 	}
+	s.client = newClient(publicOnly(base))
+	s.internalClient = newClient(base)
 	return s
+}
+
+// clientFor returns the OAuth client of a connection to serverURL: public
+// addresses only, unless the server itself is on a non-public one.
+func (s *oauthSetup) clientFor(ctx context.Context, serverURL string) *http.Client {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	if serverIsNonPublic(ctx, serverURL) {
+		return s.internalClient
+	}
+	return s.client
 }
 
 // oauthBodyTransport fails a response body that goes past max bytes.
@@ -247,8 +267,9 @@ type oauthSession struct {
 	key       string // the private_key_jwt key, resolved (PEM)
 	authorize func(ctx context.Context, ref resource.Ref, authorizationURL string) (code, state string, err error)
 	redirect  string
-	login     bool   // Connector.Login: ignore the stored token
-	issuer    string // the issuer checkAuthServer allowed, set during Authorize
+	login     bool         // Connector.Login: ignore the stored token
+	issuer    string       // the issuer checkAuthServer allowed, set during Authorize
+	client    *http.Client // the OAuth flow's, see oauthSetup.clientFor
 
 	loginRequired atomic.Bool
 	failure       atomic.Pointer[string] // why the flow failed, value-free
@@ -319,7 +340,7 @@ func (o *oauthSession) handler(ctx context.Context) (auth.OAuthHandler, error) {
 		RedirectURL:              o.redirect,
 		AuthorizationCodeFetcher: o.fetchCode,
 		RequestRefreshToken:      true,
-		Client:                   o.setup.client,
+		Client:                   o.client,
 		NewTokenSource: func(tctx context.Context, c *oauth2.Config, t *oauth2.Token) (oauth2.TokenSource, error) {
 			return o.storeNewToken(c, t)
 		},
@@ -409,7 +430,7 @@ func (h *authCodeHandler) Authorize(ctx context.Context, req *http.Request, resp
 		defer h.mu.Unlock()
 		challenges, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
 		if resp.StatusCode != http.StatusForbidden || challengeParam(challenges, "error") == "insufficient_scope" {
-			prm := discoverResource(ctx, challenges, req.URL.String(), h.o.setup.client)
+			prm := discoverResource(ctx, challenges, req.URL.String(), h.o.client)
 			if prm == nil || len(prm.AuthorizationServers) == 0 {
 				resp.Body.Close()
 				return h.o.fail("the OAuth authorization failed: the server's protected resource metadata names no authorization server")
@@ -626,7 +647,7 @@ func (s *storeTokenSource) Token() (*oauth2.Token, error) {
 		Endpoint: oauth2.Endpoint{TokenURL: cred.TokenURL, AuthStyle: oauth2.AuthStyle(cred.AuthStyle)}}
 	expired := *stored
 	expired.Expiry = time.Unix(1, 0) // force the refresh
-	rctx := context.WithValue(ctx, oauth2.HTTPClient, s.o.setup.client)
+	rctx := context.WithValue(ctx, oauth2.HTTPClient, s.o.client)
 	t, refreshErr := conf.TokenSource(rctx, &expired).Token()
 	revoked := false
 	if refreshErr != nil {
@@ -707,7 +728,7 @@ func (c *Connector) oauthFor(ctx context.Context, s *Session, srv resource.MCPSe
 		return nil, se
 	}
 	o := &oauthSession{setup: c.oauth, ref: s.ref, resource: srv.URL, conf: srv.OAuth, secret: secret, key: key,
-		authorize: c.oauth.authorize, redirect: c.oauth.redirectURL}
+		authorize: c.oauth.authorize, redirect: c.oauth.redirectURL, client: c.oauth.clientFor(ctx, srv.URL)}
 	if login != nil {
 		o.login = true
 		if login.Authorize != nil {

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -65,6 +66,8 @@ type fakeAS struct {
 	// arrives, which then waits until release is closed.
 	refreshArrived chan struct{}
 	release        chan struct{}
+	// hits counts the requests the server received.
+	hits atomic.Int64
 	// jwtKey verifies the client assertions of private_key_jwt.
 	jwtKey *ecdsa.PublicKey
 }
@@ -102,7 +105,10 @@ func newFakeAS(t *testing.T) *fakeAS {
 		http.Redirect(w, r, q.Get("redirect_uri")+"?code="+code+"&state="+url.QueryEscape(q.Get("state")), http.StatusFound)
 	})
 	mux.HandleFunc("/token", a.token)
-	a.srv = httptest.NewServer(mux)
+	a.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		a.hits.Add(1)
+		mux.ServeHTTP(w, r)
+	}))
 	t.Cleanup(a.srv.Close)
 	return a
 }
@@ -252,14 +258,14 @@ func protectedServerOf(t *testing.T, as *fakeAS, typ string) string {
 		h, path = mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return server }, nil), "/sse"
 	}
 	mux := http.NewServeMux()
-	var base string
 	mux.HandleFunc("/.well-known/oauth-protected-resource"+path, func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, map[string]any{"resource": base + path, "authorization_servers": []string{as.srv.URL}})
+		// The resource as the client named the server (a test may reach
+		// it by another name).
+		writeJSON(w, map[string]any{"resource": "http://" + r.Host + path, "authorization_servers": []string{as.srv.URL}})
 	})
 	mux.Handle(path, auth.RequireBearerToken(as.verify, nil)(h))
 	ts := httptest.NewServer(mux)
 	t.Cleanup(ts.Close)
-	base = ts.URL
 	return ts.URL + path
 }
 
@@ -1116,4 +1122,54 @@ func TestOAuthSSEChallengeBodyBounded(t *testing.T) {
 		t.Errorf("the server wrote %d bytes of its 401 before the client stopped; want the bound (%d) plus buffers", n, maxMessage)
 	}
 	t.Logf("error after %s; the server wrote %d bytes", elapsed, written.Load())
+}
+
+// The OAuth flow's URLs come from the server's metadata: an MCP server on
+// a public address that names an authorization server on a loopback (or
+// private) address gets no request sent there. The host's dialer maps
+// example.com to the loopback test server, so the MCP server counts as
+// public (by its name); the authorization server it names is 127.0.0.1
+// and receives nothing.
+func TestOAuthInternalAuthServerRefusedForPublicServer(t *testing.T) {
+	t.Parallel()
+	as := newFakeAS(t)
+	server := mcp.NewServer(&mcp.Implementation{Name: "protected", Version: "1"}, nil)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, map[string]any{"resource": "https://" + r.Host + "/mcp", "authorization_servers": []string{as.srv.URL}})
+	})
+	mux.Handle("/mcp", auth.RequireBearerToken(as.verify, nil)(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)))
+	ts := httptest.NewTLSServer(mux) // its certificate names example.com
+	t.Cleanup(ts.Close)
+	endpoint, err := url.Parse(ts.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dialer := &net.Dialer{}
+	transport := ts.Client().Transport.(*http.Transport).Clone()
+	transport.Proxy = nil
+	transport.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if host, port, err := net.SplitHostPort(addr); err == nil && host == "example.com" {
+			addr = net.JoinHostPort("127.0.0.1", port)
+		}
+		return dialer.DialContext(ctx, network, addr)
+	}
+	t.Cleanup(transport.CloseIdleConnections)
+	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{HTTPTransport: transport,
+		OAuth: &mcpconn.OAuthOptions{Authorize: followAuthorization}})
+	srv := resource.MCPServer{Type: resource.TransportHTTP, URL: "https://example.com:" + endpoint.Port() + "/mcp", OAuth: &resource.MCPOAuth{}}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := c.Connect(ctx, "remote", srv)
+	if err == nil {
+		s.Close()
+		t.Fatal("Connect succeeded through an authorization server on a loopback address")
+	}
+	if !errors.Is(err, mcpconn.ErrUnauthorized) {
+		t.Errorf("Connect: %v, want ErrUnauthorized", err)
+	}
+	if n := as.hits.Load(); n != 0 {
+		t.Errorf("the loopback authorization server received %d requests", n)
+	}
+	t.Logf("Connect: %v", err)
 }
