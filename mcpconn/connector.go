@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/toolschema"
@@ -487,8 +488,21 @@ func offeredVersion(err error) string {
 // boundServerText bounds a text a server chose, for an error message.
 func boundServerText(s string) string {
 	const max = 512
-	if len(s) > max {
-		s = strings.ToValidUTF8(s[:max], "") + "..."
+	cut := len(s) > max
+	if cut {
+		s = s[:max]
+	}
+	// A terminal would act on control characters (escape sequences that
+	// rewrite the screen, bidirectional overrides that reorder what is
+	// shown) in an error a CLI prints: each becomes U+FFFD.
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) {
+			return '\uFFFD'
+		}
+		return r
+	}, strings.ToValidUTF8(s, ""))
+	if cut {
+		s += "..."
 	}
 	return s
 }

@@ -342,8 +342,10 @@
 // oauth.authorization_server. Its errors are
 // rendered without values: the token endpoint's answer is reduced to its
 // status and standard error code, URLs to their scheme and host, quoted
-// values and response bodies are dropped, and the host's Authorize error
-// is not shown. A flow that fails wraps ErrHandshake and ErrUnauthorized.
+// values and response bodies are dropped, the host's Authorize error
+// is not shown, and what remains of the server's text is cut at 512 bytes
+// with its control characters (escape sequences, bidirectional
+// overrides) replaced by U+FFFD, as in every server text an error quotes. A flow that fails wraps ErrHandshake and ErrUnauthorized.
 //
 // # Limits
 //

@@ -307,3 +307,18 @@ func TestNonPublic(t *testing.T) {
 		}
 	}
 }
+
+// Server text in an error loses what a terminal would act on.
+func TestBoundServerTextStripsControls(t *testing.T) {
+	t.Parallel()
+	in := "bad\x1b[2J\x1b]0;owned\x07 \u202eexe.txt\r\nnext\u0085" + strings.Repeat("x", 600)
+	got := boundServerText(in)
+	for _, bad := range []string{"\x1b", "\x07", "\r", "\n", "\u202e", "\u0085"} {
+		if strings.Contains(got, bad) {
+			t.Errorf("boundServerText kept %q: %q", bad, got)
+		}
+	}
+	if !strings.HasPrefix(got, "bad\uFFFD[2J") || !strings.HasSuffix(got, "...") {
+		t.Errorf("boundServerText = %q", got)
+	}
+}

@@ -66,6 +66,9 @@ type fakeAS struct {
 	// arrives, which then waits until release is closed.
 	refreshArrived chan struct{}
 	release        chan struct{}
+	// registerBody, when set, is the raw answer of the registration
+	// endpoint.
+	registerBody string
 	// hits counts the requests the server received.
 	hits atomic.Int64
 	// jwtKey verifies the client assertions of private_key_jwt.
@@ -84,6 +87,14 @@ func newFakeAS(t *testing.T) *fakeAS {
 			"token_endpoint_auth_methods_supported": []string{"none", "client_secret_basic", "private_key_jwt"}})
 	})
 	mux.HandleFunc("/register", func(w http.ResponseWriter, r *http.Request) {
+		a.mu.Lock()
+		raw := a.registerBody
+		a.mu.Unlock()
+		if raw != "" {
+			w.WriteHeader(http.StatusCreated)
+			_, _ = io.WriteString(w, raw)
+			return
+		}
 		var md map[string]any
 		_ = json.NewDecoder(r.Body).Decode(&md)
 		md["client_id"] = a.next("dyn-")
@@ -1172,4 +1183,20 @@ func TestOAuthInternalAuthServerRefusedForPublicServer(t *testing.T) {
 		t.Errorf("the loopback authorization server received %d requests", n)
 	}
 	t.Logf("Connect: %v", err)
+}
+
+// An authorization server's text that reaches an error (here a broken
+// registration answer the go-sdk quotes) loses the control characters a
+// terminal would act on: the CLI prints these errors.
+func TestOAuthErrorHasNoControlCharacters(t *testing.T) {
+	t.Parallel()
+	f := newOAuthFixture(t)
+	f.as.registerBody = "\x1b[2J\x1b]0;owned\x07\u202e not json"
+	err := f.c.Login(context.Background(), "remote", f.srv, &mcpconn.LoginOptions{Authorize: followAuthorization})
+	if err == nil {
+		t.Fatal("Login with a broken registration answer succeeded")
+	}
+	if strings.ContainsAny(err.Error(), "\x1b\x07\u202e") {
+		t.Errorf("the error carries control characters: %q", err.Error())
+	}
 }
