@@ -963,6 +963,7 @@ func TestOAuthRefreshDoesNotHoldTheStore(t *testing.T) {
 
 			// a's refresh is held at the token endpoint from here on.
 			bDone := make(chan error, 1)
+			bStart := time.Now()
 			go func() {
 				s, err := f.c.Connect(ctx, "b", f.srv)
 				if err == nil {
@@ -984,6 +985,7 @@ func TestOAuthRefreshDoesNotHoldTheStore(t *testing.T) {
 				if err != nil {
 					t.Errorf("b during a's refresh: %v", err)
 				}
+				t.Logf("b connected and listed (and reopened the store) in %s while a's refresh was held", time.Since(bStart))
 			case <-aDone:
 				t.Fatal("a's Connect ended before its refresh was released")
 			case <-time.After(20 * time.Second):
