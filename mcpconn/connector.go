@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/toolschema"
@@ -487,8 +488,21 @@ func offeredVersion(err error) string {
 // boundServerText bounds a text a server chose, for an error message.
 func boundServerText(s string) string {
 	const max = 512
-	if len(s) > max {
-		s = strings.ToValidUTF8(s[:max], "") + "..."
+	cut := len(s) > max
+	if cut {
+		s = s[:max]
+	}
+	// A terminal would act on control characters (escape sequences that
+	// rewrite the screen, bidirectional overrides that reorder what is
+	// shown) in an error a CLI prints: each becomes U+FFFD.
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) {
+			return '\uFFFD'
+		}
+		return r
+	}, strings.ToValidUTF8(s, ""))
+	if cut {
+		s += "..."
 	}
 	return s
 }
@@ -534,18 +548,21 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 		if err != nil {
 			return nil, err
 		}
+		s.answers = &httpAnswers{}
+		rt := &headerRoundTripper{base: base, headers: headers, origin: originOf(u), guard: s.guard, answers: s.answers}
+		client := &http.Client{Transport: rt, CheckRedirect: rt.checkRedirect}
 		if s.oauth != nil && s.transport == resource.TransportSSE {
 			// The go-sdk's SSE transport has no OAuth hook: the round
-			// tripper is it.
+			// tripper is it. It sits above headerRoundTripper, so the
+			// 401 or 403 that Authorize reads (and the go-sdk drains) is
+			// bounded like every other body, and the token goes to the
+			// registered origin only.
 			h, err := s.oauth.handler(ctx)
 			if err != nil {
 				return nil, err
 			}
-			base = &oauthRoundTripper{base: base, h: h, endpoint: srv.URL}
+			client.Transport = &oauthRoundTripper{base: rt, h: h, endpoint: srv.URL}
 		}
-		s.answers = &httpAnswers{}
-		rt := &headerRoundTripper{base: base, headers: headers, origin: originOf(u), guard: s.guard, answers: s.answers}
-		client := &http.Client{Transport: rt, CheckRedirect: rt.checkRedirect}
 		if s.transport == resource.TransportSSE {
 			s.wireOrder = true
 			return &captureTransport{

@@ -258,7 +258,10 @@
 // offline_access when the authorization server offers it. The go-sdk's
 // SSE transport has no OAuth hook: for a document of type "sse" agt's
 // round tripper does the same (the token on every request; on a 401 or
-// 403, the flow once and the request again).
+// 403, the flow once and the request again), above the round tripper
+// that keeps requests on the registered origin and bounds every response
+// body, so the 401 or 403 the flow reads is bounded by MaxMessageBytes
+// too.
 //
 // Tokens are credentials, not configuration: they live in
 // OAuthOptions.Tokens (a resource.TokenStore; nil means an in-memory
@@ -269,13 +272,19 @@
 // token was obtained for (a document whose url changed does not send
 // it). A pre-registered client's secret is never stored: it stays behind
 // its ${secret:NAME} reference. A Connect uses a stored token while it is
-// valid and refreshes it when expired, inside TokenStore.Update: a Run
-// that finds there a token another Run refreshed meanwhile uses it, so
-// refresh tokens that the server rotates are never spent twice or lost
-// (the store's lock is held during the refresh request, at most
-// OAuthOptions.RequestTimeout). A refresh the authorization server refuses
-// (revoked, expired) drops the token from the store and is a login
-// required.
+// valid and refreshes it when expired, optimistically: it reads the
+// stored credential, makes the refresh request with no store lock held
+// (TokenStore.Update must be quick), then writes the new token only if
+// the stored refresh token is still the one it used; otherwise another
+// Run refreshed meanwhile and its token is used. Within a Connector the
+// refreshes of one registration are serialised, so its Runs refresh once;
+// other registrations are not held up. A refresh the authorization server
+// refuses (revoked, expired) drops the token from the store and is a
+// login required; a Run whose refresh of that same refresh token
+// succeeded meanwhile (another process; the refusal was its rotation)
+// stores its token over the refusal, so a rotated login is not lost. A
+// refreshed token the store fails to write is kept in memory for the
+// connection (its refresh token may have replaced the stored one).
 //
 // The interactive step belongs to the host. OAuthOptions.Authorize gets
 // the authorization URL and returns the code and state of the redirect
@@ -313,15 +322,41 @@
 // the last token expired; it stores nothing. Without IDToken the
 // connection fails with ErrLoginRequired.
 //
+// The server's metadata names the authorization server, so a configured
+// client secret or private key (oauth.client_secret, oauth.private_key)
+// goes only to an authorization server whose issuer equals
+// oauth.authorization_server or, when that is not set, whose origin
+// (scheme, host, port) is the MCP server's; any other fails the flow
+// before the secret or an assertion is sent, with an error naming
+// oauth.authorization_server. The issuer checked at login is stored with
+// the credential, and a refresh sends the secret only while the rule
+// still lets it go there. Public clients (no secret, no key) follow the
+// discovery.
+//
 // Every request of the OAuth flow (metadata, registration, token) goes
 // through one client per Connector, over ConnectorOptions.HTTPTransport:
 // any origin (the authorization server is another host), but no redirect
 // is followed, each request is bounded by OAuthOptions.RequestTimeout and
-// each response by OAuthOptions.MaxResponseBytes. Its errors are
+// each response by OAuthOptions.MaxResponseBytes. Its URLs come from the
+// server's metadata, so for an MCP server on a public address the flow
+// dials public addresses only: a private, loopback, link-local or
+// reserved address is refused at dial time (after name resolution); an
+// MCP server on such an address itself (an internal or loopback server)
+// may name an authorization server there too. The check needs an
+// *http.Transport without a proxy (with the transport's own DialContext,
+// the address it reached is checked before anything is sent); a host
+// whose HTTPTransport is another RoundTripper, or proxies, has taken over
+// dialing and checks it there. The authorization server is not subject
+// to the launch allowlist: the allowlist admits the MCP servers a host
+// registers, while the authorization server is the one that server
+// names, bounded by this dial check and, for a client secret or key, by
+// oauth.authorization_server. Its errors are
 // rendered without values: the token endpoint's answer is reduced to its
 // status and standard error code, URLs to their scheme and host, quoted
-// values and response bodies are dropped, and the host's Authorize error
-// is not shown. A flow that fails wraps ErrHandshake and ErrUnauthorized.
+// values and response bodies are dropped, the host's Authorize error
+// is not shown, and what remains of the server's text is cut at 512 bytes
+// with its control characters (escape sequences, bidirectional
+// overrides) replaced by U+FFFD, as in every server text an error quotes. A flow that fails wraps ErrHandshake and ErrUnauthorized.
 //
 // # Limits
 //

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/netip"
 	"strings"
 	"testing"
 )
@@ -264,4 +265,60 @@ func TestHideURLs(t *testing.T) {
 
 func testGuard() *peerGuard {
 	return newPeerGuard(DefaultMaxMessageBytes, DefaultMaxServerMessageRate)
+}
+
+// With no oauth.authorization_server pin, a secret goes only to the MCP
+// server's origin: scheme, host and port, default ports included.
+func TestSameOrigin(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		a, b string
+		want bool
+	}{
+		{"https://mcp.example.com", "https://mcp.example.com/mcp", true},
+		{"https://MCP.example.com:443/tenant", "https://mcp.example.com/mcp", true},
+		{"http://127.0.0.1:8080", "http://127.0.0.1:8080/mcp", true},
+		{"http://127.0.0.1:8081", "http://127.0.0.1:8080/mcp", false},
+		{"http://mcp.example.com", "https://mcp.example.com/mcp", false},
+		{"https://auth.example.com", "https://mcp.example.com/mcp", false},
+		{"https://mcp.example.com.evil", "https://mcp.example.com/mcp", false},
+		{"", "https://mcp.example.com/mcp", false},
+	} {
+		if got := sameOrigin(tc.a, tc.b); got != tc.want {
+			t.Errorf("sameOrigin(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
+
+// The OAuth dial check: which addresses reach no public host.
+func TestNonPublic(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		ip   string
+		want bool
+	}{
+		{"127.0.0.1", true}, {"::1", true}, {"10.1.2.3", true}, {"172.16.0.1", true}, {"192.168.1.1", true},
+		{"169.254.169.254", true}, {"fe80::1", true}, {"fc00::1", true}, {"0.0.0.0", true}, {"100.64.0.1", true},
+		{"::ffff:127.0.0.1", true}, {"198.18.0.1", true},
+		{"8.8.8.8", false}, {"93.184.216.34", false}, {"2606:4700::1111", false},
+	} {
+		if got := nonPublic(netip.MustParseAddr(tc.ip)); got != tc.want {
+			t.Errorf("nonPublic(%s) = %v, want %v", tc.ip, got, tc.want)
+		}
+	}
+}
+
+// Server text in an error loses what a terminal would act on.
+func TestBoundServerTextStripsControls(t *testing.T) {
+	t.Parallel()
+	in := "bad\x1b[2J\x1b]0;owned\x07 \u202eexe.txt\r\nnext\u0085" + strings.Repeat("x", 600)
+	got := boundServerText(in)
+	for _, bad := range []string{"\x1b", "\x07", "\r", "\n", "\u202e", "\u0085"} {
+		if strings.Contains(got, bad) {
+			t.Errorf("boundServerText kept %q: %q", bad, got)
+		}
+	}
+	if !strings.HasPrefix(got, "bad\uFFFD[2J") || !strings.HasSuffix(got, "...") {
+		t.Errorf("boundServerText = %q", got)
+	}
 }

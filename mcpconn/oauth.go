@@ -2,6 +2,8 @@ package mcpconn
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -102,8 +104,15 @@ type oauthSetup struct {
 	redirectURL string
 	metadataURL string
 	idToken     func(ctx context.Context, ref resource.Ref) (string, error)
-	client      *http.Client
-	timeout     time.Duration // OAuthOptions.RequestTimeout, resolved
+	// client reaches public addresses only (the flow's URLs come from
+	// the server); internalClient any, for a server on an internal or
+	// loopback address.
+	client         *http.Client
+	internalClient *http.Client
+	timeout        time.Duration // OAuthOptions.RequestTimeout, resolved
+
+	refreshMu  sync.Mutex
+	refreshing map[resource.Ref]*sync.Mutex // see refreshLock
 }
 
 func newOAuthSetup(o *OAuthOptions, base http.RoundTripper) *oauthSetup {
@@ -130,14 +139,30 @@ func newOAuthSetup(o *OAuthOptions, base http.RoundTripper) *oauthSetup {
 		base = http.DefaultTransport.(*http.Transport).Clone()
 	}
 	s.timeout = timeout
-	s.client = &http.Client{
-		Transport: &oauthBodyTransport{base: base, max: int64(maxBytes)},
-		Timeout:   timeout,
-		// A redirect is answered as it is: metadata and tokens come from
-		// the URL asked, never from where a hostile server sends us.
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	newClient := func(rt http.RoundTripper) *http.Client {
+		return &http.Client{
+			Transport: &oauthBodyTransport{base: rt, max: int64(maxBytes)},
+			Timeout:   timeout,
+			// A redirect is answered as it is: metadata and tokens come
+			// from the URL asked, never from where a hostile server sends
+			// us.
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		}
 	}
+	s.client = newClient(publicOnly(base))
+	s.internalClient = newClient(base)
 	return s
+}
+
+// clientFor returns the OAuth client of a connection to serverURL: public
+// addresses only, unless the server itself is on a non-public one.
+func (s *oauthSetup) clientFor(ctx context.Context, serverURL string) *http.Client {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	if serverIsNonPublic(ctx, serverURL) {
+		return s.internalClient
+	}
+	return s.client
 }
 
 // oauthBodyTransport fails a response body that goes past max bytes.
@@ -191,14 +216,28 @@ type storedCredential struct {
 	ClientID string `json:"client_id"`
 	// ClientSecret is a dynamically registered client's secret; a
 	// pre-registered one stays behind its ${secret:NAME} reference.
-	ClientSecret string    `json:"client_secret,omitempty"`
-	TokenURL     string    `json:"token_url"`
+	ClientSecret string `json:"client_secret,omitempty"`
+	TokenURL     string `json:"token_url"`
+	// Issuer is the authorization server checkAuthServer let the
+	// pre-registered client's secret go to at login; a refresh sends the
+	// secret only while the rule still lets it go there.
+	Issuer       string    `json:"issuer,omitempty"`
 	AuthStyle    int       `json:"auth_style,omitempty"`
 	Scopes       []string  `json:"scopes,omitempty"`
 	AccessToken  string    `json:"access_token,omitempty"`
 	TokenType    string    `json:"token_type,omitempty"`
 	RefreshToken string    `json:"refresh_token,omitempty"`
 	Expiry       time.Time `json:"expiry,omitzero"`
+	// RefusedRefresh is the digest of the refresh token whose refusal
+	// dropped the token: a Run whose refresh of that same token succeeded
+	// meanwhile (the refusal was its rotation) still stores its token.
+	RefusedRefresh string `json:"refused_refresh,omitempty"`
+}
+
+// refreshDigest names a refresh token in the store without keeping it.
+func refreshDigest(refresh string) string {
+	sum := sha256.Sum256([]byte(refresh))
+	return hex.EncodeToString(sum[:16])
 }
 
 const credentialVersion = 1
@@ -235,7 +274,9 @@ type oauthSession struct {
 	idpSecret string // the enterprise grant's IdP client secret, resolved
 	authorize func(ctx context.Context, ref resource.Ref, authorizationURL string) (code, state string, err error)
 	redirect  string
-	login     bool // Connector.Login: ignore the stored token
+	login     bool         // Connector.Login: ignore the stored token
+	issuer    string       // the issuer checkAuthServer allowed, set during Authorize
+	client    *http.Client // the OAuth flow's, see oauthSetup.clientFor
 
 	loginRequired atomic.Bool
 	failure       atomic.Pointer[string] // why the flow failed, value-free
@@ -244,6 +285,50 @@ type oauthSession struct {
 func (o *oauthSession) fail(reason string) error {
 	o.failure.CompareAndSwap(nil, &reason)
 	return errors.New(reason)
+}
+
+// checkAuthServer is the one rule on where the configured client secret
+// or private key may go: the server's metadata names the authorization
+// server, so a hostile server could name one that collects the secret.
+// With a secret or key configured, the issuer must equal
+// oauth.authorization_server, or, with no pin, have the server's origin.
+// The error is value-free and names the field to set.
+func (o *oauthSession) checkAuthServer(issuer string) error {
+	if o.secret == "" && o.key == "" {
+		return nil
+	}
+	if pin := o.conf.AuthorizationServer; pin != "" {
+		if strings.TrimSuffix(issuer, "/") != strings.TrimSuffix(pin, "/") {
+			return o.fail("the OAuth authorization server the server names is not oauth.authorization_server; the client secret or key is not sent to it (set oauth.authorization_server to the issuer they belong to)")
+		}
+		return nil
+	}
+	if !sameOrigin(issuer, o.resource) {
+		return o.fail("the OAuth authorization server the server names is on another origin than the server; the client secret or key is not sent to it (set oauth.authorization_server to the issuer they belong to)")
+	}
+	return nil
+}
+
+// sameOrigin reports whether a and b have the same scheme, host and port.
+func sameOrigin(a, b string) bool {
+	ua, err := url.Parse(a)
+	if err != nil {
+		return false
+	}
+	ub, err := url.Parse(b)
+	if err != nil {
+		return false
+	}
+	port := func(u *url.URL) string {
+		if p := u.Port(); p != "" {
+			return p
+		}
+		if strings.EqualFold(u.Scheme, "https") {
+			return "443"
+		}
+		return "80"
+	}
+	return ua.Host != "" && strings.EqualFold(ua.Scheme, ub.Scheme) && strings.EqualFold(ua.Hostname(), ub.Hostname()) && port(ua) == port(ub)
 }
 
 // storeContext bounds a token store call made where no context exists
@@ -265,7 +350,7 @@ func (o *oauthSession) handler(ctx context.Context) (auth.OAuthHandler, error) {
 		RedirectURL:              o.redirect,
 		AuthorizationCodeFetcher: o.fetchCode,
 		RequestRefreshToken:      true,
-		Client:                   o.setup.client,
+		Client:                   o.client,
 		NewTokenSource: func(tctx context.Context, c *oauth2.Config, t *oauth2.Token) (oauth2.TokenSource, error) {
 			return o.storeNewToken(c, t)
 		},
@@ -282,8 +367,9 @@ func (o *oauthSession) handler(ctx context.Context) (auth.OAuthHandler, error) {
 	if metadataURL != "" && (reg == "" || reg == resource.OAuthRegistrationAuto || reg == resource.OAuthRegistrationMetadataDocument) {
 		cfg.ClientIDMetadataDocumentConfig = &auth.ClientIDMetadataDocumentConfig{URL: metadataURL}
 	}
+	var pre *oauthex.ClientCredentials
 	if o.conf.ClientID != "" && (reg == "" || reg == resource.OAuthRegistrationAuto || reg == resource.OAuthRegistrationPreregistered) {
-		pre := &oauthex.ClientCredentials{ClientID: o.conf.ClientID}
+		pre = &oauthex.ClientCredentials{ClientID: o.conf.ClientID}
 		if o.secret != "" {
 			pre.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: o.secret}
 		}
@@ -313,14 +399,24 @@ func (o *oauthSession) handler(ctx context.Context) (auth.OAuthHandler, error) {
 		return nil, &Error{Ref: o.ref, Op: "connect", Kind: ErrInvalidServer,
 			Detail: "the oauth settings cannot make a client registration (set client_id, client_metadata_url (an https URL with a path), or let registration be dynamic; RedirectURL must be an absolute URL)"}
 	}
-	return &authCodeHandler{inner: h, o: o}, nil
+	ah := &authCodeHandler{inner: h, o: o}
+	if pre != nil && pre.ClientSecretAuth != nil {
+		ah.pre = pre
+	}
+	return ah, nil
 }
 
 // authCodeHandler keeps the interactive flow from starting when the
-// connection has no Authorize step, and its errors value-free.
+// connection has no Authorize step, its errors value-free, and the
+// pre-registered client's secret away from an authorization server
+// checkAuthServer refuses.
 type authCodeHandler struct {
 	inner *auth.AuthorizationCodeHandler
 	o     *oauthSession
+	// pre is the go-sdk's pre-registered client when it has a secret;
+	// mu serialises the flows that set its Issuer.
+	pre *oauthex.ClientCredentials
+	mu  sync.Mutex
 }
 
 func (h *authCodeHandler) TokenSource(ctx context.Context) (oauth2.TokenSource, error) {
@@ -335,6 +431,27 @@ func (h *authCodeHandler) Authorize(ctx context.Context, req *http.Request, resp
 		}
 		h.o.loginRequired.Store(true)
 		return ErrLoginRequired
+	}
+	if h.pre != nil {
+		// The issuer is checked here and then pinned in the go-sdk's
+		// pre-registered client, which refuses any other issuer: an
+		// answer that changes between the two discoveries gets no secret.
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		challenges, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
+		if resp.StatusCode != http.StatusForbidden || challengeParam(challenges, "error") == "insufficient_scope" {
+			prm := discoverResource(ctx, challenges, req.URL.String(), h.o.client)
+			if prm == nil || len(prm.AuthorizationServers) == 0 {
+				resp.Body.Close()
+				return h.o.fail("the OAuth authorization failed: the server's protected resource metadata names no authorization server")
+			}
+			if err := h.o.checkAuthServer(prm.AuthorizationServers[0]); err != nil {
+				resp.Body.Close()
+				return err
+			}
+			h.pre.Issuer = prm.AuthorizationServers[0]
+			h.o.issuer = h.pre.Issuer
+		}
 	}
 	if err := h.inner.Authorize(ctx, req, resp); err != nil {
 		if h.o.loginRequired.Load() {
@@ -423,7 +540,9 @@ func retrieveErrorText(re *oauth2.RetrieveError) string {
 func (o *oauthSession) storeNewToken(c *oauth2.Config, t *oauth2.Token) (oauth2.TokenSource, error) {
 	cred := storedCredential{Version: credentialVersion, Resource: o.resource, ClientID: c.ClientID,
 		TokenURL: c.Endpoint.TokenURL, AuthStyle: int(c.Endpoint.AuthStyle), Scopes: c.Scopes}
-	if c.ClientID != o.conf.ClientID {
+	if c.ClientID == o.conf.ClientID {
+		cred.Issuer = o.issuer
+	} else {
 		cred.ClientSecret = c.ClientSecret // a dynamically registered client's
 	}
 	cred.setToken(t)
@@ -457,9 +576,13 @@ func (o *oauthSession) storedTokenSource(ctx context.Context) (oauth2.TokenSourc
 }
 
 // storeTokenSource gives the stored token while it is valid, and refreshes
-// it through the token store's atomic Update: a Run that finds a token
-// another Run refreshed meanwhile uses that one, so no refresh token is
-// used twice or lost.
+// it optimistically: it reads the stored credential, refreshes outside
+// the store's lock (a refresh is an HTTP request; the store's Update must
+// be quick), then writes the result only if the stored refresh token is
+// still the one it used; otherwise another Run refreshed meanwhile and
+// its token is taken. Within the process, the refreshes of one
+// registration are serialised (oauthSetup.refreshLock), so two Runs of
+// one host refresh once; the other registrations are not held up.
 type storeTokenSource struct {
 	o    *oauthSession
 	mu   sync.Mutex
@@ -471,66 +594,131 @@ type storeTokenSource struct {
 // (and so reach Authorize) rather than fail it.
 var errRevoked = &oauth2.RetrieveError{ErrorCode: "invalid_grant"}
 
+// errTokenStore: the token store failed; its error may quote a path or a
+// value, so it is not shown.
+var errTokenStore = errors.New("mcpconn: the OAuth token store failed (its error is not shown)")
+
+// refreshLock returns the mutex that serialises the refreshes of ref in
+// this Connector.
+func (s *oauthSetup) refreshLock(ref resource.Ref) *sync.Mutex {
+	s.refreshMu.Lock()
+	defer s.refreshMu.Unlock()
+	if s.refreshing == nil {
+		s.refreshing = map[resource.Ref]*sync.Mutex{}
+	}
+	m := s.refreshing[ref]
+	if m == nil {
+		m = &sync.Mutex{}
+		s.refreshing[ref] = m
+	}
+	return m
+}
+
 func (s *storeTokenSource) Token() (*oauth2.Token, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.tok != nil && s.tok.Valid() {
 		return s.tok, nil
 	}
+	lock := s.o.setup.refreshLock(s.o.ref)
+	lock.Lock()
+	defer lock.Unlock()
 	ctx, cancel := s.o.setup.storeContext()
 	defer cancel()
+
+	b, err := s.o.setup.tokens.Load(ctx, s.o.ref)
+	if err != nil && !errors.Is(err, resource.ErrNotFound) {
+		return nil, errTokenStore
+	}
+	cred, ok := decodeCredential(b)
+	if !ok || cred.Resource != s.o.resource || cred.token() == nil {
+		s.tok = nil
+		return nil, errRevoked // logged out meanwhile
+	}
+	stored := cred.token()
+	if stored.Valid() && (s.tok == nil || stored.AccessToken != s.tok.AccessToken) {
+		s.cred, s.tok = cred, stored // refreshed by another Run
+		return stored, nil
+	}
+	if stored.RefreshToken == "" {
+		s.tok = nil
+		return nil, errRevoked
+	}
+	used := stored.RefreshToken
+
+	secret := cred.ClientSecret
+	if cred.ClientID == s.o.conf.ClientID {
+		if err := s.o.checkAuthServer(cred.Issuer); err != nil {
+			return nil, err
+		}
+		secret = s.o.secret
+	}
+	conf := &oauth2.Config{ClientID: cred.ClientID, ClientSecret: secret, Scopes: cred.Scopes,
+		Endpoint: oauth2.Endpoint{TokenURL: cred.TokenURL, AuthStyle: oauth2.AuthStyle(cred.AuthStyle)}}
+	expired := *stored
+	expired.Expiry = time.Unix(1, 0) // force the refresh
+	rctx := context.WithValue(ctx, oauth2.HTTPClient, s.o.client)
+	t, refreshErr := conf.TokenSource(rctx, &expired).Token()
+	revoked := false
+	if refreshErr != nil {
+		var re *oauth2.RetrieveError
+		revoked = errors.As(refreshErr, &re) && (re.ErrorCode == "invalid_grant" || re.Response != nil && (re.Response.StatusCode == http.StatusBadRequest || re.Response.StatusCode == http.StatusUnauthorized))
+		if !revoked {
+			return nil, errors.New("mcpconn: refreshing the OAuth token failed: " + oauthErrorText(refreshErr))
+		}
+	}
+
+	// Write back only over the credential the refresh started from.
 	var out *oauth2.Token
-	var refreshErr error
-	err := s.o.setup.tokens.Update(ctx, s.o.ref, func(old []byte) ([]byte, error) {
-		cred, ok := decodeCredential(old)
-		if !ok || cred.Resource != s.o.resource || cred.token() == nil {
-			refreshErr = errRevoked // logged out meanwhile
+	var outCred storedCredential
+	gone := false
+	err = s.o.setup.tokens.Update(ctx, s.o.ref, func(old []byte) ([]byte, error) {
+		out, gone = nil, false
+		now, ok := decodeCredential(old)
+		switch {
+		case ok && now.Resource == s.o.resource && now.token() == nil && !revoked && now.RefusedRefresh == refreshDigest(used):
+			// Another Run's refresh of the same token was refused
+			// because this one rotated it: this token is the live one.
+		case !ok || now.Resource != s.o.resource || now.token() == nil:
+			gone = true // logged out meanwhile: stays so
 			return old, nil
-		}
-		stored := cred.token()
-		if stored.Valid() && (s.tok == nil || stored.AccessToken != s.tok.AccessToken) {
-			out = stored // refreshed by another Run
-			s.cred = cred
-			return old, nil
-		}
-		if stored.RefreshToken == "" {
-			refreshErr = errRevoked
-			return old, nil
-		}
-		secret := cred.ClientSecret
-		if cred.ClientID == s.o.conf.ClientID {
-			secret = s.o.secret
-		}
-		conf := &oauth2.Config{ClientID: cred.ClientID, ClientSecret: secret, Scopes: cred.Scopes,
-			Endpoint: oauth2.Endpoint{TokenURL: cred.TokenURL, AuthStyle: oauth2.AuthStyle(cred.AuthStyle)}}
-		expired := *stored
-		expired.Expiry = time.Unix(1, 0) // force the refresh
-		rctx := context.WithValue(ctx, oauth2.HTTPClient, s.o.setup.client)
-		t, err := conf.TokenSource(rctx, &expired).Token()
-		if err != nil {
-			var re *oauth2.RetrieveError
-			if errors.As(err, &re) && (re.ErrorCode == "invalid_grant" || re.Response != nil && (re.Response.StatusCode == http.StatusBadRequest || re.Response.StatusCode == http.StatusUnauthorized)) {
-				// Revoked or expired: the token is gone, the client
-				// registration stays for the next login.
-				refreshErr = errRevoked
-				cred.AccessToken, cred.RefreshToken, cred.Expiry = "", "", time.Time{}
-				return json.Marshal(cred)
+		case now.RefreshToken != used:
+			// Another Run (another process) refreshed meanwhile.
+			if tok := now.token(); tok.Valid() {
+				out, outCred = tok, now
+			} else {
+				gone = true
 			}
-			refreshErr = errors.New("mcpconn: refreshing the OAuth token failed: " + oauthErrorText(err))
 			return old, nil
+		case revoked:
+			// Revoked or expired: the token is gone, the client
+			// registration stays for the next login.
+			now.AccessToken, now.RefreshToken, now.Expiry = "", "", time.Time{}
+			now.RefusedRefresh = refreshDigest(used)
+			gone = true
+			return json.Marshal(now)
 		}
-		cred.setToken(t)
-		s.cred, out = cred, t
-		return json.Marshal(cred)
+		now.setToken(t)
+		now.RefusedRefresh = ""
+		out, outCred = t, now
+		return json.Marshal(now)
 	})
 	if err != nil {
-		return nil, errors.New("mcpconn: the OAuth token store failed (its error is not shown)")
+		if refreshErr != nil {
+			return nil, errTokenStore
+		}
+		// The refresh succeeded and its refresh token may have rotated
+		// the stored one away: this connection keeps the new token in
+		// memory rather than lose it with the write.
+		s.cred.setToken(t)
+		s.tok = t
+		return t, nil
 	}
-	if refreshErr != nil {
+	if gone || out == nil {
 		s.tok = nil
-		return nil, refreshErr
+		return nil, errRevoked
 	}
-	s.tok = out
+	s.cred, s.tok = outCred, out
 	return out, nil
 }
 
@@ -554,7 +742,7 @@ func (c *Connector) oauthFor(ctx context.Context, s *Session, srv resource.MCPSe
 		return nil, se
 	}
 	o := &oauthSession{setup: c.oauth, ref: s.ref, resource: srv.URL, conf: srv.OAuth, secret: secret, key: key, idpSecret: idpSecret,
-		authorize: c.oauth.authorize, redirect: c.oauth.redirectURL}
+		authorize: c.oauth.authorize, redirect: c.oauth.redirectURL, client: c.oauth.clientFor(ctx, srv.URL)}
 	if login != nil {
 		o.login = true
 		if login.Authorize != nil {

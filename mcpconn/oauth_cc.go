@@ -51,10 +51,16 @@ func (h *clientCredentialsHandler) Authorize(ctx context.Context, req *http.Requ
 	if resp.StatusCode == http.StatusForbidden && challengeParam(challenges, "error") != "insufficient_scope" {
 		return nil
 	}
-	client := h.o.setup.client
+	client := h.o.client
 	prm := discoverResource(ctx, challenges, req.URL.String(), client)
 	if prm == nil || len(prm.AuthorizationServers) == 0 {
 		return h.o.fail("the OAuth authorization failed: the server's protected resource metadata names no authorization server")
+	}
+	// The metadata's issuer must be the one named (the go-sdk checks), so
+	// the check of the name covers the token endpoint and the assertion's
+	// audience.
+	if err := h.o.checkAuthServer(prm.AuthorizationServers[0]); err != nil {
+		return err
 	}
 	asm, err := auth.GetAuthServerMetadata(ctx, prm.AuthorizationServers[0], client)
 	if err != nil {
@@ -119,7 +125,7 @@ func (s *clientCredentialsSource) Token() (*oauth2.Token, error) {
 	}
 	ctx, cancel := s.o.setup.storeContext()
 	defer cancel()
-	t, err := cfg.Token(context.WithValue(ctx, oauth2.HTTPClient, s.o.setup.client))
+	t, err := cfg.Token(context.WithValue(ctx, oauth2.HTTPClient, s.o.client))
 	if err != nil {
 		return nil, &flowError{msg: "the OAuth authorization failed: " + oauthErrorText(err)}
 	}

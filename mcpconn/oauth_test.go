@@ -15,12 +15,15 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -30,6 +33,7 @@ import (
 
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/resource"
+	"github.com/agtsdk/agt/resource/boltrepo"
 )
 
 // fakeAS is a small OAuth 2.1 authorization server on 127.0.0.1:
@@ -53,8 +57,20 @@ type fakeAS struct {
 	revoked   bool
 	clients   map[string]string // client id -> secret (pre-registered)
 	lastAuth  string            // the client authentication of the last token request
+	// credentialed counts the token requests that carried a client
+	// secret (basic or form) or a client assertion.
+	credentialed int
 	// hold, when set, delays each refresh so that concurrent ones overlap.
 	hold time.Duration
+	// refreshArrived, when set, gets a value as a refresh request
+	// arrives, which then waits until release is closed.
+	refreshArrived chan struct{}
+	release        chan struct{}
+	// registerBody, when set, is the raw answer of the registration
+	// endpoint.
+	registerBody string
+	// hits counts the requests the server received.
+	hits atomic.Int64
 	// jwtKey verifies the client assertions of private_key_jwt.
 	jwtKey *ecdsa.PublicKey
 	// jag is the identity assertion grant the jwt-bearer grant accepts.
@@ -73,6 +89,14 @@ func newFakeAS(t *testing.T) *fakeAS {
 			"token_endpoint_auth_methods_supported": []string{"none", "client_secret_basic", "private_key_jwt"}})
 	})
 	mux.HandleFunc("/register", func(w http.ResponseWriter, r *http.Request) {
+		a.mu.Lock()
+		raw := a.registerBody
+		a.mu.Unlock()
+		if raw != "" {
+			w.WriteHeader(http.StatusCreated)
+			_, _ = io.WriteString(w, raw)
+			return
+		}
 		var md map[string]any
 		_ = json.NewDecoder(r.Body).Decode(&md)
 		md["client_id"] = a.next("dyn-")
@@ -94,7 +118,10 @@ func newFakeAS(t *testing.T) *fakeAS {
 		http.Redirect(w, r, q.Get("redirect_uri")+"?code="+code+"&state="+url.QueryEscape(q.Get("state")), http.StatusFound)
 	})
 	mux.HandleFunc("/token", a.token)
-	a.srv = httptest.NewServer(mux)
+	a.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		a.hits.Add(1)
+		mux.ServeHTTP(w, r)
+	}))
 	t.Cleanup(a.srv.Close)
 	return a
 }
@@ -114,6 +141,9 @@ func writeJSON(w http.ResponseWriter, v any) {
 func (a *fakeAS) token(w http.ResponseWriter, r *http.Request) {
 	_ = r.ParseForm()
 	a.mu.Lock()
+	if _, p, ok := r.BasicAuth(); ok && p != "" || r.Form.Get("client_secret") != "" || r.Form.Get("client_assertion") != "" {
+		a.credentialed++
+	}
 	if u, _, ok := r.BasicAuth(); ok {
 		a.lastAuth = "basic:" + u
 	} else if r.Form.Get("client_assertion") != "" {
@@ -121,7 +151,7 @@ func (a *fakeAS) token(w http.ResponseWriter, r *http.Request) {
 	} else {
 		a.lastAuth = "none"
 	}
-	hold := a.hold
+	hold, arrived, release := a.hold, a.refreshArrived, a.release
 	a.mu.Unlock()
 	fail := func(code string) {
 		w.Header().Set("Content-Type", "application/json")
@@ -141,6 +171,10 @@ func (a *fakeAS) token(w http.ResponseWriter, r *http.Request) {
 		}
 	case "refresh_token":
 		time.Sleep(hold)
+		if arrived != nil {
+			arrived <- struct{}{}
+			<-release
+		}
 		a.mu.Lock()
 		live := a.refresh[r.Form.Get("refresh_token")] && !a.revoked
 		delete(a.refresh, r.Form.Get("refresh_token")) // rotation: single use
@@ -249,14 +283,14 @@ func protectedServerOf(t *testing.T, as *fakeAS, typ string) string {
 		h, path = mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return server }, nil), "/sse"
 	}
 	mux := http.NewServeMux()
-	var base string
 	mux.HandleFunc("/.well-known/oauth-protected-resource"+path, func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, map[string]any{"resource": base + path, "authorization_servers": []string{as.srv.URL}})
+		// The resource as the client named the server (a test may reach
+		// it by another name).
+		writeJSON(w, map[string]any{"resource": "http://" + r.Host + path, "authorization_servers": []string{as.srv.URL}})
 	})
 	mux.Handle(path, auth.RequireBearerToken(as.verify, nil)(h))
 	ts := httptest.NewServer(mux)
 	t.Cleanup(ts.Close)
-	base = ts.URL
 	return ts.URL + path
 }
 
@@ -412,7 +446,12 @@ func TestOAuthRefreshWrittenBack(t *testing.T) {
 // expireStored makes the stored access token expired.
 func expireStored(t *testing.T, tokens resource.TokenStore) {
 	t.Helper()
-	err := tokens.Update(context.Background(), "remote", func(old []byte) ([]byte, error) {
+	expireStoredRef(t, tokens, "remote")
+}
+
+func expireStoredRef(t *testing.T, tokens resource.TokenStore, ref resource.Ref) {
+	t.Helper()
+	err := tokens.Update(context.Background(), ref, func(old []byte) ([]byte, error) {
 		var m map[string]any
 		if err := json.Unmarshal(old, &m); err != nil {
 			return nil, err
@@ -499,6 +538,7 @@ func TestOAuthClientCredentials(t *testing.T) {
 			f := newOAuthFixture(t)
 			f.as.jwtKey = &key.PublicKey
 			f.srv.OAuth = &tc.oauth
+			f.srv.OAuth.AuthorizationServer = f.as.srv.URL
 			f.c = mcpconn.NewConnector(&mcpconn.ConnectorOptions{OAuth: &mcpconn.OAuthOptions{Tokens: f.tokens},
 				Secrets: &mapResolver{for_: "remote", secrets: map[string]string{"m2m": "tok-client-secret", "m2m.key": keyPEM}}})
 			if err := f.callHello(t); err != nil {
@@ -518,7 +558,7 @@ func TestOAuthClientCredentials(t *testing.T) {
 func TestOAuthClientCredentialsRefused(t *testing.T) {
 	t.Parallel()
 	f := newOAuthFixture(t)
-	f.srv.OAuth = &resource.MCPOAuth{Grant: "client_credentials", ClientID: "m2m", ClientSecret: "${secret:m2m}"}
+	f.srv.OAuth = &resource.MCPOAuth{Grant: "client_credentials", ClientID: "m2m", ClientSecret: "${secret:m2m}", AuthorizationServer: f.as.srv.URL}
 	f.c = mcpconn.NewConnector(&mcpconn.ConnectorOptions{Secrets: &mapResolver{for_: "remote", secrets: map[string]string{"m2m": "tok-wrong-secret"}}})
 	err := f.callHello(t)
 	if !errors.Is(err, mcpconn.ErrUnauthorized) || !strings.Contains(err.Error(), "invalid_client") {
@@ -619,7 +659,7 @@ func TestOAuthResponseBounded(t *testing.T) {
 func TestOAuthPreregisteredSecretNotStored(t *testing.T) {
 	t.Parallel()
 	f := newOAuthFixture(t)
-	f.srv.OAuth = &resource.MCPOAuth{ClientID: "m2m", ClientSecret: "${secret:m2m}", Registration: "preregistered"}
+	f.srv.OAuth = &resource.MCPOAuth{ClientID: "m2m", ClientSecret: "${secret:m2m}", Registration: "preregistered", AuthorizationServer: f.as.srv.URL}
 	f.c = mcpconn.NewConnector(&mcpconn.ConnectorOptions{OAuth: &mcpconn.OAuthOptions{Tokens: f.tokens},
 		Secrets: &mapResolver{for_: "remote", secrets: map[string]string{"m2m": "tok-client-secret"}}})
 	f.login(t)
@@ -811,4 +851,368 @@ func hasScopes(granted, need []string) bool {
 		}
 	}
 	return true
+}
+
+// The server's metadata names the authorization server: a configured
+// client secret or key goes only to the issuer oauth.authorization_server
+// pins, or with no pin to one on the server's origin. The fake
+// authorization server is on another port of 127.0.0.1, so another
+// origin: without the pin, or with a pin naming another issuer, its token
+// endpoint never receives the secret or an assertion, and the error names
+// the field to set and no value.
+func TestOAuthSecretOnlyToPinnedAuthServer(t *testing.T) {
+	t.Parallel()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyPEM := string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
+	const otherIssuer = "https://auth.example.com"
+	for _, tc := range []struct {
+		name  string
+		oauth resource.MCPOAuth
+		pin   string // "as" is the fake authorization server's URL
+		ok    bool
+	}{
+		{"authorization code, no pin", resource.MCPOAuth{ClientID: "m2m", ClientSecret: "${secret:m2m}", Registration: "preregistered"}, "", false},
+		{"authorization code, other pin", resource.MCPOAuth{ClientID: "m2m", ClientSecret: "${secret:m2m}", Registration: "preregistered"}, otherIssuer, false},
+		{"authorization code, pinned", resource.MCPOAuth{ClientID: "m2m", ClientSecret: "${secret:m2m}", Registration: "preregistered"}, "as", true},
+		{"client secret basic, no pin", resource.MCPOAuth{Grant: "client_credentials", ClientID: "m2m", ClientSecret: "${secret:m2m}", TokenEndpointAuth: "client_secret_basic"}, "", false},
+		{"client secret post, other pin", resource.MCPOAuth{Grant: "client_credentials", ClientID: "m2m", ClientSecret: "${secret:m2m}", TokenEndpointAuth: "client_secret_post"}, otherIssuer, false},
+		{"private key jwt, no pin", resource.MCPOAuth{Grant: "client_credentials", ClientID: "m2m", PrivateKey: "${secret:m2m.key}", TokenEndpointAuth: "private_key_jwt"}, "", false},
+		{"private key jwt, pinned", resource.MCPOAuth{Grant: "client_credentials", ClientID: "m2m", PrivateKey: "${secret:m2m.key}", TokenEndpointAuth: "private_key_jwt"}, "as", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newOAuthFixture(t)
+			f.as.jwtKey = &key.PublicKey
+			f.srv.OAuth = &tc.oauth
+			f.srv.OAuth.AuthorizationServer = tc.pin
+			if tc.pin == "as" {
+				f.srv.OAuth.AuthorizationServer = f.as.srv.URL
+			}
+			f.c = mcpconn.NewConnector(&mcpconn.ConnectorOptions{OAuth: &mcpconn.OAuthOptions{Tokens: f.tokens, Authorize: followAuthorization},
+				Secrets: &mapResolver{for_: "remote", secrets: map[string]string{"m2m": "tok-client-secret", "m2m.key": keyPEM}}})
+			err := f.callHello(t)
+			f.as.mu.Lock()
+			credentialed := f.as.credentialed
+			f.as.mu.Unlock()
+			if tc.ok {
+				if err != nil || credentialed == 0 {
+					t.Fatalf("Connect with the pin: %v, %d credentialed token requests", err, credentialed)
+				}
+				return
+			}
+			if credentialed != 0 {
+				t.Errorf("the unpinned authorization server received the client credential %d times", credentialed)
+			}
+			if !errors.Is(err, mcpconn.ErrUnauthorized) || !strings.Contains(err.Error(), "oauth.authorization_server") {
+				t.Fatalf("Connect: %v, want ErrUnauthorized naming oauth.authorization_server", err)
+			}
+			assertNoTokens(t, "error", err.Error())
+			if strings.Contains(err.Error(), "127.0.0.1") || strings.Contains(err.Error(), "example.com") {
+				t.Errorf("the error quotes a URL: %v", err)
+			}
+		})
+	}
+}
+
+// A refresh is an HTTP request of unbounded duration (up to the request
+// timeout): it must not hold the token store. While the token endpoint
+// keeps registration a's refresh waiting, the store answers at once:
+// registration b, whose token is valid, connects, and another opener of
+// the bbolt file gets its lock.
+func TestOAuthRefreshDoesNotHoldTheStore(t *testing.T) {
+	t.Parallel()
+	for _, kind := range []string{"memory", "bolt"} {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			f := newOAuthFixture(t)
+			path := filepath.Join(t.TempDir(), "tokens.db")
+			if kind == "bolt" {
+				store, err := boltrepo.OpenTokenStore(path, &boltrepo.TokenStoreOptions{NoSync: true, LockTimeout: 10 * time.Second})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { store.Close() })
+				f.tokens = store
+				f.c = mcpconn.NewConnector(&mcpconn.ConnectorOptions{OAuth: &mcpconn.OAuthOptions{Tokens: f.tokens}})
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			for _, ref := range []resource.Ref{"a", "b"} {
+				if err := f.c.Login(ctx, ref, f.srv, &mcpconn.LoginOptions{Authorize: followAuthorization}); err != nil {
+					t.Fatalf("Login %s: %v", ref, err)
+				}
+			}
+			expireStoredRef(t, f.tokens, "a")
+			arrived, release := make(chan struct{}, 1), make(chan struct{})
+			f.as.mu.Lock()
+			f.as.refreshArrived, f.as.release = arrived, release
+			f.as.mu.Unlock()
+			released := false
+			defer func() {
+				if !released {
+					close(release)
+				}
+			}()
+
+			aDone := make(chan error, 1)
+			go func() {
+				s, err := f.c.Connect(ctx, "a", f.srv)
+				if err == nil {
+					s.Close()
+				}
+				aDone <- err
+			}()
+			select {
+			case <-arrived:
+			case <-ctx.Done():
+				t.Fatal("a's refresh never reached the token endpoint")
+			}
+
+			// a's refresh is held at the token endpoint from here on.
+			bDone := make(chan error, 1)
+			bStart := time.Now()
+			go func() {
+				s, err := f.c.Connect(ctx, "b", f.srv)
+				if err == nil {
+					_, err = s.Tools(ctx)
+					s.Close()
+				}
+				if err == nil && kind == "bolt" {
+					var other *boltrepo.TokenStore
+					other, err = boltrepo.OpenTokenStore(path, &boltrepo.TokenStoreOptions{NoSync: true, LockTimeout: 10 * time.Second})
+					if err == nil {
+						_, err = other.Load(ctx, "b")
+						other.Close()
+					}
+				}
+				bDone <- err
+			}()
+			select {
+			case err := <-bDone:
+				if err != nil {
+					t.Errorf("b during a's refresh: %v", err)
+				}
+				t.Logf("b connected and listed (and reopened the store) in %s while a's refresh was held", time.Since(bStart))
+			case <-aDone:
+				t.Fatal("a's Connect ended before its refresh was released")
+			case <-time.After(20 * time.Second):
+				t.Fatal("b's Connect waited for a's refresh: the store is held during the HTTP call")
+			}
+			close(release)
+			released = true
+			if err := <-aDone; err != nil {
+				t.Errorf("a after its refresh: %v", err)
+			}
+		})
+	}
+}
+
+// Two Connectors on one store (as two processes) refresh at once: the
+// rotating authorization server grants one refresh and refuses the reused
+// refresh token; the loser takes the token the winner stored, or, if its
+// refusal was stored first, the winner's token replaces that refusal: the
+// login is never lost.
+func TestOAuthConcurrentRefreshAcrossConnectors(t *testing.T) {
+	t.Parallel()
+	f := newOAuthFixture(t)
+	f.login(t)
+	expireStored(t, f.tokens)
+	f.as.mu.Lock()
+	f.as.hold = 200 * time.Millisecond
+	f.as.mu.Unlock()
+	second := &oauthFixture{as: f.as, srv: f.srv, tokens: f.tokens,
+		c: mcpconn.NewConnector(&mcpconn.ConnectorOptions{OAuth: &mcpconn.OAuthOptions{Tokens: f.tokens}})}
+	errs := make(chan error, 2)
+	for _, fx := range []*oauthFixture{f, second} {
+		go func() { errs <- fx.callHello(t) }()
+	}
+	// The loser may find the login dropped if its refusal reached the
+	// store before the winner's token: that Run fails, the login stays.
+	failed := 0
+	for range 2 {
+		if err := <-errs; err != nil {
+			failed++
+			if !errors.Is(err, mcpconn.ErrLoginRequired) {
+				t.Errorf("concurrent Connect: %v", err)
+			}
+		}
+	}
+	if failed == 2 {
+		t.Errorf("both concurrent Connects failed")
+	}
+	if err := second.callHello(t); err != nil {
+		t.Errorf("Connect after the concurrent refreshes: %v", err)
+	}
+	if m := f.stored(t); m["refresh_token"] == nil || m["refresh_token"] == "" {
+		t.Errorf("the stored credential lost its refresh token")
+	}
+}
+
+// failingWrites is a token store whose writes fail once failing is set
+// (a full disk, a lost database), over a working memory store.
+type failingWrites struct {
+	resource.TokenStore
+	failing atomic.Bool
+}
+
+func (s *failingWrites) Update(ctx context.Context, ref resource.Ref, f func([]byte) ([]byte, error)) error {
+	if s.failing.Load() {
+		return errors.New("disk full")
+	}
+	return s.TokenStore.Update(ctx, ref, f)
+}
+
+// A refresh that succeeds while the store cannot be written keeps the new
+// token in memory: the authorization server rotated the refresh token, so
+// dropping the answer would lose the login for this connection.
+func TestOAuthRefreshKeptWhenTheStoreWriteFails(t *testing.T) {
+	t.Parallel()
+	f := newOAuthFixture(t)
+	store := &failingWrites{TokenStore: f.tokens}
+	f.tokens = store
+	f.c = mcpconn.NewConnector(&mcpconn.ConnectorOptions{OAuth: &mcpconn.OAuthOptions{Tokens: store}})
+	f.login(t)
+	expireStored(t, f.tokens)
+	store.failing.Store(true)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	s, err := f.c.Connect(ctx, "remote", f.srv)
+	if err != nil {
+		t.Fatalf("Connect with a refresh the store cannot keep: %v", err)
+	}
+	defer s.Close()
+	for i := range 2 {
+		if _, err := s.CallTool(ctx, "hello", []byte(`{}`)); err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+	}
+	f.as.mu.Lock()
+	refreshes := f.as.refreshes
+	f.as.mu.Unlock()
+	if refreshes != 1 {
+		t.Errorf("%d refreshes, want 1: the refreshed token was not kept", refreshes)
+	}
+}
+
+// The 401 an SSE server answers goes to the OAuth flow, which drains its
+// body: that body is bounded by MaxMessageBytes like every other one. The
+// server would send 256 MiB; the client stops reading past the bound and
+// the connection fails with ErrLimit.
+func TestOAuthSSEChallengeBodyBounded(t *testing.T) {
+	t.Parallel()
+	as := newFakeAS(t)
+	var written atomic.Int64
+	mux := http.NewServeMux()
+	var base string
+	mux.HandleFunc("/.well-known/oauth-protected-resource/sse", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, map[string]any{"resource": base + "/sse", "authorization_servers": []string{as.srv.URL}})
+	})
+	mux.HandleFunc("/sse", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+base+`/.well-known/oauth-protected-resource/sse"`)
+		w.WriteHeader(http.StatusUnauthorized)
+		chunk := bytes.Repeat([]byte("x"), 32<<10)
+		for range (256 << 20) / len(chunk) {
+			n, err := w.Write(chunk)
+			written.Add(int64(n))
+			if err != nil {
+				return
+			}
+		}
+	})
+	ts := httptest.NewServer(mux)
+	t.Cleanup(ts.Close)
+	base = ts.URL
+	const maxMessage = 64 << 10
+	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{MaxMessageBytes: maxMessage,
+		OAuth: &mcpconn.OAuthOptions{Authorize: followAuthorization}})
+	srv := resource.MCPServer{Type: resource.TransportSSE, URL: ts.URL + "/sse", OAuth: &resource.MCPOAuth{}}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	start := time.Now()
+	s, err := c.Connect(ctx, "remote", srv)
+	if err == nil {
+		s.Close()
+	}
+	elapsed := time.Since(start)
+	if !errors.Is(err, mcpconn.ErrLimit) {
+		t.Errorf("Connect to a server whose 401 never ends: %v, want ErrLimit", err)
+	}
+	// Socket buffers hold a few MiB at most beyond what the client read.
+	if n := written.Load(); n > 32<<20 {
+		t.Errorf("the server wrote %d bytes of its 401 before the client stopped; want the bound (%d) plus buffers", n, maxMessage)
+	}
+	t.Logf("error after %s; the server wrote %d bytes", elapsed, written.Load())
+}
+
+// The OAuth flow's URLs come from the server's metadata: an MCP server on
+// a public address that names an authorization server on a loopback (or
+// private) address gets no request sent there. The host's dialer maps
+// example.com to the loopback test server, so the MCP server counts as
+// public (by its name); the authorization server it names is 127.0.0.1
+// and receives nothing.
+func TestOAuthInternalAuthServerRefusedForPublicServer(t *testing.T) {
+	t.Parallel()
+	as := newFakeAS(t)
+	server := mcp.NewServer(&mcp.Implementation{Name: "protected", Version: "1"}, nil)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, map[string]any{"resource": "https://" + r.Host + "/mcp", "authorization_servers": []string{as.srv.URL}})
+	})
+	mux.Handle("/mcp", auth.RequireBearerToken(as.verify, nil)(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)))
+	ts := httptest.NewTLSServer(mux) // its certificate names example.com
+	t.Cleanup(ts.Close)
+	endpoint, err := url.Parse(ts.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dialer := &net.Dialer{}
+	transport := ts.Client().Transport.(*http.Transport).Clone()
+	transport.Proxy = nil
+	transport.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if host, port, err := net.SplitHostPort(addr); err == nil && host == "example.com" {
+			addr = net.JoinHostPort("127.0.0.1", port)
+		}
+		return dialer.DialContext(ctx, network, addr)
+	}
+	t.Cleanup(transport.CloseIdleConnections)
+	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{HTTPTransport: transport,
+		OAuth: &mcpconn.OAuthOptions{Authorize: followAuthorization}})
+	srv := resource.MCPServer{Type: resource.TransportHTTP, URL: "https://example.com:" + endpoint.Port() + "/mcp", OAuth: &resource.MCPOAuth{}}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := c.Connect(ctx, "remote", srv)
+	if err == nil {
+		s.Close()
+		t.Fatal("Connect succeeded through an authorization server on a loopback address")
+	}
+	if !errors.Is(err, mcpconn.ErrUnauthorized) {
+		t.Errorf("Connect: %v, want ErrUnauthorized", err)
+	}
+	if n := as.hits.Load(); n != 0 {
+		t.Errorf("the loopback authorization server received %d requests", n)
+	}
+	t.Logf("Connect: %v", err)
+}
+
+// An authorization server's text that reaches an error (here a broken
+// registration answer the go-sdk quotes) loses the control characters a
+// terminal would act on: the CLI prints these errors.
+func TestOAuthErrorHasNoControlCharacters(t *testing.T) {
+	t.Parallel()
+	f := newOAuthFixture(t)
+	f.as.registerBody = "\x1b[2J\x1b]0;owned\x07\u202e not json"
+	err := f.c.Login(context.Background(), "remote", f.srv, &mcpconn.LoginOptions{Authorize: followAuthorization})
+	if err == nil {
+		t.Fatal("Login with a broken registration answer succeeded")
+	}
+	if strings.ContainsAny(err.Error(), "\x1b\x07\u202e") {
+		t.Errorf("the error carries control characters: %q", err.Error())
+	}
 }

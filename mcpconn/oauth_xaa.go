@@ -51,10 +51,15 @@ func (h *enterpriseHandler) Authorize(ctx context.Context, req *http.Request, re
 		h.o.loginRequired.Store(true)
 		return ErrLoginRequired
 	}
-	client := h.o.setup.client
+	client := h.o.client
 	prm := discoverResource(ctx, challenges, req.URL.String(), client)
 	if prm == nil || len(prm.AuthorizationServers) == 0 {
 		return h.o.fail("the OAuth authorization failed: the server's protected resource metadata names no authorization server")
+	}
+	// The jwt-bearer grant sends the client secret: the one rule on where
+	// it may go.
+	if err := h.o.checkAuthServer(prm.AuthorizationServers[0]); err != nil {
+		return err
 	}
 	asm, err := auth.GetAuthServerMetadata(ctx, prm.AuthorizationServers[0], client)
 	if err != nil || asm == nil {
@@ -122,7 +127,7 @@ func (s *enterpriseSource) Token() (*oauth2.Token, error) {
 	jag, err := oauthex.ExchangeToken(ctx, s.idpTokenURL, &oauthex.TokenExchangeRequest{
 		RequestedTokenType: oauthex.TokenTypeIDJAG, Audience: s.audience, Resource: s.resource, Scope: s.scopes,
 		SubjectToken: idToken, SubjectTokenType: oauthex.TokenTypeIDToken,
-	}, idp, s.o.setup.client)
+	}, idp, s.o.client)
 	if err != nil {
 		return nil, &flowError{msg: "the OAuth authorization failed: the token exchange at the IdP: " + oauthErrorText(err)}
 	}
@@ -133,7 +138,7 @@ func (s *enterpriseSource) Token() (*oauth2.Token, error) {
 	// authenticates as the authorization server supports.
 	cfg := &clientcredentials.Config{ClientID: s.o.conf.ClientID, ClientSecret: s.o.secret, TokenURL: s.tokenURL, Scopes: s.scopes,
 		AuthStyle: s.style, EndpointParams: url.Values{"grant_type": {grantTypeJWTBearer}, "assertion": {jag.AccessToken}}}
-	t, err := cfg.Token(context.WithValue(ctx, oauth2.HTTPClient, s.o.setup.client))
+	t, err := cfg.Token(context.WithValue(ctx, oauth2.HTTPClient, s.o.client))
 	if err != nil {
 		return nil, &flowError{msg: "the OAuth authorization failed: the jwt-bearer grant at the authorization server: " + oauthErrorText(err)}
 	}

@@ -128,7 +128,11 @@
 // idp_issuer (https, or http on a loopback host), idp_client_id and an
 // optional idp_client_secret reference, fields no other grant takes), and
 // token_endpoint_auth ("client_secret_basic", "client_secret_post",
-// "none", or "private_key_jwt" with grant client_credentials). Each broken
+// "none", or "private_key_jwt" with grant client_credentials), and
+// authorization_server (the issuer URL of the authorization server that
+// may receive client_secret or private_key: https, or http on a loopback
+// host; absent means only one on the server's own origin receives them,
+// since the server's metadata names the authorization server). Each broken
 // rule is a finding naming the field (/mcpServers/NAME/oauth/FIELD, code
 // oauth). The field is configuration, shown by reads like the rest: the
 // tokens a login obtains are credentials, kept in a TokenStore (Load and

@@ -90,11 +90,19 @@ type MCPOAuth struct {
 	// IdPClientSecret is that client's secret, as a ${secret:NAME}
 	// reference only; "" means a public client at the IdP.
 	IdPClientSecret string `json:"idp_client_secret,omitempty"`
+	// AuthorizationServer pins the issuer of the authorization server
+	// that may receive ClientSecret or PrivateKey: an https URL (http on a
+	// loopback host only). "" means only an authorization server on the
+	// MCP server's own origin (scheme, host and port) receives them; the
+	// server's metadata names the authorization server, so without the
+	// pin a hostile server could name one that collects the secret.
+	AuthorizationServer string `json:"authorization_server,omitempty"`
 }
 
 // oauthFields lists the fields of the oauth object, with what each must be.
 func oauthFields(o *MCPOAuth) []serverField {
 	return []serverField{
+		{"authorization_server", &o.AuthorizationServer, "a string"},
 		{"client_id", &o.ClientID, "a string"},
 		{"client_metadata_url", &o.ClientMetadataURL, "a string"},
 		{"client_secret", &o.ClientSecret, "a string"},
@@ -170,6 +178,9 @@ func checkOAuth(field string, raw json.RawMessage) (*MCPOAuth, []Finding) {
 			fs = append(fs, errf(sub("client_metadata_url"), CodeOAuth, "client_metadata_url must be an https URL with a path (the client ID metadata document)", `write it like "https://host.example.com/oauth/client.json"`))
 		}
 	}
+	if o.AuthorizationServer != "" && !validIssuerURL(o.AuthorizationServer) {
+		fs = append(fs, errf(sub("authorization_server"), CodeOAuth, "authorization_server must be the issuer URL of the authorization server: https (http only on a loopback host), with a host, without query or fragment", `write it like "https://auth.example.com"`))
+	}
 	if o.Registration == OAuthRegistrationPreregistered && o.ClientID == "" {
 		fs = append(fs, errf(sub("client_id"), CodeOAuth, `registration "preregistered" needs client_id`, "set client_id (and client_secret for a confidential client)"))
 	}
@@ -222,8 +233,7 @@ func checkEnterprise(sub func(string) string, o *MCPOAuth) []Finding {
 	}
 	if o.IdPIssuer == "" {
 		fs = append(fs, errf(sub("idp_issuer"), CodeOAuth, `grant "enterprise" needs idp_issuer`, `set idp_issuer to the IdP's issuer URL, like "https://idp.example.com"`))
-	} else if u, err := url.Parse(o.IdPIssuer); err != nil || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" || len(o.IdPIssuer) > 2048 ||
-		!(u.Scheme == "https" || u.Scheme == "http" && isLoopbackHost(u.Hostname())) {
+	} else if !validIssuerURL(o.IdPIssuer) {
 		fs = append(fs, errf(sub("idp_issuer"), CodeOAuth, "idp_issuer must be an https URL (http only on a loopback host) without query or fragment", `write it like "https://idp.example.com"`))
 	}
 	if o.IdPClientID == "" {
@@ -238,13 +248,26 @@ func checkEnterprise(sub func(string) string, o *MCPOAuth) []Finding {
 	return fs
 }
 
-// isLoopbackHost reports whether host names this machine's loopback.
-func isLoopbackHost(host string) bool {
-	if host == "localhost" {
-		return true
+// validIssuerURL reports whether s can be an issuer (RFC 8414 section 2):
+// https, or http on a loopback host (a local test server), with a host
+// and neither query nor fragment, at most 2048 bytes.
+func validIssuerURL(s string) bool {
+	u, err := url.Parse(s)
+	if err != nil || len(s) > 2048 || u.Host == "" || u.User != nil || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
+		return false
 	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	switch u.Scheme {
+	case "https":
+		return true
+	case "http":
+		h := u.Hostname()
+		if h == "localhost" {
+			return true
+		}
+		ip := net.ParseIP(h)
+		return ip != nil && ip.IsLoopback()
+	}
+	return false
 }
 
 // IsSecretReference reports whether s is exactly one ${secret:NAME}

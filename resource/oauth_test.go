@@ -48,6 +48,11 @@ func TestOAuthFieldAccepted(t *testing.T) {
 		`{"grant": "client_credentials", "client_id": "m2m", "private_key": "${secret:m2m.key}", "token_endpoint_auth": "private_key_jwt"}`,
 		`{"grant": "enterprise", "client_id": "mcp", "client_secret": "${secret:mcp}", "idp_issuer": "https://idp.example.com", "idp_client_id": "agt", "idp_client_secret": "${secret:idp}"}`,
 		`{"grant": "enterprise", "client_id": "mcp", "idp_issuer": "http://127.0.0.1:8080/tenant", "idp_client_id": "agt"}`,
+		`{"client_id": "agt", "client_secret": "${secret:c}", "authorization_server": "https://auth.example.com"}`,
+		`{"client_id": "agt", "client_secret": "${secret:c}", "authorization_server": "https://auth.example.com/tenant/a"}`,
+		`{"authorization_server": "http://127.0.0.1:8080"}`,
+		`{"authorization_server": "http://[::1]:8080"}`,
+		`{"authorization_server": "http://localhost:8080"}`,
 	} {
 		for _, typ := range []string{"http", "sse"} {
 			_, srv, err := resource.ValidateMCP(oauthDoc(typ, oauth))
@@ -102,6 +107,14 @@ func TestOAuthFieldRefused(t *testing.T) {
 		{`{"grant": "enterprise", "client_id": "a", "idp_client_id": "b", "idp_issuer": "https://idp.example.com", "idp_client_secret": "hunter2-plain-secret"}`, []string{base + "/idp_client_secret"}},
 		{`{"grant": "enterprise", "client_id": "a", "idp_client_id": "b", "idp_issuer": "https://idp.example.com", "registration": "dynamic"}`, []string{base + "/registration"}},
 		{`{"idp_issuer": "https://idp.example.com", "idp_client_id": "b", "idp_client_secret": "${secret:x}"}`, []string{base + "/idp_client_id", base + "/idp_client_secret", base + "/idp_issuer"}},
+		{`{"authorization_server": "http://auth.example.com"}`, []string{base + "/authorization_server"}},
+		{`{"authorization_server": "http://10.0.0.1"}`, []string{base + "/authorization_server"}},
+		{`{"authorization_server": "https://auth.example.com?tenant=a"}`, []string{base + "/authorization_server"}},
+		{`{"authorization_server": "https://auth.example.com#x"}`, []string{base + "/authorization_server"}},
+		{`{"authorization_server": "https://"}`, []string{base + "/authorization_server"}},
+		{`{"authorization_server": "auth.example.com"}`, []string{base + "/authorization_server"}},
+		{`{"authorization_server": "https://user@auth.example.com"}`, []string{base + "/authorization_server"}},
+		{`{"authorization_server": 1}`, []string{base + "/authorization_server"}},
 	} {
 		_, _, err := resource.ValidateMCP(oauthDoc("http", tc.oauth))
 		if err == nil {

@@ -68,11 +68,9 @@ func mcpLogin(ctx context.Context, e *env, refArg string, timeout time.Duration)
 		stepErr = err
 		return code, state, err
 	}
-	// mcpconn bounds the handshake of a Login, and the interactive step
-	// within it, by the server's startup timeout (30 s by default): a
-	// person in a browser gets the login's whole --timeout instead.
-	srv.StartupTimeoutMS = max(srv.StartupTimeoutMS, timeout.Milliseconds())
-	err = h.Connector().Login(ctx, ref, srv, &mcpconn.LoginOptions{RedirectURL: rcv.URL(), Authorize: authorize})
+	// The person in the browser gets the login's whole --timeout, in
+	// place of the server's startup timeout.
+	err = h.Connector().Login(ctx, ref, srv, &mcpconn.LoginOptions{RedirectURL: rcv.URL(), Authorize: authorize, Timeout: timeout})
 	if err != nil {
 		if stepErr != nil && ctx.Err() == nil {
 			// The library's error wraps ErrUnauthorized, whose hint

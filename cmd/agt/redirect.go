@@ -114,8 +114,21 @@ func (r *redirectReceiver) wait(ctx context.Context) (code, state string, err er
 	}
 }
 
-// Close stops listening; a request in flight is cut.
-func (r *redirectReceiver) Close() error { return r.srv.Close() }
+// closeGrace bounds how long Close lets a redirect in flight finish its
+// page: the login may end (a forged state fails at once) before the
+// browser has read it.
+const closeGrace = 2 * time.Second
+
+// Close stops listening; a request in flight gets closeGrace to finish,
+// then is cut.
+func (r *redirectReceiver) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), closeGrace)
+	defer cancel()
+	if err := r.srv.Shutdown(ctx); err != nil {
+		return r.srv.Close()
+	}
+	return nil
+}
 
 // oauthErrorCode is the shape of an RFC 6749 error code: the only part of
 // an error redirect that is shown, so that a hostile server cannot write

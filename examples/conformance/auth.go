@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agtsdk/agt/resource"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
 )
 
 // The environment variable with the scenario's extra data: client
@@ -159,4 +160,33 @@ func (s contextSecrets) idToken(context.Context, resource.Ref) (string, error) {
 		return "", errors.New("the scenario gave no ID token")
 	}
 	return s.sc.IdPIDToken, nil
+}
+
+// suiteAuthorizationServer is the operator's step for a client with a
+// secret or key: agt sends them only to the authorization server
+// oauth.authorization_server pins (or one on the server's origin), and
+// the suite's authorization server runs on another port. An operator
+// copies the issuer from the server's documentation; the suite has none,
+// so this reads it from the scenario's protected resource metadata
+// (RFC 9728, at the server's path, then at the root), trusting the suite
+// as the operator trusts the provider.
+func suiteAuthorizationServer(ctx context.Context, serverURL string) (string, error) {
+	u, err := url.Parse(serverURL)
+	if err != nil || u.Host == "" {
+		return "", errors.New("the server URL is not an absolute URL")
+	}
+	ctx, cancel := context.WithTimeout(ctx, authorizeTimeout)
+	defer cancel()
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	origin := u.Scheme + "://" + u.Host
+	for _, try := range []struct{ metadataURL, resource string }{
+		{origin + "/.well-known/oauth-protected-resource/" + strings.TrimLeft(u.Path, "/"), serverURL},
+		{origin + "/.well-known/oauth-protected-resource", origin},
+	} {
+		prm, err := oauthex.GetProtectedResourceMetadata(ctx, try.metadataURL, try.resource, client)
+		if err == nil && prm != nil && len(prm.AuthorizationServers) > 0 {
+			return prm.AuthorizationServers[0], nil
+		}
+	}
+	return "", errors.New("the scenario's server names no authorization server in its protected resource metadata")
 }

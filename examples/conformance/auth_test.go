@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -85,5 +86,45 @@ func TestScenarioContext(t *testing.T) {
 	t.Setenv(contextEnv, `{"client_secret": 7, "x": "SECRET-VALUE"`)
 	if _, err := readContext(); err == nil || strings.Contains(err.Error(), "SECRET") {
 		t.Errorf("a malformed context: %v, want an error without its text", err)
+	}
+}
+
+// The operator's step of the secret-carrying scenarios reads the issuer
+// from the server's protected resource metadata, at the server's path or
+// at the root, and fails when none names one.
+func TestSuiteAuthorizationServer(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, path, body string
+		want             string
+	}{
+		{"path-based", "/.well-known/oauth-protected-resource/mcp", `{"resource": "BASE/mcp", "authorization_servers": ["http://localhost:9/as"]}`, "http://localhost:9/as"},
+		{"root", "/.well-known/oauth-protected-resource", `{"resource": "BASE", "authorization_servers": ["http://localhost:9"]}`, "http://localhost:9"},
+		{"none named", "/.well-known/oauth-protected-resource/mcp", `{"resource": "BASE/mcp", "authorization_servers": []}`, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var base string
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path != tt.path {
+					http.NotFound(w, r)
+					return
+				}
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = io.WriteString(w, strings.ReplaceAll(tt.body, "BASE", base))
+			}))
+			defer srv.Close()
+			base = srv.URL
+			got, err := suiteAuthorizationServer(context.Background(), srv.URL+"/mcp")
+			if tt.want == "" {
+				if err == nil {
+					t.Errorf("got %q, want an error", got)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Errorf("got %q, %v; want %q", got, err, tt.want)
+			}
+		})
 	}
 }

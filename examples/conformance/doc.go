@@ -30,6 +30,12 @@
 // client_credentials grant (with private_key_jwt when the context carries
 // a private key); when the context names an IdP (idp_issuer), the
 // enterprise grant with the context's idp_id_token as the host's ID token.
+// agt sends a secret or key only to the authorization server
+// oauth.authorization_server pins (or one on the server's origin), and the
+// suite's runs on another port: for those scenarios the client plays the
+// operator who copies the issuer from the provider's documentation,
+// reading it from the scenario's protected resource metadata, and writes
+// it into oauth.authorization_server.
 //
 // Any other scenario only connects and lists, so that a scenario of a later
 // suite passes or fails on what agt does by default.

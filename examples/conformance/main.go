@@ -102,7 +102,15 @@ func playScenario(ctx context.Context, name, url string, stdout io.Writer) error
 			return err
 		}
 		sc = authCall
-		entry["oauth"] = oauthField(name, sctx)
+		field := oauthField(name, sctx)
+		if sctx.ClientSecret != "" || sctx.PrivateKeyPEM != "" {
+			issuer, err := suiteAuthorizationServer(ctx, url)
+			if err != nil {
+				return err
+			}
+			field["authorization_server"] = issuer
+		}
+		entry["oauth"] = field
 		hostOpts = &agt.Options{Connector: &mcpconn.ConnectorOptions{
 			Secrets: contextSecrets{sctx},
 			OAuth: &mcpconn.OAuthOptions{

@@ -167,6 +167,10 @@ func (r *Repo) openError(err error) error {
 	switch {
 	case err == nil:
 		return nil
+	case errors.Is(err, berrors.ErrTimeout) && r.opts.Shared:
+		// Shared already: another process holds the file for longer
+		// than the wait (an exclusive opener, or a long operation).
+		return fmt.Errorf("boltrepo: %s is locked by another process (waited %s); try again, or raise the LockTimeout option: %w", r.path, r.opts.LockTimeout, err)
 	case errors.Is(err, berrors.ErrTimeout):
 		return fmt.Errorf("boltrepo: %s is locked by another process (waited %s); close it there, or open both with Options.Shared: %w", r.path, r.opts.LockTimeout, err)
 	case errors.Is(err, ErrDamaged):

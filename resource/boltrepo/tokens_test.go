@@ -299,3 +299,28 @@ func BenchmarkTokenStore(b *testing.B) {
 		}
 	})
 }
+
+// A token store is always shared: when another process holds the file
+// past LockTimeout, the error names the option it has (LockTimeout), not
+// Options.Shared, which TokenStoreOptions lacks.
+func TestTokenStoreLockTimeoutNamesItsOption(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "tokens.db")
+	s, err := boltrepo.OpenTokenStore(path, &boltrepo.TokenStoreOptions{NoSync: true, LockTimeout: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	holder, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	_, err = s.Load(context.Background(), "x")
+	if err == nil || !strings.Contains(err.Error(), "locked by another process") {
+		t.Fatalf("Load of a held file: %v, want it to say the file is locked", err)
+	}
+	if strings.Contains(err.Error(), "Shared") || !strings.Contains(err.Error(), "LockTimeout") {
+		t.Errorf("err = %v, want it to name LockTimeout and not Shared", err)
+	}
+}
