@@ -35,6 +35,17 @@ func TestMCPOAuthFlags(t *testing.T) {
 	if diff := cmp.Diff(map[string]any{"client_id": "agt-cli", "scopes": []any{"read"}}, oauthOf("linear")); diff != "" {
 		t.Errorf("update --oauth-scopes kept (-want +got):\n%s", diff)
 	}
+	mustRun(t, db, 0, "mcp", "update", "linear", "--oauth-client-secret", "${secret:linear}", "--oauth-authorization-server", "https://auth.example.com")
+	if diff := cmp.Diff(map[string]any{"client_id": "agt-cli", "client_secret": "${secret:linear}", "authorization_server": "https://auth.example.com", "scopes": []any{"read"}}, oauthOf("linear")); diff != "" {
+		t.Errorf("update --oauth-client-secret --oauth-authorization-server stored (-want +got):\n%s", diff)
+	}
+	// A secret itself is refused: only a reference goes into a document.
+	if r := runAgt(t, db, "", "mcp", "update", "linear", "--oauth-client-secret", "hunter2-plain"); r.code == 0 || strings.Contains(r.stdout+r.stderr, "hunter2-plain") {
+		t.Errorf("update with a plain secret: exit %d, output holds the value or it was accepted:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := runAgt(t, db, "", "mcp", "update", "linear", "--oauth=false", "--oauth-authorization-server", "https://auth.example.com"); r.code != 2 {
+		t.Errorf("--oauth=false with --oauth-authorization-server: exit %d, want 2", r.code)
+	}
 	mustRun(t, db, 0, "mcp", "update", "linear", "--oauth=false")
 	if got := oauthOf("linear"); got != nil {
 		t.Errorf("update --oauth=false left oauth %v", got)
