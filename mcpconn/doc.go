@@ -287,20 +287,22 @@
 // connection (its refresh token may have replaced the stored one).
 //
 // The interactive step belongs to the host. OAuthOptions.Authorize gets
-// the authorization URL and returns the code and state of the redirect
-// to OAuthOptions.RedirectURL (default DefaultOAuthRedirectURL,
+// the authorization URL and returns an AuthorizationResponse: the code,
+// state and iss (RFC 9207; "" when absent) of the redirect to
+// OAuthOptions.RedirectURL (default DefaultOAuthRedirectURL,
 // http://127.0.0.1/callback); the host opens a browser, shows a link, or
 // (in tests) follows the URL itself. Without it, a Connect to a server
 // that needs a login (none stored, logged out, revoked) fails with
 // ErrLoginRequired before any request to the authorization server:
-// that is how a Run's mount reports it. Authorize returns no iss
-// (RFC 9207): an authorization server that advertises the parameter is
-// refused by the go-sdk's check. Connector.Login runs the flow now
-// (with LoginOptions.Authorize or OAuthOptions.Authorize, ignoring a
-// stored token), lists the tools, and stores the credential, all within
-// LoginOptions.Timeout (default DefaultLoginTimeout, 10 minutes, in place
-// of startup_timeout_ms: a person has to act); Connector.Logout deletes
-// it.
+// that is how a Run's mount reports it. The iss is the mix-up defence:
+// an authorization server that advertises
+// authorization_response_iss_parameter_supported must send its own
+// issuer, one that does not must send none, else the login fails.
+// Connector.Login runs the flow now (with LoginOptions.Authorize or
+// OAuthOptions.Authorize, ignoring a stored token), lists the tools, and
+// stores the credential, all within LoginOptions.Timeout (default
+// DefaultLoginTimeout, 10 minutes, in place of startup_timeout_ms: a
+// person has to act); Connector.Logout deletes it.
 //
 // The client_credentials grant (oauth.grant, for machine-to-machine
 // hosts: the extension the go-sdk's client lacks) asks the token endpoint

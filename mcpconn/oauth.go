@@ -53,11 +53,11 @@ type OAuthOptions struct {
 	// for the Connector's life (resource.NewMemoryTokenStore).
 	Tokens resource.TokenStore
 	// Authorize is the host's interactive step: it gets the authorization
-	// URL, leads a person (or a test) through it, and returns the code and
-	// state of the redirect to RedirectURL. Nil means no interactive login
+	// URL, leads a person (or a test) through it, and returns what the
+	// redirect to RedirectURL carried: code, state and iss. Nil means no interactive login
 	// during Connect: a server that needs one fails with ErrLoginRequired
 	// (Connector.Login takes its own).
-	Authorize func(ctx context.Context, ref resource.Ref, authorizationURL string) (code, state string, err error)
+	Authorize func(ctx context.Context, ref resource.Ref, authorizationURL string) (AuthorizationResponse, error)
 	// IDToken is the host's step of the "enterprise" grant: it returns
 	// the OpenID Connect ID token of the person (or workload) at the
 	// enterprise IdP, which is exchanged for the server's token. Nil
@@ -78,6 +78,24 @@ type OAuthOptions struct {
 	RequestTimeout time.Duration
 }
 
+// AuthorizationResponse is what the redirect of an interactive login
+// carried (RFC 6749, section 4.1.2; RFC 9207): the host's Authorize step
+// reads the parameters from the redirect URI's query and returns them
+// unchanged.
+type AuthorizationResponse struct {
+	// Code is the code parameter. "" fails the login.
+	Code string
+	// State is the state parameter, checked against the authorization
+	// URL's.
+	State string
+	// Issuer is the iss parameter (RFC 9207). "" means the redirect had
+	// none, which fails the login with an authorization server that
+	// advertises authorization_response_iss_parameter_supported. A
+	// present one must be that server's issuer, and fails the login with
+	// a server that does not advertise the parameter.
+	Issuer string
+}
+
 // LoginOptions are the choices of one Connector.Login; nil means the
 // Connector's OAuthOptions.
 type LoginOptions struct {
@@ -85,7 +103,7 @@ type LoginOptions struct {
 	RedirectURL string
 	// Authorize replaces OAuthOptions.Authorize; nil keeps it. A login
 	// needs one or the other.
-	Authorize func(ctx context.Context, ref resource.Ref, authorizationURL string) (code, state string, err error)
+	Authorize func(ctx context.Context, ref resource.Ref, authorizationURL string) (AuthorizationResponse, error)
 	// Timeout bounds the whole login, the person's step included, in place
 	// of the document's startup_timeout_ms. 0 means DefaultLoginTimeout
 	// (10 minutes).
@@ -100,7 +118,7 @@ const DefaultLoginTimeout = 10 * time.Minute
 // applied.
 type oauthSetup struct {
 	tokens      resource.TokenStore
-	authorize   func(ctx context.Context, ref resource.Ref, authorizationURL string) (code, state string, err error)
+	authorize   func(ctx context.Context, ref resource.Ref, authorizationURL string) (AuthorizationResponse, error)
 	redirectURL string
 	metadataURL string
 	idToken     func(ctx context.Context, ref resource.Ref) (string, error)
@@ -272,7 +290,7 @@ type oauthSession struct {
 	secret    string // the pre-registered client's secret, resolved
 	key       string // the private_key_jwt key, resolved (PEM)
 	idpSecret string // the enterprise grant's IdP client secret, resolved
-	authorize func(ctx context.Context, ref resource.Ref, authorizationURL string) (code, state string, err error)
+	authorize func(ctx context.Context, ref resource.Ref, authorizationURL string) (AuthorizationResponse, error)
 	redirect  string
 	login     bool         // Connector.Login: ignore the stored token
 	issuer    string       // the issuer checkAuthServer allowed, set during Authorize
@@ -481,12 +499,14 @@ func (o *oauthSession) fetchCode(ctx context.Context, args *auth.AuthorizationAr
 		o.loginRequired.Store(true)
 		return nil, ErrLoginRequired
 	}
-	code, state, err := o.authorize(ctx, o.ref, args.URL)
+	res, err := o.authorize(ctx, o.ref, args.URL)
 	if err != nil {
 		// The host's text may hold what it read from the redirect.
 		return nil, o.fail("the host's Authorize step failed")
 	}
-	return &auth.AuthorizationResult{Code: code, State: state}, nil
+	// The go-sdk checks the iss against the issuer whose metadata it
+	// used (RFC 9207, mix-up defence).
+	return &auth.AuthorizationResult{Code: res.Code, State: res.State, Iss: res.Issuer}, nil
 }
 
 // oauthErrorText renders an error of the OAuth flow without values: the

@@ -75,6 +75,10 @@ type fakeAS struct {
 	jwtKey *ecdsa.PublicKey
 	// jag is the identity assertion grant the jwt-bearer grant accepts.
 	jag string
+	// issParam, when set, advertises
+	// authorization_response_iss_parameter_supported and adds iss to
+	// the authorization redirect (RFC 9207).
+	issParam bool
 }
 
 func newFakeAS(t *testing.T) *fakeAS {
@@ -83,10 +87,16 @@ func newFakeAS(t *testing.T) *fakeAS {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
 		base := a.srv.URL
-		writeJSON(w, map[string]any{"issuer": base, "authorization_endpoint": base + "/authorize", "token_endpoint": base + "/token",
+		md := map[string]any{"issuer": base, "authorization_endpoint": base + "/authorize", "token_endpoint": base + "/token",
 			"registration_endpoint": base + "/register", "response_types_supported": []string{"code"},
 			"code_challenge_methods_supported": []string{"S256"}, "scopes_supported": []string{"read", "offline_access"},
-			"token_endpoint_auth_methods_supported": []string{"none", "client_secret_basic", "private_key_jwt"}})
+			"token_endpoint_auth_methods_supported": []string{"none", "client_secret_basic", "private_key_jwt"}}
+		a.mu.Lock()
+		if a.issParam {
+			md["authorization_response_iss_parameter_supported"] = true
+		}
+		a.mu.Unlock()
+		writeJSON(w, md)
 	})
 	mux.HandleFunc("/register", func(w http.ResponseWriter, r *http.Request) {
 		a.mu.Lock()
@@ -114,8 +124,13 @@ func newFakeAS(t *testing.T) *fakeAS {
 		a.codes[code] = q.Get("code_challenge")
 		a.scopeOf[code] = q.Get("scope")
 		a.asked = append(a.asked, q.Get("scope"))
+		issParam := a.issParam
 		a.mu.Unlock()
-		http.Redirect(w, r, q.Get("redirect_uri")+"?code="+code+"&state="+url.QueryEscape(q.Get("state")), http.StatusFound)
+		redirect := q.Get("redirect_uri") + "?code=" + code + "&state=" + url.QueryEscape(q.Get("state"))
+		if issParam {
+			redirect += "&iss=" + url.QueryEscape(a.srv.URL)
+		}
+		http.Redirect(w, r, redirect, http.StatusFound)
 	})
 	mux.HandleFunc("/token", a.token)
 	a.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -296,23 +311,24 @@ func protectedServerOf(t *testing.T, as *fakeAS, typ string) string {
 
 // followAuthorization is the host's Authorize step of the tests: it
 // follows the authorization URL without following the final redirect,
-// and reads code and state from its Location.
-func followAuthorization(ctx context.Context, _ resource.Ref, authURL string) (string, string, error) {
+// and reads code, state and iss from its Location.
+func followAuthorization(ctx context.Context, _ resource.Ref, authURL string) (mcpconn.AuthorizationResponse, error) {
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, authURL, nil)
 	if err != nil {
-		return "", "", err
+		return mcpconn.AuthorizationResponse{}, err
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return "", "", err
+		return mcpconn.AuthorizationResponse{}, err
 	}
 	resp.Body.Close()
 	loc, err := url.Parse(resp.Header.Get("Location"))
 	if err != nil || loc.Query().Get("code") == "" {
-		return "", "", fmt.Errorf("no code in the redirect (status %d)", resp.StatusCode)
+		return mcpconn.AuthorizationResponse{}, fmt.Errorf("no code in the redirect (status %d)", resp.StatusCode)
 	}
-	return loc.Query().Get("code"), loc.Query().Get("state"), nil
+	q := loc.Query()
+	return mcpconn.AuthorizationResponse{Code: q.Get("code"), State: q.Get("state"), Issuer: q.Get("iss")}, nil
 }
 
 type oauthFixture struct {
@@ -596,9 +612,10 @@ func TestOAuthNoTokenInOutput(t *testing.T) {
 	assertNoTokens(t, "revoked error", err.Error())
 
 	// A login whose code the token endpoint refuses.
-	bad := func(ctx context.Context, ref resource.Ref, u string) (string, string, error) {
-		_, state, err := followAuthorization(ctx, ref, u)
-		return "code-forged", state, err
+	bad := func(ctx context.Context, ref resource.Ref, u string) (mcpconn.AuthorizationResponse, error) {
+		res, err := followAuthorization(ctx, ref, u)
+		res.Code = "code-forged"
+		return res, err
 	}
 	err = f.c.Login(context.Background(), "remote", f.srv, &mcpconn.LoginOptions{Authorize: bad})
 	if err == nil {
@@ -702,16 +719,76 @@ func TestOAuthRequestTimeout(t *testing.T) {
 	t.Logf("failed after %v: %v", took, err)
 }
 
+// An authorization server that advertises the RFC 9207 iss parameter is
+// usable: the login succeeds when the host's Authorize step returns the
+// redirect's iss, and fails, naming neither issuer, when the step returns
+// another issuer (a mix-up) or none.
+func TestOAuthLoginIssuer(t *testing.T) {
+	t.Parallel()
+	const forged = "https://forged-issuer.example/as"
+	for _, tt := range []struct {
+		name    string
+		issuer  func(redirected string) string
+		wantErr bool
+	}{
+		{"the redirect's iss", func(iss string) string { return iss }, false},
+		{"another issuer", func(string) string { return forged }, true},
+		{"no iss", func(string) string { return "" }, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newOAuthFixture(t)
+			f.as.mu.Lock()
+			f.as.issParam = true
+			f.as.mu.Unlock()
+			var redirected string
+			authorize := func(ctx context.Context, ref resource.Ref, u string) (mcpconn.AuthorizationResponse, error) {
+				res, err := followAuthorization(ctx, ref, u)
+				redirected = res.Issuer
+				res.Issuer = tt.issuer(res.Issuer)
+				return res, err
+			}
+			err := f.c.Login(context.Background(), "remote", f.srv, &mcpconn.LoginOptions{Authorize: authorize})
+			if redirected != f.as.srv.URL {
+				t.Fatalf("the redirect's iss is %q, want the fake's issuer %q", redirected, f.as.srv.URL)
+			}
+			if !tt.wantErr {
+				if err != nil {
+					t.Fatalf("Login with the redirect's iss: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatal("Login succeeded")
+			}
+			for _, v := range []string{forged, f.as.srv.URL, strings.TrimPrefix(f.as.srv.URL, "http://")} {
+				if strings.Contains(err.Error(), v) {
+					t.Errorf("the error names the issuer %q: %v", v, err)
+				}
+			}
+			assertNoTokens(t, "error", err.Error())
+			// The token endpoint deletes a code it redeems.
+			f.as.mu.Lock()
+			unredeemed := len(f.as.codes)
+			f.as.mu.Unlock()
+			if unredeemed != 1 {
+				t.Errorf("%d codes left unredeemed, want 1: the code went to the token endpoint despite the issuer check", unredeemed)
+			}
+			t.Logf("refused: %v", err)
+		})
+	}
+}
+
 // A login waits for the person's step up to LoginOptions.Timeout, not
 // the document's startup timeout, and says which bound ended it.
 func TestOAuthLoginTimeout(t *testing.T) {
 	t.Parallel()
 	f := newOAuthFixture(t)
 	f.srv.StartupTimeoutMS = 50
-	slow := func(ctx context.Context, ref resource.Ref, u string) (string, string, error) {
+	slow := func(ctx context.Context, ref resource.Ref, u string) (mcpconn.AuthorizationResponse, error) {
 		select {
 		case <-ctx.Done():
-			return "", "", ctx.Err()
+			return mcpconn.AuthorizationResponse{}, ctx.Err()
 		case <-time.After(300 * time.Millisecond): // longer than startup_timeout_ms
 		}
 		return followAuthorization(ctx, ref, u)
@@ -719,9 +796,9 @@ func TestOAuthLoginTimeout(t *testing.T) {
 	if err := f.c.Login(context.Background(), "remote", f.srv, &mcpconn.LoginOptions{Authorize: slow}); err != nil {
 		t.Fatalf("Login slower than startup_timeout_ms: %v", err)
 	}
-	stuck := func(ctx context.Context, _ resource.Ref, _ string) (string, string, error) {
+	stuck := func(ctx context.Context, _ resource.Ref, _ string) (mcpconn.AuthorizationResponse, error) {
 		<-ctx.Done()
-		return "", "", ctx.Err()
+		return mcpconn.AuthorizationResponse{}, ctx.Err()
 	}
 	start := time.Now()
 	err := f.c.Login(context.Background(), "remote", f.srv, &mcpconn.LoginOptions{Authorize: stuck, Timeout: 200 * time.Millisecond})

@@ -54,19 +54,19 @@ func mcpLogin(ctx context.Context, e *env, refArg string, timeout time.Duration)
 	// stepErr is why the interactive step failed, in agt's words (mcpconn
 	// does not show the host's error: it may hold what a redirect said).
 	var stepErr error
-	authorize := func(ctx context.Context, _ resource.Ref, authorizationURL string) (string, string, error) {
+	authorize := func(ctx context.Context, _ resource.Ref, authorizationURL string) (mcpconn.AuthorizationResponse, error) {
 		if !showableURL(authorizationURL) {
 			stepErr = errors.New("the authorization server's URL is not a plain http(s) URL of printable characters; agt does not show it")
-			return "", "", stepErr
+			return mcpconn.AuthorizationResponse{}, stepErr
 		}
 		if stepErr = rcv.expect(authorizationURL); stepErr != nil {
-			return "", "", stepErr
+			return mcpconn.AuthorizationResponse{}, stepErr
 		}
 		fmt.Fprintf(e.out, "To log in to mcp %s, open this URL in a browser:\n\n  %s\n\nWaiting up to %s for the authorization server to send the browser back to %s ...\n",
 			ref, authorizationURL, timeout, rcv.URL())
-		code, state, err := rcv.wait(ctx)
+		res, err := rcv.wait(ctx)
 		stepErr = err
-		return code, state, err
+		return res, err
 	}
 	// The person in the browser gets the login's whole --timeout, in
 	// place of the server's startup timeout.

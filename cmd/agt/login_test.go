@@ -37,6 +37,10 @@ type oauthServer struct {
 
 	mu     sync.Mutex
 	issued int // tokens granted
+	// issParam, when set, advertises
+	// authorization_response_iss_parameter_supported and adds iss to the
+	// redirect (RFC 9207).
+	issParam bool
 }
 
 func startOAuthServer(t *testing.T) *oauthServer {
@@ -81,12 +85,18 @@ func startOAuthServerWith(t *testing.T, redirect url.Values) *oauthServer {
 		_ = json.NewEncoder(w).Encode(v)
 	}
 	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, 200, map[string]any{
+		md := map[string]any{
 			"issuer": base, "authorization_endpoint": base + "/authorize", "token_endpoint": base + "/token",
 			"registration_endpoint": base + "/register", "response_types_supported": []string{"code"},
 			"grant_types_supported":            []string{"authorization_code", "refresh_token"},
 			"code_challenge_methods_supported": []string{"S256"}, "token_endpoint_auth_methods_supported": []string{"none"},
-		})
+		}
+		o.mu.Lock()
+		if o.issParam {
+			md["authorization_response_iss_parameter_supported"] = true
+		}
+		o.mu.Unlock()
+		writeJSON(w, 200, md)
 	})
 	mux.HandleFunc("/register", func(w http.ResponseWriter, r *http.Request) {
 		var md map[string]any
@@ -104,6 +114,11 @@ func startOAuthServerWith(t *testing.T, redirect url.Values) *oauthServer {
 		v := back.Query()
 		v.Set("code", "the-code")
 		v.Set("state", q.Get("state"))
+		o.mu.Lock()
+		if o.issParam {
+			v.Set("iss", base)
+		}
+		o.mu.Unlock()
 		if o.redirect != nil {
 			v = url.Values{"state": {q.Get("state")}} // unless the override has its own
 			for k, vs := range o.redirect {
@@ -294,6 +309,23 @@ func TestMCPLoginTakesItsTime(t *testing.T) {
 	r := loginAsSlowBrowser(t, db, "docs", 3*time.Second)
 	if r.code != 0 || !strings.Contains(r.stdout, "logged in to mcp docs") {
 		t.Errorf("a login of 3 s with a startup timeout of 1 s: exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// An authorization server that advertises the RFC 9207 iss parameter:
+// the loopback receiver passes the redirect's iss on, and the login
+// succeeds.
+func TestMCPLoginIssuerParameter(t *testing.T) {
+	t.Parallel()
+	srv := startOAuthServer(t)
+	srv.mu.Lock()
+	srv.issParam = true
+	srv.mu.Unlock()
+	db := filepath.Join(t.TempDir(), "agt.db")
+	mustRun(t, db, 0, "mcp", "add", "docs", "--transport", "http", "--oauth", srv.mcpURL)
+	r := loginAsBrowser(t, db, "docs")
+	if r.code != 0 || !strings.Contains(r.stdout, "logged in to mcp docs") {
+		t.Errorf("login with iss: exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 }
 

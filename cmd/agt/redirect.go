@@ -13,18 +13,21 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/agtsdk/agt/mcpconn"
 )
 
 // The loopback redirect receiver of agt mcp login (RFC 8252, section 7.3):
 // the authorization server sends the browser back to
-// http://127.0.0.1:PORT/callback with the code and state. Anything on this
+// http://127.0.0.1:PORT/callback with the code, state and (RFC 9207) iss.
+// Anything on this
 // machine can reach the port, so every request is hostile: its size and
 // time are bounded, the state must be the one the authorization URL
 // carried, and only the first request to the callback path counts.
 const (
 	redirectPath = "/callback"
-	// maxRedirectHeader bounds the request line and headers (the code and
-	// state travel in the query); net/http answers a larger request with
+	// maxRedirectHeader bounds the request line and headers (the code,
+	// state and iss travel in the query); net/http answers a larger request with
 	// 431 and never reaches the handler.
 	maxRedirectHeader = 8 << 10
 	// redirectReadTimeout bounds the reading of one request, headers
@@ -46,8 +49,8 @@ type redirectReceiver struct {
 }
 
 type redirectResult struct {
-	code, state string
-	err         error
+	resp mcpconn.AuthorizationResponse
+	err  error
 }
 
 // errStateMismatch is a redirect whose state is not the login's: another
@@ -104,13 +107,14 @@ func (r *redirectReceiver) expect(authorizationURL string) error {
 	return nil
 }
 
-// wait returns the code and state of the first redirect, or ctx's error.
-func (r *redirectReceiver) wait(ctx context.Context) (code, state string, err error) {
+// wait returns the code, state and iss of the first redirect, or ctx's
+// error.
+func (r *redirectReceiver) wait(ctx context.Context) (mcpconn.AuthorizationResponse, error) {
 	select {
 	case res := <-r.result:
-		return res.code, res.state, res.err
+		return res.resp, res.err
 	case <-ctx.Done():
-		return "", "", fmt.Errorf("no redirect from the authorization server arrived: %w", context.Cause(ctx))
+		return mcpconn.AuthorizationResponse{}, fmt.Errorf("no redirect from the authorization server arrived: %w", context.Cause(ctx))
 	}
 }
 
@@ -176,7 +180,9 @@ func (r *redirectReceiver) check(req *http.Request) redirectResult {
 	if code == "" {
 		return redirectResult{err: errors.New("the redirect carries no code")}
 	}
-	return redirectResult{code: code, state: want}
+	// The iss is passed on as sent (bounded with the query by
+	// maxRedirectHeader); mcpconn compares it with the issuer.
+	return redirectResult{resp: mcpconn.AuthorizationResponse{Code: code, State: want, Issuer: q.Get("iss")}}
 }
 
 func page(msg string) string {

@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agtsdk/agt/mcpconn"
+	"github.com/google/go-cmp/cmp"
 )
 
 // startReceiver starts a receiver expecting state, closed with the test.
@@ -42,7 +45,7 @@ func redirect(t *testing.T, r *redirectReceiver, query string) (int, string) {
 	return resp.StatusCode, string(body)
 }
 
-func waitShort(t *testing.T, r *redirectReceiver) (string, string, error) {
+func waitShort(t *testing.T, r *redirectReceiver) (mcpconn.AuthorizationResponse, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -52,16 +55,17 @@ func waitShort(t *testing.T, r *redirectReceiver) (string, string, error) {
 func TestRedirectReceiverCode(t *testing.T) {
 	t.Parallel()
 	r := startReceiver(t, 0, "s-1")
-	status, body := redirect(t, r, "code=the-code&state=s-1")
+	status, body := redirect(t, r, "code=the-code&state=s-1&iss="+url.QueryEscape("https://auth.example"))
 	if status != http.StatusOK || !strings.Contains(body, "You may close this tab") {
 		t.Errorf("redirect answered %d %q, want 200 and the page", status, body)
 	}
 	if strings.Contains(body, "the-code") {
 		t.Errorf("the page shows the code: %q", body)
 	}
-	code, state, err := waitShort(t, r)
-	if err != nil || code != "the-code" || state != "s-1" {
-		t.Errorf("wait = %q, %q, %v; want the-code, s-1, nil", code, state, err)
+	res, err := waitShort(t, r)
+	want := mcpconn.AuthorizationResponse{Code: "the-code", State: "s-1", Issuer: "https://auth.example"}
+	if diff := cmp.Diff(want, res); err != nil || diff != "" {
+		t.Errorf("wait: %v (-want +got):\n%s", err, diff)
 	}
 }
 
@@ -75,7 +79,8 @@ func TestRedirectReceiverStateMismatch(t *testing.T) {
 	if status != http.StatusBadRequest {
 		t.Errorf("mismatched state answered %d, want 400", status)
 	}
-	code, _, err := waitShort(t, r)
+	res, err := waitShort(t, r)
+	code := res.Code
 	if !errors.Is(err, errStateMismatch) || code != "" {
 		t.Errorf("wait = %q, %v; want no code and errStateMismatch", code, err)
 	}
@@ -94,7 +99,8 @@ func TestRedirectReceiverSecondRequest(t *testing.T) {
 	if status, _ := redirect(t, r, "code=second&state=s-1"); status != http.StatusGone {
 		t.Errorf("second request answered %d, want 410", status)
 	}
-	code, _, err := waitShort(t, r)
+	res, err := waitShort(t, r)
+	code := res.Code
 	if err != nil || code != "first" {
 		t.Errorf("wait = %q, %v; want the first code", code, err)
 	}
@@ -111,7 +117,8 @@ func TestRedirectReceiverOversized(t *testing.T) {
 		t.Errorf("oversized request answered %d, want 431", status)
 	}
 	redirect(t, r, "code=good&state=s-1")
-	code, _, err := waitShort(t, r)
+	res, err := waitShort(t, r)
+	code := res.Code
 	if err != nil || code != "good" {
 		t.Errorf("wait = %q, %v; want the code of the request within the bound", code, err)
 	}
@@ -145,7 +152,7 @@ func TestRedirectReceiverTimeout(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	if _, _, err := r.wait(ctx); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := r.wait(ctx); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("wait = %v, want the context's deadline", err)
 	}
 }
@@ -163,7 +170,7 @@ func TestRedirectReceiverServerError(t *testing.T) {
 	for _, tt := range tests {
 		r := startReceiver(t, 0, "s-1")
 		redirect(t, r, "state=s-1&error="+url.QueryEscape(tt.errParam))
-		_, _, err := waitShort(t, r)
+		_, err := waitShort(t, r)
 		if err == nil || !strings.HasSuffix(err.Error(), tt.want) {
 			t.Errorf("%s: wait = %v, want it to end in %q", tt.name, err, tt.want)
 		}

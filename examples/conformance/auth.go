@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/resource"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 )
@@ -90,9 +91,11 @@ func (s contextSecrets) Resolve(_ context.Context, ref resource.Ref, name string
 // authorizeByRedirect is the interactive step of an authorization-code
 // login done without a person: the suite's authorization server answers
 // the authorization URL at once with a redirect to the redirect URI, so
-// the client requests it, does not follow the redirect, and reads the code
-// and state from its Location. A host would open a browser instead.
-func authorizeByRedirect(ctx context.Context, _ resource.Ref, authorizationURL string) (code, state string, err error) {
+// the client requests it, does not follow the redirect, and reads the
+// code, state and iss from its Location. A host would open a browser
+// instead.
+func authorizeByRedirect(ctx context.Context, _ resource.Ref, authorizationURL string) (mcpconn.AuthorizationResponse, error) {
+	var none mcpconn.AuthorizationResponse
 	ctx, cancel := context.WithTimeout(ctx, authorizeTimeout)
 	defer cancel()
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error {
@@ -100,28 +103,28 @@ func authorizeByRedirect(ctx context.Context, _ resource.Ref, authorizationURL s
 	}}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, authorizationURL, nil)
 	if err != nil {
-		return "", "", fmt.Errorf("authorization request: %w", err)
+		return none, fmt.Errorf("authorization request: %w", err)
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return "", "", fmt.Errorf("authorization request: %w", err)
+		return none, fmt.Errorf("authorization request: %w", err)
 	}
 	resp.Body.Close() // the redirect's body says nothing we need
 	if resp.StatusCode < 300 || resp.StatusCode > 399 {
-		return "", "", fmt.Errorf("the authorization endpoint answered %d, not a redirect", resp.StatusCode)
+		return none, fmt.Errorf("the authorization endpoint answered %d, not a redirect", resp.StatusCode)
 	}
 	loc, err := url.Parse(resp.Header.Get("Location"))
 	if err != nil {
-		return "", "", errors.New("the authorization endpoint's redirect has no valid Location")
+		return none, errors.New("the authorization endpoint's redirect has no valid Location")
 	}
 	q := loc.Query()
 	if e := q.Get("error"); e != "" {
-		return "", "", fmt.Errorf("the authorization endpoint refused: %.64q", e)
+		return none, fmt.Errorf("the authorization endpoint refused: %.64q", e)
 	}
 	if q.Get("code") == "" {
-		return "", "", errors.New("the authorization endpoint's redirect carries no code")
+		return none, errors.New("the authorization endpoint's redirect carries no code")
 	}
-	return q.Get("code"), q.Get("state"), nil
+	return mcpconn.AuthorizationResponse{Code: q.Get("code"), State: q.Get("state"), Issuer: q.Get("iss")}, nil
 }
 
 // oauthField is the registration's oauth field for an auth/* scenario:

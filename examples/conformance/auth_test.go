@@ -10,9 +10,11 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/agtsdk/agt/mcpconn"
 )
 
-// authorizeByRedirect reads the code and state from the authorization
+// authorizeByRedirect reads the code, state and iss from the authorization
 // endpoint's redirect without following it, and refuses an answer that is
 // not a redirect with a code.
 func TestAuthorizeByRedirect(t *testing.T) {
@@ -21,12 +23,14 @@ func TestAuthorizeByRedirect(t *testing.T) {
 		name, location string
 		status         int
 		wantCode       string
+		wantIssuer     string
 		wantErr        string
 	}{
-		{"redirect", redirectURL + "?code=c-1&state=s-1", http.StatusFound, "c-1", ""},
-		{"not a redirect", "", http.StatusOK, "", "answered 200, not a redirect"},
-		{"refused", redirectURL + "?error=access_denied&state=s-1", http.StatusFound, "", `refused: "access_denied"`},
-		{"no code", redirectURL + "?state=s-1", http.StatusFound, "", "carries no code"},
+		{"redirect", redirectURL + "?code=c-1&state=s-1", http.StatusFound, "c-1", "", ""},
+		{"redirect with iss", redirectURL + "?code=c-1&state=s-1&iss=http%3A%2F%2Flocalhost%3A9%2Fas", http.StatusFound, "c-1", "http://localhost:9/as", ""},
+		{"not a redirect", "", http.StatusOK, "", "", "answered 200, not a redirect"},
+		{"refused", redirectURL + "?error=access_denied&state=s-1", http.StatusFound, "", "", `refused: "access_denied"`},
+		{"no code", redirectURL + "?state=s-1", http.StatusFound, "", "", "carries no code"},
 	}
 	for _, tt := range tests {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -35,11 +39,12 @@ func TestAuthorizeByRedirect(t *testing.T) {
 			}
 			w.WriteHeader(tt.status)
 		}))
-		code, state, err := authorizeByRedirect(context.Background(), serverRef, srv.URL+"/authorize?state=s-1")
+		res, err := authorizeByRedirect(context.Background(), serverRef, srv.URL+"/authorize?state=s-1")
 		srv.Close()
+		want := mcpconn.AuthorizationResponse{Code: tt.wantCode, State: "s-1", Issuer: tt.wantIssuer}
 		switch {
-		case tt.wantErr == "" && (err != nil || code != tt.wantCode || state != "s-1"):
-			t.Errorf("%s: got %q, %q, %v; want %q, s-1", tt.name, code, state, err, tt.wantCode)
+		case tt.wantErr == "" && (err != nil || res != want):
+			t.Errorf("%s: got %+v, %v; want %+v", tt.name, res, err, want)
 		case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
 			t.Errorf("%s: error %v, want one containing %q", tt.name, err, tt.wantErr)
 		}

@@ -20,7 +20,7 @@
 // its test-tool: the Run's connection discovers the authorization server
 // and logs in through mcpconn.OAuthOptions. Its Authorize step plays the
 // browser: it requests the authorization URL, does not follow the redirect,
-// and reads the code and state from its Location. The client names
+// and reads the code, state and iss from its Location. The client names
 // https://conformance-test.local/client-metadata.json as its client ID
 // metadata document (the URL the CIMD scenarios expect). The credentials
 // of MCP_CONFORMANCE_CONTEXT (at most 64 KiB) go into the registration as
