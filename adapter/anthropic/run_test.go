@@ -1,0 +1,195 @@
+package anthropic_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/goleak"
+
+	agtanthropic "github.com/agtsdk/agt/adapter/anthropic"
+	"github.com/agtsdk/agt/mcpconn"
+	"github.com/agtsdk/agt/mcpconn/mcptest"
+	"github.com/agtsdk/agt/policy"
+	"github.com/agtsdk/agt/resource"
+	"github.com/agtsdk/agt/resource/boltrepo"
+	"github.com/agtsdk/agt/run"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+const (
+	agent     = resource.Ref("writer")
+	notesRef  = resource.Ref("notes")
+	pngPixel  = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+	imageTool = "snapshot"
+)
+
+// newRun is a real Run over a bbolt store in t.TempDir(): the agent mounts
+// one in-memory fake MCP server and has one host tool that returns an
+// image.
+func newRun(t *testing.T) *run.Run {
+	t.Helper()
+	repo, err := boltrepo.Open(filepath.Join(t.TempDir(), "agt.db"), &boltrepo.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = repo.Close() })
+	put := func(kind resource.Kind, ref resource.Ref, doc any) {
+		data, err := json.Marshal(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := repo.Create(context.Background(), resource.Key{Kind: kind, Ref: ref}, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(resource.KindMCP, notesRef, resource.MCPDocument{MCPServers: map[string]resource.MCPServer{
+		// The Dial hook ignores the document; it must pass the connector's checks.
+		"fake": {Type: resource.TransportStdio, Command: "fakemcp", Cwd: t.TempDir()},
+	}})
+	put(resource.KindAgent, agent, resource.AgentDocument{MCPs: []resource.Ref{notesRef}})
+
+	dial := mcptest.Dial(&mcptest.ServerOptions{})
+	r, err := run.New(context.Background(), &run.Options{
+		Agent:      agent,
+		Repository: repo,
+		Connector: mcpconn.NewConnector(&mcpconn.ConnectorOptions{
+			Dial: func(ctx context.Context, ref resource.Ref, srv resource.MCPServer) (mcp.Transport, error) {
+				return dial(ctx, ref, srv)
+			},
+		}),
+		Permission:       policy.AutoAllow(),
+		FailOnMountError: true,
+		Logger:           slog.New(slog.DiscardHandler),
+		HostTools: []run.HostTool{{
+			Name:        imageTool,
+			Description: "Returns a one-pixel PNG.",
+			Schema:      json.RawMessage(`{"type":"object","additionalProperties":false}`),
+			Handler: func(context.Context, run.Request) (run.Result, error) {
+				return run.Result{Content: json.RawMessage(`[{"type":"text","text":"one pixel"},{"type":"image","data":"` + pngPixel + `","mimeType":"image/png"}]`)}, nil
+			},
+		}},
+	})
+	if err != nil {
+		t.Fatalf("run.New: %v", err)
+	}
+	t.Cleanup(func() { _ = r.Close() })
+	return r
+}
+
+// TestRunLoop is one full step against a real Run: tool definitions from
+// Run.Tools, a Messages API response JSON with tool_use blocks, Execute,
+// and the tool_result blocks of the next user message.
+func TestRunLoop(t *testing.T) {
+	t.Parallel()
+	r := newRun(t)
+	ctx := context.Background()
+
+	tools := r.Tools()
+	echo := ""
+	for _, ti := range tools {
+		if strings.HasSuffix(ti.Name, "__"+mcptest.ToolEcho) {
+			echo = ti.Name
+		}
+	}
+	if echo == "" {
+		t.Fatalf("no echo tool in %d tools", len(tools))
+	}
+	defs := agtanthropic.Tools(tools)
+	if len(defs) != len(tools) {
+		t.Fatalf("%d definitions for %d tools", len(defs), len(tools))
+	}
+	// Each definition sends the schema bytes the Run listed.
+	var sent []struct {
+		Name        string          `json:"name"`
+		InputSchema json.RawMessage `json:"input_schema"`
+	}
+	if err := json.Unmarshal(jsonOf(t, defs), &sent); err != nil {
+		t.Fatal(err)
+	}
+	for i, ti := range tools {
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, ti.InputSchema); err != nil {
+			t.Fatal(err)
+		}
+		if sent[i].Name != ti.Name || string(sent[i].InputSchema) != compact.String() {
+			t.Errorf("tool %s: sent %s, listed %s", ti.Name, sent[i].InputSchema, ti.InputSchema)
+		}
+	}
+
+	response := `{"id":"msg_1","type":"message","role":"assistant","model":"m","stop_reason":"tool_use","content":[
+		{"type":"text","text":"calling"},
+		{"type":"tool_use","id":"toolu_echo","name":"` + echo + `","input":{"text":"hi"}},
+		{"type":"tool_use","id":"toolu_img","name":"` + imageTool + `","input":{}},
+		{"type":"tool_use","id":"toolu_bad","name":"` + echo + `","input":{"text":7}}]}`
+	var msg sdk.Message
+	if err := json.Unmarshal([]byte(response), &msg); err != nil {
+		t.Fatal(err)
+	}
+	out, err := r.Execute(ctx, agtanthropic.Batch(msg.ID, agent, &msg))
+	if err != nil {
+		t.Fatalf("Execute: %v", err)
+	}
+	var gotCodes []run.Code
+	for _, res := range out.Results {
+		gotCodes = append(gotCodes, res.Code)
+	}
+	if d := cmp.Diff([]run.Code{"", "", run.CodeInvalidArguments}, gotCodes); d != "" {
+		t.Fatalf("codes (-want +got):\n%s", d)
+	}
+
+	user := sdk.NewUserMessage(agtanthropic.Results(out)...)
+	var back sdk.MessageParam
+	if err := json.Unmarshal(jsonOf(t, user), &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.OfUser == nil || len(back.OfUser.Content) != 3 {
+		t.Fatalf("user message = %s", jsonOf(t, user))
+	}
+	type part struct {
+		ID      string
+		IsError bool
+		Kinds   []string
+	}
+	var parts []part
+	for _, b := range back.OfUser.Content {
+		tr := b.OfToolResult
+		if tr == nil {
+			t.Fatalf("not a tool_result: %s", jsonOf(t, b))
+		}
+		p := part{ID: tr.ToolUseID, IsError: tr.IsError.Value}
+		for _, c := range tr.Content {
+			switch {
+			case c.OfText != nil:
+				p.Kinds = append(p.Kinds, "text")
+			case c.OfImage != nil:
+				p.Kinds = append(p.Kinds, "image:"+string(c.OfImage.Source.OfBase64.MediaType))
+				if c.OfImage.Source.OfBase64.Data != pngPixel {
+					t.Errorf("image data changed")
+				}
+			}
+		}
+		parts = append(parts, p)
+	}
+	want := []part{
+		{ID: "toolu_echo", Kinds: []string{"text"}},
+		{ID: "toolu_img", Kinds: []string{"text", "image:image/png"}},
+		{ID: "toolu_bad", IsError: true, Kinds: []string{"text"}},
+	}
+	if d := cmp.Diff(want, parts); d != "" {
+		t.Errorf("tool_results (-want +got):\n%s", d)
+	}
+	// A failure's text is the ToolError JSON, the model's one error format.
+	got := back.OfUser.Content[2].OfToolResult.Content[0].OfText.Text
+	if got != string(out.Results[2].ToolError()) || !strings.Contains(got, `"code":"invalid_arguments"`) {
+		t.Errorf("failure text = %s, want the ToolError %s", got, out.Results[2].ToolError())
+	}
+}
