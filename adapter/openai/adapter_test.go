@@ -1,0 +1,237 @@
+package openai_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	sdk "github.com/openai/openai-go/v3"
+
+	agtopenai "github.com/agtsdk/agt/adapter/openai"
+	"github.com/agtsdk/agt/resource"
+	"github.com/agtsdk/agt/run"
+)
+
+// jsonOf marshals v through the SDK's own encoders.
+func jsonOf(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatalf("marshal: %v", err)
+	}
+	return b
+}
+
+// sameJSON compares two JSON texts as values.
+func sameJSON(t *testing.T, got []byte, want string) {
+	t.Helper()
+	var g, w any
+	if err := json.Unmarshal(got, &g); err != nil {
+		t.Fatalf("got is not JSON: %v\n%s", err, got)
+	}
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatalf("want is not JSON: %v", err)
+	}
+	if d := cmp.Diff(w, g); d != "" {
+		t.Errorf("JSON mismatch (-want +got):\n%s\ngot: %s", d, got)
+	}
+}
+
+func quote(t *testing.T, s string) string {
+	t.Helper()
+	return string(jsonOf(t, s))
+}
+
+func TestToolsKeepSchemaBytes(t *testing.T) {
+	t.Parallel()
+	// Key order, a large integer and a tiny number would not survive a
+	// round trip through map[string]any and float64.
+	schema := `{"type":"object","required":["z","a"],"properties":{"z":{"type":"integer","maximum":12345678901234567890},"a":{"type":"number","minimum":1e-400}},"additionalProperties":false}`
+	tools := []run.ToolInfo{
+		{Name: "files.read", Title: "Read", Description: "Reads a file.", InputSchema: json.RawMessage(schema)},
+		{Name: "noargs", InputSchema: nil},
+	}
+	got := jsonOf(t, agtopenai.Tools(tools))
+	sameJSON(t, got, `[{"type":"function","function":{"name":"files.read","description":"Reads a file.","parameters":`+schema+`}},`+
+		`{"type":"function","function":{"name":"noargs","parameters":{"type":"object"}}}]`)
+	var defs []struct {
+		Function struct {
+			Parameters json.RawMessage `json:"parameters"`
+		} `json:"function"`
+	}
+	if err := json.Unmarshal(got, &defs); err != nil {
+		t.Fatal(err)
+	}
+	if string(defs[0].Function.Parameters) != schema {
+		t.Errorf("parameters bytes changed:\ngot  %s\nwant %s", defs[0].Function.Parameters, schema)
+	}
+}
+
+func TestToolsEmpty(t *testing.T) {
+	t.Parallel()
+	sameJSON(t, jsonOf(t, agtopenai.Tools(nil)), `[]`)
+}
+
+// completionJSON is a Chat Completions response as the API sends it: text,
+// two function calls and a custom tool call.
+const completionJSON = `{
+  "id": "chatcmpl-01",
+  "object": "chat.completion",
+  "created": 1700000000,
+  "model": "gpt-5",
+  "choices": [{
+    "index": 0,
+    "finish_reason": "tool_calls",
+    "logprobs": null,
+    "message": {
+      "role": "assistant",
+      "content": "Reading both.",
+      "refusal": null,
+      "tool_calls": [
+        {"id": "call_A", "type": "function", "function": {"name": "files.read", "arguments": "{\"path\": \"a.txt\", \"n\": 12345678901234567890}"}},
+        {"id": "call_C", "type": "custom", "custom": {"name": "grammar", "input": "free text"}},
+        {"id": "call_B", "type": "function", "function": {"name": "files.list", "arguments": "{}"}}
+      ]
+    }
+  }],
+  "usage": {"prompt_tokens": 10, "completion_tokens": 20, "total_tokens": 30}
+}`
+
+func TestBatchFromCompletionJSON(t *testing.T) {
+	t.Parallel()
+	var c sdk.ChatCompletion
+	if err := json.Unmarshal([]byte(completionJSON), &c); err != nil {
+		t.Fatal(err)
+	}
+	got := agtopenai.Batch(c.ID, resource.Ref("agents/a"), c.Choices[0].Message)
+	if got.ID != "chatcmpl-01" || got.Agent != "agents/a" {
+		t.Errorf("batch ID/agent = %q/%q", got.ID, got.Agent)
+	}
+	type call struct{ ID, Name, Args string }
+	var calls []call
+	for _, c := range got.Calls {
+		calls = append(calls, call{c.ID, c.Name, string(c.Arguments)})
+	}
+	want := []call{
+		{"call_A", "files.read", `{"path": "a.txt", "n": 12345678901234567890}`},
+		{"call_B", "files.list", `{}`},
+	}
+	if d := cmp.Diff(want, calls); d != "" {
+		t.Errorf("calls (-want +got):\n%s", d)
+	}
+}
+
+func TestBatchWithoutToolCalls(t *testing.T) {
+	t.Parallel()
+	var msg sdk.ChatCompletionMessage
+	if err := json.Unmarshal([]byte(`{"role":"assistant","content":"done","refusal":null}`), &msg); err != nil {
+		t.Fatal(err)
+	}
+	if got := agtopenai.Batch("b", "agents/a", msg); len(got.Calls) != 0 || got.ID != "b" {
+		t.Errorf("batch = %+v, want no calls", got)
+	}
+}
+
+func TestToolMessageJSON(t *testing.T) {
+	t.Parallel()
+	failed := run.Result{CallID: "call_E", Name: "files.read", Code: run.CodeInvalidArguments,
+		Message:    "the arguments do not match the tool's input schema",
+		Violations: []run.Violation{{Path: "/path", SchemaPath: "/properties/path/type", Message: "must be >= 1"}},
+		Content:    json.RawMessage(`[{"type":"text","text":"server's own error text"}]`)}
+	tests := []struct {
+		name string
+		res  run.Result
+		want string
+	}{
+		{"text", run.Result{CallID: "call_1", Content: json.RawMessage(`[{"type":"text","text":"hello"},{"type":"text","text":"world"}]`)},
+			`{"role":"tool","tool_call_id":"call_1","content":[{"type":"text","text":"hello"},{"type":"text","text":"world"}]}`},
+		{"image as its JSON", run.Result{CallID: "call_2", Content: json.RawMessage(`[{"type":"text","text":"a dot"},{"type":"image","data":"iVBORw0KGgo=","mimeType":"image/png"}]`)},
+			`{"role":"tool","tool_call_id":"call_2","content":[{"type":"text","text":"a dot"},{"type":"text","text":"{\"type\":\"image\",\"data\":\"iVBORw0KGgo=\",\"mimeType\":\"image/png\"}"}]}`},
+		{"resource link as its JSON", run.Result{CallID: "call_4", Content: json.RawMessage(`[{"type":"resource_link","uri":"file:///a","name":"a"}]`)},
+			`{"role":"tool","tool_call_id":"call_4","content":[{"type":"text","text":"{\"type\":\"resource_link\",\"uri\":\"file:///a\",\"name\":\"a\"}"}]}`},
+		{"structured with text only", run.Result{CallID: "call_5", Content: json.RawMessage(`[{"type":"text","text":"{\"n\":1}"}]`), Structured: json.RawMessage(`{"n":1}`)},
+			`{"role":"tool","tool_call_id":"call_5","content":"{\"n\":1}"}`},
+		{"result notice", run.Result{CallID: "call_6", Content: json.RawMessage(`[{"type":"text","text":"saved"}]`), Structured: json.RawMessage(`{"ok":true}`), Notice: "configuration saved, but load failed: x"},
+			`{"role":"tool","tool_call_id":"call_6","content":[{"type":"text","text":"saved"},{"type":"text","text":"configuration saved, but load failed: x"}]}`},
+		{"failed", failed,
+			`{"role":"tool","tool_call_id":"call_E","content":` + quote(t, string(failed.ToolError())) + `}`},
+		{"host tool content not an array", run.Result{CallID: "call_7", Content: json.RawMessage(`{"x":1}`)},
+			`{"role":"tool","tool_call_id":"call_7","content":"{\"x\":1}"}`},
+		{"empty", run.Result{CallID: "call_8"},
+			`{"role":"tool","tool_call_id":"call_8","content":"[]"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			sameJSON(t, jsonOf(t, agtopenai.ToolMessage(tt.res)), tt.want)
+		})
+	}
+}
+
+func TestFailedResultIsToolErrorOnly(t *testing.T) {
+	t.Parallel()
+	r := run.Result{CallID: "call_E", Code: run.CodeToolError, Message: "disk full",
+		Content: json.RawMessage(`[{"type":"text","text":"disk full"},{"type":"image","data":"AAAA","mimeType":"image/png"}]`)}
+	tm := agtopenai.ToolMessage(r)
+	if !tm.Content.OfString.Valid() || tm.Content.OfArrayOfContentParts != nil {
+		t.Fatalf("content = %s, want one string", jsonOf(t, tm.Content))
+	}
+	sameJSON(t, []byte(tm.Content.OfString.Value), `{"error":{"code":"tool_error","message":"disk full"}}`)
+}
+
+func TestResultsAfterAssistantMessage(t *testing.T) {
+	t.Parallel()
+	var c sdk.ChatCompletion
+	if err := json.Unmarshal([]byte(completionJSON), &c); err != nil {
+		t.Fatal(err)
+	}
+	msg := c.Choices[0].Message
+	b := agtopenai.Batch(c.ID, "agents/a", msg)
+	out := run.Outcome{
+		BatchID: b.ID,
+		Results: []run.Result{
+			{CallID: b.Calls[0].ID, Content: json.RawMessage(`[{"type":"text","text":"a"}]`)},
+			{CallID: b.Calls[1].ID, Code: run.CodePermissionDenied, Message: "denied by policy"},
+		},
+		Refresh: &run.RefreshReport{Notice: "configuration saved, but load failed: mount m"},
+	}
+	history := append([]sdk.ChatCompletionMessageParamUnion{msg.ToParam()}, agtopenai.Results(out)...)
+	params := sdk.ChatCompletionNewParams{Model: "gpt-5", Messages: history}
+	raw := jsonOf(t, params)
+
+	// Back through the SDK's own request type, as a stand-in server reads it.
+	var back sdk.ChatCompletionNewParams
+	if err := json.Unmarshal(raw, &back); err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Messages) != 4 {
+		t.Fatalf("messages = %d, want 4: %s", len(back.Messages), raw)
+	}
+	var callIDs []string
+	for _, tc := range back.Messages[0].OfAssistant.ToolCalls {
+		if tc.OfFunction != nil {
+			callIDs = append(callIDs, tc.OfFunction.ID)
+		}
+	}
+	var answered []string
+	for _, m := range back.Messages[1:3] {
+		if m.OfTool == nil {
+			t.Fatalf("message is not a tool message: %s", jsonOf(t, m))
+		}
+		answered = append(answered, m.OfTool.ToolCallID)
+	}
+	if d := cmp.Diff(callIDs, answered); d != "" {
+		t.Errorf("tool_call IDs answered (-calls +answers):\n%s", d)
+	}
+	sameJSON(t, []byte(back.Messages[2].OfTool.Content.OfString.Value), `{"error":{"code":"permission_denied","message":"denied by policy"}}`)
+	user := back.Messages[3].OfUser
+	if user == nil || user.Content.OfString.Value != out.Notice() {
+		t.Errorf("last message = %s, want the notice as a user message", jsonOf(t, back.Messages[3]))
+	}
+}
+
+func TestResultsWithoutNotice(t *testing.T) {
+	t.Parallel()
+	out := run.Outcome{Results: []run.Result{{CallID: "call_1", Content: json.RawMessage(`[{"type":"text","text":"a"}]`)}}}
+	sameJSON(t, jsonOf(t, agtopenai.Results(out)), `[{"role":"tool","tool_call_id":"call_1","content":[{"type":"text","text":"a"}]}]`)
+}

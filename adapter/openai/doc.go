@@ -1,0 +1,65 @@
+// Package openai converts between an agt Run and the OpenAI Chat
+// Completions API (function calling), on the official SDK's own types
+// (github.com/openai/openai-go/v3): the Run's tools to function tools, the
+// tool_calls of one assistant message to one run.Batch, and the
+// run.Outcome to the tool messages that answer them. It only converts:
+// every check, policy and limit stays in the Run. It is its own Go module,
+// so agt's core module does not depend on the SDK. The Responses API is
+// not covered.
+//
+// One step of a host's model loop (the SDK's package imported as sdk):
+//
+//	c, err := client.Chat.Completions.New(ctx, sdk.ChatCompletionNewParams{
+//		Model: model, Messages: history, Tools: agtopenai.Tools(r.Tools()),
+//	})
+//	if err != nil { return err }
+//	msg := c.Choices[0].Message
+//	history = append(history, msg.ToParam())
+//	if len(msg.ToolCalls) == 0 { return nil } // the model is done
+//	out, err := r.Execute(ctx, agtopenai.Batch(c.ID, agent, msg))
+//	if err != nil { return err } // the batch was rejected whole
+//	history = append(history, agtopenai.Results(out)...)
+//
+// # What each conversion loses, and why
+//
+// Tools: name, description and the parameters schema go over; the schema
+// is sent as the bytes the server declared (key order, large integers and
+// tiny numbers kept; whitespace is compacted by encoding/json), not
+// rebuilt from the SDK's map type: it is set as an extra field, so the
+// Function.Parameters map of a returned tool stays empty. The title, the
+// annotations and the output schema are left out: a function definition
+// has no field for them. Strict mode is not set (most MCP schemas do not
+// meet its subset). A tool without a schema gets {"type":"object"}.
+//
+// Batch: only function tool calls become calls, with their IDs, names and
+// arguments string as the model wrote it, taken as raw JSON; the Run
+// checks that it is JSON and matches the schema. Custom tool calls (free
+// text) are not agt's to run and are skipped; the message's text and
+// refusal stay in the host's history with msg.ToParam().
+//
+// Results: one tool message per Result, in call order, after
+// run.Result.ForModel's rule. This API accepts no image, audio or file in
+// a tool message, only text. So a failed call is its ToolError JSON as
+// the text (the API has no error flag: the "error" key says it); a failed
+// MCP result's own blocks are not sent (they stay in Result.Content for
+// the host), as ForModel does. A success whose blocks are all text and
+// that has structured content sends the structured JSON. Otherwise each
+// content block is one text part: a text block's text, and any other
+// block (an image, audio, a resource link, an embedded resource, a type
+// agt does not know) its MCP JSON, as ForModel would send it; an image
+// thus reaches the model as its base64 data inside JSON, which it cannot
+// see as a picture. A host that needs the model to see an image must
+// send it itself in a user message (image_url with a data URL). Content
+// a host tool set that is not an array of blocks, or no blocks, is sent
+// as ForModel's JSON. The Result's own Notice is a last text part of its
+// tool message; the Outcome's refresh notice (Outcome.Notice) is a user
+// message after the tool messages (the API wants the tool messages right
+// after the assistant message), so the model reads that its
+// configuration was saved but did not load.
+//
+// # Limits
+//
+// None of its own: it converts values the Run has already bounded (the
+// message size and block count of a tool result, the arguments the Run
+// checks before a call) and the message the SDK has already read.
+package openai
