@@ -34,15 +34,70 @@ import (
 // extauth handler binds its token source to the request that started it
 // and has no JWT, so this one is ours.
 type clientCredentialsHandler struct {
-	o  *oauthSession
+	o *oauthSession
+	grantTokens
+}
+
+// grantTokens is what the grants without a person (client credentials,
+// enterprise) share: the token source their Authorize set.
+type grantTokens struct {
 	mu sync.Mutex
 	ts oauth2.TokenSource
 }
 
-func (h *clientCredentialsHandler) TokenSource(context.Context) (oauth2.TokenSource, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.ts, nil
+func (g *grantTokens) TokenSource(context.Context) (oauth2.TokenSource, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.ts, nil
+}
+
+// start gets the first token from src and keeps src (reused) for the
+// session; a failure is the session's, value-free.
+func (g *grantTokens) start(o *oauthSession, src oauth2.TokenSource) error {
+	ts := oauth2.ReuseTokenSource(nil, src)
+	if _, err := ts.Token(); err != nil {
+		var fe *flowError
+		if errors.As(err, &fe) {
+			return o.fail(fe.msg)
+		}
+		return o.fail("the OAuth authorization failed: " + oauthErrorText(err))
+	}
+	g.mu.Lock()
+	g.ts = ts
+	g.mu.Unlock()
+	return nil
+}
+
+// discoverAuthServer finds the authorization server a grant without a
+// person uses: the protected resource metadata, the one rule on where a
+// secret or key may go (checkAuthServer), then the server's metadata (nil
+// with a nil error when it has none).
+func (o *oauthSession) discoverAuthServer(ctx context.Context, challenges []oauthex.Challenge, resourceURL string) (*oauthex.ProtectedResourceMetadata, *oauthex.AuthServerMeta, error) {
+	prm := discoverResource(ctx, challenges, resourceURL, o.client)
+	if prm == nil || len(prm.AuthorizationServers) == 0 {
+		return nil, nil, o.fail("the OAuth authorization failed: the server's protected resource metadata names no authorization server")
+	}
+	// The metadata's issuer must be the one named (the go-sdk checks), so
+	// the check of the name covers the token endpoint and an assertion's
+	// audience.
+	if err := o.checkAuthServer(prm.AuthorizationServers[0]); err != nil {
+		return nil, nil, err
+	}
+	asm, err := auth.GetAuthServerMetadata(ctx, prm.AuthorizationServers[0], o.client)
+	return prm, asm, err
+}
+
+// grantScopes are the scopes a grant asks for: the document's, else the
+// challenge's, else the ones the resource supports.
+func (o *oauthSession) grantScopes(challenges []oauthex.Challenge, prm *oauthex.ProtectedResourceMetadata) []string {
+	scopes := slices.Clone(o.conf.Scopes)
+	if len(scopes) == 0 {
+		scopes = strings.Fields(challengeParam(challenges, "scope"))
+	}
+	if len(scopes) == 0 {
+		scopes = prm.ScopesSupported
+	}
+	return scopes
 }
 
 func (h *clientCredentialsHandler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
@@ -51,45 +106,19 @@ func (h *clientCredentialsHandler) Authorize(ctx context.Context, req *http.Requ
 	if resp.StatusCode == http.StatusForbidden && challengeParam(challenges, "error") != "insufficient_scope" {
 		return nil
 	}
-	client := h.o.client
-	prm := discoverResource(ctx, challenges, req.URL.String(), client)
-	if prm == nil || len(prm.AuthorizationServers) == 0 {
-		return h.o.fail("the OAuth authorization failed: the server's protected resource metadata names no authorization server")
-	}
-	// The metadata's issuer must be the one named (the go-sdk checks), so
-	// the check of the name covers the token endpoint and the assertion's
-	// audience.
-	if err := h.o.checkAuthServer(prm.AuthorizationServers[0]); err != nil {
+	prm, asm, err := h.o.discoverAuthServer(ctx, challenges, req.URL.String())
+	if prm == nil {
 		return err
 	}
-	asm, err := auth.GetAuthServerMetadata(ctx, prm.AuthorizationServers[0], client)
 	if err != nil {
 		return h.o.fail("the OAuth authorization failed: reading the authorization server metadata: " + oauthErrorText(err))
 	}
 	if asm == nil {
 		asm = &oauthex.AuthServerMeta{Issuer: prm.AuthorizationServers[0], TokenEndpoint: strings.TrimSuffix(prm.AuthorizationServers[0], "/") + "/token"}
 	}
-	scopes := slices.Clone(h.o.conf.Scopes)
-	if len(scopes) == 0 {
-		scopes = strings.Fields(challengeParam(challenges, "scope"))
-	}
-	if len(scopes) == 0 {
-		scopes = prm.ScopesSupported
-	}
-	src := &clientCredentialsSource{o: h.o, tokenURL: asm.TokenEndpoint, issuer: asm.Issuer, resource: prm.Resource, scopes: scopes,
+	src := &clientCredentialsSource{o: h.o, tokenURL: asm.TokenEndpoint, issuer: asm.Issuer, resource: prm.Resource, scopes: h.o.grantScopes(challenges, prm),
 		style: clientSecretStyle(h.o.conf.TokenEndpointAuth, asm.TokenEndpointAuthMethodsSupported)}
-	ts := oauth2.ReuseTokenSource(nil, src)
-	if _, err := ts.Token(); err != nil {
-		var fe *flowError
-		if errors.As(err, &fe) {
-			return h.o.fail(fe.msg)
-		}
-		return h.o.fail("the OAuth authorization failed: " + oauthErrorText(err))
-	}
-	h.mu.Lock()
-	h.ts = ts
-	h.mu.Unlock()
-	return nil
+	return h.start(h.o, src)
 }
 
 // flowError is an error of ours whose text is value-free already.

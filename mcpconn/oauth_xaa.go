@@ -8,9 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
-	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
@@ -30,15 +28,8 @@ const grantTypeJWTBearer = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 // authorization server may accept client_secret_basic only. Nothing is
 // stored: a new token is obtained from a new ID token.
 type enterpriseHandler struct {
-	o  *oauthSession
-	mu sync.Mutex
-	ts oauth2.TokenSource
-}
-
-func (h *enterpriseHandler) TokenSource(context.Context) (oauth2.TokenSource, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.ts, nil
+	o *oauthSession
+	grantTokens
 }
 
 func (h *enterpriseHandler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
@@ -52,16 +43,12 @@ func (h *enterpriseHandler) Authorize(ctx context.Context, req *http.Request, re
 		return ErrLoginRequired
 	}
 	client := h.o.client
-	prm := discoverResource(ctx, challenges, req.URL.String(), client)
-	if prm == nil || len(prm.AuthorizationServers) == 0 {
-		return h.o.fail("the OAuth authorization failed: the server's protected resource metadata names no authorization server")
-	}
-	// The jwt-bearer grant sends the client secret: the one rule on where
-	// it may go.
-	if err := h.o.checkAuthServer(prm.AuthorizationServers[0]); err != nil {
+	// The jwt-bearer grant sends the client secret: discoverAuthServer
+	// applies the one rule on where it may go.
+	prm, asm, err := h.o.discoverAuthServer(ctx, challenges, req.URL.String())
+	if prm == nil {
 		return err
 	}
-	asm, err := auth.GetAuthServerMetadata(ctx, prm.AuthorizationServers[0], client)
 	if err != nil || asm == nil {
 		return h.o.fail("the OAuth authorization failed: reading the authorization server metadata: " + metadataErrorText(err))
 	}
@@ -69,31 +56,14 @@ func (h *enterpriseHandler) Authorize(ctx context.Context, req *http.Request, re
 	if err != nil {
 		return h.o.fail("the OAuth authorization failed: reading the metadata of the IdP of idp_issuer: " + oauthErrorText(err))
 	}
-	scopes := slices.Clone(h.o.conf.Scopes)
-	if len(scopes) == 0 {
-		scopes = strings.Fields(challengeParam(challenges, "scope"))
-	}
-	if len(scopes) == 0 {
-		scopes = prm.ScopesSupported
-	}
+	scopes := h.o.grantScopes(challenges, prm)
 	resourceURI := prm.Resource
 	if resourceURI == "" {
 		resourceURI = h.o.resource
 	}
 	src := &enterpriseSource{o: h.o, idpTokenURL: idpTokenURL, tokenURL: asm.TokenEndpoint, audience: asm.Issuer,
 		resource: resourceURI, scopes: scopes, style: clientSecretStyle(h.o.conf.TokenEndpointAuth, asm.TokenEndpointAuthMethodsSupported)}
-	ts := oauth2.ReuseTokenSource(nil, src)
-	if _, err := ts.Token(); err != nil {
-		var fe *flowError
-		if errors.As(err, &fe) {
-			return h.o.fail(fe.msg)
-		}
-		return h.o.fail("the OAuth authorization failed: " + oauthErrorText(err))
-	}
-	h.mu.Lock()
-	h.ts = ts
-	h.mu.Unlock()
-	return nil
+	return h.start(h.o, src)
 }
 
 func metadataErrorText(err error) string {
