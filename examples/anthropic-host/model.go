@@ -139,9 +139,11 @@ func (m *scriptedModel) answer(r *http.Request) (apiResponse, error) {
 	if err := m.checkRequest(req); err != nil {
 		return apiResponse{}, err
 	}
-	step := m.steps[m.next]
+	resp, err := m.steps[m.next](req)
+	if err != nil {
+		return apiResponse{}, err
+	}
 	m.next++
-	resp, err := step(req)
 	resp.ID, resp.Type, resp.Role, resp.Model = fmt.Sprintf("msg_%02d", m.next), "message", "assistant", model
 	m.tools = toolNames(req)
 	m.sent = nil
@@ -150,7 +152,7 @@ func (m *scriptedModel) answer(r *http.Request) (apiResponse, error) {
 			m.sent = append(m.sent, b.ID)
 		}
 	}
-	return resp, err
+	return resp, nil
 }
 
 // checkRequest checks what every request must hold: the model and
