@@ -23,8 +23,9 @@
 //
 // Tools: name, description and the input schema go over; the schema is
 // sent as the bytes the server declared (key order, large integers and
-// tiny numbers kept; whitespace is compacted by encoding/json), not
-// rebuilt from a map. The title, the annotations and the output schema
+// tiny numbers kept; encoding/json compacts the whitespace and escapes
+// <, > and & as \u003c, \u003e and \u0026: the same JSON), not rebuilt from
+// a map. The title, the annotations and the output schema
 // are left out: a Messages API tool definition has no field for them. A
 // tool without a schema gets {"type":"object"}, since the API requires one.
 //

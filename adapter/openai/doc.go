@@ -24,8 +24,9 @@
 //
 // Tools: name, description and the parameters schema go over; the schema
 // is sent as the bytes the server declared (key order, large integers and
-// tiny numbers kept; whitespace is compacted by encoding/json), not
-// rebuilt from the SDK's map type: it is set as an extra field, so the
+// tiny numbers kept; encoding/json compacts the whitespace and escapes
+// <, > and & as \u003c, \u003e and \u0026: the same JSON), not rebuilt from
+// the SDK's map type: it is set as an extra field, so the
 // Function.Parameters map of a returned tool stays empty. The title, the
 // annotations and the output schema are left out: a function definition
 // has no field for them. Strict mode is not set (most MCP schemas do not
