@@ -52,7 +52,8 @@
 // as text. The Result's own Notice is a last text block of its
 // tool_result; the Outcome's refresh notice (Outcome.Notice) is a text
 // block after the tool_results, so the model reads that its configuration
-// was saved but did not load.
+// was saved but did not load, unless a tool_result already ends with the
+// same text (the Run puts it on the write that caused the refresh, too).
 //
 // # Limits
 //

@@ -56,7 +56,9 @@
 // tool message; the Outcome's refresh notice (Outcome.Notice) is a user
 // message after the tool messages (the API wants the tool messages right
 // after the assistant message), so the model reads that its
-// configuration was saved but did not load.
+// configuration was saved but did not load, unless a tool message
+// already ends with the same text (the Run puts it on the write that
+// caused the refresh, too).
 //
 // # Limits
 //

@@ -93,7 +93,7 @@ type wireRequest struct {
 
 // TestRunLoop is one full step against a real Run: function tools from
 // Run.Tools in a request, a completion JSON with tool_calls, Execute, and
-// the tool messages and notice of the next request. The batch holds a
+// the tool messages of the next request. The batch holds a
 // success, a schema failure, a denial and a self-mount whose load fails.
 func TestRunLoop(t *testing.T) {
 	t.Parallel()
@@ -148,9 +148,10 @@ func TestRunLoop(t *testing.T) {
 		t.Fatalf("notice = %q, want a load failure of %s", notice, brokenRef)
 	}
 
-	// The next request: the assistant message, one tool message per call
-	// in order, then the notice as a user message; the tools unchanged,
-	// since the Run did not switch.
+	// The next request: the assistant message and one tool message per
+	// call, in order; the notice once, on the write that caused it, not
+	// again as a user message. The tools are unchanged: the Run did not
+	// switch.
 	history := append(append(first, msg.ToParam()), agtopenai.Results(out)...)
 	var next wireRequest
 	decode(t, sdk.ChatCompletionNewParams{Model: "m", Messages: history, Tools: agtopenai.Tools(r.Tools())}, &next)
@@ -165,8 +166,7 @@ func TestRunLoop(t *testing.T) {
 	for _, m := range next.Messages[1:] {
 		got = append(got, wireMessage{Role: m.Role, ToolCallID: m.ToolCallID, Parts: textParts(t, m.Content)})
 	}
-	// The write's answer is the written resource; the Run adds the notice
-	// to it as well, as a last text part.
+	// The write's answer is the written resource, then the notice.
 	writeAnswer := ""
 	for _, m := range got {
 		if m.ToolCallID == "call_mount" && len(m.Parts) > 0 {
@@ -183,7 +183,6 @@ func TestRunLoop(t *testing.T) {
 		{Role: "tool", ToolCallID: "call_bad", Parts: []string{badError}},
 		{Role: "tool", ToolCallID: "call_denied", Parts: []string{string(out.Results[2].ToolError())}},
 		{Role: "tool", ToolCallID: "call_mount", Parts: []string{writeAnswer, notice}},
-		{Role: "user", Parts: []string{notice}},
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("next request's messages (-want +got):\n%s", d)

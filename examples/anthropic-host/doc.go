@@ -23,7 +23,8 @@
 //     resource_write: the next request offers its tools;
 //   - the agent mounting a server that exits at start: the write is
 //     saved, the load fails, the "configuration saved, but load failed"
-//     notice follows the tool_results, and the tools stay as they were;
+//     notice ends the write's tool_result, and the tools stay as they
+//     were;
 //   - a call of a tool the Run does not have: the whole batch is
 //     rejected, and the host still answers every tool_use (the API wants
 //     a tool_result for each) with the rejection's ToolError.

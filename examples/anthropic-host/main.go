@@ -162,6 +162,7 @@ func register(ctx context.Context, svc *resource.Service, self, dir string) erro
 }
 
 // glue:begin
+
 // converse is the host's model loop, and all of its glue between agt and
 // the Messages API: the Run's tools go with every request (they change
 // when the agent changes its mounts), the tool_use blocks of a response
@@ -242,14 +243,15 @@ func (t *transcript) results(out agtrun.Outcome) {
 		status := "ok"
 		if res.Failed() {
 			status = "is_error " + string(res.Code)
+		} else if res.Notice != "" {
+			kinds[len(kinds)-1] = "notice" // the adapter ends the result with it
 		}
 		t.line("  result    %s %s [%s]", res.CallID, status, strings.Join(kinds, ", "))
 	}
-	if n := out.Notice(); n != "" {
-		t.line("  notice    %s", n)
-	}
 	if rep := out.Refresh; rep != nil && rep.OK {
-		t.line("  refreshed at the batch boundary: added %v, removed %v", rep.Added, rep.Removed)
+		t.line("  refresh   ok: added %v, removed %v", rep.Added, rep.Removed)
+	} else if rep != nil {
+		t.line("  refresh   failed: %s", rep.Notice)
 	}
 }
 

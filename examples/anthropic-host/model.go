@@ -265,14 +265,13 @@ func (m *scriptedModel) callBroken(req apiRequest) (apiResponse, error) {
 	if res[1].IsError {
 		return apiResponse{}, errors.New("the write that mounts broken failed; it should be saved")
 	}
-	// The notice comes twice: as the last block of the result of the write
-	// that caused it, and as a text block after the tool_results.
-	blocks := lastUser(req).Content
-	if len(blocks) != 3 || !isLoadFailed(blocks[2]) {
-		return apiResponse{}, errors.New("no notice naming broken after the tool_results")
-	}
+	// The notice is the last block of the result of the write that caused
+	// it, and comes once: no text block repeats it after the tool_results.
 	if n := len(res[1].Content); n < 2 || !isLoadFailed(res[1].Content[n-1]) {
 		return apiResponse{}, errors.New("no notice naming broken in the result of the write")
+	}
+	if n := len(lastUser(req).Content); n != 2 {
+		return apiResponse{}, fmt.Errorf("%d blocks in the user message, want the 2 tool_results", n)
 	}
 	if names := toolNames(req); !slices.Equal(names, m.tools) {
 		return apiResponse{}, fmt.Errorf("the tools changed although the refresh failed: %v", names)
