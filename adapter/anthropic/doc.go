@@ -16,7 +16,8 @@
 //	history = append(history, msg.ToParam())
 //	if msg.StopReason != sdk.StopReasonToolUse { return nil } // the model is done
 //	out, err := r.Execute(ctx, agtanthropic.Batch(msg.ID, agent, msg))
-//	if err != nil { return err } // the batch was rejected whole
+//	if errors.As(err, new(*run.BatchError)) { err = nil } // rejected whole: out still answers every call
+//	if err != nil { return err }
 //	history = append(history, sdk.NewUserMessage(agtanthropic.Results(out)...))
 //
 // # What each conversion loses, and why

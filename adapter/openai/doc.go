@@ -17,7 +17,8 @@
 //	history = append(history, msg.ToParam())
 //	if len(msg.ToolCalls) == 0 { return nil } // the model is done
 //	out, err := r.Execute(ctx, agtopenai.Batch(c.ID, agent, msg))
-//	if err != nil { return err } // the batch was rejected whole
+//	if errors.As(err, new(*run.BatchError)) { err = nil } // rejected whole: out still answers every call
+//	if err != nil { return err }
 //	history = append(history, agtopenai.Results(out)...)
 //
 // # What each conversion loses, and why

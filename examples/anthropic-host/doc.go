@@ -26,8 +26,8 @@
 //     notice ends the write's tool_result, and the tools stay as they
 //     were;
 //   - a call of a tool the Run does not have: the whole batch is
-//     rejected, and the host still answers every tool_use (the API wants
-//     a tool_result for each) with the rejection's ToolError.
+//     rejected, and the Outcome still answers every tool_use (the API
+//     wants a tool_result for each) with the rejection's ToolError.
 //
 // The scripted model checks every request it receives (the tools offered,
 // the history, one tool_result per tool_use, the image block, the error

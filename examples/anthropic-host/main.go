@@ -185,27 +185,13 @@ func converse(ctx context.Context, client sdk.Client, r *agtrun.Run, t *transcri
 		}
 		batch := agtanthropic.Batch(msg.ID, r.Agent(), msg)
 		out, err := r.Execute(ctx, batch)
-		var rejected *agtrun.BatchError
-		if errors.As(err, &rejected) {
-			// Nothing ran; the API wants a tool_result for every tool_use.
-			out = rejectedOutcome(batch, rejected)
-		} else if err != nil {
-			return err
+		if err != nil && !errors.As(err, new(*agtrun.BatchError)) {
+			return err // a rejected batch still has a Result for every tool_use
 		}
 		t.results(out)
 		history = append(history, sdk.NewUserMessage(agtanthropic.Results(out)...))
 	}
 	return fmt.Errorf("the model did not end its turn in %d requests", maxTurns)
-}
-
-// rejectedOutcome answers every call of a batch the Run rejected whole
-// with the rejection's ToolError, so the model reads why.
-func rejectedOutcome(b agtrun.Batch, rejected *agtrun.BatchError) agtrun.Outcome {
-	out := agtrun.Outcome{BatchID: b.ID}
-	for _, c := range b.Calls {
-		out.Results = append(out.Results, agtrun.Result{CallID: c.ID, Code: rejected.Code, Message: rejected.Message})
-	}
-	return out
 }
 
 // glue:end
