@@ -1,0 +1,2 @@
+// Package agtotel is placeholder.
+package agtotel
