@@ -87,6 +87,12 @@ func (a *recordingAuditor) records() []run.Record {
 
 type fixtureOptions struct {
 	noAuditor bool
+	// clientFeatures turns on the fake server's client-features tools
+	// and gives the Run an Elicit handler that declines.
+	clientFeatures bool
+	// untraced installs no Telemetry at all (a baseline); bench keeps no
+	// records (benchmarks would grow them without end).
+	untraced, bench bool
 }
 
 func newFixture(t testing.TB, fo fixtureOptions) *fixture {
@@ -117,7 +123,11 @@ func newFixture(t testing.TB, fo fixtureOptions) *fixture {
 		meta:   &serverMeta{},
 		audit:  &recordingAuditor{},
 	}
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(f.spans))
+	var exporter sdktrace.SpanExporter = f.spans
+	if fo.bench {
+		exporter = tracetest.NewNoopExporter()
+	}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exporter))
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(f.reader))
 	t.Cleanup(func() {
 		_ = tp.Shutdown(context.Background())
@@ -126,7 +136,11 @@ func newFixture(t testing.TB, fo fixtureOptions) *fixture {
 	f.tel = agtotel.New(&agtotel.Options{TracerProvider: tp, MeterProvider: mp, Propagator: propagation.TraceContext{}})
 
 	dial := func(ctx context.Context, ref resource.Ref, srv resource.MCPServer) (mcp.Transport, error) {
-		server := mcptest.NewServer(nil)
+		var so *mcptest.ServerOptions
+		if fo.clientFeatures {
+			so = &mcptest.ServerOptions{Faults: []mcptest.Fault{mcptest.FaultClientFeatures}}
+		}
+		server := mcptest.NewServer(so)
 		server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 				if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && method == "tools/call" {
@@ -143,18 +157,31 @@ func newFixture(t testing.TB, fo fixtureOptions) *fixture {
 		}
 		return clientEnd, nil
 	}
-	var auditor run.Auditor = f.tel.Auditor(f.audit)
-	if fo.noAuditor {
-		auditor = f.audit
+	var next run.Auditor = f.audit
+	if fo.bench {
+		next = nil
+	}
+	var auditor run.Auditor = f.tel.Auditor(next)
+	interceptors := []run.Interceptor{f.tel.Interceptor()}
+	switch {
+	case fo.untraced:
+		auditor, interceptors = next, nil
+	case fo.noAuditor:
+		auditor = next
+	}
+	var elicit func(context.Context, run.Origin, *mcp.ElicitParams) (*mcp.ElicitResult, error)
+	if fo.clientFeatures {
+		elicit = func(context.Context, run.Origin, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		}
 	}
 	r, err := run.New(context.Background(), &run.Options{
-		Agent:      agent,
-		Repository: repo,
-		Connector:  mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: dial}),
-		Permission: policy.Rules{Allow: []string{"*"}, Deny: []string{"mcp__notes__" + mcptest.ToolNoteCreate}},
-		Interceptors: []run.Interceptor{
-			f.tel.Interceptor(),
-		},
+		Elicit:           elicit,
+		Agent:            agent,
+		Repository:       repo,
+		Connector:        mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: dial}),
+		Permission:       policy.Rules{Allow: []string{"*"}, Deny: []string{"mcp__notes__" + mcptest.ToolNoteCreate}},
+		Interceptors:     interceptors,
 		Auditor:          auditor,
 		RunID:            "run-1",
 		FailOnMountError: true,
@@ -512,5 +539,69 @@ func TestExecuteWithoutAuditor(t *testing.T) {
 	}
 	if a := attrMap(calls[0].Attributes); a["agt.code"] != "ok" || a["gen_ai.tool.call.id"] != "c-allowed" {
 		t.Errorf("span attributes %v", a)
+	}
+}
+
+// A request the server sends during a call is an event of the call's
+// span; a refresh at the batch boundary (the server said its tools
+// changed) is a span under the batch.
+func TestServerRequestAndRefresh(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, fixtureOptions{clientFeatures: true})
+	ctx := context.Background()
+	if _, err := f.tel.Execute(ctx, f.run, run.Batch{ID: "ask", Agent: agent, Calls: []run.Call{
+		{ID: "c-ask", Name: alias(mcptest.ToolAsk), Arguments: json.RawMessage(`{"mode":"form"}`)},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := f.tel.Execute(ctx, f.run, run.Batch{ID: "add", Agent: agent, Calls: []run.Call{
+		{ID: "c-add", Name: alias(mcptest.ToolAddTool), Arguments: json.RawMessage(`{"name":"late"}`)},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Refresh == nil {
+		t.Fatal("no refresh after the server said its tools changed")
+	}
+
+	spans := f.spans.GetSpans()
+	var ask, addBatch tracetest.SpanStub
+	var refresh []tracetest.SpanStub
+	for _, s := range spans {
+		a := attrMap(s.Attributes)
+		switch {
+		case a["gen_ai.tool.call.id"] == "c-ask":
+			ask = s
+		case s.Name == "agt.batch" && a["agt.batch.id"] == "add":
+			addBatch = s
+		case s.Name == "agt.refresh":
+			refresh = append(refresh, s)
+		}
+	}
+	var events []map[string]string
+	for _, e := range ask.Events {
+		if e.Name == "agt.server_request" {
+			events = append(events, attrMap(e.Attributes))
+		}
+	}
+	if diff := cmp.Diff([]map[string]string{{"agt.server_request.kind": "elicitation", "agt.server_request.outcome": "declined"}}, events); diff != "" {
+		t.Errorf("server request events of the ask span (-want +got):\n%s", diff)
+	}
+	if len(refresh) != 1 {
+		t.Fatalf("%d refresh spans, want 1", len(refresh))
+	}
+	if refresh[0].Parent.SpanID() != addBatch.SpanContext.SpanID() {
+		t.Error("the refresh span is not under its batch")
+	}
+	if a := attrMap(refresh[0].Attributes); a["agt.refresh.relisted"] != "1" || refresh[0].Status.Code != codes.Unset {
+		t.Errorf("refresh span: %v, status %v", a, refresh[0].Status)
+	}
+	if a := attrMap(addBatch.Attributes); a["agt.batch.refreshed"] != "true" {
+		t.Errorf("batch span: agt.batch.refreshed = %q, want true", a["agt.batch.refreshed"])
+	}
+	rm := collect(t, f.reader)
+	if diff := cmp.Diff(map[string]int64{"agt.server_request.kind=elicitation,agt.server_request.outcome=declined": 1},
+		counts(t, rm, agtotel.MetricServerRequests, "agt.server_request.kind", "agt.server_request.outcome")); diff != "" {
+		t.Errorf("%s (-want +got):\n%s", agtotel.MetricServerRequests, diff)
 	}
 }
