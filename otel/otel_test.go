@@ -456,7 +456,8 @@ func TestRejectedBatch(t *testing.T) {
 	f := newFixture(t, fixtureOptions{})
 	b := run.Batch{ID: "b2", Agent: agent, Calls: []run.Call{
 		{ID: "c1", Name: alias(mcptest.ToolEcho), Arguments: json.RawMessage(`{"text":"` + secret + `"}`)},
-		{ID: "c2", Name: "no_such_tool_" + secret, Arguments: json.RawMessage(`{}`)},
+		// A model-chosen name of 4 KiB: bounded in the span, absent from metrics.
+		{ID: "c2", Name: "no_such_tool_" + strings.Repeat("x", 4096) + secret, Arguments: json.RawMessage(`{}`)},
 	}}
 	if _, err := f.tel.Execute(context.Background(), f.run, b); err == nil {
 		t.Fatal("a batch naming an unknown tool was not rejected")
@@ -478,6 +479,16 @@ func TestRejectedBatch(t *testing.T) {
 	}
 	if len(f.meta.all()) != 0 {
 		t.Error("a call of a rejected batch reached the server")
+	}
+	for _, s := range spans {
+		if len(s.Name) > 256+len("execute_tool ") {
+			t.Errorf("span name of %d bytes", len(s.Name))
+		}
+		for _, kv := range s.Attributes {
+			if v := kv.Value.AsString(); len(v) > 256 {
+				t.Errorf("%s: %s is %d bytes, past 256", s.Name, kv.Key, len(v))
+			}
+		}
 	}
 	// The unknown name is the model's: it appears bounded in the call's
 	// span, but never in a metric.
