@@ -475,7 +475,8 @@ func recordAttrs(rec run.Record) []attribute.KeyValue {
 
 // completeSpan adds what only the Record knows and the outcome.
 func completeSpan(span trace.Span, rec run.Record) {
-	attrs := []attribute.KeyValue{AttrStage.String(string(rec.Stage))}
+	attrs := make([]attribute.KeyValue, 0, 9)
+	attrs = append(attrs, AttrStage.String(string(rec.Stage)))
 	if rec.RunID != "" {
 		attrs = append(attrs, AttrRunID.String(bound(rec.RunID, maxAttrBytes)))
 	}
@@ -491,8 +492,13 @@ func completeSpan(span trace.Span, rec run.Record) {
 	if rec.Panic != "" {
 		attrs = append(attrs, AttrPanicked.Bool(true))
 	}
-	span.SetAttributes(attrs...)
-	finishSpan(span, rec.Code)
+	// One SetAttributes: each call costs the SDK a copy and a dedupe.
+	if rec.Code == "" {
+		span.SetAttributes(append(attrs, AttrCode.String(codeOK))...)
+		return
+	}
+	span.SetAttributes(append(attrs, AttrCode.String(string(rec.Code)), AttrErrorType.String(string(rec.Code)))...)
+	span.SetStatus(codes.Error, string(rec.Code))
 }
 
 func (t *Telemetry) auditRefresh(ctx context.Context, rec run.Record) {
