@@ -56,7 +56,11 @@
 //     status Error when it failed.
 //   - A request a server sent during a call (elicitation, sampling,
 //     roots) is an "agt.server_request" event of that call's span, with
-//     agt.server_request.kind and agt.server_request.outcome.
+//     agt.server_request.kind and agt.server_request.outcome. The Run
+//     audits such a request without a context, so the span is found by
+//     agent, batch ID and call ID among the calls in flight: two Runs of
+//     one agent running the same batch and call IDs at the same moment
+//     may see the event on the other's span.
 //
 // Not recorded, because a run.Request does not carry them:
 // jsonrpc.request.id (the go-sdk numbers requests inside the session),

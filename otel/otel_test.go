@@ -93,6 +93,8 @@ type fixtureOptions struct {
 	// untraced installs no Telemetry at all (a baseline); bench keeps no
 	// records (benchmarks would grow them without end).
 	untraced, bench bool
+	// inner are interceptors installed after (inside) the Telemetry's.
+	inner []run.Interceptor
 }
 
 func newFixture(t testing.TB, fo fixtureOptions) *fixture {
@@ -162,7 +164,7 @@ func newFixture(t testing.TB, fo fixtureOptions) *fixture {
 		next = nil
 	}
 	var auditor run.Auditor = f.tel.Auditor(next)
-	interceptors := []run.Interceptor{f.tel.Interceptor()}
+	interceptors := append([]run.Interceptor{f.tel.Interceptor()}, fo.inner...)
 	switch {
 	case fo.untraced:
 		auditor, interceptors = next, nil
@@ -614,5 +616,33 @@ func TestServerRequestAndRefresh(t *testing.T) {
 	if diff := cmp.Diff(map[string]int64{"agt.server_request.kind=elicitation,agt.server_request.outcome=declined": 1},
 		counts(t, rm, agtotel.MetricServerRequests, "agt.server_request.kind", "agt.server_request.outcome")); diff != "" {
 		t.Errorf("%s (-want +got):\n%s", agtotel.MetricServerRequests, diff)
+	}
+}
+
+// An interceptor inside the Telemetry's that panics: the call's one span
+// ends with internal, agt.panicked and status Error, never the panic's
+// value.
+func TestInnerInterceptorPanics(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, fixtureOptions{inner: []run.Interceptor{run.Before(func(context.Context, run.Request) error {
+		panic("boom " + secret)
+	})}})
+	out, err := f.tel.Execute(context.Background(), f.run, run.Batch{ID: "p", Agent: agent, Calls: []run.Call{{ID: "c-host", Name: "clock"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Results[0].Code != run.CodeInternal {
+		t.Fatalf("code %q, want internal", out.Results[0].Code)
+	}
+	calls := spansNamed(f.spans.GetSpans(), "execute_tool ")
+	if len(calls) != 1 {
+		t.Fatalf("%d call spans, want 1", len(calls))
+	}
+	a := attrMap(calls[0].Attributes)
+	if a["agt.code"] != "internal" || a["agt.panicked"] != "true" || calls[0].Status.Code != codes.Error {
+		t.Errorf("span %v, status %v", a, calls[0].Status)
+	}
+	if strings.Contains(fmt.Sprint(a, calls[0].Status, calls[0].Events), secret) {
+		t.Error("the panic's value is in the span")
 	}
 }
