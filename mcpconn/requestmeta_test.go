@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agtsdk/agt/mcpconn"
+	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/resource"
 )
 
@@ -209,6 +210,40 @@ func TestCallToolRequestMetaBounds(t *testing.T) {
 		slices.Sort(keys)
 		if diff := cmp.Diff(tc.want, keys); diff != "" {
 			t.Errorf("%s: keys kept (-want +got):\n%s", tc.name, diff)
+		}
+	}
+}
+
+// The fields change nothing else of a call on any transport: the result
+// is still read from the wire bytes of the request's own answer (on
+// streamable HTTP the capture reads the request's id at the head of the
+// POST body, before the params with their _meta).
+func TestCallToolRequestMetaEveryTransport(t *testing.T) {
+	t.Parallel()
+	stdio, _ := fakeStdio(t)
+	for _, tc := range []struct {
+		name string
+		conn *mcpconn.Connector
+		srv  resource.MCPServer
+	}{
+		{"stdio", quickConnector(nil), stdio},
+		{"streamable HTTP", mcpconn.NewConnector(nil), resource.MCPServer{Type: resource.TransportHTTP, URL: mcptest.StartHTTP(t)}},
+		{"SSE", mcpconn.NewConnector(nil), resource.MCPServer{Type: resource.TransportSSE, URL: mcptest.StartHTTP(t, "-sse")}},
+	} {
+		s, err := tc.conn.Connect(context.Background(), "meta", tc.srv)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		ctx := mcpconn.WithRequestMeta(context.Background(), map[string]string{
+			"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+			"tracestate":  strings.Repeat("v", 2000),
+		})
+		res, err := s.CallTool(ctx, mcptest.ToolEcho, json.RawMessage(`{"text":"hi"}`))
+		s.Close()
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+		} else if res.IsError || resultText(res) != "hi" {
+			t.Errorf("%s: isError %v, text %q; want the echo", tc.name, res.IsError, resultText(res))
 		}
 	}
 }
