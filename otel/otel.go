@@ -54,8 +54,12 @@ type Telemetry struct {
 	// so a request its server sends during the call (audited with no
 	// context) becomes an event of that span.
 	liveMu sync.Mutex
-	live   map[liveKey]trace.Span
+	live   map[liveKey]*liveSpan
 }
+
+// liveSpan is one registration in Telemetry.live; compared by pointer, as
+// a trace.Span of another provider need not be comparable.
+type liveSpan struct{ span trace.Span }
 
 type liveKey struct {
 	agent           resource.Ref
@@ -81,7 +85,7 @@ func New(opts *Options) *Telemetry {
 	t := &Telemetry{
 		tracer:     tp.Tracer(ScopeName),
 		propagator: opts.Propagator,
-		live:       map[liveKey]trace.Span{},
+		live:       map[liveKey]*liveSpan{},
 	}
 	m := mp.Meter(ScopeName)
 	// The names are constants: an error here is a bug of this package.
@@ -301,9 +305,9 @@ func (t *Telemetry) intercept(ctx context.Context, req run.Request, next run.Nex
 		t.prop().Inject(ctx, carrier)
 		ctx = mcpconn.WithRequestMeta(ctx, carrier)
 	}
-	key := liveKey{req.Agent, req.BatchID, req.CallID}
+	key, entry := liveKey{req.Agent, req.BatchID, req.CallID}, &liveSpan{span}
 	t.liveMu.Lock()
-	t.live[key] = span
+	t.live[key] = entry
 	t.liveMu.Unlock()
 
 	start := time.Now()
@@ -311,7 +315,7 @@ func (t *Telemetry) intercept(ctx context.Context, req run.Request, next run.Nex
 	defer func() {
 		end := time.Now()
 		t.liveMu.Lock()
-		if t.live[key] == span {
+		if t.live[key] == entry {
 			delete(t.live, key)
 		}
 		t.liveMu.Unlock()
@@ -536,8 +540,8 @@ func (t *Telemetry) auditServerRequest(ctx context.Context, rec run.Record) {
 	t.liveMu.Lock()
 	defer t.liveMu.Unlock()
 	for _, id := range ids {
-		if span := t.live[liveKey{rec.Agent, rec.BatchID, id}]; span != nil {
-			span.AddEvent("agt.server_request", ev, trace.WithTimestamp(rec.Time))
+		if l := t.live[liveKey{rec.Agent, rec.BatchID, id}]; l != nil {
+			l.span.AddEvent("agt.server_request", ev, trace.WithTimestamp(rec.Time))
 		}
 	}
 }

@@ -646,3 +646,26 @@ func TestInnerInterceptorPanics(t *testing.T) {
 		t.Error("the panic's value is in the span")
 	}
 }
+
+// New(nil) takes the otel globals, which record nothing until a host sets
+// them: the interceptor passes the call and its Result through, and the
+// auditor forwards every Record.
+func TestGlobalsByDefault(t *testing.T) {
+	t.Parallel()
+	tel := agtotel.New(nil)
+	next := &recordingAuditor{}
+	req := run.Request{BatchID: "b", CallID: "c", Agent: agent, Alias: alias(mcptest.ToolEcho),
+		Source: run.Source{Kind: run.SourceMCP, Ref: notesRef, Tool: mcptest.ToolEcho}}
+	calls := 0
+	res, err := tel.Interceptor().Intercept(context.Background(), req, func(ctx context.Context) run.Result {
+		calls++
+		return run.Result{Code: run.CodeToolError}
+	})
+	if err != nil || calls != 1 || res.Code != run.CodeToolError {
+		t.Errorf("Intercept: %v, next ran %d times, code %q", err, calls, res.Code)
+	}
+	tel.Auditor(next).Audit(context.Background(), run.Record{Event: run.EventCall, CallID: "c", Stage: run.StageValidate, Code: run.CodeInvalidArguments})
+	if n := len(next.records()); n != 1 {
+		t.Errorf("the next auditor got %d records, want 1", n)
+	}
+}
