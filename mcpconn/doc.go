@@ -396,6 +396,10 @@
 //     the Prober and a Run take a listing, leaves such a tool out with the
 //     reason, as it does the second tool of a name, a tool that requires
 //     tasks and a tool whose schema fails under ConnectorOptions.Schema.
+//   - The _meta fields a caller adds to a tools/call request
+//     (WithRequestMeta): at most MaxRequestMetaKeys (16) fields of
+//     MaxRequestMetaBytes (4 KiB) of keys and values together, fixed; the
+//     rest are dropped, not an error.
 //   - The server's instructions (the handshake's instructions): at most
 //     MaxInstructionsBytes (32 KiB) are kept, cut at a UTF-8 boundary
 //     (Session.InstructionsTruncated); fixed.
