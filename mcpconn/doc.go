@@ -396,6 +396,10 @@
 //     the Prober and a Run take a listing, leaves such a tool out with the
 //     reason, as it does the second tool of a name, a tool that requires
 //     tasks and a tool whose schema fails under ConnectorOptions.Schema.
+//   - The _meta fields a caller adds to a tools/call request
+//     (WithRequestMeta): at most MaxRequestMetaKeys (16) fields of
+//     MaxRequestMetaBytes (4 KiB) of keys and values together, fixed; the
+//     rest are dropped, not an error.
 //   - The server's instructions (the handshake's instructions): at most
 //     MaxInstructionsBytes (32 KiB) are kept, cut at a UTF-8 boundary
 //     (Session.InstructionsTruncated); fixed.
@@ -472,6 +476,11 @@
 // tool_timeout_ms, whichever is longer. A server that reports no progress
 // gets exactly tool_timeout_ms. When a bound or the caller's context ends,
 // the request is cancelled on the server too (notifications/cancelled).
+// WithRequestMeta adds string fields to the params._meta of the
+// tools/call requests made under a context (the W3C trace context, for
+// one): never progressToken or a key MCP reserves, only valid _meta keys,
+// at most MaxRequestMetaKeys (16) fields of MaxRequestMetaBytes (4 KiB)
+// together; the rest are dropped, not an error.
 // Tools returns each inputSchema, outputSchema and _meta as the
 // exact bytes the server sent (captured from the wire, not re-encoded from
 // a map), so key order and large integers survive, with the tool's title,
