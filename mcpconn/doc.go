@@ -396,6 +396,11 @@
 //     the Prober and a Run take a listing, leaves such a tool out with the
 //     reason, as it does the second tool of a name, a tool that requires
 //     tasks and a tool whose schema fails under ConnectorOptions.Schema.
+//   - Compiling one listing's schemas: identical inputSchema bytes are
+//     compiled once; the distinct ones on at most GOMAXPROCS goroutines
+//     at a time (one per four schemas, the caller's goroutine included,
+//     so a listing of up to four starts none); each schema within
+//     toolschema's limits (ConnectorOptions.Schema). Fixed.
 //   - The server's instructions (the handshake's instructions): at most
 //     MaxInstructionsBytes (32 KiB) are kept, cut at a UTF-8 boundary
 //     (Session.InstructionsTruncated); fixed.
