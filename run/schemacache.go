@@ -2,6 +2,7 @@ package run
 
 import (
 	"crypto/sha256"
+	"errors"
 	"sync"
 
 	"github.com/agtsdk/agt/toolschema"
@@ -20,14 +21,36 @@ const (
 // change, so most schemas are compiled once. A compiled schema is
 // immutable, so sharing one is safe. The cache holds at most
 // SchemaCacheMaxEntries schemas of at most SchemaCacheMaxBytes source
-// bytes together; when full it starts over. Failures are not cached. The
-// zero value is an empty cache, ready to use; a SchemaCache is safe for
-// concurrent use and must not be copied after first use.
+// bytes together; when full it starts over. Failures are not cached.
+// Bytes that several goroutines ask for at once, as mounts of the same
+// server connecting together do, are compiled once: the others wait for
+// that compilation and share its result, failure included (a later ask
+// compiles again). The zero value is an empty cache, ready to use; a
+// SchemaCache is safe for concurrent use and must not be copied after
+// first use.
 type SchemaCache struct {
-	mu    sync.Mutex
-	m     map[[sha256.Size]byte]*toolschema.Schema
-	bytes int
+	mu       sync.Mutex
+	m        map[[sha256.Size]byte]*toolschema.Schema
+	bytes    int
+	inflight map[[sha256.Size]byte]*schemaFlight
+
+	// compileFunc replaces toolschema.Compile with default options in
+	// tests; nil in use.
+	compileFunc func(raw []byte) (*toolschema.Schema, error)
 }
+
+// schemaFlight is one compilation in progress; done is closed once s and
+// err are set.
+type schemaFlight struct {
+	done chan struct{}
+	s    *toolschema.Schema
+	err  error
+}
+
+// errCompilePanicked is what goroutines waiting on a compilation get when
+// it panicked instead of returning (the panic goes on in its own
+// goroutine).
+var errCompilePanicked = errors.New("run: the schema's compilation failed unexpectedly")
 
 // NewSchemaCache returns an empty SchemaCache.
 func NewSchemaCache() *SchemaCache { return &SchemaCache{} }
@@ -43,24 +66,49 @@ func (c *SchemaCache) Len() int {
 func (c *SchemaCache) compile(raw []byte) (*toolschema.Schema, error) {
 	key := sha256.Sum256(raw)
 	c.mu.Lock()
-	s := c.m[key]
-	c.mu.Unlock()
-	if s != nil {
+	if s := c.m[key]; s != nil {
+		c.mu.Unlock()
 		return s, nil
 	}
-	s, err := toolschema.Compile(raw, nil)
-	if err != nil {
-		return nil, err
+	if f := c.inflight[key]; f != nil {
+		c.mu.Unlock()
+		<-f.done
+		return f.s, f.err
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil || len(c.m) >= SchemaCacheMaxEntries || c.bytes+len(raw) > SchemaCacheMaxBytes {
+	f := &schemaFlight{done: make(chan struct{}), err: errCompilePanicked}
+	if c.inflight == nil {
+		c.inflight = make(map[[sha256.Size]byte]*schemaFlight)
+	}
+	c.inflight[key] = f
+	c.mu.Unlock()
+
+	// Whatever happens, the flight ends: waiters are released and the
+	// next ask starts anew.
+	defer func() {
+		c.mu.Lock()
+		delete(c.inflight, key)
+		if f.err == nil {
+			c.store(key, len(raw), f.s)
+		}
+		c.mu.Unlock()
+		close(f.done)
+	}()
+	compile := c.compileFunc
+	if compile == nil {
+		compile = func(raw []byte) (*toolschema.Schema, error) { return toolschema.Compile(raw, nil) }
+	}
+	f.s, f.err = compile(raw)
+	return f.s, f.err
+}
+
+// store keeps s under key; under mu.
+func (c *SchemaCache) store(key [sha256.Size]byte, size int, s *toolschema.Schema) {
+	if c.m == nil || len(c.m) >= SchemaCacheMaxEntries || c.bytes+size > SchemaCacheMaxBytes {
 		c.m = make(map[[sha256.Size]byte]*toolschema.Schema)
 		c.bytes = 0
 	}
 	if _, ok := c.m[key]; !ok {
 		c.m[key] = s
-		c.bytes += len(raw)
+		c.bytes += size
 	}
-	return s, nil
 }
