@@ -36,7 +36,10 @@ func measureCPU(b *testing.B) func() {
 }
 
 // BenchmarkProbe: the Prober on the stdio fake server: read the document,
-// start, handshake, list, compile every schema, close (end the group).
+// start, handshake, list, load every tool, close (end the group). One
+// Prober probes again and again, as a host's does: after the first probe
+// its SchemaCache holds the server's schemas (BenchmarkProbeCold compiles
+// them every time).
 func BenchmarkProbe(b *testing.B) {
 	srv := resource.MCPServer{Command: mcptest.Command(b), Cwd: b.TempDir()}
 	repo := newMemRepo()
@@ -47,6 +50,25 @@ func BenchmarkProbe(b *testing.B) {
 	defer measureCPU(b)()
 	for b.Loop() {
 		rep, err := p.Probe(ctx, "bench")
+		if err != nil || !rep.OK {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkProbeCold is BenchmarkProbe with a new Prober, and so an empty
+// SchemaCache, for every probe, as a process that probes once (the agt
+// CLI) has: it compiles the eight schemas, while the session closes.
+func BenchmarkProbeCold(b *testing.B) {
+	srv := resource.MCPServer{Command: mcptest.Command(b), Cwd: b.TempDir()}
+	repo := newMemRepo()
+	repo.store(b, "bench", srv)
+	c := mcpconn.NewConnector(nil)
+	ctx := context.Background()
+	b.ResetTimer()
+	defer measureCPU(b)()
+	for b.Loop() {
+		rep, err := mcpconn.NewProber(repo, c, nil).Probe(ctx, "bench")
 		if err != nil || !rep.OK {
 			b.Fatal(err)
 		}

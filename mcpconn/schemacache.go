@@ -1,4 +1,4 @@
-package run
+package mcpconn
 
 import (
 	"crypto/sha256"
@@ -16,9 +16,12 @@ const (
 )
 
 // SchemaCache holds compiled tool schemas, keyed by their exact bytes, for
-// the Runs it is given to (Options.SchemaCache): a host runs many Runs of
-// the same agents, and a refresh reconnects servers whose tools rarely
-// change, so most schemas are compiled once. A compiled schema is
+// the Runs (run.Options.SchemaCache) and Probers (ProberOptions.SchemaCache)
+// it is given to: a host runs many Runs of the same agents, a refresh
+// reconnects servers whose tools rarely change, and a server is probed
+// again after a change to its registration, so most schemas are compiled
+// once. It serves the default schema options only: with
+// ConnectorOptions.Schema set, LoadTools compiles with those instead. A compiled schema is
 // immutable, so sharing one is safe. The cache holds at most
 // SchemaCacheMaxEntries schemas of at most SchemaCacheMaxBytes source
 // bytes together; when full it starts over. Failures are not cached.
@@ -50,7 +53,7 @@ type schemaFlight struct {
 // errCompilePanicked is what goroutines waiting on a compilation get when
 // it panicked instead of returning (the panic goes on in its own
 // goroutine).
-var errCompilePanicked = errors.New("run: the schema's compilation failed unexpectedly")
+var errCompilePanicked = errors.New("mcpconn: the schema's compilation failed unexpectedly")
 
 // NewSchemaCache returns an empty SchemaCache.
 func NewSchemaCache() *SchemaCache { return &SchemaCache{} }
@@ -62,8 +65,10 @@ func (c *SchemaCache) Len() int {
 	return len(c.m)
 }
 
-// compile returns the compiled tool schema for raw.
-func (c *SchemaCache) compile(raw []byte) (*toolschema.Schema, error) {
+// Compile returns the compiled tool schema for raw (toolschema.Compile with
+// default options): the cached one, the one another goroutine is
+// compiling, or a new one.
+func (c *SchemaCache) Compile(raw []byte) (*toolschema.Schema, error) {
 	key := sha256.Sum256(raw)
 	c.mu.Lock()
 	if s := c.m[key]; s != nil {

@@ -1,4 +1,4 @@
-package run
+package mcpconn
 
 import (
 	"fmt"
@@ -16,21 +16,21 @@ func TestSchemaCache(t *testing.T) {
 	t.Parallel()
 	c := NewSchemaCache()
 	raw := []byte(`{"type":"object","properties":{"a":{"type":"integer"}}}`)
-	s1, err := c.compile(raw)
+	s1, err := c.Compile(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s2, err := c.compile([]byte(string(raw)))
+	s2, err := c.Compile([]byte(string(raw)))
 	if err != nil || s1 != s2 {
 		t.Errorf("the same bytes compiled twice: %p %p %v", s1, s2, err)
 	}
 	// A different byte sequence (even an equivalent schema) is its own
 	// entry: the snapshot keeps the exact bytes each server sent.
-	s3, err := c.compile([]byte(`{"properties":{"a":{"type":"integer"}},"type":"object"}`))
+	s3, err := c.Compile([]byte(`{"properties":{"a":{"type":"integer"}},"type":"object"}`))
 	if err != nil || s3 == s1 {
 		t.Errorf("different bytes shared an entry")
 	}
-	if _, err := c.compile([]byte(`{"type":"string"}`)); err == nil {
+	if _, err := c.Compile([]byte(`{"type":"string"}`)); err == nil {
 		t.Error("a non-object schema compiled")
 	}
 	if len(c.m) != 2 {
@@ -38,7 +38,7 @@ func TestSchemaCache(t *testing.T) {
 	}
 	// Bounded: it starts over when full.
 	for i := range SchemaCacheMaxEntries + 1 {
-		if _, err := c.compile(fmt.Appendf(nil, `{"type":"object","title":"t%d"}`, i)); err != nil {
+		if _, err := c.Compile(fmt.Appendf(nil, `{"type":"object","title":"t%d"}`, i)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -53,12 +53,12 @@ func blockedIn(fn string) int {
 	return strings.Count(string(buf[:runtime.Stack(buf, true)]), fn)
 }
 
-// waitBlocked waits until n goroutines are inside SchemaCache.compile,
+// waitBlocked waits until n goroutines are inside SchemaCache.Compile,
 // within a wide bound.
 func waitBlocked(t *testing.T, n int) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
-	for blockedIn("run.(*SchemaCache).compile(") < n {
+	for blockedIn("mcpconn.(*SchemaCache).Compile(") < n {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d goroutines never all reached the cache", n)
 		}
@@ -68,7 +68,7 @@ func waitBlocked(t *testing.T, n int) {
 
 // Issue 18 §2: N goroutines that miss the same bytes at once compile them
 // once and share the schema. Not parallel: it counts the goroutines inside
-// SchemaCache.compile, which other tests' Runs would add to.
+// SchemaCache.Compile, which other tests' Runs would add to.
 func TestSchemaCacheConcurrentMissesCompileOnce(t *testing.T) {
 	const n = 16
 	var calls atomic.Int64
@@ -83,7 +83,7 @@ func TestSchemaCacheConcurrentMissesCompileOnce(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
-			s, err := c.compile(raw)
+			s, err := c.Compile(raw)
 			if err != nil {
 				t.Error(err)
 			}
@@ -135,10 +135,10 @@ func TestSchemaCacheFailureAndPanicAreNotKept(t *testing.T) {
 						t.Errorf("panic: %v", r)
 					}
 				}()
-				_, leaderErr = c.compile(raw)
+				_, leaderErr = c.Compile(raw)
 			})
 			waitBlocked(t, 1)
-			wg.Go(func() { _, waiterErr = c.compile(raw) })
+			wg.Go(func() { _, waiterErr = c.Compile(raw) })
 			waitBlocked(t, 2)
 			close(release)
 			wg.Wait()
@@ -155,7 +155,7 @@ func TestSchemaCacheFailureAndPanicAreNotKept(t *testing.T) {
 			if c.Len() != 0 || len(c.inflight) != 0 {
 				t.Errorf("%d cached, %d in flight after a %s", c.Len(), len(c.inflight), mode)
 			}
-			_, err := c.compile(raw)
+			_, err := c.Compile(raw)
 			if calls.Load() != 2 || (mode == "panic") != (err == nil) {
 				t.Errorf("after the %s: %d compilations, err %v; want a new compilation", mode, calls.Load(), err)
 			}
