@@ -400,6 +400,13 @@
 //     (WithRequestMeta): at most MaxRequestMetaKeys (16) fields of
 //     MaxRequestMetaBytes (4 KiB) of keys and values together, fixed; the
 //     rest are dropped, not an error.
+//   - Compiling one listing's schemas: identical inputSchema bytes are
+//     compiled once; the distinct ones on at most GOMAXPROCS goroutines
+//     at a time (one per four schemas, the caller's goroutine included,
+//     so a listing of up to four starts none); each schema within
+//     toolschema's limits (ConnectorOptions.Schema). Fixed. A SchemaCache
+//     keeps at most SchemaCacheMaxEntries (4096) compiled schemas of
+//     SchemaCacheMaxBytes (16 MiB) source bytes, then starts over.
 //   - The server's instructions (the handshake's instructions): at most
 //     MaxInstructionsBytes (32 KiB) are kept, cut at a UTF-8 boundary
 //     (Session.InstructionsTruncated); fixed.
@@ -504,6 +511,11 @@
 //     SkippedTool) instead of being offered and failing every call.
 //     "optional", "forbidden" and no execution load as usual. Listing it
 //     in disabled_tools leaves it out without the error.
+//
+// Compiling the schemas is the part of a probe that costs CPU: a Prober
+// closes the session (its process ends) while it compiles, keeps what it
+// compiled in a SchemaCache (ProberOptions.SchemaCache; agt.Host shares
+// one with its Runs), and compiles identical bytes of one listing once.
 //
 // # Tool results
 //
