@@ -122,7 +122,11 @@
 //     fields of mcpconn.MaxRequestMetaBytes (4 KiB) together; a larger
 //     tracestate or baggage is dropped, not sent cut.
 //   - Spans held for the Auditor live until the call's Record, or the end
-//     of Execute: at most one per call of a batch in flight. The calls in
+//     of Execute: at most one per call of a batch in flight. A next that
+//     an outer interceptor gave up on and that still runs does not keep
+//     its span open: it ends with the call's Record or the batch, and a
+//     next that reaches the Interceptor only after its call's Record
+//     runs untraced. The calls in
 //     flight past the Interceptor are kept for server requests until they
 //     return.
 //

@@ -93,8 +93,11 @@ type fixtureOptions struct {
 	// untraced installs no Telemetry at all (a baseline); bench keeps no
 	// records (benchmarks would grow them without end).
 	untraced, bench bool
-	// inner are interceptors installed after (inside) the Telemetry's.
-	inner []run.Interceptor
+	// inner are interceptors installed after (inside) the Telemetry's,
+	// outer before (around) it.
+	inner, outer []run.Interceptor
+	// processor, when set, also sees every span start and end.
+	processor sdktrace.SpanProcessor
 }
 
 func newFixture(t testing.TB, fo fixtureOptions) *fixture {
@@ -129,7 +132,11 @@ func newFixture(t testing.TB, fo fixtureOptions) *fixture {
 	if fo.bench {
 		exporter = tracetest.NewNoopExporter()
 	}
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exporter))
+	tpOpts := []sdktrace.TracerProviderOption{sdktrace.WithSyncer(exporter)}
+	if fo.processor != nil {
+		tpOpts = append(tpOpts, sdktrace.WithSpanProcessor(fo.processor))
+	}
+	tp := sdktrace.NewTracerProvider(tpOpts...)
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(f.reader))
 	t.Cleanup(func() {
 		_ = tp.Shutdown(context.Background())
@@ -164,7 +171,7 @@ func newFixture(t testing.TB, fo fixtureOptions) *fixture {
 		next = nil
 	}
 	var auditor run.Auditor = f.tel.Auditor(next)
-	interceptors := append([]run.Interceptor{f.tel.Interceptor()}, fo.inner...)
+	interceptors := append(append(slices.Clone(fo.outer), f.tel.Interceptor()), fo.inner...)
 	switch {
 	case fo.untraced:
 		auditor, interceptors = next, nil
@@ -667,5 +674,103 @@ func TestGlobalsByDefault(t *testing.T) {
 	tel.Auditor(next).Audit(context.Background(), run.Record{Event: run.EventCall, CallID: "c", Stage: run.StageValidate, Code: run.CodeInvalidArguments})
 	if n := len(next.records()); n != 1 {
 		t.Errorf("the next auditor got %d records, want 1", n)
+	}
+}
+
+// openSpans counts the spans started and not yet ended.
+type openSpans struct {
+	mu   sync.Mutex
+	open map[trace.SpanID]string
+}
+
+func (o *openSpans) OnStart(_ context.Context, s sdktrace.ReadWriteSpan) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.open[s.SpanContext().SpanID()] = s.Name()
+}
+
+func (o *openSpans) OnEnd(s sdktrace.ReadOnlySpan) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	delete(o.open, s.SpanContext().SpanID())
+}
+
+func (o *openSpans) names() []string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var out []string
+	for _, n := range o.open {
+		out = append(out, n)
+	}
+	return out
+}
+
+func (*openSpans) Shutdown(context.Context) error   { return nil }
+func (*openSpans) ForceFlush(context.Context) error { return nil }
+
+// An outer interceptor that gives up on a call (a timeout) returns its
+// own Result while next still runs, and next returns only after Execute
+// has: whether next starts before or after the call's Record and with or
+// without the Auditor, every span started ends and the call has exactly
+// one.
+func TestAbandonedNextEndsItsSpan(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		// started: next reaches the Telemetry's interceptor before the
+		// outer one gives up; else only after Execute returned.
+		started, noAuditor bool
+	}{
+		{name: "next after Execute", started: false},
+		{name: "next during the batch", started: true},
+		{name: "next during the batch, no Auditor", started: true, noAuditor: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			entered, release, returned := make(chan struct{}), make(chan struct{}), make(chan struct{})
+			giveUp := run.InterceptorFunc(func(ctx context.Context, _ run.Request, next run.Next) (run.Result, error) {
+				go func() {
+					defer close(returned)
+					if !tc.started {
+						<-release
+					}
+					next(context.WithoutCancel(ctx))
+				}()
+				if tc.started {
+					<-entered
+				}
+				return run.Result{Code: run.CodeDeadlineExceeded, Message: "gave up"}, nil
+			})
+			// Inside the Telemetry's: holds next until released.
+			hold := run.InterceptorFunc(func(ctx context.Context, _ run.Request, next run.Next) (run.Result, error) {
+				if tc.started {
+					close(entered)
+					<-release
+				}
+				return next(ctx), nil
+			})
+			open := &openSpans{open: map[trace.SpanID]string{}}
+			f := newFixture(t, fixtureOptions{outer: []run.Interceptor{giveUp}, inner: []run.Interceptor{hold}, processor: open, noAuditor: tc.noAuditor})
+			out, err := f.tel.Execute(context.Background(), f.run, run.Batch{ID: "slow", Agent: agent, Calls: []run.Call{{ID: "c-host", Name: "clock"}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Results[0].Code != run.CodeDeadlineExceeded {
+				t.Fatalf("code %q, want deadline_exceeded", out.Results[0].Code)
+			}
+			close(release)
+			<-returned
+
+			if names := open.names(); len(names) != 0 {
+				t.Errorf("spans started and never ended: %q", names)
+			}
+			calls := spansNamed(f.spans.GetSpans(), "execute_tool ")
+			if len(calls) != 1 {
+				t.Fatalf("%d call spans ended, want 1", len(calls))
+			}
+			if a := attrMap(calls[0].Attributes); a["agt.code"] != "deadline_exceeded" {
+				t.Errorf("the call span: %v", a)
+			}
+		})
 	}
 }
