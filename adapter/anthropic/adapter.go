@@ -2,6 +2,7 @@ package anthropic
 
 import (
 	"encoding/json"
+	"net/http"
 	"strings"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
@@ -128,13 +129,32 @@ func contentPart(c run.Content) sdk.ToolResultBlockParamContentUnion {
 	case *run.TextContent:
 		return textPart(b.Text)
 	case *run.ImageContent:
-		if mt, ok := imageTypes[strings.ToLower(b.MIMEType)]; ok {
+		if mt, ok := imageType(b); ok {
 			return sdk.ToolResultBlockParamContentUnion{OfImage: &sdk.ImageBlockParam{
 				Source: sdk.ImageBlockParamSourceUnion{OfBase64: &sdk.Base64ImageSourceParam{Data: b.Data, MediaType: mt}},
 			}}
 		}
 	}
 	return textPart(string(c.JSON()))
+}
+
+// imageType is the media type an image block of img is sent with: the
+// type its bytes show, when it is one the API takes. The API checks the
+// bytes against the media type and refuses the whole request on a
+// mismatch or on bad base64; the history holding such a block could never
+// be sent again. So the server's label is not trusted (a JPEG labelled
+// image/png is sent as image/jpeg), and data that is not base64, or not
+// an image the API takes, is not sent as an image.
+func imageType(img *run.ImageContent) (sdk.Base64ImageSourceMediaType, bool) {
+	if _, ok := imageTypes[strings.ToLower(img.MIMEType)]; !ok {
+		return "", false
+	}
+	data, err := img.Decode()
+	if err != nil || strings.ContainsAny(img.Data, "\r\n") {
+		return "", false
+	}
+	mt, ok := imageTypes[http.DetectContentType(data)]
+	return mt, ok
 }
 
 func textPart(s string) sdk.ToolResultBlockParamContentUnion {

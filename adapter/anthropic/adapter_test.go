@@ -137,6 +137,17 @@ func TestResultsJSON(t *testing.T) {
 			`{"type":"tool_result","tool_use_id":"toolu_2","content":[{"type":"text","text":"a dot"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}}]}`},
 		{"image type the API does not take", run.Result{CallID: "toolu_3", Content: json.RawMessage(`[{"type":"image","data":"AAAA","mimeType":"image/bmp"}]`)},
 			`{"type":"tool_result","tool_use_id":"toolu_3","content":[{"type":"text","text":"{\"type\":\"image\",\"data\":\"AAAA\",\"mimeType\":\"image/bmp\"}"}]}`},
+		// The API checks an image's bytes against its media type and
+		// rejects the whole request on a mismatch or bad base64, so the
+		// history that holds it can never be sent again: the type sent is
+		// the one the bytes show, and data that is no image the API takes
+		// goes as its JSON.
+		{"image labelled png, bytes jpeg", run.Result{CallID: "toolu_j", Content: json.RawMessage(`[{"type":"image","data":"/9j/4AAQSkZJRgABAQ==","mimeType":"image/png"}]`)},
+			`{"type":"tool_result","tool_use_id":"toolu_j","content":[{"type":"image","source":{"type":"base64","media_type":"image/jpeg","data":"/9j/4AAQSkZJRgABAQ=="}}]}`},
+		{"image data not base64", run.Result{CallID: "toolu_b", Content: json.RawMessage(`[{"type":"image","data":"not base64!","mimeType":"image/png"}]`)},
+			`{"type":"tool_result","tool_use_id":"toolu_b","content":[{"type":"text","text":"{\"type\":\"image\",\"data\":\"not base64!\",\"mimeType\":\"image/png\"}"}]}`},
+		{"image labelled png, bytes text", run.Result{CallID: "toolu_t", Content: json.RawMessage(`[{"type":"image","data":"aGVsbG8=","mimeType":"image/png"}]`)},
+			`{"type":"tool_result","tool_use_id":"toolu_t","content":[{"type":"text","text":"{\"type\":\"image\",\"data\":\"aGVsbG8=\",\"mimeType\":\"image/png\"}"}]}`},
 		{"resource link as its JSON", run.Result{CallID: "toolu_4", Content: json.RawMessage(`[{"type":"resource_link","uri":"file:///a","name":"a"}]`)},
 			`{"type":"tool_result","tool_use_id":"toolu_4","content":[{"type":"text","text":"{\"type\":\"resource_link\",\"uri\":\"file:///a\",\"name\":\"a\"}"}]}`},
 		{"structured with text only", run.Result{CallID: "toolu_5", Content: json.RawMessage(`[{"type":"text","text":"{\"n\":1}"}]`), Structured: json.RawMessage(`{"n":1}`)},

@@ -43,7 +43,13 @@
 // blocks are all text and that has structured content sends the
 // structured JSON as text. Otherwise the content blocks go over: text as
 // text, images of a type the API takes (JPEG, PNG, GIF, WebP) as base64
-// image blocks, unchanged. The API takes no audio, no resource links and
+// image blocks, their data unchanged. The API checks an image's bytes
+// against its media type and refuses the whole request on a mismatch or
+// bad base64, and the history holding such a block could never be sent
+// again: so an image goes with the type its bytes show (a JPEG a server
+// labelled image/png goes as image/jpeg), and one whose data is not
+// standard base64 on one line, or whose bytes are not an image the API
+// takes, goes as its JSON, like the blocks below. The API takes no audio, no resource links and
 // no MCP embedded resources in a tool_result, so those blocks, an image of
 // another type, and a block of a type agt does not know, reach the model
 // as their JSON in a text block (what ForModel would send), not dropped
