@@ -8,6 +8,7 @@ import (
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/packages/param"
 
+	"github.com/agtsdk/agt/adapter/internal/modelconv"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/run"
 )
@@ -32,13 +33,10 @@ func Tools(tools []run.ToolInfo) []sdk.ToolUnionParam {
 	return out
 }
 
-// inputSchema makes the SDK send schema's own bytes. An empty schema
-// becomes {"type":"object"}, the schema of a tool without arguments.
+// inputSchema makes the SDK send schema's own bytes, with a root "type":
+// "object" the API requires (see modelconv.InputSchema).
 func inputSchema(schema json.RawMessage) sdk.ToolInputSchemaParam {
-	if len(schema) == 0 {
-		schema = json.RawMessage(`{"type":"object"}`)
-	}
-	return param.Override[sdk.ToolInputSchemaParam](schema)
+	return param.Override[sdk.ToolInputSchemaParam](modelconv.InputSchema(schema))
 }
 
 // Batch converts the tool_use blocks of one model response to one
@@ -78,7 +76,7 @@ func Results(out run.Outcome) []sdk.ContentBlockParamUnion {
 		tr := ToolResult(r)
 		blocks = append(blocks, sdk.ContentBlockParamUnion{OfToolResult: &tr})
 	}
-	if n := out.Notice(); n != "" && !noticeCarried(out.Results, n) {
+	if n := modelconv.UnsentNotice(out); n != "" {
 		blocks = append(blocks, sdk.NewTextBlock(n))
 	}
 	return blocks
@@ -99,7 +97,7 @@ func ToolResult(r run.Result) sdk.ToolResultBlockParam {
 		tr.Content = []sdk.ToolResultBlockParamContentUnion{textPart(string(r.ForModel()))}
 		return tr
 	}
-	if r.Notice == "" && len(r.Structured) > 0 && textOnly(blocks) {
+	if modelconv.StructuredStands(r, blocks) {
 		tr.Content = []sdk.ToolResultBlockParamContentUnion{textPart(string(r.Structured))}
 		return tr
 	}
@@ -159,24 +157,4 @@ func imageType(img *run.ImageContent) (sdk.Base64ImageSourceMediaType, bool) {
 
 func textPart(s string) sdk.ToolResultBlockParamContentUnion {
 	return sdk.ToolResultBlockParamContentUnion{OfText: &sdk.TextBlockParam{Text: s}}
-}
-
-func textOnly(blocks []run.Content) bool {
-	for _, b := range blocks {
-		if _, ok := b.(*run.TextContent); !ok {
-			return false
-		}
-	}
-	return true
-}
-
-// noticeCarried reports whether a successful Result already has notice as
-// its own Notice, which its converted result ends with.
-func noticeCarried(results []run.Result, notice string) bool {
-	for _, r := range results {
-		if !r.Failed() && r.Notice == notice {
-			return true
-		}
-	}
-	return false
 }

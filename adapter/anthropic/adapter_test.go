@@ -286,3 +286,33 @@ func TestRoundTripThroughSDK(t *testing.T) {
 		t.Errorf("assistant tool_use IDs (-want +got):\n%s", d)
 	}
 }
+
+// The API refuses the whole request when one tool's input_schema has no
+// "type": "object" at its root, so one server's tool would stop every
+// turn of the conversation. A root without "type" gets it, the rest of
+// its bytes kept; a root that is not an object (the schema true) is
+// {"type":"object"}, as for a tool without a schema. The Run still checks
+// the arguments against the server's own schema.
+func TestToolsSchemaRootIsTypeObject(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, schema, want string }{
+		{"no type", `{"properties":{"n":{"type":"integer","maximum":12345678901234567890}},"required":["n"]}`,
+			`{"type":"object","properties":{"n":{"type":"integer","maximum":12345678901234567890}},"required":["n"]}`},
+		{"empty object", ` { } `, `{"type":"object"}`},
+		{"true", `true`, `{"type":"object"}`},
+		{"type kept", `{"required":[],"type":"object"}`, `{"required":[],"type":"object"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var defs []struct {
+				InputSchema json.RawMessage `json:"input_schema"`
+			}
+			if err := json.Unmarshal(jsonOf(t, agtanthropic.Tools([]run.ToolInfo{{Name: "t", InputSchema: json.RawMessage(tc.schema)}})), &defs); err != nil {
+				t.Fatal(err)
+			}
+			if got := string(defs[0].InputSchema); got != tc.want {
+				t.Errorf("input_schema\ngot  %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+}

@@ -27,8 +27,12 @@
 // tiny numbers kept; encoding/json compacts the whitespace and escapes
 // <, > and & as \u003c, \u003e and \u0026: the same JSON), not rebuilt from
 // a map. The title, the annotations and the output schema
-// are left out: a Messages API tool definition has no field for them. A
-// tool without a schema gets {"type":"object"}, since the API requires one.
+// are left out: a Messages API tool definition has no field for them. The
+// API refuses the whole request when one schema's root has no "type":
+// "object", so a root without "type" gets it as its first key (its other
+// bytes kept), and a tool without a schema, or with one whose root is not
+// an object (true), gets {"type":"object"}; the Run still checks the
+// arguments against the server's schema.
 //
 // Batch: only tool_use blocks become calls, with their IDs, names and
 // input bytes as the model wrote them. Text, thinking and server tool

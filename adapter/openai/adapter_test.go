@@ -253,3 +253,35 @@ func TestResultsWithoutNotice(t *testing.T) {
 	out := run.Outcome{Results: []run.Result{{CallID: "call_1", Content: json.RawMessage(`[{"type":"text","text":"a"}]`)}}}
 	sameJSON(t, jsonOf(t, agtopenai.Results(out)), `[{"role":"tool","tool_call_id":"call_1","content":[{"type":"text","text":"a"}]}]`)
 }
+
+// The API refuses the whole request when one function's parameters have
+// no "type": "object" at their root, so one server's tool would stop
+// every turn of the conversation. A root without "type" gets it, the rest
+// of its bytes kept; a root that is not an object (the schema true) is
+// {"type":"object"}, as for a tool without a schema. The Run still checks
+// the arguments against the server's own schema.
+func TestToolsSchemaRootIsTypeObject(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, schema, want string }{
+		{"no type", `{"properties":{"n":{"type":"integer","maximum":12345678901234567890}},"required":["n"]}`,
+			`{"type":"object","properties":{"n":{"type":"integer","maximum":12345678901234567890}},"required":["n"]}`},
+		{"empty object", ` { } `, `{"type":"object"}`},
+		{"true", `true`, `{"type":"object"}`},
+		{"type kept", `{"required":[],"type":"object"}`, `{"required":[],"type":"object"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var defs []struct {
+				Function struct {
+					Parameters json.RawMessage `json:"parameters"`
+				} `json:"function"`
+			}
+			if err := json.Unmarshal(jsonOf(t, agtopenai.Tools([]run.ToolInfo{{Name: "t", InputSchema: json.RawMessage(tc.schema)}})), &defs); err != nil {
+				t.Fatal(err)
+			}
+			if got := string(defs[0].Function.Parameters); got != tc.want {
+				t.Errorf("parameters\ngot  %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+}

@@ -31,7 +31,11 @@
 // Function.Parameters map of a returned tool stays empty. The title, the
 // annotations and the output schema are left out: a function definition
 // has no field for them. Strict mode is not set (most MCP schemas do not
-// meet its subset). A tool without a schema gets {"type":"object"}.
+// meet its subset). The API refuses the whole request when one schema's
+// root has no "type": "object", so a root without "type" gets it as its
+// first key (its other bytes kept), and a tool without a schema, or with
+// one whose root is not an object (true), gets {"type":"object"}; the Run
+// still checks the arguments against the server's schema.
 //
 // Batch: only function tool calls become calls, with their IDs, names and
 // arguments string as the model wrote it, taken as raw JSON; the Run

@@ -1,0 +1,76 @@
+// Package modelconv holds the rules the model API adapters
+// (adapter/anthropic, adapter/openai) share, so that each rule has one
+// implementation: the root of a tool's input schema as the model APIs
+// take it, when a result's structured content stands for its blocks, and
+// when an Outcome's refresh notice still has to be sent.
+package modelconv
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/agtsdk/agt/run"
+)
+
+// objectType is the schema of a tool without arguments, and the root every
+// model API requires of a tool's input schema.
+const objectType = `{"type":"object"}`
+
+// InputSchema returns schema as the model APIs take it: the Messages API
+// and Chat Completions both refuse a whole request when one tool's schema
+// has no "type": "object" at its root. A root object without "type" gets
+// it as its first key, every other byte kept (key order, large integers,
+// tiny numbers); a schema that is empty or not an object (true) is
+// {"type":"object"}. A root with a "type" is sent as it is. The Run still
+// checks every call's arguments against the server's own schema.
+func InputSchema(schema json.RawMessage) json.RawMessage {
+	var root map[string]json.RawMessage
+	if len(schema) == 0 || json.Unmarshal(schema, &root) != nil || root == nil {
+		return json.RawMessage(objectType)
+	}
+	if _, ok := root["type"]; ok {
+		return schema
+	}
+	// A valid JSON object: it starts with "{" after any whitespace.
+	inner := bytes.TrimLeft(bytes.TrimSpace(schema)[1:], " \t\r\n")
+	if inner[0] == '}' {
+		return json.RawMessage(objectType)
+	}
+	out := make([]byte, 0, len(objectType)+1+len(inner))
+	out = append(out, objectType[:len(objectType)-1]...)
+	out = append(out, ',')
+	return append(out, inner...)
+}
+
+// StructuredStands reports whether a successful result with these blocks
+// is sent as its structured content, after run.Result.ForModel's rule:
+// no Notice, structured content present, and text blocks only (the text
+// repeats the structured content).
+func StructuredStands(r run.Result, blocks []run.Content) bool {
+	if r.Notice != "" || len(r.Structured) == 0 {
+		return false
+	}
+	for _, b := range blocks {
+		if _, ok := b.(*run.TextContent); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// UnsentNotice is the Outcome's refresh notice when the model has not read
+// it in a result already, else "". The Run puts the notice of a failed
+// refresh on each successful write that caused it, too (a failed result
+// sends only its ToolError); the model reads it once.
+func UnsentNotice(out run.Outcome) string {
+	n := out.Notice()
+	if n == "" {
+		return ""
+	}
+	for _, r := range out.Results {
+		if !r.Failed() && r.Notice == n {
+			return ""
+		}
+	}
+	return n
+}
