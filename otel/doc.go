@@ -23,7 +23,10 @@
 // its server, and the Auditor completes those spans with the call's audit
 // Record, gives a span to every call that stopped earlier (rejected
 // batch, invalid arguments, denied), and records the metrics of every
-// call. Each call gets exactly one span, a child of its batch's.
+// call. Each call gets exactly one span, a child of its batch's. Without
+// Execute (the host calls r.Execute) each call still gets one span,
+// provided the Interceptor comes first in Options.Interceptors: the
+// Auditor then leaves every call that reached the interceptors to it.
 //
 // # Spans and attributes
 //

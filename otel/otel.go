@@ -357,7 +357,11 @@ func (t *Telemetry) Execute(ctx context.Context, r *run.Run, b run.Batch) (run.O
 // for MCP tools. Under Execute the Auditor completes and ends the span
 // with the call's Record; otherwise the interceptor ends it with the
 // Result's code. Install it once, anywhere in Options.Interceptors: last
-// (innermost), its span and duration time the tool alone.
+// (innermost), its span and duration time the tool alone. A host that
+// does not use Execute installs it first: there, a call that an
+// interceptor before it stops (it returns without calling next) gets no
+// span at all, as the Auditor cannot tell that call from one the
+// Interceptor saw.
 func (t *Telemetry) Interceptor() run.Interceptor {
 	return run.InterceptorFunc(t.intercept)
 }
@@ -481,7 +485,8 @@ func finishSpan(span trace.Span, code run.Code) {
 // Without Execute the Auditor cannot tell which calls the Interceptor
 // saw: it gives a span to the calls that stopped before the interceptors
 // (batch checks, validation, permission) and leaves the others to the
-// Interceptor.
+// Interceptor, so a call an interceptor before the Telemetry's stopped
+// has none.
 func (t *Telemetry) Auditor(next run.Auditor) run.Auditor {
 	return &auditor{t: t, next: next}
 }
