@@ -374,7 +374,7 @@ func (t *Telemetry) intercept(ctx context.Context, req run.Request, next run.Nex
 	}
 	startSpan := func() (context.Context, trace.Span) {
 		return t.tracer.Start(ctx, spanName(req.Alias), trace.WithSpanKind(kind),
-			trace.WithAttributes(requestAttrs(req)...))
+			trace.WithAttributes(callAttrs(req.Agent, req.BatchID, req.CallID, req.Alias, req.Source, true)...))
 	}
 	bs := t.batchFrom(ctx)
 	var (
@@ -440,20 +440,27 @@ func spanName(alias string) string {
 	return operationExecuteTool + " " + bound(alias, maxAttrBytes)
 }
 
-// requestAttrs are the attributes a call's span starts with.
-func requestAttrs(req run.Request) []attribute.KeyValue {
+// callAttrs are the attributes a call's span starts with: the
+// Interceptor's (sent: a tools/call request goes to an MCP server) and
+// the Auditor's for a call that stopped before it. A call of a rejected
+// batch may name no tool of the snapshot: it has no source.
+func callAttrs(agent resource.Ref, batchID, callID, alias string, src run.Source, sent bool) []attribute.KeyValue {
 	attrs := []attribute.KeyValue{
 		AttrOperationName.String(operationExecuteTool),
-		AttrToolName.String(bound(req.Alias, maxAttrBytes)),
-		AttrToolCallID.String(bound(req.CallID, maxAttrBytes)),
-		AttrAgent.String(bound(string(req.Agent), maxAttrBytes)),
-		AttrBatchID.String(bound(req.BatchID, maxAttrBytes)),
-		AttrAlias.String(bound(req.Alias, maxAttrBytes)),
-		AttrSourceKind.String(string(req.Source.Kind)),
-		AttrSourceTool.String(bound(req.Source.Tool, maxAttrBytes)),
+		AttrToolName.String(bound(alias, maxAttrBytes)),
+		AttrToolCallID.String(bound(callID, maxAttrBytes)),
+		AttrAgent.String(bound(string(agent), maxAttrBytes)),
+		AttrBatchID.String(bound(batchID, maxAttrBytes)),
+		AttrAlias.String(bound(alias, maxAttrBytes)),
 	}
-	if req.Source.Kind == run.SourceMCP {
-		attrs = append(attrs, AttrMCPMethod.String(methodToolsCall), AttrServerRef.String(bound(string(req.Source.Ref), maxAttrBytes)))
+	if src.Kind != "" {
+		attrs = append(attrs, AttrSourceKind.String(string(src.Kind)), AttrSourceTool.String(bound(src.Tool, maxAttrBytes)))
+	}
+	if src.Kind == run.SourceMCP {
+		if sent {
+			attrs = append(attrs, AttrMCPMethod.String(methodToolsCall))
+		}
+		attrs = append(attrs, AttrServerRef.String(bound(string(src.Ref), maxAttrBytes)))
 	}
 	return attrs
 }
@@ -543,28 +550,9 @@ func (t *Telemetry) auditCall(ctx context.Context, rec run.Record) {
 		return // the Interceptor's span, as far as can be told
 	}
 	_, span := t.tracer.Start(ctx, spanName(rec.Alias), trace.WithSpanKind(trace.SpanKindInternal),
-		trace.WithTimestamp(rec.Time), trace.WithAttributes(recordAttrs(rec)...))
+		trace.WithTimestamp(rec.Time), trace.WithAttributes(callAttrs(rec.Agent, rec.BatchID, rec.CallID, rec.Alias, rec.Source, false)...))
 	completeSpan(span, rec)
 	span.End(trace.WithTimestamp(rec.Time.Add(rec.Duration)))
-}
-
-// recordAttrs are the attributes of a span the auditor makes.
-func recordAttrs(rec run.Record) []attribute.KeyValue {
-	attrs := []attribute.KeyValue{
-		AttrOperationName.String(operationExecuteTool),
-		AttrToolName.String(bound(rec.Alias, maxAttrBytes)),
-		AttrToolCallID.String(bound(rec.CallID, maxAttrBytes)),
-		AttrAgent.String(bound(string(rec.Agent), maxAttrBytes)),
-		AttrBatchID.String(bound(rec.BatchID, maxAttrBytes)),
-		AttrAlias.String(bound(rec.Alias, maxAttrBytes)),
-	}
-	if rec.Source.Kind != "" {
-		attrs = append(attrs, AttrSourceKind.String(string(rec.Source.Kind)), AttrSourceTool.String(bound(rec.Source.Tool, maxAttrBytes)))
-	}
-	if rec.Source.Kind == run.SourceMCP {
-		attrs = append(attrs, AttrServerRef.String(bound(string(rec.Source.Ref), maxAttrBytes)))
-	}
-	return attrs
 }
 
 // completeSpan adds what only the Record knows and the outcome.
