@@ -40,8 +40,11 @@
 // Batch: only function tool calls become calls, with their IDs, names and
 // arguments string as the model wrote it, taken as raw JSON; the Run
 // checks that it is JSON and matches the schema. Custom tool calls (free
-// text) are not agt's to run and are skipped; the message's text and
-// refusal stay in the host's history with msg.ToParam().
+// text) are not agt's to run and are skipped: a host that declared custom
+// tools answers their calls itself, as the API wants a tool message for
+// every tool_call_id before the next request (a message of custom calls
+// only gives a batch without calls, which the Run rejects). The message's
+// text and refusal stay in the host's history with msg.ToParam().
 //
 // Results: one tool message per Result, in call order, after
 // run.Result.ForModel's rule. This API accepts no image, audio or file in
