@@ -98,6 +98,11 @@ type fixtureOptions struct {
 	inner, outer []run.Interceptor
 	// processor, when set, also sees every span start and end.
 	processor sdktrace.SpanProcessor
+	// share, when set, gives the Run the Telemetry (and exporter and
+	// reader) of that fixture instead of its own; runID names the Run
+	// ("run-1" when empty).
+	share *fixture
+	runID string
 }
 
 func newFixture(t testing.TB, fo fixtureOptions) *fixture {
@@ -128,21 +133,29 @@ func newFixture(t testing.TB, fo fixtureOptions) *fixture {
 		meta:   &serverMeta{},
 		audit:  &recordingAuditor{},
 	}
-	var exporter sdktrace.SpanExporter = f.spans
-	if fo.bench {
-		exporter = tracetest.NewNoopExporter()
+	if fo.share != nil {
+		f.spans, f.reader, f.tel = fo.share.spans, fo.share.reader, fo.share.tel
+	} else {
+		var exporter sdktrace.SpanExporter = f.spans
+		if fo.bench {
+			exporter = tracetest.NewNoopExporter()
+		}
+		tpOpts := []sdktrace.TracerProviderOption{sdktrace.WithSyncer(exporter)}
+		if fo.processor != nil {
+			tpOpts = append(tpOpts, sdktrace.WithSpanProcessor(fo.processor))
+		}
+		tp := sdktrace.NewTracerProvider(tpOpts...)
+		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(f.reader))
+		t.Cleanup(func() {
+			_ = tp.Shutdown(context.Background())
+			_ = mp.Shutdown(context.Background())
+		})
+		f.tel = agtotel.New(&agtotel.Options{TracerProvider: tp, MeterProvider: mp, Propagator: propagation.TraceContext{}})
 	}
-	tpOpts := []sdktrace.TracerProviderOption{sdktrace.WithSyncer(exporter)}
-	if fo.processor != nil {
-		tpOpts = append(tpOpts, sdktrace.WithSpanProcessor(fo.processor))
+	runID := fo.runID
+	if runID == "" {
+		runID = "run-1"
 	}
-	tp := sdktrace.NewTracerProvider(tpOpts...)
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(f.reader))
-	t.Cleanup(func() {
-		_ = tp.Shutdown(context.Background())
-		_ = mp.Shutdown(context.Background())
-	})
-	f.tel = agtotel.New(&agtotel.Options{TracerProvider: tp, MeterProvider: mp, Propagator: propagation.TraceContext{}})
 
 	dial := func(ctx context.Context, ref resource.Ref, srv resource.MCPServer) (mcp.Transport, error) {
 		var so *mcptest.ServerOptions
@@ -192,7 +205,7 @@ func newFixture(t testing.TB, fo fixtureOptions) *fixture {
 		Permission:       policy.Rules{Allow: []string{"*"}, Deny: []string{"mcp__notes__" + mcptest.ToolNoteCreate}},
 		Interceptors:     interceptors,
 		Auditor:          auditor,
-		RunID:            "run-1",
+		RunID:            runID,
 		FailOnMountError: true,
 		Logger:           slog.New(slog.DiscardHandler),
 		HostTools: []run.HostTool{{
@@ -772,5 +785,60 @@ func TestAbandonedNextEndsItsSpan(t *testing.T) {
 				t.Errorf("the call span: %v", a)
 			}
 		})
+	}
+}
+
+// Two Runs of one agent share a Telemetry and run batches with the same
+// batch and call IDs at once: every call of every batch has exactly one
+// span, under its own Run's batch span, and no span stays open.
+func TestConcurrentRunsSameIDs(t *testing.T) {
+	t.Parallel()
+	open := &openSpans{open: map[trace.SpanID]string{}}
+	a := newFixture(t, fixtureOptions{processor: open, runID: "run-a"})
+	b := newFixture(t, fixtureOptions{share: a, runID: "run-b"})
+	const rounds = 20
+	var wg sync.WaitGroup
+	for _, f := range []*fixture{a, b} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range rounds {
+				batch := threeCalls()
+				batch.Calls = append(batch.Calls, run.Call{ID: "c-host", Name: "clock"})
+				if _, err := a.tel.Execute(context.Background(), f.run, batch); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+
+	if names := open.names(); len(names) != 0 {
+		t.Errorf("spans started and never ended: %q", names)
+	}
+	spans := a.spans.GetSpans()
+	batchRun := map[trace.SpanID]string{} // batch span -> its Run, by its calls
+	perCall := map[string]int{}           // run/call -> spans
+	for _, s := range spansNamed(spans, "execute_tool ") {
+		attrs := attrMap(s.Attributes)
+		key := attrs["agt.run_id"] + "/" + attrs["gen_ai.tool.call.id"]
+		perCall[key]++
+		if prev, ok := batchRun[s.Parent.SpanID()]; ok && prev != attrs["agt.run_id"] {
+			t.Errorf("a batch span has calls of %s and %s", prev, attrs["agt.run_id"])
+		}
+		batchRun[s.Parent.SpanID()] = attrs["agt.run_id"]
+	}
+	want := map[string]int{}
+	for _, r := range []string{"run-a", "run-b"} {
+		for _, c := range []string{"c-allowed", "c-denied", "c-invalid", "c-host"} {
+			want[r+"/"+c] = rounds
+		}
+	}
+	if diff := cmp.Diff(want, perCall); diff != "" {
+		t.Errorf("call spans per run and call (-want +got):\n%s", diff)
+	}
+	if n := len(spansNamed(spans, "agt.batch")); n != 2*rounds || len(batchRun) != 2*rounds {
+		t.Errorf("%d batch spans, %d with calls; want %d", n, len(batchRun), 2*rounds)
 	}
 }
