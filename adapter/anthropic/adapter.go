@@ -34,9 +34,12 @@ func Tools(tools []run.ToolInfo) []sdk.ToolUnionParam {
 }
 
 // inputSchema makes the SDK send schema's own bytes, with a root "type":
-// "object" the API requires (see modelconv.InputSchema).
+// "object" the API requires and without the oneOf, anyOf and allOf it
+// refuses at the root (see modelconv.InputSchema): the whole request
+// would fail, and with it every turn of the conversation, for one
+// server's tool. The model then sees the rest of the schema.
 func inputSchema(schema json.RawMessage) sdk.ToolInputSchemaParam {
-	return param.Override[sdk.ToolInputSchemaParam](modelconv.InputSchema(schema))
+	return param.Override[sdk.ToolInputSchemaParam](modelconv.InputSchema(schema, "oneOf", "anyOf", "allOf"))
 }
 
 // Batch converts the tool_use blocks of one model response to one

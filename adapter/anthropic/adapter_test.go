@@ -301,6 +301,13 @@ func TestToolsSchemaRootIsTypeObject(t *testing.T) {
 		{"empty object", ` { } `, `{"type":"object"}`},
 		{"true", `true`, `{"type":"object"}`},
 		{"type kept", `{"required":[],"type":"object"}`, `{"required":[],"type":"object"}`},
+		// The API refuses oneOf, anyOf and allOf at the root: they go,
+		// the rest stays (the root's keys in order of their names).
+		{"root anyOf", `{"type":"object","properties":{"a":{"type":"string"},"b":{"maximum":12345678901234567890}},"anyOf":[{"required":["a"]},{"required":["b"]}]}`,
+			`{"properties":{"a":{"type":"string"},"b":{"maximum":12345678901234567890}},"type":"object"}`},
+		{"root oneOf and allOf, no type", `{"oneOf":[{"required":["a"]}],"allOf":[{"properties":{}}]}`, `{"type":"object"}`},
+		{"nested anyOf kept", `{"type":"object","properties":{"a":{"anyOf":[{"type":"string"},{"type":"null"}]}}}`,
+			`{"type":"object","properties":{"a":{"anyOf":[{"type":"string"},{"type":"null"}]}}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -31,8 +31,10 @@
 // API refuses the whole request when one schema's root has no "type":
 // "object", so a root without "type" gets it as its first key (its other
 // bytes kept), and a tool without a schema, or with one whose root is not
-// an object (true), gets {"type":"object"}; the Run still checks the
-// arguments against the server's schema.
+// an object (true), gets {"type":"object"}. The API also refuses oneOf,
+// anyOf and allOf at the root: they are left out (the root's keys then go
+// in the order of their names), and the model sees the rest. The Run
+// still checks the arguments against the server's whole schema.
 //
 // Batch: only tool_use blocks become calls, with their IDs, names and
 // input bytes as the model wrote them. Text, thinking and server tool

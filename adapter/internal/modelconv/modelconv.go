@@ -21,12 +21,29 @@ const objectType = `{"type":"object"}`
 // has no "type": "object" at its root. A root object without "type" gets
 // it as its first key, every other byte kept (key order, large integers,
 // tiny numbers); a schema that is empty or not an object (true) is
-// {"type":"object"}. A root with a "type" is sent as it is. The Run still
-// checks every call's arguments against the server's own schema.
-func InputSchema(schema json.RawMessage) json.RawMessage {
+// {"type":"object"}. A root with a "type" is sent as it is. The keys
+// named in drop (those an API refuses at the root) are removed from the
+// root; the root's other values then keep their bytes, its keys go in
+// the order of their names. The Run still checks every call's arguments
+// against the server's own schema.
+func InputSchema(schema json.RawMessage, drop ...string) json.RawMessage {
 	var root map[string]json.RawMessage
 	if len(schema) == 0 || json.Unmarshal(schema, &root) != nil || root == nil {
 		return json.RawMessage(objectType)
+	}
+	n := len(root)
+	for _, k := range drop {
+		delete(root, k)
+	}
+	if len(root) != n {
+		if _, ok := root["type"]; !ok {
+			root["type"] = json.RawMessage(`"object"`)
+		}
+		out, err := json.Marshal(root)
+		if err != nil { // cannot happen: values that were valid JSON
+			return json.RawMessage(objectType)
+		}
+		return out
 	}
 	if _, ok := root["type"]; ok {
 		return schema

@@ -30,6 +30,21 @@ func TestInputSchema(t *testing.T) {
 	}
 }
 
+func TestInputSchemaDrop(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, schema, want string }{
+		{"dropped, type added", `{"anyOf":[{"required":["a"]}],"properties":{"a":{"maximum":12345678901234567890}}}`,
+			`{"properties":{"a":{"maximum":12345678901234567890}},"type":"object"}`},
+		{"dropped, type kept", `{"type":["object"],"oneOf":[]}`, `{"type":["object"]}`},
+		{"nothing to drop: bytes kept", `{"properties":{"a":{"anyOf":[]}}, "type":"object"}`, `{"properties":{"a":{"anyOf":[]}}, "type":"object"}`},
+		{"escaped key dropped", `{"type":"object","any\u004ff":[]}`, `{"type":"object"}`},
+	} {
+		if got := string(modelconv.InputSchema(json.RawMessage(tc.schema), "oneOf", "anyOf", "allOf")); got != tc.want {
+			t.Errorf("%s: got %s, want %s", tc.name, got, tc.want)
+		}
+	}
+}
+
 func TestUnsentNotice(t *testing.T) {
 	t.Parallel()
 	const n = "configuration saved, but load failed: m"
