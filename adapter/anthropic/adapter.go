@@ -105,6 +105,11 @@ func ToolResult(r run.Result) sdk.ToolResultBlockParam {
 		return tr
 	}
 	for _, b := range blocks {
+		if t, ok := b.(*run.TextContent); ok && strings.TrimSpace(t.Text) == "" {
+			// The API refuses a text block that is empty or blank, and
+			// with it the whole request: the block says nothing.
+			continue
+		}
 		tr.Content = append(tr.Content, contentPart(b))
 	}
 	if r.Notice != "" {

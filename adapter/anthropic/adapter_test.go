@@ -148,6 +148,12 @@ func TestResultsJSON(t *testing.T) {
 			`{"type":"tool_result","tool_use_id":"toolu_b","content":[{"type":"text","text":"{\"type\":\"image\",\"data\":\"not base64!\",\"mimeType\":\"image/png\"}"}]}`},
 		{"image labelled png, bytes text", run.Result{CallID: "toolu_t", Content: json.RawMessage(`[{"type":"image","data":"aGVsbG8=","mimeType":"image/png"}]`)},
 			`{"type":"tool_result","tool_use_id":"toolu_t","content":[{"type":"text","text":"{\"type\":\"image\",\"data\":\"aGVsbG8=\",\"mimeType\":\"image/png\"}"}]}`},
+		// The API refuses a text block that is empty or only whitespace
+		// (a tool that answers "" is common): such blocks are left out.
+		{"empty and blank text left out", run.Result{CallID: "toolu_e", Content: json.RawMessage(`[{"type":"text","text":""},{"type":"text","text":"kept"},{"type":"text","text":" \n\t"}]`)},
+			`{"type":"tool_result","tool_use_id":"toolu_e","content":[{"type":"text","text":"kept"}]}`},
+		{"only empty text", run.Result{CallID: "toolu_z", Content: json.RawMessage(`[{"type":"text","text":""}]`)},
+			`{"type":"tool_result","tool_use_id":"toolu_z"}`},
 		{"resource link as its JSON", run.Result{CallID: "toolu_4", Content: json.RawMessage(`[{"type":"resource_link","uri":"file:///a","name":"a"}]`)},
 			`{"type":"tool_result","tool_use_id":"toolu_4","content":[{"type":"text","text":"{\"type\":\"resource_link\",\"uri\":\"file:///a\",\"name\":\"a\"}"}]}`},
 		{"structured with text only", run.Result{CallID: "toolu_5", Content: json.RawMessage(`[{"type":"text","text":"{\"n\":1}"}]`), Structured: json.RawMessage(`{"n":1}`)},

@@ -48,7 +48,8 @@
 // stay in Result.Content for the host), as ForModel does. A success whose
 // blocks are all text and that has structured content sends the
 // structured JSON as text. Otherwise the content blocks go over: text as
-// text, images of a type the API takes (JPEG, PNG, GIF, WebP) as base64
+// text (a text block that is empty or only whitespace is left out: the
+// API refuses the whole request for one, and it says nothing), images of a type the API takes (JPEG, PNG, GIF, WebP) as base64
 // image blocks, their data unchanged. The API checks an image's bytes
 // against its media type and refuses the whole request on a mismatch or
 // bad base64, and the history holding such a block could never be sent
