@@ -197,7 +197,7 @@ type batchState struct {
 	// calls holds the registered spans; nil once Execute has returned.
 	calls map[string]*callSpan
 	// recorded holds the calls whose Record the Auditor gave a span of
-	// its own: at most one per call of the batch.
+	// its own: at most one per call of the batch; nil until the first.
 	recorded map[string]struct{}
 }
 
@@ -225,13 +225,13 @@ func (t *Telemetry) batchFrom(ctx context.Context) *batchState {
 // Auditor) or whose batch has ended gets no span: held is nil. A span
 // already registered under the ID (the Interceptor installed twice) is
 // left to the Interceptor that started it.
-func (bs *batchState) start(ctx context.Context, callID string, startSpan func() (context.Context, trace.Span)) (_ context.Context, _ trace.Span, held *callSpan) {
+func (bs *batchState) start(ctx context.Context, callID string, tracer trace.Tracer, name string, opts ...trace.SpanStartOption) (_ context.Context, _ trace.Span, held *callSpan) {
 	bs.mu.Lock()
 	defer bs.mu.Unlock()
 	if _, done := bs.recorded[callID]; done || bs.calls == nil {
 		return ctx, nil, nil
 	}
-	ctx, span := startSpan()
+	ctx, span := tracer.Start(ctx, name, opts...)
 	held = &callSpan{span: span}
 	bs.calls[callID] = held
 	return ctx, span, held
@@ -265,6 +265,9 @@ func (bs *batchState) take(callID string, recordEnd time.Time) (trace.Span, time
 	defer bs.mu.Unlock()
 	cs := bs.calls[callID]
 	if cs == nil {
+		if bs.recorded == nil {
+			bs.recorded = map[string]struct{}{}
+		}
 		bs.recorded[callID] = struct{}{}
 		return nil, time.Time{}
 	}
@@ -317,7 +320,7 @@ func (t *Telemetry) Execute(ctx context.Context, r *run.Run, b run.Batch) (run.O
 			AttrBatchCalls.Int(len(b.Calls)),
 		))
 	defer span.End()
-	bs := &batchState{owner: t, calls: map[string]*callSpan{}, recorded: map[string]struct{}{}}
+	bs := &batchState{owner: t, calls: map[string]*callSpan{}}
 	out, err := r.Execute(context.WithValue(ctx, batchKey{}, bs), b)
 
 	// Spans no Auditor of this Telemetry ended (the host did not install
@@ -372,18 +375,17 @@ func (t *Telemetry) intercept(ctx context.Context, req run.Request, next run.Nex
 	if isMCP {
 		kind = trace.SpanKindClient
 	}
-	startSpan := func() (context.Context, trace.Span) {
-		return t.tracer.Start(ctx, spanName(req.Alias), trace.WithSpanKind(kind),
-			trace.WithAttributes(callAttrs(req.Agent, req.BatchID, req.CallID, req.Alias, req.Source, true)...))
-	}
+	name := spanName(req.Alias)
+	opts := []trace.SpanStartOption{trace.WithSpanKind(kind),
+		trace.WithAttributes(callAttrs(req.Agent, req.BatchID, req.CallID, req.Alias, req.Source, true)...)}
 	bs := t.batchFrom(ctx)
 	var (
 		span trace.Span
 		held *callSpan
 	)
 	if bs == nil {
-		ctx, span = startSpan()
-	} else if ctx, span, held = bs.start(ctx, req.CallID, startSpan); held == nil {
+		ctx, span = t.tracer.Start(ctx, name, opts...)
+	} else if ctx, span, held = bs.start(ctx, req.CallID, t.tracer, name, opts...); held == nil {
 		// The call has its one span already, ended: its Record came
 		// first, as an outer interceptor gave up on it and runs next
 		// late. It runs untraced.
@@ -445,14 +447,15 @@ func spanName(alias string) string {
 // the Auditor's for a call that stopped before it. A call of a rejected
 // batch may name no tool of the snapshot: it has no source.
 func callAttrs(agent resource.Ref, batchID, callID, alias string, src run.Source, sent bool) []attribute.KeyValue {
-	attrs := []attribute.KeyValue{
+	attrs := make([]attribute.KeyValue, 0, 10) // all of them: one allocation
+	attrs = append(attrs,
 		AttrOperationName.String(operationExecuteTool),
 		AttrToolName.String(bound(alias, maxAttrBytes)),
 		AttrToolCallID.String(bound(callID, maxAttrBytes)),
 		AttrAgent.String(bound(string(agent), maxAttrBytes)),
 		AttrBatchID.String(bound(batchID, maxAttrBytes)),
 		AttrAlias.String(bound(alias, maxAttrBytes)),
-	}
+	)
 	if src.Kind != "" {
 		attrs = append(attrs, AttrSourceKind.String(string(src.Kind)), AttrSourceTool.String(bound(src.Tool, maxAttrBytes)))
 	}
