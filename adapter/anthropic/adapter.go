@@ -126,22 +126,22 @@ var imageTypes = map[string]sdk.Base64ImageSourceMediaType{
 	"image/webp": sdk.Base64ImageSourceMediaTypeImageWebP,
 }
 
-// contentPart converts one MCP content block. Text and images of a type
-// the API takes convert; any other block (audio, a resource link, an
-// embedded resource, an image of another type, an unknown type) reaches
-// the model as its JSON in a text block, as ForModel would send it.
+// contentPart converts one MCP content block. Text and images the API
+// takes convert; any other block (audio, a resource link, an embedded
+// resource, an image the API does not take, an unknown type) reaches the
+// model as its JSON in a text block, the base64 of an image, audio or
+// binary resource left out and said so (modelconv.BlockText).
 func contentPart(c run.Content) sdk.ToolResultBlockParamContentUnion {
-	switch b := c.(type) {
-	case *run.TextContent:
-		return textPart(b.Text)
-	case *run.ImageContent:
+	why := "a tool_result takes no audio or binary resource"
+	if b, ok := c.(*run.ImageContent); ok {
 		if mt, ok := imageType(b); ok {
 			return sdk.ToolResultBlockParamContentUnion{OfImage: &sdk.ImageBlockParam{
 				Source: sdk.ImageBlockParamSourceUnion{OfBase64: &sdk.Base64ImageSourceParam{Data: b.Data, MediaType: mt}},
 			}}
 		}
+		why = "not a JPEG, PNG, GIF or WebP image in base64 on one line"
 	}
-	return textPart(string(c.JSON()))
+	return textPart(modelconv.BlockText(c, why))
 }
 
 // imageType is the media type an image block of img is sent with: the

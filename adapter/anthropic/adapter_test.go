@@ -136,7 +136,7 @@ func TestResultsJSON(t *testing.T) {
 		{"image", run.Result{CallID: "toolu_2", Content: json.RawMessage(`[{"type":"text","text":"a dot"},{"type":"image","data":"iVBORw0KGgo=","mimeType":"image/png"}]`)},
 			`{"type":"tool_result","tool_use_id":"toolu_2","content":[{"type":"text","text":"a dot"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}}]}`},
 		{"image type the API does not take", run.Result{CallID: "toolu_3", Content: json.RawMessage(`[{"type":"image","data":"AAAA","mimeType":"image/bmp"}]`)},
-			`{"type":"tool_result","tool_use_id":"toolu_3","content":[{"type":"text","text":"{\"type\":\"image\",\"data\":\"AAAA\",\"mimeType\":\"image/bmp\"}"}]}`},
+			`{"type":"tool_result","tool_use_id":"toolu_3","content":[{"type":"text","text":"{\"data\":\"(4 characters of base64 left out: not a JPEG, PNG, GIF or WebP image in base64 on one line)\",\"mimeType\":\"image/bmp\",\"type\":\"image\"}"}]}`},
 		// The API checks an image's bytes against its media type and
 		// rejects the whole request on a mismatch or bad base64, so the
 		// history that holds it can never be sent again: the type sent is
@@ -145,15 +145,19 @@ func TestResultsJSON(t *testing.T) {
 		{"image labelled png, bytes jpeg", run.Result{CallID: "toolu_j", Content: json.RawMessage(`[{"type":"image","data":"/9j/4AAQSkZJRgABAQ==","mimeType":"image/png"}]`)},
 			`{"type":"tool_result","tool_use_id":"toolu_j","content":[{"type":"image","source":{"type":"base64","media_type":"image/jpeg","data":"/9j/4AAQSkZJRgABAQ=="}}]}`},
 		{"image data not base64", run.Result{CallID: "toolu_b", Content: json.RawMessage(`[{"type":"image","data":"not base64!","mimeType":"image/png"}]`)},
-			`{"type":"tool_result","tool_use_id":"toolu_b","content":[{"type":"text","text":"{\"type\":\"image\",\"data\":\"not base64!\",\"mimeType\":\"image/png\"}"}]}`},
+			`{"type":"tool_result","tool_use_id":"toolu_b","content":[{"type":"text","text":"{\"data\":\"(11 characters of base64 left out: not a JPEG, PNG, GIF or WebP image in base64 on one line)\",\"mimeType\":\"image/png\",\"type\":\"image\"}"}]}`},
 		{"image labelled png, bytes text", run.Result{CallID: "toolu_t", Content: json.RawMessage(`[{"type":"image","data":"aGVsbG8=","mimeType":"image/png"}]`)},
-			`{"type":"tool_result","tool_use_id":"toolu_t","content":[{"type":"text","text":"{\"type\":\"image\",\"data\":\"aGVsbG8=\",\"mimeType\":\"image/png\"}"}]}`},
+			`{"type":"tool_result","tool_use_id":"toolu_t","content":[{"type":"text","text":"{\"data\":\"(8 characters of base64 left out: not a JPEG, PNG, GIF or WebP image in base64 on one line)\",\"mimeType\":\"image/png\",\"type\":\"image\"}"}]}`},
 		// The API refuses a text block that is empty or only whitespace
 		// (a tool that answers "" is common): such blocks are left out.
 		{"empty and blank text left out", run.Result{CallID: "toolu_e", Content: json.RawMessage(`[{"type":"text","text":""},{"type":"text","text":"kept"},{"type":"text","text":" \n\t"}]`)},
 			`{"type":"tool_result","tool_use_id":"toolu_e","content":[{"type":"text","text":"kept"}]}`},
 		{"only empty text", run.Result{CallID: "toolu_z", Content: json.RawMessage(`[{"type":"text","text":""}]`)},
 			`{"type":"tool_result","tool_use_id":"toolu_z"}`},
+		// The model hears no audio in base64 text, and a long one would
+		// fill its context window: the base64 is left out, and said so.
+		{"audio as its JSON, the base64 left out", run.Result{CallID: "toolu_a", Content: json.RawMessage(`[{"type":"audio","data":"UklGRg==","mimeType":"audio/wav"}]`)},
+			`{"type":"tool_result","tool_use_id":"toolu_a","content":[{"type":"text","text":"{\"data\":\"(8 characters of base64 left out: a tool_result takes no audio or binary resource)\",\"mimeType\":\"audio/wav\",\"type\":\"audio\"}"}]}`},
 		{"resource link as its JSON", run.Result{CallID: "toolu_4", Content: json.RawMessage(`[{"type":"resource_link","uri":"file:///a","name":"a"}]`)},
 			`{"type":"tool_result","tool_use_id":"toolu_4","content":[{"type":"text","text":"{\"type\":\"resource_link\",\"uri\":\"file:///a\",\"name\":\"a\"}"}]}`},
 		{"structured with text only", run.Result{CallID: "toolu_5", Content: json.RawMessage(`[{"type":"text","text":"{\"n\":1}"}]`), Structured: json.RawMessage(`{"n":1}`)},

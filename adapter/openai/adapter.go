@@ -87,21 +87,12 @@ func ToolMessage(r run.Result) sdk.ChatCompletionToolMessageParam {
 		return tm
 	}
 	for _, b := range blocks {
-		tm.Content.OfArrayOfContentParts = append(tm.Content.OfArrayOfContentParts, textPart(blockText(b)))
+		tm.Content.OfArrayOfContentParts = append(tm.Content.OfArrayOfContentParts, textPart(modelconv.BlockText(b, "a tool message takes text only")))
 	}
 	if r.Notice != "" {
 		tm.Content.OfArrayOfContentParts = append(tm.Content.OfArrayOfContentParts, textPart(r.Notice))
 	}
 	return tm
-}
-
-// blockText is a text block's text, or any other block's JSON, as
-// ForModel would send it.
-func blockText(c run.Content) string {
-	if t, ok := c.(*run.TextContent); ok {
-		return t.Text
-	}
-	return string(c.JSON())
 }
 
 func textPart(s string) sdk.ChatCompletionContentPartTextParam {

@@ -55,10 +55,14 @@
 // that has structured content sends the structured JSON. Otherwise each
 // content block is one text part: a text block's text, and any other
 // block (an image, audio, a resource link, an embedded resource, a type
-// agt does not know) its MCP JSON, as ForModel would send it; an image
-// thus reaches the model as its base64 data inside JSON, which it cannot
-// see as a picture. A host that needs the model to see an image must
-// send it itself in a user message (image_url with a data URL). Content
+// agt does not know) its MCP JSON, as ForModel would send it, except that
+// the base64 of an image, audio or binary resource is left out and said
+// so ("(N characters of base64 left out: a tool message takes text
+// only)"): the model cannot see a picture in base64 text, and one
+// screenshot sent whole would fill its context window, after which the
+// API refuses every request of the conversation. A host that needs the
+// model to see an image sends it itself in a user message (image_url
+// with a data URL; Result.Blocks has it). Content
 // a host tool set that is not an array of blocks, or no blocks, is sent
 // as ForModel's JSON. The Result's own Notice is a last text part of its
 // tool message; the Outcome's refresh notice (Outcome.Notice) is a user

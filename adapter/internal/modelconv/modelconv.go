@@ -2,12 +2,14 @@
 // (adapter/anthropic, adapter/openai) share, so that each rule has one
 // implementation: the root of a tool's input schema as the model APIs
 // take it, when a result's structured content stands for its blocks, and
-// when an Outcome's refresh notice still has to be sent.
+// when an Outcome's refresh notice still has to be sent, and the text of
+// a block an API takes only as text.
 package modelconv
 
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 
 	"github.com/agtsdk/agt/run"
 )
@@ -90,4 +92,55 @@ func UnsentNotice(out run.Outcome) string {
 		}
 	}
 	return n
+}
+
+// BlockText is the text a model reads for a content block its API takes
+// only as text: a text block's text; an image, an audio block or a binary
+// embedded resource as its JSON with the base64 left out and said so
+// ("(N characters of base64 left out: why)"), as a model reads no
+// picture or sound in base64 text and one screenshot sent whole would
+// fill its context window, after which the API refuses every request of
+// the conversation; any other block (a resource link, a text resource, a
+// type agt does not know) as its JSON, unchanged. Where the base64 is
+// left out, the block's other fields keep their bytes, its keys go in the
+// order of their names.
+func BlockText(c run.Content, why string) string {
+	switch b := c.(type) {
+	case *run.TextContent:
+		return b.Text
+	case *run.ImageContent:
+		return string(withoutBase64(b.Raw, "data", len(b.Data), why))
+	case *run.AudioContent:
+		return string(withoutBase64(b.Raw, "data", len(b.Data), why))
+	case *run.EmbeddedResource:
+		if b.Resource.IsBlob {
+			var block map[string]json.RawMessage
+			if json.Unmarshal(b.Raw, &block) == nil {
+				block["resource"] = withoutBase64(block["resource"], "blob", len(b.Resource.Blob), why)
+				if out, err := json.Marshal(block); err == nil {
+					return string(out)
+				}
+			}
+		}
+	}
+	return string(c.JSON())
+}
+
+// withoutBase64 is the JSON object obj with its key replaced by a note of
+// how many characters of base64 were left out and why.
+func withoutBase64(obj json.RawMessage, key string, n int, why string) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(obj, &m) != nil {
+		return obj // cannot happen: a block the Run decoded
+	}
+	note, err := json.Marshal(fmt.Sprintf("(%d characters of base64 left out: %s)", n, why))
+	if err != nil {
+		return obj
+	}
+	m[key] = note
+	out, err := json.Marshal(m)
+	if err != nil {
+		return obj
+	}
+	return out
 }

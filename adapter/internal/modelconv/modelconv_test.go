@@ -86,3 +86,33 @@ func TestStructuredStands(t *testing.T) {
 		}
 	}
 }
+
+func TestBlockText(t *testing.T) {
+	t.Parallel()
+	blocks, err := run.Result{Content: json.RawMessage(`[
+		{"type":"text","text":"hi"},
+		{"type":"image","data":"iVBORw0KGgo=","mimeType":"image/png","_meta":{"k":12345678901234567890}},
+		{"type":"resource","resource":{"uri":"file:///b","blob":"AAAA"}},
+		{"type":"resource","resource":{"uri":"file:///t","text":"words"}},
+		{"type":"resource_link","uri":"file:///l","name":"l"},
+		{"type":"hologram","data":"AAAA"}]`)}.Blocks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`hi`,
+		`{"_meta":{"k":12345678901234567890},"data":"(12 characters of base64 left out: why)","mimeType":"image/png","type":"image"}`,
+		`{"resource":{"blob":"(4 characters of base64 left out: why)","uri":"file:///b"},"type":"resource"}`,
+		`{"type":"resource","resource":{"uri":"file:///t","text":"words"}}`,
+		`{"type":"resource_link","uri":"file:///l","name":"l"}`,
+		`{"type":"hologram","data":"AAAA"}`,
+	}
+	if len(blocks) != len(want) {
+		t.Fatalf("%d blocks, want %d", len(blocks), len(want))
+	}
+	for i, b := range blocks {
+		if got := modelconv.BlockText(b, "why"); got != want[i] {
+			t.Errorf("block %d:\ngot  %s\nwant %s", i, got, want[i])
+		}
+	}
+}
