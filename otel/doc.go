@@ -7,7 +7,7 @@
 //
 //	tel := agtotel.New(&agtotel.Options{
 //		TracerProvider: tp, MeterProvider: mp,       // nil: the otel globals
-//		Propagator:     propagation.TraceContext{},  // nil: otel.GetTextMapPropagator()
+//		// Propagator nil: propagation.TraceContext{}, never the host's baggage
 //	})
 //	r, err := run.New(ctx, &run.Options{
 //		Agent: "writer", Repository: repo, Permission: perm,
@@ -93,8 +93,10 @@
 // tracestate, and baggage with a propagator that writes it), as the MCP
 // conventions recommend. mcpconn never lets these fields replace the
 // progress token or a key MCP reserves. The default Propagator is
-// otel.GetTextMapPropagator(), which writes nothing until the host sets
-// one (otel.SetTextMapPropagator or Options.Propagator).
+// propagation.TraceContext{}, the W3C trace context alone, not the global
+// propagator (otel.GetTextMapPropagator): that one commonly writes the
+// host's baggage too (a user, a tenant), which a server, perhaps a third
+// party's, has no need of. A host sets Options.Propagator to send more.
 //
 // # What it never records
 //

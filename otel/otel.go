@@ -32,9 +32,11 @@ type Options struct {
 	// host sets one.
 	MeterProvider metric.MeterProvider
 	// Propagator writes the trace context into the _meta of each MCP
-	// tools/call request. Nil means otel.GetTextMapPropagator() at each
-	// call, which writes nothing until the host sets one (for example
-	// propagation.TraceContext{}).
+	// tools/call request. Nil means propagation.TraceContext{}: the W3C
+	// traceparent and tracestate, nothing else. Not the global
+	// propagator, which commonly writes the host's W3C baggage too (a
+	// user, a tenant), and a server may be a third party's: a host that
+	// wants baggage or another format sent sets it here.
 	Propagator propagation.TextMapPropagator
 }
 
@@ -82,6 +84,12 @@ func New(opts *Options) *Telemetry {
 	if mp == nil {
 		mp = otel.GetMeterProvider()
 	}
+	if opts.Propagator == nil {
+		// A copy with the default: opts is the caller's.
+		o := *opts
+		o.Propagator = propagation.TraceContext{}
+		opts = &o
+	}
 	t := &Telemetry{
 		tracer:     tp.Tracer(ScopeName),
 		propagator: opts.Propagator,
@@ -116,13 +124,6 @@ func handle(err error) {
 	if err != nil {
 		otel.Handle(err)
 	}
-}
-
-func (t *Telemetry) prop() propagation.TextMapPropagator {
-	if t.propagator != nil {
-		return t.propagator
-	}
-	return otel.GetTextMapPropagator()
 }
 
 // The metric names.
@@ -393,7 +394,7 @@ func (t *Telemetry) intercept(ctx context.Context, req run.Request, next run.Nex
 	}
 	if isMCP {
 		carrier := propagation.MapCarrier{}
-		t.prop().Inject(ctx, carrier)
+		t.propagator.Inject(ctx, carrier)
 		ctx = mcpconn.WithRequestMeta(ctx, carrier)
 	}
 	key, entry := liveKey{req.Agent, req.BatchID, req.CallID}, &liveSpan{span}

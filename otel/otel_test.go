@@ -13,7 +13,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/baggage"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -103,6 +105,8 @@ type fixtureOptions struct {
 	// ("run-1" when empty).
 	share *fixture
 	runID string
+	// defaultPropagator leaves Options.Propagator nil.
+	defaultPropagator bool
 }
 
 func newFixture(t testing.TB, fo fixtureOptions) *fixture {
@@ -150,7 +154,11 @@ func newFixture(t testing.TB, fo fixtureOptions) *fixture {
 			_ = tp.Shutdown(context.Background())
 			_ = mp.Shutdown(context.Background())
 		})
-		f.tel = agtotel.New(&agtotel.Options{TracerProvider: tp, MeterProvider: mp, Propagator: propagation.TraceContext{}})
+		var prop propagation.TextMapPropagator = propagation.TraceContext{}
+		if fo.defaultPropagator {
+			prop = nil
+		}
+		f.tel = agtotel.New(&agtotel.Options{TracerProvider: tp, MeterProvider: mp, Propagator: prop})
 	}
 	runID := fo.runID
 	if runID == "" {
@@ -849,5 +857,41 @@ func TestConcurrentRunsSameIDs(t *testing.T) {
 	}
 	if n := len(spansNamed(spans, "agt.batch")); n != 2*rounds || len(batchRun) != 2*rounds {
 		t.Errorf("%d batch spans, %d with calls; want %d", n, len(batchRun), 2*rounds)
+	}
+}
+
+// Not parallel: it sets the global propagator, as hosts commonly do, to
+// the trace context and the W3C baggage. The baggage is the host's own
+// (a user, a tenant): without a Propagator of its choosing, a server,
+// perhaps a remote one of a third party, gets the trace context only.
+func TestDefaultPropagatorSendsNoBaggage(t *testing.T) {
+	prev := otel.GetTextMapPropagator()
+	otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}))
+	t.Cleanup(func() { otel.SetTextMapPropagator(prev) })
+
+	f := newFixture(t, fixtureOptions{defaultPropagator: true})
+	member, err := baggage.NewMember("user", "alice-"+secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bag, err := baggage.New(member)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := baggage.ContextWithBaggage(context.Background(), bag)
+	if _, err := f.tel.Execute(ctx, f.run, run.Batch{ID: "b", Agent: agent, Calls: []run.Call{
+		{ID: "c", Name: alias(mcptest.ToolEcho), Arguments: json.RawMessage(`{"text":"hi"}`)},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	metas := f.meta.all()
+	if len(metas) != 1 {
+		t.Fatalf("%d tools/call requests, want 1", len(metas))
+	}
+	if _, ok := metas[0]["traceparent"]; !ok {
+		t.Errorf("no traceparent in _meta: %v", metas[0])
+	}
+	if b, ok := metas[0]["baggage"]; ok {
+		t.Errorf("the host's baggage went to the server: %v", b)
 	}
 }
