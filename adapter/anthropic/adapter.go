@@ -139,10 +139,15 @@ func contentPart(c run.Content) sdk.ToolResultBlockParamContentUnion {
 				Source: sdk.ImageBlockParamSourceUnion{OfBase64: &sdk.Base64ImageSourceParam{Data: b.Data, MediaType: mt}},
 			}}
 		}
-		why = "not a JPEG, PNG, GIF or WebP image in base64 on one line"
+		why = "not a JPEG, PNG, GIF or WebP image in base64 on one line of at most 5 MiB"
 	}
 	return textPart(modelconv.BlockText(c, why))
 }
+
+// MaxImageBase64 is the most base64 an image block carries: 5 MiB, the
+// Messages API's own bound on one image, past which it refuses the whole
+// request. A larger image goes as its JSON, its base64 left out.
+const MaxImageBase64 = 5 << 20
 
 // imageType is the media type an image block of img is sent with: the
 // type its bytes show, when it is one the API takes. The API checks the
@@ -152,7 +157,7 @@ func contentPart(c run.Content) sdk.ToolResultBlockParamContentUnion {
 // image/png is sent as image/jpeg), and data that is not base64, or not
 // an image the API takes, is not sent as an image.
 func imageType(img *run.ImageContent) (sdk.Base64ImageSourceMediaType, bool) {
-	if _, ok := imageTypes[strings.ToLower(img.MIMEType)]; !ok {
+	if _, ok := imageTypes[strings.ToLower(img.MIMEType)]; !ok || len(img.Data) > MaxImageBase64 {
 		return "", false
 	}
 	data, err := img.Decode()

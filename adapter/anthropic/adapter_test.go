@@ -2,6 +2,7 @@ package anthropic_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
@@ -136,7 +137,7 @@ func TestResultsJSON(t *testing.T) {
 		{"image", run.Result{CallID: "toolu_2", Content: json.RawMessage(`[{"type":"text","text":"a dot"},{"type":"image","data":"iVBORw0KGgo=","mimeType":"image/png"}]`)},
 			`{"type":"tool_result","tool_use_id":"toolu_2","content":[{"type":"text","text":"a dot"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}}]}`},
 		{"image type the API does not take", run.Result{CallID: "toolu_3", Content: json.RawMessage(`[{"type":"image","data":"AAAA","mimeType":"image/bmp"}]`)},
-			`{"type":"tool_result","tool_use_id":"toolu_3","content":[{"type":"text","text":"{\"data\":\"(4 characters of base64 left out: not a JPEG, PNG, GIF or WebP image in base64 on one line)\",\"mimeType\":\"image/bmp\",\"type\":\"image\"}"}]}`},
+			`{"type":"tool_result","tool_use_id":"toolu_3","content":[{"type":"text","text":"{\"data\":\"(4 characters of base64 left out: not a JPEG, PNG, GIF or WebP image in base64 on one line of at most 5 MiB)\",\"mimeType\":\"image/bmp\",\"type\":\"image\"}"}]}`},
 		// The API checks an image's bytes against its media type and
 		// rejects the whole request on a mismatch or bad base64, so the
 		// history that holds it can never be sent again: the type sent is
@@ -145,9 +146,9 @@ func TestResultsJSON(t *testing.T) {
 		{"image labelled png, bytes jpeg", run.Result{CallID: "toolu_j", Content: json.RawMessage(`[{"type":"image","data":"/9j/4AAQSkZJRgABAQ==","mimeType":"image/png"}]`)},
 			`{"type":"tool_result","tool_use_id":"toolu_j","content":[{"type":"image","source":{"type":"base64","media_type":"image/jpeg","data":"/9j/4AAQSkZJRgABAQ=="}}]}`},
 		{"image data not base64", run.Result{CallID: "toolu_b", Content: json.RawMessage(`[{"type":"image","data":"not base64!","mimeType":"image/png"}]`)},
-			`{"type":"tool_result","tool_use_id":"toolu_b","content":[{"type":"text","text":"{\"data\":\"(11 characters of base64 left out: not a JPEG, PNG, GIF or WebP image in base64 on one line)\",\"mimeType\":\"image/png\",\"type\":\"image\"}"}]}`},
+			`{"type":"tool_result","tool_use_id":"toolu_b","content":[{"type":"text","text":"{\"data\":\"(11 characters of base64 left out: not a JPEG, PNG, GIF or WebP image in base64 on one line of at most 5 MiB)\",\"mimeType\":\"image/png\",\"type\":\"image\"}"}]}`},
 		{"image labelled png, bytes text", run.Result{CallID: "toolu_t", Content: json.RawMessage(`[{"type":"image","data":"aGVsbG8=","mimeType":"image/png"}]`)},
-			`{"type":"tool_result","tool_use_id":"toolu_t","content":[{"type":"text","text":"{\"data\":\"(8 characters of base64 left out: not a JPEG, PNG, GIF or WebP image in base64 on one line)\",\"mimeType\":\"image/png\",\"type\":\"image\"}"}]}`},
+			`{"type":"tool_result","tool_use_id":"toolu_t","content":[{"type":"text","text":"{\"data\":\"(8 characters of base64 left out: not a JPEG, PNG, GIF or WebP image in base64 on one line of at most 5 MiB)\",\"mimeType\":\"image/png\",\"type\":\"image\"}"}]}`},
 		// The API refuses a text block that is empty or only whitespace
 		// (a tool that answers "" is common): such blocks are left out.
 		{"empty and blank text left out", run.Result{CallID: "toolu_e", Content: json.RawMessage(`[{"type":"text","text":""},{"type":"text","text":"kept"},{"type":"text","text":" \n\t"}]`)},
@@ -331,5 +332,35 @@ func TestToolsSchemaRootIsTypeObject(t *testing.T) {
 				t.Errorf("input_schema\ngot  %s\nwant %s", got, tc.want)
 			}
 		})
+	}
+}
+
+// The API refuses an image of more than 5 MiB of base64, and the whole
+// request with it: MaxImageBase64 is the largest image block sent; a
+// larger image goes as its JSON, the base64 left out.
+func TestImageSizeBound(t *testing.T) {
+	t.Parallel()
+	png := func(n int) string { // a PNG signature, then zeros: n characters of base64
+		return "iVBORw0KGgoA" + strings.Repeat("AAAA", (n-12)/4)
+	}
+	for _, tc := range []struct {
+		name  string
+		data  string
+		image bool
+	}{
+		{"at the bound", png(agtanthropic.MaxImageBase64), true},
+		{"past the bound", png(agtanthropic.MaxImageBase64 + 4), false},
+	} {
+		res := run.Result{CallID: "toolu_big", Content: json.RawMessage(`[{"type":"image","data":"` + tc.data + `","mimeType":"image/png"}]`)}
+		tr := agtanthropic.ToolResult(res)
+		if len(tr.Content) != 1 {
+			t.Fatalf("%s: %d blocks", tc.name, len(tr.Content))
+		}
+		if got := tr.Content[0].OfImage != nil; got != tc.image {
+			t.Errorf("%s: sent as an image %v, want %v", tc.name, got, tc.image)
+		}
+		if !tc.image && len(tr.Content[0].OfText.Text) > 512 {
+			t.Errorf("%s: a text block of %d bytes, want the base64 left out", tc.name, len(tr.Content[0].OfText.Text))
+		}
 	}
 }

@@ -60,9 +60,9 @@
 //     server labelled image/png goes as image/jpeg.
 //   - The API takes no audio, resource link or MCP embedded resource in a
 //     tool_result: those blocks, an image whose data is not standard
-//     base64 on one line or not an image the API takes, and a block of a
-//     type agt does not know reach the model as their JSON in a text
-//     block, not dropped silently. The base64 of an image, audio or
+//     base64 on one line, larger than MaxImageBase64 or not an image the
+//     API takes, and a block of a type agt does not know reach the model
+//     as their JSON in a text block, not dropped silently. The base64 of an image, audio or
 //     binary resource is left out of that JSON and said so ("(N
 //     characters of base64 left out: why)"): a model reads no picture or
 //     sound in base64 text, and one screenshot sent whole would fill its
@@ -79,7 +79,10 @@
 //
 // # Limits
 //
-// None of its own: it converts values the Run has already bounded (the
-// message size and block count of a tool result, the arguments the Run
-// checks before a call) and the Message the SDK has already read.
+// None of its own but the API's: an image block carries at most
+// MaxImageBase64 (5 MiB) of base64, the most the API takes in one image;
+// a larger image goes as its JSON with the base64 left out. Otherwise it
+// converts values the Run has already bounded (the message size and block
+// count of a tool result, the arguments the Run checks before a call) and
+// the Message the SDK has already read.
 package anthropic
