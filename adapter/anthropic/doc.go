@@ -62,12 +62,12 @@
 //     tool_result: those blocks, an image whose data is not standard
 //     base64 on one line, larger than MaxImageBase64 or not an image the
 //     API takes, and a block of a type agt does not know reach the model
-//     as their JSON in a text block, not dropped silently. The base64 of an image, audio or
-//     binary resource is left out of that JSON and said so ("(N
-//     characters of base64 left out: why)"): a model reads no picture or
-//     sound in base64 text, and one screenshot sent whole would fill its
-//     context. Block annotations and _meta do not go over as fields (the
-//     API has none for them); the JSON text keeps them.
+//     as their JSON in a text block, not dropped silently. The base64 of
+//     an image, audio or binary resource is left out of that JSON and
+//     said so ("(N characters of base64 left out: why)"): a model reads
+//     no picture or sound in base64 text, and one screenshot sent whole
+//     would fill its context. Block annotations and _meta do not go over
+//     as fields (the API has none for them); the JSON text keeps them.
 //
 // Content a host tool set that is not an array of blocks is sent as
 // ForModel's JSON, as text. The Result's own Notice is a last text block
