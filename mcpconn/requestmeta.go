@@ -26,9 +26,11 @@ type requestMetaKey struct{}
 // carries fields keeps them; a key in meta replaces the earlier value.
 //
 // The fields never replace what agt sets itself: progressToken (every call
-// carries its own) and the keys with a prefix reserved for MCP (one whose
-// second label is modelcontextprotocol or mcp, such as
-// io.modelcontextprotocol/) are dropped. So is a key that is not a valid
+// carries its own) and the keys with a prefix reserved for MCP are
+// dropped, under either revision of the rule a server may apply: a second
+// label modelcontextprotocol or mcp (io.modelcontextprotocol/), or such a
+// label followed by another (modelcontextprotocol.io/, tools.mcp.com/),
+// without regard to case. So is a key that is not a valid
 // _meta key of the MCP specification: an optional prefix of dot-separated
 // labels (each starting with a letter, ending with a letter or digit,
 // letters, digits and hyphens inside) and a slash, then a name that starts
@@ -112,11 +114,26 @@ func requestMetaKeyAllowed(key string) bool {
 				return false
 			}
 		}
-		if len(labels) >= 2 && (labels[1] == "modelcontextprotocol" || labels[1] == "mcp") {
+		if reservedPrefix(labels) {
 			return false
 		}
 	}
 	return metaName(name)
+}
+
+// reservedPrefix reports whether MCP reserves a prefix of these labels
+// under either revision of the rule, as a server may apply either: a
+// second label modelcontextprotocol or mcp (2025-11-25:
+// io.modelcontextprotocol/), or such a label at any place but the last
+// (2025-06-18: modelcontextprotocol.io/, mcp.dev/, tools.mcp.com/).
+// Labels are compared without case, as domain names are.
+func reservedPrefix(labels []string) bool {
+	for i, l := range labels {
+		if (i == 1 || i < len(labels)-1) && (strings.EqualFold(l, "modelcontextprotocol") || strings.EqualFold(l, "mcp")) {
+			return true
+		}
+	}
+	return false
 }
 
 // metaLabel: a letter first, a letter or digit last, letters, digits and

@@ -95,13 +95,21 @@ func TestCallToolRequestMetaOnTheWire(t *testing.T) {
 		"traceparent":               "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
 		"tracestate":                "old=1",
 		"com.example/tenant":        "t1",
-		"progressToken":             "stolen",     // agt's own key
-		"io.modelcontextprotocol/x": "reserved",   // second label reserved for MCP
-		"dev.mcp/y":                 "reserved",   // likewise
-		"bad key":                   "no spaces",  // not a valid name
-		"-dash":                     "bad start",  // a name starts with a letter or digit
-		"1abc/name":                 "bad label",  // a label starts with a letter
-		"com.example/":              "empty name", // refused: nothing to tell apart
+		"progressToken":             "stolen",   // agt's own key
+		"io.modelcontextprotocol/x": "reserved", // second label reserved for MCP
+		"dev.mcp/y":                 "reserved", // likewise
+		// Reserved by the 2025-06-18 rule (the label after any number of
+		// labels, followed by one more), which servers of that revision
+		// still apply: its own examples.
+		"modelcontextprotocol.io/a":    "reserved",
+		"mcp.dev/b":                    "reserved",
+		"tools.mcp.com/c":              "reserved",
+		"a.b.MCP.example/d":            "reserved",
+		"com.example.mcp/not-reserved": "ok",         // mcp last: reserved by neither revision
+		"bad key":                      "no spaces",  // not a valid name
+		"-dash":                        "bad start",  // a name starts with a letter or digit
+		"1abc/name":                    "bad label",  // a label starts with a letter
+		"com.example/":                 "empty name", // refused: nothing to tell apart
 	})
 	ctx = mcpconn.WithRequestMeta(ctx, map[string]string{"tracestate": "rojo=00f067aa0ba902b7"})
 	if _, err := s.CallTool(ctx, "t", json.RawMessage(`{"a":1}`)); err != nil {
@@ -134,9 +142,10 @@ func TestCallToolRequestMetaOnTheWire(t *testing.T) {
 		delete(m, "progressToken")
 	}
 	want := []map[string]any{{
-		"traceparent":        "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
-		"tracestate":         "rojo=00f067aa0ba902b7",
-		"com.example/tenant": "t1",
+		"traceparent":                  "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+		"tracestate":                   "rojo=00f067aa0ba902b7",
+		"com.example/tenant":           "t1",
+		"com.example.mcp/not-reserved": "ok",
 	}, {}}
 	if diff := cmp.Diff(want, metas); diff != "" {
 		t.Errorf("_meta on the wire (-want +got):\n%s", diff)

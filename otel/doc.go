@@ -7,7 +7,7 @@
 //
 //	tel := agtotel.New(&agtotel.Options{
 //		TracerProvider: tp, MeterProvider: mp,       // nil: the otel globals
-//		Propagator:     propagation.TraceContext{},  // nil: otel.GetTextMapPropagator()
+//		// Propagator nil: propagation.TraceContext{}, never the host's baggage
 //	})
 //	r, err := run.New(ctx, &run.Options{
 //		Agent: "writer", Repository: repo, Permission: perm,
@@ -23,7 +23,10 @@
 // its server, and the Auditor completes those spans with the call's audit
 // Record, gives a span to every call that stopped earlier (rejected
 // batch, invalid arguments, denied), and records the metrics of every
-// call. Each call gets exactly one span, a child of its batch's.
+// call. Each call gets exactly one span, a child of its batch's. Without
+// Execute (the host calls r.Execute) each call still gets one span,
+// provided the Interceptor comes first in Options.Interceptors: the
+// Auditor then leaves every call that reached the interceptors to it.
 //
 // # Spans and attributes
 //
@@ -90,8 +93,10 @@
 // tracestate, and baggage with a propagator that writes it), as the MCP
 // conventions recommend. mcpconn never lets these fields replace the
 // progress token or a key MCP reserves. The default Propagator is
-// otel.GetTextMapPropagator(), which writes nothing until the host sets
-// one (otel.SetTextMapPropagator or Options.Propagator).
+// propagation.TraceContext{}, the W3C trace context alone, not the global
+// propagator (otel.GetTextMapPropagator): that one commonly writes the
+// host's baggage too (a user, a tenant), which a server, perhaps a third
+// party's, has no need of. A host sets Options.Propagator to send more.
 //
 // # What it never records
 //
@@ -122,7 +127,11 @@
 //     fields of mcpconn.MaxRequestMetaBytes (4 KiB) together; a larger
 //     tracestate or baggage is dropped, not sent cut.
 //   - Spans held for the Auditor live until the call's Record, or the end
-//     of Execute: at most one per call of a batch in flight. The calls in
+//     of Execute: at most one per call of a batch in flight. A next that
+//     an outer interceptor gave up on and that still runs does not keep
+//     its span open: it ends with the call's Record or the batch, and a
+//     next that reaches the Interceptor only after its call's Record
+//     runs untraced. The calls in
 //     flight past the Interceptor are kept for server requests until they
 //     return.
 //

@@ -32,9 +32,11 @@ type Options struct {
 	// host sets one.
 	MeterProvider metric.MeterProvider
 	// Propagator writes the trace context into the _meta of each MCP
-	// tools/call request. Nil means otel.GetTextMapPropagator() at each
-	// call, which writes nothing until the host sets one (for example
-	// propagation.TraceContext{}).
+	// tools/call request. Nil means propagation.TraceContext{}: the W3C
+	// traceparent and tracestate, nothing else. Not the global
+	// propagator, which commonly writes the host's W3C baggage too (a
+	// user, a tenant), and a server may be a third party's: a host that
+	// wants baggage or another format sent sets it here.
 	Propagator propagation.TextMapPropagator
 }
 
@@ -82,6 +84,12 @@ func New(opts *Options) *Telemetry {
 	if mp == nil {
 		mp = otel.GetMeterProvider()
 	}
+	if opts.Propagator == nil {
+		// A copy with the default: opts is the caller's.
+		o := *opts
+		o.Propagator = propagation.TraceContext{}
+		opts = &o
+	}
 	t := &Telemetry{
 		tracer:     tp.Tracer(ScopeName),
 		propagator: opts.Propagator,
@@ -116,13 +124,6 @@ func handle(err error) {
 	if err != nil {
 		otel.Handle(err)
 	}
-}
-
-func (t *Telemetry) prop() propagation.TextMapPropagator {
-	if t.propagator != nil {
-		return t.propagator
-	}
-	return otel.GetTextMapPropagator()
 }
 
 // The metric names.
@@ -183,21 +184,32 @@ const (
 
 type batchKey struct{}
 
-// batchState ties the spans of one batch together: the interceptor hands
-// each call's span over, the auditor finishes it with the call's Record,
-// and Execute ends what no auditor finished.
+// batchState ties the spans of one batch together. The Interceptor
+// registers each call's span as it starts; exactly one of three ends it:
+// the Auditor with the call's Record, the Interceptor itself when the
+// span is no longer registered as it returns (another Telemetry
+// interceptor inside it took the call's place, or the span was ended
+// already), or Execute, once the Run returned, for every span still
+// registered. A next that an outer interceptor abandoned (a timeout of
+// its own) may return after all of these: its span is ended already.
 type batchState struct {
 	owner *Telemetry
 	mu    sync.Mutex
-	calls map[string]*heldSpan
+	// calls holds the registered spans; nil once Execute has returned.
+	calls map[string]*callSpan
+	// recorded holds the calls whose Record the Auditor gave a span of
+	// its own: at most one per call of the batch; nil until the first.
+	recorded map[string]struct{}
 }
 
-// heldSpan is a call span the interceptor is done with, waiting for the
-// audit Record that completes it.
-type heldSpan struct {
-	span trace.Span
-	end  time.Time
-	code run.Code // the Result's code as the interceptor saw it
+// callSpan is the span of one call that reached the Interceptor. Its
+// fields other than span are guarded by the batchState's mu.
+type callSpan struct {
+	span  trace.Span
+	done  bool      // the Interceptor returned
+	end   time.Time // when it returned
+	code  run.Code  // the Result's code as the Interceptor saw it
+	ended bool
 }
 
 func (t *Telemetry) batchFrom(ctx context.Context) *batchState {
@@ -208,25 +220,91 @@ func (t *Telemetry) batchFrom(ctx context.Context) *batchState {
 	return bs
 }
 
-func (bs *batchState) hold(callID string, h *heldSpan) {
-	bs.mu.Lock()
-	prev := bs.calls[callID]
-	bs.calls[callID] = h
-	bs.mu.Unlock()
-	if prev != nil {
-		// The interceptor was installed twice: the outer one's span
-		// ends as it is.
-		finishSpan(prev.span, prev.code)
-		prev.span.End(trace.WithTimestamp(prev.end))
-	}
-}
-
-func (bs *batchState) take(callID string) *heldSpan {
+// start starts and registers the span of a call that reached the
+// Interceptor, under the batch's lock so that the Auditor sees either it
+// or none. A call whose Record came first (it has its span from the
+// Auditor) or whose batch has ended gets no span: held is nil. A span
+// already registered under the ID (the Interceptor installed twice) is
+// left to the Interceptor that started it.
+func (bs *batchState) start(ctx context.Context, callID string, tracer trace.Tracer, name string, opts ...trace.SpanStartOption) (_ context.Context, _ trace.Span, held *callSpan) {
 	bs.mu.Lock()
 	defer bs.mu.Unlock()
-	h := bs.calls[callID]
+	if _, done := bs.recorded[callID]; done || bs.calls == nil {
+		return ctx, nil, nil
+	}
+	ctx, span := tracer.Start(ctx, name, opts...)
+	held = &callSpan{span: span}
+	bs.calls[callID] = held
+	return ctx, span, held
+}
+
+// returned is the Interceptor's return: a span still registered waits
+// for the call's Record; any other span not yet ended ends now.
+func (bs *batchState) returned(callID string, cs *callSpan, end time.Time, code run.Code) {
+	bs.mu.Lock()
+	if cs.ended {
+		bs.mu.Unlock()
+		return
+	}
+	if bs.calls[callID] == cs {
+		cs.done, cs.end, cs.code = true, end, code
+		bs.mu.Unlock()
+		return
+	}
+	cs.ended = true
+	bs.mu.Unlock()
+	finishSpan(cs.span, code)
+	cs.span.End(trace.WithTimestamp(end))
+}
+
+// take unregisters the span of a call for the Auditor to end, with
+// when it ends: when the Interceptor returned, or recordEnd for a next
+// that still runs. A nil span: the Interceptor did not see the call, and
+// will not trace it if it does later.
+func (bs *batchState) take(callID string, recordEnd time.Time) (trace.Span, time.Time) {
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	cs := bs.calls[callID]
+	if cs == nil {
+		if bs.recorded == nil {
+			bs.recorded = map[string]struct{}{}
+		}
+		bs.recorded[callID] = struct{}{}
+		return nil, time.Time{}
+	}
 	delete(bs.calls, callID)
-	return h
+	cs.ended = true
+	if cs.done {
+		return cs.span, cs.end
+	}
+	return cs.span, recordEnd
+}
+
+// spanLeft is a span Execute ends, copied under the batch's lock.
+type spanLeft struct {
+	callID string
+	span   trace.Span
+	end    time.Time
+	code   run.Code
+}
+
+// close unregisters every span left, for Execute to end (a next that
+// still runs ends at now), and makes the Interceptor end the span of any
+// call that starts later itself.
+func (bs *batchState) close(now time.Time) []spanLeft {
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	left := make([]spanLeft, 0, len(bs.calls))
+	for id, cs := range bs.calls {
+		cs.ended = true
+		l := spanLeft{callID: id, span: cs.span, end: now, code: cs.code}
+		if cs.done {
+			l.end = cs.end
+		}
+		left = append(left, l)
+	}
+	bs.calls = nil
+	return left
 }
 
 // Execute runs r.Execute(ctx, b) inside a span of the batch, so the call
@@ -243,26 +321,22 @@ func (t *Telemetry) Execute(ctx context.Context, r *run.Run, b run.Batch) (run.O
 			AttrBatchCalls.Int(len(b.Calls)),
 		))
 	defer span.End()
-	bs := &batchState{owner: t, calls: map[string]*heldSpan{}}
+	bs := &batchState{owner: t, calls: map[string]*callSpan{}}
 	out, err := r.Execute(context.WithValue(ctx, batchKey{}, bs), b)
 
-	// Spans no Auditor of this Telemetry finished (the host did not
-	// install it) end with their Result's code.
+	// Spans no Auditor of this Telemetry ended (the host did not install
+	// it, or a call's next still runs) end with their Result's code.
 	byCall := make(map[string]run.Code, len(out.Results))
 	for _, res := range out.Results {
 		byCall[res.CallID] = res.Code
 	}
-	bs.mu.Lock()
-	left := bs.calls
-	bs.calls = map[string]*heldSpan{}
-	bs.mu.Unlock()
-	for id, h := range left {
-		code, ok := byCall[id]
+	for _, l := range bs.close(time.Now()) {
+		code, ok := byCall[l.callID]
 		if !ok {
-			code = h.code
+			code = l.code
 		}
-		finishSpan(h.span, code)
-		h.span.End(trace.WithTimestamp(h.end))
+		finishSpan(l.span, code)
+		l.span.End(trace.WithTimestamp(l.end))
 	}
 
 	span.SetAttributes(AttrBatchRefreshed.Bool(out.Refresh != nil))
@@ -287,7 +361,11 @@ func (t *Telemetry) Execute(ctx context.Context, r *run.Run, b run.Batch) (run.O
 // for MCP tools. Under Execute the Auditor completes and ends the span
 // with the call's Record; otherwise the interceptor ends it with the
 // Result's code. Install it once, anywhere in Options.Interceptors: last
-// (innermost), its span and duration time the tool alone.
+// (innermost), its span and duration time the tool alone. A host that
+// does not use Execute installs it first: there, a call that an
+// interceptor before it stops (it returns without calling next) gets no
+// span at all, as the Auditor cannot tell that call from one the
+// Interceptor saw.
 func (t *Telemetry) Interceptor() run.Interceptor {
 	return run.InterceptorFunc(t.intercept)
 }
@@ -298,11 +376,25 @@ func (t *Telemetry) intercept(ctx context.Context, req run.Request, next run.Nex
 	if isMCP {
 		kind = trace.SpanKindClient
 	}
-	ctx, span := t.tracer.Start(ctx, spanName(req.Alias), trace.WithSpanKind(kind),
-		trace.WithAttributes(requestAttrs(req)...))
+	name := spanName(req.Alias)
+	opts := []trace.SpanStartOption{trace.WithSpanKind(kind),
+		trace.WithAttributes(callAttrs(req.Agent, req.BatchID, req.CallID, req.Alias, req.Source, true)...)}
+	bs := t.batchFrom(ctx)
+	var (
+		span trace.Span
+		held *callSpan
+	)
+	if bs == nil {
+		ctx, span = t.tracer.Start(ctx, name, opts...)
+	} else if ctx, span, held = bs.start(ctx, req.CallID, t.tracer, name, opts...); held == nil {
+		// The call has its one span already, ended: its Record came
+		// first, as an outer interceptor gave up on it and runs next
+		// late. It runs untraced.
+		return next(ctx), nil
+	}
 	if isMCP {
 		carrier := propagation.MapCarrier{}
-		t.prop().Inject(ctx, carrier)
+		t.propagator.Inject(ctx, carrier)
 		ctx = mcpconn.WithRequestMeta(ctx, carrier)
 	}
 	key, entry := liveKey{req.Agent, req.BatchID, req.CallID}, &liveSpan{span}
@@ -335,8 +427,8 @@ func (t *Telemetry) intercept(ctx context.Context, req run.Request, next run.Nex
 			}
 			t.mcpTime.Record(ctx, end.Sub(start).Seconds(), metric.WithAttributes(attrs...))
 		}
-		if bs := t.batchFrom(ctx); bs != nil {
-			bs.hold(req.CallID, &heldSpan{span: span, end: end, code: code})
+		if bs != nil {
+			bs.returned(req.CallID, held, end, code)
 			return
 		}
 		finishSpan(span, code)
@@ -351,20 +443,28 @@ func spanName(alias string) string {
 	return operationExecuteTool + " " + bound(alias, maxAttrBytes)
 }
 
-// requestAttrs are the attributes a call's span starts with.
-func requestAttrs(req run.Request) []attribute.KeyValue {
-	attrs := []attribute.KeyValue{
+// callAttrs are the attributes a call's span starts with: the
+// Interceptor's (sent: a tools/call request goes to an MCP server) and
+// the Auditor's for a call that stopped before it. A call of a rejected
+// batch may name no tool of the snapshot: it has no source.
+func callAttrs(agent resource.Ref, batchID, callID, alias string, src run.Source, sent bool) []attribute.KeyValue {
+	attrs := make([]attribute.KeyValue, 0, 10) // all of them: one allocation
+	attrs = append(attrs,
 		AttrOperationName.String(operationExecuteTool),
-		AttrToolName.String(bound(req.Alias, maxAttrBytes)),
-		AttrToolCallID.String(bound(req.CallID, maxAttrBytes)),
-		AttrAgent.String(bound(string(req.Agent), maxAttrBytes)),
-		AttrBatchID.String(bound(req.BatchID, maxAttrBytes)),
-		AttrAlias.String(bound(req.Alias, maxAttrBytes)),
-		AttrSourceKind.String(string(req.Source.Kind)),
-		AttrSourceTool.String(bound(req.Source.Tool, maxAttrBytes)),
+		AttrToolName.String(bound(alias, maxAttrBytes)),
+		AttrToolCallID.String(bound(callID, maxAttrBytes)),
+		AttrAgent.String(bound(string(agent), maxAttrBytes)),
+		AttrBatchID.String(bound(batchID, maxAttrBytes)),
+		AttrAlias.String(bound(alias, maxAttrBytes)),
+	)
+	if src.Kind != "" {
+		attrs = append(attrs, AttrSourceKind.String(string(src.Kind)), AttrSourceTool.String(bound(src.Tool, maxAttrBytes)))
 	}
-	if req.Source.Kind == run.SourceMCP {
-		attrs = append(attrs, AttrMCPMethod.String(methodToolsCall), AttrServerRef.String(bound(string(req.Source.Ref), maxAttrBytes)))
+	if src.Kind == run.SourceMCP {
+		if sent {
+			attrs = append(attrs, AttrMCPMethod.String(methodToolsCall))
+		}
+		attrs = append(attrs, AttrServerRef.String(bound(string(src.Ref), maxAttrBytes)))
 	}
 	return attrs
 }
@@ -396,7 +496,8 @@ func finishSpan(span trace.Span, code run.Code) {
 // Without Execute the Auditor cannot tell which calls the Interceptor
 // saw: it gives a span to the calls that stopped before the interceptors
 // (batch checks, validation, permission) and leaves the others to the
-// Interceptor.
+// Interceptor, so a call an interceptor before the Telemetry's stopped
+// has none.
 func (t *Telemetry) Auditor(next run.Auditor) run.Auditor {
 	return &auditor{t: t, next: next}
 }
@@ -444,37 +545,18 @@ func (t *Telemetry) auditCall(ctx context.Context, rec run.Record) {
 
 	bs := t.batchFrom(ctx)
 	if bs != nil {
-		if h := bs.take(rec.CallID); h != nil {
-			completeSpan(h.span, rec)
-			h.span.End(trace.WithTimestamp(h.end))
+		if span, end := bs.take(rec.CallID, rec.Time.Add(rec.Duration)); span != nil {
+			completeSpan(span, rec)
+			span.End(trace.WithTimestamp(end))
 			return
 		}
 	} else if rec.Stage == run.StageIntercept || rec.Stage == run.StageExecute {
 		return // the Interceptor's span, as far as can be told
 	}
 	_, span := t.tracer.Start(ctx, spanName(rec.Alias), trace.WithSpanKind(trace.SpanKindInternal),
-		trace.WithTimestamp(rec.Time), trace.WithAttributes(recordAttrs(rec)...))
+		trace.WithTimestamp(rec.Time), trace.WithAttributes(callAttrs(rec.Agent, rec.BatchID, rec.CallID, rec.Alias, rec.Source, false)...))
 	completeSpan(span, rec)
 	span.End(trace.WithTimestamp(rec.Time.Add(rec.Duration)))
-}
-
-// recordAttrs are the attributes of a span the auditor makes.
-func recordAttrs(rec run.Record) []attribute.KeyValue {
-	attrs := []attribute.KeyValue{
-		AttrOperationName.String(operationExecuteTool),
-		AttrToolName.String(bound(rec.Alias, maxAttrBytes)),
-		AttrToolCallID.String(bound(rec.CallID, maxAttrBytes)),
-		AttrAgent.String(bound(string(rec.Agent), maxAttrBytes)),
-		AttrBatchID.String(bound(rec.BatchID, maxAttrBytes)),
-		AttrAlias.String(bound(rec.Alias, maxAttrBytes)),
-	}
-	if rec.Source.Kind != "" {
-		attrs = append(attrs, AttrSourceKind.String(string(rec.Source.Kind)), AttrSourceTool.String(bound(rec.Source.Tool, maxAttrBytes)))
-	}
-	if rec.Source.Kind == run.SourceMCP {
-		attrs = append(attrs, AttrServerRef.String(bound(string(rec.Source.Ref), maxAttrBytes)))
-	}
-	return attrs
 }
 
 // completeSpan adds what only the Record knows and the outcome.

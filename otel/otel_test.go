@@ -13,7 +13,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/baggage"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -93,8 +95,18 @@ type fixtureOptions struct {
 	// untraced installs no Telemetry at all (a baseline); bench keeps no
 	// records (benchmarks would grow them without end).
 	untraced, bench bool
-	// inner are interceptors installed after (inside) the Telemetry's.
-	inner []run.Interceptor
+	// inner are interceptors installed after (inside) the Telemetry's,
+	// outer before (around) it.
+	inner, outer []run.Interceptor
+	// processor, when set, also sees every span start and end.
+	processor sdktrace.SpanProcessor
+	// share, when set, gives the Run the Telemetry (and exporter and
+	// reader) of that fixture instead of its own; runID names the Run
+	// ("run-1" when empty).
+	share *fixture
+	runID string
+	// defaultPropagator leaves Options.Propagator nil.
+	defaultPropagator bool
 }
 
 func newFixture(t testing.TB, fo fixtureOptions) *fixture {
@@ -125,17 +137,33 @@ func newFixture(t testing.TB, fo fixtureOptions) *fixture {
 		meta:   &serverMeta{},
 		audit:  &recordingAuditor{},
 	}
-	var exporter sdktrace.SpanExporter = f.spans
-	if fo.bench {
-		exporter = tracetest.NewNoopExporter()
+	if fo.share != nil {
+		f.spans, f.reader, f.tel = fo.share.spans, fo.share.reader, fo.share.tel
+	} else {
+		var exporter sdktrace.SpanExporter = f.spans
+		if fo.bench {
+			exporter = tracetest.NewNoopExporter()
+		}
+		tpOpts := []sdktrace.TracerProviderOption{sdktrace.WithSyncer(exporter)}
+		if fo.processor != nil {
+			tpOpts = append(tpOpts, sdktrace.WithSpanProcessor(fo.processor))
+		}
+		tp := sdktrace.NewTracerProvider(tpOpts...)
+		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(f.reader))
+		t.Cleanup(func() {
+			_ = tp.Shutdown(context.Background())
+			_ = mp.Shutdown(context.Background())
+		})
+		var prop propagation.TextMapPropagator = propagation.TraceContext{}
+		if fo.defaultPropagator {
+			prop = nil
+		}
+		f.tel = agtotel.New(&agtotel.Options{TracerProvider: tp, MeterProvider: mp, Propagator: prop})
 	}
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exporter))
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(f.reader))
-	t.Cleanup(func() {
-		_ = tp.Shutdown(context.Background())
-		_ = mp.Shutdown(context.Background())
-	})
-	f.tel = agtotel.New(&agtotel.Options{TracerProvider: tp, MeterProvider: mp, Propagator: propagation.TraceContext{}})
+	runID := fo.runID
+	if runID == "" {
+		runID = "run-1"
+	}
 
 	dial := func(ctx context.Context, ref resource.Ref, srv resource.MCPServer) (mcp.Transport, error) {
 		var so *mcptest.ServerOptions
@@ -164,7 +192,7 @@ func newFixture(t testing.TB, fo fixtureOptions) *fixture {
 		next = nil
 	}
 	var auditor run.Auditor = f.tel.Auditor(next)
-	interceptors := append([]run.Interceptor{f.tel.Interceptor()}, fo.inner...)
+	interceptors := append(append(slices.Clone(fo.outer), f.tel.Interceptor()), fo.inner...)
 	switch {
 	case fo.untraced:
 		auditor, interceptors = next, nil
@@ -185,7 +213,7 @@ func newFixture(t testing.TB, fo fixtureOptions) *fixture {
 		Permission:       policy.Rules{Allow: []string{"*"}, Deny: []string{"mcp__notes__" + mcptest.ToolNoteCreate}},
 		Interceptors:     interceptors,
 		Auditor:          auditor,
-		RunID:            "run-1",
+		RunID:            runID,
 		FailOnMountError: true,
 		Logger:           slog.New(slog.DiscardHandler),
 		HostTools: []run.HostTool{{
@@ -645,6 +673,9 @@ func TestInnerInterceptorPanics(t *testing.T) {
 	if strings.Contains(fmt.Sprint(a, calls[0].Status, calls[0].Events), secret) {
 		t.Error("the panic's value is in the span")
 	}
+	if n := agtotel.LiveCalls(f.tel); n != 0 {
+		t.Errorf("%d calls still registered as in flight after the panic", n)
+	}
 }
 
 // New(nil) takes the otel globals, which record nothing until a host sets
@@ -667,5 +698,200 @@ func TestGlobalsByDefault(t *testing.T) {
 	tel.Auditor(next).Audit(context.Background(), run.Record{Event: run.EventCall, CallID: "c", Stage: run.StageValidate, Code: run.CodeInvalidArguments})
 	if n := len(next.records()); n != 1 {
 		t.Errorf("the next auditor got %d records, want 1", n)
+	}
+}
+
+// openSpans counts the spans started and not yet ended.
+type openSpans struct {
+	mu   sync.Mutex
+	open map[trace.SpanID]string
+}
+
+func (o *openSpans) OnStart(_ context.Context, s sdktrace.ReadWriteSpan) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.open[s.SpanContext().SpanID()] = s.Name()
+}
+
+func (o *openSpans) OnEnd(s sdktrace.ReadOnlySpan) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	delete(o.open, s.SpanContext().SpanID())
+}
+
+func (o *openSpans) names() []string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var out []string
+	for _, n := range o.open {
+		out = append(out, n)
+	}
+	return out
+}
+
+func (*openSpans) Shutdown(context.Context) error   { return nil }
+func (*openSpans) ForceFlush(context.Context) error { return nil }
+
+// An outer interceptor that gives up on a call (a timeout) returns its
+// own Result while next still runs, and next returns only after Execute
+// has: whether next starts before or after the call's Record and with or
+// without the Auditor, every span started ends and the call has exactly
+// one.
+func TestAbandonedNextEndsItsSpan(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		// started: next reaches the Telemetry's interceptor before the
+		// outer one gives up; else only after Execute returned.
+		started, noAuditor bool
+	}{
+		{name: "next after Execute", started: false},
+		{name: "next during the batch", started: true},
+		{name: "next during the batch, no Auditor", started: true, noAuditor: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			entered, release, returned := make(chan struct{}), make(chan struct{}), make(chan struct{})
+			giveUp := run.InterceptorFunc(func(ctx context.Context, _ run.Request, next run.Next) (run.Result, error) {
+				go func() {
+					defer close(returned)
+					if !tc.started {
+						<-release
+					}
+					next(context.WithoutCancel(ctx))
+				}()
+				if tc.started {
+					<-entered
+				}
+				return run.Result{Code: run.CodeDeadlineExceeded, Message: "gave up"}, nil
+			})
+			// Inside the Telemetry's: holds next until released.
+			hold := run.InterceptorFunc(func(ctx context.Context, _ run.Request, next run.Next) (run.Result, error) {
+				if tc.started {
+					close(entered)
+					<-release
+				}
+				return next(ctx), nil
+			})
+			open := &openSpans{open: map[trace.SpanID]string{}}
+			f := newFixture(t, fixtureOptions{outer: []run.Interceptor{giveUp}, inner: []run.Interceptor{hold}, processor: open, noAuditor: tc.noAuditor})
+			out, err := f.tel.Execute(context.Background(), f.run, run.Batch{ID: "slow", Agent: agent, Calls: []run.Call{{ID: "c-host", Name: "clock"}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Results[0].Code != run.CodeDeadlineExceeded {
+				t.Fatalf("code %q, want deadline_exceeded", out.Results[0].Code)
+			}
+			close(release)
+			<-returned
+
+			if names := open.names(); len(names) != 0 {
+				t.Errorf("spans started and never ended: %q", names)
+			}
+			if n := agtotel.LiveCalls(f.tel); n != 0 {
+				t.Errorf("%d calls still registered as in flight", n)
+			}
+			calls := spansNamed(f.spans.GetSpans(), "execute_tool ")
+			if len(calls) != 1 {
+				t.Fatalf("%d call spans ended, want 1", len(calls))
+			}
+			if a := attrMap(calls[0].Attributes); a["agt.code"] != "deadline_exceeded" {
+				t.Errorf("the call span: %v", a)
+			}
+		})
+	}
+}
+
+// Two Runs of one agent share a Telemetry and run batches with the same
+// batch and call IDs at once: every call of every batch has exactly one
+// span, under its own Run's batch span, and no span stays open.
+func TestConcurrentRunsSameIDs(t *testing.T) {
+	t.Parallel()
+	open := &openSpans{open: map[trace.SpanID]string{}}
+	a := newFixture(t, fixtureOptions{processor: open, runID: "run-a"})
+	b := newFixture(t, fixtureOptions{share: a, runID: "run-b"})
+	const rounds = 20
+	var wg sync.WaitGroup
+	for _, f := range []*fixture{a, b} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range rounds {
+				batch := threeCalls()
+				batch.Calls = append(batch.Calls, run.Call{ID: "c-host", Name: "clock"})
+				if _, err := a.tel.Execute(context.Background(), f.run, batch); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+
+	if names := open.names(); len(names) != 0 {
+		t.Errorf("spans started and never ended: %q", names)
+	}
+	spans := a.spans.GetSpans()
+	batchRun := map[trace.SpanID]string{} // batch span -> its Run, by its calls
+	perCall := map[string]int{}           // run/call -> spans
+	for _, s := range spansNamed(spans, "execute_tool ") {
+		attrs := attrMap(s.Attributes)
+		key := attrs["agt.run_id"] + "/" + attrs["gen_ai.tool.call.id"]
+		perCall[key]++
+		if prev, ok := batchRun[s.Parent.SpanID()]; ok && prev != attrs["agt.run_id"] {
+			t.Errorf("a batch span has calls of %s and %s", prev, attrs["agt.run_id"])
+		}
+		batchRun[s.Parent.SpanID()] = attrs["agt.run_id"]
+	}
+	want := map[string]int{}
+	for _, r := range []string{"run-a", "run-b"} {
+		for _, c := range []string{"c-allowed", "c-denied", "c-invalid", "c-host"} {
+			want[r+"/"+c] = rounds
+		}
+	}
+	if diff := cmp.Diff(want, perCall); diff != "" {
+		t.Errorf("call spans per run and call (-want +got):\n%s", diff)
+	}
+	if n := agtotel.LiveCalls(a.tel); n != 0 {
+		t.Errorf("%d calls still registered as in flight", n)
+	}
+	if n := len(spansNamed(spans, "agt.batch")); n != 2*rounds || len(batchRun) != 2*rounds {
+		t.Errorf("%d batch spans, %d with calls; want %d", n, len(batchRun), 2*rounds)
+	}
+}
+
+// Not parallel: it sets the global propagator, as hosts commonly do, to
+// the trace context and the W3C baggage. The baggage is the host's own
+// (a user, a tenant): without a Propagator of its choosing, a server,
+// perhaps a remote one of a third party, gets the trace context only.
+func TestDefaultPropagatorSendsNoBaggage(t *testing.T) {
+	prev := otel.GetTextMapPropagator()
+	otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}))
+	t.Cleanup(func() { otel.SetTextMapPropagator(prev) })
+
+	f := newFixture(t, fixtureOptions{defaultPropagator: true})
+	member, err := baggage.NewMember("user", "alice-"+secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bag, err := baggage.New(member)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := baggage.ContextWithBaggage(context.Background(), bag)
+	if _, err := f.tel.Execute(ctx, f.run, run.Batch{ID: "b", Agent: agent, Calls: []run.Call{
+		{ID: "c", Name: alias(mcptest.ToolEcho), Arguments: json.RawMessage(`{"text":"hi"}`)},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	metas := f.meta.all()
+	if len(metas) != 1 {
+		t.Fatalf("%d tools/call requests, want 1", len(metas))
+	}
+	if _, ok := metas[0]["traceparent"]; !ok {
+		t.Errorf("no traceparent in _meta: %v", metas[0])
+	}
+	if b, ok := metas[0]["baggage"]; ok {
+		t.Errorf("the host's baggage went to the server: %v", b)
 	}
 }

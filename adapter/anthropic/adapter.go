@@ -2,11 +2,13 @@ package anthropic
 
 import (
 	"encoding/json"
+	"net/http"
 	"strings"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/packages/param"
 
+	"github.com/agtsdk/agt/adapter/internal/modelconv"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/run"
 )
@@ -31,13 +33,13 @@ func Tools(tools []run.ToolInfo) []sdk.ToolUnionParam {
 	return out
 }
 
-// inputSchema makes the SDK send schema's own bytes. An empty schema
-// becomes {"type":"object"}, the schema of a tool without arguments.
+// inputSchema makes the SDK send schema's own bytes, with a root "type":
+// "object" the API requires and without the oneOf, anyOf and allOf it
+// refuses at the root (see modelconv.InputSchema): the whole request
+// would fail, and with it every turn of the conversation, for one
+// server's tool. The model then sees the rest of the schema.
 func inputSchema(schema json.RawMessage) sdk.ToolInputSchemaParam {
-	if len(schema) == 0 {
-		schema = json.RawMessage(`{"type":"object"}`)
-	}
-	return param.Override[sdk.ToolInputSchemaParam](schema)
+	return param.Override[sdk.ToolInputSchemaParam](modelconv.InputSchema(schema, "oneOf", "anyOf", "allOf"))
 }
 
 // Batch converts the tool_use blocks of one model response to one
@@ -77,7 +79,7 @@ func Results(out run.Outcome) []sdk.ContentBlockParamUnion {
 		tr := ToolResult(r)
 		blocks = append(blocks, sdk.ContentBlockParamUnion{OfToolResult: &tr})
 	}
-	if n := out.Notice(); n != "" && !noticeCarried(out.Results, n) {
+	if n := modelconv.UnsentNotice(out); n != "" {
 		blocks = append(blocks, sdk.NewTextBlock(n))
 	}
 	return blocks
@@ -98,11 +100,16 @@ func ToolResult(r run.Result) sdk.ToolResultBlockParam {
 		tr.Content = []sdk.ToolResultBlockParamContentUnion{textPart(string(r.ForModel()))}
 		return tr
 	}
-	if r.Notice == "" && len(r.Structured) > 0 && textOnly(blocks) {
+	if modelconv.StructuredStands(r, blocks) {
 		tr.Content = []sdk.ToolResultBlockParamContentUnion{textPart(string(r.Structured))}
 		return tr
 	}
 	for _, b := range blocks {
+		if t, ok := b.(*run.TextContent); ok && strings.TrimSpace(t.Text) == "" {
+			// The API refuses a text block that is empty or blank, and
+			// with it the whole request: the block says nothing.
+			continue
+		}
 		tr.Content = append(tr.Content, contentPart(b))
 	}
 	if r.Notice != "" {
@@ -119,44 +126,48 @@ var imageTypes = map[string]sdk.Base64ImageSourceMediaType{
 	"image/webp": sdk.Base64ImageSourceMediaTypeImageWebP,
 }
 
-// contentPart converts one MCP content block. Text and images of a type
-// the API takes convert; any other block (audio, a resource link, an
-// embedded resource, an image of another type, an unknown type) reaches
-// the model as its JSON in a text block, as ForModel would send it.
+// contentPart converts one MCP content block. Text and images the API
+// takes convert; any other block (audio, a resource link, an embedded
+// resource, an image the API does not take, an unknown type) reaches the
+// model as its JSON in a text block, the base64 of an image, audio or
+// binary resource left out and said so (modelconv.BlockText).
 func contentPart(c run.Content) sdk.ToolResultBlockParamContentUnion {
-	switch b := c.(type) {
-	case *run.TextContent:
-		return textPart(b.Text)
-	case *run.ImageContent:
-		if mt, ok := imageTypes[strings.ToLower(b.MIMEType)]; ok {
+	why := "a tool_result takes no audio or binary resource"
+	if b, ok := c.(*run.ImageContent); ok {
+		if mt, ok := imageType(b); ok {
 			return sdk.ToolResultBlockParamContentUnion{OfImage: &sdk.ImageBlockParam{
 				Source: sdk.ImageBlockParamSourceUnion{OfBase64: &sdk.Base64ImageSourceParam{Data: b.Data, MediaType: mt}},
 			}}
 		}
+		why = "not a JPEG, PNG, GIF or WebP image in base64 on one line of at most 5 MiB"
 	}
-	return textPart(string(c.JSON()))
+	return textPart(modelconv.BlockText(c, why))
+}
+
+// MaxImageBase64 is the most base64 an image block carries: 5 MiB, the
+// Messages API's own bound on one image, past which it refuses the whole
+// request. A larger image goes as its JSON, its base64 left out.
+const MaxImageBase64 = 5 << 20
+
+// imageType is the media type an image block of img is sent with: the
+// type its bytes show, when it is one the API takes. The API checks the
+// bytes against the media type and refuses the whole request on a
+// mismatch or on bad base64; the history holding such a block could never
+// be sent again. So the server's label is not trusted (a JPEG labelled
+// image/png is sent as image/jpeg), and data that is not base64, or not
+// an image the API takes, is not sent as an image.
+func imageType(img *run.ImageContent) (sdk.Base64ImageSourceMediaType, bool) {
+	if _, ok := imageTypes[strings.ToLower(img.MIMEType)]; !ok || len(img.Data) > MaxImageBase64 {
+		return "", false
+	}
+	data, err := img.Decode()
+	if err != nil || strings.ContainsAny(img.Data, "\r\n") {
+		return "", false
+	}
+	mt, ok := imageTypes[http.DetectContentType(data)]
+	return mt, ok
 }
 
 func textPart(s string) sdk.ToolResultBlockParamContentUnion {
 	return sdk.ToolResultBlockParamContentUnion{OfText: &sdk.TextBlockParam{Text: s}}
-}
-
-func textOnly(blocks []run.Content) bool {
-	for _, b := range blocks {
-		if _, ok := b.(*run.TextContent); !ok {
-			return false
-		}
-	}
-	return true
-}
-
-// noticeCarried reports whether a successful Result already has notice as
-// its own Notice, which its converted result ends with.
-func noticeCarried(results []run.Result, notice string) bool {
-	for _, r := range results {
-		if !r.Failed() && r.Notice == notice {
-			return true
-		}
-	}
-	return false
 }

@@ -2,6 +2,7 @@ package anthropic_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
@@ -136,7 +137,28 @@ func TestResultsJSON(t *testing.T) {
 		{"image", run.Result{CallID: "toolu_2", Content: json.RawMessage(`[{"type":"text","text":"a dot"},{"type":"image","data":"iVBORw0KGgo=","mimeType":"image/png"}]`)},
 			`{"type":"tool_result","tool_use_id":"toolu_2","content":[{"type":"text","text":"a dot"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}}]}`},
 		{"image type the API does not take", run.Result{CallID: "toolu_3", Content: json.RawMessage(`[{"type":"image","data":"AAAA","mimeType":"image/bmp"}]`)},
-			`{"type":"tool_result","tool_use_id":"toolu_3","content":[{"type":"text","text":"{\"type\":\"image\",\"data\":\"AAAA\",\"mimeType\":\"image/bmp\"}"}]}`},
+			`{"type":"tool_result","tool_use_id":"toolu_3","content":[{"type":"text","text":"{\"data\":\"(4 characters of base64 left out: not a JPEG, PNG, GIF or WebP image in base64 on one line of at most 5 MiB)\",\"mimeType\":\"image/bmp\",\"type\":\"image\"}"}]}`},
+		// The API checks an image's bytes against its media type and
+		// rejects the whole request on a mismatch or bad base64, so the
+		// history that holds it can never be sent again: the type sent is
+		// the one the bytes show, and data that is no image the API takes
+		// goes as its JSON.
+		{"image labelled png, bytes jpeg", run.Result{CallID: "toolu_j", Content: json.RawMessage(`[{"type":"image","data":"/9j/4AAQSkZJRgABAQ==","mimeType":"image/png"}]`)},
+			`{"type":"tool_result","tool_use_id":"toolu_j","content":[{"type":"image","source":{"type":"base64","media_type":"image/jpeg","data":"/9j/4AAQSkZJRgABAQ=="}}]}`},
+		{"image data not base64", run.Result{CallID: "toolu_b", Content: json.RawMessage(`[{"type":"image","data":"not base64!","mimeType":"image/png"}]`)},
+			`{"type":"tool_result","tool_use_id":"toolu_b","content":[{"type":"text","text":"{\"data\":\"(11 characters of base64 left out: not a JPEG, PNG, GIF or WebP image in base64 on one line of at most 5 MiB)\",\"mimeType\":\"image/png\",\"type\":\"image\"}"}]}`},
+		{"image labelled png, bytes text", run.Result{CallID: "toolu_t", Content: json.RawMessage(`[{"type":"image","data":"aGVsbG8=","mimeType":"image/png"}]`)},
+			`{"type":"tool_result","tool_use_id":"toolu_t","content":[{"type":"text","text":"{\"data\":\"(8 characters of base64 left out: not a JPEG, PNG, GIF or WebP image in base64 on one line of at most 5 MiB)\",\"mimeType\":\"image/png\",\"type\":\"image\"}"}]}`},
+		// The API refuses a text block that is empty or only whitespace
+		// (a tool that answers "" is common): such blocks are left out.
+		{"empty and blank text left out", run.Result{CallID: "toolu_e", Content: json.RawMessage(`[{"type":"text","text":""},{"type":"text","text":"kept"},{"type":"text","text":" \n\t"}]`)},
+			`{"type":"tool_result","tool_use_id":"toolu_e","content":[{"type":"text","text":"kept"}]}`},
+		{"only empty text", run.Result{CallID: "toolu_z", Content: json.RawMessage(`[{"type":"text","text":""}]`)},
+			`{"type":"tool_result","tool_use_id":"toolu_z"}`},
+		// The model hears no audio in base64 text, and a long one would
+		// fill its context window: the base64 is left out, and said so.
+		{"audio as its JSON, the base64 left out", run.Result{CallID: "toolu_a", Content: json.RawMessage(`[{"type":"audio","data":"UklGRg==","mimeType":"audio/wav"}]`)},
+			`{"type":"tool_result","tool_use_id":"toolu_a","content":[{"type":"text","text":"{\"data\":\"(8 characters of base64 left out: a tool_result takes no audio or binary resource)\",\"mimeType\":\"audio/wav\",\"type\":\"audio\"}"}]}`},
 		{"resource link as its JSON", run.Result{CallID: "toolu_4", Content: json.RawMessage(`[{"type":"resource_link","uri":"file:///a","name":"a"}]`)},
 			`{"type":"tool_result","tool_use_id":"toolu_4","content":[{"type":"text","text":"{\"type\":\"resource_link\",\"uri\":\"file:///a\",\"name\":\"a\"}"}]}`},
 		{"structured with text only", run.Result{CallID: "toolu_5", Content: json.RawMessage(`[{"type":"text","text":"{\"n\":1}"}]`), Structured: json.RawMessage(`{"n":1}`)},
@@ -273,5 +295,72 @@ func TestRoundTripThroughSDK(t *testing.T) {
 	}
 	if d := cmp.Diff(ids, useIDs); d != "" {
 		t.Errorf("assistant tool_use IDs (-want +got):\n%s", d)
+	}
+}
+
+// The API refuses the whole request when one tool's input_schema has no
+// "type": "object" at its root, so one server's tool would stop every
+// turn of the conversation. A root without "type" gets it, the rest of
+// its bytes kept; a root that is not an object (the schema true) is
+// {"type":"object"}, as for a tool without a schema. The Run still checks
+// the arguments against the server's own schema.
+func TestToolsSchemaRootIsTypeObject(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, schema, want string }{
+		{"no type", `{"properties":{"n":{"type":"integer","maximum":12345678901234567890}},"required":["n"]}`,
+			`{"type":"object","properties":{"n":{"type":"integer","maximum":12345678901234567890}},"required":["n"]}`},
+		{"empty object", ` { } `, `{"type":"object"}`},
+		{"true", `true`, `{"type":"object"}`},
+		{"type kept", `{"required":[],"type":"object"}`, `{"required":[],"type":"object"}`},
+		// The API refuses oneOf, anyOf and allOf at the root: they go,
+		// the rest stays (the root's keys in order of their names).
+		{"root anyOf", `{"type":"object","properties":{"a":{"type":"string"},"b":{"maximum":12345678901234567890}},"anyOf":[{"required":["a"]},{"required":["b"]}]}`,
+			`{"properties":{"a":{"type":"string"},"b":{"maximum":12345678901234567890}},"type":"object"}`},
+		{"root oneOf and allOf, no type", `{"oneOf":[{"required":["a"]}],"allOf":[{"properties":{}}]}`, `{"type":"object"}`},
+		{"nested anyOf kept", `{"type":"object","properties":{"a":{"anyOf":[{"type":"string"},{"type":"null"}]}}}`,
+			`{"type":"object","properties":{"a":{"anyOf":[{"type":"string"},{"type":"null"}]}}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var defs []struct {
+				InputSchema json.RawMessage `json:"input_schema"`
+			}
+			if err := json.Unmarshal(jsonOf(t, agtanthropic.Tools([]run.ToolInfo{{Name: "t", InputSchema: json.RawMessage(tc.schema)}})), &defs); err != nil {
+				t.Fatal(err)
+			}
+			if got := string(defs[0].InputSchema); got != tc.want {
+				t.Errorf("input_schema\ngot  %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// The API refuses an image of more than 5 MiB of base64, and the whole
+// request with it: MaxImageBase64 is the largest image block sent; a
+// larger image goes as its JSON, the base64 left out.
+func TestImageSizeBound(t *testing.T) {
+	t.Parallel()
+	png := func(n int) string { // a PNG signature, then zeros: n characters of base64
+		return "iVBORw0KGgoA" + strings.Repeat("AAAA", (n-12)/4)
+	}
+	for _, tc := range []struct {
+		name  string
+		data  string
+		image bool
+	}{
+		{"at the bound", png(agtanthropic.MaxImageBase64), true},
+		{"past the bound", png(agtanthropic.MaxImageBase64 + 4), false},
+	} {
+		res := run.Result{CallID: "toolu_big", Content: json.RawMessage(`[{"type":"image","data":"` + tc.data + `","mimeType":"image/png"}]`)}
+		tr := agtanthropic.ToolResult(res)
+		if len(tr.Content) != 1 {
+			t.Fatalf("%s: %d blocks", tc.name, len(tr.Content))
+		}
+		if got := tr.Content[0].OfImage != nil; got != tc.image {
+			t.Errorf("%s: sent as an image %v, want %v", tc.name, got, tc.image)
+		}
+		if !tc.image && len(tr.Content[0].OfText.Text) > 512 {
+			t.Errorf("%s: a text block of %d bytes, want the base64 left out", tc.name, len(tr.Content[0].OfText.Text))
+		}
 	}
 }

@@ -27,8 +27,14 @@
 // tiny numbers kept; encoding/json compacts the whitespace and escapes
 // <, > and & as \u003c, \u003e and \u0026: the same JSON), not rebuilt from
 // a map. The title, the annotations and the output schema
-// are left out: a Messages API tool definition has no field for them. A
-// tool without a schema gets {"type":"object"}, since the API requires one.
+// are left out: a Messages API tool definition has no field for them. The
+// API refuses the whole request when one schema's root has no "type":
+// "object", so a root without "type" gets it as its first key (its other
+// bytes kept), and a tool without a schema, or with one whose root is not
+// an object (true), gets {"type":"object"}. The API also refuses oneOf,
+// anyOf and allOf at the root: they are left out (the root's keys then go
+// in the order of their names), and the model sees the rest. The Run
+// still checks the arguments against the server's whole schema.
 //
 // Batch: only tool_use blocks become calls, with their IDs, names and
 // input bytes as the model wrote them. Text, thinking and server tool
@@ -41,24 +47,42 @@
 // with is_error set; a failed MCP result's own blocks are not sent (they
 // stay in Result.Content for the host), as ForModel does. A success whose
 // blocks are all text and that has structured content sends the
-// structured JSON as text. Otherwise the content blocks go over: text as
-// text, images of a type the API takes (JPEG, PNG, GIF, WebP) as base64
-// image blocks, unchanged. The API takes no audio, no resource links and
-// no MCP embedded resources in a tool_result, so those blocks, an image of
-// another type, and a block of a type agt does not know, reach the model
-// as their JSON in a text block (what ForModel would send), not dropped
-// silently. Block annotations and _meta do not go over as fields (the API
-// has none for them); the text of such a JSON block keeps them. Content a
-// host tool set that is not an array of blocks is sent as ForModel's JSON,
-// as text. The Result's own Notice is a last text block of its
-// tool_result; the Outcome's refresh notice (Outcome.Notice) is a text
-// block after the tool_results, so the model reads that its configuration
-// was saved but did not load, unless a tool_result already ends with the
-// same text (the Run puts it on the write that caused the refresh, too).
+// structured JSON as text. Otherwise the content blocks go over, and
+// where ForModel's bytes would make the API refuse the request (and with
+// it every later one, as the history holds the block) or fill the
+// model's context, the block changes:
+//
+//   - A text block goes as text; one that is empty or only whitespace is
+//     left out (the API refuses it; it says nothing).
+//   - An image of a type the API takes (JPEG, PNG, GIF, WebP) goes as a
+//     base64 image block, its data unchanged, with the type its bytes
+//     show: the API checks the bytes against the type, so a JPEG a
+//     server labelled image/png goes as image/jpeg.
+//   - The API takes no audio, resource link or MCP embedded resource in a
+//     tool_result: those blocks, an image whose data is not standard
+//     base64 on one line, larger than MaxImageBase64 or not an image the
+//     API takes, and a block of a type agt does not know reach the model
+//     as their JSON in a text block, not dropped silently. The base64 of
+//     an image, audio or binary resource is left out of that JSON and
+//     said so ("(N characters of base64 left out: why)"): a model reads
+//     no picture or sound in base64 text, and one screenshot sent whole
+//     would fill its context. Block annotations and _meta do not go over
+//     as fields (the API has none for them); the JSON text keeps them.
+//
+// Content a host tool set that is not an array of blocks is sent as
+// ForModel's JSON, as text. The Result's own Notice is a last text block
+// of its tool_result; the Outcome's refresh notice (Outcome.Notice) is a
+// text block after the tool_results, so the model reads that its
+// configuration was saved but did not load, unless a tool_result already
+// ends with the same text (the Run puts it on the write that caused the
+// refresh, too).
 //
 // # Limits
 //
-// None of its own: it converts values the Run has already bounded (the
-// message size and block count of a tool result, the arguments the Run
-// checks before a call) and the Message the SDK has already read.
+// None of its own but the API's: an image block carries at most
+// MaxImageBase64 (5 MiB) of base64, the most the API takes in one image;
+// a larger image goes as its JSON with the base64 left out. Otherwise it
+// converts values the Run has already bounded (the message size and block
+// count of a tool result, the arguments the Run checks before a call) and
+// the Message the SDK has already read.
 package anthropic

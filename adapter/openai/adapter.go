@@ -6,6 +6,7 @@ import (
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/shared"
 
+	"github.com/agtsdk/agt/adapter/internal/modelconv"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/run"
 )
@@ -25,19 +26,10 @@ func Tools(tools []run.ToolInfo) []sdk.ChatCompletionToolUnionParam {
 		// FunctionParameters is a map: filling it would reorder keys and
 		// round large integers through float64. An extra field of the same
 		// name replaces it with the server's own bytes.
-		fn.SetExtraFields(map[string]any{"parameters": parameters(t.InputSchema)})
+		fn.SetExtraFields(map[string]any{"parameters": modelconv.InputSchema(t.InputSchema)})
 		out = append(out, sdk.ChatCompletionFunctionTool(fn))
 	}
 	return out
-}
-
-// parameters is schema, or {"type":"object"} for a tool without one, the
-// schema of a tool without arguments.
-func parameters(schema json.RawMessage) json.RawMessage {
-	if len(schema) == 0 {
-		return json.RawMessage(`{"type":"object"}`)
-	}
-	return schema
 }
 
 // Batch converts the tool_calls of one assistant message to one run.Batch
@@ -67,7 +59,7 @@ func Results(out run.Outcome) []sdk.ChatCompletionMessageParamUnion {
 		tm := ToolMessage(r)
 		msgs = append(msgs, sdk.ChatCompletionMessageParamUnion{OfTool: &tm})
 	}
-	if n := out.Notice(); n != "" && !noticeCarried(out.Results, n) {
+	if n := modelconv.UnsentNotice(out); n != "" {
 		msgs = append(msgs, sdk.UserMessage(n))
 	}
 	return msgs
@@ -87,7 +79,7 @@ func ToolMessage(r run.Result) sdk.ChatCompletionToolMessageParam {
 		return tm
 	}
 	blocks, err := r.Blocks()
-	if err != nil || (r.Notice == "" && (len(blocks) == 0 || len(r.Structured) > 0 && textOnly(blocks))) {
+	if err != nil || (r.Notice == "" && len(blocks) == 0) || modelconv.StructuredStands(r, blocks) {
 		// Content that is not an array of blocks (a host tool's choice),
 		// no blocks, or structured content the blocks only repeat:
 		// ForModel's bytes as text.
@@ -95,7 +87,7 @@ func ToolMessage(r run.Result) sdk.ChatCompletionToolMessageParam {
 		return tm
 	}
 	for _, b := range blocks {
-		tm.Content.OfArrayOfContentParts = append(tm.Content.OfArrayOfContentParts, textPart(blockText(b)))
+		tm.Content.OfArrayOfContentParts = append(tm.Content.OfArrayOfContentParts, textPart(modelconv.BlockText(b, "a tool message takes text only")))
 	}
 	if r.Notice != "" {
 		tm.Content.OfArrayOfContentParts = append(tm.Content.OfArrayOfContentParts, textPart(r.Notice))
@@ -103,35 +95,6 @@ func ToolMessage(r run.Result) sdk.ChatCompletionToolMessageParam {
 	return tm
 }
 
-// blockText is a text block's text, or any other block's JSON, as
-// ForModel would send it.
-func blockText(c run.Content) string {
-	if t, ok := c.(*run.TextContent); ok {
-		return t.Text
-	}
-	return string(c.JSON())
-}
-
 func textPart(s string) sdk.ChatCompletionContentPartTextParam {
 	return sdk.ChatCompletionContentPartTextParam{Text: s}
-}
-
-func textOnly(blocks []run.Content) bool {
-	for _, b := range blocks {
-		if _, ok := b.(*run.TextContent); !ok {
-			return false
-		}
-	}
-	return true
-}
-
-// noticeCarried reports whether a successful Result already has notice as
-// its own Notice, which its converted result ends with.
-func noticeCarried(results []run.Result, notice string) bool {
-	for _, r := range results {
-		if !r.Failed() && r.Notice == notice {
-			return true
-		}
-	}
-	return false
 }

@@ -2,6 +2,7 @@ package openai_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -145,8 +146,8 @@ func TestToolMessageJSON(t *testing.T) {
 	}{
 		{"text", run.Result{CallID: "call_1", Content: json.RawMessage(`[{"type":"text","text":"hello"},{"type":"text","text":"world"}]`)},
 			`{"role":"tool","tool_call_id":"call_1","content":[{"type":"text","text":"hello"},{"type":"text","text":"world"}]}`},
-		{"image as its JSON", run.Result{CallID: "call_2", Content: json.RawMessage(`[{"type":"text","text":"a dot"},{"type":"image","data":"iVBORw0KGgo=","mimeType":"image/png"}]`)},
-			`{"role":"tool","tool_call_id":"call_2","content":[{"type":"text","text":"a dot"},{"type":"text","text":"{\"type\":\"image\",\"data\":\"iVBORw0KGgo=\",\"mimeType\":\"image/png\"}"}]}`},
+		{"image as its JSON, the base64 left out", run.Result{CallID: "call_2", Content: json.RawMessage(`[{"type":"text","text":"a dot"},{"type":"image","data":"iVBORw0KGgo=","mimeType":"image/png"}]`)},
+			`{"role":"tool","tool_call_id":"call_2","content":[{"type":"text","text":"a dot"},{"type":"text","text":"{\"data\":\"(12 characters of base64 left out: a tool message takes text only)\",\"mimeType\":\"image/png\",\"type\":\"image\"}"}]}`},
 		{"resource link as its JSON", run.Result{CallID: "call_4", Content: json.RawMessage(`[{"type":"resource_link","uri":"file:///a","name":"a"}]`)},
 			`{"role":"tool","tool_call_id":"call_4","content":[{"type":"text","text":"{\"type\":\"resource_link\",\"uri\":\"file:///a\",\"name\":\"a\"}"}]}`},
 		{"structured with text only", run.Result{CallID: "call_5", Content: json.RawMessage(`[{"type":"text","text":"{\"n\":1}"}]`), Structured: json.RawMessage(`{"n":1}`)},
@@ -252,4 +253,69 @@ func TestResultsWithoutNotice(t *testing.T) {
 	t.Parallel()
 	out := run.Outcome{Results: []run.Result{{CallID: "call_1", Content: json.RawMessage(`[{"type":"text","text":"a"}]`)}}}
 	sameJSON(t, jsonOf(t, agtopenai.Results(out)), `[{"role":"tool","tool_call_id":"call_1","content":[{"type":"text","text":"a"}]}]`)
+}
+
+// The API refuses the whole request when one function's parameters have
+// no "type": "object" at their root, so one server's tool would stop
+// every turn of the conversation. A root without "type" gets it, the rest
+// of its bytes kept; a root that is not an object (the schema true) is
+// {"type":"object"}, as for a tool without a schema. The Run still checks
+// the arguments against the server's own schema.
+func TestToolsSchemaRootIsTypeObject(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, schema, want string }{
+		{"no type", `{"properties":{"n":{"type":"integer","maximum":12345678901234567890}},"required":["n"]}`,
+			`{"type":"object","properties":{"n":{"type":"integer","maximum":12345678901234567890}},"required":["n"]}`},
+		{"empty object", ` { } `, `{"type":"object"}`},
+		{"true", `true`, `{"type":"object"}`},
+		{"type kept", `{"required":[],"type":"object"}`, `{"required":[],"type":"object"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var defs []struct {
+				Function struct {
+					Parameters json.RawMessage `json:"parameters"`
+				} `json:"function"`
+			}
+			if err := json.Unmarshal(jsonOf(t, agtopenai.Tools([]run.ToolInfo{{Name: "t", InputSchema: json.RawMessage(tc.schema)}})), &defs); err != nil {
+				t.Fatal(err)
+			}
+			if got := string(defs[0].Function.Parameters); got != tc.want {
+				t.Errorf("parameters\ngot  %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// A tool message takes text only, and the model cannot see an image or
+// hear audio in base64 text; sent whole, one screenshot of a few hundred
+// KiB would fill the context window, and the API would refuse every
+// later request of the conversation. So the base64 of an image, an audio
+// block and a binary embedded resource is left out, and said so; the
+// block's other fields go as they are.
+func TestToolMessageLeavesOutBase64(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("QUJD", 256<<10) // 1 MiB of base64
+	res := run.Result{CallID: "call_b", Content: json.RawMessage(`[` +
+		`{"type":"image","data":"` + big + `","mimeType":"image/png"},` +
+		`{"type":"audio","data":"` + big + `","mimeType":"audio/wav","annotations":{"priority":1}},` +
+		`{"type":"resource","resource":{"uri":"file:///a.bin","mimeType":"application/octet-stream","blob":"` + big + `"}},` +
+		`{"type":"resource","resource":{"uri":"file:///a.txt","text":"kept"}}]`)}
+	tm := agtopenai.ToolMessage(res)
+	parts := tm.Content.OfArrayOfContentParts
+	if len(parts) != 4 {
+		t.Fatalf("%d parts, want 4: %s", len(parts), jsonOf(t, tm))
+	}
+	left := `"(1048576 characters of base64 left out: a tool message takes text only)"`
+	want := []string{
+		`{"data":` + left + `,"mimeType":"image/png","type":"image"}`,
+		`{"annotations":{"priority":1},"data":` + left + `,"mimeType":"audio/wav","type":"audio"}`,
+		`{"resource":{"blob":` + left + `,"mimeType":"application/octet-stream","uri":"file:///a.bin"},"type":"resource"}`,
+		`{"type":"resource","resource":{"uri":"file:///a.txt","text":"kept"}}`,
+	}
+	for i, p := range parts {
+		if p.Text != want[i] {
+			t.Errorf("part %d:\ngot  %.300s\nwant %s", i, p.Text, want[i])
+		}
+	}
 }

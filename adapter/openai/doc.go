@@ -31,13 +31,20 @@
 // Function.Parameters map of a returned tool stays empty. The title, the
 // annotations and the output schema are left out: a function definition
 // has no field for them. Strict mode is not set (most MCP schemas do not
-// meet its subset). A tool without a schema gets {"type":"object"}.
+// meet its subset). The API refuses the whole request when one schema's
+// root has no "type": "object", so a root without "type" gets it as its
+// first key (its other bytes kept), and a tool without a schema, or with
+// one whose root is not an object (true), gets {"type":"object"}; the Run
+// still checks the arguments against the server's schema.
 //
 // Batch: only function tool calls become calls, with their IDs, names and
 // arguments string as the model wrote it, taken as raw JSON; the Run
 // checks that it is JSON and matches the schema. Custom tool calls (free
-// text) are not agt's to run and are skipped; the message's text and
-// refusal stay in the host's history with msg.ToParam().
+// text) are not agt's to run and are skipped: a host that declared custom
+// tools answers their calls itself, as the API wants a tool message for
+// every tool_call_id before the next request (a message of custom calls
+// only gives a batch without calls, which the Run rejects). The message's
+// text and refusal stay in the host's history with msg.ToParam().
 //
 // Results: one tool message per Result, in call order, after
 // run.Result.ForModel's rule. This API accepts no image, audio or file in
@@ -48,10 +55,14 @@
 // that has structured content sends the structured JSON. Otherwise each
 // content block is one text part: a text block's text, and any other
 // block (an image, audio, a resource link, an embedded resource, a type
-// agt does not know) its MCP JSON, as ForModel would send it; an image
-// thus reaches the model as its base64 data inside JSON, which it cannot
-// see as a picture. A host that needs the model to see an image must
-// send it itself in a user message (image_url with a data URL). Content
+// agt does not know) its MCP JSON, as ForModel would send it, except that
+// the base64 of an image, audio or binary resource is left out and said
+// so ("(N characters of base64 left out: a tool message takes text
+// only)"): the model cannot see a picture in base64 text, and one
+// screenshot sent whole would fill its context window, after which the
+// API refuses every request of the conversation. A host that needs the
+// model to see an image sends it itself in a user message (image_url
+// with a data URL; Result.Blocks has it). Content
 // a host tool set that is not an array of blocks, or no blocks, is sent
 // as ForModel's JSON. The Result's own Notice is a last text part of its
 // tool message; the Outcome's refresh notice (Outcome.Notice) is a user

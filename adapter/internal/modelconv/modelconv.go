@@ -1,0 +1,146 @@
+// Package modelconv holds the rules the model API adapters
+// (adapter/anthropic, adapter/openai) share, so that each rule has one
+// implementation: the root of a tool's input schema as the model APIs
+// take it, when a result's structured content stands for its blocks, and
+// when an Outcome's refresh notice still has to be sent, and the text of
+// a block an API takes only as text.
+package modelconv
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/agtsdk/agt/run"
+)
+
+// objectType is the schema of a tool without arguments, and the root every
+// model API requires of a tool's input schema.
+const objectType = `{"type":"object"}`
+
+// InputSchema returns schema as the model APIs take it: the Messages API
+// and Chat Completions both refuse a whole request when one tool's schema
+// has no "type": "object" at its root. A root object without "type" gets
+// it as its first key, every other byte kept (key order, large integers,
+// tiny numbers); a schema that is empty or not an object (true) is
+// {"type":"object"}. A root with a "type" is sent as it is. The keys
+// named in drop (those an API refuses at the root) are removed from the
+// root; the root's other values then keep their bytes, its keys go in
+// the order of their names. The Run still checks every call's arguments
+// against the server's own schema.
+func InputSchema(schema json.RawMessage, drop ...string) json.RawMessage {
+	var root map[string]json.RawMessage
+	if len(schema) == 0 || json.Unmarshal(schema, &root) != nil || root == nil {
+		return json.RawMessage(objectType)
+	}
+	n := len(root)
+	for _, k := range drop {
+		delete(root, k)
+	}
+	if len(root) != n {
+		if _, ok := root["type"]; !ok {
+			root["type"] = json.RawMessage(`"object"`)
+		}
+		out, err := json.Marshal(root)
+		if err != nil { // cannot happen: values that were valid JSON
+			return json.RawMessage(objectType)
+		}
+		return out
+	}
+	if _, ok := root["type"]; ok {
+		return schema
+	}
+	// A valid JSON object: it starts with "{" after any whitespace.
+	inner := bytes.TrimLeft(bytes.TrimSpace(schema)[1:], " \t\r\n")
+	if inner[0] == '}' {
+		return json.RawMessage(objectType)
+	}
+	out := make([]byte, 0, len(objectType)+1+len(inner))
+	out = append(out, objectType[:len(objectType)-1]...)
+	out = append(out, ',')
+	return append(out, inner...)
+}
+
+// StructuredStands reports whether a successful result with these blocks
+// is sent as its structured content, after run.Result.ForModel's rule:
+// no Notice, structured content present, and text blocks only (the text
+// repeats the structured content).
+func StructuredStands(r run.Result, blocks []run.Content) bool {
+	if r.Notice != "" || len(r.Structured) == 0 {
+		return false
+	}
+	for _, b := range blocks {
+		if _, ok := b.(*run.TextContent); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// UnsentNotice is the Outcome's refresh notice when the model has not read
+// it in a result already, else "". The Run puts the notice of a failed
+// refresh on each successful write that caused it, too (a failed result
+// sends only its ToolError); the model reads it once.
+func UnsentNotice(out run.Outcome) string {
+	n := out.Notice()
+	if n == "" {
+		return ""
+	}
+	for _, r := range out.Results {
+		if !r.Failed() && r.Notice == n {
+			return ""
+		}
+	}
+	return n
+}
+
+// BlockText is the text a model reads for a content block its API takes
+// only as text: a text block's text; an image, an audio block or a binary
+// embedded resource as its JSON with the base64 left out and said so
+// ("(N characters of base64 left out: why)"), as a model reads no
+// picture or sound in base64 text and one screenshot sent whole would
+// fill its context window, after which the API refuses every request of
+// the conversation; any other block (a resource link, a text resource, a
+// type agt does not know) as its JSON, unchanged. Where the base64 is
+// left out, the block's other fields keep their bytes, its keys go in the
+// order of their names.
+func BlockText(c run.Content, why string) string {
+	switch b := c.(type) {
+	case *run.TextContent:
+		return b.Text
+	case *run.ImageContent:
+		return string(withoutBase64(b.Raw, "data", len(b.Data), why))
+	case *run.AudioContent:
+		return string(withoutBase64(b.Raw, "data", len(b.Data), why))
+	case *run.EmbeddedResource:
+		if b.Resource.IsBlob {
+			var block map[string]json.RawMessage
+			if json.Unmarshal(b.Raw, &block) == nil {
+				block["resource"] = withoutBase64(block["resource"], "blob", len(b.Resource.Blob), why)
+				if out, err := json.Marshal(block); err == nil {
+					return string(out)
+				}
+			}
+		}
+	}
+	return string(c.JSON())
+}
+
+// withoutBase64 is the JSON object obj with its key replaced by a note of
+// how many characters of base64 were left out and why.
+func withoutBase64(obj json.RawMessage, key string, n int, why string) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(obj, &m) != nil {
+		return obj // cannot happen: a block the Run decoded
+	}
+	note, err := json.Marshal(fmt.Sprintf("(%d characters of base64 left out: %s)", n, why))
+	if err != nil {
+		return obj
+	}
+	m[key] = note
+	out, err := json.Marshal(m)
+	if err != nil {
+		return obj
+	}
+	return out
+}

@@ -1,0 +1,118 @@
+package modelconv_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/agtsdk/agt/adapter/internal/modelconv"
+	"github.com/agtsdk/agt/run"
+)
+
+func TestInputSchema(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, schema, want string }{
+		{"none", ``, `{"type":"object"}`},
+		{"no type", "{\n  \"properties\": {\"n\": {\"maximum\": 1e-400}}\n}", "{\"type\":\"object\",\"properties\": {\"n\": {\"maximum\": 1e-400}}\n}"},
+		{"empty object", " {\n} ", `{"type":"object"}`},
+		{"true", `true`, `{"type":"object"}`},
+		{"false", `false`, `{"type":"object"}`},
+		{"null", `null`, `{"type":"object"}`},
+		{"not JSON", `{"a":`, `{"type":"object"}`},
+		{"type kept", `{"required":[],"type":"object"}`, `{"required":[],"type":"object"}`},
+		{"escaped type kept", `{"typ\u0065":"object"}`, `{"typ\u0065":"object"}`},
+	} {
+		if got := string(modelconv.InputSchema(json.RawMessage(tc.schema))); got != tc.want {
+			t.Errorf("%s: got %s, want %s", tc.name, got, tc.want)
+		}
+		if got := modelconv.InputSchema(json.RawMessage(tc.schema)); !json.Valid(got) {
+			t.Errorf("%s: %s is not JSON", tc.name, got)
+		}
+	}
+}
+
+func TestInputSchemaDrop(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, schema, want string }{
+		{"dropped, type added", `{"anyOf":[{"required":["a"]}],"properties":{"a":{"maximum":12345678901234567890}}}`,
+			`{"properties":{"a":{"maximum":12345678901234567890}},"type":"object"}`},
+		{"dropped, type kept", `{"type":["object"],"oneOf":[]}`, `{"type":["object"]}`},
+		{"nothing to drop: bytes kept", `{"properties":{"a":{"anyOf":[]}}, "type":"object"}`, `{"properties":{"a":{"anyOf":[]}}, "type":"object"}`},
+		{"escaped key dropped", `{"type":"object","any\u004ff":[]}`, `{"type":"object"}`},
+	} {
+		if got := string(modelconv.InputSchema(json.RawMessage(tc.schema), "oneOf", "anyOf", "allOf")); got != tc.want {
+			t.Errorf("%s: got %s, want %s", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestUnsentNotice(t *testing.T) {
+	t.Parallel()
+	const n = "configuration saved, but load failed: m"
+	refresh := &run.RefreshReport{Notice: n}
+	for _, tc := range []struct {
+		name string
+		out  run.Outcome
+		want string
+	}{
+		{"no refresh", run.Outcome{}, ""},
+		{"not carried", run.Outcome{Refresh: refresh, Results: []run.Result{{CallID: "a"}}}, n},
+		{"carried by a success", run.Outcome{Refresh: refresh, Results: []run.Result{{CallID: "a"}, {CallID: "b", Notice: n}}}, ""},
+		{"on a failure only", run.Outcome{Refresh: refresh, Results: []run.Result{{CallID: "a", Code: run.CodeToolError, Notice: n}}}, n},
+	} {
+		if got := modelconv.UnsentNotice(tc.out); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestStructuredStands(t *testing.T) {
+	t.Parallel()
+	text, image := &run.TextContent{Text: "x"}, &run.ImageContent{Data: "AAAA", MIMEType: "image/png"}
+	st := json.RawMessage(`{"n":1}`)
+	for _, tc := range []struct {
+		name   string
+		r      run.Result
+		blocks []run.Content
+		want   bool
+	}{
+		{"text and structured", run.Result{Structured: st}, []run.Content{text}, true},
+		{"no blocks and structured", run.Result{Structured: st}, nil, true},
+		{"no structured", run.Result{}, []run.Content{text}, false},
+		{"an image", run.Result{Structured: st}, []run.Content{text, image}, false},
+		{"a notice", run.Result{Structured: st, Notice: "n"}, []run.Content{text}, false},
+	} {
+		if got := modelconv.StructuredStands(tc.r, tc.blocks); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestBlockText(t *testing.T) {
+	t.Parallel()
+	blocks, err := run.Result{Content: json.RawMessage(`[
+		{"type":"text","text":"hi"},
+		{"type":"image","data":"iVBORw0KGgo=","mimeType":"image/png","_meta":{"k":12345678901234567890}},
+		{"type":"resource","resource":{"uri":"file:///b","blob":"AAAA"}},
+		{"type":"resource","resource":{"uri":"file:///t","text":"words"}},
+		{"type":"resource_link","uri":"file:///l","name":"l"},
+		{"type":"hologram","data":"AAAA"}]`)}.Blocks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`hi`,
+		`{"_meta":{"k":12345678901234567890},"data":"(12 characters of base64 left out: why)","mimeType":"image/png","type":"image"}`,
+		`{"resource":{"blob":"(4 characters of base64 left out: why)","uri":"file:///b"},"type":"resource"}`,
+		`{"type":"resource","resource":{"uri":"file:///t","text":"words"}}`,
+		`{"type":"resource_link","uri":"file:///l","name":"l"}`,
+		`{"type":"hologram","data":"AAAA"}`,
+	}
+	if len(blocks) != len(want) {
+		t.Fatalf("%d blocks, want %d", len(blocks), len(want))
+	}
+	for i, b := range blocks {
+		if got := modelconv.BlockText(b, "why"); got != want[i] {
+			t.Errorf("block %d:\ngot  %s\nwant %s", i, got, want[i])
+		}
+	}
+}
