@@ -940,7 +940,9 @@ func (r *Run) loadMount(ctx context.Context, ref resource.Ref, prev *snapshot) (
 // and loads its tools: the one way a mount is made, for a load and a
 // restart alike.
 func (r *Run) connectMount(ctx context.Context, ref resource.Ref, rev int64, srv resource.MCPServer) (*mount, *MountError) {
-	sess, err := r.connector.ConnectWith(ctx, ref, srv, &mcpconn.ConnectOptions{Handlers: r.hooks.handlers(ref)})
+	// With the revision, a registration that says "shared" is a lease on
+	// the Connector's one connection for it (mcpconn: Shared connections).
+	sess, err := r.connector.ConnectWith(ctx, ref, srv, &mcpconn.ConnectOptions{Handlers: r.hooks.handlers(ref), Revision: rev})
 	if err != nil {
 		var ce *mcpconn.Error
 		tail := ""

@@ -1,0 +1,232 @@
+//go:build unix
+
+package run_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agtsdk/agt/mcpconn"
+	"github.com/agtsdk/agt/mcpconn/mcptest"
+	"github.com/agtsdk/agt/policy"
+	"github.com/agtsdk/agt/resource"
+	"github.com/agtsdk/agt/run"
+)
+
+var sharedSeq atomic.Int64
+
+// sharedMounts registers n shared stdio mounts of the fake server (each
+// with its own -tag, so its processes can be counted) and the agent
+// mounting them; it returns the refs and the tags.
+func sharedMounts(tb testing.TB, repo resource.Repository, n int, shared bool, extra ...string) ([]resource.Ref, []string) {
+	tb.Helper()
+	var refs []resource.Ref
+	var tags []string
+	for i := range n {
+		tag := fmt.Sprintf("agt-shared-%d-%d", os.Getpid(), sharedSeq.Add(1))
+		srv := stdioServer(tb, append([]string{"-tag", tag}, extra...)...)
+		srv.Shared = shared
+		ref := resource.Ref(fmt.Sprintf("shared-%d", i))
+		putMCP(tb, repo, ref, srv)
+		refs = append(refs, ref)
+		tags = append(tags, tag)
+	}
+	putAgent(tb, repo, testAgent, resource.AgentDocument{MCPs: refs})
+	return refs, tags
+}
+
+// processesOf counts the live processes whose command line holds tag.
+func processesOf(tag string) int {
+	return len(liveProcesses(func(cmdline string) bool { return strings.Contains(cmdline, tag) }))
+}
+
+// sharingConnector is a Connector with a short idle time and grace,
+// closed at the end of the test.
+func sharingConnector(tb testing.TB) *mcpconn.Connector {
+	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{SharedIdleTimeout: 100 * time.Millisecond, TerminateGrace: 300 * time.Millisecond})
+	tb.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// Issue 18 §4: 64 Runs on 3 shared mounts start 3 processes, call
+// concurrently, keep their own snapshot with the fingerprint an unshared
+// Run has; closing one Run, or a refresh in one that removes a mount,
+// leaves the others working; after the last Close and the idle time no
+// process is left.
+func TestSharedRunsCallConcurrently(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	refs, tags := sharedMounts(t, repo, 3, true)
+	c := sharingConnector(t)
+	const n = 64
+	runs := make([]*run.Run, n)
+	var wg sync.WaitGroup
+	for i := range runs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r, err := run.New(context.Background(), &run.Options{Agent: testAgent, Repository: repo, Connector: c,
+				Permission: policy.AutoAllow(), HostTools: []run.HostTool{mountTool(repo)}, FailOnMountError: true})
+			if err != nil {
+				t.Errorf("run.New: %v", err)
+				return
+			}
+			runs[i] = r
+		}()
+	}
+	wg.Wait()
+	if t.Failed() {
+		for _, r := range runs {
+			if r != nil {
+				_ = r.Close()
+			}
+		}
+		t.FailNow()
+	}
+	for i, tag := range tags {
+		if got := processesOf(tag); got != 1 {
+			t.Errorf("mount %s: %d processes for %d Runs; want 1", refs[i], got, n)
+		}
+	}
+
+	// The fingerprint of a Run is the same shared or not.
+	plainRepo := newRepo(t)
+	plainRefs, _ := sharedMounts(t, plainRepo, 3, false)
+	if fmt.Sprint(plainRefs) != fmt.Sprint(refs) {
+		t.Fatal("the unshared registrations have other references")
+	}
+	plain := newRun(t, &run.Options{Repository: plainRepo, HostTools: []run.HostTool{mountTool(plainRepo)}})
+	for i, r := range runs {
+		if r.Fingerprint() != plain.Fingerprint() {
+			t.Fatalf("Run %d: fingerprint %s shared, %s unshared", i, r.Fingerprint(), plain.Fingerprint())
+		}
+	}
+	_ = plain.Close()
+
+	// All Runs call all mounts at once.
+	var failed atomic.Int32
+	for i, r := range runs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var calls []run.Call
+			for j, ref := range refs {
+				calls = append(calls, call(fmt.Sprintf("c%d", j), run.Alias(ref, mcptest.ToolEcho), fmt.Sprintf(`{"text":"run-%d-%d"}`, i, j)))
+			}
+			out, err := r.Execute(context.Background(), batch(calls...))
+			if err != nil {
+				failed.Add(1)
+				return
+			}
+			for j, res := range out.Results {
+				if res.Failed() || echoText(t, res) != fmt.Sprintf("run-%d-%d", i, j) {
+					failed.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if failed.Load() > 0 {
+		t.Fatalf("%d of %d concurrent calls failed", failed.Load(), n*len(refs))
+	}
+
+	// Close of one Run never closes a session under another.
+	if err := runs[0].Close(); err != nil {
+		t.Fatal(err)
+	}
+	echoOn := func(r *run.Run, ref resource.Ref, text string) {
+		t.Helper()
+		out, err := r.Execute(context.Background(), batch(call("e", run.Alias(ref, mcptest.ToolEcho), `{"text":"`+text+`"}`)))
+		if err != nil || out.Results[0].Failed() || echoText(t, out.Results[0]) != text {
+			t.Fatalf("echo on %s: %v %+v", ref, err, out.Results)
+		}
+	}
+	echoOn(runs[1], refs[0], "after-close")
+
+	// A refresh in one Run that removes a mount leaves the others working.
+	out, err := runs[1].Execute(context.Background(), batch(call("m", "set_mounts", `{"mcps":["`+string(refs[1])+`","`+string(refs[2])+`"]}`)))
+	if err != nil || out.Results[0].Failed() || out.Refresh == nil || len(out.Refresh.Removed) != 1 {
+		t.Fatalf("removing a mount in Run 1: %v %+v %+v", err, out.Results, out.Refresh)
+	}
+	for _, ti := range runs[1].Tools() {
+		if ti.Source.Ref == refs[0] {
+			t.Fatalf("Run 1 still lists %s after removing it", ti.Name)
+		}
+	}
+	echoOn(runs[2], refs[0], "after-removal")
+	if got := processesOf(tags[0]); got != 1 {
+		t.Errorf("%d processes of the removed mount while other Runs use it; want 1", got)
+	}
+
+	for _, r := range runs[1:] {
+		_ = r.Close()
+	}
+	for i, tag := range tags {
+		if !processesGone(tag) {
+			t.Errorf("mount %s: a process is left 10 s after the last Run closed (idle time 100 ms)", refs[i])
+		}
+	}
+	if got := c.SharedConnections(); got != 0 {
+		t.Errorf("SharedConnections = %d after the idle time; want 0", got)
+	}
+}
+
+// Issue 18 §1, §4: a crash of a shared server is seen by every Run on
+// it; each Run's next batch restarts the mount (its own MaxRestarts), and
+// the pool makes that one new process.
+func TestSharedServerCrashIsOneRestart(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	refs, tags := sharedMounts(t, repo, 1, true)
+	c := sharingConnector(t)
+	const n = 8
+	var runs []*run.Run
+	for range n {
+		runs = append(runs, newRun(t, &run.Options{Repository: repo, Connector: c}))
+	}
+	pid := serverPID(t, runs[0], refs[0])
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if !processGone(pid) {
+		t.Fatal("the killed server is still there after 10 s")
+	}
+	var wg sync.WaitGroup
+	for i, r := range runs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// The lost mount is restarted at the start of this batch.
+			var out run.Outcome
+			var err error
+			for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+				out, err = r.Execute(context.Background(), batch(call("e", run.Alias(refs[0], mcptest.ToolEcho), fmt.Sprintf(`{"text":"r%d"}`, i))))
+				if err == nil && !out.Results[0].Failed() {
+					break
+				}
+				t.Logf("Run %d: %v %+v %+v", i, err, out.Results[0].Message, out.Refresh)
+			}
+			if err != nil || out.Results[0].Failed() {
+				t.Errorf("Run %d after the crash: %v %+v", i, err, out.Results)
+			}
+		}()
+	}
+	wg.Wait()
+	if got := processesOf(tags[0]); got != 1 {
+		t.Errorf("%d processes after %d Runs restarted the crashed server; want 1", got, n)
+	}
+	pids := map[int]bool{}
+	for _, r := range runs {
+		pids[serverPID(t, r, refs[0])] = true
+	}
+	if len(pids) != 1 || pids[pid] {
+		t.Errorf("the Runs use processes %v after the restart; want one new one (the killed was %d)", pids, pid)
+	}
+}
