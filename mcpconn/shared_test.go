@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"strconv"
 	"strings"
 	"sync"
@@ -356,5 +357,83 @@ func TestSharedElicitationGoesToItsSessionOrIsRefused(t *testing.T) {
 	}
 	if asked, reps, _ := hb.get(); asked != 0 || len(reps) != 1 || reps[0].Outcome != mcpconn.OutcomeRefused {
 		t.Errorf("b: asked %d, reports %+v; want one refused report and no handler call", asked, reps)
+	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for a logger's concurrent writes.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// Issue 18 §1: a shared server's log line goes to the session whose call
+// alone was in flight; during calls of two sessions it goes to the
+// Connector's Logger, to neither session.
+func TestSharedLogLinesGoToTheirSessionOrTheConnector(t *testing.T) {
+	t.Parallel()
+	var logged lockedBuffer
+	c := quickConnector(&mcpconn.ConnectorOptions{Logger: slog.New(slog.NewJSONHandler(&logged, nil))})
+	t.Cleanup(func() { _ = c.Close() })
+	srv, _ := fakeStdio(t, "-fault", string(mcptest.FaultClientFeatures))
+	srv.Shared = true
+	var linesA, linesB atomic.Int32
+	progressB := make(chan struct{}, 1)
+	a := lease(t, c, "files", srv, 1, &mcpconn.Handlers{
+		Log: func(context.Context, mcpconn.Incoming, *mcp.LoggingMessageParams) { linesA.Add(1) },
+	})
+	b := lease(t, c, "files", srv, 1, &mcpconn.Handlers{
+		Log: func(context.Context, mcpconn.Incoming, *mcp.LoggingMessageParams) { linesB.Add(1) },
+		Progress: func(context.Context, mcpconn.Incoming, *mcp.ProgressNotificationParams) {
+			select {
+			case progressB <- struct{}{}:
+			default:
+			}
+		},
+	})
+	logOnce := func() {
+		t.Helper()
+		res, err := a.CallTool(context.Background(), mcptest.ToolLog, json.RawMessage(`{"count":1}`))
+		if err != nil || res.IsError {
+			t.Fatalf("log: %v %+v", err, res)
+		}
+	}
+	logOnce()
+	waitFor(t, "a's Log handler gets a's line", func() bool { return linesA.Load() == 1 })
+
+	slowCtx, stopSlow := context.WithCancel(context.Background())
+	defer stopSlow()
+	slow := make(chan struct{})
+	go func() {
+		defer close(slow)
+		_, _ = b.CallTool(slowCtx, mcptest.ToolProgress, json.RawMessage(`{"steps":100000,"ms":20}`))
+	}()
+	select {
+	case <-progressB:
+	case <-time.After(10 * time.Second):
+		t.Fatal("b's call reported no progress in 10 s")
+	}
+	logOnce()
+	waitFor(t, "the Connector's Logger gets the line of two sessions' calls", func() bool {
+		return strings.Contains(logged.String(), "agt.shared_server_log")
+	})
+	stopSlow()
+	<-slow
+	if linesA.Load() != 1 || linesB.Load() != 0 {
+		t.Errorf("lines at a = %d, at b = %d; want 1 and 0 (the second line belongs to neither)", linesA.Load(), linesB.Load())
+	}
+	if !strings.Contains(logged.String(), `"mount":"files"`) {
+		t.Errorf("the Connector's log line does not name the mount: %s", logged.String())
 	}
 }

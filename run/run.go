@@ -740,7 +740,9 @@ func (r *Run) SkippedTools() []SkippedTool {
 // about the process-termination grace of the Connector
 // (mcpconn.ConnectorOptions.TerminateGrace, 2 s by default) for a server
 // that does not exit when its stdin closes, twice that for one that also
-// ignores SIGTERM.
+// ignores SIGTERM. A shared server's connection is the Connector's: Close
+// lets go of the Run's lease on it, and never closes it under another Run
+// (see Shared servers in the package doc).
 func (r *Run) Close() error {
 	r.mu.Lock()
 	if r.closed.Swap(true) {

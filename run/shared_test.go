@@ -4,6 +4,7 @@ package run_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -50,7 +51,11 @@ func processesOf(tag string) int {
 // sharingConnector is a Connector with a short idle time and grace,
 // closed at the end of the test.
 func sharingConnector(tb testing.TB) *mcpconn.Connector {
-	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{SharedIdleTimeout: 100 * time.Millisecond, TerminateGrace: 300 * time.Millisecond})
+	return sharingConnectorIdle(tb, 100*time.Millisecond)
+}
+
+func sharingConnectorIdle(tb testing.TB, idle time.Duration) *mcpconn.Connector {
+	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{SharedIdleTimeout: idle, TerminateGrace: 300 * time.Millisecond})
 	tb.Cleanup(func() { _ = c.Close() })
 	return c
 }
@@ -228,5 +233,83 @@ func TestSharedServerCrashIsOneRestart(t *testing.T) {
 	}
 	if len(pids) != 1 || pids[pid] {
 		t.Errorf("the Runs use processes %v after the restart; want one new one (the killed was %d)", pids, pid)
+	}
+}
+
+// Issue 18 §1: a tool list change of a shared server makes every Run on
+// it list again at its next batch boundary, each for itself, on the live
+// connection.
+func TestSharedToolListChangeRelistsEveryRun(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	refs, tags := sharedMounts(t, repo, 1, true, "-fault", string(mcptest.FaultClientFeatures))
+	c := sharingConnector(t)
+	a := newRun(t, &run.Options{Repository: repo, Connector: c})
+	b := newRun(t, &run.Options{Repository: repo, Connector: c})
+	late := run.Alias(refs[0], "late")
+	out, err := a.Execute(context.Background(), batch(call("add", run.Alias(refs[0], mcptest.ToolAddTool), `{"name":"late"}`)))
+	if err != nil || out.Results[0].Failed() {
+		t.Fatalf("add_tool: %v %+v", err, out.Results)
+	}
+	out, err = b.Execute(context.Background(), batch(call("late", late, `{"text":"hi"}`)))
+	if err != nil || out.Results[0].Failed() || echoText(t, out.Results[0]) != "hi" {
+		t.Fatalf("Run b calling the new tool: %v %+v", err, out.Results)
+	}
+	if out.Refresh == nil || fmt.Sprint(out.Refresh.Relisted) != fmt.Sprint(refs) {
+		t.Errorf("Run b's refresh = %+v; want %s relisted", out.Refresh, refs[0])
+	}
+	if a.Fingerprint() != b.Fingerprint() {
+		t.Error("the two Runs disagree on the tools after both re-listed")
+	}
+	if got := processesOf(tags[0]); got != 1 {
+		t.Errorf("%d processes; want the one shared", got)
+	}
+}
+
+// Issue 18 §1, §4: a changed registration (new revision) is a new shared
+// process for the Run that loads it; the Run still on the old revision
+// keeps the old process, which exits when that Run closes, without
+// waiting for the idle time.
+func TestSharedNewRevisionIsANewProcess(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	refs, tags := sharedMounts(t, repo, 1, true)
+	c := sharingConnectorIdle(t, time.Hour)
+	a := newRun(t, &run.Options{Repository: repo, Connector: c, HostTools: []run.HostTool{writeMCPTool(repo)}})
+	b := newRun(t, &run.Options{Repository: repo, Connector: c})
+	oldPID := serverPID(t, b, refs[0])
+	res, err := repo.Get(context.Background(), resource.Key{Kind: resource.KindMCP, Ref: refs[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, changed, err := resource.DecodeMCP(res.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed.Args = append(changed.Args, "-page-size", "50")
+	data, err := json.Marshal(map[string]any{"ref": refs[0], "server": changed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := a.Execute(context.Background(), batch(call("w", "write_mcp", string(data))))
+	if err != nil || out.Results[0].Failed() || out.Refresh == nil || !out.Refresh.OK || len(out.Refresh.Replaced) != 1 {
+		t.Fatalf("writing a new revision in Run a: %v %+v %+v", err, out.Results, out.Refresh)
+	}
+	newPID := serverPID(t, a, refs[0])
+	if newPID == oldPID {
+		t.Fatal("the new revision uses the old revision's process")
+	}
+	if got := serverPID(t, b, refs[0]); got != oldPID {
+		t.Errorf("Run b (old revision) moved to process %d; want its own %d", got, oldPID)
+	}
+	if got := processesOf(tags[0]); got != 2 {
+		t.Errorf("%d processes with both revisions in use; want 2", got)
+	}
+	_ = b.Close()
+	if !processGone(oldPID) {
+		t.Error("the old revision's process is still there 10 s after its last Run closed")
+	}
+	if got := serverPID(t, a, refs[0]); got != newPID {
+		t.Errorf("Run a moved to process %d; want %d", got, newPID)
 	}
 }
