@@ -159,7 +159,9 @@ func (c *Connector) connectShared(ctx context.Context, ref resource.Ref, srv res
 			e.timer = nil
 		}
 		p.mu.Unlock()
-		p.closeAll(dropped) // their leases see the connection lost
+		// In the background: this start does not wait for their ends
+		// (Connector.Close does). Their leases see the connection lost.
+		p.closeLater(dropped)
 
 		if creator {
 			e.start(ctx, c, ref, srv)
@@ -291,6 +293,17 @@ func (p *sharedPool) closeAll(bases []*Session) {
 		}()
 	}
 	wg.Wait()
+}
+
+// closeLater closes what detach handed out, each on a goroutine of its
+// own that ends with the close.
+func (p *sharedPool) closeLater(bases []*Session) {
+	for _, b := range bases {
+		go func() {
+			defer p.work.Done()
+			_ = b.Close()
+		}()
+	}
 }
 
 // detach takes e out of the pool and returns its connection for the
