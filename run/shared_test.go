@@ -19,6 +19,7 @@ import (
 	"github.com/agtsdk/agt/policy"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/run"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 var sharedSeq atomic.Int64
@@ -311,5 +312,84 @@ func TestSharedNewRevisionIsANewProcess(t *testing.T) {
 	}
 	if got := serverPID(t, a, refs[0]); got != newPID {
 		t.Errorf("Run a moved to process %d; want %d", got, newPID)
+	}
+}
+
+// Issue 18 §1, §4: a shared server's elicitation reaches the Run whose
+// call alone was in flight, with that call; while calls of two Runs are in
+// flight it is refused, neither Run's Elicit sees it, and both audit it.
+func TestSharedElicitationReachesItsRunOnly(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	refs, _ := sharedMounts(t, repo, 1, true, "-fault", string(mcptest.FaultClientFeatures))
+	c := sharingConnector(t)
+	type asked struct {
+		run  string
+		call string
+	}
+	var mu sync.Mutex
+	var asks []asked
+	elicit := func(runID string) func(context.Context, run.Origin, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+		return func(_ context.Context, from run.Origin, _ *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			cc, _ := from.Call()
+			mu.Lock()
+			defer mu.Unlock()
+			asks = append(asks, asked{runID, cc.CallID})
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		}
+	}
+	progressB := make(chan struct{}, 1)
+	auditA, auditB := &auditLog{}, &auditLog{}
+	a := newRun(t, &run.Options{Repository: repo, Connector: c, RunID: "A", Elicit: elicit("A"), Auditor: auditA})
+	b := newRun(t, &run.Options{Repository: repo, Connector: c, RunID: "B", Elicit: elicit("B"), Auditor: auditB,
+		Observe: func(_ context.Context, n run.Notification) {
+			if n.Kind == run.NotifyProgress {
+				select {
+				case progressB <- struct{}{}:
+				default:
+				}
+			}
+		}})
+	askAlias := run.Alias(refs[0], mcptest.ToolAsk)
+	out := execute(t, a, call("ask-1", askAlias, `{}`))
+	if out.Results[0].Failed() || !strings.Contains(string(out.Results[0].Content), "decline") {
+		t.Fatalf("ask in Run A: %+v", out.Results[0])
+	}
+
+	slowCtx, stopSlow := context.WithCancel(context.Background())
+	defer stopSlow()
+	slow := make(chan struct{})
+	go func() {
+		defer close(slow)
+		_, _ = b.Execute(slowCtx, batch(call("slow", run.Alias(refs[0], mcptest.ToolProgress), `{"steps":100000,"ms":20}`)))
+	}()
+	select {
+	case <-progressB:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run B's call reported no progress in 10 s")
+	}
+	out = execute(t, a, call("ask-2", askAlias, `{}`))
+	stopSlow()
+	<-slow
+	if !out.Results[0].Failed() {
+		t.Errorf("ask in Run A during Run B's call = %+v; want the refused elicitation to fail the tool", out.Results[0])
+	}
+	mu.Lock()
+	got := fmt.Sprint(asks)
+	mu.Unlock()
+	if got != "[{A ask-1}]" {
+		t.Errorf("Elicit calls = %s; want only Run A's, for ask-1", got)
+	}
+	reqs := func(al *auditLog) (outcomes []string) {
+		for _, rec := range al.records(run.EventServerRequest) {
+			outcomes = append(outcomes, rec.CallID+":"+string(rec.Outcome))
+		}
+		return outcomes
+	}
+	if got := fmt.Sprint(reqs(auditA)); got != "[ask-1:declined ask-2:refused]" {
+		t.Errorf("Run A's server request audit = %s", got)
+	}
+	if got := fmt.Sprint(reqs(auditB)); got != "[slow:refused]" {
+		t.Errorf("Run B's server request audit = %s; want the refused request, on its own call", got)
 	}
 }
