@@ -46,7 +46,8 @@ type Options struct {
 	// untrusted agents resource_management, since a manager can register
 	// a server and probe it, or edit one it has mounted.
 	Connector *mcpconn.ConnectorOptions
-	// Prober configures probes. Nil means mcpconn's defaults.
+	// Prober configures probes. Nil means mcpconn's defaults, with the
+	// Host's SchemaCache.
 	Prober *mcpconn.ProberOptions
 	// Tokens keeps the OAuth credentials of MCP registrations, apart from
 	// the documents. Nil means the default beside the store: for a bbolt
@@ -232,13 +233,23 @@ func newHost(repo resource.Repository, opts *Options, tokens resource.TokenStore
 	}
 	launch := connector.LaunchEnv()
 	svcOpts.LaunchEnv = &launch
+	// The Prober and the Runs share one compiled-schema cache: a server
+	// probed after its registration does not compile again when mounted.
+	schemas := run.NewSchemaCache()
+	var proberOpts mcpconn.ProberOptions
+	if opts.Prober != nil {
+		proberOpts = *opts.Prober
+	}
+	if proberOpts.SchemaCache == nil {
+		proberOpts.SchemaCache = schemas
+	}
 	return &Host{
 		repo:      repo,
 		tokens:    tokens,
 		service:   resource.NewService(repo, &svcOpts),
 		connector: connector,
-		prober:    mcpconn.NewProber(repo, connector, opts.Prober),
-		schemas:   run.NewSchemaCache(),
+		prober:    mcpconn.NewProber(repo, connector, &proberOpts),
+		schemas:   schemas,
 		fwTools:   slices.Clone(opts.FrameworkTools),
 	}
 }
@@ -261,7 +272,8 @@ func (h *Host) Connector() *mcpconn.Connector { return h.connector }
 // Prober returns the Prober over the Host's repository and Connector.
 func (h *Host) Prober() *mcpconn.Prober { return h.prober }
 
-// SchemaCache returns the compiled-schema cache the Host's Runs share.
+// SchemaCache returns the compiled-schema cache the Host's Runs and its
+// Prober (unless Options.Prober names another) share.
 func (h *Host) SchemaCache() *run.SchemaCache { return h.schemas }
 
 // NewRun starts a Run of agent: it fills opts' Agent, and its Repository,

@@ -141,9 +141,24 @@ func TestNewRun(t *testing.T) {
 		t.Errorf("the Host's schema cache holds %d schemas after a Run of %d tools", n, len(toolNames(r)))
 	}
 
+	// The Prober shares it too: the schemas a probe compiled are not
+	// compiled again by a Run that mounts the server.
+	cached := h.SchemaCache().Len()
+	rep, err := h.Prober().Probe(ctx, "notes")
+	if err != nil || !rep.OK {
+		t.Fatalf("Probe: %v %+v", err, rep)
+	}
+	probed := h.SchemaCache().Len()
+	if probed <= cached {
+		t.Errorf("the Host's schema cache holds %d schemas after a probe, %d before", probed, cached)
+	}
+
 	r, err = h.NewRun(ctx, "worker", &run.Options{Permission: policy.AutoAllow()})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if n := h.SchemaCache().Len(); n != probed {
+		t.Errorf("a Run of the probed server changed the cache from %d to %d schemas", probed, n)
 	}
 	for _, name := range toolNames(r) {
 		if !strings.HasPrefix(name, "mcp__notes__") {

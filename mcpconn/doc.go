@@ -464,6 +464,17 @@
 //     the Prober and a Run take a listing, leaves such a tool out with the
 //     reason, as it does the second tool of a name, a tool that requires
 //     tasks and a tool whose schema fails under ConnectorOptions.Schema.
+//   - The _meta fields a caller adds to a tools/call request
+//     (WithRequestMeta): at most MaxRequestMetaKeys (16) fields of
+//     MaxRequestMetaBytes (4 KiB) of keys and values together, fixed; the
+//     rest are dropped, not an error.
+//   - Compiling one listing's schemas: identical inputSchema bytes are
+//     compiled once; the distinct ones on at most GOMAXPROCS goroutines
+//     at a time (one per four schemas, the caller's goroutine included,
+//     so a listing of up to four starts none); each schema within
+//     toolschema's limits (ConnectorOptions.Schema). Fixed. A SchemaCache
+//     keeps at most SchemaCacheMaxEntries (4096) compiled schemas of
+//     SchemaCacheMaxBytes (16 MiB) source bytes, then starts over.
 //   - The server's instructions (the handshake's instructions): at most
 //     MaxInstructionsBytes (32 KiB) are kept, cut at a UTF-8 boundary
 //     (Session.InstructionsTruncated); fixed.
@@ -545,6 +556,11 @@
 // tool_timeout_ms, whichever is longer. A server that reports no progress
 // gets exactly tool_timeout_ms. When a bound or the caller's context ends,
 // the request is cancelled on the server too (notifications/cancelled).
+// WithRequestMeta adds string fields to the params._meta of the
+// tools/call requests made under a context (the W3C trace context, for
+// one): never progressToken or a key MCP reserves, only valid _meta keys,
+// at most MaxRequestMetaKeys (16) fields of MaxRequestMetaBytes (4 KiB)
+// together; the rest are dropped, not an error.
 // Tools returns each inputSchema, outputSchema and _meta as the
 // exact bytes the server sent (captured from the wire, not re-encoded from
 // a map), so key order and large integers survive, with the tool's title,
@@ -568,6 +584,11 @@
 //     SkippedTool) instead of being offered and failing every call.
 //     "optional", "forbidden" and no execution load as usual. Listing it
 //     in disabled_tools leaves it out without the error.
+//
+// Compiling the schemas is the part of a probe that costs CPU: a Prober
+// closes the session (its process ends) while it compiles, keeps what it
+// compiled in a SchemaCache (ProberOptions.SchemaCache; agt.Host shares
+// one with its Runs), and compiles identical bytes of one listing once.
 //
 // # Tool results
 //

@@ -1,7 +1,9 @@
 package mcpconn
 
 import (
+	"bytes"
 	"errors"
+	"hash/maphash"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -43,8 +45,12 @@ var ErrTaskRequired = errors.New(`the tool requires task-augmented execution (ex
 // its reason. Then each tool is checked with CheckTool, a name listed twice
 // keeps its first tool, a tool that requires tasks is left out
 // (ErrTaskRequired), and each inputSchema is compiled with compile (nil
-// means toolschema.Compile with the options opts, nil for defaults), on up
-// to GOMAXPROCS goroutines. The result keeps the server's order.
+// means toolschema.Compile with the options opts, nil for defaults). Tools
+// whose inputSchema bytes are identical share one compilation, and so its
+// result or error. The distinct schemas compile on at most GOMAXPROCS
+// goroutines, one per four schemas, the caller's included: up to four
+// compile on the caller's goroutine alone. The result keeps the server's
+// order, and each tool's result does not depend on the schedule.
 func LoadTools(tools []Tool, srv resource.MCPServer, compile func(raw []byte) (*toolschema.Schema, error), opts *toolschema.Options) (loaded []LoadedTool, excluded int) {
 	if compile == nil {
 		compile = func(raw []byte) (*toolschema.Schema, error) { return toolschema.Compile(raw, opts) }
@@ -73,24 +79,62 @@ func LoadTools(tools []Tool, srv resource.MCPServer, compile func(raw []byte) (*
 		}
 		out = append(out, lt)
 	}
-	// One goroutine per four tools at most: fewer are not worth one.
+	compileListing(out, compile)
+	return out, excluded
+}
+
+// schemasPerWorker is how many distinct schemas justify one more
+// goroutine: a small schema compiles in well under a millisecond, about
+// what starting and joining a goroutine costs in scheduling on a busy
+// machine.
+const schemasPerWorker = 4
+
+// compileListing compiles the inputSchema of every tool of out not left
+// out yet, in place: identical bytes once, distinct ones on a bounded
+// number of goroutines (see LoadTools).
+func compileListing(out []LoadedTool, compile func(raw []byte) (*toolschema.Schema, error)) {
+	// owner[i] is the index of the tool whose compilation tool i takes:
+	// itself for the first tool of its bytes, -1 for a tool left out.
+	owner := make([]int, len(out))
+	var distinct []int
+	seed := maphash.MakeSeed()
+	first := make(map[uint64]int, len(out))
+	for i := range out {
+		owner[i] = -1
+		if out[i].Err != nil {
+			continue
+		}
+		owner[i] = i
+		h := maphash.Bytes(seed, out[i].InputSchema)
+		if j, ok := first[h]; ok && bytes.Equal(out[j].InputSchema, out[i].InputSchema) {
+			owner[i] = j
+			continue
+		} else if !ok {
+			first[h] = i
+		}
+		// A hash collision of different bytes compiles both.
+		distinct = append(distinct, i)
+	}
+	work := func(next *atomic.Int64) {
+		for {
+			k := int(next.Add(1)) - 1
+			if k >= len(distinct) {
+				return
+			}
+			i := distinct[k]
+			out[i].Schema, out[i].Err = compile(out[i].InputSchema)
+		}
+	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), (len(out)+3)/4) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(out) {
-					return
-				}
-				if out[i].Err == nil {
-					out[i].Schema, out[i].Err = compile(out[i].InputSchema)
-				}
-			}
-		}()
+	for range min(runtime.GOMAXPROCS(0), (len(distinct)+schemasPerWorker-1)/schemasPerWorker) - 1 {
+		wg.Go(func() { work(&next) })
 	}
+	work(&next)
 	wg.Wait()
-	return out, excluded
+	for i, j := range owner {
+		if j >= 0 && j != i {
+			out[i].Schema, out[i].Err = out[j].Schema, out[j].Err
+		}
+	}
 }

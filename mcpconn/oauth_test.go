@@ -353,6 +353,37 @@ func (f *oauthFixture) login(t *testing.T) {
 	}
 }
 
+// newExpiredLogin returns a fixture logged in whose stored access token
+// has expired, so the next Connect refreshes it.
+func newExpiredLogin(t *testing.T) *oauthFixture {
+	t.Helper()
+	f := newOAuthFixture(t)
+	f.login(t)
+	expireStored(t, f.tokens)
+	return f
+}
+
+// set changes the authorization server's behaviour under its lock.
+func (a *fakeAS) set(change func(a *fakeAS)) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	change(a)
+}
+
+// callAtOnce runs callHello on each fixture concurrently and returns
+// their errors.
+func callAtOnce(t *testing.T, fs ...*oauthFixture) []error {
+	errs := make(chan error, len(fs))
+	for _, f := range fs {
+		go func() { errs <- f.callHello(t) }()
+	}
+	out := make([]error, 0, len(fs))
+	for range fs {
+		out = append(out, <-errs)
+	}
+	return out
+}
+
 // callHello connects without an interactive step and calls the tool.
 func (f *oauthFixture) callHello(t *testing.T) error {
 	t.Helper()
@@ -443,9 +474,7 @@ func TestOAuthStoredTokenBoundToURL(t *testing.T) {
 // is written back: the next Connect uses it without another refresh.
 func TestOAuthRefreshWrittenBack(t *testing.T) {
 	t.Parallel()
-	f := newOAuthFixture(t)
-	f.login(t)
-	expireStored(t, f.tokens)
+	f := newExpiredLogin(t)
 	old := f.stored(t)["refresh_token"]
 	if err := f.callHello(t); err != nil {
 		t.Fatalf("Connect with an expired token: %v", err)
@@ -484,12 +513,8 @@ func expireStoredRef(t *testing.T, tokens resource.TokenStore, ref resource.Ref)
 // required, and the token is dropped from the store.
 func TestOAuthRevokedNeedsLogin(t *testing.T) {
 	t.Parallel()
-	f := newOAuthFixture(t)
-	f.login(t)
-	expireStored(t, f.tokens)
-	f.as.mu.Lock()
-	f.as.revoked = true
-	f.as.mu.Unlock()
+	f := newExpiredLogin(t)
+	f.as.set(func(a *fakeAS) { a.revoked = true })
 	err := f.callHello(t)
 	if !errors.Is(err, mcpconn.ErrLoginRequired) {
 		t.Fatalf("Connect after revocation: %v, want ErrLoginRequired", err)
@@ -504,18 +529,10 @@ func TestOAuthRevokedNeedsLogin(t *testing.T) {
 // rather than spend the old refresh token again (which would fail).
 func TestOAuthConcurrentRefresh(t *testing.T) {
 	t.Parallel()
-	f := newOAuthFixture(t)
-	f.login(t)
-	expireStored(t, f.tokens)
-	f.as.mu.Lock()
-	f.as.hold = 200 * time.Millisecond
-	f.as.mu.Unlock()
-	errs := make(chan error, 2)
-	for range 2 {
-		go func() { errs <- f.callHello(t) }()
-	}
-	for range 2 {
-		if err := <-errs; err != nil {
+	f := newExpiredLogin(t)
+	f.as.set(func(a *fakeAS) { a.hold = 200 * time.Millisecond })
+	for _, err := range callAtOnce(t, f, f) {
+		if err != nil {
 			t.Errorf("concurrent Connect: %v", err)
 		}
 	}
@@ -599,12 +616,8 @@ func assertNoTokens(t *testing.T, what, text string) {
 // does), nor in a probe report.
 func TestOAuthNoTokenInOutput(t *testing.T) {
 	t.Parallel()
-	f := newOAuthFixture(t)
-	f.login(t)
-	expireStored(t, f.tokens)
-	f.as.mu.Lock()
-	f.as.revoked = true
-	f.as.mu.Unlock()
+	f := newExpiredLogin(t)
+	f.as.set(func(a *fakeAS) { a.revoked = true })
 	err := f.callHello(t)
 	if err == nil {
 		t.Fatal("Connect after revocation succeeded")
@@ -738,9 +751,7 @@ func TestOAuthLoginIssuer(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			f := newOAuthFixture(t)
-			f.as.mu.Lock()
-			f.as.issParam = true
-			f.as.mu.Unlock()
+			f.as.set(func(a *fakeAS) { a.issParam = true })
 			var redirected string
 			authorize := func(ctx context.Context, ref resource.Ref, u string) (mcpconn.AuthorizationResponse, error) {
 				res, err := followAuthorization(ctx, ref, u)
@@ -1028,9 +1039,7 @@ func TestOAuthRefreshDoesNotHoldTheStore(t *testing.T) {
 			}
 			expireStoredRef(t, f.tokens, "a")
 			arrived, release := make(chan struct{}, 1), make(chan struct{})
-			f.as.mu.Lock()
-			f.as.refreshArrived, f.as.release = arrived, release
-			f.as.mu.Unlock()
+			f.as.set(func(a *fakeAS) { a.refreshArrived, a.release = arrived, release })
 			released := false
 			defer func() {
 				if !released {
@@ -1098,23 +1107,15 @@ func TestOAuthRefreshDoesNotHoldTheStore(t *testing.T) {
 // login is never lost.
 func TestOAuthConcurrentRefreshAcrossConnectors(t *testing.T) {
 	t.Parallel()
-	f := newOAuthFixture(t)
-	f.login(t)
-	expireStored(t, f.tokens)
-	f.as.mu.Lock()
-	f.as.hold = 200 * time.Millisecond
-	f.as.mu.Unlock()
+	f := newExpiredLogin(t)
+	f.as.set(func(a *fakeAS) { a.hold = 200 * time.Millisecond })
 	second := &oauthFixture{as: f.as, srv: f.srv, tokens: f.tokens,
 		c: mcpconn.NewConnector(&mcpconn.ConnectorOptions{OAuth: &mcpconn.OAuthOptions{Tokens: f.tokens}})}
-	errs := make(chan error, 2)
-	for _, fx := range []*oauthFixture{f, second} {
-		go func() { errs <- fx.callHello(t) }()
-	}
 	// The loser may find the login dropped if its refusal reached the
 	// store before the winner's token: that Run fails, the login stays.
 	failed := 0
-	for range 2 {
-		if err := <-errs; err != nil {
+	for _, err := range callAtOnce(t, f, second) {
+		if err != nil {
 			failed++
 			if !errors.Is(err, mcpconn.ErrLoginRequired) {
 				t.Errorf("concurrent Connect: %v", err)

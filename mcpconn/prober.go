@@ -7,13 +7,21 @@ import (
 	"time"
 
 	"github.com/agtsdk/agt/resource"
+	"github.com/agtsdk/agt/toolschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // ProberOptions configures a Prober. A nil *ProberOptions means defaults.
-// It has no fields yet: how tools are loaded is the Connector's
-// (ConnectorOptions.Schema), so that a probe and a Run always agree.
-type ProberOptions struct{}
+// How tools are loaded is the Connector's (ConnectorOptions.Schema), so
+// that a probe and a Run always agree.
+type ProberOptions struct {
+	// SchemaCache keeps the schemas the probes compiled, so that probing a
+	// server again (or a Run given the same cache) does not compile its
+	// unchanged schemas again; the result is the same, and failures are
+	// compiled again each time. Nil means the Prober's own. Unused when
+	// ConnectorOptions.Schema is set.
+	SchemaCache *SchemaCache
+}
 
 // Prober starts or connects a registered server exactly as a Run does
 // (through the same Connector), performs initialize and tools/list,
@@ -22,17 +30,17 @@ type ProberOptions struct{}
 // URL: it is not a static check and gives no sandbox. A Prober is safe for
 // concurrent use; probes run independently.
 type Prober struct {
-	repo resource.Repository
-	conn *Connector
-	opts ProberOptions
+	repo    resource.Repository
+	conn    *Connector
+	schemas *SchemaCache
 }
 
 // NewProber returns a Prober reading documents from repo and connecting
 // through c; opts may be nil.
 func NewProber(repo resource.Repository, c *Connector, opts *ProberOptions) *Prober {
-	p := &Prober{repo: repo, conn: c}
-	if opts != nil {
-		p.opts = *opts
+	p := &Prober{repo: repo, conn: c, schemas: NewSchemaCache()}
+	if opts != nil && opts.SchemaCache != nil {
+		p.schemas = opts.SchemaCache
 	}
 	return p
 }
@@ -164,7 +172,11 @@ func (p *Prober) Probe(ctx context.Context, ref resource.Ref) (*ProbeReport, err
 	defer func() { <-closeDone }()
 
 	t2 := time.Now()
-	loaded, excluded := LoadTools(tools, srv, nil, p.conn.opts.Schema)
+	var compile func([]byte) (*toolschema.Schema, error)
+	if p.conn.opts.Schema == nil {
+		compile = p.schemas.Compile
+	}
+	loaded, excluded := LoadTools(tools, srv, compile, p.conn.opts.Schema)
 	rep.Excluded = excluded
 	rep.Tools = make([]ToolReport, len(loaded))
 	for i, lt := range loaded {

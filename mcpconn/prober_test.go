@@ -136,6 +136,45 @@ func TestProbeBadSchemas(t *testing.T) {
 	}
 }
 
+// Issue 18 §2: a Prober keeps what it compiled in its SchemaCache, so a
+// second probe of an unchanged server compiles nothing new and reports
+// the same; a schema that fails is not kept and fails again. With
+// ConnectorOptions.Schema set the cache is not used.
+func TestProbeKeepsCompiledSchemas(t *testing.T) {
+	t.Parallel()
+	dial := mcptest.Dial(&mcptest.ServerOptions{Faults: []mcptest.Fault{mcptest.FaultInvalidSchema}})
+	repo := newMemRepo()
+	repo.store(t, "bad", resource.MCPServer{Command: "unused-with-dial", Cwd: "/"})
+	cache := mcpconn.NewSchemaCache()
+	p := mcpconn.NewProber(repo, mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: dial}), &mcpconn.ProberOptions{SchemaCache: cache})
+	first, err := p.Probe(context.Background(), "bad")
+	if err != nil || first.OK {
+		t.Fatalf("Probe: %v, OK %v; want a report not OK", err, first.OK)
+	}
+	if n := cache.Len(); n != len(goodTools) {
+		t.Errorf("the cache holds %d schemas after a probe; want the %d that compiled", n, len(goodTools))
+	}
+	second, err := p.Probe(context.Background(), "bad")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(first.Tools, second.Tools); diff != "" {
+		t.Errorf("the second probe reports otherwise (-first +second):\n%s", diff)
+	}
+	if n := cache.Len(); n != len(goodTools) {
+		t.Errorf("the cache holds %d schemas after a second probe; want %d", n, len(goodTools))
+	}
+
+	unused := mcpconn.NewSchemaCache()
+	withOptions := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: dial, Schema: &toolschema.Options{}})
+	if _, err := mcpconn.NewProber(repo, withOptions, &mcpconn.ProberOptions{SchemaCache: unused}).Probe(context.Background(), "bad"); err != nil {
+		t.Fatal(err)
+	}
+	if n := unused.Len(); n != 0 {
+		t.Errorf("with ConnectorOptions.Schema the cache holds %d schemas; want none", n)
+	}
+}
+
 // badSchemaOf lists the tools through c and returns tool's schema.
 func badSchemaOf(t *testing.T, c *mcpconn.Connector, tool string) json.RawMessage {
 	t.Helper()

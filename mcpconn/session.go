@@ -331,7 +331,8 @@ var (
 // *jsonrpc.Error (errors.As) for a protocol error such as an unknown tool,
 // and ErrBadResult for a result that is malformed (the session stays
 // usable). mcpconn adds no argument value to an error; a protocol error's
-// text is the server's.
+// text is the server's. The request's params._meta carries the call's
+// progress token and the fields of WithRequestMeta(ctx, ...).
 func (s *Session) CallTool(ctx context.Context, name string, args json.RawMessage) (*CallResult, error) {
 	if s.lease != nil {
 		return s.leaseCallTool(ctx, name, args)
@@ -352,6 +353,7 @@ func (s *Session) CallTool(ctx context.Context, name string, args json.RawMessag
 	cctx, call := s.calls.begin(cctx, clock)
 	defer s.calls.end(call)
 	params := &mcp.CallToolParams{Name: name, Arguments: args}
+	setRequestMeta(ctx, params)
 	// Every call carries its own token: progress names its call exactly,
 	// and restarts its idle timeout.
 	params.SetProgressToken(call.token)

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -50,8 +51,11 @@ import (
 //	    average 5-13); 3 processes instead of 300 (SharedRuns/unshared,
 //	    47 ms per start), peak RSS 79 MB instead of 3631 MB
 //
-// Compiled schemas are cached across Runs (see doc.go), so after the first
-// iteration the NewRun and Refresh cases do not compile.
+// NewRun gives each Run its own SchemaCache (Options.SchemaCache is nil),
+// so every iteration compiles the fake server's eight schemas (once, not
+// once per mount, for 10-servers); the Refresh case reuses its Run's
+// cache and does not compile after the first iteration. SharedRuns gives
+// all its Runs one SchemaCache, as agt.Host does.
 
 const benchArgs = `{"text":"hello, benchmark"}`
 
@@ -227,6 +231,13 @@ func stdioMounts(b *testing.B, repo resource.Repository, n int) []resource.Ref {
 // BenchmarkNewRun starts Runs over stdio fake servers: 1-server is one
 // server's start (read, start, handshake, list, compile) and the baseline;
 // 10-servers starts ten in parallel. Close is not timed.
+//
+// Besides time and B/op (allocated while starting, Close excluded), it
+// reports what an open Run holds, so that a regression shows:
+// live-B/run, the heap a Run and its mounts keep once started, and
+// goroutines/mount, the goroutines an open Run adds divided by its
+// mounts (the Run's own included), both measured with openRunsMeasured
+// Runs open at once after the timed loop.
 func BenchmarkNewRun(b *testing.B) {
 	for _, n := range []int{1, 10} {
 		b.Run(fmt.Sprintf("%d-server", n)+map[bool]string{true: "s"}[n > 1], func(b *testing.B) {
@@ -234,6 +245,7 @@ func BenchmarkNewRun(b *testing.B) {
 			putAgent(b, repo, testAgent, resource.AgentDocument{MCPs: stdioMounts(b, repo, n)})
 			opts := &run.Options{Agent: testAgent, Repository: repo, Permission: policy.AutoAllow(), FailOnMountError: true}
 			ctx := context.Background()
+			b.ReportAllocs()
 			cpu := startCPU()
 			for b.Loop() {
 				r, err := run.New(ctx, opts)
@@ -245,8 +257,43 @@ func BenchmarkNewRun(b *testing.B) {
 				b.StartTimer()
 			}
 			cpu.report(b, true)
+			reportOpenRuns(b, opts, n)
 		})
 	}
+}
+
+// openRunsMeasured is how many Runs reportOpenRuns holds open at once.
+const openRunsMeasured = 4
+
+// reportOpenRuns opens openRunsMeasured Runs with opts (of mounts mounts
+// each) and reports the heap and goroutines they hold: live-B/run and
+// goroutines/mount.
+func reportOpenRuns(b *testing.B, opts *run.Options, mounts int) {
+	b.Helper()
+	b.StopTimer()
+	heap := func() uint64 {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		return ms.HeapAlloc
+	}
+	heap0, g0 := heap(), runtime.NumGoroutine()
+	runs := make([]*run.Run, 0, openRunsMeasured)
+	defer func() {
+		for _, r := range runs {
+			_ = r.Close()
+		}
+	}()
+	for range openRunsMeasured {
+		r, err := run.New(context.Background(), opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		runs = append(runs, r)
+	}
+	heap1, g1 := heap(), runtime.NumGoroutine()
+	b.ReportMetric(float64(int64(heap1)-int64(heap0))/openRunsMeasured, "live-B/run")
+	b.ReportMetric(float64(g1-g0)/float64(openRunsMeasured*mounts), "goroutines/mount")
 }
 
 // BenchmarkSharedRuns starts 100 Runs of one agent with 3 mounts of the

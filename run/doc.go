@@ -281,7 +281,10 @@
 // rules (mcpconn.LoadTools).
 //
 // Compiled schemas are shared by all Runs of a process, keyed by their exact
-// bytes (bounded), so many Runs of the same agents compile each tool once.
+// bytes (bounded), so many Runs of the same agents compile each tool once,
+// also when their mounts connect at the same time. Each mount compiles its
+// tools as soon as its own listing arrives, while the other mounts still
+// connect.
 //
 // # Limits
 //

@@ -605,7 +605,7 @@ func newRun(opts *Options) (*Run, error) {
 		if ht.Handler == nil {
 			return nil, fmt.Errorf("run: host tool %q has no Handler", ht.Name)
 		}
-		sc, err := r.schemas.compile(ht.Schema)
+		sc, err := r.schemas.Compile(ht.Schema)
 		if err != nil {
 			return nil, fmt.Errorf("run: host tool %q: schema: %w", ht.Name, err)
 		}
@@ -1006,7 +1006,7 @@ func (r *Run) loadTools(m *mount, listed []mcpconn.Tool) {
 	// defaults).
 	var compile func([]byte) (*toolschema.Schema, error)
 	if r.connector.SchemaOptions() == nil {
-		compile = r.schemas.compile
+		compile = r.schemas.Compile
 	}
 	for _, t := range listed {
 		m.listedBytes += len(t.Name) + len(t.Title) + len(t.Description) + len(t.InputSchema) + len(t.OutputSchema) + len(t.Meta)

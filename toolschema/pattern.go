@@ -132,14 +132,36 @@ func (r *stoppableReader) ReadRune() (rune, int, error) {
 
 // boundedRegexpEngine compiles patterns for the library; work is nil for
 // a Schema's shared compiled copy, else the callWork of a tracked copy.
+// One engine serves one library compiler, which is used by one goroutine
+// at a time; it compiles each pattern once, as the library asks for every
+// pattern twice (checking the schema against its meta-schema, whose
+// "format": "regex" compiles it, then compiling the schema) and a schema
+// may repeat one.
 func boundedRegexpEngine(maxWork int, work *callWork) jsonschema.RegexpEngine {
+	type compiled struct {
+		re  *boundedRegexp
+		err error
+	}
+	seen := map[string]compiled{}
 	return func(pattern string) (jsonschema.Regexp, error) {
-		re, err := regexp.Compile(pattern)
-		if err != nil {
-			return nil, err
+		if c, ok := seen[pattern]; ok {
+			if c.err != nil {
+				return nil, c.err
+			}
+			return c.re, nil
 		}
-		prog := programSize(pattern)
-		return &boundedRegexp{re: re, maxLen: maxWork / prog, prog: prog, pattern: pattern, work: work}, nil
+		var c compiled
+		if re, err := regexp.Compile(pattern); err != nil {
+			c.err = err
+		} else {
+			prog := programSize(pattern)
+			c.re = &boundedRegexp{re: re, maxLen: maxWork / prog, prog: prog, pattern: pattern, work: work}
+		}
+		seen[pattern] = c
+		if c.err != nil {
+			return nil, c.err
+		}
+		return c.re, nil
 	}
 }
 

@@ -61,8 +61,10 @@ func Batch(batchID string, agent resource.Ref, msg *sdk.Message) run.Batch {
 
 // Results converts an Outcome to the content of the next user message:
 // one tool_result block per Result, in call order, then the Outcome's
-// refresh notice (Outcome.Notice) as a last text block when there is one.
-// Send it as sdk.NewUserMessage(Results(out)...).
+// refresh notice (Outcome.Notice) as a last text block when there is one
+// and no tool_result already ends with it (the Run puts the notice of a
+// failed refresh on the successful write that caused it, too: the model
+// reads it once). Send it as sdk.NewUserMessage(Results(out)...).
 //
 // Each tool_result follows run.Result.ForModel's rule: a failed call is
 // its ToolError JSON as text with is_error set; a success with structured
@@ -75,7 +77,7 @@ func Results(out run.Outcome) []sdk.ContentBlockParamUnion {
 		tr := ToolResult(r)
 		blocks = append(blocks, sdk.ContentBlockParamUnion{OfToolResult: &tr})
 	}
-	if n := out.Notice(); n != "" {
+	if n := out.Notice(); n != "" && !noticeCarried(out.Results, n) {
 		blocks = append(blocks, sdk.NewTextBlock(n))
 	}
 	return blocks
@@ -146,4 +148,15 @@ func textOnly(blocks []run.Content) bool {
 		}
 	}
 	return true
+}
+
+// noticeCarried reports whether a successful Result already has notice as
+// its own Notice, which its converted result ends with.
+func noticeCarried(results []run.Result, notice string) bool {
+	for _, r := range results {
+		if !r.Failed() && r.Notice == notice {
+			return true
+		}
+	}
+	return false
 }

@@ -199,6 +199,24 @@ func TestResultsOutcomeUserMessage(t *testing.T) {
 	}
 }
 
+// The Run puts a failed refresh's notice on the write that caused it as
+// well: the model reads it there, not again after the tool_results. A
+// failed result sends only its ToolError, so its Notice does not count.
+func TestResultsNoticeOnce(t *testing.T) {
+	t.Parallel()
+	const notice = "configuration saved, but load failed: mount m"
+	write := run.Result{CallID: "toolu_W", Content: json.RawMessage(`[{"type":"text","text":"saved"}]`), Notice: notice}
+	out := run.Outcome{Results: []run.Result{write}, Refresh: &run.RefreshReport{Notice: notice}}
+	sameJSON(t, jsonOf(t, agtanthropic.Results(out)), `[{"type":"tool_result","tool_use_id":"toolu_W","content":[
+		{"type":"text","text":"saved"},{"type":"text","text":`+string(jsonOf(t, notice))+`}]}]`)
+
+	failed := run.Result{CallID: "toolu_W", Code: run.CodeToolError, Message: "disk full", Notice: notice}
+	out.Results = []run.Result{failed}
+	if blocks := agtanthropic.Results(out); len(blocks) != 2 || blocks[1].OfText == nil || blocks[1].OfText.Text != notice {
+		t.Errorf("a failed result with the notice: %s, want the notice after it", jsonOf(t, blocks))
+	}
+}
+
 // TestRoundTripThroughSDK sends the Messages API request JSON the adapter
 // helps build back through the SDK's params: what the SDK parses is what
 // the adapter made.

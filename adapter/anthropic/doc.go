@@ -16,15 +16,17 @@
 //	history = append(history, msg.ToParam())
 //	if msg.StopReason != sdk.StopReasonToolUse { return nil } // the model is done
 //	out, err := r.Execute(ctx, agtanthropic.Batch(msg.ID, agent, msg))
-//	if err != nil { return err } // the batch was rejected whole
+//	if errors.As(err, new(*run.BatchError)) { err = nil } // rejected whole: out still answers every call
+//	if err != nil { return err }
 //	history = append(history, sdk.NewUserMessage(agtanthropic.Results(out)...))
 //
 // # What each conversion loses, and why
 //
 // Tools: name, description and the input schema go over; the schema is
 // sent as the bytes the server declared (key order, large integers and
-// tiny numbers kept; whitespace is compacted by encoding/json), not
-// rebuilt from a map. The title, the annotations and the output schema
+// tiny numbers kept; encoding/json compacts the whitespace and escapes
+// <, > and & as \u003c, \u003e and \u0026: the same JSON), not rebuilt from
+// a map. The title, the annotations and the output schema
 // are left out: a Messages API tool definition has no field for them. A
 // tool without a schema gets {"type":"object"}, since the API requires one.
 //
@@ -51,7 +53,8 @@
 // as text. The Result's own Notice is a last text block of its
 // tool_result; the Outcome's refresh notice (Outcome.Notice) is a text
 // block after the tool_results, so the model reads that its configuration
-// was saved but did not load.
+// was saved but did not load, unless a tool_result already ends with the
+// same text (the Run puts it on the write that caused the refresh, too).
 //
 // # Limits
 //

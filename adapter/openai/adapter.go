@@ -58,14 +58,16 @@ func Batch(batchID string, agent resource.Ref, msg sdk.ChatCompletionMessage) ru
 // Results converts an Outcome to the messages that follow the assistant
 // message: one tool message per Result, in call order, then the Outcome's
 // refresh notice (Outcome.Notice) as a last user message when there is
-// one. Append them to the history as they are.
+// one and no tool message already ends with it (the Run puts the notice
+// of a failed refresh on the successful write that caused it, too: the
+// model reads it once). Append them to the history as they are.
 func Results(out run.Outcome) []sdk.ChatCompletionMessageParamUnion {
 	msgs := make([]sdk.ChatCompletionMessageParamUnion, 0, len(out.Results)+1)
 	for _, r := range out.Results {
 		tm := ToolMessage(r)
 		msgs = append(msgs, sdk.ChatCompletionMessageParamUnion{OfTool: &tm})
 	}
-	if n := out.Notice(); n != "" {
+	if n := out.Notice(); n != "" && !noticeCarried(out.Results, n) {
 		msgs = append(msgs, sdk.UserMessage(n))
 	}
 	return msgs
@@ -121,4 +123,15 @@ func textOnly(blocks []run.Content) bool {
 		}
 	}
 	return true
+}
+
+// noticeCarried reports whether a successful Result already has notice as
+// its own Notice, which its converted result ends with.
+func noticeCarried(results []run.Result, notice string) bool {
+	for _, r := range results {
+		if !r.Failed() && r.Notice == notice {
+			return true
+		}
+	}
+	return false
 }

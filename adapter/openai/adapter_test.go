@@ -230,6 +230,24 @@ func TestResultsAfterAssistantMessage(t *testing.T) {
 	}
 }
 
+// The Run puts a failed refresh's notice on the write that caused it as
+// well: the model reads it there, not again in a user message. A failed
+// result sends only its ToolError, so its Notice does not count.
+func TestResultsNoticeOnce(t *testing.T) {
+	t.Parallel()
+	const notice = "configuration saved, but load failed: mount m"
+	write := run.Result{CallID: "call_w", Content: json.RawMessage(`[{"type":"text","text":"saved"}]`), Notice: notice}
+	out := run.Outcome{Results: []run.Result{write}, Refresh: &run.RefreshReport{Notice: notice}}
+	sameJSON(t, jsonOf(t, agtopenai.Results(out)), `[{"role":"tool","tool_call_id":"call_w","content":[
+		{"type":"text","text":"saved"},{"type":"text","text":`+quote(t, notice)+`}]}]`)
+
+	failed := run.Result{CallID: "call_w", Code: run.CodeToolError, Message: "disk full", Notice: notice}
+	out.Results = []run.Result{failed}
+	if msgs := agtopenai.Results(out); len(msgs) != 2 || msgs[1].OfUser == nil {
+		t.Errorf("a failed result with the notice: %s, want the notice as a user message", jsonOf(t, msgs))
+	}
+}
+
 func TestResultsWithoutNotice(t *testing.T) {
 	t.Parallel()
 	out := run.Outcome{Results: []run.Result{{CallID: "call_1", Content: json.RawMessage(`[{"type":"text","text":"a"}]`)}}}

@@ -17,15 +17,17 @@
 //	history = append(history, msg.ToParam())
 //	if len(msg.ToolCalls) == 0 { return nil } // the model is done
 //	out, err := r.Execute(ctx, agtopenai.Batch(c.ID, agent, msg))
-//	if err != nil { return err } // the batch was rejected whole
+//	if errors.As(err, new(*run.BatchError)) { err = nil } // rejected whole: out still answers every call
+//	if err != nil { return err }
 //	history = append(history, agtopenai.Results(out)...)
 //
 // # What each conversion loses, and why
 //
 // Tools: name, description and the parameters schema go over; the schema
 // is sent as the bytes the server declared (key order, large integers and
-// tiny numbers kept; whitespace is compacted by encoding/json), not
-// rebuilt from the SDK's map type: it is set as an extra field, so the
+// tiny numbers kept; encoding/json compacts the whitespace and escapes
+// <, > and & as \u003c, \u003e and \u0026: the same JSON), not rebuilt from
+// the SDK's map type: it is set as an extra field, so the
 // Function.Parameters map of a returned tool stays empty. The title, the
 // annotations and the output schema are left out: a function definition
 // has no field for them. Strict mode is not set (most MCP schemas do not
@@ -55,7 +57,9 @@
 // tool message; the Outcome's refresh notice (Outcome.Notice) is a user
 // message after the tool messages (the API wants the tool messages right
 // after the assistant message), so the model reads that its
-// configuration was saved but did not load.
+// configuration was saved but did not load, unless a tool message
+// already ends with the same text (the Run puts it on the write that
+// caused the refresh, too).
 //
 // # Limits
 //

@@ -1,0 +1,250 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http/httptest"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+
+	"github.com/agtsdk/agt"
+	agtanthropic "github.com/agtsdk/agt/adapter/anthropic"
+	"github.com/agtsdk/agt/mcpconn/mcptest"
+	"github.com/agtsdk/agt/policy"
+	"github.com/agtsdk/agt/resource"
+	agtrun "github.com/agtsdk/agt/run"
+)
+
+// serveFakeMCP is the first argument that turns this program into the
+// bundled fake MCP server.
+const serveFakeMCP = "serve-fake-mcp"
+
+// The names used in the example.
+const (
+	agentRef   = resource.Ref("assistant")
+	notesRef   = resource.Ref("notes")   // mounted: the fake server
+	mediaRef   = resource.Ref("media")   // mounted: the fake server with its content tool (images)
+	archiveRef = resource.Ref("archive") // registered only; the model mounts it
+	brokenRef  = resource.Ref("broken")  // registered only; a server that exits at start
+	model      = sdk.Model("scripted-model")
+	// maxTurns bounds the model loop: a model that never stops must not
+	// keep the host busy forever.
+	maxTurns = 10
+)
+
+// permission is the example's policy: the agent may use every tool of its
+// servers and manage its own mounts, but never delete a note.
+var permission = policy.Rules{
+	Deny:  []string{"mcp__notes__note_delete"},
+	Allow: []string{"mcp__*", "framework:*"},
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "anthropic-host:", err)
+		os.Exit(1)
+	}
+}
+
+// serveFake runs this program as the bundled fake MCP server: the example
+// starts itself again with serveFakeMCP as its first argument, so nothing is
+// built by hand. The default signal behaviour comes back first, so that a
+// Run's Close stops it with SIGTERM as it stops any server.
+func serveFake(args []string, stdout io.Writer) error {
+	signal.Reset(os.Interrupt, syscall.SIGTERM)
+	if code := mcptest.Main(args, os.Stdin, stdout, os.Stderr); code != 0 {
+		return fmt.Errorf("the fake MCP server exited with status %d", code)
+	}
+	return nil
+}
+
+func run(ctx context.Context, args []string, stdout io.Writer) error {
+	if len(args) > 0 && args[0] == serveFakeMCP {
+		return serveFake(args[1:], stdout)
+	}
+	if len(args) > 0 {
+		return errors.New("takes no arguments")
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("finding this program to start it as the fake server: %w", err)
+	}
+	dir, err := os.MkdirTemp("", "agt-anthropic-host-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	host, err := agt.Open(ctx, dir, nil)
+	if err != nil {
+		return err
+	}
+	defer host.Close()
+	if err := register(ctx, host.Resources(), self, dir); err != nil {
+		return err
+	}
+	r, err := host.NewRun(ctx, agentRef, &agtrun.Options{Permission: permission})
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+
+	// The "model": a scripted stand-in for the Messages API on 127.0.0.1,
+	// reached through the real SDK client. No key and no network: the
+	// environment's key, profile and base URL are not read.
+	scripted := newScriptedModel()
+	api := httptest.NewServer(scripted)
+	defer api.Close()
+	client := sdk.NewClient(
+		option.WithoutEnvironmentDefaults(),
+		option.WithBaseURL(api.URL),
+		option.WithAPIKey("not-a-key"),
+		option.WithHTTPClient(api.Client()),
+		option.WithMaxRetries(0),
+	)
+
+	t := &transcript{w: stdout}
+	t.line("== agent %q mounts [%s %s] (%s, %s registered, not mounted); the model is scripted, on %s",
+		agentRef, notesRef, mediaRef, archiveRef, brokenRef, api.Listener.Addr())
+	err = converse(ctx, client, r, t)
+	if failed := scripted.failure(); failed != nil {
+		return fmt.Errorf("the scripted model refused a request: %w", failed)
+	}
+	if err != nil {
+		return err
+	}
+	if !scripted.finished() {
+		return errors.New("the model stopped before the end of its script")
+	}
+	t.line("== done: the model ended its turn after %d requests", scripted.turns())
+	return nil
+}
+
+// register stores four registrations of the fake server (this program)
+// and the agent, which may manage resources and mounts notes and media.
+func register(ctx context.Context, svc *resource.Service, self, dir string) error {
+	fake := func(args ...string) json.RawMessage {
+		return mustJSON(map[string]any{"mcpServers": map[string]any{"fake": map[string]any{
+			"command": self, "args": append([]string{serveFakeMCP}, args...), "cwd": dir,
+		}}})
+	}
+	for _, reg := range []struct {
+		ref  resource.Ref
+		data json.RawMessage
+	}{
+		{notesRef, fake()},
+		{mediaRef, fake("-fault", string(mcptest.FaultContentKinds))},
+		{archiveRef, fake()},
+		{brokenRef, fake("-fault", string(mcptest.FaultExitAtStart))},
+	} {
+		if _, err := svc.Write(ctx, resource.Direct(), resource.WriteRequest{
+			Kind: resource.KindMCP, Ref: reg.ref, Create: true, Data: reg.data,
+		}); err != nil {
+			return err
+		}
+	}
+	_, err := svc.Write(ctx, resource.Direct(), resource.WriteRequest{
+		Kind: resource.KindAgent, Ref: agentRef, Create: true,
+		Data: mustJSON(map[string]any{"capabilities": []string{resource.CapabilityResourceManagement}}),
+		Add:  map[string][]string{"mcps": {string(notesRef), string(mediaRef)}},
+	})
+	return err
+}
+
+// glue:begin
+
+// converse is the host's model loop, and all of its glue between agt and
+// the Messages API: the Run's tools go with every request (they change
+// when the agent changes its mounts), the tool_use blocks of a response
+// are one batch, and its results (with a refresh notice, if any) are the
+// next user message.
+func converse(ctx context.Context, client sdk.Client, r *agtrun.Run, t *transcript) error {
+	history := []sdk.MessageParam{sdk.NewUserMessage(sdk.NewTextBlock("Gather the notes and the chart, then tidy up."))}
+	for range maxTurns {
+		tools := agtanthropic.Tools(r.Tools())
+		msg, err := client.Messages.New(ctx, sdk.MessageNewParams{
+			Model: model, MaxTokens: 1024, Messages: history, Tools: tools,
+		})
+		if err != nil {
+			return err
+		}
+		t.response(len(tools), msg)
+		history = append(history, msg.ToParam())
+		if msg.StopReason != sdk.StopReasonToolUse {
+			return nil
+		}
+		batch := agtanthropic.Batch(msg.ID, r.Agent(), msg)
+		out, err := r.Execute(ctx, batch)
+		if err != nil && !errors.As(err, new(*agtrun.BatchError)) {
+			return err // a rejected batch still has a Result for every tool_use
+		}
+		t.results(out)
+		history = append(history, sdk.NewUserMessage(agtanthropic.Results(out)...))
+	}
+	return fmt.Errorf("the model did not end its turn in %d requests", maxTurns)
+}
+
+// glue:end
+
+// transcript prints what the model sent and what it got back: tool names,
+// call IDs and codes, never argument values.
+type transcript struct{ w io.Writer }
+
+func (t *transcript) line(format string, args ...any) { fmt.Fprintf(t.w, format+"\n", args...) }
+
+func (t *transcript) response(tools int, msg *sdk.Message) {
+	t.line("model     %s (sent %d tools), stop_reason %s", msg.ID, tools, msg.StopReason)
+	for _, b := range msg.Content {
+		switch b.Type {
+		case "text":
+			t.line("  says      %s", b.Text)
+		case "tool_use":
+			t.line("  tool_use  %s %s", b.ID, b.Name)
+		}
+	}
+}
+
+func (t *transcript) results(out agtrun.Outcome) {
+	for _, res := range out.Results {
+		tr := agtanthropic.ToolResult(res)
+		var kinds []string
+		for _, c := range tr.Content {
+			switch {
+			case c.OfText != nil:
+				kinds = append(kinds, "text")
+			case c.OfImage != nil:
+				kinds = append(kinds, "image "+string(c.OfImage.Source.OfBase64.MediaType))
+			}
+		}
+		status := "ok"
+		if res.Failed() {
+			status = "is_error " + string(res.Code)
+		} else if res.Notice != "" {
+			kinds[len(kinds)-1] = "notice" // the adapter ends the result with it
+		}
+		t.line("  result    %s %s [%s]", res.CallID, status, strings.Join(kinds, ", "))
+	}
+	if rep := out.Refresh; rep != nil && rep.OK {
+		t.line("  refresh   ok: added %v, removed %v", rep.Added, rep.Removed)
+	} else if rep != nil {
+		t.line("  refresh   failed: %s", rep.Notice)
+	}
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
