@@ -331,13 +331,15 @@ func (h *Host) FrameworkTools() []run.HostTool {
 	return framework.Tools(h.service, h.prober, &framework.Options{Tools: h.fwTools})
 }
 
-// Close releases the store, and the token store, if Open opened them. Runs started from the Host
+// Close closes the Connector's shared connections (mcpconn.Connector.Close:
+// a Run still open on one sees its server lost) and releases the store,
+// and the token store, if Open opened them. Runs started from the Host
 // must be closed by their owners; Close does not end them. Close may be
 // called more than once, also concurrently: later calls return the first
 // call's result.
 func (h *Host) Close() error {
 	h.closeOnce.Do(func() {
-		var errs []error
+		errs := []error{h.connector.Close()}
 		if h.closeTokens != nil {
 			errs = append(errs, h.closeTokens())
 		}

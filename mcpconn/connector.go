@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"slices"
 	"strconv"
@@ -207,6 +208,18 @@ type ConnectorOptions struct {
 	// "..."). 0 means DefaultMaxNotificationBytes (8 KiB).
 	MaxNotificationBytes int
 
+	// SharedIdleTimeout is how long a shared connection (a document with
+	// "shared": true, see Shared connections in the package doc) stays
+	// open after the last session using it closed, for the next one to
+	// take; then it closes. 0 means DefaultSharedIdleTimeout (30 s).
+	SharedIdleTimeout time.Duration
+	// Logger receives what a shared server sends that belongs to no one
+	// session: a log line while calls of several sessions, or none, are
+	// in flight, and a request refused then (at most a burst of 100
+	// lines, then 20 per second, per connection). Nil means
+	// slog.Default().
+	Logger *slog.Logger
+
 	// OAuth configures the servers whose document has an "oauth" field:
 	// where their tokens are kept and the host's interactive step. Nil
 	// means an in-memory token store and no interactive step (a server
@@ -225,6 +238,8 @@ type Connector struct {
 	// client serves the sessions without handlers: it declares nothing.
 	client *mcp.Client
 	oauth  *oauthSetup
+	// pool holds the shared connections.
+	pool *sharedPool
 }
 
 // NewConnector returns a Connector; opts may be nil.
@@ -287,6 +302,14 @@ func NewConnector(opts *ConnectorOptions) *Connector {
 			*d.v = d.def
 		}
 	}
+	if c.opts.SharedIdleTimeout <= 0 {
+		c.opts.SharedIdleTimeout = DefaultSharedIdleTimeout
+	}
+	if c.opts.Logger == nil {
+		c.opts.Logger = slog.Default()
+	}
+	c.pool = &sharedPool{idle: c.opts.SharedIdleTimeout, logger: c.opts.Logger, entries: map[sharedKey]*sharedConn{}}
+	c.pool.life, c.pool.endLife = context.WithCancel(context.Background())
 	c.oauth = newOAuthSetup(c.opts.OAuth, c.opts.HTTPTransport)
 	c.info = c.opts.ClientInfo
 	if c.info == nil {
@@ -316,7 +339,21 @@ func (c *Connector) Connect(ctx context.Context, ref resource.Ref, srv resource.
 // nil): the handlers of what the server sends on its own. A session with
 // Handlers has a go-sdk client of its own that declares exactly the
 // capabilities whose handlers are set; without, it declares none.
+//
+// A document with "shared": true, given with opts.Revision above 0, is
+// shared: the Session is a lease on the one connection of (ref,
+// Revision, the document, the capabilities its Handlers declare), made
+// by the first such ConnectWith and kept by the Connector (see Shared
+// connections in the package doc). Close of a lease leaves the
+// connection to the others.
 func (c *Connector) ConnectWith(ctx context.Context, ref resource.Ref, srv resource.MCPServer, opts *ConnectOptions) (*Session, error) {
+	if srv.Shared && opts != nil && opts.Revision > 0 {
+		key, err := newSharedKey(ref, opts.Revision, srv, opts.Handlers)
+		if err != nil {
+			return nil, &Error{Ref: ref, Op: "connect", Kind: ErrInvalidServer, Detail: "the document cannot be encoded", Err: err}
+		}
+		return c.connectShared(ctx, ref, srv, opts, key)
+	}
 	return c.connect(ctx, ref, srv, opts, nil)
 }
 

@@ -214,6 +214,74 @@
 // during the call, and turns off the go-sdk's middleware that would
 // answer them past the handlers, bounds and audit above.
 //
+// # Shared connections
+//
+// A host that serves many conversations starts one Run per conversation,
+// and each Run would start its own process for every stdio server it
+// mounts. A registration can opt in to sharing: with "shared": true in
+// its document (resource.MCPServer.Shared), ConnectWith given
+// ConnectOptions.Revision (a Run passes the revision it read) returns a
+// lease on one connection the Connector keeps for (reference, revision,
+// the document's digest, the capabilities the Handlers declare and their
+// log level). Sharing is never on by default: without the field, or
+// without a revision (Connect, the Prober: a probe tests a fresh start),
+// every session is its own.
+//
+// What sharing means: the calls of every session on the connection, that
+// is of every conversation and user of the host, meet in one server
+// process. Whatever the server keeps between calls is theirs together: a
+// working directory it changes, a login or cookie, an open browser page,
+// a database transaction, files it writes, what it remembers. Share only
+// servers that keep no state of a user's (a filesystem view of fixed
+// directories, fetch, search, time). Its stderr tail (Session.StderrTail,
+// the tails in errors) holds what the server wrote during everyone's
+// calls. Its secret references are resolved once, when the connection
+// starts, under the context of the session that started it: a host whose
+// SecretResolver answers per user must not share that server.
+//
+// Each lease is a Session of its own: its Handlers, its calls, its Close.
+// Tools lists the tools on the shared connection (one walk at a time, a
+// cheap request), so each caller keeps its own snapshot; CallTool calls
+// of all leases run concurrently. Close of a lease ends its calls in
+// flight only (ErrUnavailable) and never the connection under another
+// lease. When the last lease closes, the connection stays open for
+// ConnectorOptions.SharedIdleTimeout (default 30 s) for the next session
+// to take, then closes. A new revision, or another document, is a new
+// connection; the connections of older revisions of the reference close
+// as soon as their last lease does, without the idle time.
+// Connector.Close closes every shared connection (agt.Host.Close calls
+// it; a lease still open sees it lost), and refuses new shared sessions
+// with ErrUnavailable.
+//
+// What the server sends goes to the lease it belongs to, or to none:
+//
+//   - Progress names its call (by token): it goes to that call's lease.
+//   - A request (elicitation/create, sampling/createMessage, roots/list)
+//     goes to the handler of the one lease whose calls were in flight
+//     when it arrived, with those calls only in Incoming.Calls. While
+//     calls of several leases are in flight (a server does not say which
+//     call it means), or none, it is refused (OutcomeRefused, with the
+//     reason): one user's elicitation never reaches another user's
+//     handler. roots/list outside a call is refused too, not answered
+//     empty, and NotifyRootsChanged of a lease sends nothing: a shared
+//     server learns a session's roots only by asking during that
+//     session's call. Served is told by every lease whose calls were in
+//     flight, with its own calls.
+//   - A log line goes to the Log handler of the one lease whose calls
+//     were in flight; with several or none, to ConnectorOptions.Logger
+//     (mount, level, logger, data), at most a burst of 100 then 20 lines
+//     per second per connection, the rest counted (dropped_before).
+//   - tools/list_changed goes to the ToolsChanged handler of every lease
+//     (each lists again for itself); Session.ToolsChanged counts the
+//     connection's notices.
+//
+// A server that exits, or a connection that is lost, is seen by every
+// lease (Lost, ErrUnavailable). The first ConnectWith for it afterwards
+// starts one new process and the others take leases on it: a crash costs
+// one restart, however many sessions used the server. The bounds of a
+// connection hold for all its leases together: MaxServerRequests
+// requests answered at once, the notification queue, the message rate.
+//
 // # Secret references
 //
 // A document keeps credentials out of its text with references, resolved
@@ -426,6 +494,11 @@
 //     (DefaultMinReconnectInterval); a reconnection sooner waits.
 //   - A stdio server's stderr: the last ConnectorOptions.StderrTailBytes
 //     (default 8 KiB) are kept.
+//   - A shared connection without a lease: closed after
+//     ConnectorOptions.SharedIdleTimeout, default 30 s
+//     (DefaultSharedIdleTimeout). Its server's lines that belong to no one
+//     lease: at most a burst of 100, then 20 per second, to
+//     ConnectorOptions.Logger; fixed.
 //   - OAuth: one response of the flow (metadata, registration, token):
 //     OAuthOptions.MaxResponseBytes, default 1 MiB
 //     (DefaultMaxOAuthResponseBytes); one request:
@@ -604,5 +677,8 @@
 //
 // A Connector, a Session and a Prober are safe for concurrent use. Calls
 // on one Session run concurrently over its single connection; Close cancels
-// the calls in flight. Probes are independent of each other.
+// the calls in flight. Probes are independent of each other. The leases on
+// a shared connection share its connection the same way; one mutex per
+// Connector guards its shared connections, and no goroutine of theirs
+// outlives Connector.Close.
 package mcpconn

@@ -19,6 +19,15 @@ type ConnectOptions struct {
 	// roots/list, sampling/createMessage and elicitation/create are
 	// refused (method not found).
 	Handlers *Handlers
+	// Revision is the revision of the registration the document was read
+	// at (resource.Resource.Revision). A document with "shared": true is
+	// shared only when it is set: the session is then a lease on a
+	// connection shared with every ConnectWith of the same registration,
+	// revision, document and declared capabilities (see Shared
+	// connections in the package doc). 0 means the session is its own
+	// whatever the document says (Connect and the Prober: a probe tests a
+	// fresh start).
+	Revision int64
 }
 
 // Handlers answer the requests and notifications a server sends on its

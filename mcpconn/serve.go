@@ -241,7 +241,12 @@ func (s *Session) enqueue(f func(context.Context)) {
 // more than 256 behind. A dropped tools/list_changed is still counted by
 // ToolsChanged, and a dropped progress still restarted its call's idle
 // timeout.
-func (s *Session) NotificationsDropped() uint64 { return s.notesDropped.Load() }
+func (s *Session) NotificationsDropped() uint64 {
+	if s.lease != nil {
+		return s.lease.base.NotificationsDropped()
+	}
+	return s.notesDropped.Load()
+}
 
 // deliverNotifications runs the queued notification handlers, one at a
 // time and in order, until the session ends.
@@ -608,6 +613,17 @@ func boundLog(p *mcp.LoggingMessageParams, max int) *mcp.LoggingMessageParams {
 // the roots the Roots handler returns have changed. It fails when the
 // session declared no roots (Handlers.Roots unset) or is closed.
 func (s *Session) NotifyRootsChanged() error {
+	if s.lease != nil {
+		// One session's roots are not pushed to a shared server: it gets
+		// them when it asks during a call of that session alone.
+		if s.lease.h.Roots == nil {
+			return &Error{Ref: s.ref, Op: "notify roots changed", Detail: "the session declared no roots: set Handlers.Roots"}
+		}
+		if s.closed.Load() || s.Lost() {
+			return s.closedError("notify roots changed")
+		}
+		return nil
+	}
 	if s.serve == nil || s.serve.h.Roots == nil {
 		return &Error{Ref: s.ref, Op: "notify roots changed", Detail: "the session declared no roots: set Handlers.Roots"}
 	}
@@ -629,7 +645,12 @@ func (s *Session) NotifyRootsChanged() error {
 // ToolsChanged returns how many notifications/tools/list_changed the
 // server has sent: a caller that listed the tools when it was n knows the
 // list changed once it is above n.
-func (s *Session) ToolsChanged() uint64 { return s.toolsChanged.Load() }
+func (s *Session) ToolsChanged() uint64 {
+	if s.lease != nil {
+		return s.lease.base.ToolsChanged()
+	}
+	return s.toolsChanged.Load()
+}
 
 // askLogLevel asks a server that declares logging for the Log handler's
 // level: a server sends no log messages until the client asks (the

@@ -49,6 +49,9 @@ type Session struct {
 	send    mcp.MethodHandler
 	answers *httpAnswers  // remote only
 	oauth   *oauthSession // remote with an "oauth" field only
+	// lease is set on a lease on a shared connection: its methods act on
+	// lease.base for this lease only (shared.go).
+	lease *lease
 
 	serverInfo      *mcp.Implementation
 	protocolVersion string
@@ -152,6 +155,9 @@ func (s *Session) setInstructions(text string) {
 // StderrTail returns the end of a stdio server's stderr so far ("" for
 // other transports).
 func (s *Session) StderrTail() string {
+	if s.lease != nil {
+		return s.lease.base.StderrTail()
+	}
 	if s.proc == nil {
 		return ""
 	}
@@ -165,6 +171,9 @@ const maxListPages = 1000
 // Tools lists all the server's tools, following every page. The walk is
 // bounded by the document's tool_timeout_ms (default 60 s) and by ctx.
 func (s *Session) Tools(ctx context.Context) ([]Tool, error) {
+	if s.lease != nil {
+		return s.leaseTools(ctx)
+	}
 	s.toolsMu.Lock()
 	defer s.toolsMu.Unlock()
 	if s.closed.Load() {
@@ -325,6 +334,9 @@ var (
 // text is the server's. The request's params._meta carries the call's
 // progress token and the fields of WithRequestMeta(ctx, ...).
 func (s *Session) CallTool(ctx context.Context, name string, args json.RawMessage) (*CallResult, error) {
+	if s.lease != nil {
+		return s.leaseCallTool(ctx, name, args)
+	}
 	if s.closed.Load() {
 		return nil, s.closedError(callOp(name))
 	}
@@ -460,6 +472,9 @@ func (s *Session) Lost() bool {
 	if s.closed.Load() {
 		return false
 	}
+	if s.lease != nil {
+		return s.lease.base.gone()
+	}
 	if s.lost.Load() || s.guard.breach() != nil {
 		return true
 	}
@@ -487,6 +502,9 @@ func (s *Session) watch() {
 // SIGKILL) and reaps it. The server's own exit status is not an error.
 // Close is idempotent; calls in flight fail with ErrUnavailable.
 func (s *Session) Close() error {
+	if s.lease != nil {
+		return s.leaseClose()
+	}
 	s.closeOnce.Do(func() {
 		s.closed.Store(true)
 		s.closeNow()

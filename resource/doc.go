@@ -103,7 +103,7 @@
 // env values and header values, ${env:NAME} and ${secret:NAME} are secret
 // references and $${ is a literal ${; any other ${...} (a shell's
 // ${API_KEY}) is refused rather than passed on literally. Both may set startup_timeout_ms, tool_timeout_ms,
-// description, enabled_tools and disabled_tools (below). Fields of the other transport and unknown fields are refused
+// description, enabled_tools, disabled_tools and shared (below). Fields of the other transport and unknown fields are refused
 // with the list of allowed ones. Registration stores the configuration
 // only: it installs, starts and enables nothing.
 //
@@ -157,6 +157,18 @@
 // the field out instead). A tool left out this way is neither listed nor
 // callable, in a probe and in a Run alike (MCPServer.ToolEnabled, applied
 // by mcpconn.LoadTools); it is not an error.
+//
+// "shared": true lets the Runs of one host that mount the registration
+// at the same revision share one connection (one process for a stdio
+// server) instead of starting one each (package mcpconn, Shared
+// connections, says how). It is false when absent and never on by
+// default. Set it only for a server that keeps no state of a user's
+// (a filesystem view of fixed directories, fetch, search, time): on a
+// shared connection the calls of different Runs, that is of different
+// users, meet in one process, so whatever the server keeps (a working
+// directory it changes, a login, a browser page, memory of earlier calls)
+// is seen by all of them. Any other value than a boolean is refused
+// (code wrong_type).
 //
 // A record saved before cwd was required can still be read and
 // modified: an update that keeps its cwd as it was (missing or relative)

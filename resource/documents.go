@@ -59,6 +59,15 @@ type MCPServer struct {
 	// or globs, after EnabledTools; nil or empty takes out none. A tool
 	// left out this way is neither listed nor callable (ToolEnabled).
 	DisabledTools []string `json:"disabled_tools,omitzero"`
+
+	// Shared lets the Runs of one host that mount this registration at the
+	// same revision share one connection (one process for stdio) instead of
+	// starting one each (see package mcpconn, Shared connections). false
+	// (absent), the default, gives every Run its own. Only for a server
+	// that keeps no state of a user's: on a shared connection the calls of
+	// different Runs (different users) meet in one process, with its
+	// working directory, logins, open pages and memory.
+	Shared bool `json:"shared,omitempty"`
 }
 
 // Transport returns the effective transport type: Type, or the one implied
@@ -135,6 +144,7 @@ func serverFields(s *MCPServer) []serverField {
 		{"env", &s.Env, "an object of string values"},
 		{"headers", &s.Headers, "an object of string values"},
 		{"oauth", &s.OAuth, "an object"},
+		{"shared", &s.Shared, "a boolean"},
 		{"startup_timeout_ms", &s.StartupTimeoutMS, "an integer number of milliseconds"},
 		{"tool_timeout_ms", &s.ToolTimeoutMS, "an integer number of milliseconds"},
 		{"type", &s.Type, "a string"},

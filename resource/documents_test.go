@@ -5,6 +5,7 @@ import (
 	"errors"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -73,7 +74,21 @@ func TestDecodeMCPExactFieldNames(t *testing.T) {
 	if _, _, err := resource.DecodeMCP(json.RawMessage(`{"MCPServers": {"s": {"command": "npx"}}}`)); err == nil {
 		t.Fatal("DecodeMCP took MCPServers for mcpServers")
 	}
-	for _, bad := range []string{`{"mcpServers": {"s": {"args": "x"}}}`, `{"mcpServers": {}}`, `{"mcpServers": 1}`, `[]`} {
+	// shared round-trips, and is false when absent (never on by default).
+	for _, tc := range []struct {
+		doc  string
+		want bool
+	}{{`{"mcpServers": {"s": {"command": "npx", "shared": true}}}`, true}, {`{"mcpServers": {"s": {"command": "npx"}}}`, false}} {
+		_, srv, err := resource.DecodeMCP(json.RawMessage(tc.doc))
+		if err != nil || srv.Shared != tc.want {
+			t.Errorf("DecodeMCP(%s).Shared = %v, %v; want %v", tc.doc, srv.Shared, err, tc.want)
+		}
+		data, _ := json.Marshal(resource.MCPDocument{MCPServers: map[string]resource.MCPServer{"s": srv}})
+		if _, back, _ := resource.DecodeMCP(data); back.Shared != tc.want || strings.Contains(string(data), "shared") != tc.want {
+			t.Errorf("round trip of %s = %s", tc.doc, data)
+		}
+	}
+	for _, bad := range []string{`{"mcpServers": {"s": {"shared": 1}}}`, `{"mcpServers": {"s": {"args": "x"}}}`, `{"mcpServers": {}}`, `{"mcpServers": 1}`, `[]`} {
 		if _, _, err := resource.DecodeMCP(json.RawMessage(bad)); err == nil {
 			t.Errorf("DecodeMCP(%s) succeeded, want an error", bad)
 		}

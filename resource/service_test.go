@@ -193,6 +193,8 @@ func TestWriteMCPRules(t *testing.T) {
 		{name: "secret references", data: server(`{"command": "npx", "args": ["--token=${secret:gh/token}", "$${literal}"], "env": {"K": "${env:API_KEY}"}, "cwd": "` + dir + `"}`)},
 		{name: "secret reference in a header", data: server(`{"url": "https://x.example", "headers": {"Authorization": "Bearer ${secret:api}", "X": "$${x}"}}`)},
 		{name: "sse", data: server(`{"type": "sse", "url": "https://mcp.example.com/sse", "description": "old server"}`)},
+		{name: "shared stdio", data: server(`{"command": "npx", "cwd": "` + dir + `", "shared": true}`)},
+		{name: "shared remote", data: server(`{"url": "https://x.example", "shared": false}`)},
 
 		{"zero servers", `{"mcpServers": {}}`, "/data/mcpServers", resource.CodeServerCount, "exactly one"},
 		{"two servers", `{"mcpServers": {"a": {"url": "https://a.example"}, "b": {"url": "https://b.example"}}}`, "/data/mcpServers", resource.CodeServerCount, "exactly one"},
@@ -218,6 +220,7 @@ func TestWriteMCPRules(t *testing.T) {
 		{"url without host", server(`{"type": "sse", "url": "https:///mcp"}`), "/data/mcpServers/s/url", resource.CodeURL, "no host"},
 		{"unknown type", server(`{"type": "websocket", "url": "https://x.example"}`), "/data/mcpServers/s/type", resource.CodeTransport, "stdio"},
 		{"streamable-http type", server(`{"type": "streamable-http", "url": "https://x.example"}`), "/data/mcpServers/s/type", resource.CodeTransport, `"http"`},
+		{"shared not a boolean", server(`{"command": "npx", "cwd": "` + dir + `", "shared": "yes"}`), "/data/mcpServers/s/shared", resource.CodeWrongType, "a boolean"},
 		{"args not strings", server(`{"command": "npx", "args": [1], "cwd": "` + dir + `"}`), "/data/mcpServers/s/args", resource.CodeWrongType, "array of strings"},
 		{"negative timeout", server(`{"url": "https://x.example", "startup_timeout_ms": -1}`), "/data/mcpServers/s/startup_timeout_ms", resource.CodeLimit, "between 0"},
 		{"placeholder in a header", server(`{"url": "https://x.example", "headers": {"Authorization": "Bearer ${API_KEY}"}}`), "/data/mcpServers/s/headers/Authorization", resource.CodePlaceholder, "written ${env:NAME}"},

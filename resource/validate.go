@@ -175,8 +175,8 @@ const (
 
 var (
 	mcpTopFields    = []string{"mcpServers"}
-	stdioFields     = []string{"type", "command", "args", "env", "cwd", "startup_timeout_ms", "tool_timeout_ms", "description", "enabled_tools", "disabled_tools"}
-	remoteFields    = []string{"type", "url", "headers", "oauth", "startup_timeout_ms", "tool_timeout_ms", "description", "enabled_tools", "disabled_tools"}
+	stdioFields     = []string{"type", "command", "args", "env", "cwd", "startup_timeout_ms", "tool_timeout_ms", "description", "enabled_tools", "disabled_tools", "shared"}
+	remoteFields    = []string{"type", "url", "headers", "oauth", "startup_timeout_ms", "tool_timeout_ms", "description", "enabled_tools", "disabled_tools", "shared"}
 	stdioOnlyFields = map[string]bool{"command": true, "args": true, "env": true, "cwd": true}
 	remoteOnly      = map[string]bool{"url": true, "headers": true, "oauth": true}
 )

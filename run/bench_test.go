@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -45,11 +46,16 @@ import (
 //	NewRunLatency/10-servers vs NewRunLatency/1-server
 //	    2.5x with 20 ms of waiting per start: the starts overlap
 //	    (TestMountsStartInParallel proves all ten are in flight at once)
+//	SharedRuns/shared vs SharedRuns/in-memory, ns/run-start    goal <= 1.2x
+//	    0.34x (8.5 ms vs 24.6 ms for 3 mounts, medians of 5 at load
+//	    average 5-13); 3 processes instead of 300 (SharedRuns/unshared,
+//	    47 ms per start), peak RSS 79 MB instead of 3631 MB
 //
 // NewRun gives each Run its own SchemaCache (Options.SchemaCache is nil),
 // so every iteration compiles the fake server's eight schemas (once, not
 // once per mount, for 10-servers); the Refresh case reuses its Run's
-// cache and does not compile after the first iteration.
+// cache and does not compile after the first iteration. SharedRuns gives
+// all its Runs one SchemaCache, as agt.Host does.
 
 const benchArgs = `{"text":"hello, benchmark"}`
 
@@ -288,6 +294,95 @@ func reportOpenRuns(b *testing.B, opts *run.Options, mounts int) {
 	heap1, g1 := heap(), runtime.NumGoroutine()
 	b.ReportMetric(float64(int64(heap1)-int64(heap0))/openRunsMeasured, "live-B/run")
 	b.ReportMetric(float64(g1-g0)/float64(openRunsMeasured*mounts), "goroutines/mount")
+}
+
+// BenchmarkSharedRuns starts 100 Runs of one agent with 3 mounts of the
+// fake server, one after the other, as a host serving 100 conversations
+// would: shared (3 stdio mounts with "shared": true: the first Run starts
+// the 3 processes, Runs #2..#100 take leases and list the tools on them),
+// unshared (every Run starts its own 3: 300 processes) and in-memory (the
+// servers in this process, no process at all: the baseline). Metrics:
+// ns/run-start is the mean start of Runs #2..#100 (the goal: shared at
+// most 1.2x in-memory), ns/first-start that of Run #1, processes the
+// servers alive after the 100 starts (goal: 3 shared, not 300), and
+// peak-rss-MB the resident memory of this process and those servers,
+// summed, sampled then. ns/op is the 100 starts; closing is not timed.
+//
+//	go test -run '^$' -bench 'SharedRuns' -count 5 ./run
+func BenchmarkSharedRuns(b *testing.B) {
+	const runs, mounts = 100, 3
+	for _, tc := range []struct {
+		name           string
+		shared, memory bool
+	}{{"shared", true, false}, {"unshared", false, false}, {"in-memory", false, true}} {
+		b.Run(tc.name, func(b *testing.B) {
+			repo := newRepo(b)
+			marker := fmt.Sprintf("agt-bench-%s-%d", tc.name, time.Now().UnixNano())
+			refs := make([]resource.Ref, mounts)
+			for i := range refs {
+				refs[i] = resource.Ref(fmt.Sprintf("srv%02d", i))
+				srv := inMemoryServer(b)
+				if !tc.memory {
+					srv = stdioServer(b, "-tag", marker)
+				}
+				srv.Shared = tc.shared
+				putMCP(b, repo, refs[i], srv)
+			}
+			putAgent(b, repo, testAgent, resource.AgentDocument{MCPs: refs})
+			ctx := context.Background()
+			// One cache for all Runs, as agt.Host gives them: the start
+			// measured is the connection's, not a compile.
+			cache := run.NewSchemaCache()
+			var first, rest time.Duration
+			var procs int
+			var peak float64
+			for b.Loop() {
+				copts := &mcpconn.ConnectorOptions{}
+				if tc.memory {
+					copts.Dial = mcptest.Dial(nil)
+				}
+				conn := mcpconn.NewConnector(copts)
+				opts := &run.Options{Agent: testAgent, Repository: repo, Connector: conn, Permission: policy.AutoAllow(), FailOnMountError: true, SchemaCache: cache}
+				started := make([]*run.Run, 0, runs)
+				for i := range runs {
+					t0 := time.Now()
+					r, err := run.New(ctx, opts)
+					d := time.Since(t0)
+					if err != nil {
+						b.Fatal(err)
+					}
+					started = append(started, r)
+					if i == 0 {
+						first += d
+					} else {
+						rest += d
+					}
+				}
+				b.StopTimer()
+				procs += processCount(marker)
+				if !tc.memory {
+					peak = max(peak, rssMB(marker))
+				} else {
+					peak = max(peak, rssMB(""))
+				}
+				var wg sync.WaitGroup
+				for _, r := range started {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						_ = r.Close()
+					}()
+				}
+				wg.Wait()
+				_ = conn.Close()
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(rest.Nanoseconds())/float64(b.N*(runs-1)), "ns/run-start")
+			b.ReportMetric(float64(first.Nanoseconds())/float64(b.N), "ns/first-start")
+			b.ReportMetric(float64(procs)/float64(b.N), "processes")
+			b.ReportMetric(peak, "peak-rss-MB")
+		})
+	}
 }
 
 // BenchmarkNewRunLatency isolates the parallelism of the start from CPU:

@@ -203,6 +203,39 @@
 // "agt.server_log" at the server's level, with agent, mount, run, batch
 // and call IDs) at a bounded rate.
 //
+// # Shared servers
+//
+// A registration with "shared": true (resource.MCPServer.Shared; never on
+// by default) is shared by the Runs that use one Connector (agt.Host
+// gives all its Runs one): Runs that mount it at the same revision use
+// one connection, one process for a stdio server, instead of one each
+// (mcpconn: Shared connections). The calls of all those Runs, that is of
+// different conversations and users, meet in that one process: share only
+// a server that keeps no state of a user's (a working directory, a login,
+// a browser page, memory of earlier calls are everyone's). Each Run still
+// lists the tools when it mounts the server and keeps its own snapshot,
+// validators, aliases, permission decisions and audit; its fingerprint is
+// the one an unshared Run gets. Calls of different Runs run concurrently
+// on the connection. Close of a Run, or a refresh that unloads the mount,
+// lets go of the Run's lease only; the Connector closes the connection
+// SharedIdleTimeout (default 30 s) after the last Run let go, or at once
+// when a newer revision replaced it; Run.Close does not wait for the
+// process of a shared server, which is the Connector's.
+//
+// A tool list change makes every Run on the server re-list at its next
+// batch boundary. A crash is seen by every Run on the server (its calls
+// get unavailable) and each restarts the mount by its own rules
+// (MaxRestarts, RestartBackoff), but the Connector starts one new process
+// for all of them. Elicit, Sample and Roots get a shared server's request
+// only when calls of their Run alone were in flight; while calls of
+// several Runs are, or none, the request is refused (and audited in each
+// Run whose calls were in flight), so one user's elicitation never reaches
+// another user. SetRoots does not notify shared servers: they read a
+// Run's roots only during its calls. A shared server's log lines go to the
+// Run whose calls alone were in flight, else to the Connector's Logger.
+// Its stderr holds what it wrote during every Run's calls: with
+// ServerStderrToModel set, one user's model could read it.
+//
 // # Server stderr
 //
 // What a stdio server writes on stderr is for its operator, not for the

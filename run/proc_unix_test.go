@@ -97,3 +97,35 @@ func liveProcesses(match func(cmdline string) bool) []int {
 	}
 	return pids
 }
+
+// rssMB returns the resident memory of this process and of every live
+// process whose command line holds marker, summed, in MiB (VmRSS).
+func rssMB(marker string) float64 {
+	kb := vmRSSKB("self")
+	if marker != "" {
+		for _, pid := range liveProcesses(func(cmdline string) bool { return strings.Contains(cmdline, marker) }) {
+			kb += vmRSSKB(strconv.Itoa(pid))
+		}
+	}
+	return float64(kb) / 1024
+}
+
+// vmRSSKB reads VmRSS of /proc/PID/status, in KiB; 0 when gone.
+func vmRSSKB(pid string) int64 {
+	b, err := os.ReadFile(filepath.Join("/proc", pid, "status"))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+			n, _ := strconv.ParseInt(f[1], 10, 64)
+			return n
+		}
+	}
+	return 0
+}
+
+// processCount counts the live processes whose command line holds marker.
+func processCount(marker string) int {
+	return len(liveProcesses(func(cmdline string) bool { return strings.Contains(cmdline, marker) }))
+}

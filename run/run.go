@@ -740,7 +740,9 @@ func (r *Run) SkippedTools() []SkippedTool {
 // about the process-termination grace of the Connector
 // (mcpconn.ConnectorOptions.TerminateGrace, 2 s by default) for a server
 // that does not exit when its stdin closes, twice that for one that also
-// ignores SIGTERM.
+// ignores SIGTERM. A shared server's connection is the Connector's: Close
+// lets go of the Run's lease on it, and never closes it under another Run
+// (see Shared servers in the package doc).
 func (r *Run) Close() error {
 	r.mu.Lock()
 	if r.closed.Swap(true) {
@@ -940,7 +942,9 @@ func (r *Run) loadMount(ctx context.Context, ref resource.Ref, prev *snapshot) (
 // and loads its tools: the one way a mount is made, for a load and a
 // restart alike.
 func (r *Run) connectMount(ctx context.Context, ref resource.Ref, rev int64, srv resource.MCPServer) (*mount, *MountError) {
-	sess, err := r.connector.ConnectWith(ctx, ref, srv, &mcpconn.ConnectOptions{Handlers: r.hooks.handlers(ref)})
+	// With the revision, a registration that says "shared" is a lease on
+	// the Connector's one connection for it (mcpconn: Shared connections).
+	sess, err := r.connector.ConnectWith(ctx, ref, srv, &mcpconn.ConnectOptions{Handlers: r.hooks.handlers(ref), Revision: rev})
 	if err != nil {
 		var ce *mcpconn.Error
 		tail := ""

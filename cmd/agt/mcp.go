@@ -35,6 +35,12 @@ agents get (enabled_tools, disabled_tools): comma-separated names or globs,
 where * matches any run of characters and ? one character; disabled applies
 after enabled. A tool left out is neither listed nor callable.
 
+--shared lets the Runs of one host that mount this server at the same
+revision share one connection (one process) instead of starting one each
+("shared": true; off unless given). Only for a server that keeps no state of
+a user's: on a shared connection the calls of different users meet in one
+process, with its working directory, logins and memory.
+
 --data takes the whole document instead: {"mcpServers":{"NAME":{...}}}.
 
 Once registered, the static checks of 'agt mcp test' run (nothing starts),
@@ -68,6 +74,11 @@ A remote server: --transport http (streamable HTTP) or sse, then the URL:
 and ?) choose which of its tools agents get:
 
   agt mcp add notes --disabled-tools 'note_delete,*_admin' -- notes-server
+
+--shared lets the Runs of one host share one process of a server that keeps
+no state of a user's (calls of different users meet in it; off by default):
+
+  agt mcp add time --shared -- mcp-server-time
 
 Then, as after create, the static checks run (nothing starts).`,
 			flagHint: "put the server's command line after --: agt mcp add REF [FLAGS] -- CMD [ARGS...]",
@@ -246,7 +257,7 @@ type serverFlags struct {
 	args                                       stringList
 	env, headers                               *pairList
 	enabledTools, disabledTools                commaList
-	sse                                        bool
+	sse, shared                                bool
 	startupTimeout, toolTimeout                time.Duration
 	expectedRevision                           int64
 	oauth                                      *oauthFlags
@@ -267,6 +278,7 @@ func defineServerFlags(fs *flag.FlagSet, update bool) *serverFlags {
 	fs.DurationVar(&sf.startupTimeout, "startup-timeout", 0, "bound on start plus handshake, a `DURATION` such as 45s (0: the default, 30s)")
 	fs.DurationVar(&sf.toolTimeout, "tool-timeout", 0, "bound on one tool call, a `DURATION` (0: the default, 60s)")
 	defineToolSelection(fs, &sf.enabledTools, &sf.disabledTools)
+	defineShared(fs, &sf.shared)
 	sf.oauth = defineOAuthFlags(fs)
 	if update {
 		fs.Int64Var(&sf.expectedRevision, "expected-revision", 0, "refuse unless the stored revision is `N` (0: the revision just read)")
@@ -281,6 +293,7 @@ type addFlags struct {
 	env, headers                      *pairList
 	enabledTools, disabledTools       commaList
 	startupTimeout, toolTimeout       time.Duration
+	shared                            bool
 	oauth                             *oauthFlags
 }
 
@@ -295,9 +308,15 @@ func defineAddFlags(fs *flag.FlagSet) *addFlags {
 	fs.DurationVar(&af.startupTimeout, "startup-timeout", 0, "bound on start plus handshake, a `DURATION` such as 45s (0: the default, 30s)")
 	fs.DurationVar(&af.toolTimeout, "tool-timeout", 0, "bound on one tool call, a `DURATION` (0: the default, 60s)")
 	defineToolSelection(fs, &af.enabledTools, &af.disabledTools)
+	defineShared(fs, &af.shared)
 	af.oauth = defineOAuthFlags(fs)
 	defineShorthands(fs)
 	return af
+}
+
+// defineShared defines --shared, the document's "shared".
+func defineShared(fs *flag.FlagSet, shared *bool) {
+	fs.BoolVar(shared, "shared", false, "let the Runs of one host share one connection (one process) to this server; only for a server that keeps no state of a user's: calls of different users meet in one process (--shared=false turns it off)")
 }
 
 // defineToolSelection defines the flags of enabled_tools and
@@ -322,7 +341,7 @@ func setToolSelection(fs *flag.FlagSet, enabled, disabled *commaList, srv *resou
 // when none was given.
 func (af *addFlags) server(fs *flag.FlagSet, pos []string) (srv resource.MCPServer, note string, err error) {
 	const cmd = "mcp add"
-	srv = resource.MCPServer{Description: af.description,
+	srv = resource.MCPServer{Description: af.description, Shared: af.shared,
 		StartupTimeoutMS: af.startupTimeout.Milliseconds(), ToolTimeoutMS: af.toolTimeout.Milliseconds()}
 	setToolSelection(fs, &af.enabledTools, &af.disabledTools, &srv)
 	if len(pos) < 2 {
@@ -370,7 +389,7 @@ func (af *addFlags) server(fs *flag.FlagSet, pos []string) (srv resource.MCPServ
 // anyServerFlag reports whether a flag other than --data and
 // --expected-revision describes the server.
 func anyServerFlag(fs *flag.FlagSet) bool {
-	for _, n := range append([]string{"command", "cwd", "arg", "env", "url", "header", "sse", "name", "description", "startup-timeout", "tool-timeout", "enabled-tools", "disabled-tools"}, oauthFlagNames...) {
+	for _, n := range append([]string{"command", "cwd", "arg", "env", "url", "header", "sse", "name", "description", "startup-timeout", "tool-timeout", "enabled-tools", "disabled-tools", "shared"}, oauthFlagNames...) {
 		if given(fs, n) {
 			return true
 		}
@@ -437,6 +456,9 @@ func (sf *serverFlags) apply(fs *flag.FlagSet, srv *resource.MCPServer) error {
 		srv.ToolTimeoutMS = sf.toolTimeout.Milliseconds()
 	}
 	setToolSelection(fs, &sf.enabledTools, &sf.disabledTools, srv)
+	if given(fs, "shared") {
+		srv.Shared = sf.shared
+	}
 	return sf.oauth.apply(fs, srv)
 }
 

@@ -265,6 +265,9 @@ func writeServerFields(t interface{ Write([]byte) (int, error) }, data json.RawM
 		fmt.Fprintf(t, "description\t%s\n", oneLine(srv.Description, 100))
 	}
 	fmt.Fprintf(t, "tools\t%s\n", oneLine(toolSelection(srv), 200))
+	if srv.Shared {
+		fmt.Fprintf(t, "shared\tyes: the Runs of one host share one connection (calls of different users meet in one process)\n")
+	}
 }
 
 // toolSelection describes enabled_tools and disabled_tools in one line:
@@ -392,6 +395,9 @@ func serverSummary(srv resource.MCPServer) string {
 	}
 	if srv.EnabledTools != nil || len(srv.DisabledTools) > 0 {
 		s += ", tools " + toolSelection(srv)
+	}
+	if srv.Shared {
+		s += ", shared"
 	}
 	return s
 }

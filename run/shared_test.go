@@ -1,0 +1,395 @@
+//go:build unix
+
+package run_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agtsdk/agt/mcpconn"
+	"github.com/agtsdk/agt/mcpconn/mcptest"
+	"github.com/agtsdk/agt/policy"
+	"github.com/agtsdk/agt/resource"
+	"github.com/agtsdk/agt/run"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+var sharedSeq atomic.Int64
+
+// sharedMounts registers n shared stdio mounts of the fake server (each
+// with its own -tag, so its processes can be counted) and the agent
+// mounting them; it returns the refs and the tags.
+func sharedMounts(tb testing.TB, repo resource.Repository, n int, shared bool, extra ...string) ([]resource.Ref, []string) {
+	tb.Helper()
+	var refs []resource.Ref
+	var tags []string
+	for i := range n {
+		tag := fmt.Sprintf("agt-shared-%d-%d", os.Getpid(), sharedSeq.Add(1))
+		srv := stdioServer(tb, append([]string{"-tag", tag}, extra...)...)
+		srv.Shared = shared
+		ref := resource.Ref(fmt.Sprintf("shared-%d", i))
+		putMCP(tb, repo, ref, srv)
+		refs = append(refs, ref)
+		tags = append(tags, tag)
+	}
+	putAgent(tb, repo, testAgent, resource.AgentDocument{MCPs: refs})
+	return refs, tags
+}
+
+// processesOf counts the live processes whose command line holds tag.
+func processesOf(tag string) int {
+	return len(liveProcesses(func(cmdline string) bool { return strings.Contains(cmdline, tag) }))
+}
+
+// sharingConnector is a Connector with a short idle time and grace,
+// closed at the end of the test.
+func sharingConnector(tb testing.TB) *mcpconn.Connector {
+	return sharingConnectorIdle(tb, 100*time.Millisecond)
+}
+
+func sharingConnectorIdle(tb testing.TB, idle time.Duration) *mcpconn.Connector {
+	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{SharedIdleTimeout: idle, TerminateGrace: 300 * time.Millisecond})
+	tb.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// Issue 18 §4: 64 Runs on 3 shared mounts start 3 processes, call
+// concurrently, keep their own snapshot with the fingerprint an unshared
+// Run has; closing one Run, or a refresh in one that removes a mount,
+// leaves the others working; after the last Close and the idle time no
+// process is left.
+func TestSharedRunsCallConcurrently(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	refs, tags := sharedMounts(t, repo, 3, true)
+	c := sharingConnector(t)
+	const n = 64
+	runs := make([]*run.Run, n)
+	var wg sync.WaitGroup
+	for i := range runs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r, err := run.New(context.Background(), &run.Options{Agent: testAgent, Repository: repo, Connector: c,
+				Permission: policy.AutoAllow(), HostTools: []run.HostTool{mountTool(repo)}, FailOnMountError: true})
+			if err != nil {
+				t.Errorf("run.New: %v", err)
+				return
+			}
+			runs[i] = r
+		}()
+	}
+	wg.Wait()
+	if t.Failed() {
+		for _, r := range runs {
+			if r != nil {
+				_ = r.Close()
+			}
+		}
+		t.FailNow()
+	}
+	for i, tag := range tags {
+		if got := processesOf(tag); got != 1 {
+			t.Errorf("mount %s: %d processes for %d Runs; want 1", refs[i], got, n)
+		}
+	}
+
+	// The fingerprint of a Run is the same shared or not.
+	plainRepo := newRepo(t)
+	plainRefs, _ := sharedMounts(t, plainRepo, 3, false)
+	if fmt.Sprint(plainRefs) != fmt.Sprint(refs) {
+		t.Fatal("the unshared registrations have other references")
+	}
+	plain := newRun(t, &run.Options{Repository: plainRepo, HostTools: []run.HostTool{mountTool(plainRepo)}})
+	for i, r := range runs {
+		if r.Fingerprint() != plain.Fingerprint() {
+			t.Fatalf("Run %d: fingerprint %s shared, %s unshared", i, r.Fingerprint(), plain.Fingerprint())
+		}
+	}
+	_ = plain.Close()
+
+	// All Runs call all mounts at once.
+	var failed atomic.Int32
+	for i, r := range runs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var calls []run.Call
+			for j, ref := range refs {
+				calls = append(calls, call(fmt.Sprintf("c%d", j), run.Alias(ref, mcptest.ToolEcho), fmt.Sprintf(`{"text":"run-%d-%d"}`, i, j)))
+			}
+			out, err := r.Execute(context.Background(), batch(calls...))
+			if err != nil {
+				failed.Add(1)
+				return
+			}
+			for j, res := range out.Results {
+				if res.Failed() || echoText(t, res) != fmt.Sprintf("run-%d-%d", i, j) {
+					failed.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if failed.Load() > 0 {
+		t.Fatalf("%d of %d concurrent calls failed", failed.Load(), n*len(refs))
+	}
+
+	// Close of one Run never closes a session under another.
+	if err := runs[0].Close(); err != nil {
+		t.Fatal(err)
+	}
+	echoOn := func(r *run.Run, ref resource.Ref, text string) {
+		t.Helper()
+		out, err := r.Execute(context.Background(), batch(call("e", run.Alias(ref, mcptest.ToolEcho), `{"text":"`+text+`"}`)))
+		if err != nil || out.Results[0].Failed() || echoText(t, out.Results[0]) != text {
+			t.Fatalf("echo on %s: %v %+v", ref, err, out.Results)
+		}
+	}
+	echoOn(runs[1], refs[0], "after-close")
+
+	// A refresh in one Run that removes a mount leaves the others working.
+	out, err := runs[1].Execute(context.Background(), batch(call("m", "set_mounts", `{"mcps":["`+string(refs[1])+`","`+string(refs[2])+`"]}`)))
+	if err != nil || out.Results[0].Failed() || out.Refresh == nil || len(out.Refresh.Removed) != 1 {
+		t.Fatalf("removing a mount in Run 1: %v %+v %+v", err, out.Results, out.Refresh)
+	}
+	for _, ti := range runs[1].Tools() {
+		if ti.Source.Ref == refs[0] {
+			t.Fatalf("Run 1 still lists %s after removing it", ti.Name)
+		}
+	}
+	echoOn(runs[2], refs[0], "after-removal")
+	if got := processesOf(tags[0]); got != 1 {
+		t.Errorf("%d processes of the removed mount while other Runs use it; want 1", got)
+	}
+
+	for _, r := range runs[1:] {
+		_ = r.Close()
+	}
+	for i, tag := range tags {
+		if !processesGone(tag) {
+			t.Errorf("mount %s: a process is left 10 s after the last Run closed (idle time 100 ms)", refs[i])
+		}
+	}
+	if got := c.SharedConnections(); got != 0 {
+		t.Errorf("SharedConnections = %d after the idle time; want 0", got)
+	}
+}
+
+// Issue 18 §1, §4: a crash of a shared server is seen by every Run on
+// it; each Run's next batch restarts the mount (its own MaxRestarts), and
+// the pool makes that one new process.
+func TestSharedServerCrashIsOneRestart(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	refs, tags := sharedMounts(t, repo, 1, true)
+	c := sharingConnector(t)
+	const n = 8
+	var runs []*run.Run
+	for range n {
+		runs = append(runs, newRun(t, &run.Options{Repository: repo, Connector: c}))
+	}
+	pid := serverPID(t, runs[0], refs[0])
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if !processGone(pid) {
+		t.Fatal("the killed server is still there after 10 s")
+	}
+	var wg sync.WaitGroup
+	for i, r := range runs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// The lost mount is restarted at the start of this batch.
+			var out run.Outcome
+			var err error
+			for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+				out, err = r.Execute(context.Background(), batch(call("e", run.Alias(refs[0], mcptest.ToolEcho), fmt.Sprintf(`{"text":"r%d"}`, i))))
+				if err == nil && !out.Results[0].Failed() {
+					break
+				}
+				t.Logf("Run %d: %v %+v %+v", i, err, out.Results[0].Message, out.Refresh)
+			}
+			if err != nil || out.Results[0].Failed() {
+				t.Errorf("Run %d after the crash: %v %+v", i, err, out.Results)
+			}
+		}()
+	}
+	wg.Wait()
+	if got := processesOf(tags[0]); got != 1 {
+		t.Errorf("%d processes after %d Runs restarted the crashed server; want 1", got, n)
+	}
+	pids := map[int]bool{}
+	for _, r := range runs {
+		pids[serverPID(t, r, refs[0])] = true
+	}
+	if len(pids) != 1 || pids[pid] {
+		t.Errorf("the Runs use processes %v after the restart; want one new one (the killed was %d)", pids, pid)
+	}
+}
+
+// Issue 18 §1: a tool list change of a shared server makes every Run on
+// it list again at its next batch boundary, each for itself, on the live
+// connection.
+func TestSharedToolListChangeRelistsEveryRun(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	refs, tags := sharedMounts(t, repo, 1, true, "-fault", string(mcptest.FaultClientFeatures))
+	c := sharingConnector(t)
+	a := newRun(t, &run.Options{Repository: repo, Connector: c})
+	b := newRun(t, &run.Options{Repository: repo, Connector: c})
+	late := run.Alias(refs[0], "late")
+	out, err := a.Execute(context.Background(), batch(call("add", run.Alias(refs[0], mcptest.ToolAddTool), `{"name":"late"}`)))
+	if err != nil || out.Results[0].Failed() {
+		t.Fatalf("add_tool: %v %+v", err, out.Results)
+	}
+	out, err = b.Execute(context.Background(), batch(call("late", late, `{"text":"hi"}`)))
+	if err != nil || out.Results[0].Failed() || echoText(t, out.Results[0]) != "hi" {
+		t.Fatalf("Run b calling the new tool: %v %+v", err, out.Results)
+	}
+	if out.Refresh == nil || fmt.Sprint(out.Refresh.Relisted) != fmt.Sprint(refs) {
+		t.Errorf("Run b's refresh = %+v; want %s relisted", out.Refresh, refs[0])
+	}
+	if a.Fingerprint() != b.Fingerprint() {
+		t.Error("the two Runs disagree on the tools after both re-listed")
+	}
+	if got := processesOf(tags[0]); got != 1 {
+		t.Errorf("%d processes; want the one shared", got)
+	}
+}
+
+// Issue 18 §1, §4: a changed registration (new revision) is a new shared
+// process for the Run that loads it; the Run still on the old revision
+// keeps the old process, which exits when that Run closes, without
+// waiting for the idle time.
+func TestSharedNewRevisionIsANewProcess(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	refs, tags := sharedMounts(t, repo, 1, true)
+	c := sharingConnectorIdle(t, time.Hour)
+	a := newRun(t, &run.Options{Repository: repo, Connector: c, HostTools: []run.HostTool{writeMCPTool(repo)}})
+	b := newRun(t, &run.Options{Repository: repo, Connector: c})
+	oldPID := serverPID(t, b, refs[0])
+	res, err := repo.Get(context.Background(), resource.Key{Kind: resource.KindMCP, Ref: refs[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, changed, err := resource.DecodeMCP(res.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed.Args = append(changed.Args, "-page-size", "50")
+	data, err := json.Marshal(map[string]any{"ref": refs[0], "server": changed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := a.Execute(context.Background(), batch(call("w", "write_mcp", string(data))))
+	if err != nil || out.Results[0].Failed() || out.Refresh == nil || !out.Refresh.OK || len(out.Refresh.Replaced) != 1 {
+		t.Fatalf("writing a new revision in Run a: %v %+v %+v", err, out.Results, out.Refresh)
+	}
+	newPID := serverPID(t, a, refs[0])
+	if newPID == oldPID {
+		t.Fatal("the new revision uses the old revision's process")
+	}
+	if got := serverPID(t, b, refs[0]); got != oldPID {
+		t.Errorf("Run b (old revision) moved to process %d; want its own %d", got, oldPID)
+	}
+	if got := processesOf(tags[0]); got != 2 {
+		t.Errorf("%d processes with both revisions in use; want 2", got)
+	}
+	_ = b.Close()
+	if !processGone(oldPID) {
+		t.Error("the old revision's process is still there 10 s after its last Run closed")
+	}
+	if got := serverPID(t, a, refs[0]); got != newPID {
+		t.Errorf("Run a moved to process %d; want %d", got, newPID)
+	}
+}
+
+// Issue 18 §1, §4: a shared server's elicitation reaches the Run whose
+// call alone was in flight, with that call; while calls of two Runs are in
+// flight it is refused, neither Run's Elicit sees it, and both audit it.
+func TestSharedElicitationReachesItsRunOnly(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	refs, _ := sharedMounts(t, repo, 1, true, "-fault", string(mcptest.FaultClientFeatures))
+	c := sharingConnector(t)
+	type asked struct {
+		run  string
+		call string
+	}
+	var mu sync.Mutex
+	var asks []asked
+	elicit := func(runID string) func(context.Context, run.Origin, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+		return func(_ context.Context, from run.Origin, _ *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			cc, _ := from.Call()
+			mu.Lock()
+			defer mu.Unlock()
+			asks = append(asks, asked{runID, cc.CallID})
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		}
+	}
+	progressB := make(chan struct{}, 1)
+	auditA, auditB := &auditLog{}, &auditLog{}
+	a := newRun(t, &run.Options{Repository: repo, Connector: c, RunID: "A", Elicit: elicit("A"), Auditor: auditA})
+	b := newRun(t, &run.Options{Repository: repo, Connector: c, RunID: "B", Elicit: elicit("B"), Auditor: auditB,
+		Observe: func(_ context.Context, n run.Notification) {
+			if n.Kind == run.NotifyProgress {
+				select {
+				case progressB <- struct{}{}:
+				default:
+				}
+			}
+		}})
+	askAlias := run.Alias(refs[0], mcptest.ToolAsk)
+	out := execute(t, a, call("ask-1", askAlias, `{}`))
+	if out.Results[0].Failed() || !strings.Contains(string(out.Results[0].Content), "decline") {
+		t.Fatalf("ask in Run A: %+v", out.Results[0])
+	}
+
+	slowCtx, stopSlow := context.WithCancel(context.Background())
+	defer stopSlow()
+	slow := make(chan struct{})
+	go func() {
+		defer close(slow)
+		_, _ = b.Execute(slowCtx, batch(call("slow", run.Alias(refs[0], mcptest.ToolProgress), `{"steps":100000,"ms":20}`)))
+	}()
+	select {
+	case <-progressB:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run B's call reported no progress in 10 s")
+	}
+	out = execute(t, a, call("ask-2", askAlias, `{}`))
+	stopSlow()
+	<-slow
+	if !out.Results[0].Failed() {
+		t.Errorf("ask in Run A during Run B's call = %+v; want the refused elicitation to fail the tool", out.Results[0])
+	}
+	mu.Lock()
+	got := fmt.Sprint(asks)
+	mu.Unlock()
+	if got != "[{A ask-1}]" {
+		t.Errorf("Elicit calls = %s; want only Run A's, for ask-1", got)
+	}
+	reqs := func(al *auditLog) (outcomes []string) {
+		for _, rec := range al.records(run.EventServerRequest) {
+			outcomes = append(outcomes, rec.CallID+":"+string(rec.Outcome))
+		}
+		return outcomes
+	}
+	if got := fmt.Sprint(reqs(auditA)); got != "[ask-1:declined ask-2:refused]" {
+		t.Errorf("Run A's server request audit = %s", got)
+	}
+	if got := fmt.Sprint(reqs(auditB)); got != "[slow:refused]" {
+		t.Errorf("Run B's server request audit = %s; want the refused request, on its own call", got)
+	}
+}
