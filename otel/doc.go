@@ -59,11 +59,11 @@
 //     status Error when it failed.
 //   - A request a server sent during a call (elicitation, sampling,
 //     roots) is an "agt.server_request" event of that call's span, with
-//     agt.server_request.kind and agt.server_request.outcome. The Run
-//     audits such a request without a context, so the span is found by
-//     agent, batch ID and call ID among the calls in flight: two Runs of
-//     one agent running the same batch and call IDs at the same moment
-//     may see the event on the other's span.
+//     agt.server_request.kind and agt.server_request.outcome: the Run
+//     audits such a request with the context its call was sent with, so
+//     the event lands on that call's span exactly. A request that came
+//     while no call, or several, were in flight is counted but is no
+//     event (a server does not say which call asked).
 //
 // Not recorded, because a run.Request does not carry them:
 // jsonrpc.request.id (the go-sdk numbers requests inside the session),
@@ -131,9 +131,7 @@
 //     an outer interceptor gave up on and that still runs does not keep
 //     its span open: it ends with the call's Record or the batch, and a
 //     next that reaches the Interceptor only after its call's Record
-//     runs untraced. The calls in
-//     flight past the Interceptor are kept for server requests until they
-//     return.
+//     runs untraced.
 //
 // # Concurrency
 //

@@ -51,21 +51,6 @@ type Telemetry struct {
 	mcpTime     metric.Float64Histogram
 	batches     metric.Int64Counter
 	serverAsked metric.Int64Counter
-
-	// live holds the span of each call in flight past this interceptor,
-	// so a request its server sends during the call (audited with no
-	// context) becomes an event of that span.
-	liveMu sync.Mutex
-	live   map[liveKey]*liveSpan
-}
-
-// liveSpan is one registration in Telemetry.live; compared by pointer, as
-// a trace.Span of another provider need not be comparable.
-type liveSpan struct{ span trace.Span }
-
-type liveKey struct {
-	agent           resource.Ref
-	batchID, callID string
 }
 
 // durationBuckets are the MCP conventions' boundaries for
@@ -93,7 +78,6 @@ func New(opts *Options) *Telemetry {
 	t := &Telemetry{
 		tracer:     tp.Tracer(ScopeName),
 		propagator: opts.Propagator,
-		live:       map[liveKey]*liveSpan{},
 	}
 	m := mp.Meter(ScopeName)
 	// The names are constants: an error here is a bug of this package.
@@ -397,20 +381,10 @@ func (t *Telemetry) intercept(ctx context.Context, req run.Request, next run.Nex
 		t.propagator.Inject(ctx, carrier)
 		ctx = mcpconn.WithRequestMeta(ctx, carrier)
 	}
-	key, entry := liveKey{req.Agent, req.BatchID, req.CallID}, &liveSpan{span}
-	t.liveMu.Lock()
-	t.live[key] = entry
-	t.liveMu.Unlock()
-
 	start := time.Now()
 	done := false
 	defer func() {
 		end := time.Now()
-		t.liveMu.Lock()
-		if t.live[key] == entry {
-			delete(t.live, key)
-		}
-		t.liveMu.Unlock()
 		code := res.Code
 		if !done {
 			code = run.CodeInternal // a panic below: the Run fails the call so
@@ -614,17 +588,11 @@ func (t *Telemetry) auditServerRequest(ctx context.Context, rec run.Record) {
 		AttrServerRef.String(bound(string(rec.Source.Ref), maxAttrBytes)),
 	}
 	t.serverAsked.Add(ctx, 1, metric.WithAttributes(attrs...))
-	ids := rec.CallIDs
-	if rec.CallID != "" {
-		ids = []string{rec.CallID}
-	}
-	ev := trace.WithAttributes(attrs[:2]...)
-	t.liveMu.Lock()
-	defer t.liveMu.Unlock()
-	for _, id := range ids {
-		if l := t.live[liveKey{rec.Agent, rec.BatchID, id}]; l != nil {
-			l.span.AddEvent("agt.server_request", ev, trace.WithTimestamp(rec.Time))
-		}
+	// The Run audits a request of one call with the context that call
+	// was sent with: its span is there (the Interceptor's, or the batch's
+	// without it). A request with no call or several in flight has none.
+	if span := trace.SpanFromContext(ctx); span.IsRecording() {
+		span.AddEvent("agt.server_request", trace.WithAttributes(attrs[:2]...), trace.WithTimestamp(rec.Time))
 	}
 }
 

@@ -673,9 +673,6 @@ func TestInnerInterceptorPanics(t *testing.T) {
 	if strings.Contains(fmt.Sprint(a, calls[0].Status, calls[0].Events), secret) {
 		t.Error("the panic's value is in the span")
 	}
-	if n := agtotel.LiveCalls(f.tel); n != 0 {
-		t.Errorf("%d calls still registered as in flight after the panic", n)
-	}
 }
 
 // New(nil) takes the otel globals, which record nothing until a host sets
@@ -788,9 +785,6 @@ func TestAbandonedNextEndsItsSpan(t *testing.T) {
 			if names := open.names(); len(names) != 0 {
 				t.Errorf("spans started and never ended: %q", names)
 			}
-			if n := agtotel.LiveCalls(f.tel); n != 0 {
-				t.Errorf("%d calls still registered as in flight", n)
-			}
 			calls := spansNamed(f.spans.GetSpans(), "execute_tool ")
 			if len(calls) != 1 {
 				t.Fatalf("%d call spans ended, want 1", len(calls))
@@ -851,9 +845,6 @@ func TestConcurrentRunsSameIDs(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, perCall); diff != "" {
 		t.Errorf("call spans per run and call (-want +got):\n%s", diff)
-	}
-	if n := agtotel.LiveCalls(a.tel); n != 0 {
-		t.Errorf("%d calls still registered as in flight", n)
 	}
 	if n := len(spansNamed(spans, "agt.batch")); n != 2*rounds || len(batchRun) != 2*rounds {
 		t.Errorf("%d batch spans, %d with calls; want %d", n, len(batchRun), 2*rounds)

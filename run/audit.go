@@ -113,8 +113,13 @@ type RefreshDiff struct {
 
 // Auditor receives one Record per call and one per refresh. Audit is called
 // from the goroutine that ran the call, so implementations must be safe for
-// concurrent use and should be quick. A panic in Audit loses that record;
-// its value and stack go to Options.Logger.
+// concurrent use and should be quick. The context is the one given to
+// Execute, for calls and refreshes; for an EventServerRequest it is the
+// context the one call in flight that the request belongs to was sent
+// with (the interceptors' values, such as a trace span, without its
+// deadline), and context.Background() when the request came with no call
+// or several in flight. A panic in Audit loses that record; its value and
+// stack go to Options.Logger.
 type Auditor interface {
 	Audit(ctx context.Context, rec Record)
 }

@@ -433,7 +433,7 @@ func (r *Run) execute(ctx context.Context, req Request, args json.RawMessage, t 
 		return res
 	}
 	// The tag ties what the server sends during the call to it.
-	tag := &callTag{cc: CallContext{Agent: r.agent, RunID: r.runID, BatchID: req.BatchID, CallID: req.CallID, Alias: req.Alias, Source: req.Source}}
+	tag := &callTag{cc: CallContext{Agent: r.agent, RunID: r.runID, BatchID: req.BatchID, CallID: req.CallID, Alias: req.Alias, Source: req.Source}, ctx: ctx}
 	cr, err := t.mount.session.CallTool(mcpconn.WithCallTag(ctx, tag), t.info.Source.Tool, args)
 	if err != nil {
 		res := r.mcpFailure(t.mount.ref, err)

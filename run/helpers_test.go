@@ -183,13 +183,38 @@ func (r *recorder) get() []string {
 type auditLog struct {
 	mu   sync.Mutex
 	recs []run.Record
+	// tags holds, for each record, the ctx value of tagKey the Auditor
+	// was given (tagCalls puts it there).
+	tags []any
 }
 
-func (a *auditLog) Audit(_ context.Context, rec run.Record) {
+func (a *auditLog) Audit(ctx context.Context, rec run.Record) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.recs = append(a.recs, rec)
+	a.tags = append(a.tags, ctx.Value(tagKey{}))
 }
+
+// tag returns the tagKey value the Auditor got with the records of ev.
+func (a *auditLog) tag(ev run.Event) []any {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var out []any
+	for i, r := range a.recs {
+		if r.Event == ev {
+			out = append(out, a.tags[i])
+		}
+	}
+	return out
+}
+
+type tagKey struct{}
+
+// tagCalls is an interceptor that puts each call's ID in its context
+// under tagKey.
+var tagCalls = run.InterceptorFunc(func(ctx context.Context, req run.Request, next run.Next) (run.Result, error) {
+	return next(context.WithValue(ctx, tagKey{}, req.CallID)), nil
+})
 
 func (a *auditLog) records(ev run.Event) []run.Record {
 	a.mu.Lock()

@@ -105,7 +105,11 @@ const DefaultMaxSamplingPerCall = 10
 // callTag is what a Run's MCP call carries to mcpconn (WithCallTag): its
 // context, and the sampling requests charged to it.
 type callTag struct {
-	cc      CallContext
+	cc CallContext
+	// ctx is the context the call was sent with (the interceptors'
+	// values, a trace span): the audit of a request of this call alone
+	// carries it, without its deadline.
+	ctx     context.Context
 	samples atomic.Int32
 }
 
@@ -359,6 +363,12 @@ func (h *serverHooks) audit(ref resource.Ref, in mcpconn.Incoming, rep mcpconn.S
 		kind = RequestSampling
 	}
 	from := origin(ref, in)
+	actx := context.Background()
+	if len(in.Calls) == 1 {
+		if ct, ok := in.Calls[0].(*callTag); ok && ct.ctx != nil {
+			actx = context.WithoutCancel(ct.ctx)
+		}
+	}
 	rec := Record{Event: EventServerRequest, Time: time.Now().Add(-rep.Duration), Agent: h.r.agent, RunID: h.r.runID,
 		Source: Source{Kind: SourceMCP, Ref: ref}, Request: kind, Outcome: rep.Outcome, Message: rep.Reason, Duration: rep.Duration}
 	if c, ok := from.Call(); ok {
@@ -368,7 +378,7 @@ func (h *serverHooks) audit(ref resource.Ref, in mcpconn.Incoming, rep mcpconn.S
 			rec.CallIDs = append(rec.CallIDs, c.CallID)
 		}
 	}
-	h.r.audit(context.Background(), rec)
+	h.r.audit(actx, rec)
 }
 
 // ErrNoRoots: SetRoots on a Run whose Options.Roots was nil (no roots

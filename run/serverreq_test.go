@@ -67,7 +67,7 @@ func TestElicitationReachesHostWithItsCall(t *testing.T) {
 	audit := &auditLog{}
 	var mu sync.Mutex
 	var froms []run.Origin
-	r := featuresRun(t, &run.Options{RunID: "run-7", Auditor: audit,
+	r := featuresRun(t, &run.Options{RunID: "run-7", Auditor: audit, Interceptors: []run.Interceptor{tagCalls},
 		Elicit: func(_ context.Context, from run.Origin, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 			mu.Lock()
 			froms = append(froms, from)
@@ -98,6 +98,10 @@ func TestElicitationReachesHostWithItsCall(t *testing.T) {
 	if rec.Request != run.RequestElicitation || rec.Outcome != mcpconn.OutcomeAccepted || rec.CallID != "c1" || rec.BatchID != "b1" ||
 		rec.RunID != "run-7" || rec.Source != cc.Source || rec.Alias != cc.Alias {
 		t.Errorf("record %+v", rec)
+	}
+	// The Auditor gets the context the call was sent with (a trace span).
+	if tags := audit.tag(run.EventServerRequest); !slices.Equal(tags, []any{"c1"}) {
+		t.Errorf("the Auditor's context of the request carries %v, want the call's value c1", tags)
 	}
 	raw, _ := json.Marshal(rec)
 	for _, v := range []string{"private-answer", "Ann", "Who are you"} {
@@ -222,7 +226,7 @@ func TestTwoCallsInFlight(t *testing.T) {
 			}
 		},
 		// The ask call starts once the long call is surely in flight.
-		Interceptors: []run.Interceptor{run.Before(func(ctx context.Context, req run.Request) error {
+		Interceptors: []run.Interceptor{tagCalls, run.Before(func(ctx context.Context, req run.Request) error {
 			if req.CallID == "ask" {
 				<-progressed
 			}
@@ -249,6 +253,9 @@ func TestTwoCallsInFlight(t *testing.T) {
 	recs := audit.records(run.EventServerRequest)
 	if len(recs) != 1 || recs[0].CallID != "" || !slices.Equal(recs[0].CallIDs, []string{"long", "ask"}) || recs[0].Outcome != mcpconn.OutcomeDeclined {
 		t.Errorf("records %+v", recs)
+	}
+	if tags := audit.tag(run.EventServerRequest); !slices.Equal(tags, []any{nil}) {
+		t.Errorf("with two calls in flight the Auditor's context carries %v, want neither call's", tags)
 	}
 }
 
