@@ -35,11 +35,13 @@ func Tools(tools []run.ToolInfo) []sdk.ChatCompletionToolUnionParam {
 // Batch converts the tool_calls of one assistant message to one run.Batch
 // for Run.Execute: each function call's ID, name and arguments (the string
 // the model wrote, as raw JSON) become a run.Call, in the message's order.
-// Custom tool calls (free text, not JSON) are not agt's and are skipped.
+// A call without a type (some OpenAI-compatible servers leave it out) is
+// a function call when it names a function. Custom tool calls (free text,
+// not JSON) are not agt's and are skipped: the host answers them itself.
 func Batch(batchID string, agent resource.Ref, msg sdk.ChatCompletionMessage) run.Batch {
 	b := run.Batch{ID: batchID, Agent: agent}
 	for _, tc := range msg.ToolCalls {
-		if tc.Type != "function" {
+		if tc.Type != "function" && (tc.Type != "" || tc.Function.Name == "") {
 			continue
 		}
 		b.Calls = append(b.Calls, run.Call{ID: tc.ID, Name: tc.Function.Name, Arguments: json.RawMessage(tc.Function.Arguments)})

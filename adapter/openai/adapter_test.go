@@ -122,6 +122,26 @@ func TestBatchFromCompletionJSON(t *testing.T) {
 	}
 }
 
+// Some OpenAI-compatible servers leave a tool call's type out: a call
+// that names a function is still one; a custom tool call is not agt's.
+func TestBatchToolCallTypes(t *testing.T) {
+	t.Parallel()
+	var msg sdk.ChatCompletionMessage
+	if err := json.Unmarshal([]byte(`{"role":"assistant","content":null,"refusal":null,"tool_calls":[
+		{"id":"call_1","function":{"name":"files.read","arguments":"{}"}},
+		{"id":"call_2","type":"custom","custom":{"name":"grammar","input":"free text"}},
+		{"id":"call_3","type":"function","function":{"name":"files.list","arguments":"{}"}}]}`), &msg); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, c := range agtopenai.Batch("b", "agents/a", msg).Calls {
+		ids = append(ids, c.ID)
+	}
+	if d := cmp.Diff([]string{"call_1", "call_3"}, ids); d != "" {
+		t.Errorf("calls (-want +got):\n%s", d)
+	}
+}
+
 func TestBatchWithoutToolCalls(t *testing.T) {
 	t.Parallel()
 	var msg sdk.ChatCompletionMessage
