@@ -2,7 +2,6 @@ package anthropic
 
 import (
 	"encoding/json"
-	"net/http"
 	"strings"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
@@ -118,14 +117,6 @@ func ToolResult(r run.Result) sdk.ToolResultBlockParam {
 	return tr
 }
 
-// imageTypes are the media types the Messages API takes in an image block.
-var imageTypes = map[string]sdk.Base64ImageSourceMediaType{
-	"image/jpeg": sdk.Base64ImageSourceMediaTypeImageJPEG,
-	"image/png":  sdk.Base64ImageSourceMediaTypeImagePNG,
-	"image/gif":  sdk.Base64ImageSourceMediaTypeImageGIF,
-	"image/webp": sdk.Base64ImageSourceMediaTypeImageWebP,
-}
-
 // contentPart converts one MCP content block. Text and images the API
 // takes convert; any other block (audio, a resource link, an embedded
 // resource, an image the API does not take, an unknown type) reaches the
@@ -134,9 +125,11 @@ var imageTypes = map[string]sdk.Base64ImageSourceMediaType{
 func contentPart(c run.Content) sdk.ToolResultBlockParamContentUnion {
 	why := "a tool_result takes no audio or binary resource"
 	if b, ok := c.(*run.ImageContent); ok {
-		if mt, ok := imageType(b); ok {
+		// The type the bytes show, not the server's label: the API checks
+		// the bytes against it (modelconv.ImageType).
+		if mt, ok := modelconv.ImageType(b); ok {
 			return sdk.ToolResultBlockParamContentUnion{OfImage: &sdk.ImageBlockParam{
-				Source: sdk.ImageBlockParamSourceUnion{OfBase64: &sdk.Base64ImageSourceParam{Data: b.Data, MediaType: mt}},
+				Source: sdk.ImageBlockParamSourceUnion{OfBase64: &sdk.Base64ImageSourceParam{Data: b.Data, MediaType: sdk.Base64ImageSourceMediaType(mt)}},
 			}}
 		}
 		why = "not a JPEG, PNG, GIF or WebP image in base64 on one line of at most 5 MiB"
@@ -147,26 +140,7 @@ func contentPart(c run.Content) sdk.ToolResultBlockParamContentUnion {
 // MaxImageBase64 is the most base64 an image block carries: 5 MiB, the
 // Messages API's own bound on one image, past which it refuses the whole
 // request. A larger image goes as its JSON, its base64 left out.
-const MaxImageBase64 = 5 << 20
-
-// imageType is the media type an image block of img is sent with: the
-// type its bytes show, when it is one the API takes. The API checks the
-// bytes against the media type and refuses the whole request on a
-// mismatch or on bad base64; the history holding such a block could never
-// be sent again. So the server's label is not trusted (a JPEG labelled
-// image/png is sent as image/jpeg), and data that is not base64, or not
-// an image the API takes, is not sent as an image.
-func imageType(img *run.ImageContent) (sdk.Base64ImageSourceMediaType, bool) {
-	if _, ok := imageTypes[strings.ToLower(img.MIMEType)]; !ok || len(img.Data) > MaxImageBase64 {
-		return "", false
-	}
-	data, err := img.Decode()
-	if err != nil || strings.ContainsAny(img.Data, "\r\n") {
-		return "", false
-	}
-	mt, ok := imageTypes[http.DetectContentType(data)]
-	return mt, ok
-}
+const MaxImageBase64 = modelconv.MaxImageBase64
 
 func textPart(s string) sdk.ToolResultBlockParamContentUnion {
 	return sdk.ToolResultBlockParamContentUnion{OfText: &sdk.TextBlockParam{Text: s}}

@@ -2,14 +2,16 @@
 // (adapter/anthropic, adapter/openai) share, so that each rule has one
 // implementation: the root of a tool's input schema as the model APIs
 // take it, when a result's structured content stands for its blocks, and
-// when an Outcome's refresh notice still has to be sent, and the text of
-// a block an API takes only as text.
+// when an Outcome's refresh notice still has to be sent, the text of a
+// block an API takes only as text, and the type an image is sent with.
 package modelconv
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"strings"
 
 	"github.com/agtsdk/agt/run"
 )
@@ -143,4 +145,36 @@ func withoutBase64(obj json.RawMessage, key string, n int, why string) json.RawM
 		return obj
 	}
 	return out
+}
+
+// MaxImageBase64 is the most base64 an image is sent with: 5 MiB, the
+// Messages API's bound on one image, past which it refuses the whole
+// request, and well under the OpenAI APIs' bounds on a request. A larger
+// image goes as its JSON, its base64 left out (BlockText).
+const MaxImageBase64 = 5 << 20
+
+// imageTypes are the media types every model API agt converts for takes
+// in an image: JPEG, PNG, GIF and WebP.
+var imageTypes = map[string]bool{"image/jpeg": true, "image/png": true, "image/gif": true, "image/webp": true}
+
+// ImageType is the media type img is sent with as an image: the type its
+// bytes show, when the server labelled it as an image type the APIs take
+// and its bytes are one (JPEG, PNG, GIF or WebP) in standard base64 on
+// one line of at most MaxImageBase64 characters; else ok is false and
+// the block goes as text. The APIs check the bytes against the media type
+// and refuse the whole request on a mismatch or on bad base64, and the
+// history holding such an image could never be sent again: so the label
+// is not trusted (a JPEG labelled image/png is sent as image/jpeg).
+func ImageType(img *run.ImageContent) (mediaType string, ok bool) {
+	if !imageTypes[strings.ToLower(img.MIMEType)] || len(img.Data) > MaxImageBase64 {
+		return "", false
+	}
+	data, err := img.Decode()
+	if err != nil || strings.ContainsAny(img.Data, "\r\n") {
+		return "", false
+	}
+	if mt := http.DetectContentType(data); imageTypes[mt] {
+		return mt, true
+	}
+	return "", false
 }

@@ -2,6 +2,7 @@ package modelconv_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/agtsdk/agt/adapter/internal/modelconv"
@@ -113,6 +114,35 @@ func TestBlockText(t *testing.T) {
 	for i, b := range blocks {
 		if got := modelconv.BlockText(b, "why"); got != want[i] {
 			t.Errorf("block %d:\ngot  %s\nwant %s", i, got, want[i])
+		}
+	}
+}
+
+// The APIs refuse a whole request whose image bytes do not match its
+// media type, are not base64, or are too large: ImageType sends the type
+// the bytes show, and no type (text instead) for anything else.
+func TestImageType(t *testing.T) {
+	t.Parallel()
+	const pngB64 = "iVBORw0KGgoAAAANSUhEUg==" // a PNG signature and IHDR start
+	const jpegB64 = "/9j/4AAQSkZJRgABAQ=="    // a JPEG/JFIF start
+	atBound := "iVBORw0KGgoA" + strings.Repeat("AAAA", (modelconv.MaxImageBase64-12)/4)
+	for _, tc := range []struct {
+		name, data, label, want string
+		ok                      bool
+	}{
+		{"png", pngB64, "image/png", "image/png", true},
+		{"label case", pngB64, "IMAGE/PNG", "image/png", true},
+		{"jpeg labelled png", jpegB64, "image/png", "image/jpeg", true},
+		{"text labelled png", "aGVsbG8gd29ybGQ=", "image/png", "", false},
+		{"label not an image the APIs take", pngB64, "image/bmp", "", false},
+		{"not base64", "%%%%", "image/png", "", false},
+		{"base64 on two lines", "iVBORw0K\nGgoAAAANSUhEUg==", "image/png", "", false},
+		{"at the bound", atBound, "image/png", "image/png", true},
+		{"past the bound", atBound + "AAAA", "image/png", "", false},
+	} {
+		mt, ok := modelconv.ImageType(&run.ImageContent{Data: tc.data, MIMEType: tc.label})
+		if mt != tc.want || ok != tc.ok {
+			t.Errorf("%s: ImageType = %q, %v; want %q, %v", tc.name, mt, ok, tc.want, tc.ok)
 		}
 	}
 }
