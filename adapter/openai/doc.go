@@ -4,8 +4,8 @@
 // tool_calls of one assistant message to one run.Batch, and the
 // run.Outcome to the tool messages that answer them. It only converts:
 // every check, policy and limit stays in the Run. It is its own Go module,
-// so agt's core module does not depend on the SDK. The Responses API is
-// not covered.
+// so agt's core module does not depend on the SDK. Its package responses
+// (adapter/openai/responses) does the same for the Responses API.
 //
 // One step of a host's model loop (the SDK's package imported as sdk):
 //
