@@ -16,11 +16,19 @@ import (
 // request. A larger image goes as its JSON, its base64 left out.
 const MaxImageBase64 = modelconv.MaxImageBase64
 
+// rootRefused are the keywords OpenAI refuses at the root of a function's
+// parameters ("schema must have type 'object' and not have
+// 'oneOf'/'anyOf'/'allOf'/'enum'/'not' at the top level"), and the whole
+// request with them: every turn of the conversation would fail for one
+// server's tool. They are left out (modelconv.InputSchema); the model sees
+// the rest of the schema and the Run still checks the whole of it.
+var rootRefused = []string{"oneOf", "anyOf", "allOf", "enum", "not"}
+
 // Tools converts the Run's tools (Run.Tools) to Responses API function
 // tools: name, description, and the parameters schema exactly as the
 // server declared it (its bytes are sent as they are, not rebuilt from a
-// map), with strict set to false. Title, annotations and the output
-// schema are left out.
+// map) but for the keywords OpenAI refuses at its root, with strict set
+// to false. Title, annotations and the output schema are left out.
 func Tools(tools []run.ToolInfo) []responses.ToolUnionParam {
 	out := make([]responses.ToolUnionParam, 0, len(tools))
 	for _, t := range tools {
@@ -34,7 +42,7 @@ func Tools(tools []run.ToolInfo) []responses.ToolUnionParam {
 		// Parameters is a map: filling it would reorder keys and round
 		// large integers through float64. An extra field of the same name
 		// replaces it with the server's own bytes.
-		fn.SetExtraFields(map[string]any{"parameters": modelconv.InputSchema(t.InputSchema)})
+		fn.SetExtraFields(map[string]any{"parameters": modelconv.InputSchema(t.InputSchema, rootRefused...)})
 		out = append(out, responses.ToolUnionParam{OfFunction: &fn})
 	}
 	return out

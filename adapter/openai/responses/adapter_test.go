@@ -78,6 +78,31 @@ func TestToolsJSON(t *testing.T) {
 	sameJSON(t, jsonOf(t, agtresponses.Tools(nil)), `[]`)
 }
 
+// OpenAI refuses the whole request when one function's parameters have
+// oneOf, anyOf, allOf, enum or not at the root: they go, the rest stays
+// (the root's keys in the order of their names, their values' bytes
+// kept); nested ones stay.
+func TestToolsRootKeywordsLeftOut(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, schema, want string }{
+		{"root anyOf", `{"type":"object","properties":{"a":{"type":"string"},"b":{"maximum":12345678901234567890}},"anyOf":[{"required":["a"]},{"required":["b"]}]}`,
+			`{"properties":{"a":{"type":"string"},"b":{"maximum":12345678901234567890}},"type":"object"}`},
+		{"root oneOf, allOf, enum and not, no type", `{"oneOf":[{"required":["a"]}],"allOf":[{}],"enum":[{}],"not":{"required":["b"]}}`, `{"type":"object"}`},
+		{"nested anyOf kept", `{"type":"object","properties":{"a":{"anyOf":[{"type":"string"},{"type":"null"}]}}}`,
+			`{"type":"object","properties":{"a":{"anyOf":[{"type":"string"},{"type":"null"}]}}}`},
+	} {
+		var defs []struct {
+			Parameters json.RawMessage `json:"parameters"`
+		}
+		if err := json.Unmarshal(jsonOf(t, agtresponses.Tools([]run.ToolInfo{{Name: "t", InputSchema: json.RawMessage(tc.schema)}})), &defs); err != nil {
+			t.Fatal(err)
+		}
+		if got := string(defs[0].Parameters); got != tc.want {
+			t.Errorf("%s: parameters\ngot  %s\nwant %s", tc.name, got, tc.want)
+		}
+	}
+}
+
 // responseJSON is a Responses API response as the API sends it: a
 // reasoning item, a message, two function calls around a built-in web
 // search call, and a custom tool call. A function_call's "id" is the

@@ -46,11 +46,14 @@
 // can into strict mode, every property required and no other property
 // allowed, so the model would have to fill optional arguments the server
 // does not want, and most MCP schemas use keywords strict mode does not
-// take. A root without "type": "object" gets it as its first key (its
-// other bytes kept), and a tool without a schema, or with one whose root
-// is not an object (true), gets {"type":"object"}, as for Chat
-// Completions; the Run still checks the arguments against the server's
-// schema.
+// take. The API refuses the whole request when one schema's root has no
+// "type": "object", or has oneOf, anyOf, allOf, enum or not: a root
+// without "type" gets it as its first key (its other bytes kept), those
+// keywords are left out (the root's keys then go in the order of their
+// names, the values keep their bytes), and a tool without a schema, or
+// with one whose root is not an object (true), gets {"type":"object"}.
+// The model sees the rest; the Run still checks the arguments against the
+// server's whole schema.
 //
 // Batch: only function_call items become calls, with their call_id,
 // name and arguments string as the model wrote it, taken as raw JSON; the
