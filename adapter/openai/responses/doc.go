@@ -41,12 +41,11 @@
 // though output_schema exists: it describes an output string that is the
 // JSON value, and an output is that only when the structured content
 // stands for the blocks (else parts, text or an error). Strict is sent as
-// false: where it is left out,
-// the Responses API (unlike Chat Completions) rewrites every schema it
-// can into strict mode, every property required and no other property
-// allowed, so the model would have to fill optional arguments the server
-// does not want, and most MCP schemas use keywords strict mode does not
-// take. The API refuses the whole request when one schema's root has no
+// false: where it is left out, the Responses API (unlike Chat
+// Completions) rewrites every schema it can into strict mode, every
+// property required and no other property allowed, so the model would
+// have to fill optional arguments the server does not want; and strict
+// mode takes only a subset of JSON Schema, which most MCP schemas leave. The API refuses the whole request when one schema's root has no
 // "type": "object", or has oneOf, anyOf, allOf, enum or not: a root
 // without "type" gets it as its first key (its other bytes kept), those
 // keywords are left out (the root's keys then go in the order of their
