@@ -78,8 +78,8 @@
 //     unchanged and TYPE the type its bytes show (a JPEG labelled
 //     image/png goes as image/jpeg). An image whose data is not standard
 //     base64 on one line, is larger than MaxImageBase64 or is not one of
-//     those types goes as text, as below: a request the API refuses
-//     for its image would be refused again with every later turn, as the
+//     those types goes as text, as below: the API may refuse a request
+//     for an image it cannot read, and then every later turn, as the
 //     history holds it.
 //   - Any other block (audio, a resource link, an embedded resource, a
 //     type agt does not know) goes as its MCP JSON in input_text, as
@@ -104,8 +104,7 @@
 // None of its own but one: an input_image carries at most MaxImageBase64
 // (5 MiB) of base64, the bound adapter/anthropic keeps, well under the
 // API's bound on a request; a larger image goes as its JSON with the
-// base64 left out. It is a constant, as the API's bound is not the
-// host's to raise. Otherwise it converts values the Run has already
+// base64 left out. Otherwise it converts values the Run has already
 // bounded (the message size and block count of a tool result, the
 // arguments the Run checks before a call) and the response the SDK has
 // already read.
