@@ -26,7 +26,7 @@ func Tools(tools []run.ToolInfo) []sdk.ChatCompletionToolUnionParam {
 		// FunctionParameters is a map: filling it would reorder keys and
 		// round large integers through float64. An extra field of the same
 		// name replaces it with the server's own bytes.
-		fn.SetExtraFields(map[string]any{"parameters": modelconv.InputSchema(t.InputSchema)})
+		fn.SetExtraFields(map[string]any{"parameters": modelconv.InputSchema(t.InputSchema, modelconv.OpenAIRootRefused...)})
 		out = append(out, sdk.ChatCompletionFunctionTool(fn))
 	}
 	return out

@@ -289,6 +289,10 @@ func TestToolsSchemaRootIsTypeObject(t *testing.T) {
 		{"empty object", ` { } `, `{"type":"object"}`},
 		{"true", `true`, `{"type":"object"}`},
 		{"type kept", `{"required":[],"type":"object"}`, `{"required":[],"type":"object"}`},
+		// OpenAI refuses the request with these at the root.
+		{"root combinators, enum and not left out", `{"type":"object","anyOf":[{"required":["a"]}],"oneOf":[{}],"allOf":[{}],"enum":[{}],"not":{}}`, `{"type":"object"}`},
+		{"nested anyOf kept", `{"type":"object","properties":{"a":{"anyOf":[{"type":"string"},{"type":"null"}]}}}`,
+			`{"type":"object","properties":{"a":{"anyOf":[{"type":"string"},{"type":"null"}]}}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

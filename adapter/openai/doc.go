@@ -34,8 +34,10 @@
 // meet its subset). The API refuses the whole request when one schema's
 // root has no "type": "object", so a root without "type" gets it as its
 // first key (its other bytes kept), and a tool without a schema, or with
-// one whose root is not an object (true), gets {"type":"object"}; the Run
-// still checks the arguments against the server's schema.
+// one whose root is not an object (true), gets {"type":"object"}. It also
+// refuses oneOf, anyOf, allOf, enum and not at the root, so those are left
+// out there (nested ones stay). The Run still checks the arguments against
+// the server's whole schema.
 //
 // Batch: only function tool calls become calls, with their IDs, names and
 // arguments string as the model wrote it, taken as raw JSON; the Run

@@ -20,6 +20,15 @@ import (
 // model API requires of a tool's input schema.
 const objectType = `{"type":"object"}`
 
+// OpenAIRootRefused are the keywords OpenAI refuses at the root of a
+// function's parameters ("schema must have type 'object' and not have
+// 'oneOf'/'anyOf'/'allOf'/'enum'/'not' at the top level"), Chat
+// Completions and Responses alike, and the whole request with them: every
+// turn of the conversation would fail for one server's tool. The adapters
+// leave them out (InputSchema); the model sees the rest of the schema and
+// the Run still checks the whole of it.
+var OpenAIRootRefused = []string{"oneOf", "anyOf", "allOf", "enum", "not"}
+
 // InputSchema returns schema as the model APIs take it: the Messages API
 // and Chat Completions both refuse a whole request when one tool's schema
 // has no "type": "object" at its root. A root object without "type" gets

@@ -16,14 +16,6 @@ import (
 // request. A larger image goes as its JSON, its base64 left out.
 const MaxImageBase64 = modelconv.MaxImageBase64
 
-// rootRefused are the keywords OpenAI refuses at the root of a function's
-// parameters ("schema must have type 'object' and not have
-// 'oneOf'/'anyOf'/'allOf'/'enum'/'not' at the top level"), and the whole
-// request with them: every turn of the conversation would fail for one
-// server's tool. They are left out (modelconv.InputSchema); the model sees
-// the rest of the schema and the Run still checks the whole of it.
-var rootRefused = []string{"oneOf", "anyOf", "allOf", "enum", "not"}
-
 // Tools converts the Run's tools (Run.Tools) to Responses API function
 // tools: name, description, and the parameters schema exactly as the
 // server declared it (its bytes are sent as they are, not rebuilt from a
@@ -42,7 +34,7 @@ func Tools(tools []run.ToolInfo) []responses.ToolUnionParam {
 		// Parameters is a map: filling it would reorder keys and round
 		// large integers through float64. An extra field of the same name
 		// replaces it with the server's own bytes.
-		fn.SetExtraFields(map[string]any{"parameters": modelconv.InputSchema(t.InputSchema, rootRefused...)})
+		fn.SetExtraFields(map[string]any{"parameters": modelconv.InputSchema(t.InputSchema, modelconv.OpenAIRootRefused...)})
 		out = append(out, responses.ToolUnionParam{OfFunction: &fn})
 	}
 	return out
