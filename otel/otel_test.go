@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -25,12 +23,11 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/goleak"
 
-	"github.com/agtsdk/agt/mcpconn"
+	"github.com/agtsdk/agt/internal/runtest"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	agtotel "github.com/agtsdk/agt/otel"
 	"github.com/agtsdk/agt/policy"
 	"github.com/agtsdk/agt/resource"
-	"github.com/agtsdk/agt/resource/boltrepo"
 	"github.com/agtsdk/agt/run"
 )
 
@@ -111,25 +108,7 @@ type fixtureOptions struct {
 
 func newFixture(t testing.TB, fo fixtureOptions) *fixture {
 	t.Helper()
-	repo, err := boltrepo.Open(filepath.Join(t.TempDir(), "agt.db"), &boltrepo.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = repo.Close() })
-	put := func(kind resource.Kind, ref resource.Ref, doc any) {
-		data, err := json.Marshal(doc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := repo.Create(context.Background(), resource.Key{Kind: kind, Ref: ref}, data); err != nil {
-			t.Fatal(err)
-		}
-	}
-	put(resource.KindMCP, notesRef, resource.MCPDocument{MCPServers: map[string]resource.MCPServer{
-		// The Dial hook ignores the document; it must pass the connector's checks.
-		"fake": {Type: resource.TransportStdio, Command: "fakemcp", Cwd: t.TempDir()},
-	}})
-	put(resource.KindAgent, agent, resource.AgentDocument{MCPs: []resource.Ref{notesRef}})
+	repo := runtest.Repository(t, agent, resource.AgentDocument{MCPs: []resource.Ref{notesRef}}, notesRef)
 
 	f := &fixture{
 		spans:  tracetest.NewInMemoryExporter(),
@@ -181,11 +160,7 @@ func newFixture(t testing.TB, fo fixtureOptions) *fixture {
 				return next(ctx, method, req)
 			}
 		})
-		serverEnd, clientEnd := mcp.NewInMemoryTransports()
-		if _, err := server.Connect(context.WithoutCancel(ctx), serverEnd, nil); err != nil {
-			return nil, err
-		}
-		return clientEnd, nil
+		return runtest.Serve(ctx, server)
 	}
 	var next run.Auditor = f.audit
 	if fo.bench {
@@ -205,17 +180,13 @@ func newFixture(t testing.TB, fo fixtureOptions) *fixture {
 			return &mcp.ElicitResult{Action: "decline"}, nil
 		}
 	}
-	r, err := run.New(context.Background(), &run.Options{
-		Elicit:           elicit,
-		Agent:            agent,
-		Repository:       repo,
-		Connector:        mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: dial}),
-		Permission:       policy.Rules{Allow: []string{"*"}, Deny: []string{"mcp__notes__" + mcptest.ToolNoteCreate}},
-		Interceptors:     interceptors,
-		Auditor:          auditor,
-		RunID:            runID,
-		FailOnMountError: true,
-		Logger:           slog.New(slog.DiscardHandler),
+	f.run = runtest.New(t, repo, dial, run.Options{
+		Elicit:       elicit,
+		Agent:        agent,
+		Permission:   policy.Rules{Allow: []string{"*"}, Deny: []string{"mcp__notes__" + mcptest.ToolNoteCreate}},
+		Interceptors: interceptors,
+		Auditor:      auditor,
+		RunID:        runID,
 		HostTools: []run.HostTool{{
 			Name:        "clock",
 			Description: "Tells the time.",
@@ -225,11 +196,6 @@ func newFixture(t testing.TB, fo fixtureOptions) *fixture {
 			},
 		}},
 	})
-	if err != nil {
-		t.Fatalf("run.New: %v", err)
-	}
-	t.Cleanup(func() { _ = r.Close() })
-	f.run = r
 	return f
 }
 

@@ -2,41 +2,16 @@ package anthropic_test
 
 import (
 	"encoding/json"
-	"strings"
 	"testing"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/google/go-cmp/cmp"
 
 	agtanthropic "github.com/agtsdk/agt/adapter/anthropic"
+	"github.com/agtsdk/agt/adapter/internal/convtest"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/run"
 )
-
-// jsonOf marshals v through the SDK's own encoders.
-func jsonOf(t *testing.T, v any) []byte {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatalf("marshal: %v", err)
-	}
-	return b
-}
-
-// sameJSON compares two JSON texts as values.
-func sameJSON(t *testing.T, got []byte, want string) {
-	t.Helper()
-	var g, w any
-	if err := json.Unmarshal(got, &g); err != nil {
-		t.Fatalf("got is not JSON: %v\n%s", err, got)
-	}
-	if err := json.Unmarshal([]byte(want), &w); err != nil {
-		t.Fatalf("want is not JSON: %v", err)
-	}
-	if d := cmp.Diff(w, g); d != "" {
-		t.Errorf("JSON mismatch (-want +got):\n%s\ngot: %s", d, got)
-	}
-}
 
 func TestToolsKeepSchemaBytes(t *testing.T) {
 	t.Parallel()
@@ -47,8 +22,8 @@ func TestToolsKeepSchemaBytes(t *testing.T) {
 		{Name: "files.read", Title: "Read", Description: "Reads a file.", InputSchema: json.RawMessage(schema)},
 		{Name: "noargs", InputSchema: nil},
 	}
-	got := jsonOf(t, agtanthropic.Tools(tools))
-	sameJSON(t, got, `[{"name":"files.read","description":"Reads a file.","input_schema":`+schema+`},`+
+	got := convtest.JSON(t, agtanthropic.Tools(tools))
+	convtest.SameJSON(t, got, `[{"name":"files.read","description":"Reads a file.","input_schema":`+schema+`},`+
 		`{"name":"noargs","input_schema":{"type":"object"}}]`)
 	var defs []struct {
 		InputSchema json.RawMessage `json:"input_schema"`
@@ -63,7 +38,7 @@ func TestToolsKeepSchemaBytes(t *testing.T) {
 
 func TestToolsEmpty(t *testing.T) {
 	t.Parallel()
-	sameJSON(t, jsonOf(t, agtanthropic.Tools(nil)), `[]`)
+	convtest.SameJSON(t, convtest.JSON(t, agtanthropic.Tools(nil)), `[]`)
 }
 
 // messageJSON is a Messages API response as the API sends it: text, two
@@ -166,7 +141,7 @@ func TestResultsJSON(t *testing.T) {
 		{"result notice", run.Result{CallID: "toolu_6", Content: json.RawMessage(`[{"type":"text","text":"saved"}]`), Structured: json.RawMessage(`{"ok":true}`), Notice: "configuration saved, but load failed: x"},
 			`{"type":"tool_result","tool_use_id":"toolu_6","content":[{"type":"text","text":"saved"},{"type":"text","text":"configuration saved, but load failed: x"}]}`},
 		{"failed", failed,
-			`{"type":"tool_result","tool_use_id":"toolu_E","is_error":true,"content":[{"type":"text","text":` + quote(t, string(failed.ToolError())) + `}]}`},
+			`{"type":"tool_result","tool_use_id":"toolu_E","is_error":true,"content":[{"type":"text","text":` + convtest.Quote(t, string(failed.ToolError())) + `}]}`},
 		{"host tool content not an array", run.Result{CallID: "toolu_7", Content: json.RawMessage(`{"x":1}`)},
 			`{"type":"tool_result","tool_use_id":"toolu_7","content":[{"type":"text","text":"{\"x\":1}"}]}`},
 		{"empty", run.Result{CallID: "toolu_8"},
@@ -175,14 +150,9 @@ func TestResultsJSON(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			sameJSON(t, jsonOf(t, agtanthropic.ToolResult(tt.res)), tt.want)
+			convtest.SameJSON(t, convtest.JSON(t, agtanthropic.ToolResult(tt.res)), tt.want)
 		})
 	}
-}
-
-func quote(t *testing.T, s string) string {
-	t.Helper()
-	return string(jsonOf(t, s))
 }
 
 func TestFailedResultIsToolErrorOnly(t *testing.T) {
@@ -196,7 +166,7 @@ func TestFailedResultIsToolErrorOnly(t *testing.T) {
 	if len(tr.Content) != 1 || tr.Content[0].OfText == nil {
 		t.Fatalf("content = %+v, want one text block", tr.Content)
 	}
-	sameJSON(t, []byte(tr.Content[0].OfText.Text), `{"error":{"code":"tool_error","message":"disk full"}}`)
+	convtest.SameJSON(t, []byte(tr.Content[0].OfText.Text), `{"error":{"code":"tool_error","message":"disk full"}}`)
 }
 
 func TestResultsOutcomeUserMessage(t *testing.T) {
@@ -210,7 +180,7 @@ func TestResultsOutcomeUserMessage(t *testing.T) {
 		Refresh: &run.RefreshReport{Notice: "configuration saved, but load failed: mount m"},
 	}
 	msg := sdk.NewUserMessage(agtanthropic.Results(out)...)
-	sameJSON(t, jsonOf(t, msg), `{"role":"user","content":[
+	convtest.SameJSON(t, convtest.JSON(t, msg), `{"role":"user","content":[
 		{"type":"tool_result","tool_use_id":"toolu_A","content":[{"type":"text","text":"a"}]},
 		{"type":"tool_result","tool_use_id":"toolu_B","is_error":true,"content":[{"type":"text","text":"{\"error\":{\"code\":\"permission_denied\",\"message\":\"denied by policy\"}}"}]},
 		{"type":"text","text":"configuration saved, but load failed: mount m"}]}`)
@@ -229,13 +199,13 @@ func TestResultsNoticeOnce(t *testing.T) {
 	const notice = "configuration saved, but load failed: mount m"
 	write := run.Result{CallID: "toolu_W", Content: json.RawMessage(`[{"type":"text","text":"saved"}]`), Notice: notice}
 	out := run.Outcome{Results: []run.Result{write}, Refresh: &run.RefreshReport{Notice: notice}}
-	sameJSON(t, jsonOf(t, agtanthropic.Results(out)), `[{"type":"tool_result","tool_use_id":"toolu_W","content":[
-		{"type":"text","text":"saved"},{"type":"text","text":`+string(jsonOf(t, notice))+`}]}]`)
+	convtest.SameJSON(t, convtest.JSON(t, agtanthropic.Results(out)), `[{"type":"tool_result","tool_use_id":"toolu_W","content":[
+		{"type":"text","text":"saved"},{"type":"text","text":`+string(convtest.JSON(t, notice))+`}]}]`)
 
 	failed := run.Result{CallID: "toolu_W", Code: run.CodeToolError, Message: "disk full", Notice: notice}
 	out.Results = []run.Result{failed}
 	if blocks := agtanthropic.Results(out); len(blocks) != 2 || blocks[1].OfText == nil || blocks[1].OfText.Text != notice {
-		t.Errorf("a failed result with the notice: %s, want the notice after it", jsonOf(t, blocks))
+		t.Errorf("a failed result with the notice: %s, want the notice after it", convtest.JSON(t, blocks))
 	}
 }
 
@@ -260,7 +230,7 @@ func TestRoundTripThroughSDK(t *testing.T) {
 		Tools:     agtanthropic.Tools([]run.ToolInfo{{Name: "files.read", InputSchema: json.RawMessage(`{"type":"object"}`)}}),
 		Messages:  []sdk.MessageParam{msg.ToParam(), sdk.NewUserMessage(agtanthropic.Results(out)...)},
 	}
-	raw := jsonOf(t, params)
+	raw := convtest.JSON(t, params)
 	var back sdk.MessageNewParams
 	if err := json.Unmarshal(raw, &back); err != nil {
 		t.Fatalf("the SDK does not read its own request: %v", err)
@@ -272,15 +242,15 @@ func TestRoundTripThroughSDK(t *testing.T) {
 	for _, b := range back.Messages[1].OfUser.Content {
 		tr := b.OfToolResult
 		if tr == nil {
-			t.Fatalf("block is not a tool_result: %s", jsonOf(t, b))
+			t.Fatalf("block is not a tool_result: %s", convtest.JSON(t, b))
 		}
 		ids = append(ids, tr.ToolUseID)
 		if len(tr.Content) != 1 || tr.Content[0].OfImage == nil || tr.Content[0].OfImage.Source.OfBase64 == nil {
-			t.Fatalf("content is not one image: %s", jsonOf(t, tr))
+			t.Fatalf("content is not one image: %s", convtest.JSON(t, tr))
 		}
 		src := tr.Content[0].OfImage.Source.OfBase64
 		if src.Data != "R0lGODlh" || src.MediaType != sdk.Base64ImageSourceMediaTypeImageGIF {
-			t.Errorf("image = %s", jsonOf(t, src))
+			t.Errorf("image = %s", convtest.JSON(t, src))
 		}
 	}
 	if d := cmp.Diff([]string{"toolu_A", "toolu_B"}, ids); d != "" {
@@ -325,7 +295,7 @@ func TestToolsSchemaRootIsTypeObject(t *testing.T) {
 			var defs []struct {
 				InputSchema json.RawMessage `json:"input_schema"`
 			}
-			if err := json.Unmarshal(jsonOf(t, agtanthropic.Tools([]run.ToolInfo{{Name: "t", InputSchema: json.RawMessage(tc.schema)}})), &defs); err != nil {
+			if err := json.Unmarshal(convtest.JSON(t, agtanthropic.Tools([]run.ToolInfo{{Name: "t", InputSchema: json.RawMessage(tc.schema)}})), &defs); err != nil {
 				t.Fatal(err)
 			}
 			if got := string(defs[0].InputSchema); got != tc.want {
@@ -340,16 +310,13 @@ func TestToolsSchemaRootIsTypeObject(t *testing.T) {
 // larger image goes as its JSON, the base64 left out.
 func TestImageSizeBound(t *testing.T) {
 	t.Parallel()
-	png := func(n int) string { // a PNG signature, then zeros: n characters of base64
-		return "iVBORw0KGgoA" + strings.Repeat("AAAA", (n-12)/4)
-	}
 	for _, tc := range []struct {
 		name  string
 		data  string
 		image bool
 	}{
-		{"at the bound", png(agtanthropic.MaxImageBase64), true},
-		{"past the bound", png(agtanthropic.MaxImageBase64 + 4), false},
+		{"at the bound", convtest.PNGBase64(agtanthropic.MaxImageBase64), true},
+		{"past the bound", convtest.PNGBase64(agtanthropic.MaxImageBase64 + 4), false},
 	} {
 		res := run.Result{CallID: "toolu_big", Content: json.RawMessage(`[{"type":"image","data":"` + tc.data + `","mimeType":"image/png"}]`)}
 		tr := agtanthropic.ToolResult(res)

@@ -4,22 +4,19 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"log/slog"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/google/go-cmp/cmp"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
 
 	agtanthropic "github.com/agtsdk/agt/adapter/anthropic"
-	"github.com/agtsdk/agt/mcpconn"
+	"github.com/agtsdk/agt/adapter/internal/convtest"
+	"github.com/agtsdk/agt/internal/runtest"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/policy"
 	"github.com/agtsdk/agt/resource"
-	"github.com/agtsdk/agt/resource/boltrepo"
 	"github.com/agtsdk/agt/run"
 )
 
@@ -37,38 +34,10 @@ const (
 // image.
 func newRun(t *testing.T) *run.Run {
 	t.Helper()
-	repo, err := boltrepo.Open(filepath.Join(t.TempDir(), "agt.db"), &boltrepo.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = repo.Close() })
-	put := func(kind resource.Kind, ref resource.Ref, doc any) {
-		data, err := json.Marshal(doc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := repo.Create(context.Background(), resource.Key{Kind: kind, Ref: ref}, data); err != nil {
-			t.Fatal(err)
-		}
-	}
-	put(resource.KindMCP, notesRef, resource.MCPDocument{MCPServers: map[string]resource.MCPServer{
-		// The Dial hook ignores the document; it must pass the connector's checks.
-		"fake": {Type: resource.TransportStdio, Command: "fakemcp", Cwd: t.TempDir()},
-	}})
-	put(resource.KindAgent, agent, resource.AgentDocument{MCPs: []resource.Ref{notesRef}})
-
-	dial := mcptest.Dial(&mcptest.ServerOptions{})
-	r, err := run.New(context.Background(), &run.Options{
+	repo := runtest.Repository(t, agent, resource.AgentDocument{MCPs: []resource.Ref{notesRef}}, notesRef)
+	return runtest.New(t, repo, runtest.Dial(&mcptest.ServerOptions{}), run.Options{
 		Agent:      agent,
-		Repository: repo,
-		Connector: mcpconn.NewConnector(&mcpconn.ConnectorOptions{
-			Dial: func(ctx context.Context, ref resource.Ref, srv resource.MCPServer) (mcp.Transport, error) {
-				return dial(ctx, ref, srv)
-			},
-		}),
-		Permission:       policy.AutoAllow(),
-		FailOnMountError: true,
-		Logger:           slog.New(slog.DiscardHandler),
+		Permission: policy.AutoAllow(),
 		HostTools: []run.HostTool{{
 			Name:        imageTool,
 			Description: "Returns a one-pixel PNG.",
@@ -78,11 +47,6 @@ func newRun(t *testing.T) *run.Run {
 			},
 		}},
 	})
-	if err != nil {
-		t.Fatalf("run.New: %v", err)
-	}
-	t.Cleanup(func() { _ = r.Close() })
-	return r
 }
 
 // TestRunLoop is one full step against a real Run: tool definitions from
@@ -112,7 +76,7 @@ func TestRunLoop(t *testing.T) {
 		Name        string          `json:"name"`
 		InputSchema json.RawMessage `json:"input_schema"`
 	}
-	if err := json.Unmarshal(jsonOf(t, defs), &sent); err != nil {
+	if err := json.Unmarshal(convtest.JSON(t, defs), &sent); err != nil {
 		t.Fatal(err)
 	}
 	for i, ti := range tools {
@@ -148,11 +112,11 @@ func TestRunLoop(t *testing.T) {
 
 	user := sdk.NewUserMessage(agtanthropic.Results(out)...)
 	var back sdk.MessageParam
-	if err := json.Unmarshal(jsonOf(t, user), &back); err != nil {
+	if err := json.Unmarshal(convtest.JSON(t, user), &back); err != nil {
 		t.Fatal(err)
 	}
 	if back.OfUser == nil || len(back.OfUser.Content) != 3 {
-		t.Fatalf("user message = %s", jsonOf(t, user))
+		t.Fatalf("user message = %s", convtest.JSON(t, user))
 	}
 	type part struct {
 		ID      string
@@ -163,7 +127,7 @@ func TestRunLoop(t *testing.T) {
 	for _, b := range back.OfUser.Content {
 		tr := b.OfToolResult
 		if tr == nil {
-			t.Fatalf("not a tool_result: %s", jsonOf(t, b))
+			t.Fatalf("not a tool_result: %s", convtest.JSON(t, b))
 		}
 		p := part{ID: tr.ToolUseID, IsError: tr.IsError.Value}
 		for _, c := range tr.Content {

@@ -8,40 +8,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 	sdk "github.com/openai/openai-go/v3"
 
+	"github.com/agtsdk/agt/adapter/internal/convtest"
 	agtopenai "github.com/agtsdk/agt/adapter/openai"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/run"
 )
-
-// jsonOf marshals v through the SDK's own encoders.
-func jsonOf(t *testing.T, v any) []byte {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatalf("marshal: %v", err)
-	}
-	return b
-}
-
-// sameJSON compares two JSON texts as values.
-func sameJSON(t *testing.T, got []byte, want string) {
-	t.Helper()
-	var g, w any
-	if err := json.Unmarshal(got, &g); err != nil {
-		t.Fatalf("got is not JSON: %v\n%s", err, got)
-	}
-	if err := json.Unmarshal([]byte(want), &w); err != nil {
-		t.Fatalf("want is not JSON: %v", err)
-	}
-	if d := cmp.Diff(w, g); d != "" {
-		t.Errorf("JSON mismatch (-want +got):\n%s\ngot: %s", d, got)
-	}
-}
-
-func quote(t *testing.T, s string) string {
-	t.Helper()
-	return string(jsonOf(t, s))
-}
 
 func TestToolsKeepSchemaBytes(t *testing.T) {
 	t.Parallel()
@@ -52,8 +23,8 @@ func TestToolsKeepSchemaBytes(t *testing.T) {
 		{Name: "files.read", Title: "Read", Description: "Reads a file.", InputSchema: json.RawMessage(schema)},
 		{Name: "noargs", InputSchema: nil},
 	}
-	got := jsonOf(t, agtopenai.Tools(tools))
-	sameJSON(t, got, `[{"type":"function","function":{"name":"files.read","description":"Reads a file.","parameters":`+schema+`}},`+
+	got := convtest.JSON(t, agtopenai.Tools(tools))
+	convtest.SameJSON(t, got, `[{"type":"function","function":{"name":"files.read","description":"Reads a file.","parameters":`+schema+`}},`+
 		`{"type":"function","function":{"name":"noargs","parameters":{"type":"object"}}}]`)
 	var defs []struct {
 		Function struct {
@@ -70,7 +41,7 @@ func TestToolsKeepSchemaBytes(t *testing.T) {
 
 func TestToolsEmpty(t *testing.T) {
 	t.Parallel()
-	sameJSON(t, jsonOf(t, agtopenai.Tools(nil)), `[]`)
+	convtest.SameJSON(t, convtest.JSON(t, agtopenai.Tools(nil)), `[]`)
 }
 
 // completionJSON is a Chat Completions response as the API sends it: text,
@@ -175,7 +146,7 @@ func TestToolMessageJSON(t *testing.T) {
 		{"result notice", run.Result{CallID: "call_6", Content: json.RawMessage(`[{"type":"text","text":"saved"}]`), Structured: json.RawMessage(`{"ok":true}`), Notice: "configuration saved, but load failed: x"},
 			`{"role":"tool","tool_call_id":"call_6","content":[{"type":"text","text":"saved"},{"type":"text","text":"configuration saved, but load failed: x"}]}`},
 		{"failed", failed,
-			`{"role":"tool","tool_call_id":"call_E","content":` + quote(t, string(failed.ToolError())) + `}`},
+			`{"role":"tool","tool_call_id":"call_E","content":` + convtest.Quote(t, string(failed.ToolError())) + `}`},
 		{"host tool content not an array", run.Result{CallID: "call_7", Content: json.RawMessage(`{"x":1}`)},
 			`{"role":"tool","tool_call_id":"call_7","content":"{\"x\":1}"}`},
 		{"empty", run.Result{CallID: "call_8"},
@@ -184,7 +155,7 @@ func TestToolMessageJSON(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			sameJSON(t, jsonOf(t, agtopenai.ToolMessage(tt.res)), tt.want)
+			convtest.SameJSON(t, convtest.JSON(t, agtopenai.ToolMessage(tt.res)), tt.want)
 		})
 	}
 }
@@ -195,9 +166,9 @@ func TestFailedResultIsToolErrorOnly(t *testing.T) {
 		Content: json.RawMessage(`[{"type":"text","text":"disk full"},{"type":"image","data":"AAAA","mimeType":"image/png"}]`)}
 	tm := agtopenai.ToolMessage(r)
 	if !tm.Content.OfString.Valid() || tm.Content.OfArrayOfContentParts != nil {
-		t.Fatalf("content = %s, want one string", jsonOf(t, tm.Content))
+		t.Fatalf("content = %s, want one string", convtest.JSON(t, tm.Content))
 	}
-	sameJSON(t, []byte(tm.Content.OfString.Value), `{"error":{"code":"tool_error","message":"disk full"}}`)
+	convtest.SameJSON(t, []byte(tm.Content.OfString.Value), `{"error":{"code":"tool_error","message":"disk full"}}`)
 }
 
 func TestResultsAfterAssistantMessage(t *testing.T) {
@@ -218,7 +189,7 @@ func TestResultsAfterAssistantMessage(t *testing.T) {
 	}
 	history := append([]sdk.ChatCompletionMessageParamUnion{msg.ToParam()}, agtopenai.Results(out)...)
 	params := sdk.ChatCompletionNewParams{Model: "gpt-5", Messages: history}
-	raw := jsonOf(t, params)
+	raw := convtest.JSON(t, params)
 
 	// Back through the SDK's own request type, as a stand-in server reads it.
 	var back sdk.ChatCompletionNewParams
@@ -237,17 +208,17 @@ func TestResultsAfterAssistantMessage(t *testing.T) {
 	var answered []string
 	for _, m := range back.Messages[1:3] {
 		if m.OfTool == nil {
-			t.Fatalf("message is not a tool message: %s", jsonOf(t, m))
+			t.Fatalf("message is not a tool message: %s", convtest.JSON(t, m))
 		}
 		answered = append(answered, m.OfTool.ToolCallID)
 	}
 	if d := cmp.Diff(callIDs, answered); d != "" {
 		t.Errorf("tool_call IDs answered (-calls +answers):\n%s", d)
 	}
-	sameJSON(t, []byte(back.Messages[2].OfTool.Content.OfString.Value), `{"error":{"code":"permission_denied","message":"denied by policy"}}`)
+	convtest.SameJSON(t, []byte(back.Messages[2].OfTool.Content.OfString.Value), `{"error":{"code":"permission_denied","message":"denied by policy"}}`)
 	user := back.Messages[3].OfUser
 	if user == nil || user.Content.OfString.Value != out.Notice() {
-		t.Errorf("last message = %s, want the notice as a user message", jsonOf(t, back.Messages[3]))
+		t.Errorf("last message = %s, want the notice as a user message", convtest.JSON(t, back.Messages[3]))
 	}
 }
 
@@ -259,20 +230,20 @@ func TestResultsNoticeOnce(t *testing.T) {
 	const notice = "configuration saved, but load failed: mount m"
 	write := run.Result{CallID: "call_w", Content: json.RawMessage(`[{"type":"text","text":"saved"}]`), Notice: notice}
 	out := run.Outcome{Results: []run.Result{write}, Refresh: &run.RefreshReport{Notice: notice}}
-	sameJSON(t, jsonOf(t, agtopenai.Results(out)), `[{"role":"tool","tool_call_id":"call_w","content":[
-		{"type":"text","text":"saved"},{"type":"text","text":`+quote(t, notice)+`}]}]`)
+	convtest.SameJSON(t, convtest.JSON(t, agtopenai.Results(out)), `[{"role":"tool","tool_call_id":"call_w","content":[
+		{"type":"text","text":"saved"},{"type":"text","text":`+convtest.Quote(t, notice)+`}]}]`)
 
 	failed := run.Result{CallID: "call_w", Code: run.CodeToolError, Message: "disk full", Notice: notice}
 	out.Results = []run.Result{failed}
 	if msgs := agtopenai.Results(out); len(msgs) != 2 || msgs[1].OfUser == nil {
-		t.Errorf("a failed result with the notice: %s, want the notice as a user message", jsonOf(t, msgs))
+		t.Errorf("a failed result with the notice: %s, want the notice as a user message", convtest.JSON(t, msgs))
 	}
 }
 
 func TestResultsWithoutNotice(t *testing.T) {
 	t.Parallel()
 	out := run.Outcome{Results: []run.Result{{CallID: "call_1", Content: json.RawMessage(`[{"type":"text","text":"a"}]`)}}}
-	sameJSON(t, jsonOf(t, agtopenai.Results(out)), `[{"role":"tool","tool_call_id":"call_1","content":[{"type":"text","text":"a"}]}]`)
+	convtest.SameJSON(t, convtest.JSON(t, agtopenai.Results(out)), `[{"role":"tool","tool_call_id":"call_1","content":[{"type":"text","text":"a"}]}]`)
 }
 
 // The API refuses the whole request when one function's parameters have
@@ -301,7 +272,7 @@ func TestToolsSchemaRootIsTypeObject(t *testing.T) {
 					Parameters json.RawMessage `json:"parameters"`
 				} `json:"function"`
 			}
-			if err := json.Unmarshal(jsonOf(t, agtopenai.Tools([]run.ToolInfo{{Name: "t", InputSchema: json.RawMessage(tc.schema)}})), &defs); err != nil {
+			if err := json.Unmarshal(convtest.JSON(t, agtopenai.Tools([]run.ToolInfo{{Name: "t", InputSchema: json.RawMessage(tc.schema)}})), &defs); err != nil {
 				t.Fatal(err)
 			}
 			if got := string(defs[0].Function.Parameters); got != tc.want {
@@ -328,7 +299,7 @@ func TestToolMessageLeavesOutBase64(t *testing.T) {
 	tm := agtopenai.ToolMessage(res)
 	parts := tm.Content.OfArrayOfContentParts
 	if len(parts) != 4 {
-		t.Fatalf("%d parts, want 4: %s", len(parts), jsonOf(t, tm))
+		t.Fatalf("%d parts, want 4: %s", len(parts), convtest.JSON(t, tm))
 	}
 	left := `"(1048576 characters of base64 left out: a tool message takes text only)"`
 	want := []string{

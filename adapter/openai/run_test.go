@@ -4,20 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"log/slog"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	sdk "github.com/openai/openai-go/v3"
 	"go.uber.org/goleak"
 
-	"github.com/agtsdk/agt"
+	"github.com/agtsdk/agt/adapter/internal/convtest"
 	agtopenai "github.com/agtsdk/agt/adapter/openai"
-	"github.com/agtsdk/agt/mcpconn"
-	"github.com/agtsdk/agt/mcpconn/mcptest"
+	"github.com/agtsdk/agt/internal/runtest"
 	"github.com/agtsdk/agt/policy"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/run"
@@ -36,42 +32,14 @@ const (
 // it has the framework tools); its policy denies deleting notes.
 func newRun(t *testing.T) *run.Run {
 	t.Helper()
-	ctx := context.Background()
-	dial := mcptest.Dial(nil)
-	host, err := agt.Open(ctx, t.TempDir(), &agt.Options{Connector: &mcpconn.ConnectorOptions{
-		Dial: func(ctx context.Context, ref resource.Ref, srv resource.MCPServer) (mcp.Transport, error) {
-			if ref == brokenRef {
-				return nil, errors.New("the broken server does not start")
-			}
-			return dial(ctx, ref, srv)
-		},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = host.Close() })
-	// The Dial hook ignores the document; it must pass the static checks.
-	server := json.RawMessage(`{"mcpServers":{"fake":{"type":"stdio","command":"fakemcp","cwd":"` + t.TempDir() + `"}}}`)
-	for _, req := range []resource.WriteRequest{
-		{Kind: resource.KindMCP, Ref: notesRef, Create: true, Data: server},
-		{Kind: resource.KindMCP, Ref: brokenRef, Create: true, Data: server},
-		{Kind: resource.KindAgent, Ref: agent, Create: true, Data: json.RawMessage(`{"capabilities":["resource_management"]}`),
-			Add: map[string][]string{"mcps": {string(notesRef)}}},
-	} {
-		if _, err := host.Resources().Write(ctx, resource.Direct(), req); err != nil {
-			t.Fatal(err)
-		}
-	}
-	r, err := host.NewRun(ctx, agent, &run.Options{
-		Permission:       policy.Rules{Deny: []string{"mcp__notes__note_delete"}, Allow: []string{"mcp__*", "framework:*"}},
-		FailOnMountError: true,
-		Logger:           slog.New(slog.DiscardHandler),
+	repo := runtest.Repository(t, agent, resource.AgentDocument{
+		Capabilities: []string{resource.CapabilityResourceManagement},
+		MCPs:         []resource.Ref{notesRef},
+	}, notesRef, brokenRef)
+	return runtest.HostRun(t, repo, runtest.Dial(nil, brokenRef), run.Options{
+		Agent:      agent,
+		Permission: policy.Rules{Deny: []string{"mcp__notes__note_delete"}, Allow: []string{"mcp__*", "framework:*"}},
 	})
-	if err != nil {
-		t.Fatalf("NewRun: %v", err)
-	}
-	t.Cleanup(func() { _ = r.Close() })
-	return r
 }
 
 // The part of a Chat Completions request a stand-in server reads, decoded
@@ -202,7 +170,7 @@ func TestRunLoop(t *testing.T) {
 // into.
 func decode(t *testing.T, v, into any) {
 	t.Helper()
-	if err := json.Unmarshal(jsonOf(t, v), into); err != nil {
+	if err := json.Unmarshal(convtest.JSON(t, v), into); err != nil {
 		t.Fatal(err)
 	}
 }

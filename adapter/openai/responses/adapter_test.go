@@ -9,39 +9,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/openai/openai-go/v3/responses"
 
+	"github.com/agtsdk/agt/adapter/internal/convtest"
 	agtresponses "github.com/agtsdk/agt/adapter/openai/responses"
 	"github.com/agtsdk/agt/run"
 )
-
-// jsonOf marshals v through the SDK's own encoders.
-func jsonOf(t *testing.T, v any) []byte {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatalf("marshal: %v", err)
-	}
-	return b
-}
-
-// sameJSON compares two JSON texts as values.
-func sameJSON(t *testing.T, got []byte, want string) {
-	t.Helper()
-	var g, w any
-	if err := json.Unmarshal(got, &g); err != nil {
-		t.Fatalf("got is not JSON: %v\n%s", err, got)
-	}
-	if err := json.Unmarshal([]byte(want), &w); err != nil {
-		t.Fatalf("want is not JSON: %v", err)
-	}
-	if d := cmp.Diff(w, g); d != "" {
-		t.Errorf("JSON mismatch (-want +got):\n%s\ngot: %.600s", d, got)
-	}
-}
-
-func quote(t *testing.T, s string) string {
-	t.Helper()
-	return string(jsonOf(t, s))
-}
 
 // Each function tool carries the server's schema bytes (key order, a large
 // integer and a tiny number would not survive a map[string]any), a root
@@ -57,8 +28,8 @@ func TestToolsJSON(t *testing.T) {
 		{Name: "count", InputSchema: json.RawMessage(noType)},
 		{Name: "noargs"},
 	}
-	got := jsonOf(t, agtresponses.Tools(tools))
-	sameJSON(t, got, `[{"type":"function","name":"files.read","description":"Reads a file.","strict":false,"parameters":`+schema+`},`+
+	got := convtest.JSON(t, agtresponses.Tools(tools))
+	convtest.SameJSON(t, got, `[{"type":"function","name":"files.read","description":"Reads a file.","strict":false,"parameters":`+schema+`},`+
 		`{"type":"function","name":"count","strict":false,"parameters":{"type":"object","properties":{"n":{"type":"integer","maximum":12345678901234567890}}}},`+
 		`{"type":"function","name":"noargs","strict":false,"parameters":{"type":"object"}}]`)
 	var defs []struct {
@@ -75,7 +46,7 @@ func TestToolsJSON(t *testing.T) {
 	if d := cmp.Diff(want, params); d != "" {
 		t.Errorf("parameters bytes (-want +got):\n%s", d)
 	}
-	sameJSON(t, jsonOf(t, agtresponses.Tools(nil)), `[]`)
+	convtest.SameJSON(t, convtest.JSON(t, agtresponses.Tools(nil)), `[]`)
 }
 
 // OpenAI refuses the whole request when one function's parameters have
@@ -94,7 +65,7 @@ func TestToolsRootKeywordsLeftOut(t *testing.T) {
 		var defs []struct {
 			Parameters json.RawMessage `json:"parameters"`
 		}
-		if err := json.Unmarshal(jsonOf(t, agtresponses.Tools([]run.ToolInfo{{Name: "t", InputSchema: json.RawMessage(tc.schema)}})), &defs); err != nil {
+		if err := json.Unmarshal(convtest.JSON(t, agtresponses.Tools([]run.ToolInfo{{Name: "t", InputSchema: json.RawMessage(tc.schema)}})), &defs); err != nil {
 			t.Fatal(err)
 		}
 		if got := string(defs[0].Parameters); got != tc.want {
@@ -182,20 +153,20 @@ func TestFunctionCallOutputJSON(t *testing.T) {
 		{"jpeg labelled png goes as jpeg", run.Result{CallID: "call_3", Content: json.RawMessage(`[{"type":"image","data":"` + jpegStart + `","mimeType":"image/png"}]`)},
 			`{"type":"function_call_output","call_id":"call_3","output":[{"type":"input_image","image_url":"data:image/jpeg;base64,` + jpegStart + `"}]}`},
 		{"text labelled png goes as its JSON", run.Result{CallID: "call_4", Content: json.RawMessage(`[{"type":"image","data":"aGVsbG8gd29ybGQ=","mimeType":"image/png"}]`)},
-			`{"type":"function_call_output","call_id":"call_4","output":[{"type":"input_text","text":` + quote(t, `{"data":"`+notImage+`","mimeType":"image/png","type":"image"}`) + `}]}`},
+			`{"type":"function_call_output","call_id":"call_4","output":[{"type":"input_text","text":` + convtest.Quote(t, `{"data":"`+notImage+`","mimeType":"image/png","type":"image"}`) + `}]}`},
 		{"audio as its JSON", run.Result{CallID: "call_5", Content: json.RawMessage(`[{"type":"audio","data":"UklGRg==","mimeType":"audio/wav"}]`)},
-			`{"type":"function_call_output","call_id":"call_5","output":[{"type":"input_text","text":` + quote(t, `{"data":"(8 characters of base64 left out: a function_call_output takes no audio or binary resource)","mimeType":"audio/wav","type":"audio"}`) + `}]}`},
+			`{"type":"function_call_output","call_id":"call_5","output":[{"type":"input_text","text":` + convtest.Quote(t, `{"data":"(8 characters of base64 left out: a function_call_output takes no audio or binary resource)","mimeType":"audio/wav","type":"audio"}`) + `}]}`},
 		{"resource link as its JSON", run.Result{CallID: "call_6", Content: json.RawMessage(`[{"type":"resource_link","uri":"file:///a","name":"a"}]`)},
-			`{"type":"function_call_output","call_id":"call_6","output":[{"type":"input_text","text":` + quote(t, `{"type":"resource_link","uri":"file:///a","name":"a"}`) + `}]}`},
+			`{"type":"function_call_output","call_id":"call_6","output":[{"type":"input_text","text":` + convtest.Quote(t, `{"type":"resource_link","uri":"file:///a","name":"a"}`) + `}]}`},
 		{"structured with text only", run.Result{CallID: "call_7", Content: json.RawMessage(`[{"type":"text","text":"{\"n\":1}"}]`), Structured: json.RawMessage(`{"n":1}`)},
 			`{"type":"function_call_output","call_id":"call_7","output":"{\"n\":1}"}`},
 		{"result notice last", run.Result{CallID: "call_8", Content: json.RawMessage(`[{"type":"text","text":"saved"}]`), Structured: json.RawMessage(`{"ok":true}`), Notice: "configuration saved, but load failed: x"},
 			`{"type":"function_call_output","call_id":"call_8","output":[{"type":"input_text","text":"saved"},{"type":"input_text","text":"configuration saved, but load failed: x"}]}`},
 		{"failed is its ToolError only", failed,
-			`{"type":"function_call_output","call_id":"call_E","output":` + quote(t, string(failed.ToolError())) + `}`},
+			`{"type":"function_call_output","call_id":"call_E","output":` + convtest.Quote(t, string(failed.ToolError())) + `}`},
 		{"failed with an image sends no image", run.Result{CallID: "call_F", Code: run.CodeToolError, Message: "disk full",
 			Content: json.RawMessage(`[{"type":"image","data":"` + onePixelPNG + `","mimeType":"image/png"}]`)},
-			`{"type":"function_call_output","call_id":"call_F","output":` + quote(t, `{"error":{"code":"tool_error","message":"disk full"}}`) + `}`},
+			`{"type":"function_call_output","call_id":"call_F","output":` + convtest.Quote(t, `{"error":{"code":"tool_error","message":"disk full"}}`) + `}`},
 		{"host tool content not an array", run.Result{CallID: "call_9", Content: json.RawMessage(`{"x":1}`)},
 			`{"type":"function_call_output","call_id":"call_9","output":"{\"x\":1}"}`},
 		{"empty", run.Result{CallID: "call_10"},
@@ -204,7 +175,7 @@ func TestFunctionCallOutputJSON(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			sameJSON(t, jsonOf(t, agtresponses.FunctionCallOutput(tt.res)), tt.want)
+			convtest.SameJSON(t, convtest.JSON(t, agtresponses.FunctionCallOutput(tt.res)), tt.want)
 		})
 	}
 }
@@ -213,16 +184,13 @@ func TestFunctionCallOutputJSON(t *testing.T) {
 // neither reaches the API as an image nor fills the model's context.
 func TestImageSizeBound(t *testing.T) {
 	t.Parallel()
-	png := func(n int) string { // a PNG signature, then zeros: n characters of base64
-		return "iVBORw0KGgoA" + strings.Repeat("AAAA", (n-12)/4)
-	}
 	for _, tc := range []struct {
 		name  string
 		data  string
 		image bool
 	}{
-		{"at the bound", png(agtresponses.MaxImageBase64), true},
-		{"past the bound", png(agtresponses.MaxImageBase64 + 4), false},
+		{"at the bound", convtest.PNGBase64(agtresponses.MaxImageBase64), true},
+		{"past the bound", convtest.PNGBase64(agtresponses.MaxImageBase64 + 4), false},
 	} {
 		res := run.Result{CallID: "call_big", Content: json.RawMessage(`[{"type":"image","data":"` + tc.data + `","mimeType":"image/png"}]`)}
 		parts := agtresponses.FunctionCallOutput(res).Output.OfResponseFunctionCallOutputItemArray
@@ -252,7 +220,7 @@ func TestResultsNotice(t *testing.T) {
 	withNotice := ok
 	withNotice.Notice = notice
 	outputs := `{"type":"function_call_output","call_id":"call_1","output":[{"type":"input_text","text":"a"}]},` +
-		`{"type":"function_call_output","call_id":"call_2","output":` + quote(t, `{"error":{"code":"permission_denied","message":"denied by policy"}}`) + `}`
+		`{"type":"function_call_output","call_id":"call_2","output":` + convtest.Quote(t, `{"error":{"code":"permission_denied","message":"denied by policy"}}`) + `}`
 	tests := []struct {
 		name string
 		out  run.Outcome
@@ -260,14 +228,14 @@ func TestResultsNotice(t *testing.T) {
 	}{
 		{"no notice", run.Outcome{Results: []run.Result{ok, denied}}, `[` + outputs + `]`},
 		{"notice as a user message, after the outputs", run.Outcome{Results: []run.Result{ok, denied}, Refresh: &run.RefreshReport{Notice: notice}},
-			`[` + outputs + `,{"role":"user","content":` + quote(t, notice) + `}]`},
+			`[` + outputs + `,{"role":"user","content":` + convtest.Quote(t, notice) + `}]`},
 		{"notice already in an output", run.Outcome{Results: []run.Result{withNotice}, Refresh: &run.RefreshReport{Notice: notice}},
-			`[{"type":"function_call_output","call_id":"call_1","output":[{"type":"input_text","text":"a"},{"type":"input_text","text":` + quote(t, notice) + `}]}]`},
+			`[{"type":"function_call_output","call_id":"call_1","output":[{"type":"input_text","text":"a"},{"type":"input_text","text":` + convtest.Quote(t, notice) + `}]}]`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			sameJSON(t, jsonOf(t, agtresponses.Results(tt.out)), tt.want)
+			convtest.SameJSON(t, convtest.JSON(t, agtresponses.Results(tt.out)), tt.want)
 		})
 	}
 }

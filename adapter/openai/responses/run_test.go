@@ -4,20 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"log/slog"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/responses"
 	"go.uber.org/goleak"
 
-	"github.com/agtsdk/agt"
+	"github.com/agtsdk/agt/adapter/internal/convtest"
 	agtresponses "github.com/agtsdk/agt/adapter/openai/responses"
-	"github.com/agtsdk/agt/mcpconn"
+	"github.com/agtsdk/agt/internal/runtest"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/policy"
 	"github.com/agtsdk/agt/resource"
@@ -34,46 +31,17 @@ const (
 
 // newRun is a real Run from a Host over a bbolt store in t.TempDir(): the
 // agent mounts an in-process fake MCP server (with its content tool) and
-// may manage resources; its policy denies deleting notes. A small copy of
-// adapter/openai's: a test file cannot be shared between the packages.
+// may manage resources; its policy denies deleting notes.
 func newRun(t *testing.T) *run.Run {
 	t.Helper()
-	ctx := context.Background()
-	dial := mcptest.Dial(&mcptest.ServerOptions{Faults: []mcptest.Fault{mcptest.FaultContentKinds}})
-	host, err := agt.Open(ctx, t.TempDir(), &agt.Options{Connector: &mcpconn.ConnectorOptions{
-		Dial: func(ctx context.Context, ref resource.Ref, srv resource.MCPServer) (mcp.Transport, error) {
-			if ref == brokenRef {
-				return nil, errors.New("the broken server does not start")
-			}
-			return dial(ctx, ref, srv)
-		},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = host.Close() })
-	// The Dial hook ignores the document; it must pass the static checks.
-	server := json.RawMessage(`{"mcpServers":{"fake":{"type":"stdio","command":"fakemcp","cwd":"` + t.TempDir() + `"}}}`)
-	for _, req := range []resource.WriteRequest{
-		{Kind: resource.KindMCP, Ref: notesRef, Create: true, Data: server},
-		{Kind: resource.KindMCP, Ref: brokenRef, Create: true, Data: server},
-		{Kind: resource.KindAgent, Ref: agent, Create: true, Data: json.RawMessage(`{"capabilities":["resource_management"]}`),
-			Add: map[string][]string{"mcps": {string(notesRef)}}},
-	} {
-		if _, err := host.Resources().Write(ctx, resource.Direct(), req); err != nil {
-			t.Fatal(err)
-		}
-	}
-	r, err := host.NewRun(ctx, agent, &run.Options{
-		Permission:       policy.Rules{Deny: []string{"mcp__notes__note_delete"}, Allow: []string{"mcp__*", "framework:*"}},
-		FailOnMountError: true,
-		Logger:           slog.New(slog.DiscardHandler),
+	repo := runtest.Repository(t, agent, resource.AgentDocument{
+		Capabilities: []string{resource.CapabilityResourceManagement},
+		MCPs:         []resource.Ref{notesRef},
+	}, notesRef, brokenRef)
+	return runtest.HostRun(t, repo, runtest.Dial(&mcptest.ServerOptions{Faults: []mcptest.Fault{mcptest.FaultContentKinds}}, brokenRef), run.Options{
+		Agent:      agent,
+		Permission: policy.Rules{Deny: []string{"mcp__notes__note_delete"}, Allow: []string{"mcp__*", "framework:*"}},
 	})
-	if err != nil {
-		t.Fatalf("NewRun: %v", err)
-	}
-	t.Cleanup(func() { _ = r.Close() })
-	return r
 }
 
 // The part of a Responses API request a stand-in server reads, decoded
@@ -172,9 +140,9 @@ func TestRunLoop(t *testing.T) {
 	want := []wireOutput{
 		{"call_echo", `[{"text":"hi","type":"input_text"}]`},
 		{"call_image", `[{"image_url":"data:image/png;base64,iVBORw0KGgo=","type":"input_image"}]`},
-		{"call_bad", quote(t, string(out.Results[2].ToolError()))},
-		{"call_denied", quote(t, string(out.Results[3].ToolError()))},
-		{"call_mount", string(jsonOf(t, []map[string]string{{"text": mountText(t, out.Results[4].Content), "type": "input_text"}, {"text": notice, "type": "input_text"}}))},
+		{"call_bad", convtest.Quote(t, string(out.Results[2].ToolError()))},
+		{"call_denied", convtest.Quote(t, string(out.Results[3].ToolError()))},
+		{"call_mount", string(convtest.JSON(t, []map[string]string{{"text": mountText(t, out.Results[4].Content), "type": "input_text"}, {"text": notice, "type": "input_text"}}))},
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("next request's input (-want +got):\n%s", d)
@@ -229,7 +197,7 @@ func mountText(t *testing.T, content json.RawMessage) string {
 // into.
 func decode(t *testing.T, v, into any) {
 	t.Helper()
-	if err := json.Unmarshal(jsonOf(t, v), into); err != nil {
+	if err := json.Unmarshal(convtest.JSON(t, v), into); err != nil {
 		t.Fatal(err)
 	}
 }

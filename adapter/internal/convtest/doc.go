@@ -1,0 +1,12 @@
+// Package convtest holds the helpers the conversion tests of the model
+// API adapters (adapter/anthropic, adapter/openai and its responses
+// package) share: the JSON an SDK value encodes to, a comparison of two
+// JSON texts as values, and base64 images of a given size.
+//
+//	got := convtest.JSON(t, agtanthropic.Tools(tools))
+//	convtest.SameJSON(t, got, `[{"name":"noargs","input_schema":{"type":"object"}}]`)
+//
+// It is for tests only: every function that can fail takes the test's
+// testing.TB and fails the test. Like modelconv, it belongs to the root
+// module and is internal to the adapters.
+package convtest

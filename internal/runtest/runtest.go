@@ -1,0 +1,127 @@
+package runtest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agtsdk/agt"
+	"github.com/agtsdk/agt/mcpconn"
+	"github.com/agtsdk/agt/mcpconn/mcptest"
+	"github.com/agtsdk/agt/resource"
+	"github.com/agtsdk/agt/resource/boltrepo"
+	"github.com/agtsdk/agt/run"
+)
+
+// DialFunc is the type of mcpconn.ConnectorOptions.Dial.
+type DialFunc = func(ctx context.Context, ref resource.Ref, srv resource.MCPServer) (mcp.Transport, error)
+
+// ErrBroken is what Dial returns for a broken MCP resource.
+var ErrBroken = errors.New("runtest: the broken server does not start")
+
+// Dial returns a Dial hook that serves each MCP resource a new
+// mcptest.NewServer(opts) in process, whatever its document says, except
+// the resources named in broken: for those it fails with ErrBroken, as a
+// server that does not start.
+func Dial(opts *mcptest.ServerOptions, broken ...resource.Ref) DialFunc {
+	return func(ctx context.Context, ref resource.Ref, _ resource.MCPServer) (mcp.Transport, error) {
+		if slices.Contains(broken, ref) {
+			return nil, ErrBroken
+		}
+		return Serve(ctx, mcptest.NewServer(opts))
+	}
+}
+
+// Serve connects server to one end of a new in-memory transport pair and
+// returns the other, for a Dial hook that builds its own server (one with
+// a middleware, say). The server's session outlives ctx: it ends when the
+// client closes its end.
+func Serve(ctx context.Context, server *mcp.Server) (mcp.Transport, error) {
+	serverEnd, clientEnd := mcp.NewInMemoryTransports()
+	if _, err := server.Connect(context.WithoutCancel(ctx), serverEnd, nil); err != nil {
+		return nil, err
+	}
+	return clientEnd, nil
+}
+
+// FakeServer is the document of an MCP resource with one stdio server,
+// "fake", whose command does not exist: Dial ignores the document, which
+// has only to pass the Connector's checks (its working directory is a
+// new t.TempDir()).
+func FakeServer(t testing.TB) resource.MCPDocument {
+	return resource.MCPDocument{MCPServers: map[string]resource.MCPServer{
+		"fake": {Type: resource.TransportStdio, Command: "fakemcp", Cwd: t.TempDir()},
+	}}
+}
+
+// Repository opens a bbolt repository in t.TempDir() (NoSync: the file
+// does not outlive the test), closed in t.Cleanup, and creates in it the
+// MCP resources mcps, each FakeServer(t), and the agent agent with doc.
+// doc.MCPs names those of mcps the agent mounts; the others are only
+// registered.
+func Repository(t testing.TB, agent resource.Ref, doc resource.AgentDocument, mcps ...resource.Ref) resource.Repository {
+	t.Helper()
+	repo, err := boltrepo.Open(filepath.Join(t.TempDir(), agt.StoreFile), &boltrepo.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = repo.Close() })
+	put := func(kind resource.Kind, ref resource.Ref, v any) {
+		data, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := repo.Create(context.Background(), resource.Key{Kind: kind, Ref: ref}, data); err != nil {
+			t.Fatalf("create %s %s: %v", kind, ref, err)
+		}
+	}
+	for _, ref := range mcps {
+		put(resource.KindMCP, ref, FakeServer(t))
+	}
+	put(resource.KindAgent, agent, doc)
+	return repo
+}
+
+// New starts a Run with opts (run.New), closed in t.Cleanup, over repo
+// with a Connector that dials with dial. It sets FailOnMountError, so
+// that a fake server that does not mount fails the test here rather than
+// in a later assertion, and a nil Logger discards.
+func New(t testing.TB, repo resource.Repository, dial DialFunc, opts run.Options) *run.Run {
+	t.Helper()
+	opts.Repository = repo
+	opts.Connector = mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: dial})
+	return start(t, func(o *run.Options) (*run.Run, error) { return run.New(context.Background(), o) }, opts)
+}
+
+// HostRun starts a Run of opts.Agent from a Host over repo (agt.New and
+// Host.NewRun, so it has the framework tools when the agent may manage
+// resources) whose Connector dials with dial; the Run and the Host are
+// closed in t.Cleanup. It sets FailOnMountError and a nil Logger as New
+// does.
+func HostRun(t testing.TB, repo resource.Repository, dial DialFunc, opts run.Options) *run.Run {
+	t.Helper()
+	host := agt.New(repo, &agt.Options{Connector: &mcpconn.ConnectorOptions{Dial: dial}})
+	t.Cleanup(func() { _ = host.Close() })
+	return start(t, func(o *run.Options) (*run.Run, error) { return host.NewRun(context.Background(), o.Agent, o) }, opts)
+}
+
+// start completes opts as New documents and starts the Run with newRun.
+func start(t testing.TB, newRun func(*run.Options) (*run.Run, error), opts run.Options) *run.Run {
+	t.Helper()
+	opts.FailOnMountError = true
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	r, err := newRun(&opts)
+	if err != nil {
+		t.Fatalf("start the Run: %v", err)
+	}
+	t.Cleanup(func() { _ = r.Close() })
+	return r
+}
