@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/agtsdk/agt/internal/runtest"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/run"
 )
@@ -37,7 +38,7 @@ func BenchmarkExecute(b *testing.B) {
 		{"mcp-8", alias(mcptest.ToolEcho), 8},
 		{"host-1", "clock", 1},
 	} {
-		batch := run.Batch{ID: "bench", Agent: agent}
+		batch := run.Batch{ID: "bench", Agent: runtest.Agent}
 		for i := range bc.calls {
 			batch.Calls = append(batch.Calls, run.Call{ID: fmt.Sprintf("c%d", i), Name: bc.tool, Arguments: json.RawMessage(`{"text":"hello, benchmark"}`)})
 		}

@@ -34,8 +34,6 @@ import (
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 const (
-	agent    = resource.Ref("writer")
-	notesRef = resource.Ref("notes")
 	// secret stands for an argument value: it must appear in no span,
 	// event or metric.
 	secret = "s3cr3t-argument-value"
@@ -108,7 +106,7 @@ type fixtureOptions struct {
 
 func newFixture(t testing.TB, fo fixtureOptions) *fixture {
 	t.Helper()
-	repo := runtest.Repository(t, agent, resource.AgentDocument{MCPs: []resource.Ref{notesRef}}, notesRef)
+	repo := runtest.Repository(t)
 
 	f := &fixture{
 		spans:  tracetest.NewInMemoryExporter(),
@@ -182,7 +180,6 @@ func newFixture(t testing.TB, fo fixtureOptions) *fixture {
 	}
 	f.run = runtest.New(t, repo, dial, run.Options{
 		Elicit:       elicit,
-		Agent:        agent,
 		Permission:   policy.Rules{Allow: []string{"*"}, Deny: []string{"mcp__notes__" + mcptest.ToolNoteCreate}},
 		Interceptors: interceptors,
 		Auditor:      auditor,
@@ -199,13 +196,13 @@ func newFixture(t testing.TB, fo fixtureOptions) *fixture {
 	return f
 }
 
-func alias(tool string) string { return run.Alias(notesRef, tool) }
+func alias(tool string) string { return run.Alias(runtest.Notes, tool) }
 
 // threeCalls is one allowed call, one the policy denies and one with
 // invalid arguments; each carries the secret in its arguments (the
 // allowed echo gets it back in its result too).
 func threeCalls() run.Batch {
-	return run.Batch{ID: "b1", Agent: agent, Calls: []run.Call{
+	return run.Batch{ID: "b1", Agent: runtest.Agent, Calls: []run.Call{
 		{ID: "c-allowed", Name: alias(mcptest.ToolEcho), Arguments: json.RawMessage(`{"text":"` + secret + `"}`)},
 		{ID: "c-denied", Name: alias(mcptest.ToolNoteCreate), Arguments: json.RawMessage(`{"owner":"alice","title":"` + secret + `"}`)},
 		{ID: "c-invalid", Name: alias(mcptest.ToolSearch), Arguments: json.RawMessage(`{"query":"` + secret + `","limit":0}`)},
@@ -450,7 +447,7 @@ func TestBatchSpansMetricsAndTraceContext(t *testing.T) {
 func TestRejectedBatch(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, fixtureOptions{})
-	b := run.Batch{ID: "b2", Agent: agent, Calls: []run.Call{
+	b := run.Batch{ID: "b2", Agent: runtest.Agent, Calls: []run.Call{
 		{ID: "c1", Name: alias(mcptest.ToolEcho), Arguments: json.RawMessage(`{"text":"` + secret + `"}`)},
 		// A model-chosen name of 4 KiB: bounded in the span, absent from metrics.
 		{ID: "c2", Name: "no_such_tool_" + strings.Repeat("x", 4096) + secret, Arguments: json.RawMessage(`{}`)},
@@ -556,12 +553,12 @@ func TestServerRequestAndRefresh(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, fixtureOptions{clientFeatures: true})
 	ctx := context.Background()
-	if _, err := f.tel.Execute(ctx, f.run, run.Batch{ID: "ask", Agent: agent, Calls: []run.Call{
+	if _, err := f.tel.Execute(ctx, f.run, run.Batch{ID: "ask", Agent: runtest.Agent, Calls: []run.Call{
 		{ID: "c-ask", Name: alias(mcptest.ToolAsk), Arguments: json.RawMessage(`{"mode":"form"}`)},
 	}}); err != nil {
 		t.Fatal(err)
 	}
-	out, err := f.tel.Execute(ctx, f.run, run.Batch{ID: "add", Agent: agent, Calls: []run.Call{
+	out, err := f.tel.Execute(ctx, f.run, run.Batch{ID: "add", Agent: runtest.Agent, Calls: []run.Call{
 		{ID: "c-add", Name: alias(mcptest.ToolAddTool), Arguments: json.RawMessage(`{"name":"late"}`)},
 	}})
 	if err != nil {
@@ -621,7 +618,7 @@ func TestInnerInterceptorPanics(t *testing.T) {
 	f := newFixture(t, fixtureOptions{inner: []run.Interceptor{run.Before(func(context.Context, run.Request) error {
 		panic("boom " + secret)
 	})}})
-	out, err := f.tel.Execute(context.Background(), f.run, run.Batch{ID: "p", Agent: agent, Calls: []run.Call{{ID: "c-host", Name: "clock"}}})
+	out, err := f.tel.Execute(context.Background(), f.run, run.Batch{ID: "p", Agent: runtest.Agent, Calls: []run.Call{{ID: "c-host", Name: "clock"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -648,8 +645,8 @@ func TestGlobalsByDefault(t *testing.T) {
 	t.Parallel()
 	tel := agtotel.New(nil)
 	next := &recordingAuditor{}
-	req := run.Request{BatchID: "b", CallID: "c", Agent: agent, Alias: alias(mcptest.ToolEcho),
-		Source: run.Source{Kind: run.SourceMCP, Ref: notesRef, Tool: mcptest.ToolEcho}}
+	req := run.Request{BatchID: "b", CallID: "c", Agent: runtest.Agent, Alias: alias(mcptest.ToolEcho),
+		Source: run.Source{Kind: run.SourceMCP, Ref: runtest.Notes, Tool: mcptest.ToolEcho}}
 	calls := 0
 	res, err := tel.Interceptor().Intercept(context.Background(), req, func(ctx context.Context) run.Result {
 		calls++
@@ -738,7 +735,7 @@ func TestAbandonedNextEndsItsSpan(t *testing.T) {
 			})
 			open := &openSpans{open: map[trace.SpanID]string{}}
 			f := newFixture(t, fixtureOptions{outer: []run.Interceptor{giveUp}, inner: []run.Interceptor{hold}, processor: open, noAuditor: tc.noAuditor})
-			out, err := f.tel.Execute(context.Background(), f.run, run.Batch{ID: "slow", Agent: agent, Calls: []run.Call{{ID: "c-host", Name: "clock"}}})
+			out, err := f.tel.Execute(context.Background(), f.run, run.Batch{ID: "slow", Agent: runtest.Agent, Calls: []run.Call{{ID: "c-host", Name: "clock"}}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -836,7 +833,7 @@ func TestDefaultPropagatorSendsNoBaggage(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := baggage.ContextWithBaggage(context.Background(), bag)
-	if _, err := f.tel.Execute(ctx, f.run, run.Batch{ID: "b", Agent: agent, Calls: []run.Call{
+	if _, err := f.tel.Execute(ctx, f.run, run.Batch{ID: "b", Agent: runtest.Agent, Calls: []run.Call{
 		{ID: "c", Name: alias(mcptest.ToolEcho), Arguments: json.RawMessage(`{"text":"hi"}`)},
 	}}); err != nil {
 		t.Fatal(err)

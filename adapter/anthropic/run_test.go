@@ -16,15 +16,12 @@ import (
 	"github.com/agtsdk/agt/internal/runtest"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/policy"
-	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/run"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 const (
-	agent     = resource.Ref("writer")
-	notesRef  = resource.Ref("notes")
 	pngPixel  = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
 	imageTool = "snapshot"
 )
@@ -34,9 +31,7 @@ const (
 // image.
 func newRun(t *testing.T) *run.Run {
 	t.Helper()
-	repo := runtest.Repository(t, agent, resource.AgentDocument{MCPs: []resource.Ref{notesRef}}, notesRef)
-	return runtest.New(t, repo, runtest.Dial(&mcptest.ServerOptions{}), run.Options{
-		Agent:      agent,
+	return runtest.New(t, runtest.Repository(t), runtest.Dial(&mcptest.ServerOptions{}), run.Options{
 		Permission: policy.AutoAllow(),
 		HostTools: []run.HostTool{{
 			Name:        imageTool,
@@ -98,7 +93,7 @@ func TestRunLoop(t *testing.T) {
 	if err := json.Unmarshal([]byte(response), &msg); err != nil {
 		t.Fatal(err)
 	}
-	out, err := r.Execute(ctx, agtanthropic.Batch(msg.ID, agent, &msg))
+	out, err := r.Execute(ctx, agtanthropic.Batch(msg.ID, runtest.Agent, &msg))
 	if err != nil {
 		t.Fatalf("Execute: %v", err)
 	}

@@ -21,23 +21,13 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-const (
-	agent     = resource.Ref("writer")
-	notesRef  = resource.Ref("notes")
-	brokenRef = resource.Ref("broken") // registered, not mounted; it never starts
-)
-
 // newRun is a real Run from a Host over a bbolt store in t.TempDir(): the
 // agent mounts an in-process fake MCP server and may manage resources (so
-// it has the framework tools); its policy denies deleting notes.
+// it has the framework tools); runtest.Broken is registered, not mounted,
+// and never starts; the policy denies deleting notes.
 func newRun(t *testing.T) *run.Run {
 	t.Helper()
-	repo := runtest.Repository(t, agent, resource.AgentDocument{
-		Capabilities: []string{resource.CapabilityResourceManagement},
-		MCPs:         []resource.Ref{notesRef},
-	}, notesRef, brokenRef)
-	return runtest.HostRun(t, repo, runtest.Dial(nil, brokenRef), run.Options{
-		Agent:      agent,
+	return runtest.HostRun(t, runtest.Repository(t, resource.CapabilityResourceManagement), runtest.Dial(nil), run.Options{
 		Permission: policy.Rules{Deny: []string{"mcp__notes__note_delete"}, Allow: []string{"mcp__*", "framework:*"}},
 	})
 }
@@ -100,7 +90,7 @@ func TestRunLoop(t *testing.T) {
 		t.Fatal(err)
 	}
 	msg := c.Choices[0].Message
-	out, err := r.Execute(ctx, agtopenai.Batch(c.ID, agent, msg))
+	out, err := r.Execute(ctx, agtopenai.Batch(c.ID, runtest.Agent, msg))
 	if err != nil {
 		t.Fatalf("Execute: %v", err)
 	}
@@ -112,8 +102,8 @@ func TestRunLoop(t *testing.T) {
 		t.Fatalf("codes (-want +got):\n%s", d)
 	}
 	notice := out.Notice()
-	if !strings.HasPrefix(notice, "configuration saved, but load failed: ") || !strings.Contains(notice, string(brokenRef)) {
-		t.Fatalf("notice = %q, want a load failure of %s", notice, brokenRef)
+	if !strings.HasPrefix(notice, "configuration saved, but load failed: ") || !strings.Contains(notice, string(runtest.Broken)) {
+		t.Fatalf("notice = %q, want a load failure of %s", notice, runtest.Broken)
 	}
 
 	// The next request: the assistant message and one tool message per

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"log/slog"
 	"path/filepath"
-	"slices"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -19,19 +18,30 @@ import (
 	"github.com/agtsdk/agt/run"
 )
 
+// The resources Repository creates.
+const (
+	// Agent is the agent Repository creates, and the one New and HostRun
+	// run when run.Options.Agent is empty.
+	Agent = resource.Ref("writer")
+	// Notes is the MCP resource Agent mounts: the fake server.
+	Notes = resource.Ref("notes")
+	// Broken is an MCP resource registered but not mounted whose server
+	// never starts (Dial fails): mounting it is a load failure.
+	Broken = resource.Ref("broken")
+)
+
 // DialFunc is the type of mcpconn.ConnectorOptions.Dial.
 type DialFunc = func(ctx context.Context, ref resource.Ref, srv resource.MCPServer) (mcp.Transport, error)
 
-// ErrBroken is what Dial returns for a broken MCP resource.
+// ErrBroken is what Dial returns for Broken.
 var ErrBroken = errors.New("runtest: the broken server does not start")
 
-// Dial returns a Dial hook that serves each MCP resource a new
-// mcptest.NewServer(opts) in process, whatever its document says, except
-// the resources named in broken: for those it fails with ErrBroken, as a
-// server that does not start.
-func Dial(opts *mcptest.ServerOptions, broken ...resource.Ref) DialFunc {
+// Dial returns a Dial hook that serves each MCP resource but Broken a new
+// mcptest.NewServer(opts) in process, whatever its document says; for
+// Broken it fails with ErrBroken, as a server that does not start.
+func Dial(opts *mcptest.ServerOptions) DialFunc {
 	return func(ctx context.Context, ref resource.Ref, _ resource.MCPServer) (mcp.Transport, error) {
-		if slices.Contains(broken, ref) {
+		if ref == Broken {
 			return nil, ErrBroken
 		}
 		return Serve(ctx, mcptest.NewServer(opts))
@@ -62,10 +72,10 @@ func FakeServer(t testing.TB) resource.MCPDocument {
 
 // Repository opens a bbolt repository in t.TempDir() (NoSync: the file
 // does not outlive the test), closed in t.Cleanup, and creates in it the
-// MCP resources mcps, each FakeServer(t), and the agent agent with doc.
-// doc.MCPs names those of mcps the agent mounts; the others are only
-// registered.
-func Repository(t testing.TB, agent resource.Ref, doc resource.AgentDocument, mcps ...resource.Ref) resource.Repository {
+// MCP resources Notes and Broken, each FakeServer(t), and Agent, which
+// mounts Notes and has capabilities (resource.CapabilityResourceManagement
+// to give its Runs from a Host the framework tools).
+func Repository(t testing.TB, capabilities ...string) resource.Repository {
 	t.Helper()
 	repo, err := boltrepo.Open(filepath.Join(t.TempDir(), agt.StoreFile), &boltrepo.Options{NoSync: true})
 	if err != nil {
@@ -81,17 +91,17 @@ func Repository(t testing.TB, agent resource.Ref, doc resource.AgentDocument, mc
 			t.Fatalf("create %s %s: %v", kind, ref, err)
 		}
 	}
-	for _, ref := range mcps {
-		put(resource.KindMCP, ref, FakeServer(t))
-	}
-	put(resource.KindAgent, agent, doc)
+	put(resource.KindMCP, Notes, FakeServer(t))
+	put(resource.KindMCP, Broken, FakeServer(t))
+	put(resource.KindAgent, Agent, resource.AgentDocument{Capabilities: capabilities, MCPs: []resource.Ref{Notes}})
 	return repo
 }
 
 // New starts a Run with opts (run.New), closed in t.Cleanup, over repo
-// with a Connector that dials with dial. It sets FailOnMountError, so
-// that a fake server that does not mount fails the test here rather than
-// in a later assertion, and a nil Logger discards.
+// with a Connector that dials with dial. An empty opts.Agent is Agent. It
+// sets FailOnMountError, so that a fake server that does not mount fails
+// the test here rather than in a later assertion, and a nil Logger
+// discards.
 func New(t testing.TB, repo resource.Repository, dial DialFunc, opts run.Options) *run.Run {
 	t.Helper()
 	opts.Repository = repo
@@ -99,11 +109,10 @@ func New(t testing.TB, repo resource.Repository, dial DialFunc, opts run.Options
 	return start(t, func(o *run.Options) (*run.Run, error) { return run.New(context.Background(), o) }, opts)
 }
 
-// HostRun starts a Run of opts.Agent from a Host over repo (agt.New and
+// HostRun starts a Run from a Host over repo (agt.New and
 // Host.NewRun, so it has the framework tools when the agent may manage
 // resources) whose Connector dials with dial; the Run and the Host are
-// closed in t.Cleanup. It sets FailOnMountError and a nil Logger as New
-// does.
+// closed in t.Cleanup. It completes opts as New does.
 func HostRun(t testing.TB, repo resource.Repository, dial DialFunc, opts run.Options) *run.Run {
 	t.Helper()
 	host := agt.New(repo, &agt.Options{Connector: &mcpconn.ConnectorOptions{Dial: dial}})
@@ -114,6 +123,9 @@ func HostRun(t testing.TB, repo resource.Repository, dial DialFunc, opts run.Opt
 // start completes opts as New documents and starts the Run with newRun.
 func start(t testing.TB, newRun func(*run.Options) (*run.Run, error), opts run.Options) *run.Run {
 	t.Helper()
+	if opts.Agent == "" {
+		opts.Agent = Agent
+	}
 	opts.FailOnMountError = true
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)

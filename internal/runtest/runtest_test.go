@@ -11,6 +11,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/agtsdk/agt/internal/runtest"
+	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/policy"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/run"
@@ -19,20 +20,13 @@ import (
 // The Runs' sessions with the in-process servers end with the tests.
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-const (
-	agent  = resource.Ref("writer")
-	notes  = resource.Ref("notes")
-	broken = resource.Ref("broken")
-)
-
 // New mounts the fake server the repository registers: a call of its
 // echo tool comes back.
 func TestNewServesTheFake(t *testing.T) {
 	t.Parallel()
-	repo := runtest.Repository(t, agent, resource.AgentDocument{MCPs: []resource.Ref{notes}}, notes)
-	r := runtest.New(t, repo, runtest.Dial(nil), run.Options{Agent: agent, Permission: policy.AutoAllow()})
-	out, err := r.Execute(context.Background(), run.Batch{ID: "b", Agent: agent, Calls: []run.Call{
-		{ID: "c", Name: run.Alias(notes, "echo"), Arguments: json.RawMessage(`{"text":"hi"}`)},
+	r := runtest.New(t, runtest.Repository(t), runtest.Dial(nil), run.Options{Permission: policy.AutoAllow()})
+	out, err := r.Execute(context.Background(), run.Batch{ID: "b", Agent: runtest.Agent, Calls: []run.Call{
+		{ID: "c", Name: run.Alias(runtest.Notes, mcptest.ToolEcho), Arguments: json.RawMessage(`{"text":"hi"}`)},
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -46,20 +40,16 @@ func TestNewServesTheFake(t *testing.T) {
 // the registered broken server is not mounted, and Dial refuses it.
 func TestHostRunManager(t *testing.T) {
 	t.Parallel()
-	repo := runtest.Repository(t, agent, resource.AgentDocument{
-		Capabilities: []string{resource.CapabilityResourceManagement},
-		MCPs:         []resource.Ref{notes},
-	}, notes, broken)
-	dial := runtest.Dial(nil, broken)
-	r := runtest.HostRun(t, repo, dial, run.Options{Agent: agent, Permission: policy.AutoAllow()})
+	dial := runtest.Dial(nil)
+	r := runtest.HostRun(t, runtest.Repository(t, resource.CapabilityResourceManagement), dial, run.Options{Permission: policy.AutoAllow()})
 	var names []string
 	for _, ti := range r.Tools() {
 		names = append(names, ti.Name)
 	}
-	if !slices.Contains(names, "resource_write") || !slices.Contains(names, run.Alias(notes, "echo")) {
+	if !slices.Contains(names, "resource_write") || !slices.Contains(names, run.Alias(runtest.Notes, mcptest.ToolEcho)) {
 		t.Errorf("tools %q, want the framework's and the fake server's", names)
 	}
-	if _, err := dial(context.Background(), broken, runtest.FakeServer(t).MCPServers["fake"]); !errors.Is(err, runtest.ErrBroken) {
+	if _, err := dial(context.Background(), runtest.Broken, runtest.FakeServer(t).MCPServers["fake"]); !errors.Is(err, runtest.ErrBroken) {
 		t.Errorf("Dial(broken) = %v, want ErrBroken", err)
 	}
 }

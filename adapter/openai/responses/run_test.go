@@ -23,23 +23,14 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-const (
-	agent     = resource.Ref("writer")
-	notesRef  = resource.Ref("notes")
-	brokenRef = resource.Ref("broken") // registered, not mounted; it never starts
-)
-
 // newRun is a real Run from a Host over a bbolt store in t.TempDir(): the
 // agent mounts an in-process fake MCP server (with its content tool) and
-// may manage resources; its policy denies deleting notes.
+// may manage resources; runtest.Broken is registered, not mounted, and
+// never starts; the policy denies deleting notes.
 func newRun(t *testing.T) *run.Run {
 	t.Helper()
-	repo := runtest.Repository(t, agent, resource.AgentDocument{
-		Capabilities: []string{resource.CapabilityResourceManagement},
-		MCPs:         []resource.Ref{notesRef},
-	}, notesRef, brokenRef)
-	return runtest.HostRun(t, repo, runtest.Dial(&mcptest.ServerOptions{Faults: []mcptest.Fault{mcptest.FaultContentKinds}}, brokenRef), run.Options{
-		Agent:      agent,
+	dial := runtest.Dial(&mcptest.ServerOptions{Faults: []mcptest.Fault{mcptest.FaultContentKinds}})
+	return runtest.HostRun(t, runtest.Repository(t, resource.CapabilityResourceManagement), dial, run.Options{
 		Permission: policy.Rules{Deny: []string{"mcp__notes__note_delete"}, Allow: []string{"mcp__*", "framework:*"}},
 	})
 }
@@ -105,7 +96,7 @@ func TestRunLoop(t *testing.T) {
 	if err := json.Unmarshal([]byte(resp), &res); err != nil {
 		t.Fatal(err)
 	}
-	out, err := r.Execute(context.Background(), agtresponses.Batch(res.ID, agent, res.Output))
+	out, err := r.Execute(context.Background(), agtresponses.Batch(res.ID, runtest.Agent, res.Output))
 	if err != nil {
 		t.Fatalf("Execute: %v", err)
 	}
@@ -117,8 +108,8 @@ func TestRunLoop(t *testing.T) {
 		t.Fatalf("codes (-want +got):\n%s", d)
 	}
 	notice := out.Notice()
-	if !strings.HasPrefix(notice, "configuration saved, but load failed: ") || !strings.Contains(notice, string(brokenRef)) {
-		t.Fatalf("notice = %q, want a load failure of %s", notice, brokenRef)
+	if !strings.HasPrefix(notice, "configuration saved, but load failed: ") || !strings.Contains(notice, string(runtest.Broken)) {
+		t.Fatalf("notice = %q, want a load failure of %s", notice, runtest.Broken)
 	}
 
 	// With previous_response_id: the input is one output per call, in
