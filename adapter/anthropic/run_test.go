@@ -21,17 +21,20 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-const (
-	pngPixel  = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
-	imageTool = "snapshot"
-)
-
-// newRun is a real Run over a bbolt store in t.TempDir(): the agent mounts
-// one in-memory fake MCP server and has one host tool that returns an
-// image.
-func newRun(t *testing.T) *run.Run {
-	t.Helper()
-	return runtest.New(t, runtest.Repository(t), runtest.Dial(&mcptest.ServerOptions{}), run.Options{
+// TestRunLoop is one full step against a real Run: tool definitions from
+// Run.Tools, a Messages API response JSON with tool_use blocks, Execute,
+// and the tool_result blocks of the next user message.
+//
+// The Run is over a bbolt store in t.TempDir(): the agent
+// mounts one in-memory fake MCP server and has one host tool that returns
+// an image.
+func TestRunLoop(t *testing.T) {
+	t.Parallel()
+	const (
+		pngPixel  = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+		imageTool = "snapshot"
+	)
+	r := runtest.New(t, runtest.Repository(t), runtest.Dial(&mcptest.ServerOptions{}), run.Options{
 		Permission: policy.AutoAllow(),
 		HostTools: []run.HostTool{{
 			Name:        imageTool,
@@ -42,14 +45,6 @@ func newRun(t *testing.T) *run.Run {
 			},
 		}},
 	})
-}
-
-// TestRunLoop is one full step against a real Run: tool definitions from
-// Run.Tools, a Messages API response JSON with tool_use blocks, Execute,
-// and the tool_result blocks of the next user message.
-func TestRunLoop(t *testing.T) {
-	t.Parallel()
-	r := newRun(t)
 	ctx := context.Background()
 
 	tools := r.Tools()

@@ -1,7 +1,6 @@
 package openai_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"strings"
@@ -20,17 +19,6 @@ import (
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
-
-// newRun is a real Run from a Host over a bbolt store in t.TempDir(): the
-// agent mounts an in-process fake MCP server and may manage resources (so
-// it has the framework tools); runtest.Broken is registered, not mounted,
-// and never starts; the policy denies deleting notes.
-func newRun(t *testing.T) *run.Run {
-	t.Helper()
-	return runtest.HostRun(t, runtest.Repository(t, resource.CapabilityResourceManagement), runtest.Dial(nil), run.Options{
-		Permission: policy.Rules{Deny: []string{"mcp__notes__note_delete"}, Allow: []string{"mcp__*", "framework:*"}},
-	})
-}
 
 // The part of a Chat Completions request a stand-in server reads, decoded
 // from the wire JSON rather than through the SDK's types.
@@ -53,9 +41,16 @@ type wireRequest struct {
 // Run.Tools in a request, a completion JSON with tool_calls, Execute, and
 // the tool messages of the next request. The batch holds a
 // success, a schema failure, a denial and a self-mount whose load fails.
+//
+// The Run is from a Host over a bbolt store in t.TempDir():
+// the agent mounts an in-process fake MCP server and may manage resources
+// (so it has the framework tools); runtest.Broken is registered, not
+// mounted, and never starts; the policy denies deleting notes.
 func TestRunLoop(t *testing.T) {
 	t.Parallel()
-	r := newRun(t)
+	r := runtest.HostRun(t, runtest.Repository(t, resource.CapabilityResourceManagement), runtest.Dial(nil), run.Options{
+		Permission: policy.Rules{Deny: []string{"mcp__notes__note_delete"}, Allow: []string{"mcp__*", "framework:*"}},
+	})
 	ctx := context.Background()
 	tools := r.Tools()
 	first := []sdk.ChatCompletionMessageParamUnion{sdk.UserMessage("tidy the notes")}
@@ -69,12 +64,7 @@ func TestRunLoop(t *testing.T) {
 		t.Fatalf("%d functions for %d tools", len(sent.Tools), len(tools))
 	}
 	for i, ti := range tools {
-		var compact, escaped bytes.Buffer
-		if err := json.Compact(&compact, ti.InputSchema); err != nil {
-			t.Fatal(err)
-		}
-		json.HTMLEscape(&escaped, compact.Bytes())
-		if f := sent.Tools[i]; f.Type != "function" || f.Function.Name != ti.Name || string(f.Function.Parameters) != escaped.String() {
+		if f := sent.Tools[i]; f.Type != "function" || f.Function.Name != ti.Name || string(f.Function.Parameters) != string(convtest.JSON(t, ti.InputSchema)) {
 			t.Errorf("tool %s: sent %s %s with %s, listed %s", ti.Name, f.Type, f.Function.Name, f.Function.Parameters, ti.InputSchema)
 		}
 	}

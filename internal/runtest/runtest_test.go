@@ -1,4 +1,4 @@
-package runtest_test
+package runtest
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/agtsdk/agt/internal/runtest"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/policy"
 	"github.com/agtsdk/agt/resource"
@@ -24,9 +23,9 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // echo tool comes back.
 func TestNewServesTheFake(t *testing.T) {
 	t.Parallel()
-	r := runtest.New(t, runtest.Repository(t), runtest.Dial(nil), run.Options{Permission: policy.AutoAllow()})
-	out, err := r.Execute(context.Background(), run.Batch{ID: "b", Agent: runtest.Agent, Calls: []run.Call{
-		{ID: "c", Name: run.Alias(runtest.Notes, mcptest.ToolEcho), Arguments: json.RawMessage(`{"text":"hi"}`)},
+	r := New(t, Repository(t), Dial(nil), run.Options{Permission: policy.AutoAllow()})
+	out, err := r.Execute(context.Background(), run.Batch{ID: "b", Agent: Agent, Calls: []run.Call{
+		{ID: "c", Name: run.Alias(Notes, mcptest.ToolEcho), Arguments: json.RawMessage(`{"text":"hi"}`)},
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -40,16 +39,16 @@ func TestNewServesTheFake(t *testing.T) {
 // the registered broken server is not mounted, and Dial refuses it.
 func TestHostRunManager(t *testing.T) {
 	t.Parallel()
-	dial := runtest.Dial(nil)
-	r := runtest.HostRun(t, runtest.Repository(t, resource.CapabilityResourceManagement), dial, run.Options{Permission: policy.AutoAllow()})
+	dial := Dial(nil)
+	r := HostRun(t, Repository(t, resource.CapabilityResourceManagement), dial, run.Options{Permission: policy.AutoAllow()})
 	var names []string
 	for _, ti := range r.Tools() {
 		names = append(names, ti.Name)
 	}
-	if !slices.Contains(names, "resource_write") || !slices.Contains(names, run.Alias(runtest.Notes, mcptest.ToolEcho)) {
+	if !slices.Contains(names, "resource_write") || !slices.Contains(names, run.Alias(Notes, mcptest.ToolEcho)) {
 		t.Errorf("tools %q, want the framework's and the fake server's", names)
 	}
-	if _, err := dial(context.Background(), runtest.Broken, runtest.FakeServer(t).MCPServers["fake"]); !errors.Is(err, runtest.ErrBroken) {
+	if _, err := dial(context.Background(), Broken, FakeServer(t).MCPServers["fake"]); !errors.Is(err, ErrBroken) {
 		t.Errorf("Dial(broken) = %v, want ErrBroken", err)
 	}
 }

@@ -1,7 +1,6 @@
 package responses_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"strings"
@@ -22,18 +21,6 @@ import (
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
-
-// newRun is a real Run from a Host over a bbolt store in t.TempDir(): the
-// agent mounts an in-process fake MCP server (with its content tool) and
-// may manage resources; runtest.Broken is registered, not mounted, and
-// never starts; the policy denies deleting notes.
-func newRun(t *testing.T) *run.Run {
-	t.Helper()
-	dial := runtest.Dial(&mcptest.ServerOptions{Faults: []mcptest.Fault{mcptest.FaultContentKinds}})
-	return runtest.HostRun(t, runtest.Repository(t, resource.CapabilityResourceManagement), dial, run.Options{
-		Permission: policy.Rules{Deny: []string{"mcp__notes__note_delete"}, Allow: []string{"mcp__*", "framework:*"}},
-	})
-}
 
 // The part of a Responses API request a stand-in server reads, decoded
 // from the wire JSON rather than through the SDK's types.
@@ -60,9 +47,17 @@ type wireRequest struct {
 // and with the output items sent back by the host. The batch holds a
 // success, an image, a schema failure, a denial and a self-mount whose
 // load fails.
+//
+// The Run is from a Host over a bbolt store in t.TempDir():
+// the agent mounts an in-process fake MCP server (with its content tool)
+// and may manage resources; runtest.Broken is registered, not mounted,
+// and never starts; the policy denies deleting notes.
 func TestRunLoop(t *testing.T) {
 	t.Parallel()
-	r := newRun(t)
+	dial := runtest.Dial(&mcptest.ServerOptions{Faults: []mcptest.Fault{mcptest.FaultContentKinds}})
+	r := runtest.HostRun(t, runtest.Repository(t, resource.CapabilityResourceManagement), dial, run.Options{
+		Permission: policy.Rules{Deny: []string{"mcp__notes__note_delete"}, Allow: []string{"mcp__*", "framework:*"}},
+	})
 	tools := r.Tools()
 	first := responses.ResponseInputParam{responses.ResponseInputItemParamOfMessage("tidy the notes", responses.EasyInputMessageRoleUser)}
 
@@ -75,12 +70,7 @@ func TestRunLoop(t *testing.T) {
 		t.Fatalf("%d functions for %d tools", len(sent.Tools), len(tools))
 	}
 	for i, ti := range tools {
-		var compact, escaped bytes.Buffer
-		if err := json.Compact(&compact, ti.InputSchema); err != nil {
-			t.Fatal(err)
-		}
-		json.HTMLEscape(&escaped, compact.Bytes())
-		if f := sent.Tools[i]; f.Type != "function" || f.Name != ti.Name || f.Strict == nil || *f.Strict || string(f.Parameters) != escaped.String() {
+		if f := sent.Tools[i]; f.Type != "function" || f.Name != ti.Name || f.Strict == nil || *f.Strict || string(f.Parameters) != string(convtest.JSON(t, ti.InputSchema)) {
 			t.Errorf("tool %s: sent %s %s strict %v with %s, listed %s", ti.Name, f.Type, f.Name, f.Strict, f.Parameters, ti.InputSchema)
 		}
 	}
