@@ -276,30 +276,23 @@ func TestRoundTripThroughSDK(t *testing.T) {
 // the arguments against the server's own schema.
 func TestToolsSchemaRootIsTypeObject(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct{ name, schema, want string }{
-		{"no type", `{"properties":{"n":{"type":"integer","maximum":12345678901234567890}},"required":["n"]}`,
-			`{"type":"object","properties":{"n":{"type":"integer","maximum":12345678901234567890}},"required":["n"]}`},
-		{"empty object", ` { } `, `{"type":"object"}`},
-		{"true", `true`, `{"type":"object"}`},
-		{"type kept", `{"required":[],"type":"object"}`, `{"required":[],"type":"object"}`},
+	for _, tc := range append(convtest.SchemaRoots(), []convtest.SchemaRoot{
 		// The API refuses oneOf, anyOf and allOf at the root: they go,
 		// the rest stays (the root's keys in order of their names).
-		{"root anyOf", `{"type":"object","properties":{"a":{"type":"string"},"b":{"maximum":12345678901234567890}},"anyOf":[{"required":["a"]},{"required":["b"]}]}`,
-			`{"properties":{"a":{"type":"string"},"b":{"maximum":12345678901234567890}},"type":"object"}`},
-		{"root oneOf and allOf, no type", `{"oneOf":[{"required":["a"]}],"allOf":[{"properties":{}}]}`, `{"type":"object"}`},
-		{"nested anyOf kept", `{"type":"object","properties":{"a":{"anyOf":[{"type":"string"},{"type":"null"}]}}}`,
-			`{"type":"object","properties":{"a":{"anyOf":[{"type":"string"},{"type":"null"}]}}}`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
+		{Name: "root anyOf", Schema: `{"type":"object","properties":{"a":{"type":"string"},"b":{"maximum":12345678901234567890}},"anyOf":[{"required":["a"]},{"required":["b"]}]}`,
+			Want: `{"properties":{"a":{"type":"string"},"b":{"maximum":12345678901234567890}},"type":"object"}`},
+		{Name: "root oneOf and allOf, no type", Schema: `{"oneOf":[{"required":["a"]}],"allOf":[{"properties":{}}]}`, Want: `{"type":"object"}`},
+	}...) {
+		t.Run(tc.Name, func(t *testing.T) {
 			t.Parallel()
 			var defs []struct {
 				InputSchema json.RawMessage `json:"input_schema"`
 			}
-			if err := json.Unmarshal(convtest.JSON(t, agtanthropic.Tools([]run.ToolInfo{{Name: "t", InputSchema: json.RawMessage(tc.schema)}})), &defs); err != nil {
+			if err := json.Unmarshal(convtest.JSON(t, agtanthropic.Tools([]run.ToolInfo{{Name: "t", InputSchema: json.RawMessage(tc.Schema)}})), &defs); err != nil {
 				t.Fatal(err)
 			}
-			if got := string(defs[0].InputSchema); got != tc.want {
-				t.Errorf("input_schema\ngot  %s\nwant %s", got, tc.want)
+			if got := string(defs[0].InputSchema); got != tc.Want {
+				t.Errorf("input_schema\ngot  %s\nwant %s", got, tc.Want)
 			}
 		})
 	}
@@ -310,24 +303,16 @@ func TestToolsSchemaRootIsTypeObject(t *testing.T) {
 // larger image goes as its JSON, the base64 left out.
 func TestImageSizeBound(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		name  string
-		data  string
-		image bool
-	}{
-		{"at the bound", convtest.PNGBase64(agtanthropic.MaxImageBase64), true},
-		{"past the bound", convtest.PNGBase64(agtanthropic.MaxImageBase64 + 4), false},
-	} {
-		res := run.Result{CallID: "toolu_big", Content: json.RawMessage(`[{"type":"image","data":"` + tc.data + `","mimeType":"image/png"}]`)}
-		tr := agtanthropic.ToolResult(res)
+	for _, tc := range convtest.ImagesAtBound("toolu_big", agtanthropic.MaxImageBase64) {
+		tr := agtanthropic.ToolResult(tc.Result)
 		if len(tr.Content) != 1 {
-			t.Fatalf("%s: %d blocks", tc.name, len(tr.Content))
+			t.Fatalf("%s: %d blocks", tc.Name, len(tr.Content))
 		}
-		if got := tr.Content[0].OfImage != nil; got != tc.image {
-			t.Errorf("%s: sent as an image %v, want %v", tc.name, got, tc.image)
+		if got := tr.Content[0].OfImage != nil; got != tc.Image {
+			t.Errorf("%s: sent as an image %v, want %v", tc.Name, got, tc.Image)
 		}
-		if !tc.image && len(tr.Content[0].OfText.Text) > 512 {
-			t.Errorf("%s: a text block of %d bytes, want the base64 left out", tc.name, len(tr.Content[0].OfText.Text))
+		if !tc.Image && len(tr.Content[0].OfText.Text) > 512 {
+			t.Errorf("%s: a text block of %d bytes, want the base64 left out", tc.Name, len(tr.Content[0].OfText.Text))
 		}
 	}
 }

@@ -254,29 +254,22 @@ func TestResultsWithoutNotice(t *testing.T) {
 // the arguments against the server's own schema.
 func TestToolsSchemaRootIsTypeObject(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct{ name, schema, want string }{
-		{"no type", `{"properties":{"n":{"type":"integer","maximum":12345678901234567890}},"required":["n"]}`,
-			`{"type":"object","properties":{"n":{"type":"integer","maximum":12345678901234567890}},"required":["n"]}`},
-		{"empty object", ` { } `, `{"type":"object"}`},
-		{"true", `true`, `{"type":"object"}`},
-		{"type kept", `{"required":[],"type":"object"}`, `{"required":[],"type":"object"}`},
+	for _, tc := range append(convtest.SchemaRoots(), []convtest.SchemaRoot{
 		// OpenAI refuses the request with these at the root.
-		{"root combinators, enum and not left out", `{"type":"object","anyOf":[{"required":["a"]}],"oneOf":[{}],"allOf":[{}],"enum":[{}],"not":{}}`, `{"type":"object"}`},
-		{"nested anyOf kept", `{"type":"object","properties":{"a":{"anyOf":[{"type":"string"},{"type":"null"}]}}}`,
-			`{"type":"object","properties":{"a":{"anyOf":[{"type":"string"},{"type":"null"}]}}}`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
+		{Name: "root combinators, enum and not left out", Schema: `{"type":"object","anyOf":[{"required":["a"]}],"oneOf":[{}],"allOf":[{}],"enum":[{}],"not":{}}`, Want: `{"type":"object"}`},
+	}...) {
+		t.Run(tc.Name, func(t *testing.T) {
 			t.Parallel()
 			var defs []struct {
 				Function struct {
 					Parameters json.RawMessage `json:"parameters"`
 				} `json:"function"`
 			}
-			if err := json.Unmarshal(convtest.JSON(t, agtopenai.Tools([]run.ToolInfo{{Name: "t", InputSchema: json.RawMessage(tc.schema)}})), &defs); err != nil {
+			if err := json.Unmarshal(convtest.JSON(t, agtopenai.Tools([]run.ToolInfo{{Name: "t", InputSchema: json.RawMessage(tc.Schema)}})), &defs); err != nil {
 				t.Fatal(err)
 			}
-			if got := string(defs[0].Function.Parameters); got != tc.want {
-				t.Errorf("parameters\ngot  %s\nwant %s", got, tc.want)
+			if got := string(defs[0].Function.Parameters); got != tc.Want {
+				t.Errorf("parameters\ngot  %s\nwant %s", got, tc.Want)
 			}
 		})
 	}

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/agtsdk/agt/run"
 )
 
 // JSON marshals v with encoding/json, and so through an SDK type's own
@@ -42,9 +44,54 @@ func SameJSON(t testing.TB, got []byte, want string) {
 	}
 }
 
-// PNGBase64 is n characters of base64 (n-12 a multiple of 4) whose bytes
-// start with the PNG signature, then zeros: an image of a chosen size for
-// the adapters' image bounds.
-func PNGBase64(n int) string {
+// ImageCase is a Result of one PNG image and whether an adapter is to
+// send it as an image.
+type ImageCase struct {
+	Name   string
+	Data   string // the image's base64
+	Result run.Result
+	Image  bool
+}
+
+// ImagesAtBound are the Results, of call callID, of an image of bound
+// characters of base64, which an adapter whose bound that is sends as an
+// image, and of one 4 characters longer, which it does not.
+func ImagesAtBound(callID string, bound int) []ImageCase {
+	var cases []ImageCase
+	for _, c := range []struct {
+		name  string
+		n     int
+		image bool
+	}{{"at the bound", bound, true}, {"past the bound", bound + 4, false}} {
+		data := pngBase64(c.n)
+		cases = append(cases, ImageCase{Name: c.name, Data: data, Image: c.image, Result: run.Result{CallID: callID,
+			Content: json.RawMessage(`[{"type":"image","data":"` + data + `","mimeType":"image/png"}]`)}})
+	}
+	return cases
+}
+
+// pngBase64 is n characters of base64 (n-12 a multiple of 4) whose bytes
+// start with the PNG signature, then zeros.
+func pngBase64(n int) string {
 	return "iVBORw0KGgoA" + strings.Repeat("AAAA", (n-12)/4)
+}
+
+// SchemaRoot is a tool's input schema and the one an adapter sends.
+type SchemaRoot struct{ Name, Schema, Want string }
+
+// SchemaRoots are the roots every adapter sends alike
+// (modelconv.InputSchema): a root without "type" gets "type": "object",
+// the rest of its bytes kept; a root that is not an object (the schema
+// true) is {"type":"object"}, as for a tool without a schema; a keyword
+// below the root is kept, whatever it is.
+func SchemaRoots() []SchemaRoot {
+	return []SchemaRoot{
+		{"no type", `{"properties":{"n":{"type":"integer","maximum":12345678901234567890}},"required":["n"]}`,
+			`{"type":"object","properties":{"n":{"type":"integer","maximum":12345678901234567890}},"required":["n"]}`},
+		{"empty object", ` { } `, `{"type":"object"}`},
+		{"true", `true`, `{"type":"object"}`},
+		{"type kept", `{"required":[],"type":"object"}`, `{"required":[],"type":"object"}`},
+		{"nested anyOf kept", `{"type":"object","properties":{"a":{"anyOf":[{"type":"string"},{"type":"null"}]}}}`,
+			`{"type":"object","properties":{"a":{"anyOf":[{"type":"string"},{"type":"null"}]}}}`},
+	}
 }

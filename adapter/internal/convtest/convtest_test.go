@@ -3,19 +3,30 @@ package convtest_test
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"testing"
 
 	"github.com/agtsdk/agt/adapter/internal/convtest"
 )
 
-func TestPNGBase64(t *testing.T) {
+// The images are PNG base64 of the bound's length and 4 more, in the
+// Result's content.
+func TestImagesAtBound(t *testing.T) {
 	t.Parallel()
-	for _, n := range []int{12, 16, 5 << 20} {
-		s := convtest.PNGBase64(n)
-		b, err := base64.StdEncoding.DecodeString(s)
-		if len(s) != n || err != nil || !bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")) {
-			t.Errorf("PNGBase64(%d): %d characters, %v, starts %q", n, len(s), err, b[:min(len(b), 8)])
+	const bound = 5 << 20
+	cases := convtest.ImagesAtBound("call_1", bound)
+	if len(cases) != 2 || !cases[0].Image || cases[1].Image {
+		t.Fatalf("cases %d, want one image at the bound and one past it", len(cases))
+	}
+	for i, c := range cases {
+		b, err := base64.StdEncoding.DecodeString(c.Data)
+		if len(c.Data) != bound+4*i || err != nil || !bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")) {
+			t.Errorf("%s: %d characters, %v, starts %q", c.Name, len(c.Data), err, b[:min(len(b), 8)])
+		}
+		var blocks []struct{ Type, Data, MimeType string }
+		if err := json.Unmarshal(c.Result.Content, &blocks); err != nil || len(blocks) != 1 || blocks[0].Data != c.Data || c.Result.CallID != "call_1" {
+			t.Errorf("%s: result %s %.80s: %v", c.Name, c.Result.CallID, c.Result.Content, err)
 		}
 	}
 }

@@ -184,28 +184,20 @@ func TestFunctionCallOutputJSON(t *testing.T) {
 // neither reaches the API as an image nor fills the model's context.
 func TestImageSizeBound(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		name  string
-		data  string
-		image bool
-	}{
-		{"at the bound", convtest.PNGBase64(agtresponses.MaxImageBase64), true},
-		{"past the bound", convtest.PNGBase64(agtresponses.MaxImageBase64 + 4), false},
-	} {
-		res := run.Result{CallID: "call_big", Content: json.RawMessage(`[{"type":"image","data":"` + tc.data + `","mimeType":"image/png"}]`)}
-		parts := agtresponses.FunctionCallOutput(res).Output.OfResponseFunctionCallOutputItemArray
+	for _, tc := range convtest.ImagesAtBound("call_big", agtresponses.MaxImageBase64) {
+		parts := agtresponses.FunctionCallOutput(tc.Result).Output.OfResponseFunctionCallOutputItemArray
 		if len(parts) != 1 {
-			t.Fatalf("%s: %d parts", tc.name, len(parts))
+			t.Fatalf("%s: %d parts", tc.Name, len(parts))
 		}
-		if got := parts[0].OfInputImage != nil; got != tc.image {
-			t.Errorf("%s: sent as an image %v, want %v", tc.name, got, tc.image)
+		if got := parts[0].OfInputImage != nil; got != tc.Image {
+			t.Errorf("%s: sent as an image %v, want %v", tc.Name, got, tc.Image)
 		}
-		if tc.image {
+		if tc.Image {
 			continue
 		}
 		text := parts[0].OfInputText.Text
-		if left := "(" + strconv.Itoa(len(tc.data)) + " characters of base64 left out: "; len(text) > 512 || !strings.Contains(text, left) {
-			t.Errorf("%s: input_text of %d bytes %.200q, want the base64 left out and said so", tc.name, len(text), text)
+		if left := "(" + strconv.Itoa(len(tc.Data)) + " characters of base64 left out: "; len(text) > 512 || !strings.Contains(text, left) {
+			t.Errorf("%s: input_text of %d bytes %.200q, want the base64 left out and said so", tc.Name, len(text), text)
 		}
 	}
 }
