@@ -25,9 +25,8 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // Run.Tools, a Messages API response JSON with tool_use blocks, Execute,
 // and the tool_result blocks of the next user message.
 //
-// The Run is over a bbolt store in t.TempDir(): the agent
-// mounts one in-memory fake MCP server and has one host tool that returns
-// an image.
+// The Run is over a bbolt store in t.TempDir(): the agent mounts one
+// in-memory fake MCP server and has one host tool that returns an image.
 func TestRunLoop(t *testing.T) {
 	t.Parallel()
 	const (

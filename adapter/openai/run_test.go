@@ -42,10 +42,10 @@ type wireRequest struct {
 // the tool messages of the next request. The batch holds a
 // success, a schema failure, a denial and a self-mount whose load fails.
 //
-// The Run is from a Host over a bbolt store in t.TempDir():
-// the agent mounts an in-process fake MCP server and may manage resources
-// (so it has the framework tools); runtest.Broken is registered, not
-// mounted, and never starts; the policy denies deleting notes.
+// The Run is from a Host over a bbolt store in t.TempDir(): the agent
+// mounts an in-process fake MCP server and may manage resources (so it
+// has the framework tools); runtest.Broken is registered, not mounted,
+// and never starts; the policy denies deleting notes.
 func TestRunLoop(t *testing.T) {
 	t.Parallel()
 	r := runtest.HostRun(t, runtest.Repository(t, resource.CapabilityResourceManagement), runtest.Dial(nil), run.Options{

@@ -60,11 +60,11 @@ func Serve(ctx context.Context, server *mcp.Server) (mcp.Transport, error) {
 	return clientEnd, nil
 }
 
-// FakeServer is the document of an MCP resource with one stdio server,
+// fakeServer is the document of an MCP resource with one stdio server,
 // "fake", whose command does not exist: Dial ignores the document, which
 // has only to pass the Connector's checks (its working directory is a
 // new t.TempDir()).
-func FakeServer(t testing.TB) resource.MCPDocument {
+func fakeServer(t testing.TB) resource.MCPDocument {
 	return resource.MCPDocument{MCPServers: map[string]resource.MCPServer{
 		"fake": {Type: resource.TransportStdio, Command: "fakemcp", Cwd: t.TempDir()},
 	}}
@@ -72,7 +72,7 @@ func FakeServer(t testing.TB) resource.MCPDocument {
 
 // Repository opens a bbolt repository in t.TempDir() (NoSync: the file
 // does not outlive the test), closed in t.Cleanup, and creates in it the
-// MCP resources Notes and Broken, each FakeServer(t), and Agent, which
+// MCP resources Notes and Broken, each fakeServer(t), and Agent, which
 // mounts Notes and has capabilities (resource.CapabilityResourceManagement
 // to give its Runs from a Host the framework tools).
 func Repository(t testing.TB, capabilities ...string) resource.Repository {
@@ -91,8 +91,8 @@ func Repository(t testing.TB, capabilities ...string) resource.Repository {
 			t.Fatalf("create %s %s: %v", kind, ref, err)
 		}
 	}
-	put(resource.KindMCP, Notes, FakeServer(t))
-	put(resource.KindMCP, Broken, FakeServer(t))
+	put(resource.KindMCP, Notes, fakeServer(t))
+	put(resource.KindMCP, Broken, fakeServer(t))
 	put(resource.KindAgent, Agent, resource.AgentDocument{Capabilities: capabilities, MCPs: []resource.Ref{Notes}})
 	return repo
 }

@@ -48,10 +48,10 @@ type wireRequest struct {
 // success, an image, a schema failure, a denial and a self-mount whose
 // load fails.
 //
-// The Run is from a Host over a bbolt store in t.TempDir():
-// the agent mounts an in-process fake MCP server (with its content tool)
-// and may manage resources; runtest.Broken is registered, not mounted,
-// and never starts; the policy denies deleting notes.
+// The Run is from a Host over a bbolt store in t.TempDir(): the agent
+// mounts an in-process fake MCP server (with its content tool) and may
+// manage resources; runtest.Broken is registered, not mounted, and never
+// starts; the policy denies deleting notes.
 func TestRunLoop(t *testing.T) {
 	t.Parallel()
 	dial := runtest.Dial(&mcptest.ServerOptions{Faults: []mcptest.Fault{mcptest.FaultContentKinds}})
