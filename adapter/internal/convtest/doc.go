@@ -1,7 +1,8 @@
 // Package convtest holds the helpers the conversion tests of the model
 // API adapters (adapter/anthropic, adapter/openai and its responses
 // package) share: the JSON an SDK value encodes to, a comparison of two
-// JSON texts as values, and base64 images of a given size.
+// JSON texts as values, and the cases every adapter is tested on alike
+// (images at and past its size bound, the roots of input schemas).
 //
 //	got := convtest.JSON(t, agtanthropic.Tools(tools))
 //	convtest.SameJSON(t, got, `[{"name":"noargs","input_schema":{"type":"object"}}]`)
