@@ -308,7 +308,7 @@ func NewConnector(opts *ConnectorOptions) *Connector {
 	if c.opts.Logger == nil {
 		c.opts.Logger = slog.Default()
 	}
-	c.pool = &sharedPool{idle: c.opts.SharedIdleTimeout, logger: c.opts.Logger, entries: map[sharedKey]*sharedConn{}}
+	c.pool = &sharedPool{idle: c.opts.SharedIdleTimeout, logger: c.opts.Logger, entries: map[sharedKey]*sharedConn{}, open: map[*sharedConn]struct{}{}}
 	c.pool.life, c.pool.endLife = context.WithCancel(context.Background())
 	c.oauth = newOAuthSetup(c.opts.OAuth, c.opts.HTTPTransport)
 	c.info = c.opts.ClientInfo

@@ -68,7 +68,12 @@ type sharedPool struct {
 
 	mu      sync.Mutex
 	entries map[sharedKey]*sharedConn
-	closed  bool
+	// open holds every connection whose close the pool still owes: those
+	// of entries, and those a newer revision or a lost connection's
+	// replacement took out of entries while leases still use them.
+	// Connector.Close closes them all.
+	open   map[*sharedConn]struct{}
+	closed bool
 	// life ends at Connector.Close: it cancels the starts in progress.
 	life    context.Context
 	endLife context.CancelFunc
@@ -151,6 +156,7 @@ func (c *Connector) connectShared(ctx context.Context, ref resource.Ref, srv res
 			}
 			e = &sharedConn{key: key, pool: p, ready: make(chan struct{}), leases: map[*Session]struct{}{}, inPool: true}
 			p.entries[key] = e
+			p.open[e] = struct{}{}
 			p.work.Add(1)
 		}
 		e.refs++
@@ -214,9 +220,12 @@ func (e *sharedConn) start(ctx context.Context, c *Connector, ref resource.Ref, 
 	if p.closed {
 		err = &Error{Ref: ref, Op: "connect", Kind: ErrUnavailable, Detail: "the Connector is closed"}
 	}
-	if err != nil && e.inPool {
-		delete(p.entries, e.key)
-		e.inPool = false
+	if err != nil {
+		if e.inPool {
+			delete(p.entries, e.key)
+			e.inPool = false
+		}
+		delete(p.open, e)
 	}
 	e.err, e.retry = err, err != nil && ctx.Err() != nil
 	if err == nil {
@@ -322,6 +331,7 @@ func (p *sharedPool) detach(e *sharedConn) *Session {
 		return nil
 	}
 	e.shut = true
+	delete(p.open, e)
 	p.work.Add(1)
 	return e.base
 }
@@ -357,18 +367,20 @@ func (c *Connector) Close() error {
 	p.closed = true
 	p.endLife()
 	var open []*Session
-	for _, e := range p.entries {
+	for e := range p.open {
 		e.inPool = false
 		if e.timer != nil {
 			e.timer.Stop()
 			e.timer = nil
 		}
+		// One still starting closes its connection itself (start).
 		if e.base != nil && !e.shut {
 			e.shut = true
 			p.work.Add(1)
 			open = append(open, e.base)
 		}
 	}
+	clear(p.open)
 	clear(p.entries)
 	p.mu.Unlock()
 	p.closeAll(open)
@@ -377,11 +389,12 @@ func (c *Connector) Close() error {
 }
 
 // SharedConnections returns how many shared connections the Connector
-// holds open, used or idle (for tests and metrics).
+// holds open or is starting, used or idle, an older revision's still
+// used included (for tests and metrics).
 func (c *Connector) SharedConnections() int {
 	c.pool.mu.Lock()
 	defer c.pool.mu.Unlock()
-	return len(c.pool.entries)
+	return len(c.pool.open)
 }
 
 // The lease side of Session: each method of a lease acts on the shared

@@ -132,9 +132,8 @@ func TestSharedSessionsUseOneProcess(t *testing.T) {
 	for _, s := range sessions[1:] {
 		_ = s.Close()
 	}
-	if got := len(processesWithTag(t, tag)); got != 1 {
-		t.Errorf("%d processes right after the last close; want 1 (the idle time keeps it)", got)
-	}
+	// That the idle time keeps it is TestSharedConnectionIsReusedWhileIdle's
+	// (an hour there): 200 ms may pass before a look here on a busy machine.
 	waitFor(t, "the idle shared connection closes", func() bool { return c.SharedConnections() == 0 })
 	assertNoLeftovers(t, tag)
 }
@@ -436,4 +435,34 @@ func TestSharedLogLinesGoToTheirSessionOrTheConnector(t *testing.T) {
 	if !strings.Contains(logged.String(), `"mount":"files"`) {
 		t.Errorf("the Connector's log line does not name the mount: %s", logged.String())
 	}
+}
+
+// Connector.Close ends every shared connection, also one of an older
+// revision that a newer one superseded while a session still held it:
+// the pool no longer lists it, but its process is the Connector's.
+func TestConnectorCloseEndsSupersededConnections(t *testing.T) {
+	t.Parallel()
+	c := sharedConnector(t, time.Hour)
+	srv, tag := fakeStdio(t)
+	srv.Shared = true
+	old := lease(t, c, "files", srv, 1, nil)
+	oldPID := pidOf(t, old)
+	cur := lease(t, c, "files", srv, 2, nil)
+	if pidOf(t, cur) == oldPID {
+		t.Fatal("revision 2 shares the process of revision 1")
+	}
+	if got := c.SharedConnections(); got != 2 {
+		t.Errorf("SharedConnections = %d with both revisions in use; want 2", got)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// Close returns once the processes have ended: no waiting here.
+	if syscall.Kill(oldPID, 0) == nil {
+		t.Error("the process of the superseded revision outlives Connector.Close")
+	}
+	if !old.Lost() || !cur.Lost() {
+		t.Errorf("after Connector.Close: old lease lost %v, current lease lost %v; want both lost", old.Lost(), cur.Lost())
+	}
+	assertNoLeftovers(t, tag)
 }
