@@ -101,8 +101,12 @@ type sharedConn struct {
 	shut   bool
 	leases map[*Session]struct{}
 	timer  *time.Timer
-	inPool bool // still the pool's entry for key
-	gate   logGate
+	// idleGen numbers the idle timers: a timer that fired while a new
+	// lease took the connection (and let go of it again, starting the
+	// next timer) finds its number stale and closes nothing.
+	idleGen uint64
+	inPool  bool // still the pool's entry for key
+	gate    logGate
 }
 
 // lease is what makes a Session a lease on a shared connection.
@@ -276,7 +280,9 @@ func (p *sharedPool) release(e *sharedConn, l *Session) {
 		return
 	}
 	if e.inPool && !p.closed && !e.base.gone() {
-		e.timer = time.AfterFunc(p.idle, func() { p.expire(e) })
+		e.idleGen++
+		gen := e.idleGen
+		e.timer = time.AfterFunc(p.idle, func() { p.expire(e, gen) })
 		p.mu.Unlock()
 		return
 	}
@@ -336,10 +342,11 @@ func (p *sharedPool) detach(e *sharedConn) *Session {
 	return e.base
 }
 
-// expire closes e when its idle time passed with no lease taken.
-func (p *sharedPool) expire(e *sharedConn) {
+// expire closes e when the idle time of its timer gen passed with no
+// lease taken since.
+func (p *sharedPool) expire(e *sharedConn, gen uint64) {
 	p.mu.Lock()
-	if p.closed || e.refs > 0 || e.timer == nil {
+	if p.closed || e.refs > 0 || e.timer == nil || e.idleGen != gen {
 		p.mu.Unlock()
 		return
 	}
