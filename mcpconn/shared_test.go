@@ -466,3 +466,47 @@ func TestConnectorCloseEndsSupersededConnections(t *testing.T) {
 	}
 	assertNoLeftovers(t, tag)
 }
+
+// Connector.Close during a shared start (a server that never answers
+// the handshake) ends it at once: the starter and the sessions waiting
+// for it get ErrUnavailable long before the startup timeout, and no
+// process is left.
+func TestConnectorCloseStopsASharedStart(t *testing.T) {
+	t.Parallel()
+	c := quickConnector(nil)
+	srv, tag := fakeStdio(t, "-fault", string(mcptest.FaultNoHandshake))
+	srv.Shared = true
+	srv.StartupTimeoutMS = 120_000
+	const n = 4
+	errs := make(chan error, n)
+	for range n {
+		go func() {
+			s, err := c.ConnectWith(context.Background(), "files", srv, &mcpconn.ConnectOptions{Revision: 1})
+			if s != nil {
+				_ = s.Close()
+			}
+			errs <- err
+		}()
+	}
+	waitFor(t, "the shared server's process starts", func() bool { return len(processesWithTag(t, tag)) == 1 })
+	start := time.Now()
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for range n {
+		select {
+		case err := <-errs:
+			if !errors.Is(err, mcpconn.ErrUnavailable) {
+				t.Errorf("a shared connect ended by Connector.Close = %v; want ErrUnavailable", err)
+			}
+		case <-time.After(60 * time.Second):
+			t.Fatal("a shared connect still waits 60 s after Connector.Close")
+		}
+	}
+	t.Logf("the connects ended %v after Close began", time.Since(start))
+	if got := c.SharedConnections(); got != 0 {
+		t.Errorf("SharedConnections = %d after Close; want 0", got)
+	}
+	assertNoLeftovers(t, tag)
+}
+
