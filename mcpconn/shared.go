@@ -286,10 +286,14 @@ func (p *sharedPool) release(e *sharedConn, l *Session) {
 		p.mu.Unlock()
 		return
 	}
-	// Replaced, lost or the pool closed: nobody will take it again.
+	// Replaced, lost or the pool closed: nobody will take it again. Its
+	// process is the Connector's: the lease's Close does not wait for it
+	// (Connector.Close does).
 	dead := p.detach(e)
 	p.mu.Unlock()
-	p.closeAll([]*Session{dead})
+	if dead != nil {
+		p.closeLater([]*Session{dead})
+	}
 }
 
 // closeAll closes what detach handed out, in parallel (each may wait out

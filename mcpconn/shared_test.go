@@ -510,3 +510,33 @@ func TestConnectorCloseStopsASharedStart(t *testing.T) {
 	assertNoLeftovers(t, tag)
 }
 
+// Close of the last lease on a superseded shared connection does not
+// wait for its process to end (a server that ignores SIGTERM takes two
+// grace periods): the process is the Connector's, whose Close waits for
+// it.
+func TestLastLeaseCloseDoesNotWaitForTheProcess(t *testing.T) {
+	t.Parallel()
+	const grace = 2 * time.Second
+	c := quickConnector(&mcpconn.ConnectorOptions{TerminateGrace: grace, SharedIdleTimeout: time.Hour})
+	t.Cleanup(func() { _ = c.Close() })
+	srv, tag := fakeStdio(t, "-fault", string(mcptest.FaultIgnoreSIGTERM))
+	srv.Shared = true
+	old := lease(t, c, "files", srv, 1, nil)
+	oldPID := pidOf(t, old)
+	_ = lease(t, c, "files", srv, 2, nil) // supersedes revision 1
+	start := time.Now()
+	_ = old.Close()
+	took := time.Since(start)
+	// The process ends only at SIGKILL, two grace periods (4 s) after its
+	// close began: alive here unless Close waited for it.
+	if syscall.Kill(oldPID, 0) != nil {
+		t.Errorf("Close of the last lease waited %v for the superseded process to end; want it closed in the background", took)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if syscall.Kill(oldPID, 0) == nil {
+		t.Error("the superseded process outlives Connector.Close")
+	}
+	assertNoLeftovers(t, tag)
+}
