@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agtsdk/agt/internal/serverlog"
 	"github.com/agtsdk/agt/resource"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -105,8 +106,8 @@ type sharedConn struct {
 	// lease took the connection (and let go of it again, starting the
 	// next timer) finds its number stale and closes nothing.
 	idleGen uint64
-	inPool  bool // still the pool's entry for key
-	gate    logGate
+	inPool  bool           // still the pool's entry for key
+	gate    serverlog.Gate // its lines that belong to no one lease
 }
 
 // lease is what makes a Session a lease on a shared connection.
@@ -551,7 +552,7 @@ func (e *sharedConn) served(in Incoming, rep ServedRequest) {
 			callback(func() { f(Incoming{Ref: in.Ref, Calls: calls[l]}, rep) })
 		}
 	}
-	if len(leases) == 0 && e.gate.pass() {
+	if len(leases) == 0 && e.gate.Pass() {
 		e.pool.logger.LogAttrs(context.Background(), slog.LevelInfo, "agt.shared_server_request",
 			slog.String("mount", string(in.Ref)), slog.String("method", rep.Method), slog.String("outcome", string(rep.Outcome)),
 			slog.String("reason", rep.Reason))
@@ -576,13 +577,13 @@ func (e *sharedConn) log(ctx context.Context, in Incoming, p *mcp.LoggingMessage
 		leases[0].lease.h.Log(ctx, Incoming{Ref: in.Ref, Calls: calls[leases[0]]}, p)
 		return
 	}
-	if e.gate.pass() {
+	if e.gate.Pass() {
 		attrs := []slog.Attr{slog.String("mount", string(in.Ref)), slog.String("server_level", string(p.Level)),
 			slog.String("logger", p.Logger), slog.Any("data", p.Data)}
-		if n := e.gate.takeDropped(); n > 0 {
+		if n := e.gate.TakeDropped(); n > 0 {
 			attrs = append(attrs, slog.Int64("dropped_before", n))
 		}
-		e.pool.logger.LogAttrs(ctx, logLevel(p.Level), "agt.shared_server_log", attrs...)
+		e.pool.logger.LogAttrs(ctx, serverlog.Level(p.Level), "agt.shared_server_log", attrs...)
 	}
 }
 
@@ -601,57 +602,4 @@ func (e *sharedConn) toolsChanged(ctx context.Context, in Incoming) {
 			callback(func() { f(ctx, Incoming{Ref: in.Ref, Calls: calls[l]}) })
 		}
 	}
-}
-
-func logLevel(l mcp.LoggingLevel) slog.Level {
-	switch l {
-	case "debug":
-		return slog.LevelDebug
-	case "info", "notice":
-		return slog.LevelInfo
-	case "warning":
-		return slog.LevelWarn
-	}
-	return slog.LevelError
-}
-
-// The server lines of one shared connection that go to
-// ConnectorOptions.Logger: a burst, then a rate; the others are counted.
-const (
-	sharedLogBurst = 100
-	sharedLogRate  = 20 // per second
-)
-
-// logGate is a token bucket.
-type logGate struct {
-	mu      sync.Mutex
-	tokens  float64
-	last    time.Time
-	dropped int64
-}
-
-func (g *logGate) pass() bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	now := time.Now()
-	if g.last.IsZero() {
-		g.tokens = sharedLogBurst
-	} else {
-		g.tokens = min(sharedLogBurst, g.tokens+now.Sub(g.last).Seconds()*sharedLogRate)
-	}
-	g.last = now
-	if g.tokens < 1 {
-		g.dropped++
-		return false
-	}
-	g.tokens--
-	return true
-}
-
-func (g *logGate) takeDropped() int64 {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	n := g.dropped
-	g.dropped = 0
-	return n
 }
