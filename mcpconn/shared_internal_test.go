@@ -3,6 +3,7 @@ package mcpconn
 import (
 	"context"
 	"errors"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -141,5 +142,91 @@ func TestSharedWaiterOutlivesAStarterThatGivesUp(t *testing.T) {
 	}
 	if _, err := got.s.Tools(context.Background()); err != nil {
 		t.Errorf("the waiter's session: %v", err)
+	}
+}
+
+// Many sessions taking and letting go of shared connections of three
+// revisions at once, with an idle time short enough that timers fire
+// among them, then Connector.Close: every session works while it holds
+// its lease, and nothing is left (TestMain's goleak sees goroutines).
+func TestSharedPoolUnderChurn(t *testing.T) {
+	t.Parallel()
+	c := inMemoryShared(t, time.Millisecond)
+	srv := resource.MCPServer{Shared: true}
+	const workers, rounds = 16, 40
+	var wg sync.WaitGroup
+	var failed atomic.Int32
+	for w := range workers {
+		wg.Go(func() {
+			for i := range rounds {
+				s, err := c.ConnectWith(context.Background(), "mem", srv, &ConnectOptions{Revision: int64(1 + (w+i)%3)})
+				if err != nil {
+					failed.Add(1)
+					t.Errorf("ConnectWith: %v", err)
+					return
+				}
+				if _, err := s.Tools(context.Background()); err != nil {
+					// Only a newer revision's start may not end a lease's
+					// connection: this one must work.
+					failed.Add(1)
+					t.Errorf("Tools on a held lease: %v", err)
+				}
+				_ = s.Close()
+			}
+		})
+	}
+	wg.Wait()
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := c.SharedConnections(); n != 0 {
+		t.Errorf("SharedConnections = %d after Close; want 0", n)
+	}
+	c.pool.mu.Lock()
+	defer c.pool.mu.Unlock()
+	if len(c.pool.entries) != 0 || len(c.pool.open) != 0 {
+		t.Errorf("the pool keeps %d entries, %d open after Close", len(c.pool.entries), len(c.pool.open))
+	}
+}
+
+// Connector.Close while sessions take and let go of shared connections:
+// a take after it fails with ErrUnavailable, a lease held across it
+// sees its connection lost, and nothing is left.
+func TestConnectorCloseDuringChurn(t *testing.T) {
+	t.Parallel()
+	c := inMemoryShared(t, time.Millisecond)
+	srv := resource.MCPServer{Shared: true}
+	const workers = 16
+	var wg sync.WaitGroup
+	started := make(chan struct{}, workers)
+	for w := range workers {
+		wg.Go(func() {
+			for i := 0; ; i++ {
+				s, err := c.ConnectWith(context.Background(), "mem", srv, &ConnectOptions{Revision: int64(1 + (w+i)%3)})
+				if i == 0 {
+					started <- struct{}{}
+				}
+				if err != nil {
+					if !errors.Is(err, ErrUnavailable) {
+						t.Errorf("ConnectWith during Close: %v; want ErrUnavailable", err)
+					}
+					return
+				}
+				if _, err := s.Tools(context.Background()); err != nil && !s.Lost() {
+					t.Errorf("Tools on a lease not lost: %v", err)
+				}
+				_ = s.Close()
+			}
+		})
+	}
+	for range workers {
+		<-started
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	if n := c.SharedConnections(); n != 0 {
+		t.Errorf("SharedConnections = %d after Close; want 0", n)
 	}
 }
