@@ -378,6 +378,7 @@ func (c *Connector) connect(ctx context.Context, ref resource.Ref, srv resource.
 		grace:       c.opts.TerminateGrace,
 		capture:     newToolsListCapture(c.opts.MaxTools, c.opts.MaxListBytes),
 		guard:       newPeerGuard(c.opts.MaxMessageBytes, c.opts.MaxServerMessageRate),
+		toolsTurn:   make(chan struct{}, 1),
 	}
 	s.closing, s.closeNow = context.WithCancel(context.Background())
 	s.capture.calls = &s.calls // the transports capture call results too

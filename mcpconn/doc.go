@@ -241,7 +241,8 @@
 //
 // Each lease is a Session of its own: its Handlers, its calls, its Close.
 // Tools lists the tools on the shared connection (one walk at a time, a
-// cheap request), so each caller keeps its own snapshot; CallTool calls
+// cheap request; a lease waits for another's walk only as long as its
+// own context lets it), so each caller keeps its own snapshot; CallTool calls
 // of all leases run concurrently. Close of a lease ends its calls in
 // flight only (ErrUnavailable) and never the connection under another
 // lease. When the last lease closes, the connection stays open for

@@ -230,3 +230,60 @@ func TestConnectorCloseDuringChurn(t *testing.T) {
 		t.Errorf("SharedConnections = %d after Close; want 0", n)
 	}
 }
+
+// Tools of a lease that waits for another lease's walk (one at a time on
+// the connection) is bounded by its own context: a server slow to list
+// for one Run does not hold another Run's start past its deadline.
+func TestLeaseToolsWaitIsBoundedByItsContext(t *testing.T) {
+	t.Parallel()
+	server := mcp.NewServer(&mcp.Implementation{Name: "mem", Version: "1"}, nil)
+	listing, release := make(chan struct{}, 1), make(chan struct{})
+	var held atomic.Bool
+	server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/list" && held.CompareAndSwap(false, true) {
+				listing <- struct{}{}
+				<-release // the first walk hangs until the test lets it go
+			}
+			return next(ctx, method, req)
+		}
+	})
+	c := NewConnector(&ConnectorOptions{
+		Dial: func(ctx context.Context, _ resource.Ref, _ resource.MCPServer) (mcp.Transport, error) {
+			st, ct := mcp.NewInMemoryTransports()
+			if _, err := server.Connect(context.WithoutCancel(ctx), st, nil); err != nil {
+				return nil, err
+			}
+			return ct, nil
+		}})
+	t.Cleanup(func() { _ = c.Close() })
+	defer close(release)
+	srv := resource.MCPServer{Shared: true}
+	take := func() *Session {
+		t.Helper()
+		s, err := c.ConnectWith(context.Background(), "mem", srv, &ConnectOptions{Revision: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = s.Close() })
+		return s
+	}
+	a, b := take(), take()
+	go func() { _, _ = a.Tools(context.Background()) }()
+	<-listing
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := b.Tools(ctx)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("Tools past its deadline = %v; want context.DeadlineExceeded", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Tools waits for another lease's walk 20 s past its own 100 ms deadline")
+	}
+}
