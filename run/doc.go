@@ -286,9 +286,10 @@
 // mcpconn.ErrTaskRequired: agt runs no tasks. The probe applies the same
 // rules (mcpconn.LoadTools).
 //
-// Compiled schemas are shared by all Runs of a process, keyed by their exact
-// bytes (bounded), so many Runs of the same agents compile each tool once,
-// also when their mounts connect at the same time. Each mount compiles its
+// Compiled schemas are kept in a SchemaCache keyed by their exact bytes
+// (bounded): the Run's own, or Options.SchemaCache, which agt.Host gives
+// all its Runs and its Prober, so that many Runs of the same agents
+// compile each tool once, also when their mounts connect at the same time. Each mount compiles its
 // tools as soon as its own listing arrives, while the other mounts still
 // connect.
 //
