@@ -287,3 +287,51 @@ func TestLeaseToolsWaitIsBoundedByItsContext(t *testing.T) {
 		t.Fatal("Tools waits for another lease's walk 20 s past its own 100 ms deadline")
 	}
 }
+
+// A shared start that fails for the server's reason fails its waiters
+// with the same error, once (they do not start again each), keeps
+// nothing in the pool, and the next session starts anew.
+func TestSharedStartFailureReachesWaitersOnce(t *testing.T) {
+	t.Parallel()
+	var dials atomic.Int32
+	gate := make(chan struct{})
+	c := NewConnector(&ConnectorOptions{
+		Dial: func(ctx context.Context, _ resource.Ref, _ resource.MCPServer) (mcp.Transport, error) {
+			dials.Add(1)
+			<-gate
+			return nil, errors.New("no such server")
+		}})
+	t.Cleanup(func() { _ = c.Close() })
+	srv := resource.MCPServer{Shared: true}
+	const n = 8
+	errs := make(chan error, n)
+	for range n {
+		go func() {
+			_, err := c.ConnectWith(context.Background(), "mem", srv, &ConnectOptions{Revision: 1})
+			errs <- err
+		}()
+	}
+	poll(t, "all sessions wait on the one start", func() bool {
+		c.pool.mu.Lock()
+		defer c.pool.mu.Unlock()
+		for _, e := range c.pool.entries {
+			return e.refs == n
+		}
+		return false
+	})
+	close(gate)
+	for range n {
+		if err := <-errs; !errors.Is(err, ErrStart) {
+			t.Errorf("a session of the failed start got %v; want ErrStart", err)
+		}
+	}
+	if d := dials.Load(); d != 1 {
+		t.Errorf("%d starts for %d sessions of a failing server; want 1", d, n)
+	}
+	if got := c.SharedConnections(); got != 0 {
+		t.Errorf("SharedConnections = %d after a failed start; want 0", got)
+	}
+	if _, err := c.ConnectWith(context.Background(), "mem", srv, &ConnectOptions{Revision: 1}); err == nil || dials.Load() != 2 {
+		t.Errorf("the next session: %v after %d starts; want a new start, failing", err, dials.Load())
+	}
+}
