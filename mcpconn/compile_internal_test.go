@@ -173,3 +173,31 @@ func TestLoadToolsCompileIsBounded(t *testing.T) {
 	}
 	t.Logf("%d schemas, %d at most at once (GOMAXPROCS %d)", len(tools), cc.peak.Load(), runtime.GOMAXPROCS(0))
 }
+
+// A compile function that panics panics in LoadTools's caller, as it did
+// when the caller compiled alone, not on a goroutine of LoadTools, where
+// no caller could recover it and the whole process ended. Not parallel:
+// it sets GOMAXPROCS so that the listing compiles on several goroutines.
+func TestLoadToolsPanicReachesTheCaller(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	var tools []Tool
+	for i := range 8 * schemasPerWorker {
+		tools = append(tools, Tool{Name: fmt.Sprintf("t%d", i), InputSchema: json.RawMessage(fmt.Sprintf(`{"type":"object","title":"%d"}`, i))})
+	}
+	var calls atomic.Int64
+	compile := func([]byte) (*toolschema.Schema, error) {
+		calls.Add(1)
+		panic("compiler bug")
+	}
+	got := func() (r any) {
+		defer func() { r = recover() }()
+		LoadTools(tools, resource.MCPServer{}, compile, nil)
+		return nil
+	}()
+	if got != "compiler bug" {
+		t.Errorf("LoadTools with a panicking compile: recovered %v; want the panic", got)
+	}
+	if calls.Load() < 2 {
+		t.Errorf("%d compilations; want one per goroutine at least", calls.Load())
+	}
+}

@@ -308,7 +308,7 @@ func NewConnector(opts *ConnectorOptions) *Connector {
 	if c.opts.Logger == nil {
 		c.opts.Logger = slog.Default()
 	}
-	c.pool = &sharedPool{idle: c.opts.SharedIdleTimeout, logger: c.opts.Logger, entries: map[sharedKey]*sharedConn{}}
+	c.pool = &sharedPool{idle: c.opts.SharedIdleTimeout, logger: c.opts.Logger, entries: map[sharedKey]*sharedConn{}, open: map[*sharedConn]struct{}{}}
 	c.pool.life, c.pool.endLife = context.WithCancel(context.Background())
 	c.oauth = newOAuthSetup(c.opts.OAuth, c.opts.HTTPTransport)
 	c.info = c.opts.ClientInfo
@@ -378,6 +378,7 @@ func (c *Connector) connect(ctx context.Context, ref resource.Ref, srv resource.
 		grace:       c.opts.TerminateGrace,
 		capture:     newToolsListCapture(c.opts.MaxTools, c.opts.MaxListBytes),
 		guard:       newPeerGuard(c.opts.MaxMessageBytes, c.opts.MaxServerMessageRate),
+		toolsTurn:   make(chan struct{}, 1),
 	}
 	s.closing, s.closeNow = context.WithCancel(context.Background())
 	s.capture.calls = &s.calls // the transports capture call results too

@@ -241,14 +241,16 @@
 //
 // Each lease is a Session of its own: its Handlers, its calls, its Close.
 // Tools lists the tools on the shared connection (one walk at a time, a
-// cheap request), so each caller keeps its own snapshot; CallTool calls
+// cheap request; a lease waits for another's walk only as long as its
+// own context lets it), so each caller keeps its own snapshot; CallTool calls
 // of all leases run concurrently. Close of a lease ends its calls in
 // flight only (ErrUnavailable) and never the connection under another
 // lease. When the last lease closes, the connection stays open for
 // ConnectorOptions.SharedIdleTimeout (default 30 s) for the next session
 // to take, then closes. A new revision, or another document, is a new
 // connection; the connections of older revisions of the reference close
-// as soon as their last lease does, without the idle time.
+// as soon as their last lease does, without the idle time, in the
+// background: Close of a lease never waits for a process to end.
 // Connector.Close closes every shared connection (agt.Host.Close calls
 // it; a lease still open sees it lost), and refuses new shared sessions
 // with ErrUnavailable.
@@ -281,6 +283,10 @@
 // one restart, however many sessions used the server. The bounds of a
 // connection hold for all its leases together: MaxServerRequests
 // requests answered at once, the notification queue, the message rate.
+// The notification handlers of all its leases run one at a time, in the
+// order the server sent: one lease's slow handler delays the others',
+// and past the queue's 256 their notifications are dropped
+// (Session.NotificationsDropped counts the connection's).
 //
 // # Secret references
 //

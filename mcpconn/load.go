@@ -50,7 +50,8 @@ var ErrTaskRequired = errors.New(`the tool requires task-augmented execution (ex
 // result or error. The distinct schemas compile on at most GOMAXPROCS
 // goroutines, one per four schemas, the caller's included: up to four
 // compile on the caller's goroutine alone. The result keeps the server's
-// order, and each tool's result does not depend on the schedule.
+// order, and each tool's result does not depend on the schedule. A panic
+// of compile is raised again on the caller's goroutine.
 func LoadTools(tools []Tool, srv resource.MCPServer, compile func(raw []byte) (*toolschema.Schema, error), opts *toolschema.Options) (loaded []LoadedTool, excluded int) {
 	if compile == nil {
 		compile = func(raw []byte) (*toolschema.Schema, error) { return toolschema.Compile(raw, opts) }
@@ -115,7 +116,16 @@ func compileListing(out []LoadedTool, compile func(raw []byte) (*toolschema.Sche
 		// A hash collision of different bytes compiles both.
 		distinct = append(distinct, i)
 	}
+	// A panic of compile stops its goroutine and is raised again in the
+	// caller once all have stopped, as if the caller had compiled alone:
+	// on a goroutine of ours no caller could recover it.
+	var panicked atomic.Pointer[any]
 	work := func(next *atomic.Int64) {
+		defer func() {
+			if p := recover(); p != nil {
+				panicked.CompareAndSwap(nil, &p)
+			}
+		}()
 		for {
 			k := int(next.Add(1)) - 1
 			if k >= len(distinct) {
@@ -132,6 +142,9 @@ func compileListing(out []LoadedTool, compile func(raw []byte) (*toolschema.Sche
 	}
 	work(&next)
 	wg.Wait()
+	if p := panicked.Load(); p != nil {
+		panic(*p)
+	}
 	for i, j := range owner {
 		if j >= 0 && j != i {
 			out[i].Schema, out[i].Err = out[j].Schema, out[j].Err

@@ -59,7 +59,10 @@ type Session struct {
 	instructions    string
 	instructionsCut bool
 
-	toolsMu   sync.Mutex // one tools/list walk at a time (the capture holds one result)
+	// toolsTurn admits one tools/list walk at a time (the capture holds
+	// one result); a caller waits for its turn under its own ctx, as the
+	// leases of a shared connection do for each other's walks.
+	toolsTurn chan struct{}
 	closing   context.Context
 	closeNow  context.CancelFunc // cancels requests in flight: the SDK's Close waits for them
 	closed    atomic.Bool
@@ -174,8 +177,17 @@ func (s *Session) Tools(ctx context.Context) ([]Tool, error) {
 	if s.lease != nil {
 		return s.leaseTools(ctx)
 	}
-	s.toolsMu.Lock()
-	defer s.toolsMu.Unlock()
+	select {
+	case s.toolsTurn <- struct{}{}:
+		defer func() { <-s.toolsTurn }()
+	case <-ctx.Done():
+		return nil, &Error{Ref: s.ref, Op: "list tools", Detail: "cancelled by the caller while another listing of the connection ran", Err: context.Cause(ctx)}
+	case <-s.closing.Done():
+		if s.guard.breach() != nil {
+			return nil, s.breachError("list tools")
+		}
+		return nil, s.closedError("list tools")
+	}
 	if s.closed.Load() {
 		return nil, s.closedError("list tools")
 	}

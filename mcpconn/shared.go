@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agtsdk/agt/internal/serverlog"
 	"github.com/agtsdk/agt/resource"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -68,7 +69,12 @@ type sharedPool struct {
 
 	mu      sync.Mutex
 	entries map[sharedKey]*sharedConn
-	closed  bool
+	// open holds every connection whose close the pool still owes: those
+	// of entries, and those a newer revision or a lost connection's
+	// replacement took out of entries while leases still use them.
+	// Connector.Close closes them all.
+	open   map[*sharedConn]struct{}
+	closed bool
 	// life ends at Connector.Close: it cancels the starts in progress.
 	life    context.Context
 	endLife context.CancelFunc
@@ -96,8 +102,12 @@ type sharedConn struct {
 	shut   bool
 	leases map[*Session]struct{}
 	timer  *time.Timer
-	inPool bool // still the pool's entry for key
-	gate   logGate
+	// idleGen numbers the idle timers: a timer that fired while a new
+	// lease took the connection (and let go of it again, starting the
+	// next timer) finds its number stale and closes nothing.
+	idleGen uint64
+	inPool  bool           // still the pool's entry for key
+	gate    serverlog.Gate // its lines that belong to no one lease
 }
 
 // lease is what makes a Session a lease on a shared connection.
@@ -151,6 +161,7 @@ func (c *Connector) connectShared(ctx context.Context, ref resource.Ref, srv res
 			}
 			e = &sharedConn{key: key, pool: p, ready: make(chan struct{}), leases: map[*Session]struct{}{}, inPool: true}
 			p.entries[key] = e
+			p.open[e] = struct{}{}
 			p.work.Add(1)
 		}
 		e.refs++
@@ -214,9 +225,12 @@ func (e *sharedConn) start(ctx context.Context, c *Connector, ref resource.Ref, 
 	if p.closed {
 		err = &Error{Ref: ref, Op: "connect", Kind: ErrUnavailable, Detail: "the Connector is closed"}
 	}
-	if err != nil && e.inPool {
-		delete(p.entries, e.key)
-		e.inPool = false
+	if err != nil {
+		if e.inPool {
+			delete(p.entries, e.key)
+			e.inPool = false
+		}
+		delete(p.open, e)
 	}
 	e.err, e.retry = err, err != nil && ctx.Err() != nil
 	if err == nil {
@@ -267,14 +281,20 @@ func (p *sharedPool) release(e *sharedConn, l *Session) {
 		return
 	}
 	if e.inPool && !p.closed && !e.base.gone() {
-		e.timer = time.AfterFunc(p.idle, func() { p.expire(e) })
+		e.idleGen++
+		gen := e.idleGen
+		e.timer = time.AfterFunc(p.idle, func() { p.expire(e, gen) })
 		p.mu.Unlock()
 		return
 	}
-	// Replaced, lost or the pool closed: nobody will take it again.
+	// Replaced, lost or the pool closed: nobody will take it again. Its
+	// process is the Connector's: the lease's Close does not wait for it
+	// (Connector.Close does).
 	dead := p.detach(e)
 	p.mu.Unlock()
-	p.closeAll([]*Session{dead})
+	if dead != nil {
+		p.closeLater([]*Session{dead})
+	}
 }
 
 // closeAll closes what detach handed out, in parallel (each may wait out
@@ -322,14 +342,16 @@ func (p *sharedPool) detach(e *sharedConn) *Session {
 		return nil
 	}
 	e.shut = true
+	delete(p.open, e)
 	p.work.Add(1)
 	return e.base
 }
 
-// expire closes e when its idle time passed with no lease taken.
-func (p *sharedPool) expire(e *sharedConn) {
+// expire closes e when the idle time of its timer gen passed with no
+// lease taken since.
+func (p *sharedPool) expire(e *sharedConn, gen uint64) {
 	p.mu.Lock()
-	if p.closed || e.refs > 0 || e.timer == nil {
+	if p.closed || e.refs > 0 || e.timer == nil || e.idleGen != gen {
 		p.mu.Unlock()
 		return
 	}
@@ -357,18 +379,20 @@ func (c *Connector) Close() error {
 	p.closed = true
 	p.endLife()
 	var open []*Session
-	for _, e := range p.entries {
+	for e := range p.open {
 		e.inPool = false
 		if e.timer != nil {
 			e.timer.Stop()
 			e.timer = nil
 		}
+		// One still starting closes its connection itself (start).
 		if e.base != nil && !e.shut {
 			e.shut = true
 			p.work.Add(1)
 			open = append(open, e.base)
 		}
 	}
+	clear(p.open)
 	clear(p.entries)
 	p.mu.Unlock()
 	p.closeAll(open)
@@ -377,11 +401,12 @@ func (c *Connector) Close() error {
 }
 
 // SharedConnections returns how many shared connections the Connector
-// holds open, used or idle (for tests and metrics).
+// holds open or is starting, used or idle, an older revision's still
+// used included (for tests and metrics).
 func (c *Connector) SharedConnections() int {
 	c.pool.mu.Lock()
 	defer c.pool.mu.Unlock()
-	return len(c.pool.entries)
+	return len(c.pool.open)
 }
 
 // The lease side of Session: each method of a lease acts on the shared
@@ -527,7 +552,7 @@ func (e *sharedConn) served(in Incoming, rep ServedRequest) {
 			callback(func() { f(Incoming{Ref: in.Ref, Calls: calls[l]}, rep) })
 		}
 	}
-	if len(leases) == 0 && e.gate.pass() {
+	if len(leases) == 0 && e.gate.Pass() {
 		e.pool.logger.LogAttrs(context.Background(), slog.LevelInfo, "agt.shared_server_request",
 			slog.String("mount", string(in.Ref)), slog.String("method", rep.Method), slog.String("outcome", string(rep.Outcome)),
 			slog.String("reason", rep.Reason))
@@ -552,13 +577,13 @@ func (e *sharedConn) log(ctx context.Context, in Incoming, p *mcp.LoggingMessage
 		leases[0].lease.h.Log(ctx, Incoming{Ref: in.Ref, Calls: calls[leases[0]]}, p)
 		return
 	}
-	if e.gate.pass() {
+	if e.gate.Pass() {
 		attrs := []slog.Attr{slog.String("mount", string(in.Ref)), slog.String("server_level", string(p.Level)),
 			slog.String("logger", p.Logger), slog.Any("data", p.Data)}
-		if n := e.gate.takeDropped(); n > 0 {
+		if n := e.gate.TakeDropped(); n > 0 {
 			attrs = append(attrs, slog.Int64("dropped_before", n))
 		}
-		e.pool.logger.LogAttrs(ctx, logLevel(p.Level), "agt.shared_server_log", attrs...)
+		e.pool.logger.LogAttrs(ctx, serverlog.Level(p.Level), "agt.shared_server_log", attrs...)
 	}
 }
 
@@ -577,57 +602,4 @@ func (e *sharedConn) toolsChanged(ctx context.Context, in Incoming) {
 			callback(func() { f(ctx, Incoming{Ref: in.Ref, Calls: calls[l]}) })
 		}
 	}
-}
-
-func logLevel(l mcp.LoggingLevel) slog.Level {
-	switch l {
-	case "debug":
-		return slog.LevelDebug
-	case "info", "notice":
-		return slog.LevelInfo
-	case "warning":
-		return slog.LevelWarn
-	}
-	return slog.LevelError
-}
-
-// The server lines of one shared connection that go to
-// ConnectorOptions.Logger: a burst, then a rate; the others are counted.
-const (
-	sharedLogBurst = 100
-	sharedLogRate  = 20 // per second
-)
-
-// logGate is a token bucket.
-type logGate struct {
-	mu      sync.Mutex
-	tokens  float64
-	last    time.Time
-	dropped int64
-}
-
-func (g *logGate) pass() bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	now := time.Now()
-	if g.last.IsZero() {
-		g.tokens = sharedLogBurst
-	} else {
-		g.tokens = min(sharedLogBurst, g.tokens+now.Sub(g.last).Seconds()*sharedLogRate)
-	}
-	g.last = now
-	if g.tokens < 1 {
-		g.dropped++
-		return false
-	}
-	g.tokens--
-	return true
-}
-
-func (g *logGate) takeDropped() int64 {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	n := g.dropped
-	g.dropped = 0
-	return n
 }

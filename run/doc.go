@@ -207,9 +207,10 @@
 //
 // A registration with "shared": true (resource.MCPServer.Shared; never on
 // by default) is shared by the Runs that use one Connector (agt.Host
-// gives all its Runs one): Runs that mount it at the same revision use
-// one connection, one process for a stdio server, instead of one each
-// (mcpconn: Shared connections). The calls of all those Runs, that is of
+// gives all its Runs one): Runs that mount it at the same revision, and
+// that set the same of Elicit, Sample and Roots (the capabilities they
+// declare to the server), use one connection, one process for a stdio
+// server, instead of one each (mcpconn: Shared connections). The calls of all those Runs, that is of
 // different conversations and users, meet in that one process: share only
 // a server that keeps no state of a user's (a working directory, a login,
 // a browser page, memory of earlier calls are everyone's). Each Run still
@@ -234,7 +235,12 @@
 // Run's roots only during its calls. A shared server's log lines go to the
 // Run whose calls alone were in flight, else to the Connector's Logger.
 // Its stderr holds what it wrote during every Run's calls: with
-// ServerStderrToModel set, one user's model could read it.
+// ServerStderrToModel set, one user's model could read it. Its
+// notifications reach the Runs one at a time, as one server's always do:
+// an Observe that is slow to return delays those of every Run on the
+// server, and past the connection's queue (256) they are dropped; its
+// bounds on server requests (mcpconn.ConnectorOptions.MaxServerRequests)
+// hold for all those Runs together.
 //
 // # Server stderr
 //
@@ -280,9 +286,10 @@
 // mcpconn.ErrTaskRequired: agt runs no tasks. The probe applies the same
 // rules (mcpconn.LoadTools).
 //
-// Compiled schemas are shared by all Runs of a process, keyed by their exact
-// bytes (bounded), so many Runs of the same agents compile each tool once,
-// also when their mounts connect at the same time. Each mount compiles its
+// Compiled schemas are kept in a SchemaCache keyed by their exact bytes
+// (bounded): the Run's own, or Options.SchemaCache, which agt.Host gives
+// all its Runs and its Prober, so that many Runs of the same agents
+// compile each tool once, also when their mounts connect at the same time. Each mount compiles its
 // tools as soon as its own listing arrives, while the other mounts still
 // connect.
 //

@@ -100,7 +100,9 @@ type Options struct {
 	// Repository holds the agent and MCP documents; required.
 	Repository resource.Repository
 	// Connector starts and connects the mounted servers; nil means
-	// mcpconn.NewConnector(nil).
+	// mcpconn.NewConnector(nil), the Run's own, which Close closes (so
+	// its shared servers are this Run's alone; give Runs one Connector
+	// to share them).
 	Connector *mcpconn.Connector
 	// Permission decides every validated call; required (ErrNoPermission).
 	Permission Permission
@@ -258,6 +260,9 @@ type Run struct {
 	runID         string
 	// hooks answer what the mounted servers send on their own.
 	hooks *serverHooks
+	// ownConnector: the Run made connector (Options.Connector nil), and
+	// Close closes it.
+	ownConnector bool
 
 	maxRestarts    int
 	restartBackoff time.Duration
@@ -586,6 +591,7 @@ func newRun(opts *Options) (*Run, error) {
 	}
 	if r.connector == nil {
 		r.connector = mcpconn.NewConnector(nil)
+		r.ownConnector = true
 	}
 	if r.maxConc <= 0 {
 		r.maxConc = defaultMaxConcurrency
@@ -761,6 +767,11 @@ func (r *Run) Close() error {
 	r.mu.Unlock()
 	closeMounts(ms)
 	r.work.Wait()
+	if r.ownConnector {
+		// No other Run can take its shared connections: they end now,
+		// not an idle time later.
+		_ = r.connector.Close()
+	}
 	return nil
 }
 

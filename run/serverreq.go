@@ -9,10 +9,10 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/agtsdk/agt/internal/serverlog"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/resource"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -173,12 +173,12 @@ func checkRoots(roots []*mcp.Root) ([]*mcp.Root, error) {
 
 // handlers returns the mcpconn handlers of one mount's session.
 func (h *serverHooks) handlers(ref resource.Ref) *mcpconn.Handlers {
-	lg := &logGate{}
+	lg := &serverlog.Gate{}
 	hs := &mcpconn.Handlers{
 		Served: func(in mcpconn.Incoming, rep mcpconn.ServedRequest) { h.audit(ref, in, rep) },
 		Progress: func(ctx context.Context, in mcpconn.Incoming, p *mcp.ProgressNotificationParams) {
 			from := origin(ref, in)
-			if lg.pass() {
+			if lg.Pass() {
 				h.r.logger.LogAttrs(ctx, slog.LevelDebug, "agt.server_progress", append(h.logAttrs(from, lg),
 					slog.Float64("progress", p.Progress), slog.Float64("total", p.Total), slog.String("message", p.Message))...)
 			}
@@ -186,8 +186,8 @@ func (h *serverHooks) handlers(ref resource.Ref) *mcpconn.Handlers {
 		},
 		Log: func(ctx context.Context, in mcpconn.Incoming, p *mcp.LoggingMessageParams) {
 			from := origin(ref, in)
-			if lg.pass() {
-				h.r.logger.LogAttrs(ctx, serverLogLevel(p.Level), "agt.server_log", append(h.logAttrs(from, lg),
+			if lg.Pass() {
+				h.r.logger.LogAttrs(ctx, serverlog.Level(p.Level), "agt.server_log", append(h.logAttrs(from, lg),
 					slog.String("server_level", string(p.Level)), slog.String("logger", p.Logger), slog.Any("data", p.Data))...)
 			}
 			h.notify(ctx, Notification{Kind: NotifyLog, From: from, Log: p})
@@ -275,7 +275,7 @@ func origin(ref resource.Ref, in mcpconn.Incoming) Origin {
 	return o
 }
 
-func (h *serverHooks) logAttrs(from Origin, lg *logGate) []slog.Attr {
+func (h *serverHooks) logAttrs(from Origin, lg *serverlog.Gate) []slog.Attr {
 	attrs := []slog.Attr{slog.String("agent", string(h.r.agent)), slog.String("mount", string(from.Mount))}
 	if h.r.runID != "" {
 		attrs = append(attrs, slog.String("run_id", h.r.runID))
@@ -289,64 +289,10 @@ func (h *serverHooks) logAttrs(from Origin, lg *logGate) []slog.Attr {
 		}
 		attrs = append(attrs, slog.Any("call_ids", ids))
 	}
-	if n := lg.takeDropped(); n > 0 {
+	if n := lg.TakeDropped(); n > 0 {
 		attrs = append(attrs, slog.Int64("dropped_before", n))
 	}
 	return attrs
-}
-
-func serverLogLevel(l mcp.LoggingLevel) slog.Level {
-	switch l {
-	case "debug":
-		return slog.LevelDebug
-	case "info", "notice":
-		return slog.LevelInfo
-	case "warning":
-		return slog.LevelWarn
-	}
-	return slog.LevelError // error, critical, alert, emergency, and anything else
-}
-
-// The server lines one mount may write to Options.Logger: a burst, then
-// a rate; the others are counted and the count is logged with the next
-// line that passes.
-const (
-	serverLogBurst = 100
-	serverLogRate  = 20 // per second
-)
-
-// logGate is the token bucket of one mount's server lines in the log.
-type logGate struct {
-	mu      sync.Mutex
-	tokens  float64
-	last    time.Time
-	dropped int64
-}
-
-func (g *logGate) pass() bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	now := time.Now()
-	if g.last.IsZero() {
-		g.tokens = serverLogBurst
-	} else {
-		g.tokens = min(serverLogBurst, g.tokens+now.Sub(g.last).Seconds()*serverLogRate)
-	}
-	g.last = now
-	if g.tokens < 1 {
-		g.dropped++
-		return false
-	}
-	g.tokens--
-	return true
-}
-
-func (g *logGate) takeDropped() int64 {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	n := g.dropped
-	g.dropped = 0
-	return n
 }
 
 // audit records one request a mounted server sent: its kind, the call,

@@ -393,3 +393,26 @@ func TestSharedElicitationReachesItsRunOnly(t *testing.T) {
 		t.Errorf("Run B's server request audit = %s; want the refused request, on its own call", got)
 	}
 }
+
+// A Run given no Connector makes its own: its Close ends the processes
+// of its shared mounts too, as it does those of the others, instead of
+// leaving them to an idle time no other Run can use (and to a Connector
+// no one closes).
+func TestRunOwnConnectorCloseEndsSharedProcesses(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	refs, tags := sharedMounts(t, repo, 1, true)
+	r := newRun(t, &run.Options{Repository: repo})
+	pid := serverPID(t, r, refs[0])
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// Close returns once its processes ended: no waiting here (the idle
+	// time would keep it 30 s).
+	if syscall.Kill(pid, 0) == nil {
+		t.Errorf("the shared server of a Run with its own Connector outlives Run.Close")
+	}
+	if !processesGone(tags[0]) {
+		t.Error("a process is left")
+	}
+}

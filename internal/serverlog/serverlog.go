@@ -1,0 +1,74 @@
+//lint:file-ignore SA1019 logging is deprecated from protocol 2026-07-28 only; agt speaks 2025-11-25, where it is current
+
+// Package serverlog holds what mcpconn and run share to put an MCP
+// server's log lines into a host's slog.Logger: the level a line goes at
+// and the rate at which one server's lines may go.
+package serverlog
+
+import (
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The lines of one server that a Gate lets through: a burst, then a
+// rate; the others are counted.
+const (
+	Burst = 100
+	Rate  = 20 // per second
+)
+
+// Level is the slog level of a server's line at MCP level l: error,
+// critical, alert, emergency and any unknown level are errors.
+func Level(l mcp.LoggingLevel) slog.Level {
+	switch l {
+	case "debug":
+		return slog.LevelDebug
+	case "info", "notice":
+		return slog.LevelInfo
+	case "warning":
+		return slog.LevelWarn
+	}
+	return slog.LevelError
+}
+
+// Gate is the token bucket of one server's lines: Burst lines, then Rate
+// per second. The zero value is a full bucket; a Gate is safe for
+// concurrent use.
+type Gate struct {
+	mu      sync.Mutex
+	tokens  float64
+	last    time.Time
+	dropped int64
+}
+
+// Pass reports whether one more line may go, and counts it as dropped
+// when not.
+func (g *Gate) Pass() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	now := time.Now()
+	if g.last.IsZero() {
+		g.tokens = Burst
+	} else {
+		g.tokens = min(Burst, g.tokens+now.Sub(g.last).Seconds()*Rate)
+	}
+	g.last = now
+	if g.tokens < 1 {
+		g.dropped++
+		return false
+	}
+	g.tokens--
+	return true
+}
+
+// TakeDropped returns how many lines were dropped since the last call.
+func (g *Gate) TakeDropped() int64 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	n := g.dropped
+	g.dropped = 0
+	return n
+}
