@@ -21,7 +21,8 @@ const DefaultSharedIdleTimeout = 30 * time.Second
 
 // sharedKey names one shared connection: the registration (reference
 // and revision), the document itself (two stores, or a host that edits
-// a document in place, never meet in one process), and what the
+// a document in place, share a process only when their documents are
+// byte for byte the same, so the process is the same too), and what the
 // sessions declare in the handshake (the capabilities and the log
 // level: a server may list other tools for another client).
 type sharedKey struct {
