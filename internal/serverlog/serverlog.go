@@ -1,8 +1,5 @@
 //lint:file-ignore SA1019 logging is deprecated from protocol 2026-07-28 only; agt speaks 2025-11-25, where it is current
 
-// Package serverlog holds what mcpconn and run share to put an MCP
-// server's log lines into a host's slog.Logger: the level a line goes at
-// and the rate at which one server's lines may go.
 package serverlog
 
 import (

@@ -1,9 +1,3 @@
-// Package modelconv holds the rules the model API adapters
-// (adapter/anthropic, adapter/openai) share, so that each rule has one
-// implementation: the root of a tool's input schema as the model APIs
-// take it, when a result's structured content stands for its blocks, and
-// when an Outcome's refresh notice still has to be sent, the text of a
-// block an API takes only as text, and the type an image is sent with.
 package modelconv
 
 import (

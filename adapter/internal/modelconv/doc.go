@@ -1,0 +1,30 @@
+// Package modelconv holds the rules the model API adapters
+// (adapter/anthropic, adapter/openai and its responses package) share, so
+// that each rule has one implementation: the root of a tool's input
+// schema as the model APIs take it, when a result's structured content
+// stands for its blocks, when an Outcome's refresh notice still has to be
+// sent, the text of a block an API takes only as text, and the type an
+// image is sent with.
+//
+//	schema := modelconv.InputSchema(tool.InputSchema, modelconv.OpenAIRootRefused...)
+//	if modelconv.StructuredStands(res, blocks) {
+//		text = string(res.Structured) // the text blocks repeat it
+//	}
+//	if mt, ok := modelconv.ImageType(img); ok {
+//		sendImage(mt, img.Data) // at most MaxImageBase64 of base64
+//	} else {
+//		sendText(modelconv.BlockText(img, "not an image the API takes"))
+//	}
+//	if n := modelconv.UnsentNotice(out); n != "" {
+//		sendText(n) // no successful result carried the notice
+//	}
+//
+// It is internal to the adapters, which document what each API loses in
+// the conversion; its functions never fail: what does not convert is
+// sent as text that says so.
+//
+// # Limits
+//
+// MaxImageBase64 (5 MiB, fixed): an image with more base64 is sent as
+// text, its base64 left out.
+package modelconv
