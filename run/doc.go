@@ -208,10 +208,11 @@
 // A registration with "shared": true (resource.MCPServer.Shared; never on
 // by default) is shared by the Runs that use one Connector (agt.Host
 // gives all its Runs one): Runs that mount it at the same revision, and
-// that set the same of Elicit, Sample and Roots (the capabilities they
-// declare to the server), use one connection, one process for a stdio
-// server, instead of one each (mcpconn: Shared connections). The calls of all those Runs, that is of
-// different conversations and users, meet in that one process: share only
+// whose Options set the same handlers among Elicit, Sample and Roots (the
+// capabilities they declare to the server), use one connection, one
+// process for a stdio server, instead of one each (mcpconn: Shared
+// connections). The calls of all those Runs, that is of different
+// conversations and users, meet in that one process: share only
 // a server that keeps no state of a user's (a working directory, a login,
 // a browser page, memory of earlier calls are everyone's). Each Run still
 // lists the tools when it mounts the server and keeps its own snapshot,
@@ -289,9 +290,9 @@
 // Compiled schemas are kept in a SchemaCache keyed by their exact bytes
 // (bounded): the Run's own, or Options.SchemaCache, which agt.Host gives
 // all its Runs and its Prober, so that many Runs of the same agents
-// compile each tool once, also when their mounts connect at the same time. Each mount compiles its
-// tools as soon as its own listing arrives, while the other mounts still
-// connect.
+// compile each tool once, also when their mounts connect at the same
+// time. Each mount compiles its tools as soon as its own listing arrives,
+// while the other mounts still connect.
 //
 // # Limits
 //
