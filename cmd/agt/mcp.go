@@ -120,6 +120,8 @@ revision read). --arg, --env and --header replace the whole list or map when
 given. Switching between --command and --url switches the transport.
 --enabled-tools and --disabled-tools replace their list; --enabled-tools '*'
 offers every tool again, --disabled-tools "" takes out none.
+--shared turns sharing between Runs on, --shared=false off (see 'agt mcp
+create --help' for what sharing means).
 --data replaces the whole document.
 
 --expected-revision N refuses the write unless the stored revision is N: use

@@ -365,6 +365,9 @@ func mcpList(ctx context.Context, e *env, category string, asJSON bool) error {
 		transport, target, tools := "?", "(unreadable document)", "?"
 		if _, srv, err := resource.DecodeMCP(r.Data); err == nil {
 			transport, target, tools = srv.Transport(), oneLine(serverTarget(srv), 60), oneLine(toolSelection(srv), 40)
+			if srv.Shared {
+				transport += " (shared)" // an operator sees at a glance where users meet
+			}
 		}
 		fmt.Fprintf(t, "%s\t%s\t%s\t%s\t%d\t%s\n", r.Ref, transport, target, tools, r.Revision, since(now, r.UpdatedAt))
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 // --shared through the CLI: add and create set "shared", update turns it
-// off and on, other flags keep it, and get shows it. Without the flag the
+// off and on, other flags keep it, and get and list show it. Without the flag the
 // field is absent (never on by default).
 func TestSharedFlagCLI(t *testing.T) {
 	t.Parallel()
@@ -51,5 +51,13 @@ func TestSharedFlagCLI(t *testing.T) {
 	}
 	if r := mustRun(t, db, 0, "mcp", "get", "plain"); strings.Contains(r.stdout, "shared") {
 		t.Errorf("mcp get shows an unshared server as shared:\n%s", r.stdout)
+	}
+	// mcp list marks the shared servers, and only them.
+	list := mustRun(t, db, 0, "mcp", "list").stdout
+	for _, line := range strings.Split(strings.TrimSpace(list), "\n")[1:] {
+		ref := strings.Fields(line)[0]
+		if want := ref != "plain"; strings.Contains(line, "(shared)") != want {
+			t.Errorf("mcp list line of %s: %q; want (shared) %v", ref, line, want)
+		}
 	}
 }
