@@ -33,16 +33,17 @@ const (
 // DialFunc is the type of mcpconn.ConnectorOptions.Dial.
 type DialFunc = func(ctx context.Context, ref resource.Ref, srv resource.MCPServer) (mcp.Transport, error)
 
-// ErrBroken is what Dial returns for Broken.
-var ErrBroken = errors.New("runtest: the broken server does not start")
+// errBroken is what Dial returns for Broken (no caller tells it apart:
+// a load failure is all they see).
+var errBroken = errors.New("runtest: the broken server does not start")
 
 // Dial returns a Dial hook that serves each MCP resource but Broken a new
 // mcptest.NewServer(opts) in process, whatever its document says; for
-// Broken it fails with ErrBroken, as a server that does not start.
+// Broken it fails with errBroken, as a server that does not start.
 func Dial(opts *mcptest.ServerOptions) DialFunc {
 	return func(ctx context.Context, ref resource.Ref, _ resource.MCPServer) (mcp.Transport, error) {
 		if ref == Broken {
-			return nil, ErrBroken
+			return nil, errBroken
 		}
 		return Serve(ctx, mcptest.NewServer(opts))
 	}

@@ -48,7 +48,7 @@ func TestHostRunManager(t *testing.T) {
 	if !slices.Contains(names, "resource_write") || !slices.Contains(names, run.Alias(Notes, mcptest.ToolEcho)) {
 		t.Errorf("tools %q, want the framework's and the fake server's", names)
 	}
-	if _, err := dial(context.Background(), Broken, fakeServer(t).MCPServers["fake"]); !errors.Is(err, ErrBroken) {
-		t.Errorf("Dial(broken) = %v, want ErrBroken", err)
+	if _, err := dial(context.Background(), Broken, fakeServer(t).MCPServers["fake"]); !errors.Is(err, errBroken) {
+		t.Errorf("Dial(broken) = %v, want errBroken", err)
 	}
 }
