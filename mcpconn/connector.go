@@ -185,8 +185,9 @@ type ConnectorOptions struct {
 	// longer). 0 means DefaultMaxCallDuration (10 minutes).
 	MaxCallDuration time.Duration
 	// MaxServerRequests bounds the requests of one server (elicitation,
-	// sampling, roots) a session answers at once; more are refused. 0
-	// means DefaultMaxServerRequests (4).
+	// sampling, roots) a session answers at once, a shared connection
+	// for all its sessions together; more are refused. 0 means
+	// DefaultMaxServerRequests (4).
 	MaxServerRequests int
 	// MaxServerRequestTime bounds the answer to one request of a server:
 	// the handler's context ends then. 0 means

@@ -36,7 +36,8 @@ type ConnectOptions struct {
 // refused with "method not found". Ping is always answered.
 //
 // The request handlers (Elicit, CreateMessage, Roots) run concurrently,
-// at most ConnectorOptions.MaxServerRequests at once per session, under a
+// at most ConnectorOptions.MaxServerRequests at once per session (per
+// connection, all its sessions together, when it is shared), under a
 // context that ends when the session closes, after
 // ConnectorOptions.MaxServerRequestTime, when the server cancels the
 // request, and when every call that was in flight at its arrival has
