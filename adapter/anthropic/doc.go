@@ -85,4 +85,11 @@
 // converts values the Run has already bounded (the message size and block
 // count of a tool result, the arguments the Run checks before a call) and
 // the Message the SDK has already read.
+//
+// # Errors and concurrency
+//
+// Its functions return no error: what does not convert goes to the model
+// as text that says what was left out, and a call the model named wrongly
+// is the Run's to refuse. They keep no state and are safe for concurrent
+// use.
 package anthropic
