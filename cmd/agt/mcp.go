@@ -318,7 +318,7 @@ func defineAddFlags(fs *flag.FlagSet) *addFlags {
 
 // defineShared defines --shared, the document's "shared".
 func defineShared(fs *flag.FlagSet, shared *bool) {
-	fs.BoolVar(shared, "shared", false, "let the Runs of one host share one connection (one process) to this server; only for a server that keeps no state of a user's: calls of different users meet in one process (--shared=false turns it off)")
+	fs.BoolVar(shared, "shared", false, "let the Runs of one host share one connection (one process) to this server; only for a server that keeps no state of a user's: calls of different users meet in one process; --shared=false turns it off (shared)")
 }
 
 // defineToolSelection defines the flags of enabled_tools and
