@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -125,5 +126,37 @@ func TestAnthropicHostRefusesArguments(t *testing.T) {
 	t.Parallel()
 	if err := run(context.Background(), []string{"extra"}, &bytes.Buffer{}); err == nil {
 		t.Error("run with an argument: no error")
+	}
+}
+
+// The README gives the glue's size (the code lines of converse, between
+// the glue markers of main.go): the figure stays true of the code.
+func TestREADMEGlueFigure(t *testing.T) {
+	t.Parallel()
+	src, err := os.ReadFile("main.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, glue, ok := strings.Cut(string(src), "// glue:begin")
+	glue, _, ok2 := strings.Cut(glue, "// glue:end")
+	if !ok || !ok2 {
+		t.Fatal("main.go lacks the glue:begin and glue:end markers")
+	}
+	code := 0
+	for line := range strings.SplitSeq(glue, "\n") {
+		if l := strings.TrimSpace(line); l != "" && !strings.HasPrefix(l, "//") {
+			code++
+		}
+	}
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`Its glue between agt and the API\s+is\s+(\d+)\s+lines`).FindSubmatch(readme)
+	if m == nil {
+		t.Fatal("the README no longer gives the glue's size: update this test")
+	}
+	if got, _ := strconv.Atoi(string(m[1])); got != code {
+		t.Errorf("the README says the glue is %d lines; main.go has %d between its markers", got, code)
 	}
 }
