@@ -366,9 +366,9 @@ func (p *sharedPool) expire(e *sharedConn, gen uint64) {
 // see the connection lost, and calls in flight on them get
 // ErrUnavailable), stops the starts in progress and refuses new shared
 // connections; it returns once their processes have ended. Sessions
-// that are not shared are their owners' to close, and connections made
-// after Close are not shared: ConnectWith of a shared document fails
-// with ErrUnavailable. agt.Host.Close calls it. Close is idempotent.
+// that are not shared are their owners' to close, and can still be made
+// after Close; ConnectWith of a shared document then fails with
+// ErrUnavailable. agt.Host.Close calls it. Close is idempotent.
 func (c *Connector) Close() error {
 	p := c.pool
 	p.mu.Lock()
