@@ -31,8 +31,8 @@
 // # What a manager still cannot do
 //
 // The tools call the service as resource.AgentCaller(agent), never as the
-// direct caller, so a manager is held to two rules a host's own code is
-// not:
+// direct caller, so a manager is held to three rules a host's own code
+// is not:
 //
 //   - Privileges stay put. No write by an agent changes manager,
 //     capabilities or enabled of any agent, its own included: not by data,
@@ -41,6 +41,10 @@
 //     as unauthorized, naming the field. mcps edits stay open to managers.
 //     A host that wants managers to hand out rights sets
 //     resource.ServiceOptions.AgentsMayChangePrivileges.
+//   - Sharing stays the host's. No write by an agent turns "shared" on
+//     for an MCP server (the calls of different users would meet in one
+//     process); keeping it as stored or turning it off is open. The same
+//     option lets managers do it.
 //   - The launch allowlist holds. When the host sets one
 //     (mcpconn.ConnectorOptions.LaunchAllowlist, given to the Service
 //     through its LaunchEnv as above), resource_write refuses, as

@@ -60,6 +60,9 @@
 // or a reordered capability list is no change. Only a direct caller
 // changes them, unless the host sets
 // ServiceOptions.AgentsMayChangePrivileges. mcps edits are not affected.
+// By the same rule an agent caller cannot turn shared on for an MCP
+// server (the calls of different users would meet in one process); it
+// may keep it as stored or turn it off.
 //
 // # Launch allowlist
 //

@@ -66,7 +66,8 @@ type MCPServer struct {
 	// (absent), the default, gives every Run its own. Only for a server
 	// that keeps no state of a user's: on a shared connection the calls of
 	// different Runs (different users) meet in one process, with its
-	// working directory, logins, open pages and memory.
+	// working directory, logins, open pages and memory. An agent caller
+	// of the resource Service cannot turn it on (ServiceOptions).
 	Shared bool `json:"shared,omitempty"`
 }
 

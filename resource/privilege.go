@@ -93,3 +93,15 @@ func (s *Service) checkAgentDelete(caller Caller, res Resource) error {
 	return fmt.Errorf("resource: delete refused: agent %s is disabled, and deleting it would let it be created again enabled; an agent caller cannot change enabled of any agent, only a direct caller can (fix: ask the host to delete it; a host that wants managers to do it sets ServiceOptions.AgentsMayChangePrivileges): %w",
 		res.Ref, ErrPermission)
 }
+
+// checkSharing refuses an agent caller's write that turns sharing on for
+// an MCP server (before is the stored server, nil for a create): the calls
+// of different users would then meet in one server process, which is the
+// host's decision. Keeping shared as stored, or turning it off, is open.
+func (s *Service) checkSharing(caller Caller, name string, before *MCPServer, after MCPServer) error {
+	if caller.IsDirect() || s.agentsMayChangePrivileges || !after.Shared || (before != nil && before.Shared) {
+		return nil
+	}
+	return fmt.Errorf("resource: write refused: %s/shared: an agent caller cannot turn shared on, only a direct caller can: the calls of different users would meet in one server process (fix: leave shared out or false, and ask the host to share the server; a host that wants managers to do it sets ServiceOptions.AgentsMayChangePrivileges): %w",
+		pointer("data", "mcpServers", name), ErrPermission)
+}

@@ -165,3 +165,77 @@ func snapshotAll(t *testing.T, repo resource.Repository) []resource.Resource {
 	}
 	return all
 }
+
+// Sharing makes the calls of different users meet in one server process:
+// an agent caller cannot turn it on (by a create or an edit); it may keep
+// it as stored, edit other fields, or turn it off. A direct caller, or an
+// agent when the host allows privilege changes, may turn it on.
+func TestAgentCannotTurnSharingOn(t *testing.T) {
+	t.Parallel()
+	server := func(dir string, shared bool) json.RawMessage {
+		b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
+			"files": map[string]any{"command": "node", "args": []string{"x.js"}, "cwd": dir, "shared": shared}}})
+		return b
+	}
+	setup := func(t *testing.T, opts *resource.ServiceOptions) (*resource.Service, resource.Repository, string) {
+		svc, repo := newServiceWith(t, opts)
+		dir := t.TempDir()
+		mustWrite(t, svc, resource.WriteRequest{Kind: resource.KindMCP, Ref: "plain", Create: true, Data: server(dir, false)})
+		mustWrite(t, svc, resource.WriteRequest{Kind: resource.KindMCP, Ref: "pooled", Create: true, Data: server(dir, true)})
+		mustWrite(t, svc, resource.WriteRequest{Kind: resource.KindAgent, Ref: "boss", Create: true, Data: json.RawMessage(`{"manager": true}`)})
+		return svc, repo, dir
+	}
+	boss := resource.AgentCaller("boss")
+	for _, tc := range []struct {
+		name    string
+		ref     string
+		create  bool
+		shared  bool
+		refused bool
+	}{
+		{"create shared", "new", true, true, true},
+		{"turn a server's sharing on", "plain", false, true, true},
+		{"create unshared", "new", true, false, false},
+		{"edit a shared server, keeping it shared", "pooled", false, true, false},
+		{"turn sharing off", "pooled", false, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			svc, repo, dir := setup(t, nil)
+			req := resource.WriteRequest{Kind: resource.KindMCP, Ref: resource.Ref(tc.ref), Create: tc.create, Data: server(dir, tc.shared)}
+			if !tc.create {
+				// An edit of another field too, so the write is a change.
+				var doc map[string]map[string]map[string]any
+				_ = json.Unmarshal(req.Data, &doc)
+				doc["mcpServers"]["files"]["args"] = []string{"y.js"}
+				req.Data, _ = json.Marshal(doc)
+			}
+			before := snapshotAll(t, repo)
+			_, err := svc.Write(bg, boss, req)
+			if !tc.refused {
+				if err != nil {
+					t.Fatalf("agent caller: %v", err)
+				}
+				return
+			}
+			if !errors.Is(err, resource.ErrPermission) {
+				t.Fatalf("err = %v, want ErrPermission", err)
+			}
+			for _, want := range []string{"/data/mcpServers/files/shared", "AgentsMayChangePrivileges", "(fix: "} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("refusal %q does not name %s", err, want)
+				}
+			}
+			if diff := cmp.Diff(before, snapshotAll(t, repo)); diff != "" {
+				t.Fatalf("a refused write changed the store (-before +after):\n%s", diff)
+			}
+			if _, err := svc.Write(bg, resource.Direct(), req); err != nil {
+				t.Fatalf("direct caller: %v", err)
+			}
+			svc, _, _ = setup(t, &resource.ServiceOptions{AgentsMayChangePrivileges: true})
+			if _, err := svc.Write(bg, boss, req); err != nil {
+				t.Fatalf("with AgentsMayChangePrivileges: %v", err)
+			}
+		})
+	}
+}

@@ -26,10 +26,11 @@ type ServiceOptions struct {
 	LaunchEnv *LaunchEnv
 	// AgentsMayChangePrivileges lets an agent caller (a manager, or an
 	// agent with resource_management) change manager, capabilities and
-	// enabled of agents, its own included, and delete a disabled agent.
-	// False, the zero value, refuses it with ErrPermission: only a direct
-	// caller may, so no agent can raise its own rights or another's.
-	// Edits of mcps are not affected.
+	// enabled of agents, its own included, delete a disabled agent, and
+	// turn shared on for an MCP server. False, the zero value, refuses it
+	// with ErrPermission: only a direct caller may, so no agent can raise
+	// its own rights or another's, nor make the calls of different users
+	// meet in one process. Edits of mcps are not affected.
 	AgentsMayChangePrivileges bool
 }
 
@@ -347,6 +348,9 @@ func (s *Service) writeMCP(ctx context.Context, caller Caller, key Key, req Writ
 		if err := s.admitLaunch(caller, name, nil, srv); err != nil {
 			return WriteResult{}, err
 		}
+		if err := s.checkSharing(caller, name, nil, srv); err != nil {
+			return WriteResult{}, err
+		}
 		data, err := compactJSON(req.Data)
 		if err != nil {
 			return WriteResult{}, invalid("/data", CodeNotObject, "data is not valid JSON", "send a JSON object")
@@ -381,6 +385,9 @@ func (s *Service) writeMCP(ctx context.Context, caller Caller, key Key, req Writ
 			stored = &prev
 		}
 		if err := s.admitLaunch(caller, name, stored, srv); err != nil {
+			return nil, err
+		}
+		if err := s.checkSharing(caller, name, stored, srv); err != nil {
 			return nil, err
 		}
 		var next json.RawMessage
