@@ -212,7 +212,7 @@ type ConnectorOptions struct {
 	// SharedIdleTimeout is how long a shared connection (a document with
 	// "shared": true, see Shared connections in the package doc) stays
 	// open after the last session using it closed, for the next one to
-	// take; then it closes. 0 means DefaultSharedIdleTimeout (30 s).
+	// take; then it closes. 0 or less means DefaultSharedIdleTimeout (30 s).
 	SharedIdleTimeout time.Duration
 	// Logger receives what a shared server sends that belongs to no one
 	// session: a log line while calls of several sessions, or none, are
