@@ -48,8 +48,9 @@ import (
 //	    (TestMountsStartInParallel proves all ten are in flight at once)
 //	SharedRuns/shared vs SharedRuns/in-memory, ns/run-start    goal <= 1.2x
 //	    0.34x (8.5 ms vs 24.6 ms for 3 mounts, medians of 5 at load
-//	    average 5-13); 3 processes instead of 300 (SharedRuns/unshared,
-//	    47 ms per start), peak RSS 79 MB instead of 3631 MB
+//	    average 5-13), 0.43x (5.8 ms vs 13.5 ms at load average 2);
+//	    3 processes instead of 300 (SharedRuns/unshared, 22-47 ms per
+//	    start), peak RSS 79 MB instead of 3604-3631 MB
 //
 // NewRun gives each Run its own SchemaCache (Options.SchemaCache is nil),
 // so every iteration compiles the fake server's eight schemas (once, not
