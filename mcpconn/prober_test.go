@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -145,7 +146,8 @@ func TestProbeKeepsCompiledSchemas(t *testing.T) {
 	dial := mcptest.Dial(&mcptest.ServerOptions{Faults: []mcptest.Fault{mcptest.FaultInvalidSchema}})
 	repo := newMemRepo()
 	repo.store(t, "bad", resource.MCPServer{Command: "unused-with-dial", Cwd: "/"})
-	cache := mcpconn.NewSchemaCache()
+	var compiled atomic.Int64
+	cache := mcpconn.CountingSchemaCache(&compiled)
 	p := mcpconn.NewProber(repo, mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: dial}), &mcpconn.ProberOptions{SchemaCache: cache})
 	first, err := p.Probe(context.Background(), "bad")
 	if err != nil || first.OK {
@@ -154,9 +156,14 @@ func TestProbeKeepsCompiledSchemas(t *testing.T) {
 	if n := cache.Len(); n != len(goodTools) {
 		t.Errorf("the cache holds %d schemas after a probe; want the %d that compiled", n, len(goodTools))
 	}
+	afterFirst := compiled.Load()
+	failing := afterFirst - int64(len(goodTools)) // failures are not kept
 	second, err := p.Probe(context.Background(), "bad")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if again := compiled.Load() - afterFirst; again != failing {
+		t.Errorf("the second probe compiled %d schemas; want only the %d that failed", again, failing)
 	}
 	if diff := cmp.Diff(first.Tools, second.Tools); diff != "" {
 		t.Errorf("the second probe reports otherwise (-first +second):\n%s", diff)
