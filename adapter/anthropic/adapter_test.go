@@ -68,16 +68,11 @@ func TestBatchFromMessageJSON(t *testing.T) {
 	if got.ID != "step-1" || got.Agent != "agents/a" {
 		t.Errorf("batch ID/agent = %q/%q", got.ID, got.Agent)
 	}
-	type call struct{ ID, Name, Args string }
-	var calls []call
-	for _, c := range got.Calls {
-		calls = append(calls, call{c.ID, c.Name, string(c.Arguments)})
+	want := []convtest.Call{
+		{ID: "toolu_A", Name: "files.read", Args: `{"path": "a.txt", "n": 12345678901234567890}`},
+		{ID: "toolu_B", Name: "files.list", Args: `{}`},
 	}
-	want := []call{
-		{"toolu_A", "files.read", `{"path": "a.txt", "n": 12345678901234567890}`},
-		{"toolu_B", "files.list", `{}`},
-	}
-	if d := cmp.Diff(want, calls); d != "" {
+	if d := cmp.Diff(want, convtest.Calls(got)); d != "" {
 		t.Errorf("calls (-want +got):\n%s", d)
 	}
 }

@@ -79,16 +79,11 @@ func TestBatchFromCompletionJSON(t *testing.T) {
 	if got.ID != "chatcmpl-01" || got.Agent != "agents/a" {
 		t.Errorf("batch ID/agent = %q/%q", got.ID, got.Agent)
 	}
-	type call struct{ ID, Name, Args string }
-	var calls []call
-	for _, c := range got.Calls {
-		calls = append(calls, call{c.ID, c.Name, string(c.Arguments)})
+	want := []convtest.Call{
+		{ID: "call_A", Name: "files.read", Args: `{"path": "a.txt", "n": 12345678901234567890}`},
+		{ID: "call_B", Name: "files.list", Args: `{}`},
 	}
-	want := []call{
-		{"call_A", "files.read", `{"path": "a.txt", "n": 12345678901234567890}`},
-		{"call_B", "files.list", `{}`},
-	}
-	if d := cmp.Diff(want, calls); d != "" {
+	if d := cmp.Diff(want, convtest.Calls(got)); d != "" {
 		t.Errorf("calls (-want +got):\n%s", d)
 	}
 }

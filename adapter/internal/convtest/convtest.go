@@ -95,3 +95,16 @@ func SchemaRoots() []SchemaRoot {
 			`{"type":"object","properties":{"a":{"anyOf":[{"type":"string"},{"type":"null"}]}}}`},
 	}
 }
+
+// Call is a run.Call as the adapters' tests compare it: its arguments as
+// text.
+type Call struct{ ID, Name, Args string }
+
+// Calls returns the calls of b as Calls, in order.
+func Calls(b run.Batch) []Call {
+	var out []Call
+	for _, c := range b.Calls {
+		out = append(out, Call{c.ID, c.Name, string(c.Arguments)})
+	}
+	return out
+}
