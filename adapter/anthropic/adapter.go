@@ -132,7 +132,7 @@ func contentPart(c run.Content) sdk.ToolResultBlockParamContentUnion {
 				Source: sdk.ImageBlockParamSourceUnion{OfBase64: &sdk.Base64ImageSourceParam{Data: b.Data, MediaType: sdk.Base64ImageSourceMediaType(mt)}},
 			}}
 		}
-		why = "not a JPEG, PNG, GIF or WebP image in base64 on one line of at most 5 MiB"
+		why = modelconv.NotAnImage
 	}
 	return textPart(modelconv.BlockText(c, why))
 }

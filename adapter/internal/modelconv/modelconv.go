@@ -160,6 +160,10 @@ const MaxImageBase64 = 5 << 20
 // in an image: JPEG, PNG, GIF and WebP.
 var imageTypes = map[string]bool{"image/jpeg": true, "image/png": true, "image/gif": true, "image/webp": true}
 
+// NotAnImage is BlockText's why for an image ImageType refuses: its rule,
+// said to the model.
+const NotAnImage = "not a JPEG, PNG, GIF or WebP image in base64 on one line of at most 5 MiB"
+
 // ImageType is the media type img is sent with as an image: the type its
 // bytes show, when the server labelled it as an image type the APIs take
 // and its bytes are one (JPEG, PNG, GIF or WebP) in standard base64 on

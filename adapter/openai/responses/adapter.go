@@ -119,7 +119,7 @@ func outputPart(c run.Content) responses.ResponseFunctionCallOutputItemUnionPara
 				ImageURL: param.NewOpt("data:" + mt + ";base64," + img.Data),
 			}}
 		}
-		why = "not a JPEG, PNG, GIF or WebP image in base64 on one line of at most 5 MiB"
+		why = modelconv.NotAnImage
 	}
 	return responses.ResponseFunctionCallOutputItemParamOfInputText(modelconv.BlockText(c, why))
 }
