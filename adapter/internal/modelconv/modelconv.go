@@ -82,6 +82,20 @@ func StructuredStands(r run.Result, blocks []run.Content) bool {
 	return true
 }
 
+// Results converts an Outcome the one way every adapter does: one item
+// per Result (result), in call order, then the refresh notice as a last
+// item (notice) when no result carried it already (UnsentNotice).
+func Results[T any](out run.Outcome, result func(run.Result) T, notice func(string) T) []T {
+	items := make([]T, 0, len(out.Results)+1)
+	for _, r := range out.Results {
+		items = append(items, result(r))
+	}
+	if n := UnsentNotice(out); n != "" {
+		items = append(items, notice(n))
+	}
+	return items
+}
+
 // UnsentNotice is the Outcome's refresh notice when the model has not read
 // it in a result already, else "". The Run puts the notice of a failed
 // refresh on each successful write that caused it, too (a failed result
