@@ -53,6 +53,13 @@ type Telemetry struct {
 	serverAsked metric.Int64Counter
 }
 
+// The span kind options, made once: trace.WithSpanKind allocates a
+// closure on every use, and the Interceptor starts a span per call.
+var (
+	kindInternal = trace.WithSpanKind(trace.SpanKindInternal)
+	kindClient   = trace.WithSpanKind(trace.SpanKindClient)
+)
+
 // durationBuckets are the MCP conventions' boundaries for
 // mcp.client.operation.duration, in seconds.
 var durationBuckets = []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300}
@@ -298,7 +305,7 @@ func (bs *batchState) close(now time.Time) []spanLeft {
 // rejected batch, a closed Run or an ended context sets error.type to its
 // code and the span status to Error.
 func (t *Telemetry) Execute(ctx context.Context, r *run.Run, b run.Batch) (run.Outcome, error) {
-	ctx, span := t.tracer.Start(ctx, "agt.batch", trace.WithSpanKind(trace.SpanKindInternal),
+	ctx, span := t.tracer.Start(ctx, "agt.batch", kindInternal,
 		trace.WithAttributes(
 			AttrAgent.String(bound(string(b.Agent), maxAttrBytes)),
 			AttrBatchID.String(bound(b.ID, maxAttrBytes)),
@@ -356,12 +363,12 @@ func (t *Telemetry) Interceptor() run.Interceptor {
 
 func (t *Telemetry) intercept(ctx context.Context, req run.Request, next run.Next) (res run.Result, err error) {
 	isMCP := req.Source.Kind == run.SourceMCP
-	kind := trace.SpanKindInternal
+	kind := kindInternal
 	if isMCP {
-		kind = trace.SpanKindClient
+		kind = kindClient
 	}
 	name := spanName(req.Alias)
-	opts := []trace.SpanStartOption{trace.WithSpanKind(kind),
+	opts := []trace.SpanStartOption{kind,
 		trace.WithAttributes(callAttrs(req.Agent, req.BatchID, req.CallID, req.Alias, req.Source, true)...)}
 	bs := t.batchFrom(ctx)
 	var (
@@ -527,7 +534,7 @@ func (t *Telemetry) auditCall(ctx context.Context, rec run.Record) {
 	} else if rec.Stage == run.StageIntercept || rec.Stage == run.StageExecute {
 		return // the Interceptor's span, as far as can be told
 	}
-	_, span := t.tracer.Start(ctx, spanName(rec.Alias), trace.WithSpanKind(trace.SpanKindInternal),
+	_, span := t.tracer.Start(ctx, spanName(rec.Alias), kindInternal,
 		trace.WithTimestamp(rec.Time), trace.WithAttributes(callAttrs(rec.Agent, rec.BatchID, rec.CallID, rec.Alias, rec.Source, false)...))
 	completeSpan(span, rec)
 	span.End(trace.WithTimestamp(rec.Time.Add(rec.Duration)))
@@ -573,7 +580,7 @@ func (t *Telemetry) auditRefresh(ctx context.Context, rec run.Record) {
 			AttrRefreshChanged.Int(len(d.Replaced)), AttrRefreshRestart.Int(len(d.Restarted)),
 			AttrRefreshRelist.Int(len(d.Relisted)), AttrRefreshFailed.Int(len(d.Failed)))
 	}
-	_, span := t.tracer.Start(ctx, "agt.refresh", trace.WithSpanKind(trace.SpanKindInternal),
+	_, span := t.tracer.Start(ctx, "agt.refresh", kindInternal,
 		trace.WithTimestamp(rec.Time), trace.WithAttributes(attrs...))
 	if rec.Code != "" {
 		finishSpan(span, rec.Code)

@@ -73,15 +73,10 @@ func Batch(batchID string, agent resource.Ref, msg *sdk.Message) run.Batch {
 // content blocks, text as text and images as image blocks, with the
 // Result's own Notice as a last text block.
 func Results(out run.Outcome) []sdk.ContentBlockParamUnion {
-	blocks := make([]sdk.ContentBlockParamUnion, 0, len(out.Results)+1)
-	for _, r := range out.Results {
+	return modelconv.Results(out, func(r run.Result) sdk.ContentBlockParamUnion {
 		tr := ToolResult(r)
-		blocks = append(blocks, sdk.ContentBlockParamUnion{OfToolResult: &tr})
-	}
-	if n := modelconv.UnsentNotice(out); n != "" {
-		blocks = append(blocks, sdk.NewTextBlock(n))
-	}
-	return blocks
+		return sdk.ContentBlockParamUnion{OfToolResult: &tr}
+	}, sdk.NewTextBlock)
 }
 
 // ToolResult converts one Result to a tool_result block: see Results.
@@ -132,7 +127,7 @@ func contentPart(c run.Content) sdk.ToolResultBlockParamContentUnion {
 				Source: sdk.ImageBlockParamSourceUnion{OfBase64: &sdk.Base64ImageSourceParam{Data: b.Data, MediaType: sdk.Base64ImageSourceMediaType(mt)}},
 			}}
 		}
-		why = "not a JPEG, PNG, GIF or WebP image in base64 on one line of at most 5 MiB"
+		why = modelconv.NotAnImage
 	}
 	return textPart(modelconv.BlockText(c, why))
 }

@@ -56,15 +56,10 @@ func Batch(batchID string, agent resource.Ref, msg sdk.ChatCompletionMessage) ru
 // of a failed refresh on the successful write that caused it, too: the
 // model reads it once). Append them to the history as they are.
 func Results(out run.Outcome) []sdk.ChatCompletionMessageParamUnion {
-	msgs := make([]sdk.ChatCompletionMessageParamUnion, 0, len(out.Results)+1)
-	for _, r := range out.Results {
+	return modelconv.Results(out, func(r run.Result) sdk.ChatCompletionMessageParamUnion {
 		tm := ToolMessage(r)
-		msgs = append(msgs, sdk.ChatCompletionMessageParamUnion{OfTool: &tm})
-	}
-	if n := modelconv.UnsentNotice(out); n != "" {
-		msgs = append(msgs, sdk.UserMessage(n))
-	}
-	return msgs
+		return sdk.ChatCompletionMessageParamUnion{OfTool: &tm}
+	}, sdk.UserMessage[string])
 }
 
 // ToolMessage converts one Result to a tool message, text only (the API

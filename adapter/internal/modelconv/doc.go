@@ -2,9 +2,9 @@
 // (adapter/anthropic, adapter/openai and its responses package) share, so
 // that each rule has one implementation: the root of a tool's input
 // schema as the model APIs take it, when a result's structured content
-// stands for its blocks, when an Outcome's refresh notice still has to be
-// sent, the text of a block an API takes only as text, and the type an
-// image is sent with.
+// stands for its blocks, an Outcome's items in call order with its
+// refresh notice last when no result carried it (Results), the text of
+// a block an API takes only as text, and the type an image is sent with.
 //
 //	schema := modelconv.InputSchema(tool.InputSchema, modelconv.OpenAIRootRefused...)
 //	if modelconv.StructuredStands(res, blocks) {

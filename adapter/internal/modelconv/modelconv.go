@@ -82,6 +82,20 @@ func StructuredStands(r run.Result, blocks []run.Content) bool {
 	return true
 }
 
+// Results converts an Outcome the one way every adapter does: one item
+// per Result (result), in call order, then the refresh notice as a last
+// item (notice) when no result carried it already (UnsentNotice).
+func Results[T any](out run.Outcome, result func(run.Result) T, notice func(string) T) []T {
+	items := make([]T, 0, len(out.Results)+1)
+	for _, r := range out.Results {
+		items = append(items, result(r))
+	}
+	if n := UnsentNotice(out); n != "" {
+		items = append(items, notice(n))
+	}
+	return items
+}
+
 // UnsentNotice is the Outcome's refresh notice when the model has not read
 // it in a result already, else "". The Run puts the notice of a failed
 // refresh on each successful write that caused it, too (a failed result
@@ -159,6 +173,10 @@ const MaxImageBase64 = 5 << 20
 // imageTypes are the media types every model API agt converts for takes
 // in an image: JPEG, PNG, GIF and WebP.
 var imageTypes = map[string]bool{"image/jpeg": true, "image/png": true, "image/gif": true, "image/webp": true}
+
+// NotAnImage is BlockText's why for an image ImageType refuses: its rule,
+// said to the model.
+const NotAnImage = "not a JPEG, PNG, GIF or WebP image in base64 on one line of at most 5 MiB"
 
 // ImageType is the media type img is sent with as an image: the type its
 // bytes show, when the server labelled it as an image type the APIs take

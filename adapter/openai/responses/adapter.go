@@ -64,15 +64,12 @@ func Batch(batchID string, agent resource.Ref, items []responses.ResponseOutputI
 // failed refresh on the successful write that caused it, too: the model
 // reads it once).
 func Results(out run.Outcome) []responses.ResponseInputItemUnionParam {
-	items := make([]responses.ResponseInputItemUnionParam, 0, len(out.Results)+1)
-	for _, r := range out.Results {
+	return modelconv.Results(out, func(r run.Result) responses.ResponseInputItemUnionParam {
 		o := FunctionCallOutput(r)
-		items = append(items, responses.ResponseInputItemUnionParam{OfFunctionCallOutput: &o})
-	}
-	if n := modelconv.UnsentNotice(out); n != "" {
-		items = append(items, responses.ResponseInputItemParamOfMessage(n, responses.EasyInputMessageRoleUser))
-	}
-	return items
+		return responses.ResponseInputItemUnionParam{OfFunctionCallOutput: &o}
+	}, func(n string) responses.ResponseInputItemUnionParam {
+		return responses.ResponseInputItemParamOfMessage(n, responses.EasyInputMessageRoleUser)
+	})
 }
 
 // FunctionCallOutput converts one Result to a function_call_output item,
@@ -119,7 +116,7 @@ func outputPart(c run.Content) responses.ResponseFunctionCallOutputItemUnionPara
 				ImageURL: param.NewOpt("data:" + mt + ";base64," + img.Data),
 			}}
 		}
-		why = "not a JPEG, PNG, GIF or WebP image in base64 on one line of at most 5 MiB"
+		why = modelconv.NotAnImage
 	}
 	return responses.ResponseFunctionCallOutputItemParamOfInputText(modelconv.BlockText(c, why))
 }
