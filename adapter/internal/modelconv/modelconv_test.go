@@ -1,6 +1,7 @@
 package modelconv_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -66,24 +67,34 @@ func TestUnsentNotice(t *testing.T) {
 	}
 }
 
+// StructuredStands is run.Result.ForModel's rule on blocks already
+// decoded: each case is also checked against ForModel itself, so the two
+// cannot drift apart.
 func TestStructuredStands(t *testing.T) {
 	t.Parallel()
-	text, image := &run.TextContent{Text: "x"}, &run.ImageContent{Data: "AAAA", MIMEType: "image/png"}
+	text := json.RawMessage(`[{"type":"text","text":"x"}]`)
+	withImage := json.RawMessage(`[{"type":"text","text":"x"},{"type":"image","data":"AAAA","mimeType":"image/png"}]`)
 	st := json.RawMessage(`{"n":1}`)
 	for _, tc := range []struct {
-		name   string
-		r      run.Result
-		blocks []run.Content
-		want   bool
+		name string
+		r    run.Result
+		want bool
 	}{
-		{"text and structured", run.Result{Structured: st}, []run.Content{text}, true},
-		{"no blocks and structured", run.Result{Structured: st}, nil, true},
-		{"no structured", run.Result{}, []run.Content{text}, false},
-		{"an image", run.Result{Structured: st}, []run.Content{text, image}, false},
-		{"a notice", run.Result{Structured: st, Notice: "n"}, []run.Content{text}, false},
+		{"text and structured", run.Result{Content: text, Structured: st}, true},
+		{"no blocks and structured", run.Result{Structured: st}, true},
+		{"no structured", run.Result{Content: text}, false},
+		{"an image", run.Result{Content: withImage, Structured: st}, false},
+		{"a notice", run.Result{Content: text, Structured: st, Notice: "n"}, false},
 	} {
-		if got := modelconv.StructuredStands(tc.r, tc.blocks); got != tc.want {
+		blocks, err := tc.r.Blocks()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := modelconv.StructuredStands(tc.r, blocks); got != tc.want {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+		if byForModel := bytes.Equal(tc.r.ForModel(), st); byForModel != tc.want {
+			t.Errorf("%s: ForModel sends the structured content: %v, want %v", tc.name, byForModel, tc.want)
 		}
 	}
 }
