@@ -1,6 +1,7 @@
 package resource
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -73,7 +74,7 @@ func (m *memoryTokenStore) Load(ctx context.Context, ref Ref) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("token store: %s: %w", ref, ErrNotFound)
 	}
-	return clone(v), nil
+	return bytes.Clone(v), nil
 }
 
 func (m *memoryTokenStore) Update(ctx context.Context, ref Ref, f func(old []byte) ([]byte, error)) error {
@@ -85,7 +86,7 @@ func (m *memoryTokenStore) Update(ctx context.Context, ref Ref, f func(old []byt
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	next, err := f(clone(m.values[ref]))
+	next, err := f(bytes.Clone(m.values[ref]))
 	if err != nil {
 		return err
 	}
@@ -96,14 +97,6 @@ func (m *memoryTokenStore) Update(ctx context.Context, ref Ref, f func(old []byt
 		delete(m.values, ref)
 		return nil
 	}
-	m.values[ref] = clone(next)
+	m.values[ref] = bytes.Clone(next)
 	return nil
-}
-
-// clone copies b; nil stays nil.
-func clone(b []byte) []byte {
-	if b == nil {
-		return nil
-	}
-	return append(make([]byte, 0, len(b)), b...)
 }

@@ -19,7 +19,6 @@ type env struct {
 	stdio
 	global globalFlags
 	h      *agt.Host
-	store  string // the store h was opened on
 	// grace is how long a stdio server gets to exit at each step of its
 	// shutdown (mcpconn.ConnectorOptions.TerminateGrace); 0 means
 	// mcpconn's default. A --timeout sets it so that the shutdown fits in.
@@ -52,7 +51,7 @@ func (e *env) host(ctx context.Context) (*agt.Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.h, e.store = h, store
+	e.h = h
 	return h, nil
 }
 

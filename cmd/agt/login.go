@@ -5,14 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
-	"github.com/agtsdk/agt"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/resource"
+	"github.com/agtsdk/agt/resource/boltrepo"
 )
 
 // defaultLoginTimeout is how long agt mcp login waits for the person in
@@ -132,17 +129,14 @@ func showableURL(s string) bool {
 	return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != ""
 }
 
-// tokenPlace says where the Host keeps its OAuth credentials: agt.Open's
-// default token store beside the store.
+// tokenPlace says where the Host keeps its OAuth credentials, as its
+// token store says: the file of a bbolt one (agt.Open's TokensFile beside
+// the store), else the store's table.
 func (e *env) tokenPlace() string {
-	if strings.Contains(e.store, "://") {
-		return "the store's own token table"
+	if ts, ok := e.h.Tokens().(*boltrepo.TokenStore); ok {
+		return ts.Path()
 	}
-	path := e.store
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		path = filepath.Join(path, agt.StoreFile)
-	}
-	return filepath.Join(filepath.Dir(path), agt.TokensFile)
+	return "the store's own token table"
 }
 
 // loginNote is what mcp test says about the OAuth login of ref: a line

@@ -20,6 +20,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
+
+	"github.com/agtsdk/agt"
 )
 
 // oauthServer is a bearer-protected go-sdk MCP server on 127.0.0.1 with
@@ -231,7 +233,7 @@ func TestMCPLoginLogout(t *testing.T) {
 	}
 
 	r = keep(loginAsBrowser(t, db, "docs"))
-	if r.code != 0 || !strings.Contains(r.stdout, "logged in to mcp docs: the token is kept in") {
+	if r.code != 0 || !strings.Contains(r.stdout, "logged in to mcp docs: the token is kept in "+filepath.Join(filepath.Dir(db), agt.TokensFile)+" ") {
 		t.Fatalf("login: exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	r = keep(runAgt(t, db, "", "mcp", "probe", "docs", "--timeout", "30s"))

@@ -31,8 +31,8 @@ func defineOAuthFlags(fs *flag.FlagSet) *oauthFlags {
 // oauthFlagNames are the flags of defineOAuthFlags.
 var oauthFlagNames = []string{"oauth", "oauth-client-id", "oauth-client-secret", "oauth-authorization-server", "oauth-scopes"}
 
-// apply sets srv's oauth field from the flags that were given; remote
-// reports whether srv is a remote server.
+// apply sets srv's oauth field from the flags that were given, and
+// refuses them for a stdio server.
 func (o *oauthFlags) apply(fs *flag.FlagSet, srv *resource.MCPServer) error {
 	anyGiven := false
 	for _, n := range oauthFlagNames {

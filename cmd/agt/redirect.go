@@ -46,6 +46,7 @@ type redirectReceiver struct {
 	once   sync.Once // the first request to the callback path
 	state  string    // the state the redirect must carry; set by expect
 	mu     sync.Mutex
+	served chan struct{} // closed when Serve has returned; Close waits for it
 }
 
 type redirectResult struct {
@@ -66,7 +67,7 @@ func listenRedirect(readTimeout time.Duration) (*redirectReceiver, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listening on 127.0.0.1 for the login's redirect: %w", err)
 	}
-	r := &redirectReceiver{ln: &limitListener{Listener: ln, sem: make(chan struct{}, maxRedirectConns)}, result: make(chan redirectResult, 1)}
+	r := &redirectReceiver{ln: &limitListener{Listener: ln, sem: make(chan struct{}, maxRedirectConns)}, result: make(chan redirectResult, 1), served: make(chan struct{})}
 	mux := http.NewServeMux()
 	mux.HandleFunc(redirectPath, r.serve)
 	r.srv = &http.Server{
@@ -80,7 +81,10 @@ func listenRedirect(readTimeout time.Duration) (*redirectReceiver, error) {
 		// holds the code, so nothing of a request is ever logged.
 		ErrorLog: log.New(io.Discard, "", 0),
 	}
-	go func() { _ = r.srv.Serve(r.ln) }()
+	go func() {
+		defer close(r.served)
+		_ = r.srv.Serve(r.ln)
+	}()
 	return r, nil
 }
 
@@ -124,14 +128,16 @@ func (r *redirectReceiver) wait(ctx context.Context) (mcpconn.AuthorizationRespo
 const closeGrace = 2 * time.Second
 
 // Close stops listening; a request in flight gets closeGrace to finish,
-// then is cut.
+// then is cut. It returns once the serving goroutine has ended.
 func (r *redirectReceiver) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), closeGrace)
 	defer cancel()
-	if err := r.srv.Shutdown(ctx); err != nil {
-		return r.srv.Close()
+	err := r.srv.Shutdown(ctx)
+	if err != nil {
+		err = r.srv.Close()
 	}
-	return nil
+	<-r.served
+	return err
 }
 
 // oauthErrorCode is the shape of an RFC 6749 error code: the only part of

@@ -665,22 +665,24 @@ func (r *Repo) modify(ctx context.Context, key resource.Key, expected int64, fn 
 	return res, nil
 }
 
-// hostPanic carries a panic of the host's Modify function out of the
-// transaction, which is rolled back as for an error: the recovery of
-// bbolt's panics must not take it for damage, nor swallow it.
+// hostPanic carries a panic of a host's function (Modify's fn, a token
+// Update's f) out of the transaction, which is rolled back as for an
+// error: the recovery of bbolt's panics must not take it for damage, nor
+// swallow it.
 type hostPanic struct{ value any }
 
-func (*hostPanic) Error() string { return "boltrepo: the Modify function panicked" }
+func (*hostPanic) Error() string { return "boltrepo: the host's function panicked" }
 
-// callHost calls fn; a panic of fn is stored in *p and returned as an error.
-func callHost(fn func(resource.Resource) (json.RawMessage, error), cur resource.Resource, p **hostPanic) (data json.RawMessage, err error) {
+// callHost calls fn(arg); a panic of fn is stored in *p and returned as
+// an error.
+func callHost[A, R any](fn func(A) (R, error), arg A, p **hostPanic) (out R, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			*p = &hostPanic{value: v}
 			err = *p
 		}
 	}()
-	return fn(cur)
+	return fn(arg)
 }
 
 // Delete removes the resource if its revision equals expected

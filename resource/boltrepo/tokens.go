@@ -170,7 +170,7 @@ func (s *TokenStore) Update(ctx context.Context, ref resource.Ref, f func(old []
 			}
 			old = bytes.Clone(v)
 		}
-		next, err := callTokenFunc(f, old, &fnPanic)
+		next, err := callHost(f, old, &fnPanic)
 		if err != nil {
 			return err
 		}
@@ -186,15 +186,4 @@ func (s *TokenStore) Update(ctx context.Context, ref resource.Ref, f func(old []
 		panic(fnPanic.value) // rolled back; the caller's panic goes on
 	}
 	return err
-}
-
-// callTokenFunc calls f; a panic of f is kept in *p (see hostPanic).
-func callTokenFunc(f func([]byte) ([]byte, error), old []byte, p **hostPanic) (next []byte, err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			*p = &hostPanic{value: v}
-			err = *p
-		}
-	}()
-	return f(old)
 }
