@@ -444,7 +444,8 @@ func (h *authCodeHandler) TokenSource(ctx context.Context) (oauth2.TokenSource, 
 func (h *authCodeHandler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
 	if h.o.authorize == nil {
 		defer resp.Body.Close()
-		if resp.StatusCode == http.StatusForbidden && !insufficientScope(resp) {
+		challenges, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
+		if resp.StatusCode == http.StatusForbidden && !insufficientScope(challenges) {
 			return nil // not an authorization matter: the retry reports it
 		}
 		h.o.loginRequired.Store(true)
@@ -457,13 +458,9 @@ func (h *authCodeHandler) Authorize(ctx context.Context, req *http.Request, resp
 		h.mu.Lock()
 		defer h.mu.Unlock()
 		challenges, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
-		if resp.StatusCode != http.StatusForbidden || challengeParam(challenges, "error") == "insufficient_scope" {
-			prm := discoverResource(ctx, challenges, req.URL.String(), h.o.client)
-			if prm == nil || len(prm.AuthorizationServers) == 0 {
-				resp.Body.Close()
-				return h.o.fail("the OAuth authorization failed: the server's protected resource metadata names no authorization server")
-			}
-			if err := h.o.checkAuthServer(prm.AuthorizationServers[0]); err != nil {
+		if resp.StatusCode != http.StatusForbidden || insufficientScope(challenges) {
+			prm, err := h.o.allowedAuthServer(ctx, challenges, req.URL.String())
+			if err != nil {
 				resp.Body.Close()
 				return err
 			}
@@ -480,11 +477,10 @@ func (h *authCodeHandler) Authorize(ctx context.Context, req *http.Request, resp
 	return nil
 }
 
-func insufficientScope(resp *http.Response) bool {
-	cs, err := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
-	if err != nil {
-		return false
-	}
+// insufficientScope reports whether a bearer challenge says
+// insufficient_scope: the one 403 that is an authorization matter (a
+// step-up); any other 403 is left to the retry to report.
+func insufficientScope(cs []oauthex.Challenge) bool {
 	for _, c := range cs {
 		if c.Scheme == "bearer" && c.Params["error"] == "insufficient_scope" {
 			return true
