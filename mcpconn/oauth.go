@@ -571,7 +571,7 @@ func (o *oauthSession) storeNewToken(c *oauth2.Config, t *oauth2.Token) (oauth2.
 	if err := o.setup.tokens.Update(ctx, o.ref, func([]byte) ([]byte, error) { return b, nil }); err != nil {
 		return nil, o.fail("storing the OAuth token failed (the token store's error is not shown)")
 	}
-	return &storeTokenSource{o: o, cred: cred, tok: t}, nil
+	return &storeTokenSource{o: o, tok: t}, nil
 }
 
 // storedTokenSource returns the token source of the stored credential, or
@@ -588,7 +588,7 @@ func (o *oauthSession) storedTokenSource(ctx context.Context) (oauth2.TokenSourc
 	if !ok || cred.Resource != o.resource || cred.token() == nil {
 		return nil, nil
 	}
-	return &storeTokenSource{o: o, cred: cred, tok: cred.token()}, nil
+	return &storeTokenSource{o: o, tok: cred.token()}, nil
 }
 
 // storeTokenSource gives the stored token while it is valid, and refreshes
@@ -600,10 +600,9 @@ func (o *oauthSession) storedTokenSource(ctx context.Context) (oauth2.TokenSourc
 // registration are serialised (oauthSetup.refreshLock), so two Runs of
 // one host refresh once; the other registrations are not held up.
 type storeTokenSource struct {
-	o    *oauthSession
-	mu   sync.Mutex
-	cred storedCredential
-	tok  *oauth2.Token
+	o   *oauthSession
+	mu  sync.Mutex
+	tok *oauth2.Token // the token last given; the credential is read from the store at each refresh
 }
 
 // errRevoked makes the go-sdk transport send the request without a token
@@ -653,7 +652,7 @@ func (s *storeTokenSource) Token() (*oauth2.Token, error) {
 	}
 	stored := cred.token()
 	if stored.Valid() && (s.tok == nil || stored.AccessToken != s.tok.AccessToken) {
-		s.cred, s.tok = cred, stored // refreshed by another Run
+		s.tok = stored // refreshed by another Run
 		return stored, nil
 	}
 	if stored.RefreshToken == "" {
@@ -686,7 +685,6 @@ func (s *storeTokenSource) Token() (*oauth2.Token, error) {
 
 	// Write back only over the credential the refresh started from.
 	var out *oauth2.Token
-	var outCred storedCredential
 	gone := false
 	err = s.o.setup.tokens.Update(ctx, s.o.ref, func(old []byte) ([]byte, error) {
 		out, gone = nil, false
@@ -701,7 +699,7 @@ func (s *storeTokenSource) Token() (*oauth2.Token, error) {
 		case now.RefreshToken != used:
 			// Another Run (another process) refreshed meanwhile.
 			if tok := now.token(); tok.Valid() {
-				out, outCred = tok, now
+				out = tok
 			} else {
 				gone = true
 			}
@@ -716,7 +714,7 @@ func (s *storeTokenSource) Token() (*oauth2.Token, error) {
 		}
 		now.setToken(t)
 		now.RefusedRefresh = ""
-		out, outCred = t, now
+		out = t
 		return json.Marshal(now)
 	})
 	if err != nil {
@@ -726,7 +724,6 @@ func (s *storeTokenSource) Token() (*oauth2.Token, error) {
 		// The refresh succeeded and its refresh token may have rotated
 		// the stored one away: this connection keeps the new token in
 		// memory rather than lose it with the write.
-		s.cred.setToken(t)
 		s.tok = t
 		return t, nil
 	}
@@ -734,7 +731,7 @@ func (s *storeTokenSource) Token() (*oauth2.Token, error) {
 		s.tok = nil
 		return nil, errRevoked
 	}
-	s.cred, s.tok = outCred, out
+	s.tok = out
 	return out, nil
 }
 
