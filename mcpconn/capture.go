@@ -189,8 +189,17 @@ func (c *captureConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			return nil, err
 		}
 		if m.ID.IsValid() {
-			if e := c.noteResponse(idKey(m.ID), m); e != nil {
+			call, e := c.capture.note(m)
+			if e != nil {
 				return nil, c.guard.trip(e)
+			}
+			if call {
+				// The call reads its result from the capture: spare the
+				// go-sdk a decode it would only throw away (and could fail
+				// on an unknown block type). With its multi round-trip off
+				// (noMultiRoundTrip), the go-sdk does nothing else with a
+				// call's result.
+				m.Result = decodedElsewhere
 			}
 		}
 	case *jsonrpc.Request:
@@ -204,24 +213,19 @@ func (c *captureConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	return msg, nil
 }
 
-// noteResponse records a response for the listing and for the call in
-// flight it answers.
-func (c *captureConn) noteResponse(id string, m *jsonrpc.Response) *LimitError {
+// note records a response (its id valid) for the listing and for the
+// call in flight it answers; call reports whether its result became the
+// call's.
+func (c *toolsListCapture) note(m *jsonrpc.Response) (call bool, e *LimitError) {
+	id := idKey(m.ID)
 	if m.Error != nil {
-		c.capture.callAnswered(id, nil)
-		return nil
+		c.callAnswered(id, nil)
+		return false, nil
 	}
-	if e := c.capture.response(id, m.Result); e != nil {
-		return e
+	if e := c.response(id, m.Result); e != nil {
+		return false, e
 	}
-	if c.capture.callAnswered(id, resultOrNull(m.Result)) {
-		// The call reads its result from the capture: spare the go-sdk a
-		// decode it would only throw away (and could fail on an unknown
-		// block type). With its multi round-trip off (noMultiRoundTrip),
-		// the go-sdk does nothing else with a call's result.
-		m.Result = decodedElsewhere
-	}
-	return nil
+	return c.callAnswered(id, resultOrNull(m.Result)), nil
 }
 
 // decodedElsewhere is the result the go-sdk decodes in place of one
@@ -458,15 +462,9 @@ func noteResponses(c *toolsListCapture, msg []byte) *LimitError {
 		if !ok || !resp.ID.IsValid() {
 			continue
 		}
-		id := idKey(resp.ID)
-		if resp.Error != nil {
-			c.callAnswered(id, nil)
-			continue
-		}
-		if e := c.response(id, resp.Result); e != nil {
+		if _, e := c.note(resp); e != nil {
 			return e
 		}
-		c.callAnswered(id, resultOrNull(resp.Result))
 	}
 	return nil
 }

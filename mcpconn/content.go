@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -488,7 +489,7 @@ func validText(b []byte) []byte {
 				continue
 			}
 			r, ok := hex4(b, i+2)
-			if !ok || !utf16IsSurrogate(r) {
+			if !ok || !utf16.IsSurrogate(r) {
 				out = append(out, b[i], b[i+1])
 				i += 2
 				continue
@@ -529,7 +530,7 @@ func hasSurrogateEscape(b []byte) bool {
 			return false
 		}
 		if i+2 < len(b) && (b[i+2] == 'd' || b[i+2] == 'D') {
-			if r, ok := hex4(b, i+2); ok && utf16IsSurrogate(r) {
+			if r, ok := hex4(b, i+2); ok && utf16.IsSurrogate(r) {
 				return true
 			}
 		}
@@ -557,5 +558,3 @@ func hex4(b []byte, i int) (rune, bool) {
 	}
 	return r, true
 }
-
-func utf16IsSurrogate(r rune) bool { return 0xD800 <= r && r <= 0xDFFF }

@@ -444,7 +444,8 @@ func (h *authCodeHandler) TokenSource(ctx context.Context) (oauth2.TokenSource, 
 func (h *authCodeHandler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
 	if h.o.authorize == nil {
 		defer resp.Body.Close()
-		if resp.StatusCode == http.StatusForbidden && !insufficientScope(resp) {
+		challenges, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
+		if resp.StatusCode == http.StatusForbidden && !insufficientScope(challenges) {
 			return nil // not an authorization matter: the retry reports it
 		}
 		h.o.loginRequired.Store(true)
@@ -457,13 +458,9 @@ func (h *authCodeHandler) Authorize(ctx context.Context, req *http.Request, resp
 		h.mu.Lock()
 		defer h.mu.Unlock()
 		challenges, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
-		if resp.StatusCode != http.StatusForbidden || challengeParam(challenges, "error") == "insufficient_scope" {
-			prm := discoverResource(ctx, challenges, req.URL.String(), h.o.client)
-			if prm == nil || len(prm.AuthorizationServers) == 0 {
-				resp.Body.Close()
-				return h.o.fail("the OAuth authorization failed: the server's protected resource metadata names no authorization server")
-			}
-			if err := h.o.checkAuthServer(prm.AuthorizationServers[0]); err != nil {
+		if resp.StatusCode != http.StatusForbidden || insufficientScope(challenges) {
+			prm, err := h.o.allowedAuthServer(ctx, challenges, req.URL.String())
+			if err != nil {
 				resp.Body.Close()
 				return err
 			}
@@ -480,11 +477,10 @@ func (h *authCodeHandler) Authorize(ctx context.Context, req *http.Request, resp
 	return nil
 }
 
-func insufficientScope(resp *http.Response) bool {
-	cs, err := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
-	if err != nil {
-		return false
-	}
+// insufficientScope reports whether a bearer challenge says
+// insufficient_scope: the one 403 that is an authorization matter (a
+// step-up); any other 403 is left to the retry to report.
+func insufficientScope(cs []oauthex.Challenge) bool {
 	for _, c := range cs {
 		if c.Scheme == "bearer" && c.Params["error"] == "insufficient_scope" {
 			return true
@@ -575,7 +571,7 @@ func (o *oauthSession) storeNewToken(c *oauth2.Config, t *oauth2.Token) (oauth2.
 	if err := o.setup.tokens.Update(ctx, o.ref, func([]byte) ([]byte, error) { return b, nil }); err != nil {
 		return nil, o.fail("storing the OAuth token failed (the token store's error is not shown)")
 	}
-	return &storeTokenSource{o: o, cred: cred, tok: t}, nil
+	return &storeTokenSource{o: o, tok: t}, nil
 }
 
 // storedTokenSource returns the token source of the stored credential, or
@@ -592,7 +588,7 @@ func (o *oauthSession) storedTokenSource(ctx context.Context) (oauth2.TokenSourc
 	if !ok || cred.Resource != o.resource || cred.token() == nil {
 		return nil, nil
 	}
-	return &storeTokenSource{o: o, cred: cred, tok: cred.token()}, nil
+	return &storeTokenSource{o: o, tok: cred.token()}, nil
 }
 
 // storeTokenSource gives the stored token while it is valid, and refreshes
@@ -604,10 +600,9 @@ func (o *oauthSession) storedTokenSource(ctx context.Context) (oauth2.TokenSourc
 // registration are serialised (oauthSetup.refreshLock), so two Runs of
 // one host refresh once; the other registrations are not held up.
 type storeTokenSource struct {
-	o    *oauthSession
-	mu   sync.Mutex
-	cred storedCredential
-	tok  *oauth2.Token
+	o   *oauthSession
+	mu  sync.Mutex
+	tok *oauth2.Token // the token last given; the credential is read from the store at each refresh
 }
 
 // errRevoked makes the go-sdk transport send the request without a token
@@ -657,7 +652,7 @@ func (s *storeTokenSource) Token() (*oauth2.Token, error) {
 	}
 	stored := cred.token()
 	if stored.Valid() && (s.tok == nil || stored.AccessToken != s.tok.AccessToken) {
-		s.cred, s.tok = cred, stored // refreshed by another Run
+		s.tok = stored // refreshed by another Run
 		return stored, nil
 	}
 	if stored.RefreshToken == "" {
@@ -690,7 +685,6 @@ func (s *storeTokenSource) Token() (*oauth2.Token, error) {
 
 	// Write back only over the credential the refresh started from.
 	var out *oauth2.Token
-	var outCred storedCredential
 	gone := false
 	err = s.o.setup.tokens.Update(ctx, s.o.ref, func(old []byte) ([]byte, error) {
 		out, gone = nil, false
@@ -705,7 +699,7 @@ func (s *storeTokenSource) Token() (*oauth2.Token, error) {
 		case now.RefreshToken != used:
 			// Another Run (another process) refreshed meanwhile.
 			if tok := now.token(); tok.Valid() {
-				out, outCred = tok, now
+				out = tok
 			} else {
 				gone = true
 			}
@@ -720,7 +714,7 @@ func (s *storeTokenSource) Token() (*oauth2.Token, error) {
 		}
 		now.setToken(t)
 		now.RefusedRefresh = ""
-		out, outCred = t, now
+		out = t
 		return json.Marshal(now)
 	})
 	if err != nil {
@@ -730,7 +724,6 @@ func (s *storeTokenSource) Token() (*oauth2.Token, error) {
 		// The refresh succeeded and its refresh token may have rotated
 		// the stored one away: this connection keeps the new token in
 		// memory rather than lose it with the write.
-		s.cred.setToken(t)
 		s.tok = t
 		return t, nil
 	}
@@ -738,7 +731,7 @@ func (s *storeTokenSource) Token() (*oauth2.Token, error) {
 		s.tok = nil
 		return nil, errRevoked
 	}
-	s.cred, s.tok = outCred, out
+	s.tok = out
 	return out, nil
 }
 

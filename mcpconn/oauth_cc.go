@@ -68,21 +68,31 @@ func (g *grantTokens) start(o *oauthSession, src oauth2.TokenSource) error {
 	return nil
 }
 
-// discoverAuthServer finds the authorization server a grant without a
-// person uses: the protected resource metadata, the one rule on where a
-// secret or key may go (checkAuthServer), then the server's metadata (nil
-// with a nil error when it has none).
-func (o *oauthSession) discoverAuthServer(ctx context.Context, challenges []oauthex.Challenge, resourceURL string) (*oauthex.ProtectedResourceMetadata, *oauthex.AuthServerMeta, error) {
+// allowedAuthServer finds the protected resource metadata and applies
+// the one rule on where a secret or key may go (checkAuthServer) to the
+// first authorization server it names.
+func (o *oauthSession) allowedAuthServer(ctx context.Context, challenges []oauthex.Challenge, resourceURL string) (*oauthex.ProtectedResourceMetadata, error) {
 	prm := discoverResource(ctx, challenges, resourceURL, o.client)
 	if prm == nil || len(prm.AuthorizationServers) == 0 {
-		return nil, nil, o.fail("the OAuth authorization failed: the server's protected resource metadata names no authorization server")
+		return nil, o.fail("the OAuth authorization failed: the server's protected resource metadata names no authorization server")
+	}
+	if err := o.checkAuthServer(prm.AuthorizationServers[0]); err != nil {
+		return nil, err
+	}
+	return prm, nil
+}
+
+// discoverAuthServer finds the authorization server a grant without a
+// person uses: allowedAuthServer, then the server's metadata (nil with a
+// nil error when it has none).
+func (o *oauthSession) discoverAuthServer(ctx context.Context, challenges []oauthex.Challenge, resourceURL string) (*oauthex.ProtectedResourceMetadata, *oauthex.AuthServerMeta, error) {
+	prm, err := o.allowedAuthServer(ctx, challenges, resourceURL)
+	if err != nil {
+		return nil, nil, err
 	}
 	// The metadata's issuer must be the one named (the go-sdk checks), so
 	// the check of the name covers the token endpoint and an assertion's
 	// audience.
-	if err := o.checkAuthServer(prm.AuthorizationServers[0]); err != nil {
-		return nil, nil, err
-	}
 	asm, err := auth.GetAuthServerMetadata(ctx, prm.AuthorizationServers[0], o.client)
 	return prm, asm, err
 }
@@ -103,7 +113,7 @@ func (o *oauthSession) grantScopes(challenges []oauthex.Challenge, prm *oauthex.
 func (h *clientCredentialsHandler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
 	defer resp.Body.Close()
 	challenges, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
-	if resp.StatusCode == http.StatusForbidden && challengeParam(challenges, "error") != "insufficient_scope" {
+	if resp.StatusCode == http.StatusForbidden && !insufficientScope(challenges) {
 		return nil
 	}
 	prm, asm, err := h.o.discoverAuthServer(ctx, challenges, req.URL.String())

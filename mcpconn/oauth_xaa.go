@@ -35,7 +35,7 @@ type enterpriseHandler struct {
 func (h *enterpriseHandler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
 	defer resp.Body.Close()
 	challenges, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
-	if resp.StatusCode == http.StatusForbidden && challengeParam(challenges, "error") != "insufficient_scope" {
+	if resp.StatusCode == http.StatusForbidden && !insufficientScope(challenges) {
 		return nil // not an authorization matter: the retry reports it
 	}
 	if h.o.setup.idToken == nil {

@@ -80,23 +80,19 @@ func requestMeta(ctx context.Context) map[string]string {
 	return m
 }
 
-// setRequestMeta puts the context's fields into params._meta. Called
-// before the progress token is set, which then wins anyway.
+// setRequestMeta puts the context's fields into the _meta of fresh
+// params, whose _meta is still empty; the progress token set after it is
+// one more field (WithRequestMeta never keeps that key).
 func setRequestMeta(ctx context.Context, params *mcp.CallToolParams) {
 	m := requestMeta(ctx)
 	if len(m) == 0 {
 		return
 	}
-	meta := params.GetMeta()
-	if meta == nil {
-		meta = make(map[string]any, len(m)+1)
-		params.SetMeta(meta)
-	}
+	meta := make(map[string]any, len(m)+1)
 	for k, v := range m {
-		if _, taken := meta[k]; !taken {
-			meta[k] = v
-		}
+		meta[k] = v
 	}
+	params.SetMeta(meta)
 }
 
 // requestMetaKeyAllowed reports whether a caller may set key: a valid
