@@ -544,11 +544,10 @@ func TestOAuthConcurrentRefresh(t *testing.T) {
 	}
 }
 
-// The client_credentials grant: the pre-registered client gets a token
-// with its secret (client_secret_basic) or a signed assertion
-// (private_key_jwt), with no person and nothing stored.
-func TestOAuthClientCredentials(t *testing.T) {
-	t.Parallel()
+// signingKey is a fresh P-256 key and its PKCS #8 PEM, the form a
+// private_key_jwt client is registered with.
+func signingKey(t *testing.T) (*ecdsa.PrivateKey, string) {
+	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
@@ -557,7 +556,15 @@ func TestOAuthClientCredentials(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	keyPEM := string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
+	return key, string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
+}
+
+// The client_credentials grant: the pre-registered client gets a token
+// with its secret (client_secret_basic) or a signed assertion
+// (private_key_jwt), with no person and nothing stored.
+func TestOAuthClientCredentials(t *testing.T) {
+	t.Parallel()
+	key, keyPEM := signingKey(t)
 	for _, tc := range []struct {
 		name     string
 		oauth    resource.MCPOAuth
@@ -950,15 +957,7 @@ func hasScopes(granted, need []string) bool {
 // the field to set and no value.
 func TestOAuthSecretOnlyToPinnedAuthServer(t *testing.T) {
 	t.Parallel()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	der, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyPEM := string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
+	key, keyPEM := signingKey(t)
 	const otherIssuer = "https://auth.example.com"
 	for _, tc := range []struct {
 		name  string

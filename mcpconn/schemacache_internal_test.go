@@ -7,7 +7,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/agtsdk/agt/toolschema"
 )
@@ -53,17 +52,12 @@ func blockedIn(fn string) int {
 	return strings.Count(string(buf[:runtime.Stack(buf, true)]), fn)
 }
 
-// waitBlocked waits until n goroutines are inside SchemaCache.Compile,
-// within a wide bound.
+// waitBlocked waits until n goroutines are inside SchemaCache.Compile.
 func waitBlocked(t *testing.T, n int) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for blockedIn("mcpconn.(*SchemaCache).Compile(") < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d goroutines never all reached the cache", n)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	poll(t, fmt.Sprintf("%d goroutines to reach the cache", n), func() bool {
+		return blockedIn("mcpconn.(*SchemaCache).Compile(") >= n
+	})
 }
 
 // Issue 18 §2: N goroutines that miss the same bytes at once compile them

@@ -41,6 +41,20 @@ func lease(t *testing.T, c *mcpconn.Connector, ref resource.Ref, srv resource.MC
 	return s
 }
 
+// leaseTwoRevisions leases srv at revision 1 and then at revision 2,
+// asserting that the second is another process, and returns both
+// sessions and the first one's PID.
+func leaseTwoRevisions(t *testing.T, c *mcpconn.Connector, srv resource.MCPServer) (old *mcpconn.Session, oldPID int, cur *mcpconn.Session) {
+	t.Helper()
+	old = lease(t, c, "files", srv, 1, nil)
+	oldPID = pidOf(t, old)
+	cur = lease(t, c, "files", srv, 2, nil)
+	if pidOf(t, cur) == oldPID {
+		t.Fatal("revision 2 shares the process of revision 1")
+	}
+	return old, oldPID, cur
+}
+
 func echo(t *testing.T, s *mcpconn.Session, text string) {
 	t.Helper()
 	res, err := s.CallTool(context.Background(), mcptest.ToolEcho, json.RawMessage(`{"text":"`+text+`"}`))
@@ -195,12 +209,7 @@ func TestSharedNewRevisionIsANewProcess(t *testing.T) {
 	c := sharedConnector(t, time.Hour)
 	srv, _ := fakeStdio(t)
 	srv.Shared = true
-	old := lease(t, c, "files", srv, 1, nil)
-	oldPID := pidOf(t, old)
-	cur := lease(t, c, "files", srv, 2, nil)
-	if pidOf(t, cur) == oldPID {
-		t.Fatal("revision 2 shares the process of revision 1")
-	}
+	old, oldPID, cur := leaseTwoRevisions(t, c, srv)
 	echo(t, old, "old-still-works")
 	_ = old.Close()
 	waitFor(t, "the process of the old revision exits after its last session", func() bool { return syscall.Kill(oldPID, 0) != nil })
@@ -445,12 +454,7 @@ func TestConnectorCloseEndsSupersededConnections(t *testing.T) {
 	c := sharedConnector(t, time.Hour)
 	srv, tag := fakeStdio(t)
 	srv.Shared = true
-	old := lease(t, c, "files", srv, 1, nil)
-	oldPID := pidOf(t, old)
-	cur := lease(t, c, "files", srv, 2, nil)
-	if pidOf(t, cur) == oldPID {
-		t.Fatal("revision 2 shares the process of revision 1")
-	}
+	old, oldPID, cur := leaseTwoRevisions(t, c, srv)
 	if got := c.SharedConnections(); got != 2 {
 		t.Errorf("SharedConnections = %d with both revisions in use; want 2", got)
 	}
