@@ -76,6 +76,12 @@
 //     symbolic links on both sides.
 //   - Origins: scheme://host[:port] (default ports may be left out);
 //     redirects never leave the origin anyway.
+//   - Env: the env names an agent caller may set (nil: none), and the
+//     start-altering ones (LD_*, BASH_ENV, PYTHON*, PERL5OPT, NODE_OPTIONS,
+//     PATH and the like: the full list is on resource.LaunchAllowlist) a
+//     registration may carry: under an allowlist none starts with an
+//     unlisted start-altering name, whoever wrote it, since env is code
+//     for the loader and for interpreters.
 //
 // The rule lives in resource.ResolveLaunch and resource.ResolveRemote, and
 // Connector.LaunchEnv hands it on: a resource.Service given it

@@ -84,6 +84,19 @@
 //     refused all the same;
 //   - every start and contact is refused (mcpconn.ErrNotAllowed).
 //
+// Env is code for the dynamic loader, shells and interpreters (BASH_ENV,
+// PERL5OPT, PYTHONWARNINGS with BROWSER, LD_PRELOAD): an admitted program
+// given one runs whatever it names. So an agent caller's write that adds
+// or changes an env name is refused with ErrPermission, naming
+// /data/mcpServers/NAME/env/VAR, unless the name is admitted: under an
+// allowlist only the names LaunchAllowlist.Env lists (nil: none), without
+// one any name but the start-altering ones LaunchAllowlist.Env documents.
+// Names kept with their stored value are not judged; a direct caller may
+// store any env. A start cannot tell who wrote a document, so under an
+// allowlist ResolveLaunch refuses every registration that carries a
+// start-altering name Env does not list (field /env/VAR), the host's own
+// included: a host that sets one for its own server lists it.
+//
 // # MCP documents
 //
 // The data of an "mcp" resource is the mcpServers format other hosts use,
