@@ -302,8 +302,10 @@
 // or the HTTP client, and never written back:
 //
 //   - ${env:NAME} reads NAME from the host's environment (Environ), only
-//     when ConnectorOptions.SecretEnv lists it; the default list is empty,
-//     so no name is readable until the host says so.
+//     for a registration ConnectorOptions.SecretEnv binds it to (REF=NAME,
+//     like "gh=GH_TOKEN"; "*=NAME" for every registration); the default
+//     list is empty, so no name is readable until the host says so, and
+//     a server an agent registers reads none the host did not bind to it.
 //   - ${secret:NAME} asks ConnectorOptions.Secrets, a resource.SecretResolver
 //     the host provides, with the registration's reference: a host binds
 //     each secret to the servers allowed to use it. Nil means none.

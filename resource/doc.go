@@ -260,8 +260,11 @@
 // ${secret:NAME} (letters, digits and . _ - /) stay in the stored document
 // as written; they are resolved at each start by ResolveLaunch (through
 // LaunchEnv.Resolve) and ResolveHeaders, with a Secrets bound to the
-// registration's reference (Secrets.Bind): ${env:NAME} only for names
-// Secrets.AllowEnv lists, ${secret:NAME} by the host's SecretResolver. A
+// registration's reference (Secrets.Bind): ${env:NAME} only for the
+// registrations Secrets.AllowEnv binds NAME to (REF=NAME entries), so an
+// agent that registers its own server reads no host variable the host did
+// not bind to it; ${secret:NAME} by the host's SecretResolver, told the
+// reference. A
 // failure is a *SecretError naming the field and the reference, never a
 // value nor the resolver's error. Service.Test resolves nothing.
 //
