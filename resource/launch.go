@@ -58,8 +58,8 @@ const CodeNotAllowed = "not_allowed"
 // sets it (mcpconn.ConnectorOptions.LaunchAllowlist), and every start
 // consults it through ResolveLaunch and ResolveRemote: a Run, a refresh,
 // a probe, the CLI, the static Test, and the write of an agent caller.
-// Each list that is nil admits anything; an empty non-nil list admits
-// nothing.
+// Each list that is nil admits anything, but Env, where nil admits no
+// name; an empty non-nil list admits nothing.
 //
 // The list names programs, not what they do: admitting an interpreter or
 // a launcher (sh, node, python, npx, uvx) admits whatever its arguments
