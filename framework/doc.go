@@ -53,8 +53,12 @@
 //     admit, or that does not resolve. mcp_probe, a Run and the refresh at
 //     the batch boundary start only what it admits (their error wraps
 //     mcpconn.ErrNotAllowed), so neither registering and probing nor
-//     editing a mounted server runs an unlisted command. Without an
-//     allowlist a manager may register and probe any command the host
+//     editing a mounted server runs an unlisted command. Env is judged
+//     too, since it is code for loaders and interpreters: an agent may
+//     add or change only the env names LaunchAllowlist.Env lists (none by
+//     default), and without an allowlist none of the start-altering ones
+//     (LD_*, BASH_ENV, PYTHON*, PERL5*, NODE_OPTIONS, PATH, ...). Without
+//     an allowlist a manager may register and probe any command the host
 //     user could run: set one before giving untrusted agents
 //     resource_management.
 //

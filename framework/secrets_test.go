@@ -76,7 +76,7 @@ func TestSecretsNeverReachTheModel(t *testing.T) {
 	hst := newHost(t, &mcpconn.ConnectorOptions{
 		TerminateGrace: 200e6,
 		Secrets:        boundResolver{value: secrets["secret ref"], for_: []resource.Ref{"local", "remote"}},
-		SecretEnv:      []string{"AGT_TEST_REF"},
+		SecretEnv:      []string{"local=AGT_TEST_REF"},
 		Environ: func() []string {
 			return []string{"PATH=" + os.Getenv("PATH"), "AGT_TEST_REF=" + secrets["env reference"]}
 		},
@@ -199,5 +199,58 @@ func TestSecretsNeverReachTheModel(t *testing.T) {
 	defer mu.Unlock()
 	if len(gotAuth) == 0 || gotAuth[0] != "Bearer "+secrets["header"] || gotKey[0] != secrets["url query"] {
 		t.Errorf("the remote server got Authorization %q and key %q", gotAuth, gotKey)
+	}
+}
+
+// issue 23 item 3: ${env:NAME} is bound to the registrations the host
+// names, as ${secret:NAME} is through its resolver. With ADV_HOST_KEY
+// listed as before (a bare name) and bound to the host's registration, a
+// manager registers its own
+// server with K=${env:ADV_HOST_KEY}, mounts it and asks it for K. Before
+// the fix it read the host's value; now the start is refused with an
+// error that names the reference and the env name, never the value, and
+// the host's registration still reads it.
+func TestAgentRegistrationCannotReadHostEnv(t *testing.T) {
+	const value = "hostKeyS3cret-item3"
+	h := newHost(t, &mcpconn.ConnectorOptions{
+		SecretEnv: []string{"ADV_HOST_KEY", "hosted=ADV_HOST_KEY"},
+		Environ:   func() []string { return []string{"PATH=" + os.Getenv("PATH"), "ADV_HOST_KEY=" + value} },
+	})
+	cwd := t.TempDir()
+	server, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"s": map[string]any{
+		"command": mcptest.Command(t), "cwd": cwd, "env": map[string]string{"K": "${env:ADV_HOST_KEY}"}}}})
+	h.write(t, resource.WriteRequest{Kind: resource.KindMCP, Ref: "hosted", Create: true, Data: server})
+	h.write(t, resource.WriteRequest{Kind: resource.KindAgent, Ref: "boss", Create: true, Data: json.RawMessage(`{"manager":true,"mcps":["hosted"]}`)})
+	m := &model{t: t, r: h.newRun(t, "boss", policy.AutoAllow())}
+	readK := func(ref string) run.Result {
+		return m.one(run.Alias(resource.Ref(ref), mcptest.ToolEnvironment), `{"names":["K"]}`)
+	}
+	if got := structured[mcptest.EnvironmentOut](t, readK("hosted")).Env["K"]; got != value {
+		t.Fatalf("the host's registration does not read its bound env: K = %q", got)
+	}
+
+	args, _ := json.Marshal(map[string]any{"kind": "mcp", "reference": "mine", "create": true, "data": json.RawMessage(server)})
+	mustOK(t, m.one(framework.ToolResourceWrite, string(args)))
+	out := m.batch(run.Call{Name: framework.ToolResourceWrite, Arguments: json.RawMessage(`{"kind":"agent","reference":"boss","add":{"mcps":["mine"]}}`)})
+	mustOK(t, out.Results[0])
+	if hasTool(m.r, run.Alias("mine", mcptest.ToolEnvironment)) {
+		got := structured[mcptest.EnvironmentOut](t, readK("mine")).Env["K"]
+		t.Fatalf("the agent's own registration read the host's env value (%v)", got == value)
+	}
+	if out.Refresh == nil || out.Refresh.OK || !errors.Is(out.Refresh.Err, mcpconn.ErrSecret) {
+		t.Fatalf("refresh with the agent's registration: %+v, want ErrSecret", out.Refresh)
+	}
+	msg := out.Refresh.Err.Error()
+	for _, want := range []string{"${env:ADV_HOST_KEY}", "mine", "SecretEnv"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("refusal %q does not name %s", msg, want)
+		}
+	}
+	if strings.Contains(msg, value) {
+		t.Errorf("refusal %q holds the value", msg)
+	}
+	rep := structured[mcpconn.ProbeReport](t, m.one(framework.ToolMCPProbe, `{"reference":"mine"}`))
+	if rep.OK || strings.Contains(rep.Error, value) {
+		t.Errorf("probe of the agent's registration: %+v", rep)
 	}
 }

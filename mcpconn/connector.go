@@ -108,10 +108,15 @@ type ConnectorOptions struct {
 	// the registration they belong to. Nil means none: a ${secret:...}
 	// reference fails the start with an error that names it.
 	Secrets resource.SecretResolver
-	// SecretEnv lists the host environment variables a ${env:NAME}
-	// reference may read; a name ending in '*' is a prefix. Nil or empty
-	// means none: a ${env:...} reference fails the start with an error
-	// that names it. Secrets does not widen it. NewConnector copies it.
+	// SecretEnv binds host environment variables to the registrations
+	// whose ${env:NAME} references may read them, as REF=NAME entries
+	// (resource.Secrets.AllowEnv): "gh=GH_TOKEN" lets only registration gh
+	// read GH_TOKEN, so a server an agent registers reads none. Each side
+	// ending in '*' is a prefix ("team/*=TEAM_*"); "*=NAME" lets every
+	// registration read NAME, those agents create included. An entry
+	// without '=' binds nothing. Nil or empty means none: a ${env:...}
+	// reference fails the start with an error that names it and the
+	// registration. Secrets does not widen it. NewConnector copies it.
 	SecretEnv []string
 
 	// Dial, when set and returning a non-nil transport, replaces starting or

@@ -76,6 +76,12 @@
 //     symbolic links on both sides.
 //   - Origins: scheme://host[:port] (default ports may be left out);
 //     redirects never leave the origin anyway.
+//   - Env: the env names an agent caller may set (nil: none), and the
+//     start-altering ones (LD_*, BASH_ENV, PYTHON*, PERL5OPT, NODE_OPTIONS,
+//     PATH and the like: the full list is on resource.LaunchAllowlist) a
+//     registration may carry: under an allowlist none starts with an
+//     unlisted start-altering name, whoever wrote it, since env is code
+//     for the loader and for interpreters.
 //
 // The rule lives in resource.ResolveLaunch and resource.ResolveRemote, and
 // Connector.LaunchEnv hands it on: a resource.Service given it
@@ -296,8 +302,10 @@
 // or the HTTP client, and never written back:
 //
 //   - ${env:NAME} reads NAME from the host's environment (Environ), only
-//     when ConnectorOptions.SecretEnv lists it; the default list is empty,
-//     so no name is readable until the host says so.
+//     for a registration ConnectorOptions.SecretEnv binds it to (REF=NAME,
+//     like "gh=GH_TOKEN"; "*=NAME" for every registration); the default
+//     list is empty, so no name is readable until the host says so, and
+//     a server an agent registers reads none the host did not bind to it.
 //   - ${secret:NAME} asks ConnectorOptions.Secrets, a resource.SecretResolver
 //     the host provides, with the registration's reference: a host binds
 //     each secret to the servers allowed to use it. Nil means none.

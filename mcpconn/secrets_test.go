@@ -58,7 +58,7 @@ func TestSecretReferencesReachTheServer(t *testing.T) {
 	res := &mapResolver{for_: "notes", secrets: map[string]string{"gh": argSecret}}
 	c := quickConnector(&mcpconn.ConnectorOptions{
 		Secrets:   res,
-		SecretEnv: []string{"HOST_*"},
+		SecretEnv: []string{"other=HOST_TOKEN", "note*=HOST_*"},
 		Environ:   func() []string { return []string{"PATH=/usr/bin:/bin", "HOST_TOKEN=" + envSecret} },
 	})
 	s, err := c.Connect(context.Background(), "notes", srv)
@@ -131,11 +131,17 @@ func TestSecretReferenceErrors(t *testing.T) {
 		args     []string
 		wantText []string
 	}{
-		{name: "env name not allowed", opts: mcpconn.ConnectorOptions{SecretEnv: []string{"ALLOWED"}},
+		{name: "env name not allowed", opts: mcpconn.ConnectorOptions{SecretEnv: []string{"ref=ALLOWED"}},
 			env: map[string]string{"K": "${env:DENIED}"}, wantText: []string{"${env:DENIED}", "/env/K", "SecretEnv"}},
 		{name: "env not allowed by default", env: map[string]string{"K": "${env:ALLOWED}"},
-			wantText: []string{"${env:ALLOWED}", "does not allow"}},
-		{name: "env unset", opts: mcpconn.ConnectorOptions{SecretEnv: []string{"MISSING"}},
+			wantText: []string{"${env:ALLOWED}", "does not let registration ref"}},
+		// issue 23 item 3: a host variable is read only by the
+		// registrations it is bound to.
+		{name: "env bound to another registration", opts: mcpconn.ConnectorOptions{SecretEnv: []string{"other=ALLOWED", "re=ALLOWED", "ref/*=ALLOWED"}},
+			env: map[string]string{"K": "${env:ALLOWED}"}, wantText: []string{"${env:ALLOWED}", "/env/K", "registration ref", "REF=NAME"}},
+		{name: "a bare name binds no registration", opts: mcpconn.ConnectorOptions{SecretEnv: []string{"ALLOWED", "*"}},
+			env: map[string]string{"K": "${env:ALLOWED}"}, wantText: []string{"${env:ALLOWED}", "registration ref", "SecretEnv"}},
+		{name: "env unset", opts: mcpconn.ConnectorOptions{SecretEnv: []string{"*=MISSING"}},
 			args: []string{"--x=${env:MISSING}"}, wantText: []string{"${env:MISSING}", "/args/2", "not set"}},
 		{name: "no resolver", args: []string{"${secret:gh}"}, wantText: []string{"${secret:gh}", "no secret resolver", "ConnectorOptions.Secrets"}},
 		{name: "resolver fails", opts: mcpconn.ConnectorOptions{Secrets: &mapResolver{fail: errors.New("vault said " + leaked)}},

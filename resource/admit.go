@@ -40,3 +40,33 @@ func (s *Service) admitLaunch(caller Caller, name string, before *MCPServer, aft
 func sameLaunch(a, b MCPServer) bool {
 	return a.Transport() == b.Transport() && a.Command == b.Command && a.Cwd == b.Cwd && a.URL == b.URL && maps.Equal(a.Env, b.Env)
 }
+
+// admitEnv refuses an agent caller's MCP write that adds or changes an env
+// name the host did not let agents set (LaunchAllowlist.admitsEnv): env
+// is code for loaders, shells and interpreters, so an admitted program
+// given a new one may run anything. A name kept with its stored value is
+// not judged again; removing one is open. Direct callers are not judged:
+// a start under an allowlist still is (ResolveLaunch).
+func (s *Service) admitEnv(caller Caller, name string, before *MCPServer, after MCPServer) error {
+	if caller.IsDirect() {
+		return nil
+	}
+	allow := s.launchEnv.Allow
+	for _, k := range sortedKeys(after.Env) {
+		if before != nil {
+			if v, ok := before.Env[k]; ok && v == after.Env[k] {
+				continue
+			}
+		}
+		if allow.admitsEnv(k) {
+			continue
+		}
+		why := "with a launch allowlist, an agent caller may set only the env names its Env lists"
+		if allow == nil {
+			why = "an agent caller may not set an env name that changes how the program starts (a loader, shell or interpreter variable, or PATH)"
+		}
+		return fmt.Errorf("resource: write refused: %s: %s (fix: leave the name out or as stored, or ask the host to add it to LaunchAllowlist.Env): %w",
+			pointer("data", "mcpServers", name, "env", k), why, ErrPermission)
+	}
+	return nil
+}

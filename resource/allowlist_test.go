@@ -215,3 +215,126 @@ func TestAgentWritesJudgedByTheAllowlist(t *testing.T) {
 		t.Fatalf("Test of an unlisted origin: %+v", rep)
 	}
 }
+
+// issue 23 item 1: env names that change how a program starts (the
+// dynamic loader's, an interpreter's, a shell's, PATH) are code. An agent
+// caller may set only the env names LaunchAllowlist.Env lists (none when
+// it is nil), and without an allowlist none of the start-altering ones;
+// under an allowlist no registration starts with a start-altering name
+// the allowlist does not list, whoever wrote it. A direct caller stores
+// any env.
+func TestAgentEnvJudgedByTheAllowlist(t *testing.T) {
+	t.Parallel()
+	f := newAllowFixture(t)
+	server := func(env map[string]string) json.RawMessage {
+		b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"s": map[string]any{"command": "srv", "cwd": f.work, "env": env}}})
+		return b
+	}
+	withEnv := func(names ...string) *resource.LaunchEnv {
+		e := *f.env
+		e.Allow = f.env.Allow.Clone()
+		e.Allow.Env = names
+		return &e
+	}
+	open := *f.env
+	open.Allow = nil
+	for _, tc := range []struct {
+		name    string
+		launch  *resource.LaunchEnv
+		env     map[string]string
+		refused string // the refused env name, "" stored
+	}{
+		{"allowlist, no Env: a plain name", f.env, map[string]string{"API_KEY": "plainV4lue"}, "API_KEY"},
+		{"allowlist, no Env: a loader name", f.env, map[string]string{"LD_PRELOAD": "/x.so"}, "LD_PRELOAD"},
+		{"listed by prefix", withEnv("API_*"), map[string]string{"API_KEY": "plainV4lue", "API_URL": "urlV4lue"}, ""},
+		{"not listed", withEnv("API_*"), map[string]string{"API_KEY": "plainV4lue", "BASH_ENV": "$(id)"}, "BASH_ENV"},
+		{"a start-altering name the host lists", withEnv("NODE_OPTIONS"), map[string]string{"NODE_OPTIONS": "--max-old-space-size=64"}, ""},
+		{"no allowlist: a plain name", &open, map[string]string{"API_KEY": "plainV4lue"}, ""},
+		{"no allowlist: BASH_ENV", &open, map[string]string{"BASH_ENV": "$(id)"}, "BASH_ENV"},
+		{"no allowlist: python", &open, map[string]string{"PYTHONWARNINGS": "all:0:antigravity.x:0:0"}, "PYTHONWARNINGS"},
+		{"no allowlist: BROWSER", &open, map[string]string{"BROWSER": "perlthanks"}, "BROWSER"},
+		{"no allowlist: perl", &open, map[string]string{"PERL5OPT": "-Mbase;system(q(id))"}, "PERL5OPT"},
+		{"no allowlist: PATH in another case", &open, map[string]string{"Path": "/evil"}, "Path"},
+		{"no allowlist: a bash function", &open, map[string]string{"BASH_FUNC_ls%%": "() { id; }"}, "BASH_FUNC_ls%%"},
+		{"no allowlist: git", &open, map[string]string{"GIT_SSH_COMMAND": "id"}, "GIT_SSH_COMMAND"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			svc, repo := newServiceWith(t, &resource.ServiceOptions{LaunchEnv: tc.launch})
+			mustWrite(t, svc, resource.WriteRequest{Kind: resource.KindMCP, Ref: "ok", Create: true, Data: server(nil)})
+			mustWrite(t, svc, resource.WriteRequest{Kind: resource.KindAgent, Ref: "boss", Create: true, Data: json.RawMessage(`{"manager": true}`)})
+			boss := resource.AgentCaller("boss")
+			for _, req := range []resource.WriteRequest{
+				{Kind: resource.KindMCP, Ref: "ok", Data: server(tc.env)},
+				{Kind: resource.KindMCP, Ref: "new", Create: true, Data: server(tc.env)},
+			} {
+				before := snapshotAll(t, repo)
+				_, err := svc.Write(bg, boss, req)
+				if tc.refused == "" {
+					if err != nil {
+						t.Fatalf("create=%v: %v", req.Create, err)
+					}
+					continue
+				}
+				if !errors.Is(err, resource.ErrPermission) {
+					t.Fatalf("create=%v: err = %v, want ErrPermission", req.Create, err)
+				}
+				for _, want := range []string{"/data/mcpServers/s/env/" + tc.refused, "LaunchAllowlist.Env"} {
+					if !strings.Contains(err.Error(), want) {
+						t.Errorf("refusal %q does not name %s", err, want)
+					}
+				}
+				for _, v := range tc.env {
+					if strings.Contains(err.Error(), v) {
+						t.Errorf("refusal %q repeats a value", err)
+					}
+				}
+				if diff := cmp.Diff(before, snapshotAll(t, repo)); diff != "" {
+					t.Fatalf("a refused write changed the store (-before +after):\n%s", diff)
+				}
+			}
+		})
+	}
+
+	// What the host stored stays: an agent's edit that keeps the stored
+	// env is not judged for it, and a direct caller stores any env.
+	svc, _ := newServiceWith(t, &resource.ServiceOptions{LaunchEnv: withEnv()})
+	mustWrite(t, svc, resource.WriteRequest{Kind: resource.KindAgent, Ref: "boss", Create: true, Data: json.RawMessage(`{"manager": true}`)})
+	mustWrite(t, svc, resource.WriteRequest{Kind: resource.KindMCP, Ref: "hosted", Create: true, Data: server(map[string]string{"API_KEY": "plainV4lue", "LD_PRELOAD": "/x.so"})})
+	b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"s": map[string]any{"command": "srv", "cwd": f.work, "args": []string{"--more"}, "env": map[string]string{"API_KEY": "plainV4lue"}}}})
+	if _, err := svc.Write(bg, resource.AgentCaller("boss"), resource.WriteRequest{Kind: resource.KindMCP, Ref: "hosted", Data: b}); err != nil {
+		t.Fatalf("an agent edit that keeps (or drops) the host's env: %v", err)
+	}
+}
+
+// Under an allowlist, no registration starts with a start-altering env
+// name the allowlist does not list, since a start cannot tell who wrote
+// it; other names, and any name without an allowlist, start.
+func TestLaunchRefusesStartAlteringEnv(t *testing.T) {
+	t.Parallel()
+	f := newAllowFixture(t)
+	listed := *f.env
+	listed.Allow = f.env.Allow.Clone()
+	listed.Allow.Env = []string{"LD_LIBRARY_PATH", "PYTHON*"}
+	open := *f.env
+	open.Allow = nil
+	for _, tc := range []struct {
+		name  string
+		env   *resource.LaunchEnv
+		vars  map[string]string
+		field string
+	}{
+		{"a plain name", f.env, map[string]string{"API_KEY": "plainV4lue"}, ""},
+		{"the loader", f.env, map[string]string{"LD_PRELOAD": "/x.so"}, "/env/LD_PRELOAD"},
+		{"bash", f.env, map[string]string{"API_KEY": "plainV4lue", "BASH_ENV": "$(id)"}, "/env/BASH_ENV"},
+		{"node", f.env, map[string]string{"NODE_OPTIONS": "--require /x.js"}, "/env/NODE_OPTIONS"},
+		{"listed names", &listed, map[string]string{"LD_LIBRARY_PATH": "/opt/lib", "PYTHONPATH": "/opt/py"}, ""},
+		{"listed and not", &listed, map[string]string{"PYTHONPATH": "/opt/py", "PERL5LIB": "/opt/pl"}, "/env/PERL5LIB"},
+		{"no allowlist", &open, map[string]string{"LD_PRELOAD": "/x.so"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := resource.ResolveLaunch(resource.MCPServer{Command: "srv", Cwd: f.work, Env: tc.vars}, tc.env)
+			checkAllowed(t, err, tc.field, "/x.so", "$(id)", "/opt")
+		})
+	}
+}

@@ -84,6 +84,19 @@
 //     refused all the same;
 //   - every start and contact is refused (mcpconn.ErrNotAllowed).
 //
+// Env is code for the dynamic loader, shells and interpreters (BASH_ENV,
+// PERL5OPT, PYTHONWARNINGS with BROWSER, LD_PRELOAD): an admitted program
+// given one runs whatever it names. So an agent caller's write that adds
+// or changes an env name is refused with ErrPermission, naming
+// /data/mcpServers/NAME/env/VAR, unless the name is admitted: under an
+// allowlist only the names LaunchAllowlist.Env lists (nil: none), without
+// one any name but the start-altering ones LaunchAllowlist.Env documents.
+// Names kept with their stored value are not judged; a direct caller may
+// store any env. A start cannot tell who wrote a document, so under an
+// allowlist ResolveLaunch refuses every registration that carries a
+// start-altering name Env does not list (field /env/VAR), the host's own
+// included: a host that sets one for its own server lists it.
+//
 // # MCP documents
 //
 // The data of an "mcp" resource is the mcpServers format other hosts use,
@@ -247,8 +260,11 @@
 // ${secret:NAME} (letters, digits and . _ - /) stay in the stored document
 // as written; they are resolved at each start by ResolveLaunch (through
 // LaunchEnv.Resolve) and ResolveHeaders, with a Secrets bound to the
-// registration's reference (Secrets.Bind): ${env:NAME} only for names
-// Secrets.AllowEnv lists, ${secret:NAME} by the host's SecretResolver. A
+// registration's reference (Secrets.Bind): ${env:NAME} only for the
+// registrations Secrets.AllowEnv binds NAME to (REF=NAME entries), so an
+// agent that registers its own server reads no host variable the host did
+// not bind to it; ${secret:NAME} by the host's SecretResolver, told the
+// reference. A
 // failure is a *SecretError naming the field and the reference, never a
 // value nor the resolver's error. Service.Test resolves nothing.
 //

@@ -58,8 +58,8 @@ const CodeNotAllowed = "not_allowed"
 // sets it (mcpconn.ConnectorOptions.LaunchAllowlist), and every start
 // consults it through ResolveLaunch and ResolveRemote: a Run, a refresh,
 // a probe, the CLI, the static Test, and the write of an agent caller.
-// Each list that is nil admits anything; an empty non-nil list admits
-// nothing.
+// Each list that is nil admits anything, but Env, where nil admits no
+// name; an empty non-nil list admits nothing.
 //
 // The list names programs, not what they do: admitting an interpreter or
 // a launcher (sh, node, python, npx, uvx) admits whatever its arguments
@@ -83,6 +83,20 @@ type LaunchAllowlist struct {
 	// and port; the scheme's default port may be left out; no path).
 	// Redirects never leave a server's origin. Nil means any origin.
 	Origins []string
+	// Env lists the env names a registration's env may set when an agent
+	// caller writes it, and the start-altering ones (see below) any
+	// registration may carry at start; a name ending in '*' is a prefix.
+	// Unlike the other lists, nil means none: with an allowlist an agent
+	// caller may add or change no env name, and no registration starts
+	// with a start-altering name. Start-altering names are those that
+	// change what a program runs before or instead of its own code: LD_*,
+	// DYLD_*, BASH_ENV, ENV, BASH_FUNC_*, SHELLOPTS, BASHOPTS, IFS, PS4,
+	// ZDOTDIR, PATH, PYTHON*, PERL5*, PERLLIB, RUBY*, NODE_OPTIONS,
+	// NODE_PATH, JAVA_TOOL_OPTIONS, _JAVA_OPTIONS, JDK_JAVA_OPTIONS,
+	// CLASSPATH, BROWSER, GIT_*, GCONV_PATH, NPM_CONFIG_*, UV_* and PIP_*,
+	// in any case. Without an allowlist an agent caller may set any other
+	// name. A direct caller may store any env either way.
+	Env []string
 }
 
 // Clone returns a deep copy of a (nil for nil), so that a caller's later
@@ -91,7 +105,7 @@ func (a *LaunchAllowlist) Clone() *LaunchAllowlist {
 	if a == nil {
 		return nil
 	}
-	return &LaunchAllowlist{Commands: slices.Clone(a.Commands), Dirs: slices.Clone(a.Dirs), Origins: slices.Clone(a.Origins)}
+	return &LaunchAllowlist{Commands: slices.Clone(a.Commands), Dirs: slices.Clone(a.Dirs), Origins: slices.Clone(a.Origins), Env: slices.Clone(a.Env)}
 }
 
 // Clone returns a copy of e whose Inherit and Allow are its own.
@@ -99,6 +113,33 @@ func (e LaunchEnv) Clone() LaunchEnv {
 	e.Inherit = slices.Clone(e.Inherit)
 	e.Allow = e.Allow.Clone()
 	return e
+}
+
+// startAltering lists the env names (a trailing '*' a prefix, compared in
+// upper case, as Windows compares them) that change what a program runs
+// before or instead of its own code: the dynamic loader's, a shell's
+// startup and function variables, the option and path variables of
+// interpreters, the programs that tools launch for themselves (BROWSER,
+// GIT_SSH_COMMAND), and the registries of package launchers. An admitted
+// interpreter given one runs whatever it says, with no file on disk.
+var startAltering = []string{
+	"LD_*", "DYLD_*", "GCONV_PATH",
+	"BASH_ENV", "ENV", "BASH_FUNC_*", "SHELLOPTS", "BASHOPTS", "IFS", "PS4", "ZDOTDIR", "PATH",
+	"PYTHON*", "PERL5*", "PERLLIB", "RUBY*", "NODE_OPTIONS", "NODE_PATH",
+	"JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "CLASSPATH",
+	"BROWSER", "GIT_*", "NPM_CONFIG_*", "UV_*", "PIP_*",
+}
+
+func startAlteringEnv(name string) bool { return envAllowed(strings.ToUpper(name), startAltering) }
+
+// admitsEnv reports whether an agent caller may set the env name: under
+// an allowlist only a name its Env lists, without one (a nil a) any name
+// but a start-altering one.
+func (a *LaunchAllowlist) admitsEnv(name string) bool {
+	if a == nil {
+		return !startAlteringEnv(name)
+	}
+	return envAllowed(name, a.Env)
 }
 
 func notAllowed(field, msg, fix string) *LaunchError {
@@ -360,6 +401,16 @@ func ResolveLaunch(srv MCPServer, env *LaunchEnv) (Launch, error) {
 	if !env.Allow.allowsCommand(path, environ) {
 		return Launch{}, notAllowed("/command", "the command is not in the launch allowlist (it names programs by absolute path, or by a bare name looked up in the host's PATH)",
 			"use an admitted program, or have the host add it to LaunchAllowlist.Commands")
+	}
+	if env.Allow != nil {
+		// Who wrote the document is unknown here: a start-altering name
+		// starts only if the host listed it.
+		for _, k := range sortedKeys(srv.Env) {
+			if startAlteringEnv(k) && !envAllowed(k, env.Allow.Env) {
+				return Launch{}, notAllowed("/env"+pointer(k), "the env name changes how the program starts (a loader, shell or interpreter variable, or PATH) and is not in the launch allowlist",
+					"remove it, or have the host add it to LaunchAllowlist.Env")
+			}
+		}
 	}
 	if env.Resolve != nil {
 		docEnv, err := expandEnv(srv.Env, cwd, env.Resolve)

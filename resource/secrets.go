@@ -37,11 +37,14 @@ type Secrets struct {
 	// Resolver answers ${secret:NAME}. Nil means none: a ${secret:...}
 	// reference fails the start.
 	Resolver SecretResolver
-	// AllowEnv lists the host environment variables a ${env:NAME}
-	// reference may read; a name ending in '*' is a prefix. Nil or empty
-	// means none: a ${env:...} reference fails the start. It is separate
-	// from the environment a stdio server inherits, and a Resolver does
-	// not widen it.
+	// AllowEnv binds host environment variables to the registrations whose
+	// ${env:NAME} references may read them, as REF=NAME entries: "gh=GH_TOKEN"
+	// lets registration gh read GH_TOKEN. Each side is exact or, ending in
+	// '*', a prefix: "team/*=TEAM_*"; "*=NAME" lets every registration,
+	// one an agent created included, read NAME. An entry without '=' binds
+	// nothing. Nil or empty means none: a ${env:...} reference fails the
+	// start. It is separate from the environment a stdio server inherits,
+	// and a Resolver does not widen it.
 	AllowEnv []string
 	// Environ returns the host environment; nil means os.Environ.
 	Environ func() []string
@@ -76,9 +79,11 @@ func (s *Secrets) Bind(ctx context.Context, ref Ref) func(kind, name string) (st
 		var v string
 		switch kind {
 		case "env":
-			if s == nil || !envAllowed(name, s.AllowEnv) {
-				return "", &SecretError{Message: "the host does not allow this environment variable in references",
-					Fix: "list it in the allowed reference env names (mcpconn.ConnectorOptions.SecretEnv), or use a ${secret:...} reference"}
+			if s == nil || !envBound(ref, name, s.AllowEnv) {
+				// Bound per registration: an agent that registers its own
+				// server gets no host variable the host did not bind to it.
+				return "", &SecretError{Message: "the host does not let registration " + string(ref) + " read this environment variable",
+					Fix: "have the host bind it to this registration, as REF=NAME in the allowed reference env names (mcpconn.ConnectorOptions.SecretEnv), or use a ${secret:...} reference"}
 			}
 			environ := s.Environ
 			if environ == nil {
@@ -109,6 +114,19 @@ func (s *Secrets) Bind(ctx context.Context, ref Ref) func(kind, name string) (st
 		}
 		return v, nil
 	}
+}
+
+// envBound reports whether an AllowEnv entry REF=NAME lets registration
+// ref read the host variable name; each side is matched as an env name
+// list entry (exact, or a prefix ending in '*').
+func envBound(ref Ref, name string, allow []string) bool {
+	for _, a := range allow {
+		r, n, ok := strings.Cut(a, "=")
+		if ok && envAllowed(string(ref), []string{r}) && envAllowed(name, []string{n}) {
+			return true
+		}
+	}
+	return false
 }
 
 // Placeholder scanning: one scanner for validation, launch and headers.

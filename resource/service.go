@@ -348,6 +348,9 @@ func (s *Service) writeMCP(ctx context.Context, caller Caller, key Key, req Writ
 		if err := s.admitLaunch(caller, name, nil, srv); err != nil {
 			return WriteResult{}, err
 		}
+		if err := s.admitEnv(caller, name, nil, srv); err != nil {
+			return WriteResult{}, err
+		}
 		if err := s.checkSharing(caller, name, nil, srv); err != nil {
 			return WriteResult{}, err
 		}
@@ -385,6 +388,9 @@ func (s *Service) writeMCP(ctx context.Context, caller Caller, key Key, req Writ
 			stored = &prev
 		}
 		if err := s.admitLaunch(caller, name, stored, srv); err != nil {
+			return nil, err
+		}
+		if err := s.admitEnv(caller, name, stored, srv); err != nil {
 			return nil, err
 		}
 		if err := s.checkSharing(caller, name, stored, srv); err != nil {

@@ -454,7 +454,8 @@ const topOutro = `Global flags (before or after the command):
 
 Secret references: args, env and header values may hold ${env:NAME}, read
 from agt's environment at start for names listed in $AGT_SECRET_ENV
-(comma-separated; unset allows none); $${ is a literal ${.
+(comma-separated; REF=NAME binds a name to one registration; unset allows
+none); $${ is a literal ${.
 
 Output: human-readable, aligned tables by default; --json on every read command
 prints machine-readable JSON on stdout. Messages and progress go to stderr.

@@ -52,7 +52,9 @@
 // ${env:NAME}, read from agt's own environment when the server starts,
 // and $${ for a literal ${. agt reads only the names $AGT_SECRET_ENV lists
 // (names separated by commas or spaces, a trailing '*' a prefix; unset
-// allows none): AGT_SECRET_ENV=GITHUB_TOKEN agt mcp probe gh. A
+// allows none): AGT_SECRET_ENV=GITHUB_TOKEN agt mcp probe gh. A bare name
+// may be read by every server the command starts; gh=GITHUB_TOKEN binds
+// it to registration gh only (team/*=TEAM_* for a category). A
 // ${secret:NAME} needs a resolver that a host program provides; the CLI
 // has none, so such a server fails to start with a hint. import rewrites
 // the ${VAR} and ${VAR:-default} of Claude-style files as ${env:VAR} with a

@@ -56,12 +56,21 @@ func (e *env) host(ctx context.Context) (*agt.Host, error) {
 }
 
 // secretEnvVar names the variable listing the host environment variables
-// that ${env:NAME} references may read: names separated by commas or
-// spaces, a trailing '*' a prefix. Unset or empty allows none.
+// that ${env:NAME} references may read: entries separated by commas or
+// spaces, a trailing '*' a prefix. An entry REF=NAME binds NAME to
+// registration REF (mcpconn.ConnectorOptions.SecretEnv); a bare NAME lets
+// every server the command starts read it, since the operator names
+// what the command starts. Unset or empty allows none.
 const secretEnvVar = "AGT_SECRET_ENV"
 
 func secretEnvNames(v string) []string {
-	return strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' })
+	names := strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' })
+	for i, n := range names {
+		if !strings.Contains(n, "=") {
+			names[i] = "*=" + n
+		}
+	}
+	return names
 }
 
 func (e *env) close() {

@@ -11,7 +11,8 @@ import (
 // Secrets planted in an env value, a header, an argument, a URL query and
 // path, and the value behind an ${env:...} reference, appear in no human
 // output: get, list, test, a probe that works and one that fails. A
-// reference reads only the names AGT_SECRET_ENV lists.
+// reference reads only the names AGT_SECRET_ENV lists, for the
+// registrations it binds them to.
 func TestSecretsHiddenInHumanOutput(t *testing.T) {
 	t.Parallel()
 	db := filepath.Join(t.TempDir(), "agt.db")
@@ -42,6 +43,9 @@ func TestSecretsHiddenInHumanOutput(t *testing.T) {
 		{allowed, []string{"mcp", "probe", "remote"}, "remote"},
 		{nil, []string{"mcp", "probe", "local"}, "AGT_SECRET_ENV"},
 		{[]string{"AGT_T_REF=" + secrets[5]}, []string{"mcp", "probe", "local"}, "${env:AGT_T_REF}"},
+		// REF=NAME binds the name to one registration (issue 23 item 3).
+		{[]string{"AGT_SECRET_ENV=local=AGT_T_REF", "AGT_T_REF=" + secrets[5]}, []string{"mcp", "probe", "local"}, "ok"},
+		{[]string{"AGT_SECRET_ENV=other=AGT_T_REF", "AGT_T_REF=" + secrets[5]}, []string{"mcp", "probe", "local"}, "registration local"},
 	} {
 		r := runAgtEnv(t, c.env, db, "", c.args...)
 		out(r)
