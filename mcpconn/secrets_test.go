@@ -140,7 +140,7 @@ func TestSecretReferenceErrors(t *testing.T) {
 		{name: "env bound to another registration", opts: mcpconn.ConnectorOptions{SecretEnv: []string{"other=ALLOWED", "re=ALLOWED", "ref/*=ALLOWED"}},
 			env: map[string]string{"K": "${env:ALLOWED}"}, wantText: []string{"${env:ALLOWED}", "/env/K", "registration ref", "REF=NAME"}},
 		{name: "a bare name binds no registration", opts: mcpconn.ConnectorOptions{SecretEnv: []string{"ALLOWED", "*"}},
-			env: map[string]string{"K": "${env:ALLOWED}"}, wantText: []string{"${env:ALLOWED}", "registration ref", "SecretEnv"}},
+			env: map[string]string{"K": "${env:ALLOWED}"}, wantText: []string{"${env:ALLOWED}", "registration ref", "SecretEnv", "without a registration", "*=NAME"}},
 		{name: "env unset", opts: mcpconn.ConnectorOptions{SecretEnv: []string{"*=MISSING"}},
 			args: []string{"--x=${env:MISSING}"}, wantText: []string{"${env:MISSING}", "/args/2", "not set"}},
 		{name: "no resolver", args: []string{"${secret:gh}"}, wantText: []string{"${secret:gh}", "no secret resolver", "ConnectorOptions.Secrets"}},

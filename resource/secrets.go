@@ -82,8 +82,13 @@ func (s *Secrets) Bind(ctx context.Context, ref Ref) func(kind, name string) (st
 			if s == nil || !envBound(ref, name, s.AllowEnv) {
 				// Bound per registration: an agent that registers its own
 				// server gets no host variable the host did not bind to it.
-				return "", &SecretError{Message: "the host does not let registration " + string(ref) + " read this environment variable",
-					Fix: "have the host bind it to this registration, as REF=NAME in the allowed reference env names (mcpconn.ConnectorOptions.SecretEnv), or use a ${secret:...} reference"}
+				fix := "have the host bind it to this registration, as REF=NAME in the allowed reference env names (mcpconn.ConnectorOptions.SecretEnv), or use a ${secret:...} reference"
+				if s != nil && envAllowed(name, bareEntries(s.AllowEnv)) {
+					// The form of entries changed: say so rather than leave a
+					// host that lists the bare name guessing.
+					fix = "the allowed reference env names (mcpconn.ConnectorOptions.SecretEnv) list this name without a registration, which binds nothing: write REF=NAME for the registrations that may read it, or *=NAME for all"
+				}
+				return "", &SecretError{Message: "the host does not let registration " + string(ref) + " read this environment variable", Fix: fix}
 			}
 			environ := s.Environ
 			if environ == nil {
@@ -114,6 +119,17 @@ func (s *Secrets) Bind(ctx context.Context, ref Ref) func(kind, name string) (st
 		}
 		return v, nil
 	}
+}
+
+// bareEntries returns the entries of allow that name no registration.
+func bareEntries(allow []string) []string {
+	var bare []string
+	for _, a := range allow {
+		if !strings.Contains(a, "=") {
+			bare = append(bare, a)
+		}
+	}
+	return bare
 }
 
 // envBound reports whether an AllowEnv entry REF=NAME lets registration
