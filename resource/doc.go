@@ -258,7 +258,13 @@
 // credential flags in args (--token X, --api-key=X, --password X) and
 // arguments that look like one, become Mask; references and ${cwd} stay,
 // since they name a secret rather than hold it. UnmaskMCP puts the stored
-// values back where a write sends the masked form unchanged. MaskArgs,
+// values back where a write sends the masked form unchanged, only for the
+// destination they were written for: header values and the url for the
+// url's origin (URLOrigin), env values and args for the command as
+// written, the PATH in env and cwd. A mask whose destination changed, or
+// that matches no stored value, is a *DocumentError naming its field: a
+// writer cannot send a secret it only saw masked to a server of its own.
+// MaskArgs,
 // MaskURL, CredentialFlag and LooksLikeSecret are the same rules for other
 // displays.
 //

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/url"
+	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -219,69 +221,138 @@ func RedactMCP(data json.RawMessage) json.RawMessage {
 // as the mask: a value equal to the masked form of the stored one becomes
 // the stored one, so a writer who read a redacted document can patch other
 // fields and send the rest back unchanged. It compares with the only
-// server entry of stored, whatever the entry's name in data. It returns
-// the new data, and whether it holds more masks than the stored document
-// (a mask that matches no stored value, which a write must refuse rather
-// than store).
-func UnmaskMCP(stored, data json.RawMessage) (json.RawMessage, bool) {
+// server entry of stored, whatever the entry's name in data.
+//
+// A stored value is restored only for the destination it was written for
+// (destination): header values and the url for the url's origin
+// (URLOrigin), env values and args for the command, the PATH of env it is
+// looked up in, and cwd. Else a writer could read a redacted credential
+// and send it, by its mask, to a server of its own.
+//
+// It returns the new data, or a *DocumentError (errors.Is ErrInvalid)
+// naming the field, within the document, of a mask it cannot restore: one
+// whose destination changed, or one that matches no stored value (storing
+// it would lose the secret).
+func UnmaskMCP(stored, data json.RawMessage) (json.RawMessage, error) {
 	if maskCount(data) == 0 {
-		return data, false
+		return data, nil
 	}
 	_, old, _ := checkMCP(stored)
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(data, &top); err != nil {
-		return data, true
+		return nil, unmatchedMask("")
 	}
 	var servers map[string]map[string]json.RawMessage
 	if err := json.Unmarshal(top["mcpServers"], &servers); err != nil {
-		return data, true
+		return nil, unmatchedMask("")
 	}
-	for name, entry := range servers {
+	firstUnmatched := ""
+	for _, name := range sortedKeys(servers) {
+		entry := servers[name]
 		if entry == nil {
 			continue
 		}
-		unmaskField(entry, "args", func(args []string) []string {
-			masked := MaskArgs(old.Args)
-			for i := range args {
-				if i < len(masked) && args[i] == masked[i] && args[i] != old.Args[i] {
-					args[i] = old.Args[i]
-				}
+		at := func(segs ...string) string { return pointer(append([]string{"mcpServers", name}, segs...)...) }
+		var restored []string
+		unmaskField(entry, "url", func(u string) string {
+			if u == MaskURL(old.URL) && u != old.URL {
+				restored = append(restored, at("url"))
+				return old.URL
 			}
-			return args
+			if strings.Contains(u, Mask) && u != old.URL && firstUnmatched == "" {
+				firstUnmatched = at("url")
+			}
+			return u
 		})
 		for _, f := range []struct {
 			key string
 			old map[string]string
-		}{{"env", old.Env}, {"headers", old.Headers}} {
+		}{{"headers", old.Headers}, {"env", old.Env}} {
 			unmaskField(entry, f.key, func(m map[string]string) map[string]string {
-				for k, v := range m {
-					if ov, ok := f.old[k]; ok && v == maskValue(ov) && v != ov {
+				for _, k := range sortedKeys(m) {
+					ov, ok := f.old[k]
+					switch {
+					case ok && m[k] == maskValue(ov) && m[k] != ov:
 						m[k] = ov
+						restored = append(restored, at(f.key, k))
+					case strings.Contains(m[k], Mask) && (!ok || m[k] != ov) && firstUnmatched == "":
+						firstUnmatched = at(f.key, k)
 					}
 				}
 				return m
 			})
 		}
-		unmaskField(entry, "url", func(u string) string {
-			if u == MaskURL(old.URL) && u != old.URL {
-				return old.URL
+		unmaskField(entry, "args", func(args []string) []string {
+			masked := MaskArgs(old.Args)
+			for i := range args {
+				switch {
+				case i < len(masked) && args[i] == masked[i] && args[i] != old.Args[i]:
+					args[i] = old.Args[i]
+					restored = append(restored, at("args", strconv.Itoa(i)))
+				case strings.Contains(args[i], Mask) && (i >= len(old.Args) || args[i] != old.Args[i]) && firstUnmatched == "":
+					firstUnmatched = at("args", strconv.Itoa(i))
+				}
 			}
-			return u
+			return args
 		})
+		if len(restored) > 0 {
+			b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{name: entry}})
+			_, cur, err := DecodeMCP(b)
+			if want := destination(old); err != nil || destination(cur) != want || want == "" {
+				why := "the url's origin"
+				if old.Transport() == TransportStdio {
+					why = "the command, the PATH in env or cwd"
+				}
+				e := invalid(restored[0], CodeRequest,
+					"the mask stands for a stored value that may go only where it was written for, and "+why+" (or the transport) changed",
+					"send the value itself again, or a secret reference such as ${secret:NAME}")
+				for _, f := range restored[1:] {
+					e.More = append(e.More, errf(f, CodeRequest, "the mask stands for a stored value that may go only where it was written for", e.Fix))
+				}
+				return nil, e
+			}
+		}
 		servers[name] = entry
 	}
 	b, err := json.Marshal(servers)
 	if err != nil {
-		return data, true
+		return nil, unmatchedMask("")
 	}
 	top["mcpServers"] = b
 	out, err := json.Marshal(top)
 	if err != nil {
-		return data, true
+		return nil, unmatchedMask("")
 	}
 	// A stored value may hold the mask's text itself: only masks beyond
 	// those count.
-	return out, maskCount(out) > maskCount(stored)
+	if maskCount(out) > maskCount(stored) {
+		return nil, unmatchedMask(firstUnmatched)
+	}
+	return out, nil
+}
+
+// destination is where the stored values of srv go, for UnmaskMCP: the
+// url's origin for a remote server; for a stdio one, the command as
+// written with the PATH of env it is looked up in (the host's PATH when
+// env sets none, which no document changes) and cwd, which relative
+// PATH entries resolve against. "" is no destination: a url that does not
+// parse.
+func destination(srv MCPServer) string {
+	if srv.Transport() == TransportStdio {
+		path, set := srv.Env["PATH"]
+		return strings.Join([]string{TransportStdio, srv.Command, strconv.FormatBool(set), path, filepath.Clean(srv.Cwd)}, "\x00")
+	}
+	u, err := url.Parse(srv.URL)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	return "remote\x00" + URLOrigin(u)
+}
+
+// unmatchedMask refuses a mask that stands for no stored value.
+func unmatchedMask(field string) *DocumentError {
+	return invalid(field, CodeRequest, "the mask "+Mask+" matches no stored value here",
+		"send the mask back unchanged to keep a stored value, or write the new value (a secret reference such as ${secret:NAME} keeps it out of the document)")
 }
 
 // maskCount counts the masks in a JSON text, however its characters are

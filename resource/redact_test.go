@@ -2,6 +2,7 @@ package resource_test
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -52,9 +53,9 @@ func TestRedactAndUnmask(t *testing.T) {
 	}
 	doc["mcpServers"]["s"]["description"] = "new"
 	back, _ := json.Marshal(doc)
-	got, leftover := resource.UnmaskMCP(stored, back)
-	if leftover {
-		t.Errorf("a mask was left in %s", got)
+	got, err := resource.UnmaskMCP(stored, back)
+	if err != nil {
+		t.Errorf("unmask: %v", err)
 	}
 	want := strings.Replace(string(stored), "old", "new", 1)
 	var g, w any
@@ -66,8 +67,69 @@ func TestRedactAndUnmask(t *testing.T) {
 
 	doc["mcpServers"]["s"]["env"] = map[string]any{"NEW": resource.Mask}
 	back, _ = json.Marshal(doc)
-	if _, leftover := resource.UnmaskMCP(stored, back); !leftover {
-		t.Error("a mask under a new env name was not reported")
+	var de *resource.DocumentError
+	if _, err := resource.UnmaskMCP(stored, back); !errors.As(err, &de) || de.Field != "/mcpServers/s/env/NEW" {
+		t.Errorf("a mask under a new env name: %v, want a DocumentError at /mcpServers/s/env/NEW", err)
+	}
+}
+
+// issue 23 item 2: a mask sent back restores the stored value only for the
+// destination it was written for: the url's origin for headers and url,
+// the command, the PATH in env and cwd for env values and args. Else the
+// write is refused at the first restored field.
+func TestUnmaskOnlyForTheSameDestination(t *testing.T) {
+	t.Parallel()
+	const secret = "pl4nted-S3CRET"
+	remote := `{"url":"https://a.example/mcp?k=` + secret + `","headers":{"Authorization":"Bearer ` + secret + `"}}`
+	stdio := `{"command":"npx","cwd":"/x","args":["--token","` + secret + `","--plain"],"env":{"K":"` + secret + `"}}`
+	tests := []struct {
+		name   string
+		stored string
+		patch  map[string]any // fields set in the redacted entry
+		field  string         // the field refused; "" for a restored write
+	}{
+		{"remote, description", remote, map[string]any{"description": "d"}, ""},
+		{"remote, another path", remote, map[string]any{"url": "https://a.example/other"}, ""},
+		{"remote, the default port written", remote, map[string]any{"url": "https://A.example:443/mcp"}, ""},
+		{"remote, another host", remote, map[string]any{"url": "https://b.example/mcp"}, "/mcpServers/s/headers/Authorization"},
+		{"remote, another scheme", remote, map[string]any{"url": "http://a.example/mcp"}, "/mcpServers/s/headers/Authorization"},
+		{"remote, another port", remote, map[string]any{"url": "https://a.example:8443/mcp"}, "/mcpServers/s/headers/Authorization"},
+		{"remote to stdio", remote, map[string]any{"url": nil, "command": "npx", "cwd": "/x"}, "/mcpServers/s/headers/Authorization"},
+		{"stdio, description", stdio, map[string]any{"description": "d"}, ""},
+		{"stdio, another plain arg", stdio, map[string]any{"args": []string{"--token", resource.Mask, "--other"}}, ""},
+		{"stdio, another command", stdio, map[string]any{"command": "/tmp/evil"}, "/mcpServers/s/env/K"},
+		{"stdio, another cwd", stdio, map[string]any{"cwd": "/y"}, "/mcpServers/s/env/K"},
+		{"stdio, PATH set in env", stdio, map[string]any{"env": map[string]string{"K": resource.Mask, "PATH": "/tmp/evil"}}, "/mcpServers/s/env/K"},
+		{"stdio, arg to another command", stdio, map[string]any{"command": "docker", "env": nil}, "/mcpServers/s/args/1"},
+		{"stdio to remote", stdio, map[string]any{"command": nil, "args": nil, "url": "https://a.example/mcp"}, "/mcpServers/s/env/K"},
+	}
+	for _, tt := range tests {
+		stored := json.RawMessage(`{"mcpServers":{"s":` + tt.stored + `}}`)
+		var doc map[string]map[string]map[string]any
+		if err := json.Unmarshal(resource.RedactMCP(stored), &doc); err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range tt.patch {
+			if v == nil {
+				delete(doc["mcpServers"]["s"], k)
+			} else {
+				doc["mcpServers"]["s"][k] = v
+			}
+		}
+		back, _ := json.Marshal(doc)
+		got, err := resource.UnmaskMCP(stored, back)
+		if tt.field == "" {
+			if err != nil || strings.Contains(string(got), resource.Mask) || !strings.Contains(string(got), secret) {
+				t.Errorf("%s: unmask = %s, %v; want the stored values back", tt.name, got, err)
+			}
+			continue
+		}
+		var de *resource.DocumentError
+		if !errors.As(err, &de) || de.Field != tt.field {
+			t.Errorf("%s: unmask error %v, want a DocumentError at %s", tt.name, err, tt.field)
+		} else if strings.Contains(de.Error(), secret) {
+			t.Errorf("%s: the error shows the value: %v", tt.name, de)
+		}
 	}
 }
 
@@ -101,9 +163,9 @@ func FuzzRedactRoundTrip(f *testing.F) {
 				}
 			}
 		}
-		back, leftover := resource.UnmaskMCP(data, red)
-		if leftover {
-			t.Fatalf("masks left after the round trip: %s", back)
+		back, err := resource.UnmaskMCP(data, red)
+		if err != nil {
+			t.Fatalf("the round trip is refused: %v", err)
 		}
 		_, got, err := resource.ValidateMCP(back)
 		if err != nil {
