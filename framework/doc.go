@@ -71,8 +71,9 @@
 // The framework tools never show the model a credential. resource_read and
 // resource_write answer with MCP documents redacted (resource.RedactMCP):
 // env and header values, the URL's user info and query (and a path segment
-// that looks like a credential), and credential arguments (--token X,
-// --api-key=X, --password X, values that look like keys) read as
+// that looks like a credential or an opaque token), and credential
+// arguments (--token X, --api-key=X, -e DB_PASSWORD=X, -H "Authorization:
+// Bearer X", values that look like keys) read as
 // resource.Mask, "[redacted]". Secret references such as ${secret:github}
 // or ${env:API_KEY} are shown as written: they name a secret, the value
 // is resolved only when the server starts (package mcpconn) and never

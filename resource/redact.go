@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Redaction keeps credentials of MCP documents away from whoever reads
@@ -55,7 +56,14 @@ func CredentialFlag(flag string) bool {
 	if !strings.HasPrefix(flag, "-") {
 		return false
 	}
-	name := strings.ToLower(strings.TrimLeft(flag, "-"))
+	return credentialName(strings.TrimLeft(flag, "-"))
+}
+
+// credentialName reports whether the name of a flag, an environment
+// variable or a header (API_TOKEN, x-api-key, Authorization) says its value
+// is a credential.
+func credentialName(name string) bool {
+	name = strings.ToLower(name)
 	if name == "key" || strings.HasSuffix(name, "-key") || strings.HasSuffix(name, "_key") {
 		return true
 	}
@@ -102,9 +110,12 @@ func LooksLikeSecret(s string) bool {
 }
 
 // MaskArgs returns args with credentials hidden: the value of a flag that
-// names a credential (--token X, --api-key=X), an argument that looks like
-// a credential, and the user info, query and secret-looking path of a URL.
-// References stay.
+// names a credential (--token X, --api-key=X), of an assignment to such a
+// name (-e DB_PASSWORD=X, --env=API_TOKEN=X), of a credential header
+// (-H "Authorization: Bearer X", --header=Cookie:X), an argument that
+// looks like a credential, and the user info, query and secret-looking
+// path of a URL. References stay. An argument with nothing to hide is
+// returned as it is.
 func MaskArgs(args []string) []string {
 	if args == nil {
 		return nil
@@ -115,60 +126,121 @@ func MaskArgs(args []string) []string {
 			out[i] = maskValue(a)
 			continue
 		}
-		if flag, val, ok := strings.Cut(a, "="); ok && CredentialFlag(flag) {
-			out[i] = flag + "=" + maskValue(val)
-			continue
-		}
-		out[i] = maskText(a)
+		out[i] = maskArg(a)
 	}
 	return out
 }
 
-// maskText hides the credentials inside free text: URLs and
-// secret-looking words.
-func maskText(s string) string {
-	if strings.Contains(s, "://") {
-		return MaskURL(s)
+// maskArg hides the credentials inside one argument.
+func maskArg(a string) string {
+	if flag, val, ok := strings.Cut(a, "="); ok && CredentialFlag(flag) {
+		return flag + "=" + maskValue(val)
 	}
-	if LooksLikeSecret(s) {
-		return maskValue(s)
+	if strings.Contains(a, "://") {
+		return MaskURL(a)
 	}
-	return s
+	// NAME=VALUE, alone or as a flag's value (--env=NAME=VALUE).
+	prefix, rest := "", a
+	if strings.HasPrefix(a, "-") {
+		if flag, val, ok := strings.Cut(a, "="); ok {
+			prefix, rest = flag+"=", val
+		}
+	}
+	if name, val, ok := strings.Cut(rest, "="); ok && validEnvRefName(name) && credentialName(name) {
+		return prefix + name + "=" + maskValue(val)
+	}
+	// "Name: value", alone or after a flag in the same argument
+	// (--header=Name: value, "--header Name: value").
+	if i := strings.IndexByte(a, ':'); i > 0 {
+		head, val := a[:i], a[i+1:]
+		name := head[strings.LastIndexAny(head, " =")+1:]
+		if headerName(name) && credentialName(name) {
+			v := strings.TrimLeft(val, " \t")
+			return a[:len(a)-len(v)] + maskValue(v)
+		}
+	}
+	if LooksLikeSecret(a) {
+		return maskValue(a)
+	}
+	return a
 }
 
-// MaskURL hides a URL's user info and query, and its path when a segment
-// looks like a credential; scheme, host and a plain path stay, so the
-// reader knows which server it is. A URL that does not parse is masked
-// whole.
+// headerName reports whether s can be an HTTP header name as written in
+// command lines: letters, digits, '-' and '_'.
+func headerName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// opaqueSegment reports whether a URL path segment is a long run of
+// letters and digits with no separator, like the last segment of a
+// webhook URL: words in paths are shorter, or joined by '-', '_' or '.'.
+func opaqueSegment(seg string) bool {
+	if len(seg) < 24 {
+		return false
+	}
+	for i := 0; i < len(seg); i++ {
+		c := seg[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// MaskURL hides a URL's user info, query and fragment, and its path when
+// a segment looks like a credential (LooksLikeSecret) or is an opaque
+// token (a run of 24 or more letters and digits); scheme, host and a plain
+// path stay, so the reader knows which server it is. A URL with nothing to
+// hide is returned as it is; one that does not parse is masked whole.
 func MaskURL(raw string) string {
 	if raw == "" {
 		return ""
 	}
 	u, err := url.Parse(raw)
-	if err != nil || u.Opaque != "" {
+	if err != nil || u.Opaque != "" || !utf8.ValidString(u.Host) {
+		// A host escaped into bytes that are not text would not survive
+		// the JSON of a read and a write back.
 		return Mask
 	}
+	hidden := false
 	var b strings.Builder
 	if u.Scheme != "" {
 		b.WriteString(u.Scheme + "://")
 	}
 	if u.User != nil {
 		b.WriteString(Mask + "@")
+		hidden = true
 	}
 	b.WriteString(u.Host)
 	path := u.EscapedPath()
 	for _, seg := range strings.Split(path, "/") {
-		if LooksLikeSecret(seg) {
-			path = "/" + Mask
+		if LooksLikeSecret(seg) || opaqueSegment(seg) {
+			path, hidden = "/"+Mask, true
 			break
 		}
 	}
 	b.WriteString(path)
-	if u.RawQuery != "" || u.ForceQuery {
+	if u.RawQuery != "" {
 		b.WriteString("?" + Mask)
+		hidden = true
+	} else if u.ForceQuery {
+		b.WriteString("?")
 	}
 	if u.Fragment != "" {
 		b.WriteString("#" + Mask)
+		hidden = true
+	}
+	if !hidden {
+		return raw
 	}
 	return b.String()
 }
