@@ -75,8 +75,9 @@
 // The framework tools never show the model a credential. resource_read and
 // resource_write answer with MCP documents redacted (resource.RedactMCP):
 // env and header values, the URL's user info and query (and a path segment
-// that looks like a credential), and credential arguments (--token X,
-// --api-key=X, --password X, values that look like keys) read as
+// that looks like a credential or an opaque token), and credential
+// arguments (--token X, --api-key=X, -e DB_PASSWORD=X, -H "Authorization:
+// Bearer X", values that look like keys) read as
 // resource.Mask, "[redacted]". Secret references such as ${secret:github}
 // or ${env:API_KEY} are shown as written: they name a secret, the value
 // is resolved only when the server starts (package mcpconn) and never
@@ -84,8 +85,12 @@
 // sending the read entry back with its masks unchanged: a masked value
 // equal to the masked form of the stored one keeps the stored value, and
 // the write is then tied to the revision those values came from (a
-// conflict if the document changed in between). A mask that matches no
-// stored value is refused with invalid_arguments, never stored.
+// conflict if the document changed in between). A mask keeps a stored
+// value only where it was written for: header values and the url at the
+// url's origin, env values and args for the same command, PATH in env and
+// cwd. A mask whose destination changed, or that matches no stored value,
+// is refused with invalid_arguments naming the field, never stored: send
+// the value again, or a reference.
 // resource_test and agent_mcp_list show no values; mcp_probe's report
 // holds mcpconn's value-free error and, unless Options.ServerStderrToModel,
 // no stderr. Error messages and violations name fields, never values.

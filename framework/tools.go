@@ -246,11 +246,20 @@ func (t *tools) unmask(ctx context.Context, agent resource.Ref, wr *resource.Wri
 		}
 		stored = cur
 	}
-	data, leftover := resource.UnmaskMCP(stored.Data, wr.Data)
-	if leftover {
-		msg := "data holds the mask " + resource.Mask + " where it matches no stored value"
-		return &run.Error{Code: run.CodeInvalidArguments, Message: msg + "; send the mask back unchanged to keep a stored value, or write the new value (a secret reference such as ${secret:NAME} keeps it out of the document)",
-			Violations: []run.Violation{{Path: "/data", Message: msg}}}
+	data, err := resource.UnmaskMCP(stored.Data, wr.Data)
+	var de *resource.DocumentError
+	if errors.As(err, &de) {
+		// Its fields are inside the document, which the request sends as data.
+		e := *de
+		e.Field = "/data" + e.Field
+		e.More = slices.Clone(e.More)
+		for i := range e.More {
+			e.More[i].Field = "/data" + e.More[i].Field
+		}
+		return t.serviceError(&e)
+	}
+	if err != nil {
+		return t.serviceError(err)
 	}
 	if !bytes.Equal(data, wr.Data) {
 		wr.Data = data

@@ -270,11 +270,20 @@
 //
 // RedactMCP masks a document for a reader who must not see credentials (a
 // model): every env and header value's literal text, the URL's user info,
-// query and a path segment that looks like a credential, and the values of
-// credential flags in args (--token X, --api-key=X, --password X) and
-// arguments that look like one, become Mask; references and ${cwd} stay,
+// query, fragment and a path segment that looks like a credential or is an
+// opaque token (24 or more letters and digits), and in args the values of
+// credential flags (--token X, --api-key=X, --password X), of assignments
+// to credential names (-e DB_PASSWORD=X), of credential headers (-H
+// "Authorization: Bearer X", --header=Cookie:X) and arguments that look
+// like one, become Mask; references and ${cwd} stay,
 // since they name a secret rather than hold it. UnmaskMCP puts the stored
-// values back where a write sends the masked form unchanged. MaskArgs,
+// values back where a write sends the masked form unchanged, only for the
+// destination they were written for: header values and the url for the
+// url's origin (URLOrigin), env values and args for the command as
+// written, the PATH in env and cwd. A mask whose destination changed, or
+// that matches no stored value, is a *DocumentError naming its field: a
+// writer cannot send a secret it only saw masked to a server of its own.
+// MaskArgs,
 // MaskURL, CredentialFlag and LooksLikeSecret are the same rules for other
 // displays.
 //

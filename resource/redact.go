@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/url"
+	"path/filepath"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Redaction keeps credentials of MCP documents away from whoever reads
@@ -53,7 +56,14 @@ func CredentialFlag(flag string) bool {
 	if !strings.HasPrefix(flag, "-") {
 		return false
 	}
-	name := strings.ToLower(strings.TrimLeft(flag, "-"))
+	return credentialName(strings.TrimLeft(flag, "-"))
+}
+
+// credentialName reports whether the name of a flag, an environment
+// variable or a header (API_TOKEN, x-api-key, Authorization) says its value
+// is a credential.
+func credentialName(name string) bool {
+	name = strings.ToLower(name)
 	if name == "key" || strings.HasSuffix(name, "-key") || strings.HasSuffix(name, "_key") {
 		return true
 	}
@@ -100,9 +110,12 @@ func LooksLikeSecret(s string) bool {
 }
 
 // MaskArgs returns args with credentials hidden: the value of a flag that
-// names a credential (--token X, --api-key=X), an argument that looks like
-// a credential, and the user info, query and secret-looking path of a URL.
-// References stay.
+// names a credential (--token X, --api-key=X), of an assignment to such a
+// name (-e DB_PASSWORD=X, --env=API_TOKEN=X), of a credential header
+// (-H "Authorization: Bearer X", --header=Cookie:X), an argument that
+// looks like a credential, and the user info, query and secret-looking
+// path of a URL. References stay. An argument with nothing to hide is
+// returned as it is.
 func MaskArgs(args []string) []string {
 	if args == nil {
 		return nil
@@ -113,60 +126,121 @@ func MaskArgs(args []string) []string {
 			out[i] = maskValue(a)
 			continue
 		}
-		if flag, val, ok := strings.Cut(a, "="); ok && CredentialFlag(flag) {
-			out[i] = flag + "=" + maskValue(val)
-			continue
-		}
-		out[i] = maskText(a)
+		out[i] = maskArg(a)
 	}
 	return out
 }
 
-// maskText hides the credentials inside free text: URLs and
-// secret-looking words.
-func maskText(s string) string {
-	if strings.Contains(s, "://") {
-		return MaskURL(s)
+// maskArg hides the credentials inside one argument.
+func maskArg(a string) string {
+	if flag, val, ok := strings.Cut(a, "="); ok && CredentialFlag(flag) {
+		return flag + "=" + maskValue(val)
 	}
-	if LooksLikeSecret(s) {
-		return maskValue(s)
+	if strings.Contains(a, "://") {
+		return MaskURL(a)
 	}
-	return s
+	// NAME=VALUE, alone or as a flag's value (--env=NAME=VALUE).
+	prefix, rest := "", a
+	if strings.HasPrefix(a, "-") {
+		if flag, val, ok := strings.Cut(a, "="); ok {
+			prefix, rest = flag+"=", val
+		}
+	}
+	if name, val, ok := strings.Cut(rest, "="); ok && validEnvRefName(name) && credentialName(name) {
+		return prefix + name + "=" + maskValue(val)
+	}
+	// "Name: value", alone or after a flag in the same argument
+	// (--header=Name: value, "--header Name: value").
+	if i := strings.IndexByte(a, ':'); i > 0 {
+		head, val := a[:i], a[i+1:]
+		name := head[strings.LastIndexAny(head, " =")+1:]
+		if headerName(name) && credentialName(name) {
+			v := strings.TrimLeft(val, " \t")
+			return a[:len(a)-len(v)] + maskValue(v)
+		}
+	}
+	if LooksLikeSecret(a) {
+		return maskValue(a)
+	}
+	return a
 }
 
-// MaskURL hides a URL's user info and query, and its path when a segment
-// looks like a credential; scheme, host and a plain path stay, so the
-// reader knows which server it is. A URL that does not parse is masked
-// whole.
+// headerName reports whether s can be an HTTP header name as written in
+// command lines: letters, digits, '-' and '_'.
+func headerName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// opaqueSegment reports whether a URL path segment is a long run of
+// letters and digits with no separator, like the last segment of a
+// webhook URL: words in paths are shorter, or joined by '-', '_' or '.'.
+func opaqueSegment(seg string) bool {
+	if len(seg) < 24 {
+		return false
+	}
+	for i := 0; i < len(seg); i++ {
+		c := seg[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// MaskURL hides a URL's user info, query and fragment, and its path when
+// a segment looks like a credential (LooksLikeSecret) or is an opaque
+// token (a run of 24 or more letters and digits); scheme, host and a plain
+// path stay, so the reader knows which server it is. A URL with nothing to
+// hide is returned as it is; one that does not parse is masked whole.
 func MaskURL(raw string) string {
 	if raw == "" {
 		return ""
 	}
 	u, err := url.Parse(raw)
-	if err != nil || u.Opaque != "" {
+	if err != nil || u.Opaque != "" || !utf8.ValidString(u.Host) {
+		// A host escaped into bytes that are not text would not survive
+		// the JSON of a read and a write back.
 		return Mask
 	}
+	hidden := false
 	var b strings.Builder
 	if u.Scheme != "" {
 		b.WriteString(u.Scheme + "://")
 	}
 	if u.User != nil {
 		b.WriteString(Mask + "@")
+		hidden = true
 	}
 	b.WriteString(u.Host)
 	path := u.EscapedPath()
 	for _, seg := range strings.Split(path, "/") {
-		if LooksLikeSecret(seg) {
-			path = "/" + Mask
+		if LooksLikeSecret(seg) || opaqueSegment(seg) {
+			path, hidden = "/"+Mask, true
 			break
 		}
 	}
 	b.WriteString(path)
-	if u.RawQuery != "" || u.ForceQuery {
+	if u.RawQuery != "" {
 		b.WriteString("?" + Mask)
+		hidden = true
+	} else if u.ForceQuery {
+		b.WriteString("?")
 	}
 	if u.Fragment != "" {
 		b.WriteString("#" + Mask)
+		hidden = true
+	}
+	if !hidden {
+		return raw
 	}
 	return b.String()
 }
@@ -219,69 +293,138 @@ func RedactMCP(data json.RawMessage) json.RawMessage {
 // as the mask: a value equal to the masked form of the stored one becomes
 // the stored one, so a writer who read a redacted document can patch other
 // fields and send the rest back unchanged. It compares with the only
-// server entry of stored, whatever the entry's name in data. It returns
-// the new data, and whether it holds more masks than the stored document
-// (a mask that matches no stored value, which a write must refuse rather
-// than store).
-func UnmaskMCP(stored, data json.RawMessage) (json.RawMessage, bool) {
+// server entry of stored, whatever the entry's name in data.
+//
+// A stored value is restored only for the destination it was written for
+// (destination): header values and the url for the url's origin
+// (URLOrigin), env values and args for the command, the PATH of env it is
+// looked up in, and cwd. Else a writer could read a redacted credential
+// and send it, by its mask, to a server of its own.
+//
+// It returns the new data, or a *DocumentError (errors.Is ErrInvalid)
+// naming the field, within the document, of a mask it cannot restore: one
+// whose destination changed, or one that matches no stored value (storing
+// it would lose the secret).
+func UnmaskMCP(stored, data json.RawMessage) (json.RawMessage, error) {
 	if maskCount(data) == 0 {
-		return data, false
+		return data, nil
 	}
 	_, old, _ := checkMCP(stored)
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(data, &top); err != nil {
-		return data, true
+		return nil, unmatchedMask("")
 	}
 	var servers map[string]map[string]json.RawMessage
 	if err := json.Unmarshal(top["mcpServers"], &servers); err != nil {
-		return data, true
+		return nil, unmatchedMask("")
 	}
-	for name, entry := range servers {
+	firstUnmatched := ""
+	for _, name := range sortedKeys(servers) {
+		entry := servers[name]
 		if entry == nil {
 			continue
 		}
-		unmaskField(entry, "args", func(args []string) []string {
-			masked := MaskArgs(old.Args)
-			for i := range args {
-				if i < len(masked) && args[i] == masked[i] && args[i] != old.Args[i] {
-					args[i] = old.Args[i]
-				}
+		at := func(segs ...string) string { return pointer(append([]string{"mcpServers", name}, segs...)...) }
+		var restored []string
+		unmaskField(entry, "url", func(u string) string {
+			if u == MaskURL(old.URL) && u != old.URL {
+				restored = append(restored, at("url"))
+				return old.URL
 			}
-			return args
+			if strings.Contains(u, Mask) && u != old.URL && firstUnmatched == "" {
+				firstUnmatched = at("url")
+			}
+			return u
 		})
 		for _, f := range []struct {
 			key string
 			old map[string]string
-		}{{"env", old.Env}, {"headers", old.Headers}} {
+		}{{"headers", old.Headers}, {"env", old.Env}} {
 			unmaskField(entry, f.key, func(m map[string]string) map[string]string {
-				for k, v := range m {
-					if ov, ok := f.old[k]; ok && v == maskValue(ov) && v != ov {
+				for _, k := range sortedKeys(m) {
+					ov, ok := f.old[k]
+					switch {
+					case ok && m[k] == maskValue(ov) && m[k] != ov:
 						m[k] = ov
+						restored = append(restored, at(f.key, k))
+					case strings.Contains(m[k], Mask) && (!ok || m[k] != ov) && firstUnmatched == "":
+						firstUnmatched = at(f.key, k)
 					}
 				}
 				return m
 			})
 		}
-		unmaskField(entry, "url", func(u string) string {
-			if u == MaskURL(old.URL) && u != old.URL {
-				return old.URL
+		unmaskField(entry, "args", func(args []string) []string {
+			masked := MaskArgs(old.Args)
+			for i := range args {
+				switch {
+				case i < len(masked) && args[i] == masked[i] && args[i] != old.Args[i]:
+					args[i] = old.Args[i]
+					restored = append(restored, at("args", strconv.Itoa(i)))
+				case strings.Contains(args[i], Mask) && (i >= len(old.Args) || args[i] != old.Args[i]) && firstUnmatched == "":
+					firstUnmatched = at("args", strconv.Itoa(i))
+				}
 			}
-			return u
+			return args
 		})
+		if len(restored) > 0 {
+			b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{name: entry}})
+			_, cur, err := DecodeMCP(b)
+			if want := destination(old); err != nil || destination(cur) != want || want == "" {
+				why := "the url's origin"
+				if old.Transport() == TransportStdio {
+					why = "the command, the PATH in env or cwd"
+				}
+				e := invalid(restored[0], CodeRequest,
+					"the mask stands for a stored value that may go only where it was written for, and "+why+" (or the transport) changed",
+					"send the value itself again, or a secret reference such as ${secret:NAME}")
+				for _, f := range restored[1:] {
+					e.More = append(e.More, errf(f, CodeRequest, "the mask stands for a stored value that may go only where it was written for", e.Fix))
+				}
+				return nil, e
+			}
+		}
 		servers[name] = entry
 	}
 	b, err := json.Marshal(servers)
 	if err != nil {
-		return data, true
+		return nil, unmatchedMask("")
 	}
 	top["mcpServers"] = b
 	out, err := json.Marshal(top)
 	if err != nil {
-		return data, true
+		return nil, unmatchedMask("")
 	}
 	// A stored value may hold the mask's text itself: only masks beyond
 	// those count.
-	return out, maskCount(out) > maskCount(stored)
+	if maskCount(out) > maskCount(stored) {
+		return nil, unmatchedMask(firstUnmatched)
+	}
+	return out, nil
+}
+
+// destination is where the stored values of srv go, for UnmaskMCP: the
+// url's origin for a remote server; for a stdio one, the command as
+// written with the PATH of env it is looked up in (the host's PATH when
+// env sets none, which no document changes) and cwd, which relative
+// PATH entries resolve against. "" is no destination: a url that does not
+// parse.
+func destination(srv MCPServer) string {
+	if srv.Transport() == TransportStdio {
+		path, set := srv.Env["PATH"]
+		return strings.Join([]string{TransportStdio, srv.Command, strconv.FormatBool(set), path, filepath.Clean(srv.Cwd)}, "\x00")
+	}
+	u, err := url.Parse(srv.URL)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	return "remote\x00" + URLOrigin(u)
+}
+
+// unmatchedMask refuses a mask that stands for no stored value.
+func unmatchedMask(field string) *DocumentError {
+	return invalid(field, CodeRequest, "the mask "+Mask+" matches no stored value here",
+		"send the mask back unchanged to keep a stored value, or write the new value (a secret reference such as ${secret:NAME} keeps it out of the document)")
 }
 
 // maskCount counts the masks in a JSON text, however its characters are

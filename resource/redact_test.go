@@ -2,6 +2,7 @@ package resource_test
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -52,9 +53,9 @@ func TestRedactAndUnmask(t *testing.T) {
 	}
 	doc["mcpServers"]["s"]["description"] = "new"
 	back, _ := json.Marshal(doc)
-	got, leftover := resource.UnmaskMCP(stored, back)
-	if leftover {
-		t.Errorf("a mask was left in %s", got)
+	got, err := resource.UnmaskMCP(stored, back)
+	if err != nil {
+		t.Errorf("unmask: %v", err)
 	}
 	want := strings.Replace(string(stored), "old", "new", 1)
 	var g, w any
@@ -66,8 +67,73 @@ func TestRedactAndUnmask(t *testing.T) {
 
 	doc["mcpServers"]["s"]["env"] = map[string]any{"NEW": resource.Mask}
 	back, _ = json.Marshal(doc)
-	if _, leftover := resource.UnmaskMCP(stored, back); !leftover {
-		t.Error("a mask under a new env name was not reported")
+	var de *resource.DocumentError
+	if _, err := resource.UnmaskMCP(stored, back); !errors.As(err, &de) || de.Field != "/mcpServers/s/env/NEW" {
+		t.Errorf("a mask under a new env name: %v, want a DocumentError at /mcpServers/s/env/NEW", err)
+	}
+}
+
+// issue 23 item 2: a mask sent back restores the stored value only for the
+// destination it was written for: the url's origin for headers and url,
+// the command, the PATH in env and cwd for env values and args. Else the
+// write is refused at the first restored field.
+func TestUnmaskOnlyForTheSameDestination(t *testing.T) {
+	t.Parallel()
+	const secret = "pl4nted-S3CRET"
+	remote := `{"url":"https://a.example/mcp?k=` + secret + `","headers":{"Authorization":"Bearer ` + secret + `"}}`
+	stdio := `{"command":"npx","cwd":"/x","args":["--token","` + secret + `","--plain"],"env":{"K":"` + secret + `"}}`
+	// issue 23 item 6: the forms MaskArgs learnt are restored by the same rule.
+	docker := `{"command":"docker","cwd":"/x","args":["run","-e","DB_PASSWORD=` + secret + `","-H","Authorization: Bearer ` + secret + `"]}`
+	tests := []struct {
+		name   string
+		stored string
+		patch  map[string]any // fields set in the redacted entry
+		field  string         // the field refused; "" for a restored write
+	}{
+		{"remote, description", remote, map[string]any{"description": "d"}, ""},
+		{"remote, another path", remote, map[string]any{"url": "https://a.example/other"}, ""},
+		{"remote, the default port written", remote, map[string]any{"url": "https://A.example:443/mcp"}, ""},
+		{"remote, another host", remote, map[string]any{"url": "https://b.example/mcp"}, "/mcpServers/s/headers/Authorization"},
+		{"remote, another scheme", remote, map[string]any{"url": "http://a.example/mcp"}, "/mcpServers/s/headers/Authorization"},
+		{"remote, another port", remote, map[string]any{"url": "https://a.example:8443/mcp"}, "/mcpServers/s/headers/Authorization"},
+		{"remote to stdio", remote, map[string]any{"url": nil, "command": "npx", "cwd": "/x"}, "/mcpServers/s/headers/Authorization"},
+		{"stdio, description", stdio, map[string]any{"description": "d"}, ""},
+		{"stdio, another plain arg", stdio, map[string]any{"args": []string{"--token", resource.Mask, "--other"}}, ""},
+		{"stdio, another command", stdio, map[string]any{"command": "/tmp/evil"}, "/mcpServers/s/env/K"},
+		{"stdio, another cwd", stdio, map[string]any{"cwd": "/y"}, "/mcpServers/s/env/K"},
+		{"stdio, PATH set in env", stdio, map[string]any{"env": map[string]string{"K": resource.Mask, "PATH": "/tmp/evil"}}, "/mcpServers/s/env/K"},
+		{"stdio, arg to another command", stdio, map[string]any{"command": "docker", "env": nil}, "/mcpServers/s/args/1"},
+		{"docker-style args, description", docker, map[string]any{"description": "d"}, ""},
+		{"docker-style args, another command", docker, map[string]any{"command": "podman"}, "/mcpServers/s/args/2"},
+		{"stdio to remote", stdio, map[string]any{"command": nil, "args": nil, "url": "https://a.example/mcp"}, "/mcpServers/s/env/K"},
+	}
+	for _, tt := range tests {
+		stored := json.RawMessage(`{"mcpServers":{"s":` + tt.stored + `}}`)
+		var doc map[string]map[string]map[string]any
+		if err := json.Unmarshal(resource.RedactMCP(stored), &doc); err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range tt.patch {
+			if v == nil {
+				delete(doc["mcpServers"]["s"], k)
+			} else {
+				doc["mcpServers"]["s"][k] = v
+			}
+		}
+		back, _ := json.Marshal(doc)
+		got, err := resource.UnmaskMCP(stored, back)
+		if tt.field == "" {
+			if err != nil || strings.Contains(string(got), resource.Mask) || !strings.Contains(string(got), secret) {
+				t.Errorf("%s: unmask = %s, %v; want the stored values back", tt.name, got, err)
+			}
+			continue
+		}
+		var de *resource.DocumentError
+		if !errors.As(err, &de) || de.Field != tt.field {
+			t.Errorf("%s: unmask error %v, want a DocumentError at %s", tt.name, err, tt.field)
+		} else if strings.Contains(de.Error(), secret) {
+			t.Errorf("%s: the error shows the value: %v", tt.name, de)
+		}
 	}
 }
 
@@ -80,6 +146,7 @@ func FuzzRedactRoundTrip(f *testing.F) {
 		`{"mcpServers":{"s":{"command":"npx","cwd":"/a","args":["--token","t0k","--api-key=k${env:K}x","sk-abcdef0123456789","https://u:p@h/x?q=1"],"env":{"A":"v${secret:s}w","B":"$${x}","C":""}}}}`,
 		`{"mcpServers":{"s":{"url":"https://u:p@h.example/p/ghp_abcdefghijk123?k=v#f","headers":{"Authorization":"Bearer ${secret:x}","X":"[redacted]"}}}}`,
 		`{"mcpServers":{"s":{"url":"http://h","headers":{"A":"a"}}}}`,
+		`{"mcpServers":{"s":{"command":"docker","cwd":"/a","args":["-e","DB_PASSWORD=pw","--env=API_TOKEN=t${env:T}","-H","Authorization: Bearer x","--header=Cookie:c","https://h/services/T0/B0/XXXXXXXXXXXXXXXXXXXXXXXX"]}}}`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -101,9 +168,9 @@ func FuzzRedactRoundTrip(f *testing.F) {
 				}
 			}
 		}
-		back, leftover := resource.UnmaskMCP(data, red)
-		if leftover {
-			t.Fatalf("masks left after the round trip: %s", back)
+		back, err := resource.UnmaskMCP(data, red)
+		if err != nil {
+			t.Fatalf("the round trip is refused: %v", err)
 		}
 		_, got, err := resource.ValidateMCP(back)
 		if err != nil {
@@ -113,4 +180,72 @@ func FuzzRedactRoundTrip(f *testing.F) {
 			t.Fatalf("round trip (-stored +restored):\n%s", diff)
 		}
 	})
+}
+
+// issue 23 item 6: credentials written in forms MaskArgs, MaskURL and so
+// RedactMCP (resource_read) must hide (docker-style NAME=VALUE, a header as one argument or after its
+// flag, an opaque token as a URL path segment), and ordinary arguments
+// they must leave alone.
+func TestMaskCredentialForms(t *testing.T) {
+	t.Parallel()
+	const m = resource.Mask
+	tests := []struct {
+		name    string
+		args    []string
+		url     string
+		want    []string // MaskArgs(args); nil: args unchanged
+		wantURL string
+		secret  string // must not show; "" for a case that hides nothing
+	}{
+		{name: "docker -e", args: []string{"run", "-e", "DB_PASSWORD=hunter2hunter2"}, want: []string{"run", "-e", "DB_PASSWORD=" + m}, secret: "hunter2"},
+		{name: "--env NAME=VALUE", args: []string{"--env", "API_TOKEN=tok3n-value"}, want: []string{"--env", "API_TOKEN=" + m}, secret: "tok3n"},
+		{name: "--env=NAME=VALUE", args: []string{"--env=GITHUB_TOKEN=tok3n-value"}, want: []string{"--env=GITHUB_TOKEN=" + m}, secret: "tok3n"},
+		{name: "header after its flag", args: []string{"--header", "Authorization: Bearer hdr-value"}, want: []string{"--header", "Authorization: " + m}, secret: "hdr-value"},
+		{name: "header after -H", args: []string{"-H", "X-API-Key: hdr-value"}, want: []string{"-H", "X-API-Key: " + m}, secret: "hdr-value"},
+		{name: "header as one argument", args: []string{"--header=Authorization: Bearer hdr-value"}, want: []string{"--header=Authorization: " + m}, secret: "hdr-value"},
+		{name: "header and flag in one argument", args: []string{"--header Authorization:Basic hdr-value"}, want: []string{"--header Authorization:" + m}, secret: "hdr-value"},
+		{name: "cookie header", args: []string{"-H", "Cookie: sid=hdr-value"}, want: []string{"-H", "Cookie: " + m}, secret: "hdr-value"},
+		{name: "opaque path segment", url: "https://hooks.example.com/services/T0/B0/XXXXXXXXXXXXXXXXXXXXXXXX", wantURL: "https://hooks.example.com/" + m, secret: "XXXXXXXXXXXXXXXXXXXXXXXX"},
+		{name: "token prefix in the path", url: "https://mcp.example.com/ghp_abcdefghijklmnopqrstuvwxyz/mcp", wantURL: "https://mcp.example.com/" + m, secret: "ghp_abc"},
+
+		{name: "reference kept", args: []string{"-e", "DB_PASSWORD=${secret:db}", "--header", "Authorization: Bearer ${env:TOK}"}, want: []string{"-e", "DB_PASSWORD=${secret:db}", "--header", "Authorization: " + m + "${env:TOK}"}},
+		{name: "plain flags", args: []string{"--port", "8080", "--log-level=debug", "-y", "@modelcontextprotocol/server-filesystem", "/usr/local/bin/x"}},
+		{name: "docker -e with a plain name", args: []string{"-e", "NODE_ENV=production", "-e", "DB_PASSWORD", "-v", "/data:/data"}},
+		{name: "plain header", args: []string{"--header", "Accept: application/json", "localhost:8080"}},
+		{name: "plain path", url: "https://mcp.example.com/v1/modelcontextprotocol/getting-started-with-servers/mcp"},
+	}
+	shown, forms := 0, 0
+	for _, tt := range tests {
+		if tt.secret != "" {
+			forms++
+		}
+		want, wantURL := tt.want, tt.wantURL
+		if want == nil {
+			want = tt.args
+		}
+		if wantURL == "" {
+			wantURL = tt.url
+		}
+		got := resource.MaskArgs(tt.args)
+		gotURL := resource.MaskURL(tt.url)
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: MaskArgs(%q) (-want +got):\n%s", tt.name, tt.args, diff)
+		}
+		if gotURL != wantURL {
+			t.Errorf("%s: MaskURL = %q, want %q", tt.name, gotURL, wantURL)
+		}
+		// What resource_read shows: the document redacted.
+		entry := map[string]any{"command": "docker", "cwd": "/x", "args": tt.args}
+		if tt.url != "" {
+			entry = map[string]any{"url": tt.url}
+		}
+		doc, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"s": entry}})
+		read := string(resource.RedactMCP(doc))
+		if tt.secret != "" && strings.Contains(strings.Join(got, " ")+gotURL+read, tt.secret) {
+			shown++
+		}
+	}
+	if shown > 0 {
+		t.Errorf("%d of %d credential forms shown in clear", shown, forms)
+	}
 }

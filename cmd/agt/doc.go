@@ -81,11 +81,13 @@
 // a failed operation (not found, conflict, probe failed, call refused or
 // failed), 2 a wrong command line. --allow-mcp is refused: the switch was
 // removed, mounts decide. Human output never shows env or header
-// values, the user info or query of a URL, a URL path segment that looks
-// like a credential, nor the value of a credential argument (--token X,
-// --api-key=X, --password X, or an argument that looks like a key):
-// --json shows the stored document, references unresolved; no output
-// shows a resolved secret. What MCP servers say (names, versions, tool names and
+// values, nor what resource.MaskArgs and resource.MaskURL hide: the user
+// info, query and fragment of a URL, a path segment that looks like a
+// credential or an opaque token, the value of a credential argument
+// (--token X, --api-key=X, -e DB_PASSWORD=X, -H "Authorization: Bearer X",
+// or an argument that looks like a key); it says "credentials hidden" only
+// where it hid one. --json shows the stored document, references
+// unresolved; no output shows a resolved secret. What MCP servers say (names, versions, tool names and
 // descriptions, errors, stderr lines, call results) is hostile text: human
 // output prints it without control characters, line breaks, tabs, bidi
 // and other format characters (Unicode Cf, U+2028, U+2029), each shown as

@@ -124,38 +124,21 @@ func writeStderrTail(w io.Writer, indent, tail string) {
 	}
 }
 
-// displayURL is a URL as human output shows it: the user info and the query,
-// where tokens often travel, are replaced by ***; the path is kept so that
-// the operator recognises the endpoint, unless a segment looks like a
-// credential (resource.LooksLikeSecret). --json shows the URL as stored.
-func displayURL(raw string) string {
+// displayURL is a URL as human output shows it: what resource.MaskURL
+// hides (user info, query, fragment, a path that holds a credential)
+// reads ***, so that the operator recognises the endpoint without its
+// credentials. hidden reports whether anything was hidden. --json shows
+// the URL as stored.
+func displayURL(raw string) (shown string, hidden bool) {
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme == "" || u.Host == "" {
-		return "(not an absolute URL; --json shows it)"
+		return "(not an absolute URL; --json shows it)", false
 	}
-	shown := *u
-	shown.User, shown.RawQuery, shown.ForceQuery, shown.Fragment, shown.RawFragment = nil, "", false, "", ""
-	secretPath := false
-	for _, seg := range strings.Split(u.EscapedPath(), "/") {
-		if resource.LooksLikeSecret(seg) {
-			shown.Path, shown.RawPath, secretPath = "", "", true
-			break
-		}
+	masked := resource.MaskURL(raw)
+	if masked == raw {
+		return raw, false
 	}
-	s := shown.String()
-	if secretPath {
-		s += "/***"
-	}
-	if u.User != nil {
-		s = strings.Replace(s, "://", "://***@", 1)
-	}
-	if u.RawQuery != "" || u.ForceQuery {
-		s += "?***"
-	}
-	if u.Fragment != "" {
-		s += "#***"
-	}
-	return s
+	return strings.ReplaceAll(masked, resource.Mask, "***"), true
 }
 
 // unsafeRune reports the characters that agt never prints as they are:

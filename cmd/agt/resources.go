@@ -231,8 +231,9 @@ func writeServerFields(t interface{ Write([]byte) (int, error) }, data json.RawM
 	if srv.Transport() == resource.TransportStdio {
 		fmt.Fprintf(t, "command\t%s\n", srv.Command)
 		if len(srv.Args) > 0 {
-			shown := strings.Join(quoteArgs(resource.MaskArgs(srv.Args)), " ")
-			if !slices.Equal(resource.MaskArgs(srv.Args), srv.Args) {
+			masked := resource.MaskArgs(srv.Args)
+			shown := strings.Join(quoteArgs(masked), " ")
+			if !slices.Equal(masked, srv.Args) { // MaskArgs changes only what it hides
 				shown += " (credentials hidden; --json shows them)"
 			}
 			fmt.Fprintf(t, "args\t%s\n", shown)
@@ -246,8 +247,8 @@ func writeServerFields(t interface{ Write([]byte) (int, error) }, data json.RawM
 			fmt.Fprintf(t, "env\t%s (values hidden; --json shows them)\n", strings.Join(sortedKeys(srv.Env), ", "))
 		}
 	} else {
-		shown := displayURL(srv.URL)
-		if shown != srv.URL {
+		shown, hidden := displayURL(srv.URL)
+		if hidden {
 			shown += " (credentials hidden; --json shows them)"
 		}
 		fmt.Fprintf(t, "url\t%s\n", shown)
@@ -380,7 +381,8 @@ func serverTarget(srv resource.MCPServer) string {
 	if srv.Transport() == resource.TransportStdio {
 		return strings.Join(append([]string{srv.Command}, quoteArgs(resource.MaskArgs(srv.Args))...), " ")
 	}
-	return displayURL(srv.URL)
+	shown, _ := displayURL(srv.URL)
+	return shown
 }
 
 // serverSummary describes a server in one line, without env or header

@@ -59,3 +59,38 @@ func TestSecretsHiddenInHumanOutput(t *testing.T) {
 		}
 	}
 }
+
+// issue 23 item 6: mcp get hides the credentials of docker-style NAME=VALUE
+// arguments, headers given as arguments and opaque URL path segments, and
+// says "credentials hidden" only when it hid something.
+func TestMoreCredentialFormsHidden(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "agt.db")
+	secrets := []string{"dockerS3cret", "hdrOneS3cret", "hdrNextS3cret", "XXXXXXXXXXXXXXXXXXXXXXXX"}
+	mustRun(t, db, 0, "mcp", "create", "docker", "--command", mcptest.Command(t), "--cwd", t.TempDir(),
+		"--arg", "run", "--arg", "-e", "--arg", "DB_PASSWORD="+secrets[0],
+		"--arg", "--header=Authorization: Bearer "+secrets[1], "--arg", "-H", "--arg", "Authorization: Bearer "+secrets[2])
+	mustRun(t, db, 0, "mcp", "create", "hook", "--url", "https://hooks.example.com/services/T0/B0/"+secrets[3])
+	mustRun(t, db, 0, "mcp", "create", "plain", "--command", mcptest.Command(t), "--cwd", t.TempDir(), "--arg", "--port", "--arg", "8080")
+	mustRun(t, db, 0, "mcp", "create", "plainurl", "--url", "HTTPS://mcp.example.com/mcp#")
+	const claim = "credentials hidden"
+	shown := 0
+	for _, c := range []struct {
+		ref   string
+		claim bool
+	}{{"docker", true}, {"hook", true}, {"plain", false}, {"plainurl", false}} {
+		r := mustRun(t, db, 0, "mcp", "get", c.ref)
+		for _, s := range secrets {
+			if strings.Contains(r.stdout+r.stderr, s) {
+				shown++
+				t.Errorf("agt mcp get %s shows %q:\n%s", c.ref, s, r.stdout)
+			}
+		}
+		if got := strings.Contains(r.stdout, claim); got != c.claim {
+			t.Errorf("agt mcp get %s says %q: %v, want %v:\n%s", c.ref, claim, got, c.claim, r.stdout)
+		}
+	}
+	if shown > 0 {
+		t.Errorf("%d of %d credentials shown in clear", shown, len(secrets))
+	}
+}
