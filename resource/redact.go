@@ -3,8 +3,10 @@ package resource
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -297,8 +299,9 @@ func RedactMCP(data json.RawMessage) json.RawMessage {
 //
 // A stored value is restored only for the destination it was written for
 // (destination): header values and the url for the url's origin
-// (URLOrigin), env values and args for the command, the PATH of env it is
-// looked up in, and cwd. Else a writer could read a redacted credential
+// (URLOrigin), env values and args for the same launch line: the command,
+// the PATH of env it is looked up in, cwd, the other args and the env
+// names. Else a writer could read a redacted credential
 // and send it, by its mask, to a server of its own.
 //
 // It returns the new data, or a *DocumentError (errors.Is ErrInvalid)
@@ -406,13 +409,21 @@ func UnmaskMCP(stored, data json.RawMessage) (json.RawMessage, error) {
 // destination is where the stored values of srv go, for UnmaskMCP: the
 // url's origin for a remote server; for a stdio one, the command as
 // written with the PATH of env it is looked up in (the host's PATH when
-// env sets none, which no document changes) and cwd, which relative
-// PATH entries resolve against. "" is no destination: a url that does not
-// parse.
+// env sets none, which no document changes), cwd, which relative PATH
+// entries resolve against, and the rest of the launch line in its masked
+// form: the args and env decide what a launcher or an interpreter runs
+// (npx -y pkg, NODE_OPTIONS), so a changed one is another program. "" is
+// no destination: a url that does not parse.
 func destination(srv MCPServer) string {
 	if srv.Transport() == TransportStdio {
 		path, set := srv.Env["PATH"]
-		return strings.Join([]string{TransportStdio, srv.Command, strconv.FormatBool(set), path, filepath.Clean(srv.Cwd)}, "\x00")
+		parts := []string{TransportStdio, srv.Command, strconv.FormatBool(set), path, filepath.Clean(srv.Cwd), strconv.Itoa(len(srv.Args))}
+		parts = append(parts, MaskArgs(srv.Args)...)
+		env := maskMap(srv.Env)
+		for _, k := range slices.Sorted(maps.Keys(env)) {
+			parts = append(parts, k+"="+env[k])
+		}
+		return strings.Join(parts, "\x00")
 	}
 	u, err := url.Parse(srv.URL)
 	if err != nil || u.Host == "" {

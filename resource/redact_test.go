@@ -98,7 +98,12 @@ func TestUnmaskOnlyForTheSameDestination(t *testing.T) {
 		{"remote, another port", remote, map[string]any{"url": "https://a.example:8443/mcp"}, "/mcpServers/s/headers/Authorization"},
 		{"remote to stdio", remote, map[string]any{"url": nil, "command": "npx", "cwd": "/x"}, "/mcpServers/s/headers/Authorization"},
 		{"stdio, description", stdio, map[string]any{"description": "d"}, ""},
-		{"stdio, another plain arg", stdio, map[string]any{"args": []string{"--token", resource.Mask, "--other"}}, ""},
+		{"stdio, the same args sent back", stdio, map[string]any{"args": []string{"--token", resource.Mask, "--plain"}}, ""},
+		{"stdio, a new value for the masked arg", stdio, map[string]any{"args": []string{"--token", "n3w-S3CRET-value", "--plain"}, "env": map[string]string{"K": resource.Mask}}, ""},
+		// What a launcher runs is in its args and env: npx -y pkg, NODE_OPTIONS.
+		{"stdio, another plain arg", stdio, map[string]any{"args": []string{"--token", resource.Mask, "--other"}}, "/mcpServers/s/env/K"},
+		{"stdio, an arg added", stdio, map[string]any{"args": []string{"--token", resource.Mask, "--plain", "x"}}, "/mcpServers/s/env/K"},
+		{"stdio, an env name added", stdio, map[string]any{"env": map[string]string{"K": resource.Mask, "NODE_OPTIONS": "--require /tmp/x.js"}}, "/mcpServers/s/env/K"},
 		{"stdio, another command", stdio, map[string]any{"command": "/tmp/evil"}, "/mcpServers/s/env/K"},
 		{"stdio, another cwd", stdio, map[string]any{"cwd": "/y"}, "/mcpServers/s/env/K"},
 		{"stdio, PATH set in env", stdio, map[string]any{"env": map[string]string{"K": resource.Mask, "PATH": "/tmp/evil"}}, "/mcpServers/s/env/K"},
