@@ -86,9 +86,9 @@ func AgentCaller(ref Ref) Caller { return Caller{Agent: ref} }
 // IsDirect reports whether c is the direct caller (Direct).
 func (c Caller) IsDirect() bool { return c.direct && c.Agent == "" }
 
-// authorize lets a direct caller through, and an agent caller only if it is
-// registered and is a manager or has the resource_management capability.
-// The zero Caller is refused.
+// authorize lets a direct caller through, and an agent caller only if its
+// stored document, read now and not at the start of its Run, lets it
+// manage resources (callerMayManage). The zero Caller is refused.
 func (s *Service) authorize(ctx context.Context, c Caller, action string) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -110,9 +110,21 @@ func (s *Service) authorize(ctx context.Context, c Caller, action string) error 
 	if err != nil {
 		return err
 	}
-	doc, err := DecodeAgent(res.Data)
+	return callerMayManage(c, action, res.Data)
+}
+
+// callerMayManage judges an agent caller by its stored document data: it
+// must be readable, enabled, and a manager or hold resource_management.
+// The host may take any of these away while the agent's Run is open, so it
+// is judged on every call (and, for a write to the caller's own document,
+// again inside the write's transaction), never from a Run's snapshot.
+func callerMayManage(c Caller, action string, data []byte) error {
+	doc, err := DecodeAgent(data)
 	if err != nil {
 		return fmt.Errorf("resource: %s refused: calling agent %s has an unreadable document (fix: a direct caller rewrites the agent's fields): %w", action, c.Agent, ErrPermission)
+	}
+	if !doc.IsEnabled() {
+		return fmt.Errorf("resource: %s refused: calling agent %s is disabled (enabled is false), and a disabled agent may not manage resources (fix: a direct caller sets enabled to true): %w", action, c.Agent, ErrPermission)
 	}
 	if !doc.CanManage() {
 		return fmt.Errorf("resource: %s refused: agent %s is not a manager and lacks the %s capability (fix: a direct caller grants it with add={\"capabilities\":[%q]}): %w",
@@ -536,6 +548,13 @@ func (s *Service) writeAgent(ctx context.Context, caller Caller, key Key, req Wr
 		data, err := marshalObject(doc)
 		if err != nil {
 			return nil, err
+		}
+		if !caller.IsDirect() && key.Ref == caller.Agent {
+			// The caller's own document is at hand inside the transaction:
+			// judge its rights on it, not only on the read before.
+			if err := callerMayManage(caller, "write", cur.Data); err != nil {
+				return nil, err
+			}
 		}
 		// Judged inside the transaction, against the document it replaces.
 		if err := s.checkPrivileges(caller, key, cur.Data, data); err != nil {
