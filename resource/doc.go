@@ -49,8 +49,13 @@
 // ErrPermission, naming what is missing, before the target is read or
 // changed. The caller's document is read again on every call, so a host
 // that disables an agent, or takes manager or the capability away, while
-// its Run is open refuses the agent's next call; a write to the caller's
-// own document judges it again inside the write's transaction. Using mounted servers
+// its Run is open refuses the agent's next call. Writes (and deletes)
+// judge it again inside their own transaction when the Repository is a
+// GuardedRepository (boltrepo and pgrepo are): once the host's write that
+// takes the rights away has returned, no write of that agent lands, not
+// even one under way. With another Repository the read just before the
+// write decides, and a write to the caller's own document is judged again
+// inside its Modify. Using mounted servers
 // needs no capability; changing an assembly does. The zero Caller{} has no
 // rights at all: every call with it fails with ErrPermission, so a host
 // that forgets to say who calls grants nothing.

@@ -103,6 +103,28 @@ func (s *Service) authorize(ctx context.Context, c Caller, action string) error 
 		return fmt.Errorf("resource: %s refused: the calling agent's reference is invalid (fix: the host must name the caller by its registered agent reference): %w", action, ErrPermission)
 	}
 	res, err := s.repo.Get(ctx, Key{Kind: KindAgent, Ref: c.Agent})
+	return judgeCaller(c, action, res, err)
+}
+
+// writer returns the repository an agent caller's writes go through: one
+// that judges the caller again inside each write's transaction, when the
+// Repository can (GuardedRepository).
+func (s *Service) writer(c Caller, action string) Repository {
+	g, ok := s.repo.(GuardedRepository)
+	if c.IsDirect() || !ok {
+		return s.repo
+	}
+	return g.Guarded(Key{Kind: KindAgent, Ref: c.Agent}, func(res Resource, err error) error {
+		return judgeCaller(c, action, res, err)
+	})
+}
+
+// judgeCaller judges an agent caller by its stored document (res, or the
+// error reading it): it must be registered, readable, enabled, and a
+// manager or hold resource_management. The host may take any of these
+// away while the agent's Run is open, so it is judged on every call, and
+// inside the transaction of every write, never from a Run's snapshot.
+func judgeCaller(c Caller, action string, res Resource, err error) error {
 	if errors.Is(err, ErrNotFound) {
 		return fmt.Errorf("resource: %s refused: calling agent %s is not registered (fix: a direct caller registers it with \"capabilities\": [%q]): %w",
 			action, c.Agent, CapabilityResourceManagement, ErrPermission)
@@ -113,11 +135,7 @@ func (s *Service) authorize(ctx context.Context, c Caller, action string) error 
 	return callerMayManage(c, action, res.Data)
 }
 
-// callerMayManage judges an agent caller by its stored document data: it
-// must be readable, enabled, and a manager or hold resource_management.
-// The host may take any of these away while the agent's Run is open, so it
-// is judged on every call (and, for a write to the caller's own document,
-// again inside the write's transaction), never from a Run's snapshot.
+// callerMayManage is judgeCaller's check of the document data.
 func callerMayManage(c Caller, action string, data []byte) error {
 	doc, err := DecodeAgent(data)
 	if err != nil {
@@ -367,7 +385,7 @@ func (s *Service) writeMCP(ctx context.Context, caller Caller, key Key, req Writ
 		if err != nil {
 			return WriteResult{}, invalid("/data", CodeNotObject, "data is not valid JSON", "send a JSON object")
 		}
-		res, err := s.repo.Create(ctx, key, data)
+		res, err := s.writer(caller, "write").Create(ctx, key, data)
 		if err != nil {
 			return WriteResult{}, err
 		}
@@ -376,7 +394,7 @@ func (s *Service) writeMCP(ctx context.Context, caller Caller, key Key, req Writ
 
 	var warnings []string
 	changed := true
-	res, err := s.repo.Modify(ctx, key, req.ExpectedRevision, func(cur Resource) (json.RawMessage, error) {
+	res, err := s.writer(caller, "write").Modify(ctx, key, req.ExpectedRevision, func(cur Resource) (json.RawMessage, error) {
 		warnings, changed = nil, true
 		merged, err := mergeTop(cur.Data, req.Data)
 		if err != nil {
@@ -523,7 +541,7 @@ func (s *Service) writeAgent(ctx context.Context, caller Caller, key Key, req Wr
 		if err := s.checkPrivileges(caller, key, nil, data); err != nil {
 			return WriteResult{}, err
 		}
-		res, err := s.repo.Create(ctx, key, data)
+		res, err := s.writer(caller, "write").Create(ctx, key, data)
 		if err != nil {
 			return WriteResult{}, err
 		}
@@ -532,7 +550,7 @@ func (s *Service) writeAgent(ctx context.Context, caller Caller, key Key, req Wr
 
 	var noops []string
 	changed := true
-	res, err := s.repo.Modify(ctx, key, req.ExpectedRevision, func(cur Resource) (json.RawMessage, error) {
+	res, err := s.writer(caller, "write").Modify(ctx, key, req.ExpectedRevision, func(cur Resource) (json.RawMessage, error) {
 		noops, changed = nil, true
 		doc, ok := decodeObject(cur.Data)
 		if !ok {
@@ -550,8 +568,8 @@ func (s *Service) writeAgent(ctx context.Context, caller Caller, key Key, req Wr
 			return nil, err
 		}
 		if !caller.IsDirect() && key.Ref == caller.Agent {
-			// The caller's own document is at hand inside the transaction:
-			// judge its rights on it, not only on the read before.
+			// The caller's own document is at hand inside the transaction,
+			// whether or not the Repository is a GuardedRepository.
 			if err := callerMayManage(caller, "write", cur.Data); err != nil {
 				return nil, err
 			}
@@ -674,7 +692,7 @@ func (s *Service) Delete(ctx context.Context, caller Caller, key Key, expected i
 			expected = res.Revision
 		}
 	}
-	return s.repo.Delete(ctx, key, expected)
+	return s.writer(caller, "delete").Delete(ctx, key, expected)
 }
 
 // List returns the resources of one kind sorted by reference; a non-empty
