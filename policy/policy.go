@@ -188,7 +188,7 @@ func patternError(p string) error {
 			if run.SourceKind(kind) == run.SourceMCP {
 				return fmt.Errorf(`can never match: an MCP source reads mcp:REFERENCE:TOOL; write "mcp:%s:*" for every tool of the server`, rest)
 			}
-			return fmt.Errorf(`can never match: a source pattern starts with %s:, %s: or %s:`, run.SourceMCP, run.SourceHost, run.SourceFramework)
+			return fmt.Errorf(`can never match: a source pattern starts with %q, %q or %q`, run.SourceMCP+":", run.SourceHost+":", run.SourceFramework+":")
 		}
 		return nil
 	}
