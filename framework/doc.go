@@ -25,8 +25,12 @@
 // Every tool is ManagementOnly: a Run lists and accepts them only when its
 // agent is a manager or has the resource_management capability, and
 // every call still goes through the Run's Permission. The service
-// checks the caller again, so a tool handed to the wrong agent still cannot
-// write.
+// checks the caller again on every call, against the agent as stored then
+// (enabled, manager, capabilities), not as the Run saw it at its start:
+// a tool handed to the wrong agent still cannot write, and an agent the
+// host disables or takes the rights from while its Run is open is refused
+// as unauthorized by all five tools (reads and probes included, since the
+// tools are for managers only), with the field that is missing named.
 //
 // # What a manager still cannot do
 //

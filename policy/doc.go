@@ -26,11 +26,24 @@
 // A policy answers run.Allow, run.Deny or run.Ask (no opinion). The Run
 // allows a call only on Allow. AutoAllow allows everything, explicitly. Rules
 // matches patterns by a call's source (an alias-style pattern such as
-// "mcp__notes__*" names server notes and no other); deny wins. Human asks a person
+// "mcp__notes__*" names server notes and no other; "mcp:my.server:*" names
+// a server by its reference as registered); deny wins, and a Deny or Ask
+// pattern errs towards matching (it also reaches the reference as written,
+// so a deny never fails open on a hashed alias). Human asks a person
 // (one question at a time); Review asks a reviewer such as a model. First
 // lets the first policy with an opinion decide; Chain needs every policy's
 // consent (a Deny vetoes, Ask abstains). Every Decision names who decided
 // (Decision.By) and why, for the audit.
+//
+// # Validation
+//
+// run.New calls the policy's Validate method when it has one (Rules, and
+// First and Chain for the policies they hold): Rules with a pattern that
+// could never match as written ("mcp__my.server__*": aliases never show
+// '.' or '/'), an empty pattern, or a source pattern of no known form
+// fail run.New, naming the pattern and the form to write. Rules checked
+// outside a Run (a host's own Permission around them) fail closed: such a
+// Deny or Ask pattern matches every call, such an Allow pattern none.
 //
 // # Errors
 //

@@ -3,6 +3,7 @@ package policy
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/agtsdk/agt/run"
@@ -34,8 +35,9 @@ func (Auto) Check(context.Context, run.Request) (run.Decision, error) {
 // that two servers could share:
 //
 //   - A pattern holding ':' matches the source ("mcp:notes:*",
-//     "mcp:team/notes:search", "host:deploy", "framework:*"; see
-//     run.Source.String).
+//     "mcp:team/notes:search", "mcp:my.server:*", "host:deploy",
+//     "framework:*"; see run.Source.String). It names any reference as
+//     written.
 //   - An alias-style pattern "mcp__REF__TOOL" means the tools TOOL of the
 //     server whose reference reads REF in aliases (run.AliasRefPart: "/" as
 //     "_"): REF is everything up to the first "__" after "mcp__" and is
@@ -48,10 +50,24 @@ func (Auto) Check(context.Context, run.Request) (run.Decision, error) {
 //   - Any other pattern matches the alias, which for host and framework
 //     tools is their name.
 //
+// Deny and Ask err towards matching: their alias-style patterns also
+// match REF against the reference as written, and at every "__", so
+// "mcp__my_server__*" denies server my_server (whose aliases carry a hash)
+// as well as my/server. An Allow pattern matches only as described above,
+// so it never reaches a second server.
+//
 // A pattern is matched whole; "*" matches any run of characters, every other
 // character matches itself. Deny wins over Ask, Ask over Allow; a call no
 // pattern matches gets Default. The zero Rules asks about everything. Rules
 // is a value: safe for concurrent use as long as its slices are not changed.
+//
+// A pattern that could never match as written is a mistake: Validate
+// names it and the form to write, and run.New calls it (through First and
+// Chain too), so such Rules never start a Run. Used without validation,
+// a Deny or Ask pattern that cannot be read at all (empty, "mcp__" with
+// no reference, a source pattern of no known form) matches every call: a
+// misspelled deny denies, it never allows; such an Allow pattern matches
+// nothing.
 type Rules struct {
 	// Allow lists patterns of calls to allow; nil means none.
 	Allow []string
@@ -74,16 +90,19 @@ func (r Rules) Check(_ context.Context, req run.Request) (run.Decision, error) {
 		verdict  run.Verdict
 		patterns []string
 	}{{run.Deny, r.Deny}, {run.Ask, r.Ask}, {run.Allow, r.Allow}} {
+		closed := set.verdict != run.Allow // a Deny or Ask errs towards matching
 		for _, p := range set.patterns {
 			var hit bool
 			switch {
+			case unreadable(p):
+				hit = closed
 			case strings.IndexByte(p, ':') >= 0:
 				if src == "" {
 					src = req.Source.String()
 				}
 				hit = Match(p, src)
 			case strings.HasPrefix(p, mcpAliasPrefix):
-				hit = matchMCPAlias(p, req.Source)
+				hit = matchMCPAlias(p, req.Source, closed)
 			default:
 				hit = Match(p, req.Alias)
 			}
@@ -99,22 +118,135 @@ func (r Rules) Check(_ context.Context, req run.Request) (run.Decision, error) {
 	return run.Decision{Verdict: v, By: ByRules, Reason: "no rule matched"}, nil
 }
 
-const mcpAliasPrefix = "mcp__"
+// Validate reports every pattern of r that can never match a call as it
+// is written, with the form to write instead: an empty pattern, a source
+// pattern of no known kind or an MCP one without its tool part, and an
+// alias-style pattern whose reference part no alias can hold (a '.' or
+// '/', which aliases never show, or a character no reference has). It
+// also refuses a Default other than Allow, Deny, Ask or empty. run.New
+// calls it before a Run starts.
+func (r Rules) Validate() error {
+	var errs []error
+	for _, set := range [...]struct {
+		field    string
+		patterns []string
+	}{{"Deny", r.Deny}, {"Ask", r.Ask}, {"Allow", r.Allow}} {
+		for i, p := range set.patterns {
+			if err := patternError(p); err != nil {
+				errs = append(errs, fmt.Errorf("policy: Rules.%s[%d] %q %w", set.field, i, p, err))
+			}
+		}
+	}
+	switch r.Default {
+	case "", run.Allow, run.Deny, run.Ask:
+	default:
+		errs = append(errs, errors.New("policy: Rules.Default is not a verdict: set run.Allow, run.Deny, run.Ask, or leave it empty for run.Ask"))
+	}
+	return errors.Join(errs...)
+}
 
-// matchMCPAlias matches an alias-style pattern against an MCP source by
-// its parts (see Rules).
-func matchMCPAlias(pattern string, src run.Source) bool {
-	if src.Kind != run.SourceMCP {
+// unreadable reports a pattern Check cannot interpret at all (Validate
+// says why); it allocates nothing, since Check asks it of every pattern.
+func unreadable(p string) bool {
+	if p == "" {
+		return true
+	}
+	if kind, rest, ok := strings.Cut(p, ":"); ok {
+		if strings.IndexByte(kind, '*') >= 0 {
+			return false
+		}
+		switch run.SourceKind(kind) {
+		case run.SourceMCP:
+			return strings.IndexByte(rest, ':') < 0 && strings.IndexByte(rest, '*') < 0
+		case run.SourceHost, run.SourceFramework:
+			return false
+		}
+		return true
+	}
+	if !strings.HasPrefix(p, mcpAliasPrefix) {
 		return false
 	}
-	refPat, toolPat, found := strings.Cut(pattern[len(mcpAliasPrefix):], "__")
+	refPat, _, _ := strings.Cut(p[len(mcpAliasPrefix):], "__")
+	if refPat == "" {
+		return true
+	}
+	for i := 0; i < len(refPat); i++ {
+		if c := refPat[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-' || c == '/' || c == '*') {
+			return true
+		}
+	}
+	return false
+}
+
+// patternError says why p can never match as written, and what to write.
+func patternError(p string) error {
+	if p == "" {
+		return errors.New(`matches no call: remove it, or write "*" for every call`)
+	}
+	if kind, rest, ok := strings.Cut(p, ":"); ok {
+		if unreadable(p) {
+			if run.SourceKind(kind) == run.SourceMCP {
+				return fmt.Errorf(`can never match: an MCP source reads mcp:REFERENCE:TOOL; write "mcp:%s:*" for every tool of the server`, rest)
+			}
+			return fmt.Errorf(`can never match: a source pattern starts with %q, %q or %q`, run.SourceMCP+":", run.SourceHost+":", run.SourceFramework+":")
+		}
+		return nil
+	}
+	if !strings.HasPrefix(p, mcpAliasPrefix) {
+		return nil
+	}
+	refPat, toolPat, found := strings.Cut(p[len(mcpAliasPrefix):], "__")
 	if !found {
 		toolPat = "*"
 	}
-	if !Match(refPat, run.AliasRefPart(src.Ref)) {
+	if refPat == "" {
+		return errors.New(`names no server: write "mcp__REFERENCE__TOOL", or "mcp:REFERENCE:TOOL" with the reference as registered`)
+	}
+	if unreadable(p) {
+		return errors.New(`can never match: references are lowercase letters, digits, '.', '_', '-' and one '/'; correct the reference`)
+	}
+	if strings.ContainsAny(refPat, "./") {
+		fix := fmt.Sprintf(`write the source form "mcp:%s:%s"`, refPat, toolPat)
+		if !strings.Contains(refPat, ".") {
+			fix = fmt.Sprintf(`write "mcp__%s__%s" (aliases write '/' as '_'), or %s`, strings.ReplaceAll(refPat, "/", "_"), toolPat, fix[len("write "):])
+		}
+		return fmt.Errorf(`can never match an alias: aliases never show '.' or '/' (a reference with '.' or '_' in a name is carried as a hash); %s`, fix)
+	}
+	return nil
+}
+
+const mcpAliasPrefix = "mcp__"
+
+// matchMCPAlias matches an alias-style pattern against an MCP source by
+// its parts (see Rules). closed, for Deny and Ask, also matches the
+// reference as written and tries every "__" as the end of the reference
+// part, so a rule meant for a server whose aliases are hashed, or whose
+// reference holds "__", still reaches it.
+func matchMCPAlias(pattern string, src run.Source, closed bool) bool {
+	if src.Kind != run.SourceMCP {
 		return false
 	}
-	return Match(toolPat, src.Tool) || Match(toolPat, run.AliasToolPart(src.Tool))
+	readable := run.AliasRefPart(src.Ref)
+	try := func(refPat, toolPat string) bool {
+		if !Match(refPat, readable) && !(closed && Match(refPat, string(src.Ref))) {
+			return false
+		}
+		return Match(toolPat, src.Tool) || Match(toolPat, run.AliasToolPart(src.Tool))
+	}
+	rest := pattern[len(mcpAliasPrefix):]
+	if !closed {
+		refPat, toolPat, found := strings.Cut(rest, "__")
+		if !found {
+			toolPat = "*"
+		}
+		return try(refPat, toolPat)
+	}
+	for i := 0; i+1 < len(rest); i++ {
+		if rest[i] == '_' && rest[i+1] == '_' && try(rest[:i], rest[i+2:]) {
+			return true
+		}
+	}
+	return try(rest, "*")
 }
 
 // Match reports whether name matches pattern, where "*" matches any run of
@@ -276,6 +408,27 @@ func (c *ChainPolicy) Check(ctx context.Context, req run.Request) (run.Decision,
 	return run.Decision{Verdict: run.Allow, By: strings.Join(by, "+"), Reason: strings.Join(reasons, "; ")}, nil
 }
 
+// Validate validates every policy of the chain that has a Validate method
+// (Rules, First, Chain), and refuses a nil one; run.New calls it.
+func (c *ChainPolicy) Validate() error { return validateAll("Chain", c.policies) }
+
+// validateAll validates each policy that can say it is misconfigured.
+func validateAll(name string, policies []run.Permission) error {
+	var errs []error
+	for i, p := range policies {
+		if p == nil {
+			errs = append(errs, fmt.Errorf("policy: %s policy %d is nil: pass a run.Permission, such as policy.AutoAllow()", name, i))
+			continue
+		}
+		if v, ok := p.(interface{ Validate() error }); ok {
+			if err := v.Validate(); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // FirstPolicy lets the first policy with an opinion decide; see First.
 type FirstPolicy struct{ policies []run.Permission }
 
@@ -306,3 +459,7 @@ func (f *FirstPolicy) Check(ctx context.Context, req run.Request) (run.Decision,
 	}
 	return run.Decision{Verdict: run.Ask, By: "first", Reason: "no policy decided"}, nil
 }
+
+// Validate validates every policy of First that has a Validate method
+// (Rules, First, Chain), and refuses a nil one; run.New calls it.
+func (f *FirstPolicy) Validate() error { return validateAll("First", f.policies) }

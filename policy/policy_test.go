@@ -338,3 +338,98 @@ func TestAliasPatternsMatchBySource(t *testing.T) {
 		t.Errorf("a non-MCP source matched an alias-style pattern: %+v", d)
 	}
 }
+
+// Issue 23 item 8: Validate names every pattern that can never match as
+// written, and the form to write; what it accepts keeps working.
+func TestRulesValidate(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		pattern string
+		want    string // in the error; "" means valid
+	}{
+		{"mcp__notes__*", ""},
+		{"mcp__team_notes__search", ""},
+		{"mcp__my_server__*", ""}, // my/server's aliases; a Deny also reaches my_server
+		{"mcp:my.server:*", ""},
+		{"mcp:team/notes:search", ""},
+		{"mcp:*", ""},
+		{"host:deploy", ""},
+		{"framework:*", ""},
+		{"*delete*", ""},
+		{"mcp_ddc1744aa2__*", ""},
+		{"mcp__my.server__*", `write the source form "mcp:my.server:*"`},
+		{"mcp__team/notes__search", `write "mcp__team_notes__search"`},
+		{"mcp__team/notes", `"mcp:team/notes:*"`},
+		{"mcp__Notes__*", "lowercase"},
+		{"mcp____x", "names no server"},
+		{"mcp:notes", `write "mcp:notes:*"`},
+		{"tool:deploy", "a source pattern starts with"},
+		{"", "matches no call"},
+	} {
+		for _, field := range []string{"Deny", "Ask", "Allow"} {
+			var r policy.Rules
+			switch field {
+			case "Deny":
+				r.Deny = []string{tt.pattern}
+			case "Ask":
+				r.Ask = []string{tt.pattern}
+			default:
+				r.Allow = []string{tt.pattern}
+			}
+			err := r.Validate()
+			switch {
+			case tt.want == "" && err != nil:
+				t.Errorf("%s %q: %v, want valid", field, tt.pattern, err)
+			case tt.want != "" && err == nil:
+				t.Errorf("%s %q: valid, want an error with %q", field, tt.pattern, tt.want)
+			case tt.want != "" && (!strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "Rules."+field+"[0]")):
+				t.Errorf("%s %q: %v; want it to name Rules.%s[0] and %q", field, tt.pattern, err, field, tt.want)
+			}
+			// Chained, the same answer.
+			if cerr := policy.Chain(policy.AutoAllow(), policy.First(r)).Validate(); (cerr == nil) != (err == nil) {
+				t.Errorf("%s %q: Chain(First(rules)).Validate() = %v, Rules.Validate() = %v", field, tt.pattern, cerr, err)
+			}
+		}
+	}
+	if err := (policy.Rules{Default: "maybe"}).Validate(); err == nil {
+		t.Error("a Default that is not a verdict validated")
+	}
+	if err := policy.First(nil).Validate(); err == nil {
+		t.Error("First(nil) validated")
+	}
+}
+
+// Issue 23 item 8: Rules used without Validate fail closed. A Deny or Ask
+// pattern that cannot be read matches every call; one written with the
+// reference as registered reaches that server (and, at worst, more); an
+// Allow pattern stays exact, so it never reaches a second server.
+func TestUnvalidatedRulesFailClosed(t *testing.T) {
+	t.Parallel()
+	mcpReq := func(ref resource.Ref, tool string) run.Request {
+		return req(run.Alias(ref, tool), run.Source{Kind: run.SourceMCP, Ref: ref, Tool: tool})
+	}
+	for _, tt := range []struct {
+		name  string
+		rules policy.Rules
+		req   run.Request
+		want  run.Verdict
+	}{
+		{"unreadable deny", policy.Rules{Deny: []string{"mcp:notes"}, Allow: []string{"*"}}, hostDeploy, run.Deny},
+		{"empty deny", policy.Rules{Deny: []string{""}, Allow: []string{"*"}}, notesSearch, run.Deny},
+		{"unknown source kind in ask", policy.Rules{Ask: []string{"tool:x"}, Allow: []string{"*"}}, notesSearch, run.Ask},
+		{"unreadable allow", policy.Rules{Allow: []string{"mcp____*"}, Default: run.Deny}, mcpReq("my_server", "x"), run.Deny},
+		{"deny by written ref with _", policy.Rules{Deny: []string{"mcp__my_server__*"}, Allow: []string{"*"}}, mcpReq("my_server", "x"), run.Deny},
+		{"deny by written ref with .", policy.Rules{Deny: []string{"mcp__my.server__x"}, Allow: []string{"*"}}, mcpReq("my.server", "x"), run.Deny},
+		{"deny by written ref with /", policy.Rules{Deny: []string{"mcp__team/notes__*"}, Allow: []string{"*"}}, mcpReq("team/notes", "x"), run.Deny},
+		{"deny of a ref holding __", policy.Rules{Deny: []string{"mcp__a__b__*"}, Allow: []string{"*"}}, mcpReq("a__b", "x"), run.Deny},
+		{"deny keeps its tool", policy.Rules{Deny: []string{"mcp__my.server__x"}, Allow: []string{"*"}}, mcpReq("my.server", "y"), run.Allow},
+		{"deny keeps its server", policy.Rules{Deny: []string{"mcp__my_server__*"}, Allow: []string{"*"}}, mcpReq("my-server", "x"), run.Allow},
+		{"allow stays on the alias form", policy.Rules{Allow: []string{"mcp__my_server__*"}, Default: run.Deny}, mcpReq("my_server", "x"), run.Deny},
+		{"allow of the alias form", policy.Rules{Allow: []string{"mcp__my_server__*"}, Default: run.Deny}, mcpReq("my/server", "x"), run.Allow},
+	} {
+		d, err := tt.rules.Check(context.Background(), tt.req)
+		if err != nil || d.Verdict != tt.want {
+			t.Errorf("%s: %s (%s), %v; want %s", tt.name, d.Verdict, d.Reason, err, tt.want)
+		}
+	}
+}

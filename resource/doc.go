@@ -44,9 +44,18 @@
 // Every Service call names its Caller. Direct() is the CLI and a
 // host's own admin code: it may manage everything. AgentCaller(ref) is an
 // agent calling a framework tool: it may read, list, test, write and delete
-// only if its agent document says "manager": true or lists the
-// "resource_management" capability; otherwise the call fails with
-// ErrPermission before the target is read or changed. Using mounted servers
+// only if its agent document is enabled and says "manager": true or lists
+// the "resource_management" capability; otherwise the call fails with
+// ErrPermission, naming what is missing, before the target is read or
+// changed. The caller's document is read again on every call, so a host
+// that disables an agent, or takes manager or the capability away, while
+// its Run is open refuses the agent's next call. Writes (and deletes)
+// judge it again inside their own transaction when the Repository is a
+// GuardedRepository (boltrepo and pgrepo are): once the host's write that
+// takes the rights away has returned, no write of that agent lands, not
+// even one under way. With another Repository the read just before the
+// write decides, and a write to the caller's own document is judged again
+// inside its Modify. Using mounted servers
 // needs no capability; changing an assembly does. The zero Caller{} has no
 // rights at all: every call with it fails with ErrPermission, so a host
 // that forgets to say who calls grants nothing.

@@ -3,8 +3,10 @@ package resource_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -237,5 +239,64 @@ func TestAgentCannotTurnSharingOn(t *testing.T) {
 				t.Fatalf("with AgentsMayChangePrivileges: %v", err)
 			}
 		})
+	}
+}
+
+// Issue 23 item 7: the caller's rights are judged inside the transaction
+// of its write (boltrepo is a resource.GuardedRepository), not only by a
+// read before it: once the host's write disabling the caller has
+// returned, none of the caller's writes that were under way lands.
+func TestDisablingACallerStopsWritesUnderWay(t *testing.T) {
+	t.Parallel()
+	svc, repo := newService(t)
+	mustWrite(t, svc, resource.WriteRequest{Kind: resource.KindAgent, Ref: "boss", Create: true, Data: json.RawMessage(`{"manager": true}`)})
+	start := mustWrite(t, svc, resource.WriteRequest{Kind: resource.KindAgent, Ref: "worker", Create: true, Data: json.RawMessage(`{}`)}).Resource
+	const writers = 16
+	var wg sync.WaitGroup
+	release := make(chan struct{})
+	landed := make([]bool, writers)
+	errs := make([]error, writers+1)
+	var atDisable int64
+	for g := 0; g <= writers; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-release
+			if g == writers {
+				_, errs[g] = svc.Write(bg, resource.Direct(), resource.WriteRequest{Kind: resource.KindAgent, Ref: "boss", Data: json.RawMessage(`{"enabled": false}`)})
+				if errs[g] == nil {
+					var res resource.Resource
+					res, errs[g] = repo.Get(bg, agentKey("worker"))
+					atDisable = res.Revision
+				}
+				return
+			}
+			_, err := svc.Write(bg, resource.AgentCaller("boss"), resource.WriteRequest{Kind: resource.KindAgent, Ref: "worker", Data: json.RawMessage(fmt.Sprintf(`{"name": "w%d"}`, g))})
+			switch {
+			case err == nil:
+				landed[g] = true
+			case !errors.Is(err, resource.ErrPermission) || !strings.Contains(err.Error(), "disabled"):
+				errs[g] = err
+			}
+		}()
+	}
+	close(release)
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	n := int64(0)
+	for _, ok := range landed {
+		if ok {
+			n++
+		}
+	}
+	got, err := repo.Get(bg, agentKey("worker"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	final := got.Revision
+	if final != atDisable || final-start.Revision != n {
+		t.Fatalf("worker is at revision %d, was %d when the disable returned; %d writes landed from revision %d: a write judged before the disable landed after it", final, atDisable, n, start.Revision)
 	}
 }

@@ -177,6 +177,27 @@ type Repository interface {
 	List(ctx context.Context, kind Kind, category string) ([]Resource, error)
 }
 
+// GuardedRepository is a Repository that can judge another stored
+// resource inside the transaction of a write. The Service uses it to check
+// an agent caller's own document (enabled, manager, capabilities) in the
+// same transaction as the caller's write, so a host that takes the rights
+// away is never overtaken by a write judged just before; with a plain
+// Repository the caller is judged by a read just before the write.
+// boltrepo and pgrepo implement it; resourcetest.Run checks it when a
+// Repository does.
+type GuardedRepository interface {
+	Repository
+	// Guarded returns a view of the repository whose Create, Update,
+	// Modify and Delete read the resource at guard inside their own
+	// transaction, before they change anything, and call check with it
+	// (with the zero Resource and an error wrapping ErrNotFound when it is
+	// missing). An error from check aborts the write, which then changes
+	// nothing and returns that error. The guard stays as check saw it
+	// until the write commits. Get and List are the repository's own.
+	// check may run more than once and must not call the repository.
+	Guarded(guard Key, check func(Resource, error) error) Repository
+}
+
 // Sentinel errors; test with errors.Is.
 var (
 	ErrNotFound   = errors.New("resource: not found")

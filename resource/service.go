@@ -86,9 +86,9 @@ func AgentCaller(ref Ref) Caller { return Caller{Agent: ref} }
 // IsDirect reports whether c is the direct caller (Direct).
 func (c Caller) IsDirect() bool { return c.direct && c.Agent == "" }
 
-// authorize lets a direct caller through, and an agent caller only if it is
-// registered and is a manager or has the resource_management capability.
-// The zero Caller is refused.
+// authorize lets a direct caller through, and an agent caller only if its
+// stored document, read now and not at the start of its Run, lets it
+// manage resources (callerMayManage). The zero Caller is refused.
 func (s *Service) authorize(ctx context.Context, c Caller, action string) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -103,6 +103,28 @@ func (s *Service) authorize(ctx context.Context, c Caller, action string) error 
 		return fmt.Errorf("resource: %s refused: the calling agent's reference is invalid (fix: the host must name the caller by its registered agent reference): %w", action, ErrPermission)
 	}
 	res, err := s.repo.Get(ctx, Key{Kind: KindAgent, Ref: c.Agent})
+	return judgeCaller(c, action, res, err)
+}
+
+// writer returns the repository an agent caller's writes go through: one
+// that judges the caller again inside each write's transaction, when the
+// Repository can (GuardedRepository).
+func (s *Service) writer(c Caller, action string) Repository {
+	g, ok := s.repo.(GuardedRepository)
+	if c.IsDirect() || !ok {
+		return s.repo
+	}
+	return g.Guarded(Key{Kind: KindAgent, Ref: c.Agent}, func(res Resource, err error) error {
+		return judgeCaller(c, action, res, err)
+	})
+}
+
+// judgeCaller judges an agent caller by its stored document (res, or the
+// error reading it): it must be registered, readable, enabled, and a
+// manager or hold resource_management. The host may take any of these
+// away while the agent's Run is open, so it is judged on every call, and
+// inside the transaction of every write, never from a Run's snapshot.
+func judgeCaller(c Caller, action string, res Resource, err error) error {
 	if errors.Is(err, ErrNotFound) {
 		return fmt.Errorf("resource: %s refused: calling agent %s is not registered (fix: a direct caller registers it with \"capabilities\": [%q]): %w",
 			action, c.Agent, CapabilityResourceManagement, ErrPermission)
@@ -110,9 +132,17 @@ func (s *Service) authorize(ctx context.Context, c Caller, action string) error 
 	if err != nil {
 		return err
 	}
-	doc, err := DecodeAgent(res.Data)
+	return callerMayManage(c, action, res.Data)
+}
+
+// callerMayManage is judgeCaller's check of the document data.
+func callerMayManage(c Caller, action string, data []byte) error {
+	doc, err := DecodeAgent(data)
 	if err != nil {
 		return fmt.Errorf("resource: %s refused: calling agent %s has an unreadable document (fix: a direct caller rewrites the agent's fields): %w", action, c.Agent, ErrPermission)
+	}
+	if !doc.IsEnabled() {
+		return fmt.Errorf("resource: %s refused: calling agent %s is disabled (enabled is false), and a disabled agent may not manage resources (fix: a direct caller sets enabled to true): %w", action, c.Agent, ErrPermission)
 	}
 	if !doc.CanManage() {
 		return fmt.Errorf("resource: %s refused: agent %s is not a manager and lacks the %s capability (fix: a direct caller grants it with add={\"capabilities\":[%q]}): %w",
@@ -358,7 +388,7 @@ func (s *Service) writeMCP(ctx context.Context, caller Caller, key Key, req Writ
 		if err != nil {
 			return WriteResult{}, invalid("/data", CodeNotObject, "data is not valid JSON", "send a JSON object")
 		}
-		res, err := s.repo.Create(ctx, key, data)
+		res, err := s.writer(caller, "write").Create(ctx, key, data)
 		if err != nil {
 			return WriteResult{}, err
 		}
@@ -367,7 +397,7 @@ func (s *Service) writeMCP(ctx context.Context, caller Caller, key Key, req Writ
 
 	var warnings []string
 	changed := true
-	res, err := s.repo.Modify(ctx, key, req.ExpectedRevision, func(cur Resource) (json.RawMessage, error) {
+	res, err := s.writer(caller, "write").Modify(ctx, key, req.ExpectedRevision, func(cur Resource) (json.RawMessage, error) {
 		warnings, changed = nil, true
 		merged, err := mergeTop(cur.Data, req.Data)
 		if err != nil {
@@ -517,7 +547,7 @@ func (s *Service) writeAgent(ctx context.Context, caller Caller, key Key, req Wr
 		if err := s.checkPrivileges(caller, key, nil, data); err != nil {
 			return WriteResult{}, err
 		}
-		res, err := s.repo.Create(ctx, key, data)
+		res, err := s.writer(caller, "write").Create(ctx, key, data)
 		if err != nil {
 			return WriteResult{}, err
 		}
@@ -526,7 +556,7 @@ func (s *Service) writeAgent(ctx context.Context, caller Caller, key Key, req Wr
 
 	var noops []string
 	changed := true
-	res, err := s.repo.Modify(ctx, key, req.ExpectedRevision, func(cur Resource) (json.RawMessage, error) {
+	res, err := s.writer(caller, "write").Modify(ctx, key, req.ExpectedRevision, func(cur Resource) (json.RawMessage, error) {
 		noops, changed = nil, true
 		doc, ok := decodeObject(cur.Data)
 		if !ok {
@@ -542,6 +572,13 @@ func (s *Service) writeAgent(ctx context.Context, caller Caller, key Key, req Wr
 		data, err := marshalObject(doc)
 		if err != nil {
 			return nil, err
+		}
+		if !caller.IsDirect() && key.Ref == caller.Agent {
+			// The caller's own document is at hand inside the transaction,
+			// whether or not the Repository is a GuardedRepository.
+			if err := callerMayManage(caller, "write", cur.Data); err != nil {
+				return nil, err
+			}
 		}
 		// Judged inside the transaction, against the document it replaces.
 		if err := s.checkPrivileges(caller, key, cur.Data, data); err != nil {
@@ -661,7 +698,7 @@ func (s *Service) Delete(ctx context.Context, caller Caller, key Key, expected i
 			expected = res.Revision
 		}
 	}
-	return s.repo.Delete(ctx, key, expected)
+	return s.writer(caller, "delete").Delete(ctx, key, expected)
 }
 
 // List returns the resources of one kind sorted by reference; a non-empty

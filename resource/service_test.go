@@ -98,6 +98,7 @@ func TestCallerChecks(t *testing.T) {
 		{"boss", `{"manager": true}`},
 		{"ops", `{"capabilities": ["resource_management"]}`},
 		{"worker", `{"capabilities": ["search"], "mcps": ["tools/files"]}`},
+		{"retired", `{"manager": true, "capabilities": ["resource_management"], "enabled": false}`},
 	} {
 		mustWrite(t, svc, resource.WriteRequest{Kind: resource.KindAgent, Ref: resource.Ref(a.ref), Create: true, Data: json.RawMessage(a.data)})
 	}
@@ -135,6 +136,8 @@ func TestCallerChecks(t *testing.T) {
 		{"manager", resource.AgentCaller("boss"), true},
 		{"capability", resource.AgentCaller("ops"), true},
 		{"plain agent", resource.AgentCaller("worker"), false},
+		// A disabled manager manages nothing: issue 23 item 7.
+		{"disabled manager", resource.AgentCaller("retired"), false},
 		{"unregistered agent", resource.AgentCaller("ghost"), false},
 		{"invalid agent ref", resource.AgentCaller("Not/A/Ref"), false},
 		{"zero Caller", resource.Caller{}, false},

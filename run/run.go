@@ -105,6 +105,8 @@ type Options struct {
 	// to share them).
 	Connector *mcpconn.Connector
 	// Permission decides every validated call; required (ErrNoPermission).
+	// A Permission with a method Validate() error (policy.Rules, First,
+	// Chain) is validated first: New fails with its error.
 	Permission Permission
 	// Interceptors wrap execution, first = outermost; nil means none.
 	Interceptors []Interceptor
@@ -539,6 +541,13 @@ func New(ctx context.Context, opts *Options) (*Run, error) {
 func newRun(opts *Options) (*Run, error) {
 	if opts == nil || opts.Permission == nil {
 		return nil, ErrNoPermission
+	}
+	if v, ok := opts.Permission.(interface{ Validate() error }); ok {
+		// A policy that can tell it is misconfigured (a rule that can never
+		// match) says so before any call depends on it.
+		if err := v.Validate(); err != nil {
+			return nil, fmt.Errorf("run: Options.Permission: %w", err)
+		}
 	}
 	if _, err := resource.ParseRef(string(opts.Agent)); err != nil {
 		return nil, fmt.Errorf("run: Options.Agent: %w", err)

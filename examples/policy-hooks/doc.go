@@ -4,7 +4,9 @@
 //   - the permission stage: a policy.Rules that allows, denies, or leaves a
 //     call to the next policy, followed by a human approver callback
 //     (policy.First). A host would ask a person on its own UI; here a
-//     scripted "person" answers.
+//     scripted "person" answers. run.New validates the rules: a pattern
+//     that can never match (such as "mcp__my.server__*") fails it with
+//     the form to write.
 //
 //   - interceptors around execution: one that times every call, and a
 //     run.Before / run.After pair that log each call with slog; plus the

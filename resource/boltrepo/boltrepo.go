@@ -562,6 +562,11 @@ func (r *Repo) Get(ctx context.Context, key resource.Key) (resource.Resource, er
 // Create stores a new resource at revision 1, or one past the last revision
 // the key had before it was deleted.
 func (r *Repo) Create(ctx context.Context, key resource.Key, data json.RawMessage) (resource.Resource, error) {
+	return r.create(ctx, key, data, nil)
+}
+
+// create is Create; g, when not nil, is judged first in the transaction.
+func (r *Repo) create(ctx context.Context, key resource.Key, data json.RawMessage, g *guard) (resource.Resource, error) {
 	if err := check(ctx, key); err != nil {
 		return resource.Resource{}, err
 	}
@@ -569,8 +574,12 @@ func (r *Repo) Create(ctx context.Context, key resource.Key, data json.RawMessag
 		return resource.Resource{}, err
 	}
 	var res resource.Resource
+	var gPanic *hostPanic
 	err := r.withDB(true, func(tx *bolt.Tx) error {
 		if _, err := r.kindBucket(tx, key.Kind); err != nil {
+			return err
+		}
+		if err := r.judge(tx, g, &gPanic); err != nil {
 			return err
 		}
 		kb, err := tx.Bucket(bucketResources).CreateBucketIfNotExists([]byte(key.Kind))
@@ -595,35 +604,46 @@ func (r *Repo) Create(ctx context.Context, key resource.Key, data json.RawMessag
 		res, err = decodeRecord(key, rec)
 		return err
 	})
+	if gPanic != nil {
+		panic(gPanic.value)
+	}
 	return res, err
 }
 
 // Update replaces the data if the stored revision equals expected
 // (resource.AnyRevision skips the check).
 func (r *Repo) Update(ctx context.Context, key resource.Key, data json.RawMessage, expected int64) (resource.Resource, error) {
+	return r.update(ctx, key, data, expected, nil)
+}
+
+func (r *Repo) update(ctx context.Context, key resource.Key, data json.RawMessage, expected int64, g *guard) (resource.Resource, error) {
 	if err := checkData(key, data); err != nil {
 		return resource.Resource{}, err
 	}
 	return r.modify(ctx, key, expected, func(resource.Resource) (json.RawMessage, error) {
 		return data, nil
-	}, false)
+	}, false, g)
 }
 
 // Modify runs fn on the current resource and stores its result in one bbolt
 // write transaction, so no other write lands in between. fn runs while the
 // write lock is held: it must be quick and must not call the Repo.
 func (r *Repo) Modify(ctx context.Context, key resource.Key, expected int64, fn func(cur resource.Resource) (json.RawMessage, error)) (resource.Resource, error) {
-	return r.modify(ctx, key, expected, fn, true)
+	return r.modify(ctx, key, expected, fn, true, nil)
 }
 
-// modify is Modify; validate is false when the caller checked the data.
-func (r *Repo) modify(ctx context.Context, key resource.Key, expected int64, fn func(cur resource.Resource) (json.RawMessage, error), validate bool) (resource.Resource, error) {
+// modify is Modify; validate is false when the caller checked the data; g,
+// when not nil, is judged first in the transaction.
+func (r *Repo) modify(ctx context.Context, key resource.Key, expected int64, fn func(cur resource.Resource) (json.RawMessage, error), validate bool, g *guard) (resource.Resource, error) {
 	if err := check(ctx, key); err != nil {
 		return resource.Resource{}, err
 	}
 	var res resource.Resource
 	var fnPanic *hostPanic
 	err := r.withDB(true, func(tx *bolt.Tx) error {
+		if err := r.judge(tx, g, &fnPanic); err != nil {
+			return err
+		}
 		kb, v, err := r.lookup(tx, key)
 		if err != nil {
 			return err
@@ -689,10 +709,19 @@ func callHost[A, R any](fn func(A) (R, error), arg A, p **hostPanic) (out R, err
 // (resource.AnyRevision skips the check). The key's last revision is kept,
 // so a later Create continues above it.
 func (r *Repo) Delete(ctx context.Context, key resource.Key, expected int64) error {
+	return r.delete(ctx, key, expected, nil)
+}
+
+// delete is Delete; g, when not nil, is judged first in the transaction.
+func (r *Repo) delete(ctx context.Context, key resource.Key, expected int64, g *guard) error {
 	if err := check(ctx, key); err != nil {
 		return err
 	}
-	return r.withDB(true, func(tx *bolt.Tx) error {
+	var gPanic *hostPanic
+	err := r.withDB(true, func(tx *bolt.Tx) error {
+		if err := r.judge(tx, g, &gPanic); err != nil {
+			return err
+		}
 		kb, v, err := r.lookup(tx, key)
 		if err != nil {
 			return err
@@ -713,6 +742,10 @@ func (r *Repo) Delete(ctx context.Context, key resource.Key, expected int64) err
 		}
 		return kb.Delete(ref)
 	})
+	if gPanic != nil {
+		panic(gPanic.value)
+	}
+	return err
 }
 
 // List returns the resources of one kind sorted by reference; a non-empty

@@ -51,7 +51,9 @@
 // lose an update. The fn given to Modify runs inside the write transaction:
 // it must be quick and must not call the Repo. Bytes handed in are copied
 // into the file; bytes handed out are copies made before the transaction
-// ends.
+// ends. Repo is a resource.GuardedRepository: the writes of a Guarded
+// view read and judge the guard in their own write transaction, so the
+// guard cannot change between the check and the commit.
 //
 // # Damaged files
 //

@@ -103,5 +103,10 @@
 // one table. Create, Update and Delete are single statements whose row lock
 // makes check and write one step. Modify runs SELECT ... FOR UPDATE, fn and
 // UPDATE in one transaction: it holds the row lock while fn runs, so keep fn
-// short. Every call honours its context.
+// short. Repo is a resource.GuardedRepository: each write of a Guarded
+// view is one transaction that first reads the guard's row FOR SHARE (a
+// write to the guard waits for it to end), judges it, then writes; one
+// that PostgreSQL ends for a deadlock (two guarded writes locking each
+// other's guard) runs again, as nothing of it was committed. Every call
+// honours its context.
 package pgrepo

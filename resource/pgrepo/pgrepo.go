@@ -63,6 +63,10 @@ var _ resource.Repository = (*Repo)(nil)
 
 type statements struct {
 	get, create, update, current, delete, modifyLock, modifyWrite, list string
+	// guardLock reads a guarded write's guard and keeps it from changing
+	// until the write's transaction ends; deleteLocked deletes a row the
+	// transaction has locked.
+	guardLock, deleteLocked string
 }
 
 // Open connects a pool to the database named by connString (a URL such as
@@ -204,6 +208,9 @@ func buildStatements(t string) statements {
 		delete: "UPDATE " + t + " SET deleted = true, data = ''::bytea, updated_at = now()" +
 			" WHERE kind = $1 AND ref = $2 AND NOT deleted AND ($3::bigint = 0 OR revision = $3)",
 		modifyLock: "SELECT " + cols + " FROM " + t + " WHERE kind = $1 AND ref = $2 AND NOT deleted FOR UPDATE",
+		guardLock:  "SELECT " + cols + " FROM " + t + " WHERE kind = $1 AND ref = $2 AND NOT deleted FOR SHARE",
+		deleteLocked: "UPDATE " + t + " SET deleted = true, data = ''::bytea, updated_at = now()" +
+			" WHERE kind = $1 AND ref = $2",
 		modifyWrite: "UPDATE " + t + " SET revision = revision + 1, data = $3, updated_at = now()" +
 			" WHERE kind = $1 AND ref = $2 RETURNING " + cols,
 		list: "SELECT ref, " + cols + " FROM " + t +
@@ -358,8 +365,13 @@ func (r *Repo) Modify(ctx context.Context, key resource.Key, expected int64, fn 
 	if err := checkKey(key); err != nil {
 		return resource.Resource{}, err
 	}
+	return r.modify(ctx, key, expected, fn, nil)
+}
+
+// modify is Modify; g, when not nil, is judged first in the transaction.
+func (r *Repo) modify(ctx context.Context, key resource.Key, expected int64, fn func(cur resource.Resource) (json.RawMessage, error), g *guard) (resource.Resource, error) {
 	for attempt := 1; ; attempt++ {
-		res, retry, err := r.modifyOnce(ctx, key, expected, fn)
+		res, retry, err := r.modifyOnce(ctx, key, expected, fn, g)
 		if retry && attempt < r.connAttempts() && ctx.Err() == nil {
 			continue
 		}
@@ -368,9 +380,10 @@ func (r *Repo) Modify(ctx context.Context, key resource.Key, expected int64, fn 
 }
 
 // modifyOnce runs one Modify transaction. retry is true when the connection
-// broke before COMMIT was sent: the transaction cannot have committed, so
-// running it again cannot double the write.
-func (r *Repo) modifyOnce(ctx context.Context, key resource.Key, expected int64, fn func(cur resource.Resource) (json.RawMessage, error)) (res resource.Resource, retry bool, err error) {
+// broke before COMMIT was sent, or PostgreSQL ended the transaction for a
+// deadlock: it cannot have committed, so running it again cannot double
+// the write.
+func (r *Repo) modifyOnce(ctx context.Context, key resource.Key, expected int64, fn func(cur resource.Resource) (json.RawMessage, error), g *guard) (res resource.Resource, retry bool, err error) {
 	tx, err := r.pool.Begin(ctx)
 	if err != nil {
 		return resource.Resource{}, connectionFailed(err), fmt.Errorf("pgrepo: modify %s: nothing was written: %w", key, err)
@@ -378,15 +391,10 @@ func (r *Repo) modifyOnce(ctx context.Context, key resource.Key, expected int64,
 	// Until Commit is sent the transaction cannot have committed: any error
 	// before it is a write that did not happen.
 	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // a no-op after Commit
-	cur := resource.Resource{Kind: key.Kind, Ref: key.Ref}
-	err = tx.QueryRow(ctx, r.sql.modifyLock, string(key.Kind), string(key.Ref)).Scan(&cur.Revision, &cur.Data, &cur.CreatedAt, &cur.UpdatedAt)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return resource.Resource{}, false, fmt.Errorf("pgrepo: modify %s: %w", key, resource.ErrNotFound)
-	}
+	cur, retry, err := r.lockRow(ctx, tx, "modify", key, g)
 	if err != nil {
-		return resource.Resource{}, connectionFailed(err), fmt.Errorf("pgrepo: modify %s: nothing was written: %w", key, err)
+		return resource.Resource{}, retry, err
 	}
-	cur = normalize(cur)
 	if expected != resource.AnyRevision && cur.Revision != expected {
 		return resource.Resource{}, false, &resource.ConflictError{Key: key, Expected: expected, Current: cur.Revision}
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -59,6 +60,8 @@ func Run(t *testing.T, newRepo func(t *testing.T) resource.Repository) {
 		{"ConcurrentCompareAndSet", testConcurrentCompareAndSet},
 		{"ConcurrentModifyAddRemove", testConcurrentModifyAddRemove},
 		{"ConcurrentSameExpectedRevision", testConcurrentSameExpected},
+		{"Guarded", testGuarded},
+		{"GuardedHoldsUntilCommit", testGuardedHoldsUntilCommit},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -838,5 +841,163 @@ func testConcurrentDeleteCreate(t *testing.T, repo resource.Repository) {
 		if n > 1 {
 			t.Fatalf("revision %d was handed out %d times", rev, n)
 		}
+	}
+}
+
+var (
+	guardKey   = resource.Key{Kind: resource.KindAgent, Ref: "boss"}
+	errRefused = errors.New("resourcetest: refused by the guard")
+)
+
+// guardedView returns repo's Guarded view with a check that passes while
+// the guard's data holds "ok": true, and records the revisions it saw; it
+// skips the test when repo is not a resource.GuardedRepository.
+func guardedView(t *testing.T, repo resource.Repository, key resource.Key) (resource.Repository, func() []int64) {
+	t.Helper()
+	gr, ok := repo.(resource.GuardedRepository)
+	if !ok {
+		t.Skip("the Repository is not a resource.GuardedRepository")
+	}
+	var mu sync.Mutex
+	var seen []int64
+	v := gr.Guarded(key, func(res resource.Resource, err error) error {
+		if err != nil {
+			return err
+		}
+		var doc struct {
+			OK bool `json:"ok"`
+		}
+		if json.Unmarshal(res.Data, &doc) != nil || !doc.OK {
+			return errRefused
+		}
+		mu.Lock()
+		seen = append(seen, res.Revision)
+		mu.Unlock()
+		return nil
+	})
+	return v, func() []int64 {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(seen)
+	}
+}
+
+// A GuardedRepository's view judges the guard, as stored, in every write:
+// a refusal, or a missing guard, writes nothing; reads are not judged.
+func testGuarded(t *testing.T, repo resource.Repository) {
+	v, seen := guardedView(t, repo, guardKey)
+	g := mustCreate(t, repo, guardKey, `{"ok":true}`)
+	mustCreate(t, repo, keyA, `{"n":1}`)
+	bump := func(cur resource.Resource) (json.RawMessage, error) {
+		return json.RawMessage(fmt.Sprintf(`{"n":%d}`, cur.Revision+1)), nil
+	}
+	ops := []struct {
+		name string
+		do   func(v resource.Repository) error
+	}{
+		{"Create", func(v resource.Repository) error {
+			_, err := v.Create(ctx(t), keyB, json.RawMessage(`{"b":1}`))
+			return err
+		}},
+		{"Update", func(v resource.Repository) error {
+			_, err := v.Update(ctx(t), keyA, json.RawMessage(`{"n":0}`), resource.AnyRevision)
+			return err
+		}},
+		{"Modify", func(v resource.Repository) error {
+			_, err := v.Modify(ctx(t), keyA, resource.AnyRevision, bump)
+			return err
+		}},
+		{"Delete", func(v resource.Repository) error { return v.Delete(ctx(t), keyB, resource.AnyRevision) }},
+		{"Modify the guard itself", func(v resource.Repository) error {
+			_, err := v.Modify(ctx(t), guardKey, resource.AnyRevision, func(resource.Resource) (json.RawMessage, error) {
+				return json.RawMessage(`{"ok":true}`), nil
+			})
+			return err
+		}},
+	}
+	for _, op := range ops {
+		if err := op.do(v); err != nil {
+			t.Fatalf("%s with the guard passing: %v", op.name, err)
+		}
+	}
+	g = mustGet(t, repo, guardKey)
+	if got, want := seen(), []int64{g.Revision - 1, g.Revision - 1, g.Revision - 1, g.Revision - 1, g.Revision - 1}; !slices.Equal(got, want) {
+		t.Fatalf("the check saw guard revisions %v, want %v (one per write, as stored)", got, want)
+	}
+
+	if _, err := repo.Update(ctx(t), guardKey, json.RawMessage(`{"ok":false}`), resource.AnyRevision); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := repo.List(ctx(t), resource.KindMCP, "")
+	guardBefore := mustGet(t, repo, guardKey)
+	refused := append(ops, struct {
+		name string
+		do   func(v resource.Repository) error
+	}{"Delete the guard itself", func(v resource.Repository) error { return v.Delete(ctx(t), guardKey, resource.AnyRevision) }},
+		struct {
+			name string
+			do   func(v resource.Repository) error
+		}{"Delete", func(v resource.Repository) error { return v.Delete(ctx(t), keyA, resource.AnyRevision) }})
+	for _, op := range refused {
+		if err := op.do(v); !errors.Is(err, errRefused) {
+			t.Errorf("%s with the guard refusing: err = %v, want the check's error", op.name, err)
+		}
+	}
+	missing, _ := guardedView(t, repo, resource.Key{Kind: resource.KindAgent, Ref: "ghost"})
+	for _, op := range ops[:4] {
+		if err := op.do(missing); !errors.Is(err, resource.ErrNotFound) {
+			t.Errorf("%s with a missing guard: err = %v, want the check's ErrNotFound", op.name, err)
+		}
+	}
+	after, _ := repo.List(ctx(t), resource.KindMCP, "")
+	if diff := cmp.Diff(before, after); diff != "" {
+		t.Errorf("refused guarded writes changed the store (-before +after):\n%s", diff)
+	}
+	if diff := cmp.Diff(guardBefore, mustGet(t, repo, guardKey)); diff != "" {
+		t.Errorf("refused guarded writes changed the guard (-before +after):\n%s", diff)
+	}
+	if got, err := v.Get(ctx(t), keyA); err != nil || got.Revision != mustGet(t, repo, keyA).Revision {
+		t.Errorf("Get through a refusing view = %+v, %v; want the stored resource", got, err)
+	}
+	if got, err := v.List(ctx(t), resource.KindMCP, ""); err != nil || len(got) != len(after) {
+		t.Errorf("List through a refusing view = %d resources, %v; want %d", len(got), err, len(after))
+	}
+}
+
+// The guard a guarded write judged stays as judged until the write
+// commits: once a write to the guard that makes the check refuse has
+// returned, no write judged before it commits any more.
+func testGuardedHoldsUntilCommit(t *testing.T, repo resource.Repository) {
+	v, _ := guardedView(t, repo, guardKey)
+	mustCreate(t, repo, guardKey, `{"ok":true}`)
+	start := mustCreate(t, repo, keyA, `{"n":0}`)
+	var landed atomic.Int64
+	var atFlip int64
+	errs := make([]error, Goroutines+1)
+	race(Goroutines+1, func(g int) {
+		if g == 0 {
+			if _, errs[0] = repo.Update(ctx(t), guardKey, json.RawMessage(`{"ok":false}`), resource.AnyRevision); errs[0] == nil {
+				res, err := repo.Get(ctx(t), keyA)
+				atFlip, errs[0] = res.Revision, err
+			}
+			return
+		}
+		_, err := v.Modify(ctx(t), keyA, resource.AnyRevision, func(cur resource.Resource) (json.RawMessage, error) {
+			return json.RawMessage(fmt.Sprintf(`{"n":%d}`, cur.Revision)), nil
+		})
+		switch {
+		case err == nil:
+			landed.Add(1)
+		case !errors.Is(err, errRefused):
+			errs[g] = err
+		}
+	})
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	final := mustGet(t, repo, keyA).Revision
+	if final != atFlip || final-start.Revision != landed.Load() {
+		t.Fatalf("keyA is at revision %d, was %d right after the guard changed, %d guarded writes landed from %d: a write judged before the change committed after it",
+			final, atFlip, landed.Load(), start.Revision)
 	}
 }
