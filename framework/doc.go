@@ -92,7 +92,7 @@
 // conflict if the document changed in between). A mask keeps a stored
 // value only where it was written for: header values and the url at the
 // url's origin, env values and args for the same launch line (command,
-// PATH in env, cwd, the other args and the env names). A mask whose destination changed, or that matches no stored value,
+// PATH in env, cwd and the other args). A mask whose destination changed, or that matches no stored value,
 // is refused with invalid_arguments naming the field, never stored: send
 // the value again, or a reference.
 // resource_test and agent_mcp_list show no values; mcp_probe's report

@@ -289,8 +289,8 @@
 // values back where a write sends the masked form unchanged, only for the
 // destination they were written for: header values and the url for the
 // url's origin (URLOrigin), env values and args for the same launch
-// line: the command as written, the PATH in env, cwd, the other args and
-// the env names (a launcher's args say what it runs). A mask whose destination changed, or
+// line: the command as written, the PATH in env, cwd and the other args
+// (a launcher's args say what it runs). A mask whose destination changed, or
 // that matches no stored value, is a *DocumentError naming its field: a
 // writer cannot send a secret it only saw masked to a server of its own.
 // MaskArgs,

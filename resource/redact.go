@@ -3,10 +3,8 @@ package resource
 import (
 	"bytes"
 	"encoding/json"
-	"maps"
 	"net/url"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -300,8 +298,7 @@ func RedactMCP(data json.RawMessage) json.RawMessage {
 // A stored value is restored only for the destination it was written for
 // (destination): header values and the url for the url's origin
 // (URLOrigin), env values and args for the same launch line: the command,
-// the PATH of env it is looked up in, cwd, the other args and the env
-// names. Else a writer could read a redacted credential
+// the PATH of env it is looked up in, cwd and the other args. Else a writer could read a redacted credential
 // and send it, by its mask, to a server of its own.
 //
 // It returns the new data, or a *DocumentError (errors.Is ErrInvalid)
@@ -376,7 +373,7 @@ func UnmaskMCP(stored, data json.RawMessage) (json.RawMessage, error) {
 			if want := destination(old); err != nil || destination(cur) != want || want == "" {
 				why := "the url's origin"
 				if old.Transport() == TransportStdio {
-					why = "the command, the PATH in env or cwd"
+					why = "the command, its other args, the PATH in env or cwd"
 				}
 				e := invalid(restored[0], CodeRequest,
 					"the mask stands for a stored value that may go only where it was written for, and "+why+" (or the transport) changed",
@@ -410,19 +407,16 @@ func UnmaskMCP(stored, data json.RawMessage) (json.RawMessage, error) {
 // url's origin for a remote server; for a stdio one, the command as
 // written with the PATH of env it is looked up in (the host's PATH when
 // env sets none, which no document changes), cwd, which relative PATH
-// entries resolve against, and the rest of the launch line in its masked
-// form: the args and env decide what a launcher or an interpreter runs
-// (npx -y pkg, NODE_OPTIONS), so a changed one is another program. "" is
-// no destination: a url that does not parse.
+// entries resolve against, and the other args in their masked form: a
+// launcher's args say what it runs (npx -y pkg), so changed ones are
+// another program. Env names are not part of it: the ones that change how
+// a program starts are refused to agent callers (admitEnv). "" is no
+// destination: a url that does not parse.
 func destination(srv MCPServer) string {
 	if srv.Transport() == TransportStdio {
 		path, set := srv.Env["PATH"]
 		parts := []string{TransportStdio, srv.Command, strconv.FormatBool(set), path, filepath.Clean(srv.Cwd), strconv.Itoa(len(srv.Args))}
 		parts = append(parts, MaskArgs(srv.Args)...)
-		env := maskMap(srv.Env)
-		for _, k := range slices.Sorted(maps.Keys(env)) {
-			parts = append(parts, k+"="+env[k])
-		}
 		return strings.Join(parts, "\x00")
 	}
 	u, err := url.Parse(srv.URL)

@@ -100,10 +100,10 @@ func TestUnmaskOnlyForTheSameDestination(t *testing.T) {
 		{"stdio, description", stdio, map[string]any{"description": "d"}, ""},
 		{"stdio, the same args sent back", stdio, map[string]any{"args": []string{"--token", resource.Mask, "--plain"}}, ""},
 		{"stdio, a new value for the masked arg", stdio, map[string]any{"args": []string{"--token", "n3w-S3CRET-value", "--plain"}, "env": map[string]string{"K": resource.Mask}}, ""},
-		// What a launcher runs is in its args and env: npx -y pkg, NODE_OPTIONS.
+		// What a launcher runs is in its args: npx -y pkg.
 		{"stdio, another plain arg", stdio, map[string]any{"args": []string{"--token", resource.Mask, "--other"}}, "/mcpServers/s/env/K"},
 		{"stdio, an arg added", stdio, map[string]any{"args": []string{"--token", resource.Mask, "--plain", "x"}}, "/mcpServers/s/env/K"},
-		{"stdio, an env name added", stdio, map[string]any{"env": map[string]string{"K": resource.Mask, "NODE_OPTIONS": "--require /tmp/x.js"}}, "/mcpServers/s/env/K"},
+		{"stdio, an env name added", stdio, map[string]any{"env": map[string]string{"K": resource.Mask, "OTHER": "x"}}, ""},
 		{"stdio, another command", stdio, map[string]any{"command": "/tmp/evil"}, "/mcpServers/s/env/K"},
 		{"stdio, another cwd", stdio, map[string]any{"cwd": "/y"}, "/mcpServers/s/env/K"},
 		{"stdio, PATH set in env", stdio, map[string]any{"env": map[string]string{"K": resource.Mask, "PATH": "/tmp/evil"}}, "/mcpServers/s/env/K"},
