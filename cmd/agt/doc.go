@@ -41,7 +41,8 @@
 // # Store
 //
 // --db STORE (before or after the command) names a bbolt file or a
-// postgres:// URL; without it, $AGT_STORE, then $AGT_DB, then
+// postgres:// URL (a keyword=value connection string is refused, not made
+// a file); without it, $AGT_STORE, then $AGT_DB, then
 // $XDG_DATA_HOME/agt/agt.db (~/.local/share/agt/agt.db). A bbolt file is
 // opened in shared mode: only for the span of each operation, so a host that
 // also opens it shared can run at the same time.
