@@ -64,8 +64,11 @@
 // agt mcp login REF prints the authorization URL of a server registered
 // with --oauth (only a plain http(s) URL of printable ASCII is shown) and
 // waits for the redirect on 127.0.0.1, a random port, path /callback
-// (RFC 8252). Only the first request to that path counts: its state must be
-// the authorization URL's, else the login fails; later requests get 410. The
+// (RFC 8252). Only a GET whose state is the authorization URL's ends the
+// login; any other request there (another method, another state) gets an
+// error page and agt keeps waiting, and requests after the redirect get
+// 410. Each request must arrive within 2 s and hundreds are served at
+// once, so that slow connections cannot hold the browser's back. The
 // code goes to mcpconn's Connector.Login and is never printed nor logged;
 // the token is kept in the Host's token store (tokens.db beside a bbolt
 // store). mcp test says when no login is stored; a probe, agent tools and
