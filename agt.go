@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/agtsdk/agt/framework"
@@ -105,7 +106,10 @@ type Host struct {
 //     trailing separator ("data/"): the bbolt file StoreFile inside it,
 //     created with its directories (mode 0700) when missing;
 //   - any other path: that bbolt file, created with its parent directories
-//     (mode 0700) when missing.
+//     (mode 0700) when missing. A PostgreSQL keyword=value connection
+//     string ("host=db port=5432 ...") is refused rather than taken for a
+//     file name: give it as a postgres:// URL (a bbolt path of that form
+//     starts with ./).
 //
 // ctx bounds the connection to a store reached by URL; a bbolt file waits
 // at most Options.Bolt.LockTimeout for the lock another process holds.
@@ -128,6 +132,10 @@ func Open(ctx context.Context, store string, opts *Options) (*Host, error) {
 		h := newHost(repo, opts, tokens)
 		h.closeRepo = closeRepo
 		return h, nil
+	}
+	if looksLikeConnString(store) {
+		// Not repeated: such a string often holds a password.
+		return nil, errors.New("agt: the store looks like a PostgreSQL keyword=value connection string, which would be taken for a bbolt file name: write it as a URL, postgres://USER:PASSWORD@HOST:PORT/DBNAME (other keywords, such as sslmode, go in its query), or start a bbolt path of that form with ./")
 	}
 	path, err := boltPath(store)
 	if err != nil {
@@ -192,6 +200,61 @@ func defaultStore(lookup func(string) (string, bool)) (string, error) {
 
 // boltPath resolves Open's path argument to the bbolt file, creating the
 // parent directories of a new file.
+// libpqKeywords are the keywords of a PostgreSQL keyword=value connection
+// string (libpq's, and pgx's pool_ ones are caught as pairs).
+var libpqKeywords = map[string]bool{
+	"host": true, "hostaddr": true, "port": true, "dbname": true, "user": true,
+	"password": true, "passfile": true, "require_auth": true, "channel_binding": true,
+	"connect_timeout": true, "client_encoding": true, "options": true,
+	"application_name": true, "fallback_application_name": true, "keepalives": true,
+	"keepalives_idle": true, "keepalives_interval": true, "keepalives_count": true,
+	"tcp_user_timeout": true, "replication": true, "gssencmode": true, "sslmode": true,
+	"requiressl": true, "sslcompression": true, "sslcert": true, "sslkey": true,
+	"sslpassword": true, "sslcertmode": true, "sslrootcert": true, "sslcrl": true,
+	"sslcrldir": true, "sslsni": true, "requirepeer": true, "ssl_min_protocol_version": true,
+	"ssl_max_protocol_version": true, "krbsrvname": true, "gsslib": true,
+	"gssdelegation": true, "service": true, "target_session_attrs": true,
+	"load_balance_hosts": true,
+}
+
+// looksLikeConnString reports whether store is a keyword=value connection
+// string rather than a path: a word of it is a libpq keyword followed by
+// '=' (spaces around it allowed, as libpq allows), or it is two or more
+// words that are all keyword=value pairs. A path such as "a=b.db",
+// "my store.db" or "./host=x.db" is not.
+func looksLikeConnString(store string) bool {
+	words := strings.Fields(store)
+	allPairs := len(words) >= 2
+	for i, w := range words {
+		key, _, isPair := strings.Cut(w, "=")
+		if !isPair && i+1 < len(words) && strings.HasPrefix(words[i+1], "=") {
+			key, isPair = w, true // "host = x"
+		}
+		if isPair && libpqKeywords[key] {
+			return true
+		}
+		if !isPair || !isKeywordShape(key) {
+			allPairs = false
+		}
+	}
+	return allPairs
+}
+
+// isKeywordShape reports whether s has the shape of a connection
+// string's keyword: a letter, then letters, digits or underscores.
+func isKeywordShape(s string) bool {
+	if s == "" || !(s[0] >= 'a' && s[0] <= 'z' || s[0] >= 'A' && s[0] <= 'Z') {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
 func boltPath(store string) (string, error) {
 	if st, err := os.Stat(store); err == nil && st.IsDir() {
 		return filepath.Join(store, StoreFile), nil

@@ -61,3 +61,53 @@ func TestBoltOnlyProgramLinksNoPgx(t *testing.T) {
 		t.Errorf("cmd/agt does not link %s: it can no longer open postgres:// stores", pgx)
 	}
 }
+
+// A PostgreSQL keyword=value connection string is not a bbolt file name
+// (issue 23 item 12a): Open refuses it with the postgres:// form, creates
+// no file, and does not repeat the string (it may hold a password). Names
+// that only contain '=' or spaces are still files.
+func TestOpenRefusesKeyValueConnString(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir) // a relative store lands here; not parallel
+	ctx := context.Background()
+	tests := []struct {
+		store   string
+		refused bool
+	}{
+		{"host=127.0.0.1 port=1 password=s3cret", true},
+		{"dbname=agt", true},
+		{"  user=agt sslmode=disable", true},
+		{"host = /run/postgresql dbname = agt", true},
+		{"connect_timeout=5 password='s3cret word'", true},
+		{"x=1 y=2", true},
+		{"a=b.db", false},
+		{"my store.db", false},
+		{"./host=x.db", false},
+		{"report 2=1.db", false},
+	}
+	for _, tt := range tests {
+		h, err := agt.Open(ctx, tt.store, nil)
+		if !tt.refused {
+			if err != nil {
+				t.Errorf("Open(%q) = %v; want the bbolt file", tt.store, err)
+				continue
+			}
+			h.Close()
+			if _, err := os.Stat(filepath.Join(dir, tt.store)); err != nil {
+				t.Errorf("Open(%q): %v", tt.store, err)
+			}
+			continue
+		}
+		if err == nil {
+			h.Close()
+			t.Errorf("Open(%q) opened a bbolt file; want it refused", tt.store)
+			continue
+		}
+		if !strings.Contains(err.Error(), "postgres://") || strings.Contains(err.Error(), "s3cret") || strings.Contains(err.Error(), "127.0.0.1") {
+			t.Errorf("Open(%q) = %v; want the postgres:// form, without the string's values", tt.store, err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, tt.store)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("Open(%q) created a file named after it (%v)", tt.store, err)
+		}
+	}
+}

@@ -77,7 +77,8 @@
 // path, or a postgres:// URL once the program imports
 // github.com/agtsdk/agt/resource/pgrepo (database/sql style: the package
 // registers its scheme, and a program that does not import it links no
-// PostgreSQL driver). bbolt needs nothing to run but is locked by
+// PostgreSQL driver); a keyword=value connection string is refused, never
+// made a file of that name. bbolt needs nothing to run but is locked by
 // one process at a time: set Options.Bolt.Shared to let the agt CLI work on
 // the file while the host runs, at the price of an open and a lock per
 // operation. PostgreSQL lets several hosts, on several machines, share

@@ -146,9 +146,10 @@
 //
 // Every request goes to the registered origin (scheme, host and port)
 // only. A redirect to another origin is refused, not followed: the session
-// ends with an error wrapping ErrLimit that names the new origin (never
-// its path or query), and the other origin receives no request at all, so
-// the registration's headers (Authorization, API keys) cannot follow it.
+// ends with an error wrapping ErrLimit that names the new origin
+// (scheme://host:port, never its path or query), and the other origin
+// receives no request at all, so the registration's headers
+// (Authorization, API keys) cannot follow it.
 // The same holds for an SSE server whose endpoint event names another
 // origin, and for an https url redirected to http. Redirects within the
 // origin are followed (at most 10), headers included. To use a server that

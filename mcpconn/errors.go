@@ -208,6 +208,12 @@ func hideURLs(err error) error {
 		for end < len(rest) && !strings.ContainsRune(" \t\r\n\"'<>`", rune(rest[end])) {
 			end++
 		}
+		// Punctuation that ends the run belongs to the sentence, as in
+		// "(http://host:port);": left in, the URL does not parse and even
+		// its host is lost.
+		for end > i+len("://") && strings.IndexByte(").,;:!?]}", rest[end-1]) >= 0 {
+			end--
+		}
 		scheme := strings.ToLower(rest[start:i])
 		b.WriteString(rest[:start])
 		if scheme == "http" || scheme == "https" {

@@ -130,10 +130,12 @@ func (g *peerGuard) message(owed bool) error {
 }
 
 // redirected refuses a redirect to another origin: the registration's
-// headers belong to its own origin only.
+// headers belong to its own origin only. The error names that origin
+// (scheme://host:port, as the launch allowlist writes it), never the
+// path or query, which may carry a token.
 func (g *peerGuard) redirected(to *url.URL) *LimitError {
 	return g.trip(&LimitError{Option: "the server's url",
-		What: "the server redirected to another origin (" + to.Scheme + "://" + to.Host + "); the registered headers go only to the registered origin, so the redirect is not followed: register the new url if it is trusted"})
+		What: "the server redirected to another origin (" + originOf(to) + "); the registered headers go only to the registered origin, so the redirect is not followed: register the new url if it is trusted"})
 }
 
 // lineGuard bounds the lines of a stdio server's stdout: one line is one

@@ -303,15 +303,18 @@ func TestRedirectsStayOnOrigin(t *testing.T) {
 			name string
 			url  string
 			opts *mcpconn.ConnectorOptions
+			// origin is how the error names where the redirect led:
+			// scheme://host:port, no path nor query (issue 23 item 12b).
+			origin string
 		}{
-			{"another port", redirector(other.URL + "/mcp").URL, nil},
-			{"another host name", redirector(strings.Replace(other.URL, "127.0.0.1", "localhost", 1) + "/mcp").URL, nil},
-			{"https to http", tlsRedirector.URL, &mcpconn.ConnectorOptions{HTTPTransport: tlsRedirector.Client().Transport}},
+			{"another port", redirector(other.URL + "/mcp?k=v").URL, nil, other.URL},
+			{"another host name", redirector(strings.Replace(other.URL, "127.0.0.1", "localhost", 1) + "/mcp").URL, nil, strings.Replace(other.URL, "127.0.0.1", "localhost", 1)},
+			{"https to http", tlsRedirector.URL, &mcpconn.ConnectorOptions{HTTPTransport: tlsRedirector.Client().Transport}, other.URL},
 		} {
 			before := elsewhere.Load()
 			_, err := quickConnector(tt.opts).Connect(context.Background(), "moved", resource.MCPServer{Type: typ, URL: tt.url, Headers: headers, StartupTimeoutMS: 20_000})
-			if !errors.Is(err, mcpconn.ErrLimit) || !strings.Contains(err.Error(), "another origin") {
-				t.Errorf("%s, %s: Connect = %v; want the redirect refused", typ, tt.name, err)
+			if want := "another origin (" + tt.origin + "); the registered headers"; !errors.Is(err, mcpconn.ErrLimit) || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s, %s: Connect = %v; want the redirect refused with %q", typ, tt.name, err, want)
 			}
 			if err != nil && (strings.Contains(err.Error(), "s3cret") || strings.Contains(err.Error(), "k3y")) {
 				t.Errorf("%s, %s: the error shows a header value: %v", typ, tt.name, err)

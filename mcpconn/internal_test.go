@@ -247,6 +247,10 @@ func TestHideURLs(t *testing.T) {
 		{`dial http://example.com: refused`, `dial http://example.com: refused`},
 		{`file:///etc/x and no url`, `file:///etc/x and no url`},
 		{`plain message`, `plain message`},
+		// Punctuation after a URL is the message's, not the URL's (issue 23 item 12b).
+		{`another origin (http://127.0.0.1:8081); the registered headers`, `another origin (http://127.0.0.1:8081); the registered headers`},
+		{`moved (http://h:1/x?t=1), then`, `moved (http://h:1/[hidden]), then`},
+		{`see http://h/a.`, `see http://h/[hidden].`},
 	}
 	for _, tt := range tests {
 		base := errors.New(tt.in)

@@ -41,7 +41,8 @@
 // # Store
 //
 // --db STORE (before or after the command) names a bbolt file or a
-// postgres:// URL; without it, $AGT_STORE, then $AGT_DB, then
+// postgres:// URL (a keyword=value connection string is refused, not made
+// a file); without it, $AGT_STORE, then $AGT_DB, then
 // $XDG_DATA_HOME/agt/agt.db (~/.local/share/agt/agt.db). A bbolt file is
 // opened in shared mode: only for the span of each operation, so a host that
 // also opens it shared can run at the same time.
@@ -65,8 +66,11 @@
 // agt mcp login REF prints the authorization URL of a server registered
 // with --oauth (only a plain http(s) URL of printable ASCII is shown) and
 // waits for the redirect on 127.0.0.1, a random port, path /callback
-// (RFC 8252). Only the first request to that path counts: its state must be
-// the authorization URL's, else the login fails; later requests get 410. The
+// (RFC 8252). Only a GET whose state is the authorization URL's ends the
+// login; any other request there (another method, another state) gets an
+// error page and agt keeps waiting, and requests after the redirect get
+// 410. Each request must arrive within 2 s and hundreds are served at
+// once, so that slow connections cannot hold the browser's back. The
 // code goes to mcpconn's Connector.Login and is never printed nor logged;
 // the token is kept in the Host's token store (tokens.db beside a bbolt
 // store). mcp test says when no login is stored; a probe, agent tools and

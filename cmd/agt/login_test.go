@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
@@ -155,6 +156,14 @@ func loginAsBrowser(t *testing.T, db, ref string) result {
 // log in.
 func loginAsSlowBrowser(t *testing.T, db, ref string, delay time.Duration) result {
 	t.Helper()
+	return loginAsBrowserAfter(t, db, ref, delay, nil)
+}
+
+// loginAsBrowserAfter is loginAsSlowBrowser where, once the authorization
+// URL is printed, before(redirectURI) runs before the browser visits it:
+// another local process's turn at agt's receiver.
+func loginAsBrowserAfter(t *testing.T, db, ref string, delay time.Duration, before func(redirectURI string)) result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, agtBinary, "--db", db, "mcp", "login", ref, "--timeout", "60s")
@@ -176,6 +185,13 @@ func loginAsSlowBrowser(t *testing.T, db, ref string, delay time.Duration) resul
 		out.WriteString(line + "\n")
 		if u := strings.TrimSpace(line); !browsed && strings.HasPrefix(u, "http://127.0.0.1:") && strings.Contains(u, "/authorize?") {
 			browsed = true
+			if before != nil {
+				au, err := url.Parse(u)
+				if err != nil {
+					t.Fatal(err)
+				}
+				before(au.Query().Get("redirect_uri"))
+			}
 			time.Sleep(delay)
 			resp, err := (&http.Client{Timeout: 30 * time.Second}).Get(u)
 			if err != nil {
@@ -331,7 +347,42 @@ func TestMCPLoginIssuerParameter(t *testing.T) {
 	}
 }
 
-// A redirect that fails the login (a forged state, the authorization
+// Requests that are not the login's redirect (a forged state, a POST,
+// sent by any local process while agt waits) get an error page and do not
+// end the login: the real redirect then completes it (issue 23 item 11).
+// Before: the first of them ended the login.
+func TestMCPLoginIgnoresForeignRequests(t *testing.T) {
+	t.Parallel()
+	srv := startOAuthServer(t)
+	db := filepath.Join(t.TempDir(), "agt.db")
+	mustRun(t, db, 0, "mcp", "add", "docs", "--transport", "http", "--oauth", srv.mcpURL)
+	client := &http.Client{Timeout: 30 * time.Second}
+	var answers []int
+	r := loginAsBrowserAfter(t, db, "docs", 0, func(redirectURI string) {
+		for _, send := range []func() (*http.Response, error){
+			func() (*http.Response, error) { return client.Get(redirectURI + "?code=forged-code&state=forged") },
+			func() (*http.Response, error) {
+				return client.Post(redirectURI+"?code=forged-code", "application/x-www-form-urlencoded", strings.NewReader("state=forged"))
+			},
+		} {
+			resp, err := send()
+			if err != nil {
+				t.Errorf("a foreign request: %v", err)
+				continue
+			}
+			resp.Body.Close()
+			answers = append(answers, resp.StatusCode)
+		}
+	})
+	if diff := cmp.Diff([]int{http.StatusBadRequest, http.StatusMethodNotAllowed}, answers); diff != "" {
+		t.Errorf("the foreign requests' answers (-want +got):\n%s", diff)
+	}
+	if r.code != 0 || !strings.Contains(r.stdout, "logged in to mcp docs") {
+		t.Errorf("login after foreign requests: exit %d, want 0:\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// A redirect with the login's state that fails it (the authorization
 // server's refusal) ends it with the reason, and stores nothing.
 func TestMCPLoginRefused(t *testing.T) {
 	t.Parallel()
@@ -340,7 +391,6 @@ func TestMCPLoginRefused(t *testing.T) {
 		redirect url.Values
 		want     string
 	}{
-		{"forged state", url.Values{"code": {"the-code"}, "state": {"forged"}}, "the login failed: the redirect's state does not match the login's"},
 		{"refused", url.Values{"error": {"access_denied"}}, "the login failed: the authorization server refused the login: access_denied"},
 	}
 	for _, tt := range tests {

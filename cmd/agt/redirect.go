@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"io"
@@ -10,7 +11,6 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
-	"strconv"
 	"sync"
 	"time"
 
@@ -20,10 +20,11 @@ import (
 // The loopback redirect receiver of agt mcp login (RFC 8252, section 7.3):
 // the authorization server sends the browser back to
 // http://127.0.0.1:PORT/callback with the code, state and (RFC 9207) iss.
-// Anything on this
-// machine can reach the port, so every request is hostile: its size and
-// time are bounded, the state must be the one the authorization URL
-// carried, and only the first request to the callback path counts.
+// Anything on this machine can reach the port, so every request is
+// hostile: its size and time are bounded, many are served at once so that
+// slow ones cannot hold the browser's back, and only a GET carrying the
+// state of the authorization URL ends the login; any other request gets an
+// error page and the receiver keeps waiting.
 const (
 	redirectPath = "/callback"
 	// maxRedirectHeader bounds the request line and headers (the code,
@@ -31,10 +32,15 @@ const (
 	// 431 and never reaches the handler.
 	maxRedirectHeader = 8 << 10
 	// redirectReadTimeout bounds the reading of one request, headers
-	// included: a connection that trickles bytes is closed.
-	redirectReadTimeout = 10 * time.Second
-	// maxRedirectConns bounds the connections served at once.
-	maxRedirectConns = 8
+	// included, and a connection's idle time: a connection that trickles
+	// bytes or sends nothing is closed. A browser sends its request at
+	// once over loopback.
+	redirectReadTimeout = 2 * time.Second
+	// maxRedirectConns bounds the connections served at once (each holds
+	// a descriptor and a goroutine); more wait in the kernel's backlog.
+	// Hundreds of slow connections are each closed after
+	// redirectReadTimeout while the others are served.
+	maxRedirectConns = 512
 )
 
 // redirectReceiver listens on a random port of 127.0.0.1 for one OAuth
@@ -43,7 +49,7 @@ type redirectReceiver struct {
 	ln     net.Listener
 	srv    *http.Server
 	result chan redirectResult
-	once   sync.Once // the first request to the callback path
+	once   sync.Once // the first GET with the login's state
 	state  string    // the state the redirect must carry; set by expect
 	mu     sync.Mutex
 	served chan struct{} // closed when Serve has returned; Close waits for it
@@ -53,10 +59,6 @@ type redirectResult struct {
 	resp mcpconn.AuthorizationResponse
 	err  error
 }
-
-// errStateMismatch is a redirect whose state is not the login's: another
-// page, or an attacker, sent the browser there.
-var errStateMismatch = errors.New("the redirect's state does not match the login's (a redirect from another login, or forged): run the login again")
 
 // listenRedirect starts a receiver; readTimeout 0 means redirectReadTimeout.
 func listenRedirect(readTimeout time.Duration) (*redirectReceiver, error) {
@@ -111,8 +113,8 @@ func (r *redirectReceiver) expect(authorizationURL string) error {
 	return nil
 }
 
-// wait returns the code, state and iss of the first redirect, or ctx's
-// error.
+// wait returns the code, state and iss of the login's redirect (the first
+// GET with its state), or ctx's error.
 func (r *redirectReceiver) wait(ctx context.Context) (mcpconn.AuthorizationResponse, error) {
 	select {
 	case res := <-r.result:
@@ -123,7 +125,7 @@ func (r *redirectReceiver) wait(ctx context.Context) (mcpconn.AuthorizationRespo
 }
 
 // closeGrace bounds how long Close lets a redirect in flight finish its
-// page: the login may end (a forged state fails at once) before the
+// page: the login may end (a refusal fails it at once) before the
 // browser has read it.
 const closeGrace = 2 * time.Second
 
@@ -146,6 +148,23 @@ func (r *redirectReceiver) Close() error {
 var oauthErrorCode = regexp.MustCompile(`^[a-z_]{1,64}$`)
 
 func (r *redirectReceiver) serve(w http.ResponseWriter, req *http.Request) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	// A request that is not the redirect (another method, another state:
+	// any local process can send one) must not end the login, or it
+	// could stop every login before the browser arrives.
+	if req.Method != http.MethodGet {
+		w.Header().Set("Allow", http.MethodGet)
+		w.WriteHeader(http.StatusMethodNotAllowed)
+		_, _ = io.WriteString(w, page("agt expects the authorization server to send the browser here with a GET; this request is ignored and agt keeps waiting."))
+		return
+	}
+	if !r.hasState(req) {
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = io.WriteString(w, page("This redirect does not carry the state of agt's login (it comes from another login, or is forged): it is ignored and agt keeps waiting. Open the URL the terminal shows."))
+		return
+	}
 	first := false
 	r.once.Do(func() { first = true })
 	if !first {
@@ -154,9 +173,6 @@ func (r *redirectReceiver) serve(w http.ResponseWriter, req *http.Request) {
 	}
 	res := r.check(req)
 	r.result <- res
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("Referrer-Policy", "no-referrer")
 	if res.err != nil {
 		w.WriteHeader(http.StatusBadRequest)
 		_, _ = io.WriteString(w, page("The login failed. The terminal says why; you may close this tab."))
@@ -165,17 +181,20 @@ func (r *redirectReceiver) serve(w http.ResponseWriter, req *http.Request) {
 	_, _ = io.WriteString(w, page("agt received the authorization. You may close this tab."))
 }
 
-func (r *redirectReceiver) check(req *http.Request) redirectResult {
-	if req.Method != http.MethodGet {
-		return redirectResult{err: fmt.Errorf("the redirect came as %s, not GET", strconv.Quote(clip(req.Method)))}
-	}
-	q := req.URL.Query()
+// hasState reports whether req carries the state the authorization URL
+// sent (compared in constant time: it is the login's secret).
+func (r *redirectReceiver) hasState(req *http.Request) bool {
 	r.mu.Lock()
 	want := r.state
 	r.mu.Unlock()
-	if want == "" || q.Get("state") != want {
-		return redirectResult{err: errStateMismatch}
-	}
+	got := req.URL.Query().Get("state")
+	return want != "" && subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
+}
+
+// check reads the redirect of the login (a GET with its state): the
+// authorization server's error, or the code and iss.
+func (r *redirectReceiver) check(req *http.Request) redirectResult {
+	q := req.URL.Query()
 	if e := q.Get("error"); e != "" {
 		if !oauthErrorCode.MatchString(e) {
 			e = "an error code of unexpected form"
@@ -188,7 +207,7 @@ func (r *redirectReceiver) check(req *http.Request) redirectResult {
 	}
 	// The iss is passed on as sent (bounded with the query by
 	// maxRedirectHeader); mcpconn compares it with the issuer.
-	return redirectResult{resp: mcpconn.AuthorizationResponse{Code: code, State: want, Issuer: q.Get("iss")}}
+	return redirectResult{resp: mcpconn.AuthorizationResponse{Code: code, State: q.Get("state"), Issuer: q.Get("iss")}}
 }
 
 func page(msg string) string {

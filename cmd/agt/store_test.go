@@ -4,12 +4,15 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/resource/boltrepo"
@@ -204,5 +207,33 @@ func TestStoreSharedWithAHost(t *testing.T) {
 	mustRun(t, db, 0, "agent", "create", "helper")
 	if _, err := repo.Get(context.Background(), resource.Key{Kind: resource.KindAgent, Ref: "helper"}); err != nil {
 		t.Errorf("the host does not see the CLI's write: %v", err)
+	}
+}
+
+// issue 23 item 12a: --db given a PostgreSQL keyword=value connection
+// string is refused with the postgres:// form; no bbolt file named after it
+// appears, and the error does not repeat the password.
+func TestStoreKeyValueConnString(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	const conn = "host=127.0.0.1 port=1 password=s3cret"
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, agtBinary, "--db", conn, "mcp", "list")
+	cmd.Dir = dir // where a relative store would be created
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Errorf("exit: %v, want status 1", err)
+	}
+	if !strings.Contains(stderr.String(), "postgres://") || strings.Contains(stdout.String()+stderr.String(), "s3cret") {
+		t.Errorf("stderr:\n%s\nwant the postgres:// form, without the password", stderr.String())
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		t.Errorf("the command created %q", e.Name())
 	}
 }
