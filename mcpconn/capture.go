@@ -285,6 +285,9 @@ type headerRoundTripper struct {
 	// answers keeps what the server answered that the transport cannot
 	// use, for the handshake's error.
 	answers *httpAnswers
+	// mark is the session's secret prefix of the marks put on the
+	// messages of a call's own event stream (streamMarker); "" for SSE.
+	mark string
 }
 
 // checkRedirect refuses a redirect to another origin at once (the
@@ -375,6 +378,13 @@ func (h *headerRoundTripper) send(req *http.Request, st *eventStream) (*http.Res
 	if err != nil {
 		return resp, err
 	}
+	if calling && resp.StatusCode == http.StatusNotFound {
+		// The server no longer knows the session (MCP: it ended it): the
+		// call never reached it (Session.Loss).
+		if call := callOf(req.Context()); call != nil {
+			call.sessionGone.Store(true)
+		}
+	}
 	// Classified as the go-sdk does (media type, any letter case).
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	sse := mt == "text/event-stream"
@@ -398,6 +408,12 @@ func (h *headerRoundTripper) send(req *http.Request, st *eventStream) (*http.Res
 		// the page of the request in flight, and answers to the ids of
 		// calls in flight, are kept either way.
 		resp.Body = &sseBodyCapture{ReadCloser: resp.Body, capture: h.capture, guard: h.guard}
+	}
+	if sse && h.mark != "" && resp.StatusCode/100 == 2 && (calling || (st != nil && !st.standalone)) {
+		// A call's own stream: what the server sends on it is the call's.
+		if call := callOf(req.Context()); call != nil {
+			resp.Body = newStreamMarker(resp.Body, h.mark+call.token, h.guard.maxMessage)
+		}
 	}
 	if sse && h.streams != nil {
 		resp.Body = newRetryClamp(resp.Body, h.maxRetry)

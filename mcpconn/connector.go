@@ -385,6 +385,7 @@ func (c *Connector) connect(ctx context.Context, ref resource.Ref, srv resource.
 		capture:     newToolsListCapture(c.opts.MaxTools, c.opts.MaxListBytes),
 		guard:       newPeerGuard(c.opts.MaxMessageBytes, c.opts.MaxServerMessageRate),
 		toolsTurn:   make(chan struct{}, 1),
+		streamMark:  newStreamMark(),
 	}
 	s.closing, s.closeNow = context.WithCancel(context.Background())
 	s.capture.calls = &s.calls // the transports capture call results too
@@ -613,7 +614,7 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 				inner:   &mcp.SSEClientTransport{Endpoint: srv.URL, HTTPClient: client, MaxEventSize: c.opts.MaxMessageBytes + 1},
 				capture: s.capture, guard: s.guard, onServerMessage: s.readServerMessage, detach: true}, nil
 		}
-		rt.capture, rt.streamable = s.capture, true
+		rt.capture, rt.streamable, rt.mark = s.capture, true, s.streamMark
 		rt.streams, rt.maxRetry = newEventStreams(c.opts.ReconnectBurst, c.opts.MinReconnectInterval), c.opts.MaxReconnectDelay
 		var handlers *Handlers
 		if opts != nil {
@@ -624,7 +625,7 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 		// standalone stream exists only for a session with something to
 		// receive on it, and never holds the handshake (deferredStream).
 		t := &mcp.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: client, MaxRetries: goSDKMaxRetries,
-			MaxEventSize: c.opts.MaxMessageBytes + 1, DisableStandaloneSSE: !handlers.needsServerStream()}
+			MaxEventSize: c.opts.MaxMessageBytes + 1 + maxStreamMarkBytes, DisableStandaloneSSE: !handlers.needsServerStream()}
 		if s.oauth != nil {
 			if t.OAuthHandler, err = s.oauth.handler(ctx); err != nil {
 				return nil, err

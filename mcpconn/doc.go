@@ -173,16 +173,38 @@
 // asks a server that declares logging for Handlers.LogLevel (default
 // info) right after the handshake: servers send no log lines before.
 //
+// Which call a message is about: a request or a log line the server
+// sends names its call only by what the transport says, and MCP
+// 2025-11-25 gives a server no field of its own for it. What agt reads,
+// on each transport:
+//
+//   - streamable HTTP: the event stream it came on. What the server sends
+//     on the stream of a call's own POST (or of the GET that resumes it)
+//     is that call's: the round tripper marks each such request and
+//     notification as it reads the stream, with a secret of the session's
+//     the server never sees, so a message sent on another stream cannot
+//     pass for it. What comes on the standalone GET stream names no call.
+//   - stdio, SSE (one stream for the whole session) and Dial: no per-call
+//     channel, so only the server's own word below.
+//   - every transport: params._meta.relatedRequestId, the JSON-RPC id of
+//     the call's tools/call request, or params._meta.progressToken, the
+//     progress token the call carried (every call carries one of its own),
+//     where the server puts them. A progress notification names its call
+//     by its token.
+//
 // Requests: each handler receives an Incoming: the session's reference
-// and the tags (WithCallTag) of its calls in flight when the request
-// arrived, in start order. One call is unambiguous; with several the host
-// is told all of them (a server does not say which one it means); with
-// none, Calls is nil. A handler runs under a context that ends when the
+// and, for a request that names a call in flight (above), that call's tag
+// (WithCallTag) alone; otherwise the tags of the session's calls in
+// flight when the request arrived, in start order. One call is
+// unambiguous; with several the host is told all of them (the server did
+// not say which one it means); with none, Calls is nil. (A shared
+// connection answers only a request that names a call in flight: see
+// Shared connections.) A handler runs under a context that ends when the
 // session closes, when the server cancels the request, after
 // ConnectorOptions.MaxServerRequestTime (default 10 minutes), and once all
-// the calls that were in flight at its arrival have returned. While it
-// runs, those calls' idle timeouts are held: a user answering an
-// elicitation is not a slow server. An elicitation's form accepted by the
+// the calls it was told of have returned. While it runs, those calls'
+// idle timeouts are held: a user answering an elicitation is not a slow
+// server. An elicitation's form accepted by the
 // handler gets the requested schema's defaults for the properties it
 // leaves out (SEP-1034, as the spec and the conformance scenario
 // elicitation-sep1034-client-defaults ask), and the go-sdk then checks the
@@ -200,7 +222,8 @@
 // Handlers.Progress gets that call's tag alone (also for progress read
 // just after the call returned); progress for no call is dropped. Each
 // progress restarts the call's tool timeout (see Handshake and calls).
-// notifications/message goes to Handlers.Log with the calls in flight
+// notifications/message goes to Handlers.Log with the call it names (in
+// flight, or one of the last to return), else with the calls in flight
 // when it was read; notifications/tools/list_changed is counted
 // (Session.ToolsChanged) and goes to Handlers.ToolsChanged. Over stdio,
 // SSE and Dial both are seen by the transport's reader in wire order, so
@@ -262,38 +285,61 @@
 // it; a lease still open sees it lost), and refuses new shared sessions
 // with ErrUnavailable.
 //
-// What the server sends goes to the lease it belongs to, or to none:
+// What the server sends goes to the lease of the call it names (see
+// Which call a message is about, above), or to none: which calls happen
+// to be in flight never decides it. So what holds depends on the
+// transport: over streamable HTTP a request or log line sent during a
+// call goes on that call's stream and reaches its lease; over stdio and
+// SSE only a server that sets _meta relatedRequestId or progressToken
+// gets its requests answered on a shared connection, and its unnamed log
+// lines reach the Connector's Logger, not a session.
 //
 //   - Progress names its call (by token): it goes to that call's lease.
 //   - A request (elicitation/create, sampling/createMessage, roots/list)
-//     goes to the handler of the one lease whose calls were in flight
-//     when it arrived, with those calls only in Incoming.Calls. While
-//     calls of several leases are in flight (a server does not say which
-//     call it means), or none, it is refused (OutcomeRefused, with the
-//     reason): one user's elicitation never reaches another user's
-//     handler. roots/list outside a call is refused too, not answered
-//     empty, and NotifyRootsChanged of a lease sends nothing: a shared
-//     server learns a session's roots only by asking during that
-//     session's call. Served is told by every lease whose calls were in
-//     flight, with its own calls.
-//   - A log line goes to the Log handler of the one lease whose calls
-//     were in flight; with several or none, to ConnectorOptions.Logger
-//     (mount, level, logger, data), at most a burst of 100 then 20 lines
-//     per second per connection, the rest counted (dropped_before).
+//     goes to the handler of the lease of the call in flight it names,
+//     with that call only in Incoming.Calls, whatever other sessions'
+//     calls are in flight. One that names no call is refused
+//     (OutcomeRefused, with the reason), however many calls are in
+//     flight, even one; it is reported to no lease's Served and logged
+//     ("agt.shared_server_request", to ConnectorOptions.Logger, bounded
+//     as below). One that names a call that has returned is refused too,
+//     and reported to that call's lease. So one user's elicitation never
+//     reaches another user's handler, including one a server sends late,
+//     about a call that returned while another user's call is in flight.
+//     roots/list is answered the same way (never empty outside a call),
+//     and NotifyRootsChanged of a lease sends nothing: a shared server
+//     learns a session's roots only by asking for one of that session's
+//     calls.
+//   - A log line goes to the Log handler of the lease of the call it names
+//     (in flight, or one of the last to return); one that names none goes
+//     to ConnectorOptions.Logger ("agt.shared_server_log": mount, level,
+//     logger, data), at most a burst of 100 then 20 lines per second per
+//     connection, the rest counted (dropped_before), never to a session.
 //   - tools/list_changed goes to the ToolsChanged handler of every lease
 //     (each lists again for itself); Session.ToolsChanged counts the
 //     connection's notices.
 //
 // A server that exits, or a connection that is lost, is seen by every
-// lease (Lost, ErrUnavailable). The first ConnectWith for it afterwards
-// starts one new process and the others take leases on it: a crash costs
-// one restart, however many sessions used the server. The bounds of a
-// connection hold for all its leases together: MaxServerRequests
-// requests answered at once, the notification queue, the message rate.
-// The notification handlers of all its leases run one at a time, in the
-// order the server sent: one lease's slow handler delays the others',
-// and past the queue's 256 their notifications are dropped
-// (Session.NotificationsDropped counts the connection's).
+// lease (Lost, ErrUnavailable): the calls of every lease in flight then
+// fail with ErrUnavailable, all of them, whichever lease's call caused
+// it, and they are not sent again. One user's call that crashes the
+// server loses the other users' calls in flight with it; share only a
+// server that does not crash. Session.Loss says whose the loss is: a
+// lease whose calls were in flight (they failed with it) is charged, a
+// lease with none is not (a Run counts only a charged loss against its
+// MaxRestarts, so one user who crashes the server again and again does
+// not spend another's restarts); a loss with no call in flight is
+// charged to no lease. Loss.Count counts the losses of the registration's
+// connection in a row, all leases together, so a server in a crash loop
+// shows it (a Run audits it, see package run). The first ConnectWith for
+// it afterwards starts one new process and the others take leases on it:
+// a crash costs one restart, however many sessions used the server. The
+// bounds of a connection hold for all its leases together:
+// MaxServerRequests requests answered at once, the notification queue,
+// the message rate. The notification handlers of all its leases run one
+// at a time, in the order the server sent: one lease's slow handler
+// delays the others', and past the queue's 256 their notifications are
+// dropped (Session.NotificationsDropped counts the connection's).
 //
 // # Secret references
 //
@@ -661,7 +707,8 @@
 // remote server's refusal also wraps ErrUnauthorized or
 // ErrWrongTransport, see Remote servers), ErrLoginRequired (an OAuth
 // server with no usable login, see OAuth),
-// ErrUnavailable (the connection died or the session was closed),
+// ErrUnavailable (the connection died or the session was closed; a call
+// that fails with it leaves the session Lost),
 // ErrBadResult (a tool result that is malformed or past a bound; the
 // session stays usable). A tool timeout wraps context.DeadlineExceeded;
 // the caller's cancellation wraps the caller's context error. A tool

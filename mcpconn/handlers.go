@@ -40,8 +40,8 @@ type ConnectOptions struct {
 // connection, all its sessions together, when it is shared), under a
 // context that ends when the session closes, after
 // ConnectorOptions.MaxServerRequestTime, when the server cancels the
-// request, and when every call that was in flight at its arrival has
-// returned (a request that arrived with calls in flight is about them).
+// request, and when every call it was told of (Incoming.Calls) has
+// returned (a request is about those calls).
 // While a request handler runs for a call, that call's idle timeout
 // (tool_timeout_ms) is held: the wait is the host's, not the server's.
 //
@@ -94,6 +94,12 @@ type Handlers struct {
 	// (ping is not reported): for an audit. It runs after the answer, on
 	// the request's goroutine; it does not declare anything.
 	Served func(in Incoming, rep ServedRequest)
+
+	// shared is set on the handlers of a shared connection's own
+	// session (sharedConn.handlers): requests, log lines and reports go
+	// to it with the call they name, which it routes to a lease or to
+	// none.
+	shared *sharedConn
 }
 
 // needsServerStream reports whether the session must receive messages a
@@ -108,12 +114,17 @@ func (h *Handlers) needsServerStream() bool {
 type Incoming struct {
 	// Ref is the session's reference.
 	Ref resource.Ref
-	// Calls are the tags (WithCallTag) of the session's calls in flight
-	// when the message arrived, in the order they started; nil when none
-	// was in flight. One call is unambiguous; with several, the message
-	// may belong to any of them (servers do not say which). A progress
-	// notification names its call exactly: Calls then holds that call
-	// only.
+	// Calls are the tags (WithCallTag) of the calls the message belongs
+	// to. When the message names its call, Calls holds that call only: a
+	// progress notification (by its token), a request or log line that
+	// came on the event stream of a call's own POST (streamable HTTP), or
+	// whose params' _meta names the call by relatedRequestId (the id of
+	// its tools/call request) or progressToken (the token it carried).
+	// Otherwise Calls are the session's calls in flight when the message
+	// arrived, in the order they started, nil when none was: one call is
+	// unambiguous; with several, the message may belong to any of them.
+	// (A shared connection's lease gets only what names one of its calls;
+	// see Shared connections in the package doc.)
 	Calls []any
 }
 

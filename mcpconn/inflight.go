@@ -49,6 +49,9 @@ type inflightCall struct {
 	// answered: the request id has had its answer (raw is nil for an
 	// error answer); later ones are not the call's.
 	answered bool
+	// sessionGone: a streamable HTTP server answered the call's request
+	// with 404, so the session was gone before the call reached it.
+	sessionGone atomic.Bool
 }
 
 type inflightKey struct{}
@@ -75,13 +78,16 @@ type inflightCalls struct {
 	next   int
 }
 
-// endedCall is what progress attribution needs of a call that returned.
+// endedCall is what attribution needs of a call that returned: its
+// progress token, the id of its last request, and its tag.
 type endedCall struct {
 	token string
+	id    string
 	tag   any
 }
 
-// recentCalls is how many ended calls keep their progress token.
+// recentCalls is how many ended calls keep their progress token and
+// request id.
 const recentCalls = 16
 
 // begin registers a call and returns the context that carries it; end
@@ -107,8 +113,9 @@ func (r *inflightCalls) end(c *inflightCall) {
 	defer r.mu.Unlock()
 	delete(r.all, c)
 	c.mu.Lock()
-	if c.id != "" && r.byID[c.id] == c {
-		delete(r.byID, c.id)
+	id := c.id
+	if id != "" && r.byID[id] == c {
+		delete(r.byID, id)
 	}
 	c.mu.Unlock()
 	for i, o := range r.order {
@@ -117,7 +124,7 @@ func (r *inflightCalls) end(c *inflightCall) {
 			break
 		}
 	}
-	r.recent[r.next] = endedCall{token: c.token, tag: c.tag}
+	r.recent[r.next] = endedCall{token: c.token, id: id, tag: c.tag}
 	r.next = (r.next + 1) % recentCalls
 }
 
@@ -162,6 +169,34 @@ func (r *inflightCalls) byToken(token string) (tag any, clock *callClock, ok boo
 	for _, e := range r.recent {
 		if e.token == token && token != "" {
 			return e.tag, nil, true
+		}
+	}
+	return nil, nil, false
+}
+
+// named returns the call a server's message names by its progress token
+// or by the id (idKey form) of its tools/call request: the call in
+// flight (live), or the tag of one of the last that ended (live nil); ok
+// is false when neither names a call of the session.
+func (r *inflightCalls) named(token, id string) (live *inflightCall, tag any, ok bool) {
+	if token == "" && id == "" {
+		return nil, nil, false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if id != "" {
+		if c := r.byID[id]; c != nil {
+			return c, c.tag, true
+		}
+	}
+	for _, c := range r.order {
+		if token != "" && c.token == token {
+			return c, c.tag, true
+		}
+	}
+	for _, e := range r.recent {
+		if (token != "" && e.token == token) || (id != "" && e.id == id) {
+			return nil, e.tag, true
 		}
 	}
 	return nil, nil, false

@@ -195,8 +195,16 @@ func (s *Session) onLog(p *mcp.LoggingMessageParams) {
 	if s.serve == nil || s.serve.h.Log == nil {
 		return
 	}
+	_, tag, attr := s.attribute(p.Meta)
 	in := s.incoming(s.calls.live())
+	if attr != attrNone {
+		in.Calls = []any{tag}
+	}
 	q := boundLog(p, s.serve.max.notificationBytes)
+	if sh := s.serve.h.shared; sh != nil {
+		s.enqueue(func(ctx context.Context) { sh.log(ctx, in, attr, q) })
+		return
+	}
 	s.enqueue(func(ctx context.Context) { s.serve.h.Log(ctx, in, q) })
 }
 
@@ -204,6 +212,7 @@ func (s *Session) onLog(p *mcp.LoggingMessageParams) {
 // queues the notification for the Progress handler; progress for no call
 // of this session is dropped.
 func (s *Session) onProgress(p *mcp.ProgressNotificationParams) {
+	delete(p.Meta, metaStream) // never the host's to see
 	token, ok := p.ProgressToken.(string)
 	if !ok {
 		return
@@ -285,6 +294,7 @@ func (s *Session) incoming(calls []*inflightCall) Incoming {
 // createMessage) through the context, and what they tell it back.
 type request struct {
 	in      Incoming
+	attr    attribution // how the request named its call
 	outcome Outcome
 	reason  string
 }
@@ -298,13 +308,30 @@ type requestKey struct{}
 // reported to Served.
 func (s *Session) serveRequest(ctx context.Context, method string, req mcp.Request, next mcp.MethodHandler) (res mcp.Result, err error) {
 	start := time.Now()
+	live, tag, attr := s.attribute(metaOf(req.GetParams()))
 	calls := s.calls.live()
-	rq := &request{in: s.incoming(calls)}
+	rq := &request{in: s.incoming(calls), attr: attr}
+	sh := s.serve.h.shared
+	switch {
+	case attr == attrLive:
+		// It names its call: it is about that call alone.
+		calls, rq.in.Calls = []*inflightCall{live}, []any{tag}
+	case sh != nil:
+		// A shared connection answers only a request that names a call
+		// in flight (the lease of a call that returned is told of it).
+		calls, rq.in.Calls = nil, nil
+		if attr == attrEnded {
+			rq.in.Calls = []any{tag}
+		}
+	}
 	rep := ServedRequest{Method: method}
 	defer func() {
 		rep.Duration = time.Since(start)
 		rep.Outcome, rep.Reason = rq.outcome, rq.reason
-		if s.serve.h.Served != nil {
+		switch {
+		case sh != nil:
+			callback(func() { sh.served(rq.in, rq.attr, rep) })
+		case s.serve.h.Served != nil:
 			callback(func() { s.serve.h.Served(rq.in, rep) })
 		}
 	}()

@@ -52,6 +52,13 @@ type Session struct {
 	// lease is set on a lease on a shared connection: its methods act on
 	// lease.base for this lease only (shared.go).
 	lease *lease
+	// streamMark is the secret prefix of the marks that tie a message of
+	// a call's own event stream to the call (attribution.go).
+	streamMark string
+	// lossLeases are the leases whose calls were in flight when the
+	// connection was lost (Loss.Charged); guarded by lossMu.
+	lossMu     sync.Mutex
+	lossLeases map[*Session]struct{}
 
 	serverInfo      *mcp.Implementation
 	protocolVersion string
@@ -369,8 +376,72 @@ func (s *Session) CallTool(ctx context.Context, name string, args json.RawMessag
 	// Every call carries its own token: progress names its call exactly,
 	// and restarts its idle timeout.
 	params.SetProgressToken(call.token)
+	lostBefore := s.Lost()
 	res, err := s.cs.CallTool(cctx, params)
-	return s.callResult(ctx, cctx, name, call, res, err)
+	// A remote server that answered the call's request with 404 no
+	// longer knew the session: it was lost before the request came.
+	goneBefore := lostBefore || call.sessionGone.Load()
+	out, err := s.callResult(ctx, cctx, name, call, res, err)
+	// Closed under the call because it was lost (a shared connection is
+	// closed once a new one replaces it) is lost too.
+	if err != nil && !goneBefore && errors.Is(err, ErrUnavailable) && (!s.closed.Load() || s.lost.Load()) {
+		s.noteLostCall(call.tag)
+	}
+	return out, err
+}
+
+// noteLostCall records a call that failed because the connection was
+// lost under it (it was in flight then): for a lease's call, the loss is
+// that lease's (Loss.Charged).
+func (s *Session) noteLostCall(tag any) {
+	lc, ok := tag.(*leaseCall)
+	if !ok {
+		return
+	}
+	s.lossMu.Lock()
+	defer s.lossMu.Unlock()
+	if s.lossLeases == nil {
+		s.lossLeases = map[*Session]struct{}{}
+	}
+	s.lossLeases[lc.lease] = struct{}{}
+}
+
+// Loss says how a session's connection was lost (Session.Loss).
+type Loss struct {
+	// Shared is set for a lease on a shared connection (see Shared
+	// connections in the package doc).
+	Shared bool
+	// Charged says the loss is the session's own: always for a session
+	// that is not shared (its connection is its alone); for a lease,
+	// when calls of its own were in flight when the connection was lost
+	// (they failed with ErrUnavailable). A lease with none in flight
+	// lost the connection to another session's call, or to the server
+	// alone. A Run counts only a charged loss against its MaxRestarts.
+	Charged bool
+	// Count is how many times in a row the shared connection of the
+	// lease's registration (reference, revision, document, declared
+	// capabilities) was lost, this loss included: each lost connection
+	// that a new one replaced while sessions used it counts, so a server
+	// that keeps crashing counts up (a crash loop), and one that starts
+	// anew after its sessions let go of it starts at 1. 1 for a session
+	// that is not shared.
+	Count int
+}
+
+// Loss reports how the session's connection was lost; ok is false while
+// it is not lost (Lost), and for a closed session.
+func (s *Session) Loss() (loss Loss, ok bool) {
+	if !s.Lost() {
+		return Loss{}, false
+	}
+	if s.lease == nil {
+		return Loss{Charged: true, Count: 1}, true
+	}
+	b := s.lease.base
+	b.lossMu.Lock()
+	_, charged := b.lossLeases[s]
+	b.lossMu.Unlock()
+	return Loss{Shared: true, Charged: charged, Count: s.lease.conn.losses + 1}, true
 }
 
 // callContext bounds one call: the tool timeout counts from the start or
@@ -458,8 +529,13 @@ func (s *Session) closedError(op string) error {
 }
 
 // deadError reports a connection that died under a request, with the exit
-// status and stderr of a process that ended.
+// status and stderr of a process that ended. The session is lost from
+// now on, not once watch sees it (a remote server's session may only be
+// found gone at its next request): the session's next call, a Run's next
+// batch, and the other leases of a shared connection must not take it
+// for alive.
 func (s *Session) deadError(op string, err error) error {
+	s.lost.Store(true)
 	if s.remote() {
 		err = hideURLs(err)
 	}
@@ -476,10 +552,11 @@ func (s *Session) deadError(op string, err error) error {
 }
 
 // Lost reports whether the connection ended on its own: the server
-// process exited, the remote server dropped the session, or the server
-// went past a bound. A lost session fails every call with ErrUnavailable;
-// only a new Connect brings the server back. A session ended by Close is
-// not lost.
+// process exited, the remote server dropped the session, a request could
+// not reach the server or its answer broke off (a call failed with
+// ErrUnavailable), or the server went past a bound. A lost session fails
+// every call with ErrUnavailable; only a new Connect brings the server
+// back. A session ended by Close is not lost.
 func (s *Session) Lost() bool {
 	if s.closed.Load() {
 		return false

@@ -83,6 +83,25 @@ type sharedPool struct {
 	// connections; Connector.Close waits for them. Add only under mu
 	// while the pool is open.
 	work sync.WaitGroup
+	// lossRow counts, per key, the connections lost since the last one
+	// that ended cleanly (idle, superseded) or the first: Loss.Count. At
+	// most maxLossRows keys; past that it starts over.
+	lossRow map[sharedKey]int
+}
+
+// maxLossRows bounds sharedPool.lossRow.
+const maxLossRows = 4096
+
+// noteLost counts e's loss once (lossRow). Under mu.
+func (p *sharedPool) noteLost(e *sharedConn) {
+	if e.lossNoted || e.base == nil || e.base.closed.Load() {
+		return
+	}
+	e.lossNoted = true
+	if p.lossRow == nil || len(p.lossRow) >= maxLossRows {
+		p.lossRow = map[sharedKey]int{}
+	}
+	p.lossRow[e.key] = max(p.lossRow[e.key], e.losses+1)
 }
 
 // sharedConn is one shared connection and the leases on it.
@@ -109,6 +128,10 @@ type sharedConn struct {
 	idleGen uint64
 	inPool  bool           // still the pool's entry for key
 	gate    serverlog.Gate // its lines that belong to no one lease
+	// losses counts the connections of key lost before this one
+	// (sharedPool.lossRow); lossNoted: this one's loss is counted there.
+	losses    int
+	lossNoted bool
 }
 
 // lease is what makes a Session a lease on a shared connection.
@@ -142,6 +165,7 @@ func (c *Connector) connectShared(ctx context.Context, ref resource.Ref, srv res
 		if e != nil && e.started() && e.base.gone() {
 			// Lost: the first caller replaces it, so a crash costs one
 			// new process however many sessions used it.
+			p.noteLost(e)
 			dead = p.detach(e)
 			e = nil
 		}
@@ -160,7 +184,12 @@ func (c *Connector) connectShared(ctx context.Context, ref resource.Ref, srv res
 					}
 				}
 			}
-			e = &sharedConn{key: key, pool: p, ready: make(chan struct{}), leases: map[*Session]struct{}{}, inPool: true}
+			for k := range p.lossRow {
+				if k.ref == key.ref && k.rev < key.rev {
+					delete(p.lossRow, k)
+				}
+			}
+			e = &sharedConn{key: key, pool: p, ready: make(chan struct{}), leases: map[*Session]struct{}{}, inPool: true, losses: p.lossRow[key]}
 			p.entries[key] = e
 			p.open[e] = struct{}{}
 			p.work.Add(1)
@@ -291,6 +320,9 @@ func (p *sharedPool) release(e *sharedConn, l *Session) {
 	// Replaced, lost or the pool closed: nobody will take it again. Its
 	// process is the Connector's: the lease's Close does not wait for it
 	// (Connector.Close does).
+	if e.base.Lost() {
+		p.noteLost(e)
+	}
 	dead := p.detach(e)
 	p.mu.Unlock()
 	if dead != nil {
@@ -357,6 +389,9 @@ func (p *sharedPool) expire(e *sharedConn, gen uint64) {
 		return
 	}
 	e.timer = nil
+	if !e.base.gone() {
+		delete(p.lossRow, e.key) // it ended cleanly: the next starts a new row
+	}
 	dead := p.detach(e)
 	p.mu.Unlock()
 	p.closeAll([]*Session{dead})
@@ -456,21 +491,24 @@ func (s *Session) leaseClose() error {
 	return nil
 }
 
-// handlers are the shared connection's own: they hand what the server
-// sends to the lease it belongs to, or refuse it.
+// handlers are the shared connection's own: they declare what the
+// sessions on it declare, and hand what the server sends to the lease of
+// the call it names, or refuse it (shared: the session's requests, log
+// lines and reports come here with their attribution).
 func (e *sharedConn) handlers() *Handlers {
 	k := e.key
 	h := &Handlers{
 		Progress:     e.progress,
 		ToolsChanged: e.toolsChanged,
-		Served:       e.served,
+		shared:       e,
 	}
 	if k.caps&capLog != 0 {
-		h.Log, h.LogLevel = e.log, k.logLevel
+		h.Log = func(ctx context.Context, in Incoming, p *mcp.LoggingMessageParams) { e.log(ctx, in, attrNone, p) }
+		h.LogLevel = k.logLevel
 	}
 	if k.caps&capElicit != 0 {
 		h.Elicit = func(ctx context.Context, in Incoming, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-			l, calls, err := e.route(in, MethodElicit)
+			l, calls, err := e.route(ctx, in, MethodElicit)
 			if err != nil {
 				return nil, err
 			}
@@ -479,7 +517,7 @@ func (e *sharedConn) handlers() *Handlers {
 	}
 	if k.caps&capSample != 0 {
 		h.CreateMessage = func(ctx context.Context, in Incoming, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
-			l, calls, err := e.route(in, MethodCreateMessage)
+			l, calls, err := e.route(ctx, in, MethodCreateMessage)
 			if err != nil {
 				return nil, err
 			}
@@ -488,7 +526,7 @@ func (e *sharedConn) handlers() *Handlers {
 	}
 	if k.caps&capRoots != 0 {
 		h.Roots = func(ctx context.Context, in Incoming) ([]*mcp.Root, error) {
-			l, calls, err := e.route(in, MethodListRoots)
+			l, calls, err := e.route(ctx, in, MethodListRoots)
 			if err != nil {
 				return nil, err
 			}
@@ -500,8 +538,8 @@ func (e *sharedConn) handlers() *Handlers {
 
 // The reasons a shared connection refuses a server's request.
 const (
-	refuseNoCall   = "the server is shared and no call was in flight: a request is answered only during the calls of one session"
-	refuseSeveral  = "the server is shared and calls of several sessions were in flight: the request could belong to any of them"
+	refuseNoCall   = "the server is shared and the request names no call in flight (by the call's own event stream, or _meta relatedRequestId or progressToken): it could be any session's"
+	refuseEnded    = "the server is shared and the call the request names has returned"
 	refuseUnhandle = "the session has no handler for it"
 )
 
@@ -524,36 +562,56 @@ func split(in Incoming) (leases []*Session, calls map[*Session][]any) {
 	return leases, calls
 }
 
-// route returns the one lease whose calls were in flight when a request
-// arrived, with those calls; with none or several, the request is
-// refused: one user's elicitation never reaches another user's handler.
-func (e *sharedConn) route(in Incoming, method string) (*Session, []any, error) {
-	leases, calls := split(in)
-	switch {
-	case len(leases) == 0:
-		return nil, nil, &RefusedError{Reason: refuseNoCall}
-	case len(leases) > 1:
-		return nil, nil, &RefusedError{Reason: refuseSeveral}
+// owner is the lease of the one call a message names, with that call's
+// tag; nil when it names none.
+func owner(in Incoming, attr attribution) (*Session, []any) {
+	if attr == attrNone {
+		return nil, nil
 	}
-	l := leases[0]
+	leases, calls := split(in)
+	if len(leases) != 1 {
+		return nil, nil
+	}
+	return leases[0], calls[leases[0]]
+}
+
+// route returns the lease of the call in flight a request names, with
+// that call; a request that names none, or a call that returned, is
+// refused: one user's elicitation never reaches another user's handler,
+// whatever calls happen to be in flight.
+func (e *sharedConn) route(ctx context.Context, in Incoming, method string) (*Session, []any, error) {
+	rq, _ := ctx.Value(requestKey{}).(*request)
+	if rq == nil {
+		return nil, nil, &RefusedError{Reason: refuseNoCall}
+	}
+	switch rq.attr {
+	case attrNone:
+		return nil, nil, &RefusedError{Reason: refuseNoCall}
+	case attrEnded:
+		return nil, nil, &RefusedError{Reason: refuseEnded}
+	}
+	l, calls := owner(in, rq.attr)
+	if l == nil {
+		return nil, nil, &RefusedError{Reason: refuseNoCall}
+	}
 	h := &l.lease.h
 	if (method == MethodElicit && h.Elicit == nil) || (method == MethodCreateMessage && h.CreateMessage == nil) ||
 		(method == MethodListRoots && h.Roots == nil) || l.closed.Load() {
 		return nil, nil, &RefusedError{Reason: refuseUnhandle}
 	}
-	return l, calls[l], nil
+	return l, calls, nil
 }
 
-// served tells each lease whose calls were in flight how a request
-// ended, with its own calls only; a request during no call is logged.
-func (e *sharedConn) served(in Incoming, rep ServedRequest) {
-	leases, calls := split(in)
-	for _, l := range leases {
+// served tells the lease of the call a request named how it ended, with
+// that call; a request that named none is logged, to no lease.
+func (e *sharedConn) served(in Incoming, attr attribution, rep ServedRequest) {
+	if l, calls := owner(in, attr); l != nil {
 		if f := l.lease.h.Served; f != nil {
-			callback(func() { f(Incoming{Ref: in.Ref, Calls: calls[l]}, rep) })
+			callback(func() { f(Incoming{Ref: in.Ref, Calls: calls}, rep) })
 		}
+		return
 	}
-	if len(leases) == 0 && e.gate.Pass() {
+	if e.gate.Pass() {
 		e.pool.logger.LogAttrs(context.Background(), slog.LevelInfo, "agt.shared_server_request",
 			slog.String("mount", string(in.Ref)), slog.String("method", rep.Method), slog.String("outcome", string(rep.Outcome)),
 			slog.String("reason", rep.Reason))
@@ -569,13 +627,14 @@ func (e *sharedConn) progress(ctx context.Context, in Incoming, p *mcp.ProgressN
 	leases[0].lease.h.Progress(ctx, Incoming{Ref: in.Ref, Calls: calls[leases[0]]}, p)
 }
 
-// log goes to the lease whose calls alone were in flight; a line during
-// several sessions' calls, or none, belongs to no one of them: it goes
-// to ConnectorOptions.Logger, bounded.
-func (e *sharedConn) log(ctx context.Context, in Incoming, p *mcp.LoggingMessageParams) {
-	leases, calls := split(in)
-	if len(leases) == 1 && !leases[0].closed.Load() && leases[0].lease.h.Log != nil {
-		leases[0].lease.h.Log(ctx, Incoming{Ref: in.Ref, Calls: calls[leases[0]]}, p)
+// log goes to the lease of the call it names (in flight, or just
+// returned); a line that names none belongs to no lease, whatever calls
+// are in flight: it goes to ConnectorOptions.Logger, bounded.
+func (e *sharedConn) log(ctx context.Context, in Incoming, attr attribution, p *mcp.LoggingMessageParams) {
+	if l, calls := owner(in, attr); l != nil {
+		if !l.closed.Load() && l.lease.h.Log != nil {
+			l.lease.h.Log(ctx, Incoming{Ref: in.Ref, Calls: calls}, p)
+		}
 		return
 	}
 	if e.gate.Pass() {

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"log/slog"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,7 +17,6 @@ import (
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/resource"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // sharedConnector is a quick Connector with a short idle time, closed
@@ -276,98 +274,6 @@ func TestSharedCrashIsOneRestart(t *testing.T) {
 	}
 }
 
-// served collects a lease's handler calls and reports.
-type served struct {
-	mu      sync.Mutex
-	asked   int
-	reports []mcpconn.ServedRequest
-	calls   [][]any
-	// progress is signalled at each progress of a call (not blocking).
-	progress chan struct{}
-}
-
-func (s *served) handlers() *mcpconn.Handlers {
-	return &mcpconn.Handlers{
-		Elicit: func(_ context.Context, in mcpconn.Incoming, _ *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-			s.mu.Lock()
-			defer s.mu.Unlock()
-			s.asked++
-			s.calls = append(s.calls, in.Calls)
-			return &mcp.ElicitResult{Action: "decline"}, nil
-		},
-		Progress: func(context.Context, mcpconn.Incoming, *mcp.ProgressNotificationParams) {
-			select {
-			case s.progress <- struct{}{}:
-			default:
-			}
-		},
-		Served: func(_ mcpconn.Incoming, rep mcpconn.ServedRequest) {
-			s.mu.Lock()
-			defer s.mu.Unlock()
-			s.reports = append(s.reports, rep)
-		},
-	}
-}
-
-func (s *served) get() (int, []mcpconn.ServedRequest, [][]any) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.asked, append([]mcpconn.ServedRequest(nil), s.reports...), append([][]any(nil), s.calls...)
-}
-
-// Issue 18 §1, §4: an elicitation goes to the session whose call alone
-// was in flight, with that call only; while calls of two sessions are in
-// flight it is refused, and neither handler sees it.
-func TestSharedElicitationGoesToItsSessionOrIsRefused(t *testing.T) {
-	t.Parallel()
-	c := sharedConnector(t, time.Hour)
-	srv, _ := fakeStdio(t, "-fault", string(mcptest.FaultClientFeatures))
-	srv.Shared = true
-	ha, hb := served{progress: make(chan struct{}, 1)}, served{progress: make(chan struct{}, 1)}
-	a := lease(t, c, "files", srv, 1, ha.handlers())
-	b := lease(t, c, "files", srv, 1, hb.handlers())
-
-	ctx := mcpconn.WithCallTag(context.Background(), "a-call")
-	res, err := a.CallTool(ctx, mcptest.ToolAsk, nil)
-	if err != nil || res.IsError || !strings.Contains(string(res.ContentJSON), "decline") {
-		t.Fatalf("ask on a: %v %+v", err, res)
-	}
-	asked, reps, calls := ha.get()
-	if asked != 1 || len(reps) != 1 || reps[0].Outcome != mcpconn.OutcomeDeclined || len(calls) != 1 || len(calls[0]) != 1 || calls[0][0] != "a-call" {
-		t.Errorf("a's handler: asked %d, reports %+v, calls %v; want one declined request for a-call", asked, reps, calls)
-	}
-	if asked, reps, _ := hb.get(); asked != 0 || len(reps) != 0 {
-		t.Errorf("b's handler saw a's elicitation: asked %d, reports %+v", asked, reps)
-	}
-
-	// b's call in flight (its first progress says so), then a's ask:
-	// two sessions' calls.
-	slowCtx, stopSlow := context.WithCancel(mcpconn.WithCallTag(context.Background(), "b-call"))
-	defer stopSlow()
-	slow := make(chan error, 1)
-	go func() {
-		_, err := b.CallTool(slowCtx, mcptest.ToolProgress, json.RawMessage(`{"steps":100000,"ms":20}`))
-		slow <- err
-	}()
-	select {
-	case <-hb.progress:
-	case <-time.After(10 * time.Second):
-		t.Fatal("b's call reported no progress in 10 s")
-	}
-	res, err = a.CallTool(ctx, mcptest.ToolAsk, nil)
-	if err != nil || !res.IsError {
-		t.Fatalf("ask on a with b's call in flight: %v %+v; want a refused elicitation (a failed tool result)", err, res)
-	}
-	stopSlow()
-	<-slow
-	if asked, reps, _ := ha.get(); asked != 1 || len(reps) != 2 || reps[1].Outcome != mcpconn.OutcomeRefused || !strings.Contains(reps[1].Reason, "several sessions") {
-		t.Errorf("a: asked %d, reports %+v; want the second request refused, its handler not called", asked, reps)
-	}
-	if asked, reps, _ := hb.get(); asked != 0 || len(reps) != 1 || reps[0].Outcome != mcpconn.OutcomeRefused {
-		t.Errorf("b: asked %d, reports %+v; want one refused report and no handler call", asked, reps)
-	}
-}
-
 // lockedBuffer is a bytes.Buffer safe for a logger's concurrent writes.
 type lockedBuffer struct {
 	mu sync.Mutex
@@ -384,66 +290,6 @@ func (l *lockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
-}
-
-// Issue 18 §1: a shared server's log line goes to the session whose call
-// alone was in flight; during calls of two sessions it goes to the
-// Connector's Logger, to neither session.
-func TestSharedLogLinesGoToTheirSessionOrTheConnector(t *testing.T) {
-	t.Parallel()
-	var logged lockedBuffer
-	c := quickConnector(&mcpconn.ConnectorOptions{Logger: slog.New(slog.NewJSONHandler(&logged, nil))})
-	t.Cleanup(func() { _ = c.Close() })
-	srv, _ := fakeStdio(t, "-fault", string(mcptest.FaultClientFeatures))
-	srv.Shared = true
-	var linesA, linesB atomic.Int32
-	progressB := make(chan struct{}, 1)
-	a := lease(t, c, "files", srv, 1, &mcpconn.Handlers{
-		Log: func(context.Context, mcpconn.Incoming, *mcp.LoggingMessageParams) { linesA.Add(1) },
-	})
-	b := lease(t, c, "files", srv, 1, &mcpconn.Handlers{
-		Log: func(context.Context, mcpconn.Incoming, *mcp.LoggingMessageParams) { linesB.Add(1) },
-		Progress: func(context.Context, mcpconn.Incoming, *mcp.ProgressNotificationParams) {
-			select {
-			case progressB <- struct{}{}:
-			default:
-			}
-		},
-	})
-	logOnce := func() {
-		t.Helper()
-		res, err := a.CallTool(context.Background(), mcptest.ToolLog, json.RawMessage(`{"count":1}`))
-		if err != nil || res.IsError {
-			t.Fatalf("log: %v %+v", err, res)
-		}
-	}
-	logOnce()
-	waitFor(t, "a's Log handler gets a's line", func() bool { return linesA.Load() == 1 })
-
-	slowCtx, stopSlow := context.WithCancel(context.Background())
-	defer stopSlow()
-	slow := make(chan struct{})
-	go func() {
-		defer close(slow)
-		_, _ = b.CallTool(slowCtx, mcptest.ToolProgress, json.RawMessage(`{"steps":100000,"ms":20}`))
-	}()
-	select {
-	case <-progressB:
-	case <-time.After(10 * time.Second):
-		t.Fatal("b's call reported no progress in 10 s")
-	}
-	logOnce()
-	waitFor(t, "the Connector's Logger gets the line of two sessions' calls", func() bool {
-		return strings.Contains(logged.String(), "agt.shared_server_log")
-	})
-	stopSlow()
-	<-slow
-	if linesA.Load() != 1 || linesB.Load() != 0 {
-		t.Errorf("lines at a = %d, at b = %d; want 1 and 0 (the second line belongs to neither)", linesA.Load(), linesB.Load())
-	}
-	if !strings.Contains(logged.String(), `"mount":"files"`) {
-		t.Errorf("the Connector's log line does not name the mount: %s", logged.String())
-	}
 }
 
 // Connector.Close ends every shared connection, also one of an older

@@ -64,6 +64,10 @@
 //     the event lands on that call's span exactly. A request that came
 //     while no call, or several, were in flight is counted but is no
 //     event (a server does not say which call asked).
+//   - A mount's connection found lost (run.EventServerLost) is an
+//     "agt.server_lost" event of the batch span that saw it, with
+//     agt.server.ref, agt.server.shared, agt.server.loss.charged and
+//     agt.server.losses (the losses in a row).
 //
 // Not recorded, because a run.Request does not carry them:
 // jsonrpc.request.id (the go-sdk numbers requests inside the session),
@@ -84,6 +88,14 @@
 //   - agt.batches ({batch}), one per Execute, error.type when it failed.
 //   - agt.server_requests ({request}): agt.server_request.kind,
 //     agt.server_request.outcome, agt.server.ref.
+//   - agt.server.losses ({loss}): each lost connection of a mounted server
+//     as each Run saw it (run.EventServerLost), by agt.server.ref,
+//     agt.server.shared and agt.server.loss.charged (whether the loss
+//     counts against that Run's MaxRestarts: its calls were in flight).
+//     A shared server's crash adds one per Run on it; a rate that stays
+//     up for a shared server is a crash loop all its Runs share, the cue
+//     to stop sharing the registration. The count in a row is not an
+//     attribute (it has no bound): it is on the span event.
 //
 // # Trace context to servers
 //
@@ -117,7 +129,8 @@
 //     Run already bounds it (64 characters, a pure function of the
 //     server reference and tool name).
 //   - Metric attributes come from closed sets (source kinds, codes,
-//     stages, request kinds and outcomes), the Run's mounted references,
+//     stages, request kinds and outcomes, booleans), the Run's mounted
+//     references,
 //     and, for mcp.client.operation.duration only, the aliases of tools in
 //     the Run's snapshot (run.Options.MaxTools, default 10000, bounds
 //     them). A name the model made up (a rejected batch's unknown tool)

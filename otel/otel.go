@@ -51,6 +51,7 @@ type Telemetry struct {
 	mcpTime     metric.Float64Histogram
 	batches     metric.Int64Counter
 	serverAsked metric.Int64Counter
+	serverLost  metric.Int64Counter
 }
 
 // The span kind options, made once: trace.WithSpanKind allocates a
@@ -108,6 +109,9 @@ func New(opts *Options) *Telemetry {
 	t.serverAsked, err = m.Int64Counter(MetricServerRequests, metric.WithUnit("{request}"),
 		metric.WithDescription("Requests MCP servers sent to agt Runs (elicitation, sampling, roots), by kind and outcome."))
 	handle(err)
+	t.serverLost, err = m.Int64Counter(MetricServerLosses, metric.WithUnit("{loss}"),
+		metric.WithDescription("Connections of agt Runs' mounted MCP servers found lost (crashed, dropped), each Run's view: by server, shared or not, and whether the Run was charged."))
+	handle(err)
 	return t
 }
 
@@ -124,6 +128,7 @@ const (
 	MetricMCPClientDuration = "mcp.client.operation.duration"
 	MetricBatches           = "agt.batches"
 	MetricServerRequests    = "agt.server_requests"
+	MetricServerLosses      = "agt.server.losses"
 )
 
 // The attribute keys, after the OpenTelemetry GenAI and MCP conventions
@@ -157,6 +162,9 @@ const (
 	AttrRefreshRestart = attribute.Key("agt.refresh.restarted")
 	AttrRefreshRelist  = attribute.Key("agt.refresh.relisted")
 	AttrRefreshFailed  = attribute.Key("agt.refresh.failed")
+	AttrServerShared   = attribute.Key("agt.server.shared")
+	AttrLossCharged    = attribute.Key("agt.server.loss.charged")
+	AttrLossCount      = attribute.Key("agt.server.losses")
 )
 
 const (
@@ -498,6 +506,8 @@ func (a *auditor) Audit(ctx context.Context, rec run.Record) {
 		a.t.auditRefresh(ctx, rec)
 	case run.EventServerRequest:
 		a.t.auditServerRequest(ctx, rec)
+	case run.EventServerLost:
+		a.t.auditServerLost(ctx, rec)
 	}
 	if a.next != nil {
 		a.next.Audit(ctx, rec)
@@ -600,6 +610,25 @@ func (t *Telemetry) auditServerRequest(ctx context.Context, rec run.Record) {
 	// without it). A request with no call or several in flight has none.
 	if span := trace.SpanFromContext(ctx); span.IsRecording() {
 		span.AddEvent("agt.server_request", trace.WithAttributes(attrs[:2]...), trace.WithTimestamp(rec.Time))
+	}
+}
+
+func (t *Telemetry) auditServerLost(ctx context.Context, rec run.Record) {
+	l := rec.Loss
+	if l == nil {
+		return
+	}
+	attrs := []attribute.KeyValue{
+		AttrServerRef.String(bound(string(rec.Source.Ref), maxAttrBytes)),
+		AttrServerShared.Bool(l.Shared),
+		AttrLossCharged.Bool(l.Charged),
+	}
+	t.serverLost.Add(ctx, 1, metric.WithAttributes(attrs...))
+	// The Run audits a loss with the batch's context: an event of the
+	// batch span, with the count in a row (not a metric attribute: it
+	// has no bound).
+	if span := trace.SpanFromContext(ctx); span.IsRecording() {
+		span.AddEvent("agt.server_lost", trace.WithAttributes(append(attrs, AttrLossCount.Int(l.Losses))...), trace.WithTimestamp(rec.Time))
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -24,6 +25,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/agtsdk/agt/internal/runtest"
+	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	agtotel "github.com/agtsdk/agt/otel"
 	"github.com/agtsdk/agt/policy"
@@ -847,5 +849,84 @@ func TestDefaultPropagatorSendsNoBaggage(t *testing.T) {
 	}
 	if b, ok := metas[0]["baggage"]; ok {
 		t.Errorf("the host's baggage went to the server: %v", b)
+	}
+}
+
+// Issue 23 item 9 (c): a shared server's crash loop shows in the metric
+// agt.server.losses, one per Run that saw each loss, by server, shared
+// and charged (Bob's calls crashed it: charged to Bob, not to Alice),
+// and as an agt.server_lost event of the batch span that saw it, with
+// the count of losses in a row.
+func TestSharedServerLossesMetric(t *testing.T) {
+	t.Parallel()
+	repo := runtest.Repository(t)
+	doc, err := json.Marshal(resource.MCPDocument{MCPServers: map[string]resource.MCPServer{
+		"fake": {Type: resource.TransportStdio, Command: "fakemcp", Cwd: t.TempDir(), Shared: true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := repo.Update(context.Background(), resource.Key{Kind: resource.KindMCP, Ref: runtest.Notes}, doc, resource.AnyRevision); err != nil {
+		t.Fatal(err)
+	}
+	spans, reader := tracetest.NewInMemoryExporter(), sdkmetric.NewManualReader()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	t.Cleanup(func() {
+		_ = tp.Shutdown(context.Background())
+		_ = mp.Shutdown(context.Background())
+	})
+	tel := agtotel.New(&agtotel.Options{TracerProvider: tp, MeterProvider: mp})
+	// In process (mcptest.Dial), the crash tool ends the connection of
+	// its call: the client sees it lost.
+	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: mcptest.Dial(&mcptest.ServerOptions{Faults: []mcptest.Fault{mcptest.FaultCrashOnCall}})})
+	t.Cleanup(func() { _ = c.Close() })
+	newRun := func(id string, maxRestarts int) *run.Run {
+		r, err := run.New(context.Background(), &run.Options{Agent: runtest.Agent, Repository: repo, Connector: c, RunID: id,
+			Permission: policy.AutoAllow(), Auditor: tel.Auditor(nil), MaxRestarts: maxRestarts, RestartBackoff: time.Nanosecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = r.Close() })
+		return r
+	}
+	alice, bob := newRun("alice", 0), newRun("bob", 10)
+	const crashes = 3
+	for i := 1; i <= crashes; i++ {
+		out, err := tel.Execute(context.Background(), bob, run.Batch{ID: fmt.Sprintf("bob-%d", i), Agent: runtest.Agent,
+			Calls: []run.Call{{ID: "crash", Name: alias(mcptest.ToolCrash), Arguments: json.RawMessage(`{}`)}}})
+		if err != nil || out.Results[0].Code != run.CodeUnavailable {
+			t.Fatalf("Bob's crash %d: %v %+v", i, err, out.Results)
+		}
+		out, err = tel.Execute(context.Background(), alice, run.Batch{ID: fmt.Sprintf("alice-%d", i), Agent: runtest.Agent,
+			Calls: []run.Call{{ID: "echo", Name: alias(mcptest.ToolEcho), Arguments: json.RawMessage(`{"text":"hi"}`)}}})
+		if err != nil || out.Results[0].Failed() {
+			t.Fatalf("Alice's call after Bob's crash %d: %v %+v", i, err, out.Results)
+		}
+	}
+	rm := collect(t, reader)
+	want := map[string]int64{
+		"agt.server.ref=notes,agt.server.shared=true,agt.server.loss.charged=true":  crashes, // Bob's
+		"agt.server.ref=notes,agt.server.shared=true,agt.server.loss.charged=false": crashes, // Alice's
+	}
+	if diff := cmp.Diff(want, counts(t, rm, agtotel.MetricServerLosses, agtotel.AttrServerRef, agtotel.AttrServerShared, agtotel.AttrLossCharged)); diff != "" {
+		t.Errorf("%s (-want +got):\n%s", agtotel.MetricServerLosses, diff)
+	}
+	var events []string
+	for _, s := range spans.GetSpans() {
+		a := attrMap(s.Attributes)
+		for _, e := range s.Events {
+			if e.Name == "agt.server_lost" {
+				ea := attrMap(e.Attributes)
+				events = append(events, a["agt.batch.id"]+" charged="+ea["agt.server.loss.charged"]+" losses="+ea["agt.server.losses"])
+			}
+		}
+	}
+	slices.Sort(events)
+	wantEvents := []string{
+		"alice-1 charged=false losses=1", "alice-2 charged=false losses=2", "alice-3 charged=false losses=3",
+		"bob-1 charged=true losses=1", "bob-2 charged=true losses=2", "bob-3 charged=true losses=3",
+	}
+	if diff := cmp.Diff(wantEvents, events); diff != "" {
+		t.Errorf("agt.server_lost events of the batch spans (-want +got):\n%s", diff)
 	}
 }

@@ -22,6 +22,14 @@ const (
 	// (elicitation, sampling, roots), answered or refused: Request,
 	// Outcome, the call (or CallIDs), never a value.
 	EventServerRequest Event = "server_request"
+	// EventServerLost is the connection of a mount found lost (its
+	// process exited, the remote server dropped the session), once per
+	// lost connection, at the batch boundary where the Run sees it:
+	// Source names the mount, Code is unavailable, Loss says whether the
+	// server is shared, whether the loss is charged to the Run, and how
+	// many times in a row it was lost. A shared server's crash is one
+	// such record in every Run on it.
+	EventServerLost Event = "server_lost"
 )
 
 // Stage is how far a call got in the pipeline.
@@ -48,7 +56,8 @@ const (
 // server may echo an earlier call's argument there: treat Message as the
 // servers' logs.
 type Record struct {
-	// Event is EventCall, EventRefresh or EventServerRequest.
+	// Event is EventCall, EventRefresh, EventServerRequest or
+	// EventServerLost.
 	Event Event
 	// Time is when the call (or refresh, or server request) started.
 	Time time.Time
@@ -93,6 +102,9 @@ type Record struct {
 	Message string
 	// Diff is what a refresh changed (EventRefresh); nil for calls.
 	Diff *RefreshDiff
+	// Loss is how a mount's connection was lost (EventServerLost); nil
+	// otherwise.
+	Loss *ServerLoss
 	// Panic is the value and stack (bounded to 16 KiB) of a host callback
 	// that panicked during the call: the Permission, an interceptor, a
 	// host tool's Handler. Empty otherwise. It is for operators: the
@@ -111,10 +123,33 @@ type RefreshDiff struct {
 	Relisted []resource.Ref
 }
 
-// Auditor receives one Record per call and one per refresh. Audit is called
-// from the goroutine that ran the call, so implementations must be safe for
-// concurrent use and should be quick. The context is the one given to
-// Execute, for calls and refreshes; for an EventServerRequest it is the
+// ServerLoss says how a mount's connection was lost (EventServerLost).
+type ServerLoss struct {
+	// Shared: the mount is a lease on a shared server (its crash is
+	// every Run's on it).
+	Shared bool
+	// Charged: the loss counts against this Run's Options.MaxRestarts:
+	// always for a server that is not shared; for a shared one, when
+	// calls of this Run were in flight when it was lost (they failed as
+	// unavailable). A shared server lost to other Runs' calls, or to
+	// none, is restarted without counting.
+	Charged bool
+	// Losses is how many times in a row the server's connection was
+	// lost (mcpconn.Loss.Count): for a shared server, all Runs on it
+	// together, so a count that keeps rising is a crash loop that every
+	// Run on it shares (a host may stop sharing the registration); 1
+	// for a server that is not shared (its Run's restarts bound it).
+	Losses int
+	// Restarts is how many restarts of the mount were charged to this Run
+	// before this loss (Options.MaxRestarts bounds them).
+	Restarts int
+}
+
+// Auditor receives one Record per call and one per refresh, and one per
+// server request and lost connection. Audit is called from the goroutine
+// that ran the call, so implementations must be safe for concurrent use
+// and should be quick. The context is the one given to Execute, for
+// calls, refreshes and losses; for an EventServerRequest it is the
 // context the one call in flight that the request belongs to was sent
 // with (the interceptors' values, such as a trace span, without its
 // deadline), and context.Background() when the request came with no call
@@ -143,7 +178,7 @@ func NewSlogAuditor(l *slog.Logger) *SlogAuditor {
 // Audit implements Auditor.
 func (a *SlogAuditor) Audit(ctx context.Context, rec Record) {
 	level := slog.LevelInfo
-	if rec.Code != "" || rec.Message != "" && rec.Event == EventRefresh || rec.Outcome == mcpconn.OutcomeError {
+	if rec.Code != "" || rec.Message != "" && rec.Event == EventRefresh || rec.Outcome == mcpconn.OutcomeError || rec.Event == EventServerLost {
 		level = slog.LevelWarn
 	}
 	if !a.logger.Enabled(ctx, level) {
@@ -168,6 +203,10 @@ func (a *SlogAuditor) Audit(ctx context.Context, rec Record) {
 		if len(rec.CallIDs) > 0 {
 			attrs = append(attrs, slog.Any("call_ids", rec.CallIDs))
 		}
+	}
+	if l := rec.Loss; l != nil {
+		attrs = append(attrs, slog.String("source", rec.Source.String()), slog.Bool("shared", l.Shared), slog.Bool("charged", l.Charged),
+			slog.Int("losses", l.Losses), slog.Int("restarts", l.Restarts))
 	}
 	if rec.Event == EventCall {
 		attrs = append(attrs,

@@ -3,6 +3,7 @@ package run_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -190,5 +191,26 @@ func TestPanicValueAndStackReachTheAuditNotTheModel(t *testing.T) {
 	}
 	if !strings.Contains(logged.String(), "auditor bug") {
 		t.Error("the Auditor's panic did not reach the Logger")
+	}
+}
+
+// Issue 23 item 9 (c): a lost connection is logged at Warn with whether
+// the server is shared, whether the loss is the Run's, and the losses in
+// a row, so a shared server's crash loop shows in the slog audit too.
+func TestSlogAuditorLogsServerLoss(t *testing.T) {
+	t.Parallel()
+	mu := &lockedWriter{w: &bytes.Buffer{}}
+	run.NewSlogAuditor(slog.New(slog.NewJSONHandler(mu, nil))).Audit(context.Background(), run.Record{
+		Event: run.EventServerLost, Agent: testAgent, RunID: "alice", BatchID: "b7", Source: run.Source{Kind: run.SourceMCP, Ref: "files"},
+		Code: run.CodeUnavailable, Loss: &run.ServerLoss{Shared: true, Charged: false, Losses: 3, Restarts: 1}})
+	var got map[string]any
+	if err := json.Unmarshal([]byte(mu.String()), &got); err != nil {
+		t.Fatalf("%v: %s", err, mu.String())
+	}
+	delete(got, "time")
+	want := map[string]any{"level": "WARN", "msg": "agt.server_lost", "agent": "writer", "run_id": "alice", "batch_id": "b7",
+		"source": "mcp:files:", "shared": true, "charged": false, "losses": 3.0, "restarts": 1.0, "code": "unavailable", "duration": 0.0}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the logged loss (-want +got):\n%s", diff)
 	}
 }

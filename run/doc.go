@@ -119,7 +119,12 @@
 // unavailable, saying when the server will be restarted. Restarts are
 // bounded by Options.MaxRestarts per mount and Run (default 5) and a
 // backoff that starts at Options.RestartBackoff (default 1 s) and doubles,
-// up to 5 minutes.
+// up to 5 minutes. Only a loss charged to the Run counts and doubles the
+// backoff: every loss of a server that is not shared, and a loss of a
+// shared server while calls of this Run were in flight on it (see Shared
+// servers). Each lost connection is audited once, at the batch boundary
+// where the Run sees it: a Record of EventServerLost with Loss (shared,
+// charged, the losses in a row, the Run's charged restarts before it).
 // A failed restart keeps the lost mount (its calls get unavailable) and is
 // reported like a failed refresh; it never blocks other changes.
 //
@@ -164,12 +169,15 @@
 // refused (method not found), as every mount of a Run without handlers
 // declares nothing. Each handler receives an Origin: the mount and the
 // CallContext (agent, Options.RunID, batch and call IDs, alias, source)
-// of the Run's calls to that server in flight when the request arrived.
-// Origin.Call gives the call when exactly one was in flight; with
-// several, Calls lists them all in start order (a server does not say
-// which call it means); with none, Calls is nil. mcpconn bounds the
-// requests (size, count at once, time; its Limits) and ends a handler's
-// context when the calls in flight at its arrival have all returned.
+// of the call the request names (over streamable HTTP, the call on
+// whose event stream it came; on any transport, the call its _meta
+// relatedRequestId or progressToken names: see mcpconn, Which call a
+// message is about), else of the Run's calls to that server in flight
+// when the request arrived. Origin.Call gives the call when exactly one
+// is told; with several, Calls lists them all in start order (the server
+// did not say which call it means); with none, Calls is nil. mcpconn
+// bounds the requests (size, count at once, time; its Limits) and ends a
+// handler's context when the calls it was told of have all returned.
 //
 // Every such request, answered or refused, is audited: one Record of
 // EventServerRequest with its Request kind (elicitation, sampling,
@@ -197,7 +205,8 @@
 // names its call exactly and restarts its idle timeout (mcpconn: the
 // document's tool_timeout_ms, up to ConnectorOptions.MaxCallDuration,
 // default 10 minutes). Progress, server log lines (notifications/message,
-// with the calls in flight) and tool list changes go to Options.Observe
+// with the call they name, else the calls in flight) and tool list
+// changes go to Options.Observe
 // (one at a time per server; it must return quickly), and progress and
 // log lines to Options.Logger ("agt.server_progress" at Debug,
 // "agt.server_log" at the server's level, with agent, mount, run, batch
@@ -225,23 +234,50 @@
 // process of a shared server, which is the Connector's.
 //
 // A tool list change makes every Run on the server re-list at its next
-// batch boundary. A crash is seen by every Run on the server (its calls
-// get unavailable) and each restarts the mount by its own rules
-// (MaxRestarts, RestartBackoff), but the Connector starts one new process
-// for all of them. Elicit, Sample and Roots get a shared server's request
-// only when calls of their Run alone were in flight; while calls of
-// several Runs are, or none, the request is refused (and audited in each
-// Run whose calls were in flight), so one user's elicitation never reaches
-// another user. SetRoots does not notify shared servers: they read a
-// Run's roots only during its calls. A shared server's log lines go to the
-// Run whose calls alone were in flight, else to the Connector's Logger.
-// Its stderr holds what it wrote during every Run's calls: with
-// ServerStderrToModel set, one user's model could read it. Its
-// notifications reach the Runs one at a time, as one server's always do:
-// an Observe that is slow to return delays those of every Run on the
-// server, and past the connection's queue (256) they are dropped; its
-// bounds on server requests (mcpconn.ConnectorOptions.MaxServerRequests)
-// hold for all those Runs together.
+// batch boundary. SetRoots does not notify shared servers: they read a
+// Run's roots only when they ask for one of its calls.
+//
+// Two users on one server. What a shared server sends reaches a Run only
+// when it names one of that Run's calls (mcpconn: Shared connections):
+// Elicit, Sample and Roots get a request that names a call of theirs in
+// flight, with that call, even while other Runs' calls are in flight; a
+// request that names no call is refused, however few calls are in
+// flight, and audited in no Run (the Connector's Logger gets
+// "agt.shared_server_request"); one that names a call of the Run that
+// has returned is refused and audited in that Run. So one user's
+// elicitation never reaches another user, a late one about a call that
+// returned included. What names a call depends on the transport: over
+// streamable HTTP, the event stream of the call's own request (a server
+// sends its requests and log lines there during the call); over stdio
+// and SSE there is no stream per call, so only a server that sets _meta
+// relatedRequestId or progressToken in its requests gets them answered
+// on a shared registration. Log lines go to the Observe of the Run whose
+// call they name (in flight or just returned), else to the Connector's
+// Logger ("agt.shared_server_log"), never to a Run by guess.
+//
+// A crash of a shared server (its process exits, the remote server drops
+// the session, a call finds it unreachable) is every Run's on it: the
+// calls of every Run in flight on it then fail as unavailable, all of
+// them, whichever Run's call caused it, and are not sent again. It is
+// charged only to the Runs whose calls were in flight then (against
+// their MaxRestarts and backoff); a Run with none in flight restarts the
+// mount at its next batch without counting it (within its backoff from
+// its last restart), so one user who crashes the
+// server again and again spends only their own restarts, and a crash
+// with no call in flight is charged to no Run. The Connector starts one
+// new process for all of them. Each Run audits each loss
+// (EventServerLost, with Loss.Shared, Loss.Charged and Loss.Losses, the
+// losses of the registration's connection in a row, all Runs together),
+// and the agtotel module counts them (agt.server.losses): a count that
+// keeps rising is a crash loop every Run on the server shares, and the
+// host's cue to stop sharing the registration. Its stderr holds what it
+// wrote during every Run's calls: with ServerStderrToModel set, one
+// user's model could read it. Its notifications reach the Runs one at a
+// time, as one server's always do: an Observe that is slow to return
+// delays those of every Run on the server, and past the connection's
+// queue (256) they are dropped; its bounds on server requests
+// (mcpconn.ConnectorOptions.MaxServerRequests) hold for all those Runs
+// together.
 //
 // # Server stderr
 //

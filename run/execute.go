@@ -42,6 +42,7 @@ func (r *Run) Execute(ctx context.Context, b Batch) (Outcome, error) {
 		return closedOutcome(b), ErrClosed
 	}
 	var restart *RefreshReport
+	r.auditLosses(ctx, b.ID, r.snap.Load())
 	if r.restartDue(r.snap.Load()) {
 		// A server died between batches: restart it before this batch
 		// rather than fail its calls (no call is ever sent twice).
@@ -108,6 +109,7 @@ func (r *Run) executeBatch(ctx context.Context, s *snapshot, b Batch) (Outcome, 
 		}
 		wg.Wait()
 	}
+	r.auditLosses(ctx, b.ID, s)
 	kind, refresh := r.needsRefresh(s, out.Results)
 	return out, kind, refresh, nil
 }

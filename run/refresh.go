@@ -286,7 +286,7 @@ func (r *Run) restartLost(ctx context.Context, old *snapshot) (*snapshot, []*mou
 		case m == nil:
 		case !m.lost() && r.toolsStale(m):
 			stale = append(stale, m)
-		case m.lost() && r.takeRestart(ref):
+		case m.lost() && r.takeRestart(m):
 			lost = append(lost, m)
 		}
 	}

@@ -110,8 +110,8 @@ type Options struct {
 	Permission Permission
 	// Interceptors wrap execution, first = outermost; nil means none.
 	Interceptors []Interceptor
-	// Auditor receives one Record per call and per refresh; nil means no
-	// audit.
+	// Auditor receives one Record per call, refresh, server request and
+	// lost connection; nil means no audit.
 	Auditor Auditor
 	// HostTools are the host's own tools (and the framework tools); nil
 	// means none.
@@ -129,13 +129,17 @@ type Options struct {
 	Static StaticInputs
 	// MaxRestarts bounds how often one mount whose connection was lost (its
 	// process exited, the remote server dropped the session) is restarted
-	// in this Run. 0 means DefaultMaxRestarts (5); a negative value means
-	// never.
+	// in this Run. Only a loss charged to the Run counts: any loss of a
+	// server that is not shared, and a loss of a shared server while
+	// calls of this Run were in flight on it (mcpconn.Loss.Charged); a
+	// shared server lost to another Run's calls, or to none, is
+	// restarted without counting. 0 means DefaultMaxRestarts (5); a
+	// negative value means never (not even uncharged).
 	MaxRestarts int
 	// RestartBackoff is the least time between two restarts of one mount;
-	// it doubles with each restart, up to 5 minutes (the first waits
-	// nothing, the second RestartBackoff, the third twice that...). 0 means
-	// DefaultRestartBackoff (1 s).
+	// it doubles with each restart charged to the Run, up to 5 minutes
+	// (the first waits nothing, the second RestartBackoff, the third twice
+	// that...). 0 means DefaultRestartBackoff (1 s).
 	RestartBackoff time.Duration
 	// MinRelistInterval is the least time between two re-listings of one
 	// mount's tools after its server said they changed
@@ -302,8 +306,8 @@ type Run struct {
 
 // restartState is the restart history of one mounted reference.
 type restartState struct {
-	count int
-	last  time.Time
+	count int       // restarts charged to the Run (MaxRestarts)
+	last  time.Time // the last restart, charged or not
 }
 
 type compiledHostTool struct {
@@ -332,6 +336,9 @@ type mount struct {
 	// restarts the mount (within Options.MaxRestarts) instead of keeping
 	// it.
 	dead atomic.Bool
+	// lossAudited: the loss of the connection was audited
+	// (EventServerLost), once.
+	lossAudited atomic.Bool
 	// conn is the session's share count: a mount made by re-listing the
 	// tools of a live session shares it with the mount it replaces.
 	conn *sharedSession
@@ -360,6 +367,16 @@ type sharedSession struct {
 // lost reports whether the mount's connection is gone: a call found it
 // dead, or the session saw its server exit or drop it.
 func (m *mount) lost() bool { return m.dead.Load() || m.session.Lost() }
+
+// loss says how the lost mount's connection was lost; a connection a
+// call found dead that the session does not report lost is the mount's
+// own.
+func (m *mount) loss() mcpconn.Loss {
+	if l, ok := m.session.Loss(); ok {
+		return l
+	}
+	return mcpconn.Loss{Shared: m.server.Shared, Charged: true, Count: 1}
+}
 
 // toolsStale reports whether the mount's tools are to be listed again
 // now: its server said they changed since the mount listed them
@@ -941,7 +958,7 @@ func (r *Run) loadMount(ctx context.Context, ref resource.Ref, prev *snapshot) (
 				}
 				return m, rev, false, true, nil
 			}
-			if !o.lost() || !r.takeRestart(ref) {
+			if !o.lost() || !r.takeRestart(o) {
 				return o, rev, true, false, nil
 			}
 			old = o
@@ -1060,31 +1077,63 @@ func (r *Run) loadTools(m *mount, listed []mcpconn.Tool) {
 	}
 }
 
-// takeRestart reports whether the lost mount ref may be restarted now
-// (Options.MaxRestarts, Options.RestartBackoff), and counts the restart.
-func (r *Run) takeRestart(ref resource.Ref) bool {
+// takeRestart reports whether the lost mount m may be restarted now
+// (Options.MaxRestarts, Options.RestartBackoff), and counts the restart
+// when its loss is charged to the Run.
+func (r *Run) takeRestart(m *mount) bool {
+	charged := m.loss().Charged
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if !r.restartAllowed(ref, time.Now()) {
+	if !r.restartAllowed(m.ref, time.Now(), charged) {
 		return false
 	}
-	st := r.restarts[ref]
+	st := r.restarts[m.ref]
 	if st == nil {
 		st = &restartState{}
-		r.restarts[ref] = st
+		r.restarts[m.ref] = st
 	}
-	st.count++
+	if charged {
+		st.count++
+	}
 	st.last = time.Now()
 	return true
 }
 
-// restartAllowed: under mu.
-func (r *Run) restartAllowed(ref resource.Ref, now time.Time) bool {
+// auditLosses audits each mount of s whose connection is lost, once per
+// lost connection (EventServerLost).
+func (r *Run) auditLosses(ctx context.Context, batchID string, s *snapshot) {
+	if r.auditor == nil {
+		return
+	}
+	for _, ref := range s.refs {
+		m := s.mounts[ref]
+		if m == nil || !m.lost() || !m.lossAudited.CompareAndSwap(false, true) {
+			continue
+		}
+		loss := m.loss()
+		r.mu.Lock()
+		restarts := 0
+		if st := r.restarts[ref]; st != nil {
+			restarts = st.count
+		}
+		r.mu.Unlock()
+		r.audit(ctx, Record{Event: EventServerLost, Time: time.Now(), Agent: r.agent, RunID: r.runID, BatchID: batchID,
+			Source: Source{Kind: SourceMCP, Ref: ref}, Code: CodeUnavailable,
+			Loss: &ServerLoss{Shared: loss.Shared, Charged: loss.Charged, Losses: loss.Count, Restarts: restarts}})
+	}
+}
+
+// restartAllowed says whether a lost mount of ref may be restarted now,
+// for a loss charged to the Run or not: an uncharged one is not counted
+// against MaxRestarts, but keeps to the backoff. Under mu.
+func (r *Run) restartAllowed(ref resource.Ref, now time.Time, charged bool) bool {
 	st := r.restarts[ref]
 	switch {
+	case r.maxRestarts == 0:
+		return false
 	case st == nil:
-		return r.maxRestarts > 0
-	case st.count >= r.maxRestarts:
+		return true
+	case charged && st.count >= r.maxRestarts:
 		return false
 	}
 	return !now.Before(st.last.Add(r.backoffAfter(st.count)))
@@ -1112,8 +1161,9 @@ func (r *Run) restartDue(s *snapshot) bool {
 			return true
 		}
 		if m.lost() {
+			charged := m.loss().Charged
 			r.mu.Lock()
-			ok := r.restartAllowed(m.ref, time.Now())
+			ok := r.restartAllowed(m.ref, time.Now(), charged)
 			r.mu.Unlock()
 			if ok {
 				return true
@@ -1123,7 +1173,8 @@ func (r *Run) restartDue(s *snapshot) bool {
 	return false
 }
 
-// restartHint tells the model what happens to the lost mount ref.
+// restartHint tells the model what happens to the lost mount ref, whose
+// loss a call of the Run saw (so it is charged to the Run).
 func (r *Run) restartHint(ref resource.Ref) string {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"os"
 	"strings"
 	"sync"
@@ -13,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
@@ -315,9 +318,11 @@ func TestSharedNewRevisionIsANewProcess(t *testing.T) {
 	}
 }
 
-// Issue 18 §1, §4: a shared server's elicitation reaches the Run whose
-// call alone was in flight, with that call; while calls of two Runs are in
-// flight it is refused, neither Run's Elicit sees it, and both audit it.
+// Issue 18 §1, §4, issue 23 item 9 (a): a shared server's elicitation
+// reaches the Run of the call it names (here over stdio by _meta
+// progressToken), with that call, also while another Run's call is in
+// flight; one that names no call is refused, reaches neither Run's Elicit
+// and is audited in neither (the Connector logs it).
 func TestSharedElicitationReachesItsRunOnly(t *testing.T) {
 	t.Parallel()
 	repo := newRepo(t)
@@ -351,34 +356,28 @@ func TestSharedElicitationReachesItsRunOnly(t *testing.T) {
 			}
 		}})
 	askAlias := run.Alias(refs[0], mcptest.ToolAsk)
-	out := execute(t, a, call("ask-1", askAlias, `{}`))
+	named := `{"names":"` + mcptest.NamesToken + `"}`
+	out := execute(t, a, call("ask-1", askAlias, named))
 	if out.Results[0].Failed() || !strings.Contains(string(out.Results[0].Content), "decline") {
 		t.Fatalf("ask in Run A: %+v", out.Results[0])
 	}
 
-	slowCtx, stopSlow := context.WithCancel(context.Background())
-	defer stopSlow()
-	slow := make(chan struct{})
-	go func() {
-		defer close(slow)
-		_, _ = b.Execute(slowCtx, batch(call("slow", run.Alias(refs[0], mcptest.ToolProgress), `{"steps":100000,"ms":20}`)))
-	}()
-	select {
-	case <-progressB:
-	case <-time.After(10 * time.Second):
-		t.Fatal("Run B's call reported no progress in 10 s")
-	}
-	out = execute(t, a, call("ask-2", askAlias, `{}`))
+	slow, stopSlow := callInFlight(t, b, progressB, refs[0], "slow")
+	out2 := execute(t, a, call("ask-2", askAlias, named))
+	out3 := execute(t, a, call("ask-3", askAlias, `{}`))
 	stopSlow()
 	<-slow
-	if !out.Results[0].Failed() {
-		t.Errorf("ask in Run A during Run B's call = %+v; want the refused elicitation to fail the tool", out.Results[0])
+	if out2.Results[0].Failed() {
+		t.Errorf("ask in Run A naming its call, during Run B's call = %+v; want it answered by Run A", out2.Results[0])
+	}
+	if !out3.Results[0].Failed() {
+		t.Errorf("ask in Run A naming no call, during Run B's call = %+v; want the refused elicitation to fail the tool", out3.Results[0])
 	}
 	mu.Lock()
 	got := fmt.Sprint(asks)
 	mu.Unlock()
-	if got != "[{A ask-1}]" {
-		t.Errorf("Elicit calls = %s; want only Run A's, for ask-1", got)
+	if got != "[{A ask-1} {A ask-2}]" {
+		t.Errorf("Elicit calls = %s; want only Run A's, for ask-1 and ask-2", got)
 	}
 	reqs := func(al *auditLog) (outcomes []string) {
 		for _, rec := range al.records(run.EventServerRequest) {
@@ -386,11 +385,250 @@ func TestSharedElicitationReachesItsRunOnly(t *testing.T) {
 		}
 		return outcomes
 	}
-	if got := fmt.Sprint(reqs(auditA)); got != "[ask-1:declined ask-2:refused]" {
+	if got := fmt.Sprint(reqs(auditA)); got != "[ask-1:declined ask-2:declined]" {
 		t.Errorf("Run A's server request audit = %s", got)
 	}
-	if got := fmt.Sprint(reqs(auditB)); got != "[slow:refused]" {
-		t.Errorf("Run B's server request audit = %s; want the refused request, on its own call", got)
+	if got := reqs(auditB); len(got) != 0 {
+		t.Errorf("Run B's server request audit = %v; want none: no request named its call", got)
+	}
+}
+
+// sharedRunMount registers one shared mount of the fake server with
+// faults over transport (stdio: with a tag to count its processes,
+// returned; http: the test's own server) and the agent mounting it.
+func sharedRunMount(t *testing.T, repo resource.Repository, transport string, faults ...mcptest.Fault) (resource.Ref, string) {
+	t.Helper()
+	names := make([]string, len(faults))
+	for i, f := range faults {
+		names[i] = string(f)
+	}
+	args := []string{"-fault", strings.Join(names, ",")}
+	if transport == resource.TransportHTTP {
+		const ref = resource.Ref("shared-http")
+		putMCP(t, repo, ref, resource.MCPServer{Type: resource.TransportHTTP, URL: mcptest.StartHTTP(t, args...), Shared: true})
+		putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{ref}})
+		return ref, ""
+	}
+	refs, tags := sharedMounts(t, repo, 1, true, args...)
+	return refs[0], tags[0]
+}
+
+// callInFlight starts a batch of one call, id, of the progress tool of
+// mount ref in r, reporting progress until stopped, and returns once it
+// is in flight (progress was signalled): done gets its Outcome.
+func callInFlight(t *testing.T, r *run.Run, progress <-chan struct{}, ref resource.Ref, id string) (done <-chan run.Outcome, stop func()) {
+	t.Helper()
+	ctx, stop := context.WithCancel(context.Background())
+	t.Cleanup(stop)
+	ch := make(chan run.Outcome, 1)
+	go func() {
+		out, _ := r.Execute(ctx, batch(call(id, run.Alias(ref, mcptest.ToolProgress), `{"steps":1000000,"ms":20}`)))
+		ch <- out
+	}()
+	select {
+	case <-progress:
+	case out := <-ch:
+		t.Fatalf("the call %s returned before it reported progress: %+v", id, out.Results)
+	case <-time.After(20 * time.Second):
+		t.Fatalf("the call %s reported no progress in 20 s", id)
+	}
+	return ch, stop
+}
+
+// closeAll closes the Runs and, for a stdio server (tag), checks that
+// no process of it is left.
+func closeAll(t *testing.T, tag string, runs ...*run.Run) {
+	t.Helper()
+	for _, r := range runs {
+		_ = r.Close()
+	}
+	if tag != "" && !processesGone(tag) {
+		t.Error("a shared server process is left after every Run closed")
+	}
+}
+
+// userRun records what a Run's handlers and audit get.
+type userRun struct {
+	name  string
+	audit *auditLog
+	mu    sync.Mutex
+	asked []string // call IDs told to Elicit
+	logs  []string // call IDs of the log lines told to Observe
+	// progress is signalled at each progress of a call.
+	progress chan struct{}
+}
+
+func (u *userRun) options(repo resource.Repository, c *mcpconn.Connector, id string) *run.Options {
+	u.name, u.audit, u.progress = id, &auditLog{}, make(chan struct{}, 1)
+	return &run.Options{Repository: repo, Connector: c, RunID: id, Auditor: u.audit,
+		Elicit: func(_ context.Context, from run.Origin, _ *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			u.mu.Lock()
+			defer u.mu.Unlock()
+			u.asked = append(u.asked, fmt.Sprint(callIDs(from)))
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		},
+		Observe: func(_ context.Context, n run.Notification) {
+			switch n.Kind {
+			case run.NotifyLog:
+				u.mu.Lock()
+				u.logs = append(u.logs, fmt.Sprint(callIDs(n.From)))
+				u.mu.Unlock()
+			case run.NotifyProgress:
+				select {
+				case u.progress <- struct{}{}:
+				default:
+				}
+			}
+		}}
+}
+
+func (u *userRun) seen() (asked, logs []string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return append([]string(nil), u.asked...), append([]string(nil), u.logs...)
+}
+
+func callIDs(o run.Origin) []string {
+	var ids []string
+	for _, c := range o.Calls {
+		ids = append(ids, c.CallID)
+	}
+	return ids
+}
+
+// Issue 23 item 9 (a), the attack, with two Runs: after Alice's call
+// returned, the shared server sends an elicitation and a log line about
+// it outside any request, while Bob's call is in flight (the fake sends
+// them when Bob's call arrives). Neither reaches Bob's Elicit, Observe or
+// audit: they name no call, so they belong to no Run (the Connector's
+// Logger gets them). Before, Bob's Elicit answered Alice's elicitation
+// and Bob's Observe got her line, on stdio and HTTP alike.
+func TestSharedLateRequestReachesNoOtherRun(t *testing.T) {
+	t.Parallel()
+	for _, transport := range []string{resource.TransportStdio, resource.TransportHTTP} {
+		t.Run(transport, func(t *testing.T) {
+			t.Parallel()
+			repo := newRepo(t)
+			ref, tag := sharedRunMount(t, repo, transport, mcptest.FaultClientFeatures)
+			logged := &slogRecords{}
+			c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{SharedIdleTimeout: 100 * time.Millisecond, TerminateGrace: 300 * time.Millisecond,
+				Logger: slog.New(logged)})
+			t.Cleanup(func() { _ = c.Close() })
+			var alice, bob userRun
+			a := newRun(t, alice.options(repo, c, "alice"))
+			b := newRun(t, bob.options(repo, c, "bob"))
+
+			out := execute(t, a, call("alice-1", run.Alias(ref, mcptest.ToolLate), `{"elicit":true,"log":true}`))
+			if out.Results[0].Failed() {
+				t.Fatalf("late in Alice's Run: %+v", out.Results[0])
+			}
+			slow, stopSlow := callInFlight(t, b, bob.progress, ref, "bob-1")
+			waitUntil(t, "the late elicitation is settled", func() bool {
+				asked, _ := bob.seen()
+				return len(asked) > 0 || len(logged.with("agt.shared_server_request")) > 0
+			})
+			waitUntil(t, "the late log line is delivered", func() bool {
+				_, logs := bob.seen()
+				return len(logs) > 0 || len(logged.with("agt.shared_server_log")) > 0
+			})
+			stopSlow()
+			<-slow
+
+			for _, u := range []*userRun{&alice, &bob} {
+				asked, logs := u.seen()
+				if len(asked) != 0 || len(logs) != 0 {
+					t.Errorf("Run %s got the late messages about Alice's finished call: Elicit %v, Observe log %v", u.name, asked, logs)
+				}
+				if recs := u.audit.records(run.EventServerRequest); len(recs) != 0 {
+					t.Errorf("Run %s audits the late request: %+v", u.name, recs)
+				}
+			}
+			closeAll(t, tag, a, b)
+		})
+	}
+}
+
+// Issue 23 item 9 (b), (c): Bob crashes the shared server 8 times. Each
+// crash is charged to Bob's Run (his call was in flight), not Alice's:
+// her mount restarts after every one with her MaxRestarts (the default,
+// 5) unspent, and her next call works. Before, each crash spent one of
+// Alice's restarts and from the sixth her mount stayed dead. Every Run
+// audits each loss (EventServerLost) with the count in a row, so the
+// crash loop shows. A ninth crash while Alice's call is in flight loses
+// her call, and is then charged to her too.
+func TestSharedCrashesOfOneRunSpareAnother(t *testing.T) {
+	t.Parallel()
+	for _, transport := range []string{resource.TransportStdio, resource.TransportHTTP} {
+		t.Run(transport, func(t *testing.T) {
+			t.Parallel()
+			repo := newRepo(t)
+			ref, tag := sharedRunMount(t, repo, transport, mcptest.FaultCrashOnCall, mcptest.FaultClientFeatures)
+			c := sharingConnector(t)
+			var alice, bob userRun
+			ao := alice.options(repo, c, "alice")
+			ao.RestartBackoff = time.Nanosecond // Alice's budget, the default 5, is what counts here
+			bo := bob.options(repo, c, "bob")
+			bo.MaxRestarts, bo.RestartBackoff = 20, time.Nanosecond
+			a, b := newRun(t, ao), newRun(t, bo)
+			crash, echo := run.Alias(ref, mcptest.ToolCrash), run.Alias(ref, mcptest.ToolEcho)
+
+			const crashes = 8
+			for i := 1; i <= crashes; i++ {
+				out := execute(t, b, call(fmt.Sprintf("crash-%d", i), crash, `{}`))
+				if out.Results[0].Code != run.CodeUnavailable {
+					t.Fatalf("Bob's crash %d: %+v; want unavailable", i, out.Results[0])
+				}
+				text := fmt.Sprintf("alice-%d", i)
+				out = execute(t, a, call(text, echo, `{"text":"`+text+`"}`))
+				if out.Results[0].Failed() {
+					t.Fatalf("Alice's call after Bob's crash %d: %+v", i, out.Results[0])
+				}
+			}
+
+			// Alice's call in flight at Bob's ninth crash is lost with it.
+			slow, _ := callInFlight(t, a, alice.progress, ref, "alice-slow")
+			execute(t, b, call("crash-9", crash, `{}`))
+			select {
+			case out := <-slow:
+				if out.Results[0].Code != run.CodeUnavailable {
+					t.Errorf("Alice's call in flight at Bob's crash = %+v; want unavailable (lost with it)", out.Results[0])
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatal("Alice's call in flight did not end 30 s after the crash")
+			}
+			execute(t, a, call("alice-after", echo, `{"text":"after"}`))
+
+			losses := func(u *userRun) []run.ServerLoss {
+				var out []run.ServerLoss
+				for _, rec := range u.audit.records(run.EventServerLost) {
+					if rec.Source.Ref != ref || rec.Code != run.CodeUnavailable || rec.Loss == nil {
+						t.Errorf("a loss record: %+v", rec)
+						continue
+					}
+					out = append(out, *rec.Loss)
+				}
+				return out
+			}
+			var wantAlice, wantBob []run.ServerLoss
+			for i := 1; i <= crashes; i++ {
+				wantAlice = append(wantAlice, run.ServerLoss{Shared: true, Charged: false, Losses: i, Restarts: 0})
+				wantBob = append(wantBob, run.ServerLoss{Shared: true, Charged: true, Losses: i, Restarts: i - 1})
+			}
+			wantAlice = append(wantAlice, run.ServerLoss{Shared: true, Charged: true, Losses: crashes + 1, Restarts: 0})
+			wantBob = append(wantBob, run.ServerLoss{Shared: true, Charged: true, Losses: crashes + 1, Restarts: crashes})
+			if diff := cmp.Diff(wantAlice, losses(&alice)); diff != "" {
+				t.Errorf("Alice's loss audit (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(wantBob, losses(&bob)); diff != "" {
+				t.Errorf("Bob's loss audit (-want +got):\n%s", diff)
+			}
+			if tag != "" {
+				if got := processesOf(tag); got != 1 {
+					t.Errorf("%d processes after the crashes; want the one shared", got)
+				}
+			}
+			closeAll(t, tag, a, b)
+		})
 	}
 }
 

@@ -3,10 +3,12 @@
 package mcptest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"time"
@@ -26,6 +28,22 @@ const (
 	ToolLog        = "log"         // notifications/message
 	ToolAddTool    = "add_tool"    // adds a tool: notifications/tools/list_changed
 	ToolClientCaps = "client_caps" // the client's capabilities from initialize
+	ToolLate       = "late"        // an elicitation and a log line after the call, outside it
+)
+
+// How a request or log line of the server names the call it is about
+// (AskIn.Names, LogIn.Names, LateIn.Names): MCP 2025-11-25 has no field
+// for it, so the server may put one in its params' _meta.
+const (
+	// NamesNothing: nothing in _meta (over streamable HTTP, a message
+	// sent during a call still goes on the call's own event stream).
+	NamesNothing = ""
+	// NamesToken: _meta.progressToken, the progress token of the call.
+	NamesToken = "token"
+	// NamesRequest: _meta.relatedRequestId, the JSON-RPC id of the
+	// call's tools/call request (stdio only: the binary reads it off its
+	// stdin; elsewhere the tool fails).
+	NamesRequest = "request"
 )
 
 // AskDefaults are the defaults of the form ToolAsk requests (SEP-1034).
@@ -41,6 +59,9 @@ const AskURL = "https://auth.example.com/login?session=s1"
 type AskIn struct {
 	// Mode is "form" (default) or "url".
 	Mode string `json:"mode,omitempty"`
+	// Names says how the elicitation names the call (NamesNothing,
+	// NamesToken, NamesRequest).
+	Names string `json:"names,omitempty"`
 }
 
 // AskManyIn is the input of ask_many.
@@ -69,6 +90,21 @@ type ProgressIn struct {
 type LogIn struct {
 	Count int `json:"count"`
 	Bytes int `json:"bytes,omitempty"`
+	// Names says how each line names the call (NamesNothing,
+	// NamesToken, NamesRequest).
+	Names string `json:"names,omitempty"`
+}
+
+// LateIn is the input of late: it returns at once, and when the server
+// next receives a tools/call (of any session), it sends the elicitation
+// and the log line chosen here on the session that called late, outside
+// any request (on streamable HTTP: on the standalone event stream), as a
+// server does about work it finished after the call returned. Names says
+// how they name the call to late (which has returned by then).
+type LateIn struct {
+	Elicit bool   `json:"elicit,omitempty"`
+	Log    bool   `json:"log,omitempty"`
+	Names  string `json:"names,omitempty"`
 }
 
 // AddToolIn is the input of add_tool.
@@ -81,8 +117,11 @@ type AddToolIn struct {
 // clientFeatures are the tools that use what a client offers.
 type clientFeatures struct {
 	server *mcp.Server
+	ids    *requestIDs // nil: not known (not stdio)
 	mu     sync.Mutex
 	broken bool // tools/list fails (add_tool break_listing)
+	// late is what late armed, sent at the next tools/call; nil: none.
+	late func()
 	// changed is signalled when notifications/tools/list_changed has
 	// been sent (the go-sdk sends it 10 ms after AddTool).
 	changed chan struct{}
@@ -129,6 +168,148 @@ func (cf *clientFeatures) add(s *mcp.Server) {
 		InputSchema: schemaFor[struct{}](nil)}, cf.clientCaps)
 	mcp.AddTool(s, &mcp.Tool{Name: ToolAddTool, Description: "Adds a tool named name (an echo), which tells the clients that the tools changed.",
 		InputSchema: schemaFor[AddToolIn](nil)}, cf.addTool)
+	names := func(s *jsonschema.Schema) { s.Properties["names"].Enum = []any{NamesNothing, NamesToken, NamesRequest} }
+	mcp.AddTool(s, &mcp.Tool{Name: ToolLate, Description: "Returns at once; at the next tools/call the server receives, sends an elicitation and a log line outside any request.",
+		InputSchema: schemaFor[LateIn](names)}, cf.lateTool)
+}
+
+// meta returns the _meta by which a message names the call of req as
+// names says; an error when it cannot.
+func (cf *clientFeatures) meta(req *mcp.CallToolRequest, names string) (mcp.Meta, error) {
+	switch names {
+	case NamesNothing:
+		return nil, nil
+	case NamesToken:
+		return mcp.Meta{"progressToken": req.Params.GetProgressToken()}, nil
+	case NamesRequest:
+		token, _ := req.Params.GetProgressToken().(string)
+		if id := cf.ids.of(token); id != nil {
+			return mcp.Meta{"relatedRequestId": id}, nil
+		}
+		return nil, errors.New("the id of the call's request is not known (names \"request\" works on stdio only)")
+	}
+	return nil, fmt.Errorf("unknown names %q", names)
+}
+
+func (cf *clientFeatures) lateTool(ctx context.Context, req *mcp.CallToolRequest, in LateIn) (*mcp.CallToolResult, any, error) {
+	meta, err := cf.meta(req, in.Names)
+	if err != nil {
+		return nil, nil, err
+	}
+	ss := req.Session
+	cf.mu.Lock()
+	defer cf.mu.Unlock()
+	cf.late = func() {
+		// Outside any request: the go-sdk sends it on the standalone
+		// stream over HTTP, which the client may still be opening.
+		send := func(f func() error) {
+			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+				err := f()
+				if err == nil || !strings.Contains(err.Error(), "not connected") || time.Now().After(deadline) {
+					return
+				}
+			}
+		}
+		if in.Log {
+			send(func() error {
+				return ss.Log(context.Background(), &mcp.LoggingMessageParams{Meta: meta, Level: "info", Logger: "fake", Data: "late line"})
+			})
+		}
+		if in.Elicit {
+			send(func() error {
+				_, err := ss.Elicit(context.Background(), &mcp.ElicitParams{Meta: meta, Message: "about the call that returned",
+					RequestedSchema: map[string]any{"type": "object"}})
+				return err
+			})
+		}
+	}
+	return textResult("armed"), nil, nil
+}
+
+// fireLate sends what late armed, once, in the background.
+func (cf *clientFeatures) fireLate() {
+	cf.mu.Lock()
+	f := cf.late
+	cf.late = nil
+	cf.mu.Unlock()
+	if f != nil {
+		go f()
+	}
+}
+
+// requestIDs remembers the JSON-RPC ids of the tools/call requests the
+// binary read on stdio, by their progress token: a go-sdk tool does not
+// see the id of its request (NamesRequest).
+type requestIDs struct {
+	mu      sync.Mutex
+	byToken map[string]json.RawMessage
+}
+
+func (r *requestIDs) of(token string) json.RawMessage {
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.byToken[token]
+}
+
+func (r *requestIDs) note(line []byte) {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params struct {
+			Meta struct {
+				ProgressToken any `json:"progressToken"`
+			} `json:"_meta"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(line, &m) != nil || m.Method != "tools/call" || m.ID == nil {
+		return
+	}
+	token, ok := m.Params.Meta.ProgressToken.(string)
+	if !ok {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.byToken == nil || len(r.byToken) >= 4096 {
+		r.byToken = map[string]json.RawMessage{} // a test's worth
+	}
+	r.byToken[token] = m.ID
+}
+
+// idSniffer reads stdin for the server and notes the ids of tools/call
+// requests (requestIDs).
+type idSniffer struct {
+	r    io.Reader
+	ids  *requestIDs
+	line []byte
+}
+
+func (s *idSniffer) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	if s.ids == nil {
+		return n, err
+	}
+	b := p[:n]
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			if len(s.line)+len(b) <= 1<<20 {
+				s.line = append(s.line, b...)
+			}
+			break
+		}
+		if len(s.line)+i <= 1<<20 {
+			s.line = append(s.line, b[:i]...)
+			if bytes.Contains(s.line, []byte(`"tools/call"`)) {
+				s.ids.note(s.line)
+			}
+		}
+		s.line, b = s.line[:0], b[i+1:]
+	}
+	return n, err
 }
 
 // failure is a tool error result that names the client's JSON-RPC error
@@ -157,6 +338,11 @@ func (cf *clientFeatures) ask(ctx context.Context, req *mcp.CallToolRequest, in 
 	if in.Mode == "url" {
 		params = &mcp.ElicitParams{Mode: "url", Message: "Sign in", URL: AskURL, ElicitationID: "e1"}
 	}
+	meta, err := cf.meta(req, in.Names)
+	if err != nil {
+		return nil, nil, err
+	}
+	params.Meta = meta
 	res, err := req.Session.Elicit(ctx, params)
 	if err != nil {
 		return failure("elicitation", err), nil, nil
@@ -238,12 +424,16 @@ func (cf *clientFeatures) progress(ctx context.Context, req *mcp.CallToolRequest
 }
 
 func (cf *clientFeatures) log(ctx context.Context, req *mcp.CallToolRequest, in LogIn) (*mcp.CallToolResult, any, error) {
+	meta, err := cf.meta(req, in.Names)
+	if err != nil {
+		return nil, nil, err
+	}
 	for i := range in.Count {
 		data := fmt.Sprintf("line %d", i)
 		if in.Bytes > 0 {
 			data = strings.Repeat("y", in.Bytes)
 		}
-		if err := req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Logger: "fake", Data: data}); err != nil {
+		if err := req.Session.Log(ctx, &mcp.LoggingMessageParams{Meta: meta, Level: "info", Logger: "fake", Data: data}); err != nil {
 			return failure("log", err), nil, nil
 		}
 	}

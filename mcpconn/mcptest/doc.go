@@ -36,7 +36,9 @@
 // root-string, external-ref, tool-metadata (tools listed with a title,
 // annotations, an outputSchema and _meta as exact bytes, and each
 // execution.taskSupport), client-features (tools that elicit, sample,
-// list roots, report progress, log, and add a tool during the session),
+// list roots, report progress, log, and add a tool during the session,
+// and late, which sends an elicitation and a log line after its call
+// returned; their messages can name their call in _meta: Names*),
 // content-kinds (the tool content, answering with the exact result its
 // kind names: every content block type, one no protocol defines, exact
 // structuredContent, an error with several blocks, malformed results;

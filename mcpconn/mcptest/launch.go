@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	gobuild "go/build"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -87,9 +88,22 @@ func goTool() string {
 // Dial returns a function usable as mcpconn.ConnectorOptions.Dial: each
 // call starts a fresh in-process fake server (NewServer(opts)) on an
 // in-memory transport and returns the client's end. Process faults do not
-// apply in-process.
+// apply in-process; with FaultCrashOnCall and no ServerOptions.Crash, the
+// crash tool ends the connection of its call.
 func Dial(opts *ServerOptions) func(ctx context.Context, ref resource.Ref, srv resource.MCPServer) (mcp.Transport, error) {
 	return func(ctx context.Context, ref resource.Ref, srv resource.MCPServer) (mcp.Transport, error) {
+		if opts.has(FaultCrashOnCall) && opts.Crash == nil {
+			// The crash tool ends this connection, as a server process
+			// that exits ends its pipes.
+			serverConn, clientConn := net.Pipe()
+			c := *opts
+			c.Crash = func() { _ = serverConn.Close() }
+			if _, err := NewServer(&c).Connect(context.WithoutCancel(ctx), &mcp.IOTransport{Reader: serverConn, Writer: serverConn}, nil); err != nil {
+				_ = clientConn.Close()
+				return nil, err
+			}
+			return &mcp.IOTransport{Reader: clientConn, Writer: clientConn}, nil
+		}
 		server := NewServer(opts)
 		serverEnd, clientEnd := mcp.NewInMemoryTransports()
 		if _, err := server.Connect(context.WithoutCancel(ctx), serverEnd, nil); err != nil {

@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -63,7 +64,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "fakemcp:", err)
 		return 2
 	}
-	opts := &ServerOptions{Faults: faults, PageSize: *pageSize}
+	opts := &ServerOptions{Faults: faults, PageSize: *pageSize, requestIDs: &requestIDs{}}
 	has := opts.has
 
 	if has(FaultExitAtStart) {
@@ -87,9 +88,16 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		_, _ = io.Copy(io.Discard, stdin)
 		select {} // until a signal ends the process
 	}
+	// Over HTTP, a crash drops every connection and session, as a server
+	// that restarted: the process serves on (serveHTTP sets restart).
+	var restart atomic.Pointer[func()]
 	if has(FaultCrashOnCall) {
 		opts.Crash = func() {
 			fmt.Fprintln(stderr, "fakemcp: crashing during a call (fault crash-on-call)")
+			if f := restart.Load(); f != nil {
+				(*f)()
+				return
+			}
 			os.Exit(70)
 		}
 	}
@@ -111,13 +119,13 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	status := 0
 	if *httpAddr != "" {
-		status = serveHTTP(server, *httpAddr, *sse, *jsonResponse, *requireHeader, stdin, stdout, stderr)
+		status = serveHTTP(server, *httpAddr, *sse, *jsonResponse, *requireHeader, &restart, stdin, stdout, stderr)
 	} else {
 		if has(FaultBanner) {
 			fmt.Fprintln(stdout, "Server starting... (fakemcp banner on stdout, fault banner)")
 		}
 		fmt.Fprintln(stderr, "fakemcp: serving on stdio")
-		if err := server.Run(context.Background(), &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}}); err != nil && !errors.Is(err, io.EOF) {
+		if err := server.Run(context.Background(), &mcp.IOTransport{Reader: io.NopCloser(&idSniffer{r: stdin, ids: opts.requestIDs}), Writer: nopWriteCloser{stdout}}); err != nil && !errors.Is(err, io.EOF) {
 			fmt.Fprintln(stderr, "fakemcp: stdio:", err)
 		}
 	}
@@ -169,31 +177,64 @@ func spawnSleeper(stderr io.Writer, tag string) error {
 	return cmd.Process.Release()
 }
 
-func serveHTTP(server *mcp.Server, addr string, sse, jsonResponse bool, requireHeader string, stdin io.Reader, stdout, stderr io.Writer) int {
-	var handler http.Handler
-	if sse {
-		handler = mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return server }, nil)
-	} else {
-		handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
-			&mcp.StreamableHTTPOptions{JSONResponse: jsonResponse})
+func serveHTTP(server *mcp.Server, addr string, sse, jsonResponse bool, requireHeader string, restart *atomic.Pointer[func()], stdin io.Reader, stdout, stderr io.Writer) int {
+	name, value, ok := strings.Cut(requireHeader, ":")
+	if requireHeader != "" && (!ok || strings.TrimSpace(name) == "") {
+		fmt.Fprintln(stderr, `fakemcp: -require-header wants "Name: value"`)
+		return 2
 	}
-	if requireHeader != "" {
-		name, value, ok := strings.Cut(requireHeader, ":")
-		if !ok || strings.TrimSpace(name) == "" {
-			fmt.Fprintln(stderr, `fakemcp: -require-header wants "Name: value"`)
-			return 2
+	newHandler := func() http.Handler {
+		var handler http.Handler
+		if sse {
+			handler = mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return server }, nil)
+		} else {
+			handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
+				&mcp.StreamableHTTPOptions{JSONResponse: jsonResponse})
 		}
-		handler = RequireHeader(handler, strings.TrimSpace(name), strings.TrimSpace(value))
+		if requireHeader != "" {
+			handler = RequireHeader(handler, strings.TrimSpace(name), strings.TrimSpace(value))
+		}
+		return handler
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		fmt.Fprintln(stderr, "fakemcp: listen:", err)
 		return 1
 	}
+	// The handler holds the sessions: a restart is a new handler, and
+	// the end of every connection to the old one.
+	var (
+		current atomic.Pointer[http.Handler]
+		connsMu sync.Mutex
+		conns   = map[net.Conn]struct{}{}
+	)
+	h := newHandler()
+	current.Store(&h)
+	restartFn := func() {
+		nh := newHandler()
+		current.Store(&nh)
+		connsMu.Lock()
+		defer connsMu.Unlock()
+		for c := range conns {
+			_ = c.Close()
+		}
+	}
+	restart.Store(&restartFn)
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { (*current.Load()).ServeHTTP(w, r) })
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", handler)
 	mux.Handle("/mcp/", handler)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second,
+		ConnState: func(c net.Conn, st http.ConnState) {
+			connsMu.Lock()
+			defer connsMu.Unlock()
+			switch st {
+			case http.StateNew:
+				conns[c] = struct{}{}
+			case http.StateClosed, http.StateHijacked:
+				delete(conns, c)
+			}
+		}}
 	fmt.Fprintf(stdout, "listening on http://%s/mcp\n", ln.Addr())
 
 	done := make(chan struct{})

@@ -69,7 +69,9 @@ const (
 	FaultEndlessListing Fault = "endless-listing"
 
 	// FaultCrashOnCall (tool): add the tool "crash", which ends the process
-	// with status 70 while the call is in flight (ServerOptions.Crash).
+	// with status 70 while the call is in flight; over HTTP it drops every
+	// connection and session instead, and through Dial the connection
+	// (ServerOptions.Crash).
 	FaultCrashOnCall Fault = "crash-on-call"
 	// FaultManyTools (tool): add 5,000 small tools "bulk_0000".."bulk_4999",
 	// served over several tools/list pages.
@@ -217,8 +219,12 @@ type ServerOptions struct {
 	// receives (valid or not) and every call cancelled by the client. Nil
 	// means no counting.
 	Counters *Counters
-	// Crash is called by the "crash" tool (FaultCrashOnCall). Nil means the
-	// tool returns a protocol error instead; Main sets it to end the process.
+	// Crash is called by the "crash" tool (FaultCrashOnCall). Nil means
+	// the tool returns a protocol error instead. Main sets it to end the
+	// process on stdio, and over HTTP to end every connection and
+	// session, as a server that restarted (the process serves on, so a
+	// client that connects again gets a new session); Dial, when it is
+	// nil, to end the connection of the call (a new one works).
 	Crash func()
 	// OnCall, when non-nil, is called with the tool name of every tools/call
 	// request the server receives, before the tool runs. Nil means no hook.
@@ -226,6 +232,10 @@ type ServerOptions struct {
 	// PageSize is the number of tools per tools/list page; 0 means the
 	// go-sdk default (1000).
 	PageSize int
+
+	// requestIDs is set by Main on stdio: the ids of the tools/call
+	// requests read, for AskIn.Names "request".
+	requestIDs *requestIDs
 }
 
 func (o *ServerOptions) has(f Fault) bool { return o != nil && slices.Contains(o.Faults, f) }
@@ -278,6 +288,9 @@ func NewServer(opts *ServerOptions) *mcp.Server {
 	var cf *clientFeatures
 	if opts.has(FaultClientFeatures) {
 		cf = &clientFeatures{server: s, changed: make(chan struct{}, 1)}
+		if opts != nil {
+			cf.ids = opts.requestIDs
+		}
 		cf.add(s)
 		s.AddSendingMiddleware(cf.sent)
 	}
@@ -303,6 +316,9 @@ func NewServer(opts *ServerOptions) *mcp.Server {
 	}
 	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/call" && cf != nil {
+				cf.fireLate()
+			}
 			if method == "tools/call" && opts != nil {
 				name := ""
 				if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok {
@@ -555,10 +571,10 @@ func (f *fake) addTools(s *mcp.Server) {
 		})}, f.echo)
 
 	if f.opts.has(FaultCrashOnCall) {
-		mcp.AddTool(s, &mcp.Tool{Name: ToolCrash, Description: "Ends the server process during the call (fault mode)."},
+		mcp.AddTool(s, &mcp.Tool{Name: ToolCrash, Description: "Ends the server process (over HTTP, every session; in process, the connection) during the call (fault mode)."},
 			func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
 				if f.opts.Crash == nil {
-					return nil, nil, errors.New("crash is not possible in-process")
+					return nil, nil, errors.New("crash is not possible here: ServerOptions.Crash is not set")
 				}
 				f.opts.Crash()
 				return nil, nil, errors.New("still alive")
