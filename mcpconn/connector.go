@@ -473,8 +473,12 @@ func (c *Connector) handshakeError(ctx, sctx context.Context, s *Session, startu
 	case s.guard.breach() != nil:
 		e.Detail, e.Err = "the server went past a limit during the handshake", s.guard.breach()
 	case s.proc != nil && s.proc.stdout.nonJSONPrefix() != "":
-		e.Detail = fmt.Sprintf("the server wrote non-JSON on stdout (%q): a stdio MCP server must write only JSON-RPC messages to stdout and its logs to stderr",
-			s.proc.stdout.nonJSONPrefix())
+		// The line itself is the server's output (a banner may print a
+		// token): it goes with the stderr tail, not into the Detail.
+		// The decoder's error quotes the line's first byte: the Detail says
+		// it all.
+		e.Detail = "the server wrote non-JSON on stdout: a stdio MCP server must write only JSON-RPC messages to stdout and its logs to stderr"
+		e.StdoutHead, e.Err = boundServerText(s.proc.stdout.nonJSONPrefix()), nil
 	case ctx.Err() != nil:
 		e.Kind, e.Detail, e.Err = nil, "cancelled by the caller during startup", context.Cause(ctx)
 	case errors.Is(context.Cause(sctx), errStartupTimeout) && s.oauth != nil && s.oauth.login:

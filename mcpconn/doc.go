@@ -50,7 +50,11 @@
 //     leaves the group on purpose (setsid, setpgid) escapes this, and so
 //     does everything if the host itself is killed.
 //   - stderr is kept in a bounded ring buffer; its tail is part of every
-//     start and handshake error and of Session.StderrTail.
+//     start and handshake error (Error.StderrTail) and of
+//     Session.StderrTail. A server that writes a line that is not
+//     JSON-RPC on stdout before the handshake fails it with ErrHandshake;
+//     the line's first 80 bytes are the error's StdoutHead, not its
+//     Detail (see Errors).
 //   - There is no sandbox: the command runs with the host user's rights.
 //     Registering a server installs nothing, but connecting or probing it
 //     runs it.
@@ -672,7 +676,7 @@
 // remote server's URL shows only its scheme and host (a token often hides
 // in its path or query); a server's own error text (in a *jsonrpc.Error or
 // a tool result) is passed on as the server wrote it, and so is a stdio
-// server's stderr tail.
+// server's output (its stderr tail, and a non-JSON first line of stdout).
 //
 // A handshake the server refused keeps its cause: the server's JSON-RPC
 // error code and message, or the protocol version it offered, even though
@@ -680,13 +684,18 @@
 // bound (see Limits) gives an error that also wraps ErrLimit and a
 // *LimitError naming the option.
 //
-// The stderr tail is for the server's operator, not for a model: a server
-// may print its environment there, or echo an argument of an earlier call.
-// Error.Error includes it (so logs and the audit keep it); ErrorText(err,
-// false) renders any error without the tails of the *Errors inside it, and
-// ProbeReport keeps the tail apart from its Error. Package run and the
-// framework tools build every text a model reads that way unless the host
-// opts in.
+// A stdio server's output is for its operator, not for a model: a server
+// may print its environment on stderr, echo an argument of an earlier
+// call, or print a token in a banner on stdout ("starting with token
+// ..."). An *Error keeps it in two fields, never in its Detail: StderrTail
+// and StdoutHead (the first line of stdout when it was not JSON-RPC, as
+// the handshake saw it). Error.Error includes both (so logs, the audit and
+// the CLI keep them); ErrorText(err, false) renders any error without the
+// output of the *Errors inside it (the Detail still says "the server wrote
+// non-JSON on stdout", not what), and ProbeReport keeps each apart from its
+// Error (StdoutHead, StderrTail). Package run and the framework tools
+// build every text a model reads that way unless the host opts in
+// (ServerStderrToModel).
 //
 // # Concurrency
 //

@@ -243,15 +243,18 @@
 // bounds on server requests (mcpconn.ConnectorOptions.MaxServerRequests)
 // hold for all those Runs together.
 //
-// # Server stderr
+// # Server output
 //
-// What a stdio server writes on stderr is for its operator, not for the
-// model: a server may print its environment there, or echo an argument of
-// an earlier call. The text a Run gives the model (Result.Message, the
-// ToolError, RefreshReport.Notice) never holds a server's stderr, unless
-// the host sets Options.ServerStderrToModel. The Go errors (MountErrors,
-// RefreshReport.Err and Failures) and the audit (Record.Message of a failed
-// refresh, and of a call that failed as unavailable) keep it.
+// What a stdio server writes on stderr, and a line that is not JSON-RPC on
+// its stdout before the handshake, is for its operator, not for the model:
+// a server may print its environment there, echo an argument of an earlier
+// call, or print a token in a banner. The text a Run gives the model
+// (Result.Message, the ToolError, RefreshReport.Notice) never holds it,
+// unless the host sets Options.ServerStderrToModel: a mount whose server
+// wrote a banner on stdout fails with a notice that says so, without the
+// banner. The Go errors (MountErrors, RefreshReport.Err and Failures) and
+// the audit (Record.Message of a failed refresh, and of a call that failed
+// as unavailable) keep it.
 //
 // # Aliases and fingerprints
 //

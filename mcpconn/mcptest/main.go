@@ -114,7 +114,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		status = serveHTTP(server, *httpAddr, *sse, *jsonResponse, *requireHeader, stdin, stdout, stderr)
 	} else {
 		if has(FaultBanner) {
-			fmt.Fprintln(stdout, "Server starting... (fakemcp banner on stdout, fault banner)")
+			fmt.Fprintln(stdout, Banner)
 		}
 		fmt.Fprintln(stderr, "fakemcp: serving on stdio")
 		if err := server.Run(context.Background(), &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}}); err != nil && !errors.Is(err, io.EOF) {

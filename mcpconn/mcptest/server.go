@@ -37,7 +37,7 @@ const (
 	FaultExitAtStart Fault = "exit-at-start"
 	// FaultNoHandshake (process): read stdin and never answer.
 	FaultNoHandshake Fault = "no-handshake"
-	// FaultBanner (process): print a banner line on stdout, then serve; a
+	// FaultBanner (process): print the line Banner on stdout, then serve; a
 	// client sees non-JSON where the initialize result should be.
 	FaultBanner Fault = "banner"
 	// FaultSpawnChild (process): start a grandchild process that sleeps until
@@ -103,6 +103,13 @@ const (
 	// several blocks, and malformed results.
 	FaultContentKinds Fault = "content-kinds"
 )
+
+// Banner is the line FaultBanner prints on stdout: a server that logs its
+// start there, token included, as some do.
+const Banner = "Server starting with token " + BannerToken + " (fakemcp, fault banner)"
+
+// BannerToken is the credential-like part of Banner.
+const BannerToken = "tok_8c1fBANNERe2d94a"
 
 // The tools of FaultToolMetadata and what the server lists for them.
 const (
