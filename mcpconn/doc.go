@@ -471,6 +471,16 @@
 //     before the page is decoded, and ConnectorOptions.MaxListBytes,
 //     default 32 MiB (DefaultMaxListBytes). A walk also stops after 1000
 //     pages or at a repeated cursor.
+//   - One message's nesting: at most MaxMessageDepth (1000, fixed)
+//     levels of arrays and objects, the go-sdk decoder's own bound. This
+//     one costs a request, not the session (see Messages the decoder
+//     refuses): a tools/call answer nested deeper fails its call with
+//     ErrBadResult and ErrLimit; a tools/list page nested deeper is read
+//     without each tool that nests more than 997 levels (the message, its
+//     result and the tools array are the other 3), which LoadTools leaves
+//     out with the reason, while the page's other tools are offered; any
+//     other answer fails its request with a JSON-RPC error naming the
+//     bound; a request or notification of the server's is dropped.
 //   - One tool result: at most MaxContentBlocks (10000, fixed) content
 //     blocks; more fails the call with ErrBadResult and ErrLimit (the
 //     session stays). The wire copy of a result kept for its call is one
@@ -482,7 +492,8 @@
 //     MaxToolMetaBytes (64 KiB); fixed. LoadTools, the one path by which
 //     the Prober and a Run take a listing, leaves such a tool out with the
 //     reason, as it does the second tool of a name, a tool that requires
-//     tasks and a tool whose schema fails under ConnectorOptions.Schema.
+//     tasks, a tool nested too deep for its page (see the nesting above)
+//     and a tool whose schema fails under ConnectorOptions.Schema.
 //   - The _meta fields a caller adds to a tools/call request
 //     (WithRequestMeta): at most MaxRequestMetaKeys (16) fields of
 //     MaxRequestMetaBytes (4 KiB) of keys and values together, fixed; the
@@ -650,9 +661,40 @@
 //
 // A result that is malformed (not an object, "content" not an array of
 // objects with a type, a known type with a field of the wrong JSON type,
-// isError not a boolean) or past MaxContentBlocks fails the call with
-// ErrBadResult, naming the field, never the server's data; the
-// connection is fine and the session stays usable.
+// isError not a boolean, an answer the JSON-RPC decoder refuses) or past
+// MaxContentBlocks or MaxMessageDepth fails the call with ErrBadResult,
+// naming the field or the bound, never the server's data; the connection
+// is fine and the session stays usable.
+//
+// # Messages the decoder refuses
+//
+// The go-sdk ends a connection at the first message its JSON-RPC decoder
+// refuses, whoever the message was for. agt reads every message first (on
+// stdio each line: one line is one message; on streamable HTTP each event
+// and each application/json body; on SSE each event; not what a Dial
+// transport reads, which is the host's) and hands the go-sdk only what it
+// can read, so that one message costs at most its own request, and a
+// shared server's every session stays:
+//
+//   - An answer to a request of ours that the decoder refuses (nested past
+//     MaxMessageDepth, an error member that is not an object, an unknown
+//     jsonrpc version) fails that request alone: a tools/call with
+//     ErrBadResult (with ErrLimit for the nesting), a tools/list page as
+//     said under Limits, any other request with a JSON-RPC error in agt's
+//     words.
+//   - A message that answers no request (an error or result whose "id" is
+//     null or missing, as a server sends for a request it could not parse)
+//     and a request or notification of the server's that the decoder
+//     refuses are dropped: logged to ConnectorOptions.Logger as
+//     agt.server_message_dropped with the reference and the reason in
+//     agt's words, never the data (at most a burst of 100, then 20 per
+//     second), and counted against MaxServerMessageRate as messages the
+//     server started. A request so dropped is never answered. An
+//     application/json body of streamable HTTP is the answer to its POST,
+//     so a body that names no request fails that POST's request instead.
+//   - Everything else goes to the go-sdk byte for byte. A line that is not
+//     JSON at all fails the handshake (see Launch rules) or ends the
+//     session, as a broken stream does.
 //
 // # Errors
 //
@@ -666,8 +708,8 @@
 // ErrWrongTransport, see Remote servers), ErrLoginRequired (an OAuth
 // server with no usable login, see OAuth),
 // ErrUnavailable (the connection died or the session was closed),
-// ErrBadResult (a tool result that is malformed or past a bound; the
-// session stays usable). A tool timeout wraps context.DeadlineExceeded;
+// ErrBadResult (a tool result that is malformed, nested too deep for the
+// decoder, or past a bound; the session stays usable). A tool timeout wraps context.DeadlineExceeded;
 // the caller's cancellation wraps the caller's context error. A tool
 // result with IsError set is a result,
 // not an error; a JSON-RPC protocol error (such as an unknown tool) can be

@@ -49,6 +49,9 @@ type inflightCall struct {
 	// answered: the request id has had its answer (raw is nil for an
 	// error answer); later ones are not the call's.
 	answered bool
+	// refused is why the answer could not be read (the screen kept it
+	// from the go-sdk), or nil.
+	refused error
 }
 
 type inflightKey struct{}
@@ -135,7 +138,7 @@ func (r *inflightCalls) written(ctx context.Context, id string) {
 	}
 	c.mu.Lock()
 	c.id = id
-	c.raw, c.answered = nil, false // a new request: its answer is the call's
+	c.raw, c.answered, c.refused = nil, false, nil // a new request: its answer is the call's
 	c.mu.Unlock()
 	r.byID[id] = c
 }

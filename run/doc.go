@@ -56,8 +56,11 @@
 // rather than failing the call), each with its exact bytes; it works on a
 // host tool's Content too. A block type agt does not know is a success,
 // not a lost connection, and a malformed result (or one of more than
-// mcpconn.MaxContentBlocks blocks) is tool_error; the mount stays
-// connected either way.
+// mcpconn.MaxContentBlocks blocks, or nested deeper than
+// mcpconn.MaxMessageDepth) is tool_error; the mount stays connected either
+// way, for this Run and every other Run on a shared server. A message of
+// the server's that answers no call (an error with "id": null) is dropped
+// by mcpconn and costs no call.
 //
 // ForModel, what the host sends back to the model for a call:
 //
@@ -287,8 +290,10 @@
 // is not listed, a call to it is an unknown tool that never reaches the
 // server, and it is not reported (SkippedTools lists failures only). A
 // tool whose execution.taskSupport is "required" is a SkippedTool with
-// mcpconn.ErrTaskRequired: agt runs no tasks. The probe applies the same
-// rules (mcpconn.LoadTools).
+// mcpconn.ErrTaskRequired: agt runs no tasks. A tool nested too deep for
+// its listing to be read with it (an outputSchema 1001 levels deep) is a
+// SkippedTool wrapping mcpconn.ErrLimit; the server's other tools are
+// offered. The probe applies the same rules (mcpconn.LoadTools).
 //
 // Compiled schemas are kept in a SchemaCache keyed by their exact bytes
 // (bounded): the Run's own, or Options.SchemaCache, which agt.Host gives

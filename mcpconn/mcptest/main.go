@@ -71,6 +71,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 3
 	}
 	if f, ok := hostileFault(faults); ok {
+		if f == FaultHostileContent && *httpAddr != "" {
+			return serveHandler(serveHostileHTTP(*jsonResponse), *httpAddr, *requireHeader, stdin, stdout, stderr)
+		}
 		return serveHostile(f, *pageSize, stdin, stdout)
 	}
 	if has(FaultIgnoreSIGTERM) {
@@ -177,6 +180,12 @@ func serveHTTP(server *mcp.Server, addr string, sse, jsonResponse bool, requireH
 		handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
 			&mcp.StreamableHTTPOptions{JSONResponse: jsonResponse})
 	}
+	return serveHandler(handler, addr, requireHeader, stdin, stdout, stderr)
+}
+
+// serveHandler serves handler on addr at /mcp until SIGTERM, SIGINT or
+// the end of stdin; the first stdout line is "listening on URL".
+func serveHandler(handler http.Handler, addr, requireHeader string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if requireHeader != "" {
 		name, value, ok := strings.Cut(requireHeader, ":")
 		if !ok || strings.TrimSpace(name) == "" {

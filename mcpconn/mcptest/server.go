@@ -47,9 +47,9 @@ const (
 	// stdin closes, so only SIGKILL ends the server.
 	FaultIgnoreSIGTERM Fault = "ignore-sigterm"
 
-	// The hostile faults (process, stdio only) replace the server with a
-	// hand-written JSON-RPC peer that attacks its client; each exits 0 when
-	// stdin closes.
+	// The hostile faults (process, stdio only but for
+	// FaultHostileContent) replace the server with a hand-written JSON-RPC
+	// peer that attacks its client; each exits 0 when stdin closes.
 
 	// FaultRefuseInitialize (process): answer initialize with the JSON-RPC
 	// error RefuseInitializeCode, RefuseInitializeMessage.
@@ -67,6 +67,14 @@ const (
 	// EndlessListingPageTools tiny tools (about 6 MB; -page-size sets
 	// another count) and a fresh cursor, forever.
 	FaultEndlessListing Fault = "endless-listing"
+	// FaultHostileContent (process; stdio, or streamable HTTP with -http):
+	// content that a decoder bound would turn into a lost session: a
+	// listing of HostileContentTools tools one of which
+	// (ToolDeepOutputSchema) nests past the go-sdk's bound, a tool whose
+	// result nests DeepResultLevels deep (ToolDeepResult), and one that
+	// sends an error answer with a null id before its result
+	// (ToolNullIDError).
+	FaultHostileContent Fault = "hostile-content"
 
 	// FaultCrashOnCall (tool): add the tool "crash", which ends the process
 	// with status 70 while the call is in flight (ServerOptions.Crash).
@@ -175,7 +183,7 @@ func withWireFields(lr *mcp.ListToolsResult) (mcp.Result, error) {
 // AllFaults lists every fault mode, in documentation order.
 var AllFaults = []Fault{
 	FaultExitAtStart, FaultNoHandshake, FaultBanner, FaultSpawnChild, FaultIgnoreSIGTERM,
-	FaultRefuseInitialize, FaultOldProtocol, FaultEndlessLine, FaultNotificationFlood, FaultEndlessListing,
+	FaultRefuseInitialize, FaultOldProtocol, FaultEndlessLine, FaultNotificationFlood, FaultEndlessListing, FaultHostileContent,
 	FaultCrashOnCall, FaultManyTools, FaultInvalidSchema, FaultRootString, FaultExternalRef, FaultToolMetadata, FaultClientFeatures,
 	FaultContentKinds,
 }
