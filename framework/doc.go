@@ -97,7 +97,8 @@
 // the value again, or a reference.
 // resource_test and agent_mcp_list show no values; mcp_probe's report
 // holds mcpconn's value-free error and, unless Options.ServerStderrToModel,
-// no stderr. Error messages and violations name fields, never values.
+// no server output (stderr, or a non-JSON line on stdout). Error messages
+// and violations name fields, never values.
 //
 // # Errors
 //
@@ -117,12 +118,15 @@
 // the model can fix the registration. Only a missing reference (not_found), a
 // refused caller or the call's own context fail the call.
 //
-// # Server stderr
+// # Server output
 //
-// What a stdio server writes on stderr is for its operator: a server may
-// print its environment there, or echo an argument of an earlier call. The
-// answers never hold it (no stderr_tail in the probe report, none in an
+// What a stdio server writes on stderr, and a line that is not JSON-RPC
+// on its stdout before the handshake, is for its operator: a server may
+// print its environment there, echo an argument of an earlier call, or
+// print a token in a banner ("starting with token ..."). The answers never
+// hold it (no stderr_tail nor stdout_head in the probe report, none in an
 // error message) unless the host sets Options.ServerStderrToModel; the
-// report's error never holds it either way. agt.Host.NewRun sets it from
+// report's error never holds it either way: it says that the server wrote
+// non-JSON on stdout, not what. agt.Host.NewRun sets it from
 // run.Options.ServerStderrToModel.
 package framework

@@ -89,11 +89,13 @@ var (
 // Options configure the framework tools. A nil *Options means the
 // defaults described on each field.
 type Options struct {
-	// ServerStderrToModel lets the answers the model reads include the end
-	// of a stdio server's stderr: mcp_probe's stderr_tail, and the message
-	// of a failure that carries one. false (the zero value) leaves it out:
-	// a server may print its environment on stderr, or echo an argument of
-	// an earlier call. Set it together with run.Options.ServerStderrToModel.
+	// ServerStderrToModel lets the answers the model reads include what a
+	// stdio server wrote: the end of its stderr and the non-JSON first
+	// line of its stdout (mcp_probe's stderr_tail and stdout_head, and the
+	// message of a failure that carries them). false (the zero value)
+	// leaves them out: a server may print its environment on stderr, echo
+	// an argument of an earlier call, or print a token in a banner. Set it
+	// together with run.Options.ServerStderrToModel.
 	ServerStderrToModel bool
 	// Tools names the framework tools to return, from ToolResourceWrite,
 	// ToolResourceRead, ToolResourceTest, ToolMCPProbe and
@@ -364,11 +366,11 @@ func (t *tools) probe(ctx context.Context, req run.Request) (run.Result, error) 
 	}
 	// A server that cannot start, connect or list is an answer, not a
 	// pipeline failure: the model reads the report (ok=false, error) and
-	// decides what to fix. The report's error never holds the stderr tail;
-	// its own field goes to the model only if the host opts in.
+	// decides what to fix. The report's error never holds the server's
+	// output; its own fields go to the model only if the host opts in.
 	if !t.opts.ServerStderrToModel {
 		shown := *rep
-		shown.StderrTail = ""
+		shown.StdoutHead, shown.StderrTail = "", ""
 		rep = &shown
 	}
 	return jsonResult(rep), nil
@@ -434,7 +436,7 @@ func refError(path string, err error) error {
 // Document rule failures become invalid_arguments with the field as the
 // violation path; the sentinels keep their codes (run.CodeOf); the message
 // is the service's, which names fields and never argument values, without
-// a server's stderr tail unless Options.ServerStderrToModel.
+// a server's output unless Options.ServerStderrToModel.
 func (t *tools) serviceError(err error) error {
 	var de *resource.DocumentError
 	if errors.As(err, &de) {

@@ -39,8 +39,15 @@ type toolsListCapture struct {
 	mu        sync.Mutex
 	want      string          // id of the latest tools/list request; "" when answered
 	last      json.RawMessage // its result
+	lastCut   []cutTool       // the tools the screen cut from it
 	walkTools int             // tools of the walk so far
 	walkBytes int             // bytes of the walk so far
+	// cut are the tools the screen cut from the answer to the request
+	// cutID, until that answer is recorded; refused is the bound that kept
+	// the screen from reading the latest request's answer at all.
+	cutID   string
+	cut     []cutTool
+	refused *LimitError
 }
 
 func newToolsListCapture(maxTools, maxBytes int) *toolsListCapture {
@@ -62,7 +69,52 @@ func (c *toolsListCapture) request(id string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.want = id
-	c.last = nil
+	c.last, c.lastCut = nil, nil
+	c.cutID, c.cut, c.refused = "", nil, nil
+}
+
+// listingPage reports whether id is the tools/list request whose page the
+// walk waits for.
+func (c *toolsListCapture) listingPage(id string) bool {
+	if c == nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return id != "" && id == c.want
+}
+
+// cutTools notes the tools the screen cut from the answer to the listing
+// request id (n bytes of them, which count for the walk), for response
+// to keep with the page.
+func (c *toolsListCapture) cutTools(id string, cuts []cutTool, n int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if id != c.want {
+		return
+	}
+	c.cutID, c.cut = id, cuts
+	c.walkBytes += n
+}
+
+// refusePage notes the bound that kept the screen from reading the answer
+// to the listing request id.
+func (c *toolsListCapture) refusePage(id string, e *LimitError) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if id == c.want {
+		c.refused = e
+	}
+}
+
+// takeRefused returns the bound refusePage noted for the latest listing
+// request, and forgets it.
+func (c *toolsListCapture) takeRefused() *LimitError {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.refused
+	c.refused = nil
+	return e
 }
 
 // response records the result of the current tools/list request; a page
@@ -86,16 +138,21 @@ func (c *toolsListCapture) response(id string, result json.RawMessage) *LimitErr
 			Limit: int64(c.maxTools), Unit: "tools"}
 	}
 	c.last = bytes.Clone(result)
+	if c.cutID == id {
+		c.lastCut = c.cut
+	}
+	c.cutID, c.cut = "", nil
 	return nil
 }
 
-// take returns the latest captured result and forgets it.
-func (c *toolsListCapture) take() json.RawMessage {
+// take returns the latest captured result, with the tools the screen cut
+// from it, and forgets them.
+func (c *toolsListCapture) take() (json.RawMessage, []cutTool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	r := c.last
-	c.last = nil
-	return r
+	r, cut := c.last, c.lastCut
+	c.last, c.lastCut = nil, nil
+	return r, cut
 }
 
 func idKey(id jsonrpc.ID) string {
@@ -288,6 +345,10 @@ type headerRoundTripper struct {
 	// mark is the session's secret prefix of the marks put on the
 	// messages of a call's own event stream (streamMarker); "" for SSE.
 	mark string
+	// screen judges every message of an event stream (both transports)
+	// and of an application/json body (streamable HTTP) before the go-sdk
+	// reads it; nil: none.
+	screen *messageScreen
 }
 
 // checkRedirect refuses a redirect to another origin at once (the
@@ -399,15 +460,19 @@ func (h *headerRoundTripper) send(req *http.Request, st *eventStream) (*http.Res
 		h.guard.owe()
 	}
 	resp.Body = &boundedBody{ReadCloser: resp.Body, guard: h.guard, sse: sse, countRate: h.streamable, owed: owed}
+	// A listing's page, or a call's result, may come on a resumed stream
+	// (or, from a careless server, on the standalone one): only the page of
+	// the request in flight, and answers to the ids of calls in flight, are
+	// kept either way.
+	var capture *toolsListCapture
+	if listing || calling || (sse && st != nil) {
+		capture = h.capture
+	}
 	switch {
-	case (listing || calling) && mt == "application/json":
-		resp.Body = &jsonBodyCapture{ReadCloser: resp.Body, capture: h.capture, guard: h.guard}
-	case sse && h.capture != nil && (listing || calling || st != nil):
-		// A listing's page, or a call's result, may come on a resumed
-		// stream (or, from a careless server, on the standalone one): only
-		// the page of the request in flight, and answers to the ids of
-		// calls in flight, are kept either way.
-		resp.Body = &sseBodyCapture{ReadCloser: resp.Body, capture: h.capture, guard: h.guard}
+	case post && mt == "application/json" && (capture != nil || (h.screen != nil && h.streamable)):
+		resp.Body = &screenedJSONBody{ReadCloser: resp.Body, screen: h.screen, capture: capture, guard: h.guard, req: req}
+	case sse && (capture != nil || h.screen != nil):
+		resp.Body = &screenedEvents{lineReader: lineReader{ReadCloser: resp.Body}, screen: h.screen, capture: capture, guard: h.guard}
 	}
 	if sse && h.mark != "" && resp.StatusCode/100 == 2 && (calling || (st != nil && !st.standalone)) {
 		// A call's own stream: what the server sends on it is the call's.
@@ -483,116 +548,4 @@ func noteResponses(c *toolsListCapture, msg []byte) *LimitError {
 		}
 	}
 	return nil
-}
-
-// jsonBodyCapture buffers an application/json body as it is read and
-// records it when the reader reaches its end.
-type jsonBodyCapture struct {
-	io.ReadCloser
-	capture *toolsListCapture
-	guard   *peerGuard
-	buf     bytes.Buffer
-	over    bool
-	done    bool
-}
-
-func (j *jsonBodyCapture) Read(p []byte) (int, error) {
-	n, err := j.ReadCloser.Read(p)
-	if !j.over {
-		if j.buf.Len()+n > j.guard.maxMessage {
-			j.over = true
-			j.buf = bytes.Buffer{}
-		} else {
-			j.buf.Write(p[:n])
-		}
-	}
-	if errors.Is(err, io.EOF) && !j.done && !j.over {
-		j.done = true
-		if e := noteResponses(j.capture, j.buf.Bytes()); e != nil {
-			return 0, j.guard.trip(e)
-		}
-	}
-	return n, err
-}
-
-// sseBodyCapture parses an event-stream body as it is read, in the
-// reader's goroutine, so a tools/list result is recorded before the client
-// has seen the end of its event.
-type sseBodyCapture struct {
-	io.ReadCloser
-	capture *toolsListCapture
-	guard   *peerGuard
-	broken  *LimitError // a listing bound a result broke
-	line    []byte
-	tooLong bool
-	data    bytes.Buffer
-}
-
-func (s *sseBodyCapture) Read(p []byte) (int, error) {
-	n, err := s.ReadCloser.Read(p)
-	s.feed(p[:n])
-	if err != nil {
-		// Like the go-sdk's reader, an event cut off by the end of the body
-		// still counts.
-		if len(s.line) > 0 {
-			s.endLine()
-		}
-		if s.data.Len() > 0 {
-			s.note()
-		}
-	}
-	if s.broken != nil {
-		// Before the client reads the end of the event: the page is never
-		// decoded.
-		return 0, s.guard.trip(s.broken)
-	}
-	return n, err
-}
-
-func (s *sseBodyCapture) note() {
-	if e := noteResponses(s.capture, s.data.Bytes()); e != nil && s.broken == nil {
-		s.broken = e
-	}
-	s.data.Reset()
-}
-
-func (s *sseBodyCapture) feed(b []byte) {
-	for len(b) > 0 {
-		i := bytes.IndexByte(b, '\n')
-		if i < 0 {
-			s.appendLine(b)
-			return
-		}
-		s.appendLine(b[:i])
-		s.endLine()
-		b = b[i+1:]
-	}
-}
-
-func (s *sseBodyCapture) appendLine(b []byte) {
-	if s.tooLong || len(s.line)+len(b) > s.guard.maxMessage {
-		s.tooLong, s.line = true, s.line[:0]
-		return
-	}
-	s.line = append(s.line, b...)
-}
-
-func (s *sseBodyCapture) endLine() {
-	line := bytes.TrimRight(s.line, "\r\n") // blank as the go-sdk reads it
-	switch {
-	case s.tooLong:
-		s.data.Reset() // the event is lost to the capture; the client may still read it
-	case len(line) == 0:
-		if s.data.Len() > 0 {
-			s.note()
-		}
-	default:
-		if v, ok := bytes.CutPrefix(line, []byte("data:")); ok && s.data.Len()+len(v) <= s.guard.maxMessage {
-			if s.data.Len() > 0 {
-				s.data.WriteByte('\n')
-			}
-			s.data.Write(bytes.TrimSpace(v))
-		}
-	}
-	s.line, s.tooLong = s.line[:0], false
 }

@@ -222,8 +222,11 @@ type ConnectorOptions struct {
 	// Logger receives what a shared server sends that belongs to no one
 	// session: a log line while calls of several sessions, or none, are
 	// in flight, and a request refused then (at most a burst of 100
-	// lines, then 20 per second, per connection). Nil means
-	// slog.Default().
+	// lines, then 20 per second, per connection); and, for every
+	// session, the messages of its server that were dropped because no
+	// request can read them (agt.server_message_dropped: an answer with a
+	// null id, a notification nested past MaxMessageDepth; the reason,
+	// never the data; bounded the same way). Nil means slog.Default().
 	Logger *slog.Logger
 
 	// OAuth configures the servers whose document has an "oauth" field:
@@ -389,6 +392,7 @@ func (c *Connector) connect(ctx context.Context, ref resource.Ref, srv resource.
 	}
 	s.closing, s.closeNow = context.WithCancel(context.Background())
 	s.capture.calls = &s.calls // the transports capture call results too
+	s.screen = &messageScreen{ref: ref, capture: s.capture, guard: s.guard, logger: c.opts.Logger}
 	s.client = c.client
 	if opts != nil && opts.Handlers != nil {
 		s.client = c.newClient(s, opts.Handlers)
@@ -474,8 +478,12 @@ func (c *Connector) handshakeError(ctx, sctx context.Context, s *Session, startu
 	case s.guard.breach() != nil:
 		e.Detail, e.Err = "the server went past a limit during the handshake", s.guard.breach()
 	case s.proc != nil && s.proc.stdout.nonJSONPrefix() != "":
-		e.Detail = fmt.Sprintf("the server wrote non-JSON on stdout (%q): a stdio MCP server must write only JSON-RPC messages to stdout and its logs to stderr",
-			s.proc.stdout.nonJSONPrefix())
+		// The line itself is the server's output (a banner may print a
+		// token): it goes with the stderr tail, not into the Detail.
+		// The decoder's error quotes the line's first byte: the Detail says
+		// it all.
+		e.Detail = "the server wrote non-JSON on stdout: a stdio MCP server must write only JSON-RPC messages to stdout and its logs to stderr"
+		e.StdoutHead, e.Err = boundServerText(s.proc.stdout.nonJSONPrefix()), nil
 	case ctx.Err() != nil:
 		e.Kind, e.Detail, e.Err = nil, "cancelled by the caller during startup", context.Cause(ctx)
 	case errors.Is(context.Cause(sctx), errStartupTimeout) && s.oauth != nil && s.oauth.login:
@@ -564,10 +572,12 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 		s.proc = proc
 		proc.stdout.lines = &lineGuard{guard: s.guard}
 		s.wireOrder = true
+		s.screen.countDrops = true
 		return &captureTransport{
 			// The go-sdk's own line bound stays above ours, which says which
 			// option to change.
-			inner:           &mcp.IOTransport{Reader: proc.stdout, Writer: proc.stdin, MaxLineLength: c.opts.MaxMessageBytes + 1},
+			inner: &mcp.IOTransport{Reader: &screenedLines{lineReader: lineReader{ReadCloser: proc.stdout}, screen: s.screen}, Writer: proc.stdin,
+				MaxLineLength: c.opts.MaxMessageBytes + 1},
 			capture:         s.capture,
 			guard:           s.guard,
 			onServerMessage: s.readServerMessage,
@@ -594,7 +604,7 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 			return nil, err
 		}
 		s.answers = &httpAnswers{}
-		rt := &headerRoundTripper{base: base, headers: headers, origin: originOf(u), guard: s.guard, answers: s.answers}
+		rt := &headerRoundTripper{base: base, headers: headers, origin: originOf(u), guard: s.guard, answers: s.answers, screen: s.screen}
 		client := &http.Client{Transport: rt, CheckRedirect: rt.checkRedirect}
 		if s.oauth != nil && s.transport == resource.TransportSSE {
 			// The go-sdk's SSE transport has no OAuth hook: the round
@@ -610,6 +620,7 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 		}
 		if s.transport == resource.TransportSSE {
 			s.wireOrder = true
+			s.screen.countDrops = true // its messages are counted as decoded
 			return &captureTransport{
 				inner:   &mcp.SSEClientTransport{Endpoint: srv.URL, HTTPClient: client, MaxEventSize: c.opts.MaxMessageBytes + 1},
 				capture: s.capture, guard: s.guard, onServerMessage: s.readServerMessage, detach: true}, nil

@@ -384,49 +384,58 @@ func isNull(b []byte) bool { return string(b) == "null" }
 // every JSON decoder this package sits beside. It never reads past b and
 // fails on anything that is not an object.
 func objectMembers(b []byte, fn func(key, val []byte) error) error {
+	_, err := objectNesting(b, fn)
+	return err
+}
+
+// objectNesting is objectMembers that also returns how many levels of
+// arrays and objects the object nests, itself included, in the same pass.
+func objectNesting(b []byte, fn func(key, val []byte) error) (nesting int, err error) {
+	nesting = 1
 	i := skipSpace(b, 1)
 	if i < len(b) && b[i] == '}' {
-		return trailing(b, i+1)
+		return nesting, trailing(b, i+1)
 	}
 	for {
 		if i >= len(b) || b[i] != '"' {
-			return errMalformed("malformed JSON object")
+			return nesting, errMalformed("malformed JSON object")
 		}
 		end := skipString(b, i)
 		if end < 0 {
-			return errMalformed("malformed JSON object")
+			return nesting, errMalformed("malformed JSON object")
 		}
 		key := b[i+1 : end-1]
 		if bytes.IndexByte(key, '\\') >= 0 {
 			var k string
 			if json.Unmarshal(b[i:end], &k) != nil {
-				return errMalformed("malformed JSON object")
+				return nesting, errMalformed("malformed JSON object")
 			}
 			key = []byte(k)
 		}
 		i = skipSpace(b, end)
 		if i >= len(b) || b[i] != ':' {
-			return errMalformed("malformed JSON object")
+			return nesting, errMalformed("malformed JSON object")
 		}
 		i = skipSpace(b, i+1)
-		vend := skipValue(b, i)
+		vend, n := skipNested(b, i)
+		nesting = max(nesting, n+1)
 		if vend <= i {
-			return errMalformed("malformed JSON object")
+			return nesting, errMalformed("malformed JSON object")
 		}
 		if err := fn(key, b[i:vend]); err != nil {
-			return err
+			return nesting, err
 		}
 		i = skipSpace(b, vend)
 		if i >= len(b) {
-			return errMalformed("malformed JSON object")
+			return nesting, errMalformed("malformed JSON object")
 		}
 		switch b[i] {
 		case ',':
 			i = skipSpace(b, i+1)
 		case '}':
-			return trailing(b, i+1)
+			return nesting, trailing(b, i+1)
 		default:
-			return errMalformed("malformed JSON object")
+			return nesting, errMalformed("malformed JSON object")
 		}
 	}
 }

@@ -50,7 +50,11 @@
 //     leaves the group on purpose (setsid, setpgid) escapes this, and so
 //     does everything if the host itself is killed.
 //   - stderr is kept in a bounded ring buffer; its tail is part of every
-//     start and handshake error and of Session.StderrTail.
+//     start and handshake error (Error.StderrTail) and of
+//     Session.StderrTail. A server that writes a line that is not
+//     JSON-RPC on stdout before the handshake fails it with ErrHandshake;
+//     the line's first 80 bytes are the error's StdoutHead, not its
+//     Detail (see Errors).
 //   - There is no sandbox: the command runs with the host user's rights.
 //     Registering a server installs nothing, but connecting or probing it
 //     runs it.
@@ -513,6 +517,16 @@
 //     before the page is decoded, and ConnectorOptions.MaxListBytes,
 //     default 32 MiB (DefaultMaxListBytes). A walk also stops after 1000
 //     pages or at a repeated cursor.
+//   - One message's nesting: at most MaxMessageDepth (1000, fixed)
+//     levels of arrays and objects, the go-sdk decoder's own bound. This
+//     one costs a request, not the session (see Messages the decoder
+//     refuses): a tools/call answer nested deeper fails its call with
+//     ErrBadResult and ErrLimit; a tools/list page nested deeper is read
+//     without each tool that nests more than 997 levels (the message, its
+//     result and the tools array are the other 3), which LoadTools leaves
+//     out with the reason, while the page's other tools are offered; any
+//     other answer fails its request with a JSON-RPC error naming the
+//     bound; a request or notification of the server's is dropped.
 //   - One tool result: at most MaxContentBlocks (10000, fixed) content
 //     blocks; more fails the call with ErrBadResult and ErrLimit (the
 //     session stays). The wire copy of a result kept for its call is one
@@ -524,7 +538,8 @@
 //     MaxToolMetaBytes (64 KiB); fixed. LoadTools, the one path by which
 //     the Prober and a Run take a listing, leaves such a tool out with the
 //     reason, as it does the second tool of a name, a tool that requires
-//     tasks and a tool whose schema fails under ConnectorOptions.Schema.
+//     tasks, a tool nested too deep for its page (see the nesting above)
+//     and a tool whose schema fails under ConnectorOptions.Schema.
 //   - The _meta fields a caller adds to a tools/call request
 //     (WithRequestMeta): at most MaxRequestMetaKeys (16) fields of
 //     MaxRequestMetaBytes (4 KiB) of keys and values together, fixed; the
@@ -692,9 +707,40 @@
 //
 // A result that is malformed (not an object, "content" not an array of
 // objects with a type, a known type with a field of the wrong JSON type,
-// isError not a boolean) or past MaxContentBlocks fails the call with
-// ErrBadResult, naming the field, never the server's data; the
-// connection is fine and the session stays usable.
+// isError not a boolean, an answer the JSON-RPC decoder refuses) or past
+// MaxContentBlocks or MaxMessageDepth fails the call with ErrBadResult,
+// naming the field or the bound, never the server's data; the connection
+// is fine and the session stays usable.
+//
+// # Messages the decoder refuses
+//
+// The go-sdk ends a connection at the first message its JSON-RPC decoder
+// refuses, whoever the message was for. agt reads every message first (on
+// stdio each line: one line is one message; on streamable HTTP each event
+// and each application/json body; on SSE each event; not what a Dial
+// transport reads, which is the host's) and hands the go-sdk only what it
+// can read, so that one message costs at most its own request, and a
+// shared server's every session stays:
+//
+//   - An answer to a request of ours that the decoder refuses (nested past
+//     MaxMessageDepth, an error member that is not an object, an unknown
+//     jsonrpc version) fails that request alone: a tools/call with
+//     ErrBadResult (with ErrLimit for the nesting), a tools/list page as
+//     said under Limits, any other request with a JSON-RPC error in agt's
+//     words.
+//   - A message that answers no request (an error or result whose "id" is
+//     null or missing, as a server sends for a request it could not parse)
+//     and a request or notification of the server's that the decoder
+//     refuses are dropped: logged to ConnectorOptions.Logger as
+//     agt.server_message_dropped with the reference and the reason in
+//     agt's words, never the data (at most a burst of 100, then 20 per
+//     second), and counted against MaxServerMessageRate as messages the
+//     server started. A request so dropped is never answered. An
+//     application/json body of streamable HTTP is the answer to its POST,
+//     so a body that names no request fails that POST's request instead.
+//   - Everything else goes to the go-sdk byte for byte. A line that is not
+//     JSON at all fails the handshake (see Launch rules) or ends the
+//     session, as a broken stream does.
 //
 // # Errors
 //
@@ -709,8 +755,9 @@
 // server with no usable login, see OAuth),
 // ErrUnavailable (the connection died or the session was closed; a call
 // that fails with it leaves the session Lost),
-// ErrBadResult (a tool result that is malformed or past a bound; the
-// session stays usable). A tool timeout wraps context.DeadlineExceeded;
+// ErrBadResult (a tool result that is malformed, nested too deep for the
+// decoder, or past a bound; the session stays usable). A tool timeout
+// wraps context.DeadlineExceeded;
 // the caller's cancellation wraps the caller's context error. A tool
 // result with IsError set is a result,
 // not an error; a JSON-RPC protocol error (such as an unknown tool) can be
@@ -719,7 +766,7 @@
 // remote server's URL shows only its scheme and host (a token often hides
 // in its path or query); a server's own error text (in a *jsonrpc.Error or
 // a tool result) is passed on as the server wrote it, and so is a stdio
-// server's stderr tail.
+// server's output (its stderr tail, and a non-JSON first line of stdout).
 //
 // A handshake the server refused keeps its cause: the server's JSON-RPC
 // error code and message, or the protocol version it offered, even though
@@ -727,13 +774,18 @@
 // bound (see Limits) gives an error that also wraps ErrLimit and a
 // *LimitError naming the option.
 //
-// The stderr tail is for the server's operator, not for a model: a server
-// may print its environment there, or echo an argument of an earlier call.
-// Error.Error includes it (so logs and the audit keep it); ErrorText(err,
-// false) renders any error without the tails of the *Errors inside it, and
-// ProbeReport keeps the tail apart from its Error. Package run and the
-// framework tools build every text a model reads that way unless the host
-// opts in.
+// A stdio server's output is for its operator, not for a model: a server
+// may print its environment on stderr, echo an argument of an earlier
+// call, or print a token in a banner on stdout ("starting with token
+// ..."). An *Error keeps it in two fields, never in its Detail: StderrTail
+// and StdoutHead (the first line of stdout when it was not JSON-RPC, as
+// the handshake saw it). Error.Error includes both (so logs, the audit and
+// the CLI keep them); ErrorText(err, false) renders any error without the
+// output of the *Errors inside it (the Detail still says "the server wrote
+// non-JSON on stdout", not what), and ProbeReport keeps each apart from its
+// Error (StdoutHead, StderrTail). Package run and the framework tools
+// build every text a model reads that way unless the host opts in
+// (ServerStderrToModel).
 //
 // # Concurrency
 //

@@ -56,18 +56,25 @@ type Error struct {
 	Kind error
 	// Detail explains the failure in a sentence for people.
 	Detail string
+	// StdoutHead is the first line a stdio server wrote on stdout where
+	// the handshake's answer should have been, when that line is not
+	// JSON-RPC (at most 80 bytes, control characters replaced by
+	// U+FFFD); "" otherwise. Like StderrTail it is the server's output,
+	// for its operator: a server may print a token in its banner.
+	StdoutHead string
 	// StderrTail is the end of the server's stderr, if it had one.
 	StderrTail string
 	// Err is the underlying cause, or nil.
 	Err error
 }
 
-// Error returns the message, with the stderr tail (when there is one) on
-// the lines after "--- server stderr (tail) ---". ErrorText leaves the
-// tail out.
+// Error returns the message, with the server's output when there is
+// some: the stdout head on the line after "--- server stdout (first
+// line) ---", then the stderr tail on the lines after "--- server stderr
+// (tail) ---". ErrorText(err, false) leaves both out.
 func (e *Error) Error() string { return e.text(true) }
 
-func (e *Error) text(withStderr bool) string {
+func (e *Error) text(withOutput bool) string {
 	var b strings.Builder
 	b.WriteString("mcpconn: ")
 	if e.Ref != "" {
@@ -81,68 +88,79 @@ func (e *Error) text(withStderr bool) string {
 	}
 	if e.Err != nil {
 		b.WriteString(": ")
-		b.WriteString(ErrorText(e.Err, withStderr))
+		b.WriteString(ErrorText(e.Err, withOutput))
 	}
-	if withStderr && e.StderrTail != "" {
+	if withOutput && e.StdoutHead != "" {
+		b.WriteString(stdoutHeading)
+		b.WriteString(e.StdoutHead)
+	}
+	if withOutput && e.StderrTail != "" {
 		b.WriteString(stderrHeading)
 		b.WriteString(strings.TrimRight(e.StderrTail, "\n"))
 	}
 	return b.String()
 }
 
-// stderrHeading starts the stderr tail in Error's message.
-const stderrHeading = "\n--- server stderr (tail) ---\n"
+// The headings that start a server's output in Error's message.
+const (
+	stdoutHeading = "\n--- server stdout (first line) ---\n"
+	stderrHeading = "\n--- server stderr (tail) ---\n"
+)
 
 // maxErrorDepth bounds the walk of an error tree in ErrorText.
 const maxErrorDepth = 64
 
-// ErrorText returns err's message, with the stderr tails of the *Errors in
-// err's tree (errors.Unwrap, and Unwrap() []error as errors.Join makes)
-// when withStderr is true, and without any when it is false.
+// ErrorText returns err's message, with the server output (stdout head
+// and stderr tail) of the *Errors in err's tree (errors.Unwrap, and
+// Unwrap() []error as errors.Join makes) when withServerOutput is true,
+// and without any when it is false.
 //
-// A stdio server's stderr is for its operator: a server may print its
-// environment there, or echo an argument of an earlier call. Text that a
-// model reads is made with withStderr false unless the host chose
-// otherwise; Go errors, logs and the audit keep the tail. Wrappers that
-// quote the message of an *Error (fmt.Errorf with %w, errors.Join) are
-// handled. The result fails closed: if a wrapper changed the text so that
-// a tail cannot be found, it is the *Error's own message without the tail
-// and without the wrappers' words; text from an *Error that a wrapper
-// flattened (fmt.Errorf with %v) is cut at its stderr heading.
-func ErrorText(err error, withStderr bool) string {
+// What a stdio server writes is for its operator: a server may print its
+// environment on stderr, echo an argument of an earlier call, or print a
+// token in a banner on stdout. Text that a model reads is made with
+// withServerOutput false unless the host chose otherwise; Go errors, logs
+// and the audit keep the output. Wrappers that quote the message of an
+// *Error (fmt.Errorf with %w, errors.Join) are handled. The result fails
+// closed: if a wrapper changed the text so that the output cannot be
+// found, it is the *Error's own message without the output and without
+// the wrappers' words; text from an *Error that a wrapper flattened
+// (fmt.Errorf with %v) is cut at its first output heading.
+func ErrorText(err error, withServerOutput bool) string {
 	if err == nil {
 		return ""
 	}
 	msg := err.Error()
-	if withStderr {
+	if withServerOutput {
 		return msg
 	}
-	var withTail []*Error
+	var withOutput []*Error
 	complete := walkErrors(err, 0, func(e *Error) {
-		if e.StderrTail != "" {
-			withTail = append(withTail, e)
+		if e.StderrTail != "" || e.StdoutHead != "" {
+			withOutput = append(withOutput, e)
 		}
 	})
 	if !complete {
-		if len(withTail) > 0 {
-			return withTail[0].text(false)
+		if len(withOutput) > 0 {
+			return withOutput[0].text(false)
 		}
-		return "the error is wrapped too deeply to be shown without a server's stderr"
+		return "the error is wrapped too deeply to be shown without a server's output"
 	}
-	for _, e := range withTail {
+	for _, e := range withOutput {
 		full, short := e.text(true), e.text(false)
 		switch {
 		case strings.Contains(msg, full):
 			msg = strings.ReplaceAll(msg, full, short)
 		case strings.Contains(msg, short):
 			// Outer errors replaced already: e is quoted without its
-			// tail, as a part of their short text.
+			// output, as a part of their short text.
 		default:
 			return short
 		}
 	}
-	if i := strings.Index(msg, stderrHeading); i >= 0 {
-		msg = msg[:i]
+	for _, heading := range []string{stdoutHeading, stderrHeading} {
+		if i := strings.Index(msg, heading); i >= 0 {
+			msg = msg[:i]
+		}
 	}
 	return msg
 }

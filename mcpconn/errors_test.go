@@ -48,7 +48,7 @@ func TestErrorTextLeavesStderrOut(t *testing.T) {
 		{"nested", nested, "mcpconn: r: call tool: mcpconn: r: connect inner: the server exited during startup: exit status 3"},
 		{"reworded", fmt.Errorf("outer: %w", rewordedError{leaky("a")}), "mcpconn: r: connect a: the server exited during startup: exit status 3"},
 		{"flattened", fmt.Errorf("outer: %v", leaky("a")), "outer: mcpconn: r: connect a: the server exited during startup: exit status 3"},
-		{"too deep", deep(leaky("a"), 100), "the error is wrapped too deeply to be shown without a server's stderr"},
+		{"too deep", deep(leaky("a"), 100), "the error is wrapped too deeply to be shown without a server's output"},
 		{"not mcpconn", errors.New("boom"), "boom"},
 	}
 	for _, tt := range tests {
@@ -67,5 +67,44 @@ func TestErrorTextLeavesStderrOut(t *testing.T) {
 	}
 	if got := mcpconn.ErrorText(nil, false); got != "" {
 		t.Errorf("ErrorText(nil) = %q", got)
+	}
+}
+
+// Issue 23 item 5: a non-JSON line a server printed on stdout (a banner
+// with a token) is server output, like the stderr tail: Error shows it
+// after its heading, ErrorText(err, false) never, whatever wraps it.
+func TestErrorTextLeavesStdoutHeadOut(t *testing.T) {
+	t.Parallel()
+	const banner = "starting with token tok_SECRET"
+	banned := func() *mcpconn.Error {
+		return &mcpconn.Error{Ref: "r", Op: "connect", Kind: mcpconn.ErrHandshake, Detail: "the server wrote non-JSON on stdout",
+			StdoutHead: banner, StderrTail: "stderr line"}
+	}
+	const short = "mcpconn: r: connect: the server wrote non-JSON on stdout"
+	for _, tt := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"plain", banned(), short},
+		{"wrapped", fmt.Errorf("mount r: %w", banned()), "mount r: " + short},
+		{"reworded", fmt.Errorf("outer: %w", rewordedError{banned()}), short},
+		{"flattened", fmt.Errorf("outer: %v", banned()), "outer: " + short},
+		{"stdout only", &mcpconn.Error{Ref: "r", Op: "connect", StdoutHead: banner}, "mcpconn: r: connect"},
+		{"too deep", deep(banned(), 100), "the error is wrapped too deeply to be shown without a server's output"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := mcpconn.ErrorText(tt.err, false)
+			if got != tt.want || strings.Contains(strings.ToLower(got), "tok_secret") {
+				t.Errorf("ErrorText(false) = %q\nwant             %q", got, tt.want)
+			}
+			if full := strings.ToLower(mcpconn.ErrorText(tt.err, true)); strings.Count(full, strings.ToLower(banner)) != 1 {
+				t.Errorf("ErrorText(true) = %q, want the stdout head once", full)
+			}
+		})
+	}
+	if got := banned().Error(); !strings.HasSuffix(got, short+"\n--- server stdout (first line) ---\n"+banner+"\n--- server stderr (tail) ---\nstderr line") {
+		t.Errorf("Error() = %q, want the stdout head, then the stderr tail, each after its heading", got)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -505,6 +506,112 @@ func forward(w http.ResponseWriter, r *http.Request, to string) {
 		}
 		if err != nil {
 			return
+		}
+	}
+}
+
+// hostileContentServers are the fake server's hostile-content fault over
+// stdio and over streamable HTTP, its answers as events or as JSON bodies.
+var hostileContentServers = []struct {
+	name string
+	srv  func(t *testing.T) resource.MCPServer
+}{
+	{"stdio", func(t *testing.T) resource.MCPServer {
+		srv, _ := fakeStdio(t, "-fault", string(mcptest.FaultHostileContent))
+		return srv
+	}},
+	{"http events", func(t *testing.T) resource.MCPServer {
+		return resource.MCPServer{Type: resource.TransportHTTP, URL: mcptest.StartHTTP(t, "-fault", string(mcptest.FaultHostileContent))}
+	}},
+	{"http json", func(t *testing.T) resource.MCPServer {
+		return resource.MCPServer{Type: resource.TransportHTTP,
+			URL: mcptest.StartHTTP(t, "-fault", string(mcptest.FaultHostileContent), "-json-response")}
+	}},
+}
+
+// Issue 23 item 10: hostile content costs the one tool or call it is in,
+// never the listing or the session. A tool with an outputSchema 1001 deep
+// is left out of its listing with the reason, the other 24 are offered
+// (before: the listing failed, 0 of 25, and the session was lost); a
+// result 100,000 deep fails its call with ErrBadResult and ErrLimit, and
+// an error answer with a null id (it answers no request) is dropped and
+// logged, or, as a JSON body, fails the request it answered (before:
+// either ended the session, and every call after it failed). Each attack
+// meets a session of its own; the next call on it works, and the session
+// is not lost.
+func TestHostileContentKeepsTheSession(t *testing.T) {
+	t.Parallel()
+	attacks := []struct {
+		name string
+		run  func(t *testing.T, s *mcpconn.Session, srv resource.MCPServer, transport string, logged *lockedBuffer)
+	}{
+		{"deep outputSchema", func(t *testing.T, s *mcpconn.Session, srv resource.MCPServer, _ string, _ *lockedBuffer) {
+			tools, err := s.Tools(context.Background())
+			if err != nil {
+				t.Fatalf("Tools = %v; want the listing", err)
+			}
+			loaded, _ := mcpconn.LoadTools(tools, srv, nil, nil)
+			var usable []string
+			for _, lt := range loaded {
+				switch {
+				case lt.Err == nil:
+					usable = append(usable, lt.Name)
+				case lt.Name != mcptest.ToolDeepOutputSchema || !errors.Is(lt.Err, mcpconn.ErrLimit) || !strings.Contains(lt.Err.Error(), "MaxMessageDepth"):
+					t.Errorf("tool %q left out: %v", lt.Name, lt.Err)
+				}
+			}
+			if len(loaded) != mcptest.HostileContentTools || len(usable) != mcptest.HostileContentTools-1 || loaded[3].Name != mcptest.ToolDeepOutputSchema {
+				t.Errorf("listed %d tools, %d usable; want %d listed in the server's order, all but %s usable",
+					len(loaded), len(usable), mcptest.HostileContentTools, mcptest.ToolDeepOutputSchema)
+			}
+		}},
+		{"deep result", func(t *testing.T, s *mcpconn.Session, _ resource.MCPServer, _ string, _ *lockedBuffer) {
+			_, err := s.CallTool(context.Background(), mcptest.ToolDeepResult, nil)
+			if !errors.Is(err, mcpconn.ErrBadResult) || !errors.Is(err, mcpconn.ErrLimit) || errors.Is(err, mcpconn.ErrUnavailable) ||
+				!strings.Contains(err.Error(), "MaxMessageDepth") {
+				t.Errorf("a result %d deep = %v; want ErrBadResult and ErrLimit naming MaxMessageDepth", mcptest.DeepResultLevels, err)
+			}
+		}},
+		{"null id", func(t *testing.T, s *mcpconn.Session, _ resource.MCPServer, transport string, logged *lockedBuffer) {
+			res, err := s.CallTool(context.Background(), mcptest.ToolNullIDError, nil)
+			if transport == "http json" {
+				// The body was the answer to the call: it fails, alone.
+				if !errors.Is(err, mcpconn.ErrBadResult) || errors.Is(err, mcpconn.ErrUnavailable) {
+					t.Errorf("a JSON body with a null id = %+v, %v; want ErrBadResult", res, err)
+				}
+				return
+			}
+			if err != nil || res.Text() != "ok" {
+				t.Errorf("a call whose server sent an error with a null id first = %+v, %v; want its result", res, err)
+			}
+			// The drop is logged (read before the call's result), without
+			// the server's data.
+			if !strings.Contains(logged.String(), `"msg":"agt.server_message_dropped","mount":"hostile","reason":"a response that names no request`) ||
+				strings.Contains(logged.String(), "Parse error") {
+				t.Errorf("the log = %s; want the drop, without the server's data", logged.String())
+			}
+		}},
+	}
+	for _, tt := range hostileContentServers {
+		for _, a := range attacks {
+			t.Run(tt.name+"/"+a.name, func(t *testing.T) {
+				t.Parallel()
+				var logged lockedBuffer
+				srv := tt.srv(t)
+				s, err := quickConnector(&mcpconn.ConnectorOptions{Logger: slog.New(slog.NewJSONHandler(&logged, nil))}).
+					Connect(context.Background(), "hostile", srv)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer s.Close()
+				a.run(t, s, srv, tt.name, &logged)
+				if res, err := s.CallTool(context.Background(), mcptest.ToolPlain, nil); err != nil || res.Text() != "ok" {
+					t.Errorf("the next call = %+v, %v; want ok on the same session", res, err)
+				}
+				if s.Lost() {
+					t.Error("the session is lost")
+				}
+			})
 		}
 	}
 }

@@ -52,6 +52,9 @@ type inflightCall struct {
 	// sessionGone: a streamable HTTP server answered the call's request
 	// with 404, so the session was gone before the call reached it.
 	sessionGone atomic.Bool
+	// refused is why the answer could not be read (the screen kept it
+	// from the go-sdk), or nil.
+	refused error
 }
 
 type inflightKey struct{}
@@ -142,7 +145,7 @@ func (r *inflightCalls) written(ctx context.Context, id string) {
 	}
 	c.mu.Lock()
 	c.id = id
-	c.raw, c.answered = nil, false // a new request: its answer is the call's
+	c.raw, c.answered, c.refused = nil, false, nil // a new request: its answer is the call's
 	c.mu.Unlock()
 	r.byID[id] = c
 }

@@ -10,6 +10,12 @@ import (
 	"testing"
 )
 
+// taken is the captured listing result, without the tools cut from it.
+func taken(c *toolsListCapture) json.RawMessage {
+	raw, _ := c.take()
+	return raw
+}
+
 // chunkReader returns its data n bytes at a time, as a network body might.
 type chunkReader struct {
 	data []byte
@@ -40,11 +46,11 @@ func TestSSECaptureChunking(t *testing.T) {
 	for _, n := range []int{1, 2, 3, 7, 64, len(stream)} {
 		c := newToolsListCapture(DefaultMaxTools, DefaultMaxListBytes)
 		c.request("n7")
-		body := &sseBodyCapture{ReadCloser: &chunkReader{data: []byte(stream), n: n}, capture: c, guard: testGuard()}
+		body := &screenedEvents{lineReader: lineReader{ReadCloser: &chunkReader{data: []byte(stream), n: n}}, capture: c, guard: testGuard()}
 		if _, err := io.Copy(io.Discard, body); err != nil {
 			t.Fatal(err)
 		}
-		if got := string(c.take()); got != listResult {
+		if got := string(taken(c)); got != listResult {
 			t.Errorf("chunks of %d: captured %q; want the exact result", n, got)
 		}
 	}
@@ -74,9 +80,9 @@ func TestSSECaptureEdges(t *testing.T) {
 			t.Parallel()
 			c := newToolsListCapture(DefaultMaxTools, DefaultMaxListBytes)
 			c.request("sx")
-			body := &sseBodyCapture{ReadCloser: &chunkReader{data: []byte(tt.stream), n: 5}, capture: c, guard: testGuard()}
+			body := &screenedEvents{lineReader: lineReader{ReadCloser: &chunkReader{data: []byte(tt.stream), n: 5}}, capture: c, guard: testGuard()}
 			_, _ = io.Copy(io.Discard, body)
-			if got := string(c.take()); got != tt.want {
+			if got := string(taken(c)); got != tt.want {
 				t.Errorf("captured %q; want %q", got, tt.want)
 			}
 		})
@@ -92,9 +98,9 @@ func TestJSONBodyCapture(t *testing.T) {
 	} {
 		c := newToolsListCapture(DefaultMaxTools, DefaultMaxListBytes)
 		c.request("n3")
-		r := &jsonBodyCapture{ReadCloser: &chunkReader{data: []byte(body), n: 4}, capture: c, guard: testGuard()}
+		r := &screenedJSONBody{ReadCloser: &chunkReader{data: []byte(body), n: 4}, capture: c, guard: testGuard()}
 		_, _ = io.Copy(io.Discard, r)
-		if got := string(c.take()); got != listResult {
+		if got := string(taken(c)); got != listResult {
 			t.Errorf("body %.40s...: captured %q", body, got)
 		}
 	}
@@ -155,9 +161,9 @@ func FuzzSSECapture(f *testing.F) {
 		}
 		c := newToolsListCapture(DefaultMaxTools, DefaultMaxListBytes)
 		c.request("n1")
-		body := &sseBodyCapture{ReadCloser: &chunkReader{data: stream, n: n}, capture: c, guard: testGuard()}
+		body := &screenedEvents{lineReader: lineReader{ReadCloser: &chunkReader{data: stream, n: n}}, capture: c, guard: testGuard()}
 		_, _ = io.Copy(io.Discard, body)
-		if got := c.take(); got != nil && !json.Valid(got) {
+		if got := taken(c); got != nil && !json.Valid(got) {
 			t.Errorf("captured invalid JSON %q", got)
 		}
 	})
@@ -195,7 +201,7 @@ func TestHeaderRoundTripper(t *testing.T) {
 	if gotHeader != "t" || gotLen != len(big) {
 		t.Errorf("big request: header %q, body %d bytes; want the header and all %d bytes", gotHeader, gotLen, len(big))
 	}
-	if c.take() != nil {
+	if taken(c) != nil {
 		t.Errorf("captured a result for a tools/call request")
 	}
 
@@ -205,7 +211,7 @@ func TestHeaderRoundTripper(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _ = io.Copy(io.Discard, resp.Body)
-	if got := string(c.take()); got != listResult {
+	if got := string(taken(c)); got != listResult {
 		t.Errorf("captured %q; want the tools/list result", got)
 	}
 }
@@ -220,17 +226,17 @@ func TestCaptureIgnoresLateAnswers(t *testing.T) {
 	c.request("n2")
 	c.response("n2", json.RawMessage(fresh))
 	c.response("n1", json.RawMessage(stale))
-	if got := string(c.take()); got != fresh {
+	if got := string(taken(c)); got != fresh {
 		t.Errorf("stale after fresh: captured %s; want %s", got, fresh)
 	}
 	c.request("n3") // abandoned
 	c.request("n4")
 	c.response("n3", json.RawMessage(stale))
-	if got := c.take(); got != nil {
+	if got := taken(c); got != nil {
 		t.Errorf("stale before fresh: captured %s; want nothing yet", got)
 	}
 	c.response("n4", json.RawMessage(fresh))
-	if got := string(c.take()); got != fresh {
+	if got := string(taken(c)); got != fresh {
 		t.Errorf("stale before fresh: captured %s; want %s", got, fresh)
 	}
 }

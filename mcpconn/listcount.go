@@ -93,33 +93,41 @@ func countArray(b []byte, i int) (int, int) {
 // skipValue returns the index just after the value that starts at b[i]
 // (-1 when it does not end). Scalars end at the next delimiter.
 func skipValue(b []byte, i int) int {
+	end, _ := skipNested(b, i)
+	return end
+}
+
+// skipNested is skipValue that also returns how many levels of arrays and
+// objects the value nests (0 for a scalar), as far as it was read.
+func skipNested(b []byte, i int) (end, nesting int) {
 	depth := 0
 	for i < len(b) {
 		switch b[i] {
 		case '"':
 			i = skipString(b, i)
 			if i < 0 || depth == 0 {
-				return i
+				return i, nesting
 			}
 			continue
 		case '{', '[':
 			depth++
+			nesting = max(nesting, depth)
 		case '}', ']':
 			if depth == 0 {
-				return i
+				return i, nesting
 			}
 			depth--
 			if depth == 0 {
-				return i + 1
+				return i + 1, nesting
 			}
 		case ',':
 			if depth == 0 {
-				return i
+				return i, nesting
 			}
 		}
 		i++
 	}
-	return -1
+	return -1, nesting
 }
 
 // skipString returns the index just after the string at b[i] == '"'.

@@ -18,11 +18,12 @@ type LoadedTool struct {
 	Tool
 	// Schema is the compiled inputSchema; nil when Err is set.
 	Schema *toolschema.Schema
-	// Err says why the tool is left out: its name, title, description,
-	// outputSchema or _meta is over its bound (CheckTool), its name was
-	// listed before, it requires task-augmented execution
-	// (ErrTaskRequired), or its inputSchema does not compile. Nil when the
-	// tool is usable.
+	// Err says why the tool is left out: it nests too deep for its
+	// listing to be read with it (a *LimitError naming MaxMessageDepth;
+	// only its name is known), its name, title, description, outputSchema
+	// or _meta is over its bound (CheckTool), its name was listed before,
+	// it requires task-augmented execution (ErrTaskRequired), or its
+	// inputSchema does not compile. Nil when the tool is usable.
 	Err error
 }
 
@@ -42,7 +43,9 @@ var ErrTaskRequired = errors.New(`the tool requires task-augmented execution (ex
 // and disabled_tools leave out (srv.ToolEnabled) is not in the result at
 // all, and is counted in excluded; it is neither judged nor compiled. A
 // name over MaxToolNameBytes is never matched: such a tool is left out with
-// its reason. Then each tool is checked with CheckTool, a name listed twice
+// its reason. A tool the listing could not be read with (nested deeper
+// than MaxMessageDepth allows in its page) is left out with its reason.
+// Then each tool is checked with CheckTool, a name listed twice
 // keeps its first tool, a tool that requires tasks is left out
 // (ErrTaskRequired), and each inputSchema is compiled with compile (nil
 // means toolschema.Compile with the options opts, nil for defaults). Tools
@@ -65,8 +68,11 @@ func LoadTools(tools []Tool, srv resource.MCPServer, compile func(raw []byte) (*
 		}
 		lt := LoadedTool{Tool: t}
 		switch err := CheckTool(t); {
-		case err != nil:
-			lt.Err = err
+		case t.unreadable != nil || err != nil:
+			lt.Err = t.unreadable
+			if lt.Err == nil {
+				lt.Err = err
+			}
 			if len(lt.Name) > MaxToolNameBytes {
 				lt.Name = lt.Name[:MaxToolNameBytes]
 			}

@@ -72,13 +72,17 @@ type ProbeReport struct {
 	// inputSchema compiled).
 	OK bool `json:"ok"`
 	// Error says why the probe failed before its tools could be checked,
-	// without the stderr tail (see StderrTail).
+	// without the server's output (see StdoutHead and StderrTail).
 	Error string `json:"error,omitempty"`
-	// StderrTail is the end of a stdio server's stderr when the probe
-	// failed. Error never holds it. It is for the server's operator: a
-	// server may print its environment or an earlier call's arguments on
-	// stderr, so a report shown to a model leaves it out (the framework's
-	// mcp_probe does unless its host opts in).
+	// StdoutHead is the first line a stdio server wrote on stdout in place
+	// of the handshake's answer, when that line was not JSON-RPC (the
+	// *Error's StdoutHead). StderrTail is the end of a stdio server's
+	// stderr when the probe failed. Error holds neither. Both are for the
+	// server's operator: a server may print a token in a banner, its
+	// environment or an earlier call's arguments, so a report shown to a
+	// model leaves them out (the framework's mcp_probe does unless its
+	// host opts in).
+	StdoutHead string `json:"stdout_head,omitempty"`
 	StderrTail string `json:"stderr_tail,omitempty"`
 	// Timings, in milliseconds: connect is start plus handshake.
 	DurationMS int64 `json:"duration_ms"`
@@ -106,8 +110,8 @@ type ToolReport struct {
 //
 // It returns a nil report and an error when the document cannot be read
 // (resource.ErrNotFound, store errors). When the server cannot be started,
-// connected or listed, it returns the report (Error and StderrTail filled
-// in) and the *Error. Tools whose schema fails to compile only make the
+// connected or listed, it returns the report (Error, StdoutHead and
+// StderrTail filled in) and the *Error. Tools whose schema fails to compile only make the
 // report not OK: the error is nil.
 func (p *Prober) Probe(ctx context.Context, ref resource.Ref) (*ProbeReport, error) {
 	start := time.Now()
@@ -118,12 +122,13 @@ func (p *Prober) Probe(ctx context.Context, ref resource.Ref) (*ProbeReport, err
 	rep := &ProbeReport{Reference: ref, Revision: res.Revision, Tools: []ToolReport{}}
 	defer func() { rep.DurationMS = time.Since(start).Milliseconds() }()
 	fail := func(err error) (*ProbeReport, error) {
-		// The report carries the tail in its own field, so that a reader
-		// who must not see it (a model) can be given the rest.
+		// The report carries the server's output in its own fields, so
+		// that a reader who must not see it (a model) can be given the
+		// rest.
 		rep.Error = ErrorText(err, false)
 		var e *Error
 		if errors.As(err, &e) {
-			rep.StderrTail = e.StderrTail
+			rep.StdoutHead, rep.StderrTail = e.StdoutHead, e.StderrTail
 		}
 		return rep, err
 	}

@@ -225,6 +225,7 @@ func (r *stdoutReader) nonJSONPrefix() string {
 		return ""
 	}
 	line, _, _ := strings.Cut(s, "\n")
+	line = strings.TrimRight(line, "\r")
 	if len(line) > 80 {
 		line = line[:80] + "..."
 	}

@@ -125,6 +125,13 @@ func (s *Session) callResult(ctx, cctx context.Context, name string, call *infli
 	if err != nil && (ctx.Err() != nil || cctx.Err() != nil || s.closed.Load() || s.guard.breach() != nil) {
 		return nil, s.classify(callOp(name), ctx, cctx, err)
 	}
+	if rerr := call.refusal(); rerr != nil {
+		detail := "the tools/call result is malformed"
+		if errors.Is(rerr, ErrLimit) {
+			detail = "the tools/call result is past a bound"
+		}
+		return nil, &Error{Ref: s.ref, Op: callOp(name), Kind: ErrBadResult, Detail: detail, Err: rerr}
+	}
 	raw := call.answer()
 	switch {
 	case raw != nil:
@@ -159,6 +166,27 @@ func (c *inflightCall) answer() json.RawMessage {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.raw
+}
+
+// refusal returns why the answer to the call's request could not be read,
+// or nil.
+func (c *inflightCall) refusal() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.refused
+}
+
+// refuse records that the first answer to request id, if it is the
+// call's current request, could not be read, and why; it reports whether
+// it was the call's.
+func (c *inflightCall) refuse(id string, why error) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.id != id || c.answered {
+		return false
+	}
+	c.refused, c.answered = why, true
+	return true
 }
 
 // setAnswer records the first answer to request id, if it is the call's
@@ -199,50 +227,71 @@ func (c *toolsListCapture) callAnswered(id string, result json.RawMessage) bool 
 	return false
 }
 
-// maxPeekBytes bounds what RoundTrip reads of a tools/call request body to
-// find its id: the go-sdk writes "id" and "method" before "params", so
-// the arguments, however large, are never read.
+// refuseCall records, for the call in flight that sent request id, that
+// its answer could not be read and why; it reports whether there was
+// such a call.
+func (c *toolsListCapture) refuseCall(id string, why error) bool {
+	if c == nil || c.calls == nil || id == "" {
+		return false
+	}
+	if call := c.calls.byRequest(id); call != nil {
+		return call.refuse(id, why)
+	}
+	return false
+}
+
+// maxPeekBytes bounds what is read of a request body to find its id and
+// method: the go-sdk writes "id" and "method" before "params", so the
+// arguments, however large, are never read.
 const maxPeekBytes = 4 << 10
 
 // peekCallID returns the id (idKey form) of the tools/call request in a
 // request body, reading no further than its "id" and "method" members.
 func peekCallID(body io.Reader) (string, bool) {
-	dec := json.NewDecoder(io.LimitReader(body, maxPeekBytes))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+	raw, method, ok := peekRequest(body)
+	if !ok || method != methodCallTool {
 		return "", false
 	}
-	var id string
-	haveID, isCall := false, false
+	return rawIDKey(raw)
+}
+
+// peekRequest returns the id (exact JSON, a string or an integer) and the
+// method of the request in a request body, reading no further than its
+// "id" and "method" members (within maxPeekBytes).
+func peekRequest(body io.Reader) (id json.RawMessage, method string, ok bool) {
+	dec := json.NewDecoder(io.LimitReader(body, maxPeekBytes))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, "", false
+	}
+	haveID, haveMethod := false, false
 	for dec.More() {
 		t, err := dec.Token()
-		key, ok := t.(string)
-		if err != nil || !ok {
-			return "", false
+		key, isKey := t.(string)
+		if err != nil || !isKey {
+			return nil, "", false
 		}
 		switch key {
 		case "id":
-			var raw json.RawMessage
-			if dec.Decode(&raw) != nil {
-				return "", false
+			if dec.Decode(&id) != nil {
+				return nil, "", false
 			}
-			if id, haveID = rawIDKey(raw); !haveID {
-				return "", false
+			if _, haveID = rawIDKey(id); !haveID {
+				return nil, "", false
 			}
 		case "method":
-			var m string
-			if dec.Decode(&m) != nil || m != methodCallTool {
-				return "", false
+			if dec.Decode(&method) != nil {
+				return nil, "", false
 			}
-			isCall = true
+			haveMethod = true
 		default:
 			var skip json.RawMessage
 			if dec.Decode(&skip) != nil {
-				return "", false
+				return nil, "", false
 			}
 		}
-		if haveID && isCall {
-			return id, true
+		if haveID && haveMethod {
+			return id, method, true
 		}
 	}
-	return "", false
+	return nil, "", false
 }

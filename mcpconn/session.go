@@ -31,6 +31,7 @@ type Session struct {
 	httpTransport *http.Transport // remote with a per-session transport only
 	capture       *toolsListCapture
 	guard         *peerGuard
+	screen        *messageScreen // what the go-sdk may read of the server (screen.go)
 	calls         inflightCalls
 	serve         *serving // handlers and bounds of what the server sends on its own
 	client        *mcp.Client
@@ -96,6 +97,11 @@ type Tool struct {
 	// Execution is the tool's execution object (MCP 2025-11-25), nil when
 	// the server sent none.
 	Execution *ToolExecution `json:"execution,omitempty"`
+
+	// unreadable is why the listing could not be read for this tool (it
+	// nests too deep for its page): only Name is known, and LoadTools
+	// leaves it out with this reason.
+	unreadable error
 }
 
 // ToolExecution says how a tool may be run.
@@ -215,12 +221,15 @@ func (s *Session) Tools(ctx context.Context) ([]Tool, error) {
 		}
 		s.capture.take() // forget any stale result
 		res, err := s.cs.ListTools(lctx, &mcp.ListToolsParams{Cursor: cursor})
+		if le := s.capture.takeRefused(); err != nil && le != nil && ctx.Err() == nil && lctx.Err() == nil {
+			return nil, &Error{Ref: s.ref, Op: "list tools", Detail: "the server's tool listing could not be read", Err: le}
+		}
 		if err != nil {
 			return nil, s.classify("list tools", ctx, lctx, err)
 		}
 		next := res.NextCursor
-		if raw := s.capture.take(); raw != nil {
-			tools, err := withWireSchemas(res.Tools, raw)
+		if raw, cuts := s.capture.take(); raw != nil {
+			tools, err := withWireSchemas(res.Tools, raw, cuts)
 			if err != nil {
 				return nil, &Error{Ref: s.ref, Op: "list tools", Detail: "the tools/list result is malformed", Err: err}
 			}
@@ -253,8 +262,10 @@ func (s *Session) Tools(ctx context.Context) ([]Tool, error) {
 // exactly, as in the go-sdk's own decoding ("InputSchema" is not
 // inputSchema), and the tools the go-sdk left out (null entries, invalid
 // header annotations) stay out; the wire must list the decoded tools in
-// the same order, or the capture is not this page's.
-func withWireSchemas(decoded []*mcp.Tool, raw json.RawMessage) ([]Tool, error) {
+// the same order, or the capture is not this page's. The tools the screen
+// cut from the page (null on the wire now) come back at their places, to
+// be left out by LoadTools with the reason.
+func withWireSchemas(decoded []*mcp.Tool, raw json.RawMessage, cuts []cutTool) ([]Tool, error) {
 	var page map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &page); err != nil {
 		return nil, err
@@ -265,18 +276,25 @@ func withWireSchemas(decoded []*mcp.Tool, raw json.RawMessage) ([]Tool, error) {
 			return nil, fmt.Errorf("tools: %w", err)
 		}
 	}
-	out := make([]Tool, 0, len(decoded))
-	for _, w := range wire {
-		if len(out) == len(decoded) {
-			break
+	out := make([]Tool, 0, len(decoded)+len(cuts))
+	paired := 0
+	for i, w := range wire {
+		if len(cuts) > 0 && cuts[0].index == i {
+			out = append(out, cuts[0].tool())
+			cuts = cuts[1:]
+			continue
+		}
+		if paired == len(decoded) {
+			continue
 		}
 		var name string
-		if w == nil || (w["name"] != nil && json.Unmarshal(w["name"], &name) != nil) || name != decoded[len(out)].Name {
+		if w == nil || (w["name"] != nil && json.Unmarshal(w["name"], &name) != nil) || name != decoded[paired].Name {
 			continue // left out by the go-sdk
 		}
-		out = append(out, toolMeta(decoded[len(out)], w))
+		out = append(out, toolMeta(decoded[paired], w))
+		paired++
 	}
-	if len(out) != len(decoded) {
+	if paired != len(decoded) || len(cuts) > 0 {
 		return nil, errors.New("the captured result does not list the decoded tools")
 	}
 	return out, nil

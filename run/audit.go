@@ -97,8 +97,9 @@ type Record struct {
 	// that failed as unavailable (its MCP server died or the connection was
 	// lost), the whole error, with the server's stderr tail; for a failed
 	// refresh, "configuration saved, but load failed: " and the error with
-	// the servers' stderr tails. The text the model reads leaves those
-	// tails out unless Options.ServerStderrToModel. Empty otherwise.
+	// the servers' output (stderr tails, a non-JSON stdout line). The text
+	// the model reads leaves that output out unless
+	// Options.ServerStderrToModel. Empty otherwise.
 	Message string
 	// Diff is what a refresh changed (EventRefresh); nil for calls.
 	Diff *RefreshDiff

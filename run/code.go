@@ -259,9 +259,10 @@ func (r *Run) failure(err error) Result {
 	return res
 }
 
-// modelText renders err for text the model reads: without the stderr
-// tails of the servers (an *mcpconn.Error anywhere in err's tree keeps its
-// tail in its Go error only), unless Options.ServerStderrToModel. Every
+// modelText renders err for text the model reads: without the output of
+// the servers (an *mcpconn.Error anywhere in err's tree keeps its stderr
+// tail and stdout head in its Go error only), unless
+// Options.ServerStderrToModel. Every
 // message of this package that holds an error's text and reaches the
 // model (Result.Message, RefreshReport.Notice) is made here.
 func (r *Run) modelText(err error) string {

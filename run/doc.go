@@ -56,8 +56,11 @@
 // rather than failing the call), each with its exact bytes; it works on a
 // host tool's Content too. A block type agt does not know is a success,
 // not a lost connection, and a malformed result (or one of more than
-// mcpconn.MaxContentBlocks blocks) is tool_error; the mount stays
-// connected either way.
+// mcpconn.MaxContentBlocks blocks, or nested deeper than
+// mcpconn.MaxMessageDepth) is tool_error; the mount stays connected either
+// way, for this Run and every other Run on a shared server. A message of
+// the server's that answers no call (an error with "id": null) is dropped
+// by mcpconn and costs no call.
 //
 // ForModel, what the host sends back to the model for a call:
 //
@@ -279,15 +282,18 @@
 // (mcpconn.ConnectorOptions.MaxServerRequests) hold for all those Runs
 // together.
 //
-// # Server stderr
+// # Server output
 //
-// What a stdio server writes on stderr is for its operator, not for the
-// model: a server may print its environment there, or echo an argument of
-// an earlier call. The text a Run gives the model (Result.Message, the
-// ToolError, RefreshReport.Notice) never holds a server's stderr, unless
-// the host sets Options.ServerStderrToModel. The Go errors (MountErrors,
-// RefreshReport.Err and Failures) and the audit (Record.Message of a failed
-// refresh, and of a call that failed as unavailable) keep it.
+// What a stdio server writes on stderr, and a line that is not JSON-RPC on
+// its stdout before the handshake, is for its operator, not for the model:
+// a server may print its environment there, echo an argument of an earlier
+// call, or print a token in a banner. The text a Run gives the model
+// (Result.Message, the ToolError, RefreshReport.Notice) never holds it,
+// unless the host sets Options.ServerStderrToModel: a mount whose server
+// wrote a banner on stdout fails with a notice that says so, without the
+// banner. The Go errors (MountErrors, RefreshReport.Err and Failures) and
+// the audit (Record.Message of a failed refresh, and of a call that failed
+// as unavailable) keep it.
 //
 // # Aliases and fingerprints
 //
@@ -320,8 +326,10 @@
 // is not listed, a call to it is an unknown tool that never reaches the
 // server, and it is not reported (SkippedTools lists failures only). A
 // tool whose execution.taskSupport is "required" is a SkippedTool with
-// mcpconn.ErrTaskRequired: agt runs no tasks. The probe applies the same
-// rules (mcpconn.LoadTools).
+// mcpconn.ErrTaskRequired: agt runs no tasks. A tool nested too deep for
+// its listing to be read with it (an outputSchema 1001 levels deep) is a
+// SkippedTool wrapping mcpconn.ErrLimit; the server's other tools are
+// offered. The probe applies the same rules (mcpconn.LoadTools).
 //
 // Compiled schemas are kept in a SchemaCache keyed by their exact bytes
 // (bounded): the Run's own, or Options.SchemaCache, which agt.Host gives

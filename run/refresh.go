@@ -22,12 +22,12 @@ type RefreshReport struct {
 	OK bool
 	// Notice is, when anything failed, "configuration saved, but load
 	// failed: " and which mount failed and why, for the model. It holds no
-	// server's stderr unless Options.ServerStderrToModel. Empty when
-	// nothing failed.
+	// server's output (stderr, a non-JSON stdout line) unless
+	// Options.ServerStderrToModel. Empty when nothing failed.
 	Notice string
 	// Err is the failure of the saved configuration, nil when it loaded
-	// (or the Run closed: ErrClosed). Its message holds the stderr tail of
-	// a server that wrote on stderr, once.
+	// (or the Run closed: ErrClosed). Its message holds the output of a
+	// server that wrote on stderr (or non-JSON on stdout), once.
 	Err error
 	// Failures lists the mounts that failed to load, and the lost mounts
 	// that failed to restart.
@@ -153,7 +153,7 @@ func (r *Run) refresh(ctx context.Context, batchID string, kind refreshKind) *Re
 	if r.auditor != nil {
 		rec := Record{Event: EventRefresh, Time: start, Agent: r.agent, RunID: r.runID, BatchID: batchID, Duration: time.Since(start),
 			Diff: refreshDiff(rep)}
-		// The audit is for the host's people: it keeps the stderr tails the
+		// The audit is for the host's people: it keeps the server output the
 		// model's Notice may leave out.
 		var full []string
 		if rep.Err != nil && !errors.Is(rep.Err, ErrClosed) {

@@ -166,11 +166,13 @@ type Options struct {
 	// same way. 0 means DefaultMaxListBytes (64 MiB).
 	MaxListBytes int
 	// ServerStderrToModel lets the text the model reads (Result.Message of
-	// a failed call, RefreshReport.Notice) include the end of a stdio
-	// server's stderr. false (the zero value) keeps it out: a server may
-	// print its environment on stderr, or echo an argument of an earlier
-	// call. The Go errors (MountErrors, RefreshReport.Err) and the audit
-	// (Record.Message) keep the stderr tail either way.
+	// a failed call, RefreshReport.Notice) include what a stdio server
+	// wrote: the end of its stderr, and the first line of its stdout when
+	// that was not JSON-RPC (mcpconn.Error's StderrTail and StdoutHead).
+	// false (the zero value) keeps them out: a server may print its
+	// environment on stderr, echo an argument of an earlier call, or print
+	// a token in a banner. The Go errors (MountErrors, RefreshReport.Err)
+	// and the audit (Record.Message) keep them either way.
 	ServerStderrToModel bool
 	// SchemaCache holds the compiled tool schemas; give the same one to
 	// many Runs to compile each schema once (agt.Host does, for all its

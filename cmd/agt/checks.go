@@ -119,6 +119,7 @@ type probeJSON struct {
 	Excluded        int                   `json:"excluded,omitempty"`
 	OK              bool                  `json:"ok"`
 	Error           string                `json:"error,omitempty"`
+	StdoutHead      string                `json:"stdout_head,omitempty"`
 	StderrTail      string                `json:"stderr_tail,omitempty"`
 	DurationMS      int64                 `json:"duration_ms"`
 	ConnectMS       int64                 `json:"connect_ms"`
@@ -137,7 +138,7 @@ func newProbeJSON(rep *mcpconn.ProbeReport) probeJSON {
 		Reference: rep.Reference, Revision: rep.Revision, Entry: rep.Entry, Transport: rep.Transport,
 		Server: rep.Server, ProtocolVersion: rep.ProtocolVersion,
 		Tools: make([]probeToolJSON, len(rep.Tools)), Excluded: rep.Excluded,
-		OK: rep.OK, Error: rep.Error, StderrTail: rep.StderrTail,
+		OK: rep.OK, Error: rep.Error, StdoutHead: rep.StdoutHead, StderrTail: rep.StderrTail,
 		DurationMS: rep.DurationMS, ConnectMS: rep.ConnectMS, ListMS: rep.ListMS, CompileMS: rep.CompileMS,
 	}
 	if rep.Capabilities != nil {
@@ -162,7 +163,7 @@ func writeProbe(e *env, rep *mcpconn.ProbeReport, err error) {
 	}
 	if rep.Error != "" {
 		fmt.Fprintf(e.out, "probe %s: failed after %d ms: %s\n", rep.Reference, rep.DurationMS, shown(rep.Error, maxLineWidth))
-		writeStderrTail(e.out, "", rep.StderrTail)
+		writeServerOutput(e.out, "", rep.StdoutHead, rep.StderrTail)
 		hint := commandHint(err, rep.Error)
 		if hint == "" || strings.HasPrefix(hint, "(") {
 			hint = fmt.Sprintf("next: 'agt mcp test %s' checks the configuration; 'agt mcp update %s' fixes it", rep.Reference, rep.Reference)
@@ -374,7 +375,7 @@ func writeCheck(e *env, rep checkReport, ok bool) {
 		case !probedMount:
 		case p.rep.Error != "":
 			fmt.Fprintf(e.out, "    probe: failed after %d ms: %s\n", p.rep.DurationMS, shown(p.rep.Error, maxLineWidth))
-			writeStderrTail(e.out, "    ", p.rep.StderrTail)
+			writeServerOutput(e.out, "    ", p.rep.StdoutHead, p.rep.StderrTail)
 			if h := commandHint(p.err, p.rep.Error); h != "" && !strings.HasPrefix(h, "(") {
 				fmt.Fprintf(e.out, "    %s\n", h)
 			}

@@ -111,16 +111,22 @@ func isLineBreak(r rune) bool {
 	return false
 }
 
-// writeStderrTail prints the lines of a server's stderr tail, each made
-// safe by shown, under a heading.
-func writeStderrTail(w io.Writer, indent, tail string) {
-	tail = strings.TrimSpace(tail)
-	if tail == "" {
-		return
-	}
-	fmt.Fprintf(w, "%sserver stderr (last lines):\n", indent)
-	for _, line := range strings.Split(tail, "\n") {
-		fmt.Fprintf(w, "%s  | %s\n", indent, shown(strings.TrimSuffix(line, "\r"), maxLineWidth))
+// writeServerOutput prints what a stdio server wrote, each line made safe
+// by shown, under a heading: the non-JSON first line of its stdout, then
+// its stderr tail.
+func writeServerOutput(w io.Writer, indent, stdoutHead, stderrTail string) {
+	for _, out := range []struct{ heading, text string }{
+		{"server stdout (first line, not JSON-RPC)", stdoutHead},
+		{"server stderr (last lines)", stderrTail},
+	} {
+		text := strings.TrimSpace(out.text)
+		if text == "" {
+			continue
+		}
+		fmt.Fprintf(w, "%s%s:\n", indent, out.heading)
+		for _, line := range strings.Split(text, "\n") {
+			fmt.Fprintf(w, "%s  | %s\n", indent, shown(strings.TrimSuffix(line, "\r"), maxLineWidth))
+		}
 	}
 }
 

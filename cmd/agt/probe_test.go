@@ -308,3 +308,32 @@ func TestEscapeUnsafeKeepsJSONExact(t *testing.T) {
 		t.Errorf("a format character above U+FFFF is not escaped as a surrogate pair: %q", b.String())
 	}
 }
+
+// Issue 23 item 5: the banner a server printed on stdout in place of the
+// handshake's answer (a token in it) stays out of the model's text, but
+// the operator sees it: agt mcp probe prints it under its own heading
+// (made safe), --json has it in stdout_head, agent tools in the mount's
+// failure; the error itself only says what went wrong.
+func TestProbeShowsStdoutBanner(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "agt.db")
+	registerFake(t, db, "banner", "-fault", "banner")
+	mustRun(t, db, 0, "agent", "create", "one", "--mcp", "banner")
+
+	r := mustRun(t, db, 1, "mcp", "probe", "banner")
+	assertContains(t, "mcp probe of a server with a banner", r.stdout,
+		"the server wrote non-JSON on stdout",
+		"server stdout (first line, not JSON-RPC):\n  | "+mcptest.Banner+"\n")
+	r = mustRun(t, db, 1, "mcp", "probe", "banner", "--json")
+	var rep struct {
+		Error      string `json:"error"`
+		StdoutHead string `json:"stdout_head"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || rep.StdoutHead != mcptest.Banner || strings.Contains(rep.Error, mcptest.BannerToken) {
+		t.Errorf("probe --json = %+v, %v; want the banner in stdout_head alone", rep, err)
+	}
+	r = mustRun(t, db, 1, "agent", "tools", "one")
+	assertContains(t, "agent tools with a mount that prints a banner", r.stdout,
+		"mount banner failed to load: ",
+		"  server stdout (first line, not JSON-RPC):\n    | "+mcptest.Banner+"\n")
+}

@@ -37,6 +37,7 @@ type toolsReport struct {
 type mountFailure struct {
 	Ref        resource.Ref `json:"reference"`
 	Error      string       `json:"error"`
+	StdoutHead string       `json:"stdout_head,omitempty"`
 	StderrTail string       `json:"stderr_tail,omitempty"`
 	missing    bool         // the mounted reference is not registered
 	err        error        // for agt's hint
@@ -69,9 +70,13 @@ func agentTools(ctx context.Context, e *env, refArg string, timeout time.Duratio
 		rep.Tools = []run.ToolInfo{}
 	}
 	for _, m := range r.MountErrors() {
-		// The tail has its own field, as in the probe report.
-		rep.MountErrors = append(rep.MountErrors, mountFailure{Ref: m.Ref, Error: mcpconn.ErrorText(m.Err, false), StderrTail: m.StderrTail,
-			missing: errors.Is(m.Err, resource.ErrNotFound), err: m.Err})
+		// The server's output has its own fields, as in the probe report.
+		f := mountFailure{Ref: m.Ref, Error: mcpconn.ErrorText(m.Err, false), StderrTail: m.StderrTail,
+			missing: errors.Is(m.Err, resource.ErrNotFound), err: m.Err}
+		if ce := (*mcpconn.Error)(nil); errors.As(m.Err, &ce) {
+			f.StdoutHead = ce.StdoutHead
+		}
+		rep.MountErrors = append(rep.MountErrors, f)
 	}
 	for _, s := range r.SkippedTools() {
 		rep.SkippedTools = append(rep.SkippedTools, skippedFailure{Name: s.Alias, Source: s.Source, Error: s.Err.Error()})
@@ -114,7 +119,7 @@ func writeTools(e *env, rep toolsReport) {
 			continue
 		}
 		fmt.Fprintf(e.out, "mount %s failed to load: %s\n", m.Ref, shown(m.Error, maxLineWidth))
-		writeStderrTail(e.out, "  ", m.StderrTail)
+		writeServerOutput(e.out, "  ", m.StdoutHead, m.StderrTail)
 		if h := commandHint(m.err, m.Error); h != "" && !strings.HasPrefix(h, "(") {
 			fmt.Fprintf(e.out, "  %s\n", h)
 		} else {

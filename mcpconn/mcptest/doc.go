@@ -31,7 +31,11 @@
 //
 // Chosen with -fault (comma-separated) or $AGT_FAKEMCP_FAULTS for the
 // binary, or ServerOptions.Faults in-process; see Fault. Process faults:
-// exit-at-start, no-handshake, banner, spawn-child, ignore-sigterm. Tool
+// exit-at-start, no-handshake, banner, spawn-child, ignore-sigterm; the
+// hostile ones, a hand-written peer in place of the server:
+// refuse-initialize, old-protocol, endless-line, notification-flood,
+// endless-listing, and hostile-content (also over -http: a tool listed
+// 1001 levels deep, a result 100,000 deep, an error with a null id). Tool
 // faults: crash-on-call, many-tools (5,000 tools), invalid-schema,
 // root-string, external-ref, tool-metadata (tools listed with a title,
 // annotations, an outputSchema and _meta as exact bytes, and each

@@ -72,6 +72,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 3
 	}
 	if f, ok := hostileFault(faults); ok {
+		if f == FaultHostileContent && *httpAddr != "" {
+			return serveHandler(func() http.Handler { return serveHostileHTTP(*jsonResponse) }, *httpAddr, *requireHeader, nil, stdin, stdout, stderr)
+		}
 		return serveHostile(f, *pageSize, stdin, stdout)
 	}
 	if has(FaultIgnoreSIGTERM) {
@@ -122,7 +125,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		status = serveHTTP(server, *httpAddr, *sse, *jsonResponse, *requireHeader, &restart, stdin, stdout, stderr)
 	} else {
 		if has(FaultBanner) {
-			fmt.Fprintln(stdout, "Server starting... (fakemcp banner on stdout, fault banner)")
+			fmt.Fprintln(stdout, Banner)
 		}
 		fmt.Fprintln(stderr, "fakemcp: serving on stdio")
 		if err := server.Run(context.Background(), &mcp.IOTransport{Reader: io.NopCloser(&idSniffer{r: stdin, ids: opts.requestIDs}), Writer: nopWriteCloser{stdout}}); err != nil && !errors.Is(err, io.EOF) {
@@ -178,19 +181,27 @@ func spawnSleeper(stderr io.Writer, tag string) error {
 }
 
 func serveHTTP(server *mcp.Server, addr string, sse, jsonResponse bool, requireHeader string, restart *atomic.Pointer[func()], stdin io.Reader, stdout, stderr io.Writer) int {
+	return serveHandler(func() http.Handler {
+		if sse {
+			return mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return server }, nil)
+		}
+		return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
+			&mcp.StreamableHTTPOptions{JSONResponse: jsonResponse})
+	}, addr, requireHeader, restart, stdin, stdout, stderr)
+}
+
+// serveHandler serves the handler newHandler makes on addr at /mcp until
+// SIGTERM, SIGINT or the end of stdin; the first stdout line is
+// "listening on URL". When restart is not nil, it is set to a function
+// that starts a new handler and ends every connection to the old one.
+func serveHandler(newHandler func() http.Handler, addr, requireHeader string, restart *atomic.Pointer[func()], stdin io.Reader, stdout, stderr io.Writer) int {
 	name, value, ok := strings.Cut(requireHeader, ":")
 	if requireHeader != "" && (!ok || strings.TrimSpace(name) == "") {
 		fmt.Fprintln(stderr, `fakemcp: -require-header wants "Name: value"`)
 		return 2
 	}
-	newHandler := func() http.Handler {
-		var handler http.Handler
-		if sse {
-			handler = mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return server }, nil)
-		} else {
-			handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
-				&mcp.StreamableHTTPOptions{JSONResponse: jsonResponse})
-		}
+	makeHandler := func() http.Handler {
+		handler := newHandler()
 		if requireHeader != "" {
 			handler = RequireHeader(handler, strings.TrimSpace(name), strings.TrimSpace(value))
 		}
@@ -208,18 +219,20 @@ func serveHTTP(server *mcp.Server, addr string, sse, jsonResponse bool, requireH
 		connsMu sync.Mutex
 		conns   = map[net.Conn]struct{}{}
 	)
-	h := newHandler()
+	h := makeHandler()
 	current.Store(&h)
-	restartFn := func() {
-		nh := newHandler()
-		current.Store(&nh)
-		connsMu.Lock()
-		defer connsMu.Unlock()
-		for c := range conns {
-			_ = c.Close()
+	if restart != nil {
+		restartFn := func() {
+			nh := makeHandler()
+			current.Store(&nh)
+			connsMu.Lock()
+			defer connsMu.Unlock()
+			for c := range conns {
+				_ = c.Close()
+			}
 		}
+		restart.Store(&restartFn)
 	}
-	restart.Store(&restartFn)
 	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { (*current.Load()).ServeHTTP(w, r) })
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", handler)

@@ -37,7 +37,7 @@ const (
 	FaultExitAtStart Fault = "exit-at-start"
 	// FaultNoHandshake (process): read stdin and never answer.
 	FaultNoHandshake Fault = "no-handshake"
-	// FaultBanner (process): print a banner line on stdout, then serve; a
+	// FaultBanner (process): print the line Banner on stdout, then serve; a
 	// client sees non-JSON where the initialize result should be.
 	FaultBanner Fault = "banner"
 	// FaultSpawnChild (process): start a grandchild process that sleeps until
@@ -47,9 +47,9 @@ const (
 	// stdin closes, so only SIGKILL ends the server.
 	FaultIgnoreSIGTERM Fault = "ignore-sigterm"
 
-	// The hostile faults (process, stdio only) replace the server with a
-	// hand-written JSON-RPC peer that attacks its client; each exits 0 when
-	// stdin closes.
+	// The hostile faults (process, stdio only but for
+	// FaultHostileContent) replace the server with a hand-written JSON-RPC
+	// peer that attacks its client; each exits 0 when stdin closes.
 
 	// FaultRefuseInitialize (process): answer initialize with the JSON-RPC
 	// error RefuseInitializeCode, RefuseInitializeMessage.
@@ -67,6 +67,14 @@ const (
 	// EndlessListingPageTools tiny tools (about 6 MB; -page-size sets
 	// another count) and a fresh cursor, forever.
 	FaultEndlessListing Fault = "endless-listing"
+	// FaultHostileContent (process; stdio, or streamable HTTP with -http):
+	// content that a decoder bound would turn into a lost session: a
+	// listing of HostileContentTools tools one of which
+	// (ToolDeepOutputSchema) nests past the go-sdk's bound, a tool whose
+	// result nests DeepResultLevels deep (ToolDeepResult), and one that
+	// sends an error answer with a null id before its result
+	// (ToolNullIDError).
+	FaultHostileContent Fault = "hostile-content"
 
 	// FaultCrashOnCall (tool): add the tool "crash", which ends the process
 	// with status 70 while the call is in flight; over HTTP it drops every
@@ -105,6 +113,13 @@ const (
 	// several blocks, and malformed results.
 	FaultContentKinds Fault = "content-kinds"
 )
+
+// Banner is the line FaultBanner prints on stdout: a server that logs its
+// start there, token included, as some do.
+const Banner = "Server starting with token " + BannerToken + " (fakemcp, fault banner)"
+
+// BannerToken is the credential-like part of Banner.
+const BannerToken = "tok_8c1fBANNERe2d94a"
 
 // The tools of FaultToolMetadata and what the server lists for them.
 const (
@@ -170,7 +185,7 @@ func withWireFields(lr *mcp.ListToolsResult) (mcp.Result, error) {
 // AllFaults lists every fault mode, in documentation order.
 var AllFaults = []Fault{
 	FaultExitAtStart, FaultNoHandshake, FaultBanner, FaultSpawnChild, FaultIgnoreSIGTERM,
-	FaultRefuseInitialize, FaultOldProtocol, FaultEndlessLine, FaultNotificationFlood, FaultEndlessListing,
+	FaultRefuseInitialize, FaultOldProtocol, FaultEndlessLine, FaultNotificationFlood, FaultEndlessListing, FaultHostileContent,
 	FaultCrashOnCall, FaultManyTools, FaultInvalidSchema, FaultRootString, FaultExternalRef, FaultToolMetadata, FaultClientFeatures,
 	FaultContentKinds,
 }

@@ -1,0 +1,603 @@
+package mcpconn
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/agtsdk/agt/internal/serverlog"
+	"github.com/agtsdk/agt/resource"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// MaxMessageDepth bounds the nesting of arrays and objects in one message
+// from a server, fixed. It is the go-sdk's own: its JSON-RPC decoder
+// refuses a deeper message, and a message it refuses ends the connection,
+// so agt judges every message before the go-sdk reads it (see
+// messageScreen).
+const MaxMessageDepth = 1000
+
+// listingLevels are the levels of a tools/list answer around each of its
+// tools: the message, its result and the tools array.
+const listingLevels = 3
+
+// tooDeep is why an answer deeper than MaxMessageDepth was not read.
+func tooDeep() *LimitError {
+	return &LimitError{Option: "MaxMessageDepth (fixed)", What: "the nesting of the server's answer",
+		Limit: MaxMessageDepth, Unit: "levels"}
+}
+
+// toolTooDeep leaves out a listed tool that takes its listing past
+// MaxMessageDepth (LoadedTool.Err).
+func toolTooDeep() *LimitError {
+	return &LimitError{Option: "MaxMessageDepth (fixed)",
+		What: "the nesting of the tool, with the 3 levels of its listing around it", Limit: MaxMessageDepth, Unit: "levels"}
+}
+
+// errUndecodable is why an answer the JSON-RPC decoder refuses was not
+// read.
+var errUndecodable = errMalformed("the answer is not a JSON-RPC response the client can read")
+
+// messageScreen judges every message of one session's server before the
+// go-sdk decodes it: on stdio each line (screenedLines), on HTTP each
+// event (screenedEvents) and each application/json body
+// (screenedJSONBody). The go-sdk ends the connection at the first message
+// its decoder refuses; the screen keeps the session:
+//
+//   - A message nested deeper than MaxMessageDepth that answers a request
+//     of ours: a tools/call fails with ErrBadResult and ErrLimit, a
+//     tools/list page is read without its tools too deep for it (each
+//     left out with toolTooDeep), any other request fails with a
+//     JSON-RPC error naming the bound.
+//   - An answer the decoder refuses for another reason (an error that is
+//     not an object...) with a usable id fails its request the same way.
+//   - Anything else the decoder would refuse (a response whose id is null
+//     or missing: it answers no request; a request or notification of the
+//     server's nested too deep; an over-deep batch) is dropped and logged
+//     to ConnectorOptions.Logger, bounded as a shared server's lines are.
+//     An application/json body answers the request it was the response
+//     to, so a body that names no request is that request's error.
+//
+// Every other message goes on as the server sent it, byte for byte.
+type messageScreen struct {
+	ref     resource.Ref
+	capture *toolsListCapture
+	guard   *peerGuard
+	// countDrops: a dropped message counts against the server's message
+	// rate as one it started, where the reader below the screen does not
+	// count it (stdio, SSE; a streamable HTTP body counts every event).
+	countDrops bool
+	logger     *slog.Logger
+	gate       serverlog.Gate
+}
+
+// screen returns msg as the go-sdk is to read it: msg itself (changed
+// false), a replacement, or nil for a message dropped. answers, when not
+// nil, gives the exact id of the request the message answers as a whole
+// (an application/json body), or nil. The error is the rate bound a
+// dropped message broke. A nil screen passes everything.
+func (s *messageScreen) screen(msg []byte, answers func() json.RawMessage) (out []byte, changed bool, err error) {
+	if s == nil {
+		return msg, false, nil
+	}
+	b := bytes.TrimSpace(msg)
+	if len(b) == 0 || (b[0] != '{' && b[0] != '[') {
+		return msg, false, nil // not JSON-RPC: the go-sdk reports it, as always
+	}
+	if b[0] == '[' {
+		if end, nesting := skipNested(b, 0); end < 0 || nesting <= MaxMessageDepth {
+			return msg, false, nil
+		}
+		return nil, true, s.drop("a batch nested deeper than MaxMessageDepth")
+	}
+	// One pass reads the members the decision needs and the nesting.
+	var env envelope
+	nesting, err := objectNesting(b, env.member)
+	if err != nil {
+		return msg, false, nil // malformed JSON: the go-sdk reports it, as always
+	}
+	deep := nesting > MaxMessageDepth
+	if !deep && (env.plain() || decodes(b)) {
+		return msg, false, nil
+	}
+	cause := error(errUndecodable)
+	if deep {
+		cause = tooDeep()
+	}
+	if env.method == nil {
+		if id, ok := rawIDKey(env.id); ok {
+			return s.refuseAnswer(b, env.id, id, deep, cause), true, nil
+		}
+		if answers != nil {
+			// The body answers the request it was the response to.
+			if raw := answers(); raw != nil {
+				id, _ := rawIDKey(raw)
+				return s.refuseAnswer(b, raw, id, false, cause), true, nil
+			}
+		}
+		if deep {
+			return nil, true, s.drop("a response nested deeper than MaxMessageDepth that names no request (id)")
+		}
+		return nil, true, s.drop("a response that names no request (its id is null, missing or not a string or integer)")
+	}
+	if deep {
+		return nil, true, s.drop("a request or notification nested deeper than MaxMessageDepth")
+	}
+	return nil, true, s.drop("a request or notification the JSON-RPC decoder refuses")
+}
+
+// refuseAnswer returns what the go-sdk reads in place of an answer (to the
+// request id, idKey form; rawID as sent) that it cannot read: a tools/list
+// page without its tools too deep for it, or the answer that fails the
+// request with cause.
+func (s *messageScreen) refuseAnswer(msg, rawID json.RawMessage, id string, deep bool, cause error) []byte {
+	if deep && s.capture.listingPage(id) {
+		if page, ok := s.cutListing(msg, id); ok {
+			return page
+		}
+		s.capture.refusePage(id, tooDeep())
+	}
+	if s.capture.refuseCall(id, cause) {
+		// The call reads its failure from the capture; the go-sdk only
+		// needs an answer to end the request.
+		return answer(rawID, "result", decodedElsewhere)
+	}
+	return errorAnswer(rawID, cause)
+}
+
+// cutListing returns the tools/list answer msg with each tool nested
+// deeper than MaxMessageDepth allows in a listing replaced by null (which
+// the go-sdk leaves out), and notes those tools in the capture; false when
+// no tool was cut or the go-sdk still cannot read the page without them.
+func (s *messageScreen) cutListing(msg []byte, id string) ([]byte, bool) {
+	var (
+		cuts     []cutTool
+		cutBytes int
+		page     bytes.Buffer
+	)
+	err := rewriteObject(&page, msg, func(w *bytes.Buffer, key, val []byte) (bool, error) {
+		if string(key) != "result" || val[0] != '{' {
+			return false, nil
+		}
+		cuts, cutBytes = nil, 0 // the last result is the one decoders keep
+		return true, rewriteObject(w, val, func(w *bytes.Buffer, key, val []byte) (bool, error) {
+			if string(key) != "tools" || val[0] != '[' {
+				return false, nil
+			}
+			cuts, cutBytes = nil, 0
+			w.WriteByte('[')
+			err := arrayElements(val, func(i int, tool []byte) error {
+				if i > 0 {
+					w.WriteByte(',')
+				}
+				if _, nesting := skipNested(tool, 0); nesting <= MaxMessageDepth-listingLevels {
+					w.Write(tool)
+					return nil
+				}
+				cuts = append(cuts, cutTool{index: i, name: wireToolName(tool)})
+				cutBytes += len(tool)
+				w.WriteString("null")
+				return nil
+			})
+			w.WriteByte(']')
+			return true, err
+		})
+	})
+	if err != nil || len(cuts) == 0 || !decodes(page.Bytes()) {
+		return nil, false
+	}
+	s.capture.cutTools(id, cuts, cutBytes)
+	return page.Bytes(), true
+}
+
+// drop logs a message the screen keeps from the go-sdk, never its data,
+// and counts it against the rate where nothing else does.
+func (s *messageScreen) drop(reason string) error {
+	if s.gate.Pass() && s.logger != nil {
+		attrs := []slog.Attr{slog.String("mount", string(s.ref)), slog.String("reason", reason)}
+		if n := s.gate.TakeDropped(); n > 0 {
+			attrs = append(attrs, slog.Int64("dropped_before", n))
+		}
+		s.logger.LogAttrs(context.Background(), slog.LevelWarn, "agt.server_message_dropped", attrs...)
+	}
+	if s.countDrops {
+		return s.guard.message(false)
+	}
+	return nil
+}
+
+// cutTool is a tool left out of a listing page because it nests too deep
+// for it (messageScreen.cutListing): its place in the page's tools array
+// and its name, as far as the wire says.
+type cutTool struct {
+	index int
+	name  string
+}
+
+// tool is the Tool a listing gives for t: left out by LoadTools with the
+// reason.
+func (t cutTool) tool() Tool { return Tool{Name: t.name, unreadable: toolTooDeep()} }
+
+// wireToolName is the name member of a listed tool's wire form, "" when
+// it has none that is a string.
+func wireToolName(tool []byte) string {
+	name := ""
+	if tool[0] == '{' {
+		_ = objectMembers(tool, func(key, val []byte) error {
+			if string(key) == "name" {
+				name, _ = jsonString(val, "name")
+			}
+			return nil
+		})
+	}
+	return strings.ToValidUTF8(name, "\uFFFD")
+}
+
+// envelope holds the members of a message the decision needs, exactly as
+// sent (the last of a key, as decoders keep it); nil when absent.
+type envelope struct {
+	jsonrpc, id, method, err []byte
+}
+
+func (e *envelope) member(key, val []byte) error {
+	switch string(key) {
+	case "jsonrpc":
+		e.jsonrpc = val
+	case "id":
+		e.id = val
+	case "method":
+		e.method = val
+	case "error":
+		e.err = val
+	}
+	return nil
+}
+
+// plain reports the common forms the go-sdk's decoder always reads: a
+// request or notification with a plain string method and an id that is
+// absent, null, an integer or a plain string; a result answer whose id is
+// an integer or a plain string. Anything else is judged by the decoder
+// itself (decodes).
+func (e *envelope) plain() bool {
+	if string(e.jsonrpc) != `"2.0"` {
+		return false
+	}
+	if e.method != nil {
+		return plainString(e.method) && (e.id == nil || isNull(e.id) || integer(e.id) || plainString(e.id))
+	}
+	return (e.err == nil || isNull(e.err)) && (integer(e.id) || plainString(e.id))
+}
+
+// decodes reports whether the go-sdk's JSON-RPC decoder reads msg.
+func decodes(msg []byte) bool {
+	_, err := jsonrpc.DecodeMessage(msg)
+	return err == nil
+}
+
+func plainString(b []byte) bool {
+	return len(b) >= 2 && b[0] == '"' && b[len(b)-1] == '"' && bytes.IndexByte(b[1:len(b)-1], '\\') < 0 && bytes.IndexByte(b[1:len(b)-1], '"') < 0
+}
+
+func integer(b []byte) bool {
+	b = bytes.TrimPrefix(b, []byte("-"))
+	if len(b) == 0 {
+		return false
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// rewriteObject writes the JSON object b to w, each member as it is or as
+// edit wrote it (edit returns true then). Keys are written as JSON
+// strings of their decoded text.
+func rewriteObject(w *bytes.Buffer, b []byte, edit func(w *bytes.Buffer, key, val []byte) (bool, error)) error {
+	w.WriteByte('{')
+	n := 0
+	err := objectMembers(b, func(key, val []byte) error {
+		if n > 0 {
+			w.WriteByte(',')
+		}
+		n++
+		k, _ := json.Marshal(string(key))
+		w.Write(k)
+		w.WriteByte(':')
+		done, err := edit(w, key, val)
+		if err == nil && !done {
+			w.Write(val)
+		}
+		return err
+	})
+	w.WriteByte('}')
+	return err
+}
+
+// errorAnswer is a JSON-RPC error answer to the request rawID (exact JSON)
+// that says, in agt's words, why the server's answer was not read.
+func errorAnswer(rawID json.RawMessage, cause error) []byte {
+	text, _ := json.Marshal("mcpconn: the answer was not read: " + strings.TrimPrefix(cause.Error(), "mcpconn: "))
+	return answer(rawID, "error", append(append([]byte(`{"code":-32603,"message":`), text...), '}'))
+}
+
+// answer is a JSON-RPC answer to the request rawID (exact JSON) whose
+// member ("result" or "error") is val.
+func answer(rawID json.RawMessage, member string, val []byte) []byte {
+	b := append([]byte(`{"jsonrpc":"2.0","id":`), rawID...)
+	b = append(b, `,"`+member+`":`...)
+	b = append(b, val...)
+	return append(b, '}')
+}
+
+// lineReader is the reading half of screenedLines and screenedEvents: it
+// reads the body below in chunks, hands each whole line (in line, its
+// '\n' included) to its lineHandler, and serves what the handler put in
+// out.
+type lineReader struct {
+	io.ReadCloser
+	chunk []byte
+	line  []byte // the current line so far
+	out   []byte // bytes for the go-sdk, from off
+	off   int
+	err   error // returned once out is read
+}
+
+// lineHandler takes the lines of a lineReader.
+type lineHandler interface {
+	// endLine takes the whole line in line.
+	endLine()
+	// endBody takes the end of the body (io.EOF), after its last line.
+	endBody()
+}
+
+// readChunk is how much a lineReader asks of the reader below at a time.
+const readChunk = 32 << 10
+
+func (r *lineReader) read(p []byte, h lineHandler) (int, error) {
+	for r.off == len(r.out) {
+		r.out, r.off = r.out[:0], 0
+		if r.err != nil {
+			return 0, r.err
+		}
+		r.fill(h)
+	}
+	n := copy(p, r.out[r.off:])
+	r.off += n
+	return n, nil
+}
+
+func (r *lineReader) fill(h lineHandler) {
+	if r.chunk == nil {
+		r.chunk = make([]byte, readChunk)
+	}
+	n, err := r.ReadCloser.Read(r.chunk)
+	b := r.chunk[:n]
+	for len(b) > 0 && r.err == nil {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			r.line = append(r.line, b...)
+			break
+		}
+		r.line = append(r.line, b[:i+1]...)
+		b = b[i+1:]
+		h.endLine()
+	}
+	if err != nil && r.err == nil {
+		// At the end of the body a last line without its newline is read
+		// too, as the go-sdk reads it; a body that broke (a bound below)
+		// hands on nothing more.
+		if errors.Is(err, io.EOF) {
+			if len(r.line) > 0 {
+				h.endLine()
+			}
+			h.endBody()
+		}
+		if r.err == nil {
+			r.err = err
+		}
+	}
+}
+
+// screenedLines hands a stdio server's stdout to the go-sdk with every
+// line screened: on stdio one line is one message (as the message bound
+// counts it too).
+type screenedLines struct {
+	lineReader
+	screen *messageScreen
+}
+
+func (l *screenedLines) Read(p []byte) (int, error) { return l.read(p, l) }
+
+func (l *screenedLines) endBody() {}
+
+func (l *screenedLines) endLine() {
+	msg, changed, err := l.screen.screen(l.line, nil)
+	switch {
+	case err != nil:
+		l.err = err
+	case !changed && len(l.out) == 0:
+		l.out, l.line = l.line, l.out // no copy of the common case
+	case !changed:
+		l.out = append(l.out, l.line...)
+	case msg != nil:
+		l.out = append(append(l.out, msg...), '\n')
+	}
+	l.line = l.line[:0]
+}
+
+// screenedJSONBody is an application/json response body of streamable
+// HTTP, read whole (the go-sdk reads it whole too, within the message
+// bound below it), screened as one message or batch, and noted in the
+// capture when there is one.
+type screenedJSONBody struct {
+	io.ReadCloser
+	screen  *messageScreen
+	capture *toolsListCapture // nil: nothing to note
+	guard   *peerGuard
+	req     *http.Request // the POST it answers
+	out     []byte
+	off     int
+	done    bool
+	err     error
+}
+
+func (j *screenedJSONBody) Read(p []byte) (int, error) {
+	if !j.done {
+		j.done = true
+		body, err := io.ReadAll(j.ReadCloser)
+		if err != nil {
+			j.err = err
+			return 0, err
+		}
+		j.out = body
+		msg, changed, serr := j.screen.screen(body, j.requestID)
+		switch {
+		case serr != nil:
+			j.err = serr
+		case changed:
+			j.out = msg
+		}
+		if j.capture != nil && j.err == nil {
+			if e := noteResponses(j.capture, j.out); e != nil {
+				j.err = j.guard.trip(e)
+			}
+		}
+		if j.err == nil {
+			j.err = io.EOF
+		}
+	}
+	if j.off == len(j.out) {
+		return 0, j.err
+	}
+	n := copy(p, j.out[j.off:])
+	j.off += n
+	return n, nil
+}
+
+// requestID is the exact id of the request the body answers, nil when it
+// cannot be read.
+func (j *screenedJSONBody) requestID() json.RawMessage {
+	if j.req == nil || j.req.GetBody == nil {
+		return nil
+	}
+	body, err := j.req.GetBody()
+	if err != nil {
+		return nil
+	}
+	defer body.Close()
+	id, _, ok := peekRequest(body)
+	if !ok {
+		return nil
+	}
+	return id
+}
+
+// screenedEvents hands an event-stream body to the go-sdk event by event,
+// each message event's data screened (and noted in the capture when there
+// is one) before the go-sdk sees the event: an event is held until its
+// end, which the go-sdk waits for too, within the message bound below.
+// Lines are parsed as the go-sdk parses them; an event whose data is
+// dropped keeps its other lines (its id still counts for a resumption).
+type screenedEvents struct {
+	lineReader
+	screen  *messageScreen
+	capture *toolsListCapture // nil: nothing to note
+	guard   *peerGuard
+
+	event   []byte       // the lines of the current event so far
+	data    bytes.Buffer // its data, joined as the go-sdk joins it
+	hasData bool
+	name    []byte // its event name
+}
+
+func (s *screenedEvents) Read(p []byte) (int, error) { return s.read(p, s) }
+
+// endBody: like the go-sdk's reader, an event cut off by the end of the
+// body still counts (not one cut off by an error).
+func (s *screenedEvents) endBody() {
+	if len(s.event) > 0 {
+		s.endEvent()
+	}
+}
+
+// endLine takes a whole line: a blank one (only '\r' and '\n', as the
+// go-sdk reads it) ends the event.
+func (s *screenedEvents) endLine() {
+	s.event = append(s.event, s.line...)
+	content := bytes.TrimRight(s.line, "\r\n")
+	s.line = s.line[:0]
+	if len(content) == 0 {
+		s.endEvent()
+		return
+	}
+	field, value, ok := bytes.Cut(content, []byte{':'})
+	switch {
+	case !ok:
+	case string(field) == "data":
+		if s.hasData {
+			s.data.WriteByte('\n')
+		}
+		s.data.Write(bytes.TrimSpace(value))
+		s.hasData = true
+	case string(field) == "event":
+		s.name = append(s.name[:0], bytes.TrimSpace(value)...)
+	}
+}
+
+func (s *screenedEvents) endEvent() {
+	ev := s.event
+	if s.data.Len() > 0 && (len(s.name) == 0 || string(s.name) == "message") {
+		msg, changed, err := s.screen.screen(s.data.Bytes(), nil)
+		if err != nil {
+			s.err = err
+		}
+		if changed {
+			s.out = appendEvent(s.out, ev, msg)
+		} else {
+			s.out = append(s.out, ev...)
+		}
+		if s.capture != nil && msg != nil && s.err == nil {
+			if e := noteResponses(s.capture, msg); e != nil {
+				// Before the client reads the end of the event: the page is
+				// never decoded.
+				s.err = s.guard.trip(e)
+			}
+		}
+	} else {
+		s.out = append(s.out, ev...)
+	}
+	s.event, s.name, s.hasData = s.event[:0], s.name[:0], false
+	s.data.Reset()
+}
+
+// appendEvent appends the lines of the event ev with its data lines
+// replaced by data (one data line per line of it), or left out when data
+// is nil.
+func appendEvent(out, ev, data []byte) []byte {
+	put := data != nil
+	for len(ev) > 0 {
+		line := ev
+		if i := bytes.IndexByte(ev, '\n'); i >= 0 {
+			line = ev[:i+1]
+		}
+		ev = ev[len(line):]
+		if field, _, ok := bytes.Cut(bytes.TrimRight(line, "\r\n"), []byte{':'}); !ok || string(field) != "data" {
+			out = append(out, line...)
+			continue
+		}
+		if put {
+			for part := range bytes.SplitSeq(data, []byte{'\n'}) {
+				out = append(append(append(out, "data: "...), part...), '\n')
+			}
+			put = false
+		}
+	}
+	return out
+}
