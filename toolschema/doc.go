@@ -37,9 +37,30 @@
 // dotted decimal without signs or leading zeros; uri, uri-reference, iri
 // and iri-reference follow the RFC 3986 and RFC 3987 grammar; uri-template
 // follows RFC 6570; regex is the ECMA-262 pattern grammar in Unicode mode
-// (only its syntax: "pattern" itself is still compiled and run by Go's RE2).
-// Each check is one linear pass and its error never contains the value. The
-// other formats use the library's checkers.
+// (the syntax only, Unicode property names by their shape). Each check is
+// one linear pass and its error never contains the value. The other
+// formats use the library's checkers.
+//
+// # Patterns
+//
+// "pattern" and the keys of "patternProperties" are ECMA-262 regular
+// expressions in Unicode mode, as JSON Schema asks. Go's regexp (RE2) runs
+// every one it can express, in time linear in the string, with its
+// ECMA-262 meaning: where the two read a construct differently, RE2 gets it
+// written out. \s and \S follow ECMA-262's whitespace (RE2's lacks \v,
+// U+00A0, U+FEFF, the Unicode space separators, U+2028 and U+2029), "."
+// also refuses \r, U+2028 and U+2029, [] matches nothing and [^] anything,
+// and \cX, \0 and the \u escapes are code points; \d, \w and \b (ASCII),
+// and ^ and $ (the ends of the string), mean the same in both. Patterns
+// with what RE2 lacks (lookahead and lookbehind, backreferences, the
+// (?ims-ims:) modifiers, Unicode properties such as Extended_Pictographic
+// or Script=Greek), as zod writes for hostnames, emails, emoji and
+// durations, run on github.com/dlclark/regexp2/v2 in ECMAScript mode, a
+// backtracking engine (see Limits). A pattern outside ECMA-262 that Go's
+// regexp accepts (\pL, (?i), \z, [[:alpha:]], as servers written in Go
+// emit) runs with Go's meaning. A pattern neither takes fails Compile with
+// ErrInvalidSchema at its pointer, saying that it is not a valid ECMA-262
+// regular expression and, where the engine can tell, why.
 //
 // # Offline
 //
@@ -68,7 +89,8 @@
 // compile time is quadratic in them), how much work one call may cause (the
 // values at each depth times what one value there costs), and how long a
 // string one pattern may be matched against (Go's regexp is linear, with
-// the pattern's size as the factor). A $ref may only point at a subschema
+// the pattern's size as the factor; the backtracking engine is bounded by
+// time, see below). A $ref may only point at a subschema
 // position ($defs and definitions count in every dialect). A number literal
 // may have at most 1000 characters and an exponent of at most 1000. Over a
 // limit, Compile fails with
@@ -92,6 +114,22 @@
 // most two per Schema, and a call that finds both busy waits for one or
 // for its context. Decoding the arguments (a few milliseconds for the
 // largest) does not look at the context.
+//
+// The backtracking engine's time may grow exponentially with the string
+// ("^(?=a)(a+)+$" against "aaaa...!"), so its work is counted in time, one
+// unit per 10 ns: a match may run for MaxPatternWork units (about 0.67 s
+// by default), the matches of a call for MaxValidationWork together with
+// RE2's work (about 1.3 s), and a match's backtracking stack holds at most
+// 100,000 entries; over a bound is the same root violation as for RE2. A
+// call whose strings may meet such a pattern is always validated on a
+// tracked copy, which stops waiting for a match as soon as the call's
+// context ends or its budget is spent; the match then ends by itself in
+// the background at its own bound, up to 0.2 s later (the engine looks at
+// a clock that ticks every 100 ms). Unlike RE2's, such a bound depends on
+// the machine's speed, and only decides for matches that come near it. The
+// engine's clock goroutine (github.com/dlclark/regexp2/v2.runClock) stops
+// about a second after the last bounded match; a goroutine leak check
+// should ignore it.
 //
 // # Concurrency
 //

@@ -17,13 +17,15 @@ import (
 // escapes, {n,m} with n <= m. Lookbehind, named groups and the (?ims-ims:)
 // modifiers of ES2025 are accepted. Unicode property escapes are checked for
 // their shape only (\p{Name} or \p{Name=Value} of word characters), not
-// against Unicode's property tables. Nothing is compiled or run: "pattern"
-// keeps using RE2.
+// against Unicode's property tables. Nothing is compiled or run: the value
+// is argument text, and this check is one linear pass. The same grammar
+// decides which patterns of the schema are ECMA-262 (compilePattern).
 //
 // The library's RegisterFormat refuses to replace "regex" (it checks it
-// with the compiler's regexp engine, which must stay RE2 for "pattern"), so
-// useECMARegexFormat swaps the checker into the compiled schemas; the
-// library calls Format.Validate when Schema.Validate runs.
+// with the compiler's regexp engine, which compiles the schema's own
+// patterns, and would compile argument values), so useECMARegexFormat
+// swaps the checker into the compiled schemas; the library calls
+// Format.Validate when Schema.Validate runs.
 var ecmaRegexFormat = &jsonschema.Format{
 	Name:     "regex",
 	Validate: stringFormat(isECMARegex, "not a valid ECMA-262 regular expression"),

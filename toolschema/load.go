@@ -78,7 +78,7 @@ func newLibraryCompiler(l limits, work *callWork) *jsonschema.Compiler {
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.UseLoader(denyLoader{})
 	registerFormats(c)
-	c.UseRegexpEngine(boundedRegexpEngine(l.patternWork, work))
+	c.UseRegexpEngine(boundedRegexpEngine(l, work))
 	return c
 }
 
@@ -453,7 +453,14 @@ func (w *walker) mapCompileError(err error) error {
 	case errors.As(err, &metaErr):
 		return metaSchemaError(metaErr, w.doc)
 	case errors.As(err, &regexErr):
-		return schemaErr(ErrInvalidSchema, fragmentPointer(regexErr.URL), fmt.Sprintf("pattern %s is not a valid regular expression (RE2 syntax, no lookaround or backreferences): %v", strconv.Quote(regexErr.Regex), regexErr.Err))
+		// Where the meta-schema does not check patternProperties keys
+		// (draft-04), the library names the keyword: point at the key.
+		ptr := fragmentPointer(regexErr.URL)
+		key := strings.HasSuffix(ptr, "/patternProperties")
+		if key {
+			ptr += "/" + escapeToken(regexErr.Regex)
+		}
+		return schemaErr(ErrInvalidSchema, ptr, invalidPatternMessage(key, regexErr.Regex, regexErr.Err))
 	case errors.As(err, &ptrErr):
 		ptr, ref := w.refSiteFor(ptrErr.URL)
 		return schemaErr(ErrInvalidSchema, ptr, fmt.Sprintf("reference %s points at nothing in the schema", strconv.Quote(ref)))
@@ -490,22 +497,25 @@ func metaSchemaError(e *jsonschema.SchemaValidationError, doc any) error {
 		}
 	}
 	leaf := leaves[first]
+	ptr := base + pointers[first]
+	// The meta-schemas' "format": "regex" checks pattern values and
+	// patternProperties keys with our regexp engine: a pattern no engine
+	// takes is reported as what it is.
+	if f, ok := leaf.ErrorKind.(*kind.Format); ok && f.Want == "regex" {
+		s, _ := f.Got.(string)
+		return schemaErr(ErrInvalidSchema, ptr, invalidPatternMessage(false, s, f.Err))
+	}
 	msg := kindText(leaf.ErrorKind)
 	if k, ok := leaf.ErrorKind.(*kind.PropertyNames); ok {
-		msg = "this key is not allowed here"
 		for _, c := range collectLeaves(&jsonschema.ValidationError{ErrorKind: &kind.Group{}, Causes: leaf.Causes}, nil) {
 			if f, ok := c.ErrorKind.(*kind.Format); ok && f.Want == "regex" {
-				msg = "key " + strconv.Quote(k.Property) + " " + regexHint
+				return schemaErr(ErrInvalidSchema, ptr, invalidPatternMessage(true, k.Property, f.Err))
 			}
 		}
+		msg = "this key is not allowed here"
 	}
-	if f, ok := leaf.ErrorKind.(*kind.Format); ok && f.Want == "regex" {
-		msg = regexHint
-	}
-	return schemaErr(ErrInvalidSchema, base+pointers[first], "the schema does not conform to its dialect's meta-schema: "+msg)
+	return schemaErr(ErrInvalidSchema, ptr, "the schema does not conform to its dialect's meta-schema: "+msg)
 }
-
-const regexHint = "is not a valid regular expression (Go RE2 syntax: no lookaround or backreferences)"
 
 // splitPointer splits a JSON pointer into unescaped tokens.
 func splitPointer(ptr string) []string {

@@ -2,15 +2,26 @@ package toolschema
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"regexp"
 	"regexp/syntax"
 	"strconv"
+	"time"
 	"unicode/utf8"
 
+	"github.com/dlclark/regexp2/v2"
+	regexp2syntax "github.com/dlclark/regexp2/v2/syntax"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
+// A pattern is ECMA-262 (see pattern_ecma.go). Go's regexp (RE2) runs
+// every pattern it can express, in time linear in the input; the others
+// (lookaround, backreferences, modifiers, properties Go lacks) run on
+// regexp2 in ECMAScript mode, a backtracking engine whose time can grow
+// exponentially with the input.
+//
 // Go's regexp runs in time linear in the input, but the factor is the size
 // of the compiled pattern: an unanchored "[a-z]{1,255}x" (512 instructions)
 // takes seconds on a string of one megabyte. A pattern (or patternProperties
@@ -23,13 +34,26 @@ import (
 // call's context stops its matching. The validator library gives a Regexp
 // no call context, so a call that may match much (see Schema.twins) runs
 // on a copy of the compiled schema whose regexps share one callWork.
+//
+// The backtracking engine's work cannot be known before it runs, so its
+// time is counted instead, one unit of work per unitTime: one match may
+// run for MaxPatternWork units, and it counts towards MaxValidationWork
+// with the time it took. Any call whose strings may meet such a pattern
+// is validated on a tracked copy (programOf makes its bound exceed the
+// untracked one), where each match runs on its own goroutine while the
+// call waits for its result, its context, and the time left of both
+// bounds; a match the call stops waiting for ends by itself at its own
+// bound (regexp2's MatchTimeout, checked against a clock that ticks every
+// 100 ms).
 
 // boundedRegexp is the Regexp the library gets for pattern and
 // patternProperties.
 type boundedRegexp struct {
 	re      *regexp.Regexp
-	maxLen  int // longest input matched: MaxPatternWork / program size
-	prog    int // program size: the work of one input byte
+	bt      *regexp2.Regexp // instead of re, for what RE2 cannot run
+	btBound time.Duration   // the time of MaxPatternWork, for bt
+	maxLen  int             // longest input matched: MaxPatternWork / program size
+	prog    int             // program size: the work of one input byte (backtrackingCost for bt)
 	pattern string
 	work    *callWork // nil in a Schema's shared compiled copy
 }
@@ -38,7 +62,10 @@ var _ jsonschema.Regexp = (*boundedRegexp)(nil)
 
 // patternTooCostly is the panic value that stops a validation whose
 // pattern match would exceed the bound; Validate recovers it.
-type patternTooCostly struct{ pattern string }
+type patternTooCostly struct {
+	pattern   string
+	backtrack bool // a match of the backtracking engine ran out of time or stack
+}
 
 // validationTooCostly stops a validation whose matches together exceed
 // Options.MaxValidationWork.
@@ -48,8 +75,14 @@ type validationTooCostly struct{}
 type validationStopped struct{}
 
 func (b *boundedRegexp) MatchString(s string) bool {
+	if b.bt != nil {
+		if b.work == nil || !b.work.active {
+			return b.matchInline(s)
+		}
+		return b.work.matchBacktracking(b, s)
+	}
 	if len(s) > b.maxLen {
-		panic(patternTooCostly{b.pattern})
+		panic(patternTooCostly{pattern: b.pattern})
 	}
 	if b.work == nil || !b.work.active {
 		return b.re.MatchString(s)
@@ -137,31 +170,194 @@ func (r *stoppableReader) ReadRune() (rune, int, error) {
 // pattern twice (checking the schema against its meta-schema, whose
 // "format": "regex" compiles it, then compiling the schema) and a schema
 // may repeat one.
-func boundedRegexpEngine(maxWork int, work *callWork) jsonschema.RegexpEngine {
+func boundedRegexpEngine(l limits, work *callWork) jsonschema.RegexpEngine {
 	type compiled struct {
 		re  *boundedRegexp
 		err error
 	}
 	seen := map[string]compiled{}
 	return func(pattern string) (jsonschema.Regexp, error) {
-		if c, ok := seen[pattern]; ok {
-			if c.err != nil {
-				return nil, c.err
-			}
-			return c.re, nil
+		c, ok := seen[pattern]
+		if !ok {
+			c.re, c.err = compilePattern(pattern, l, work)
+			seen[pattern] = c
 		}
-		var c compiled
-		if re, err := regexp.Compile(pattern); err != nil {
-			c.err = err
-		} else {
-			prog := programSize(pattern)
-			c.re = &boundedRegexp{re: re, maxLen: maxWork / prog, prog: prog, pattern: pattern, work: work}
-		}
-		seen[pattern] = c
 		if c.err != nil {
 			return nil, c.err
 		}
 		return c.re, nil
+	}
+}
+
+// compilePattern compiles a pattern for RE2 when RE2 can run it, else for
+// the backtracking engine. A valid ECMA-262 pattern keeps its ECMA-262
+// meaning on either (re2Form). A pattern outside ECMA-262 that Go's regexp
+// accepts (\pL, (?i), \z, [[:alpha:]], which servers written in Go emit)
+// is run as Go reads it; any other is refused.
+func compilePattern(pattern string, l limits, work *callWork) (*boundedRegexp, error) {
+	b := &boundedRegexp{pattern: pattern, work: work}
+	ecma := isECMARegex(pattern)
+	form, ok := pattern, true
+	if ecma {
+		form, ok = re2Form(pattern)
+	}
+	if ok {
+		if re, err := regexp.Compile(form); err == nil {
+			b.re, b.prog = re, programSize(form)
+			b.maxLen = l.patternWork / b.prog
+			return b, nil
+		}
+	}
+	bt, err := regexp2.Compile(pattern, regexp2.ECMAScript|regexp2.Unicode)
+	if err != nil || !ecma {
+		// The engine that knows ECMA-262 names what is wrong, if it can.
+		return nil, &patternError{reason: engineReason(err)}
+	}
+	// No call waits longer for one match than either bound: a match
+	// that nobody waits for any more stops there.
+	bt.MatchTimeout = matchTime(min(l.patternWork, l.validationWork))
+	b.bt, b.btBound, b.prog = bt, matchTime(l.patternWork), backtrackingCost
+	return b, nil
+}
+
+// patternError is the error of the regexp engine for a pattern that is
+// not a valid ECMA-262 regular expression (as far as RE2 or regexp2 can
+// tell: see compilePattern).
+type patternError struct{ reason string }
+
+func (e *patternError) Error() string {
+	if e.reason == "" {
+		return "not a valid ECMA-262 regular expression"
+	}
+	return "not a valid ECMA-262 regular expression: " + e.reason
+}
+
+// engineReason is what regexp2 says is wrong with a pattern, without the
+// pattern it quotes.
+func engineReason(err error) string {
+	var e *regexp2syntax.Error
+	if !errors.As(err, &e) {
+		return ""
+	}
+	if len(e.Args) == 0 {
+		return e.Code.String()
+	}
+	return fmt.Sprintf(e.Code.String(), e.Args...)
+}
+
+// invalidPatternMessage is the load error's message for a pattern (or a
+// patternProperties key) that no engine accepts; err is the engine's.
+func invalidPatternMessage(key bool, pattern string, err error) string {
+	what := "pattern "
+	if key {
+		what = "patternProperties key "
+	}
+	msg := what + strconv.Quote(pattern) + " is not a valid ECMA-262 regular expression (Unicode mode, as JSON Schema asks)"
+	var perr *patternError
+	if errors.As(err, &perr) && perr.reason != "" {
+		msg += ": " + perr.reason
+	}
+	return msg
+}
+
+// unitTime is the time that one unit of Options.MaxPatternWork and
+// MaxValidationWork stands for on the backtracking engine, as much as the
+// slowest RE2 unit takes.
+const unitTime = 10 * time.Nanosecond
+
+// maxMatchTime caps the time bound of one backtracking match, so that the
+// engine's deadline arithmetic cannot overflow.
+const maxMatchTime = 24 * time.Hour
+
+// backtrackingCost is the program size counted for a pattern of the
+// backtracking engine: its work per byte is not known, so any string that
+// may meet it makes the call's bound exceed untrackedPatternWork.
+const backtrackingCost = untrackedPatternWork
+
+// matchTime is the time of so many units of work.
+func matchTime(units int) time.Duration {
+	if units >= int(maxMatchTime/unitTime) {
+		return maxMatchTime
+	}
+	return time.Duration(units) * unitTime
+}
+
+// timeWork is the work of so much time, at least one unit.
+func timeWork(d time.Duration) int {
+	return int(d/unitTime) + 1
+}
+
+// errEngine stands for a panic of the backtracking engine on a hostile
+// pattern or string: the match has no verdict.
+var errEngine = errors.New("the regexp engine failed")
+
+// runBacktracking matches s, bounded by the regexp's MatchTimeout and
+// backtracking stack; an error means no verdict.
+func runBacktracking(bt *regexp2.Regexp, s string) (matched bool, err error) {
+	defer func() {
+		if recover() != nil {
+			matched, err = false, errEngine
+		}
+	}()
+	return bt.MatchString(s)
+}
+
+// matchInline matches s where no call is tracked (a Schema's shared copy,
+// which calls that may meet such a pattern do not use): bounded by the
+// time of MaxPatternWork (or of MaxValidationWork, if less).
+func (b *boundedRegexp) matchInline(s string) bool {
+	matched, err := runBacktracking(b.bt, s)
+	if err != nil {
+		panic(patternTooCostly{pattern: b.pattern, backtrack: true})
+	}
+	return matched
+}
+
+type backtrackResult struct {
+	matched bool
+	err     error
+}
+
+// matchBacktracking matches s on its own goroutine and waits for the
+// result, the call's context, and the time left of MaxPatternWork and of
+// the call's MaxValidationWork; the time taken counts as the call's work.
+// A match the call no longer waits for ends at its MatchTimeout, the
+// lesser of both bounds.
+func (w *callWork) matchBacktracking(b *boundedRegexp, s string) bool {
+	select {
+	case <-w.done:
+		panic(validationStopped{})
+	default:
+	}
+	if w.used >= w.limit {
+		panic(validationTooCostly{})
+	}
+	callLeft := matchTime(w.limit - w.used)
+	result := make(chan backtrackResult, 1)
+	start := time.Now()
+	go func() {
+		matched, err := runBacktracking(b.bt, s)
+		result <- backtrackResult{matched, err}
+	}()
+	timer := time.NewTimer(min(b.btBound, callLeft))
+	defer timer.Stop()
+	select {
+	case r := <-result:
+		w.used = satAdd(w.used, timeWork(time.Since(start)))
+		if r.err != nil {
+			panic(patternTooCostly{pattern: b.pattern, backtrack: true})
+		}
+		if w.used > w.limit {
+			panic(validationTooCostly{})
+		}
+		return r.matched
+	case <-timer.C:
+		if callLeft < b.btBound {
+			panic(validationTooCostly{})
+		}
+		panic(patternTooCostly{pattern: b.pattern, backtrack: true})
+	case <-w.done:
+		panic(validationStopped{})
 	}
 }
 
@@ -205,6 +401,9 @@ func recoverPatternBound(errp *error, maxWork int) {
 }
 
 func patternTooCostlyError(p patternTooCostly, maxWork int) error {
+	if p.backtrack {
+		return rootViolation("", "a string cannot be matched against pattern "+strconv.Quote(p.pattern)+" in bounded time and memory (Options.MaxPatternWork "+strconv.Itoa(maxWork)+": "+matchTime(maxWork).String()+" for a pattern that needs the backtracking engine)")
+	}
 	return rootViolation("", "a string is too long to match against pattern "+strconv.Quote(p.pattern)+" in bounded time (Options.MaxPatternWork "+strconv.Itoa(maxWork)+")")
 }
 

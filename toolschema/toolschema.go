@@ -25,7 +25,9 @@ const (
 	DefaultMaxSchemaExpansion = 100_000
 	// DefaultMaxPatternWork bounds one regular expression match: the
 	// string's length in bytes times the size of the pattern's program
-	// (about 10 ns per unit on a slow machine in the worst case).
+	// (about 10 ns per unit on a slow machine in the worst case), or 10 ns
+	// per unit of time for a pattern that needs the backtracking engine
+	// (about 0.67 s).
 	DefaultMaxPatternWork = 1 << 26
 	// DefaultMaxSubschemas bounds the subschemas of one schema document.
 	DefaultMaxSubschemas = 10_000
@@ -66,7 +68,11 @@ type Options struct {
 	// of the compiled pattern (a simple pattern has tens, "[a-z]{1,255}"
 	// hundreds). Matching time grows with that product, so a longer string
 	// is not matched: Validate reports it with a root violation instead.
-	// Zero or negative means DefaultMaxPatternWork.
+	// A pattern that needs the backtracking engine (lookaround,
+	// backreferences: see the package documentation) may match for
+	// MaxPatternWork × 10 ns of time; a match that takes longer, or more
+	// than 100,000 entries of backtracking stack, gets the same root
+	// violation. Zero or negative means DefaultMaxPatternWork.
 	MaxPatternWork int
 	// MaxSubschemas is the most subschemas (the root, each property,
 	// each $defs entry, each allOf branch, ...) a schema document may
@@ -85,7 +91,8 @@ type Options struct {
 	// MaxValidationWork bounds the pattern matching of one Validate or
 	// ValidateValue call: the sum over every match of a pattern or
 	// patternProperties key of (the string's length in bytes + 1) times the
-	// number of instructions of the pattern, the unit of MaxPatternWork.
+	// number of instructions of the pattern, the unit of MaxPatternWork
+	// (a match of the backtracking engine counts its time, 10 ns a unit).
 	// MaxPatternWork bounds one match; many matches each within it (31
 	// strings of 32 KB against one large unanchored pattern) would
 	// otherwise take most of a minute. Over it, Validate stops and reports
