@@ -285,7 +285,12 @@
 // server, and it is not reported (SkippedTools lists failures only). A
 // tool whose execution.taskSupport is "required" is a SkippedTool with
 // mcpconn.ErrTaskRequired: agt runs no tasks. The probe applies the same
-// rules (mcpconn.LoadTools).
+// rules (mcpconn.LoadTools). A batch that names the alias of such a tool
+// is rejected as any unknown tool (code unknown_tool), but its message
+// says why the tool is not there, for the model too: "the tool X is
+// excluded by its server's registration (enabled_tools/disabled_tools)"
+// or "the tool X was left out of this run: " and the SkippedTool's reason;
+// the *BatchError then matches ErrToolNotOffered.
 //
 // Compiled schemas are kept in a SchemaCache keyed by their exact bytes
 // (bounded): the Run's own, or Options.SchemaCache, which agt.Host gives
