@@ -69,6 +69,15 @@ type ProgressIn struct {
 type LogIn struct {
 	Count int `json:"count"`
 	Bytes int `json:"bytes,omitempty"`
+	// Structured makes each line's data the object LogData(i) instead
+	// of a string.
+	Structured bool `json:"structured,omitempty"`
+}
+
+// LogData is the data of line i of the log tool with structured set:
+// {"event":"disk","free_mb":12,"line":i}.
+func LogData(i int) map[string]any {
+	return map[string]any{"event": "disk", "free_mb": 12, "line": i}
 }
 
 // AddToolIn is the input of add_tool.
@@ -123,7 +132,7 @@ func (cf *clientFeatures) add(s *mcp.Server) {
 		InputSchema: schemaFor[struct{}](nil)}, cf.listRoots)
 	mcp.AddTool(s, &mcp.Tool{Name: ToolProgress, Description: "Reports progress steps times, ms apart, then returns.",
 		InputSchema: schemaFor[ProgressIn](nil)}, cf.progress)
-	mcp.AddTool(s, &mcp.Tool{Name: ToolLog, Description: "Sends count log messages at level info.",
+	mcp.AddTool(s, &mcp.Tool{Name: ToolLog, Description: "Sends count log messages at level info (structured: objects as their data).",
 		InputSchema: schemaFor[LogIn](nil)}, cf.log)
 	mcp.AddTool(s, &mcp.Tool{Name: ToolClientCaps, Description: "Returns the capabilities the client declared in initialize, as JSON.",
 		InputSchema: schemaFor[struct{}](nil)}, cf.clientCaps)
@@ -239,8 +248,11 @@ func (cf *clientFeatures) progress(ctx context.Context, req *mcp.CallToolRequest
 
 func (cf *clientFeatures) log(ctx context.Context, req *mcp.CallToolRequest, in LogIn) (*mcp.CallToolResult, any, error) {
 	for i := range in.Count {
-		data := fmt.Sprintf("line %d", i)
-		if in.Bytes > 0 {
+		var data any = fmt.Sprintf("line %d", i)
+		switch {
+		case in.Structured:
+			data = LogData(i)
+		case in.Bytes > 0:
 			data = strings.Repeat("y", in.Bytes)
 		}
 		if err := req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Logger: "fake", Data: data}); err != nil {
