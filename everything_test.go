@@ -176,6 +176,15 @@ func TestServerEverything(t *testing.T) {
 	if !taskSkipped {
 		t.Errorf("simulate-research-query is not left out as requiring tasks: %v", r.SkippedTools())
 	}
+	// Calling it says why it is not there (issue 24 item 6), and the
+	// batch is rejected as for any unknown tool.
+	_, err = r.Execute(ctx, run.Batch{ID: "research", Agent: "tester", Calls: []run.Call{
+		{ID: "research", Name: alias("simulate-research-query"), Arguments: json.RawMessage(`{"topic":"x"}`)}}})
+	var be *run.BatchError
+	if !errors.As(err, &be) || be.Code != run.CodeUnknownTool || !errors.Is(err, run.ErrToolNotOffered) ||
+		!strings.Contains(be.Message, "was left out of this run: the tool requires task-augmented execution") {
+		t.Errorf("a call of simulate-research-query: %v", err)
+	}
 	if ins := r.Instructions(); len(ins) != 1 || ins[0].Text == "" {
 		t.Errorf("Instructions() = %v, want the server's instructions", ins)
 	}

@@ -41,7 +41,8 @@ var ErrTaskRequired = errors.New(`the tool requires task-augmented execution (ex
 //
 // First the registration srv selects: a tool whose name its enabled_tools
 // and disabled_tools leave out (srv.ToolEnabled) is not in the result at
-// all, and is counted in excluded; it is neither judged nor compiled. A
+// all, and its name is in excluded, in the server's order (a name listed
+// twice, twice); it is neither judged nor compiled. A
 // name over MaxToolNameBytes is never matched: such a tool is left out with
 // its reason. A tool the listing could not be read with (nested deeper
 // than MaxMessageDepth allows in its page) is left out with its reason.
@@ -55,7 +56,7 @@ var ErrTaskRequired = errors.New(`the tool requires task-augmented execution (ex
 // compile on the caller's goroutine alone. The result keeps the server's
 // order, and each tool's result does not depend on the schedule. A panic
 // of compile is raised again on the caller's goroutine.
-func LoadTools(tools []Tool, srv resource.MCPServer, compile func(raw []byte) (*toolschema.Schema, error), opts *toolschema.Options) (loaded []LoadedTool, excluded int) {
+func LoadTools(tools []Tool, srv resource.MCPServer, compile func(raw []byte) (*toolschema.Schema, error), opts *toolschema.Options) (loaded []LoadedTool, excluded []string) {
 	if compile == nil {
 		compile = func(raw []byte) (*toolschema.Schema, error) { return toolschema.Compile(raw, opts) }
 	}
@@ -63,7 +64,7 @@ func LoadTools(tools []Tool, srv resource.MCPServer, compile func(raw []byte) (*
 	seen := make(map[string]bool, len(tools))
 	for _, t := range tools {
 		if len(t.Name) <= MaxToolNameBytes && !srv.ToolEnabled(t.Name) {
-			excluded++
+			excluded = append(excluded, t.Name)
 			continue
 		}
 		lt := LoadedTool{Tool: t}

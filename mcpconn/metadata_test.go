@@ -2,6 +2,7 @@ package mcpconn_test
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -118,7 +119,7 @@ func TestProbeToolSelection(t *testing.T) {
 				switch {
 				case tr.OK:
 					ok = append(ok, tr.Name)
-				case tr.Error == mcpconn.ErrTaskRequired.Error():
+				case tr.Error == mcpconn.ErrTaskRequired.Error() && errors.Is(tr.Err, mcpconn.ErrTaskRequired):
 					failed = append(failed, tr.Name)
 				default:
 					t.Errorf("%s failed: %s", tr.Name, tr.Error)

@@ -69,7 +69,9 @@ type ProbeReport struct {
 	Excluded int `json:"excluded,omitempty"`
 	// OK is true when the server connected, listed its tools, and every
 	// tool in Tools is usable (within its bounds, not requiring tasks, its
-	// inputSchema compiled).
+	// inputSchema compiled). It is strict: one tool left out makes it
+	// false, although a Run still offers the others; the entries of Tools
+	// that are OK are what a Run would offer.
 	OK bool `json:"ok"`
 	// Error says why the probe failed before its tools could be checked,
 	// without the server's output (see StdoutHead and StderrTail).
@@ -104,6 +106,10 @@ type ToolReport struct {
 	OK   bool   `json:"ok"`
 	// Error says why the tool is left out (LoadedTool.Err), "" when OK.
 	Error string `json:"error,omitempty"`
+	// Err is the error Error renders, nil when OK, for errors.Is and
+	// errors.As (ErrTaskRequired, a *toolschema.SchemaError, ...); it is
+	// not part of the JSON form.
+	Err error `json:"-"`
 }
 
 // Probe probes the MCP resource ref.
@@ -182,10 +188,10 @@ func (p *Prober) Probe(ctx context.Context, ref resource.Ref) (*ProbeReport, err
 		compile = p.schemas.Compile
 	}
 	loaded, excluded := LoadTools(tools, srv, compile, p.conn.opts.Schema)
-	rep.Excluded = excluded
+	rep.Excluded = len(excluded)
 	rep.Tools = make([]ToolReport, len(loaded))
 	for i, lt := range loaded {
-		rep.Tools[i] = ToolReport{Name: lt.Name, OK: lt.Err == nil}
+		rep.Tools[i] = ToolReport{Name: lt.Name, OK: lt.Err == nil, Err: lt.Err}
 		if lt.Err != nil {
 			rep.Tools[i].Error = lt.Err.Error()
 		}

@@ -639,7 +639,7 @@ func (e *sharedConn) log(ctx context.Context, in Incoming, attr attribution, p *
 	}
 	if e.gate.Pass() {
 		attrs := []slog.Attr{slog.String("mount", string(in.Ref)), slog.String("server_level", string(p.Level)),
-			slog.String("logger", p.Logger), slog.Any("data", p.Data)}
+			slog.String("logger", p.Logger), serverlog.Data(p)}
 		if n := e.gate.TakeDropped(); n > 0 {
 			attrs = append(attrs, slog.Int64("dropped_before", n))
 		}

@@ -329,7 +329,13 @@
 // mcpconn.ErrTaskRequired: agt runs no tasks. A tool nested too deep for
 // its listing to be read with it (an outputSchema 1001 levels deep) is a
 // SkippedTool wrapping mcpconn.ErrLimit; the server's other tools are
-// offered. The probe applies the same rules (mcpconn.LoadTools).
+// offered. The probe applies the same rules (mcpconn.LoadTools). A batch
+// that names the alias of such a tool is rejected as any unknown tool
+// (code unknown_tool), but its message says why the tool is not there,
+// for the model too: "the tool X is excluded by its server's registration
+// (enabled_tools/disabled_tools)" or "the tool X was left out of this
+// run: " and the SkippedTool's reason; the *BatchError then matches
+// ErrToolNotOffered.
 //
 // Compiled schemas are kept in a SchemaCache keyed by their exact bytes
 // (bounded): the Run's own, or Options.SchemaCache, which agt.Host gives

@@ -151,6 +151,9 @@ func (r *Run) checkBatch(ctx context.Context, s *snapshot, b Batch) ([]*tool, *B
 		}
 		t := s.byAlias[c.Name]
 		if t == nil {
+			if why := r.notOffered(s, c.Name); why != "" {
+				return nil, &BatchError{Code: CodeUnknownTool, CallID: c.ID, Message: why + "; the batch was not run", notOffered: true}
+			}
 			return nil, &BatchError{Code: CodeUnknownTool, CallID: c.ID, Message: fmt.Sprintf("no tool named %s in this run; the batch was not run", quoteID(c.Name))}
 		}
 		tools[i] = t
@@ -169,6 +172,30 @@ func (r *Run) checkBatch(ctx context.Context, s *snapshot, b Batch) ([]*tool, *B
 		}
 	}
 	return tools, nil
+}
+
+// notOffered says why alias, which names no tool of s, is not offered
+// when it is the alias of a tool a mounted server listed: the
+// registration excluded it, or the Run left it out (SkippedTools). It is
+// "" for any other name. Only a rejected batch pays for the search.
+func (r *Run) notOffered(s *snapshot, alias string) string {
+	for _, sk := range s.skipped {
+		if sk.Alias == alias {
+			return fmt.Sprintf("the tool %s was left out of this run: %s", quoteID(alias), boundMessage(r.modelText(sk.Err)))
+		}
+	}
+	for _, ref := range s.refs {
+		m := s.mounts[ref]
+		if m == nil {
+			continue
+		}
+		for _, name := range m.excluded {
+			if Alias(ref, name) == alias {
+				return fmt.Sprintf("the tool %s is excluded by its server's registration (enabled_tools/disabled_tools)", quoteID(alias))
+			}
+		}
+	}
+	return ""
 }
 
 // errAuthorizePanicked fails a delegation check that panicked: a host

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -89,6 +91,75 @@ func TestRunToolMetadata(t *testing.T) {
 	}
 	if n := mem.counters.CallsOf(mcptest.ToolTaskRequired); n != 0 {
 		t.Errorf("task_required was called %d times", n)
+	}
+}
+
+// Issue 24 item 6, SPEC R5.4: a call of a tool the registration excludes,
+// or of one the Run left out, is still an unknown tool that rejects the
+// whole batch, but its message says why the tool is not there, for the
+// model too, and never echoes the arguments; a name no server listed keeps
+// the plain message. Both alias forms (a readable and a hashed reference).
+func TestRunSaysWhyAToolIsNotOffered(t *testing.T) {
+	t.Parallel()
+	refs := []resource.Ref{"meta", "team/my_tools"} // the second's aliases carry it as a hash
+	repo := newRepo(t)
+	for _, ref := range refs {
+		srv := inMemoryServer(t)
+		srv.DisabledTools = []string{mcptest.ToolNoteDelete}
+		putMCP(t, repo, ref, srv)
+	}
+	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: refs})
+	mem := newInMemory()
+	mem.opts.Faults = []mcptest.Fault{mcptest.FaultToolMetadata}
+	r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector()})
+
+	const secret = "s3cr3t-argument"
+	args := `{"id":"` + secret + `","text":"` + secret + `"}`
+	const (
+		excluded = "the tool %q is excluded by its server's registration (enabled_tools/disabled_tools); the batch was not run"
+		unknown  = "no tool named %q in this run; the batch was not run"
+	)
+	leftOut := "the tool %q was left out of this run: " + mcpconn.ErrTaskRequired.Error() + "; the batch was not run"
+	for _, tc := range []struct {
+		name       string
+		alias      string
+		format     string // of the message, with the alias
+		notOffered bool
+	}{
+		{"excluded", run.Alias("meta", mcptest.ToolNoteDelete), excluded, true},
+		{"excluded, hashed reference", run.Alias("team/my_tools", mcptest.ToolNoteDelete), excluded, true},
+		{"left out", run.Alias("meta", mcptest.ToolTaskRequired), leftOut, true},
+		{"left out, hashed reference", run.Alias("team/my_tools", mcptest.ToolTaskRequired), leftOut, true},
+		{"never listed", run.Alias("meta", "note_remove"), unknown, false},
+		{"excluded name under another mount", run.Alias("other", mcptest.ToolNoteDelete), unknown, false},
+	} {
+		// A valid call first: the rejection still stops the whole batch.
+		out, err := r.Execute(context.Background(), batch(
+			call("ok", run.Alias("meta", mcptest.ToolEcho), `{"text":"x"}`),
+			call("c1", tc.alias, args)))
+		var be *run.BatchError
+		if !errors.As(err, &be) || be.Code != run.CodeUnknownTool || be.CallID != "c1" {
+			t.Errorf("%s: Execute = %v; want an unknown_tool BatchError for c1", tc.name, err)
+			continue
+		}
+		want := fmt.Sprintf(tc.format, tc.alias)
+		if be.Message != want {
+			t.Errorf("%s: message\n%q\nwant\n%q", tc.name, be.Message, want)
+		}
+		if got := errors.Is(err, run.ErrToolNotOffered); got != tc.notOffered {
+			t.Errorf("%s: errors.Is(err, ErrToolNotOffered) = %v; want %v", tc.name, got, tc.notOffered)
+		}
+		for _, res := range out.Results {
+			if res.Code != run.CodeUnknownTool || res.Message != want {
+				t.Errorf("%s: result %s = %s %q", tc.name, res.CallID, res.Code, res.Message)
+			}
+		}
+		if text := string(be.ToolError()); !strings.Contains(text, "unknown_tool") || strings.Contains(text, secret) {
+			t.Errorf("%s: ToolError %s", tc.name, text)
+		}
+	}
+	if n := mem.counters.Calls(); n != 0 {
+		t.Errorf("the servers got %d calls of rejected batches", n)
 	}
 }
 

@@ -53,6 +53,15 @@ func (o Outcome) Notice() string {
 // ErrBatchRejected is matched (errors.Is) by every *BatchError.
 var ErrBatchRejected = errors.New("run: batch rejected")
 
+// ErrToolNotOffered is matched (errors.Is) by the *BatchError, code
+// unknown_tool, of a batch that named the alias of a tool a mounted server
+// listed but the Run does not offer: the registration's enabled_tools or
+// disabled_tools exclude it, or it was left out (SkippedTools). Its
+// Message says which, so the model learns it too. The name is not a
+// misspelling of another tool: a host that suggests the nearest tool for
+// an unknown name should not for this one.
+var ErrToolNotOffered = errors.New("run: the tool is not offered")
+
 // BatchError rejects a whole batch at the batch checks: a
 // malformed batch (CodeInvalidArguments), a wrong agent identity or a failed
 // delegation check (CodeUnauthorized), or a tool that is not in the snapshot
@@ -64,6 +73,9 @@ type BatchError struct {
 	CallID string
 	// Message says what is wrong; it never holds argument values.
 	Message string
+	// notOffered: the unknown tool is one a mounted server listed, which
+	// the Run does not offer (ErrToolNotOffered).
+	notOffered bool
 }
 
 // Error implements error.
@@ -74,8 +86,11 @@ func (e *BatchError) Error() string {
 	return "run: batch rejected: " + string(e.Code) + ": " + e.Message
 }
 
-// Is makes errors.Is(err, ErrBatchRejected) true.
-func (e *BatchError) Is(target error) bool { return target == ErrBatchRejected }
+// Is makes errors.Is(err, ErrBatchRejected) true, and errors.Is(err,
+// ErrToolNotOffered) for a batch that named a tool the Run does not offer.
+func (e *BatchError) Is(target error) bool {
+	return target == ErrBatchRejected || e.notOffered && target == ErrToolNotOffered
+}
 
 // ToolError renders the rejection in the ToolError format, for hosts that
 // answer every call of a rejected batch with it.

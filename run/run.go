@@ -325,6 +325,10 @@ type mount struct {
 	session  *mcpconn.Session
 	tools    []*tool
 	skipped  []SkippedTool
+	// excluded are the names of the listed tools the registration's
+	// enabled_tools and disabled_tools leave out, so that a call of one
+	// says so (notOffered).
+	excluded []string
 	// server is the document the mount was connected with: a restart
 	// uses it again (never an edit another writer saved since).
 	server resource.MCPServer
@@ -1051,8 +1055,10 @@ func (r *Run) loadTools(m *mount, listed []mcpconn.Tool) {
 		m.listedBytes += len(t.Name) + len(t.Title) + len(t.Description) + len(t.InputSchema) + len(t.OutputSchema) + len(t.Meta)
 	}
 	// Tools the registration excludes are not reported: that is its
-	// configuration, not a failure (a probe counts them).
-	loaded, _ := mcpconn.LoadTools(listed, m.server, compile, r.connector.SchemaOptions())
+	// configuration, not a failure (a probe counts them). The mount keeps
+	// their names for the error of a call that names one.
+	loaded, excluded := mcpconn.LoadTools(listed, m.server, compile, r.connector.SchemaOptions())
+	m.excluded = excluded
 	for _, lt := range loaded {
 		src := Source{Kind: SourceMCP, Ref: ref, Tool: lt.Name}
 		alias := Alias(ref, lt.Name)

@@ -188,7 +188,7 @@ func (h *serverHooks) handlers(ref resource.Ref) *mcpconn.Handlers {
 			from := origin(ref, in)
 			if lg.Pass() {
 				h.r.logger.LogAttrs(ctx, serverlog.Level(p.Level), "agt.server_log", append(h.logAttrs(from, lg),
-					slog.String("server_level", string(p.Level)), slog.String("logger", p.Logger), slog.Any("data", p.Data))...)
+					slog.String("server_level", string(p.Level)), slog.String("logger", p.Logger), serverlog.Data(p))...)
 			}
 			h.notify(ctx, Notification{Kind: NotifyLog, From: from, Log: p})
 		},

@@ -3,6 +3,7 @@
 package run_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -369,6 +370,49 @@ func TestNotificationsObservedAndLogged(t *testing.T) {
 		t.Errorf("%d lines logged in %v; the bound allows %d", n, elapsed, limit)
 	}
 }
+
+// Issue 24 item 6: a server's structured log data reaches a text Logger
+// as JSON, not in Go's map syntax ("map[event:disk free_mb:12]"); string
+// data stays as it was.
+func TestServerLogDataIsJSON(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var text bytes.Buffer
+	observed := 0
+	r := featuresRun(t, &run.Options{
+		Logger: slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			return text.Write(p)
+		}), nil)),
+		// Observe follows the Logger for each line: once it saw both,
+		// both are logged.
+		Observe: func(_ context.Context, n run.Notification) {
+			if n.Kind == run.NotifyLog {
+				mu.Lock()
+				observed++
+				mu.Unlock()
+			}
+		}})
+	execute(t, r, featCall("s", mcptest.ToolLog, `{"count":1,"structured":true}`))
+	execute(t, r, featCall("t", mcptest.ToolLog, `{"count":1}`))
+	waitUntil(t, "2 log lines", func() bool { mu.Lock(); defer mu.Unlock(); return observed == 2 })
+	mu.Lock()
+	defer mu.Unlock()
+	logged := text.String()
+	want := `data="{\"event\":\"disk\",\"free_mb\":12,\"line\":0}"`
+	if !strings.Contains(logged, "call_id=s") || !strings.Contains(logged, want) || strings.Contains(logged, "map[") {
+		t.Errorf("the structured line is not logged with %s:\n%s", want, logged)
+	}
+	if !strings.Contains(logged, `data="line 0"`) {
+		t.Errorf("the string line is not logged as it was:\n%s", logged)
+	}
+}
+
+// writerFunc is an io.Writer.
+type writerFunc func(p []byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 
 func waitUntil(t *testing.T, what string, ok func() bool) {
 	t.Helper()

@@ -86,17 +86,26 @@ change: the next Run loads the new mounts.
 			},
 		},
 		{
-			name: "check", min: 1, max: 1, args: "AGENT [--probe] [--json] [--timeout DURATION]",
+			name: "check", min: 1, max: 1, args: "AGENT [--probe [--strict]] [--json] [--timeout DURATION]",
 			summary: "check an agent before work: identity, enabled, every mount resolves and is startable",
 			help: `Without --probe the check is static and starts nothing. With --probe every
 mounted server is also started (or contacted) and listed, as 'agt mcp probe'
-does. Exit status 1 when the agent is not ready.`,
+does, and the tools a Run would leave out are named with a short reason.
+Exit status 1 when the agent is not ready: it is missing or disabled, a
+mount fails its static check, or, with --probe, a server cannot be started,
+connected or listed, or none of the tools it offers is usable. Tools left
+out beside usable ones are a warning ("ready, but a Run leaves out ..."),
+unless --strict, which makes any tool left out fail the check.`,
 			define: func(fs *flag.FlagSet) action {
 				asJSON := fs.Bool("json", false, "print the report as JSON")
 				probe := fs.Bool("probe", false, "also probe every mounted server (starts them)")
+				strict := fs.Bool("strict", false, "with --probe: not ready when a Run would leave any tool out")
 				timeout := fs.Duration("timeout", 60*time.Second, "give up after this `DURATION`, the servers' shutdown included")
 				return func(ctx context.Context, e *env, args []string) error {
-					return agentCheck(ctx, e, args[0], *probe, *timeout, *asJSON)
+					if *strict && !*probe {
+						return usagef("agent check", "--strict judges the probes: give --probe too")
+					}
+					return agentCheck(ctx, e, args[0], *probe, *strict, *timeout, *asJSON)
 				}
 			},
 		},

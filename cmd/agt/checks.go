@@ -10,6 +10,7 @@ import (
 
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/resource"
+	"github.com/agtsdk/agt/toolschema"
 )
 
 // maxParallelProbes bounds the servers agent check --probe starts at once.
@@ -75,7 +76,7 @@ func writeFindings(e *env, indent string, fs []resource.Finding, agent, ref reso
 	}
 }
 
-func mcpProbe(ctx context.Context, e *env, refArg string, timeout time.Duration, asJSON bool) (err error) {
+func mcpProbe(ctx context.Context, e *env, refArg string, timeout time.Duration, asJSON, strict bool) (err error) {
 	ref, h, work, err := e.hostForTimed(ctx, "mcp probe", refArg, timeout)
 	if err != nil {
 		return err
@@ -93,20 +94,123 @@ func mcpProbe(ctx context.Context, e *env, refArg string, timeout time.Duration,
 			return werr
 		}
 	} else {
-		writeProbe(e, rep, err)
+		writeProbe(e, rep, err, strict)
 	}
-	if err != nil || !rep.OK {
+	if err != nil || probeFails(rep, strict) {
 		return errReported
 	}
 	return nil
+}
+
+// usableTools counts the tools of rep that a Run would offer.
+func usableTools(rep *mcpconn.ProbeReport) int {
+	n := 0
+	for _, t := range rep.Tools {
+		if t.OK {
+			n++
+		}
+	}
+	return n
+}
+
+// probeFails reports whether a probe fails its command (exit status 1):
+// the server could not be started, connected or listed; it offers tools
+// and a Run could use none of them; or, with strict (--strict), a Run
+// would leave one out. Otherwise the tools a Run leaves out are a warning.
+// Tools the registration excludes are its choice, never a failure.
+func probeFails(rep *mcpconn.ProbeReport, strict bool) bool {
+	if rep.Error != "" {
+		return true
+	}
+	usable := usableTools(rep)
+	return len(rep.Tools) > 0 && usable == 0 || strict && usable < len(rep.Tools)
+}
+
+// Bounds of leftOutSummary: the reasons it names, and the tools per
+// reason; the probe's table lists them all.
+const (
+	maxLeftOutReasons = 3
+	maxLeftOutNames   = 5
+)
+
+// leftOutSummary names the tools a Run would leave out, grouped by a short
+// reason (leftOutReason), in the server's order: "a, b (requires
+// task-augmented execution); c (input schema does not compile)".
+func leftOutSummary(rep *mcpconn.ProbeReport) string {
+	var reasons []string
+	names := map[string][]string{}
+	for _, t := range rep.Tools {
+		if t.OK {
+			continue
+		}
+		why := leftOutReason(t)
+		if _, ok := names[why]; !ok {
+			reasons = append(reasons, why)
+		}
+		names[why] = append(names[why], shown(t.Name, maxCellWidth))
+	}
+	var b strings.Builder
+	more := 0
+	for i, why := range reasons {
+		if i == maxLeftOutReasons {
+			more += len(names[why])
+			continue
+		}
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		ns := names[why]
+		if len(ns) > maxLeftOutNames {
+			b.WriteString(strings.Join(ns[:maxLeftOutNames], ", "))
+			fmt.Fprintf(&b, " and %d more", len(ns)-maxLeftOutNames)
+		} else {
+			b.WriteString(strings.Join(ns, ", "))
+		}
+		b.WriteString(" (" + why + ")")
+	}
+	if more > 0 {
+		fmt.Fprintf(&b, "; %s for other reasons", plural(more, "more tool", "more tools"))
+	}
+	return b.String()
+}
+
+// leftOutReason is why a Run would leave the tool out, in a few words;
+// the probe's table has the whole reason.
+func leftOutReason(t mcpconn.ToolReport) string {
+	var se *toolschema.SchemaError
+	switch {
+	case errors.Is(t.Err, mcpconn.ErrTaskRequired):
+		return "requires task-augmented execution"
+	case errors.As(t.Err, &se):
+		return "input schema does not compile"
+	}
+	return oneLine(t.Error, maxCellWidth)
+}
+
+// probeVerdict is the first words of a probe's report, after the server
+// answered and listed: "ok", or how many of its tools a Run could use;
+// leftOut names those it would leave out, and why (leftOutSummary), ""
+// when none.
+func probeVerdict(rep *mcpconn.ProbeReport) (verdict, leftOut string) {
+	usable := usableTools(rep)
+	switch {
+	case len(rep.Tools) == 0 && rep.Excluded > 0:
+		return fmt.Sprintf("ok, but the registration's enabled_tools/disabled_tools leave out all %s the server lists", plural(rep.Excluded, "tool", "tools")), ""
+	case usable == len(rep.Tools):
+		return "ok", ""
+	case usable == 0:
+		return fmt.Sprintf("no tool usable (0 of %d)", len(rep.Tools)), leftOutSummary(rep)
+	}
+	return fmt.Sprintf("%d of %d tools usable", usable, len(rep.Tools)), leftOutSummary(rep)
 }
 
 // probeJSON is the probe report as agt prints it (the command-line
 // contract the README documents): the keys reference, server, protocol_version,
 // tools[].name, .ok, .error and duration_ms are always present. server is
 // null and protocol_version "" when no handshake happened; a tool's error
-// is null when its schema compiled. The other fields are mcpconn's, in
-// its order.
+// is null when its schema compiled. usable counts the tools whose ok is
+// true (what a Run would offer); ok stays mcpconn's: every tool usable.
+// The other fields are mcpconn's, in its order.
 type probeJSON struct {
 	Reference       resource.Ref          `json:"reference"`
 	Revision        int64                 `json:"revision"`
@@ -117,6 +221,7 @@ type probeJSON struct {
 	Capabilities    any                   `json:"capabilities,omitempty"`
 	Tools           []probeToolJSON       `json:"tools"`
 	Excluded        int                   `json:"excluded,omitempty"`
+	Usable          int                   `json:"usable"`
 	OK              bool                  `json:"ok"`
 	Error           string                `json:"error,omitempty"`
 	StdoutHead      string                `json:"stdout_head,omitempty"`
@@ -137,7 +242,7 @@ func newProbeJSON(rep *mcpconn.ProbeReport) probeJSON {
 	out := probeJSON{
 		Reference: rep.Reference, Revision: rep.Revision, Entry: rep.Entry, Transport: rep.Transport,
 		Server: rep.Server, ProtocolVersion: rep.ProtocolVersion,
-		Tools: make([]probeToolJSON, len(rep.Tools)), Excluded: rep.Excluded,
+		Tools: make([]probeToolJSON, len(rep.Tools)), Excluded: rep.Excluded, Usable: usableTools(rep),
 		OK: rep.OK, Error: rep.Error, StdoutHead: rep.StdoutHead, StderrTail: rep.StderrTail,
 		DurationMS: rep.DurationMS, ConnectMS: rep.ConnectMS, ListMS: rep.ListMS, CompileMS: rep.CompileMS,
 	}
@@ -156,7 +261,7 @@ func newProbeJSON(rep *mcpconn.ProbeReport) probeJSON {
 
 // writeProbe prints a probe report; err is the probe's error, for agt's
 // hint.
-func writeProbe(e *env, rep *mcpconn.ProbeReport, err error) {
+func writeProbe(e *env, rep *mcpconn.ProbeReport, err error, strict bool) {
 	server := "no server answered"
 	if rep.Server != nil {
 		server = strings.TrimSpace(shown(rep.Server.Name, maxCellWidth) + " " + shown(rep.Server.Version, maxCellWidth))
@@ -171,15 +276,9 @@ func writeProbe(e *env, rep *mcpconn.ProbeReport, err error) {
 		fmt.Fprintln(e.out, hint)
 		return
 	}
-	bad := 0
-	for _, t := range rep.Tools {
-		if !t.OK {
-			bad++
-		}
-	}
-	verdict := "ok"
-	if !rep.OK {
-		verdict = fmt.Sprintf("%d of %d tools cannot be used (those tools would be left out of a Run)", bad, len(rep.Tools))
+	verdict, leftOut := probeVerdict(rep)
+	if leftOut != "" {
+		verdict += "; left out: " + leftOut
 	}
 	tools := plural(len(rep.Tools), "tool", "tools")
 	if rep.Excluded > 0 {
@@ -187,16 +286,26 @@ func writeProbe(e *env, rep *mcpconn.ProbeReport, err error) {
 	}
 	fmt.Fprintf(e.out, "probe %s: %s\n  server %s, protocol %s, %s, %d ms (connect %d, list %d, compile %d)\n",
 		rep.Reference, verdict, server, shown(rep.ProtocolVersion, maxCellWidth), tools, rep.DurationMS, rep.ConnectMS, rep.ListMS, rep.CompileMS)
+	if len(rep.Tools) == 0 {
+		return
+	}
 	t := newTable(e.out)
 	fmt.Fprintln(t, "  TOOL\tSTATUS")
 	for _, tool := range rep.Tools {
 		status := "ok"
 		if !tool.OK {
-			status = "error: " + oneLine(tool.Error, 400) // long enough for the fix the message ends with
+			status = "left out: " + oneLine(tool.Error, 400) // long enough for the fix the message ends with
 		}
 		fmt.Fprintf(t, "  %s\t%s\n", shown(tool.Name, maxCellWidth), status)
 	}
 	t.Flush()
+	if usable := usableTools(rep); usable > 0 && usable < len(rep.Tools) {
+		if strict {
+			fmt.Fprintln(e.out, "failed: --strict fails the probe for a tool left out")
+		} else {
+			fmt.Fprintf(e.out, "warning: a Run leaves out %s and offers the others; --strict makes that fail\n", plural(len(rep.Tools)-usable, "tool", "tools"))
+		}
+	}
 }
 
 func agentMCPs(ctx context.Context, e *env, refArg string, asJSON bool) error {
@@ -260,7 +369,7 @@ type probed struct {
 	err error
 }
 
-func agentCheck(ctx context.Context, e *env, refArg string, probe bool, timeout time.Duration, asJSON bool) (err error) {
+func agentCheck(ctx context.Context, e *env, refArg string, probe, strict bool, timeout time.Duration, asJSON bool) (err error) {
 	ref, h, work, err := e.hostForTimed(ctx, "agent check", refArg, timeout)
 	if err != nil {
 		return err
@@ -282,7 +391,7 @@ func agentCheck(ctx context.Context, e *env, refArg string, probe bool, timeout 
 	if probe {
 		out.probes = probeMounts(ctx, e, h.Prober(), rep.Mounts)
 		for _, p := range out.probes {
-			if !p.rep.OK {
+			if probeFails(p.rep, strict) {
 				ok = false
 			}
 			out.Probes = append(out.Probes, newProbeJSON(p.rep))
@@ -356,6 +465,7 @@ func writeCheck(e *env, rep checkReport, ok bool) {
 			rep.Agent, rep.Revision, yesNo(rep.Enabled), yesNo(rep.CanManage), plural(len(rep.Mounts), "mount", "mounts"))
 	}
 	writeFindings(e, "  ", rep.Problems, rep.Agent, "")
+	leftOut := 0 // the tools a Run would leave out, of the servers that answered
 	probes := map[resource.Ref]probed{}
 	for _, p := range rep.probes {
 		probes[p.rep.Reference] = p
@@ -379,15 +489,23 @@ func writeCheck(e *env, rep checkReport, ok bool) {
 			if h := commandHint(p.err, p.rep.Error); h != "" && !strings.HasPrefix(h, "(") {
 				fmt.Fprintf(e.out, "    %s\n", h)
 			}
-		case !p.rep.OK:
-			fmt.Fprintf(e.out, "    probe: %s, some schemas do not compile ('agt mcp probe %s' shows which)\n", plural(len(p.rep.Tools), "tool", "tools"), m.Ref)
+		case usableTools(p.rep) < len(p.rep.Tools):
+			leftOut += len(p.rep.Tools) - usableTools(p.rep)
+			verdict, why := probeVerdict(p.rep)
+			fmt.Fprintf(e.out, "    probe: %s, %d ms; left out: %s\n", verdict, p.rep.DurationMS, why)
+		case len(p.rep.Tools) == 0 && p.rep.Excluded > 0:
+			verdict, _ := probeVerdict(p.rep)
+			fmt.Fprintf(e.out, "    probe: %s, %d ms\n", verdict, p.rep.DurationMS)
 		default:
 			fmt.Fprintf(e.out, "    probe: ok, %s, %d ms\n", plural(len(p.rep.Tools), "tool", "tools"), p.rep.DurationMS)
 		}
 	}
-	if ok {
-		fmt.Fprintln(e.out, "ready")
-	} else {
+	switch {
+	case !ok:
 		fmt.Fprintln(e.out, "not ready")
+	case leftOut > 0:
+		fmt.Fprintf(e.out, "ready, but a Run leaves out %s (named above; 'agt mcp probe' gives the whole reason; --strict makes that fail)\n", plural(leftOut, "tool", "tools"))
+	default:
+		fmt.Fprintln(e.out, "ready")
 	}
 }

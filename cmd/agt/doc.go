@@ -83,7 +83,19 @@
 // Progress of long operations (probe, agent tools, agent check --probe, agent
 // call) goes to stderr when stderr is a terminal. Exit status 0 is success, 1
 // a failed operation (not found, conflict, probe failed, call refused or
-// failed), 2 a wrong command line. --allow-mcp is refused: the switch was
+// failed), 2 a wrong command line. A probe (mcp probe, agent check --probe)
+// fails when the server cannot be started, connected or listed, or none of
+// the tools it offers is usable; tools a Run would leave out beside usable
+// ones (a schema that does not compile, a size bound, a tool that requires
+// task-augmented execution) are a warning that names each with a short
+// reason, unless --strict, which makes any of them fail. Tools the
+// registration's enabled_tools/disabled_tools exclude never fail a probe;
+// calling one (or a left-out tool) is unknown_tool with a message that says
+// so, and gets no "did you mean" for another tool. probe --json adds
+// "usable" (the tools a Run offers) to its contract keys; its "ok" stays
+// true only when every tool is usable. The servers' log lines
+// (notifications/message) go to stderr as slog text lines, structured data
+// as JSON. --allow-mcp is refused: the switch was
 // removed, mounts decide. Human output never shows env or header
 // values, nor what resource.MaskArgs and resource.MaskURL hide: the user
 // info, query and fragment of a URL, a path segment that looks like a

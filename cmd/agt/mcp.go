@@ -163,25 +163,36 @@ REF in between is not seen.`,
 			},
 		},
 		{
-			name: "probe", min: 1, max: 1, args: "REF [--json] [--timeout DURATION]",
+			name: "probe", min: 1, max: 1, args: "REF [--json] [--strict] [--timeout DURATION]",
 			summary: "start or contact the server as a Run would, list and compile its tools, then stop it",
 			help: `A probe runs the configured command (or contacts the URL) exactly the way a
 Run does: it is not a static check, and it gives no sandbox. It performs the
 handshake and tools/list, compiles every tool's input schema, and calls no
 tool. Tools the registration leaves out (enabled_tools, disabled_tools) are
-counted, not checked. Exit status 1 when the server cannot be started or
-listed, or a tool cannot be used: its schema does not compile, it is over a
-size bound, or it requires tasks (list it in --disabled-tools to leave it
-out).
+counted, not checked.
+
+A tool a Run cannot use is left out of the Run, which offers the others:
+its schema does not compile, it is over a size bound, or it requires
+task-augmented execution (list it in --disabled-tools to leave it out
+without a warning). The first line names each such tool with a short
+reason ("12 of 13 tools usable; left out: NAME (requires task-augmented
+execution)"), and the table gives the whole reason.
+
+Exit status 1 when the server cannot be started, connected or listed, or
+none of the tools it offers is usable; tools left out beside usable ones
+are a warning (exit status 0) unless --strict, which makes any tool left
+out fail the probe. Tools the registration excludes never fail it.
 
 --json prints {"reference", "server": {"name", "version"}, "protocol_version",
-"tools": [{"name", "ok", "error"}], "duration_ms"}, and "excluded" when the
-registration left tools out.`,
+"tools": [{"name", "ok", "error"}], "duration_ms"}, with "usable" (how many
+tools have ok true: what a Run offers), "ok" (true only when every tool is
+usable), and "excluded" when the registration left tools out.`,
 			define: func(fs *flag.FlagSet) action {
 				asJSON := fs.Bool("json", false, "print the probe report as JSON")
+				strict := fs.Bool("strict", false, "fail (exit status 1) when a Run would leave any tool out")
 				timeout := fs.Duration("timeout", 60*time.Second, "give up after this `DURATION`, the server's shutdown included")
 				return func(ctx context.Context, e *env, args []string) error {
-					return mcpProbe(ctx, e, args[0], *timeout, *asJSON)
+					return mcpProbe(ctx, e, args[0], *timeout, *asJSON, *strict)
 				}
 			},
 		},

@@ -179,12 +179,13 @@ func TestProbeJSONContractKeys(t *testing.T) {
 	if serverNull, errs := checkKeys(t, "probe fake", json.RawMessage(r.stdout)); serverNull || errs != 0 {
 		t.Errorf("probe fake: server null %v, %d tool errors:\n%s", serverNull, errs, r.stdout)
 	}
-	r = mustRun(t, db, 1, "mcp", "probe", "badschema", "--json")
+	// One tool of nine left out is a warning (exit status 0).
+	r = mustRun(t, db, 0, "mcp", "probe", "badschema", "--json")
 	if _, errs := checkKeys(t, "probe badschema", json.RawMessage(r.stdout)); errs != 1 {
 		t.Errorf("probe badschema: %d tool errors, want 1:\n%s", errs, r.stdout)
 	}
 	// The human view keeps the end of a schema error: the fix.
-	r = mustRun(t, db, 1, "mcp", "probe", "badschema")
+	r = mustRun(t, db, 0, "mcp", "probe", "badschema")
 	if !strings.Contains(r.stdout, "bad_external_ref") || !strings.Contains(r.stdout, `refer to it as "#/$defs/NAME"`) {
 		t.Errorf("probe badschema does not show the whole error:\n%s", r.stdout)
 	}

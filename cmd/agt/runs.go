@@ -224,12 +224,17 @@ func agentCall(ctx context.Context, e *env, args []string, yes bool, timeout tim
 	if errors.As(err, &be) {
 		writeRaw(e.out, be.ToolError())
 		if be.Code == run.CodeUnknownTool {
-			names := make([]string, 0, len(r.Tools()))
-			for _, t := range r.Tools() {
-				names = append(names, t.Name)
-			}
-			if near := didYouMean(tool, names); near != "" {
-				fmt.Fprintf(e.err, "did you mean %s?\n", shown(near, maxCellWidth))
+			// A tool the registration excludes or the Run left out is
+			// no misspelling: the message says why, and no other tool
+			// is offered in its place.
+			if !errors.Is(err, run.ErrToolNotOffered) {
+				names := make([]string, 0, len(r.Tools()))
+				for _, t := range r.Tools() {
+					names = append(names, t.Name)
+				}
+				if near := didYouMean(tool, names); near != "" {
+					fmt.Fprintf(e.err, "did you mean %s?\n", shown(near, maxCellWidth))
+				}
 			}
 			fmt.Fprintf(e.err, "'agt agent tools %s' lists the tools this agent can call\n", ref)
 		}

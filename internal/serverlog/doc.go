@@ -1,13 +1,13 @@
 // Package serverlog holds what mcpconn and run share to put an MCP
-// server's log lines into a host's slog.Logger: the level a line goes at
-// and the rate at which one server's lines may go.
+// server's log lines into a host's slog.Logger: the level a line goes at,
+// its data as JSON (Data), and the rate at which one server's lines may go.
 //
 //	var gate serverlog.Gate // one per server (connection or mount)
 //	log := func(ctx context.Context, p *mcp.LoggingMessageParams) {
 //		if !gate.Pass() {
 //			return // counted; TakeDropped reports it with the next line
 //		}
-//		attrs := []slog.Attr{slog.String("server_level", string(p.Level))}
+//		attrs := []slog.Attr{slog.String("server_level", string(p.Level)), serverlog.Data(p)}
 //		if n := gate.TakeDropped(); n > 0 {
 //			attrs = append(attrs, slog.Int64("dropped_before", n))
 //		}

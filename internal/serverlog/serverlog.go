@@ -3,6 +3,8 @@
 package serverlog
 
 import (
+	"bytes"
+	"encoding/json"
 	"log/slog"
 	"sync"
 	"time"
@@ -68,4 +70,25 @@ func (g *Gate) TakeDropped() int64 {
 	n := g.dropped
 	g.dropped = 0
 	return n
+}
+
+// Data is the attribute "data" of a server's line: a string as it is,
+// anything else as its JSON (json.RawMessage), which a JSON handler writes
+// as JSON and a text handler as a quoted string, never in Go's syntax for
+// maps and slices. The JSON is p.Data encoded again: the go-sdk hands the
+// data over decoded, so object keys come sorted and numbers as float64
+// wrote them. p.Data has been bounded before it gets here (mcpconn: data
+// whose JSON is over the bound is a string holding its start), so the JSON
+// is bounded too.
+func Data(p *mcp.LoggingMessageParams) slog.Attr {
+	if s, ok := p.Data.(string); ok {
+		return slog.String("data", s)
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // "<" as it was sent, not \u003c
+	if err := enc.Encode(p.Data); err != nil {
+		return slog.String("data", "(not JSON)")
+	}
+	return slog.Any("data", json.RawMessage(bytes.TrimSuffix(b.Bytes(), []byte("\n"))))
 }

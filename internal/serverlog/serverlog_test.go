@@ -3,7 +3,10 @@
 package serverlog
 
 import (
+	"bytes"
+	"context"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -45,5 +48,36 @@ func TestGateBoundsAFlood(t *testing.T) {
 	}
 	if got := g.TakeDropped(); got != 0 {
 		t.Errorf("a second TakeDropped = %d; want 0", got)
+	}
+}
+
+// Issue 24 item 6: a line's structured data is logged as JSON, by a text
+// handler as by a JSON one, never in Go's map syntax; a string stays a
+// string.
+func TestDataIsJSON(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name       string
+		data       any
+		text, json string
+	}{
+		{"object", map[string]any{"event": "disk", "free_mb": 12.0, "path": "<a&b>"},
+			`data="{\"event\":\"disk\",\"free_mb\":12,\"path\":\"<a&b>\"}"`, `"data":{"event":"disk","free_mb":12,"path":"<a&b>"}`},
+		{"array", []any{"a", 1.0, nil}, `data="[\"a\",1,null]"`, `"data":["a",1,null]`},
+		{"number", 12.5, `data="12.5"`, `"data":12.5`},
+		{"null", nil, `data="null"`, `"data":null`},
+		{"string", "disk full", `data="disk full"`, `"data":"disk full"`},
+		{"not JSON", func() {}, `data="(not JSON)"`, `"data":"(not JSON)"`},
+	} {
+		attr := Data(&mcp.LoggingMessageParams{Level: "info", Data: tc.data})
+		var text, js bytes.Buffer
+		slog.New(slog.NewTextHandler(&text, nil)).LogAttrs(context.Background(), slog.LevelInfo, "m", attr)
+		slog.New(slog.NewJSONHandler(&js, nil)).LogAttrs(context.Background(), slog.LevelInfo, "m", attr)
+		if !strings.Contains(text.String(), " "+tc.text+"\n") || strings.Contains(text.String(), "map[") {
+			t.Errorf("%s: text handler wrote %q; want %s", tc.name, text.String(), tc.text)
+		}
+		if !strings.Contains(js.String(), ","+tc.json+"}") {
+			t.Errorf("%s: JSON handler wrote %q; want %s", tc.name, js.String(), tc.json)
+		}
 	}
 }

@@ -93,6 +93,15 @@ type LogIn struct {
 	// Names says how each line names the call (NamesNothing,
 	// NamesToken, NamesRequest).
 	Names string `json:"names,omitempty"`
+	// Structured makes each line's data the object LogData(i) instead
+	// of a string.
+	Structured bool `json:"structured,omitempty"`
+}
+
+// LogData is the data of line i of the log tool with structured set:
+// {"event":"disk","free_mb":12,"line":i}.
+func LogData(i int) map[string]any {
+	return map[string]any{"event": "disk", "free_mb": 12, "line": i}
 }
 
 // LateIn is the input of late: it returns at once, and when the server
@@ -162,7 +171,7 @@ func (cf *clientFeatures) add(s *mcp.Server) {
 		InputSchema: schemaFor[struct{}](nil)}, cf.listRoots)
 	mcp.AddTool(s, &mcp.Tool{Name: ToolProgress, Description: "Reports progress steps times, ms apart, then returns.",
 		InputSchema: schemaFor[ProgressIn](nil)}, cf.progress)
-	mcp.AddTool(s, &mcp.Tool{Name: ToolLog, Description: "Sends count log messages at level info.",
+	mcp.AddTool(s, &mcp.Tool{Name: ToolLog, Description: "Sends count log messages at level info (structured: objects as their data).",
 		InputSchema: schemaFor[LogIn](nil)}, cf.log)
 	mcp.AddTool(s, &mcp.Tool{Name: ToolClientCaps, Description: "Returns the capabilities the client declared in initialize, as JSON.",
 		InputSchema: schemaFor[struct{}](nil)}, cf.clientCaps)
@@ -429,8 +438,11 @@ func (cf *clientFeatures) log(ctx context.Context, req *mcp.CallToolRequest, in 
 		return nil, nil, err
 	}
 	for i := range in.Count {
-		data := fmt.Sprintf("line %d", i)
-		if in.Bytes > 0 {
+		var data any = fmt.Sprintf("line %d", i)
+		switch {
+		case in.Structured:
+			data = LogData(i)
+		case in.Bytes > 0:
 			data = strings.Repeat("y", in.Bytes)
 		}
 		if err := req.Session.Log(ctx, &mcp.LoggingMessageParams{Meta: meta, Level: "info", Logger: "fake", Data: data}); err != nil {
