@@ -161,7 +161,7 @@ func TestMaskNotRestoredForAnotherCommand(t *testing.T) {
 			after := env()
 			if !tt.refused {
 				mustOK(t, out.Results[0])
-				if after.Env["PLANTED"] != planted {
+				if after.EnvDigests["PLANTED"] != mcptest.Digest(planted) {
 					t.Errorf("with the command unchanged the server got PLANTED %q, want the stored value", after.Env["PLANTED"])
 				}
 				return

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -187,13 +188,17 @@ func TestSecretsNeverReachTheModel(t *testing.T) {
 	// The servers received every secret: the old session kept running.
 	env := structured[mcptest.EnvironmentOut](t, m.one(run.Alias("local", mcptest.ToolEnvironment), `{"names":["PLANTED","FROM_REF","FROM_ENV"]}`))
 	want := map[string]string{"PLANTED": secrets["env value"], "FROM_REF": secrets["secret ref"], "FROM_ENV": secrets["env reference"]}
+	// What it echoes is masked (issue 23 item 4); the digests say what it
+	// got.
 	for k, v := range want {
-		if env.Env[k] != v {
+		if env.EnvDigests[k] != mcptest.Digest(v) {
 			t.Errorf("the server's %s = %q, want the resolved value", k, env.Env[k])
 		}
 	}
-	if argv := strings.Join(env.Args, " "); !strings.Contains(argv, "--api-key="+secrets["argument"]) || !strings.Contains(argv, "--token "+secrets["secret ref"]) {
-		t.Errorf("the server's args %q lack the secrets", env.Args)
+	for _, arg := range []string{"--api-key=" + secrets["argument"], "--token", secrets["secret ref"]} {
+		if !slices.Contains(env.ArgDigests, mcptest.Digest(arg)) {
+			t.Errorf("the server's args %q lack the secrets", env.Args)
+		}
 	}
 	mu.Lock()
 	defer mu.Unlock()
@@ -225,8 +230,8 @@ func TestAgentRegistrationCannotReadHostEnv(t *testing.T) {
 	readK := func(ref string) run.Result {
 		return m.one(run.Alias(resource.Ref(ref), mcptest.ToolEnvironment), `{"names":["K"]}`)
 	}
-	if got := structured[mcptest.EnvironmentOut](t, readK("hosted")).Env["K"]; got != value {
-		t.Fatalf("the host's registration does not read its bound env: K = %q", got)
+	if got := structured[mcptest.EnvironmentOut](t, readK("hosted")); got.EnvDigests["K"] != mcptest.Digest(value) {
+		t.Fatalf("the host's registration does not read its bound env: K = %q", got.Env["K"])
 	}
 
 	args, _ := json.Marshal(map[string]any{"kind": "mcp", "reference": "mine", "create": true, "data": json.RawMessage(server)})
@@ -234,8 +239,8 @@ func TestAgentRegistrationCannotReadHostEnv(t *testing.T) {
 	out := m.batch(run.Call{Name: framework.ToolResourceWrite, Arguments: json.RawMessage(`{"kind":"agent","reference":"boss","add":{"mcps":["mine"]}}`)})
 	mustOK(t, out.Results[0])
 	if hasTool(m.r, run.Alias("mine", mcptest.ToolEnvironment)) {
-		got := structured[mcptest.EnvironmentOut](t, readK("mine")).Env["K"]
-		t.Fatalf("the agent's own registration read the host's env value (%v)", got == value)
+		got := structured[mcptest.EnvironmentOut](t, readK("mine")).EnvDigests["K"]
+		t.Fatalf("the agent's own registration read the host's env value (%v)", got == mcptest.Digest(value))
 	}
 	if out.Refresh == nil || out.Refresh.OK || !errors.Is(out.Refresh.Err, mcpconn.ErrSecret) {
 		t.Fatalf("refresh with the agent's registration: %+v, want ErrSecret", out.Refresh)

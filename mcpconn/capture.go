@@ -201,6 +201,9 @@ type captureTransport struct {
 	// context (the SSE client's GET stream), which ends with the handshake;
 	// give it a context that lives until the connection closes.
 	detach bool
+	// scrub masks the connection's values in each message read, for a
+	// transport whose bytes no screen sees (Dial); nil: none.
+	scrub *scrubber
 }
 
 func (t *captureTransport) Connect(ctx context.Context) (mcp.Connection, error) {
@@ -216,7 +219,7 @@ func (t *captureTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 		onClose()
 		return nil, err
 	}
-	return &captureConn{Connection: conn, capture: t.capture, guard: t.guard, onServerMessage: t.onServerMessage, onClose: onClose}, nil
+	return &captureConn{Connection: conn, capture: t.capture, guard: t.guard, onServerMessage: t.onServerMessage, onClose: onClose, scrub: t.scrub}, nil
 }
 
 type captureConn struct {
@@ -225,6 +228,7 @@ type captureConn struct {
 	guard           *peerGuard
 	onServerMessage func(*jsonrpc.Request)
 	onClose         func()
+	scrub           *scrubber
 }
 
 func (c *captureConn) Close() error {
@@ -238,6 +242,7 @@ func (c *captureConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	if err != nil {
 		return msg, err
 	}
+	c.scrub.message(msg)
 	switch m := msg.(type) {
 	case *jsonrpc.Response:
 		// A reply to a request of ours is free; one nobody asked for
@@ -473,6 +478,11 @@ func (h *headerRoundTripper) send(req *http.Request, st *eventStream) (*http.Res
 		resp.Body = &screenedJSONBody{ReadCloser: resp.Body, screen: h.screen, capture: capture, guard: h.guard, req: req}
 	case sse && (capture != nil || h.screen != nil):
 		resp.Body = &screenedEvents{lineReader: lineReader{ReadCloser: resp.Body}, screen: h.screen, capture: capture, guard: h.guard}
+	case !sse && h.screen.scrubs():
+		// Any other body (an error status's, of either transport) is
+		// scrubbed as JSON: the go-sdk reads an error status's body as a
+		// JSON-RPC error, whatever its media type.
+		resp.Body = &screenedJSONBody{ReadCloser: resp.Body, screen: h.screen, guard: h.guard, scrubOnly: true}
 	}
 	if sse && h.mark != "" && resp.StatusCode/100 == 2 && (calling || (st != nil && !st.standalone)) {
 		// A call's own stream: what the server sends on it is the call's.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/http"
 	"slices"
 	"strconv"
@@ -409,7 +410,11 @@ func (c *Connector) connect(ctx context.Context, ref resource.Ref, srv resource.
 			return nil, &Error{Ref: ref, Op: "connect", Kind: ErrStart, Detail: "the Dial option failed", Err: err}
 		}
 		if t != nil {
-			transport = &captureTransport{inner: t, capture: s.capture, guard: s.guard, onServerMessage: s.readServerMessage}
+			// The Dial transport hands messages, not bytes: they are
+			// scrubbed as they are read. Its document's references are not
+			// resolved, so only its literal credentials are known.
+			s.screen.scrub = newScrubber(resource.CredentialValues(srv))
+			transport = &captureTransport{inner: t, capture: s.capture, guard: s.guard, onServerMessage: s.readServerMessage, scrub: s.screen.scrub}
 			s.wireOrder = true
 			s.transport = "dial"
 		}
@@ -569,15 +574,15 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 		if err != nil {
 			return nil, err
 		}
-		s.proc = proc
+		s.proc, s.screen.scrub = proc, proc.stdout.scrub
 		proc.stdout.lines = &lineGuard{guard: s.guard}
 		s.wireOrder = true
 		s.screen.countDrops = true
 		return &captureTransport{
-			// The go-sdk's own line bound stays above ours, which says which
-			// option to change.
+			// The go-sdk's own line bound stays above ours (which says which
+			// option to change), with room for a line masking grew.
 			inner: &mcp.IOTransport{Reader: &screenedLines{lineReader: lineReader{ReadCloser: proc.stdout}, screen: s.screen}, Writer: proc.stdin,
-				MaxLineLength: c.opts.MaxMessageBytes + 1},
+				MaxLineLength: scrubbedRoom(c.opts.MaxMessageBytes)},
 			capture:         s.capture,
 			guard:           s.guard,
 			onServerMessage: s.readServerMessage,
@@ -594,11 +599,13 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 			base = ht
 		}
 		// Resolved here, per start; the values live only in this session's
-		// round tripper.
-		headers, err := resource.ResolveHeaders(srv.Headers, c.secrets.Bind(ctx, s.ref))
+		// round tripper, and in its scrubber as the forms it masks.
+		var resolved []string
+		headers, err := resource.ResolveHeaders(srv.Headers, keepResolved(c.secrets.Bind(ctx, s.ref), &resolved))
 		if se := secretError(s.ref, err); se != nil {
 			return nil, se
 		}
+		s.screen.scrub = newScrubber(append(resolved, resource.CredentialValues(srv)...))
 		s.oauth, err = c.oauthFor(ctx, s, srv, login)
 		if err != nil {
 			return nil, err
@@ -622,7 +629,7 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 			s.wireOrder = true
 			s.screen.countDrops = true // its messages are counted as decoded
 			return &captureTransport{
-				inner:   &mcp.SSEClientTransport{Endpoint: srv.URL, HTTPClient: client, MaxEventSize: c.opts.MaxMessageBytes + 1},
+				inner:   &mcp.SSEClientTransport{Endpoint: srv.URL, HTTPClient: client, MaxEventSize: scrubbedRoom(c.opts.MaxMessageBytes)},
 				capture: s.capture, guard: s.guard, onServerMessage: s.readServerMessage, detach: true}, nil
 		}
 		rt.capture, rt.streamable, rt.mark = s.capture, true, s.streamMark
@@ -636,7 +643,7 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 		// standalone stream exists only for a session with something to
 		// receive on it, and never holds the handshake (deferredStream).
 		t := &mcp.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: client, MaxRetries: goSDKMaxRetries,
-			MaxEventSize: c.opts.MaxMessageBytes + 1 + maxStreamMarkBytes, DisableStandaloneSSE: !handlers.needsServerStream()}
+			MaxEventSize: scrubbedRoom(c.opts.MaxMessageBytes) + maxStreamMarkBytes, DisableStandaloneSSE: !handlers.needsServerStream()}
 		if s.oauth != nil {
 			if t.OAuthHandler, err = s.oauth.handler(ctx); err != nil {
 				return nil, err
@@ -658,19 +665,44 @@ func (c *Connector) LaunchEnv() resource.LaunchEnv { return c.launchEnv.Clone() 
 
 // start resolves a stdio document by the launch rules
 // (resource.ResolveLaunch, the same rules Service.Test checks) and starts
-// its process.
+// its process, with the scrubber of the values it resolved and of the
+// document's literal credentials (for the session's screen, its stderr
+// tail and its stdout head).
 func (c *Connector) start(ctx context.Context, ref resource.Ref, srv resource.MCPServer) (*process, error) {
 	env := c.launchEnv
-	env.Resolve = c.secrets.Bind(ctx, ref)
+	var resolved []string
+	env.Resolve = keepResolved(c.secrets.Bind(ctx, ref), &resolved)
 	l, err := resource.ResolveLaunch(srv, &env)
 	if err != nil {
 		return nil, launchFailure(ref, err)
 	}
-	proc, err := startProcess(l.Path, l.Args, l.Dir, l.Env, c.opts.StderrTailBytes)
+	scrub := newScrubber(append(resolved, resource.CredentialValues(srv)...))
+	proc, err := startProcess(l.Path, l.Args, l.Dir, l.Env, c.opts.StderrTailBytes, scrub)
 	if err != nil {
 		return nil, &Error{Ref: ref, Op: "connect", Kind: ErrStart, Detail: "starting the process failed", Err: err}
 	}
 	return proc, nil
+}
+
+// keepResolved returns resolve, which also appends each value it resolves
+// to *into: the values a session scrubs from what its server sends.
+func keepResolved(resolve func(kind, name string) (string, error), into *[]string) func(kind, name string) (string, error) {
+	return func(kind, name string) (string, error) {
+		v, err := resolve(kind, name)
+		if err == nil {
+			*into = append(*into, v)
+		}
+		return v, err
+	}
+}
+
+// scrubbedRoom is the bound the go-sdk's own readers get for one message
+// (a stdio line, an event) whose bytes the peerGuard bounds to
+// maxMessage: above it, so the guard's error, which names the option,
+// comes first, with room for what masking adds (a mask may be longer than
+// the piece of a value it stands for).
+func scrubbedRoom(maxMessage int) int {
+	return maxMessage + min(maxMessage, math.MaxInt/8)*3 + 1
 }
 
 // secretError turns a failed secret reference into an *Error whose text

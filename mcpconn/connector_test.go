@@ -116,7 +116,7 @@ func TestEnvironmentPolicy(t *testing.T) {
 			if diff := cmp.Diff(tt.want, got.EnvNames); diff != "" {
 				t.Errorf("env names (-want +got):\n%s", diff)
 			}
-			if got.Env["HOME"] != "/doc/home" {
+			if got.EnvDigests["HOME"] != mcptest.Digest("/doc/home") {
 				t.Errorf("HOME = %q; the document's env must win", got.Env["HOME"])
 			}
 			assertNoLeftovers(t, tag)

@@ -367,12 +367,76 @@
 // header) fails the start with ErrSecret before anything is started or
 // contacted. The message names the field and the reference as written and
 // says what to set; it never holds a resolved value nor the resolver's own
-// error text. Resolved values live only in the started process and in the
-// session's round tripper: no Error, ProbeReport or stderr tail text of
-// agt's own holds them (a server that prints its environment on stderr is
-// the server's business; ProbeReport.StderrTail stays out of what a model
-// sees). The Dial option receives the document as stored, references
-// unresolved.
+// error text. Resolved values live only in the started process, in the
+// session's round tripper, and in the session's scrubber (see Secrets in
+// what servers send): no Error, ProbeReport or stderr tail text of agt's
+// own holds them, and what the server sends back is scrubbed of them. The
+// Dial option receives the document as stored, references unresolved.
+//
+// # Secrets in what servers send
+//
+// A server may send back what it was given: a token it echoes in a
+// result, an error that quotes its Authorization header, a log line or
+// stderr that prints its environment. Every session scrubs the values of
+// its own connection from everything its server sends, before anything
+// above mcpconn sees it (results, errors, the model, the audit, slog,
+// OTel, the CLI):
+//
+//   - The values: each value a ${secret:...} or ${env:...} reference
+//     resolved to for this start (in args, env and headers), and the
+//     document's literal credentials (resource.CredentialValues: every
+//     env value's literal text, credential headers, what
+//     resource.MaskArgs hides in args, the url's user info and credential
+//     query values; a "Bearer x" value gives x too). They live in the
+//     session only, as the forms matched, and are never logged. A value
+//     shorter than MinScrubbedBytes (8) is not scrubbed, since it would
+//     mask ordinary words and numbers. The values of other registrations,
+//     OAuth tokens (the go-sdk's handler gets and refreshes them during
+//     the session) and a Dial transport's references (never resolved)
+//     are not among them. A shared connection scrubs the values of its
+//     one registration for every lease.
+//   - The forms: each value as is and in any letter case (ASCII letters
+//     in any mix, and the value's Unicode upper and lower case), hex
+//     (either case), URL-escaped (query and path escaping), escaped as a
+//     JSON string's contents, and base64 in the standard and URL
+//     alphabets, padded or not, alone or at any of the three alignments
+//     inside a longer base64 text (an image's data).
+//     Matching is on each string's decoded text, so JSON escapes on the
+//     wire hide nothing. A value split in two between the end of one
+//     string and the start of a later string of the same message (two
+//     text blocks) is masked in both; so is a piece of at least
+//     MinScrubbedBytes that is half of a form or more at either end of a
+//     string, wherever the rest went. Other encodings (gzip, encryption,
+//     double base64, reversed text, a value in three pieces, pieces in
+//     two messages smaller than half) are not recognised, nor a value
+//     written as a JSON number.
+//   - Where: in the screen that judges every message before the go-sdk
+//     reads it (see Limits: MaxMessageDepth), first, on every message (an
+//     answer, an error, a server's request, a notification), so every
+//     channel above it sees scrubbed bytes: results, isError text,
+//     JSON-RPC errors, the handshake's serverInfo and instructions (and
+//     the ProbeReport), the tool listing (names, titles, descriptions,
+//     schemas, _meta), elicitation and sampling requests, log and
+//     progress notifications. On stdio each stdout line, on streamable
+//     HTTP and SSE each event of an event stream (its data as JSON, its
+//     other lines as text) and each other response body, on a Dial
+//     transport each message as it is read. A stdio server's stderr tail
+//     and the stdout it printed before the handshake are scrubbed as
+//     text, with a piece of a value of at least 4 bytes masked where agt
+//     cut the text.
+//   - How: each JSON string that holds a form is rewritten with the bytes
+//     that encode it replaced by resource.Mask ("[redacted]", one mask
+//     for touching matches); every other byte of the message stays as
+//     sent (other escapes, key order, numbers). A base64 text with a mask
+//     no longer decodes (ImageContent.Decode fails). Object keys are
+//     scrubbed too, but never counted as half of a split value.
+//   - Cost: one pass of an Aho-Corasick automaton over each string's
+//     decoded bytes and a pass over the start of each string (at most the
+//     longest form), whatever the number of values; a message with
+//     nothing to mask is handed on unchanged. A result of 1 MiB with four
+//     occurrences and three values costs about 1.07 times the call without
+//     scrubbing (BenchmarkScrub). A message that masking makes longer is
+//     still bounded by MaxMessageBytes as sent.
 //
 // # OAuth
 //
@@ -699,11 +763,12 @@
 // checked: the message bound already bounds it, a model or a host that
 // uses it decodes it anyway, and checking every image of every call would
 // cost a decode for nothing. ImageContent.Decode, AudioContent.Decode and
-// ResourceContents.DecodeBlob decode and check it when asked. The one
-// change made to the bytes: text no JSON decoder keeps (bytes that are not
-// valid UTF-8, \u escapes of lone surrogates) becomes U+FFFD, as every
-// decoder reads it, so the bytes stay valid in a host's request to its
-// model.
+// ResourceContents.DecodeBlob decode and check it when asked. The two
+// changes made to the bytes: the connection's secrets are masked (see
+// Secrets in what servers send), and text no JSON decoder keeps (bytes
+// that are not valid UTF-8, \u escapes of lone surrogates) becomes
+// U+FFFD, as every decoder reads it, so the bytes stay valid in a host's
+// request to its model.
 //
 // A result that is malformed (not an object, "content" not an array of
 // objects with a type, a known type with a field of the wrong JSON type,
@@ -766,7 +831,8 @@
 // remote server's URL shows only its scheme and host (a token often hides
 // in its path or query); a server's own error text (in a *jsonrpc.Error or
 // a tool result) is passed on as the server wrote it, and so is a stdio
-// server's output (its stderr tail, and a non-JSON first line of stdout).
+// server's output (its stderr tail, and a non-JSON first line of stdout),
+// less the connection's secrets (see Secrets in what servers send).
 //
 // A handshake the server refused keeps its cause: the server's JSON-RPC
 // error code and message, or the protocol version it offered, even though

@@ -140,7 +140,7 @@ func TestRing(t *testing.T) {
 		{size: 8, writes: []string{"ab", "cd", "ef", "gh", "ij"}, want: "[...]\ncdefghij"},
 	}
 	for _, tt := range tests {
-		r := newRing(tt.size)
+		r := newRing(tt.size, nil)
 		for _, w := range tt.writes {
 			_, _ = r.Write([]byte(w))
 		}

@@ -30,7 +30,9 @@ type process struct {
 
 // startProcess starts path with args in dir with env, in its own process
 // group, with all three pipes owned by us (no exec copying goroutines).
-func startProcess(path string, argv []string, dir string, env []string, stderrTail int) (*process, error) {
+// scrub (nil: none) masks the connection's values in the stderr tail and
+// the stdout head it keeps (the screen masks them in the messages).
+func startProcess(path string, argv []string, dir string, env []string, stderrTail int, scrub *scrubber) (*process, error) {
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -64,8 +66,8 @@ func startProcess(path string, argv []string, dir string, env []string, stderrTa
 	p := &process{
 		cmd:        cmd,
 		stdin:      inW,
-		stdout:     &stdoutReader{f: outR},
-		stderr:     newRing(stderrTail),
+		stdout:     &stdoutReader{f: outR, scrub: scrub},
+		stderr:     newRing(stderrTail, scrub),
 		stderrR:    errR,
 		stderrDone: make(chan struct{}),
 		exited:     make(chan struct{}),
@@ -190,6 +192,7 @@ func (p *process) awaitGroupGone(d time.Duration) {
 type stdoutReader struct {
 	f     *os.File
 	lines *lineGuard // nil: unbounded
+	scrub *scrubber  // masks the connection's values in nonJSONPrefix; nil: none
 	mu    sync.Mutex
 	first []byte
 }
@@ -216,7 +219,8 @@ func (r *stdoutReader) Read(p []byte) (int, error) {
 func (r *stdoutReader) Close() error { return r.f.Close() }
 
 // nonJSONPrefix returns the first line the server wrote on stdout if it
-// cannot start a JSON-RPC message, else "".
+// cannot start a JSON-RPC message, else "", with the connection's values
+// masked.
 func (r *stdoutReader) nonJSONPrefix() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -224,8 +228,10 @@ func (r *stdoutReader) nonJSONPrefix() string {
 	if s == "" || s[0] == '{' || s[0] == '[' {
 		return ""
 	}
-	line, _, _ := strings.Cut(s, "\n")
+	line, _, whole := strings.Cut(s, "\n")
 	line = strings.TrimRight(line, "\r")
+	// Masked before the cut, so no cut leaves half a value.
+	line = r.scrub.text(line, false, !whole && len(r.first) == stdoutPrefixLen)
 	if len(line) > 80 {
 		line = line[:80] + "..."
 	}
@@ -238,9 +244,12 @@ type ring struct {
 	buf   []byte
 	size  int
 	total int64
+	scrub *scrubber // masks the connection's values in String; nil: none
 }
 
-func newRing(size int) *ring { return &ring{size: size, buf: make([]byte, 0, min(size, 4096))} }
+func newRing(size int, scrub *scrubber) *ring {
+	return &ring{size: size, buf: make([]byte, 0, min(size, 4096)), scrub: scrub}
+}
 
 func (r *ring) Write(p []byte) (int, error) {
 	r.mu.Lock()
@@ -258,15 +267,20 @@ func (r *ring) Write(p []byte) (int, error) {
 }
 
 // String returns the kept tail, starting at a line boundary when bytes were
-// dropped.
+// dropped, with the connection's values masked (a piece of one at either
+// end too: the value may go on past the kept bytes).
 func (r *ring) String() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s := string(r.buf)
-	if r.total > int64(len(r.buf)) {
+	dropped := r.total > int64(len(r.buf))
+	if dropped {
 		if i := strings.IndexByte(s, '\n'); i >= 0 && i < len(s)-1 {
 			s = s[i+1:]
 		}
+	}
+	s = r.scrub.text(s, dropped, !strings.HasSuffix(s, "\n"))
+	if dropped {
 		s = "[...]\n" + s
 	}
 	return s

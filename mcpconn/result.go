@@ -16,10 +16,12 @@ import (
 // schemas of a listing are): content blocks of every type, unknown ones
 // included, and structuredContent byte for byte.
 //
-// The one change made to the bytes: text that no JSON decoder would keep
-// (bytes that are not valid UTF-8, \u escapes of lone surrogates) is
-// replaced by U+FFFD, as every decoder reads it, so that the bytes stay
-// valid in a host's request to its model.
+// The two changes made to the bytes: the connection's secrets are masked
+// in every string (see Secrets in what servers send, in the package doc),
+// and text that no JSON decoder would keep (bytes that are not valid
+// UTF-8, \u escapes of lone surrogates) is replaced by U+FFFD, as every
+// decoder reads it, so that the bytes stay valid in a host's request to
+// its model.
 type CallResult struct {
 	// Content holds the content blocks, in the server's order; never nil.
 	Content []Content

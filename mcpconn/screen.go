@@ -63,7 +63,10 @@ var errUndecodable = errMalformed("the answer is not a JSON-RPC response the cli
 //     An application/json body answers the request it was the response
 //     to, so a body that names no request is that request's error.
 //
-// Every other message goes on as the server sent it, byte for byte.
+// Before any of that, the screen masks the connection's secrets in the
+// message (scrub; see Secrets in what servers send in the package doc),
+// so that neither its judgement nor anything above it sees them. Every
+// other message goes on as the server sent it, byte for byte.
 type messageScreen struct {
 	ref     resource.Ref
 	capture *toolsListCapture
@@ -74,7 +77,13 @@ type messageScreen struct {
 	countDrops bool
 	logger     *slog.Logger
 	gate       serverlog.Gate
+	// scrub masks the values resolved for the connection, and its
+	// literal credentials; nil: none.
+	scrub *scrubber
 }
+
+// scrubs reports whether the screen masks any value.
+func (s *messageScreen) scrubs() bool { return s != nil && s.scrub != nil }
 
 // screen returns msg as the go-sdk is to read it: msg itself (changed
 // false), a replacement, or nil for a message dropped. answers, when not
@@ -86,12 +95,18 @@ func (s *messageScreen) screen(msg []byte, answers func() json.RawMessage) (out 
 		return msg, false, nil
 	}
 	b := bytes.TrimSpace(msg)
+	// The secrets first: the rest of the screen, and the go-sdk, read the
+	// message without them (one that had one goes on rewritten).
+	scrubbed := false
+	if sb, ok := s.scrub.jsonChanged(b); ok {
+		msg, b, scrubbed = sb, sb, true
+	}
 	if len(b) == 0 || (b[0] != '{' && b[0] != '[') {
-		return msg, false, nil // not JSON-RPC: the go-sdk reports it, as always
+		return msg, scrubbed, nil // not JSON-RPC: the go-sdk reports it, as always
 	}
 	if b[0] == '[' {
 		if end, nesting := skipNested(b, 0); end < 0 || nesting <= MaxMessageDepth {
-			return msg, false, nil
+			return msg, scrubbed, nil
 		}
 		return nil, true, s.drop("a batch nested deeper than MaxMessageDepth")
 	}
@@ -99,11 +114,11 @@ func (s *messageScreen) screen(msg []byte, answers func() json.RawMessage) (out 
 	var env envelope
 	nesting, err := objectNesting(b, env.member)
 	if err != nil {
-		return msg, false, nil // malformed JSON: the go-sdk reports it, as always
+		return msg, scrubbed, nil // malformed JSON: the go-sdk reports it, as always
 	}
 	deep := nesting > MaxMessageDepth
 	if !deep && (env.plain() || decodes(b)) {
-		return msg, false, nil
+		return msg, scrubbed, nil
 	}
 	cause := error(errUndecodable)
 	if deep {
@@ -441,11 +456,14 @@ type screenedJSONBody struct {
 	screen  *messageScreen
 	capture *toolsListCapture // nil: nothing to note
 	guard   *peerGuard
-	req     *http.Request // the POST it answers
-	out     []byte
-	off     int
-	done    bool
-	err     error
+	// scrubOnly: a body that is no answer the screen judges (an error
+	// status's): only the screen's secrets are masked in it.
+	scrubOnly bool
+	req       *http.Request // the POST it answers
+	out       []byte
+	off       int
+	done      bool
+	err       error
 }
 
 func (j *screenedJSONBody) Read(p []byte) (int, error) {
@@ -457,6 +475,10 @@ func (j *screenedJSONBody) Read(p []byte) (int, error) {
 			return 0, err
 		}
 		j.out = body
+		if j.scrubOnly {
+			j.out, j.err = j.screen.scrub.json(body), io.EOF
+			return j.Read(p)
+		}
 		msg, changed, serr := j.screen.screen(body, j.requestID)
 		switch {
 		case serr != nil:
@@ -552,7 +574,7 @@ func (s *screenedEvents) endLine() {
 }
 
 func (s *screenedEvents) endEvent() {
-	ev := s.event
+	ev := s.screen.scrubFields(s.event)
 	if s.data.Len() > 0 && (len(s.name) == 0 || string(s.name) == "message") {
 		msg, changed, err := s.screen.screen(s.data.Bytes(), nil)
 		if err != nil {
@@ -575,6 +597,40 @@ func (s *screenedEvents) endEvent() {
 	}
 	s.event, s.name, s.hasData = s.event[:0], s.name[:0], false
 	s.data.Reset()
+}
+
+// scrubFields returns ev, the lines of an event, with the screen's secrets
+// masked in each line other than its data and blank lines (an id, an
+// event name, a comment, a line the go-sdk would quote in an error), as
+// text; the data is screened as a message. ev itself when none held one.
+func (s *messageScreen) scrubFields(ev []byte) []byte {
+	if !s.scrubs() {
+		return ev
+	}
+	var segs []scrubSeg
+	var spans []span // where each segment is in ev
+	for i := 0; i < len(ev); {
+		end := len(ev)
+		if k := bytes.IndexByte(ev[i:], '\n'); k >= 0 {
+			end = i + k
+		}
+		line := bytes.TrimRight(ev[i:end], "\r")
+		if field, _, _ := bytes.Cut(line, []byte{':'}); len(line) > 0 && string(field) != "data" {
+			segs = append(segs, scrubSeg{b: line, text: true})
+			spans = append(spans, span{int32(i), int32(i + len(line))})
+		}
+		i = end + 1
+	}
+	if !s.scrub.scrub(segs) {
+		return ev
+	}
+	out := make([]byte, 0, len(ev)+64)
+	done := int32(0)
+	for k, seg := range segs {
+		out = append(append(out, ev[done:spans[k].from]...), seg.b...)
+		done = spans[k].to
+	}
+	return append(out, ev[done:]...)
 }
 
 // appendEvent appends the lines of the event ev with its data lines

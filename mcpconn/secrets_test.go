@@ -68,12 +68,14 @@ func TestSecretReferencesReachTheServer(t *testing.T) {
 	got := environment(t, s, "TOKEN", "BOTH")
 	s.Close()
 	assertNoLeftovers(t, tag)
-	if got.Env["TOKEN"] != envSecret || got.Env["BOTH"] != argSecret+"/"+srv.Cwd {
+	// The values themselves come back masked (issue 23 item 4): their
+	// digests say what the server got.
+	if got.EnvDigests["TOKEN"] != mcptest.Digest(envSecret) || got.EnvDigests["BOTH"] != mcptest.Digest(argSecret+"/"+srv.Cwd) {
 		t.Errorf("env = %v; want the resolved values", got.Env)
 	}
-	tail := got.Args[len(got.Args)-2:]
-	if diff := cmp.Diff([]string{"--key=" + argSecret, "${kept}"}, tail); diff != "" {
-		t.Errorf("args (-want +got):\n%s", diff)
+	tail := got.ArgDigests[len(got.ArgDigests)-2:]
+	if diff := cmp.Diff([]string{mcptest.Digest("--key=" + argSecret), mcptest.Digest("${kept}")}, tail); diff != "" {
+		t.Errorf("args %q (-want +got):\n%s", got.Args, diff)
 	}
 	if diff := cmp.Diff(want, srv); diff != "" {
 		t.Errorf("Connect changed the caller's document (-want +got):\n%s", diff)

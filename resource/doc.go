@@ -295,7 +295,12 @@
 // writer cannot send a secret it only saw masked to a server of its own.
 // MaskArgs,
 // MaskURL, CredentialFlag and LooksLikeSecret are the same rules for other
-// displays.
+// displays. CredentialValues lists the credentials a document holds as
+// literal text by the same rules (every env value's literal text, the
+// values of credential headers and of headers that look like one, what
+// MaskArgs hides, the url's user info, credential query values and
+// token-like path segments), for a connection that masks them in what its
+// server sends back (package mcpconn).
 //
 // # OAuth tokens
 //

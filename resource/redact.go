@@ -2,6 +2,7 @@ package resource
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"net/url"
 	"path/filepath"
@@ -20,20 +21,35 @@ import (
 // Mask stands for a hidden value.
 const Mask = "[redacted]"
 
+// hider receives the credentials a mask stands for (CredentialValues);
+// a nil hider receives nothing.
+type hider func(string)
+
+func (h hider) hide(s string) {
+	if h != nil && s != "" {
+		h(s)
+	}
+}
+
 // maskValue hides the literal parts of a value and keeps its references:
 // "Bearer ${secret:api}" becomes "<redacted>${secret:api}".
-func maskValue(s string) string {
+func maskValue(s string) string { return maskValueTo(s, nil) }
+
+// maskValueTo is maskValue, handing each literal part it hides to h.
+func maskValueTo(s string, h hider) string {
 	if s == "" {
 		return ""
 	}
 	toks, msg, _ := scanValue(s, true)
 	if msg != "" {
+		h.hide(s)
 		return Mask
 	}
 	var b strings.Builder
 	lastMasked := false
 	for _, t := range toks {
 		if t.kind == "" {
+			h.hide(t.lit)
 			if !lastMasked {
 				b.WriteString(Mask)
 			}
@@ -116,28 +132,31 @@ func LooksLikeSecret(s string) bool {
 // looks like a credential, and the user info, query and secret-looking
 // path of a URL. References stay. An argument with nothing to hide is
 // returned as it is.
-func MaskArgs(args []string) []string {
+func MaskArgs(args []string) []string { return maskArgsTo(args, nil) }
+
+// maskArgsTo is MaskArgs, handing each credential it hides to h.
+func maskArgsTo(args []string, h hider) []string {
 	if args == nil {
 		return nil
 	}
 	out := make([]string, len(args))
 	for i, a := range args {
 		if i > 0 && CredentialFlag(args[i-1]) && !strings.Contains(args[i-1], "=") && !strings.HasPrefix(a, "-") {
-			out[i] = maskValue(a)
+			out[i] = maskValueTo(a, h)
 			continue
 		}
-		out[i] = maskArg(a)
+		out[i] = maskArgTo(a, h)
 	}
 	return out
 }
 
-// maskArg hides the credentials inside one argument.
-func maskArg(a string) string {
+// maskArgTo hides the credentials inside one argument, handing them to h.
+func maskArgTo(a string, h hider) string {
 	if flag, val, ok := strings.Cut(a, "="); ok && CredentialFlag(flag) {
-		return flag + "=" + maskValue(val)
+		return flag + "=" + maskValueTo(val, h)
 	}
 	if strings.Contains(a, "://") {
-		return MaskURL(a)
+		return maskURLTo(a, h)
 	}
 	// NAME=VALUE, alone or as a flag's value (--env=NAME=VALUE).
 	prefix, rest := "", a
@@ -147,7 +166,7 @@ func maskArg(a string) string {
 		}
 	}
 	if name, val, ok := strings.Cut(rest, "="); ok && validEnvRefName(name) && credentialName(name) {
-		return prefix + name + "=" + maskValue(val)
+		return prefix + name + "=" + maskValueTo(val, h)
 	}
 	// "Name: value", alone or after a flag in the same argument
 	// (--header=Name: value, "--header Name: value").
@@ -156,11 +175,11 @@ func maskArg(a string) string {
 		name := head[strings.LastIndexAny(head, " =")+1:]
 		if headerName(name) && credentialName(name) {
 			v := strings.TrimLeft(val, " \t")
-			return a[:len(a)-len(v)] + maskValue(v)
+			return a[:len(a)-len(v)] + maskValueTo(v, h)
 		}
 	}
 	if LooksLikeSecret(a) {
-		return maskValue(a)
+		return maskValueTo(a, h)
 	}
 	return a
 }
@@ -201,7 +220,15 @@ func opaqueSegment(seg string) bool {
 // token (a run of 24 or more letters and digits); scheme, host and a plain
 // path stay, so the reader knows which server it is. A URL with nothing to
 // hide is returned as it is; one that does not parse is masked whole.
-func MaskURL(raw string) string {
+func MaskURL(raw string) string { return maskURLTo(raw, nil) }
+
+// maskURLTo is MaskURL, handing to h the credentials among what it hides:
+// the user name, the password and user:password (what a Basic
+// Authorization header carries), each token-like path segment, and the
+// values of query parameters whose name says credential or that look like
+// one; the whole text of a URL that does not parse. The fragment, which
+// no request carries, is hidden but not handed on.
+func maskURLTo(raw string, h hider) string {
 	if raw == "" {
 		return ""
 	}
@@ -209,6 +236,7 @@ func MaskURL(raw string) string {
 	if err != nil || u.Opaque != "" || !utf8.ValidString(u.Host) {
 		// A host escaped into bytes that are not text would not survive
 		// the JSON of a read and a write back.
+		h.hide(raw)
 		return Mask
 	}
 	hidden := false
@@ -219,19 +247,39 @@ func MaskURL(raw string) string {
 	if u.User != nil {
 		b.WriteString(Mask + "@")
 		hidden = true
+		h.hide(u.User.Username())
+		if pw, ok := u.User.Password(); ok {
+			h.hide(pw)
+			h.hide(u.User.Username() + ":" + pw)
+		}
 	}
 	b.WriteString(u.Host)
 	path := u.EscapedPath()
-	for _, seg := range strings.Split(path, "/") {
+	for _, seg := range strings.Split(u.EscapedPath(), "/") {
 		if LooksLikeSecret(seg) || opaqueSegment(seg) {
 			path, hidden = "/"+Mask, true
-			break
+			if h == nil {
+				break
+			}
+			if plain, err := url.PathUnescape(seg); err == nil {
+				seg = plain
+			}
+			h.hide(seg)
 		}
 	}
 	b.WriteString(path)
 	if u.RawQuery != "" {
 		b.WriteString("?" + Mask)
 		hidden = true
+		if h != nil {
+			for k, vs := range u.Query() {
+				for _, v := range vs {
+					if credentialName(k) || LooksLikeSecret(v) {
+						h.hide(v)
+					}
+				}
+			}
+		}
 	} else if u.ForceQuery {
 		b.WriteString("?")
 	}
@@ -255,6 +303,62 @@ func RedactServer(srv MCPServer) MCPServer {
 	out.Headers = maskMap(srv.Headers)
 	out.URL = MaskURL(srv.URL)
 	return out
+}
+
+// CredentialValues returns the credentials srv holds as literal text,
+// for a connection that masks them in what its server sends back (package
+// mcpconn does): the literal text of every env value; of the header
+// values whose name says credential (Authorization, Cookie, X-Api-Key,
+// ...) or whose text looks like one; what MaskArgs hides in args; and the
+// url's user info (user, password, user:password), credential query
+// values and token-like path segments. A text of the form "Scheme
+// credentials" (Bearer x, Basic x) gives its credentials alone too, and
+// Basic also their decoded user:password. References are not there:
+// their values exist only at a start. The result may hold duplicates and
+// short texts, and says nothing about which field each came from.
+func CredentialValues(srv MCPServer) []string {
+	var out []string
+	h := hider(func(s string) {
+		out = append(out, s)
+		scheme, cred, ok := strings.Cut(s, " ")
+		if !ok || cred == "" || strings.ContainsAny(cred, " \t") || !isWord(scheme) {
+			return
+		}
+		out = append(out, cred)
+		if strings.EqualFold(scheme, "basic") {
+			if plain, err := base64.StdEncoding.DecodeString(cred); err == nil && utf8.Valid(plain) {
+				out = append(out, string(plain))
+			}
+		}
+	})
+	for _, k := range sortedKeys(srv.Env) {
+		maskValueTo(srv.Env[k], h)
+	}
+	for _, k := range sortedKeys(srv.Headers) {
+		credential := credentialName(k)
+		maskValueTo(srv.Headers[k], func(lit string) {
+			if credential || LooksLikeSecret(lit) {
+				h(lit)
+			}
+		})
+	}
+	maskArgsTo(srv.Args, h)
+	maskURLTo(srv.URL, h)
+	return out
+}
+
+// isWord reports whether s is a non-empty run of ASCII letters, like an
+// HTTP authentication scheme.
+func isWord(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i] | 0x20; c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return true
 }
 
 func maskMap(m map[string]string) map[string]string {

@@ -254,3 +254,34 @@ func TestMaskCredentialForms(t *testing.T) {
 		t.Errorf("%d of %d credential forms shown in clear", shown, forms)
 	}
 }
+
+// Issue 23 item 4: CredentialValues lists what a connection scrubs from
+// its server's answers besides the values of references: the literal
+// credentials of the document, by the rules that redact it.
+func TestCredentialValues(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		srv  resource.MCPServer
+		want []string
+	}{
+		{"env literals, references left out", resource.MCPServer{Env: map[string]string{"A": "plain-value", "B": "pre-${secret:s}-post", "C": "${env:X}"}},
+			[]string{"plain-value", "pre-", "-post"}},
+		{"credential headers and bearer tokens", resource.MCPServer{Headers: map[string]string{
+			"Authorization": "Bearer tok-123456", "Accept": "application/json", "X-Trace": "sk-live-0123456789", "Cookie": "${secret:c}"}},
+			[]string{"Bearer tok-123456", "tok-123456", "sk-live-0123456789"}},
+		{"basic credentials, encoded and decoded", resource.MCPServer{Headers: map[string]string{"Authorization": "Basic dXNlcjpwYXNzd29yZA=="}},
+			[]string{"Basic dXNlcjpwYXNzd29yZA==", "dXNlcjpwYXNzd29yZA==", "user:password"}},
+		{"args as MaskArgs hides them", resource.MCPServer{Args: []string{"--token", "abc-secret", "-e", "DB_PASSWORD=pw-123", "--verbose", "plain"}},
+			[]string{"abc-secret", "pw-123"}},
+		{"url user info, credential query values and token segments", resource.MCPServer{
+			URL: "https://me:pa%2Fss@h.example/hooks/T0123456789ABCDEFGHIJKLMNO?api_key=k-1&format=json"},
+			[]string{"me", "pa/ss", "me:pa/ss", "T0123456789ABCDEFGHIJKLMNO", "k-1"}},
+	}
+	for _, tt := range tests {
+		got := resource.CredentialValues(tt.srv)
+		if diff := cmp.Diff(tt.want, got, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
+		}
+	}
+}

@@ -50,7 +50,13 @@
 // the wire bytes): Content is the "content" array exactly as sent, every
 // block of every type, those of a failed result too; Structured is
 // "structuredContent" exactly as sent (key order, 12345678901234567890,
-// 1e-400 kept). Result.Blocks decodes Content into typed blocks (Content,
+// 1e-400 kept). The exception is a mount's secrets: mcpconn masks each
+// value it resolved for the server's start, and the registration's
+// literal credentials, in every form it recognises, in all the server
+// sends (results, errors, tool descriptions and schemas, instructions,
+// the requests Elicit and Sample get, the notifications Observe and the
+// Logger get, the stderr the Go errors and the audit keep), as
+// "[redacted]" (mcpconn's "Secrets in what servers send"). Result.Blocks decodes Content into typed blocks (Content,
 // TextContent, ImageContent, AudioContent, ResourceLink,
 // EmbeddedResource, and UnknownContent for a type agt does not know, kept
 // rather than failing the call), each with its exact bytes; it works on a

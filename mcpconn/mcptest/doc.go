@@ -34,8 +34,10 @@
 // exit-at-start, no-handshake, banner, spawn-child, ignore-sigterm; the
 // hostile ones, a hand-written peer in place of the server:
 // refuse-initialize, old-protocol, endless-line, notification-flood,
-// endless-listing, and hostile-content (also over -http: a tool listed
-// 1001 levels deep, a result 100,000 deep, an error with a null id). Tool
+// endless-listing, hostile-content (also over -http: a tool listed 1001
+// levels deep, a result 100,000 deep, an error with a null id), and
+// echo-secret (also over -http: a server that sends its secret back in
+// every channel it has). Tool
 // faults: crash-on-call, many-tools (5,000 tools), invalid-schema,
 // root-string, external-ref, tool-metadata (tools listed with a title,
 // annotations, an outputSchema and _meta as exact bytes, and each

@@ -71,6 +71,12 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "fakemcp: exiting at start (fault exit-at-start)")
 		return 3
 	}
+	if has(FaultEchoSecret) {
+		if *httpAddr != "" {
+			return serveHandler(echoSecretHandler, *httpAddr, *requireHeader, nil, stdin, stdout, stderr)
+		}
+		return serveEchoSecret(has(FaultBanner), stdin, stdout, stderr)
+	}
 	if f, ok := hostileFault(faults); ok {
 		if f == FaultHostileContent && *httpAddr != "" {
 			return serveHandler(func() http.Handler { return serveHostileHTTP(*jsonResponse) }, *httpAddr, *requireHeader, nil, stdin, stdout, stderr)

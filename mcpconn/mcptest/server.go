@@ -2,6 +2,8 @@ package mcptest
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -75,6 +77,11 @@ const (
 	// sends an error answer with a null id before its result
 	// (ToolNullIDError).
 	FaultHostileContent Fault = "hostile-content"
+	// FaultEchoSecret (process, stdio and -http): a peer that sends its
+	// secret back in every channel a server has, in several forms (see
+	// EchoSecretEnv and the tools ToolEchoSecret, ToolFailSecret,
+	// ToolErrorSecret); with FaultBanner it first prints it on stdout.
+	FaultEchoSecret Fault = "echo-secret"
 
 	// FaultCrashOnCall (tool): add the tool "crash", which ends the process
 	// with status 70 while the call is in flight; over HTTP it drops every
@@ -185,7 +192,7 @@ func withWireFields(lr *mcp.ListToolsResult) (mcp.Result, error) {
 // AllFaults lists every fault mode, in documentation order.
 var AllFaults = []Fault{
 	FaultExitAtStart, FaultNoHandshake, FaultBanner, FaultSpawnChild, FaultIgnoreSIGTERM,
-	FaultRefuseInitialize, FaultOldProtocol, FaultEndlessLine, FaultNotificationFlood, FaultEndlessListing, FaultHostileContent,
+	FaultRefuseInitialize, FaultOldProtocol, FaultEndlessLine, FaultNotificationFlood, FaultEndlessListing, FaultHostileContent, FaultEchoSecret,
 	FaultCrashOnCall, FaultManyTools, FaultInvalidSchema, FaultRootString, FaultExternalRef, FaultToolMetadata, FaultClientFeatures,
 	FaultContentKinds,
 }
@@ -420,9 +427,21 @@ type EnvironmentOut struct {
 	// EnvNames holds the names of all variables, sorted.
 	EnvNames []string `json:"env_names"`
 	// Env holds the values of the requested variables that are set.
-	Env  map[string]string `json:"env,omitempty"`
-	PID  int               `json:"pid"`
-	PGID int               `json:"pgid"`
+	Env map[string]string `json:"env,omitempty"`
+	// EnvDigests holds Digest of each value in Env, and ArgDigests of
+	// each of Args: a client that masks the values it gave the server in
+	// what the server sends back (agt does) can still check them.
+	EnvDigests map[string]string `json:"env_digests,omitempty"`
+	ArgDigests []string          `json:"arg_digests"`
+	PID        int               `json:"pid"`
+	PGID       int               `json:"pgid"`
+}
+
+// Digest is what the environment tool reports for a value in
+// EnvironmentOut.EnvDigests and ArgDigests: its SHA-256, in hex.
+func Digest(v string) string {
+	sum := sha256.Sum256([]byte(v))
+	return hex.EncodeToString(sum[:])
 }
 
 // NoteCreateIn is the input of note_create.
@@ -662,6 +681,9 @@ func (f *fake) environment(ctx context.Context, req *mcp.CallToolRequest, in Env
 		return nil, EnvironmentOut{}, fmt.Errorf("getwd: %w", err)
 	}
 	out := EnvironmentOut{Cwd: cwd, Args: os.Args[1:], PID: os.Getpid(), PGID: processGroup()}
+	for _, a := range out.Args {
+		out.ArgDigests = append(out.ArgDigests, Digest(a))
+	}
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
 		out.EnvNames = append(out.EnvNames, name)
@@ -670,9 +692,9 @@ func (f *fake) environment(ctx context.Context, req *mcp.CallToolRequest, in Env
 	for _, name := range in.Names {
 		if v, ok := os.LookupEnv(name); ok {
 			if out.Env == nil {
-				out.Env = map[string]string{}
+				out.Env, out.EnvDigests = map[string]string{}, map[string]string{}
 			}
-			out.Env[name] = v
+			out.Env[name], out.EnvDigests[name] = v, Digest(v)
 		}
 	}
 	return nil, out, nil
