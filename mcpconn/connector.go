@@ -410,7 +410,6 @@ func (c *Connector) connect(ctx context.Context, ref resource.Ref, srv resource.
 		}
 		if t != nil {
 			transport = &captureTransport{inner: t, capture: s.capture, guard: s.guard, onServerMessage: s.readServerMessage}
-			s.wireOrder = true
 			s.transport = "dial"
 		}
 	}
@@ -571,7 +570,6 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 		}
 		s.proc = proc
 		proc.stdout.lines = &lineGuard{guard: s.guard}
-		s.wireOrder = true
 		s.screen.countDrops = true
 		return &captureTransport{
 			// The go-sdk's own line bound stays above ours, which says which
@@ -619,13 +617,12 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 			client.Transport = &oauthRoundTripper{base: rt, h: h, endpoint: srv.URL}
 		}
 		if s.transport == resource.TransportSSE {
-			s.wireOrder = true
 			s.screen.countDrops = true // its messages are counted as decoded
 			return &captureTransport{
 				inner:   &mcp.SSEClientTransport{Endpoint: srv.URL, HTTPClient: client, MaxEventSize: c.opts.MaxMessageBytes + 1},
 				capture: s.capture, guard: s.guard, onServerMessage: s.readServerMessage, detach: true}, nil
 		}
-		rt.capture, rt.streamable, rt.mark = s.capture, true, s.streamMark
+		rt.capture, rt.streamable, rt.mark, rt.onNote = s.capture, true, s.streamMark, s.readNotification
 		rt.streams, rt.maxRetry = newEventStreams(c.opts.ReconnectBurst, c.opts.MinReconnectInterval), c.opts.MaxReconnectDelay
 		var handlers *Handlers
 		if opts != nil {

@@ -184,10 +184,11 @@
 //
 //   - streamable HTTP: the event stream it came on. What the server sends
 //     on the stream of a call's own POST (or of the GET that resumes it)
-//     is that call's: the round tripper marks each such request and
-//     notification as it reads the stream, with a secret of the session's
-//     the server never sees, so a message sent on another stream cannot
-//     pass for it. What comes on the standalone GET stream names no call.
+//     is that call's: the round tripper reads each notification there
+//     with the call, and marks each request with a secret of the
+//     session's the server never sees, so a message sent on another
+//     stream cannot pass for it. What comes on the standalone GET stream
+//     names no call.
 //   - stdio, SSE (one stream for the whole session) and Dial: no per-call
 //     channel, so only the server's own word below.
 //   - every transport: params._meta.relatedRequestId, the JSON-RPC id of
@@ -229,15 +230,30 @@
 // notifications/message goes to Handlers.Log with the call it names (in
 // flight, or one of the last to return), else with the calls in flight
 // when it was read; notifications/tools/list_changed is counted
-// (Session.ToolsChanged) and goes to Handlers.ToolsChanged. Over stdio,
-// SSE and Dial both are seen by the transport's reader in wire order, so
-// a change or log line sent before a call's result is counted, and
-// attributed, before that result returns; over streamable HTTP they are
-// seen in the go-sdk's order. A progress restarts its call's idle timeout
-// as the reader reads it; over streamable HTTP, as the go-sdk hands it
-// over (its queue only waits on agt's, which never blocks). Notification
-// handlers run one at a time, in order, from a bounded queue (see
-// Limits). Session.NotifyRootsChanged sends
+// (Session.ToolsChanged) and goes to Handlers.ToolsChanged. Every
+// notification is seen where the transport's bytes are read, in the order
+// the server sent it, before the go-sdk sees it: on stdio, SSE and Dial
+// by the connection's reader, on streamable HTTP by the reader of each
+// event stream (or application/json body). There a progress restarts its
+// call's idle timeout, a list change is counted, and each notification is
+// queued with the calls in flight then. Notification handlers run one at
+// a time, in that order, from a bounded queue (see Limits).
+//
+// A call's result never overtakes the notifications before it: CallTool
+// returns once every notification read before the call's answer has
+// been handed to its handler and the handler returned. On stdio, SSE and
+// Dial (one stream for the session) that is every notification the
+// server sent before the answer: the call's progress and log lines, and
+// all else. On streamable HTTP (a stream per request) it is every
+// notification the server sent before the answer on the call's own
+// stream, and those of other streams (the standalone one, other calls')
+// read before the answer was, an order HTTP does not keep between
+// streams (a server that answers with application/json sends its
+// notifications on the standalone stream: they keep no order with its
+// answers). A notification dropped from a full queue is not waited for; a
+// handler that does not return holds the call at most tool_timeout_ms
+// more, never past the caller's context or the session's close. So a
+// handler must not wait for a call of its own session. Session.NotifyRootsChanged sends
 // notifications/roots/list_changed; roots/list is answered by
 // Handlers.Roots alone (the go-sdk client's own root set stays empty).
 //

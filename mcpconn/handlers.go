@@ -50,7 +50,10 @@ type ConnectOptions struct {
 // session's, fed by a queue of at most 256 notifications: when the
 // handlers fall that far behind, later notifications are dropped and
 // counted (Session.NotificationsDropped). A progress restarts its call's
-// idle timeout when it is read, not when its handler runs.
+// idle timeout when it is read, not when its handler runs. A call's
+// result waits for the handlers of the notifications read before it (at
+// most tool_timeout_ms; see the package doc), so a notification handler
+// must return without waiting for a call of its session.
 //
 // A handler that panics fails only its request (the server gets an
 // error; Served reports OutcomeError); a host error's text never reaches

@@ -210,10 +210,16 @@
 // default 10 minutes). Progress, server log lines (notifications/message,
 // with the call they name, else the calls in flight) and tool list
 // changes go to Options.Observe
-// (one at a time per server; it must return quickly), and progress and
+// (one at a time per server; it must return quickly, and must not wait
+// for a batch of its Run), and progress and
 // log lines to Options.Logger ("agt.server_progress" at Debug,
 // "agt.server_log" at the server's level, with agent, mount, run, batch
-// and call IDs) at a bounded rate.
+// and call IDs) at a bounded rate. Execute returns a call's result only
+// once Observe has returned for every notification its server sent
+// before that result: on stdio and SSE all of them, on streamable HTTP
+// those sent on the call's own event stream and those of other streams
+// read before it (mcpconn: What a server sends on its own; a stuck
+// Observe holds a result at most tool_timeout_ms).
 //
 // # Shared servers
 //
