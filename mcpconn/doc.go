@@ -177,6 +177,26 @@
 // asks a server that declares logging for Handlers.LogLevel (default
 // info) right after the handshake: servers send no log lines before.
 //
+// URL elicitation required: a server may answer a tools/call with the
+// JSON-RPC error -32042 (MCP 2025-11-25) listing url-mode elicitations
+// the user must complete before the call can succeed (a third-party
+// authorization, a payment). Each goes to Handlers.Elicit as a url-mode
+// elicitation/create of that call would: Incoming.Calls holds the call,
+// the handler runs under the same context and bounds
+// (MaxElicitationBytes, an http or https url, MaxServerRequests at once
+// and listed at most, MaxServerRequestTime) and Served reports each, so
+// a host audits it as any elicitation. It must be in url mode with an
+// elicitationId and a url and no requestedSchema, else it is refused as
+// malformed. They are asked one after the other, and the asking stops at
+// the first the user does not accept. The answers go to no server (the
+// error asked nothing): the call fails with ErrURLElicitationRequired,
+// whose Detail says in agt's words how the user answered and whether the
+// call may succeed when made again once the user has finished; it never
+// holds a URL, an elicitation's message or the server's text: the URL
+// is for the user, through the handler, not for a model. Without an
+// Elicit handler the call fails the same way, saying the client has no
+// handler to show it (Served reports it refused).
+//
 // Which call a message is about: a request or a log line the server
 // sends names its call only by what the transport says, and MCP
 // 2025-11-25 gives a server no field of its own for it. What agt reads,
@@ -608,7 +628,9 @@
 //   - Requests answered at once (elicitation, sampling, roots):
 //     ConnectorOptions.MaxServerRequests, default 4
 //     (DefaultMaxServerRequests); more are refused at once, so a server
-//     flooding elicitations meets at most four dialogs.
+//     flooding elicitations meets at most four dialogs. A URL
+//     elicitation required answer that lists more elicitations than that
+//     is refused whole (one Served report).
 //   - One answer's time: ConnectorOptions.MaxServerRequestTime, default
 //     10 minutes (DefaultMaxServerRequestTime), besides the ends above.
 //   - One elicitation (message, url and requested schema as JSON):
@@ -772,7 +794,10 @@
 // ErrUnavailable (the connection died or the session was closed; a call
 // that fails with it leaves the session Lost),
 // ErrBadResult (a tool result that is malformed, nested too deep for the
-// decoder, or past a bound; the session stays usable). A tool timeout
+// decoder, or past a bound; the session stays usable),
+// ErrURLElicitationRequired (the server answered that the user must
+// first complete a step at a URL; see URL elicitation required above;
+// the session stays usable). A tool timeout
 // wraps context.DeadlineExceeded;
 // the caller's cancellation wraps the caller's context error. A tool
 // result with IsError set is a result,

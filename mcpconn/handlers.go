@@ -66,7 +66,10 @@ type Handlers struct {
 	// (SEP-1034), and the go-sdk then validates Content against the
 	// requested schema: a result that does not match fails the request.
 	// A form's requested schema must be flat (the spec's primitive
-	// properties); a URL must be http or https.
+	// properties); a URL must be http or https. The url-mode
+	// elicitations of a call the server answers with URL elicitation
+	// required (-32042) come here too, with that call, one after the
+	// other; their answers go to no server (see ErrURLElicitationRequired).
 	Elicit func(ctx context.Context, in Incoming, params *mcp.ElicitParams) (*mcp.ElicitResult, error)
 	// CreateMessage answers sampling/createMessage; setting it declares
 	// the sampling capability (without tools or context inclusion).

@@ -295,16 +295,31 @@ type request struct {
 
 type requestKey struct{}
 
-// serveRequest answers one request of the server: refused when its
-// capability was not declared, when too many are being answered, or when
-// it is over a bound; else answered by its handler under a bounded
-// context, with the idle timeouts of its calls held. Every request is
-// reported to Served.
-func (s *Session) serveRequest(ctx context.Context, method string, req mcp.Request, next mcp.MethodHandler) (res mcp.Result, err error) {
-	start := time.Now()
+// serveRequest answers one request of the server (answerRequest), by its
+// handler or, for roots/list, by listRoots.
+func (s *Session) serveRequest(ctx context.Context, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
 	live, tag, attr := s.attribute(metaOf(req.GetParams()))
+	res, _, err := s.answerRequest(ctx, method, req.GetParams(), live, tag, attr, "", func(hctx context.Context, rq *request) (mcp.Result, error) {
+		if method == MethodListRoots {
+			return s.listRoots(hctx, rq)
+		}
+		return next(hctx, method, req)
+	})
+	return res, err
+}
+
+// answerRequest answers one request of the server, with params, about
+// the call live (tag, attr: how it names its call): refused when its
+// capability was not declared, when invalid is not "" (why it is
+// malformed), when too many are being answered, or when it is over a
+// bound; else answered by handle under a bounded context, with the idle
+// timeouts of its calls held. Every request is reported to Served; rq
+// says how it ended.
+func (s *Session) answerRequest(ctx context.Context, method string, params mcp.Params, live *inflightCall, tag any, attr attribution, invalid string,
+	handle func(hctx context.Context, rq *request) (mcp.Result, error)) (res mcp.Result, rq *request, err error) {
+	start := time.Now()
 	calls := s.calls.live()
-	rq := &request{in: s.incoming(calls), attr: attr}
+	rq = &request{in: s.incoming(calls), attr: attr}
 	sh := s.serve.h.shared
 	switch {
 	case attr == attrLive:
@@ -329,13 +344,13 @@ func (s *Session) serveRequest(ctx context.Context, method string, req mcp.Reque
 			callback(func() { s.serve.h.Served(rq.in, rep) })
 		}
 	}()
-	refuse := func(code int64, reason string) (mcp.Result, error) {
+	refuse := func(code int64, reason string) (mcp.Result, *request, error) {
 		rq.outcome, rq.reason = OutcomeRefused, reason
-		return nil, &jsonrpc.Error{Code: code, Message: "refused: " + reason}
+		return nil, rq, &jsonrpc.Error{Code: code, Message: "refused: " + reason}
 	}
 	h := &s.serve.h
 	if method == MethodElicit {
-		if p, ok := req.GetParams().(*mcp.ElicitParams); ok {
+		if p, ok := params.(*mcp.ElicitParams); ok && p != nil {
 			rep.Mode = p.Mode
 			if rep.Mode == "" {
 				rep.Mode = "form"
@@ -344,10 +359,13 @@ func (s *Session) serveRequest(ctx context.Context, method string, req mcp.Reque
 	}
 	if (method == MethodElicit && h.Elicit == nil) || (method == MethodCreateMessage && h.CreateMessage == nil) ||
 		(method == MethodListRoots && h.Roots == nil) {
-		rq.outcome, rq.reason = OutcomeRefused, "the capability was not declared"
-		return nil, notDeclared(method)
+		rq.outcome, rq.reason = OutcomeRefused, reasonNotDeclared
+		return nil, rq, notDeclared(method)
 	}
-	if reason := s.overBounds(method, req.GetParams()); reason != "" {
+	if invalid != "" {
+		return refuse(jsonrpc.CodeInvalidParams, invalid)
+	}
+	if reason := s.overBounds(method, params); reason != "" {
 		return refuse(jsonrpc.CodeInvalidParams, reason)
 	}
 	if n := s.serve.busy.Add(1); int(n) > s.serve.max.requests {
@@ -368,11 +386,7 @@ func (s *Session) serveRequest(ctx context.Context, method string, req mcp.Reque
 	}()
 	hctx = context.WithValue(hctx, requestKey{}, rq)
 
-	if method == MethodListRoots {
-		res, err = s.listRoots(hctx, rq)
-	} else {
-		res, err = next(hctx, method, req)
-	}
+	res, err = handle(hctx, rq)
 	switch {
 	case err == nil:
 		if rq.outcome == "" {
@@ -392,8 +406,12 @@ func (s *Session) serveRequest(ctx context.Context, method string, req mcp.Reque
 	if err != nil && hctx.Err() != nil && rq.outcome != OutcomeRefused {
 		rq.outcome, rq.reason = OutcomeCancelled, ""
 	}
-	return res, err
+	return res, rq, err
 }
+
+// reasonNotDeclared is why a request for a capability the session did not
+// declare is refused.
+const reasonNotDeclared = "the capability was not declared"
 
 // serverRequestContext bounds the handler of one server request: it ends with
 // the session, after MaxServerRequestTime, and, when calls were in flight

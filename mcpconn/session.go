@@ -362,7 +362,9 @@ var (
 // for the tool timeout, the caller's ctx error when ctx ends, a
 // *jsonrpc.Error (errors.As) for a protocol error such as an unknown tool,
 // ErrBadResult for a result that is malformed (the session stays
-// usable). It returns once the
+// usable), and ErrURLElicitationRequired when the server answered that
+// the user must first complete a step at a URL (the elicitations went to
+// Handlers.Elicit before CallTool returned). It returns once the
 // notifications the server sent before its answer have been handled
 // (see Handlers). mcpconn adds no argument value to an error; a protocol error's
 // text is the server's. The request's params._meta carries the call's
@@ -394,6 +396,12 @@ func (s *Session) CallTool(ctx context.Context, name string, args json.RawMessag
 	lostBefore := s.Lost()
 	res, err := s.cs.CallTool(cctx, params)
 	s.awaitNotes(ctx, call)
+	if wire := requiredElicitations(err); wire != nil && ctx.Err() == nil && cctx.Err() == nil && !s.closed.Load() {
+		// The server's answer: the user must act first. No result, no
+		// loss: the elicitations go to the host, the call's error says
+		// what became of them.
+		return nil, s.askRequired(cctx, name, call, wire)
+	}
 	// A remote server that answered the call's request with 404 no
 	// longer knew the session: it was lost before the request came.
 	goneBefore := lostBefore || call.sessionGone.Load()

@@ -161,7 +161,18 @@
 //
 //   - Options.Elicit answers elicitation/create (form and url modes). An
 //     accepted form gets the requested schema's defaults for what it
-//     leaves out (SEP-1034) and must match the schema.
+//     leaves out (SEP-1034) and must match the schema. It also gets the
+//     url-mode elicitations of a call its server answered with URL
+//     elicitation required (JSON-RPC error -32042: the user must first
+//     complete a step in a browser, such as a third-party sign-in), with
+//     that call, bounded and audited as any elicitation (mcpconn: URL
+//     elicitation required). The call then fails with CodeToolError and
+//     a message in agt's words: the user accepted, and the call may
+//     succeed when made again once the user has finished; or the user
+//     declined or dismissed it, or it could not be shown (no Elicit: the
+//     Run has no handler), and the call cannot succeed as it is. The URL
+//     and the server's text are for the user, through Elicit: the model
+//     never reads them.
 //   - Options.Sample answers sampling/createMessage with the Run's model.
 //   - Options.Roots are the roots (roots/list); Run.SetRoots changes them
 //     and sends notifications/roots/list_changed to every mounted server.

@@ -4,6 +4,7 @@ package mcptest
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -29,6 +30,7 @@ const (
 	ToolAddTool    = "add_tool"    // adds a tool: notifications/tools/list_changed
 	ToolClientCaps = "client_caps" // the client's capabilities from initialize
 	ToolLate       = "late"        // an elicitation and a log line after the call, outside it
+	ToolURLNeeded  = "url_needed"  // answers with URL elicitation required (-32042)
 )
 
 // How a request or log line of the server names the call it is about
@@ -62,6 +64,20 @@ type AskIn struct {
 	// Names says how the elicitation names the call (NamesNothing,
 	// NamesToken, NamesRequest).
 	Names string `json:"names,omitempty"`
+}
+
+// URLNeededIn is the input of url_needed, which answers every call with
+// the JSON-RPC error URL elicitation required (-32042, MCP 2025-11-25)
+// listing Count url-mode elicitations (default 1), each with URL (default
+// AskURL), the message "Connect your account" and the elicitationId
+// "need-N" (N from 1). Mode, when set, replaces each one's mode "url"
+// (an error a client must not take); Data, when set, is the error's data
+// as it is (a malformed one).
+type URLNeededIn struct {
+	Count int    `json:"count,omitempty"`
+	URL   string `json:"url,omitempty"`
+	Mode  string `json:"mode,omitempty"`
+	Data  string `json:"data,omitempty"`
 }
 
 // AskManyIn is the input of ask_many.
@@ -164,6 +180,11 @@ func (cf *clientFeatures) add(s *mcp.Server) {
 		InputSchema: schemaFor[ProgressIn](nil)}, cf.progress)
 	mcp.AddTool(s, &mcp.Tool{Name: ToolLog, Description: "Sends count log messages at level info.",
 		InputSchema: schemaFor[LogIn](nil)}, cf.log)
+	mcp.AddTool(s, &mcp.Tool{Name: ToolURLNeeded, Description: "Answers with URL elicitation required (-32042): the user must first open a URL.",
+		InputSchema: schemaFor[URLNeededIn](func(s *jsonschema.Schema) {
+			s.Properties["count"].Minimum = jsonschema.Ptr(1.0)
+			s.Properties["count"].Maximum = jsonschema.Ptr(1000.0)
+		})}, cf.urlNeeded)
 	mcp.AddTool(s, &mcp.Tool{Name: ToolClientCaps, Description: "Returns the capabilities the client declared in initialize, as JSON.",
 		InputSchema: schemaFor[struct{}](nil)}, cf.clientCaps)
 	mcp.AddTool(s, &mcp.Tool{Name: ToolAddTool, Description: "Adds a tool named name (an echo), which tells the clients that the tools changed.",
@@ -438,6 +459,19 @@ func (cf *clientFeatures) log(ctx context.Context, req *mcp.CallToolRequest, in 
 		}
 	}
 	return textResult("logged %d", in.Count), nil, nil
+}
+
+func (cf *clientFeatures) urlNeeded(ctx context.Context, req *mcp.CallToolRequest, in URLNeededIn) (*mcp.CallToolResult, any, error) {
+	data := json.RawMessage(in.Data)
+	if in.Data == "" {
+		list := make([]*mcp.ElicitParams, max(in.Count, 1))
+		for i := range list {
+			list[i] = &mcp.ElicitParams{Mode: cmp.Or(in.Mode, "url"), URL: cmp.Or(in.URL, AskURL), Message: "Connect your account",
+				ElicitationID: fmt.Sprintf("need-%d", i+1)}
+		}
+		data, _ = json.Marshal(map[string]any{"elicitations": list})
+	}
+	return nil, nil, &jsonrpc.Error{Code: mcp.CodeURLElicitationRequired, Message: "This request requires more information.", Data: data}
 }
 
 func (cf *clientFeatures) addTool(ctx context.Context, req *mcp.CallToolRequest, in AddToolIn) (*mcp.CallToolResult, any, error) {
