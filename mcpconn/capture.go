@@ -454,7 +454,7 @@ func (h *headerRoundTripper) send(req *http.Request, st *eventStream) (*http.Res
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	sse := mt == "text/event-stream"
 	if h.answers != nil {
-		h.answers.note(req.Method, resp.StatusCode, mt)
+		resp.Body = h.answers.note(req, resp.StatusCode, mt, resp.Body, h.headers)
 	}
 	post := req.Method == http.MethodPost
 	// A resumed stream carries the reply its first response owed (the

@@ -145,8 +145,20 @@
 // ErrUnauthorized for 401 and 403 (set headers, such as an Authorization
 // header with a ${secret:...} reference); ErrWrongTransport for a url of
 // the other HTTP transport (set "type": "sse" or "type": "http"), a web
-// page, or no MCP endpoint at the path. Only the status and the media
-// type of the answer are used: its body and headers are not quoted.
+// page, or no MCP endpoint at the path (when the server has not answered
+// as an MCP endpoint before in the handshake). Any other refusal says
+// "the server refused the handshake" with the status. The answer is the
+// one that failed the handshake, the latest: after an OAuth login, not
+// the 401 that started it. Its status is given, and the server's message
+// as it wrote it, where the client read the answer's body (streamable
+// HTTP reads a failed answer whole; the SSE transport closes it unread):
+// the message of a JSON-RPC error (or an "error" or "message" string) in
+// a JSON body, the first line of a text/plain body, nothing of a web
+// page; cut at 512 bytes, control characters replaced by U+FFFD, and
+// every value of the request it echoes (the Authorization, Cookie and
+// registration headers' values, the url's query values and long path
+// segments) replaced by [redacted]. The answer's headers are never
+// quoted.
 //
 // Every request goes to the registered origin (scheme, host and port)
 // only. A redirect to another origin is refused, not followed: the session
