@@ -187,7 +187,8 @@
 // -32601 "method not found"; the go-sdk alone would answer roots/list
 // with an empty list. Ping is always answered. A session with Handlers.Log
 // asks a server that declares logging for Handlers.LogLevel (default
-// info) right after the handshake: servers send no log lines before.
+// info) right after the handshake (logging/setLevel, the way of protocol
+// 2025-11-25, which agt speaks): servers send no log lines before.
 //
 // URL elicitation required: a server may answer a tools/call with the
 // JSON-RPC error -32042 (MCP 2025-11-25) listing url-mode elicitations

@@ -89,7 +89,8 @@ type Handlers struct {
 	Log func(ctx context.Context, in Incoming, params *mcp.LoggingMessageParams)
 	// LogLevel is the least level asked of a server that declares the
 	// logging capability (logging/setLevel, right after the handshake),
-	// when Log is set. "" means "info".
+	// when Log is set. "" means "info"; a level the server does not know
+	// only means it refuses the request (fewer or no log lines).
 	LogLevel mcp.LoggingLevel
 	// ToolsChanged receives notifications/tools/list_changed (also
 	// counted by Session.ToolsChanged whether or not it is set).

@@ -698,9 +698,13 @@ func (s *Session) askLogLevel(ctx context.Context) {
 	if s.serve == nil || s.serve.h.Log == nil || s.capabilities == nil || s.capabilities.Logging == nil {
 		return
 	}
-	level := s.serve.h.LogLevel
-	if level == "" {
-		level = "info"
+	_ = s.cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: logLevelOf(&s.serve.h)})
+}
+
+// logLevelOf is the level the Log handler of h asks for: "info" for "".
+func logLevelOf(h *Handlers) mcp.LoggingLevel {
+	if h.LogLevel == "" {
+		return "info"
 	}
-	_ = s.cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: level})
+	return h.LogLevel
 }

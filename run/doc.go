@@ -230,7 +230,9 @@
 // before that result: on stdio and SSE all of them, on streamable HTTP
 // those sent on the call's own event stream and those of other streams
 // read before it (mcpconn: What a server sends on its own; a stuck
-// Observe holds a result at most tool_timeout_ms).
+// Observe holds a result at most tool_timeout_ms). The servers send log
+// lines at Options.ServerLogLevel and above (default info), in either
+// protocol era.
 //
 // # Shared servers
 //

@@ -106,6 +106,10 @@ type ProgressIn struct {
 type LogIn struct {
 	Count int `json:"count"`
 	Bytes int `json:"bytes,omitempty"`
+	// Level is the lines' level (default info); the server sends only
+	// lines at or above the level the client asked for
+	// (logging/setLevel), none before it asked.
+	Level string `json:"level,omitempty"`
 	// Names says how each line names the call (NamesNothing,
 	// NamesToken, NamesRequest).
 	Names string `json:"names,omitempty"`
@@ -178,8 +182,10 @@ func (cf *clientFeatures) add(s *mcp.Server) {
 		InputSchema: schemaFor[struct{}](nil)}, cf.listRoots)
 	mcp.AddTool(s, &mcp.Tool{Name: ToolProgress, Description: "Reports progress steps times, ms apart, then returns.",
 		InputSchema: schemaFor[ProgressIn](nil)}, cf.progress)
-	mcp.AddTool(s, &mcp.Tool{Name: ToolLog, Description: "Sends count log messages at level info.",
-		InputSchema: schemaFor[LogIn](nil)}, cf.log)
+	mcp.AddTool(s, &mcp.Tool{Name: ToolLog, Description: "Sends count log messages at level (default info).",
+		InputSchema: schemaFor[LogIn](func(s *jsonschema.Schema) {
+			s.Properties["level"].Enum = []any{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+		})}, cf.log)
 	mcp.AddTool(s, &mcp.Tool{Name: ToolURLNeeded, Description: "Answers with URL elicitation required (-32042): the user must first open a URL.",
 		InputSchema: schemaFor[URLNeededIn](func(s *jsonschema.Schema) {
 			s.Properties["count"].Minimum = jsonschema.Ptr(1.0)
@@ -454,7 +460,8 @@ func (cf *clientFeatures) log(ctx context.Context, req *mcp.CallToolRequest, in 
 		if in.Bytes > 0 {
 			data = strings.Repeat("y", in.Bytes)
 		}
-		if err := req.Session.Log(ctx, &mcp.LoggingMessageParams{Meta: meta, Level: "info", Logger: "fake", Data: data}); err != nil {
+		level := mcp.LoggingLevel(cmp.Or(in.Level, "info"))
+		if err := req.Session.Log(ctx, &mcp.LoggingMessageParams{Meta: meta, Level: level, Logger: "fake", Data: data}); err != nil {
 			return failure("log", err), nil, nil
 		}
 	}
