@@ -21,9 +21,11 @@ import (
 //
 //   - streamable HTTP: the event stream it came on. A message on the
 //     stream of a call's own POST (or of a GET that resumes it) is that
-//     call's: the round tripper marks it (streamMarker) with the
+//     call's: the round tripper marks a request (streamMarker) with the
 //     session's secret and the call's progress token, under metaStream
-//     in its params' _meta, before the go-sdk reads it.
+//     in its params' _meta, before the go-sdk reads it; a notification
+//     is read on the stream itself (readNotification), which knows the
+//     call (attributeStream).
 //   - any transport: params._meta.relatedRequestId, the JSON-RPC id of
 //     the call's tools/call request, or params._meta.progressToken, the
 //     progress token the call carried. MCP 2025-11-25 gives a server no
@@ -67,20 +69,27 @@ func newStreamMark() string {
 // the call in flight (live), or the tag of one that returned; attrNone
 // when none. It removes agt's mark from meta, so handlers never see it.
 func (s *Session) attribute(meta map[string]any) (live *inflightCall, tag any, attr attribution) {
-	if meta == nil {
-		return nil, nil, attrNone
-	}
+	return s.attributeStream(meta, nil)
+}
+
+// attributeStream is attribute for a message read on the event stream of
+// the call stream (streamable HTTP, read before any mark is put on it):
+// that call's, whatever its _meta says. With stream nil it is attribute.
+func (s *Session) attributeStream(meta map[string]any, stream *inflightCall) (live *inflightCall, tag any, attr attribution) {
 	var token, id string
 	if v, ok := meta[metaStream]; ok {
 		delete(meta, metaStream)
-		if mark, ok := v.(string); ok && s.streamMark != "" {
+		if mark, ok := v.(string); ok && s.streamMark != "" && stream == nil {
 			token, _ = strings.CutPrefix(mark, s.streamMark)
 			if token == mark {
 				token = ""
 			}
 		}
 	}
-	if token == "" {
+	switch {
+	case stream != nil:
+		token = stream.token
+	case token == "":
 		// The server's word, where the transport has none.
 		id = metaRequestID(meta[metaRelatedRequest])
 		token, _ = meta[metaProgressToken].(string)
@@ -127,8 +136,7 @@ func metaOf(p mcp.Params) map[string]any {
 const maxStreamMarkBytes = 256
 
 // streamMarker is the body of the event stream of a call's own POST (or
-// of a GET that resumes it): each request and notification the server
-// sends on it, but progress (its token names its call already), gets
+// of a GET that resumes it): each request the server sends on it gets
 // agt's mark in its params' _meta (metaStream), the session's secret and
 // the call's progress token, before the go-sdk reads it. Responses pass
 // as they come: an event is held only until its first top-level members
@@ -265,16 +273,16 @@ func (m *streamMarker) reset() {
 	m.keys = topKeys{}
 }
 
-// markMessage returns data, a JSON-RPC request or notification other
-// than progress, with mark put in its params' _meta; ok is false for
-// anything else (it then passes as it came).
+// markMessage returns data, a JSON-RPC request, with mark put in its
+// params' _meta; ok is false for anything else (it then passes as it
+// came: a notification is read on the stream, readNotification).
 func markMessage(data []byte, mark string) ([]byte, bool) {
 	var msg map[string]json.RawMessage
 	if json.Unmarshal(data, &msg) != nil {
 		return nil, false
 	}
 	var method string
-	if json.Unmarshal(msg["method"], &method) != nil || method == "" || method == notificationProgress {
+	if json.Unmarshal(msg["method"], &method) != nil || method == "" || msg["id"] == nil || isNull(msg["id"]) {
 		return nil, false
 	}
 	params := map[string]json.RawMessage{}

@@ -53,9 +53,10 @@ func marks(t *testing.T, stream string) (marks, data []string) {
 }
 
 // Issue 23 item 9 (a): on the event stream of a call's own POST, each
-// request and notification the server sends (but progress) gets the
-// session's mark for the call; everything else passes byte for byte,
-// however the body is split.
+// request the server sends gets the session's mark for the call;
+// everything else passes byte for byte, however the body is split
+// (notifications are read on the stream itself since issue 24 item 5:
+// readNotification).
 func TestStreamMarker(t *testing.T) {
 	t.Parallel()
 	const mark = "secret:agt-7"
@@ -67,17 +68,20 @@ func TestStreamMarker(t *testing.T) {
 	}{
 		{"elicitation", "id: 1\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"elicitation/create\",\"params\":{\"message\":\"<who>\"}}\n\n",
 			[]string{mark}, false},
-		{"log line, params with a _meta", "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"_meta\":{\"k\":1},\"level\":\"info\",\"data\":\"x\"}}\n\n",
+		{"request, params with a _meta", "data: {\"jsonrpc\":\"2.0\",\"id\":\"x\",\"method\":\"roots/list\",\"params\":{\"_meta\":{\"k\":1}}}\n\n",
 			[]string{mark}, false},
+		{"log line", "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"_meta\":{\"k\":1},\"level\":\"info\",\"data\":\"x\"}}\n\n",
+			[]string{""}, true},
+		{"id null", "data: {\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"roots/list\"}\n\n", []string{""}, true},
 		{"no params", "data: {\"method\":\"roots/list\",\"id\":\"r\",\"jsonrpc\":\"2.0\"}\n\n", []string{mark}, false},
 		{"data on two lines, CRLF", "data: {\"jsonrpc\":\"2.0\",\"id\":5,\r\ndata: \"method\":\"sampling/createMessage\",\"params\":{}}\r\n\r\n", []string{mark}, false},
-		{"ends without a blank line", "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":1}}", []string{mark}, false},
+		{"ends without a blank line", "data: {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"roots/list\",\"params\":{}}", []string{mark}, false},
 		{"result", "id: 2\ndata: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"\\\"method\\\"\"}]}}\n\n", []string{""}, true},
 		{"error", "data: {\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{\"code\":1,\"message\":\"m\"}}\n\n", []string{""}, true},
 		{"progress", "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"agt-7\",\"progress\":1}}\n\n", []string{""}, true},
 		{"not JSON", "data: hello\n\n", []string{""}, true},
 		{"not an object", "data: [1,2]\n\n", []string{""}, true},
-		{"_meta not an object", "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"_meta\":3}}\n\n", []string{""}, true},
+		{"_meta not an object", "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"roots/list\",\"params\":{\"_meta\":3}}\n\n", []string{""}, true},
 		{"priming event, comment, then a request", ": hi\nid: 9\nretry: 10\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"roots/list\"}\n\n", []string{mark}, false},
 		{"a response, then a request", "data: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"roots/list\"}\n\n", []string{"", mark}, false},
 	}

@@ -196,7 +196,7 @@ type captureTransport struct {
 	// onServerMessage sees each message the server starts as it is read,
 	// in wire order: before the result of a call the server sent after
 	// it (the go-sdk hands them to a queue of their own). Nil: none.
-	onServerMessage func(*jsonrpc.Request)
+	onServerMessage func(*jsonrpc.Request, *inflightCall)
 	// detach: the inner transport ties its connection to the Connect
 	// context (the SSE client's GET stream), which ends with the handshake;
 	// give it a context that lives until the connection closes.
@@ -226,7 +226,7 @@ type captureConn struct {
 	mcp.Connection
 	capture         *toolsListCapture
 	guard           *peerGuard
-	onServerMessage func(*jsonrpc.Request)
+	onServerMessage func(*jsonrpc.Request, *inflightCall)
 	onClose         func()
 	scrub           *scrubber
 }
@@ -269,7 +269,7 @@ func (c *captureConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			return nil, err
 		}
 		if c.onServerMessage != nil {
-			c.onServerMessage(m)
+			c.onServerMessage(m, nil)
 		}
 	}
 	return msg, nil
@@ -354,6 +354,10 @@ type headerRoundTripper struct {
 	// and of an application/json body (streamable HTTP) before the go-sdk
 	// reads it; nil: none.
 	screen *messageScreen
+	// onNote sees each notification of a streamable HTTP body as it is
+	// read (readNotification), with the call whose own stream the body
+	// is; nil for SSE, whose connection's reader sees them.
+	onNote func(msg []byte, stream *inflightCall)
 }
 
 // checkRedirect refuses a redirect to another origin at once (the
@@ -455,7 +459,7 @@ func (h *headerRoundTripper) send(req *http.Request, st *eventStream) (*http.Res
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	sse := mt == "text/event-stream"
 	if h.answers != nil {
-		h.answers.note(req.Method, resp.StatusCode, mt)
+		resp.Body = h.answers.note(req, resp.StatusCode, mt, resp.Body, h.headers)
 	}
 	post := req.Method == http.MethodPost
 	// A resumed stream carries the reply its first response owed (the
@@ -473,22 +477,27 @@ func (h *headerRoundTripper) send(req *http.Request, st *eventStream) (*http.Res
 	if listing || calling || (sse && st != nil) {
 		capture = h.capture
 	}
+	// A call's own stream (its POST, or a GET that resumes it): what the
+	// server sends on it is the call's.
+	var stream *inflightCall
+	if resp.StatusCode/100 == 2 && (calling || (st != nil && !st.standalone)) {
+		stream = callOf(req.Context())
+	}
 	switch {
 	case post && mt == "application/json" && (capture != nil || (h.screen != nil && h.streamable)):
-		resp.Body = &screenedJSONBody{ReadCloser: resp.Body, screen: h.screen, capture: capture, guard: h.guard, req: req}
+		resp.Body = &screenedJSONBody{ReadCloser: resp.Body, screen: h.screen, capture: capture, guard: h.guard, req: req,
+			notify: h.onNote, stream: stream}
 	case sse && (capture != nil || h.screen != nil):
-		resp.Body = &screenedEvents{lineReader: lineReader{ReadCloser: resp.Body}, screen: h.screen, capture: capture, guard: h.guard}
+		resp.Body = &screenedEvents{lineReader: lineReader{ReadCloser: resp.Body}, screen: h.screen, capture: capture, guard: h.guard,
+			notify: h.onNote, stream: stream}
 	case !sse && h.screen.scrubs():
 		// Any other body (an error status's, of either transport) is
 		// scrubbed as JSON: the go-sdk reads an error status's body as a
 		// JSON-RPC error, whatever its media type.
 		resp.Body = &screenedJSONBody{ReadCloser: resp.Body, screen: h.screen, guard: h.guard, scrubOnly: true}
 	}
-	if sse && h.mark != "" && resp.StatusCode/100 == 2 && (calling || (st != nil && !st.standalone)) {
-		// A call's own stream: what the server sends on it is the call's.
-		if call := callOf(req.Context()); call != nil {
-			resp.Body = newStreamMarker(resp.Body, h.mark+call.token, h.guard.maxMessage)
-		}
+	if sse && h.mark != "" && stream != nil {
+		resp.Body = newStreamMarker(resp.Body, h.mark+stream.token, h.guard.maxMessage)
 	}
 	if sse && h.streams != nil {
 		resp.Body = newRetryClamp(resp.Body, h.maxRetry)

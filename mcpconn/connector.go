@@ -415,7 +415,6 @@ func (c *Connector) connect(ctx context.Context, ref resource.Ref, srv resource.
 			// resolved, so only its literal credentials are known.
 			s.screen.scrub = newScrubber(resource.CredentialValues(srv))
 			transport = &captureTransport{inner: t, capture: s.capture, guard: s.guard, onServerMessage: s.readServerMessage, scrub: s.screen.scrub}
-			s.wireOrder = true
 			s.transport = "dial"
 		}
 	}
@@ -576,7 +575,6 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 		}
 		s.proc, s.screen.scrub = proc, proc.stdout.scrub
 		proc.stdout.lines = &lineGuard{guard: s.guard}
-		s.wireOrder = true
 		s.screen.countDrops = true
 		return &captureTransport{
 			// The go-sdk's own line bound stays above ours (which says which
@@ -626,13 +624,12 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 			client.Transport = &oauthRoundTripper{base: rt, h: h, endpoint: srv.URL}
 		}
 		if s.transport == resource.TransportSSE {
-			s.wireOrder = true
 			s.screen.countDrops = true // its messages are counted as decoded
 			return &captureTransport{
 				inner:   &mcp.SSEClientTransport{Endpoint: srv.URL, HTTPClient: client, MaxEventSize: scrubbedRoom(c.opts.MaxMessageBytes)},
 				capture: s.capture, guard: s.guard, onServerMessage: s.readServerMessage, detach: true}, nil
 		}
-		rt.capture, rt.streamable, rt.mark = s.capture, true, s.streamMark
+		rt.capture, rt.streamable, rt.mark, rt.onNote = s.capture, true, s.streamMark, s.readNotification
 		rt.streams, rt.maxRetry = newEventStreams(c.opts.ReconnectBurst, c.opts.MinReconnectInterval), c.opts.MaxReconnectDelay
 		var handlers *Handlers
 		if opts != nil {

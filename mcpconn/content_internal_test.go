@@ -296,7 +296,7 @@ func TestCallResultSources(t *testing.T) {
 	}
 
 	calls.written(ctx, "n1")
-	call.setAnswer("n1", json.RawMessage(`{"content":[{"type":"hologram"}]}`))
+	call.setAnswer("n1", json.RawMessage(`{"content":[{"type":"hologram"}]}`), 0)
 	cr, err = s.callResult(ctx, ctx, "t", call, nil, errors.New(`calling "tools/call": unrecognized content type "hologram"`))
 	if err != nil || len(cr.Content) != 1 || cr.Content[0].Type() != "hologram" {
 		t.Errorf("a decode failure of the go-sdk's with a capture = %+v, %v; want the captured result", cr, err)

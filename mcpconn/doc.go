@@ -145,8 +145,20 @@
 // ErrUnauthorized for 401 and 403 (set headers, such as an Authorization
 // header with a ${secret:...} reference); ErrWrongTransport for a url of
 // the other HTTP transport (set "type": "sse" or "type": "http"), a web
-// page, or no MCP endpoint at the path. Only the status and the media
-// type of the answer are used: its body and headers are not quoted.
+// page, or no MCP endpoint at the path (when the server has not answered
+// as an MCP endpoint before in the handshake). Any other refusal says
+// "the server refused the handshake" with the status. The answer is the
+// one that failed the handshake, the latest: after an OAuth login, not
+// the 401 that started it. Its status is given, and the server's message
+// as it wrote it, where the client read the answer's body (streamable
+// HTTP reads a failed answer whole; the SSE transport closes it unread):
+// the message of a JSON-RPC error (or an "error" or "message" string) in
+// a JSON body, the first line of a text/plain body, nothing of a web
+// page; cut at 512 bytes, control characters replaced by U+FFFD, and
+// every value of the request it echoes (the Authorization, Cookie and
+// registration headers' values, the url's query values and long path
+// segments) replaced by [redacted]. The answer's headers are never
+// quoted.
 //
 // Every request goes to the registered origin (scheme, host and port)
 // only. A redirect to another origin is refused, not followed: the session
@@ -175,7 +187,28 @@
 // -32601 "method not found"; the go-sdk alone would answer roots/list
 // with an empty list. Ping is always answered. A session with Handlers.Log
 // asks a server that declares logging for Handlers.LogLevel (default
-// info) right after the handshake: servers send no log lines before.
+// info) right after the handshake (logging/setLevel, the way of protocol
+// 2025-11-25, which agt speaks): servers send no log lines before.
+//
+// URL elicitation required: a server may answer a tools/call with the
+// JSON-RPC error -32042 (MCP 2025-11-25) listing url-mode elicitations
+// the user must complete before the call can succeed (a third-party
+// authorization, a payment). Each goes to Handlers.Elicit as a url-mode
+// elicitation/create of that call would: Incoming.Calls holds the call,
+// the handler runs under the same context and bounds
+// (MaxElicitationBytes, an http or https url, MaxServerRequests at once
+// and listed at most, MaxServerRequestTime) and Served reports each, so
+// a host audits it as any elicitation. It must be in url mode with an
+// elicitationId and a url and no requestedSchema, else it is refused as
+// malformed. They are asked one after the other, and the asking stops at
+// the first the user does not accept. The answers go to no server (the
+// error asked nothing): the call fails with ErrURLElicitationRequired,
+// whose Detail says in agt's words how the user answered and whether the
+// call may succeed when made again once the user has finished; it never
+// holds a URL, an elicitation's message or the server's text: the URL
+// is for the user, through the handler, not for a model. Without an
+// Elicit handler the call fails the same way, saying the client has no
+// handler to show it (Served reports it refused).
 //
 // Which call a message is about: a request or a log line the server
 // sends names its call only by what the transport says, and MCP
@@ -184,10 +217,11 @@
 //
 //   - streamable HTTP: the event stream it came on. What the server sends
 //     on the stream of a call's own POST (or of the GET that resumes it)
-//     is that call's: the round tripper marks each such request and
-//     notification as it reads the stream, with a secret of the session's
-//     the server never sees, so a message sent on another stream cannot
-//     pass for it. What comes on the standalone GET stream names no call.
+//     is that call's: the round tripper reads each notification there
+//     with the call, and marks each request with a secret of the
+//     session's the server never sees, so a message sent on another
+//     stream cannot pass for it. What comes on the standalone GET stream
+//     names no call.
 //   - stdio, SSE (one stream for the whole session) and Dial: no per-call
 //     channel, so only the server's own word below.
 //   - every transport: params._meta.relatedRequestId, the JSON-RPC id of
@@ -229,15 +263,30 @@
 // notifications/message goes to Handlers.Log with the call it names (in
 // flight, or one of the last to return), else with the calls in flight
 // when it was read; notifications/tools/list_changed is counted
-// (Session.ToolsChanged) and goes to Handlers.ToolsChanged. Over stdio,
-// SSE and Dial both are seen by the transport's reader in wire order, so
-// a change or log line sent before a call's result is counted, and
-// attributed, before that result returns; over streamable HTTP they are
-// seen in the go-sdk's order. A progress restarts its call's idle timeout
-// as the reader reads it; over streamable HTTP, as the go-sdk hands it
-// over (its queue only waits on agt's, which never blocks). Notification
-// handlers run one at a time, in order, from a bounded queue (see
-// Limits). Session.NotifyRootsChanged sends
+// (Session.ToolsChanged) and goes to Handlers.ToolsChanged. Every
+// notification is seen where the transport's bytes are read, in the order
+// the server sent it, before the go-sdk sees it: on stdio, SSE and Dial
+// by the connection's reader, on streamable HTTP by the reader of each
+// event stream (or application/json body). There a progress restarts its
+// call's idle timeout, a list change is counted, and each notification is
+// queued with the calls in flight then. Notification handlers run one at
+// a time, in that order, from a bounded queue (see Limits).
+//
+// A call's result never overtakes the notifications before it: CallTool
+// returns once every notification read before the call's answer has
+// been handed to its handler and the handler returned. On stdio, SSE and
+// Dial (one stream for the session) that is every notification the
+// server sent before the answer: the call's progress and log lines, and
+// all else. On streamable HTTP (a stream per request) it is every
+// notification the server sent before the answer on the call's own
+// stream, and those of other streams (the standalone one, other calls')
+// read before the answer was, an order HTTP does not keep between
+// streams (a server that answers with application/json sends its
+// notifications on the standalone stream: they keep no order with its
+// answers). A notification dropped from a full queue is not waited for; a
+// handler that does not return holds the call at most tool_timeout_ms
+// more, never past the caller's context or the session's close. So a
+// handler must not wait for a call of its own session. Session.NotifyRootsChanged sends
 // notifications/roots/list_changed; roots/list is answered by
 // Handlers.Roots alone (the go-sdk client's own root set stays empty).
 //
@@ -656,7 +705,9 @@
 //   - Requests answered at once (elicitation, sampling, roots):
 //     ConnectorOptions.MaxServerRequests, default 4
 //     (DefaultMaxServerRequests); more are refused at once, so a server
-//     flooding elicitations meets at most four dialogs.
+//     flooding elicitations meets at most four dialogs. A URL
+//     elicitation required answer that lists more elicitations than that
+//     is refused whole (one Served report).
 //   - One answer's time: ConnectorOptions.MaxServerRequestTime, default
 //     10 minutes (DefaultMaxServerRequestTime), besides the ends above.
 //   - One elicitation (message, url and requested schema as JSON):
@@ -821,7 +872,10 @@
 // ErrUnavailable (the connection died or the session was closed; a call
 // that fails with it leaves the session Lost),
 // ErrBadResult (a tool result that is malformed, nested too deep for the
-// decoder, or past a bound; the session stays usable). A tool timeout
+// decoder, or past a bound; the session stays usable),
+// ErrURLElicitationRequired (the server answered that the user must
+// first complete a step at a URL; see URL elicitation required above;
+// the session stays usable). A tool timeout
 // wraps context.DeadlineExceeded;
 // the caller's cancellation wraps the caller's context error. A tool
 // result with IsError set is a result,

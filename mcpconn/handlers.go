@@ -50,7 +50,10 @@ type ConnectOptions struct {
 // session's, fed by a queue of at most 256 notifications: when the
 // handlers fall that far behind, later notifications are dropped and
 // counted (Session.NotificationsDropped). A progress restarts its call's
-// idle timeout when it is read, not when its handler runs.
+// idle timeout when it is read, not when its handler runs. A call's
+// result waits for the handlers of the notifications read before it (at
+// most tool_timeout_ms; see the package doc), so a notification handler
+// must return without waiting for a call of its session.
 //
 // A handler that panics fails only its request (the server gets an
 // error; Served reports OutcomeError); a host error's text never reaches
@@ -63,7 +66,10 @@ type Handlers struct {
 	// (SEP-1034), and the go-sdk then validates Content against the
 	// requested schema: a result that does not match fails the request.
 	// A form's requested schema must be flat (the spec's primitive
-	// properties); a URL must be http or https.
+	// properties); a URL must be http or https. The url-mode
+	// elicitations of a call the server answers with URL elicitation
+	// required (-32042) come here too, with that call, one after the
+	// other; their answers go to no server (see ErrURLElicitationRequired).
 	Elicit func(ctx context.Context, in Incoming, params *mcp.ElicitParams) (*mcp.ElicitResult, error)
 	// CreateMessage answers sampling/createMessage; setting it declares
 	// the sampling capability (without tools or context inclusion).
@@ -83,7 +89,8 @@ type Handlers struct {
 	Log func(ctx context.Context, in Incoming, params *mcp.LoggingMessageParams)
 	// LogLevel is the least level asked of a server that declares the
 	// logging capability (logging/setLevel, right after the handshake),
-	// when Log is set. "" means "info".
+	// when Log is set. "" means "info"; a level the server does not know
+	// only means it refuses the request (fewer or no log lines).
 	LogLevel mcp.LoggingLevel
 	// ToolsChanged receives notifications/tools/list_changed (also
 	// counted by Session.ToolsChanged whether or not it is set).

@@ -55,6 +55,10 @@ type inflightCall struct {
 	// refused is why the answer could not be read (the screen kept it
 	// from the go-sdk), or nil.
 	refused error
+	// notesBefore is how many notifications the session had queued for
+	// its handlers when the answer was read: the call returns once they
+	// have been handled (Session.awaitNotes).
+	notesBefore uint64
 }
 
 type inflightKey struct{}
@@ -79,6 +83,9 @@ type inflightCalls struct {
 	// are its caller's to keep or drop.
 	recent [recentCalls]endedCall
 	next   int
+	// notes is the session's notification queue, nil when it has no
+	// notification handler: an answer read notes its mark.
+	notes *noteQueue
 }
 
 // endedCall is what attribution needs of a call that returned: its

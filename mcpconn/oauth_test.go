@@ -297,6 +297,12 @@ func protectedServerOf(t *testing.T, as *fakeAS, typ string) string {
 	if typ == resource.TransportSSE {
 		h, path = mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return server }, nil), "/sse"
 	}
+	return serveProtected(t, as, path, h)
+}
+
+// serveProtected serves h at path on 127.0.0.1, behind a bearer token of
+// as, with its protected resource metadata; it returns the endpoint.
+func serveProtected(t *testing.T, as *fakeAS, path string, h http.Handler) string {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/.well-known/oauth-protected-resource"+path, func(w http.ResponseWriter, r *http.Request) {
 		// The resource as the client named the server (a test may reach

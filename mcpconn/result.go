@@ -181,13 +181,13 @@ func (c *inflightCall) refusal() error {
 // refuse records that the first answer to request id, if it is the
 // call's current request, could not be read, and why; it reports whether
 // it was the call's.
-func (c *inflightCall) refuse(id string, why error) bool {
+func (c *inflightCall) refuse(id string, why error, notes uint64) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.id != id || c.answered {
 		return false
 	}
-	c.refused, c.answered = why, true
+	c.refused, c.answered, c.notesBefore = why, true, notes
 	return true
 }
 
@@ -195,16 +195,25 @@ func (c *inflightCall) refuse(id string, why error) bool {
 // current request: a later answer with the same id is not the one the
 // go-sdk delivered, and an answer to an earlier request of the call (the
 // go-sdk sends another for an input-required result) is not the call's
-// result. result is nil for an error answer.
+// result. result is nil for an error answer; notes is the session's
+// notification mark when the answer was read (noteQueue.mark).
 // It reports whether result became the call's.
-func (c *inflightCall) setAnswer(id string, result json.RawMessage) bool {
+func (c *inflightCall) setAnswer(id string, result json.RawMessage, notes uint64) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.id != id || c.answered {
 		return false
 	}
-	c.raw, c.answered = result, true
+	c.raw, c.answered, c.notesBefore = result, true, notes
 	return result != nil
+}
+
+// notesToAwait is the notification mark of the call's answer: 0 when it
+// had none.
+func (c *inflightCall) notesToAwait() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.notesBefore
 }
 
 // callWritten ties a tools/call request being sent to the call ctx
@@ -224,7 +233,7 @@ func (c *toolsListCapture) callAnswered(id string, result json.RawMessage) bool 
 		return false
 	}
 	if call := c.calls.byRequest(id); call != nil {
-		return call.setAnswer(id, result)
+		return call.setAnswer(id, result, c.calls.notes.mark())
 	}
 	return false
 }
@@ -237,7 +246,7 @@ func (c *toolsListCapture) refuseCall(id string, why error) bool {
 		return false
 	}
 	if call := c.calls.byRequest(id); call != nil {
-		return call.refuse(id, why)
+		return call.refuse(id, why, c.calls.notes.mark())
 	}
 	return false
 }

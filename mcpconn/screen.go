@@ -91,8 +91,15 @@ func (s *messageScreen) scrubs() bool { return s != nil && s.scrub != nil }
 // (an application/json body), or nil. The error is the rate bound a
 // dropped message broke. A nil screen passes everything.
 func (s *messageScreen) screen(msg []byte, answers func() json.RawMessage) (out []byte, changed bool, err error) {
+	out, changed, _, err = s.screenNote(msg, answers)
+	return out, changed, err
+}
+
+// screenNote is screen that also reports a notification (a message with
+// a method and no id) that passes, as it came or scrubbed.
+func (s *messageScreen) screenNote(msg []byte, answers func() json.RawMessage) (out []byte, changed, note bool, err error) {
 	if s == nil {
-		return msg, false, nil
+		return msg, false, false, nil
 	}
 	b := bytes.TrimSpace(msg)
 	// The secrets first: the rest of the screen, and the go-sdk, read the
@@ -102,23 +109,23 @@ func (s *messageScreen) screen(msg []byte, answers func() json.RawMessage) (out 
 		msg, b, scrubbed = sb, sb, true
 	}
 	if len(b) == 0 || (b[0] != '{' && b[0] != '[') {
-		return msg, scrubbed, nil // not JSON-RPC: the go-sdk reports it, as always
+		return msg, scrubbed, false, nil // not JSON-RPC: the go-sdk reports it, as always
 	}
 	if b[0] == '[' {
 		if end, nesting := skipNested(b, 0); end < 0 || nesting <= MaxMessageDepth {
-			return msg, scrubbed, nil
+			return msg, scrubbed, false, nil
 		}
-		return nil, true, s.drop("a batch nested deeper than MaxMessageDepth")
+		return nil, true, false, s.drop("a batch nested deeper than MaxMessageDepth")
 	}
 	// One pass reads the members the decision needs and the nesting.
 	var env envelope
 	nesting, err := objectNesting(b, env.member)
 	if err != nil {
-		return msg, scrubbed, nil // malformed JSON: the go-sdk reports it, as always
+		return msg, scrubbed, false, nil // malformed JSON: the go-sdk reports it, as always
 	}
 	deep := nesting > MaxMessageDepth
 	if !deep && (env.plain() || decodes(b)) {
-		return msg, scrubbed, nil
+		return msg, scrubbed, env.method != nil && (env.id == nil || isNull(env.id)), nil
 	}
 	cause := error(errUndecodable)
 	if deep {
@@ -126,24 +133,24 @@ func (s *messageScreen) screen(msg []byte, answers func() json.RawMessage) (out 
 	}
 	if env.method == nil {
 		if id, ok := rawIDKey(env.id); ok {
-			return s.refuseAnswer(b, env.id, id, deep, cause), true, nil
+			return s.refuseAnswer(b, env.id, id, deep, cause), true, false, nil
 		}
 		if answers != nil {
 			// The body answers the request it was the response to.
 			if raw := answers(); raw != nil {
 				id, _ := rawIDKey(raw)
-				return s.refuseAnswer(b, raw, id, false, cause), true, nil
+				return s.refuseAnswer(b, raw, id, false, cause), true, false, nil
 			}
 		}
 		if deep {
-			return nil, true, s.drop("a response nested deeper than MaxMessageDepth that names no request (id)")
+			return nil, true, false, s.drop("a response nested deeper than MaxMessageDepth that names no request (id)")
 		}
-		return nil, true, s.drop("a response that names no request (its id is null, missing or not a string or integer)")
+		return nil, true, false, s.drop("a response that names no request (its id is null, missing or not a string or integer)")
 	}
 	if deep {
-		return nil, true, s.drop("a request or notification nested deeper than MaxMessageDepth")
+		return nil, true, false, s.drop("a request or notification nested deeper than MaxMessageDepth")
 	}
-	return nil, true, s.drop("a request or notification the JSON-RPC decoder refuses")
+	return nil, true, false, s.drop("a request or notification the JSON-RPC decoder refuses")
 }
 
 // refuseAnswer returns what the go-sdk reads in place of an answer (to the
@@ -460,10 +467,14 @@ type screenedJSONBody struct {
 	// status's): only the screen's secrets are masked in it.
 	scrubOnly bool
 	req       *http.Request // the POST it answers
-	out       []byte
-	off       int
-	done      bool
-	err       error
+	// notify, when set, is handed each notification that passes, with
+	// stream, the call whose POST the body answers (or nil).
+	notify func(msg []byte, stream *inflightCall)
+	stream *inflightCall
+	out    []byte
+	off    int
+	done   bool
+	err    error
 }
 
 func (j *screenedJSONBody) Read(p []byte) (int, error) {
@@ -479,12 +490,16 @@ func (j *screenedJSONBody) Read(p []byte) (int, error) {
 			j.out, j.err = j.screen.scrub.json(body), io.EOF
 			return j.Read(p)
 		}
-		msg, changed, serr := j.screen.screen(body, j.requestID)
+		msg, changed, note, serr := j.screen.screenNote(body, j.requestID)
 		switch {
 		case serr != nil:
 			j.err = serr
 		case changed:
 			j.out = msg
+		}
+		if note && serr == nil && j.notify != nil {
+			// A notification that passes, scrubbed or as it came.
+			j.notify(msg, j.stream)
 		}
 		if j.capture != nil && j.err == nil {
 			if e := noteResponses(j.capture, j.out); e != nil {
@@ -532,6 +547,11 @@ type screenedEvents struct {
 	screen  *messageScreen
 	capture *toolsListCapture // nil: nothing to note
 	guard   *peerGuard
+	// notify, when set, is handed each notification that passes, in the
+	// stream's order, with stream, the call whose own stream it is (or
+	// nil).
+	notify func(msg []byte, stream *inflightCall)
+	stream *inflightCall
 
 	event   []byte       // the lines of the current event so far
 	data    bytes.Buffer // its data, joined as the go-sdk joins it
@@ -576,9 +596,14 @@ func (s *screenedEvents) endLine() {
 func (s *screenedEvents) endEvent() {
 	ev := s.screen.scrubFields(s.event)
 	if s.data.Len() > 0 && (len(s.name) == 0 || string(s.name) == "message") {
-		msg, changed, err := s.screen.screen(s.data.Bytes(), nil)
+		msg, changed, note, err := s.screen.screenNote(s.data.Bytes(), nil)
 		if err != nil {
 			s.err = err
+		}
+		if note && s.notify != nil && s.err == nil {
+			// Before the event reaches the go-sdk, so before any answer
+			// that follows it on the stream.
+			s.notify(msg, s.stream)
 		}
 		if changed {
 			s.out = appendEvent(s.out, ev, msg)

@@ -70,7 +70,8 @@ func (c *Connector) newClient(s *Session, h *Handlers) *mcp.Client {
 		caps.RootsV2 = &mcp.RootCapabilities{ListChanged: true}
 	}
 	if h.Progress != nil || h.Log != nil || h.ToolsChanged != nil {
-		s.notes = make(chan func(context.Context), maxQueuedNotifications)
+		s.notes = newNoteQueue()
+		s.calls.notes = s.notes
 	}
 	cl := mcp.NewClient(c.info, copts)
 	cl.AddReceivingMiddleware(s.receive)
@@ -112,27 +113,14 @@ func notDeclared(method string) error {
 	return &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: method + " is not supported: the client did not declare its capability"}
 }
 
-// receive routes what the server sends on its own: requests through
-// serveRequest; notifications, when the transport's reader does not see
-// them (streamable HTTP: !wireOrder), to the notification queue, in the
-// go-sdk's order.
+// receive routes the requests the server sends on its own through
+// serveRequest. Its notifications never reach it: the transports' readers
+// hand them over as they read them (readServerMessage), in wire order.
 func (s *Session) receive(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch method {
 		case MethodElicit, MethodCreateMessage, MethodListRoots:
 			return s.serveRequest(ctx, method, req, next)
-		case notificationProgress:
-			if p, ok := req.GetParams().(*mcp.ProgressNotificationParams); ok && !s.wireOrder {
-				s.onProgress(p)
-			}
-		case notificationMessage:
-			if p, ok := req.GetParams().(*mcp.LoggingMessageParams); ok && !s.wireOrder {
-				s.onLog(p)
-			}
-		case notificationToolsChange:
-			if !s.wireOrder {
-				s.onToolsChanged()
-			}
 		}
 		return next(ctx, method, req)
 	}
@@ -145,18 +133,14 @@ func callback(f func()) {
 	f()
 }
 
-// maxQueuedNotifications bounds the notifications read and not yet
-// handed to their handler (Progress, Log, ToolsChanged: one queue per
-// session, in order); more are dropped and counted
-// (Session.NotificationsDropped).
-const maxQueuedNotifications = 256
-
 // readServerMessage sees a message the server started as the reader reads
-// it (stdio, SSE, Dial): a progress restarts its call's idle timeout at
-// once, whatever the handlers are doing, and every notification is
-// queued with the calls in flight then, so it keeps its place relative
-// to the results of calls.
-func (s *Session) readServerMessage(m *jsonrpc.Request) {
+// it (stdio, SSE and Dial: the connection's reader; streamable HTTP: the
+// reader of each event stream, stream the call whose own stream it is,
+// else nil): a progress restarts its call's idle timeout at once,
+// whatever the handlers are doing, and every notification is queued with
+// the calls in flight then, so it keeps its place relative to the
+// results of calls (awaitNotes).
+func (s *Session) readServerMessage(m *jsonrpc.Request, stream *inflightCall) {
 	if m.ID.IsValid() {
 		return
 	}
@@ -176,7 +160,18 @@ func (s *Session) readServerMessage(m *jsonrpc.Request) {
 		if json.Unmarshal(m.Params, &p) != nil {
 			return // the go-sdk refuses it too
 		}
-		s.onLog(&p)
+		s.onLog(&p, stream)
+	}
+}
+
+// readNotification is readServerMessage for a notification of a
+// streamable HTTP body, as the screen passed it: read on the body's
+// reader, in the stream's order, before the go-sdk reads it.
+func (s *Session) readNotification(msg []byte, stream *inflightCall) {
+	if m, err := jsonrpc.DecodeMessage(msg); err == nil {
+		if req, ok := m.(*jsonrpc.Request); ok {
+			s.readServerMessage(req, stream)
+		}
 	}
 }
 
@@ -190,12 +185,13 @@ func (s *Session) onToolsChanged() {
 	}
 }
 
-// onLog queues a log notification, bounded, for the Log handler.
-func (s *Session) onLog(p *mcp.LoggingMessageParams) {
+// onLog queues a log notification, bounded, for the Log handler; stream
+// is the call whose own event stream it came on, or nil.
+func (s *Session) onLog(p *mcp.LoggingMessageParams, stream *inflightCall) {
 	if s.serve == nil || s.serve.h.Log == nil {
 		return
 	}
-	_, tag, attr := s.attribute(p.Meta)
+	_, tag, attr := s.attributeStream(p.Meta, stream)
 	in := s.incoming(s.calls.live())
 	if attr != attrNone {
 		in.Calls = []any{tag}
@@ -232,16 +228,10 @@ func (s *Session) onProgress(p *mcp.ProgressNotificationParams) {
 }
 
 // enqueue hands a notification to deliverNotifications, or drops it when
-// the queue is full: a slow handler must not make the session hold an
-// unbounded backlog of a flooding server's messages.
+// the queue is full (noteQueue.put).
 func (s *Session) enqueue(f func(context.Context)) {
-	if s.notes == nil {
-		return
-	}
-	select {
-	case s.notes <- f:
-	default:
-		s.notesDropped.Add(1)
+	if s.notes != nil {
+		s.notes.put(f)
 	}
 }
 
@@ -254,7 +244,10 @@ func (s *Session) NotificationsDropped() uint64 {
 	if s.lease != nil {
 		return s.lease.base.NotificationsDropped()
 	}
-	return s.notesDropped.Load()
+	if s.notes == nil {
+		return 0
+	}
+	return s.notes.dropped.Load()
 }
 
 // deliverNotifications runs the queued notification handlers, one at a
@@ -262,8 +255,9 @@ func (s *Session) NotificationsDropped() uint64 {
 func (s *Session) deliverNotifications() {
 	for {
 		select {
-		case f := <-s.notes:
+		case f := <-s.notes.ch:
 			s.notify(context.Background(), f)
+			s.notes.handled()
 		case <-s.closing.Done():
 			return
 		}
@@ -301,16 +295,31 @@ type request struct {
 
 type requestKey struct{}
 
-// serveRequest answers one request of the server: refused when its
-// capability was not declared, when too many are being answered, or when
-// it is over a bound; else answered by its handler under a bounded
-// context, with the idle timeouts of its calls held. Every request is
-// reported to Served.
-func (s *Session) serveRequest(ctx context.Context, method string, req mcp.Request, next mcp.MethodHandler) (res mcp.Result, err error) {
-	start := time.Now()
+// serveRequest answers one request of the server (answerRequest), by its
+// handler or, for roots/list, by listRoots.
+func (s *Session) serveRequest(ctx context.Context, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
 	live, tag, attr := s.attribute(metaOf(req.GetParams()))
+	res, _, err := s.answerRequest(ctx, method, req.GetParams(), live, tag, attr, "", func(hctx context.Context, rq *request) (mcp.Result, error) {
+		if method == MethodListRoots {
+			return s.listRoots(hctx, rq)
+		}
+		return next(hctx, method, req)
+	})
+	return res, err
+}
+
+// answerRequest answers one request of the server, with params, about
+// the call live (tag, attr: how it names its call): refused when its
+// capability was not declared, when invalid is not "" (why it is
+// malformed), when too many are being answered, or when it is over a
+// bound; else answered by handle under a bounded context, with the idle
+// timeouts of its calls held. Every request is reported to Served; rq
+// says how it ended.
+func (s *Session) answerRequest(ctx context.Context, method string, params mcp.Params, live *inflightCall, tag any, attr attribution, invalid string,
+	handle func(hctx context.Context, rq *request) (mcp.Result, error)) (res mcp.Result, rq *request, err error) {
+	start := time.Now()
 	calls := s.calls.live()
-	rq := &request{in: s.incoming(calls), attr: attr}
+	rq = &request{in: s.incoming(calls), attr: attr}
 	sh := s.serve.h.shared
 	switch {
 	case attr == attrLive:
@@ -335,13 +344,13 @@ func (s *Session) serveRequest(ctx context.Context, method string, req mcp.Reque
 			callback(func() { s.serve.h.Served(rq.in, rep) })
 		}
 	}()
-	refuse := func(code int64, reason string) (mcp.Result, error) {
+	refuse := func(code int64, reason string) (mcp.Result, *request, error) {
 		rq.outcome, rq.reason = OutcomeRefused, reason
-		return nil, &jsonrpc.Error{Code: code, Message: "refused: " + reason}
+		return nil, rq, &jsonrpc.Error{Code: code, Message: "refused: " + reason}
 	}
 	h := &s.serve.h
 	if method == MethodElicit {
-		if p, ok := req.GetParams().(*mcp.ElicitParams); ok {
+		if p, ok := params.(*mcp.ElicitParams); ok && p != nil {
 			rep.Mode = p.Mode
 			if rep.Mode == "" {
 				rep.Mode = "form"
@@ -350,10 +359,13 @@ func (s *Session) serveRequest(ctx context.Context, method string, req mcp.Reque
 	}
 	if (method == MethodElicit && h.Elicit == nil) || (method == MethodCreateMessage && h.CreateMessage == nil) ||
 		(method == MethodListRoots && h.Roots == nil) {
-		rq.outcome, rq.reason = OutcomeRefused, "the capability was not declared"
-		return nil, notDeclared(method)
+		rq.outcome, rq.reason = OutcomeRefused, reasonNotDeclared
+		return nil, rq, notDeclared(method)
 	}
-	if reason := s.overBounds(method, req.GetParams()); reason != "" {
+	if invalid != "" {
+		return refuse(jsonrpc.CodeInvalidParams, invalid)
+	}
+	if reason := s.overBounds(method, params); reason != "" {
 		return refuse(jsonrpc.CodeInvalidParams, reason)
 	}
 	if n := s.serve.busy.Add(1); int(n) > s.serve.max.requests {
@@ -374,11 +386,7 @@ func (s *Session) serveRequest(ctx context.Context, method string, req mcp.Reque
 	}()
 	hctx = context.WithValue(hctx, requestKey{}, rq)
 
-	if method == MethodListRoots {
-		res, err = s.listRoots(hctx, rq)
-	} else {
-		res, err = next(hctx, method, req)
-	}
+	res, err = handle(hctx, rq)
 	switch {
 	case err == nil:
 		if rq.outcome == "" {
@@ -398,8 +406,12 @@ func (s *Session) serveRequest(ctx context.Context, method string, req mcp.Reque
 	if err != nil && hctx.Err() != nil && rq.outcome != OutcomeRefused {
 		rq.outcome, rq.reason = OutcomeCancelled, ""
 	}
-	return res, err
+	return res, rq, err
 }
+
+// reasonNotDeclared is why a request for a capability the session did not
+// declare is refused.
+const reasonNotDeclared = "the capability was not declared"
 
 // serverRequestContext bounds the handler of one server request: it ends with
 // the session, after MaxServerRequestTime, and, when calls were in flight
@@ -686,9 +698,13 @@ func (s *Session) askLogLevel(ctx context.Context) {
 	if s.serve == nil || s.serve.h.Log == nil || s.capabilities == nil || s.capabilities.Logging == nil {
 		return
 	}
-	level := s.serve.h.LogLevel
-	if level == "" {
-		level = "info"
+	_ = s.cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: logLevelOf(&s.serve.h)})
+}
+
+// logLevelOf is the level the Log handler of h asks for: "info" for "".
+func logLevelOf(h *Handlers) mcp.LoggingLevel {
+	if h.LogLevel == "" {
+		return "info"
 	}
-	_ = s.cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: level})
+	return h.LogLevel
 }

@@ -207,9 +207,10 @@ func floodServer(groups, groupSize int, pause time.Duration) *mcp.Server {
 // floods progress: the session holds at most the queue's worth of
 // notifications (the rest dropped and counted), and the progress still
 // restarts the call's idle timeout as it is read, so the call, three
-// idle timeouts long, succeeds. Over Dial (the reader sees the wire) and
-// streamable HTTP (the go-sdk's order). Not parallel: it measures the
-// heap.
+// idle timeouts long, succeeds (its result then waits at most one more
+// idle timeout for the stuck handler: see awaitNotes). Over Dial (the
+// connection's reader) and streamable HTTP (the event stream's reader).
+// Not parallel: it measures the heap.
 func TestSlowProgressHandlerUnderFlood(t *testing.T) {
 	const groups, groupSize = 30, 100 // 3000 notifications of 8 KiB over 3 s
 	tests := []struct {

@@ -37,14 +37,9 @@ type Session struct {
 	client        *mcp.Client
 	// toolsChanged counts the notifications/tools/list_changed read.
 	toolsChanged atomic.Uint64
-	// wireOrder: the transport's reader sees the messages the server
-	// starts (captureConn: readServerMessage), in wire order; else
-	// (streamable HTTP) only receive does, in the go-sdk's order.
-	wireOrder bool
 	// notes carries the notifications read to their handlers, in order
 	// (deliverNotifications); nil when no notification handler is set.
-	notes        chan func(context.Context)
-	notesDropped atomic.Uint64
+	notes *noteQueue
 	// send is the go-sdk's sending path of the session's own client (nil
 	// for the shared client).
 	send    mcp.MethodHandler
@@ -366,8 +361,12 @@ var (
 // ErrUnavailable when the connection is dead or closed, context.DeadlineExceeded
 // for the tool timeout, the caller's ctx error when ctx ends, a
 // *jsonrpc.Error (errors.As) for a protocol error such as an unknown tool,
-// and ErrBadResult for a result that is malformed (the session stays
-// usable). mcpconn adds no argument value to an error; a protocol error's
+// ErrBadResult for a result that is malformed (the session stays
+// usable), and ErrURLElicitationRequired when the server answered that
+// the user must first complete a step at a URL (the elicitations went to
+// Handlers.Elicit before CallTool returned). It returns once the
+// notifications the server sent before its answer have been handled
+// (see Handlers). mcpconn adds no argument value to an error; a protocol error's
 // text is the server's. The request's params._meta carries the call's
 // progress token and the fields of WithRequestMeta(ctx, ...).
 func (s *Session) CallTool(ctx context.Context, name string, args json.RawMessage) (*CallResult, error) {
@@ -396,6 +395,13 @@ func (s *Session) CallTool(ctx context.Context, name string, args json.RawMessag
 	params.SetProgressToken(call.token)
 	lostBefore := s.Lost()
 	res, err := s.cs.CallTool(cctx, params)
+	s.awaitNotes(ctx, call)
+	if wire := requiredElicitations(err); wire != nil && ctx.Err() == nil && cctx.Err() == nil && !s.closed.Load() {
+		// The server's answer: the user must act first. No result, no
+		// loss: the elicitations go to the host, the call's error says
+		// what became of them.
+		return nil, s.askRequired(cctx, name, call, wire)
+	}
 	// A remote server that answered the call's request with 404 no
 	// longer knew the session: it was lost before the request came.
 	goneBefore := lostBefore || call.sessionGone.Load()
@@ -406,6 +412,16 @@ func (s *Session) CallTool(ctx context.Context, name string, args json.RawMessag
 		s.noteLostCall(call.tag)
 	}
 	return out, err
+}
+
+// awaitNotes returns once the notifications the session read before the
+// call's answer have been handled (their handlers returned), so a call's
+// result never overtakes its progress and log lines: the go-sdk hands a
+// call its answer at once, the notifications before it to a queue of
+// their own. It waits at most the tool timeout for a handler that does
+// not return, and never past ctx or the session's close.
+func (s *Session) awaitNotes(ctx context.Context, call *inflightCall) {
+	s.notes.wait(ctx, call.notesToAwait(), s.closing.Done(), s.toolTimeout)
 }
 
 // noteLostCall records a call that failed because the connection was

@@ -56,7 +56,7 @@ func newSharedKey(ref resource.Ref, rev int64, srv resource.MCPServer, h *Handle
 			}
 		}
 		if h.Log != nil {
-			k.logLevel = h.LogLevel
+			k.logLevel = logLevelOf(h)
 		}
 	}
 	return k, nil

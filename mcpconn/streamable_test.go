@@ -504,8 +504,10 @@ func TestStandaloneStreamRefusedWith405(t *testing.T) {
 }
 
 // A url that is not the document's transport, or that wants credentials,
-// says what to set, in the document's words, and never shows the
-// header's value or the url's secrets.
+// says what to set, in the document's words, with the server's message
+// (issue 24 item 4), and never shows the header's value or the url's
+// secrets, not even where the server's message echoes them, nor a header
+// of the answer.
 func TestRemoteRefusalSaysWhatToTry(t *testing.T) {
 	t.Parallel()
 	serve := func(h http.Handler) *httptest.Server {
@@ -524,7 +526,7 @@ func TestRemoteRefusalSaysWhatToTry(t *testing.T) {
 	status := func(code int) *httptest.Server {
 		return serve(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="s3cret-realm"`)
-			http.Error(w, "go away s3cret-body", code)
+			http.Error(w, "go away, "+r.Header.Get("Authorization")+" "+r.URL.RawQuery+" "+r.URL.Path+"\nsecond line", code)
 		}))
 	}
 	unauthorized, forbidden := status(http.StatusUnauthorized), status(http.StatusForbidden)
@@ -542,7 +544,7 @@ func TestRemoteRefusalSaysWhatToTry(t *testing.T) {
 		{"web page as sse", resource.TransportSSE, page.URL + query, mcpconn.ErrWrongTransport, "web page"},
 		{"404 as http", resource.TransportHTTP, notFound.URL + query, mcpconn.ErrWrongTransport, `check the url's path`},
 		{"404 as sse", resource.TransportSSE, notFound.URL + query, mcpconn.ErrWrongTransport, `set "type": "http"`},
-		{"401 as http", resource.TransportHTTP, unauthorized.URL + query, mcpconn.ErrUnauthorized, "the server requires authorization (HTTP 401 Unauthorized): set headers (e.g. an Authorization header with a ${secret:...} reference)"},
+		{"401 as http", resource.TransportHTTP, unauthorized.URL + query, mcpconn.ErrUnauthorized, `the server requires authorization (HTTP 401 Unauthorized: "go away, [redacted] [redacted] /mcp"): set headers (e.g. an Authorization header with a ${secret:...} reference)`},
 		{"401 as sse", resource.TransportSSE, unauthorized.URL + query, mcpconn.ErrUnauthorized, "requires authorization"},
 		{"403 as http", resource.TransportHTTP, forbidden.URL + query, mcpconn.ErrUnauthorized, "HTTP 403 Forbidden"},
 	} {
@@ -559,8 +561,8 @@ func TestRemoteRefusalSaysWhatToTry(t *testing.T) {
 			if !errors.Is(err, mcpconn.ErrHandshake) || !errors.Is(err, tt.kind) || !strings.Contains(msg, tt.want) {
 				t.Errorf("Connect = %v; want ErrHandshake and %v saying %q", err, tt.kind, tt.want)
 			}
-			if strings.Contains(msg, "s3cret") {
-				t.Errorf("error %q shows a secret", msg)
+			if strings.Contains(msg, "s3cret") || strings.Contains(msg, "second line") {
+				t.Errorf("error %q shows a secret, or more than the message's first line", msg)
 			}
 		})
 	}

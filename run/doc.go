@@ -167,7 +167,18 @@
 //
 //   - Options.Elicit answers elicitation/create (form and url modes). An
 //     accepted form gets the requested schema's defaults for what it
-//     leaves out (SEP-1034) and must match the schema.
+//     leaves out (SEP-1034) and must match the schema. It also gets the
+//     url-mode elicitations of a call its server answered with URL
+//     elicitation required (JSON-RPC error -32042: the user must first
+//     complete a step in a browser, such as a third-party sign-in), with
+//     that call, bounded and audited as any elicitation (mcpconn: URL
+//     elicitation required). The call then fails with CodeToolError and
+//     a message in agt's words: the user accepted, and the call may
+//     succeed when made again once the user has finished; or the user
+//     declined or dismissed it, or it could not be shown (no Elicit: the
+//     Run has no handler), and the call cannot succeed as it is. The URL
+//     and the server's text are for the user, through Elicit: the model
+//     never reads them.
 //   - Options.Sample answers sampling/createMessage with the Run's model.
 //   - Options.Roots are the roots (roots/list); Run.SetRoots changes them
 //     and sends notifications/roots/list_changed to every mounted server.
@@ -216,10 +227,18 @@
 // default 10 minutes). Progress, server log lines (notifications/message,
 // with the call they name, else the calls in flight) and tool list
 // changes go to Options.Observe
-// (one at a time per server; it must return quickly), and progress and
+// (one at a time per server; it must return quickly, and must not wait
+// for a batch of its Run), and progress and
 // log lines to Options.Logger ("agt.server_progress" at Debug,
 // "agt.server_log" at the server's level, with agent, mount, run, batch
-// and call IDs) at a bounded rate.
+// and call IDs) at a bounded rate. Execute returns a call's result only
+// once Observe has returned for every notification its server sent
+// before that result: on stdio and SSE all of them, on streamable HTTP
+// those sent on the call's own event stream and those of other streams
+// read before it (mcpconn: What a server sends on its own; a stuck
+// Observe holds a result at most tool_timeout_ms). The servers send log
+// lines at Options.ServerLogLevel and above (default info), in either
+// protocol era.
 //
 // # Shared servers
 //

@@ -487,8 +487,11 @@ func (r *Run) mcpFailure(ref resource.Ref, err error) Result {
 		return Result{Code: code, Message: "the MCP server " + string(ref) + " is not connected: " + boundMessage(r.modelText(err))}
 	case code == CodeInternal && errors.As(err, &rpc):
 		return Result{Code: CodeToolError, Message: boundMessage(fmt.Sprintf("the MCP server answered with error %d: %s", rpc.Code, rpc.Message))}
-	case errors.Is(err, mcpconn.ErrBadResult):
-		// The server's answer is unusable; the connection is fine.
+	case errors.Is(err, mcpconn.ErrBadResult), errors.Is(err, mcpconn.ErrURLElicitationRequired):
+		// The server's answer is unusable, or says the user must act
+		// first (mcpconn's words say whether calling again may succeed;
+		// the URLs went to Options.Elicit, for the user, never to the
+		// model); the connection is fine.
 		return Result{Code: CodeToolError, Message: boundMessage(r.modelText(err))}
 	}
 	return r.failure(err)

@@ -211,6 +211,21 @@ type Options struct {
 	// SetRoots fails); an empty non-nil slice declares it with no roots
 	// yet. New copies it.
 	Roots []*mcp.Root
+	// ServerLogLevel is the least severe level of the log lines
+	// (notifications/message) the Run asks its mounted servers for: one
+	// of debug, info, notice, warning, error, critical, alert, emergency
+	// (RFC 5424's severities, as MCP names them). "" means "info"; any
+	// other value fails New (and Resume). It is asked of every mount's
+	// server, restarts and refreshes included, in either protocol era:
+	// a server of protocol 2025-11-25 and earlier that declares the
+	// logging capability gets logging/setLevel right after the handshake;
+	// a server of the 2026-07-28 revision, which has no setLevel, gets
+	// it with each request (_meta io.modelcontextprotocol/logLevel).
+	// agt's connections speak 2025-11-25 today: setLevel is what servers
+	// get. Lines below the level are not sent, so neither Observe nor
+	// Logger sees them. Runs that share a server share it only with Runs
+	// asking the same level (a server has one level per connection).
+	ServerLogLevel mcp.LoggingLevel
 	// Observe receives the notifications the mounted servers send:
 	// progress of a call, log lines, tool list changes, with the calls in
 	// flight. It is called one notification at a time per server, on the

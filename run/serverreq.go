@@ -3,6 +3,7 @@
 package run
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -120,6 +121,7 @@ type serverHooks struct {
 	elicit     func(ctx context.Context, from Origin, params *mcp.ElicitParams) (*mcp.ElicitResult, error)
 	sample     func(ctx context.Context, from Origin, params *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)
 	observe    func(ctx context.Context, n Notification)
+	logLevel   mcp.LoggingLevel // Options.ServerLogLevel, "info" for ""
 	maxSamples int32
 	// roots is nil when the Run declares no roots.
 	roots atomic.Pointer[[]*mcp.Root]
@@ -128,7 +130,10 @@ type serverHooks struct {
 }
 
 func newServerHooks(r *Run, opts *Options) (*serverHooks, error) {
-	h := &serverHooks{r: r, elicit: opts.Elicit, sample: opts.Sample, observe: opts.Observe}
+	h := &serverHooks{r: r, elicit: opts.Elicit, sample: opts.Sample, observe: opts.Observe, logLevel: cmp.Or(opts.ServerLogLevel, "info")}
+	if !serverlog.Known(h.logLevel) {
+		return nil, fmt.Errorf("run: Options.ServerLogLevel %s is not a log level: set one of debug, info, notice, warning, error, critical, alert, emergency, or leave it empty for info", quoteID(string(h.logLevel)))
+	}
 	switch {
 	case opts.MaxSamplingPerCall == 0:
 		h.maxSamples = DefaultMaxSamplingPerCall
@@ -192,6 +197,7 @@ func (h *serverHooks) handlers(ref resource.Ref) *mcpconn.Handlers {
 			}
 			h.notify(ctx, Notification{Kind: NotifyLog, From: from, Log: p})
 		},
+		LogLevel: h.logLevel,
 		ToolsChanged: func(ctx context.Context, in mcpconn.Incoming) {
 			h.notify(ctx, Notification{Kind: NotifyToolsChanged, From: origin(ref, in)})
 		},

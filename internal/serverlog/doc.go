@@ -1,6 +1,7 @@
 // Package serverlog holds what mcpconn and run share to put an MCP
 // server's log lines into a host's slog.Logger: the level a line goes at,
-// its data as JSON (Data), and the rate at which one server's lines may go.
+// its data as JSON (Data), the rate at which one server's lines may go,
+// and which levels exist (Known: the levels a host may ask servers for).
 //
 //	var gate serverlog.Gate // one per server (connection or mount)
 //	log := func(ctx context.Context, p *mcp.LoggingMessageParams) {

@@ -19,6 +19,17 @@ const (
 	Rate  = 20 // per second
 )
 
+// Known reports whether l is a level of MCP log lines: one of debug,
+// info, notice, warning, error, critical, alert, emergency (RFC 5424's
+// syslog severities, least severe first).
+func Known(l mcp.LoggingLevel) bool {
+	switch l {
+	case "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency":
+		return true
+	}
+	return false
+}
+
 // Level is the slog level of a server's line at MCP level l: error,
 // critical, alert, emergency and any unknown level are errors.
 func Level(l mcp.LoggingLevel) slog.Level {

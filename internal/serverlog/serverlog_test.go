@@ -25,6 +25,18 @@ func TestLevel(t *testing.T) {
 	}
 }
 
+func TestKnown(t *testing.T) {
+	t.Parallel()
+	for l, want := range map[mcp.LoggingLevel]bool{
+		"debug": true, "info": true, "notice": true, "warning": true, "error": true, "critical": true, "alert": true, "emergency": true,
+		"": false, "Info": false, "warn": false, "trace": false, "info ": false,
+	} {
+		if got := Known(l); got != want {
+			t.Errorf("Known(%q) = %v; want %v", l, got, want)
+		}
+	}
+}
+
 // A flood passes a burst, then about the rate; every line held back is
 // counted once.
 func TestGateBoundsAFlood(t *testing.T) {

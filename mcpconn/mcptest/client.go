@@ -4,6 +4,7 @@ package mcptest
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -29,6 +30,7 @@ const (
 	ToolAddTool    = "add_tool"    // adds a tool: notifications/tools/list_changed
 	ToolClientCaps = "client_caps" // the client's capabilities from initialize
 	ToolLate       = "late"        // an elicitation and a log line after the call, outside it
+	ToolURLNeeded  = "url_needed"  // answers with URL elicitation required (-32042)
 )
 
 // How a request or log line of the server names the call it is about
@@ -64,6 +66,20 @@ type AskIn struct {
 	Names string `json:"names,omitempty"`
 }
 
+// URLNeededIn is the input of url_needed, which answers every call with
+// the JSON-RPC error URL elicitation required (-32042, MCP 2025-11-25)
+// listing Count url-mode elicitations (default 1), each with URL (default
+// AskURL), the message "Connect your account" and the elicitationId
+// "need-N" (N from 1). Mode, when set, replaces each one's mode "url"
+// (an error a client must not take); Data, when set, is the error's data
+// as it is (a malformed one).
+type URLNeededIn struct {
+	Count int    `json:"count,omitempty"`
+	URL   string `json:"url,omitempty"`
+	Mode  string `json:"mode,omitempty"`
+	Data  string `json:"data,omitempty"`
+}
+
 // AskManyIn is the input of ask_many.
 type AskManyIn struct {
 	Count int `json:"count"`
@@ -90,6 +106,10 @@ type ProgressIn struct {
 type LogIn struct {
 	Count int `json:"count"`
 	Bytes int `json:"bytes,omitempty"`
+	// Level is the lines' level (default info); the server sends only
+	// lines at or above the level the client asked for
+	// (logging/setLevel), none before it asked.
+	Level string `json:"level,omitempty"`
 	// Names says how each line names the call (NamesNothing,
 	// NamesToken, NamesRequest).
 	Names string `json:"names,omitempty"`
@@ -171,8 +191,15 @@ func (cf *clientFeatures) add(s *mcp.Server) {
 		InputSchema: schemaFor[struct{}](nil)}, cf.listRoots)
 	mcp.AddTool(s, &mcp.Tool{Name: ToolProgress, Description: "Reports progress steps times, ms apart, then returns.",
 		InputSchema: schemaFor[ProgressIn](nil)}, cf.progress)
-	mcp.AddTool(s, &mcp.Tool{Name: ToolLog, Description: "Sends count log messages at level info (structured: objects as their data).",
-		InputSchema: schemaFor[LogIn](nil)}, cf.log)
+	mcp.AddTool(s, &mcp.Tool{Name: ToolLog, Description: "Sends count log messages at level (default info; structured: objects as their data).",
+		InputSchema: schemaFor[LogIn](func(s *jsonschema.Schema) {
+			s.Properties["level"].Enum = []any{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+		})}, cf.log)
+	mcp.AddTool(s, &mcp.Tool{Name: ToolURLNeeded, Description: "Answers with URL elicitation required (-32042): the user must first open a URL.",
+		InputSchema: schemaFor[URLNeededIn](func(s *jsonschema.Schema) {
+			s.Properties["count"].Minimum = jsonschema.Ptr(1.0)
+			s.Properties["count"].Maximum = jsonschema.Ptr(1000.0)
+		})}, cf.urlNeeded)
 	mcp.AddTool(s, &mcp.Tool{Name: ToolClientCaps, Description: "Returns the capabilities the client declared in initialize, as JSON.",
 		InputSchema: schemaFor[struct{}](nil)}, cf.clientCaps)
 	mcp.AddTool(s, &mcp.Tool{Name: ToolAddTool, Description: "Adds a tool named name (an echo), which tells the clients that the tools changed.",
@@ -445,11 +472,25 @@ func (cf *clientFeatures) log(ctx context.Context, req *mcp.CallToolRequest, in 
 		case in.Bytes > 0:
 			data = strings.Repeat("y", in.Bytes)
 		}
-		if err := req.Session.Log(ctx, &mcp.LoggingMessageParams{Meta: meta, Level: "info", Logger: "fake", Data: data}); err != nil {
+		level := mcp.LoggingLevel(cmp.Or(in.Level, "info"))
+		if err := req.Session.Log(ctx, &mcp.LoggingMessageParams{Meta: meta, Level: level, Logger: "fake", Data: data}); err != nil {
 			return failure("log", err), nil, nil
 		}
 	}
 	return textResult("logged %d", in.Count), nil, nil
+}
+
+func (cf *clientFeatures) urlNeeded(ctx context.Context, req *mcp.CallToolRequest, in URLNeededIn) (*mcp.CallToolResult, any, error) {
+	data := json.RawMessage(in.Data)
+	if in.Data == "" {
+		list := make([]*mcp.ElicitParams, max(in.Count, 1))
+		for i := range list {
+			list[i] = &mcp.ElicitParams{Mode: cmp.Or(in.Mode, "url"), URL: cmp.Or(in.URL, AskURL), Message: "Connect your account",
+				ElicitationID: fmt.Sprintf("need-%d", i+1)}
+		}
+		data, _ = json.Marshal(map[string]any{"elicitations": list})
+	}
+	return nil, nil, &jsonrpc.Error{Code: mcp.CodeURLElicitationRequired, Message: "This request requires more information.", Data: data}
 }
 
 func (cf *clientFeatures) addTool(ctx context.Context, req *mcp.CallToolRequest, in AddToolIn) (*mcp.CallToolResult, any, error) {
