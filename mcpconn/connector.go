@@ -625,7 +625,7 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 				inner:   &mcp.SSEClientTransport{Endpoint: srv.URL, HTTPClient: client, MaxEventSize: c.opts.MaxMessageBytes + 1},
 				capture: s.capture, guard: s.guard, onServerMessage: s.readServerMessage, detach: true}, nil
 		}
-		rt.capture, rt.streamable, rt.mark = s.capture, true, s.streamMark
+		rt.capture, rt.streamable, rt.mark, rt.dropped = s.capture, true, s.streamMark, &s.dropped
 		rt.streams, rt.maxRetry = newEventStreams(c.opts.ReconnectBurst, c.opts.MinReconnectInterval), c.opts.MaxReconnectDelay
 		var handlers *Handlers
 		if opts != nil {

@@ -35,7 +35,10 @@
 // hostile ones, a hand-written peer in place of the server:
 // refuse-initialize, old-protocol, endless-line, notification-flood,
 // endless-listing, and hostile-content (also over -http: a tool listed
-// 1001 levels deep, a result 100,000 deep, an error with a null id). Tool
+// 1001 levels deep, a result 100,000 deep, an error with a null id);
+// drop-session (streamable HTTP with -http: no GET stream, and the tool
+// drop_session, which ends its session, whose later requests get 404 and
+// the Python SDK's JSON-RPC error body DropSessionBody). Tool
 // faults: crash-on-call, many-tools (5,000 tools), invalid-schema,
 // root-string, external-ref, tool-metadata (tools listed with a title,
 // annotations, an outputSchema and _meta as exact bytes, and each
