@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/agtsdk/agt"
+	"github.com/agtsdk/agt/internal/runtest"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/policy"
 	"github.com/agtsdk/agt/resource"
@@ -246,7 +247,7 @@ func TestServerEverything(t *testing.T) {
 	}
 
 	// Roots: the server listed the Run's root.
-	if text := textOf(t, results["roots"]); !strings.Contains(text, rootURI) {
+	if text := runtest.Text(t, results["roots"]); !strings.Contains(text, rootURI) {
 		t.Errorf("get-roots-list = %q, want it to name %s", text, rootURI)
 	}
 
@@ -257,14 +258,14 @@ func TestServerEverything(t *testing.T) {
 	if len(sampled) != 1 || len(sampled[0].Calls) != 1 || sampled[0].Calls[0].CallID != "sample" || sampled[0].Calls[0].RunID != "e2e" {
 		t.Errorf("sampling origins = %+v, want the call \"sample\" of run e2e", sampled)
 	}
-	if text := textOf(t, results["sample"]); !strings.Contains(text, "a scripted answer") {
+	if text := runtest.Text(t, results["sample"]); !strings.Contains(text, "a scripted answer") {
 		t.Errorf("trigger-sampling-request = %q, want the host's answer", text)
 	}
 	if len(elicited) != 1 || len(elicited[0].Calls) != 1 || elicited[0].Calls[0].CallID != "elicit" {
 		t.Errorf("elicitation origins = %+v, want the call \"elicit\"", elicited)
 	}
 	// The host gave only the name: the schema's default reached the server.
-	if text := textOf(t, results["elicit"]); !strings.Contains(text, "Ada Lovelace") || !strings.Contains(text, "It was a dark and stormy night.") {
+	if text := runtest.Text(t, results["elicit"]); !strings.Contains(text, "Ada Lovelace") || !strings.Contains(text, "It was a dark and stormy night.") {
 		t.Errorf("trigger-elicitation-request = %q, want the name and the default first line", text)
 	}
 
@@ -296,20 +297,4 @@ func TestServerEverything(t *testing.T) {
 			t.Errorf("no audit record of a %s request", k)
 		}
 	}
-}
-
-// textOf joins the text blocks of a result.
-func textOf(t *testing.T, res run.Result) string {
-	t.Helper()
-	blocks, err := res.Blocks()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var parts []string
-	for _, b := range blocks {
-		if tc, ok := b.(*run.TextContent); ok {
-			parts = append(parts, tc.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
 }

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agtsdk/agt/resource"
@@ -350,6 +351,10 @@ type headerRoundTripper struct {
 	// mark is the session's secret prefix of the marks put on the
 	// messages of a call's own event stream (streamMarker); "" for SSE.
 	mark string
+	// dropped is set when the server answers a POST that carries the
+	// session's id with 404 Not Found: it ended the session (streamable
+	// HTTP only; nil: not noted).
+	dropped *atomic.Bool
 	// screen judges every message of an event stream (both transports)
 	// and of an application/json body (streamable HTTP) before the go-sdk
 	// reads it; nil: none.
@@ -448,10 +453,16 @@ func (h *headerRoundTripper) send(req *http.Request, st *eventStream) (*http.Res
 	if err != nil {
 		return resp, err
 	}
-	if calling && resp.StatusCode == http.StatusNotFound {
-		// The server no longer knows the session (MCP: it ended it): the
-		// call never reached it (Session.Loss).
-		if call := callOf(req.Context()); call != nil {
+	if h.streamable && req.Method == http.MethodPost && resp.StatusCode == http.StatusNotFound &&
+		req.Header.Get(sessionIDHeader) != "" {
+		// The server no longer knows the session: it ended it (MCP
+		// 2025-11-25, streamable HTTP, session management: the client
+		// must start a new one), whatever the body says. A call whose own
+		// request got it never reached the session (Session.Loss).
+		if h.dropped != nil {
+			h.dropped.Store(true)
+		}
+		if call := callOf(req.Context()); calling && call != nil {
 			call.sessionGone.Store(true)
 		}
 	}

@@ -629,7 +629,7 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 				inner:   &mcp.SSEClientTransport{Endpoint: srv.URL, HTTPClient: client, MaxEventSize: scrubbedRoom(c.opts.MaxMessageBytes)},
 				capture: s.capture, guard: s.guard, onServerMessage: s.readServerMessage, detach: true}, nil
 		}
-		rt.capture, rt.streamable, rt.mark, rt.onNote = s.capture, true, s.streamMark, s.readNotification
+		rt.capture, rt.streamable, rt.mark, rt.onNote, rt.dropped = s.capture, true, s.streamMark, s.readNotification, &s.dropped
 		rt.streams, rt.maxRetry = newEventStreams(c.opts.ReconnectBurst, c.opts.MinReconnectInterval), c.opts.MaxReconnectDelay
 		var handlers *Handlers
 		if opts != nil {

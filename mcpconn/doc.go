@@ -140,6 +140,21 @@
 // stream) keeps a working session without it, with no retry. A standalone
 // stream the server ends is resumed under the same bounds.
 //
+// A streamable HTTP server that ends a session answers its every request
+// with 404 Not Found, and the client must start a new session (MCP
+// 2025-11-25, session management); the Python SDK's body is a JSON-RPC
+// error, "Session not found", which the go-sdk would hand on as the
+// server's answer. agt reads a 404 to any POST that carries the session's
+// id as the end of the session, whatever its body: the session is Lost
+// from then on (a Run restarts it at the next batch boundary); the call
+// whose own request got the 404 fails with ErrUnavailable saying that it
+// never reached the server and did not run, so it may be sent again on a
+// new session (agt never sends it again itself); any other request fails
+// with ErrUnavailable too, never as a protocol error of the server's. The
+// error does not quote the session id. A 404 to the first GET of the
+// standalone stream is no stream, as a 405 is (a server that routes only
+// POST answers so), not the end of the session.
+//
 // A remote server whose answer to the handshake shows what is wrong gets
 // an error that says what to set, wrapping ErrHandshake and one of:
 // ErrUnauthorized for 401 and 403 (set headers, such as an Authorization

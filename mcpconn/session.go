@@ -70,6 +70,9 @@ type Session struct {
 	closeNow  context.CancelFunc // cancels requests in flight: the SDK's Close waits for them
 	closed    atomic.Bool
 	lost      atomic.Bool // the connection ended without Close
+	// dropped: the streamable HTTP server ended the session (it answered
+	// a request of it with 404 Not Found); the session is lost.
+	dropped   atomic.Bool
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -405,6 +408,12 @@ func (s *Session) CallTool(ctx context.Context, name string, args json.RawMessag
 	// A remote server that answered the call's request with 404 no
 	// longer knew the session: it was lost before the request came.
 	goneBefore := lostBefore || call.sessionGone.Load()
+	if err != nil && call.sessionGone.Load() && ctx.Err() == nil && !s.closed.Load() {
+		// Whatever the 404's body (the Python SDK's is a JSON-RPC error,
+		// "Session not found", which the go-sdk hands on as the call's
+		// answer): the call never ran, and the session is lost.
+		return nil, s.droppedError(callOp(name), true)
+	}
 	out, err := s.callResult(ctx, cctx, name, call, res, err)
 	// Closed under the call because it was lost (a shared connection is
 	// closed once a new one replaces it) is lost too.
@@ -531,6 +540,11 @@ func (s *Session) classify(op string, ctx, rctx context.Context, err error) erro
 			Err: context.DeadlineExceeded}
 	case s.closed.Load():
 		return s.closedError(op)
+	case s.dropped.Load():
+		// The error is the go-sdk's reading of the 404 (a JSON-RPC error
+		// body, or its own "session not found"), or one of a request that
+		// met the end of the session.
+		return s.droppedError(op, false)
 	case errors.Is(err, mcp.ErrConnectionClosed):
 		return s.deadError(op, err)
 	case errors.As(err, &wire) && !rejectedByTransport(wire):
@@ -556,6 +570,20 @@ func (s *Session) breachError(op string) error {
 		e.StderrTail = s.proc.stderr.String()
 	}
 	return e
+}
+
+// droppedError reports a session its streamable HTTP server ended (it
+// answered with 404 Not Found): the session is lost. notSent: the
+// request that failed is the one that got the 404, so it never reached a
+// session and did not run; a caller may send it again on a new session.
+// The go-sdk's error is left out: it quotes the session id.
+func (s *Session) droppedError(op string, notSent bool) error {
+	s.lost.Store(true)
+	detail := "the server ended the session (HTTP 404 Not Found)"
+	if notSent {
+		detail += ", so the request never reached it and did not run; it may be sent again on a new session"
+	}
+	return &Error{Ref: s.ref, Op: op, Kind: ErrUnavailable, Detail: detail}
 }
 
 func (s *Session) closedError(op string) error {
@@ -598,7 +626,7 @@ func (s *Session) Lost() bool {
 	if s.lease != nil {
 		return s.lease.base.gone()
 	}
-	if s.lost.Load() || s.guard.breach() != nil {
+	if s.lost.Load() || s.dropped.Load() || s.guard.breach() != nil {
 		return true
 	}
 	if s.proc != nil {

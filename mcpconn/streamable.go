@@ -36,6 +36,10 @@ const (
 // ids (primeStandalone).
 const goSDKMaxRetries = 50
 
+// sessionIDHeader carries the session's id on every request after the
+// handshake (streamable HTTP).
+const sessionIDHeader = "Mcp-Session-Id"
+
 // lastEventIDHeader names the event a resumed stream continues after.
 const lastEventIDHeader = "Last-Event-ID"
 

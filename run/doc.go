@@ -125,7 +125,10 @@
 // before the switch, aliases unchanged, fingerprint updated when the tools
 // changed, the Run-wide bounds).
 // No call is sent again: a call in flight when the server died gets
-// unavailable, saying when the server will be restarted. Restarts are
+// unavailable, saying when the server will be restarted; a call whose
+// request met the end of a remote server's session (HTTP 404: the server
+// ended it) never reached the server, and its message says so, so the
+// model may send it again after the restart. Restarts are
 // bounded by Options.MaxRestarts per mount and Run (default 5) and a
 // backoff that starts at Options.RestartBackoff (default 1 s) and doubles,
 // up to 5 minutes. Only a loss charged to the Run counts and doubles the

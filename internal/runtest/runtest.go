@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -137,4 +138,21 @@ func start(t testing.TB, newRun func(*run.Options) (*run.Run, error), opts run.O
 	}
 	t.Cleanup(func() { _ = r.Close() })
 	return r
+}
+
+// Text returns the text blocks of res joined by newlines; it fails t when
+// res's content does not decode.
+func Text(t testing.TB, res run.Result) string {
+	t.Helper()
+	blocks, err := res.Blocks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var parts []string
+	for _, b := range blocks {
+		if tc, ok := b.(*run.TextContent); ok {
+			parts = append(parts, tc.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
 }

@@ -35,9 +35,12 @@
 // hostile ones, a hand-written peer in place of the server:
 // refuse-initialize, old-protocol, endless-line, notification-flood,
 // endless-listing, hostile-content (also over -http: a tool listed 1001
-// levels deep, a result 100,000 deep, an error with a null id), and
+// levels deep, a result 100,000 deep, an error with a null id),
 // echo-secret (also over -http: a server that sends its secret back in
-// every channel it has). Tool
+// every channel it has), and drop-session (streamable HTTP with -http: no
+// GET stream, and the tool drop_session, which ends its session, whose
+// later requests get 404 and the Python SDK's JSON-RPC error body
+// DropSessionBody). Tool
 // faults: crash-on-call, many-tools (5,000 tools), invalid-schema,
 // root-string, external-ref, tool-metadata (tools listed with a title,
 // annotations, an outputSchema and _meta as exact bytes, and each

@@ -119,7 +119,18 @@ func Dial(opts *ServerOptions) func(ctx context.Context, ref resource.Ref, srv r
 // process is ended when the test finishes.
 func StartHTTP(tb testing.TB, args ...string) string {
 	tb.Helper()
-	cmd := exec.Command(Command(tb), append([]string{"-http", "127.0.0.1:0"}, args...)...)
+	return StartHTTPCommand(tb, exec.Command(Command(tb), append([]string{"-http", "127.0.0.1:0"}, args...)...))
+}
+
+// StartHTTPCommand starts cmd, an HTTP server that writes "listening on
+// URL" as its first line on stdout and ends when its stdin closes (as the
+// fake server does with -http), and returns the URL. It fails tb when the
+// server does not report its URL within 60 s, with the server's stderr.
+// When the test finishes, the server's stdin is closed; a server still
+// running 5 s later is killed. cmd's Stdin, Stdout and Stderr must be
+// unset.
+func StartHTTPCommand(tb testing.TB, cmd *exec.Cmd) string {
+	tb.Helper()
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		tb.Fatal(err)
@@ -159,11 +170,11 @@ func StartHTTP(tb testing.TB, args ...string) string {
 	case l, ok := <-line:
 		url, found := strings.CutPrefix(l, "listening on ")
 		if !ok || !found {
-			tb.Fatalf("mcptest: the fake HTTP server did not start; stderr:\n%s", stderr.String())
+			tb.Fatalf("mcptest: the HTTP server %s did not start; stderr:\n%s", filepath.Base(cmd.Path), stderr.String())
 		}
 		return url
-	case <-time.After(30 * time.Second):
-		tb.Fatalf("mcptest: the fake HTTP server did not report its address within 30s")
+	case <-time.After(60 * time.Second):
+		tb.Fatalf("mcptest: the HTTP server %s did not report its address within 60 s; stderr:\n%s", filepath.Base(cmd.Path), stderr.String())
 		return ""
 	}
 }

@@ -83,6 +83,15 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return serveHostile(f, *pageSize, stdin, stdout)
 	}
+	var dropper *sessionDropper
+	if has(FaultDropSession) {
+		if *httpAddr == "" || *sse {
+			fmt.Fprintln(stderr, "fakemcp: fault drop-session needs -http without -sse (streamable HTTP)")
+			return 2
+		}
+		dropper = &sessionDropper{}
+		opts.dropSession = dropper.drop
+	}
 	if has(FaultIgnoreSIGTERM) {
 		signal.Ignore(syscall.SIGTERM)
 	}
@@ -128,7 +137,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	status := 0
 	if *httpAddr != "" {
-		status = serveHTTP(server, *httpAddr, *sse, *jsonResponse, *requireHeader, &restart, stdin, stdout, stderr)
+		status = serveHTTP(server, *httpAddr, *sse, *jsonResponse, *requireHeader, dropper, &restart, stdin, stdout, stderr)
 	} else {
 		if has(FaultBanner) {
 			fmt.Fprintln(stdout, Banner)
@@ -186,13 +195,19 @@ func spawnSleeper(stderr io.Writer, tag string) error {
 	return cmd.Process.Release()
 }
 
-func serveHTTP(server *mcp.Server, addr string, sse, jsonResponse bool, requireHeader string, restart *atomic.Pointer[func()], stdin io.Reader, stdout, stderr io.Writer) int {
+// serveHTTP serves server over HTTP; dropper, when not nil, stands
+// before the streamable handler (FaultDropSession).
+func serveHTTP(server *mcp.Server, addr string, sse, jsonResponse bool, requireHeader string, dropper *sessionDropper, restart *atomic.Pointer[func()], stdin io.Reader, stdout, stderr io.Writer) int {
 	return serveHandler(func() http.Handler {
 		if sse {
 			return mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return server }, nil)
 		}
-		return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
-			&mcp.StreamableHTTPOptions{JSONResponse: jsonResponse})
+		h := http.Handler(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
+			&mcp.StreamableHTTPOptions{JSONResponse: jsonResponse}))
+		if dropper != nil {
+			h = dropper.handler(h)
+		}
+		return h
 	}, addr, requireHeader, restart, stdin, stdout, stderr)
 }
 

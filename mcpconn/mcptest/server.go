@@ -82,6 +82,14 @@ const (
 	// EchoSecretEnv and the tools ToolEchoSecret, ToolFailSecret,
 	// ToolErrorSecret); with FaultBanner it first prints it on stdout.
 	FaultEchoSecret Fault = "echo-secret"
+	// FaultDropSession (process; streamable HTTP with -http, and not
+	// -sse): a server that ends sessions the way the Python SDK's
+	// streamable HTTP session manager does. It offers no standalone
+	// stream (a GET gets 405 Method Not Allowed) and adds the tool
+	// ToolDropSession, which answers and then ends its session: every
+	// later request with that session's id gets 404 Not Found with the
+	// JSON-RPC error body DropSessionBody and never reaches the server.
+	FaultDropSession Fault = "drop-session"
 
 	// FaultCrashOnCall (tool): add the tool "crash", which ends the process
 	// with status 70 while the call is in flight; over HTTP it drops every
@@ -192,7 +200,7 @@ func withWireFields(lr *mcp.ListToolsResult) (mcp.Result, error) {
 // AllFaults lists every fault mode, in documentation order.
 var AllFaults = []Fault{
 	FaultExitAtStart, FaultNoHandshake, FaultBanner, FaultSpawnChild, FaultIgnoreSIGTERM,
-	FaultRefuseInitialize, FaultOldProtocol, FaultEndlessLine, FaultNotificationFlood, FaultEndlessListing, FaultHostileContent, FaultEchoSecret,
+	FaultRefuseInitialize, FaultOldProtocol, FaultEndlessLine, FaultNotificationFlood, FaultEndlessListing, FaultHostileContent, FaultEchoSecret, FaultDropSession,
 	FaultCrashOnCall, FaultManyTools, FaultInvalidSchema, FaultRootString, FaultExternalRef, FaultToolMetadata, FaultClientFeatures,
 	FaultContentKinds,
 }
@@ -258,6 +266,9 @@ type ServerOptions struct {
 	// requestIDs is set by Main on stdio: the ids of the tools/call
 	// requests read, for AskIn.Names "request".
 	requestIDs *requestIDs
+	// dropSession is set by Main over streamable HTTP with
+	// FaultDropSession: it ends the session with the given id.
+	dropSession func(id string)
 }
 
 func (o *ServerOptions) has(f Fault) bool { return o != nil && slices.Contains(o.Faults, f) }
@@ -613,6 +624,9 @@ func (f *fake) addTools(s *mcp.Server) {
 				f.opts.Crash()
 				return nil, nil, errors.New("still alive")
 			})
+	}
+	if f.opts.has(FaultDropSession) {
+		addDropSessionTool(s, f.opts.dropSession)
 	}
 	if f.opts.has(FaultToolMetadata) {
 		echo := func(_ context.Context, _ *mcp.CallToolRequest, in EchoIn) (*mcp.CallToolResult, any, error) {
