@@ -115,7 +115,8 @@ func zombieChildren(t testing.TB) []string {
 
 // assertNoLeftovers fails t if a process with tag is alive or the test
 // process has an unreaped child. Orphans of the group are killed by Close
-// but reaped by init, so allow them a moment to disappear: generous, since twelve parallel Closes on a loaded machine take seconds.
+// but reaped by init, so allow them time to disappear: generously, since
+// twelve parallel Closes on a loaded machine take seconds.
 func assertNoLeftovers(t testing.TB, tag string) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
