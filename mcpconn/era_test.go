@@ -161,6 +161,7 @@ func TestEraPinMismatch(t *testing.T) {
 		{resource.TransportStdio, mcptest.EraLegacy, resource.EraModern},
 		{resource.TransportHTTP, mcptest.EraLegacy, resource.EraModern},
 		{resource.TransportStdio, mcptest.EraModern, mcpconn.LegacyProtocolVersion},
+		{resource.TransportHTTP, mcptest.EraModern, mcpconn.LegacyProtocolVersion},
 	} {
 		t.Run(tc.transport+"/"+string(tc.era), func(t *testing.T) {
 			t.Parallel()
