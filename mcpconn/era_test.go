@@ -240,3 +240,22 @@ func TestEraCacheReprobed(t *testing.T) {
 	write(mcptest.EraLegacy) // cached modern: the go-sdk falls back at the server's -32601
 	connect(mcpconn.LegacyProtocolVersion)
 }
+
+// Issue 25 item 1: a modern-only stdio server slower to start than the
+// era probe timeout answers server/discover late: the fallback's
+// initialize is refused, and Connect starts it once more, as modern,
+// without the bound (and caches it).
+func TestEraSlowModernServer(t *testing.T) {
+	t.Parallel()
+	srv := eraServer(t, resource.TransportStdio, mcptest.EraModern, "-start-delay", "600ms")
+	c := quickConnector(&mcpconn.ConnectorOptions{EraProbeTimeout: 100 * time.Millisecond})
+	defer c.Close()
+	s, err := c.Connect(context.Background(), "tools/slow", srv)
+	if err != nil {
+		t.Fatalf("Connect: %v", err)
+	}
+	defer s.Close()
+	if got := s.ProtocolVersion(); got != mcpconn.ModernProtocolVersion {
+		t.Errorf("ProtocolVersion = %q, want %q", got, mcpconn.ModernProtocolVersion)
+	}
+}
