@@ -288,7 +288,8 @@
 // remote one per origin. The next Connect speaks it at once (a cached
 // legacy era skips the probe); when a cached era fails (the server
 // refused the handshake: it changed), the entry is dropped and Connect
-// starts once more with the probe.
+// starts once more with the probe. Such a second start (here, and for a
+// modern server slower than the probe) has its own startup_timeout_ms.
 //
 // A pin skips the detection: the document's protocol_version
 // (resource.MCPServer.ProtocolVersion: a version, or "modern" or
