@@ -205,6 +205,9 @@ type captureTransport struct {
 	// scrub masks the connection's values in each message read, for a
 	// transport whose bytes no screen sees (Dial); nil: none.
 	scrub *scrubber
+	// probe bounds the wait for the answer to server/discover (stdio);
+	// nil: not bounded apart.
+	probe *discoverProbe
 }
 
 func (t *captureTransport) Connect(ctx context.Context) (mcp.Connection, error) {
@@ -220,7 +223,7 @@ func (t *captureTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 		onClose()
 		return nil, err
 	}
-	return &captureConn{Connection: conn, capture: t.capture, guard: t.guard, onServerMessage: t.onServerMessage, onClose: onClose, scrub: t.scrub}, nil
+	return &captureConn{Connection: conn, capture: t.capture, guard: t.guard, onServerMessage: t.onServerMessage, onClose: onClose, scrub: t.scrub, probe: t.probe}, nil
 }
 
 type captureConn struct {
@@ -230,6 +233,7 @@ type captureConn struct {
 	onServerMessage func(*jsonrpc.Request, *inflightCall)
 	onClose         func()
 	scrub           *scrubber
+	probe           *discoverProbe
 }
 
 func (c *captureConn) Close() error {
@@ -239,7 +243,18 @@ func (c *captureConn) Close() error {
 }
 
 func (c *captureConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	msg, err := c.Connection.Read(ctx)
+	if c.probe != nil {
+		return c.readProbed(ctx)
+	}
+	return c.read(c.Connection.Read(ctx))
+}
+
+// readProbed is Read while the era probe is on (readProbed).
+func (c *captureConn) readProbed(ctx context.Context) (jsonrpc.Message, error) {
+	return c.read(readProbed(ctx, c.Connection, c.probe))
+}
+
+func (c *captureConn) read(msg jsonrpc.Message, err error) (jsonrpc.Message, error) {
 	if err != nil {
 		return msg, err
 	}
@@ -304,6 +319,16 @@ func (c *captureConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		case methodCallTool:
 			// Before the request leaves: the answer can come at once.
 			c.capture.callWritten(ctx, idKey(req.ID))
+		case methodDiscover:
+			if c.probe != nil {
+				c.probe.written(req)
+			}
+		case "initialize":
+			if c.probe != nil {
+				if err := c.probe.refuseLegacy(); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	return c.Connection.Write(ctx, msg)
@@ -469,7 +494,9 @@ func (h *headerRoundTripper) send(req *http.Request, st *eventStream) (*http.Res
 	// Classified as the go-sdk does (media type, any letter case).
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	sse := mt == "text/event-stream"
-	if h.answers != nil {
+	if h.answers != nil && !(resp.StatusCode == http.StatusBadRequest && req.Header.Get("Mcp-Method") == methodDiscover) {
+		// (The 400 that answers the era probe of a legacy server is how
+		// it says so, not a refusal: Protocol eras.)
 		resp.Body = h.answers.note(req, resp.StatusCode, mt, resp.Body, h.headers)
 	}
 	post := req.Method == http.MethodPost

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,9 +22,11 @@ import (
 
 // Defaults of the connection settings.
 const (
-	// DefaultProtocolVersion is the MCP protocol version a Connector asks
-	// for in the initialize handshake.
-	DefaultProtocolVersion = "2025-11-25"
+	// DefaultProtocolVersion is the MCP protocol version a Connector
+	// prefers: it asks for it first (server/discover) and falls back to
+	// the initialize handshake of LegacyProtocolVersion with a server
+	// that does not speak it (see Protocol eras in the package doc).
+	DefaultProtocolVersion = ModernProtocolVersion
 	// DefaultStartupTimeout bounds start plus handshake when the document
 	// has no startup_timeout_ms.
 	DefaultStartupTimeout = 30 * time.Second
@@ -78,9 +81,20 @@ func DefaultEnvAllowlist() []string { return resource.DefaultInheritEnv() }
 // ConnectorOptions configures a Connector. A nil *ConnectorOptions means all
 // defaults.
 type ConnectorOptions struct {
-	// ProtocolVersion is the MCP protocol version asked for in the
-	// initialize handshake. "" means DefaultProtocolVersion (2025-11-25).
+	// ProtocolVersion pins the MCP protocol version of every server, for
+	// the whole host: a legacy version (2025-11-25 and earlier) is asked
+	// for in the initialize handshake at once, without the era probe; a
+	// modern one (2026-07-28) with server/discover, and a server that
+	// does not speak it fails Connect instead of falling back. A
+	// document's protocol_version wins over it. "" means no pin: prefer
+	// the modern revision and fall back to the legacy one (see Protocol
+	// eras in the package doc).
 	ProtocolVersion string
+	// EraProbeTimeout bounds the wait for a stdio server's answer to the
+	// server/discover probe: a server silent that long is taken for a
+	// legacy one that ignores unknown methods, and gets the initialize
+	// handshake. 0 means DefaultEraProbeTimeout (2 s).
+	EraProbeTimeout time.Duration
 
 	// InheritEnv lists the host environment variables a stdio server
 	// inherits; a name ending in '*' is a prefix. Nil means
@@ -250,6 +264,8 @@ type Connector struct {
 	oauth  *oauthSetup
 	// pool holds the shared connections.
 	pool *sharedPool
+	// eras remembers the era of each server reached.
+	eras eraCache
 }
 
 // NewConnector returns a Connector; opts may be nil.
@@ -258,8 +274,8 @@ func NewConnector(opts *ConnectorOptions) *Connector {
 	if opts != nil {
 		c.opts = *opts
 	}
-	if c.opts.ProtocolVersion == "" {
-		c.opts.ProtocolVersion = DefaultProtocolVersion
+	if c.opts.EraProbeTimeout <= 0 {
+		c.opts.EraProbeTimeout = DefaultEraProbeTimeout
 	}
 	// A copy: the caller's slice may change after this call.
 	c.opts.InheritEnv = slices.Clone(c.opts.InheritEnv)
@@ -368,7 +384,64 @@ func (c *Connector) ConnectWith(ctx context.Context, ref resource.Ref, srv resou
 }
 
 // connect is ConnectWith, or the connection of a Login when login is set.
+// It speaks the era the plan says; when a cached era fails (the server
+// refused the handshake) or a stdio server's answer to the probe came
+// after its timeout, it starts once more with what it learned.
 func (c *Connector) connect(ctx context.Context, ref resource.Ref, srv resource.MCPServer, opts *ConnectOptions, login *LoginOptions) (*Session, error) {
+	plan := c.eraPlan(ref, srv)
+	s, err := c.connectEra(ctx, ref, srv, opts, login, plan)
+	if err == nil || plan.pinned || ctx.Err() != nil {
+		return s, err
+	}
+	var e *Error
+	if !errors.As(err, &e) {
+		return s, err
+	}
+	switch {
+	case e.lateModern:
+		// A modern server slower to start than the probe timeout.
+		c.eras.set(plan.key, ModernProtocolVersion)
+	case plan.cached && e.refused:
+		c.eras.forget(plan.key)
+	default:
+		return s, err
+	}
+	return c.connectEra(ctx, ref, srv, opts, login, c.eraPlan(ref, srv))
+}
+
+// eraPlan says how to speak to srv: the document's pin, the Connector's,
+// the cached era, else the probe.
+func (c *Connector) eraPlan(ref resource.Ref, srv resource.MCPServer) eraPlan {
+	p := eraPlan{version: srv.ProtocolVersion, pinned: srv.ProtocolVersion != ""}
+	switch p.version {
+	case resource.EraModern:
+		p.version = ModernProtocolVersion
+	case resource.EraLegacy:
+		p.version = LegacyProtocolVersion
+	}
+	if !p.pinned && c.opts.ProtocolVersion != "" {
+		p.version, p.pinned = c.opts.ProtocolVersion, true
+	}
+	if p.pinned {
+		return p
+	}
+	if srv.Transport() == resource.TransportStdio {
+		p.key.ref = ref
+		p.key.doc, _ = documentDigest(srv) // a document that does not encode does not start anyway
+	} else if u, err := url.Parse(srv.URL); err == nil {
+		p.key.origin = originOf(u)
+	}
+	if v := c.eras.get(p.key); v != "" {
+		p.version, p.cached = v, true
+	}
+	if !p.cached && srv.Transport() == resource.TransportStdio {
+		p.probe = c.opts.EraProbeTimeout
+	}
+	return p
+}
+
+// connectEra is one start of the server, speaking as plan says.
+func (c *Connector) connectEra(ctx context.Context, ref resource.Ref, srv resource.MCPServer, opts *ConnectOptions, login *LoginOptions, plan eraPlan) (*Session, error) {
 	startup := msOr(srv.StartupTimeoutMS, DefaultStartupTimeout)
 	if login != nil {
 		// The person's step is part of this handshake.
@@ -414,27 +487,44 @@ func (c *Connector) connect(ctx context.Context, ref resource.Ref, srv resource.
 			// scrubbed as they are read. Its document's references are not
 			// resolved, so only its literal credentials are known.
 			s.screen.scrub = newScrubber(resource.CredentialValues(srv))
-			transport = &captureTransport{inner: t, capture: s.capture, guard: s.guard, onServerMessage: s.readServerMessage, scrub: s.screen.scrub}
+			// Its messages come as from a stdio server: the probe is
+			// bounded the same way.
+			s.probe = &discoverProbe{}
+			if !plan.pinned && !plan.cached {
+				s.probe.timeout = c.opts.EraProbeTimeout
+			}
+			transport = &captureTransport{inner: t, capture: s.capture, guard: s.guard, onServerMessage: s.readServerMessage, scrub: s.screen.scrub, probe: s.probe}
 			s.transport = "dial"
 		}
 	}
 	if transport == nil {
 		var err error
-		transport, err = c.transportFor(sctx, s, srv, opts, login)
+		transport, err = c.transportFor(sctx, s, srv, opts, login, plan.probe)
 		if err != nil {
 			return nil, err
 		}
 	}
 
-	cs, err := c.handshake(sctx, s, transport)
+	cs, err := c.handshake(sctx, s, transport, plan.version)
+	s.probe.stop()
+	if err == nil && plan.pinned && modernVersion(plan.version) && !modernVersion(cs.InitializeResult().ProtocolVersion) {
+		_ = cs.Close()
+		err = errLegacyServer
+	}
 	if err != nil {
 		herr := c.handshakeError(ctx, sctx, s, startup, err)
+		var wire *jsonrpc.Error
+		herr.refused = errors.As(err, &wire) || offeredVersion(err) != ""
+		herr.lateModern = s.probe.lateModern()
 		s.release()
 		if s.proc != nil {
 			// After release: stderr is drained once the group is gone.
 			herr.StderrTail = s.proc.stderr.String()
 		}
 		return nil, herr
+	}
+	if !plan.pinned {
+		c.eras.set(plan.key, cs.InitializeResult().ProtocolVersion)
 	}
 	s.cs = cs
 	go s.watch()
@@ -454,7 +544,7 @@ func (c *Connector) connect(ctx context.Context, ref resource.Ref, srv resource.
 
 // handshake runs Client.Connect; for a process it gives up as soon as the
 // process exits, even if a grandchild still holds stdout open.
-func (c *Connector) handshake(ctx context.Context, s *Session, t mcp.Transport) (*mcp.ClientSession, error) {
+func (c *Connector) handshake(ctx context.Context, s *Session, t mcp.Transport, version string) (*mcp.ClientSession, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer context.AfterFunc(s.closing, cancel)() // a bound broken during the handshake
@@ -472,8 +562,12 @@ func (c *Connector) handshake(ctx context.Context, s *Session, t mcp.Transport) 
 			}
 		}()
 	}
-	return s.client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: c.opts.ProtocolVersion})
+	return s.client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: version})
 }
+
+// errLegacyServer: a server pinned to a modern version answered only the
+// legacy handshake.
+var errLegacyServer = errors.New("the server does not speak the pinned modern protocol version: it answered only the legacy initialize handshake")
 
 func (c *Connector) handshakeError(ctx, sctx context.Context, s *Session, startup time.Duration, err error) *Error {
 	e := &Error{Ref: s.ref, Op: "connect", Kind: ErrHandshake, Err: err}
@@ -504,9 +598,14 @@ func (c *Connector) handshakeError(ctx, sctx context.Context, s *Session, startu
 		// when its stdin closes, but the refusal is the cause.
 		e.Detail = fmt.Sprintf("the server refused the initialize handshake with error %d: %s", wire.Code, boundServerText(wire.Message))
 		e.Err = nil
+	case errors.As(err, new(*noMutualVersionError)):
+		e.Detail, e.Err = "no protocol version in common", err
+	case errors.Is(err, errLegacyServer):
+		e.Detail = "the server speaks only the legacy protocol (2025-11-25 and earlier), and the protocol version is pinned to a modern one (the document's protocol_version, or ConnectorOptions.ProtocolVersion): unpin it or pin a legacy version"
+		e.Err = nil
 	case offeredVersion(err) != "":
-		e.Detail = fmt.Sprintf("the server answered with protocol version %s, which this client does not speak (it asked for %s; set ConnectorOptions.ProtocolVersion to choose another)",
-			offeredVersion(err), c.opts.ProtocolVersion)
+		e.Detail = fmt.Sprintf("the server answered with protocol version %s, which this client does not speak (set the document's protocol_version, or ConnectorOptions.ProtocolVersion, to choose another)",
+			offeredVersion(err))
 		e.Err = nil
 	case errors.Is(context.Cause(sctx), errStartupTimeout):
 		e.Detail = fmt.Sprintf("no answer to the initialize handshake within the startup timeout of %s (startup_timeout_ms)", startup)
@@ -566,7 +665,7 @@ func boundServerText(s string) string {
 
 // transportFor builds the transport the document describes: a started
 // process, or an HTTP client.
-func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.MCPServer, opts *ConnectOptions, login *LoginOptions) (mcp.Transport, error) {
+func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.MCPServer, opts *ConnectOptions, login *LoginOptions, probe time.Duration) (mcp.Transport, error) {
 	switch s.transport {
 	case resource.TransportStdio:
 		proc, err := c.start(ctx, s.ref, srv)
@@ -576,7 +675,9 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 		s.proc, s.screen.scrub = proc, proc.stdout.scrub
 		proc.stdout.lines = &lineGuard{guard: s.guard}
 		s.screen.countDrops = true
+		s.probe = &discoverProbe{timeout: probe}
 		return &captureTransport{
+			probe: s.probe,
 			// The go-sdk's own line bound stays above ours (which says which
 			// option to change), with room for a line masking grew.
 			inner: &mcp.IOTransport{Reader: &screenedLines{lineReader: lineReader{ReadCloser: proc.stdout}, screen: s.screen}, Writer: proc.stdin,

@@ -14,7 +14,7 @@
 //	// res.Content: typed blocks; res.ContentJSON, res.Structured: the exact bytes
 //
 //	p := mcpconn.NewProber(repo, c, nil)
-//	report, err := p.Probe(ctx, "tools/search") // initialize, tools/list, compile; no tool call
+//	report, err := p.Probe(ctx, "tools/search") // handshake, tools/list, compile; no tool call
 //
 // # Launch rules (stdio)
 //
@@ -308,9 +308,82 @@
 // A tools/call result whose resultType is not "complete" (input_required:
 // the multi round-trip of protocol 2026-07-28, where the server asks for
 // input inside a result and expects the call again) fails the call with
-// ErrBadResult: agt speaks 2025-11-25, where a server sends its requests
-// during the call, and turns off the go-sdk's middleware that would
-// answer them past the handlers, bounds and audit above.
+// ErrBadResult, in both eras: agt does not take part in it yet (see
+// Protocol eras), and turns off the go-sdk's middleware that would
+// answer it past the handlers, bounds and audit above.
+//
+// # Protocol eras
+//
+// MCP has two eras. The modern one (ModernProtocolVersion, 2026-07-28,
+// the current revision) has no handshake and no sessions: every request
+// carries its protocol version, the client's capabilities and its
+// identity in _meta, a server answers server/discover with the versions
+// it speaks, and streamable HTTP is stateless. The legacy one
+// (LegacyProtocolVersion, 2025-11-25, and earlier) opens with the
+// initialize handshake. A Connector prefers the modern era and falls
+// back to the legacy one, per transport as the spec's versioning page
+// says, on the go-sdk's own dual-era Connect:
+//
+//   - stdio (and a Dial transport, whose Connection.Read must end when
+//     its context does without losing a message, as the go-sdk's do):
+//     server/discover is sent first. A result means a modern
+//     server; an UnsupportedProtocolVersion error (-32022) names the
+//     versions it speaks, and the go-sdk asks again with the newest one
+//     agt speaks; any other error means a legacy server, which gets the
+//     initialize handshake. A legacy server that ignores unknown methods
+//     never answers: after ConnectorOptions.EraProbeTimeout (default
+//     DefaultEraProbeTimeout, 2 s) without an answer the server is taken
+//     for a legacy one, so it costs that long, not the startup timeout
+//     (measured: the timeout plus about 2 ms; a pinned or cached connect
+//     of the same server, about 5 ms). A modern server whose answer
+//     comes after the timeout (one slower to start) is started once
+//     more, as modern, without the bound.
+//   - streamable HTTP: the same request, modern; an answer of 400 whose
+//     body is a JSON-RPC error is read as such (a modern error keeps the
+//     modern era), anything else (a plain-text 400, 404, 405) means a
+//     legacy server, which gets initialize. SSE documents speak the
+//     legacy era.
+//   - A modern server that names no version agt speaks fails Connect
+//     with ErrHandshake, saying which versions it named: it is never
+//     sent initialize.
+//
+// The era found is cached per Connector: for a stdio server per
+// registration and document (a changed document probes again), for a
+// remote one per origin. The next Connect speaks it at once (a cached
+// legacy era skips the probe); when a cached era fails (the server
+// refused the handshake: it changed), the entry is dropped and Connect
+// starts once more with the probe. Such a second start (here, and for a
+// modern server slower than the probe) has its own startup_timeout_ms.
+//
+// A pin skips the detection: the document's protocol_version
+// (resource.MCPServer.ProtocolVersion: a version, or "modern" or
+// "legacy") or, for every server of the host, ConnectorOptions.ProtocolVersion;
+// the document's wins. A legacy pin sends initialize at once; a modern
+// pin never falls back (a legacy server fails Connect with ErrHandshake
+// and a message that says to unpin). Session.ProtocolVersion, and the
+// ProbeReport's ProtocolVersion, give the version spoken.
+//
+// In the modern era the go-sdk puts the required _meta keys on every
+// request (io.modelcontextprotocol/protocolVersion,
+// io.modelcontextprotocol/clientCapabilities: exactly what the Handlers
+// declare, and io.modelcontextprotocol/clientInfo:
+// ConnectorOptions.ClientInfo); the server's identity
+// (Session.ServerInfo) and capabilities come from its server/discover
+// result. A result's resultType is read: absent or "complete" is the
+// result, anything else fails the call with ErrBadResult. Every other
+// rule of this package (bounds, the screen, exact bytes, secrets,
+// errors, shared connections) holds in both eras unchanged.
+//
+// Current limits of the modern era: a server's requests
+// (elicitation, sampling, roots) come only as the multi round-trip
+// (input_required), which agt refuses as said above, so a modern
+// server's tools that ask the user fail; change notifications
+// (subscriptions/listen) are not asked for; the HTTP headers Mcp-Method,
+// Mcp-Name and Mcp-Param-* (x-mcp-header) are the go-sdk's; the ttlMs of
+// a listing is not used across sessions. A session with Handlers.Log asks
+// a modern server for its log lines on each tools/call
+// (io.modelcontextprotocol/logLevel in _meta, at Handlers.LogLevel), not
+// with logging/setLevel, which the modern era does not have.
 //
 // # Shared connections
 //
@@ -750,9 +823,8 @@
 //
 // # Handshake and calls
 //
-// The handshake asks for protocol version 2025-11-25 by default
-// (ConnectorOptions.ProtocolVersion changes it) and is bounded by the
-// document's startup_timeout_ms (default 30 s). tools/list is bounded by
+// The handshake (server/discover, or initialize; see Protocol eras) is
+// bounded by the document's startup_timeout_ms (default 30 s). tools/list is bounded by
 // tool_timeout_ms (default 60 s). A tools/call is bounded by
 // tool_timeout_ms as an idle timeout, like the TypeScript SDK's
 // resetTimeoutOnProgress with maxTotalTimeout: each progress notification

@@ -66,6 +66,12 @@ type Error struct {
 	StderrTail string
 	// Err is the underlying cause, or nil.
 	Err error
+
+	// refused: the server answered the handshake with a refusal (a
+	// JSON-RPC error, a version agt does not speak); lateModern: a stdio
+	// server answered server/discover after the era probe timeout.
+	// Connect starts again once on either (Protocol eras).
+	refused, lateModern bool
 }
 
 // Error returns the message, with the server's output when there is

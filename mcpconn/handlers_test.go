@@ -146,6 +146,10 @@ func sessionServer(t *testing.T, opts *mcp.ServerOptions) (*mcpconn.Connector, <
 		o = *opts
 	}
 	o.InitializedHandler = func(_ context.Context, req *mcp.InitializedRequest) { sessions <- req.Session }
+	// A legacy server (its session exists from initialize on): it answers
+	// the era probe with UnsupportedProtocolVersion naming legacy versions,
+	// and the client asks again with one of them, in initialize.
+	o.SupportedProtocolVersions = []string{mcpconn.LegacyProtocolVersion}
 	server := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, &o)
 	c := quickConnector(&mcpconn.ConnectorOptions{Dial: func(ctx context.Context, _ resource.Ref, _ resource.MCPServer) (mcp.Transport, error) {
 		serverEnd, clientEnd := mcp.NewInMemoryTransports()
@@ -643,7 +647,8 @@ func (c recordingConn) Write(ctx context.Context, m jsonrpc.Message) error {
 }
 
 // On the wire, a session without request handlers declares no capability
-// at all (no "roots" either).
+// at all (no "roots" either), in the era probe (Issue 25) and in
+// initialize.
 func TestNoCapabilitiesOnTheWire(t *testing.T) {
 	t.Parallel()
 	for _, h := range []*mcpconn.Handlers{nil, {Progress: func(context.Context, mcpconn.Incoming, *mcp.ProgressNotificationParams) {}}} {
@@ -656,8 +661,9 @@ func TestNoCapabilitiesOnTheWire(t *testing.T) {
 		}})
 		connectWith(t, c, resource.MCPServer{Type: resource.TransportStdio}, h)
 		mu.Lock()
-		if len(wrote) == 0 || !strings.Contains(wrote[0], `"method":"initialize"`) || !strings.Contains(wrote[0], `"capabilities":{}`) {
-			t.Errorf("handlers %v: initialize on the wire: %v", h != nil, wrote)
+		if len(wrote) < 2 || !strings.Contains(wrote[0], `"method":"server/discover"`) || !strings.Contains(wrote[0], `"io.modelcontextprotocol/clientCapabilities":{}`) ||
+			!strings.Contains(wrote[1], `"method":"initialize"`) || !strings.Contains(wrote[1], `"capabilities":{}`) {
+			t.Errorf("handlers %v: the handshake on the wire: %v", h != nil, wrote)
 		}
 		mu.Unlock()
 	}

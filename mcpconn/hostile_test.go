@@ -76,6 +76,11 @@ func hostileHTTP(t *testing.T, answer func(w http.ResponseWriter, r *http.Reques
 			w.WriteHeader(http.StatusAccepted)
 			return
 		}
+		if req.Method == "server/discover" {
+			// A legacy server, as they answer the era probe.
+			http.Error(w, "Bad Request: unsupported protocol version", http.StatusBadRequest)
+			return
+		}
 		answer(w, r, req.Method, req.ID)
 	}))
 	t.Cleanup(ts.Close)
@@ -526,6 +531,14 @@ var hostileContentServers = []struct {
 	{"http json", func(t *testing.T) resource.MCPServer {
 		return resource.MCPServer{Type: resource.TransportHTTP,
 			URL: mcptest.StartHTTP(t, "-fault", string(mcptest.FaultHostileContent), "-json-response")}
+	}},
+	// Issue 25: the same bounds in the modern era.
+	{"stdio modern", func(t *testing.T) resource.MCPServer {
+		srv, _ := fakeStdio(t, "-fault", string(mcptest.FaultHostileContent), "-era", string(mcptest.EraModern))
+		return srv
+	}},
+	{"http events modern", func(t *testing.T) resource.MCPServer {
+		return resource.MCPServer{Type: resource.TransportHTTP, URL: mcptest.StartHTTP(t, "-fault", string(mcptest.FaultHostileContent), "-era", string(mcptest.EraModern))}
 	}},
 }
 

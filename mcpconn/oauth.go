@@ -442,6 +442,17 @@ func (h *authCodeHandler) TokenSource(ctx context.Context) (oauth2.TokenSource, 
 }
 
 func (h *authCodeHandler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
+	// A flow that failed is not run again in the same connection: the
+	// era probe's fallback (initialize after server/discover) would ask
+	// the person, and the authorization server, twice.
+	if h.o.loginRequired.Load() {
+		resp.Body.Close()
+		return ErrLoginRequired
+	}
+	if f := h.o.failure.Load(); f != nil {
+		resp.Body.Close()
+		return errors.New(*f)
+	}
 	if h.o.authorize == nil {
 		defer resp.Body.Close()
 		challenges, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))

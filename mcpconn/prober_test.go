@@ -28,10 +28,22 @@ var goodTools = []string{
 
 // SPEC R3.2: the report for a good server over stdio: server, protocol,
 // every tool compiled, and no tool called (the server's call log stays
-// empty).
+// empty). Issue 25: in both eras, the report names the version spoken.
 func TestProbeGoodServer(t *testing.T) {
 	t.Parallel()
-	srv, tag := fakeStdio(t, "-call-log", "calls.log")
+	for _, tc := range []struct {
+		era  mcptest.Era
+		want string
+	}{{mcptest.EraLegacy, mcpconn.LegacyProtocolVersion}, {mcptest.EraModern, mcpconn.ModernProtocolVersion}} {
+		t.Run(string(tc.era), func(t *testing.T) {
+			t.Parallel()
+			probeGoodServer(t, tc.era, tc.want)
+		})
+	}
+}
+
+func probeGoodServer(t *testing.T, era mcptest.Era, wantVersion string) {
+	srv, tag := fakeStdio(t, "-call-log", "calls.log", "-era", string(era))
 	repo := newMemRepo()
 	repo.store(t, "tools/fake", srv)
 	p := mcpconn.NewProber(repo, quickConnector(nil), nil)
@@ -41,7 +53,7 @@ func TestProbeGoodServer(t *testing.T) {
 		t.Fatalf("Probe: %v", err)
 	}
 	if !rep.OK || rep.Error != "" || rep.Server == nil || rep.Server.Name != mcptest.ServerName ||
-		rep.Server.Version != mcptest.ServerVersion || rep.ProtocolVersion != "2025-11-25" ||
+		rep.Server.Version != mcptest.ServerVersion || rep.ProtocolVersion != wantVersion ||
 		rep.Transport != "stdio" || rep.Entry != "fake" || rep.Revision != 1 {
 		t.Errorf("report = %+v", rep)
 	}

@@ -27,14 +27,15 @@ const echoToken = "sk-live_4f9Qz7Lm2Xp8Rt6Vw1Yb3Nc5Hd0Jg9Ke"
 
 // echoSecretServer registers the echo-secret server over transport, its
 // secret given by the reference ${secret:tok}: in its env on stdio, in
-// its Authorization header over HTTP. faults are more fault modes.
-func echoSecretServer(t *testing.T, transport string, faults ...mcptest.Fault) resource.MCPServer {
+// its Authorization header over HTTP; of era e. faults are more fault
+// modes.
+func echoSecretServer(t *testing.T, transport string, e mcptest.Era, faults ...mcptest.Fault) resource.MCPServer {
 	t.Helper()
 	list := string(mcptest.FaultEchoSecret)
 	for _, f := range faults {
 		list += "," + string(f)
 	}
-	flags := []string{"-fault", list}
+	flags := []string{"-fault", list, "-era", string(e)}
 	if transport == resource.TransportHTTP {
 		return resource.MCPServer{Type: resource.TransportHTTP, URL: mcptest.StartHTTP(t, flags...),
 			Headers: map[string]string{"Authorization": "Bearer ${secret:tok}"}}
@@ -115,13 +116,22 @@ func (c *channels) handlers() *mcpconn.Handlers {
 // stream bodies). Before the fix every channel below held it.
 func TestServerTextIsScrubbedOfSecrets(t *testing.T) {
 	t.Parallel()
-	for _, transport := range []string{resource.TransportStdio, resource.TransportHTTP} {
-		t.Run(transport, func(t *testing.T) {
+	for _, tc := range []struct {
+		transport string
+		era       mcptest.Era
+	}{
+		{resource.TransportStdio, mcptest.EraLegacy}, {resource.TransportHTTP, mcptest.EraLegacy},
+		// Issue 25: the modern era's serverInfo and instructions come from
+		// server/discover.
+		{resource.TransportStdio, mcptest.EraModern}, {resource.TransportHTTP, mcptest.EraModern},
+	} {
+		transport := tc.transport
+		t.Run(transport+"/"+string(tc.era), func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
 			c := quickConnector(&mcpconn.ConnectorOptions{Secrets: &mapResolver{for_: "echo", secrets: map[string]string{"tok": echoToken}}})
 			defer c.Close()
-			srv := echoSecretServer(t, transport)
+			srv := echoSecretServer(t, transport, tc.era)
 			ch := newChannels()
 			s, err := c.ConnectWith(ctx, "echo", srv, &mcpconn.ConnectOptions{Handlers: ch.handlers()})
 			if err != nil {
@@ -192,7 +202,7 @@ func TestServerTextIsScrubbedOfSecrets(t *testing.T) {
 			if transport == resource.TransportStdio {
 				ch.put("stderr tail", s.StderrTail())
 				// A banner on stdout fails the handshake, which quotes it.
-				banner := echoSecretServer(t, transport, mcptest.FaultBanner)
+				banner := echoSecretServer(t, transport, tc.era, mcptest.FaultBanner)
 				_, err := c.Connect(ctx, "echo", banner)
 				if !errors.Is(err, mcpconn.ErrHandshake) {
 					t.Fatalf("banner: %v, want ErrHandshake", err)
@@ -227,7 +237,7 @@ func TestShortValuesAreNotScrubbed(t *testing.T) {
 	}
 	c := quickConnector(&mcpconn.ConnectorOptions{Secrets: &mapResolver{for_: "echo", secrets: map[string]string{"tok": short}}})
 	defer c.Close()
-	s, err := c.Connect(context.Background(), "echo", echoSecretServer(t, resource.TransportStdio))
+	s, err := c.Connect(context.Background(), "echo", echoSecretServer(t, resource.TransportStdio, mcptest.EraLegacy))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -695,10 +695,20 @@ func (s *Session) ToolsChanged() uint64 {
 // level: a server sends no log messages until the client asks (the
 // go-sdk's servers keep to that). A refusal only means fewer log lines.
 func (s *Session) askLogLevel(ctx context.Context) {
-	if s.serve == nil || s.serve.h.Log == nil || s.capabilities == nil || s.capabilities.Logging == nil {
-		return
+	level := s.logLevel()
+	if level == "" || modernVersion(s.protocolVersion) {
+		return // modern: each call asks (callLogLevel)
 	}
-	_ = s.cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: logLevelOf(&s.serve.h)})
+	_ = s.cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: level})
+}
+
+// logLevel is the level of the log lines the session's Handlers.Log
+// wants from a server that declares logging; "" for none.
+func (s *Session) logLevel() mcp.LoggingLevel {
+	if s.serve == nil || s.serve.h.Log == nil || s.capabilities == nil || s.capabilities.Logging == nil {
+		return ""
+	}
+	return logLevelOf(&s.serve.h)
 }
 
 // logLevelOf is the level the Log handler of h asks for: "info" for "".
@@ -707,4 +717,22 @@ func logLevelOf(h *Handlers) mcp.LoggingLevel {
 		return "info"
 	}
 	return h.LogLevel
+}
+
+// metaLogLevel is the _meta key of a modern request that asks for the
+// server's log lines at a level.
+const metaLogLevel = "io.modelcontextprotocol/logLevel"
+
+// callLogLevel asks a modern server for log lines during the call, at
+// the session's level, where Handlers.Log wants them (the modern era has
+// no logging/setLevel).
+func (s *Session) callLogLevel(params *mcp.CallToolParams) {
+	level := s.logLevel()
+	if level == "" || !modernVersion(s.protocolVersion) {
+		return
+	}
+	if params.Meta == nil {
+		params.Meta = mcp.Meta{}
+	}
+	params.Meta[metaLogLevel] = level
 }

@@ -115,7 +115,9 @@ func TestRootsChangedAnsweredByHandler(t *testing.T) {
 		}
 		return clientEnd, nil
 	}
-	s := connectWith(t, mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: dial}), resource.MCPServer{}, &mcpconn.Handlers{
+	// The legacy era: a modern server asks for roots only inside a
+	// result (input_required), which agt does not take part in yet.
+	s := connectWith(t, mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: dial}), resource.MCPServer{ProtocolVersion: resource.EraLegacy}, &mcpconn.Handlers{
 		Roots: rootsOK,
 		Served: func(_ mcpconn.Incoming, r mcpconn.ServedRequest) {
 			mu.Lock()

@@ -32,6 +32,7 @@ type Session struct {
 	capture       *toolsListCapture
 	guard         *peerGuard
 	screen        *messageScreen // what the go-sdk may read of the server (screen.go)
+	probe         *discoverProbe // stdio with the era probe on only
 	calls         inflightCalls
 	serve         *serving // handlers and bounds of what the server sends on its own
 	client        *mcp.Client
@@ -393,6 +394,7 @@ func (s *Session) CallTool(ctx context.Context, name string, args json.RawMessag
 	defer s.calls.end(call)
 	params := &mcp.CallToolParams{Name: name, Arguments: args}
 	setRequestMeta(ctx, params)
+	s.callLogLevel(params)
 	// Every call carries its own token: progress names its call exactly,
 	// and restarts its idle timeout.
 	params.SetProgressToken(call.token)

@@ -41,11 +41,11 @@ const (
 )
 
 func newSharedKey(ref resource.Ref, rev int64, srv resource.MCPServer, h *Handlers) (sharedKey, error) {
-	doc, err := json.Marshal(srv) // maps are written in key order: the same document, the same bytes
+	doc, err := documentDigest(srv)
 	if err != nil {
 		return sharedKey{}, err
 	}
-	k := sharedKey{ref: ref, rev: rev, doc: sha256.Sum256(doc)}
+	k := sharedKey{ref: ref, rev: rev, doc: doc}
 	if h != nil {
 		for _, c := range []struct {
 			set bool
@@ -60,6 +60,16 @@ func newSharedKey(ref resource.Ref, rev int64, srv resource.MCPServer, h *Handle
 		}
 	}
 	return k, nil
+}
+
+// documentDigest is the SHA-256 of the document's JSON: maps are written
+// in key order, so the same document gives the same digest.
+func documentDigest(srv resource.MCPServer) ([sha256.Size]byte, error) {
+	doc, err := json.Marshal(srv)
+	if err != nil {
+		return [sha256.Size]byte{}, err
+	}
+	return sha256.Sum256(doc), nil
 }
 
 // sharedPool holds a Connector's shared connections. One mutex guards it

@@ -58,9 +58,13 @@ func (s *scriptedServer) serve(in *io.PipeReader, out *io.PipeWriter) {
 		n := s.calls[req.Method]
 		s.mu.Unlock()
 		var lines []string
-		if req.Method == "initialize" {
+		switch req.Method {
+		case "initialize":
 			lines = []string{result(req.ID, `{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"scripted","version":"0"}}`)}
-		} else {
+		case "server/discover":
+			// A legacy server, as they answer the era probe.
+			lines = []string{fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"method not found"}}`, req.ID)}
+		default:
 			lines = s.answer(req.Method, req.ID, n)
 		}
 		for _, l := range lines {

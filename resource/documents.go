@@ -48,6 +48,15 @@ type MCPServer struct {
 	StartupTimeoutMS int64 `json:"startup_timeout_ms,omitempty"`
 	// ToolTimeoutMS bounds one tool call; 0 means 60 s.
 	ToolTimeoutMS int64 `json:"tool_timeout_ms,omitempty"`
+	// ProtocolVersion pins the MCP protocol this server is spoken to in:
+	// a version ("2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26",
+	// "2024-11-05", ProtocolVersions) or an era (EraModern, EraLegacy: the
+	// newest version of the era). A pinned server is not probed, and one
+	// that does not speak a modern pin fails to connect rather than fall
+	// back. "" (absent) means the client's own choice: the modern
+	// revision, falling back to the legacy one (package mcpconn,
+	// Protocol eras).
+	ProtocolVersion string `json:"protocol_version,omitempty"`
 	// Description is free text for people.
 	Description string `json:"description,omitempty"`
 
@@ -69,6 +78,19 @@ type MCPServer struct {
 	// working directory, logins, open pages and memory. An agent caller
 	// of the resource Service cannot turn it on (ServiceOptions).
 	Shared bool `json:"shared,omitempty"`
+}
+
+// The eras a document's protocol_version may name instead of a version.
+const (
+	EraModern = "modern"
+	EraLegacy = "legacy"
+)
+
+// ProtocolVersions lists the MCP protocol versions a document's
+// protocol_version may pin, newest first: the modern one, then the
+// legacy ones (with the initialize handshake).
+func ProtocolVersions() []string {
+	return []string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
 }
 
 // Transport returns the effective transport type: Type, or the one implied
@@ -145,6 +167,7 @@ func serverFields(s *MCPServer) []serverField {
 		{"env", &s.Env, "an object of string values"},
 		{"headers", &s.Headers, "an object of string values"},
 		{"oauth", &s.OAuth, "an object"},
+		{"protocol_version", &s.ProtocolVersion, "a string"},
 		{"shared", &s.Shared, "a boolean"},
 		{"startup_timeout_ms", &s.StartupTimeoutMS, "an integer number of milliseconds"},
 		{"tool_timeout_ms", &s.ToolTimeoutMS, "an integer number of milliseconds"},

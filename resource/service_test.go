@@ -198,6 +198,9 @@ func TestWriteMCPRules(t *testing.T) {
 		{name: "sse", data: server(`{"type": "sse", "url": "https://mcp.example.com/sse", "description": "old server"}`)},
 		{name: "shared stdio", data: server(`{"command": "npx", "cwd": "` + dir + `", "shared": true}`)},
 		{name: "shared remote", data: server(`{"url": "https://x.example", "shared": false}`)},
+		// Issue 25 item 1: a registration may pin a version or an era.
+		{name: "pinned version", data: server(`{"url": "https://x.example", "protocol_version": "2025-11-25"}`)},
+		{name: "pinned era", data: server(`{"command": "npx", "cwd": "` + dir + `", "protocol_version": "modern"}`)},
 
 		{"zero servers", `{"mcpServers": {}}`, "/data/mcpServers", resource.CodeServerCount, "exactly one"},
 		{"two servers", `{"mcpServers": {"a": {"url": "https://a.example"}, "b": {"url": "https://b.example"}}}`, "/data/mcpServers", resource.CodeServerCount, "exactly one"},
@@ -225,6 +228,8 @@ func TestWriteMCPRules(t *testing.T) {
 		{"streamable-http type", server(`{"type": "streamable-http", "url": "https://x.example"}`), "/data/mcpServers/s/type", resource.CodeTransport, `"http"`},
 		{"shared not a boolean", server(`{"command": "npx", "cwd": "` + dir + `", "shared": "yes"}`), "/data/mcpServers/s/shared", resource.CodeWrongType, "a boolean"},
 		{"args not strings", server(`{"command": "npx", "args": [1], "cwd": "` + dir + `"}`), "/data/mcpServers/s/args", resource.CodeWrongType, "array of strings"},
+		{"unknown protocol version", server(`{"url": "https://x.example", "protocol_version": "2099-01-01"}`), "/data/mcpServers/s/protocol_version", resource.CodeWrongType, "2025-11-25"},
+		{"protocol version not a string", server(`{"url": "https://x.example", "protocol_version": 2025}`), "/data/mcpServers/s/protocol_version", resource.CodeWrongType, "a string"},
 		{"negative timeout", server(`{"url": "https://x.example", "startup_timeout_ms": -1}`), "/data/mcpServers/s/startup_timeout_ms", resource.CodeLimit, "between 0"},
 		{"placeholder in a header", server(`{"url": "https://x.example", "headers": {"Authorization": "Bearer ${API_KEY}"}}`), "/data/mcpServers/s/headers/Authorization", resource.CodePlaceholder, "written ${env:NAME}"},
 		{"header with newline", server(`{"url": "https://x.example", "headers": {"X": "a\r\nB: c"}}`), "/data/mcpServers/s/headers/X", resource.CodeWrongType, "line break"},

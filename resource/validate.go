@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -175,8 +176,8 @@ const (
 
 var (
 	mcpTopFields    = []string{"mcpServers"}
-	stdioFields     = []string{"type", "command", "args", "env", "cwd", "startup_timeout_ms", "tool_timeout_ms", "description", "enabled_tools", "disabled_tools", "shared"}
-	remoteFields    = []string{"type", "url", "headers", "oauth", "startup_timeout_ms", "tool_timeout_ms", "description", "enabled_tools", "disabled_tools", "shared"}
+	stdioFields     = []string{"type", "command", "args", "env", "cwd", "startup_timeout_ms", "tool_timeout_ms", "protocol_version", "description", "enabled_tools", "disabled_tools", "shared"}
+	remoteFields    = []string{"type", "url", "headers", "oauth", "startup_timeout_ms", "tool_timeout_ms", "protocol_version", "description", "enabled_tools", "disabled_tools", "shared"}
 	stdioOnlyFields = map[string]bool{"command": true, "args": true, "env": true, "cwd": true}
 	remoteOnly      = map[string]bool{"url": true, "headers": true, "oauth": true}
 )
@@ -391,6 +392,10 @@ func checkServer(base string, raw json.RawMessage) (MCPServer, []Finding) {
 		if t.v < 0 || t.v > maxTimeoutMS {
 			fs = append(fs, errf(field(t.k), CodeLimit, fmt.Sprintf("%s must be between 0 (the default) and %d", t.k, maxTimeoutMS), "write a number of milliseconds in that range"))
 		}
+	}
+	if v := srv.ProtocolVersion; v != "" && v != EraModern && v != EraLegacy && !slices.Contains(ProtocolVersions(), v) {
+		fs = append(fs, errf(field("protocol_version"), CodeWrongType, "protocol_version is not an MCP protocol version this client speaks",
+			`write "modern", "legacy" or one of `+strings.Join(ProtocolVersions(), ", ")+`, or leave it out to negotiate`))
 	}
 	if len(srv.Description) > maxStringBytes {
 		fs = append(fs, errf(field("description"), CodeLimit, fmt.Sprintf("description is longer than %d bytes", maxStringBytes), "shorten it"))

@@ -264,8 +264,10 @@ func TestTwoCallsInFlight(t *testing.T) {
 func TestRequestsOutsideCalls(t *testing.T) {
 	t.Parallel()
 	sessions := make(chan *mcp.ServerSession, 1)
+	// A legacy server (issue 25: a modern one asks only inside results).
 	server := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"},
-		&mcp.ServerOptions{InitializedHandler: func(_ context.Context, req *mcp.InitializedRequest) { sessions <- req.Session }})
+		&mcp.ServerOptions{InitializedHandler: func(_ context.Context, req *mcp.InitializedRequest) { sessions <- req.Session },
+			SupportedProtocolVersions: []string{mcpconn.LegacyProtocolVersion}})
 	conn := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: func(ctx context.Context, _ resource.Ref, _ resource.MCPServer) (mcp.Transport, error) {
 		serverEnd, clientEnd := mcp.NewInMemoryTransports()
 		_, err := server.Connect(context.WithoutCancel(ctx), serverEnd, nil)

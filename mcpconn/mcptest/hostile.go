@@ -64,7 +64,17 @@ type hostileRequest struct {
 }
 
 // hostileContent returns the lines FaultHostileContent answers req with.
-func hostileContent(req hostileRequest) []string {
+// A modern one (EraModern) answers server/discover and refuses
+// initialize.
+func hostileContent(req hostileRequest, era Era) []string {
+	modern := era == EraModern
+	switch {
+	case req.Method == "server/discover" && modern:
+		return []string{fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"supportedVersions":[%q],"capabilities":{"tools":{"listChanged":true}},`+
+			`"_meta":{"io.modelcontextprotocol/serverInfo":{"name":%q,"version":%q}}}}`, req.ID, ModernProtocolVersion, ServerName, ServerVersion)}
+	case req.Method == "initialize" && modern:
+		return []string{fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32022,"message":"unsupported protocol version","data":{"supported":[%q]}}}`, req.ID, ModernProtocolVersion)}
+	}
 	switch req.Method {
 	case "initialize":
 		return []string{initializeResult(req.ID, "2025-11-25")}
@@ -106,7 +116,7 @@ func hostileContent(req hostileRequest) []string {
 // HTTP, stateless: each POSTed request is answered with the lines
 // hostileContent gives, as events (or, with jsonResponse, the first line
 // as the body).
-func serveHostileHTTP(jsonResponse bool) http.Handler {
+func serveHostileHTTP(jsonResponse bool, era Era) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			w.WriteHeader(http.StatusMethodNotAllowed)
@@ -117,7 +127,7 @@ func serveHostileHTTP(jsonResponse bool) http.Handler {
 			w.WriteHeader(http.StatusAccepted)
 			return
 		}
-		lines := hostileContent(req)
+		lines := hostileContent(req, era)
 		if jsonResponse {
 			w.Header().Set("Content-Type", "application/json")
 			_, _ = io.WriteString(w, lines[0])
@@ -132,7 +142,7 @@ func serveHostileHTTP(jsonResponse bool) http.Handler {
 
 // serveHostile answers stdin line by line as the fault says, until stdin
 // closes or stdout breaks.
-func serveHostile(f Fault, pageSize int, stdin io.Reader, stdout io.Writer) int {
+func serveHostile(f Fault, pageSize int, era Era, stdin io.Reader, stdout io.Writer) int {
 	if pageSize <= 0 {
 		pageSize = EndlessListingPageTools
 	}
@@ -148,7 +158,7 @@ func serveHostile(f Fault, pageSize int, stdin io.Reader, stdout io.Writer) int 
 		var err error
 		switch {
 		case f == FaultHostileContent:
-			for _, line := range hostileContent(req) {
+			for _, line := range hostileContent(req, era) {
 				if err == nil {
 					err = writeLine(w, line)
 				}

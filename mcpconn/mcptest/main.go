@@ -38,6 +38,11 @@ const FaultsEnv = "AGT_FAKEMCP_FAULTS"
 //	-call-log FILE       append the name of every tools/call request to FILE
 //	-page-size N         tools per tools/list page (default 1000)
 //	-tag S               ignored; lets a test find its processes in /proc
+//	-era E               protocol revisions served (Era): legacy (default),
+//	                     legacy-silent, modern (2026-07-28 only; stateless
+//	                     over HTTP), dual (stateless over HTTP) or future
+//	-era-file FILE       read -era from FILE at start (relative to the cwd)
+//	-start-delay D       on stdio, wait D (a Go duration) before serving
 //
 // Stdio mode ends when stdin closes. HTTP mode ends on SIGTERM, SIGINT or
 // when stdin closes.
@@ -53,6 +58,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	pageSize := fs.Int("page-size", 0, "tools per tools/list page")
 	sleeper := fs.Bool("sleeper", false, "internal: sleep until killed (the spawn-child grandchild)")
 	tag := fs.String("tag", "", "ignored; lets a test find its processes in /proc")
+	eraName := fs.String("era", string(EraLegacy), "protocol revisions served: legacy, legacy-silent, modern, dual or future")
+	eraFile := fs.String("era-file", "", "read the era from this file at start (a server upgraded between starts)")
+	startDelay := fs.Duration("start-delay", 0, "wait this long before reading stdin (a server slow to start)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -64,7 +72,20 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "fakemcp:", err)
 		return 2
 	}
-	opts := &ServerOptions{Faults: faults, PageSize: *pageSize, requestIDs: &requestIDs{}}
+	if *eraFile != "" {
+		b, err := os.ReadFile(*eraFile)
+		if err != nil {
+			fmt.Fprintln(stderr, "fakemcp: era file:", err)
+			return 2
+		}
+		*eraName = strings.TrimSpace(string(b))
+	}
+	era, err := parseEra(*eraName)
+	if err != nil {
+		fmt.Fprintln(stderr, "fakemcp:", err)
+		return 2
+	}
+	opts := &ServerOptions{Faults: faults, PageSize: *pageSize, Era: era, requestIDs: &requestIDs{}}
 	has := opts.has
 
 	if has(FaultExitAtStart) {
@@ -73,15 +94,15 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if has(FaultEchoSecret) {
 		if *httpAddr != "" {
-			return serveHandler(echoSecretHandler, *httpAddr, *requireHeader, nil, stdin, stdout, stderr)
+			return serveHandler(func() http.Handler { return echoSecretHandler(era) }, *httpAddr, *requireHeader, nil, stdin, stdout, stderr)
 		}
-		return serveEchoSecret(has(FaultBanner), stdin, stdout, stderr)
+		return serveEchoSecret(has(FaultBanner), era, stdin, stdout, stderr)
 	}
 	if f, ok := hostileFault(faults); ok {
 		if f == FaultHostileContent && *httpAddr != "" {
-			return serveHandler(func() http.Handler { return serveHostileHTTP(*jsonResponse) }, *httpAddr, *requireHeader, nil, stdin, stdout, stderr)
+			return serveHandler(func() http.Handler { return serveHostileHTTP(*jsonResponse, era) }, *httpAddr, *requireHeader, nil, stdin, stdout, stderr)
 		}
-		return serveHostile(f, *pageSize, stdin, stdout)
+		return serveHostile(f, *pageSize, era, stdin, stdout)
 	}
 	var dropper *sessionDropper
 	if has(FaultDropSession) {
@@ -137,11 +158,12 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	status := 0
 	if *httpAddr != "" {
-		status = serveHTTP(server, *httpAddr, *sse, *jsonResponse, *requireHeader, dropper, &restart, stdin, stdout, stderr)
+		status = serveHTTP(server, era, *httpAddr, *sse, *jsonResponse, *requireHeader, dropper, &restart, stdin, stdout, stderr)
 	} else {
 		if has(FaultBanner) {
 			fmt.Fprintln(stdout, Banner)
 		}
+		time.Sleep(*startDelay)
 		fmt.Fprintln(stderr, "fakemcp: serving on stdio")
 		if err := server.Run(context.Background(), &mcp.IOTransport{Reader: io.NopCloser(&idSniffer{r: stdin, ids: opts.requestIDs}), Writer: nopWriteCloser{stdout}}); err != nil && !errors.Is(err, io.EOF) {
 			fmt.Fprintln(stderr, "fakemcp: stdio:", err)
@@ -195,15 +217,18 @@ func spawnSleeper(stderr io.Writer, tag string) error {
 	return cmd.Process.Release()
 }
 
-// serveHTTP serves server over HTTP; dropper, when not nil, stands
-// before the streamable handler (FaultDropSession).
-func serveHTTP(server *mcp.Server, addr string, sse, jsonResponse bool, requireHeader string, dropper *sessionDropper, restart *atomic.Pointer[func()], stdin io.Reader, stdout, stderr io.Writer) int {
+// serveHTTP serves server over HTTP in era; dropper, when not nil,
+// stands before the streamable handler (FaultDropSession).
+func serveHTTP(server *mcp.Server, era Era, addr string, sse, jsonResponse bool, requireHeader string, dropper *sessionDropper, restart *atomic.Pointer[func()], stdin io.Reader, stdout, stderr io.Writer) int {
 	return serveHandler(func() http.Handler {
 		if sse {
 			return mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return server }, nil)
 		}
 		h := http.Handler(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
-			&mcp.StreamableHTTPOptions{JSONResponse: jsonResponse}))
+			&mcp.StreamableHTTPOptions{JSONResponse: jsonResponse, Stateless: era.stateless()}))
+		if era.legacy() {
+			h = legacyHTTP(h)
+		}
 		if dropper != nil {
 			h = dropper.handler(h)
 		}

@@ -262,6 +262,9 @@ type ServerOptions struct {
 	// PageSize is the number of tools per tools/list page; 0 means the
 	// go-sdk default (1000).
 	PageSize int
+	// Era is the protocol revisions the server speaks; "" means
+	// EraLegacy.
+	Era Era
 
 	// requestIDs is set by Main on stdio: the ids of the tools/call
 	// requests read, for AskIn.Names "request".
@@ -310,12 +313,16 @@ func (c *Counters) record(name string) {
 // (mcp.NewInMemoryTransports, or Dial). Each call returns a fresh server with
 // an empty notes store.
 func NewServer(opts *ServerOptions) *mcp.Server {
-	pageSize := 0
+	pageSize, era := 0, EraLegacy
 	if opts != nil {
 		pageSize = opts.PageSize
+		if opts.Era != "" {
+			era = opts.Era
+		}
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: ServerName, Version: ServerVersion},
-		&mcp.ServerOptions{PageSize: pageSize, Instructions: "agt fake MCP server for tests"})
+		&mcp.ServerOptions{PageSize: pageSize, Instructions: "agt fake MCP server for tests", SupportedProtocolVersions: era.versions()})
+	s.AddReceivingMiddleware(eraMiddleware(era))
 	f := &fake{opts: opts, notes: map[string]note{}}
 	f.addTools(s)
 	var cf *clientFeatures
