@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agtsdk/agt/internal/httptoken"
 	"github.com/agtsdk/agt/toolschema"
 )
 
@@ -162,16 +163,14 @@ func (w *annotationWalk) annotation(v, typ json.RawMessage, path []string, reach
 	}
 	where := "property " + quoteName(strings.Join(path, "."))
 	var name string
-	if json.Unmarshal(v, &name) != nil {
+	if string(bytes.TrimSpace(v)) == "null" || json.Unmarshal(v, &name) != nil {
 		return badAnnotation("%s: x-mcp-header is not a string", where)
 	}
 	if name == "" {
 		return badAnnotation("%s: x-mcp-header is empty", where)
 	}
-	for i := 0; i < len(name); i++ {
-		if !isTChar(name[i]) {
-			return badAnnotation("%s: x-mcp-header %s is not an HTTP token (a space, colon, control or non-ASCII character)", where, quoteName(name))
-		}
+	if !httptoken.Valid(name) {
+		return badAnnotation("%s: x-mcp-header %s is not an HTTP token (a space, colon, control or non-ASCII character)", where, quoteName(name))
 	}
 	var t string
 	switch _ = json.Unmarshal(typ, &t); t {
@@ -188,15 +187,6 @@ func (w *annotationWalk) annotation(v, typ json.RawMessage, path []string, reach
 	w.seen[lower] = true
 	w.out = append(w.out, paramBinding{path: path, name: name})
 	return nil
-}
-
-// isTChar reports whether c is an HTTP token character (RFC 9110, 5.6.2).
-func isTChar(c byte) bool {
-	switch {
-	case c >= '0' && c <= '9', c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z':
-		return true
-	}
-	return strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
 }
 
 // registeredParamHeader reports the first binding whose header the
@@ -355,10 +345,7 @@ func headerText(v json.RawMessage) (string, string) {
 	case 't', 'f':
 		return string(v), ""
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		if n, err := strconv.ParseInt(string(v), 10, 64); err == nil {
-			if n > maxSafeInteger || n < -maxSafeInteger {
-				break
-			}
+		if n, err := strconv.ParseInt(string(v), 10, 64); err == nil && n <= maxSafeInteger && n >= -maxSafeInteger {
 			return strconv.FormatInt(n, 10), ""
 		}
 		// 1.0 and 1e2 are integers too (JSON Schema 2020-12).

@@ -391,10 +391,39 @@ var (
 // (see Handlers). mcpconn adds no argument value to an error; a protocol error's
 // text is the server's. The request's params._meta carries the call's
 // progress token and the fields of WithRequestMeta(ctx, ...).
+//
+// In the modern era over streamable HTTP the request carries the
+// Mcp-Param-* headers of the tool's x-mcp-header annotations, as the
+// session's latest listing (Tools) defines them, from args (see Protocol
+// eras): arguments that cannot be mirrored (a value past the bound, an
+// integer outside the safe range, a value that is not a string, integer
+// or boolean) fail with a *toolschema.ArgumentError (errors.As) before
+// anything is sent; a server that refuses the headers (HeaderMismatch,
+// -32020: the tool changed, or the session never listed) gets one more
+// try after a new listing.
 func (s *Session) CallTool(ctx context.Context, name string, args json.RawMessage) (*CallResult, error) {
 	if s.lease != nil {
 		return s.leaseCallTool(ctx, name, args)
 	}
+	out, err := s.callTool(ctx, name, args)
+	var wire *jsonrpc.Error
+	if err != nil && s.modernHTTP() && errors.As(err, &wire) && wire.Code == mcp.CodeHeaderMismatch &&
+		ctx.Err() == nil && !s.closed.Load() {
+		// The server refused the request before running the tool: its
+		// Mcp-Param-* headers did not match what it expects, so its
+		// definition changed since the session listed it, or the session
+		// never listed. As the spec advises (transports: Client Behavior),
+		// list again and send the call once more, with headers from the
+		// new listing.
+		if _, lerr := s.Tools(ctx); lerr == nil {
+			return s.callTool(ctx, name, args)
+		}
+	}
+	return out, err
+}
+
+// callTool is CallTool, once.
+func (s *Session) callTool(ctx context.Context, name string, args json.RawMessage) (*CallResult, error) {
 	if s.closed.Load() {
 		return nil, s.closedError(callOp(name))
 	}
