@@ -76,15 +76,20 @@ func badAnnotation(format string, args ...any) error {
 // client drops such a tool from its listing silently in every era
 // (filterValidTools); agt checks the same rules and more, so that the tool
 // is left out with the reason, in every era and transport alike (a tool's
-// definition does not depend on how it is reached).
+// definition does not depend on how it is reached). The schema is decoded
+// once: the walk costs its size, whatever its depth.
 func paramBindings(schema json.RawMessage) ([]paramBinding, error) {
 	// Most schemas have no annotation: the key, or an escape that could
 	// spell it, must appear in the bytes.
 	if !bytes.Contains(schema, []byte(xMCPHeader)) && !bytes.Contains(schema, []byte(`\u`)) {
 		return nil, nil
 	}
+	var root any
+	if json.Unmarshal(schema, &root) != nil {
+		return nil, nil // not JSON: the compilation says so
+	}
 	w := &annotationWalk{seen: map[string]bool{}}
-	if err := w.schema(schema, nil, true); err != nil {
+	if err := w.schema(root, nil, true); err != nil {
 		return nil, err
 	}
 	return w.out, nil
@@ -107,23 +112,20 @@ var (
 
 // schema walks one (sub)schema; path is the chain of properties keys that
 // reached it, reachable whether only such keys did.
-func (w *annotationWalk) schema(raw json.RawMessage, path []string, reachable bool) error {
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(raw, &obj) != nil || obj == nil {
+func (w *annotationWalk) schema(v any, path []string, reachable bool) error {
+	obj, ok := v.(map[string]any)
+	if !ok {
 		return nil // a boolean schema, or not a schema: nothing annotated
 	}
-	if v, ok := obj[xMCPHeader]; ok {
-		if err := w.annotation(v, obj["type"], path, reachable); err != nil {
+	if a, ok := obj[xMCPHeader]; ok {
+		if err := w.annotation(a, obj["type"], path, reachable); err != nil {
 			return err
 		}
 	}
-	if props, ok := obj["properties"]; ok {
-		var m map[string]json.RawMessage
-		if json.Unmarshal(props, &m) == nil {
-			for name, sub := range m {
-				if err := w.schema(sub, append(path[:len(path):len(path)], name), reachable); err != nil {
-					return err
-				}
+	if props, ok := obj["properties"].(map[string]any); ok {
+		for name, sub := range props {
+			if err := w.schema(sub, append(path[:len(path):len(path)], name), reachable); err != nil {
+				return err
 			}
 		}
 	}
@@ -133,37 +135,33 @@ func (w *annotationWalk) schema(raw json.RawMessage, path []string, reachable bo
 		}
 	}
 	for _, k := range subschemaListKeywords {
-		var list []json.RawMessage
-		if json.Unmarshal(obj[k], &list) == nil {
-			for _, sub := range list {
-				if err := w.schema(sub, nil, false); err != nil {
-					return err
-				}
+		list, _ := obj[k].([]any)
+		for _, sub := range list {
+			if err := w.schema(sub, nil, false); err != nil {
+				return err
 			}
 		}
 	}
 	for _, k := range subschemaMapKeywords {
-		var m map[string]json.RawMessage
-		if json.Unmarshal(obj[k], &m) == nil {
-			for _, sub := range m {
-				if err := w.schema(sub, nil, false); err != nil {
-					return err
-				}
+		m, _ := obj[k].(map[string]any)
+		for _, sub := range m {
+			if err := w.schema(sub, nil, false); err != nil {
+				return err
 			}
 		}
 	}
 	return nil
 }
 
-// annotation checks one x-mcp-header value v on a schema of type typ.
-func (w *annotationWalk) annotation(v, typ json.RawMessage, path []string, reachable bool) error {
+// annotation checks one x-mcp-header value a on a schema of type typ.
+func (w *annotationWalk) annotation(a, typ any, path []string, reachable bool) error {
 	if !reachable || len(path) == 0 {
 		return badAnnotation("an x-mcp-header is outside the chain of properties keys from the schema's root " +
 			"(at the root, or under items, a composition or conditional keyword, $defs or $ref)")
 	}
 	where := "property " + quoteName(strings.Join(path, "."))
-	var name string
-	if string(bytes.TrimSpace(v)) == "null" || json.Unmarshal(v, &name) != nil {
+	name, ok := a.(string)
+	if !ok {
 		return badAnnotation("%s: x-mcp-header is not a string", where)
 	}
 	if name == "" {
@@ -172,8 +170,7 @@ func (w *annotationWalk) annotation(v, typ json.RawMessage, path []string, reach
 	if !httptoken.Valid(name) {
 		return badAnnotation("%s: x-mcp-header %s is not an HTTP token (a space, colon, control or non-ASCII character)", where, quoteName(name))
 	}
-	var t string
-	switch _ = json.Unmarshal(typ, &t); t {
+	switch typ {
 	case "string", "integer", "boolean":
 	case "number":
 		return badAnnotation("%s: x-mcp-header %s is on a property of type number, which the spec does not permit", where, quoteName(name))
@@ -269,8 +266,11 @@ func paramHeaders(bs []paramBinding, args json.RawMessage) (http.Header, []tools
 	if len(bs) == 0 {
 		return nil, nil
 	}
-	var root map[string]json.RawMessage
-	if json.Unmarshal(args, &root) != nil {
+	// Decoded once, numbers as their text: each lookup is a walk of maps.
+	d := json.NewDecoder(bytes.NewReader(args))
+	d.UseNumber()
+	var root map[string]any
+	if d.Decode(&root) != nil {
 		return nil, nil // not an object: the server refuses the call itself
 	}
 	h := http.Header{}
@@ -278,7 +278,7 @@ func paramHeaders(bs []paramBinding, args json.RawMessage) (http.Header, []tools
 	total := 0
 	for _, b := range bs {
 		v, ok := lookupPath(root, b.path)
-		if !ok || string(v) == "null" {
+		if !ok || v == nil {
 			continue
 		}
 		pointer := jsonPointer(b.path)
@@ -304,19 +304,18 @@ func paramHeaders(bs []paramBinding, args json.RawMessage) (http.Header, []tools
 }
 
 // lookupPath is the value at path in an arguments object.
-func lookupPath(root map[string]json.RawMessage, path []string) (json.RawMessage, bool) {
-	cur, ok := root[path[0]]
-	for _, k := range path[1:] {
+func lookupPath(root map[string]any, path []string) (any, bool) {
+	var cur any = root
+	for _, k := range path {
+		obj, ok := cur.(map[string]any)
 		if !ok {
 			return nil, false
 		}
-		var obj map[string]json.RawMessage
-		if json.Unmarshal(cur, &obj) != nil {
+		if cur, ok = obj[k]; !ok {
 			return nil, false
 		}
-		cur, ok = obj[k]
 	}
-	return cur, ok
+	return cur, true
 }
 
 // jsonPointer is the JSON pointer of a property path (RFC 6901).
@@ -329,22 +328,15 @@ func jsonPointer(path []string) string {
 	return b.String()
 }
 
-// headerText converts a JSON value for a header, or says why it cannot be
-// (never with the value).
-func headerText(v json.RawMessage) (string, string) {
-	v = bytes.TrimSpace(v)
-	if len(v) == 0 {
-		return "", "the tool mirrors this argument into an HTTP header (x-mcp-header): it must be a string, an integer or a boolean"
-	}
-	switch v[0] {
-	case '"':
-		var s string
-		if json.Unmarshal(v, &s) == nil {
-			return s, ""
-		}
-	case 't', 'f':
-		return string(v), ""
-	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+// headerText converts an argument value for a header, or says why it
+// cannot be (never with the value).
+func headerText(v any) (string, string) {
+	switch v := v.(type) {
+	case string:
+		return v, ""
+	case bool:
+		return strconv.FormatBool(v), ""
+	case json.Number:
 		if n, err := strconv.ParseInt(string(v), 10, 64); err == nil && n <= maxSafeInteger && n >= -maxSafeInteger {
 			return strconv.FormatInt(n, 10), ""
 		}

@@ -173,3 +173,31 @@ func TestParamHeadersBound(t *testing.T) {
 		t.Errorf("past the bound: %+v, want one violation on /b naming 8192 bytes", bad)
 	}
 }
+
+// A schema nested 2,000 properties deep, annotated at the bottom, is read
+// in one decoding (the walk once decoded every level again: a listing of
+// tens of MiB that deep cost its size times its depth).
+func TestParamBindingsDeep(t *testing.T) {
+	t.Parallel()
+	const depth = 2000
+	var b strings.Builder
+	for range depth {
+		b.WriteString(`{"type":"object","properties":{"p":`)
+	}
+	b.WriteString(`{"type":"string","x-mcp-header":"Deep"}`)
+	for range depth {
+		b.WriteString(`}}`)
+	}
+	got, err := paramBindings(json.RawMessage(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].name != "Deep" || len(got[0].path) != depth {
+		t.Fatalf("bindings = %d, want the one at depth %d", len(got), depth)
+	}
+	args := strings.Repeat(`{"p":`, depth) + `"v"` + strings.Repeat(`}`, depth)
+	h, bad := paramHeaders(got, json.RawMessage(args))
+	if bad != nil || h.Get("Mcp-Param-Deep") != "v" {
+		t.Errorf("headers = %v, violations = %v", h, bad)
+	}
+}
