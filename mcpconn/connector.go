@@ -710,7 +710,7 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 			return nil, err
 		}
 		s.answers = &httpAnswers{}
-		rt := &headerRoundTripper{base: base, headers: headers, origin: originOf(u), guard: s.guard, answers: s.answers, screen: s.screen}
+		rt := &headerRoundTripper{base: &modernHeaders{base: base, registered: headers}, headers: headers, origin: originOf(u), guard: s.guard, answers: s.answers, screen: s.screen}
 		client := &http.Client{Transport: rt, CheckRedirect: rt.checkRedirect}
 		if s.oauth != nil && s.transport == resource.TransportSSE {
 			// The go-sdk's SSE transport has no OAuth hook: the round

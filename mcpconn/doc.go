@@ -374,13 +374,52 @@
 // rule of this package (bounds, the screen, exact bytes, secrets,
 // errors, shared connections) holds in both eras unchanged.
 //
+// Over streamable HTTP the modern era has no session: agt sends no
+// Mcp-Session-Id (a session id a server answers with is dropped, never
+// sent back), opens no GET stream, sends no DELETE and no Last-Event-ID.
+// Every POST carries MCP-Protocol-Version and Mcp-Method; a tools/call
+// also Mcp-Name, the tool's name, Base64-encoded in the spec's
+// =?base64?...?= sentinel when it is not plain visible ASCII (the go-sdk's
+// own server compares the header without decoding it, so it refuses such
+// a name). A tool may mark parameters of its inputSchema with
+// x-mcp-header; a call then carries one Mcp-Param-{name} header for each
+// marked parameter present (and not null) in its arguments: a string as
+// is, an integer in decimal, a boolean as true or false, Base64-encoded
+// in the sentinel when not plain visible ASCII or with leading or
+// trailing white space, so that no value carries CR, LF or any other
+// control character. agt builds these headers itself, from the arguments
+// the call sends and the tool's definition in the session's latest
+// listing (whichever lease of a shared connection listed it), and never
+// lets one replace a header of the registration (the registration's
+// value is sent; LoadTools leaves such a tool out, as its calls could
+// not succeed) or touch Authorization. The headers of one call are
+// bounded: 8 KiB for their names and encoded values together (HTTP
+// servers commonly refuse requests whose headers pass 8 to 16 KiB). A
+// call whose mirrored arguments would pass that bound, or that has an
+// integer outside ±(2^53-1) or a value that is neither a string, an
+// integer nor a boolean in a marked parameter, is not sent: CallTool
+// fails with a *toolschema.ArgumentError naming the parameter (never
+// its value), as a server would refuse the call without the header. Like
+// every argument value, a mirrored value is never put in an error, a log
+// or an audit record. A server that refuses a call's headers
+// (HeaderMismatch, -32020: the tool changed since the listing, or the
+// session never listed) gets the call once more after a new listing. On
+// stdio and in the legacy era no Mcp-Param-* header exists.
+//
+// A tool whose x-mcp-header annotations break the spec's constraints (an
+// annotation that is empty or not an HTTP token, used twice without
+// regard to case, on a property whose type is not exactly "string",
+// "integer" or "boolean", or not reached from the schema's root by
+// properties keys alone) is left out by LoadTools with the reason (the
+// go-sdk's client would drop it without one), in both eras and on every
+// transport: its definition does not depend on how it is reached.
+//
 // Current limits of the modern era: a server's requests
 // (elicitation, sampling, roots) come only as the multi round-trip
 // (input_required), which agt refuses as said above, so a modern
 // server's tools that ask the user fail; change notifications
-// (subscriptions/listen) are not asked for; the HTTP headers Mcp-Method,
-// Mcp-Name and Mcp-Param-* (x-mcp-header) are the go-sdk's; the ttlMs of
-// a listing is not used across sessions. A session with Handlers.Log asks
+// (subscriptions/listen) are not asked for; the ttlMs of a listing is
+// not used across sessions. A session with Handlers.Log asks
 // a modern server for its log lines on each tools/call
 // (io.modelcontextprotocol/logLevel in _meta, at Handlers.LogLevel), not
 // with logging/setLevel, which the modern era does not have.

@@ -22,8 +22,11 @@ type LoadedTool struct {
 	// listing to be read with it (a *LimitError naming MaxMessageDepth;
 	// only its name is known), its name, title, description, outputSchema
 	// or _meta is over its bound (CheckTool), its name was listed before,
-	// it requires task-augmented execution (ErrTaskRequired), or its
-	// inputSchema does not compile. Nil when the tool is usable.
+	// it requires task-augmented execution (ErrTaskRequired), its
+	// inputSchema's x-mcp-header annotations break the constraints of MCP
+	// 2026-07-28 or name an Mcp-Param-* header the registration's headers
+	// set (see Protocol eras), or its inputSchema does not compile. Nil
+	// when the tool is usable.
 	Err error
 }
 
@@ -48,7 +51,8 @@ var ErrTaskRequired = errors.New(`the tool requires task-augmented execution (ex
 // than MaxMessageDepth allows in its page) is left out with its reason.
 // Then each tool is checked with CheckTool, a name listed twice
 // keeps its first tool, a tool that requires tasks is left out
-// (ErrTaskRequired), and each inputSchema is compiled with compile (nil
+// (ErrTaskRequired), so is one whose x-mcp-header annotations are invalid
+// or name a header of the registration, and each inputSchema is compiled with compile (nil
 // means toolschema.Compile with the options opts, nil for defaults). Tools
 // whose inputSchema bytes are identical share one compilation, and so its
 // result or error. The distinct schemas compile on at most GOMAXPROCS
@@ -83,6 +87,8 @@ func LoadTools(tools []Tool, srv resource.MCPServer, compile func(raw []byte) (*
 			seen[t.Name] = true
 			if t.Execution != nil && t.Execution.TaskSupport == TaskSupportRequired {
 				lt.Err = ErrTaskRequired
+			} else if err := checkParamHeaders(t.InputSchema, srv.Headers); err != nil {
+				lt.Err = err
 			}
 		}
 		out = append(out, lt)

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agtsdk/agt/resource"
+	"github.com/agtsdk/agt/toolschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -36,6 +37,9 @@ type Session struct {
 	calls         inflightCalls
 	serve         *serving // handlers and bounds of what the server sends on its own
 	client        *mcp.Client
+	// params are the x-mcp-header bindings of the latest listing, for
+	// the Mcp-Param-* headers of calls (modern era, streamable HTTP).
+	params paramHeaderTable
 	// toolsChanged counts the notifications/tools/list_changed read.
 	toolsChanged atomic.Uint64
 	// notes carries the notifications read to their handlers, in order
@@ -98,8 +102,9 @@ type Tool struct {
 	Execution *ToolExecution `json:"execution,omitempty"`
 
 	// unreadable is why the listing could not be read for this tool (it
-	// nests too deep for its page): only Name is known, and LoadTools
-	// leaves it out with this reason.
+	// nests too deep for its page), or why the go-sdk left it out (its
+	// x-mcp-header annotations are invalid): only Name is known, and
+	// LoadTools leaves it out with this reason.
 	unreadable error
 }
 
@@ -118,6 +123,12 @@ const (
 	TaskSupportOptional  = "optional"
 	TaskSupportRequired  = "required"
 )
+
+// modernHTTP reports whether the session speaks the modern era over
+// streamable HTTP, where calls carry Mcp-Param-* headers.
+func (s *Session) modernHTTP() bool {
+	return s.transport == resource.TransportHTTP && modernVersion(s.protocolVersion)
+}
 
 // remote reports whether the session reaches its server by URL.
 func (s *Session) remote() bool {
@@ -246,6 +257,7 @@ func (s *Session) Tools(ctx context.Context) ([]Tool, error) {
 				What: "the server's tool listing", Limit: int64(s.capture.maxTools), Unit: "tools"}}
 		}
 		if next == "" {
+			s.params.record(out)
 			return out, nil
 		}
 		if seen[next] {
@@ -259,11 +271,12 @@ func (s *Session) Tools(ctx context.Context) ([]Tool, error) {
 // withWireSchemas pairs the tools the go-sdk decoded from one tools/list
 // page with the exact schema bytes of the same page on the wire. Keys match
 // exactly, as in the go-sdk's own decoding ("InputSchema" is not
-// inputSchema), and the tools the go-sdk left out (null entries, invalid
-// header annotations) stay out; the wire must list the decoded tools in
-// the same order, or the capture is not this page's. The tools the screen
-// cut from the page (null on the wire now) come back at their places, to
-// be left out by LoadTools with the reason.
+// inputSchema), and the null entries the go-sdk left out stay out; the
+// wire must list the decoded tools in the same order, or the capture is
+// not this page's. The tools the screen cut from the page (null on the
+// wire now), and those the go-sdk left out for their x-mcp-header
+// annotations, come back at their places, to be left out by LoadTools
+// with the reason.
 func withWireSchemas(decoded []*mcp.Tool, raw json.RawMessage, cuts []cutTool) ([]Tool, error) {
 	var page map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &page); err != nil {
@@ -283,12 +296,17 @@ func withWireSchemas(decoded []*mcp.Tool, raw json.RawMessage, cuts []cutTool) (
 			cuts = cuts[1:]
 			continue
 		}
-		if paired == len(decoded) {
-			continue
-		}
 		var name string
-		if w == nil || (w["name"] != nil && json.Unmarshal(w["name"], &name) != nil) || name != decoded[paired].Name {
+		if w == nil || (w["name"] != nil && json.Unmarshal(w["name"], &name) != nil) {
 			continue // left out by the go-sdk
+		}
+		if paired == len(decoded) || name != decoded[paired].Name {
+			// Left out by the go-sdk for its x-mcp-header annotations
+			// (filterValidTools): back with the reason, for LoadTools.
+			if _, err := paramBindings(w["inputSchema"]); err != nil {
+				out = append(out, Tool{Name: name, unreadable: err})
+			}
+			continue
 		}
 		out = append(out, toolMeta(decoded[paired], w))
 		paired++
@@ -373,10 +391,39 @@ var (
 // (see Handlers). mcpconn adds no argument value to an error; a protocol error's
 // text is the server's. The request's params._meta carries the call's
 // progress token and the fields of WithRequestMeta(ctx, ...).
+//
+// In the modern era over streamable HTTP the request carries the
+// Mcp-Param-* headers of the tool's x-mcp-header annotations, as the
+// session's latest listing (Tools) defines them, from args (see Protocol
+// eras): arguments that cannot be mirrored (a value past the bound, an
+// integer outside the safe range, a value that is not a string, integer
+// or boolean) fail with a *toolschema.ArgumentError (errors.As) before
+// anything is sent; a server that refuses the headers (HeaderMismatch,
+// -32020: the tool changed, or the session never listed) gets one more
+// try after a new listing.
 func (s *Session) CallTool(ctx context.Context, name string, args json.RawMessage) (*CallResult, error) {
 	if s.lease != nil {
 		return s.leaseCallTool(ctx, name, args)
 	}
+	out, err := s.callTool(ctx, name, args)
+	var wire *jsonrpc.Error
+	if err != nil && s.modernHTTP() && errors.As(err, &wire) && wire.Code == mcp.CodeHeaderMismatch &&
+		ctx.Err() == nil && !s.closed.Load() {
+		// The server refused the request before running the tool: its
+		// Mcp-Param-* headers did not match what it expects, so its
+		// definition changed since the session listed it, or the session
+		// never listed. As the spec advises (transports: Client Behavior),
+		// list again and send the call once more, with headers from the
+		// new listing.
+		if _, lerr := s.Tools(ctx); lerr == nil {
+			return s.callTool(ctx, name, args)
+		}
+	}
+	return out, err
+}
+
+// callTool is CallTool, once.
+func (s *Session) callTool(ctx context.Context, name string, args json.RawMessage) (*CallResult, error) {
 	if s.closed.Load() {
 		return nil, s.closedError(callOp(name))
 	}
@@ -388,8 +435,19 @@ func (s *Session) CallTool(ctx context.Context, name string, args json.RawMessag
 	} else if !json.Valid(args) {
 		return nil, &Error{Ref: s.ref, Op: callOp(name), Detail: "the arguments are not valid JSON"}
 	}
+	var hdr http.Header
+	if s.modernHTTP() {
+		var bad []toolschema.Violation
+		if hdr, bad = paramHeaders(s.params.get(name), args); bad != nil {
+			return nil, &Error{Ref: s.ref, Op: callOp(name), Detail: "the arguments cannot be mirrored into the tool's HTTP headers (x-mcp-header); the call was not sent",
+				Err: &toolschema.ArgumentError{Violations: bad}}
+		}
+	}
 	cctx, cancel, clock := s.callContext(ctx)
 	defer cancel()
+	if hdr != nil {
+		cctx = withParamHeaders(cctx, hdr)
+	}
 	cctx, call := s.calls.begin(cctx, clock)
 	defer s.calls.end(call)
 	params := &mcp.CallToolParams{Name: name, Arguments: args}

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/agtsdk/agt/internal/httptoken"
 )
 
 // ErrInvalid is the sentinel of every *DocumentError: the request or the
@@ -447,18 +449,7 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-func validHeaderName(k string) bool {
-	if k == "" || len(k) > 256 {
-		return false
-	}
-	for i := 0; i < len(k); i++ {
-		c := k[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
-			return false
-		}
-	}
-	return true
-}
+func validHeaderName(k string) bool { return len(k) <= 256 && httptoken.Valid(k) }
 
 // checkText bounds a string and, when placeholders expand in it, refuses any
 // ${...} other than ${cwd}, ${workspace} and the secret references.

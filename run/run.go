@@ -532,8 +532,10 @@ func (e MountError) Unwrap() error { return e.Err }
 
 // SkippedTool reports a tool left out of the snapshot: its schema did not
 // compile, its server listed its name twice, it requires task-augmented
-// execution (mcpconn.ErrTaskRequired), or its name, title, description,
-// outputSchema or _meta is over mcpconn's bounds (mcpconn.CheckTool). A
+// execution (mcpconn.ErrTaskRequired), its x-mcp-header annotations are
+// invalid or name a header of the registration (mcpconn: Protocol eras),
+// or its name, title, description, outputSchema or _meta is over
+// mcpconn's bounds (mcpconn.CheckTool). A
 // tool the registration's enabled_tools or disabled_tools leave out is not
 // a SkippedTool: it is simply not offered.
 type SkippedTool struct {

@@ -46,6 +46,16 @@ type scenarioContext struct {
 	IdPIssuer   string `json:"idp_issuer"`
 	IdPClientID string `json:"idp_client_id"`
 	IdPIDToken  string `json:"idp_id_token"`
+	// ToolCalls are the calls a scenario wants made, in order
+	// (http-custom-headers).
+	ToolCalls []toolCall `json:"toolCalls"`
+}
+
+// toolCall is one call of a scenario: the server's tool name and the
+// arguments.
+type toolCall struct {
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
 }
 
 // readContext decodes MCP_CONFORMANCE_CONTEXT; unset is the zero context.
@@ -59,7 +69,7 @@ func readContext() (scenarioContext, error) {
 		return sc, fmt.Errorf("%s is %d bytes; the limit is %d", contextEnv, len(v), maxContextBytes)
 	}
 	if err := json.Unmarshal([]byte(v), &sc); err != nil {
-		return sc, fmt.Errorf("%s is not a JSON object of strings", contextEnv)
+		return sc, fmt.Errorf("%s is not a JSON object of the scenario's data", contextEnv)
 	}
 	return sc, nil
 }

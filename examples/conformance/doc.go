@@ -15,6 +15,21 @@
 //	                                     client accepts and agt fills in the defaults
 //	sse-retry                            a call whose event stream the server ends
 //	                                     early; agt reconnects
+//	http-custom-headers                  the calls MCP_CONFORMANCE_CONTEXT lists
+//	                                     (toolCalls), whose tools mark parameters
+//	                                     with x-mcp-header; agt sends the
+//	                                     Mcp-Param-* headers
+//	http-invalid-tool-headers            valid_tool; the Run leaves out the tools
+//	                                     whose x-mcp-header annotations are invalid
+//	json-schema-2020-12-preservation     json_schema_echo with the inputSchema the
+//	                                     Run gives the model for
+//	                                     json_schema_2020_12_tool (the server's
+//	                                     exact bytes), as a model would copy it
+//
+// Arguments from the suite are a model's: a top-level null the tool's
+// schema neither requires nor allows is left out, as a host does for a
+// model that writes null for a parameter it omits (agt validates arguments
+// as they come).
 //
 // An auth/* scenario registers the server with an "oauth" field and calls
 // its test-tool: the Run's connection discovers the authorization server

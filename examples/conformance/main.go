@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -51,6 +52,12 @@ type scenarioCall struct {
 	// with no content of its own: agt fills in the requested schema's
 	// defaults.
 	elicit bool
+	// fromContext: the calls are the ones MCP_CONFORMANCE_CONTEXT lists
+	// (toolCalls), in its order, in place of tool and arguments.
+	fromContext bool
+	// echoSchemaOf names a tool whose inputSchema, as the Run lists it
+	// for the model, is the call's "schema" argument.
+	echoSchemaOf string
 }
 
 // scenarios names what each client scenario of the suite checks beyond the
@@ -67,6 +74,18 @@ var scenarios = map[string]scenarioCall{
 	// client must reconnect after the stream's retry time, with
 	// Last-Event-ID, and gets the result on the new stream (SEP-1699).
 	"sse-retry": {tool: "test_reconnection", arguments: json.RawMessage(`{}`)},
+	// The tools mark parameters with x-mcp-header; the server checks the
+	// Mcp-Param-* headers of each call against its arguments (SEP-2243).
+	"http-custom-headers": {fromContext: true},
+	// Of the server's tools only valid_tool has valid x-mcp-header
+	// annotations: the Run leaves the others out, and the client calls it
+	// (SEP-2243).
+	"http-invalid-tool-headers": {tool: "valid_tool", arguments: json.RawMessage(`{"region": "us-west1"}`)},
+	// The server checks that the inputSchema of its 2020-12 tool, as the
+	// client hands it on, keeps every keyword: the client sends it back
+	// through the echo tool, as a model would copy what it was shown
+	// (SEP-1613, SEP-2106).
+	"json-schema-2020-12-preservation": {tool: "json_schema_echo", echoSchemaOf: "json_schema_2020_12_tool"},
 }
 
 // authCall is the call of every auth/* scenario: the server's one tool,
@@ -96,11 +115,14 @@ func playScenario(ctx context.Context, name, url string, stdout io.Writer) error
 	sc := scenarios[name]
 	entry := map[string]any{"type": "http", "url": url}
 	var hostOpts *agt.Options
-	if strings.HasPrefix(name, "auth/") {
-		sctx, err := readContext()
-		if err != nil {
+	var sctx scenarioContext
+	if sc.fromContext || strings.HasPrefix(name, "auth/") {
+		var err error
+		if sctx, err = readContext(); err != nil {
 			return err
 		}
+	}
+	if strings.HasPrefix(name, "auth/") {
 		sc = authCall
 		field := oauthField(name, sctx)
 		if sctx.ClientSecret != "" || sctx.PrivateKeyPEM != "" {
@@ -164,26 +186,68 @@ func playScenario(ctx context.Context, name, url string, stdout io.Writer) error
 	}
 	defer r.Close()
 	fmt.Fprintf(stdout, "scenario %s: connected, %d tools listed\n", name, len(r.Tools()))
-	if sc.tool == "" {
-		return nil
-	}
-
-	alias, ok := aliasOf(r, sc.tool)
-	if !ok {
-		return fmt.Errorf("the server lists no tool %q", sc.tool)
-	}
-	out, err := r.Execute(ctx, agtrun.Batch{ID: "conformance", Agent: agentRef, Calls: []agtrun.Call{
-		{ID: "call-1", Name: alias, Arguments: sc.arguments},
-	}})
+	calls, err := sc.calls(r, sctx)
 	if err != nil {
-		return fmt.Errorf("calling %s: %w", sc.tool, err)
+		return err
 	}
-	res := out.Results[0]
-	if res.Failed() {
-		return fmt.Errorf("calling %s: %s", sc.tool, res.ToolError())
+	for i, c := range calls {
+		alias, ok := aliasOf(r, c.Name)
+		if !ok {
+			return fmt.Errorf("the server lists no tool %q", c.Name)
+		}
+		schema, _ := inputSchemaOf(r, c.Name)
+		if c.Arguments, err = omitNullOptionals(schema, c.Arguments); err != nil {
+			return fmt.Errorf("calling %s: %w", c.Name, err)
+		}
+		out, err := r.Execute(ctx, agtrun.Batch{ID: fmt.Sprintf("conformance-%d", i+1), Agent: agentRef, Calls: []agtrun.Call{
+			{ID: fmt.Sprintf("call-%d", i+1), Name: alias, Arguments: c.Arguments},
+		}})
+		if err != nil {
+			return fmt.Errorf("calling %s: %w", c.Name, err)
+		}
+		res := out.Results[0]
+		if res.Failed() {
+			return fmt.Errorf("calling %s: %s", c.Name, res.ToolError())
+		}
+		fmt.Fprintf(stdout, "scenario %s: %s returned %s\n", name, c.Name, res.ForModel())
 	}
-	fmt.Fprintf(stdout, "scenario %s: %s returned %s\n", name, sc.tool, res.ForModel())
 	return nil
+}
+
+// calls returns the tool calls of a scenario, in order: the server's tool
+// names and their arguments.
+func (sc scenarioCall) calls(r *agtrun.Run, sctx scenarioContext) ([]toolCall, error) {
+	switch {
+	case sc.fromContext:
+		if len(sctx.ToolCalls) == 0 {
+			return nil, fmt.Errorf("%s lists no toolCalls for this scenario", contextEnv)
+		}
+		return sctx.ToolCalls, nil
+	case sc.echoSchemaOf != "":
+		schema, ok := inputSchemaOf(r, sc.echoSchemaOf)
+		if !ok {
+			return nil, fmt.Errorf("the server lists no tool %q", sc.echoSchemaOf)
+		}
+		args, err := json.Marshal(map[string]json.RawMessage{"schema": schema})
+		if err != nil {
+			return nil, err
+		}
+		return []toolCall{{Name: sc.tool, Arguments: args}}, nil
+	case sc.tool != "":
+		return []toolCall{{Name: sc.tool, Arguments: sc.arguments}}, nil
+	}
+	return nil, nil
+}
+
+// inputSchemaOf returns the inputSchema the Run gives the model for the
+// server's tool: the server's exact bytes.
+func inputSchemaOf(r *agtrun.Run, tool string) (json.RawMessage, bool) {
+	for _, t := range r.Tools() {
+		if t.Source.Kind == agtrun.SourceMCP && t.Source.Ref == serverRef && t.Source.Tool == tool {
+			return t.InputSchema, true
+		}
+	}
+	return nil, false
 }
 
 // acceptElicitation accepts the server's form without filling in a field
@@ -206,4 +270,47 @@ func aliasOf(r *agtrun.Run, tool string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// omitNullOptionals drops the top-level arguments that are null where the
+// schema neither requires them nor allows null, as a host does for a model
+// that writes null for a parameter it leaves out: agt validates arguments
+// as they come, and null is not a boolean. The spec treats a null and an
+// absent x-mcp-header parameter alike (no header).
+func omitNullOptionals(schema, args json.RawMessage) (json.RawMessage, error) {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(args, &obj); err != nil || obj == nil {
+		return args, nil // not an object: the Run says what is wrong with it
+	}
+	var s struct {
+		Required   []string                   `json:"required"`
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	_ = json.Unmarshal(schema, &s)
+	dropped := false
+	for k, v := range obj {
+		if string(v) != "null" || slices.Contains(s.Required, k) || allowsNull(s.Properties[k]) {
+			continue
+		}
+		delete(obj, k)
+		dropped = true
+	}
+	if !dropped {
+		return args, nil
+	}
+	return json.Marshal(obj)
+}
+
+// allowsNull reports whether a property's schema names the type null.
+func allowsNull(prop json.RawMessage) bool {
+	var p struct {
+		Type json.RawMessage `json:"type"`
+	}
+	if json.Unmarshal(prop, &p) != nil {
+		return false
+	}
+	var one string
+	var many []string
+	return (json.Unmarshal(p.Type, &one) == nil && one == "null") ||
+		(json.Unmarshal(p.Type, &many) == nil && slices.Contains(many, "null"))
 }

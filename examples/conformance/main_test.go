@@ -268,3 +268,48 @@ func TestRunFromSuiteEnvironment(t *testing.T) {
 		t.Errorf("run without a scenario: error = %v, want one naming %s", err, scenarioEnv)
 	}
 }
+
+// http-custom-headers: a null the schema neither requires nor allows is
+// left out of the suite's arguments, as a host does for a model; anything
+// else passes unchanged.
+func TestOmitNullOptionals(t *testing.T) {
+	t.Parallel()
+	schema := json.RawMessage(`{"type":"object","properties":{"region":{"type":"string"},"verbose":{"type":"boolean"},
+		"maybe":{"type":["string","null"]},"nil":{"type":"null"}},"required":["region"]}`)
+	tests := []struct{ args, want string }{
+		{`{"region":"us-east1","verbose":null}`, `{"region":"us-east1"}`},
+		{`{"region":null,"verbose":true}`, `{"region":null,"verbose":true}`},
+		{`{"maybe":null,"nil":null}`, `{"maybe":null,"nil":null}`},
+		{`[1]`, `[1]`},
+	}
+	for _, tt := range tests {
+		got, err := omitNullOptionals(schema, json.RawMessage(tt.args))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != tt.want {
+			t.Errorf("omitNullOptionals(%s) = %s, want %s", tt.args, got, tt.want)
+		}
+	}
+}
+
+// The calls of a scenario: the context's toolCalls in order, or the echo
+// of another tool's schema.
+func TestScenarioCalls(t *testing.T) {
+	t.Setenv(contextEnv, `{"name":"http-custom-headers","toolCalls":[{"name":"a","arguments":{"x":1}},{"name":"b","arguments":{}}]}`)
+	sc, err := readContext()
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls, err := scenarios["http-custom-headers"].calls(nil, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []toolCall{{Name: "a", Arguments: json.RawMessage(`{"x":1}`)}, {Name: "b", Arguments: json.RawMessage(`{}`)}}
+	if diff := cmp.Diff(want, calls); diff != "" {
+		t.Errorf("calls (-want +got):\n%s", diff)
+	}
+	if _, err := scenarios["http-custom-headers"].calls(nil, scenarioContext{}); err == nil {
+		t.Error("a context without toolCalls gave calls")
+	}
+}

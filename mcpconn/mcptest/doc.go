@@ -51,7 +51,11 @@
 // content-kinds (the tool content, answering with the exact result its
 // kind names: every content block type, one no protocol defines, exact
 // structuredContent, an error with several blocks, malformed results;
-// ContentResult).
+// ContentResult), param-headers (the tool param_headers, whose parameters
+// carry x-mcp-header annotations and which answers with the Mcp-Param-*
+// headers it got, checked by the go-sdk's server in a modern or dual era
+// over HTTP; and tools whose annotations are invalid:
+// BadParamHeaderTools).
 //
 // # Concurrency
 //

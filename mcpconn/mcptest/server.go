@@ -127,6 +127,11 @@ const (
 	// protocol defines, exact structuredContent, an error result with
 	// several blocks, and malformed results.
 	FaultContentKinds Fault = "content-kinds"
+	// FaultParamHeaders (tool): add ToolParamHeaders, whose parameters
+	// carry x-mcp-header annotations and which answers with the
+	// Mcp-Param-* headers it got, and the tools of BadParamHeaderTools,
+	// whose annotations are invalid.
+	FaultParamHeaders Fault = "param-headers"
 )
 
 // Banner is the line FaultBanner prints on stdout: a server that logs its
@@ -202,7 +207,7 @@ var AllFaults = []Fault{
 	FaultExitAtStart, FaultNoHandshake, FaultBanner, FaultSpawnChild, FaultIgnoreSIGTERM,
 	FaultRefuseInitialize, FaultOldProtocol, FaultEndlessLine, FaultNotificationFlood, FaultEndlessListing, FaultHostileContent, FaultEchoSecret, FaultDropSession,
 	FaultCrashOnCall, FaultManyTools, FaultInvalidSchema, FaultRootString, FaultExternalRef, FaultToolMetadata, FaultClientFeatures,
-	FaultContentKinds,
+	FaultContentKinds, FaultParamHeaders,
 }
 
 // ManyToolsCount is how many extra tools FaultManyTools adds.
@@ -344,6 +349,9 @@ func NewServer(opts *ServerOptions) *mcp.Server {
 	}
 	if opts.has(FaultExternalRef) {
 		overrides["bad_external_ref"] = json.RawMessage(`{"type":"object","properties":{"x":{"$ref":"https://schemas.example.com/x.json"}}}`)
+	}
+	if opts.has(FaultParamHeaders) {
+		addParamHeaderTools(s, overrides)
 	}
 	for name := range overrides {
 		// Registered with a harmless object schema (the SDK refuses a
