@@ -5,6 +5,7 @@ package mcpconn_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -179,5 +180,272 @@ func TestInputRoundsEachHandler(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// A declined elicitation is an answer: it goes back to the server, which
+// decides what the call returns, in every era (the fake server reports
+// it in its result).
+func TestInputDeclinedGoesToServer(t *testing.T) {
+	t.Parallel()
+	for _, e := range inputEras {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			srv, dial := inputServer(t, "dial", e, nil)
+			c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: dial})
+			rec := &served{}
+			s := connectWith(t, c, srv, &mcpconn.Handlers{Served: rec.served,
+				Elicit: func(context.Context, mcpconn.Incoming, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+					return &mcp.ElicitResult{Action: "decline"}, nil
+				}})
+			out, err := roundsCall(t, s, context.Background(), mcptest.RoundsIn{Label: "D"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []mcptest.RoundAnswer{{Round: 1, Kind: mcptest.AskElicit, Answer: answer(t, &mcp.ElicitResult{Action: "decline"})}}
+			if diff := cmp.Diff(want, out.Answers); diff != "" {
+				t.Errorf("the server's answers (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff([]servedRep{{Method: mcpconn.MethodElicit, Outcome: mcpconn.OutcomeDeclined, Calls: []any{"D"}}}, rec.get()); diff != "" {
+				t.Errorf("served (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// A request for input the session cannot answer ends the call with
+// ErrInputRequired and is never sent again (SEP-2322: the server does not
+// wait for a client that does not retry): a capability no handler
+// declared is refused without asking any handler, even for the other
+// requests of the round; a handler's refusal stops the rounds there. The
+// error holds agt's words only.
+func TestInputRefusedEndsTheCall(t *testing.T) {
+	t.Parallel()
+	refuse := func(context.Context, mcpconn.Incoming, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+		return nil, &mcpconn.RefusedError{Reason: "no model for this"}
+	}
+	tests := []struct {
+		name   string
+		h      func(a *labelAnswers, rec *served) *mcpconn.Handlers
+		asks   []string
+		calls  int64 // tools/call the server gets
+		asked  int   // requests handed to a handler
+		served []servedRep
+		detail string
+	}{
+		{"no handlers", func(*labelAnswers, *served) *mcpconn.Handlers { return nil }, []string{"elicit"}, 1, 0, nil,
+			"(an elicitation) before it can complete the call, and it was refused (the capability was not declared)"},
+		{"roots not declared", func(a *labelAnswers, rec *served) *mcpconn.Handlers {
+			h := a.handlers(rec)
+			h.Roots = nil
+			return h
+		}, []string{"elicit+roots"}, 1, 0,
+			[]servedRep{{Method: mcpconn.MethodListRoots, Outcome: mcpconn.OutcomeRefused, Reason: "the capability was not declared", Calls: []any{"R"}}},
+			"(roots) before it can complete the call, and it was refused (the capability was not declared)"},
+		{"sampling refused in round 2", func(a *labelAnswers, rec *served) *mcpconn.Handlers {
+			h := a.handlers(rec)
+			h.CreateMessage = refuse
+			return h
+		}, []string{"elicit", "sample", "elicit"}, 2, 1,
+			[]servedRep{{Method: mcpconn.MethodElicit, Outcome: mcpconn.OutcomeAccepted, Calls: []any{"R"}},
+				{Method: mcpconn.MethodCreateMessage, Outcome: mcpconn.OutcomeRefused, Reason: "no model for this", Calls: []any{"R"}}},
+			"(a sampling request) before it can complete the call, and it was refused (no model for this)"},
+		{"more at once than MaxServerRequests", func(a *labelAnswers, rec *served) *mcpconn.Handlers { return a.handlers(rec) },
+			[]string{"elicit+sample+roots+elicit+sample"}, 1, 0, nil, ""}, // the fake keys by kind: 3 requests, answered
+	}
+	for _, tt := range tests {
+		for _, e := range []mcptest.Era{mcptest.EraModern, mcptest.EraDual} {
+			t.Run(tt.name+"/"+string(e), func(t *testing.T) {
+				t.Parallel()
+				counters := &mcptest.Counters{}
+				srv, dial := inputServer(t, "dial", e, counters)
+				c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: dial, MaxServerRequests: 2})
+				rec, ans := &served{}, &labelAnswers{}
+				s := connectWith(t, c, srv, tt.h(ans, rec))
+				_, err := roundsCall(t, s, context.Background(), mcptest.RoundsIn{Label: "R", Asks: tt.asks})
+				if tt.detail == "" {
+					// Three kinds, over MaxServerRequests 2: refused.
+					if !errors.Is(err, mcpconn.ErrInputRequired) || !strings.Contains(err.Error(), "more than 2 inputs at once (ConnectorOptions.MaxServerRequests)") {
+						t.Fatalf("err = %v; want ErrInputRequired over MaxServerRequests", err)
+					}
+					return
+				}
+				if !errors.Is(err, mcpconn.ErrInputRequired) || !strings.Contains(err.Error(), tt.detail) {
+					t.Fatalf("err = %v; want ErrInputRequired saying %q", err, tt.detail)
+				}
+				if strings.Contains(err.Error(), "[R]") || strings.Contains(err.Error(), mcptest.StateMarker) {
+					t.Errorf("the error holds the server's text: %v", err)
+				}
+				if got := counters.CallsOf(mcptest.ToolRounds); got != tt.calls {
+					t.Errorf("the server got %d tools/call; want %d (never sent again after a refusal)", got, tt.calls)
+				}
+				if got := ans.asked(mcpconn.MethodElicit) + ans.asked(mcpconn.MethodCreateMessage) + ans.asked(mcpconn.MethodListRoots); got != tt.asked {
+					t.Errorf("%d requests reached a handler; want %d", got, tt.asked)
+				}
+				if diff := cmp.Diff(tt.served, rec.get()); diff != "" {
+					t.Errorf("served (-want +got):\n%s", diff)
+				}
+				// The session stays usable.
+				if res := call(t, s, context.Background(), mcptest.ToolEcho, map[string]any{"text": "ok"}); resultText(res) != "ok" {
+					t.Errorf("next call: %s", resultText(res))
+				}
+			})
+		}
+	}
+}
+
+// A server that never stops asking gets at most MaxInputRounds rounds
+// answered (default 10), then the call fails with ErrInputRequired; the
+// server got one request more than the rounds answered.
+func TestInputRoundsBound(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		max, want int
+	}{{0, mcpconn.DefaultMaxInputRounds}, {3, 3}, {1, 1}} {
+		t.Run(fmt.Sprint(tt.max), func(t *testing.T) {
+			t.Parallel()
+			counters := &mcptest.Counters{}
+			srv, dial := inputServer(t, "dial", mcptest.EraModern, counters)
+			c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: dial, MaxInputRounds: tt.max})
+			rec, ans := &served{}, &labelAnswers{}
+			s := connectWith(t, c, srv, ans.handlers(rec))
+			_, err := roundsCall(t, s, context.Background(), mcptest.RoundsIn{Label: "F", Forever: true})
+			want := fmt.Sprintf("still asked for input after %d rounds (ConnectorOptions.MaxInputRounds)", tt.want)
+			if !errors.Is(err, mcpconn.ErrInputRequired) || !strings.Contains(err.Error(), want) {
+				t.Fatalf("err = %v; want ErrInputRequired saying %q", err, want)
+			}
+			if got := ans.asked(mcpconn.MethodElicit); got != tt.want {
+				t.Errorf("the handler was asked %d times; want %d", got, tt.want)
+			}
+			if got := counters.CallsOf(mcptest.ToolRounds); got != int64(tt.want+1) {
+				t.Errorf("the server got %d tools/call; want %d", got, tt.want+1)
+			}
+		})
+	}
+}
+
+// The requestState comes back exactly as it came (the fake server signs
+// it, and it starts with characters an encoder may write otherwise),
+// however large up to MaxRequestStateBytes; a larger one fails the call
+// with ErrBadResult (a *LimitError) before any handler is asked, and
+// neither the error nor anything else shows it. Load shedding (a state
+// and no request) is answered by sending the call again at once.
+func TestRequestStateExactAndBounded(t *testing.T) {
+	t.Parallel()
+	for _, transport := range []string{"dial", resource.TransportStdio} {
+		t.Run(transport, func(t *testing.T) {
+			t.Parallel()
+			counters := &mcptest.Counters{}
+			srv, dial := inputServer(t, transport, mcptest.EraModern, counters)
+			c := quickConnector(&mcpconn.ConnectorOptions{Dial: dial})
+			defer c.Close()
+			rec, ans := &served{}, &labelAnswers{}
+			s := connectWith(t, c, srv, ans.handlers(rec))
+			ctx := context.Background()
+			out, err := roundsCall(t, s, ctx, mcptest.RoundsIn{Label: "S", Asks: []string{"elicit", "roots"}, StateBytes: mcpconn.MaxRequestStateBytes - 4096, Busy: true})
+			if err != nil || out.Rounds != 2 {
+				t.Fatalf("a state just within the bound: %+v, %v", out, err)
+			}
+			before := ans.asked(mcpconn.MethodElicit)
+			_, err = roundsCall(t, s, ctx, mcptest.RoundsIn{Label: "S", StateBytes: mcpconn.MaxRequestStateBytes + 1})
+			var le *mcpconn.LimitError
+			if !errors.Is(err, mcpconn.ErrBadResult) || !errors.As(err, &le) || le.Option != "MaxRequestStateBytes (fixed)" {
+				t.Fatalf("err = %v; want ErrBadResult with the LimitError of MaxRequestStateBytes", err)
+			}
+			if strings.Contains(err.Error(), "ppp") || strings.Contains(err.Error(), "\u2028") {
+				t.Errorf("the error shows the state: %.200s", err)
+			}
+			if ans.asked(mcpconn.MethodElicit) != before {
+				t.Error("a handler was asked for a round whose state is past the bound")
+			}
+			if transport == "dial" {
+				if got := counters.CallsOf(mcptest.ToolRounds); got != 4+1 {
+					t.Errorf("the server got %d tools/call; want 5 (busy, 2 rounds, the result, and the one past the bound)", got)
+				}
+			}
+		})
+	}
+}
+
+// Parallel calls of one session each carry their own answers and state
+// (the fake server refuses a state of another call's label), in every
+// era: a modern server's requests belong to their call exactly.
+func TestInputParallelCallsIsolated(t *testing.T) {
+	t.Parallel()
+	for _, e := range inputEras {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			srv, dial := inputServer(t, "dial", e, nil)
+			c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: dial})
+			rec, ans := &served{}, &labelAnswers{}
+			s := connectWith(t, c, srv, ans.handlers(rec))
+			labels := []string{"P1", "P2", "P3", "P4"}
+			outs := make([]mcptest.RoundsOut, len(labels))
+			errs := make([]error, len(labels))
+			var wg sync.WaitGroup
+			for i, l := range labels {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					outs[i], errs[i] = roundsCall(t, s, context.Background(), mcptest.RoundsIn{Label: l, Asks: []string{"elicit", "sample", "elicit"}})
+				}()
+			}
+			wg.Wait()
+			for i, l := range labels {
+				if errs[i] != nil {
+					t.Fatalf("%s: %v", l, errs[i])
+				}
+				el := answer(t, &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": l}})
+				want := []mcptest.RoundAnswer{{Round: 1, Kind: "elicit", Answer: el}, {Round: 2, Kind: "sample", Answer: answer(t, "hello "+l)},
+					{Round: 3, Kind: "elicit", Answer: el}}
+				if diff := cmp.Diff(want, outs[i].Answers); diff != "" {
+					t.Errorf("%s (-want +got):\n%s", l, diff)
+				}
+			}
+			if e == mcptest.EraLegacy {
+				return // a legacy request names no call: Calls lists those in flight
+			}
+			for _, r := range rec.get() {
+				if len(r.Calls) != 1 {
+					t.Errorf("served %+v; want the call alone", r)
+				}
+			}
+		})
+	}
+}
+
+// A requestState that no client could send back exactly (an escaped lone
+// surrogate, which every JSON decoder turns into U+FFFD), one that is not
+// a string, and an input_required result that asks nothing and carries
+// no state fail the call with ErrBadResult: nothing is asked, nothing is
+// sent again.
+func TestInputRequiredMalformed(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ name, result string }{
+		{"lone surrogate", `{"resultType":"input_required","requestState":"ab\ud800cd","inputRequests":{"r":{"method":"roots/list"}}}`},
+		{"state not a string", `{"resultType":"input_required","requestState":{"a":1},"inputRequests":{"r":{"method":"roots/list"}}}`},
+		{"nothing", `{"resultType":"input_required"}`},
+		{"unknown method", `{"resultType":"input_required","inputRequests":{"x":{"method":"tasks/get","params":{}}}}`},
+		{"unknown result type", `{"resultType":"task","content":[]}`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			script := &scriptedServer{answer: func(method string, id json.RawMessage, n int) []string {
+				return []string{result(id, tt.result)}
+			}}
+			rec := &served{}
+			s := connectWith(t, mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: script.dial}), resource.MCPServer{},
+				&mcpconn.Handlers{Roots: rootsOK, Served: rec.served})
+			_, err := s.CallTool(context.Background(), "t", nil)
+			if !errors.Is(err, mcpconn.ErrBadResult) {
+				t.Fatalf("err = %v; want ErrBadResult", err)
+			}
+			script.mu.Lock()
+			calls := script.calls["tools/call"]
+			script.mu.Unlock()
+			if calls != 1 || len(rec.get()) != 0 {
+				t.Errorf("%d tools/call, %d requests served; want 1 and none", calls, len(rec.get()))
+			}
+		})
 	}
 }

@@ -88,7 +88,6 @@ type RoundAnswer struct {
 type roundsState struct {
 	Label   string        `json:"label"`
 	Round   int           `json:"round"` // the rounds answered so far
-	Busy    bool          `json:"busy,omitempty"`
 	Answers []RoundAnswer `json:"answers"`
 	Pad     string        `json:"pad,omitempty"`
 }
@@ -212,8 +211,7 @@ func (cf *clientFeatures) rounds(ctx context.Context, req *mcp.CallToolRequest, 
 	} else if len(req.Params.InputResponses) > 0 {
 		return nil, nil, errors.New("inputResponses without a requestState")
 	}
-	if in.Busy && st.Round == 0 && !st.Busy {
-		st.Busy = true
+	if in.Busy && req.Params.RequestState == "" {
 		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{}, RequestState: signState(st, in.StateBytes)}, nil, nil
 	}
 	// The answers of the round asked last, when the call carries them
@@ -247,7 +245,6 @@ func (cf *clientFeatures) rounds(ctx context.Context, req *mcp.CallToolRequest, 
 		}
 		asks[k] = ir
 	}
-	st.Busy = false
 	return &mcp.CallToolResult{InputRequests: asks, RequestState: signState(st, in.StateBytes)}, nil, nil
 }
 
