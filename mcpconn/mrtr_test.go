@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -447,5 +449,111 @@ func TestInputRequiredMalformed(t *testing.T) {
 				t.Errorf("%d tools/call, %d requests served; want 1 and none", calls, len(rec.get()))
 			}
 		})
+	}
+}
+
+// The call's deadline holds across all its rounds: the time a handler
+// takes is not the server's (the tool timeout is held, as for a legacy
+// server's request, and each input_required answer restarts it like
+// progress), but the whole call, every round included, ends at
+// MaxCallDuration.
+func TestInputRoundsKeepTheCallDeadline(t *testing.T) {
+	t.Parallel()
+	counters := &mcptest.Counters{}
+	_, dial := inputServer(t, "dial", mcptest.EraModern, counters)
+	const idle, total = 200 * time.Millisecond, 1500 * time.Millisecond
+	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: dial, MaxInputRounds: 1000, MaxCallDuration: total})
+	var asked atomic.Int32
+	s := connectWith(t, c, resource.MCPServer{ToolTimeoutMS: int64(idle / time.Millisecond)}, &mcpconn.Handlers{
+		Elicit: func(ctx context.Context, _ mcpconn.Incoming, _ *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			asked.Add(1)
+			// A user who takes longer than the tool timeout to answer:
+			// the wait is the host's, not the server's.
+			select {
+			case <-time.After(idle + 100*time.Millisecond):
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "x"}}, nil
+		}})
+	start := time.Now()
+	_, err := roundsCall(t, s, context.Background(), mcptest.RoundsIn{Label: "T", Forever: true})
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "MaxCallDuration") {
+		t.Fatalf("err = %v; want the longest call time (MaxCallDuration)", err)
+	}
+	if n := asked.Load(); n < 2 {
+		t.Errorf("the handler was asked %d times; want several rounds before the deadline", n)
+	}
+	if d := time.Since(start); d < total {
+		t.Errorf("the call ended after %v, before MaxCallDuration %v", d, total)
+	}
+}
+
+// On a shared connection (one process for several sessions), a modern
+// server's requests belong to their call exactly: each reaches the lease
+// whose call it is, with that call, although it names no call and calls
+// of both leases are in flight (the legacy era needs the call's own
+// stream or a _meta naming it for that; see TestSharedRequestGoesToTheCallItNames).
+func TestInputSharedConnectionRouting(t *testing.T) {
+	t.Parallel()
+	for _, transport := range []string{resource.TransportStdio, resource.TransportHTTP} {
+		for _, e := range []mcptest.Era{mcptest.EraModern, mcptest.EraDual} {
+			t.Run(transport+"/"+string(e), func(t *testing.T) {
+				t.Parallel()
+				srv, _ := inputServer(t, transport, e, nil)
+				srv.Shared = true
+				c := sharedConnector(t, time.Minute)
+				type seen struct{ label, tag string }
+				leases := map[string]*mcpconn.Session{}
+				got := map[string]*[]seen{}
+				var mu sync.Mutex
+				for _, user := range []string{"u1", "u2"} {
+					list := &[]seen{}
+					got[user] = list
+					leases[user] = lease(t, c, "tools/fake", srv, 1, &mcpconn.Handlers{
+						Elicit: func(_ context.Context, in mcpconn.Incoming, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+							mu.Lock()
+							for _, tag := range in.Calls {
+								*list = append(*list, seen{labelOf(p.Message), fmt.Sprint(tag)})
+							}
+							mu.Unlock()
+							return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": user}}, nil
+						}})
+				}
+				var wg sync.WaitGroup
+				errs := make(chan error, 4)
+				for _, user := range []string{"u1", "u2"} {
+					for i := range 2 {
+						wg.Add(1)
+						go func() {
+							defer wg.Done()
+							label := fmt.Sprintf("%s-%d", user, i)
+							out, err := roundsCall(t, leases[user], context.Background(), mcptest.RoundsIn{Label: label, Asks: []string{"elicit", "elicit"}})
+							if err == nil && (out.Rounds != 2 || !strings.Contains(string(out.Answers[1].Answer), user)) {
+								err = fmt.Errorf("%s: %+v", label, out)
+							}
+							errs <- err
+						}()
+					}
+				}
+				wg.Wait()
+				close(errs)
+				for err := range errs {
+					if err != nil {
+						t.Error(err)
+					}
+				}
+				for user, list := range got {
+					if len(*list) != 4 {
+						t.Errorf("%s's handler saw %d requests; want 4", user, len(*list))
+					}
+					for _, s := range *list {
+						if !strings.HasPrefix(s.label, user) || s.tag != s.label {
+							t.Errorf("%s's handler got the request of %s with the call %s", user, s.label, s.tag)
+						}
+					}
+				}
+			})
+		}
 	}
 }
