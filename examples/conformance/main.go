@@ -51,6 +51,9 @@ type scenarioCall struct {
 	// with no content of its own: agt fills in the requested schema's
 	// defaults.
 	elicit bool
+	// also names more tools of the server to call in the same batch
+	// (at once), each with {}.
+	also []string
 }
 
 // scenarios names what each client scenario of the suite checks beyond the
@@ -67,6 +70,14 @@ var scenarios = map[string]scenarioCall{
 	// client must reconnect after the stream's retry time, with
 	// Last-Event-ID, and gets the result on the new stream (SEP-1699).
 	"sse-retry": {tool: "test_reconnection", arguments: json.RawMessage(`{}`)},
+	// Multi round-trip requests (SEP-2322): two tools answer with
+	// input_required (an elicitation), one with a requestState the
+	// client must send back exactly and one without (none must be
+	// sent); the retry must be a new JSON-RPC id; a tool called at the
+	// same time must get neither the answers nor the state; a result
+	// without resultType is complete.
+	"sep-2322-client-request-state": {tool: "test_mrtr_echo_state", arguments: json.RawMessage(`{}`), elicit: true,
+		also: []string{"test_mrtr_no_state", "test_mrtr_unrelated", "test_mrtr_no_result_type"}},
 }
 
 // authCall is the call of every auth/* scenario: the server's one tool,
@@ -168,21 +179,29 @@ func playScenario(ctx context.Context, name, url string, stdout io.Writer) error
 		return nil
 	}
 
-	alias, ok := aliasOf(r, sc.tool)
-	if !ok {
-		return fmt.Errorf("the server lists no tool %q", sc.tool)
+	tools := append([]string{sc.tool}, sc.also...)
+	var calls []agtrun.Call
+	for i, tool := range tools {
+		alias, ok := aliasOf(r, tool)
+		if !ok {
+			return fmt.Errorf("the server lists no tool %q", tool)
+		}
+		args := sc.arguments
+		if i > 0 {
+			args = json.RawMessage(`{}`)
+		}
+		calls = append(calls, agtrun.Call{ID: fmt.Sprintf("call-%d", i+1), Name: alias, Arguments: args})
 	}
-	out, err := r.Execute(ctx, agtrun.Batch{ID: "conformance", Agent: agentRef, Calls: []agtrun.Call{
-		{ID: "call-1", Name: alias, Arguments: sc.arguments},
-	}})
+	out, err := r.Execute(ctx, agtrun.Batch{ID: "conformance", Agent: agentRef, Calls: calls})
 	if err != nil {
 		return fmt.Errorf("calling %s: %w", sc.tool, err)
 	}
-	res := out.Results[0]
-	if res.Failed() {
-		return fmt.Errorf("calling %s: %s", sc.tool, res.ToolError())
+	for i, res := range out.Results {
+		if res.Failed() {
+			return fmt.Errorf("calling %s: %s", tools[i], res.ToolError())
+		}
+		fmt.Fprintf(stdout, "scenario %s: %s returned %s\n", name, tools[i], res.ForModel())
 	}
-	fmt.Fprintf(stdout, "scenario %s: %s returned %s\n", name, sc.tool, res.ForModel())
 	return nil
 }
 
