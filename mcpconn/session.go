@@ -370,9 +370,14 @@ var (
 // for the tool timeout, the caller's ctx error when ctx ends, a
 // *jsonrpc.Error (errors.As) for a protocol error such as an unknown tool,
 // ErrBadResult for a result that is malformed (the session stays
-// usable), and ErrURLElicitationRequired when the server answered that
+// usable), ErrURLElicitationRequired when the server answered that
 // the user must first complete a step at a URL (the elicitations went to
-// Handlers.Elicit before CallTool returned). It returns once the
+// Handlers.Elicit before CallTool returned), and ErrInputRequired when
+// the server asked for input (input_required) that could not be given,
+// or kept asking past ConnectorOptions.MaxInputRounds. A server's
+// input_required answers are answered through the Handlers and the call
+// sent again, all within the call's bounds (see Multi round-trip
+// requests in the package doc). It returns once the
 // notifications the server sent before its answer have been handled
 // (see Handlers). mcpconn adds no argument value to an error; a protocol error's
 // text is the server's. The request's params._meta carries the call's
