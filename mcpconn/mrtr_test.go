@@ -461,7 +461,7 @@ func TestInputRoundsKeepTheCallDeadline(t *testing.T) {
 	t.Parallel()
 	counters := &mcptest.Counters{}
 	_, dial := inputServer(t, "dial", mcptest.EraModern, counters)
-	const idle, total = 200 * time.Millisecond, 1500 * time.Millisecond
+	const idle, total = time.Second, 4 * time.Second
 	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: dial, MaxInputRounds: 1000, MaxCallDuration: total})
 	var asked atomic.Int32
 	s := connectWith(t, c, resource.MCPServer{ToolTimeoutMS: int64(idle / time.Millisecond)}, &mcpconn.Handlers{
@@ -470,7 +470,7 @@ func TestInputRoundsKeepTheCallDeadline(t *testing.T) {
 			// A user who takes longer than the tool timeout to answer:
 			// the wait is the host's, not the server's.
 			select {
-			case <-time.After(idle + 100*time.Millisecond):
+			case <-time.After(idle + 200*time.Millisecond):
 			case <-ctx.Done():
 				return nil, ctx.Err()
 			}
