@@ -410,7 +410,9 @@
 // Options.SchemaCache (nil: the Run's own), at most SchemaCacheMaxEntries
 // (4096) schemas of SchemaCacheMaxBytes (16 MiB) source bytes; a full
 // cache starts over. Sampling: Options.MaxSamplingPerCall requests per
-// call, default 10 (DefaultMaxSamplingPerCall). Roots: at most 1024. The
+// call, default 10 (DefaultMaxSamplingPerCall); a modern server's input
+// rounds per call: mcpconn.ConnectorOptions.MaxInputRounds, default 10.
+// Roots: at most 1024. The
 // servers' log lines and progress written to Options.Logger: per mount, a
 // burst of 100, then 20 per second; the others are dropped and counted in
 // the next line that passes (dropped_before); Options.Observe still gets
