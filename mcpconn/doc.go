@@ -522,7 +522,9 @@
 //     roots/list is answered the same way (never empty outside a call),
 //     and NotifyRootsChanged of a lease sends nothing: a shared server
 //     learns a session's roots only by asking for one of that session's
-//     calls.
+//     calls. A modern server's requests always name their call: they
+//     come inside the result of the call's own request (see Multi
+//     round-trip requests), on every transport.
 //   - A log line goes to the Log handler of the lease of the call it names
 //     (in flight, or one of the last to return); one that names none goes
 //     to ConnectorOptions.Logger ("agt.shared_server_log": mount, level,
