@@ -209,6 +209,12 @@ type ConnectorOptions struct {
 	// for all its sessions together; more are refused. 0 means
 	// DefaultMaxServerRequests (4).
 	MaxServerRequests int
+	// MaxInputRounds bounds the rounds of one tool call a server may ask
+	// for input in (input_required answers, the multi round-trip of
+	// protocol 2026-07-28; see Multi round-trip requests in the package
+	// doc): past it the call fails with ErrInputRequired and is not sent
+	// again. 0 means DefaultMaxInputRounds (10).
+	MaxInputRounds int
 	// MaxServerRequestTime bounds the answer to one request of a server:
 	// the handler's context ends then. 0 means
 	// DefaultMaxServerRequestTime (10 minutes).
@@ -321,7 +327,7 @@ func NewConnector(opts *ConnectorOptions) *Connector {
 	for _, d := range []struct {
 		v   *int
 		def int
-	}{{&c.opts.MaxServerRequests, DefaultMaxServerRequests}, {&c.opts.MaxElicitationBytes, DefaultMaxElicitationBytes},
+	}{{&c.opts.MaxServerRequests, DefaultMaxServerRequests}, {&c.opts.MaxInputRounds, DefaultMaxInputRounds}, {&c.opts.MaxElicitationBytes, DefaultMaxElicitationBytes},
 		{&c.opts.MaxSamplingMessages, DefaultMaxSamplingMessages}, {&c.opts.MaxSamplingBytes, DefaultMaxSamplingBytes},
 		{&c.opts.MaxNotificationBytes, DefaultMaxNotificationBytes}} {
 		if *d.v <= 0 {
@@ -458,6 +464,7 @@ func (c *Connector) connectEra(ctx context.Context, ref resource.Ref, srv resour
 		transport:   srv.Transport(),
 		toolTimeout: msOr(srv.ToolTimeoutMS, DefaultToolTimeout),
 		maxCall:     c.opts.MaxCallDuration,
+		maxRounds:   c.opts.MaxInputRounds,
 		grace:       c.opts.TerminateGrace,
 		capture:     newToolsListCapture(c.opts.MaxTools, c.opts.MaxListBytes),
 		guard:       newPeerGuard(c.opts.MaxMessageBytes, c.opts.MaxServerMessageRate),

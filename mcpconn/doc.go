@@ -305,12 +305,79 @@
 // notifications/roots/list_changed; roots/list is answered by
 // Handlers.Roots alone (the go-sdk client's own root set stays empty).
 //
-// A tools/call result whose resultType is not "complete" (input_required:
-// the multi round-trip of protocol 2026-07-28, where the server asks for
-// input inside a result and expects the call again) fails the call with
-// ErrBadResult, in both eras: agt does not take part in it yet (see
-// Protocol eras), and turns off the go-sdk's middleware that would
-// answer it past the handlers, bounds and audit above.
+// A server of protocol 2026-07-28 sends no requests: it asks for input
+// inside a tools/call result (input_required), and the same handlers
+// answer it (see Multi round-trip requests).
+//
+// # Multi round-trip requests
+//
+// In the modern era (SEP-2322) a server that needs input during a call
+// answers the tools/call with resultType "input_required": the requests
+// it needs answered (inputRequests: elicitation/create,
+// sampling/createMessage, roots/list, each under a key of the server's)
+// and an opaque requestState. Session.CallTool answers them and sends
+// the call again, as a new request with a new JSON-RPC id, carrying the
+// answers (inputResponses) and the requestState, until the server
+// answers with a result; the caller sees one call and one result. agt
+// runs these rounds itself: the go-sdk's own middleware, which would
+// answer past the handlers, bounds and reports below, is off. Such a
+// result is answered in a legacy session too, by the same rules.
+//
+//   - Each request goes to the session's handler as a server's request
+//     that names the call would (see Which call a message is about):
+//     Incoming.Calls holds that call alone, whatever else is in flight,
+//     on a shared connection too (its lease alone is asked), with the
+//     same checks and bounds (a flat form, MaxElicitationBytes,
+//     MaxSamplingMessages, MaxSamplingBytes, MaxServerRequestTime, the
+//     SEP-1034 defaults) and one Served report each. The requests of one
+//     answer are asked one after the other, in the order of their keys;
+//     more than ConnectorOptions.MaxServerRequests in one answer are
+//     refused whole.
+//   - A request the session cannot answer is refused without asking any
+//     handler, nor any other request of that answer: a capability no
+//     handler declared (the server must not ask for it), a malformed
+//     request, one past a bound. A handler's refusal (ErrRefused) or
+//     failure stops the asking there. The spec gives a client no way to
+//     tell the server (the server does not wait for a client that does
+//     not send the call again), so the call ends: it fails with
+//     ErrInputRequired, whose Detail says in agt's words what was asked
+//     and why it could not be given, and it is not sent again. (A
+//     legacy server's request refused the same way gets a JSON-RPC
+//     error, and the server decides what its call returns.)
+//   - An elicitation the user declines or dismisses is an answer, in
+//     both eras: it goes back to the server (action decline or cancel),
+//     which decides what the call returns.
+//   - The requestState is sent back exactly as it came: its value is not
+//     read, changed, logged, reported or put in an error. It must be a
+//     JSON string of at most MaxRequestStateBytes (1 MiB, fixed) on the
+//     wire, and valid Unicode text (a state holding bytes that are not
+//     UTF-8, or an escaped lone surrogate, cannot be sent back exactly by
+//     any JSON encoder); else the call fails with ErrBadResult, as it does
+//     for an input_required result with neither inputRequests nor a
+//     requestState, or with a request of another method. An answer
+//     without a requestState is sent again without one; an empty one
+//     too (the go-sdk leaves an empty requestState out). Like every
+//     string a server sends, the state reaches the client with the
+//     connection's secrets masked (see Secrets in what servers send).
+//     An answer with a requestState and no request (a busy server) is
+//     sent again at once.
+//   - Rounds: at most ConnectorOptions.MaxInputRounds (default
+//     DefaultMaxInputRounds, 10) input_required answers of one call are
+//     answered; the next fails the call with ErrInputRequired, unsent.
+//   - Time: all the rounds are one call, within its bounds (see
+//     Handshake and calls): the tool timeout is held while a handler
+//     answers and starts again after it, and each input_required answer
+//     restarts it as a progress notification does; the whole call, every
+//     round and every handler's time included, ends at MaxCallDuration
+//     (or tool_timeout_ms when that is longer), or with the caller's
+//     context.
+//   - Each round's request carries the call's progress token and
+//     _meta, so progress and log lines of every round are the call's.
+//     A tools/call answered with URL elicitation required in any round
+//     is handled as above.
+//
+// prompts/get and resources/read may be answered with input_required
+// too; agt sends neither.
 //
 // # Protocol eras
 //
@@ -370,7 +437,8 @@
 // ConnectorOptions.ClientInfo); the server's identity
 // (Session.ServerInfo) and capabilities come from its server/discover
 // result. A result's resultType is read: absent or "complete" is the
-// result, anything else fails the call with ErrBadResult. Every other
+// result, "input_required" asks for input (see Multi round-trip
+// requests), anything else fails the call with ErrBadResult. Every other
 // rule of this package (bounds, the screen, exact bytes, secrets,
 // errors, shared connections) holds in both eras unchanged.
 //
@@ -414,10 +482,14 @@
 // go-sdk's client would drop it without one), in both eras and on every
 // transport: its definition does not depend on how it is reached.
 //
-// Current limits of the modern era: a server's requests
-// (elicitation, sampling, roots) come only as the multi round-trip
-// (input_required), which agt refuses as said above, so a modern
-// server's tools that ask the user fail; change notifications
+// A modern server's requests (elicitation, sampling, roots) come only
+// inside input_required results (see Multi round-trip requests), answered
+// by the same handlers; there each belongs to its call exactly, so the
+// attribution of a legacy server's requests (Which call a message is
+// about) and the refusal on a shared connection of a request that names
+// no call are not needed.
+//
+// Current limits of the modern era: change notifications
 // (subscriptions/listen) are not asked for; the ttlMs of a listing is
 // not used across sessions. A session with Handlers.Log asks
 // a modern server for its log lines on each tools/call
@@ -489,7 +561,9 @@
 //     roots/list is answered the same way (never empty outside a call),
 //     and NotifyRootsChanged of a lease sends nothing: a shared server
 //     learns a session's roots only by asking for one of that session's
-//     calls.
+//     calls. A modern server's requests always name their call: they
+//     come inside the result of the call's own request (see Multi
+//     round-trip requests), on every transport.
 //   - A log line goes to the Log handler of the lease of the call it names
 //     (in flight, or one of the last to return); one that names none goes
 //     to ConnectorOptions.Logger ("agt.shared_server_log": mount, level,
@@ -837,6 +911,11 @@
 //     is refused whole (one Served report).
 //   - One answer's time: ConnectorOptions.MaxServerRequestTime, default
 //     10 minutes (DefaultMaxServerRequestTime), besides the ends above.
+//   - Multi round-trip requests (modern era): the input_required answers
+//     of one call, ConnectorOptions.MaxInputRounds, default 10
+//     (DefaultMaxInputRounds); one requestState, MaxRequestStateBytes
+//     (1 MiB, fixed); past either the call fails (ErrInputRequired,
+//     ErrBadResult with ErrLimit) and is not sent again.
 //   - One elicitation (message, url and requested schema as JSON):
 //     ConnectorOptions.MaxElicitationBytes, default 64 KiB
 //     (DefaultMaxElicitationBytes).
@@ -1001,7 +1080,9 @@
 // decoder, or past a bound; the session stays usable),
 // ErrURLElicitationRequired (the server answered that the user must
 // first complete a step at a URL; see URL elicitation required above;
-// the session stays usable). A tool timeout
+// the session stays usable), ErrInputRequired (the server asked for
+// input the session could not give, or for more rounds than allowed;
+// see Multi round-trip requests; the session stays usable). A tool timeout
 // wraps context.DeadlineExceeded;
 // the caller's cancellation wraps the caller's context error. A tool
 // result with IsError set is a result,

@@ -70,6 +70,10 @@ type Handlers struct {
 	// elicitations of a call the server answers with URL elicitation
 	// required (-32042) come here too, with that call, one after the
 	// other; their answers go to no server (see ErrURLElicitationRequired).
+	// The elicitations, sampling and roots requests a modern server asks
+	// for inside an input_required result come to the handlers below as
+	// its requests do, with their call (see Multi round-trip requests in
+	// the package doc).
 	Elicit func(ctx context.Context, in Incoming, params *mcp.ElicitParams) (*mcp.ElicitResult, error)
 	// CreateMessage answers sampling/createMessage; setting it declares
 	// the sampling capability (without tools or context inclusion).

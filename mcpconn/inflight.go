@@ -151,6 +151,9 @@ func (r *inflightCalls) written(ctx context.Context, id string) {
 		return
 	}
 	c.mu.Lock()
+	if c.id != "" && r.byID[c.id] == c {
+		delete(r.byID, c.id) // an earlier request of the call (input_required): answered
+	}
 	c.id = id
 	c.raw, c.answered, c.refused = nil, false, nil // a new request: its answer is the call's
 	c.mu.Unlock()

@@ -57,11 +57,14 @@ func (r *CallResult) Text() string {
 
 var emptyArray = json.RawMessage("[]")
 
-// errInputRequired: a tools/call result whose resultType is not
-// "complete" (input_required: the server asks the client for input and a
-// new call, the multi round-trip of a newer protocol version). agt
-// speaks 2025-11-25 and does not take part: the call has no result.
-var errInputRequired = errMalformed("the result asks for more input (a resultType other than complete, from a newer protocol version's multi round-trip), which the client does not support")
+// errInputRequired: a tools/call result whose resultType is
+// "input_required" (the multi round-trip of protocol 2026-07-28): the
+// server asks for input and the call again (readInputRequired).
+var errInputRequired = errMalformed("the result asks for input (input_required)")
+
+// errResultType: a resultType other than "complete" and
+// "input_required" (an extension's the client did not declare).
+var errResultType = errMalformed("the result's resultType is neither complete nor input_required")
 
 // decodeCallResult reads a tools/call result as the go-sdk would, except
 // that unknown block types are kept, nothing is re-encoded, and base64
@@ -92,10 +95,14 @@ func decodeCallResult(raw json.RawMessage) (*CallResult, error) {
 		case "_meta":
 			r.Meta = optional(val)
 		case "resultType":
-			// Protocol 2026-07-28 (multi round-trip): a result that is
-			// not "complete" asks for input instead of answering.
-			if !isNull(val) && string(val) != `"complete"` {
+			// Protocol 2026-07-28: absent or "complete" is a result;
+			// "input_required" asks for input instead of answering.
+			switch {
+			case isNull(val) || string(val) == `"complete"`:
+			case string(val) == `"input_required"`:
 				return errInputRequired
+			default:
+				return errResultType
 			}
 		}
 		return nil
@@ -115,7 +122,8 @@ func decodeCallResult(raw json.RawMessage) (*CallResult, error) {
 // callResult turns what the go-sdk returned for a call into the call's
 // result: the capture of the wire result when there is one, the go-sdk's
 // decoded result otherwise (a result the capture could not keep), or the
-// classified error.
+// classified error. An input_required answer is no result: ask is what
+// it asks (readInputRequired).
 //
 // The go-sdk fails the whole call when it cannot decode the result (an
 // unknown content block type, base64 it refuses); the connection is fine
@@ -123,43 +131,45 @@ func decodeCallResult(raw json.RawMessage) (*CallResult, error) {
 // captured answer is a decode failure of the go-sdk's, unless the call
 // ended for a reason of its own (the caller, the tool timeout, Close, a
 // bound).
-func (s *Session) callResult(ctx, cctx context.Context, name string, call *inflightCall, res *mcp.CallToolResult, err error) (*CallResult, error) {
+func (s *Session) callResult(ctx, cctx context.Context, name string, call *inflightCall, res *mcp.CallToolResult, err error) (cr *CallResult, ask *inputRound, _ error) {
 	if err != nil && (ctx.Err() != nil || cctx.Err() != nil || s.closed.Load() || s.guard.breach() != nil) {
-		return nil, s.classify(callOp(name), ctx, cctx, err)
+		return nil, nil, s.classify(callOp(name), ctx, cctx, err)
 	}
-	if rerr := call.refusal(); rerr != nil {
+	bad := func(derr error) error {
 		detail := "the tools/call result is malformed"
-		if errors.Is(rerr, ErrLimit) {
+		if errors.Is(derr, ErrLimit) {
 			detail = "the tools/call result is past a bound"
 		}
-		return nil, &Error{Ref: s.ref, Op: callOp(name), Kind: ErrBadResult, Detail: detail, Err: rerr}
+		return &Error{Ref: s.ref, Op: callOp(name), Kind: ErrBadResult, Detail: detail, Err: derr}
+	}
+	if rerr := call.refusal(); rerr != nil {
+		return nil, nil, bad(rerr)
 	}
 	raw := call.answer()
 	switch {
 	case raw != nil:
 	case err != nil:
 		// A protocol error (the answer had no result), or no answer.
-		return nil, s.classify(callOp(name), ctx, cctx, err)
+		return nil, nil, s.classify(callOp(name), ctx, cctx, err)
 	default:
 		// No capture (it should always exist): the go-sdk's decoding,
 		// re-encoded, read by the same rules.
 		var merr error
 		if raw, merr = json.Marshal(res); merr != nil {
-			return nil, &Error{Ref: s.ref, Op: callOp(name), Kind: ErrBadResult, Detail: "the result could not be re-encoded", Err: merr}
+			return nil, nil, &Error{Ref: s.ref, Op: callOp(name), Kind: ErrBadResult, Detail: "the result could not be re-encoded", Err: merr}
 		}
 	}
 	cr, derr := decodeCallResult(raw)
-	if derr != nil {
-		detail := "the tools/call result is malformed"
-		switch {
-		case errors.Is(derr, ErrLimit):
-			detail = "the tools/call result is past a bound"
-		case errors.Is(derr, errInputRequired):
-			detail = "the tools/call result is not a final result"
+	if errors.Is(derr, errInputRequired) {
+		ask, derr = readInputRequired(raw)
+		if derr == nil {
+			return nil, ask, nil
 		}
-		return nil, &Error{Ref: s.ref, Op: callOp(name), Kind: ErrBadResult, Detail: detail, Err: derr}
 	}
-	return cr, nil
+	if derr != nil {
+		return nil, nil, bad(derr)
+	}
+	return cr, nil, nil
 }
 
 // answer returns the captured result of the call's request, nil for an

@@ -89,9 +89,9 @@ func (c *Connector) newClient(s *Session, h *Handlers) *mcp.Client {
 // (SEP-2322, protocol 2026-07-28) for every client agt makes: it would
 // answer the inputRequests of a tools/call result itself, from the
 // client's own root set and handlers, past the bounds, the audit and the
-// Roots handler of the session, and call the tool again. agt speaks
-// 2025-11-25, where a server sends requests (serveRequest answers them);
-// a result that asks for input is an error of the call (callResult).
+// Roots handler of the session, ten rounds at most, and call the tool
+// again. Session.CallTool runs the rounds itself instead (mrtr.go),
+// through answerRequest as a legacy server's requests are.
 func noMultiRoundTrip() *mcp.MultiRoundTripOptions {
 	return &mcp.MultiRoundTripOptions{Disabled: true}
 }
@@ -117,6 +117,7 @@ func notDeclared(method string) error {
 // serveRequest. Its notifications never reach it: the transports' readers
 // hand them over as they read them (readServerMessage), in wire order.
 func (s *Session) receive(next mcp.MethodHandler) mcp.MethodHandler {
+	s.recv = next
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch method {
 		case MethodElicit, MethodCreateMessage, MethodListRoots:

@@ -25,6 +25,7 @@ type Session struct {
 	transport   string
 	toolTimeout time.Duration
 	maxCall     time.Duration // ConnectorOptions.MaxCallDuration
+	maxRounds   int           // ConnectorOptions.MaxInputRounds
 	grace       time.Duration
 
 	cs            *mcp.ClientSession
@@ -46,8 +47,11 @@ type Session struct {
 	// (deliverNotifications); nil when no notification handler is set.
 	notes *noteQueue
 	// send is the go-sdk's sending path of the session's own client (nil
-	// for the shared client).
+	// for the shared client); recv its receiving path below the
+	// session's middleware (the go-sdk's checks and the client's
+	// handlers), which answers the requests of an input_required answer.
 	send    mcp.MethodHandler
+	recv    mcp.MethodHandler
 	answers *httpAnswers  // remote only
 	oauth   *oauthSession // remote with an "oauth" field only
 	// lease is set on a lease on a shared connection: its methods act on
@@ -384,9 +388,14 @@ var (
 // for the tool timeout, the caller's ctx error when ctx ends, a
 // *jsonrpc.Error (errors.As) for a protocol error such as an unknown tool,
 // ErrBadResult for a result that is malformed (the session stays
-// usable), and ErrURLElicitationRequired when the server answered that
+// usable), ErrURLElicitationRequired when the server answered that
 // the user must first complete a step at a URL (the elicitations went to
-// Handlers.Elicit before CallTool returned). It returns once the
+// Handlers.Elicit before CallTool returned), and ErrInputRequired when
+// the server asked for input (input_required) that could not be given,
+// or kept asking past ConnectorOptions.MaxInputRounds. A server's
+// input_required answers are answered through the Handlers and the call
+// sent again, all within the call's bounds (see Multi round-trip
+// requests in the package doc). It returns once the
 // notifications the server sent before its answer have been handled
 // (see Handlers). mcpconn adds no argument value to an error; a protocol error's
 // text is the server's. The request's params._meta carries the call's
@@ -456,6 +465,32 @@ func (s *Session) callTool(ctx context.Context, name string, args json.RawMessag
 	// Every call carries its own token: progress names its call exactly,
 	// and restarts its idle timeout.
 	params.SetProgressToken(call.token)
+	for round := 0; ; round++ {
+		out, ask, err := s.callOnce(ctx, cctx, name, call, params)
+		if err != nil || ask == nil {
+			return out, err
+		}
+		// input_required (see Multi round-trip requests in the package
+		// doc): an answer, so the server is alive, as progress says.
+		call.clock.progress()
+		if round == s.maxRounds {
+			return nil, s.inputError(name, roundsDetail(s.maxRounds))
+		}
+		answers, err := s.answerRound(ctx, cctx, name, call, ask)
+		if err != nil {
+			return nil, err
+		}
+		// The call again, as a new request (a new JSON-RPC id): the same
+		// params, the answers and the requestState as it came.
+		again := *params
+		again.InputResponses, again.RequestState = answers, ask.state
+		params = &again
+	}
+}
+
+// callOnce sends one tools/call request of the call and returns its
+// result, or what an input_required answer asks.
+func (s *Session) callOnce(ctx, cctx context.Context, name string, call *inflightCall, params *mcp.CallToolParams) (*CallResult, *inputRound, error) {
 	lostBefore := s.Lost()
 	res, err := s.cs.CallTool(cctx, params)
 	s.awaitNotes(ctx, call)
@@ -463,7 +498,7 @@ func (s *Session) callTool(ctx context.Context, name string, args json.RawMessag
 		// The server's answer: the user must act first. No result, no
 		// loss: the elicitations go to the host, the call's error says
 		// what became of them.
-		return nil, s.askRequired(cctx, name, call, wire)
+		return nil, nil, s.askRequired(cctx, name, call, wire)
 	}
 	// A remote server that answered the call's request with 404 no
 	// longer knew the session: it was lost before the request came.
@@ -472,15 +507,15 @@ func (s *Session) callTool(ctx context.Context, name string, args json.RawMessag
 		// Whatever the 404's body (the Python SDK's is a JSON-RPC error,
 		// "Session not found", which the go-sdk hands on as the call's
 		// answer): the call never ran, and the session is lost.
-		return nil, s.droppedError(callOp(name), true)
+		return nil, nil, s.droppedError(callOp(name), true)
 	}
-	out, err := s.callResult(ctx, cctx, name, call, res, err)
+	out, ask, err := s.callResult(ctx, cctx, name, call, res, err)
 	// Closed under the call because it was lost (a shared connection is
 	// closed once a new one replaces it) is lost too.
 	if err != nil && !goneBefore && errors.Is(err, ErrUnavailable) && (!s.closed.Load() || s.lost.Load()) {
 		s.noteLostCall(call.tag)
 	}
-	return out, err
+	return out, ask, err
 }
 
 // awaitNotes returns once the notifications the session read before the

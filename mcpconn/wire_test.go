@@ -27,6 +27,7 @@ type scriptedServer struct {
 
 	mu    sync.Mutex
 	calls map[string]int // requests seen per method
+	lines []string       // the requests seen, as sent
 }
 
 // dial returns a ConnectorOptions.Dial serving this script over pipes.
@@ -56,6 +57,7 @@ func (s *scriptedServer) serve(in *io.PipeReader, out *io.PipeWriter) {
 		}
 		s.calls[req.Method]++
 		n := s.calls[req.Method]
+		s.lines = append(s.lines, sc.Text())
 		s.mu.Unlock()
 		var lines []string
 		switch req.Method {

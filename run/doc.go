@@ -202,6 +202,28 @@
 // bounds the requests (size, count at once, time; its Limits) and ends a
 // handler's context when the calls it was told of have all returned.
 //
+// A server of the modern protocol era (2026-07-28) sends no requests: it
+// answers the call with input_required, asking for the same elicitation,
+// sampling and roots inside its result, and mcpconn answers them with the
+// same handlers and sends the call again with the answers (mcpconn: Multi
+// round-trip requests). Each request reaches its handler, bound and is
+// audited exactly as above, with its call alone (Origin.Call), whatever
+// else is in flight, on a shared server too; sampling counts against
+// MaxSamplingPerCall. What the model sees then: an elicitation the user
+// declines or dismisses goes back to the server in either era, and the
+// model gets what the server then answers (its result, as for any
+// call). A request the Run refuses (no handler, a refusal wrapping
+// mcpconn.ErrRefused, a failed handler, past MaxSamplingPerCall or a
+// bound of mcpconn's) cannot be told to a modern server: its call ends
+// there, not sent again, and the model gets CodeToolError with agt's
+// words saying what the server asked for and why it could not be given
+// (a legacy server is told of the refusal and says what became of its
+// call itself). A server that keeps asking gets at most
+// mcpconn.ConnectorOptions.MaxInputRounds rounds (default 10), then the
+// call fails the same way. All rounds are one call, within its timeout
+// and MaxCallDuration; the server's requestState is never audited,
+// logged or shown.
+//
 // Every such request, answered or refused, is audited: one Record of
 // EventServerRequest with its Request kind (elicitation, sampling,
 // roots), the call (CallID, Alias, Source; CallIDs when several were in
@@ -391,7 +413,9 @@
 // Options.SchemaCache (nil: the Run's own), at most SchemaCacheMaxEntries
 // (4096) schemas of SchemaCacheMaxBytes (16 MiB) source bytes; a full
 // cache starts over. Sampling: Options.MaxSamplingPerCall requests per
-// call, default 10 (DefaultMaxSamplingPerCall). Roots: at most 1024. The
+// call, default 10 (DefaultMaxSamplingPerCall); a modern server's input
+// rounds per call: mcpconn.ConnectorOptions.MaxInputRounds, default 10.
+// Roots: at most 1024. The
 // servers' log lines and progress written to Options.Logger: per mount, a
 // burst of 100, then 20 per second; the others are dropped and counted in
 // the next line that passes (dropped_before); Options.Observe still gets

@@ -487,11 +487,13 @@ func (r *Run) mcpFailure(ref resource.Ref, err error) Result {
 		return Result{Code: code, Message: "the MCP server " + string(ref) + " is not connected: " + boundMessage(r.modelText(err))}
 	case code == CodeInternal && errors.As(err, &rpc):
 		return Result{Code: CodeToolError, Message: boundMessage(fmt.Sprintf("the MCP server answered with error %d: %s", rpc.Code, rpc.Message))}
-	case errors.Is(err, mcpconn.ErrBadResult), errors.Is(err, mcpconn.ErrURLElicitationRequired):
+	case errors.Is(err, mcpconn.ErrBadResult), errors.Is(err, mcpconn.ErrURLElicitationRequired), errors.Is(err, mcpconn.ErrInputRequired):
 		// The server's answer is unusable, or says the user must act
 		// first (mcpconn's words say whether calling again may succeed;
 		// the URLs went to Options.Elicit, for the user, never to the
-		// model); the connection is fine.
+		// model), or asked for input that could not be given (refused,
+		// or too many rounds: mcpconn's words say which); the
+		// connection is fine.
 		return Result{Code: CodeToolError, Message: boundMessage(r.modelText(err))}
 	}
 	return r.failure(err)

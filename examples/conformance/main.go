@@ -58,6 +58,9 @@ type scenarioCall struct {
 	// echoSchemaOf names a tool whose inputSchema, as the Run lists it
 	// for the model, is the call's "schema" argument.
 	echoSchemaOf string
+	// also names more tools of the server to call in the same batch
+	// (at once), each with {}.
+	also []string
 }
 
 // scenarios names what each client scenario of the suite checks beyond the
@@ -86,6 +89,14 @@ var scenarios = map[string]scenarioCall{
 	// through the echo tool, as a model would copy what it was shown
 	// (SEP-1613, SEP-2106).
 	"json-schema-2020-12-preservation": {tool: "json_schema_echo", echoSchemaOf: "json_schema_2020_12_tool"},
+	// Multi round-trip requests (SEP-2322): two tools answer with
+	// input_required (an elicitation), one with a requestState the
+	// client must send back exactly and one without (none must be
+	// sent); the retry must be a new JSON-RPC id; a tool called at the
+	// same time must get neither the answers nor the state; a result
+	// without resultType is complete.
+	"sep-2322-client-request-state": {tool: "test_mrtr_echo_state", arguments: json.RawMessage(`{}`), elicit: true,
+		also: []string{"test_mrtr_no_state", "test_mrtr_unrelated", "test_mrtr_no_result_type"}},
 }
 
 // authCall is the call of every auth/* scenario: the server's one tool,
@@ -190,26 +201,41 @@ func playScenario(ctx context.Context, name, url string, stdout io.Writer) error
 	if err != nil {
 		return err
 	}
-	for i, c := range calls {
-		alias, ok := aliasOf(r, c.Name)
-		if !ok {
-			return fmt.Errorf("the server lists no tool %q", c.Name)
+	// The calls go one batch each, in order; a scenario with more tools
+	// (also) sends them all in one batch, at once.
+	batches := make([][]toolCall, 0, len(calls))
+	for _, c := range calls {
+		if len(sc.also) > 0 && len(batches) > 0 {
+			batches[0] = append(batches[0], c)
+			continue
 		}
-		schema, _ := inputSchemaOf(r, c.Name)
-		if c.Arguments, err = omitNullOptionals(schema, c.Arguments); err != nil {
-			return fmt.Errorf("calling %s: %w", c.Name, err)
+		batches = append(batches, []toolCall{c})
+	}
+	n := 0
+	for i, batch := range batches {
+		var bcalls []agtrun.Call
+		for _, c := range batch {
+			alias, ok := aliasOf(r, c.Name)
+			if !ok {
+				return fmt.Errorf("the server lists no tool %q", c.Name)
+			}
+			schema, _ := inputSchemaOf(r, c.Name)
+			if c.Arguments, err = omitNullOptionals(schema, c.Arguments); err != nil {
+				return fmt.Errorf("calling %s: %w", c.Name, err)
+			}
+			n++
+			bcalls = append(bcalls, agtrun.Call{ID: fmt.Sprintf("call-%d", n), Name: alias, Arguments: c.Arguments})
 		}
-		out, err := r.Execute(ctx, agtrun.Batch{ID: fmt.Sprintf("conformance-%d", i+1), Agent: agentRef, Calls: []agtrun.Call{
-			{ID: fmt.Sprintf("call-%d", i+1), Name: alias, Arguments: c.Arguments},
-		}})
+		out, err := r.Execute(ctx, agtrun.Batch{ID: fmt.Sprintf("conformance-%d", i+1), Agent: agentRef, Calls: bcalls})
 		if err != nil {
-			return fmt.Errorf("calling %s: %w", c.Name, err)
+			return fmt.Errorf("calling %s: %w", batch[0].Name, err)
 		}
-		res := out.Results[0]
-		if res.Failed() {
-			return fmt.Errorf("calling %s: %s", c.Name, res.ToolError())
+		for j, res := range out.Results {
+			if res.Failed() {
+				return fmt.Errorf("calling %s: %s", batch[j].Name, res.ToolError())
+			}
+			fmt.Fprintf(stdout, "scenario %s: %s returned %s\n", name, batch[j].Name, res.ForModel())
 		}
-		fmt.Fprintf(stdout, "scenario %s: %s returned %s\n", name, c.Name, res.ForModel())
 	}
 	return nil
 }
@@ -234,7 +260,11 @@ func (sc scenarioCall) calls(r *agtrun.Run, sctx scenarioContext) ([]toolCall, e
 		}
 		return []toolCall{{Name: sc.tool, Arguments: args}}, nil
 	case sc.tool != "":
-		return []toolCall{{Name: sc.tool, Arguments: sc.arguments}}, nil
+		calls := []toolCall{{Name: sc.tool, Arguments: sc.arguments}}
+		for _, tool := range sc.also {
+			calls = append(calls, toolCall{Name: tool, Arguments: json.RawMessage(`{}`)})
+		}
+		return calls, nil
 	}
 	return nil, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -311,5 +312,53 @@ func TestScenarioCalls(t *testing.T) {
 	}
 	if _, err := scenarios["http-custom-headers"].calls(nil, scenarioContext{}); err == nil {
 		t.Error("a context without toolCalls gave calls")
+	}
+}
+
+// sep-2322-client-request-state: the client answers the input_required
+// results of two tools (an elicitation each) and calls each again with
+// the answers, the requestState exactly as it came where there was one
+// and none where there was none; the tool called in the same batch gets
+// neither.
+func TestRequestStateScenario(t *testing.T) {
+	t.Parallel()
+	const state = `st<&>"é` + "\u2028"
+	var mu sync.Mutex
+	got := map[string][]string{} // tool -> "state=...;answers=N" per request
+	server := mcp.NewServer(&mcp.Implementation{Name: "mrtr", Version: "1"}, nil)
+	ask := mcp.InputRequestMap{"confirm": &mcp.ElicitParams{Message: "confirm",
+		RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"confirmed": map[string]any{"type": "boolean"}}}}}
+	for _, tool := range []string{"test_mrtr_echo_state", "test_mrtr_no_state", "test_mrtr_unrelated", "test_mrtr_no_result_type"} {
+		mcp.AddTool(server, &mcp.Tool{Name: tool}, func(_ context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+			mu.Lock()
+			got[tool] = append(got[tool], fmt.Sprintf("state=%q answers=%d", req.Params.RequestState, len(req.Params.InputResponses)))
+			mu.Unlock()
+			if len(req.Params.InputResponses) == 0 {
+				switch tool {
+				case "test_mrtr_echo_state":
+					return &mcp.CallToolResult{InputRequests: ask, RequestState: state}, nil, nil
+				case "test_mrtr_no_state":
+					return &mcp.CallToolResult{InputRequests: ask}, nil, nil
+				}
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil, nil
+		})
+	}
+	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{Stateless: true}))
+	t.Cleanup(hs.Close)
+	var out bytes.Buffer
+	if err := playScenario(testContext(t), "sep-2322-client-request-state", hs.URL+"/mcp", &out); err != nil {
+		t.Fatalf("sep-2322: %v\n%s", err, out.String())
+	}
+	want := map[string][]string{
+		"test_mrtr_echo_state":     {`state="" answers=0`, fmt.Sprintf("state=%q answers=1", state)},
+		"test_mrtr_no_state":       {`state="" answers=0`, `state="" answers=1`},
+		"test_mrtr_unrelated":      {`state="" answers=0`},
+		"test_mrtr_no_result_type": {`state="" answers=0`},
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the requests the tools got (-want +got):\n%s", diff)
 	}
 }

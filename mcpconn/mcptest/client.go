@@ -207,6 +207,7 @@ func (cf *clientFeatures) add(s *mcp.Server) {
 	names := func(s *jsonschema.Schema) { s.Properties["names"].Enum = []any{NamesNothing, NamesToken, NamesRequest} }
 	mcp.AddTool(s, &mcp.Tool{Name: ToolLate, Description: "Returns at once; at the next tools/call the server receives, sends an elicitation and a log line outside any request.",
 		InputSchema: schemaFor[LateIn](names)}, cf.lateTool)
+	cf.addRounds(s)
 }
 
 // meta returns the _meta by which a message names the call of req as
@@ -379,6 +380,12 @@ func (cf *clientFeatures) ask(ctx context.Context, req *mcp.CallToolRequest, in 
 		return nil, nil, err
 	}
 	params.Meta = meta
+	if res, ok := askModern(req, "ask", params, func(r mcp.InputResponse) *mcp.CallToolResult {
+		b, _ := json.Marshal(r)
+		return textResult("%s", b)
+	}); ok {
+		return res, nil, nil
+	}
 	res, err := req.Session.Elicit(ctx, params)
 	if err != nil {
 		return failure("elicitation", err), nil, nil
@@ -417,6 +424,9 @@ func (cf *clientFeatures) sample(ctx context.Context, req *mcp.CallToolRequest, 
 	for i := range msgs {
 		msgs[i] = &mcp.SamplingMessage{Role: "user", Content: &mcp.TextContent{Text: strings.Repeat("x", size)}}
 	}
+	if modernClient(req.Session) {
+		return sampleModern(req, &mcp.CreateMessageParams{Messages: msgs, MaxTokens: 100}, times), nil, nil
+	}
 	var texts []string
 	for range times {
 		res, err := req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{Messages: msgs, MaxTokens: 100})
@@ -431,16 +441,28 @@ func (cf *clientFeatures) sample(ctx context.Context, req *mcp.CallToolRequest, 
 }
 
 func (cf *clientFeatures) listRoots(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+	answer := func(res *mcp.ListRootsResult) *mcp.CallToolResult {
+		uris := []string{}
+		for _, r := range res.Roots {
+			uris = append(uris, r.URI)
+		}
+		b, _ := json.Marshal(uris)
+		return textResult("%s", b)
+	}
+	if res, ok := askModern(req, "roots", &mcp.ListRootsParams{}, func(r mcp.InputResponse) *mcp.CallToolResult {
+		lr, _ := r.(*mcp.ListRootsResult)
+		if lr == nil {
+			lr = &mcp.ListRootsResult{}
+		}
+		return answer(lr)
+	}); ok {
+		return res, nil, nil
+	}
 	res, err := req.Session.ListRoots(ctx, nil)
 	if err != nil {
 		return failure("roots/list", err), nil, nil
 	}
-	uris := []string{}
-	for _, r := range res.Roots {
-		uris = append(uris, r.URI)
-	}
-	b, _ := json.Marshal(uris)
-	return textResult("%s", b), nil, nil
+	return answer(res), nil, nil
 }
 
 func (cf *clientFeatures) progress(ctx context.Context, req *mcp.CallToolRequest, in ProgressIn) (*mcp.CallToolResult, any, error) {

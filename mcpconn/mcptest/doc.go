@@ -47,7 +47,10 @@
 // execution.taskSupport), client-features (tools that elicit, sample,
 // list roots, report progress, log, and add a tool during the session,
 // and late, which sends an elicitation and a log line after its call
-// returned; their messages can name their call in _meta: Names*),
+// returned; their messages can name their call in _meta: Names*; and
+// rounds, which asks in several rounds: by input_required results in a
+// session of protocol 2026-07-28, as ask, sample and list_roots do
+// there, by server requests in a legacy one),
 // content-kinds (the tool content, answering with the exact result its
 // kind names: every content block type, one no protocol defines, exact
 // structuredContent, an error with several blocks, malformed results;

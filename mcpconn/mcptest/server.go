@@ -119,7 +119,10 @@ const (
 	// offers: ask, ask_many (elicitation), sample (sampling), list_roots,
 	// progress, log, add_tool (a tool added during the session, and
 	// notifications/tools/list_changed; break_listing makes later
-	// listings fail).
+	// listings fail), rounds (input in several rounds). In a session of
+	// protocol 2026-07-28 the tools that ask the client (ask, sample,
+	// list_roots, rounds) ask by multi round-trip (input_required
+	// results); in a legacy one by server requests.
 	FaultClientFeatures Fault = "client-features"
 	// FaultContentKinds (tool): add the tool "content" (ToolContent),
 	// which answers with the exact result its kind argument names
