@@ -2,6 +2,7 @@ package mcpconn
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -60,6 +61,17 @@ type Session struct {
 	// connection was lost (Loss.Charged); guarded by lossMu.
 	lossMu     sync.Mutex
 	lossLeases map[*Session]struct{}
+
+	// listings is the Connector's listing cache; the session uses it
+	// under listKey when cacheable (Connector.cacheListings). cred names
+	// the credentials the session was made with (a private listing
+	// serves only them).
+	listings  *listingCache
+	cacheable bool
+	listKey   listingKey
+	cred      [sha256.Size]byte
+	// cachedWalks counts the walks Tools answered from the cache.
+	cachedWalks atomic.Uint64
 
 	serverInfo      *mcp.Implementation
 	protocolVersion string
@@ -217,6 +229,13 @@ func (s *Session) Tools(ctx context.Context) ([]Tool, error) {
 	if s.guard.breach() != nil {
 		return nil, s.breachError("list tools")
 	}
+	if s.cacheable {
+		if tools := s.listings.get(s.listKey, s.cred); tools != nil {
+			s.cachedWalks.Add(1)
+			s.params.record(tools)
+			return tools, nil
+		}
+	}
 	lctx, cancel := s.requestContext(ctx)
 	defer cancel()
 	s.capture.beginWalk()
@@ -224,6 +243,7 @@ func (s *Session) Tools(ctx context.Context) ([]Tool, error) {
 		out    []Tool
 		cursor string
 		seen   = map[string]bool{}
+		walk   = s.beginWalk()
 	)
 	for page := 0; ; page++ {
 		if page == maxListPages {
@@ -238,6 +258,7 @@ func (s *Session) Tools(ctx context.Context) ([]Tool, error) {
 			return nil, s.classify("list tools", ctx, lctx, err)
 		}
 		next := res.NextCursor
+		walk.page(res)
 		if raw, cuts := s.capture.take(); raw != nil {
 			tools, err := withWireSchemas(res.Tools, raw, cuts)
 			if err != nil {
@@ -258,6 +279,7 @@ func (s *Session) Tools(ctx context.Context) ([]Tool, error) {
 		}
 		if next == "" {
 			s.params.record(out)
+			walk.end(out)
 			return out, nil
 		}
 		if seen[next] {

@@ -1,0 +1,346 @@
+package mcpconn_test
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/agtsdk/agt/mcpconn"
+	"github.com/agtsdk/agt/mcpconn/mcptest"
+	"github.com/agtsdk/agt/resource"
+)
+
+// testClock is the listing cache's clock in tests: time moves only when
+// the test says.
+type testClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newTestClock(c *mcpconn.Connector) *testClock {
+	clk := &testClock{t: time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)}
+	mcpconn.SetListingClock(c, clk.now)
+	return clk
+}
+
+func (c *testClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *testClock) add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// listOnce connects a session of ref at revision rev, lists its tools and
+// closes it; cached reports a listing the cache answered.
+func listOnce(t *testing.T, c *mcpconn.Connector, ref resource.Ref, srv resource.MCPServer, rev int64) (tools []mcpconn.Tool, cached bool) {
+	t.Helper()
+	ctx := context.Background()
+	s, err := c.ConnectWith(ctx, ref, srv, &mcpconn.ConnectOptions{Revision: rev})
+	if err != nil {
+		t.Fatalf("Connect: %v", err)
+	}
+	defer s.Close()
+	tools, err = s.Tools(ctx)
+	if err != nil {
+		t.Fatalf("Tools: %v", err)
+	}
+	return tools, mcpconn.CachedWalks(s) > 0
+}
+
+var toolsCmp = cmpopts.IgnoreUnexported(mcpconn.Tool{})
+
+// modernHTTP serves the fake server in era modern over streamable HTTP in
+// the test process, listing with ttlMs ttl, and counts what it is asked.
+func modernHTTP(t *testing.T, ttl int, scope string, faults ...mcptest.Fault) (resource.MCPServer, *mcptest.Counters) {
+	counters := &mcptest.Counters{}
+	url := mcptest.ServeHTTP(t, &mcptest.ServerOptions{Era: mcptest.EraModern, TTLMs: ttl, CacheScope: scope, Counters: counters, Faults: faults})
+	return resource.MCPServer{Type: resource.TransportHTTP, URL: url}, counters
+}
+
+// Issue 25 items 7 and 9: a modern server's listing with ttlMs is listed
+// once for many sessions of the same registration and revision, with the
+// same exact bytes each time; a legacy session lists every time, though
+// the go-sdk server sends ttlMs in either era; a session without a
+// revision (Connect) never uses the cache.
+func TestListingCacheHit(t *testing.T) {
+	t.Parallel()
+	const sessions = 4
+	for _, tc := range []struct {
+		name      string
+		transport string // "http", "dial" or "stdio" (the binary: not counted)
+		era       mcptest.Era
+		pin       string
+		rev       int64
+		wantLists int64
+	}{
+		{"http/modern", resource.TransportHTTP, mcptest.EraModern, "", 3, 1},
+		{"http/dual", resource.TransportHTTP, mcptest.EraDual, "", 3, 1},
+		{"http/legacy", resource.TransportHTTP, mcptest.EraLegacy, "", 3, sessions},
+		{"http/dual pinned legacy", resource.TransportHTTP, mcptest.EraDual, resource.EraLegacy, 3, sessions},
+		{"http/modern without revision", resource.TransportHTTP, mcptest.EraModern, "", 0, sessions},
+		{"dial/modern", "dial", mcptest.EraModern, "", 3, 1},
+		{"dial/legacy", "dial", mcptest.EraLegacy, "", 3, sessions},
+		{"stdio/modern", resource.TransportStdio, mcptest.EraModern, "", 3, 1},
+		{"stdio/legacy", resource.TransportStdio, mcptest.EraLegacy, "", 3, sessions},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			counters := &mcptest.Counters{}
+			opts := &mcptest.ServerOptions{Era: tc.era, TTLMs: 60000, Counters: counters, Faults: []mcptest.Fault{mcptest.FaultToolMetadata}}
+			var (
+				srv   resource.MCPServer
+				copts mcpconn.ConnectorOptions
+			)
+			switch tc.transport {
+			case resource.TransportHTTP:
+				srv = resource.MCPServer{Type: resource.TransportHTTP, URL: mcptest.ServeHTTP(t, opts)}
+			case "dial":
+				copts.Dial = mcptest.Dial(opts)
+				srv = resource.MCPServer{Type: resource.TransportStdio, Command: "fake", Cwd: "/"}
+			default:
+				srv, _ = fakeStdio(t, "-era", string(tc.era), "-ttl-ms", "60000", "-fault", "tool-metadata")
+			}
+			srv.ProtocolVersion = tc.pin
+			c := quickConnector(&copts)
+			defer c.Close()
+			first, cached := listOnce(t, c, "tools/fake", srv, tc.rev)
+			if cached {
+				t.Errorf("the first listing came from the cache")
+			}
+			hits := int64(0)
+			for range sessions - 1 {
+				tools, cached := listOnce(t, c, "tools/fake", srv, tc.rev)
+				if cached {
+					hits++
+				}
+				if diff := cmp.Diff(first, tools, toolsCmp); diff != "" {
+					t.Errorf("a later listing differs from the first (-first +later):\n%s", diff)
+				}
+			}
+			if got, want := sessions-hits, tc.wantLists; got != want {
+				t.Errorf("%d of %d listings were sent to the server, want %d", got, sessions, want)
+			}
+			if tc.transport != resource.TransportStdio {
+				if got := counters.Lists(); got != tc.wantLists {
+					t.Errorf("the server saw %d tools/list requests, want %d", got, tc.wantLists)
+				}
+			}
+		})
+	}
+}
+
+// Issue 25 item 7, SEP-2549 freshness: a listing is fresh while now <
+// received + ttlMs, and listed again once it is not.
+func TestListingCacheExpires(t *testing.T) {
+	t.Parallel()
+	srv, counters := modernHTTP(t, 5000, "")
+	c := quickConnector(nil)
+	defer c.Close()
+	clk := newTestClock(c)
+	for i, step := range []struct {
+		advance   time.Duration
+		wantLists int64
+	}{
+		{0, 1},
+		{4999 * time.Millisecond, 1},
+		{time.Millisecond, 2}, // received + ttlMs: stale
+		{time.Second, 2},
+	} {
+		clk.add(step.advance)
+		listOnce(t, c, "tools/fake", srv, 1)
+		if got := counters.Lists(); got != step.wantLists {
+			t.Errorf("step %d: the server saw %d tools/list requests, want %d", i, got, step.wantLists)
+		}
+	}
+}
+
+// Issue 25 item 7: a hostile ttlMs is never trusted unbounded: the
+// largest one a server can send is capped at MaxListingTTL (default 10
+// minutes); a negative one, and 0, are stale at once; a host can lower
+// the cap, or turn the cache off.
+func TestListingCacheHostileTTL(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		ttl    int
+		maxTTL time.Duration
+		fresh  time.Duration // 0: never cached
+	}{
+		{"max int", math.MaxInt, 0, mcpconn.DefaultMaxListingTTL},
+		{"one year, capped by the host", int((365 * 24 * time.Hour).Milliseconds()), time.Minute, time.Minute},
+		{"negative", -5, 0, 0},
+		{"cache off", 60000, -1, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv, counters := modernHTTP(t, tc.ttl, "")
+			c := quickConnector(&mcpconn.ConnectorOptions{MaxListingTTL: tc.maxTTL})
+			defer c.Close()
+			clk := newTestClock(c)
+			listOnce(t, c, "tools/fake", srv, 1)
+			if tc.fresh == 0 {
+				listOnce(t, c, "tools/fake", srv, 1)
+				if got := counters.Lists(); got != 2 {
+					t.Errorf("the server saw %d tools/list requests, want 2 (nothing cached)", got)
+				}
+				return
+			}
+			clk.add(tc.fresh - time.Millisecond)
+			if _, cached := listOnce(t, c, "tools/fake", srv, 1); !cached {
+				t.Errorf("not cached %s after the listing", tc.fresh-time.Millisecond)
+			}
+			clk.add(time.Millisecond)
+			if _, cached := listOnce(t, c, "tools/fake", srv, 1); cached {
+				t.Errorf("still cached %s after the listing, past the cap", tc.fresh)
+			}
+		})
+	}
+}
+
+// tokenResolver answers ${secret:tok} with the token of the moment.
+type tokenResolver struct{ tok atomic.Pointer[string] }
+
+func (r *tokenResolver) set(v string) { r.tok.Store(&v) }
+
+func (r *tokenResolver) Resolve(_ context.Context, _ resource.Ref, name string) (string, error) {
+	return *r.tok.Load(), nil
+}
+
+// Issue 25 item 7, SEP-2549 cacheScope: a private listing never crosses
+// credentials (here the Authorization header, resolved from a secret:
+// the document and its revision stay the same); a public one does.
+func TestListingCacheScope(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		scope string
+		// wantLists after listing with tokens A, A, B, B, A.
+		wantLists []int64
+	}{
+		{"private", []int64{1, 1, 2, 2, 3}},
+		{"public", []int64{1, 1, 1, 1, 1}},
+	} {
+		t.Run(tc.scope, func(t *testing.T) {
+			t.Parallel()
+			srv, counters := modernHTTP(t, 60000, tc.scope)
+			srv.Headers = map[string]string{"Authorization": "Bearer ${secret:tok}"}
+			secrets := &tokenResolver{}
+			c := quickConnector(&mcpconn.ConnectorOptions{Secrets: secrets})
+			defer c.Close()
+			for i, tok := range []string{"token-of-alice-0001", "token-of-alice-0001", "token-of-bob-00002", "token-of-bob-00002", "token-of-alice-0001"} {
+				secrets.set(tok)
+				listOnce(t, c, "tools/fake", srv, 1)
+				if got := counters.Lists(); got != tc.wantLists[i] {
+					t.Errorf("listing %d: the server saw %d tools/list requests, want %d", i, got, tc.wantLists[i])
+				}
+			}
+		})
+	}
+}
+
+// Issue 25 item 7: a registration's new revision lists again, and the
+// listing of the old one is dropped (not kept beside it, nor stored
+// again by a late session of the old revision).
+func TestListingCacheRevision(t *testing.T) {
+	t.Parallel()
+	srv, counters := modernHTTP(t, 60000, "")
+	c := quickConnector(nil)
+	defer c.Close()
+	for i, step := range []struct {
+		rev       int64
+		wantLists int64
+	}{{1, 1}, {1, 1}, {2, 2}, {2, 2}, {1, 3}, {2, 3}} {
+		listOnce(t, c, "tools/fake", srv, step.rev)
+		if got := counters.Lists(); got != step.wantLists {
+			t.Errorf("step %d (revision %d): the server saw %d tools/list requests, want %d", i, step.rev, got, step.wantLists)
+		}
+		if got := mcpconn.ListingCacheLen(c); got != 1 {
+			t.Errorf("step %d: the cache holds %d listings, want 1", i, got)
+		}
+	}
+}
+
+// Issue 25 item 7, SEP-2549 "Interaction with Notifications": a
+// notifications/tools/list_changed of the server, read by any session of
+// the registration, invalidates its cached listing at once. (A modern
+// session hears it only on subscriptions/listen; here a legacy session of
+// the same registration and dual server does: the registration's
+// listing is dropped whichever session heard.)
+func TestListingCacheListChanged(t *testing.T) {
+	t.Parallel()
+	counters := &mcptest.Counters{}
+	c := quickConnector(&mcpconn.ConnectorOptions{Dial: mcptest.Dial(&mcptest.ServerOptions{Era: mcptest.EraDual, TTLMs: 60000,
+		Counters: counters, Faults: []mcptest.Fault{mcptest.FaultClientFeatures}})})
+	defer c.Close()
+	srv := resource.MCPServer{Type: resource.TransportStdio, Command: "fake", Cwd: "/"}
+	ctx := context.Background()
+	listOnce(t, c, "tools/fake", srv, 1)
+	if _, cached := listOnce(t, c, "tools/fake", srv, 1); !cached {
+		t.Fatalf("the second listing was not cached")
+	}
+	legacy := srv
+	legacy.ProtocolVersion = resource.EraLegacy
+	s, err := c.ConnectWith(ctx, "tools/fake", legacy, &mcpconn.ConnectOptions{Revision: 1})
+	if err != nil {
+		t.Fatalf("Connect: %v", err)
+	}
+	defer s.Close()
+	if _, err := s.CallTool(ctx, mcptest.ToolAddTool, json.RawMessage(`{"name":"added"}`)); err != nil {
+		t.Fatalf("CallTool add_tool: %v", err)
+	}
+	if s.ToolsChanged() == 0 {
+		t.Fatalf("no notifications/tools/list_changed read before add_tool's result")
+	}
+	if _, cached := listOnce(t, c, "tools/fake", srv, 1); cached {
+		t.Errorf("the listing came from the cache after the server said its tools changed")
+	}
+	if got := counters.Lists(); got != 2 {
+		t.Errorf("the server saw %d tools/list requests, want 2", got)
+	}
+}
+
+// Issue 25 item 7: the go-sdk's own listing cache (per session, trusting
+// any ttlMs) never answers a walk of agt's: with agt's cache off, a
+// session that lists twice sends two tools/list, and both listings carry
+// the exact bytes of the wire.
+func TestListingCacheGoSDKDisarmed(t *testing.T) {
+	t.Parallel()
+	srv, counters := modernHTTP(t, 60000, "", mcptest.FaultToolMetadata)
+	c := quickConnector(&mcpconn.ConnectorOptions{MaxListingTTL: -1})
+	defer c.Close()
+	ctx := context.Background()
+	s, err := c.ConnectWith(ctx, "tools/fake", srv, &mcpconn.ConnectOptions{Revision: 1})
+	if err != nil {
+		t.Fatalf("Connect: %v", err)
+	}
+	defer s.Close()
+	for i := range 2 {
+		tools, err := s.Tools(ctx)
+		if err != nil {
+			t.Fatalf("Tools: %v", err)
+		}
+		var meta string
+		for _, tool := range tools {
+			if tool.Name == mcptest.ToolMetaRich {
+				meta = string(tool.Meta)
+			}
+		}
+		if meta != mcptest.MetaRichMeta {
+			t.Errorf("listing %d: _meta of %s is %q, want the exact bytes %q", i, mcptest.ToolMetaRich, meta, mcptest.MetaRichMeta)
+		}
+	}
+	if got := counters.Lists(); got != 2 {
+		t.Errorf("the server saw %d tools/list requests, want 2", got)
+	}
+}
