@@ -344,3 +344,42 @@ func TestListingCacheGoSDKDisarmed(t *testing.T) {
 		t.Errorf("the server saw %d tools/list requests, want 2", got)
 	}
 }
+
+// Issue 25 items 1 and 7: a probe reports the negotiated version, and a
+// probe of the same registration revision within a modern server's
+// ttlMs takes its listing from the cache (ProbeReport.ListingCached),
+// compiling nothing with the same SchemaCache (here for a shared
+// registration: a probe's session is its own, never a lease).
+func TestProbeListingCached(t *testing.T) {
+	t.Parallel()
+	srv, counters := modernHTTP(t, 60000, "")
+	srv.Shared = true
+	repo := newMemRepo()
+	repo.store(t, "tools/fake", srv)
+	c := quickConnector(nil)
+	defer c.Close()
+	var compiled atomic.Int64
+	p := mcpconn.NewProber(repo, c, &mcpconn.ProberOptions{SchemaCache: mcpconn.CountingSchemaCache(&compiled)})
+	var reports []*mcpconn.ProbeReport
+	for range 2 {
+		rep, err := p.Probe(context.Background(), "tools/fake")
+		if err != nil || !rep.OK {
+			t.Fatalf("Probe: %v, report %+v", err, rep)
+		}
+		reports = append(reports, rep)
+	}
+	if reports[0].ListingCached || !reports[1].ListingCached {
+		t.Errorf("ListingCached = %v, %v; want false, true", reports[0].ListingCached, reports[1].ListingCached)
+	}
+	for i, rep := range reports {
+		if rep.ProtocolVersion != mcpconn.ModernProtocolVersion {
+			t.Errorf("probe %d: ProtocolVersion = %q, want %q", i, rep.ProtocolVersion, mcpconn.ModernProtocolVersion)
+		}
+	}
+	if got := counters.Lists(); got != 1 {
+		t.Errorf("the server saw %d tools/list requests for two probes, want 1", got)
+	}
+	if n := int64(len(reports[0].Tools)); compiled.Load() > n {
+		t.Errorf("%d schemas compiled for two probes of %d tools", compiled.Load(), n)
+	}
+}
