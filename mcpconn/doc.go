@@ -447,8 +447,9 @@
 //     ("private", absent, unknown) keeps it to the credentials it was
 //     listed with: for stdio the server's arguments and environment as
 //     started (secrets resolved), for HTTP its URL and headers as
-//     resolved; a private listing of a server with OAuth is not kept at
-//     all (its token changes under it).
+//     resolved; a private listing of a server with OAuth (its token
+//     changes under it) or reached through ConnectorOptions.Dial (its
+//     credentials are the host's transport's) is not kept at all.
 //   - Fresh while now < the walk's start + the least ttlMs of its pages.
 //     0, negative or absent is stale at once; a longer one is capped at
 //     ConnectorOptions.MaxListingTTL (default DefaultMaxListingTTL, 10

@@ -357,11 +357,12 @@ func (w *listingWalk) page(res *mcp.ListToolsResult) {
 }
 
 // end keeps the walk's listing, when its pages said it stays fresh. A
-// private listing of a session with OAuth is not kept: its credentials
-// (the token of the moment) are not the session's cred.
+// private listing of a session with OAuth or a Dial transport is not
+// kept: its credentials (the token of the moment, whatever the host's
+// transport carries) are not the session's cred.
 func (w *listingWalk) end(tools []Tool) {
 	s := w.s
-	if !s.cacheable || (w.private && s.oauth != nil) {
+	if !s.cacheable || (w.private && (s.oauth != nil || s.transport == "dial")) {
 		return
 	}
 	s.listings.put(s.listKey, w.gen, w.received, w.ttl, w.private, s.cred, tools)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/resource"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // testClock is the listing cache's clock in tests: time moves only when
@@ -84,21 +86,26 @@ func TestListingCacheHit(t *testing.T) {
 		pin       string
 		rev       int64
 		wantLists int64
+		scope     string
 	}{
-		{"http/modern", resource.TransportHTTP, mcptest.EraModern, "", 3, 1},
-		{"http/dual", resource.TransportHTTP, mcptest.EraDual, "", 3, 1},
-		{"http/legacy", resource.TransportHTTP, mcptest.EraLegacy, "", 3, sessions},
-		{"http/dual pinned legacy", resource.TransportHTTP, mcptest.EraDual, resource.EraLegacy, 3, sessions},
-		{"http/modern without revision", resource.TransportHTTP, mcptest.EraModern, "", 0, sessions},
-		{"dial/modern", "dial", mcptest.EraModern, "", 3, 1},
-		{"dial/legacy", "dial", mcptest.EraLegacy, "", 3, sessions},
-		{"stdio/modern", resource.TransportStdio, mcptest.EraModern, "", 3, 1},
-		{"stdio/legacy", resource.TransportStdio, mcptest.EraLegacy, "", 3, sessions},
+		{"http/modern", resource.TransportHTTP, mcptest.EraModern, "", 3, 1, ""},
+		{"http/dual", resource.TransportHTTP, mcptest.EraDual, "", 3, 1, ""},
+		{"http/legacy", resource.TransportHTTP, mcptest.EraLegacy, "", 3, sessions, ""},
+		{"http/dual pinned legacy", resource.TransportHTTP, mcptest.EraDual, resource.EraLegacy, 3, sessions, ""},
+		{"http/modern without revision", resource.TransportHTTP, mcptest.EraModern, "", 0, sessions, ""},
+		{"dial/modern", "dial", mcptest.EraModern, "", 3, 1, ""},
+		{"dial/legacy", "dial", mcptest.EraLegacy, "", 3, sessions, ""},
+		// Private: the same credentials reuse it, a Dial transport's are
+		// unknown.
+		{"http/modern private", resource.TransportHTTP, mcptest.EraModern, "", 3, 1, "private"},
+		{"dial/modern private", "dial", mcptest.EraModern, "", 3, sessions, "private"},
+		{"stdio/modern", resource.TransportStdio, mcptest.EraModern, "", 3, 1, ""},
+		{"stdio/legacy", resource.TransportStdio, mcptest.EraLegacy, "", 3, sessions, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			counters := &mcptest.Counters{}
-			opts := &mcptest.ServerOptions{Era: tc.era, TTLMs: 60000, Counters: counters, Faults: []mcptest.Fault{mcptest.FaultToolMetadata}}
+			opts := &mcptest.ServerOptions{Era: tc.era, TTLMs: 60000, CacheScope: tc.scope, Counters: counters, Faults: []mcptest.Fault{mcptest.FaultToolMetadata}}
 			var (
 				srv   resource.MCPServer
 				copts mcpconn.ConnectorOptions
@@ -381,5 +388,33 @@ func TestProbeListingCached(t *testing.T) {
 	}
 	if n := int64(len(reports[0].Tools)); compiled.Load() > n {
 		t.Errorf("%d schemas compiled for two probes of %d tools", compiled.Load(), n)
+	}
+}
+
+// Issue 25 item 7: with OAuth the credentials of a session are a token
+// that changes under it, so a private listing is not kept; a public one
+// is.
+func TestListingCacheOAuth(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		scope     string
+		wantLists int64
+	}{{"private", 3}, {"public", 1}} {
+		t.Run(tc.scope, func(t *testing.T) {
+			t.Parallel()
+			counters := &mcptest.Counters{}
+			server := mcptest.NewServer(&mcptest.ServerOptions{Era: mcptest.EraModern, TTLMs: 60000, CacheScope: tc.scope, Counters: counters})
+			f := newOAuthFixture(t)
+			f.srv.URL = serveProtected(t, f.as, "/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
+				&mcp.StreamableHTTPOptions{Stateless: true}))
+			f.login(t)
+			lists0 := counters.Lists() // the login's own listing
+			for range 3 {
+				listOnce(t, f.c, "remote", f.srv, 1)
+			}
+			if got := counters.Lists() - lists0; got != tc.wantLists {
+				t.Errorf("the server saw %d tools/list requests for 3 sessions, want %d", got, tc.wantLists)
+			}
+		})
 	}
 }
