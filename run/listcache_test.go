@@ -18,10 +18,10 @@ import (
 // listingSetup registers one fake server of era e, served over
 // streamable HTTP in the test process with ttlMs 60 s, mounted on the
 // test agent.
-func listingSetup(tb testing.TB, e mcptest.Era, ttl int) (resource.Repository, resource.MCPServer, *mcptest.Counters) {
+func listingSetup(tb testing.TB, e mcptest.Era, ttl int, shared bool) (resource.Repository, resource.MCPServer, *mcptest.Counters) {
 	tb.Helper()
 	counters := &mcptest.Counters{}
-	srv := resource.MCPServer{Type: resource.TransportHTTP,
+	srv := resource.MCPServer{Type: resource.TransportHTTP, Shared: shared,
 		URL: mcptest.ServeHTTP(tb, &mcptest.ServerOptions{Era: e, TTLMs: ttl, Counters: counters, Faults: []mcptest.Fault{mcptest.FaultToolMetadata}})}
 	repo := newRepo(tb)
 	putMCP(tb, repo, "tools/fake", srv)
@@ -34,21 +34,31 @@ func listingSetup(tb testing.TB, e mcptest.Era, ttl int) (resource.Repository, r
 // for all of them) and, with one SchemaCache as agt.Host gives its Runs,
 // its compiled validators: each Run offers the same tools, exact bytes
 // and digests included. A new revision of the registration lists again.
-// A legacy server lists for every Run.
+// A legacy server lists for every Run. The same holds for a shared
+// registration, whose Runs lease one connection and list on it (the
+// go-sdk's own per-session cache answered the second lease before, with
+// the decoded form instead of the exact bytes).
 func TestRunsReuseListing(t *testing.T) {
 	t.Parallel()
 	const runs = 5
 	for _, tc := range []struct {
 		era       mcptest.Era
+		shared    bool
 		wantLists int64
 	}{
-		{mcptest.EraModern, 1},
-		{mcptest.EraDual, 1},
-		{mcptest.EraLegacy, runs},
+		{mcptest.EraModern, false, 1},
+		{mcptest.EraDual, false, 1},
+		{mcptest.EraLegacy, false, runs},
+		{mcptest.EraModern, true, 1},
+		{mcptest.EraLegacy, true, runs},
 	} {
-		t.Run(string(tc.era), func(t *testing.T) {
+		name := string(tc.era)
+		if tc.shared {
+			name += "/shared"
+		}
+		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			repo, srv, counters := listingSetup(t, tc.era, 60000)
+			repo, srv, counters := listingSetup(t, tc.era, 60000, tc.shared)
 			c := mcpconn.NewConnector(nil)
 			defer c.Close()
 			schemas := run.NewSchemaCache()
@@ -97,7 +107,7 @@ func BenchmarkHundredRuns(b *testing.B) {
 		maxTTL time.Duration
 	}{{"cached", 0}, {"uncached", -1}} {
 		b.Run(bc.name, func(b *testing.B) {
-			repo, _, counters := listingSetup(b, mcptest.EraModern, int((10 * time.Minute).Milliseconds()))
+			repo, _, counters := listingSetup(b, mcptest.EraModern, int((10 * time.Minute).Milliseconds()), false)
 			c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{MaxListingTTL: bc.maxTTL})
 			defer c.Close()
 			schemas := run.NewSchemaCache()
