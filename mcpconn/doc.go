@@ -838,6 +838,10 @@
 //     toolschema's limits (ConnectorOptions.Schema). Fixed. A SchemaCache
 //     keeps at most SchemaCacheMaxEntries (4096) compiled schemas of
 //     SchemaCacheMaxBytes (16 MiB) source bytes, then starts over.
+//   - The listing cache (see Listing cache): at most 256 listings of 64
+//     MiB together, none over 8 MiB, each fresh for at most
+//     ConnectorOptions.MaxListingTTL (default 10 minutes) whatever ttlMs
+//     the server sent. Fixed, but for MaxListingTTL.
 //   - The server's instructions (the handshake's instructions): at most
 //     MaxInstructionsBytes (32 KiB) are kept, cut at a UTF-8 boundary
 //     (Session.InstructionsTruncated); fixed.

@@ -350,11 +350,15 @@ func (w *listingWalk) page(res *mcp.ListToolsResult) {
 		return
 	}
 	d := listingTTL(ttl, w.s.listings.maxTTL)
-	if w.ttl < 0 || d < w.ttl {
+	if w.ttl < 0 || d < w.ttl { // the least, and 0 once 0
 		w.ttl = d
 	}
 	w.private = w.private || !publicScope(scope)
 }
+
+// noWireCopy notes a page read in the go-sdk's decoded form: the walk's
+// listing is not the exact bytes, and is not kept.
+func (w *listingWalk) noWireCopy() { w.ttl = 0 }
 
 // end keeps the walk's listing, when its pages said it stays fresh. A
 // private listing of a session with OAuth or a Dial transport is not

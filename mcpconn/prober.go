@@ -24,8 +24,10 @@ type ProberOptions struct {
 }
 
 // Prober starts or connects a registered server exactly as a Run does
-// (through the same Connector), performs initialize and tools/list,
-// compiles every tool's inputSchema, closes, and reports. It
+// (through the same Connector), performs the handshake and tools/list
+// (or takes a modern server's listing, still fresh by its ttlMs, from
+// the Connector's listing cache: ProbeReport.ListingCached), compiles
+// every tool's inputSchema, closes, and reports. It
 // never calls a tool. A probe runs the configured command or contacts the
 // URL: it is not a static check and gives no sandbox. A Prober is safe for
 // concurrent use; probes run independently.

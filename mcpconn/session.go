@@ -207,7 +207,10 @@ func (s *Session) StderrTail() string {
 const maxListPages = 1000
 
 // Tools lists all the server's tools, following every page. The walk is
-// bounded by the document's tool_timeout_ms (default 60 s) and by ctx.
+// bounded by the document's tool_timeout_ms (default 60 s) and by ctx. A
+// session given ConnectOptions.Revision may get a modern server's
+// listing, still fresh by its ttlMs, from the Connector's listing cache
+// instead (see Listing cache in the package doc).
 func (s *Session) Tools(ctx context.Context) ([]Tool, error) {
 	if s.lease != nil {
 		return s.leaseTools(ctx)
@@ -267,7 +270,8 @@ func (s *Session) Tools(ctx context.Context) ([]Tool, error) {
 			out = append(out, tools...)
 		} else {
 			// No wire copy (a cached result of a newer protocol): fall back
-			// to the decoded form.
+			// to the decoded form, never kept in the listing cache.
+			walk.noWireCopy()
 			for _, t := range res.Tools {
 				out = append(out, decodedTool(t))
 			}
