@@ -1,10 +1,13 @@
 package mcpconn_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"math"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -414,6 +417,67 @@ func TestListingCacheOAuth(t *testing.T) {
 			}
 			if got := counters.Lists() - lists0; got != tc.wantLists {
 				t.Errorf("the server saw %d tools/list requests for 3 sessions, want %d", got, tc.wantLists)
+			}
+		})
+	}
+}
+
+// bufferedWriter keeps what a handler writes, for rewriteTTL.
+type bufferedWriter struct {
+	http.ResponseWriter
+	buf bytes.Buffer
+}
+
+func (w *bufferedWriter) Write(p []byte) (int, error) { return w.buf.Write(p) }
+
+// Issue 25 item 7: a hostile ttlMs the go-sdk cannot decode as an int (a
+// float, past int64, a string) fails the listing as malformed, naming the
+// member and never the value, without taking the connection for lost;
+// null reads as 0, stale at once.
+func TestListingCacheTTLNotAnInt(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		ttl    string
+		listOK bool
+	}{{"1e300", false}, {"9223372036854775808", false}, {"1.5", false}, {`"600000"`, false}, {"null", true}} {
+		t.Run(tc.ttl, func(t *testing.T) {
+			t.Parallel()
+			counters := &mcptest.Counters{}
+			server := mcptest.NewServer(&mcptest.ServerOptions{Era: mcptest.EraModern, TTLMs: 600000, Counters: counters})
+			h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
+			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				bw := &bufferedWriter{ResponseWriter: w}
+				h.ServeHTTP(bw, r)
+				_, _ = w.Write(bytes.ReplaceAll(bw.buf.Bytes(), []byte(`"ttlMs":600000`), []byte(`"ttlMs":`+tc.ttl)))
+			}))
+			defer ts.Close()
+			c := quickConnector(nil)
+			defer c.Close()
+			srv := resource.MCPServer{Type: resource.TransportHTTP, URL: ts.URL}
+			ctx := context.Background()
+			for range 2 {
+				s, err := c.ConnectWith(ctx, "tools/fake", srv, &mcpconn.ConnectOptions{Revision: 1})
+				if err != nil {
+					t.Fatalf("Connect: %v", err)
+				}
+				_, err = s.Tools(ctx)
+				switch {
+				case tc.listOK && err != nil:
+					t.Errorf("Tools: %v", err)
+				case !tc.listOK && (err == nil || !strings.Contains(err.Error(), "the tools/list result is malformed") ||
+					!strings.Contains(err.Error(), `"ttlMs"`) || strings.Contains(err.Error(), strings.Trim(tc.ttl, `"`))):
+					t.Errorf("Tools: %v; want the malformed result, naming ttlMs and not the value", err)
+				}
+				if s.Lost() {
+					t.Errorf("the session is lost after a malformed listing")
+				}
+				if _, err := s.CallTool(ctx, mcptest.ToolEcho, json.RawMessage(`{"text":"x"}`)); err != nil {
+					t.Errorf("CallTool after the listing: %v", err)
+				}
+				s.Close()
+			}
+			if got := counters.Lists(); got != 2 {
+				t.Errorf("the server saw %d tools/list requests for 2 sessions, want 2 (nothing cached)", got)
 			}
 		})
 	}

@@ -258,6 +258,12 @@ func (s *Session) Tools(ctx context.Context) ([]Tool, error) {
 			return nil, &Error{Ref: s.ref, Op: "list tools", Detail: "the server's tool listing could not be read", Err: le}
 		}
 		if err != nil {
+			if raw, _ := s.capture.take(); raw != nil && ctx.Err() == nil && lctx.Err() == nil {
+				// The server answered, with a result the go-sdk cannot
+				// decode (a ttlMs past an int, a member of the wrong
+				// type): the listing fails, the connection is not lost.
+				return nil, &Error{Ref: s.ref, Op: "list tools", Detail: "the tools/list result is malformed", Err: undecodableListing(err)}
+			}
 			return nil, s.classify("list tools", ctx, lctx, err)
 		}
 		next := res.NextCursor
@@ -341,6 +347,17 @@ func withWireSchemas(decoded []*mcp.Tool, raw json.RawMessage, cuts []cutTool) (
 		return nil, errors.New("the captured result does not list the decoded tools")
 	}
 	return out, nil
+}
+
+// undecodableListing says, value-free, why the go-sdk could not decode a
+// tools/list result: the member and the type it wants, when its JSON
+// decoder names them.
+func undecodableListing(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		return errMalformed(fmt.Sprintf("the member %s is not a JSON value of Go type %s", quoteName(te.Field), te.Type))
+	}
+	return errMalformed("the result does not decode as a tools/list result")
 }
 
 func decodedTool(t *mcp.Tool) Tool {
