@@ -454,7 +454,9 @@
 //     0, negative or absent is stale at once; a longer one is capped at
 //     ConnectorOptions.MaxListingTTL (default DefaultMaxListingTTL, 10
 //     minutes), compared before any arithmetic, so no ttlMs overflows.
-//     MaxListingTTL below 0 turns the cache off.
+//     MaxListingTTL below 0 turns the cache off. A ttlMs the go-sdk
+//     cannot read as an integer (a float, past int64, a string) fails
+//     the listing as malformed, naming the member; the connection lives.
 //   - A notifications/tools/list_changed read by any session of the
 //     registration drops its listings at once, and a walk in progress
 //     then is not kept; a newer revision of the registration drops the
