@@ -459,8 +459,11 @@
 //     the listing as malformed, naming the member; the connection lives.
 //   - A notifications/tools/list_changed read by any session of the
 //     registration drops its listings at once, and a walk in progress
-//     then is not kept; a newer revision of the registration drops the
-//     older one's, and a session of an older revision keeps none.
+//     then is not kept; so does a call the server refuses as an unknown
+//     tool or invalid params (-32602) or for its headers
+//     (HeaderMismatch, -32020): the tool is no longer as listed. A newer
+//     revision of the registration drops the older one's, and a session
+//     of an older revision keeps none.
 //   - Bounded: at most 256 listings of 64 MiB together, a listing of more
 //     than 8 MiB is not kept; a new one goes in after the expired ones,
 //     then those that expire soonest, are dropped. A listing handed out is

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
+	"errors"
 	"maps"
 	"slices"
 	"sync"
 	"time"
 
 	"github.com/agtsdk/agt/resource"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -370,4 +372,18 @@ func (w *listingWalk) end(tools []Tool) {
 		return
 	}
 	s.listings.put(s.listKey, w.gen, w.received, w.ttl, w.private, s.cred, tools)
+}
+
+// listingSuspect drops the cached listings of the session's registration
+// when a call's protocol error says the server no longer has the tool as
+// listed (MCP 2026-07-28 caching: a client may re-fetch before the TTL
+// ends when an error suggests a change): an unknown tool or invalid
+// params (-32602) for arguments agt checked against the listed schema,
+// or Mcp-Param-* headers that no longer match (HeaderMismatch, -32020).
+// The next session lists anew.
+func (s *Session) listingSuspect(err error) {
+	var wire *jsonrpc.Error
+	if errors.As(err, &wire) && (wire.Code == jsonrpc.CodeInvalidParams || wire.Code == mcp.CodeHeaderMismatch) {
+		s.listings.invalidate(s.ref)
+	}
 }

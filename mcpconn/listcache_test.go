@@ -482,3 +482,35 @@ func TestListingCacheTTLNotAnInt(t *testing.T) {
 		})
 	}
 }
+
+// Issue 25 item 7, SEP-2549 "Clients MAY re-fetch before the TTL expires
+// if they have reason to believe the data has changed": a call the server
+// refuses as an unknown tool or invalid params drops the cached listing;
+// a call that succeeds does not.
+func TestListingCacheDroppedByUnknownTool(t *testing.T) {
+	t.Parallel()
+	srv, counters := modernHTTP(t, 60000, "")
+	c := quickConnector(nil)
+	defer c.Close()
+	ctx := context.Background()
+	for i, step := range []struct {
+		tool      string
+		wantLists int64 // after this session listed and called tool
+	}{{mcptest.ToolEcho, 1}, {"no_such_tool", 1}, {mcptest.ToolEcho, 2}, {mcptest.ToolEcho, 2}} {
+		s, err := c.ConnectWith(ctx, "tools/fake", srv, &mcpconn.ConnectOptions{Revision: 1})
+		if err != nil {
+			t.Fatalf("Connect: %v", err)
+		}
+		if _, err := s.Tools(ctx); err != nil {
+			t.Fatalf("Tools: %v", err)
+		}
+		_, err = s.CallTool(ctx, step.tool, json.RawMessage(`{"text":"x"}`))
+		if (err != nil) != (step.tool != mcptest.ToolEcho) {
+			t.Errorf("step %d: CallTool %s: %v", i, step.tool, err)
+		}
+		s.Close()
+		if got := counters.Lists(); got != step.wantLists {
+			t.Errorf("step %d: the server saw %d tools/list requests, want %d", i, got, step.wantLists)
+		}
+	}
+}
