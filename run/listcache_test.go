@@ -100,7 +100,12 @@ func TestRunsReuseListing(t *testing.T) {
 // the tools/list requests the server saw and the median time of one Run's
 // start (run.New) per 100 Runs.
 //
-//	go test -run '^$' -bench HundredRuns -count 6 ./run
+//	go test -run '^$' -bench HundredRuns -count 6 -benchtime 1x ./run
+//
+// Measured on a 2-core machine at load average 8-9 (medians of 6 cached
+// and 12 uncached rounds, interleaved): 1 tools/list instead of 100; 100
+// Runs in 193 ms instead of 538 ms (0.36x); one Run's start 1.04 ms
+// instead of 4.20 ms (0.25x).
 func BenchmarkHundredRuns(b *testing.B) {
 	for _, bc := range []struct {
 		name   string
