@@ -514,3 +514,51 @@ func TestListingCacheDroppedByUnknownTool(t *testing.T) {
 		}
 	}
 }
+
+// Issue 25 items 3 and 7: a call refused with HeaderMismatch (its
+// Mcp-Param-* headers were made from a cached listing the tool no longer
+// matches) drops the cached listing, so the relist before the call is
+// sent again asks the server, and the call goes through with the headers
+// of the new listing. Here the first listing, the one cached, lacks the
+// tool's x-mcp-header annotations.
+func TestListingCacheHeaderMismatch(t *testing.T) {
+	t.Parallel()
+	counters := &mcptest.Counters{}
+	server := mcptest.NewServer(&mcptest.ServerOptions{Era: mcptest.EraModern, TTLMs: 60000, Counters: counters,
+		Faults: []mcptest.Fault{mcptest.FaultParamHeaders}})
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
+	var first atomic.Bool
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		bw := &bufferedWriter{ResponseWriter: w}
+		h.ServeHTTP(bw, r)
+		out := bw.buf.Bytes()
+		if bytes.Contains(out, []byte(`"x-mcp-header"`)) && first.CompareAndSwap(false, true) {
+			out = bytes.ReplaceAll(out, []byte(`"x-mcp-header"`), []byte(`"x-not-header"`))
+		}
+		_, _ = w.Write(out)
+	}))
+	defer ts.Close()
+	c := quickConnector(nil)
+	defer c.Close()
+	srv := resource.MCPServer{Type: resource.TransportHTTP, URL: ts.URL}
+	ctx := context.Background()
+	listOnce(t, c, "tools/fake", srv, 1)
+	s, err := c.ConnectWith(ctx, "tools/fake", srv, &mcpconn.ConnectOptions{Revision: 1})
+	if err != nil {
+		t.Fatalf("Connect: %v", err)
+	}
+	defer s.Close()
+	if _, err := s.Tools(ctx); err != nil || mcpconn.CachedWalks(s) != 1 {
+		t.Fatalf("Tools: %v, cached walks %d; want the cached listing", err, mcpconn.CachedWalks(s))
+	}
+	res, err := s.CallTool(ctx, mcptest.ToolParamHeaders, json.RawMessage(paramHeaderArgs))
+	if err != nil {
+		t.Fatalf("CallTool: %v", err)
+	}
+	if diff := cmp.Diff(wantParamHeaders, resultText(res)); diff != "" {
+		t.Errorf("headers the server got (-want +got):\n%s", diff)
+	}
+	if got := counters.Lists(); got != 2 {
+		t.Errorf("the server saw %d tools/list requests, want 2", got)
+	}
+}
