@@ -2,6 +2,7 @@ package mcpconn
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -95,6 +96,12 @@ type ConnectorOptions struct {
 	// legacy one that ignores unknown methods, and gets the initialize
 	// handshake. 0 means DefaultEraProbeTimeout (2 s).
 	EraProbeTimeout time.Duration
+	// MaxListingTTL caps how long a modern server's tools/list result is
+	// reused by the Connector's other sessions of the same registration
+	// (see Listing cache in the package doc), whatever ttlMs the server
+	// sent. 0 means DefaultMaxListingTTL (10 minutes); less than 0
+	// turns the cache off: every session lists.
+	MaxListingTTL time.Duration
 
 	// InheritEnv lists the host environment variables a stdio server
 	// inherits; a name ending in '*' is a prefix. Nil means
@@ -272,6 +279,8 @@ type Connector struct {
 	pool *sharedPool
 	// eras remembers the era of each server reached.
 	eras eraCache
+	// listings keeps the listings of modern servers for their ttlMs.
+	listings *listingCache
 }
 
 // NewConnector returns a Connector; opts may be nil.
@@ -283,6 +292,10 @@ func NewConnector(opts *ConnectorOptions) *Connector {
 	if c.opts.EraProbeTimeout <= 0 {
 		c.opts.EraProbeTimeout = DefaultEraProbeTimeout
 	}
+	if c.opts.MaxListingTTL == 0 {
+		c.opts.MaxListingTTL = DefaultMaxListingTTL
+	}
+	c.listings = newListingCache(c.opts.MaxListingTTL)
 	// A copy: the caller's slice may change after this call.
 	c.opts.InheritEnv = slices.Clone(c.opts.InheritEnv)
 	c.opts.LaunchAllowlist = c.opts.LaunchAllowlist.Clone()
@@ -470,6 +483,7 @@ func (c *Connector) connectEra(ctx context.Context, ref resource.Ref, srv resour
 		guard:       newPeerGuard(c.opts.MaxMessageBytes, c.opts.MaxServerMessageRate),
 		toolsTurn:   make(chan struct{}, 1),
 		streamMark:  newStreamMark(),
+		listings:    c.listings,
 	}
 	s.closing, s.closeNow = context.WithCancel(context.Background())
 	s.capture.calls = &s.calls // the transports capture call results too
@@ -532,6 +546,9 @@ func (c *Connector) connectEra(ctx context.Context, ref resource.Ref, srv resour
 	}
 	if !plan.pinned {
 		c.eras.set(plan.key, cs.InitializeResult().ProtocolVersion)
+	}
+	if opts != nil {
+		c.cacheListings(s, srv, opts, cs.InitializeResult().ProtocolVersion)
 	}
 	s.cs = cs
 	go s.watch()
@@ -675,10 +692,11 @@ func boundServerText(s string) string {
 func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.MCPServer, opts *ConnectOptions, login *LoginOptions, probe time.Duration) (mcp.Transport, error) {
 	switch s.transport {
 	case resource.TransportStdio:
-		proc, err := c.start(ctx, s.ref, srv)
+		proc, cred, err := c.start(ctx, s.ref, srv)
 		if err != nil {
 			return nil, err
 		}
+		s.cred = cred
 		s.proc, s.screen.scrub = proc, proc.stdout.scrub
 		proc.stdout.lines = &lineGuard{guard: s.guard}
 		s.screen.countDrops = true
@@ -712,6 +730,7 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 			return nil, se
 		}
 		s.screen.scrub = newScrubber(append(resolved, resource.CredentialValues(srv)...))
+		s.cred = headerCredentials(u.String(), headers)
 		s.oauth, err = c.oauthFor(ctx, s, srv, login)
 		if err != nil {
 			return nil, err
@@ -773,20 +792,23 @@ func (c *Connector) LaunchEnv() resource.LaunchEnv { return c.launchEnv.Clone() 
 // its process, with the scrubber of the values it resolved and of the
 // document's literal credentials (for the session's screen, its stderr
 // tail and its stdout head).
-func (c *Connector) start(ctx context.Context, ref resource.Ref, srv resource.MCPServer) (*process, error) {
+func (c *Connector) start(ctx context.Context, ref resource.Ref, srv resource.MCPServer) (*process, [sha256.Size]byte, error) {
 	env := c.launchEnv
 	var resolved []string
 	env.Resolve = keepResolved(c.secrets.Bind(ctx, ref), &resolved)
 	l, err := resource.ResolveLaunch(srv, &env)
 	if err != nil {
-		return nil, launchFailure(ref, err)
+		return nil, [sha256.Size]byte{}, launchFailure(ref, err)
 	}
 	scrub := newScrubber(append(resolved, resource.CredentialValues(srv)...))
 	proc, err := startProcess(l.Path, l.Args, l.Dir, l.Env, c.opts.StderrTailBytes, scrub)
 	if err != nil {
-		return nil, &Error{Ref: ref, Op: "connect", Kind: ErrStart, Detail: "starting the process failed", Err: err}
+		return nil, [sha256.Size]byte{}, &Error{Ref: ref, Op: "connect", Kind: ErrStart, Detail: "starting the process failed", Err: err}
 	}
-	return proc, nil
+	// The credentials of a stdio server are whatever it was started
+	// with: its environment (resolved secrets, inherited variables) and
+	// arguments.
+	return proc, credentialDigest(append(append([]string{l.Path, l.Dir}, l.Args...), l.Env...)), nil
 }
 
 // keepResolved returns resolve, which also appends each value it resolves

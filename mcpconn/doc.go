@@ -490,11 +490,63 @@
 // no call are not needed.
 //
 // Current limits of the modern era: change notifications
-// (subscriptions/listen) are not asked for; the ttlMs of a listing is
-// not used across sessions. A session with Handlers.Log asks
+// (subscriptions/listen) are not asked for. A listing's ttlMs and
+// cacheScope are used across sessions (see Listing cache). A session
+// with Handlers.Log asks
 // a modern server for its log lines on each tools/call
 // (io.modelcontextprotocol/logLevel in _meta, at Handlers.LogLevel), not
 // with logging/setLevel, which the modern era does not have.
+//
+// # Listing cache
+//
+// A modern server says how long its tools/list result stays fresh (ttlMs)
+// and who may reuse it (cacheScope, MCP 2026-07-28 caching, SEP-2549). A
+// Connector keeps such listings, so that another session of the same
+// registration within that time (a Run's mount, a probe: the Prober's
+// ProbeReport.ListingCached says so) sends no tools/list and gets the
+// same exact bytes; given the same SchemaCache (agt.Host shares one), it
+// compiles nothing either. The rules:
+//
+//   - Only in the modern era, and only for a session given
+//     ConnectOptions.Revision (a Run's mounts; the Prober passes the
+//     revision it read): a legacy listing is listed every time, whatever
+//     fields it carries.
+//   - A listing answers the same registration, revision and document,
+//     listed at the same protocol version by a client declaring the same
+//     capabilities (the Handlers set, the log level): a server may list
+//     other tools for another client.
+//   - cacheScope "public" lets it serve any credentials. Anything else
+//     ("private", absent, unknown) keeps it to the credentials it was
+//     listed with: for stdio the server's arguments and environment as
+//     started (secrets resolved), for HTTP its URL and headers as
+//     resolved; a private listing of a server with OAuth (its token
+//     changes under it) or reached through ConnectorOptions.Dial (its
+//     credentials are the host's transport's) is not kept at all.
+//   - Fresh while now < the walk's start + the least ttlMs of its pages.
+//     0, negative or absent is stale at once; a longer one is capped at
+//     ConnectorOptions.MaxListingTTL (default DefaultMaxListingTTL, 10
+//     minutes), compared before any arithmetic, so no ttlMs overflows.
+//     MaxListingTTL below 0 turns the cache off. A ttlMs the go-sdk
+//     cannot read as an integer (a float, past int64, a string) fails
+//     the listing as malformed, naming the member; the connection lives.
+//   - A notifications/tools/list_changed read by any session of the
+//     registration drops its listings at once, and a walk in progress
+//     then is not kept; so does a call the server refuses as an unknown
+//     tool or invalid params (-32602) or for its headers
+//     (HeaderMismatch, -32020): the tool is no longer as listed. A newer
+//     revision of the registration drops the older one's, and a session
+//     of an older revision keeps none.
+//   - Bounded: at most 256 listings of 64 MiB together, a listing of more
+//     than 8 MiB is not kept; a new one goes in after the expired ones,
+//     then those that expire soonest, are dropped. A listing handed out is
+//     a copy.
+//
+// The go-sdk keeps a cache of its own per session, keyed by cursor and
+// trusting any ttlMs, whose answer carries no wire copy (neither the exact
+// bytes nor the walk's bounds). A Session never lets it answer: it reads
+// each page's ttlMs and cacheScope, then sets the ttlMs of the result the
+// go-sdk keeps to 0 (stale), so every walk that the Connector's cache
+// does not answer reaches the server.
 //
 // # Shared connections
 //
@@ -865,6 +917,10 @@
 //     toolschema's limits (ConnectorOptions.Schema). Fixed. A SchemaCache
 //     keeps at most SchemaCacheMaxEntries (4096) compiled schemas of
 //     SchemaCacheMaxBytes (16 MiB) source bytes, then starts over.
+//   - The listing cache (see Listing cache): at most 256 listings of 64
+//     MiB together, none over 8 MiB, each fresh for at most
+//     ConnectorOptions.MaxListingTTL (default 10 minutes) whatever ttlMs
+//     the server sent. Fixed, but for MaxListingTTL.
 //   - The server's instructions (the handshake's instructions): at most
 //     MaxInstructionsBytes (32 KiB) are kept, cut at a UTF-8 boundary
 //     (Session.InstructionsTruncated); fixed.

@@ -2,6 +2,7 @@ package mcpconn
 
 import (
 	"sync/atomic"
+	"time"
 
 	"github.com/agtsdk/agt/toolschema"
 )
@@ -14,3 +15,19 @@ func CountingSchemaCache(n *atomic.Int64) *SchemaCache {
 		return toolschema.Compile(raw, nil)
 	}}
 }
+
+// SetListingClock makes c's listing cache read the time from now.
+func SetListingClock(c *Connector, now func() time.Time) { c.listings.now = now }
+
+// CachedWalks returns how many of s's tools/list walks the listing cache
+// answered.
+func CachedWalks(s *Session) uint64 { return s.cachedWalks.Load() }
+
+// ListingCacheLen returns the number of listings c's cache holds.
+func ListingCacheLen(c *Connector) int { return c.listings.len() }
+
+// Listing cache bounds, for tests.
+const (
+	ListingCacheMaxEntries = listingCacheMaxEntries
+	ListingCacheMaxBytes   = listingCacheMaxBytes
+)

@@ -25,8 +25,11 @@ type ConnectOptions struct {
 	// connection shared with every ConnectWith of the same registration,
 	// revision, document and declared capabilities (see Shared
 	// connections in the package doc). 0 means the session is its own
-	// whatever the document says (Connect and the Prober: a probe tests a
-	// fresh start).
+	// whatever the document says (Connect; the Prober's sessions are
+	// always their own: a probe tests a fresh start). With a revision, a
+	// modern server's listing may come from the Connector's listing
+	// cache (see Listing cache in the package doc), for the Prober too;
+	// 0 lists every time.
 	Revision int64
 }
 

@@ -24,8 +24,10 @@ type ProberOptions struct {
 }
 
 // Prober starts or connects a registered server exactly as a Run does
-// (through the same Connector), performs initialize and tools/list,
-// compiles every tool's inputSchema, closes, and reports. It
+// (through the same Connector), performs the handshake and tools/list
+// (or takes a modern server's listing, still fresh by its ttlMs, from
+// the Connector's listing cache: ProbeReport.ListingCached), compiles
+// every tool's inputSchema, closes, and reports. It
 // never calls a tool. A probe runs the configured command or contacts the
 // URL: it is not a static check and gives no sandbox. A Prober is safe for
 // concurrent use; probes run independently.
@@ -57,9 +59,17 @@ type ProbeReport struct {
 	Transport string `json:"transport,omitempty"`
 	// Server is the name and version the server reported; nil if the
 	// handshake failed.
-	Server          *ServerReport           `json:"server,omitempty"`
+	Server *ServerReport `json:"server,omitempty"`
+	// ProtocolVersion is the protocol version the server and agt agreed
+	// on (see Protocol eras in the package doc), "" if the handshake
+	// failed.
 	ProtocolVersion string                  `json:"protocol_version,omitempty"`
 	Capabilities    *mcp.ServerCapabilities `json:"capabilities,omitempty"`
+	// ListingCached reports a listing the Connector's listing cache
+	// answered: the server said, with ttlMs, that an earlier listing of
+	// the same registration was still fresh, and the probe sent no
+	// tools/list (see Listing cache in the package doc).
+	ListingCached bool `json:"listing_cached,omitempty"`
 	// Tools has one entry per listed tool the registration offers, in
 	// server order.
 	Tools []ToolReport `json:"tools"`
@@ -146,7 +156,10 @@ func (p *Prober) Probe(ctx context.Context, ref resource.Ref) (*ProbeReport, err
 	rep.Entry, rep.Transport = name, srv.Transport()
 
 	t0 := time.Now()
-	s, err := p.conn.Connect(ctx, ref, srv)
+	// Never a lease on a shared connection (a probe tests a start of its
+	// own); with the revision, a modern server's listing may come from
+	// the Connector's listing cache.
+	s, err := p.conn.connect(ctx, ref, srv, &ConnectOptions{Revision: res.Revision}, nil)
 	rep.ConnectMS = time.Since(t0).Milliseconds()
 	if err != nil {
 		return fail(err)
@@ -166,6 +179,7 @@ func (p *Prober) Probe(ctx context.Context, ref resource.Ref) (*ProbeReport, err
 	t1 := time.Now()
 	tools, err := s.Tools(ctx)
 	rep.ListMS = time.Since(t1).Milliseconds()
+	rep.ListingCached = s.cachedWalks.Load() > 0
 	if err != nil {
 		if e := (*Error)(nil); errors.As(err, &e) && e.StderrTail == "" {
 			e.StderrTail = s.StderrTail()

@@ -150,6 +150,7 @@ func (s *Session) callResult(ctx, cctx context.Context, name string, call *infli
 	case raw != nil:
 	case err != nil:
 		// A protocol error (the answer had no result), or no answer.
+		s.listingSuspect(err)
 		return nil, nil, s.classify(callOp(name), ctx, cctx, err)
 	default:
 		// No capture (it should always exist): the go-sdk's decoding,

@@ -179,6 +179,8 @@ func (s *Session) readNotification(msg []byte, stream *inflightCall) {
 // onToolsChanged counts a notifications/tools/list_changed and queues it
 // for the ToolsChanged handler.
 func (s *Session) onToolsChanged() {
+	// Before the count: a session that sees it lists anew.
+	s.listings.invalidate(s.ref)
 	s.toolsChanged.Add(1)
 	if h := s.serve; h != nil && h.h.ToolsChanged != nil {
 		in := s.incoming(s.calls.live())

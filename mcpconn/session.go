@@ -2,6 +2,7 @@ package mcpconn
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -64,6 +65,17 @@ type Session struct {
 	// connection was lost (Loss.Charged); guarded by lossMu.
 	lossMu     sync.Mutex
 	lossLeases map[*Session]struct{}
+
+	// listings is the Connector's listing cache; the session uses it
+	// under listKey when cacheable (Connector.cacheListings). cred names
+	// the credentials the session was made with (a private listing
+	// serves only them).
+	listings  *listingCache
+	cacheable bool
+	listKey   listingKey
+	cred      [sha256.Size]byte
+	// cachedWalks counts the walks Tools answered from the cache.
+	cachedWalks atomic.Uint64
 
 	serverInfo      *mcp.Implementation
 	protocolVersion string
@@ -199,7 +211,10 @@ func (s *Session) StderrTail() string {
 const maxListPages = 1000
 
 // Tools lists all the server's tools, following every page. The walk is
-// bounded by the document's tool_timeout_ms (default 60 s) and by ctx.
+// bounded by the document's tool_timeout_ms (default 60 s) and by ctx. A
+// session given ConnectOptions.Revision may get a modern server's
+// listing, still fresh by its ttlMs, from the Connector's listing cache
+// instead (see Listing cache in the package doc).
 func (s *Session) Tools(ctx context.Context) ([]Tool, error) {
 	if s.lease != nil {
 		return s.leaseTools(ctx)
@@ -221,6 +236,13 @@ func (s *Session) Tools(ctx context.Context) ([]Tool, error) {
 	if s.guard.breach() != nil {
 		return nil, s.breachError("list tools")
 	}
+	if s.cacheable {
+		if tools := s.listings.get(s.listKey, s.cred); tools != nil {
+			s.cachedWalks.Add(1)
+			s.params.record(tools)
+			return tools, nil
+		}
+	}
 	lctx, cancel := s.requestContext(ctx)
 	defer cancel()
 	s.capture.beginWalk()
@@ -228,6 +250,7 @@ func (s *Session) Tools(ctx context.Context) ([]Tool, error) {
 		out    []Tool
 		cursor string
 		seen   = map[string]bool{}
+		walk   = s.beginWalk()
 	)
 	for page := 0; ; page++ {
 		if page == maxListPages {
@@ -239,9 +262,16 @@ func (s *Session) Tools(ctx context.Context) ([]Tool, error) {
 			return nil, &Error{Ref: s.ref, Op: "list tools", Detail: "the server's tool listing could not be read", Err: le}
 		}
 		if err != nil {
+			if raw, _ := s.capture.take(); raw != nil && ctx.Err() == nil && lctx.Err() == nil {
+				// The server answered, with a result the go-sdk cannot
+				// decode (a ttlMs past an int, a member of the wrong
+				// type): the listing fails, the connection is not lost.
+				return nil, &Error{Ref: s.ref, Op: "list tools", Detail: "the tools/list result is malformed", Err: undecodableListing(err)}
+			}
 			return nil, s.classify("list tools", ctx, lctx, err)
 		}
 		next := res.NextCursor
+		walk.page(res)
 		if raw, cuts := s.capture.take(); raw != nil {
 			tools, err := withWireSchemas(res.Tools, raw, cuts)
 			if err != nil {
@@ -250,7 +280,8 @@ func (s *Session) Tools(ctx context.Context) ([]Tool, error) {
 			out = append(out, tools...)
 		} else {
 			// No wire copy (a cached result of a newer protocol): fall back
-			// to the decoded form.
+			// to the decoded form, never kept in the listing cache.
+			walk.noWireCopy()
 			for _, t := range res.Tools {
 				out = append(out, decodedTool(t))
 			}
@@ -262,6 +293,7 @@ func (s *Session) Tools(ctx context.Context) ([]Tool, error) {
 		}
 		if next == "" {
 			s.params.record(out)
+			walk.end(out)
 			return out, nil
 		}
 		if seen[next] {
@@ -319,6 +351,17 @@ func withWireSchemas(decoded []*mcp.Tool, raw json.RawMessage, cuts []cutTool) (
 		return nil, errors.New("the captured result does not list the decoded tools")
 	}
 	return out, nil
+}
+
+// undecodableListing says, value-free, why the go-sdk could not decode a
+// tools/list result: the member and the type it wants, when its JSON
+// decoder names them.
+func undecodableListing(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		return errMalformed(fmt.Sprintf("the member %s is not a JSON value of Go type %s", quoteName(te.Field), te.Type))
+	}
+	return errMalformed("the result does not decode as a tools/list result")
 }
 
 func decodedTool(t *mcp.Tool) Tool {

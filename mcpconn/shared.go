@@ -46,20 +46,28 @@ func newSharedKey(ref resource.Ref, rev int64, srv resource.MCPServer, h *Handle
 		return sharedKey{}, err
 	}
 	k := sharedKey{ref: ref, rev: rev, doc: doc}
-	if h != nil {
-		for _, c := range []struct {
-			set bool
-			bit uint8
-		}{{h.Elicit != nil, capElicit}, {h.CreateMessage != nil, capSample}, {h.Roots != nil, capRoots}, {h.Log != nil, capLog}} {
-			if c.set {
-				k.caps |= c.bit
-			}
-		}
-		if h.Log != nil {
-			k.logLevel = logLevelOf(h)
+	k.caps, k.logLevel = declared(h)
+	return k, nil
+}
+
+// declared is what a client with the handlers h declares: its
+// capabilities, and the log level it asks for.
+func declared(h *Handlers) (caps uint8, level mcp.LoggingLevel) {
+	if h == nil {
+		return 0, ""
+	}
+	for _, c := range []struct {
+		set bool
+		bit uint8
+	}{{h.Elicit != nil, capElicit}, {h.CreateMessage != nil, capSample}, {h.Roots != nil, capRoots}, {h.Log != nil, capLog}} {
+		if c.set {
+			caps |= c.bit
 		}
 	}
-	return k, nil
+	if h.Log != nil {
+		level = logLevelOf(h)
+	}
+	return caps, level
 }
 
 // documentDigest is the SHA-256 of the document's JSON: maps are written
@@ -258,7 +266,7 @@ func (e *sharedConn) start(ctx context.Context, c *Connector, ref resource.Ref, 
 	defer p.work.Done()
 	sctx, cancel := context.WithCancel(ctx)
 	stop := context.AfterFunc(p.life, cancel)
-	base, err := c.connect(sctx, ref, srv, &ConnectOptions{Handlers: e.handlers()}, nil)
+	base, err := c.connect(sctx, ref, srv, &ConnectOptions{Handlers: e.handlers(), Revision: e.key.rev}, nil)
 	stop()
 	cancel()
 	p.mu.Lock()

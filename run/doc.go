@@ -397,6 +397,19 @@
 // time. Each mount compiles its tools as soon as its own listing arrives,
 // while the other mounts still connect.
 //
+// A mount of a modern server (MCP 2026-07-28) that lists its tools with a
+// ttlMs may take its listing from the Connector's listing cache instead
+// of asking the server: a Run, or a probe, of the same registration
+// revision within that time, with the same credentials unless the
+// server said the listing is public (see Listing cache in mcpconn; at
+// most ConnectorOptions.MaxListingTTL, 10 minutes by default). It is the
+// same exact bytes, so with a shared SchemaCache nothing is compiled
+// either: measured for 100 Runs of one agent mounting one modern
+// streamable HTTP server (BenchmarkHundredRuns), the server saw 1
+// tools/list instead of 100, and a Run started in about a quarter of the
+// time. A change notice of the server or a new revision of the
+// registration lists again; a legacy server is listed for every Run.
+//
 // # Limits
 //
 // Each mount is bounded by its Connector (see mcpconn's Limits: message

@@ -495,6 +495,11 @@ type ToolInfo struct {
 	Source Source `json:"source"`
 	// SchemaDigest is toolschema's digest of the schema.
 	SchemaDigest string `json:"schema_digest"`
+	// ProtocolVersion is the MCP protocol version agt and the tool's
+	// server agreed on (mcpconn.Session.ProtocolVersion: the modern
+	// revision, or a legacy one the server fell back to or the
+	// registration pinned); "" for a host tool.
+	ProtocolVersion string `json:"protocol_version,omitempty"`
 }
 
 // ServerInstructions are the instructions one mounted server gave in its
@@ -1085,15 +1090,16 @@ func (r *Run) loadTools(m *mount, listed []mcpconn.Tool) {
 		}
 		m.tools = append(m.tools, &tool{
 			info: ToolInfo{
-				Name:         alias,
-				Title:        lt.Title,
-				Description:  lt.Description,
-				Annotations:  lt.Annotations,
-				InputSchema:  lt.Schema.Raw(),
-				OutputSchema: lt.OutputSchema,
-				Meta:         lt.Meta,
-				Source:       src,
-				SchemaDigest: lt.Schema.Digest(),
+				Name:            alias,
+				Title:           lt.Title,
+				Description:     lt.Description,
+				Annotations:     lt.Annotations,
+				InputSchema:     lt.Schema.Raw(),
+				OutputSchema:    lt.OutputSchema,
+				Meta:            lt.Meta,
+				Source:          src,
+				SchemaDigest:    lt.Schema.Digest(),
+				ProtocolVersion: m.session.ProtocolVersion(),
 			},
 			annotations: lt.Annotations,
 			schema:      lt.Schema,

@@ -267,6 +267,7 @@ Exit status 1 if any server could not be imported, or differs and
 // serverFlags are the flags that describe one MCP server entry.
 type serverFlags struct {
 	command, cwd, url, data, name, description string
+	protocolVersion                            string
 	args                                       stringList
 	env, headers                               *pairList
 	enabledTools, disabledTools                commaList
@@ -292,6 +293,7 @@ func defineServerFlags(fs *flag.FlagSet, update bool) *serverFlags {
 	fs.DurationVar(&sf.toolTimeout, "tool-timeout", 0, "bound on one tool call, a `DURATION` (0: the default, 60s)")
 	defineToolSelection(fs, &sf.enabledTools, &sf.disabledTools)
 	defineShared(fs, &sf.shared)
+	defineProtocolVersion(fs, &sf.protocolVersion)
 	sf.oauth = defineOAuthFlags(fs)
 	if update {
 		fs.Int64Var(&sf.expectedRevision, "expected-revision", 0, "refuse unless the stored revision is `N` (0: the revision just read)")
@@ -303,6 +305,7 @@ func defineServerFlags(fs *flag.FlagSet, update bool) *serverFlags {
 // addFlags are the flags of mcp add.
 type addFlags struct {
 	cwd, transport, name, description string
+	protocolVersion                   string
 	env, headers                      *pairList
 	enabledTools, disabledTools       commaList
 	startupTimeout, toolTimeout       time.Duration
@@ -322,6 +325,7 @@ func defineAddFlags(fs *flag.FlagSet) *addFlags {
 	fs.DurationVar(&af.toolTimeout, "tool-timeout", 0, "bound on one tool call, a `DURATION` (0: the default, 60s)")
 	defineToolSelection(fs, &af.enabledTools, &af.disabledTools)
 	defineShared(fs, &af.shared)
+	defineProtocolVersion(fs, &af.protocolVersion)
 	af.oauth = defineOAuthFlags(fs)
 	defineShorthands(fs)
 	return af
@@ -330,6 +334,13 @@ func defineAddFlags(fs *flag.FlagSet) *addFlags {
 // defineShared defines --shared, the document's "shared".
 func defineShared(fs *flag.FlagSet, shared *bool) {
 	fs.BoolVar(shared, "shared", false, "let the Runs of one host share one connection (one process) to this server; only for a server that keeps no state of a user's: calls of different users meet in one process; --shared=false turns it off (shared)")
+}
+
+// defineProtocolVersion defines --protocol-version, the document's
+// protocol_version; the resource service checks it on write, as it
+// checks the field in a document.
+func defineProtocolVersion(fs *flag.FlagSet, v *string) {
+	fs.StringVar(v, "protocol-version", "", "pin the MCP protocol `V`: modern, legacy, or a version ("+strings.Join(resource.ProtocolVersions(), ", ")+"); \"\" negotiates, preferring the modern revision (protocol_version)")
 }
 
 // defineToolSelection defines the flags of enabled_tools and
@@ -354,7 +365,7 @@ func setToolSelection(fs *flag.FlagSet, enabled, disabled *commaList, srv *resou
 // when none was given.
 func (af *addFlags) server(fs *flag.FlagSet, pos []string) (srv resource.MCPServer, note string, err error) {
 	const cmd = "mcp add"
-	srv = resource.MCPServer{Description: af.description, Shared: af.shared,
+	srv = resource.MCPServer{Description: af.description, Shared: af.shared, ProtocolVersion: af.protocolVersion,
 		StartupTimeoutMS: af.startupTimeout.Milliseconds(), ToolTimeoutMS: af.toolTimeout.Milliseconds()}
 	setToolSelection(fs, &af.enabledTools, &af.disabledTools, &srv)
 	if len(pos) < 2 {
@@ -402,7 +413,7 @@ func (af *addFlags) server(fs *flag.FlagSet, pos []string) (srv resource.MCPServ
 // anyServerFlag reports whether a flag other than --data and
 // --expected-revision describes the server.
 func anyServerFlag(fs *flag.FlagSet) bool {
-	for _, n := range append([]string{"command", "cwd", "arg", "env", "url", "header", "sse", "name", "description", "startup-timeout", "tool-timeout", "enabled-tools", "disabled-tools", "shared"}, oauthFlagNames...) {
+	for _, n := range append([]string{"command", "cwd", "arg", "env", "url", "header", "sse", "name", "description", "startup-timeout", "tool-timeout", "enabled-tools", "disabled-tools", "shared", "protocol-version"}, oauthFlagNames...) {
 		if given(fs, n) {
 			return true
 		}
@@ -471,6 +482,9 @@ func (sf *serverFlags) apply(fs *flag.FlagSet, srv *resource.MCPServer) error {
 	setToolSelection(fs, &sf.enabledTools, &sf.disabledTools, srv)
 	if given(fs, "shared") {
 		srv.Shared = sf.shared
+	}
+	if given(fs, "protocol-version") {
+		srv.ProtocolVersion = sf.protocolVersion
 	}
 	return sf.oauth.apply(fs, srv)
 }

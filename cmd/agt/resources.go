@@ -269,6 +269,9 @@ func writeServerFields(t interface{ Write([]byte) (int, error) }, data json.RawM
 	if srv.Shared {
 		fmt.Fprintf(t, "shared\tyes: the Runs of one host share one connection (calls of different users meet in one process)\n")
 	}
+	if srv.ProtocolVersion != "" {
+		fmt.Fprintf(t, "protocol\tpinned to %s (protocol_version; --protocol-version \"\" negotiates)\n", shown(srv.ProtocolVersion, maxCellWidth))
+	}
 }
 
 // toolSelection describes enabled_tools and disabled_tools in one line:

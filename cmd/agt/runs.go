@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -102,10 +103,10 @@ func writeTools(e *env, rep toolsReport) {
 		fmt.Fprintf(e.out, "agent %s: no tools: no mounted server loaded\n", rep.Agent)
 	default:
 		t := newTable(e.out)
-		fmt.Fprintln(t, "TOOL\tSOURCE\tDESCRIPTION")
+		fmt.Fprintln(t, "TOOL\tSOURCE\tPROTOCOL\tDESCRIPTION")
 		for _, tool := range rep.Tools {
-			fmt.Fprintf(t, "%s\t%s\t%s\n", shown(tool.Name, maxCellWidth), shown(tool.Source.String(), maxCellWidth),
-				oneLine(tool.Description, maxDescriptionWidth))
+			fmt.Fprintf(t, "%s\t%s\t%s\t%s\n", shown(tool.Name, maxCellWidth), shown(tool.Source.String(), maxCellWidth),
+				cmp.Or(shown(tool.ProtocolVersion, maxCellWidth), "-"), oneLine(tool.Description, maxDescriptionWidth))
 		}
 		t.Flush()
 	}

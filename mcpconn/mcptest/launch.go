@@ -6,6 +6,8 @@ import (
 	"fmt"
 	gobuild "go/build"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -111,6 +113,23 @@ func Dial(opts *ServerOptions) func(ctx context.Context, ref resource.Ref, srv r
 		}
 		return clientEnd, nil
 	}
+}
+
+// ServeHTTP serves NewServer(opts) over streamable HTTP in this process,
+// on 127.0.0.1, as the binary does with -http and -era opts.Era, and
+// returns its endpoint URL; the server ends when the test finishes.
+// Unlike StartHTTP, its Counters and hooks are the test's own.
+func ServeHTTP(tb testing.TB, opts *ServerOptions) string {
+	tb.Helper()
+	era := EraLegacy
+	if opts != nil && opts.Era != "" {
+		era = opts.Era
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", streamableHandler(NewServer(opts), era, false))
+	ts := httptest.NewServer(mux)
+	tb.Cleanup(ts.Close)
+	return ts.URL + "/mcp"
 }
 
 // StartHTTP starts the fake server binary serving streamable HTTP on

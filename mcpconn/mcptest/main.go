@@ -43,6 +43,9 @@ const FaultsEnv = "AGT_FAKEMCP_FAULTS"
 //	                     over HTTP), dual (stateless over HTTP) or future
 //	-era-file FILE       read -era from FILE at start (relative to the cwd)
 //	-start-delay D       on stdio, wait D (a Go duration) before serving
+//	-ttl-ms N            ttlMs of every tools/list result (ServerOptions.TTLMs)
+//	-cache-scope S       cacheScope of those results: public (default) or
+//	                     private (ServerOptions.CacheScope)
 //
 // Stdio mode ends when stdin closes. HTTP mode ends on SIGTERM, SIGINT or
 // when stdin closes.
@@ -61,6 +64,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	eraName := fs.String("era", string(EraLegacy), "protocol revisions served: legacy, legacy-silent, modern, dual or future")
 	eraFile := fs.String("era-file", "", "read the era from this file at start (a server upgraded between starts)")
 	startDelay := fs.Duration("start-delay", 0, "wait this long before reading stdin (a server slow to start)")
+	ttlMS := fs.Int("ttl-ms", 0, "ttlMs of every tools/list result")
+	cacheScope := fs.String("cache-scope", "", "cacheScope of every tools/list result: public or private")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -85,7 +90,11 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "fakemcp:", err)
 		return 2
 	}
-	opts := &ServerOptions{Faults: faults, PageSize: *pageSize, Era: era, requestIDs: &requestIDs{}}
+	if *ttlMS < 0 || (*cacheScope != "" && *cacheScope != "public" && *cacheScope != "private") {
+		fmt.Fprintln(stderr, "fakemcp: -ttl-ms wants a number of milliseconds >= 0, -cache-scope public or private")
+		return 2
+	}
+	opts := &ServerOptions{Faults: faults, PageSize: *pageSize, Era: era, TTLMs: *ttlMS, CacheScope: *cacheScope, requestIDs: &requestIDs{}}
 	has := opts.has
 
 	if has(FaultExitAtStart) {
@@ -224,16 +233,24 @@ func serveHTTP(server *mcp.Server, era Era, addr string, sse, jsonResponse bool,
 		if sse {
 			return mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return server }, nil)
 		}
-		h := http.Handler(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
-			&mcp.StreamableHTTPOptions{JSONResponse: jsonResponse, Stateless: era.stateless()}))
-		if era.legacy() {
-			h = legacyHTTP(h)
-		}
+		h := streamableHandler(server, era, jsonResponse)
 		if dropper != nil {
 			h = dropper.handler(h)
 		}
 		return h
 	}, addr, requireHeader, restart, stdin, stdout, stderr)
+}
+
+// streamableHandler serves server over streamable HTTP as a server of
+// era does: stateless in a modern era, refusing modern requests as a
+// legacy server does.
+func streamableHandler(server *mcp.Server, era Era, jsonResponse bool) http.Handler {
+	h := http.Handler(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
+		&mcp.StreamableHTTPOptions{JSONResponse: jsonResponse, Stateless: era.stateless()}))
+	if era.legacy() {
+		h = legacyHTTP(h)
+	}
+	return h
 }
 
 // serveHandler serves the handler newHandler makes on addr at /mcp until

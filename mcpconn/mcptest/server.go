@@ -1,6 +1,7 @@
 package mcptest
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -273,6 +274,14 @@ type ServerOptions struct {
 	// Era is the protocol revisions the server speaks; "" means
 	// EraLegacy.
 	Era Era
+	// TTLMs and CacheScope, when TTLMs is above 0, are the ttlMs and
+	// cacheScope of every tools/list result (MCP 2026-07-28, SEP-2549),
+	// set with the go-sdk's ServerOptions.SetCacheable. The go-sdk puts
+	// them on a listing in either era, as a go-sdk v1.8 server does; a
+	// legacy client has no use for them. CacheScope "" means "public".
+	// 0 means the go-sdk's default: ttlMs 0 (stale at once), public.
+	TTLMs      int
+	CacheScope string
 
 	// requestIDs is set by Main on stdio: the ids of the tools/call
 	// requests read, for AskIn.Names "request".
@@ -284,14 +293,33 @@ type ServerOptions struct {
 
 func (o *ServerOptions) has(f Fault) bool { return o != nil && slices.Contains(o.Faults, f) }
 
+// setCacheable is the go-sdk's SetCacheable of TTLMs and CacheScope, nil
+// without a TTL.
+func (o *ServerOptions) setCacheable() func(context.Context, mcp.Request, *mcp.Cacheable) {
+	if o == nil || o.TTLMs <= 0 {
+		return nil
+	}
+	ttl, scope := o.TTLMs, cmp.Or(o.CacheScope, "public")
+	return func(_ context.Context, req mcp.Request, c *mcp.Cacheable) {
+		if _, ok := req.(*mcp.ListToolsRequest); ok {
+			c.TTLMs, c.CacheScope = ttl, scope
+		}
+	}
+}
+
 // Counters counts what a fake server was asked to do. The zero value is
 // ready to use and safe for concurrent use.
 type Counters struct {
 	calls     atomic.Int64
 	cancelled atomic.Int64
+	lists     atomic.Int64
 	mu        sync.Mutex
 	byTool    map[string]int64
 }
+
+// Lists returns the number of tools/list requests received (each page
+// is one).
+func (c *Counters) Lists() int64 { return c.lists.Load() }
 
 // Calls returns the number of tools/call requests received.
 func (c *Counters) Calls() int64 { return c.calls.Load() }
@@ -329,7 +357,8 @@ func NewServer(opts *ServerOptions) *mcp.Server {
 		}
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: ServerName, Version: ServerVersion},
-		&mcp.ServerOptions{PageSize: pageSize, Instructions: "agt fake MCP server for tests", SupportedProtocolVersions: era.versions()})
+		&mcp.ServerOptions{PageSize: pageSize, Instructions: "agt fake MCP server for tests", SupportedProtocolVersions: era.versions(),
+			SetCacheable: opts.setCacheable()})
 	s.AddReceivingMiddleware(eraMiddleware(era))
 	f := &fake{opts: opts, notes: map[string]note{}}
 	f.addTools(s)
@@ -386,6 +415,9 @@ func NewServer(opts *ServerOptions) *mcp.Server {
 						return res, nil
 					}
 				}
+			}
+			if method == "tools/list" && opts != nil && opts.Counters != nil {
+				opts.Counters.lists.Add(1)
 			}
 			if method == "tools/list" && cf != nil && cf.listingBroken() {
 				return nil, errors.New("the tool listing is broken (add_tool break_listing)")

@@ -103,6 +103,8 @@ func TestMainStatus(t *testing.T) {
 		{name: "exit at start", args: []string{"-fault", "exit-at-start"}, wantStatus: 3, wantStderr: "exiting at start"},
 		{name: "stdio until stdin closes", args: nil, wantStatus: 0, wantStderr: "serving on stdio"},
 		{name: "bad required header", args: []string{"-http", "127.0.0.1:0", "-require-header", "nocolon"}, wantStatus: 2, wantStderr: "Name: value"},
+		{name: "negative ttl", args: []string{"-ttl-ms", "-1"}, wantStatus: 2, wantStderr: "-ttl-ms wants a number of milliseconds >= 0"},
+		{name: "unknown cache scope", args: []string{"-ttl-ms", "10", "-cache-scope", "shared"}, wantStatus: 2, wantStderr: "-cache-scope public or private"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
