@@ -337,7 +337,10 @@
 //     (measured: the timeout plus about 2 ms; a pinned or cached connect
 //     of the same server, about 5 ms). A modern server whose answer
 //     comes after the timeout (one slower to start) is started once
-//     more, as modern, without the bound.
+//     more, as modern, without the bound: its late result to
+//     server/discover or its UnsupportedProtocolVersion refusal of the
+//     fallback's initialize naming a modern version, whichever comes
+//     first, tells.
 //   - streamable HTTP: the same request, modern; an answer of 400 whose
 //     body is a JSON-RPC error is read as such (a modern error keeps the
 //     modern era), anything else (a plain-text 400, 404, 405) means a
