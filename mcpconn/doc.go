@@ -395,7 +395,8 @@
 // listing (whichever lease of a shared connection listed it), and never
 // lets one replace a header of the registration (the registration's
 // value is sent; LoadTools leaves such a tool out, as its calls could
-// not succeed) or touch Authorization. The headers of one call are
+// not succeed) or touch Authorization. A registration cannot set the
+// headers the client sets itself (resource refuses them). The headers of one call are
 // bounded: 8 KiB for their names and encoded values together (HTTP
 // servers commonly refuse requests whose headers pass 8 to 16 KiB). A
 // call whose mirrored arguments would pass that bound, or that has an
