@@ -328,6 +328,7 @@ func (c *captureConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 				if err := c.probe.refuseLegacy(); err != nil {
 					return err
 				}
+				c.probe.initWritten(req)
 			}
 		}
 	}

@@ -622,8 +622,8 @@ func (c *Connector) handshakeError(ctx, sctx context.Context, s *Session, startu
 		// when its stdin closes, but the refusal is the cause.
 		e.Detail = fmt.Sprintf("the server refused the initialize handshake with error %d: %s", wire.Code, boundServerText(wire.Message))
 		e.Err = nil
-	case errors.As(err, new(*noMutualVersionError)):
-		e.Detail, e.Err = "no protocol version in common", err
+	case s.probe.refuseLegacy() != nil:
+		e.Detail, e.Err = "no protocol version in common", s.probe.refuseLegacy()
 	case errors.Is(err, errLegacyServer):
 		e.Detail = "the server speaks only the legacy protocol (2025-11-25 and earlier), and the protocol version is pinned to a modern one (the document's protocol_version, or ConnectorOptions.ProtocolVersion): unpin it or pin a legacy version"
 		e.Err = nil

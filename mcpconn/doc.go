@@ -404,7 +404,10 @@
 //     (measured: the timeout plus about 2 ms; a pinned or cached connect
 //     of the same server, about 5 ms). A modern server whose answer
 //     comes after the timeout (one slower to start) is started once
-//     more, as modern, without the bound.
+//     more, as modern, without the bound: its late result to
+//     server/discover or its UnsupportedProtocolVersion refusal of the
+//     fallback's initialize naming a modern version, whichever comes
+//     first, tells.
 //   - streamable HTTP: the same request, modern; an answer of 400 whose
 //     body is a JSON-RPC error is read as such (a modern error keeps the
 //     modern era), anything else (a plain-text 400, 404, 405) means a
@@ -460,7 +463,8 @@
 // listing (whichever lease of a shared connection listed it), and never
 // lets one replace a header of the registration (the registration's
 // value is sent; LoadTools leaves such a tool out, as its calls could
-// not succeed) or touch Authorization. The headers of one call are
+// not succeed) or touch Authorization. A registration cannot set the
+// headers the client sets itself (resource refuses them). The headers of one call are
 // bounded: 8 KiB for their names and encoded values together (HTTP
 // servers commonly refuse requests whose headers pass 8 to 16 KiB). A
 // call whose mirrored arguments would pass that bound, or that has an

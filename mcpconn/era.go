@@ -94,7 +94,14 @@ type discoverProbe struct {
 	answered bool
 	fired    bool // the timeout passed without an answer
 	given    bool // the error answer of ours was handed on
-	late     bool // a result came after the timeout
+	// late: after the timeout the server showed itself modern: a result
+	// to server/discover, or an UnsupportedProtocolVersion answer to the
+	// fallback's initialize that names a modern version agt speaks. The
+	// server may answer the two in either order, and the go-sdk stops
+	// reading at the refusal: either answer alone tells.
+	late     bool
+	initID   jsonrpc.ID // the fallback's initialize, once given
+	initSent bool
 	// only lists the versions of a modern server's
 	// UnsupportedProtocolVersion answer when none is one agt speaks: the
 	// go-sdk would fall back to initialize, which the spec forbids.
@@ -167,6 +174,12 @@ func (p *discoverProbe) answer() *jsonrpc.Response {
 func (p *discoverProbe) read(m *jsonrpc.Response) (drop bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.initSent && m.ID == p.initID {
+		if p.given && modernRefusal(m.Error) {
+			p.late = true
+		}
+		return false
+	}
 	if !p.sent || m.ID != p.id {
 		return false
 	}
@@ -194,6 +207,29 @@ func (p *discoverProbe) read(m *jsonrpc.Response) (drop bool) {
 	return false
 }
 
+// initWritten notes the initialize request of the go-sdk's fallback.
+func (p *discoverProbe) initWritten(req *jsonrpc.Request) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.initID, p.initSent = req.ID, true
+}
+
+// modernRefusal reports an UnsupportedProtocolVersion error naming a
+// modern version agt speaks: a modern server's answer to initialize.
+func modernRefusal(err error) bool {
+	var wire *jsonrpc.Error
+	if !errors.As(err, &wire) || wire.Code != mcp.CodeUnsupportedProtocolVersion {
+		return false
+	}
+	var data mcp.UnsupportedProtocolVersionData
+	if json.Unmarshal(wire.Data, &data) != nil {
+		return false
+	}
+	return slices.ContainsFunc(data.Supported, func(v string) bool {
+		return modernVersion(v) && slices.Contains(resource.ProtocolVersions(), v)
+	})
+}
+
 // boundVersions keeps at most 8 versions of a server's list, each
 // bounded, for an error.
 func boundVersions(vs []string) []string {
@@ -206,8 +242,14 @@ func boundVersions(vs []string) []string {
 
 // refuseLegacy returns the error that keeps the go-sdk from falling back
 // to initialize after a modern server named only versions agt does not
-// speak; nil otherwise.
+// speak; nil otherwise (and for a nil probe). It is the cause of the
+// failed handshake whatever error the go-sdk returns: the refused write
+// makes it close the connection, the server exits, and the exit may end
+// the handshake before the go-sdk reports the write's error.
 func (p *discoverProbe) refuseLegacy() error {
+	if p == nil {
+		return nil
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.only == nil {
@@ -224,7 +266,7 @@ func (e *noMutualVersionError) Error() string {
 		" (its UnsupportedProtocolVersion answer to server/discover), none of which this client speaks (" + strings.Join(resource.ProtocolVersions(), ", ") + ")"
 }
 
-// lateModern reports a result to server/discover read after the timeout.
+// lateModern reports a server shown modern after the timeout (late).
 func (p *discoverProbe) lateModern() bool {
 	if p == nil {
 		return false

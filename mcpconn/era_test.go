@@ -188,7 +188,9 @@ func TestEraPinMismatch(t *testing.T) {
 func TestEraUnsupportedVersionNoFallback(t *testing.T) {
 	t.Parallel()
 	srv := eraServer(t, resource.TransportStdio, mcptest.EraFuture)
-	c := quickConnector(nil)
+	// The server answers server/discover: a probe that timed out on a
+	// slow start would send initialize and test something else.
+	c := quickConnector(&mcpconn.ConnectorOptions{EraProbeTimeout: time.Hour})
 	defer c.Close()
 	s, err := c.Connect(context.Background(), "tools/future", srv)
 	if err == nil {
@@ -244,18 +246,36 @@ func TestEraCacheReprobed(t *testing.T) {
 // Issue 25 item 1: a modern-only stdio server slower to start than the
 // era probe timeout answers server/discover late: the fallback's
 // initialize is refused, and Connect starts it once more, as modern,
-// without the bound (and caches it).
+// without the bound (and caches it). The fake server holds every answer
+// until the fallback's initialize came, so the probe has timed out
+// whatever the machine's speed, then answers in each order: a server
+// may answer initialize's refusal first, and the go-sdk stops reading at
+// it (the late discover result alone told before: Connect failed).
 func TestEraSlowModernServer(t *testing.T) {
 	t.Parallel()
-	srv := eraServer(t, resource.TransportStdio, mcptest.EraModern, "-start-delay", "600ms")
-	c := quickConnector(&mcpconn.ConnectorOptions{EraProbeTimeout: 100 * time.Millisecond})
-	defer c.Close()
-	s, err := c.Connect(context.Background(), "tools/slow", srv)
-	if err != nil {
-		t.Fatalf("Connect: %v", err)
-	}
-	defer s.Close()
-	if got := s.ProtocolVersion(); got != mcpconn.ModernProtocolVersion {
-		t.Errorf("ProtocolVersion = %q, want %q", got, mcpconn.ModernProtocolVersion)
+	for _, order := range []string{mcptest.SlowStartDiscoverFirst, mcptest.SlowStartInitializeFirst} {
+		t.Run(order, func(t *testing.T) {
+			t.Parallel()
+			srv := eraServer(t, resource.TransportStdio, mcptest.EraModern, "-slow-start", order)
+			c := quickConnector(&mcpconn.ConnectorOptions{EraProbeTimeout: 50 * time.Millisecond})
+			defer c.Close()
+			connect := func() {
+				t.Helper()
+				s, err := c.Connect(context.Background(), "tools/slow", srv)
+				if err != nil {
+					t.Fatalf("Connect: %v", err)
+				}
+				defer s.Close()
+				if got := s.ProtocolVersion(); got != mcpconn.ModernProtocolVersion {
+					t.Errorf("ProtocolVersion = %q, want %q", got, mcpconn.ModernProtocolVersion)
+				}
+			}
+			connect()
+			// The first start held until initialize: the probe timed out.
+			if _, err := os.Stat(filepath.Join(srv.Cwd, mcptest.SlowStartMarker)); err != nil {
+				t.Fatalf("the server's first start did not wait for the fallback: %v", err)
+			}
+			connect() // cached modern: no probe, served at once
+		})
 	}
 }

@@ -123,8 +123,10 @@
 // PATH or an absolute path: "./x", "bin/x" and "~/x" are refused, because
 // they would depend on the directory of whoever starts the server. In args
 // and env values, ${cwd} and ${workspace} expand to cwd. A remote server
-// needs an http or https url with a host, and may set headers and oauth
-// (below). In args,
+// needs an http or https url with a host, and may set headers (none the
+// client sets itself, such as Mcp-Method, MCP-Protocol-Version,
+// Mcp-Session-Id, Accept, Content-Type or Host: MCPServer.Headers lists
+// them) and oauth (below). In args,
 // env values and header values, ${env:NAME} and ${secret:NAME} are secret
 // references and $${ is a literal ${; any other ${...} (a shell's
 // ${API_KEY}) is refused rather than passed on literally. Both may set startup_timeout_ms, tool_timeout_ms,

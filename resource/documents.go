@@ -37,7 +37,12 @@ type MCPServer struct {
 
 	// URL is the endpoint of a remote server (http or sse).
 	URL string `json:"url,omitempty"`
-	// Headers are sent with every request to a remote server.
+	// Headers are sent with every request to a remote server. Names the
+	// client sets itself are refused (in any case): the MCP request,
+	// session and stream headers (MCP-Protocol-Version, Mcp-Method,
+	// Mcp-Name, Mcp-Session-Id, Last-Event-ID), those of the HTTP body
+	// (Accept, Content-Type, Content-Length, Content-Encoding,
+	// Transfer-Encoding), the hop-by-hop ones and Host.
 	Headers map[string]string `json:"headers,omitempty"`
 	// OAuth, when set, reaches the remote server with OAuth: the tokens
 	// come from a login and are kept in a TokenStore, never here. Nil

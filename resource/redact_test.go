@@ -268,7 +268,7 @@ func TestCredentialValues(t *testing.T) {
 		{"env literals, references left out", resource.MCPServer{Env: map[string]string{"A": "plain-value", "B": "pre-${secret:s}-post", "C": "${env:X}"}},
 			[]string{"plain-value", "pre-", "-post"}},
 		{"credential headers and bearer tokens", resource.MCPServer{Headers: map[string]string{
-			"Authorization": "Bearer tok-123456", "Accept": "application/json", "X-Trace": "sk-live-0123456789", "Cookie": "${secret:c}"}},
+			"Authorization": "Bearer tok-123456", "X-Format": "application/json", "X-Trace": "sk-live-0123456789", "Cookie": "${secret:c}"}},
 			[]string{"Bearer tok-123456", "tok-123456", "sk-live-0123456789"}},
 		{"basic credentials, encoded and decoded", resource.MCPServer{Headers: map[string]string{"Authorization": "Basic dXNlcjpwYXNzd29yZA=="}},
 			[]string{"Basic dXNlcjpwYXNzd29yZA==", "dXNlcjpwYXNzd29yZA==", "user:password"}},

@@ -373,6 +373,10 @@ func checkServer(base string, raw json.RawMessage) (MCPServer, []Finding) {
 				fs = append(fs, errf(field("headers"), CodeWrongType, "a header name is empty or not an HTTP token", "use names like Authorization or X-Api-Key"))
 				continue
 			}
+			if f, ok := transportHeader(k); ok {
+				fs = append(fs, errf(field("headers")+pointer(k), CodeWrongType, f.msg, f.fix))
+				continue
+			}
 			v := srv.Headers[k]
 			switch {
 			case strings.ContainsAny(v, "\r\n\x00") || len(v) > maxStringBytes:
@@ -450,6 +454,43 @@ func contains(list []string, s string) bool {
 }
 
 func validHeaderName(k string) bool { return len(k) <= 256 && httptoken.Valid(k) }
+
+// transportHeaders are the header names a registration may not set, by
+// their lower-case form: the client sets them itself on each request, and
+// a registration's value would replace its own (the headers are set over
+// the MCP client's) or be dropped by the HTTP client without a word.
+// Mcp-Param-* names are not here: a tool that annotates one a
+// registration sets is left out instead (mcpconn).
+var transportHeaders = func() map[string]headerRule {
+	const removeIt = "remove it: the client sets it on each request"
+	m := map[string]headerRule{}
+	for _, h := range []struct{ names, msg, fix string }{
+		{"MCP-Protocol-Version Mcp-Method Mcp-Name",
+			"is an MCP request header: the client sets it on each request from the protocol version it negotiated and the request it sends", removeIt},
+		{"Mcp-Session-Id Last-Event-ID",
+			"is an MCP session or stream header: the client manages sessions and streams itself", "remove it: the client sends it where the protocol needs it"},
+		{"Accept Content-Type Content-Length Content-Encoding Transfer-Encoding",
+			"describes the HTTP body the MCP transport writes and reads", removeIt},
+		{"Connection Keep-Alive Proxy-Connection TE Trailer Upgrade",
+			"is a hop-by-hop HTTP header, owned by the HTTP client", removeIt},
+		{"Host", "is taken from the url", "remove it, and put the host in url"},
+	} {
+		for _, name := range strings.Fields(h.names) {
+			m[strings.ToLower(name)] = headerRule{"the header " + name + " " + h.msg, h.fix}
+		}
+	}
+	return m
+}()
+
+// headerRule is the message and fix of a header name refused.
+type headerRule struct{ msg, fix string }
+
+// transportHeader reports whether name (in any case) is one of the
+// transportHeaders, with its message and fix.
+func transportHeader(name string) (headerRule, bool) {
+	f, ok := transportHeaders[strings.ToLower(name)]
+	return f, ok
+}
 
 // checkText bounds a string and, when placeholders expand in it, refuses any
 // ${...} other than ${cwd}, ${workspace} and the secret references.

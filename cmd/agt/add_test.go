@@ -196,3 +196,40 @@ func TestHelpListsShorthands(t *testing.T) {
 		}
 	}
 }
+
+// Issue 25 item 3: a header the MCP client sets itself is refused on
+// every path that writes a registration, with the field, the rule and
+// the fix, never the value, and nothing is stored.
+func TestMCPTransportHeaderRefused(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "agt.db")
+	mustRun(t, db, 0, "mcp", "add", "web", "--transport", "http", "-H", "X-Team: blue", "https://h.example/mcp")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"add", []string{"mcp", "add", "web2", "--transport", "http", "-H", "mcp-method: secretvalue", "https://h.example/mcp"},
+			"invalid /data/mcpServers/web2/headers/mcp-method: the header Mcp-Method is an MCP request header"},
+		{"update", []string{"mcp", "update", "web", "-H", "Content-Type: secretvalue"},
+			"invalid /data/mcpServers/web/headers/Content-Type: the header Content-Type describes the HTTP body"},
+		{"create", []string{"mcp", "create", "web3", "--data", `{"mcpServers":{"web3":{"url":"https://h.example/mcp","headers":{"Mcp-Session-Id":"secretvalue"}}}}`},
+			"invalid /data/mcpServers/web3/headers/Mcp-Session-Id: the header Mcp-Session-Id is an MCP session or stream header"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runAgt(t, db, "", tc.args...)
+			if r.code != 1 || !strings.Contains(r.stderr, tc.want) || !strings.Contains(r.stderr, "(fix: remove it") || strings.Contains(r.stdout+r.stderr, "secretvalue") {
+				t.Errorf("agt %s: exit %d, stderr:\n%s\nwant exit 1 and %q with its fix, without the value", strings.Join(tc.args, " "), r.code, r.stderr, tc.want)
+			}
+		})
+	}
+	_, data := getJSON(t, db, "mcp", "web")
+	if diff := cmp.Diff(map[string]any{"X-Team": "blue"}, data["mcpServers"].(map[string]any)["web"].(map[string]any)["headers"]); diff != "" {
+		t.Errorf("headers after the refused update (-want +got):\n%s", diff)
+	}
+	for _, ref := range []string{"web2", "web3"} {
+		if r := runAgt(t, db, "", "mcp", "get", ref); r.code == 0 {
+			t.Errorf("a refused registration %s was stored", ref)
+		}
+	}
+}

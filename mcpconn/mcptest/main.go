@@ -42,7 +42,10 @@ const FaultsEnv = "AGT_FAKEMCP_FAULTS"
 //	                     legacy-silent, modern (2026-07-28 only; stateless
 //	                     over HTTP), dual (stateless over HTTP) or future
 //	-era-file FILE       read -era from FILE at start (relative to the cwd)
-//	-start-delay D       on stdio, wait D (a Go duration) before serving
+//	-slow-start ORDER    on stdio, at the first start in the cwd, read nothing
+//	                     until the client's initialize came (a server slower
+//	                     to start than any era probe), then answer
+//	                     discover-first or initialize-first
 //	-ttl-ms N            ttlMs of every tools/list result (ServerOptions.TTLMs)
 //	-cache-scope S       cacheScope of those results: public (default) or
 //	                     private (ServerOptions.CacheScope)
@@ -63,7 +66,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	tag := fs.String("tag", "", "ignored; lets a test find its processes in /proc")
 	eraName := fs.String("era", string(EraLegacy), "protocol revisions served: legacy, legacy-silent, modern, dual or future")
 	eraFile := fs.String("era-file", "", "read the era from this file at start (a server upgraded between starts)")
-	startDelay := fs.Duration("start-delay", 0, "wait this long before reading stdin (a server slow to start)")
+	slowOrder := fs.String("slow-start", "", "on stdio, at the first start, hold until initialize came, then answer discover-first or initialize-first")
 	ttlMS := fs.Int("ttl-ms", 0, "ttlMs of every tools/list result")
 	cacheScope := fs.String("cache-scope", "", "cacheScope of every tools/list result: public or private")
 	if err := fs.Parse(args); err != nil {
@@ -172,9 +175,16 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if has(FaultBanner) {
 			fmt.Fprintln(stdout, Banner)
 		}
-		time.Sleep(*startDelay)
+		in, out := stdin, stdout
+		if *slowOrder != "" {
+			var err error
+			if in, out, err = slowStart(*slowOrder, stdin, stdout); err != nil {
+				fmt.Fprintln(stderr, "fakemcp: slow-start:", err)
+				return 2
+			}
+		}
 		fmt.Fprintln(stderr, "fakemcp: serving on stdio")
-		if err := server.Run(context.Background(), &mcp.IOTransport{Reader: io.NopCloser(&idSniffer{r: stdin, ids: opts.requestIDs}), Writer: nopWriteCloser{stdout}}); err != nil && !errors.Is(err, io.EOF) {
+		if err := server.Run(context.Background(), &mcp.IOTransport{Reader: io.NopCloser(&idSniffer{r: in, ids: opts.requestIDs}), Writer: nopWriteCloser{out}}); err != nil && !errors.Is(err, io.EOF) {
 			fmt.Fprintln(stderr, "fakemcp: stdio:", err)
 		}
 	}
