@@ -419,6 +419,9 @@ func (h *headerRoundTripper) RoundTrip(req *http.Request) (*http.Response, error
 	for k, v := range h.headers {
 		req.Header.Set(k, v)
 	}
+	if h.streams != nil && isListen(req) {
+		return deferListen(h, req), nil
+	}
 	if h.streams == nil || req.Method != http.MethodGet {
 		return h.send(req, nil)
 	}

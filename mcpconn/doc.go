@@ -374,11 +374,34 @@
 // rule of this package (bounds, the screen, exact bytes, secrets,
 // errors, shared connections) holds in both eras unchanged.
 //
+// Change notifications: in the modern era a server sends
+// notifications/tools/list_changed only on a subscriptions/listen
+// stream the client opened (SEP-2575), which replaces the legacy
+// standalone GET stream of streamable HTTP and a legacy server's own
+// notifications on stdio. A session opens one exactly when the host
+// wants them (Handlers.ToolsChanged is set) and the server's
+// server/discover result declares tools.listChanged: one listen with
+// toolsListChanged, opened right after the discovery (the go-sdk's),
+// ended when the session closes; a legacy session opens none and keeps
+// the GET stream and stdio as before. What comes on the listen is read
+// like every other message of the session: MaxMessageBytes per message,
+// MaxServerMessageRate for all the server sends on its own (a flood
+// ends the session with a *LimitError), counted by Session.ToolsChanged
+// and queued for the handler. Over HTTP the listen's POST never holds
+// Connect (it is sent on the stream's first read, as the legacy GET
+// stream is), and a server that opens nothing (an error, a JSON answer,
+// a stream that ends) costs nothing more: the session works on without
+// change notifications, and the listen is not opened again. Progress
+// and log lines never come on the listen: they stay on the stream of
+// their own request. Over HTTP the listen is not the call's stream, so a
+// change made by a call may be read after the call's result (a Run
+// re-lists at the next batch boundary then); on stdio it keeps its place
+// among the call's messages, as in the legacy era.
+//
 // Current limits of the modern era: a server's requests
 // (elicitation, sampling, roots) come only as the multi round-trip
 // (input_required), which agt refuses as said above, so a modern
-// server's tools that ask the user fail; change notifications
-// (subscriptions/listen) are not asked for; the HTTP headers Mcp-Method,
+// server's tools that ask the user fail; the HTTP headers Mcp-Method,
 // Mcp-Name and Mcp-Param-* (x-mcp-header) are the go-sdk's; the ttlMs of
 // a listing is not used across sessions. A session with Handlers.Log asks
 // a modern server for its log lines on each tools/call

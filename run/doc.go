@@ -141,7 +141,9 @@
 // reported like a failed refresh; it never blocks other changes.
 //
 // Server-side trigger: notifications/tools/list_changed is the one
-// refresh a server itself can cause. A mount whose server sent it (during
+// refresh a server itself can cause, in both protocol eras (a modern
+// server sends it on the subscriptions/listen stream each of the Run's
+// sessions opens; see Protocol eras in package mcpconn). A mount whose server sent it (during
 // a call or between batches) has its tools listed again at the next batch
 // boundary (the end of the batch during which it arrived, or the start of
 // the next), on the same live connection: no process is restarted, and

@@ -154,6 +154,8 @@ type clientFeatures struct {
 	// changed is signalled when notifications/tools/list_changed has
 	// been sent (the go-sdk sends it 10 ms after AddTool).
 	changed chan struct{}
+	// listens follows the subscriptions/listen requests (ToolListens).
+	listens *listenCount
 }
 
 // sent is the server's sending middleware: it tells add_tool that the
@@ -207,6 +209,7 @@ func (cf *clientFeatures) add(s *mcp.Server) {
 	names := func(s *jsonschema.Schema) { s.Properties["names"].Enum = []any{NamesNothing, NamesToken, NamesRequest} }
 	mcp.AddTool(s, &mcp.Tool{Name: ToolLate, Description: "Returns at once; at the next tools/call the server receives, sends an elicitation and a log line outside any request.",
 		InputSchema: schemaFor[LateIn](names)}, cf.lateTool)
+	cf.listens = addListens(s)
 }
 
 // meta returns the _meta by which a message names the call of req as
@@ -500,7 +503,9 @@ func (cf *clientFeatures) addTool(ctx context.Context, req *mcp.CallToolRequest,
 		cf.mu.Unlock()
 	}
 	// AddTool tells every session (notifications/tools/list_changed)
-	// before this result is sent.
+	// before this result is sent; in the modern era only those with an
+	// open subscriptions/listen.
+	notified := cf.listens.notifiesToolsChange(req)
 	select {
 	case <-cf.changed: // an earlier change's
 	default:
@@ -511,7 +516,11 @@ func (cf *clientFeatures) addTool(ctx context.Context, req *mcp.CallToolRequest,
 			return textResult("%s", in.Text), nil, nil
 		})
 	// The result follows the notification, so a client reads the change
-	// before the result.
+	// before the result (on stdio; over HTTP the listen stream is not the
+	// call's).
+	if !notified {
+		return textResult("added %s", in.Name), nil, nil
+	}
 	select {
 	case <-cf.changed:
 	case <-ctx.Done():
