@@ -460,6 +460,7 @@ func (h *headerRoundTripper) send(req *http.Request, st *eventStream) (*http.Res
 			if ok {
 				h.capture.callWritten(req.Context(), id)
 				calling = true
+				req = traceSent(req, callOf(req.Context()))
 			}
 		}
 	} else if h.capture != nil && req.Method == http.MethodPost && req.GetBody != nil &&

@@ -38,6 +38,9 @@ type Session struct {
 	client        *mcp.Client
 	// toolsChanged counts the notifications/tools/list_changed read.
 	toolsChanged atomic.Uint64
+	// hints are the read-only and idempotent tools of the last listing
+	// (lostcall.go).
+	hints toolHints
 	// notes carries the notifications read to their handlers, in order
 	// (deliverNotifications); nil when no notification handler is set.
 	notes *noteQueue
@@ -246,6 +249,7 @@ func (s *Session) Tools(ctx context.Context) ([]Tool, error) {
 				What: "the server's tool listing", Limit: int64(s.capture.maxTools), Unit: "tools"}}
 		}
 		if next == "" {
+			s.hints.set(out)
 			return out, nil
 		}
 		if seen[next] {
@@ -372,7 +376,12 @@ var (
 // notifications the server sent before its answer have been handled
 // (see Handlers). mcpconn adds no argument value to an error; a protocol error's
 // text is the server's. The request's params._meta carries the call's
-// progress token and the fields of WithRequestMeta(ctx, ...).
+// progress token and the fields of WithRequestMeta(ctx, ...). In the
+// modern era a request whose streamable HTTP response stream broke is
+// sent again once only where that cannot repeat an effect (it never
+// left, or the listing marks the tool read-only or idempotent); else the
+// call fails with ErrUnavailable saying the outcome is unknown, and the
+// session stays usable (Protocol eras in the package doc).
 func (s *Session) CallTool(ctx context.Context, name string, args json.RawMessage) (*CallResult, error) {
 	if s.lease != nil {
 		return s.leaseCallTool(ctx, name, args)
@@ -400,6 +409,25 @@ func (s *Session) CallTool(ctx context.Context, name string, args json.RawMessag
 	params.SetProgressToken(call.token)
 	lostBefore := s.Lost()
 	res, err := s.cs.CallTool(cctx, params)
+	if loss := s.lostCall(ctx, cctx, call, err); loss != lossNone {
+		// A modern response stream that broke: sent again once where
+		// that cannot repeat an effect, else the outcome is unknown.
+		again := s.mayReissue(name, loss)
+		if again {
+			first := loss
+			res, err = s.cs.CallTool(cctx, params)
+			if loss = s.lostCall(ctx, cctx, call, err); loss != lossNone {
+				loss = max(loss, first) // sent once: unknown
+			}
+		}
+		if loss != lossNone {
+			s.awaitNotes(ctx, call)
+			if loss == lossNotSent {
+				s.noteLostCall(call.tag) // the server is out of reach: lost
+			}
+			return nil, s.lostCallError(name, loss, again, err)
+		}
+	}
 	s.awaitNotes(ctx, call)
 	if wire := requiredElicitations(err); wire != nil && ctx.Err() == nil && cctx.Err() == nil && !s.closed.Load() {
 		// The server's answer: the user must act first. No result, no

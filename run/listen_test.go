@@ -3,7 +3,10 @@ package run_test
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -74,5 +77,41 @@ func TestToolsChangeRefreshesInBothEras(t *testing.T) {
 				t.Errorf("the new tool answered %q", got)
 			}
 		})
+	}
+}
+
+// Issue 25 item 6: in the modern era a call whose response stream breaks
+// is sent again once by its session when the server's listing marks the
+// tool read-only or idempotent, and the model gets the answer; otherwise
+// the model gets unavailable saying the outcome is unknown, the call is
+// not sent again (the server saw it once), and the mount is not
+// restarted: its session lives on, and the next call works.
+func TestBrokenStreamInRun(t *testing.T) {
+	t.Parallel()
+	callLog := filepath.Join(t.TempDir(), "calls.log")
+	url := mcptest.StartHTTP(t, "-fault", string(mcptest.FaultBreakStream), "-era", string(mcptest.EraModern), "-call-log", callLog)
+	repo := newRepo(t)
+	const ref = resource.Ref("breaker")
+	putMCP(t, repo, ref, resource.MCPServer{Type: resource.TransportHTTP, URL: url})
+	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{ref}})
+	r := newRun(t, &run.Options{Repository: repo})
+	seen := func(tool string) int {
+		b, _ := os.ReadFile(callLog)
+		return strings.Count(string(b), tool+"\n")
+	}
+
+	out := execute(t, r, call("read", run.Alias(ref, mcptest.ToolBreakRead), `{}`))
+	if res := out.Results[0]; res.Failed() || text(t, res) != mcptest.ToolBreakRead+" answered (call 2)" || seen(mcptest.ToolBreakRead) != 2 {
+		t.Errorf("read-only: %s %q, the server saw %d requests; want the answer to the second", res.Code, res.Message, seen(mcptest.ToolBreakRead))
+	}
+	out = execute(t, r, call("write", run.Alias(ref, mcptest.ToolBreakWrite), `{}`))
+	if res := out.Results[0]; res.Code != run.CodeUnavailable || !strings.Contains(res.Message, "the outcome is unknown") || seen(mcptest.ToolBreakWrite) != 1 {
+		t.Errorf("side effects: %s %q, the server saw %d requests; want unavailable, outcome unknown, one request", res.Code, res.Message, seen(mcptest.ToolBreakWrite))
+	}
+	if out.Refresh != nil && len(out.Refresh.Restarted) > 0 {
+		t.Errorf("the mount was restarted: %+v", out.Refresh)
+	}
+	if res := execute(t, r, call("echo", run.Alias(ref, mcptest.ToolEcho), `{"text":"after"}`)).Results[0]; res.Failed() || text(t, res) != "after" {
+		t.Errorf("after the broken stream: %s %q", res.Code, res.Message)
 	}
 }
