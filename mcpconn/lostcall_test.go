@@ -2,10 +2,13 @@ package mcpconn_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/agtsdk/agt/mcpconn"
@@ -102,6 +105,74 @@ func TestBrokenStreamLosesCall(t *testing.T) {
 			}
 			if got := resultText(call(t, s, context.Background(), mcptest.ToolEcho, map[string]string{"text": "after"})); got != "after" {
 				t.Errorf("echo after the broken stream: %q", got)
+			}
+		})
+	}
+}
+
+// refuseCalls fails the first n tools/call POSTs before writing a byte of
+// them, as a refused or reset connection does.
+type refuseCalls struct {
+	base http.RoundTripper
+	left atomic.Int32
+}
+
+func (r *refuseCalls) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Method == http.MethodPost && req.Header.Get("Mcp-Method") == "tools/call" && r.left.Add(-1) >= 0 {
+		if req.Body != nil {
+			_ = req.Body.Close()
+		}
+		return nil, errors.New("dial tcp: connect: connection refused")
+	}
+	return r.base.RoundTrip(req)
+}
+
+// Issue 25 item 6: a modern request that never left (the POST failed
+// before it was written) cannot have run, whatever its tool: it is sent
+// again once and succeeds (the server saw it once). Refused twice, the
+// server is out of reach: the call fails unavailable saying it did not
+// run, and the session is lost (the Run restarts it).
+func TestUnsentCallSentAgain(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		refused int32
+		ok      bool
+	}{
+		{"refused once", 1, true},
+		{"refused twice", 2, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			callLog := filepath.Join(t.TempDir(), "calls.log")
+			srv := eraServer(t, resource.TransportHTTP, mcptest.EraModern, "-call-log", callLog)
+			rt := &refuseCalls{base: http.DefaultTransport.(*http.Transport).Clone()}
+			rt.left.Store(tc.refused)
+			c := quickConnector(&mcpconn.ConnectorOptions{HTTPTransport: rt})
+			defer c.Close()
+			s, err := c.Connect(context.Background(), "tools/fake", srv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			res, err := s.CallTool(context.Background(), mcptest.ToolNoteCreate, json.RawMessage(`{"owner":"ann","title":"once"}`))
+			if got, want := callsIn(t, callLog, mcptest.ToolNoteCreate), map[bool]int{true: 1, false: 0}[tc.ok]; got != want {
+				t.Errorf("the server saw %d requests, want %d", got, want)
+			}
+			if tc.ok {
+				if err != nil {
+					t.Fatalf("CallTool: %v", err)
+				}
+				if res.IsError {
+					t.Fatalf("CallTool: %s", resultText(res))
+				}
+				if s.Lost() {
+					t.Error("the session is lost")
+				}
+				return
+			}
+			if !errors.Is(err, mcpconn.ErrUnavailable) || !strings.Contains(err.Error(), "did not run") || !s.Lost() {
+				t.Errorf("CallTool: %v, Lost %v; want unavailable, did not run, the session lost", err, s.Lost())
 			}
 		})
 	}

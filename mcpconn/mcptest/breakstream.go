@@ -3,7 +3,6 @@ package mcptest
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -83,17 +82,7 @@ func (b *streamBreaker) handler(next http.Handler) http.Handler {
 				return
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
-			var msg struct {
-				Method string `json:"method"`
-				Params struct {
-					Meta struct {
-						ProgressToken any `json:"progressToken"`
-					} `json:"_meta"`
-				} `json:"params"`
-			}
-			if json.Unmarshal(body, &msg) == nil && msg.Method == "tools/call" {
-				token, _ = msg.Params.Meta.ProgressToken.(string)
-			}
+			_, token, _ = callToken(body)
 		}
 		if token == "" {
 			next.ServeHTTP(w, r)

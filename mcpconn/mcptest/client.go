@@ -294,6 +294,21 @@ func (r *requestIDs) of(token string) json.RawMessage {
 }
 
 func (r *requestIDs) note(line []byte) {
+	id, token, ok := callToken(line)
+	if !ok || id == nil || token == "" {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.byToken == nil || len(r.byToken) >= 4096 {
+		r.byToken = map[string]json.RawMessage{} // a test's worth
+	}
+	r.byToken[token] = id
+}
+
+// callToken reads the id and the string progress token of a tools/call
+// request; ok is false for any other message.
+func callToken(msg []byte) (id json.RawMessage, token string, ok bool) {
 	var m struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
@@ -303,19 +318,11 @@ func (r *requestIDs) note(line []byte) {
 			} `json:"_meta"`
 		} `json:"params"`
 	}
-	if json.Unmarshal(line, &m) != nil || m.Method != "tools/call" || m.ID == nil {
-		return
+	if json.Unmarshal(msg, &m) != nil || m.Method != "tools/call" {
+		return nil, "", false
 	}
-	token, ok := m.Params.Meta.ProgressToken.(string)
-	if !ok {
-		return
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.byToken == nil || len(r.byToken) >= 4096 {
-		r.byToken = map[string]json.RawMessage{} // a test's worth
-	}
-	r.byToken[token] = m.ID
+	token, _ = m.Params.Meta.ProgressToken.(string)
+	return m.ID, token, true
 }
 
 // idSniffer reads stdin for the server and notes the ids of tools/call
