@@ -236,7 +236,8 @@
 //     with the call, and marks each request with a secret of the
 //     session's the server never sees, so a message sent on another
 //     stream cannot pass for it. What comes on the standalone GET stream
-//     names no call.
+//     (or, in the modern era, on the subscriptions/listen stream) names
+//     no call.
 //   - stdio, SSE (one stream for the whole session) and Dial: no per-call
 //     channel, so only the server's own word below.
 //   - every transport: params._meta.relatedRequestId, the JSON-RPC id of

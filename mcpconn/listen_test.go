@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -64,7 +65,11 @@ func TestListenForToolsChanges(t *testing.T) {
 			}
 
 			var told atomic.Int32
-			s := connectWith(t, c, srv, &mcpconn.Handlers{ToolsChanged: func(context.Context, mcpconn.Incoming) { told.Add(1) }})
+			var progressOf atomic.Value
+			s := connectWith(t, c, srv, &mcpconn.Handlers{ToolsChanged: func(context.Context, mcpconn.Incoming) { told.Add(1) },
+				Progress: func(_ context.Context, in mcpconn.Incoming, _ *mcp.ProgressNotificationParams) {
+					progressOf.Store(fmt.Sprint(in.Calls))
+				}})
 			if tc.listen {
 				// The go-sdk opens the listen after server/discover, apart
 				// from Connect: wait for the server's acknowledgement
@@ -75,6 +80,9 @@ func TestListenForToolsChanges(t *testing.T) {
 			if want := map[bool]int{true: 1, false: 0}[tc.listen]; got.Received != want {
 				t.Fatalf("the server received %d listens, want %d", got.Received, want)
 			}
+			// Progress stays on its call's own stream, named by it.
+			call(t, s, mcpconn.WithCallTag(context.Background(), "P"), mcptest.ToolProgress, mcptest.ProgressIn{Steps: 1, MS: 1})
+			waitFor(t, "the progress", func() bool { return progressOf.Load() == "[P]" })
 			call(t, s, context.Background(), mcptest.ToolAddTool, mcptest.AddToolIn{Name: "late"})
 			waitFor(t, "the tools change", func() bool { return told.Load() == 1 && s.ToolsChanged() == 1 })
 			tools, err := s.Tools(context.Background())
