@@ -406,21 +406,26 @@
 // once, only where that cannot repeat an effect: when the request never
 // left (the POST failed before it was written whole), or when the
 // session's last listing (Session.Tools) marks the tool readOnlyHint or
-// idempotentHint. Otherwise the call fails with ErrUnavailable saying
+// idempotentHint (a tool this session has not listed is not known, so
+// it is not sent again). The second request has a new JSON-RPC id, the
+// same arguments and progress token, and the first one's tool timeout
+// and longest call time. Otherwise the call fails with ErrUnavailable saying
 // the outcome is unknown (the tool may or may not have run), the session
 // is not lost, and nothing is sent again: sending a call with side
 // effects twice is the duplicate no restart makes either. The hints are
 // the server's word, read from its listing, not a guarantee: a hostile
 // or careless server that marks a tool with side effects read-only gets
 // it run twice when its own stream breaks, which it could as well do by
-// itself; a host that cannot accept that lists no such server. A
+// itself; a host that cannot accept that registers no such server. A
 // request that again could not be sent loses the session (the server is
 // out of reach); one sent again whose stream breaks again fails with the
 // outcome unknown. The legacy era keeps its resumption: the go-sdk
 // resumes a stream whose server gave event ids (with Last-Event-ID, at
 // the bounded reconnection rate above); a stream without them that
 // breaks loses the connection (ErrUnavailable, Session.Lost), and
-// nothing is sent again.
+// nothing is sent again. (A modern server that gives event ids all the
+// same has the go-sdk try to resume with a GET, which a modern server
+// refuses: that loses the connection too.)
 //
 // Current limits of the modern era: a server's requests
 // (elicitation, sampling, roots) come only as the multi round-trip
