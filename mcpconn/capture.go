@@ -420,6 +420,9 @@ func (h *headerRoundTripper) RoundTrip(req *http.Request) (*http.Response, error
 	for k, v := range h.headers {
 		req.Header.Set(k, v)
 	}
+	if h.streams != nil && isListen(req) {
+		return deferListen(h, req), nil
+	}
 	if h.streams == nil || req.Method != http.MethodGet {
 		return h.send(req, nil)
 	}
@@ -458,6 +461,7 @@ func (h *headerRoundTripper) send(req *http.Request, st *eventStream) (*http.Res
 			if ok {
 				h.capture.callWritten(req.Context(), id)
 				calling = true
+				req = traceSent(req, callOf(req.Context()))
 			}
 		}
 	} else if h.capture != nil && req.Method == http.MethodPost && req.GetBody != nil &&

@@ -236,7 +236,8 @@
 //     with the call, and marks each request with a secret of the
 //     session's the server never sees, so a message sent on another
 //     stream cannot pass for it. What comes on the standalone GET stream
-//     names no call.
+//     (or, in the modern era, on the subscriptions/listen stream) names
+//     no call.
 //   - stdio, SSE (one stream for the whole session) and Dial: no per-call
 //     channel, so only the server's own word below.
 //   - every transport: params._meta.relatedRequestId, the JSON-RPC id of
@@ -493,10 +494,60 @@
 // about) and the refusal on a shared connection of a request that names
 // no call are not needed.
 //
-// Current limits of the modern era: change notifications
-// (subscriptions/listen) are not asked for. A listing's ttlMs and
-// cacheScope are used across sessions (see Listing cache). A session
-// with Handlers.Log asks
+// Change notifications: in the modern era a server sends
+// notifications/tools/list_changed only on a subscriptions/listen
+// stream the client opened (SEP-2575), which replaces the legacy
+// standalone GET stream of streamable HTTP and a legacy server's own
+// notifications on stdio. A session opens one exactly when the host
+// wants them (Handlers.ToolsChanged is set) and the server's
+// server/discover result declares tools.listChanged: one listen with
+// toolsListChanged, opened right after the discovery (the go-sdk's),
+// ended when the session closes; a legacy session opens none and keeps
+// the GET stream and stdio as before. What comes on the listen is read
+// like every other message of the session: MaxMessageBytes per message,
+// MaxServerMessageRate for all the server sends on its own (a flood
+// ends the session with a *LimitError), counted by Session.ToolsChanged
+// and queued for the handler. Over HTTP the listen's POST never holds
+// Connect (it is sent on the stream's first read, as the legacy GET
+// stream is), and a server that opens nothing (an error, a JSON answer,
+// a stream that ends) costs nothing more: the session works on without
+// change notifications, and the listen is not opened again. Progress
+// and log lines never come on the listen: they stay on the stream of
+// their own request. Over HTTP the listen is not the call's stream, so a
+// change made by a call may be read after the call's result (a Run
+// re-lists at the next batch boundary then); on stdio it keeps its place
+// among the call's messages, as in the legacy era.
+//
+// A lost request: in the modern era a streamable HTTP response stream
+// that breaks before its answer loses the request for good (the revision
+// has no Last-Event-ID resumption), while the session is fine (each
+// request is its own POST). CallTool then sends a tools/call again,
+// once, only where that cannot repeat an effect: when the request never
+// left (the POST failed before it was written whole), or when the
+// session's last listing (Session.Tools) marks the tool readOnlyHint or
+// idempotentHint (a tool this session has not listed is not known, so
+// it is not sent again). The second request has a new JSON-RPC id, the
+// same arguments and progress token, and the first one's tool timeout
+// and longest call time. Otherwise the call fails with ErrUnavailable saying
+// the outcome is unknown (the tool may or may not have run), the session
+// is not lost, and nothing is sent again: sending a call with side
+// effects twice is the duplicate no restart makes either. The hints are
+// the server's word, read from its listing, not a guarantee: a hostile
+// or careless server that marks a tool with side effects read-only gets
+// it run twice when its own stream breaks, which it could as well do by
+// itself; a host that cannot accept that registers no such server. A
+// request that again could not be sent loses the session (the server is
+// out of reach); one sent again whose stream breaks again fails with the
+// outcome unknown. The legacy era keeps its resumption: the go-sdk
+// resumes a stream whose server gave event ids (with Last-Event-ID, at
+// the bounded reconnection rate above); a stream without them that
+// breaks loses the connection (ErrUnavailable, Session.Lost), and
+// nothing is sent again. (A modern server that gives event ids all the
+// same has the go-sdk try to resume with a GET, which a modern server
+// refuses: that loses the connection too.)
+//
+// A listing's ttlMs and cacheScope are used across sessions (see Listing
+// cache). A session with Handlers.Log asks
 // a modern server for its log lines on each tools/call
 // (io.modelcontextprotocol/logLevel in _meta, at Handlers.LogLevel), not
 // with logging/setLevel, which the modern era does not have.

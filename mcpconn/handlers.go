@@ -100,7 +100,9 @@ type Handlers struct {
 	// only means it refuses the request (fewer or no log lines).
 	LogLevel mcp.LoggingLevel
 	// ToolsChanged receives notifications/tools/list_changed (also
-	// counted by Session.ToolsChanged whether or not it is set).
+	// counted by Session.ToolsChanged whether or not it is set). In the
+	// modern era setting it is what opens the subscriptions/listen
+	// stream that carries them (Protocol eras in the package doc).
 	ToolsChanged func(ctx context.Context, in Incoming)
 
 	// Served, when set, is told the outcome of every elicitation,

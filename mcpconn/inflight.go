@@ -52,6 +52,9 @@ type inflightCall struct {
 	// sessionGone: a streamable HTTP server answered the call's request
 	// with 404, so the session was gone before the call reached it.
 	sessionGone atomic.Bool
+	// sent: the call's latest request was written whole (streamable
+	// HTTP: traceSent), so the server may have it.
+	sent atomic.Bool
 	// refused is why the answer could not be read (the screen kept it
 	// from the go-sdk), or nil.
 	refused error
@@ -156,6 +159,7 @@ func (r *inflightCalls) written(ctx context.Context, id string) {
 	}
 	c.id = id
 	c.raw, c.answered, c.refused = nil, false, nil // a new request: its answer is the call's
+	c.sent.Store(false)
 	c.mu.Unlock()
 	r.byID[id] = c
 }

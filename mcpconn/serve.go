@@ -73,6 +73,9 @@ func (c *Connector) newClient(s *Session, h *Handlers) *mcp.Client {
 		s.notes = newNoteQueue()
 		s.calls.notes = s.notes
 	}
+	if h.ToolsChanged != nil {
+		copts.ToolListChangedHandler = listenForToolsChanges
+	}
 	cl := mcp.NewClient(c.info, copts)
 	cl.AddReceivingMiddleware(s.receive)
 	// The go-sdk's own sending path, kept to send

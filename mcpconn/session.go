@@ -44,6 +44,9 @@ type Session struct {
 	params paramHeaderTable
 	// toolsChanged counts the notifications/tools/list_changed read.
 	toolsChanged atomic.Uint64
+	// hints are the read-only and idempotent tools of the last listing
+	// (lostcall.go).
+	hints toolHints
 	// notes carries the notifications read to their handlers, in order
 	// (deliverNotifications); nil when no notification handler is set.
 	notes *noteQueue
@@ -240,6 +243,7 @@ func (s *Session) Tools(ctx context.Context) ([]Tool, error) {
 		if tools := s.listings.get(s.listKey, s.cred); tools != nil {
 			s.cachedWalks.Add(1)
 			s.params.record(tools)
+			s.hints.set(tools)
 			return tools, nil
 		}
 	}
@@ -293,6 +297,7 @@ func (s *Session) Tools(ctx context.Context) ([]Tool, error) {
 		}
 		if next == "" {
 			s.params.record(out)
+			s.hints.set(out)
 			walk.end(out)
 			return out, nil
 		}
@@ -453,6 +458,12 @@ var (
 // anything is sent; a server that refuses the headers (HeaderMismatch,
 // -32020: the tool changed, or the session never listed) gets one more
 // try after a new listing.
+//
+// In the modern era a request whose streamable HTTP response stream broke
+// is sent again once only where that cannot repeat an effect (it never
+// left, or the listing marks the tool read-only or idempotent); else the
+// call fails with ErrUnavailable saying the outcome is unknown, and the
+// session stays usable (Protocol eras in the package doc).
 func (s *Session) CallTool(ctx context.Context, name string, args json.RawMessage) (*CallResult, error) {
 	if s.lease != nil {
 		return s.leaseCallTool(ctx, name, args)
@@ -536,6 +547,25 @@ func (s *Session) callTool(ctx context.Context, name string, args json.RawMessag
 func (s *Session) callOnce(ctx, cctx context.Context, name string, call *inflightCall, params *mcp.CallToolParams) (*CallResult, *inputRound, error) {
 	lostBefore := s.Lost()
 	res, err := s.cs.CallTool(cctx, params)
+	if loss := s.lostCall(ctx, cctx, call, err); loss != lossNone {
+		// A modern response stream that broke: sent again once where
+		// that cannot repeat an effect, else the outcome is unknown.
+		again := s.mayReissue(name, loss)
+		if again {
+			first := loss
+			res, err = s.cs.CallTool(cctx, params)
+			if loss = s.lostCall(ctx, cctx, call, err); loss != lossNone {
+				loss = max(loss, first) // sent once: unknown
+			}
+		}
+		if loss != lossNone {
+			s.awaitNotes(ctx, call)
+			if loss == lossNotSent {
+				s.noteLostCall(call.tag) // the server is out of reach: lost
+			}
+			return nil, nil, s.lostCallError(name, loss, again, err)
+		}
+	}
 	s.awaitNotes(ctx, call)
 	if wire := requiredElicitations(err); wire != nil && ctx.Err() == nil && cctx.Err() == nil && !s.closed.Load() {
 		// The server's answer: the user must act first. No result, no

@@ -124,8 +124,16 @@
 // above). It follows the rules of a refresh (tools listed and compiled
 // before the switch, aliases unchanged, fingerprint updated when the tools
 // changed, the Run-wide bounds).
-// No call is sent again: a call in flight when the server died gets
-// unavailable, saying when the server will be restarted; a call whose
+// No call is sent again by a restart: a call in flight when the server
+// died gets unavailable, saying when the server will be restarted. A
+// call whose response stream broke on a modern streamable HTTP server
+// (MCP 2026-07-28 has no resumption) is no loss of the server: its
+// session sends it again once only where that cannot repeat an effect
+// (the request never left, or the server's listing marks the tool
+// readOnlyHint or idempotentHint: the server's word, see Protocol eras in
+// package mcpconn), and the model gets the answer; otherwise the model
+// gets unavailable saying the outcome is unknown, and the mount is not
+// restarted (its next call works). A call whose
 // request met the end of a remote server's session (HTTP 404: the server
 // ended it) never reached the server, and its message says so, so the
 // model may send it again after the restart. Restarts are
@@ -141,7 +149,9 @@
 // reported like a failed refresh; it never blocks other changes.
 //
 // Server-side trigger: notifications/tools/list_changed is the one
-// refresh a server itself can cause. A mount whose server sent it (during
+// refresh a server itself can cause, in both protocol eras (a modern
+// server sends it on the subscriptions/listen stream each of the Run's
+// sessions opens; see Protocol eras in package mcpconn). A mount whose server sent it (during
 // a call or between batches) has its tools listed again at the next batch
 // boundary (the end of the batch during which it arrived, or the start of
 // the next), on the same live connection: no process is restarted, and

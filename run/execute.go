@@ -467,8 +467,13 @@ func (r *Run) execute(ctx context.Context, req Request, args json.RawMessage, t 
 	if err != nil {
 		res := r.mcpFailure(t.mount.ref, err)
 		if res.Code == CodeUnavailable && !r.closed.Load() {
-			t.mount.dead.Store(true)
-			res.Message = boundMessage(res.Message + "; " + r.restartHint(t.mount.ref))
+			// A call whose response stream broke in the modern era
+			// leaves its session alive (mcpconn's words say whether the
+			// call may have run): nothing to restart.
+			if t.mount.session.Lost() {
+				t.mount.dead.Store(true)
+				res.Message = boundMessage(res.Message + "; " + r.restartHint(t.mount.ref))
+			}
 			// mcpconn's own words, the exit status and the stderr tail; no
 			// answer of the server, which may quote the arguments.
 			msg := err.Error()

@@ -154,6 +154,8 @@ type clientFeatures struct {
 	// changed is signalled when notifications/tools/list_changed has
 	// been sent (the go-sdk sends it 10 ms after AddTool).
 	changed chan struct{}
+	// listens follows the subscriptions/listen requests (ToolListens).
+	listens *listenCount
 }
 
 // sent is the server's sending middleware: it tells add_tool that the
@@ -208,6 +210,7 @@ func (cf *clientFeatures) add(s *mcp.Server) {
 	mcp.AddTool(s, &mcp.Tool{Name: ToolLate, Description: "Returns at once; at the next tools/call the server receives, sends an elicitation and a log line outside any request.",
 		InputSchema: schemaFor[LateIn](names)}, cf.lateTool)
 	cf.addRounds(s)
+	cf.listens = addListens(s)
 }
 
 // meta returns the _meta by which a message names the call of req as
@@ -292,6 +295,21 @@ func (r *requestIDs) of(token string) json.RawMessage {
 }
 
 func (r *requestIDs) note(line []byte) {
+	id, token, ok := callToken(line)
+	if !ok || id == nil || token == "" {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.byToken == nil || len(r.byToken) >= 4096 {
+		r.byToken = map[string]json.RawMessage{} // a test's worth
+	}
+	r.byToken[token] = id
+}
+
+// callToken reads the id and the string progress token of a tools/call
+// request; ok is false for any other message.
+func callToken(msg []byte) (id json.RawMessage, token string, ok bool) {
 	var m struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
@@ -301,19 +319,11 @@ func (r *requestIDs) note(line []byte) {
 			} `json:"_meta"`
 		} `json:"params"`
 	}
-	if json.Unmarshal(line, &m) != nil || m.Method != "tools/call" || m.ID == nil {
-		return
+	if json.Unmarshal(msg, &m) != nil || m.Method != "tools/call" {
+		return nil, "", false
 	}
-	token, ok := m.Params.Meta.ProgressToken.(string)
-	if !ok {
-		return
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.byToken == nil || len(r.byToken) >= 4096 {
-		r.byToken = map[string]json.RawMessage{} // a test's worth
-	}
-	r.byToken[token] = m.ID
+	token, _ = m.Params.Meta.ProgressToken.(string)
+	return m.ID, token, true
 }
 
 // idSniffer reads stdin for the server and notes the ids of tools/call
@@ -522,7 +532,9 @@ func (cf *clientFeatures) addTool(ctx context.Context, req *mcp.CallToolRequest,
 		cf.mu.Unlock()
 	}
 	// AddTool tells every session (notifications/tools/list_changed)
-	// before this result is sent.
+	// before this result is sent; in the modern era only those with an
+	// open subscriptions/listen.
+	notified := cf.listens.notifiesToolsChange(req)
 	select {
 	case <-cf.changed: // an earlier change's
 	default:
@@ -533,7 +545,11 @@ func (cf *clientFeatures) addTool(ctx context.Context, req *mcp.CallToolRequest,
 			return textResult("%s", in.Text), nil, nil
 		})
 	// The result follows the notification, so a client reads the change
-	// before the result.
+	// before the result (on stdio; over HTTP the listen stream is not the
+	// call's).
+	if !notified {
+		return textResult("added %s", in.Name), nil, nil
+	}
 	select {
 	case <-cf.changed:
 	case <-ctx.Done():

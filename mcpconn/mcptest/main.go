@@ -125,6 +125,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		dropper = &sessionDropper{}
 		opts.dropSession = dropper.drop
 	}
+	if has(FaultBreakStream) && *httpAddr != "" && !*sse {
+		activeBreaker = &streamBreaker{running: map[string]*breakingWriter{}}
+	}
 	if has(FaultIgnoreSIGTERM) {
 		signal.Ignore(syscall.SIGTERM)
 	}
@@ -246,6 +249,9 @@ func serveHTTP(server *mcp.Server, era Era, addr string, sse, jsonResponse bool,
 		h := streamableHandler(server, era, jsonResponse)
 		if dropper != nil {
 			h = dropper.handler(h)
+		}
+		if activeBreaker != nil {
+			h = activeBreaker.handler(h)
 		}
 		return h
 	}, addr, requireHeader, restart, stdin, stdout, stderr)

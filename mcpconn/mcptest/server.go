@@ -211,7 +211,7 @@ var AllFaults = []Fault{
 	FaultExitAtStart, FaultNoHandshake, FaultBanner, FaultSpawnChild, FaultIgnoreSIGTERM,
 	FaultRefuseInitialize, FaultOldProtocol, FaultEndlessLine, FaultNotificationFlood, FaultEndlessListing, FaultHostileContent, FaultEchoSecret, FaultDropSession,
 	FaultCrashOnCall, FaultManyTools, FaultInvalidSchema, FaultRootString, FaultExternalRef, FaultToolMetadata, FaultClientFeatures,
-	FaultContentKinds, FaultParamHeaders,
+	FaultContentKinds, FaultParamHeaders, FaultBreakStream,
 }
 
 // ManyToolsCount is how many extra tools FaultManyTools adds.
@@ -677,6 +677,9 @@ func (f *fake) addTools(s *mcp.Server) {
 	}
 	if f.opts.has(FaultDropSession) {
 		addDropSessionTool(s, f.opts.dropSession)
+	}
+	if f.opts.has(FaultBreakStream) {
+		addBreakStreamTools(s, activeBreaker)
 	}
 	if f.opts.has(FaultToolMetadata) {
 		echo := func(_ context.Context, _ *mcp.CallToolRequest, in EchoIn) (*mcp.CallToolResult, any, error) {
