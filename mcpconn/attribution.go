@@ -7,7 +7,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"io"
 	"math"
 	"reflect"
 	"strconv"
@@ -21,7 +20,7 @@ import (
 //
 //   - streamable HTTP: the event stream it came on. A message on the
 //     stream of a call's own POST (or of a GET that resumes it) is that
-//     call's: the round tripper marks a request (streamMarker) with the
+//     call's: the wire layer marks a request (eventBody.mark) with the
 //     session's secret and the call's progress token, under metaStream
 //     in its params' _meta, before the go-sdk reads it; a notification
 //     is read on the stream itself (readNotification), which knows the
@@ -135,144 +134,6 @@ func metaOf(p mcp.Params) map[string]any {
 // stays within it once marked.
 const maxStreamMarkBytes = 256
 
-// streamMarker is the body of the event stream of a call's own POST (or
-// of a GET that resumes it): each request the server sends on it gets
-// agt's mark in its params' _meta (metaStream), the session's secret and
-// the call's progress token, before the go-sdk reads it. Responses pass
-// as they come: an event is held only until its first top-level members
-// show whether it is one (a call's result is never held whole).
-type streamMarker struct {
-	io.ReadCloser
-	mark string // the session's secret and the call's token
-	max  int    // the session's message bound
-
-	out []byte // bytes ready to return
-	err error  // the body's error, returned once out is drained
-	// passing: the current event passes as it comes, to its end;
-	// lineFull: the current line (passing) has content.
-	passing, lineFull bool
-	// Holding an event not decided yet: its bytes as they came, its
-	// lines that are not data, the current line, and its data as the
-	// go-sdk joins it.
-	raw, other, line, data []byte
-	inData                 bool // the current line is a data line
-	keys                   topKeys
-}
-
-func newStreamMarker(body io.ReadCloser, mark string, max int) *streamMarker {
-	return &streamMarker{ReadCloser: body, mark: mark, max: max}
-}
-
-func (m *streamMarker) Read(p []byte) (int, error) {
-	for len(m.out) == 0 && m.err == nil {
-		n, err := m.ReadCloser.Read(p)
-		m.feed(p[:n])
-		if err != nil {
-			// The go-sdk takes an event cut off by the end of the body as
-			// it is: so does the mark.
-			if !m.passing && len(m.raw) > 0 {
-				if !m.inData {
-					m.other = append(m.other, m.line...)
-				}
-				m.end(nil)
-			}
-			m.err = err
-		}
-	}
-	if len(m.out) == 0 {
-		return 0, m.err
-	}
-	n := copy(p, m.out)
-	m.out = m.out[n:]
-	if len(m.out) == 0 {
-		m.out = nil
-	}
-	return n, nil
-}
-
-func (m *streamMarker) feed(b []byte) {
-	for len(b) > 0 {
-		i := bytes.IndexByte(b, '\n')
-		chunk := b
-		if i >= 0 {
-			chunk = b[:i+1]
-		}
-		b = b[len(chunk):]
-		if !m.passing {
-			m.hold(chunk, i >= 0)
-			continue
-		}
-		m.out = append(m.out, chunk...)
-		if len(bytes.TrimRight(chunk, "\r\n")) > 0 {
-			m.lineFull = true
-		}
-		if i >= 0 {
-			m.passing = m.lineFull // a blank line ends the event
-			m.lineFull = false
-		}
-	}
-}
-
-// hold takes the next bytes of a line of an event not decided yet.
-func (m *streamMarker) hold(chunk []byte, ends bool) {
-	m.raw = append(m.raw, chunk...)
-	start := len(m.line)
-	m.line = append(m.line, chunk...)
-	const field = "data:"
-	if !m.inData && start < len(field) && len(m.line) >= len(field) && bytes.HasPrefix(m.line, []byte(field)) {
-		m.inData, start = true, len(field)
-		if len(m.data) > 0 {
-			m.data = append(m.data, '\n')
-			m.keys.feed([]byte{'\n'})
-		}
-	}
-	if m.inData && start < len(m.line) {
-		v := bytes.TrimRight(m.line[start:], "\r\n")
-		m.data = append(m.data, v...)
-		m.keys.feed(v)
-	}
-	if m.keys.verdict == verdictOther || len(m.raw) > m.max+maxStreamMarkBytes {
-		// A response (or past any message): the event passes as it
-		// came, its rest as it comes.
-		m.out = append(m.out, m.raw...)
-		m.passing, m.lineFull = !ends || len(bytes.TrimRight(m.line, "\r\n")) > 0, !ends
-		m.reset()
-		return
-	}
-	if !ends {
-		return
-	}
-	if len(bytes.TrimRight(m.line, "\r\n")) > 0 {
-		if !m.inData {
-			m.other = append(m.other, m.line...)
-		}
-		m.line, m.inData = m.line[:0], false
-		return
-	}
-	m.end(m.line)
-}
-
-// end ends the held event, whose last line (blank, or nil at the end of
-// the body) is last: marked when it is a message to mark, else as it
-// came.
-func (m *streamMarker) end(last []byte) {
-	if marked, ok := markMessage(m.data, m.mark); ok {
-		m.out = append(m.out, m.other...)
-		m.out = append(m.out, "data: "...)
-		m.out = append(m.out, marked...)
-		m.out = append(m.out, '\n')
-		m.out = append(m.out, last...)
-	} else {
-		m.out = append(m.out, m.raw...)
-	}
-	m.reset()
-}
-
-func (m *streamMarker) reset() {
-	m.raw, m.other, m.line, m.data, m.inData = m.raw[:0], m.other[:0], m.line[:0], m.data[:0], false
-	m.keys = topKeys{}
-}
-
 // markMessage returns data, a JSON-RPC request, with mark put in its
 // params' _meta; ok is false for anything else (it then passes as it
 // came: a notification is read on the stream, readNotification).
@@ -319,87 +180,4 @@ func marshalRaw(v any) (json.RawMessage, error) {
 		return nil, err
 	}
 	return bytes.TrimRight(b.Bytes(), "\n"), nil
-}
-
-// The verdicts of topKeys.
-const (
-	verdictNone  = iota // not decided yet
-	verdictOther        // a response, or not an object: not marked
-)
-
-// topKeys reads a JSON value as it arrives, far enough to see whether
-// it is an object with a top-level "result" or "error" member (a
-// response) or not an object at all: such a value needs no mark. An
-// escaped key is not matched; the whole message decides then.
-type topKeys struct {
-	verdict  int
-	started  bool
-	depth    int
-	inStr    bool
-	esc      bool
-	wantKey  bool
-	inKey    bool
-	keyOdd   bool // escaped or long: matches nothing
-	key      [8]byte
-	keyBytes int
-}
-
-func (k *topKeys) feed(b []byte) {
-	for _, c := range b {
-		if k.verdict != verdictNone {
-			return
-		}
-		if !k.started {
-			switch c {
-			case ' ', '\t', '\r', '\n':
-			case '{':
-				k.started, k.depth, k.wantKey = true, 1, true
-			default:
-				k.verdict = verdictOther
-			}
-			continue
-		}
-		if k.inStr {
-			switch {
-			case k.esc:
-				k.esc = false
-			case c == '\\':
-				k.esc, k.keyOdd = true, k.keyOdd || k.inKey
-			case c == '"':
-				k.inStr = false
-				if k.inKey {
-					k.inKey = false
-					if !k.keyOdd {
-						switch string(k.key[:k.keyBytes]) {
-						case "result", "error":
-							k.verdict = verdictOther
-						}
-					}
-				}
-			case k.inKey:
-				if k.keyBytes < len(k.key) {
-					k.key[k.keyBytes] = c
-					k.keyBytes++
-				} else {
-					k.keyOdd = true
-				}
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			k.inStr = true
-			if k.depth == 1 && k.wantKey {
-				k.inKey, k.wantKey, k.keyOdd, k.keyBytes = true, false, false, 0
-			}
-		case '{', '[':
-			k.depth++
-		case '}', ']':
-			k.depth--
-		case ',':
-			if k.depth == 1 {
-				k.wantKey = true
-			}
-		}
-	}
 }

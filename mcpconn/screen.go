@@ -45,7 +45,7 @@ var errUndecodable = errMalformed("the answer is not a JSON-RPC response the cli
 
 // messageScreen judges every message of one session's server before the
 // go-sdk decodes it: on stdio each line (screenedLines), on HTTP each
-// event (screenedEvents) and each application/json body
+// event (eventBody, the wire layer) and each application/json body
 // (screenedJSONBody). The go-sdk ends the connection at the first message
 // its decoder refuses; the screen keeps the session:
 //
@@ -98,8 +98,30 @@ func (s *messageScreen) screen(msg []byte, answers func() json.RawMessage) (out 
 // screenNote is screen that also reports a notification (a message with
 // a method and no id) that passes, as it came or scrubbed.
 func (s *messageScreen) screenNote(msg []byte, answers func() json.RawMessage) (out []byte, changed, note bool, err error) {
+	out, changed, kind, err := s.judge(msg, answers)
+	return out, changed, kind == kindNote, err
+}
+
+// msgKind is what a message that passed the screen is, as its envelope
+// says.
+type msgKind uint8
+
+const (
+	kindOther   msgKind = iota // a response, a batch, not JSON-RPC, or dropped
+	kindNote                   // a notification: a method and no id (or a null one)
+	kindRequest                // a request: a method and an id
+)
+
+// judge is screen that also says what kind of message passes, from the
+// envelope the screen reads anyway (the stream mark needs it). A nil
+// screen passes everything, and reads the envelope for the kind only.
+func (s *messageScreen) judge(msg []byte, answers func() json.RawMessage) (out []byte, changed bool, kind msgKind, err error) {
 	if s == nil {
-		return msg, false, false, nil
+		var env envelope
+		if b := bytes.TrimSpace(msg); len(b) > 0 && b[0] == '{' && objectMembers(b, env.member) == nil {
+			kind = env.kind()
+		}
+		return msg, false, kind, nil
 	}
 	b := bytes.TrimSpace(msg)
 	// The secrets first: the rest of the screen, and the go-sdk, read the
@@ -109,23 +131,23 @@ func (s *messageScreen) screenNote(msg []byte, answers func() json.RawMessage) (
 		msg, b, scrubbed = sb, sb, true
 	}
 	if len(b) == 0 || (b[0] != '{' && b[0] != '[') {
-		return msg, scrubbed, false, nil // not JSON-RPC: the go-sdk reports it, as always
+		return msg, scrubbed, kindOther, nil // not JSON-RPC: the go-sdk reports it, as always
 	}
 	if b[0] == '[' {
 		if end, nesting := skipNested(b, 0); end < 0 || nesting <= MaxMessageDepth {
-			return msg, scrubbed, false, nil
+			return msg, scrubbed, kindOther, nil
 		}
-		return nil, true, false, s.drop("a batch nested deeper than MaxMessageDepth")
+		return nil, true, kindOther, s.drop("a batch nested deeper than MaxMessageDepth")
 	}
 	// One pass reads the members the decision needs and the nesting.
 	var env envelope
 	nesting, err := objectNesting(b, env.member)
 	if err != nil {
-		return msg, scrubbed, false, nil // malformed JSON: the go-sdk reports it, as always
+		return msg, scrubbed, kindOther, nil // malformed JSON: the go-sdk reports it, as always
 	}
 	deep := nesting > MaxMessageDepth
 	if !deep && (env.plain() || decodes(b)) {
-		return msg, scrubbed, env.method != nil && (env.id == nil || isNull(env.id)), nil
+		return msg, scrubbed, env.kind(), nil
 	}
 	cause := error(errUndecodable)
 	if deep {
@@ -133,24 +155,24 @@ func (s *messageScreen) screenNote(msg []byte, answers func() json.RawMessage) (
 	}
 	if env.method == nil {
 		if id, ok := rawIDKey(env.id); ok {
-			return s.refuseAnswer(b, env.id, id, deep, cause), true, false, nil
+			return s.refuseAnswer(b, env.id, id, deep, cause), true, kindOther, nil
 		}
 		if answers != nil {
 			// The body answers the request it was the response to.
 			if raw := answers(); raw != nil {
 				id, _ := rawIDKey(raw)
-				return s.refuseAnswer(b, raw, id, false, cause), true, false, nil
+				return s.refuseAnswer(b, raw, id, false, cause), true, kindOther, nil
 			}
 		}
 		if deep {
-			return nil, true, false, s.drop("a response nested deeper than MaxMessageDepth that names no request (id)")
+			return nil, true, kindOther, s.drop("a response nested deeper than MaxMessageDepth that names no request (id)")
 		}
-		return nil, true, false, s.drop("a response that names no request (its id is null, missing or not a string or integer)")
+		return nil, true, kindOther, s.drop("a response that names no request (its id is null, missing or not a string or integer)")
 	}
 	if deep {
-		return nil, true, false, s.drop("a request or notification nested deeper than MaxMessageDepth")
+		return nil, true, kindOther, s.drop("a request or notification nested deeper than MaxMessageDepth")
 	}
-	return nil, true, false, s.drop("a request or notification the JSON-RPC decoder refuses")
+	return nil, true, kindOther, s.drop("a request or notification the JSON-RPC decoder refuses")
 }
 
 // refuseAnswer returns what the go-sdk reads in place of an answer (to the
@@ -280,6 +302,17 @@ func (e *envelope) member(key, val []byte) error {
 	return nil
 }
 
+// kind is what the message is: a notification, a request, or other.
+func (e *envelope) kind() msgKind {
+	switch {
+	case e.method == nil:
+		return kindOther
+	case e.id == nil || isNull(e.id):
+		return kindNote
+	}
+	return kindRequest
+}
+
 // plain reports the common forms the go-sdk's decoder always reads: a
 // request or notification with a plain string method and an id that is
 // absent, null, an integer or a plain string; a result answer whose id is
@@ -358,7 +391,7 @@ func answer(rawID json.RawMessage, member string, val []byte) []byte {
 	return append(b, '}')
 }
 
-// lineReader is the reading half of screenedLines and screenedEvents: it
+// lineReader is the reading half of screenedLines: it
 // reads the body below in chunks, hands each whole line (in line, its
 // '\n' included) to its lineHandler, and serves what the handler put in
 // out.
@@ -534,94 +567,6 @@ func (j *screenedJSONBody) requestID() json.RawMessage {
 		return nil
 	}
 	return id
-}
-
-// screenedEvents hands an event-stream body to the go-sdk event by event,
-// each message event's data screened (and noted in the capture when there
-// is one) before the go-sdk sees the event: an event is held until its
-// end, which the go-sdk waits for too, within the message bound below.
-// Lines are parsed as the go-sdk parses them; an event whose data is
-// dropped keeps its other lines (its id still counts for a resumption).
-type screenedEvents struct {
-	lineReader
-	screen  *messageScreen
-	capture *toolsListCapture // nil: nothing to note
-	guard   *peerGuard
-	// notify, when set, is handed each notification that passes, in the
-	// stream's order, with stream, the call whose own stream it is (or
-	// nil).
-	notify func(msg []byte, stream *inflightCall)
-	stream *inflightCall
-
-	event   []byte       // the lines of the current event so far
-	data    bytes.Buffer // its data, joined as the go-sdk joins it
-	hasData bool
-	name    []byte // its event name
-}
-
-func (s *screenedEvents) Read(p []byte) (int, error) { return s.read(p, s) }
-
-// endBody: like the go-sdk's reader, an event cut off by the end of the
-// body still counts (not one cut off by an error).
-func (s *screenedEvents) endBody() {
-	if len(s.event) > 0 {
-		s.endEvent()
-	}
-}
-
-// endLine takes a whole line: a blank one (only '\r' and '\n', as the
-// go-sdk reads it) ends the event.
-func (s *screenedEvents) endLine() {
-	s.event = append(s.event, s.line...)
-	content := bytes.TrimRight(s.line, "\r\n")
-	s.line = s.line[:0]
-	if len(content) == 0 {
-		s.endEvent()
-		return
-	}
-	field, value, ok := bytes.Cut(content, []byte{':'})
-	switch {
-	case !ok:
-	case string(field) == "data":
-		if s.hasData {
-			s.data.WriteByte('\n')
-		}
-		s.data.Write(bytes.TrimSpace(value))
-		s.hasData = true
-	case string(field) == "event":
-		s.name = append(s.name[:0], bytes.TrimSpace(value)...)
-	}
-}
-
-func (s *screenedEvents) endEvent() {
-	ev := s.screen.scrubFields(s.event)
-	if s.data.Len() > 0 && (len(s.name) == 0 || string(s.name) == "message") {
-		msg, changed, note, err := s.screen.screenNote(s.data.Bytes(), nil)
-		if err != nil {
-			s.err = err
-		}
-		if note && s.notify != nil && s.err == nil {
-			// Before the event reaches the go-sdk, so before any answer
-			// that follows it on the stream.
-			s.notify(msg, s.stream)
-		}
-		if changed {
-			s.out = appendEvent(s.out, ev, msg)
-		} else {
-			s.out = append(s.out, ev...)
-		}
-		if s.capture != nil && msg != nil && s.err == nil {
-			if e := noteResponses(s.capture, msg); e != nil {
-				// Before the client reads the end of the event: the page is
-				// never decoded.
-				s.err = s.guard.trip(e)
-			}
-		}
-	} else {
-		s.out = append(s.out, ev...)
-	}
-	s.event, s.name, s.hasData = s.event[:0], s.name[:0], false
-	s.data.Reset()
 }
 
 // scrubFields returns ev, the lines of an event, with the screen's secrets

@@ -1,0 +1,202 @@
+package mcpconn
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// refEvent is an event as the go-sdk's reader frames it.
+type refEvent struct {
+	Raw, Data, Name string
+	Valued, Retry   bool
+	Ended           bool
+}
+
+// refEvents frames stream whole, by the go-sdk's rules (scanEventsLimited,
+// go-sdk v1.8.0), written as plainly as they read: lines end at '\n',
+// trailing '\r' and '\n' are trimmed, a blank line ends the event, data
+// values are trimmed and joined with '\n', a line cut off by the end
+// counts. It also gives each event's peak: the most bytes of it held
+// before a line end, which the bound is checked against.
+func refEvents(stream string) (evs []refEvent, peaks []int) {
+	var cur refEvent
+	hasData := false
+	flush := func(ended bool) {
+		cur.Ended = ended
+		peak := len(cur.Raw)
+		if strings.HasSuffix(cur.Raw, "\n") {
+			peak--
+		}
+		evs, peaks = append(evs, cur), append(peaks, peak)
+		cur, hasData = refEvent{}, false
+	}
+	for stream != "" {
+		line, rest, nl := strings.Cut(stream, "\n")
+		stream = rest
+		cur.Raw += line
+		if nl {
+			cur.Raw += "\n"
+		}
+		content := strings.TrimRight(line, "\r\n")
+		if content == "" {
+			if nl {
+				flush(true)
+			}
+			continue
+		}
+		field, value, ok := strings.Cut(content, ":")
+		if !ok {
+			continue
+		}
+		switch field {
+		case "data":
+			if hasData {
+				cur.Data += "\n"
+			}
+			hasData = true
+			v := string(bytes.TrimSpace([]byte(value)))
+			cur.Data += v
+			cur.Valued = cur.Valued || v != ""
+		case "event":
+			cur.Name = string(bytes.TrimSpace([]byte(value)))
+		case "retry":
+			cur.Retry = true
+		}
+	}
+	if cur.Raw != "" {
+		flush(false)
+	}
+	return evs, peaks
+}
+
+// scanInPieces feeds stream to a scanner bounded to max, cut at the
+// given offsets, and returns the events it framed (up to the bound's
+// error, which it returns).
+func scanInPieces(stream []byte, cuts []int, max int) ([]refEvent, error) {
+	s := sseScanner{max: max}
+	var got []refEvent
+	take := func() {
+		for _, ev := range s.done {
+			got = append(got, refEvent{Raw: string(ev.raw), Data: string(ev.data), Name: string(ev.name),
+				Valued: ev.valued, Retry: ev.retry, Ended: ev.ended})
+		}
+		s.spent()
+	}
+	errBound := errors.New("bound")
+	prev := 0
+	for _, c := range append(cuts, len(stream)) {
+		err := s.feed(stream[prev:c], func() error { return errBound }, nil)
+		if s.ev != nil && max > 0 && len(s.ev.raw) > max+1 { // its last line end aside
+			return got, errors.New("holds more than the bound")
+		}
+		if err != nil {
+			s.spent() // nothing of a read that broke the bound is used
+			return got, err
+		}
+		take()
+		prev = c
+	}
+	s.finish()
+	take()
+	return got, nil
+}
+
+// FuzzSSEScanner: the one SSE scanner frames any stream as the go-sdk
+// does (refEvents), however the stream is split into reads (whole, at
+// every single byte offset, a byte at a time), with LF, CRLF and lone CR
+// in lines, comments, multi-line data, and lines far past the bound: the
+// bound fails the read that carries the first event past it, never holds
+// more than the bound, and leaves the events before it whole. Through
+// eventBody with nothing to change, every byte passes as it came. Issue
+// 25 item 8.
+func FuzzSSEScanner(f *testing.F) {
+	for _, seed := range []string{
+		"data: {}\n\n",
+		"event: message\r\nid: 1\r\ndata: {\"a\":1}\r\n\r\n",
+		": comment\nretry: 10\nid: 9\n\n",
+		"data: a\ndata:  b \ndata:\n\n",
+		"data: a\rdata: b\r\r\n",
+		"data: x\n\r\r\n\ndata: y",
+		"no colon\n\ndata: " + strings.Repeat("z", 300) + "\n\n",
+		"data: tail without end",
+		"\n\n\r\n",
+	} {
+		f.Add([]byte(seed), 64)
+	}
+	f.Fuzz(func(t *testing.T, stream []byte, max int) {
+		if len(stream) > 2048 {
+			return
+		}
+		max = max%512 + 1
+		if max < 1 {
+			max += 512
+		}
+		want, peaks := refEvents(string(stream))
+		limit := -1 // the first event past the bound
+		for i, p := range peaks {
+			if p > max {
+				limit = i
+				break
+			}
+		}
+		if limit >= 0 {
+			want = want[:limit]
+		}
+		check := func(how string, cuts []int) {
+			got, err := scanInPieces(stream, cuts, max)
+			if (err != nil) != (limit >= 0) {
+				t.Fatalf("%s: error %v; want one: %v (peaks %v, bound %d)", how, err, limit >= 0, peaks, max)
+			}
+			if err != nil {
+				// A read that broke the bound hands on nothing: what came
+				// before it in earlier reads only.
+				if len(got) > len(want) || cmp.Diff(want[:len(got)], got, cmpopts.EquateEmpty()) != "" {
+					t.Fatalf("%s: before the bound (-want +got):\n%s", how, cmp.Diff(want, got))
+				}
+				return
+			}
+			if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+				t.Fatalf("%s: events (-want +got):\n%s", how, diff)
+			}
+		}
+		check("whole", nil)
+		for i := 1; i < len(stream) && len(stream) <= 256; i++ {
+			check("split", []int{i})
+		}
+		var each []int
+		for i := 1; i < len(stream); i++ {
+			each = append(each, i)
+		}
+		check("one byte at a time", each)
+		if limit < 0 {
+			got, err := io.ReadAll(&eventBody{ReadCloser: io.NopCloser(&chunkReader{data: stream, n: 3}), guard: newPeerGuard(max, 1<<20)})
+			if err != nil || !bytes.Equal(got, stream) {
+				t.Fatalf("eventBody changed the stream: %q, %v; want %q", got, err, stream)
+			}
+		}
+	})
+}
+
+// An event far past the bound fails at the bound, however long its line
+// goes on: the scanner holds no more than the bound of it.
+func TestSSEScannerHugeLine(t *testing.T) {
+	t.Parallel()
+	g := newPeerGuard(1<<10, 1000)
+	huge := &chunkReader{data: []byte("data: " + strings.Repeat("x", 1<<20) + "\n\n"), n: 1 << 15}
+	body := &eventBody{ReadCloser: io.NopCloser(huge), guard: g}
+	if _, err := io.ReadAll(body); !errors.Is(err, ErrLimit) {
+		t.Fatalf("a 1 MiB line under a 1 KiB bound: %v; want ErrLimit", err)
+	}
+	if n := len(body.scan.ev.raw); n > 1<<10 {
+		t.Errorf("holds %d bytes of the event; want at most the bound", n)
+	}
+	if left := len(huge.data); left < 1<<20-2*(1<<15) {
+		t.Errorf("read %d bytes past the bound; want one read at most", (1<<20)-left)
+	}
+}
