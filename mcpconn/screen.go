@@ -91,16 +91,10 @@ func (s *messageScreen) scrubs() bool { return s != nil && s.scrub != nil }
 // (an application/json body), or nil. The error is the rate bound a
 // dropped message broke. A nil screen passes everything.
 func (s *messageScreen) screen(msg []byte, answers func() json.RawMessage) (out []byte, changed bool, err error) {
-	out, changed, _, err = s.screenNote(msg, answers)
+	out, changed, _, _, err = s.judge(msg, answers)
 	return out, changed, err
 }
 
-// screenNote is screen that also reports a notification (a message with
-// a method and no id) that passes, as it came or scrubbed.
-func (s *messageScreen) screenNote(msg []byte, answers func() json.RawMessage) (out []byte, changed, note bool, err error) {
-	out, changed, kind, err := s.judge(msg, answers)
-	return out, changed, kind == kindNote, err
-}
 
 // msgKind is what a message that passed the screen is, as its envelope
 // says.
@@ -113,15 +107,18 @@ const (
 )
 
 // judge is screen that also says what kind of message passes, from the
-// envelope the screen reads anyway (the stream mark needs it). A nil
-// screen passes everything, and reads the envelope for the kind only.
-func (s *messageScreen) judge(msg []byte, answers func() json.RawMessage) (out []byte, changed bool, kind msgKind, err error) {
+// envelope the screen reads anyway (the stream mark needs it), and gives
+// that envelope when it is one of the plain forms the go-sdk always reads
+// (the capture takes an answer from it, not from a second decoding); nil
+// otherwise. A nil screen passes everything, and reads the envelope for
+// the kind only.
+func (s *messageScreen) judge(msg []byte, answers func() json.RawMessage) (out []byte, changed bool, kind msgKind, plain *envelope, err error) {
 	if s == nil {
 		var env envelope
 		if b := bytes.TrimSpace(msg); len(b) > 0 && b[0] == '{' && objectMembers(b, env.member) == nil {
 			kind = env.kind()
 		}
-		return msg, false, kind, nil
+		return msg, false, kind, nil, nil
 	}
 	b := bytes.TrimSpace(msg)
 	// The secrets first: the rest of the screen, and the go-sdk, read the
@@ -131,23 +128,26 @@ func (s *messageScreen) judge(msg []byte, answers func() json.RawMessage) (out [
 		msg, b, scrubbed = sb, sb, true
 	}
 	if len(b) == 0 || (b[0] != '{' && b[0] != '[') {
-		return msg, scrubbed, kindOther, nil // not JSON-RPC: the go-sdk reports it, as always
+		return msg, scrubbed, kindOther, nil, nil // not JSON-RPC: the go-sdk reports it, as always
 	}
 	if b[0] == '[' {
 		if end, nesting := skipNested(b, 0); end < 0 || nesting <= MaxMessageDepth {
-			return msg, scrubbed, kindOther, nil
+			return msg, scrubbed, kindOther, nil, nil
 		}
-		return nil, true, kindOther, s.drop("a batch nested deeper than MaxMessageDepth")
+		return nil, true, kindOther, nil, s.drop("a batch nested deeper than MaxMessageDepth")
 	}
 	// One pass reads the members the decision needs and the nesting.
 	var env envelope
 	nesting, err := objectNesting(b, env.member)
 	if err != nil {
-		return msg, scrubbed, kindOther, nil // malformed JSON: the go-sdk reports it, as always
+		return msg, scrubbed, kindOther, nil, nil // malformed JSON: the go-sdk reports it, as always
 	}
 	deep := nesting > MaxMessageDepth
-	if !deep && (env.plain() || decodes(b)) {
-		return msg, scrubbed, env.kind(), nil
+	if !deep && env.plain() {
+		return msg, scrubbed, env.kind(), &env, nil
+	}
+	if !deep && decodes(b) {
+		return msg, scrubbed, env.kind(), nil, nil
 	}
 	cause := error(errUndecodable)
 	if deep {
@@ -155,24 +155,24 @@ func (s *messageScreen) judge(msg []byte, answers func() json.RawMessage) (out [
 	}
 	if env.method == nil {
 		if id, ok := rawIDKey(env.id); ok {
-			return s.refuseAnswer(b, env.id, id, deep, cause), true, kindOther, nil
+			return s.refuseAnswer(b, env.id, id, deep, cause), true, kindOther, nil, nil
 		}
 		if answers != nil {
 			// The body answers the request it was the response to.
 			if raw := answers(); raw != nil {
 				id, _ := rawIDKey(raw)
-				return s.refuseAnswer(b, raw, id, false, cause), true, kindOther, nil
+				return s.refuseAnswer(b, raw, id, false, cause), true, kindOther, nil, nil
 			}
 		}
 		if deep {
-			return nil, true, kindOther, s.drop("a response nested deeper than MaxMessageDepth that names no request (id)")
+			return nil, true, kindOther, nil, s.drop("a response nested deeper than MaxMessageDepth that names no request (id)")
 		}
-		return nil, true, kindOther, s.drop("a response that names no request (its id is null, missing or not a string or integer)")
+		return nil, true, kindOther, nil, s.drop("a response that names no request (its id is null, missing or not a string or integer)")
 	}
 	if deep {
-		return nil, true, kindOther, s.drop("a request or notification nested deeper than MaxMessageDepth")
+		return nil, true, kindOther, nil, s.drop("a request or notification nested deeper than MaxMessageDepth")
 	}
-	return nil, true, kindOther, s.drop("a request or notification the JSON-RPC decoder refuses")
+	return nil, true, kindOther, nil, s.drop("a request or notification the JSON-RPC decoder refuses")
 }
 
 // refuseAnswer returns what the go-sdk reads in place of an answer (to the
@@ -285,7 +285,7 @@ func wireToolName(tool []byte) string {
 // envelope holds the members of a message the decision needs, exactly as
 // sent (the last of a key, as decoders keep it); nil when absent.
 type envelope struct {
-	jsonrpc, id, method, err []byte
+	jsonrpc, id, method, err, result []byte
 }
 
 func (e *envelope) member(key, val []byte) error {
@@ -298,6 +298,8 @@ func (e *envelope) member(key, val []byte) error {
 		e.method = val
 	case "error":
 		e.err = val
+	case "result":
+		e.result = val
 	}
 	return nil
 }
@@ -523,19 +525,19 @@ func (j *screenedJSONBody) Read(p []byte) (int, error) {
 			j.out, j.err = j.screen.scrub.json(body), io.EOF
 			return j.Read(p)
 		}
-		msg, changed, note, serr := j.screen.screenNote(body, j.requestID)
+		msg, changed, kind, plain, serr := j.screen.judge(body, j.requestID)
 		switch {
 		case serr != nil:
 			j.err = serr
 		case changed:
 			j.out = msg
 		}
-		if note && serr == nil && j.notify != nil {
+		if kind == kindNote && serr == nil && j.notify != nil {
 			// A notification that passes, scrubbed or as it came.
 			j.notify(msg, j.stream)
 		}
-		if j.capture != nil && j.err == nil {
-			if e := noteResponses(j.capture, j.out); e != nil {
+		if j.capture != nil && j.err == nil && kind == kindOther {
+			if e := j.capture.noteMessage(j.out, plain); e != nil {
 				j.err = j.guard.trip(e)
 			}
 		}

@@ -270,7 +270,7 @@ func (b *eventBody) event(ev *sseEvent) error {
 	raw := b.screen.scrubFields(ev.raw)
 	out, err := raw, error(nil)
 	if len(ev.data) > 0 && (len(ev.name) == 0 || string(ev.name) == "message") {
-		msg, changed, kind, serr := b.screen.judge(ev.data, nil)
+		msg, changed, kind, plain, serr := b.screen.judge(ev.data, nil)
 		err = serr
 		if kind == kindNote && b.notify != nil && err == nil {
 			// Before the event reaches the go-sdk, so before any answer
@@ -285,8 +285,8 @@ func (b *eventBody) event(ev *sseEvent) error {
 		if changed {
 			out = appendEvent(nil, raw, msg)
 		}
-		if b.capture != nil && msg != nil && err == nil {
-			if e := noteResponses(b.capture, msg); e != nil {
+		if b.capture != nil && msg != nil && err == nil && kind == kindOther {
+			if e := b.capture.noteMessage(msg, plain); e != nil {
 				// Before the client reads the end of the event: the page is
 				// never decoded.
 				err = b.guard.trip(e)
@@ -341,3 +341,34 @@ func clampRetry(ev []byte, maxMS int64) []byte {
 }
 
 func (b *eventBody) tooLarge() error { return b.guard.tooLarge() }
+
+// noteMessage records msg, a message or batch that passed the screen, for
+// the listing and the calls in flight (noteResponses), and returns the
+// bound a result broke. plain, when not nil, is msg's envelope as the
+// screen read it, in a form the go-sdk always reads: the answer is taken
+// from it, without decoding msg again.
+func (c *toolsListCapture) noteMessage(msg []byte, plain *envelope) *LimitError {
+	if plain == nil {
+		return noteResponses(c, msg)
+	}
+	if plain.method != nil {
+		return nil
+	}
+	// A plain answer has an id that is an integer or a plain string, and
+	// no error: the go-sdk's decoder reads the same id and result.
+	id, ok := rawIDKey(plain.id)
+	if !ok {
+		return nil
+	}
+	result := bytes.TrimSpace(plain.result)
+	if plain.result == nil {
+		result = nil
+	}
+	if e := c.response(id, result); e != nil {
+		return e
+	}
+	// A fresh copy, as the decoder would make: msg's buffer is the
+	// reader's.
+	c.callAnswered(id, resultOrNull(bytes.Clone(result)))
+	return nil
+}

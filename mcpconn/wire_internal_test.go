@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // refEvent is an event as the go-sdk's reader frames it.
@@ -199,4 +200,54 @@ func TestSSEScannerHugeLine(t *testing.T) {
 	if left := len(huge.data); left < 1<<20-2*(1<<15) {
 		t.Errorf("read %d bytes past the bound; want one read at most", (1<<20)-left)
 	}
+}
+
+// FuzzPlainAnswer: for an answer in a plain form (envelope.plain), the id
+// and result the capture takes from the screen's envelope
+// (toolsListCapture.noteMessage) are those the go-sdk's decoder reads,
+// so the capture needs no decoding of its own. Issue 25 item 8.
+func FuzzPlainAnswer(f *testing.F) {
+	for _, seed := range []string{
+		`{"jsonrpc":"2.0","id":7,"result":{"tools":[]}}`,
+		`{"jsonrpc":"2.0","id":"x","result":{"content":[]} }`,
+		`{"result":5 ,"id":-3,"jsonrpc":"2.0"}`,
+		`{"jsonrpc":"2.0","id":1,"result":{},"result":[1]}`,
+		`{"jsonrpc":"2.0","id":1,"error":null}`,
+		`{"jsonrpc":"2.0","id":1}`,
+		`{"jsonrpc":"2.0","id":"a\u0062","result":{}}`,
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, msg string) {
+		b := bytes.TrimSpace([]byte(msg))
+		if len(b) == 0 || b[0] != '{' {
+			return
+		}
+		var env envelope
+		if _, err := objectNesting(b, env.member); err != nil || !env.plain() || env.method != nil {
+			return
+		}
+		m, err := jsonrpc.DecodeMessage(b)
+		if err != nil {
+			return // the go-sdk fails the connection on it
+		}
+		resp, ok := m.(*jsonrpc.Response)
+		if !ok {
+			t.Fatalf("%s: plain answer decodes as %T", msg, m)
+		}
+		id, ok := rawIDKey(env.id)
+		if !ok {
+			return // an id no request of ours has
+		}
+		if want := idKey(resp.ID); id != want {
+			t.Errorf("%s: id %q; the decoder reads %q", msg, id, want)
+		}
+		result := bytes.TrimSpace(env.result)
+		if env.result == nil {
+			result = nil
+		}
+		if string(result) != string(resp.Result) || (result == nil) != (resp.Result == nil) || resp.Error != nil {
+			t.Errorf("%s: result %q; the decoder reads %q (error %v)", msg, result, resp.Result, resp.Error)
+		}
+	})
 }
