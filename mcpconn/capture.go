@@ -554,32 +554,14 @@ func (h *headerRoundTripper) send(req *http.Request, st *eventStream) (*http.Res
 // listRequestIDs returns the ids of tools/list requests in a JSON-RPC
 // message or batch.
 func listRequestIDs(body []byte) []string {
-	type wireReq struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-	}
-	body = bytes.TrimSpace(body)
-	var reqs []wireReq
-	if len(body) > 0 && body[0] == '[' {
-		if json.Unmarshal(body, &reqs) != nil {
-			return nil
-		}
-	} else {
-		var r wireReq
-		if json.Unmarshal(body, &r) != nil {
-			return nil
-		}
-		reqs = []wireReq{r}
-	}
 	var ids []string
-	for _, r := range reqs {
-		if r.Method != methodListTools {
-			continue
+	eachMessage(body, func(msg []byte) {
+		if id, method, ok, _ := requestIDMethod(msg); ok && method == methodListTools {
+			if k, ok := rawIDKey(id); ok {
+				ids = append(ids, k)
+			}
 		}
-		if k, ok := rawIDKey(r.ID); ok {
-			ids = append(ids, k)
-		}
-	}
+	})
 	return ids
 }
 
@@ -588,26 +570,18 @@ func listRequestIDs(body []byte) []string {
 // decoder (keys match exactly, as the client that reads the same bytes
 // sees them; each result is a fresh copy), and returns the bound a result
 // broke.
-func noteResponses(c *toolsListCapture, msg []byte) *LimitError {
-	msg = bytes.TrimSpace(msg)
-	raws := []json.RawMessage{msg}
-	if len(msg) > 0 && msg[0] == '[' {
-		if json.Unmarshal(msg, &raws) != nil {
-			return nil
+func noteResponses(c *toolsListCapture, msg []byte) (e *LimitError) {
+	eachMessage(msg, func(raw []byte) {
+		if e != nil {
+			return
 		}
-	}
-	for _, raw := range raws {
 		m, err := jsonrpc.DecodeMessage(raw)
 		if err != nil {
-			continue
+			return
 		}
-		resp, ok := m.(*jsonrpc.Response)
-		if !ok || !resp.ID.IsValid() {
-			continue
+		if resp, ok := m.(*jsonrpc.Response); ok && resp.ID.IsValid() {
+			_, e = c.note(resp)
 		}
-		if _, e := c.note(resp); e != nil {
-			return e
-		}
-	}
-	return nil
+	})
+	return e
 }

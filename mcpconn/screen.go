@@ -95,7 +95,6 @@ func (s *messageScreen) screen(msg []byte, answers func() json.RawMessage) (out 
 	return out, changed, err
 }
 
-
 // msgKind is what a message that passed the screen is, as its envelope
 // says.
 type msgKind uint8
