@@ -145,24 +145,27 @@ type lineGuard struct {
 	line  int // bytes of the current line so far
 }
 
-// feed accounts for p; it returns the guard's error once a line is longer
-// than the message bound.
-func (l *lineGuard) feed(p []byte) error {
+// lineEnds accounts for p, the next bytes of stdout: it appends the index
+// of each '\n' in p to ends, and returns the guard's error once a line is
+// longer than the message bound.
+func (l *lineGuard) lineEnds(p []byte, ends []int) ([]int, error) {
+	off := 0
 	for {
-		i := bytes.IndexByte(p, '\n')
+		i := bytes.IndexByte(p[off:], '\n')
 		if i < 0 {
-			l.line += len(p)
+			l.line += len(p) - off
 			break
 		}
 		if l.line+i > l.guard.maxMessage {
-			return l.guard.tooLarge()
+			return ends, l.guard.tooLarge()
 		}
-		l.line, p = 0, p[i+1:]
+		ends = append(ends, off+i)
+		l.line, off = 0, off+i+1
 	}
 	if l.line > l.guard.maxMessage {
-		return l.guard.tooLarge()
+		return ends, l.guard.tooLarge()
 	}
-	return nil
+	return ends, nil
 }
 
 // boundedBody bounds an HTTP response body that is not an event stream

@@ -73,12 +73,12 @@ func TestLineGuard(t *testing.T) {
 		l := &lineGuard{guard: newPeerGuard(8, 1000)}
 		var err error
 		for _, c := range tt.chunks {
-			if err = l.feed([]byte(c)); err != nil {
+			if _, err = l.lineEnds([]byte(c), nil); err != nil {
 				break
 			}
 		}
 		if (err != nil) != tt.over || (err != nil && !errors.Is(err, ErrLimit)) {
-			t.Errorf("%s: feed = %v; want over=%v", tt.name, err, tt.over)
+			t.Errorf("%s: lineEnds = %v; want over=%v", tt.name, err, tt.over)
 		}
 	}
 }

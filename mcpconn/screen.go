@@ -392,13 +392,17 @@ func answer(rawID json.RawMessage, member string, val []byte) []byte {
 	return append(b, '}')
 }
 
-// lineReader is the reading half of screenedLines: it
-// reads the body below in chunks, hands each whole line (in line, its
-// '\n' included) to its lineHandler, and serves what the handler put in
-// out.
+// lineReader is the reading half of screenedLines, the wire layer of
+// stdio: it reads the body below in chunks, frames them into lines once
+// (the bound, when set, finds the line ends as it counts them), hands
+// each whole line (in line, its '\n' included) to its lineHandler, and
+// serves what the handler put in out.
 type lineReader struct {
 	io.ReadCloser
+	// bound keeps each line within the message bound; nil: none.
+	bound *lineGuard
 	chunk []byte
+	ends  []int  // the line ends of the chunk
 	line  []byte // the current line so far
 	out   []byte // bytes for the go-sdk, from off
 	off   int
@@ -435,15 +439,35 @@ func (r *lineReader) fill(h lineHandler) {
 	}
 	n, err := r.ReadCloser.Read(r.chunk)
 	b := r.chunk[:n]
-	for len(b) > 0 && r.err == nil {
-		i := bytes.IndexByte(b, '\n')
-		if i < 0 {
-			r.line = append(r.line, b...)
+	if r.bound != nil {
+		var gerr error
+		if r.ends, gerr = r.bound.lineEnds(b, r.ends[:0]); gerr != nil {
+			// Nothing of this read reaches the go-sdk.
+			r.err = gerr
+			return
+		}
+	} else {
+		r.ends = r.ends[:0]
+		for i := 0; ; {
+			k := bytes.IndexByte(b[i:], '\n')
+			if k < 0 {
+				break
+			}
+			r.ends = append(r.ends, i+k)
+			i += k + 1
+		}
+	}
+	from := 0
+	for _, end := range r.ends {
+		if r.err != nil {
 			break
 		}
-		r.line = append(r.line, b[:i+1]...)
-		b = b[i+1:]
+		r.line = append(r.line, b[from:end+1]...)
+		from = end + 1
 		h.endLine()
+	}
+	if r.err == nil {
+		r.line = append(r.line, b[from:]...)
 	}
 	if err != nil && r.err == nil {
 		// At the end of the body a last line without its newline is read
