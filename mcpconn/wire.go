@@ -21,7 +21,8 @@ import (
 //  3. the capture (toolsListCapture): a listing page, a call's answer;
 //  4. the stream mark (attribution.go): a request on a call's own stream
 //     marked as that call's;
-//  5. the retry clamp (clampRetry): a retry field above MaxReconnectDelay rewritten.
+//  5. the retry clamp (clampRetry): a retry field above
+//     MaxReconnectDelay rewritten to it.
 //
 // The first reads the events of a read as they are framed; the others see
 // them only once every event of the read passed it, so that a bound

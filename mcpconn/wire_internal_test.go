@@ -251,3 +251,64 @@ func FuzzPlainAnswer(f *testing.F) {
 		}
 	})
 }
+
+// lineCollector is a lineHandler that keeps each line it is handed.
+type lineCollector struct {
+	lineReader
+	lines []string
+	ended bool
+}
+
+func (c *lineCollector) endLine() {
+	c.lines = append(c.lines, string(c.line))
+	c.line = c.line[:0]
+}
+
+func (c *lineCollector) endBody() { c.ended = true }
+
+// FuzzStdioLines: the stdio wire layer frames lines once, the bound
+// finding the line ends the reader splits on: read in chunks of any size,
+// it hands on the lines strings.SplitAfter finds, or, when a line is past
+// the bound, fails with ErrLimit. Issue 25 item 8.
+func FuzzStdioLines(f *testing.F) {
+	f.Add([]byte("{}\n{\"a\":1}\r\n\nlast"), 8, 3)
+	f.Add([]byte(strings.Repeat("x", 100)+"\n"), 16, 7)
+	f.Fuzz(func(t *testing.T, stream []byte, max, chunk int) {
+		max, chunk = max%64+1, chunk%16+1
+		if max < 1 {
+			max += 64
+		}
+		if chunk < 1 {
+			chunk += 16
+		}
+		var want []string
+		over := false
+		for _, l := range strings.SplitAfter(string(stream), "\n") {
+			if l != "" {
+				want = append(want, l)
+			}
+			if len(strings.TrimSuffix(l, "\n")) > max {
+				over = true
+			}
+		}
+		c := &lineCollector{}
+		c.lineReader = lineReader{ReadCloser: &chunkReader{data: stream, n: chunk}, bound: &lineGuard{guard: newPeerGuard(max, 1<<20)}}
+		var err error
+		for err == nil {
+			c.fill(c)
+			err = c.err
+		}
+		if over {
+			if !errors.Is(err, ErrLimit) {
+				t.Fatalf("a line past %d bytes: %v; want ErrLimit", max, err)
+			}
+			return
+		}
+		if !errors.Is(err, io.EOF) || !c.ended {
+			t.Fatalf("err %v, ended %v; want the end of the body", err, c.ended)
+		}
+		if diff := cmp.Diff(want, c.lines, cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("lines (-want +got):\n%s", diff)
+		}
+	})
+}
