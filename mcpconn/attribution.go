@@ -136,48 +136,115 @@ const maxStreamMarkBytes = 256
 
 // markMessage returns data, a JSON-RPC request, with mark put in its
 // params' _meta; ok is false for anything else (it then passes as it
-// came: a notification is read on the stream, readNotification).
+// came: a notification is read on the stream, readNotification). It
+// rewrites the request in one pass of the wire layer's JSON scanner:
+// every other member keeps its bytes and its place; a mark the server
+// put there is left out.
 func markMessage(data []byte, mark string) ([]byte, bool) {
-	var msg map[string]json.RawMessage
-	if json.Unmarshal(data, &msg) != nil {
+	b := bytes.TrimSpace(data)
+	if len(b) == 0 || b[0] != '{' {
 		return nil, false
 	}
-	var method string
-	if json.Unmarshal(msg["method"], &method) != nil || method == "" || msg["id"] == nil || isNull(msg["id"]) {
-		return nil, false
-	}
-	params := map[string]json.RawMessage{}
-	if raw, ok := msg["params"]; ok && !isNull(raw) {
-		if json.Unmarshal(raw, &params) != nil || params == nil {
-			return nil, false
+	markJSON, _ := json.Marshal(mark)
+	var (
+		out    bytes.Buffer
+		method string
+		hasID  bool
+	)
+	seen, err := markedObject(&out, b, "params", func(w *bytes.Buffer, key, val []byte) error {
+		switch string(key) {
+		case "method":
+			method, _ = jsonString(val, "method")
+		case "id":
+			hasID = !isNull(val)
 		}
-	}
-	meta := map[string]json.RawMessage{}
-	if raw, ok := params["_meta"]; ok && !isNull(raw) {
-		if json.Unmarshal(raw, &meta) != nil || meta == nil {
-			return nil, false
+		return nil
+	}, func(w *bytes.Buffer, params []byte) error {
+		if isNull(params) {
+			params = []byte("{}")
 		}
-	}
-	v, _ := json.Marshal(mark)
-	meta[metaStream] = v
-	var err error
-	if params["_meta"], err = marshalRaw(meta); err != nil {
+		if params[0] != '{' {
+			return errNotRequest
+		}
+		seen, err := markedObject(w, params, "_meta", nil, func(w *bytes.Buffer, meta []byte) error {
+			if isNull(meta) {
+				meta = []byte("{}")
+			}
+			if meta[0] != '{' {
+				return errNotRequest
+			}
+			_, err := markedObject(w, meta, metaStream, nil, nil, markJSON)
+			return err
+		}, nil)
+		if err == nil && !seen {
+			closeWithMember(w, "_meta", []byte(`{"`+metaStream+`":`+string(markJSON)+`}`))
+		}
+		return err
+	}, nil)
+	if err != nil || method == "" || !hasID {
 		return nil, false
 	}
-	if msg["params"], err = marshalRaw(params); err != nil {
-		return nil, false
+	if !seen {
+		closeWithMember(&out, "params", []byte(`{"_meta":{"`+metaStream+`":`+string(markJSON)+`}}`))
 	}
-	out, err := marshalRaw(msg)
-	return out, err == nil
+	return out.Bytes(), true
 }
 
-// marshalRaw encodes v without HTML escapes and without a line break.
-func marshalRaw(v any) (json.RawMessage, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
+var errNotRequest = errMalformed("not a request")
+
+// markedObject writes the JSON object b to w, each member as it came
+// (watch sees it first, when set), but the members named key: edit writes
+// their value, or, with edit nil, they are left out and, when last is set,
+// key: last ends the object. seen reports a member named key.
+func markedObject(w *bytes.Buffer, b []byte, key string, watch func(w *bytes.Buffer, k, v []byte) error,
+	edit func(w *bytes.Buffer, v []byte) error, last []byte) (seen bool, err error) {
+	w.WriteByte('{')
+	n := 0
+	err = objectMembers(b, func(k, v []byte) error {
+		if watch != nil {
+			if err := watch(w, k, v); err != nil {
+				return err
+			}
+		}
+		if string(k) == key {
+			seen = true
+			if edit == nil {
+				return nil
+			}
+		}
+		if n > 0 {
+			w.WriteByte(',')
+		}
+		n++
+		writeKey(w, k)
+		if string(k) == key {
+			return edit(w, v)
+		}
+		w.Write(v)
+		return nil
+	})
+	w.WriteByte('}')
+	if err == nil && last != nil {
+		closeWithMember(w, key, last)
 	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
+	return seen, err
+}
+
+// closeWithMember adds the member key: val at the end of the object w
+// ends with.
+func closeWithMember(w *bytes.Buffer, key string, val []byte) {
+	w.Truncate(w.Len() - 1)
+	if b := w.Bytes(); b[len(b)-1] != '{' {
+		w.WriteByte(',')
+	}
+	writeKey(w, []byte(key))
+	w.Write(val)
+	w.WriteByte('}')
+}
+
+// writeKey writes key, decoded text, as a JSON string and a colon.
+func writeKey(w *bytes.Buffer, key []byte) {
+	k, _ := json.Marshal(string(key))
+	w.Write(k)
+	w.WriteByte(':')
 }

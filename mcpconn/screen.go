@@ -363,9 +363,7 @@ func rewriteObject(w *bytes.Buffer, b []byte, edit func(w *bytes.Buffer, key, va
 			w.WriteByte(',')
 		}
 		n++
-		k, _ := json.Marshal(string(key))
-		w.Write(k)
-		w.WriteByte(':')
+		writeKey(w, key)
 		done, err := edit(w, key, val)
 		if err == nil && !done {
 			w.Write(val)

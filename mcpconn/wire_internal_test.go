@@ -2,6 +2,7 @@ package mcpconn
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"strings"
@@ -309,6 +310,79 @@ func FuzzStdioLines(f *testing.F) {
 		}
 		if diff := cmp.Diff(want, c.lines, cmpopts.EquateEmpty()); diff != "" {
 			t.Fatalf("lines (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// refMarkMessage is the stream mark as it was written before the wire
+// layer (issue 23 item 9), on encoding/json maps: the reference the one
+// pass of markMessage must agree with.
+func refMarkMessage(data []byte, mark string) (map[string]any, bool) {
+	var msg map[string]json.RawMessage
+	if json.Unmarshal(data, &msg) != nil {
+		return nil, false
+	}
+	var method string
+	if json.Unmarshal(msg["method"], &method) != nil || method == "" || msg["id"] == nil || isNull(msg["id"]) {
+		return nil, false
+	}
+	params := map[string]json.RawMessage{}
+	if raw, ok := msg["params"]; ok && !isNull(raw) {
+		if json.Unmarshal(raw, &params) != nil || params == nil {
+			return nil, false
+		}
+	}
+	meta := map[string]json.RawMessage{}
+	if raw, ok := params["_meta"]; ok && !isNull(raw) {
+		if json.Unmarshal(raw, &meta) != nil || meta == nil {
+			return nil, false
+		}
+	}
+	meta[metaStream], _ = json.Marshal(mark)
+	params["_meta"], _ = json.Marshal(meta)
+	msg["params"], _ = json.Marshal(params)
+	b, _ := json.Marshal(msg)
+	var v map[string]any
+	return v, json.Unmarshal(b, &v) == nil
+}
+
+// FuzzMarkMessage: the stream mark, now one pass of the JSON scanner,
+// marks exactly the requests the map-based mark did, and the go-sdk reads
+// the same message from either. Only what the screen passes reaches it:
+// JSON the go-sdk's decoder reads. Issue 25 item 8.
+func FuzzMarkMessage(f *testing.F) {
+	for _, seed := range []string{
+		`{"jsonrpc":"2.0","id":5,"method":"elicitation/create","params":{"message":"<who>"}}`,
+		`{"jsonrpc":"2.0","id":"x","method":"roots/list","params":{"_meta":{"k":1,"agt/stream":"forged"}}}`,
+		`{"method":"roots/list","id":"r","jsonrpc":"2.0"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"roots/list","params":null}`,
+		`{"jsonrpc":"2.0","id":1,"method":"roots/list","params":{"_meta":null}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"roots/list","params":{"_meta":3}}`,
+		`{"jsonrpc":"2.0","id":null,"method":"roots/list"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"","params":{}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"a","params":{},"params":{"_meta":{}}}`,
+	} {
+		f.Add(seed)
+	}
+	const mark = "0123:agt-7"
+	f.Fuzz(func(t *testing.T, msg string) {
+		if !decodes([]byte(msg)) {
+			return
+		}
+		want, wantOK := refMarkMessage([]byte(msg), mark)
+		got, ok := markMessage([]byte(msg), mark)
+		if ok != wantOK {
+			t.Fatalf("%s: marked %v; the reference %v (%s)", msg, ok, wantOK, got)
+		}
+		if !ok {
+			return
+		}
+		var v map[string]any
+		if err := json.Unmarshal(got, &v); err != nil {
+			t.Fatalf("%s: marked %s does not decode: %v", msg, got, err)
+		}
+		if diff := cmp.Diff(want, v); diff != "" {
+			t.Errorf("%s: marked %s (-reference +got):\n%s", msg, got, diff)
 		}
 	})
 }
