@@ -2,6 +2,7 @@ package mcpconn
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"strconv"
@@ -352,7 +353,10 @@ func (c *toolsListCapture) noteMessage(msg []byte, plain *envelope) *LimitError 
 	if plain == nil {
 		return noteResponses(c, msg)
 	}
-	if plain.method != nil {
+	if plain.method != nil || !json.Valid(msg) {
+		// Not an answer; or not JSON the go-sdk's decoder reads (the
+		// screen's scanner checks the structure, not every token), which
+		// is noted nowhere, as before.
 		return nil
 	}
 	// A plain answer has an id that is an integer or a plain string, and

@@ -229,8 +229,11 @@ func FuzzPlainAnswer(f *testing.F) {
 			return
 		}
 		m, err := jsonrpc.DecodeMessage(b)
+		if valid := json.Valid(b); valid != (err == nil) {
+			t.Fatalf("%s: json.Valid %v; the decoder: %v", msg, valid, err)
+		}
 		if err != nil {
-			return // the go-sdk fails the connection on it
+			return // the go-sdk fails the connection on it; noteMessage notes nothing
 		}
 		resp, ok := m.(*jsonrpc.Response)
 		if !ok {
