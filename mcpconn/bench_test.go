@@ -343,11 +343,12 @@ func BenchmarkScrub(b *testing.B) {
 // capture, stream mark, retry clamp); modern: a dual-era server that both
 // clients speak 2026-07-28 with, stateless. Issue 25 item 8.
 //
-// Measured on the 2-core machine shared with other builds, medians of 12
-// runs of 300 iterations, before and after the one wire layer, in rounds
-// interleaved: agt/raw legacy 1.42x before, 1.32x after; modern 1.27x
-// before, 1.16x after (agt-ns 531 us and 667 us before, 530 us and 685 us
-// after, against raw-ns that drifted up 5% between the rounds).
+// Measured on the 2-core machine shared with other builds: the paired
+// ratio agt/raw, median of 18 runs of 300 iterations each, before and
+// after the one wire layer, in interleaved rounds: legacy 1.38x before,
+// 1.32x after; modern 1.24x before, 1.16x after (agt-ns 519 us and 652 us
+// before, 529 us and 679 us after, while raw-ns drifted up 5-6% between
+// the rounds: the ratio is the figure to read).
 func BenchmarkHTTPCallTool(b *testing.B) {
 	for _, tt := range []struct {
 		name    string
