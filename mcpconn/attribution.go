@@ -7,7 +7,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"io"
 	"math"
 	"reflect"
 	"strconv"
@@ -21,7 +20,7 @@ import (
 //
 //   - streamable HTTP: the event stream it came on. A message on the
 //     stream of a call's own POST (or of a GET that resumes it) is that
-//     call's: the round tripper marks a request (streamMarker) with the
+//     call's: the wire layer marks a request (eventBody.mark) with the
 //     session's secret and the call's progress token, under metaStream
 //     in its params' _meta, before the go-sdk reads it; a notification
 //     is read on the stream itself (readNotification), which knows the
@@ -135,271 +134,117 @@ func metaOf(p mcp.Params) map[string]any {
 // stays within it once marked.
 const maxStreamMarkBytes = 256
 
-// streamMarker is the body of the event stream of a call's own POST (or
-// of a GET that resumes it): each request the server sends on it gets
-// agt's mark in its params' _meta (metaStream), the session's secret and
-// the call's progress token, before the go-sdk reads it. Responses pass
-// as they come: an event is held only until its first top-level members
-// show whether it is one (a call's result is never held whole).
-type streamMarker struct {
-	io.ReadCloser
-	mark string // the session's secret and the call's token
-	max  int    // the session's message bound
-
-	out []byte // bytes ready to return
-	err error  // the body's error, returned once out is drained
-	// passing: the current event passes as it comes, to its end;
-	// lineFull: the current line (passing) has content.
-	passing, lineFull bool
-	// Holding an event not decided yet: its bytes as they came, its
-	// lines that are not data, the current line, and its data as the
-	// go-sdk joins it.
-	raw, other, line, data []byte
-	inData                 bool // the current line is a data line
-	keys                   topKeys
-}
-
-func newStreamMarker(body io.ReadCloser, mark string, max int) *streamMarker {
-	return &streamMarker{ReadCloser: body, mark: mark, max: max}
-}
-
-func (m *streamMarker) Read(p []byte) (int, error) {
-	for len(m.out) == 0 && m.err == nil {
-		n, err := m.ReadCloser.Read(p)
-		m.feed(p[:n])
-		if err != nil {
-			// The go-sdk takes an event cut off by the end of the body as
-			// it is: so does the mark.
-			if !m.passing && len(m.raw) > 0 {
-				if !m.inData {
-					m.other = append(m.other, m.line...)
-				}
-				m.end(nil)
-			}
-			m.err = err
-		}
-	}
-	if len(m.out) == 0 {
-		return 0, m.err
-	}
-	n := copy(p, m.out)
-	m.out = m.out[n:]
-	if len(m.out) == 0 {
-		m.out = nil
-	}
-	return n, nil
-}
-
-func (m *streamMarker) feed(b []byte) {
-	for len(b) > 0 {
-		i := bytes.IndexByte(b, '\n')
-		chunk := b
-		if i >= 0 {
-			chunk = b[:i+1]
-		}
-		b = b[len(chunk):]
-		if !m.passing {
-			m.hold(chunk, i >= 0)
-			continue
-		}
-		m.out = append(m.out, chunk...)
-		if len(bytes.TrimRight(chunk, "\r\n")) > 0 {
-			m.lineFull = true
-		}
-		if i >= 0 {
-			m.passing = m.lineFull // a blank line ends the event
-			m.lineFull = false
-		}
-	}
-}
-
-// hold takes the next bytes of a line of an event not decided yet.
-func (m *streamMarker) hold(chunk []byte, ends bool) {
-	m.raw = append(m.raw, chunk...)
-	start := len(m.line)
-	m.line = append(m.line, chunk...)
-	const field = "data:"
-	if !m.inData && start < len(field) && len(m.line) >= len(field) && bytes.HasPrefix(m.line, []byte(field)) {
-		m.inData, start = true, len(field)
-		if len(m.data) > 0 {
-			m.data = append(m.data, '\n')
-			m.keys.feed([]byte{'\n'})
-		}
-	}
-	if m.inData && start < len(m.line) {
-		v := bytes.TrimRight(m.line[start:], "\r\n")
-		m.data = append(m.data, v...)
-		m.keys.feed(v)
-	}
-	if m.keys.verdict == verdictOther || len(m.raw) > m.max+maxStreamMarkBytes {
-		// A response (or past any message): the event passes as it
-		// came, its rest as it comes.
-		m.out = append(m.out, m.raw...)
-		m.passing, m.lineFull = !ends || len(bytes.TrimRight(m.line, "\r\n")) > 0, !ends
-		m.reset()
-		return
-	}
-	if !ends {
-		return
-	}
-	if len(bytes.TrimRight(m.line, "\r\n")) > 0 {
-		if !m.inData {
-			m.other = append(m.other, m.line...)
-		}
-		m.line, m.inData = m.line[:0], false
-		return
-	}
-	m.end(m.line)
-}
-
-// end ends the held event, whose last line (blank, or nil at the end of
-// the body) is last: marked when it is a message to mark, else as it
-// came.
-func (m *streamMarker) end(last []byte) {
-	if marked, ok := markMessage(m.data, m.mark); ok {
-		m.out = append(m.out, m.other...)
-		m.out = append(m.out, "data: "...)
-		m.out = append(m.out, marked...)
-		m.out = append(m.out, '\n')
-		m.out = append(m.out, last...)
-	} else {
-		m.out = append(m.out, m.raw...)
-	}
-	m.reset()
-}
-
-func (m *streamMarker) reset() {
-	m.raw, m.other, m.line, m.data, m.inData = m.raw[:0], m.other[:0], m.line[:0], m.data[:0], false
-	m.keys = topKeys{}
-}
-
 // markMessage returns data, a JSON-RPC request, with mark put in its
 // params' _meta; ok is false for anything else (it then passes as it
-// came: a notification is read on the stream, readNotification).
+// came: a notification is read on the stream, readNotification). It
+// rewrites the request in one pass of the wire layer's JSON scanner:
+// every other member keeps its bytes and its place; a mark the server
+// put there is left out.
 func markMessage(data []byte, mark string) ([]byte, bool) {
-	var msg map[string]json.RawMessage
-	if json.Unmarshal(data, &msg) != nil {
+	b := bytes.TrimSpace(data)
+	if len(b) == 0 || b[0] != '{' {
 		return nil, false
 	}
-	var method string
-	if json.Unmarshal(msg["method"], &method) != nil || method == "" || msg["id"] == nil || isNull(msg["id"]) {
-		return nil, false
-	}
-	params := map[string]json.RawMessage{}
-	if raw, ok := msg["params"]; ok && !isNull(raw) {
-		if json.Unmarshal(raw, &params) != nil || params == nil {
-			return nil, false
+	markJSON, _ := json.Marshal(mark)
+	var (
+		out    bytes.Buffer
+		method string
+		hasID  bool
+	)
+	seen, err := markedObject(&out, b, "params", func(w *bytes.Buffer, key, val []byte) error {
+		switch string(key) {
+		case "method":
+			method, _ = jsonString(val, "method")
+		case "id":
+			hasID = !isNull(val)
 		}
-	}
-	meta := map[string]json.RawMessage{}
-	if raw, ok := params["_meta"]; ok && !isNull(raw) {
-		if json.Unmarshal(raw, &meta) != nil || meta == nil {
-			return nil, false
+		return nil
+	}, func(w *bytes.Buffer, params []byte) error {
+		if isNull(params) {
+			params = []byte("{}")
 		}
-	}
-	v, _ := json.Marshal(mark)
-	meta[metaStream] = v
-	var err error
-	if params["_meta"], err = marshalRaw(meta); err != nil {
+		if params[0] != '{' {
+			return errNotRequest
+		}
+		seen, err := markedObject(w, params, "_meta", nil, func(w *bytes.Buffer, meta []byte) error {
+			if isNull(meta) {
+				meta = []byte("{}")
+			}
+			if meta[0] != '{' {
+				return errNotRequest
+			}
+			_, err := markedObject(w, meta, metaStream, nil, nil, markJSON)
+			return err
+		}, nil)
+		if err == nil && !seen {
+			closeWithMember(w, "_meta", []byte(`{"`+metaStream+`":`+string(markJSON)+`}`))
+		}
+		return err
+	}, nil)
+	if err != nil || method == "" || !hasID {
 		return nil, false
 	}
-	if msg["params"], err = marshalRaw(params); err != nil {
-		return nil, false
+	if !seen {
+		closeWithMember(&out, "params", []byte(`{"_meta":{"`+metaStream+`":`+string(markJSON)+`}}`))
 	}
-	out, err := marshalRaw(msg)
-	return out, err == nil
+	return out.Bytes(), true
 }
 
-// marshalRaw encodes v without HTML escapes and without a line break.
-func marshalRaw(v any) (json.RawMessage, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
+var errNotRequest = errMalformed("not a request")
+
+// markedObject writes the JSON object b to w, each member as it came
+// (watch sees it first, when set), but the members named key: edit writes
+// their value, or, with edit nil, they are left out and, when last is set,
+// key: last ends the object. seen reports a member named key.
+func markedObject(w *bytes.Buffer, b []byte, key string, watch func(w *bytes.Buffer, k, v []byte) error,
+	edit func(w *bytes.Buffer, v []byte) error, last []byte) (seen bool, err error) {
+	w.WriteByte('{')
+	n := 0
+	err = objectMembers(b, func(k, v []byte) error {
+		if watch != nil {
+			if err := watch(w, k, v); err != nil {
+				return err
+			}
+		}
+		if string(k) == key {
+			seen = true
+			if edit == nil {
+				return nil
+			}
+		}
+		if n > 0 {
+			w.WriteByte(',')
+		}
+		n++
+		writeKey(w, k)
+		if string(k) == key {
+			return edit(w, v)
+		}
+		w.Write(v)
+		return nil
+	})
+	w.WriteByte('}')
+	if err == nil && last != nil {
+		closeWithMember(w, key, last)
 	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
+	return seen, err
 }
 
-// The verdicts of topKeys.
-const (
-	verdictNone  = iota // not decided yet
-	verdictOther        // a response, or not an object: not marked
-)
-
-// topKeys reads a JSON value as it arrives, far enough to see whether
-// it is an object with a top-level "result" or "error" member (a
-// response) or not an object at all: such a value needs no mark. An
-// escaped key is not matched; the whole message decides then.
-type topKeys struct {
-	verdict  int
-	started  bool
-	depth    int
-	inStr    bool
-	esc      bool
-	wantKey  bool
-	inKey    bool
-	keyOdd   bool // escaped or long: matches nothing
-	key      [8]byte
-	keyBytes int
+// closeWithMember adds the member key: val at the end of the object w
+// ends with.
+func closeWithMember(w *bytes.Buffer, key string, val []byte) {
+	w.Truncate(w.Len() - 1)
+	if b := w.Bytes(); b[len(b)-1] != '{' {
+		w.WriteByte(',')
+	}
+	writeKey(w, []byte(key))
+	w.Write(val)
+	w.WriteByte('}')
 }
 
-func (k *topKeys) feed(b []byte) {
-	for _, c := range b {
-		if k.verdict != verdictNone {
-			return
-		}
-		if !k.started {
-			switch c {
-			case ' ', '\t', '\r', '\n':
-			case '{':
-				k.started, k.depth, k.wantKey = true, 1, true
-			default:
-				k.verdict = verdictOther
-			}
-			continue
-		}
-		if k.inStr {
-			switch {
-			case k.esc:
-				k.esc = false
-			case c == '\\':
-				k.esc, k.keyOdd = true, k.keyOdd || k.inKey
-			case c == '"':
-				k.inStr = false
-				if k.inKey {
-					k.inKey = false
-					if !k.keyOdd {
-						switch string(k.key[:k.keyBytes]) {
-						case "result", "error":
-							k.verdict = verdictOther
-						}
-					}
-				}
-			case k.inKey:
-				if k.keyBytes < len(k.key) {
-					k.key[k.keyBytes] = c
-					k.keyBytes++
-				} else {
-					k.keyOdd = true
-				}
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			k.inStr = true
-			if k.depth == 1 && k.wantKey {
-				k.inKey, k.wantKey, k.keyOdd, k.keyBytes = true, false, false, 0
-			}
-		case '{', '[':
-			k.depth++
-		case '}', ']':
-			k.depth--
-		case ',':
-			if k.depth == 1 {
-				k.wantKey = true
-			}
-		}
-	}
+// writeKey writes key, decoded text, as a JSON string and a colon.
+func writeKey(w *bytes.Buffer, key []byte) {
+	k, _ := json.Marshal(string(key))
+	w.Write(k)
+	w.WriteByte(':')
 }

@@ -1,7 +1,6 @@
 package mcpconn
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"strings"
@@ -93,7 +92,7 @@ func TestStreamMarker(t *testing.T) {
 				if split {
 					r = oneByte{r}
 				}
-				got, err := io.ReadAll(newStreamMarker(io.NopCloser(r), mark, 1<<20))
+				got, err := io.ReadAll(&eventBody{ReadCloser: io.NopCloser(r), guard: testGuard(), mark: mark})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -128,19 +127,6 @@ func TestStreamMarker(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// A response on a call's stream is passed on as it comes: the marker
-// holds only its first members, never the whole result.
-func TestStreamMarkerDoesNotHoldResults(t *testing.T) {
-	t.Parallel()
-	m := newStreamMarker(io.NopCloser(strings.NewReader("")), "s:agt-1", 1<<20)
-	head := `data: {"jsonrpc":"2.0","id":12,"result":{"content":[{"type":"text","text":"`
-	m.feed([]byte(head))
-	m.feed(bytes.Repeat([]byte("x"), 64<<10))
-	if len(m.raw) != 0 || len(m.out) != len(head)+64<<10 {
-		t.Errorf("holding %d bytes, %d ready of %d; want none held", len(m.raw), len(m.out), len(head)+64<<10)
 	}
 }
 

@@ -375,7 +375,7 @@ type headerRoundTripper struct {
 	// use, for the handshake's error.
 	answers *httpAnswers
 	// mark is the session's secret prefix of the marks put on the
-	// messages of a call's own event stream (streamMarker); "" for SSE.
+	// messages of a call's own event stream (eventBody.mark); "" for SSE.
 	mark string
 	// dropped is set when the server answers a POST that carries the
 	// session's id with 404 Not Found: it ended the session (streamable
@@ -511,7 +511,6 @@ func (h *headerRoundTripper) send(req *http.Request, st *eventStream) (*http.Res
 	if sse && post && h.streamable {
 		h.guard.owe()
 	}
-	resp.Body = &boundedBody{ReadCloser: resp.Body, guard: h.guard, sse: sse, countRate: h.streamable, owed: owed}
 	// A listing's page, or a call's result, may come on a resumed stream
 	// (or, from a careless server, on the standalone one): only the page of
 	// the request in flight, and answers to the ids of calls in flight, are
@@ -526,27 +525,33 @@ func (h *headerRoundTripper) send(req *http.Request, st *eventStream) (*http.Res
 	if resp.StatusCode/100 == 2 && (calling || (st != nil && !st.standalone)) {
 		stream = callOf(req.Context())
 	}
+	if sse {
+		// The wire layer: one reading of the stream for every bound and
+		// observer (wire.go).
+		body := &eventBody{ReadCloser: resp.Body, guard: h.guard, countRate: h.streamable, owed: owed,
+			screen: h.screen, capture: capture, notify: h.onNote, stream: stream}
+		if h.mark != "" && stream != nil {
+			body.mark = h.mark + stream.token
+		}
+		if h.streams != nil {
+			body.clamp, body.maxRetryMS = true, h.maxRetry.Milliseconds()
+			if st != nil && st.standalone && resp.StatusCode/100 == 2 {
+				body.prefix = h.streams.primeStandalone(st)
+			}
+		}
+		resp.Body = body
+		return resp, nil
+	}
+	resp.Body = &boundedBody{ReadCloser: resp.Body, guard: h.guard}
 	switch {
 	case post && mt == "application/json" && (capture != nil || (h.screen != nil && h.streamable)):
 		resp.Body = &screenedJSONBody{ReadCloser: resp.Body, screen: h.screen, capture: capture, guard: h.guard, req: req,
 			notify: h.onNote, stream: stream}
-	case sse && (capture != nil || h.screen != nil):
-		resp.Body = &screenedEvents{lineReader: lineReader{ReadCloser: resp.Body}, screen: h.screen, capture: capture, guard: h.guard,
-			notify: h.onNote, stream: stream}
-	case !sse && h.screen.scrubs():
+	case h.screen.scrubs():
 		// Any other body (an error status's, of either transport) is
 		// scrubbed as JSON: the go-sdk reads an error status's body as a
 		// JSON-RPC error, whatever its media type.
 		resp.Body = &screenedJSONBody{ReadCloser: resp.Body, screen: h.screen, guard: h.guard, scrubOnly: true}
-	}
-	if sse && h.mark != "" && stream != nil {
-		resp.Body = newStreamMarker(resp.Body, h.mark+stream.token, h.guard.maxMessage)
-	}
-	if sse && h.streams != nil {
-		resp.Body = newRetryClamp(resp.Body, h.maxRetry)
-		if st != nil && st.standalone && resp.StatusCode/100 == 2 {
-			resp.Body = h.streams.primeStandalone(st, resp.Body)
-		}
 	}
 	return resp, nil
 }
@@ -554,32 +559,14 @@ func (h *headerRoundTripper) send(req *http.Request, st *eventStream) (*http.Res
 // listRequestIDs returns the ids of tools/list requests in a JSON-RPC
 // message or batch.
 func listRequestIDs(body []byte) []string {
-	type wireReq struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-	}
-	body = bytes.TrimSpace(body)
-	var reqs []wireReq
-	if len(body) > 0 && body[0] == '[' {
-		if json.Unmarshal(body, &reqs) != nil {
-			return nil
-		}
-	} else {
-		var r wireReq
-		if json.Unmarshal(body, &r) != nil {
-			return nil
-		}
-		reqs = []wireReq{r}
-	}
 	var ids []string
-	for _, r := range reqs {
-		if r.Method != methodListTools {
-			continue
+	eachMessage(body, func(msg []byte) {
+		if id, method, ok, _ := requestIDMethod(msg); ok && method == methodListTools {
+			if k, ok := rawIDKey(id); ok {
+				ids = append(ids, k)
+			}
 		}
-		if k, ok := rawIDKey(r.ID); ok {
-			ids = append(ids, k)
-		}
-	}
+	})
 	return ids
 }
 
@@ -588,26 +575,18 @@ func listRequestIDs(body []byte) []string {
 // decoder (keys match exactly, as the client that reads the same bytes
 // sees them; each result is a fresh copy), and returns the bound a result
 // broke.
-func noteResponses(c *toolsListCapture, msg []byte) *LimitError {
-	msg = bytes.TrimSpace(msg)
-	raws := []json.RawMessage{msg}
-	if len(msg) > 0 && msg[0] == '[' {
-		if json.Unmarshal(msg, &raws) != nil {
-			return nil
+func noteResponses(c *toolsListCapture, msg []byte) (e *LimitError) {
+	eachMessage(msg, func(raw []byte) {
+		if e != nil {
+			return
 		}
-	}
-	for _, raw := range raws {
 		m, err := jsonrpc.DecodeMessage(raw)
 		if err != nil {
-			continue
+			return
 		}
-		resp, ok := m.(*jsonrpc.Response)
-		if !ok || !resp.ID.IsValid() {
-			continue
+		if resp, ok := m.(*jsonrpc.Response); ok && resp.ID.IsValid() {
+			_, e = c.note(resp)
 		}
-		if _, e := c.note(resp); e != nil {
-			return e
-		}
-	}
-	return nil
+	})
+	return e
 }

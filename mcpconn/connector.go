@@ -698,14 +698,13 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 		}
 		s.cred = cred
 		s.proc, s.screen.scrub = proc, proc.stdout.scrub
-		proc.stdout.lines = &lineGuard{guard: s.guard}
 		s.screen.countDrops = true
 		s.probe = &discoverProbe{timeout: probe}
 		return &captureTransport{
 			probe: s.probe,
 			// The go-sdk's own line bound stays above ours (which says which
 			// option to change), with room for a line masking grew.
-			inner: &mcp.IOTransport{Reader: &screenedLines{lineReader: lineReader{ReadCloser: proc.stdout}, screen: s.screen}, Writer: proc.stdin,
+			inner: &mcp.IOTransport{Reader: &screenedLines{lineReader: lineReader{ReadCloser: proc.stdout, bound: &lineGuard{guard: s.guard}}, screen: s.screen}, Writer: proc.stdin,
 				MaxLineLength: scrubbedRoom(c.opts.MaxMessageBytes)},
 			capture:         s.capture,
 			guard:           s.guard,

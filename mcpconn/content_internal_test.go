@@ -245,7 +245,10 @@ func TestHeaderRoundTripperCapturesCallResults(t *testing.T) {
 	}
 }
 
-// peekCallID finds the id of a tools/call request, and nothing else.
+// peekCallID finds the id of a tools/call request, and nothing else. It
+// reads the id and method where the go-sdk writes them, before the
+// arguments, without reading those; in any other order it still finds
+// them (issue 25 item 8: no reliance on the go-sdk's field order).
 func TestPeekCallID(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
@@ -256,7 +259,9 @@ func TestPeekCallID(t *testing.T) {
 		{`{"method":"tools/call","jsonrpc":"2.0","id":"x"}`, "sx", true},
 		{`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}`, "", false},
 		{`{"jsonrpc":"2.0","id":7,"method":"tools/list"}`, "", false},
-		{`{"jsonrpc":"2.0","params":{"x":"` + strings.Repeat("a", 2*maxPeekBytes) + `"},"id":7,"method":"tools/call"}`, "", false},
+		{`{"jsonrpc":"2.0","params":{"x":"` + strings.Repeat("a", 2*maxPeekBytes) + `"},"id":7,"method":"tools/call"}`, "n7", true},
+		{`{"jsonrpc":"2.0","params":{"x":"` + strings.Repeat("a", 2*maxPeekBytes) + `"},"id":7,"method":"tools/list"}`, "", false},
+		{`{"jsonrpc":"2.0","params":{"x":"` + strings.Repeat("a", 2*maxPeekBytes) + `"},"id":{},"method":"tools/call"}`, "", false},
 		{`[{"jsonrpc":"2.0","id":7,"method":"tools/call"}]`, "", false},
 		{`{"id":null,"method":"tools/call"}`, "", false},
 		{`not json`, "", false},

@@ -920,8 +920,15 @@
 //     resolved value: resource.MaxSecretValueBytes (64 KiB), fixed.
 //
 // A server is hostile until its bytes are bounded. Each bound below is
-// checked while the bytes arrive, before the go-sdk decodes them; a server
-// past one ends its session (calls in flight and later ones fail with
+// checked while the bytes arrive, before the go-sdk decodes them, by one
+// wire layer that reads every transport's bytes once: a stdio line, an
+// HTTP event stream, framed by one SSE scanner with the go-sdk's own
+// rules (a line ends at LF and the CRs before it are dropped, so CRLF
+// works and a lone CR ends no line), or an application/json body, read with one JSON scanner that
+// keeps no stack. The bounds, the rate, the screen (Messages the decoder
+// refuses), the capture of results and listings, the mark that ties a
+// request to its call's stream, and the retry clamp see each message
+// there once. A server past one ends its session (calls in flight and later ones fail with
 // ErrUnavailable), and the error wraps ErrLimit and a *LimitError that
 // names the option to change.
 //
@@ -1104,8 +1111,9 @@
 // SSE and Dial the connection notes the id of each tools/call request of
 // a call in flight (the call's context reaches Connection.Write) and keeps
 // the result of the response with that id; on streamable HTTP the round
-// tripper reads the id at the head of the POST body (never the
-// arguments) and keeps the result from the response body, whether an
+// tripper reads the id at the head of the POST body (not the arguments
+// where, as the go-sdk writes them, they come after it) and keeps the
+// result from the response body, whether an
 // event stream, application/json, or a GET stream resumed after a broken
 // one. Only the first answer to a call's current request counts. Where
 // the capture holds a call's result, the go-sdk is spared its own decode

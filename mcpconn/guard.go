@@ -145,47 +145,37 @@ type lineGuard struct {
 	line  int // bytes of the current line so far
 }
 
-// feed accounts for p; it returns the guard's error once a line is longer
-// than the message bound.
-func (l *lineGuard) feed(p []byte) error {
+// lineEnds accounts for p, the next bytes of stdout: it appends the index
+// of each '\n' in p to ends, and returns the guard's error once a line is
+// longer than the message bound.
+func (l *lineGuard) lineEnds(p []byte, ends []int) ([]int, error) {
+	off := 0
 	for {
-		i := bytes.IndexByte(p, '\n')
+		i := bytes.IndexByte(p[off:], '\n')
 		if i < 0 {
-			l.line += len(p)
+			l.line += len(p) - off
 			break
 		}
 		if l.line+i > l.guard.maxMessage {
-			return l.guard.tooLarge()
+			return ends, l.guard.tooLarge()
 		}
-		l.line, p = 0, p[i+1:]
+		ends = append(ends, off+i)
+		l.line, off = 0, off+i+1
 	}
 	if l.line > l.guard.maxMessage {
-		return l.guard.tooLarge()
+		return ends, l.guard.tooLarge()
 	}
-	return nil
+	return ends, nil
 }
 
-// boundedBody bounds an HTTP response body: an event stream event by
-// event, any other body as one message. Its Read fails with the guard's
-// *LimitError as soon as the bound is passed, so the reader stops within
-// one buffer of it.
+// boundedBody bounds an HTTP response body that is not an event stream
+// as one message (an event stream is bounded event by event by the wire
+// layer, eventBody). Its Read fails with the guard's *LimitError as soon
+// as the bound is passed, so the reader stops within one buffer of it.
 type boundedBody struct {
 	io.ReadCloser
 	guard *peerGuard
-	sse   bool
-	// countRate: the events of this stream count against the message rate
-	// (streamable HTTP; the SSE transport counts decoded messages instead).
-	countRate bool
-	// owed: the stream answers a request of ours, so one of its events is
-	// the reply, not a message the server started.
-	owed bool
-
-	n        int    // bytes of the body, or of the current event
-	lineLen  int    // event stream: bytes of the current line
-	lineCR   bool   // event stream: the current line holds only '\r' so far
-	lineHead []byte // event stream: its first bytes, for the field name
-	lineData bool   // event stream: the current line is a data line with a value
-	sawData  bool   // event stream: the current event has data (a priming event has none)
+	n     int // bytes of the body so far
 }
 
 func (b *boundedBody) Read(p []byte) (int, error) {
@@ -193,71 +183,9 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 		return 0, e
 	}
 	n, err := b.ReadCloser.Read(p)
-	if b.sse {
-		if gerr := b.feedSSE(p[:n]); gerr != nil {
-			return 0, gerr
-		}
-		return n, err
-	}
 	b.n += n
 	if b.n > b.guard.maxMessage {
 		return 0, b.guard.tooLarge()
 	}
 	return n, err
-}
-
-// feedSSE follows the event stream's lines: an empty line ends an event.
-func (b *boundedBody) feedSSE(p []byte) error {
-	for len(p) > 0 {
-		i := bytes.IndexByte(p, '\n')
-		chunk := p
-		if i >= 0 {
-			chunk = p[:i]
-		}
-		if room := len("data:") - len(b.lineHead); room > 0 {
-			b.lineHead = append(b.lineHead, chunk[:min(len(chunk), room)]...)
-		}
-		// The value of a data line starts after "data:"; only spaces there
-		// make no data, as the go-sdk reads it.
-		if from := max(len("data:")-b.lineLen, 0); !b.lineData && from < len(chunk) &&
-			bytes.Equal(b.lineHead, []byte("data:")) && len(bytes.TrimSpace(chunk[from:])) > 0 {
-			b.lineData = true
-		}
-		if b.lineLen == 0 {
-			b.lineCR = true
-		}
-		b.lineCR = b.lineCR && len(bytes.Trim(chunk, "\r")) == 0
-		b.lineLen += len(chunk)
-		b.n += len(chunk)
-		if b.n > b.guard.maxMessage {
-			return b.guard.tooLarge()
-		}
-		if i < 0 {
-			return nil
-		}
-		b.n++ // the newline
-		p = p[i+1:]
-		if err := b.endLine(); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (b *boundedBody) endLine() error {
-	switch {
-	case b.lineLen == 0 || b.lineCR:
-		// The end of an event, as the go-sdk reads it (only '\r' and
-		// '\n' on the line): one message if it carried data.
-		if b.sawData && b.countRate {
-			if err := b.guard.message(b.owed); err != nil {
-				return err
-			}
-		}
-		b.n, b.sawData = 0, false
-	case b.lineData:
-		b.sawData = true
-	}
-	b.lineLen, b.lineHead, b.lineData = 0, b.lineHead[:0], false
-	return nil
 }

@@ -73,12 +73,12 @@ func TestLineGuard(t *testing.T) {
 		l := &lineGuard{guard: newPeerGuard(8, 1000)}
 		var err error
 		for _, c := range tt.chunks {
-			if err = l.feed([]byte(c)); err != nil {
+			if _, err = l.lineEnds([]byte(c), nil); err != nil {
 				break
 			}
 		}
 		if (err != nil) != tt.over || (err != nil && !errors.Is(err, ErrLimit)) {
-			t.Errorf("%s: feed = %v; want over=%v", tt.name, err, tt.over)
+			t.Errorf("%s: lineEnds = %v; want over=%v", tt.name, err, tt.over)
 		}
 	}
 }
@@ -87,21 +87,21 @@ func TestLineGuard(t *testing.T) {
 // against the rate; a body that is not an event stream is bounded whole.
 func TestBoundedBody(t *testing.T) {
 	t.Parallel()
-	read := func(b *boundedBody) error {
+	read := func(b io.Reader) error {
 		_, err := io.Copy(io.Discard, b)
 		return err
 	}
 	event := "event: message\ndata: " + strings.Repeat("a", 40) + "\n\n"
-	ok := &boundedBody{ReadCloser: &chunkReader{data: []byte(strings.Repeat(event, 100)), n: 7}, guard: newPeerGuard(64, 1000), sse: true}
+	ok := &eventBody{ReadCloser: &chunkReader{data: []byte(strings.Repeat(event, 100)), n: 7}, guard: newPeerGuard(64, 1000)}
 	if err := read(ok); err != nil {
 		t.Errorf("100 events of 62 bytes under a 64-byte bound: %v", err)
 	}
 	crlf := strings.ReplaceAll(event, "\n", "\r\n")
-	ok = &boundedBody{ReadCloser: &chunkReader{data: []byte(strings.Repeat(crlf, 100)), n: 5}, guard: newPeerGuard(70, 1000), sse: true}
+	ok = &eventBody{ReadCloser: &chunkReader{data: []byte(strings.Repeat(crlf, 100)), n: 5}, guard: newPeerGuard(70, 1000)}
 	if err := read(ok); err != nil {
 		t.Errorf("CRLF events: %v", err)
 	}
-	big := &boundedBody{ReadCloser: &chunkReader{data: []byte("data: " + strings.Repeat("a", 100) + "\n\n"), n: 9}, guard: newPeerGuard(64, 1000), sse: true}
+	big := &eventBody{ReadCloser: &chunkReader{data: []byte("data: " + strings.Repeat("a", 100) + "\n\n"), n: 9}, guard: newPeerGuard(64, 1000)}
 	if err := read(big); !errors.Is(err, ErrLimit) {
 		t.Errorf("one event of 108 bytes under a 64-byte bound: %v", err)
 	}
@@ -112,18 +112,18 @@ func TestBoundedBody(t *testing.T) {
 	// Rate: 1 per second, a burst of 10; the replies owed pass uncounted.
 	g := newPeerGuard(1<<20, 1)
 	g.owe()
-	flood := &boundedBody{ReadCloser: &chunkReader{data: []byte(strings.Repeat(event, 11)), n: 50}, guard: g, sse: true, countRate: true, owed: true}
+	flood := &eventBody{ReadCloser: &chunkReader{data: []byte(strings.Repeat(event, 11)), n: 50}, guard: g, countRate: true, owed: true}
 	if err := read(flood); err != nil {
 		t.Errorf("11 events with one reply owed, burst 10: %v", err)
 	}
-	flood = &boundedBody{ReadCloser: &chunkReader{data: []byte(event), n: 50}, guard: g, sse: true, countRate: true}
+	flood = &eventBody{ReadCloser: &chunkReader{data: []byte(event), n: 50}, guard: g, countRate: true}
 	if err := read(flood); !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "MaxServerMessageRate") {
 		t.Errorf("the 12th event: %v; want the rate bound", err)
 	}
 	// Events that end with a line of only '\r' are events for the go-sdk:
 	// they count, one by one, and their sizes do not add up.
 	crcr := strings.ReplaceAll(event, "\n\n", "\n\r\r\n")
-	flood = &boundedBody{ReadCloser: &chunkReader{data: []byte(strings.Repeat(crcr, 11)), n: 7}, guard: newPeerGuard(64, 1), sse: true, countRate: true}
+	flood = &eventBody{ReadCloser: &chunkReader{data: []byte(strings.Repeat(crcr, 11)), n: 7}, guard: newPeerGuard(64, 1), countRate: true}
 	if err := read(flood); !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "MaxServerMessageRate") {
 		t.Errorf("11 events ended by \\r\\r\\n: %v; want the rate bound (burst 10)", err)
 	}

@@ -46,7 +46,7 @@ func TestSSECaptureChunking(t *testing.T) {
 	for _, n := range []int{1, 2, 3, 7, 64, len(stream)} {
 		c := newToolsListCapture(DefaultMaxTools, DefaultMaxListBytes)
 		c.request("n7")
-		body := &screenedEvents{lineReader: lineReader{ReadCloser: &chunkReader{data: []byte(stream), n: n}}, capture: c, guard: testGuard()}
+		body := &eventBody{ReadCloser: &chunkReader{data: []byte(stream), n: n}, capture: c, guard: testGuard()}
 		if _, err := io.Copy(io.Discard, body); err != nil {
 			t.Fatal(err)
 		}
@@ -80,7 +80,7 @@ func TestSSECaptureEdges(t *testing.T) {
 			t.Parallel()
 			c := newToolsListCapture(DefaultMaxTools, DefaultMaxListBytes)
 			c.request("sx")
-			body := &screenedEvents{lineReader: lineReader{ReadCloser: &chunkReader{data: []byte(tt.stream), n: 5}}, capture: c, guard: testGuard()}
+			body := &eventBody{ReadCloser: &chunkReader{data: []byte(tt.stream), n: 5}, capture: c, guard: testGuard()}
 			_, _ = io.Copy(io.Discard, body)
 			if got := string(taken(c)); got != tt.want {
 				t.Errorf("captured %q; want %q", got, tt.want)
@@ -161,7 +161,7 @@ func FuzzSSECapture(f *testing.F) {
 		}
 		c := newToolsListCapture(DefaultMaxTools, DefaultMaxListBytes)
 		c.request("n1")
-		body := &screenedEvents{lineReader: lineReader{ReadCloser: &chunkReader{data: stream, n: n}}, capture: c, guard: testGuard()}
+		body := &eventBody{ReadCloser: &chunkReader{data: stream, n: n}, capture: c, guard: testGuard()}
 		_, _ = io.Copy(io.Discard, body)
 		if got := taken(c); got != nil && !json.Valid(got) {
 			t.Errorf("captured invalid JSON %q", got)

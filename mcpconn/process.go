@@ -191,8 +191,7 @@ func (p *process) awaitGroupGone(d time.Duration) {
 // instead of JSON.
 type stdoutReader struct {
 	f     *os.File
-	lines *lineGuard // nil: unbounded
-	scrub *scrubber  // masks the connection's values in nonJSONPrefix; nil: none
+	scrub *scrubber // masks the connection's values in nonJSONPrefix; nil: none
 	mu    sync.Mutex
 	first []byte
 }
@@ -207,11 +206,6 @@ func (r *stdoutReader) Read(p []byte) (int, error) {
 			r.first = append(r.first, p[:min(n, room)]...)
 		}
 		r.mu.Unlock()
-		if r.lines != nil {
-			if gerr := r.lines.feed(p[:n]); gerr != nil {
-				return 0, gerr
-			}
-		}
 	}
 	return n, err
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -260,60 +259,4 @@ func (c *toolsListCapture) refuseCall(id string, why error) bool {
 		return call.refuse(id, why, c.calls.notes.mark())
 	}
 	return false
-}
-
-// maxPeekBytes bounds what is read of a request body to find its id and
-// method: the go-sdk writes "id" and "method" before "params", so the
-// arguments, however large, are never read.
-const maxPeekBytes = 4 << 10
-
-// peekCallID returns the id (idKey form) of the tools/call request in a
-// request body, reading no further than its "id" and "method" members.
-func peekCallID(body io.Reader) (string, bool) {
-	raw, method, ok := peekRequest(body)
-	if !ok || method != methodCallTool {
-		return "", false
-	}
-	return rawIDKey(raw)
-}
-
-// peekRequest returns the id (exact JSON, a string or an integer) and the
-// method of the request in a request body, reading no further than its
-// "id" and "method" members (within maxPeekBytes).
-func peekRequest(body io.Reader) (id json.RawMessage, method string, ok bool) {
-	dec := json.NewDecoder(io.LimitReader(body, maxPeekBytes))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, "", false
-	}
-	haveID, haveMethod := false, false
-	for dec.More() {
-		t, err := dec.Token()
-		key, isKey := t.(string)
-		if err != nil || !isKey {
-			return nil, "", false
-		}
-		switch key {
-		case "id":
-			if dec.Decode(&id) != nil {
-				return nil, "", false
-			}
-			if _, haveID = rawIDKey(id); !haveID {
-				return nil, "", false
-			}
-		case "method":
-			if dec.Decode(&method) != nil {
-				return nil, "", false
-			}
-			haveMethod = true
-		default:
-			var skip json.RawMessage
-			if dec.Decode(&skip) != nil {
-				return nil, "", false
-			}
-		}
-		if haveID && haveMethod {
-			return id, method, true
-		}
-	}
-	return nil, "", false
 }

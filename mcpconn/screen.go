@@ -45,7 +45,7 @@ var errUndecodable = errMalformed("the answer is not a JSON-RPC response the cli
 
 // messageScreen judges every message of one session's server before the
 // go-sdk decodes it: on stdio each line (screenedLines), on HTTP each
-// event (screenedEvents) and each application/json body
+// event (eventBody, the wire layer) and each application/json body
 // (screenedJSONBody). The go-sdk ends the connection at the first message
 // its decoder refuses; the screen keeps the session:
 //
@@ -91,15 +91,33 @@ func (s *messageScreen) scrubs() bool { return s != nil && s.scrub != nil }
 // (an application/json body), or nil. The error is the rate bound a
 // dropped message broke. A nil screen passes everything.
 func (s *messageScreen) screen(msg []byte, answers func() json.RawMessage) (out []byte, changed bool, err error) {
-	out, changed, _, err = s.screenNote(msg, answers)
+	out, changed, _, _, err = s.judge(msg, answers)
 	return out, changed, err
 }
 
-// screenNote is screen that also reports a notification (a message with
-// a method and no id) that passes, as it came or scrubbed.
-func (s *messageScreen) screenNote(msg []byte, answers func() json.RawMessage) (out []byte, changed, note bool, err error) {
+// msgKind is what a message that passed the screen is, as its envelope
+// says.
+type msgKind uint8
+
+const (
+	kindOther   msgKind = iota // a response, a batch, not JSON-RPC, or dropped
+	kindNote                   // a notification: a method and no id (or a null one)
+	kindRequest                // a request: a method and an id
+)
+
+// judge is screen that also says what kind of message passes, from the
+// envelope the screen reads anyway (the stream mark needs it), and gives
+// that envelope when it is one of the plain forms the go-sdk always reads
+// (the capture takes an answer from it, not from a second decoding); nil
+// otherwise. A nil screen passes everything, and reads the envelope for
+// the kind only.
+func (s *messageScreen) judge(msg []byte, answers func() json.RawMessage) (out []byte, changed bool, kind msgKind, plain *envelope, err error) {
 	if s == nil {
-		return msg, false, false, nil
+		var env envelope
+		if b := bytes.TrimSpace(msg); len(b) > 0 && b[0] == '{' && objectMembers(b, env.member) == nil {
+			kind = env.kind()
+		}
+		return msg, false, kind, nil, nil
 	}
 	b := bytes.TrimSpace(msg)
 	// The secrets first: the rest of the screen, and the go-sdk, read the
@@ -109,23 +127,26 @@ func (s *messageScreen) screenNote(msg []byte, answers func() json.RawMessage) (
 		msg, b, scrubbed = sb, sb, true
 	}
 	if len(b) == 0 || (b[0] != '{' && b[0] != '[') {
-		return msg, scrubbed, false, nil // not JSON-RPC: the go-sdk reports it, as always
+		return msg, scrubbed, kindOther, nil, nil // not JSON-RPC: the go-sdk reports it, as always
 	}
 	if b[0] == '[' {
 		if end, nesting := skipNested(b, 0); end < 0 || nesting <= MaxMessageDepth {
-			return msg, scrubbed, false, nil
+			return msg, scrubbed, kindOther, nil, nil
 		}
-		return nil, true, false, s.drop("a batch nested deeper than MaxMessageDepth")
+		return nil, true, kindOther, nil, s.drop("a batch nested deeper than MaxMessageDepth")
 	}
 	// One pass reads the members the decision needs and the nesting.
 	var env envelope
 	nesting, err := objectNesting(b, env.member)
 	if err != nil {
-		return msg, scrubbed, false, nil // malformed JSON: the go-sdk reports it, as always
+		return msg, scrubbed, kindOther, nil, nil // malformed JSON: the go-sdk reports it, as always
 	}
 	deep := nesting > MaxMessageDepth
-	if !deep && (env.plain() || decodes(b)) {
-		return msg, scrubbed, env.method != nil && (env.id == nil || isNull(env.id)), nil
+	if !deep && env.plain() {
+		return msg, scrubbed, env.kind(), &env, nil
+	}
+	if !deep && decodes(b) {
+		return msg, scrubbed, env.kind(), nil, nil
 	}
 	cause := error(errUndecodable)
 	if deep {
@@ -133,24 +154,24 @@ func (s *messageScreen) screenNote(msg []byte, answers func() json.RawMessage) (
 	}
 	if env.method == nil {
 		if id, ok := rawIDKey(env.id); ok {
-			return s.refuseAnswer(b, env.id, id, deep, cause), true, false, nil
+			return s.refuseAnswer(b, env.id, id, deep, cause), true, kindOther, nil, nil
 		}
 		if answers != nil {
 			// The body answers the request it was the response to.
 			if raw := answers(); raw != nil {
 				id, _ := rawIDKey(raw)
-				return s.refuseAnswer(b, raw, id, false, cause), true, false, nil
+				return s.refuseAnswer(b, raw, id, false, cause), true, kindOther, nil, nil
 			}
 		}
 		if deep {
-			return nil, true, false, s.drop("a response nested deeper than MaxMessageDepth that names no request (id)")
+			return nil, true, kindOther, nil, s.drop("a response nested deeper than MaxMessageDepth that names no request (id)")
 		}
-		return nil, true, false, s.drop("a response that names no request (its id is null, missing or not a string or integer)")
+		return nil, true, kindOther, nil, s.drop("a response that names no request (its id is null, missing or not a string or integer)")
 	}
 	if deep {
-		return nil, true, false, s.drop("a request or notification nested deeper than MaxMessageDepth")
+		return nil, true, kindOther, nil, s.drop("a request or notification nested deeper than MaxMessageDepth")
 	}
-	return nil, true, false, s.drop("a request or notification the JSON-RPC decoder refuses")
+	return nil, true, kindOther, nil, s.drop("a request or notification the JSON-RPC decoder refuses")
 }
 
 // refuseAnswer returns what the go-sdk reads in place of an answer (to the
@@ -263,7 +284,7 @@ func wireToolName(tool []byte) string {
 // envelope holds the members of a message the decision needs, exactly as
 // sent (the last of a key, as decoders keep it); nil when absent.
 type envelope struct {
-	jsonrpc, id, method, err []byte
+	jsonrpc, id, method, err, result []byte
 }
 
 func (e *envelope) member(key, val []byte) error {
@@ -276,8 +297,21 @@ func (e *envelope) member(key, val []byte) error {
 		e.method = val
 	case "error":
 		e.err = val
+	case "result":
+		e.result = val
 	}
 	return nil
+}
+
+// kind is what the message is: a notification, a request, or other.
+func (e *envelope) kind() msgKind {
+	switch {
+	case e.method == nil:
+		return kindOther
+	case e.id == nil || isNull(e.id):
+		return kindNote
+	}
+	return kindRequest
 }
 
 // plain reports the common forms the go-sdk's decoder always reads: a
@@ -329,9 +363,7 @@ func rewriteObject(w *bytes.Buffer, b []byte, edit func(w *bytes.Buffer, key, va
 			w.WriteByte(',')
 		}
 		n++
-		k, _ := json.Marshal(string(key))
-		w.Write(k)
-		w.WriteByte(':')
+		writeKey(w, key)
 		done, err := edit(w, key, val)
 		if err == nil && !done {
 			w.Write(val)
@@ -358,13 +390,17 @@ func answer(rawID json.RawMessage, member string, val []byte) []byte {
 	return append(b, '}')
 }
 
-// lineReader is the reading half of screenedLines and screenedEvents: it
-// reads the body below in chunks, hands each whole line (in line, its
-// '\n' included) to its lineHandler, and serves what the handler put in
-// out.
+// lineReader is the reading half of screenedLines, the wire layer of
+// stdio: it reads the body below in chunks, frames them into lines once
+// (the bound, when set, finds the line ends as it counts them), hands
+// each whole line (in line, its '\n' included) to its lineHandler, and
+// serves what the handler put in out.
 type lineReader struct {
 	io.ReadCloser
+	// bound keeps each line within the message bound; nil: none.
+	bound *lineGuard
 	chunk []byte
+	ends  []int  // the line ends of the chunk
 	line  []byte // the current line so far
 	out   []byte // bytes for the go-sdk, from off
 	off   int
@@ -401,15 +437,35 @@ func (r *lineReader) fill(h lineHandler) {
 	}
 	n, err := r.ReadCloser.Read(r.chunk)
 	b := r.chunk[:n]
-	for len(b) > 0 && r.err == nil {
-		i := bytes.IndexByte(b, '\n')
-		if i < 0 {
-			r.line = append(r.line, b...)
+	if r.bound != nil {
+		var gerr error
+		if r.ends, gerr = r.bound.lineEnds(b, r.ends[:0]); gerr != nil {
+			// Nothing of this read reaches the go-sdk.
+			r.err = gerr
+			return
+		}
+	} else {
+		r.ends = r.ends[:0]
+		for i := 0; ; {
+			k := bytes.IndexByte(b[i:], '\n')
+			if k < 0 {
+				break
+			}
+			r.ends = append(r.ends, i+k)
+			i += k + 1
+		}
+	}
+	from := 0
+	for _, end := range r.ends {
+		if r.err != nil {
 			break
 		}
-		r.line = append(r.line, b[:i+1]...)
-		b = b[i+1:]
+		r.line = append(r.line, b[from:end+1]...)
+		from = end + 1
 		h.endLine()
+	}
+	if r.err == nil {
+		r.line = append(r.line, b[from:]...)
 	}
 	if err != nil && r.err == nil {
 		// At the end of the body a last line without its newline is read
@@ -490,19 +546,19 @@ func (j *screenedJSONBody) Read(p []byte) (int, error) {
 			j.out, j.err = j.screen.scrub.json(body), io.EOF
 			return j.Read(p)
 		}
-		msg, changed, note, serr := j.screen.screenNote(body, j.requestID)
+		msg, changed, kind, plain, serr := j.screen.judge(body, j.requestID)
 		switch {
 		case serr != nil:
 			j.err = serr
 		case changed:
 			j.out = msg
 		}
-		if note && serr == nil && j.notify != nil {
+		if kind == kindNote && serr == nil && j.notify != nil {
 			// A notification that passes, scrubbed or as it came.
 			j.notify(msg, j.stream)
 		}
-		if j.capture != nil && j.err == nil {
-			if e := noteResponses(j.capture, j.out); e != nil {
+		if j.capture != nil && j.err == nil && kind == kindOther {
+			if e := j.capture.noteMessage(j.out, plain); e != nil {
 				j.err = j.guard.trip(e)
 			}
 		}
@@ -534,94 +590,6 @@ func (j *screenedJSONBody) requestID() json.RawMessage {
 		return nil
 	}
 	return id
-}
-
-// screenedEvents hands an event-stream body to the go-sdk event by event,
-// each message event's data screened (and noted in the capture when there
-// is one) before the go-sdk sees the event: an event is held until its
-// end, which the go-sdk waits for too, within the message bound below.
-// Lines are parsed as the go-sdk parses them; an event whose data is
-// dropped keeps its other lines (its id still counts for a resumption).
-type screenedEvents struct {
-	lineReader
-	screen  *messageScreen
-	capture *toolsListCapture // nil: nothing to note
-	guard   *peerGuard
-	// notify, when set, is handed each notification that passes, in the
-	// stream's order, with stream, the call whose own stream it is (or
-	// nil).
-	notify func(msg []byte, stream *inflightCall)
-	stream *inflightCall
-
-	event   []byte       // the lines of the current event so far
-	data    bytes.Buffer // its data, joined as the go-sdk joins it
-	hasData bool
-	name    []byte // its event name
-}
-
-func (s *screenedEvents) Read(p []byte) (int, error) { return s.read(p, s) }
-
-// endBody: like the go-sdk's reader, an event cut off by the end of the
-// body still counts (not one cut off by an error).
-func (s *screenedEvents) endBody() {
-	if len(s.event) > 0 {
-		s.endEvent()
-	}
-}
-
-// endLine takes a whole line: a blank one (only '\r' and '\n', as the
-// go-sdk reads it) ends the event.
-func (s *screenedEvents) endLine() {
-	s.event = append(s.event, s.line...)
-	content := bytes.TrimRight(s.line, "\r\n")
-	s.line = s.line[:0]
-	if len(content) == 0 {
-		s.endEvent()
-		return
-	}
-	field, value, ok := bytes.Cut(content, []byte{':'})
-	switch {
-	case !ok:
-	case string(field) == "data":
-		if s.hasData {
-			s.data.WriteByte('\n')
-		}
-		s.data.Write(bytes.TrimSpace(value))
-		s.hasData = true
-	case string(field) == "event":
-		s.name = append(s.name[:0], bytes.TrimSpace(value)...)
-	}
-}
-
-func (s *screenedEvents) endEvent() {
-	ev := s.screen.scrubFields(s.event)
-	if s.data.Len() > 0 && (len(s.name) == 0 || string(s.name) == "message") {
-		msg, changed, note, err := s.screen.screenNote(s.data.Bytes(), nil)
-		if err != nil {
-			s.err = err
-		}
-		if note && s.notify != nil && s.err == nil {
-			// Before the event reaches the go-sdk, so before any answer
-			// that follows it on the stream.
-			s.notify(msg, s.stream)
-		}
-		if changed {
-			s.out = appendEvent(s.out, ev, msg)
-		} else {
-			s.out = append(s.out, ev...)
-		}
-		if s.capture != nil && msg != nil && s.err == nil {
-			if e := noteResponses(s.capture, msg); e != nil {
-				// Before the client reads the end of the event: the page is
-				// never decoded.
-				s.err = s.guard.trip(e)
-			}
-		}
-	} else {
-		s.out = append(s.out, ev...)
-	}
-	s.event, s.name, s.hasData = s.event[:0], s.name[:0], false
-	s.data.Reset()
 }
 
 // scrubFields returns ev, the lines of an event, with the screen's secrets

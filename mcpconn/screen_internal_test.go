@@ -192,7 +192,7 @@ func TestScreenedEvents(t *testing.T) {
 		"data: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}"
 	for _, n := range []int{1, 3, 64, len(stream)} {
 		s, _, _ := testScreen(t)
-		got, err := io.ReadAll(&screenedEvents{lineReader: lineReader{ReadCloser: &chunkReader{data: []byte(stream), n: n}}, screen: s, guard: testGuard()})
+		got, err := io.ReadAll(&eventBody{ReadCloser: &chunkReader{data: []byte(stream), n: n}, screen: s, guard: testGuard()})
 		if err != nil || string(got) != want {
 			t.Errorf("chunks of %d: %v\n%q\nwant\n%q", n, err, got, want)
 		}

@@ -150,7 +150,7 @@ func TestScreenScrubs(t *testing.T) {
 		c := newToolsListCapture(DefaultMaxTools, DefaultMaxListBytes)
 		c.request("n7")
 		screen := &messageScreen{ref: "r", capture: c, guard: testGuard(), scrub: s}
-		got, err := io.ReadAll(&screenedEvents{lineReader: lineReader{ReadCloser: &chunkReader{data: []byte(stream), n: n}}, screen: screen, capture: c, guard: testGuard()})
+		got, err := io.ReadAll(&eventBody{ReadCloser: &chunkReader{data: []byte(stream), n: n}, screen: screen, capture: c, guard: testGuard()})
 		if want := mask(stream); err != nil || framed(got) != framed([]byte(want)) {
 			t.Errorf("event stream in chunks of %d: %v\n got %q\nwant %q", n, err, got, want)
 		}
@@ -167,7 +167,7 @@ func TestScreenScrubs(t *testing.T) {
 		}
 		// Without anything to mask, every byte as read.
 		clean := &messageScreen{ref: "r", guard: testGuard(), scrub: newScrubber([]string{"another-value-entirely"})}
-		got, _ = io.ReadAll(&screenedEvents{lineReader: lineReader{ReadCloser: &chunkReader{data: []byte(stream), n: n}}, screen: clean, guard: testGuard()})
+		got, _ = io.ReadAll(&eventBody{ReadCloser: &chunkReader{data: []byte(stream), n: n}, screen: clean, guard: testGuard()})
 		if string(got) != stream {
 			t.Errorf("chunks of %d: a stream without the value changed", n)
 		}

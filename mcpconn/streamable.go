@@ -1,7 +1,6 @@
 package mcpconn
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"mime"
@@ -115,19 +114,19 @@ func (e *eventStreams) open(req *http.Request) (st *eventStream, initial bool, w
 	return st, false, time.Duration(-st.tokens * float64(e.every))
 }
 
-// primeStandalone puts an event of ours, an id without data, at the start
-// of a response of the standalone stream. The go-sdk ends a session whose
-// stream it resumes goSDKMaxRetries times without a new event id, however
-// far apart: a server that sends no ids on an idle standalone stream that
-// a proxy cuts every few minutes would lose its session within hours. A
-// fresh id on every response is progress to the go-sdk; the next GET
-// carries it as Last-Event-ID, which unprime removes (the server never
-// sees it). An id of the server's in the response comes later and wins,
-// as it should.
-func (e *eventStreams) primeStandalone(st *eventStream, body io.ReadCloser) io.ReadCloser {
+// primeStandalone returns an event of ours, an id without data, to put
+// at the start of a response of the standalone stream (eventBody.prefix).
+// The go-sdk ends a session whose stream it resumes goSDKMaxRetries times
+// without a new event id, however far apart: a server that sends no ids
+// on an idle standalone stream that a proxy cuts every few minutes would
+// lose its session within hours. A fresh id on every response is
+// progress to the go-sdk; the next GET carries it as Last-Event-ID, which
+// unprime removes (the server never sees it). An id of the server's in
+// the response comes later and wins, as it should.
+func (e *eventStreams) primeStandalone(st *eventStream) []byte {
 	id := "agt-" + strconv.FormatInt(e.primed.Add(1), 10)
 	st.primedID.Store(id)
-	return &prefixedBody{ReadCloser: body, prefix: []byte("id: " + id + "\n\n")}
+	return []byte("id: " + id + "\n\n")
 }
 
 // unprime removes from a GET of the standalone stream the Last-Event-ID
@@ -136,21 +135,6 @@ func (st *eventStream) unprime(req *http.Request) {
 	if id, _ := st.primedID.Load().(string); id != "" && req.Header.Get(lastEventIDHeader) == id {
 		req.Header.Del(lastEventIDHeader)
 	}
-}
-
-// prefixedBody reads prefix, then the body.
-type prefixedBody struct {
-	io.ReadCloser
-	prefix []byte
-}
-
-func (p *prefixedBody) Read(b []byte) (int, error) {
-	if len(p.prefix) > 0 {
-		n := copy(b, p.prefix)
-		p.prefix = p.prefix[n:]
-		return n, nil
-	}
-	return p.ReadCloser.Read(b)
 }
 
 // deferredStream is the standalone event stream, answered at once with
@@ -224,118 +208,4 @@ func (d *deferredStream) Close() error {
 		return d.body.Close()
 	}
 	return nil
-}
-
-// maxRetryLine bounds a retry line of an event stream that the clamp
-// holds while it reads it; a longer one is dropped.
-const maxRetryLine = 64
-
-// retryClamp bounds the retry field of an event stream, which tells the
-// go-sdk how long to wait before it reconnects: a larger value is
-// rewritten to the bound, so a server cannot park a call (or the
-// standalone stream) for hours. Every other line passes unchanged.
-type retryClamp struct {
-	io.ReadCloser
-	maxMS int64
-
-	out     []byte // rewritten bytes not yet returned
-	line    []byte // the current line while it may be a retry line
-	holding bool   // at the start of a line, or inside a possible retry line
-	passing bool   // inside a line that is passed on as it comes
-	dropped bool   // the held retry line is too long: it is dropped
-}
-
-func newRetryClamp(body io.ReadCloser, max time.Duration) *retryClamp {
-	return &retryClamp{ReadCloser: body, maxMS: max.Milliseconds()}
-}
-
-func (r *retryClamp) Read(p []byte) (int, error) {
-	for len(r.out) == 0 {
-		n, err := r.ReadCloser.Read(p)
-		r.feed(p[:n])
-		if err != nil {
-			if r.holding && len(r.line) > 0 {
-				r.endLine(nil) // a line cut off by the end counts, as the go-sdk reads it
-			}
-			if len(r.out) == 0 {
-				return 0, err
-			}
-			break
-		}
-	}
-	n := copy(p, r.out)
-	r.out = r.out[n:]
-	if len(r.out) == 0 {
-		r.out = nil
-	}
-	return n, nil
-}
-
-var retryField = []byte("retry:")
-
-func (r *retryClamp) feed(b []byte) {
-	for len(b) > 0 {
-		if r.passing {
-			i := bytes.IndexByte(b, '\n')
-			if i < 0 {
-				r.out = append(r.out, b...)
-				return
-			}
-			r.out = append(r.out, b[:i+1]...)
-			b = b[i+1:]
-			r.passing = false
-			continue
-		}
-		r.holding = true
-		i := bytes.IndexByte(b, '\n')
-		chunk := b
-		if i >= 0 {
-			chunk = b[:i]
-		}
-		if !r.dropped {
-			r.line = append(r.line, chunk...)
-		}
-		switch {
-		case len(r.line) < len(retryField) && !bytes.HasPrefix(retryField, r.line),
-			len(r.line) >= len(retryField) && !bytes.HasPrefix(r.line, retryField):
-			// Not a retry line: pass it on.
-			r.out = append(r.out, r.line...)
-			r.line, r.holding = r.line[:0], false
-			if i < 0 {
-				r.passing = true
-				return
-			}
-			r.out = append(r.out, '\n')
-			b = b[i+1:]
-			continue
-		case len(r.line) > maxRetryLine:
-			r.dropped, r.line = true, r.line[:0]
-		}
-		if i < 0 {
-			return
-		}
-		r.endLine([]byte{'\n'})
-		b = b[i+1:]
-	}
-}
-
-// endLine ends a held line: a retry value above the bound becomes the
-// bound; a dropped line leaves nothing, not even its newline (an empty
-// line would end the event).
-func (r *retryClamp) endLine(nl []byte) {
-	switch {
-	case r.dropped:
-	case bytes.HasPrefix(r.line, retryField):
-		v := bytes.TrimSpace(r.line[len(retryField):])
-		if n, err := strconv.ParseInt(string(v), 10, 64); err == nil && n > r.maxMS {
-			r.out = append(r.out, "retry:"+strconv.FormatInt(r.maxMS, 10)...)
-		} else {
-			r.out = append(r.out, r.line...)
-		}
-		r.out = append(r.out, nl...)
-	default:
-		r.out = append(r.out, r.line...)
-		r.out = append(r.out, nl...)
-	}
-	r.line, r.holding, r.dropped = r.line[:0], false, false
 }

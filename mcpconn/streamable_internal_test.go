@@ -35,7 +35,8 @@ func TestRetryClamp(t *testing.T) {
 			if oneByte {
 				r = iotest.OneByteReader(r)
 			}
-			got, err := io.ReadAll(newRetryClamp(io.NopCloser(r), DefaultMaxReconnectDelay))
+			got, err := io.ReadAll(&eventBody{ReadCloser: io.NopCloser(r), guard: testGuard(),
+				clamp: true, maxRetryMS: DefaultMaxReconnectDelay.Milliseconds()})
 			if err != nil || string(got) != tt.want {
 				t.Errorf("%s (one byte %v): got %q, %v; want %q", tt.name, oneByte, got, err, tt.want)
 			}
@@ -48,8 +49,8 @@ func TestRetryClamp(t *testing.T) {
 func TestPrimingEventIsNotAMessage(t *testing.T) {
 	t.Parallel()
 	g := newPeerGuard(1<<20, 1) // a burst of 10
-	body := &boundedBody{ReadCloser: io.NopCloser(iotest.OneByteReader(strings.NewReader(
-		strings.Repeat("id: 7\nretry: 10\ndata: \n\n", 100)))), guard: g, sse: true, countRate: true}
+	body := &eventBody{ReadCloser: io.NopCloser(iotest.OneByteReader(strings.NewReader(
+		strings.Repeat("id: 7\nretry: 10\ndata: \n\n", 100)))), guard: g, countRate: true}
 	if _, err := io.ReadAll(body); err != nil || g.breach() != nil {
 		t.Fatalf("100 priming events: %v, %v", err, g.breach())
 	}
@@ -105,7 +106,8 @@ func TestStandalonePrimingIDNeverReachesTheServer(t *testing.T) {
 	t.Parallel()
 	e := newEventStreams(3, time.Second)
 	st := &eventStream{standalone: true}
-	got, err := io.ReadAll(e.primeStandalone(st, io.NopCloser(strings.NewReader("data: {}\n\n"))))
+	got, err := io.ReadAll(&eventBody{ReadCloser: io.NopCloser(strings.NewReader("data: {}\n\n")), guard: testGuard(),
+		prefix: e.primeStandalone(st)})
 	if err != nil || string(got) != "id: agt-1\n\ndata: {}\n\n" {
 		t.Fatalf("primed body = %q, %v", got, err)
 	}
