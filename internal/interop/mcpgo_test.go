@@ -1,65 +1,10 @@
 package interop_test
 
 import (
-	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"sync"
 	"testing"
-	"time"
+
+	"github.com/agtsdk/agt/internal/interop/servers"
 )
-
-// goBuild is a server binary built once per test process with go build.
-type goBuild struct {
-	once sync.Once
-	dir  string
-	path string
-	err  error
-	out  []byte
-}
-
-// The servers built: mcp-go's from the nested module mcpgo, the go-sdk's
-// from the package gosdkserver of agt's module.
-var mcpgoBuild, gosdkBuild goBuild
-
-// binary builds the package pkg in the directory dir once, as name, and
-// returns the binary's path. The build needs the go command, and the modules it
-// imports in the module cache or from the module proxy: without them the
-// test is skipped outside CI (unavailable).
-func (b *goBuild) binary(t *testing.T, name, dir, pkg string) string {
-	t.Helper()
-	b.once.Do(func() {
-		if b.dir, b.err = os.MkdirTemp("", "agt-interop-"+name+"-"); b.err != nil {
-			return
-		}
-		b.path = filepath.Join(b.dir, name)
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, "go", "build", "-o", b.path, pkg)
-		cmd.Dir = dir
-		b.out, b.err = cmd.CombinedOutput()
-	})
-	if b.err != nil {
-		unavailable(t, "building the server %s failed: %v\n%s", pkg, b.err, b.out)
-	}
-	return b.path
-}
-
-// mcpgoServer returns the path of the built mcp-go server.
-func mcpgoServer(t *testing.T) string {
-	t.Helper()
-	return mcpgoBuild.binary(t, "mcpgo", "mcpgo", ".")
-}
-
-// removeBuilt deletes the server binaries built.
-func removeBuilt() {
-	for _, b := range []*goBuild{&mcpgoBuild, &gosdkBuild} {
-		if b.dir != "" {
-			_ = os.RemoveAll(b.dir)
-		}
-	}
-}
 
 // Issue 24 item 8: a server written with another Go SDK,
 // github.com/mark3labs/mcp-go v1.2.1 (the nested module mcpgo, so agt's
@@ -70,7 +15,7 @@ func removeBuilt() {
 // pinned to nothing, negotiates 2026-07-28 with it (issue 25 item 9).
 func TestMCPGoServer(t *testing.T) {
 	t.Parallel()
-	bin := mcpgoServer(t)
+	bin := servers.MCPGo.Binary(t)
 	tools, good, bad := ticketTools("agt-interop-mcpgo 1.0.0")
 	launch{command: bin, callLogFlag: "-call-log", httpArgs: []string{"-http", "127.0.0.1:0"}}.each(t,
 		func(t *testing.T, server map[string]any, callLog string) {
