@@ -82,7 +82,7 @@ type client interface {
 }
 
 // clientNames are the clients of a comparison, the baseline first.
-var clientNames = []string{"go-sdk", "agt-session", "agt-run", "mcp-go", "ts-v2"}
+var clientNames = []string{"go-sdk", "go-sdk-deadline", "agt-session", "agt-run", "mcp-go", "ts-v2"}
 
 // openClient connects the client named to tg, pinned to no version.
 func openClient(tb testing.TB, name string, tg target) client {
@@ -91,7 +91,9 @@ func openClient(tb testing.TB, name string, tg target) client {
 	var err error
 	switch name {
 	case "go-sdk":
-		c, err = openGoSDK(tg)
+		c, err = openGoSDK(tg, false)
+	case "go-sdk-deadline":
+		c, err = openGoSDK(tg, true)
 	case "agt-session":
 		c, err = openSession(tb, tg)
 	case "agt-run":
@@ -133,10 +135,18 @@ func concurrently(n, c int, call func() error) (time.Duration, error) {
 	return time.Since(t0), nil
 }
 
-// goSDK is the go-sdk's own client, as its documentation shows it.
-type goSDK struct{ cs *mcp.ClientSession }
+// goSDK is the go-sdk's own client, as its documentation shows it. With
+// deadline, each call has a context with a deadline of its own, cancelled
+// when the call returns, as a host bounds a call (agt does: its
+// tool_timeout_ms): over streamable HTTP, the go-sdk reads the rest of a
+// call's response body after it handed the result on, with that context,
+// so a cancel that comes first loses the connection (it is not reused).
+type goSDK struct {
+	cs       *mcp.ClientSession
+	deadline bool
+}
 
-func openGoSDK(tg target) (*goSDK, error) {
+func openGoSDK(tg target, deadline bool) (*goSDK, error) {
 	var t mcp.Transport
 	if tg.url != "" {
 		t = &mcp.StreamableClientTransport{Endpoint: tg.url}
@@ -147,12 +157,17 @@ func openGoSDK(tg target) (*goSDK, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &goSDK{cs}, nil
+	return &goSDK{cs: cs, deadline: deadline}, nil
 }
 
 func (g *goSDK) rounds(n, c int) (time.Duration, error) {
-	ctx := context.Background()
 	return concurrently(n, c, func() error {
+		ctx := context.Background()
+		if g.deadline {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, time.Minute)
+			defer cancel()
+		}
 		res, err := g.cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 		if err != nil {
 			return err

@@ -11,6 +11,12 @@
 // (TestClients checks that each negotiates 2026-07-28). The clients:
 //
 //	go-sdk       the go-sdk's own client: the baseline of every ratio
+//	go-sdk-deadline
+//	             the same with a deadline per call, cancelled when the
+//	             call returns, as a host (and agt) bounds a call; over
+//	             HTTP the cancel often comes before the go-sdk has read
+//	             the end of the response body, and the connection is not
+//	             reused
 //	agt-session  agt's connection layer alone (mcpconn.Session.CallTool)
 //	agt-run      agt through its whole pipeline, as a host calls a tool:
 //	             a Run's batch (alias, validation against the compiled

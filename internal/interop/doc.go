@@ -38,7 +38,9 @@
 //
 // Outside CI, a suite whose server cannot run here (node_modules missing,
 // a build that needs the module proxy) is skipped with a one-line message;
-// with CI=true it fails instead. The package has no API: only its tests.
+// with CI=true it fails instead. The package has no API: only its tests;
+// package servers finds and builds their servers (the benchmarks of
+// internal/bench run the same ones), and gosdkserver is the go-sdk server.
 //
 //	npm ci                                  # at the repository root
 //	go test ./internal/interop
