@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +19,7 @@ import (
 	"time"
 
 	mcpgoclient "github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -135,6 +137,14 @@ func concurrently(n, c int, call func() error) (time.Duration, error) {
 	return time.Since(t0), nil
 }
 
+// ownHTTPClient is an HTTP client with a connection pool of its own, as
+// agt's Connector gives each session: clients that shared
+// http.DefaultTransport would take each other's idle connections (it
+// keeps two per host).
+func ownHTTPClient() *http.Client {
+	return &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+}
+
 // goSDK is the go-sdk's own client, as its documentation shows it. With
 // deadline, each call has a context with a deadline of its own, cancelled
 // when the call returns, as a host bounds a call (agt does: its
@@ -149,7 +159,7 @@ type goSDK struct {
 func openGoSDK(tg target, deadline bool) (*goSDK, error) {
 	var t mcp.Transport
 	if tg.url != "" {
-		t = &mcp.StreamableClientTransport{Endpoint: tg.url}
+		t = &mcp.StreamableClientTransport{Endpoint: tg.url, HTTPClient: ownHTTPClient()}
 	} else {
 		t = &mcp.CommandTransport{Command: exec.Command(tg.command[0], tg.command[1:]...)}
 	}
@@ -294,7 +304,7 @@ func openMCPGo(tg target) (*mcpGo, error) {
 	var c *mcpgoclient.Client
 	var err error
 	if tg.url != "" {
-		if c, err = mcpgoclient.NewStreamableHttpClient(tg.url); err == nil {
+		if c, err = mcpgoclient.NewStreamableHttpClient(tg.url, transport.WithHTTPBasicClient(ownHTTPClient())); err == nil {
 			err = c.Start(ctx)
 		}
 	} else {
