@@ -65,7 +65,10 @@ func BenchmarkOneCall(b *testing.B) {
 // that rotates), after a garbage collection that is not timed, so that a
 // load that drifts disturbs the ratios of the medians far less than it
 // does separate benchmarks. It reports each client's median (NAME-ns,
-// by the client's own clock) and its ratio to go-sdk's (NAME/go-sdk).
+// by the client's own clock) and its ratio to go-sdk's (NAME/go-sdk), and
+// for the Go clients the median CPU time of this process per call
+// (NAME-cpu-ns, the client's alone: the server is a process of its own)
+// and its ratio (NAME-cpu/go-sdk), which a loaded machine disturbs less.
 func BenchmarkOneCallPaired(b *testing.B) {
 	for _, transport := range []string{"stdio", "http"} {
 		b.Run(transport, func(b *testing.B) {
@@ -121,6 +124,7 @@ func paired(b *testing.B, tg target, conc int) {
 		warm(b, clients[i], conc)
 	}
 	took := make([][]time.Duration, len(clients))
+	cpu := make([][]time.Duration, len(clients))
 	i := 0
 	for b.Loop() {
 		for k := range clients {
@@ -128,7 +132,9 @@ func paired(b *testing.B, tg target, conc int) {
 			b.StopTimer()
 			runtime.GC()
 			b.StartTimer()
+			c0 := selfCPU()
 			d, err := clients[j].rounds(1, conc)
+			cpu[j] = append(cpu[j], selfCPU()-c0)
 			if err != nil {
 				b.Fatalf("%s: %v", clientNames[j], err)
 			}
@@ -136,7 +142,7 @@ func paired(b *testing.B, tg target, conc int) {
 		}
 		i++
 	}
-	base := median(took[0])
+	base, baseCPU := median(took[0]), median(cpu[0])
 	for j, name := range clientNames {
 		m := median(took[j])
 		if conc == 1 {
@@ -144,11 +150,19 @@ func paired(b *testing.B, tg target, conc int) {
 			if j > 0 {
 				b.ReportMetric(m/base, name+"/go-sdk")
 			}
-			continue
+		} else {
+			b.ReportMetric(float64(conc)/m*1e9, name+"-calls/s")
+			if j > 0 {
+				b.ReportMetric(base/m, name+"/go-sdk")
+			}
 		}
-		b.ReportMetric(float64(conc)/m*1e9, name+"-calls/s")
-		if j > 0 {
-			b.ReportMetric(base/m, name+"/go-sdk")
+		// The CPU of the Go clients, per round; the TypeScript client's
+		// is its own process's.
+		if name != "ts-v2" {
+			b.ReportMetric(median(cpu[j]), name+"-cpu-ns")
+			if j > 0 && baseCPU > 0 {
+				b.ReportMetric(median(cpu[j])/baseCPU, name+"-cpu/go-sdk")
+			}
 		}
 	}
 }

@@ -47,7 +47,15 @@
 //	                            <= 1.10
 //	Concurrent64Paired          a round of 64 calls at once over HTTP:
 //	                            NAME-calls/s and NAME/go-sdk (calls per
-//	                            second, above 1 is faster)
+//	                            second, above 1 is faster); run it with
+//	                            -benchtime 30x, a round of all the
+//	                            clients takes about half a second
+//
+// Both also report, for the Go clients, the CPU time of the benchmark's
+// process per round (NAME-cpu-ns: the client's own, the servers being
+// processes of their own) and its ratio to go-sdk's (NAME-cpu/go-sdk,
+// below 1 is cheaper), which a loaded machine disturbs far less than wall
+// time.
 //	EraProbe/{stdio,http}       connect, list, close by a new Connector
 //	                            (no era cached) to a modern and a legacy
 //	                            server, negotiated and pinned to its era:
