@@ -20,6 +20,7 @@ import (
 	"github.com/agtsdk/agt"
 	"github.com/agtsdk/agt/internal/interop/servers"
 	"github.com/agtsdk/agt/internal/runtest"
+	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/policy"
 	"github.com/agtsdk/agt/resource"
@@ -125,7 +126,12 @@ func runSuite(t *testing.T, s suite) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	h, err := agt.Open(ctx, t.TempDir(), nil)
+	// The era probe waits for server/discover as long as the test may
+	// take: with the default (2 s), a dual-era Node server that a loaded
+	// machine starts more slowly than that is taken for a legacy one and
+	// answers initialize, as mcpconn documents (and tests). Every server
+	// here answers server/discover, so the wait costs nothing.
+	h, err := agt.Open(ctx, t.TempDir(), &agt.Options{Connector: &mcpconn.ConnectorOptions{EraProbeTimeout: time.Minute}})
 	if err != nil {
 		t.Fatal(err)
 	}
