@@ -1,0 +1,6 @@
+// Package servers starts the third-party MCP servers and clients that
+// agt's interoperability tests (internal/interop) and benchmarks
+// (internal/bench) run: it finds the npm packages that npm ci installs at
+// the repository's root, builds the Go servers, and decides what happens
+// when one cannot run here. It is for tests only.
+package servers
