@@ -94,7 +94,11 @@
 // response body after it handed the result on, with that context: the
 // cancel often comes first and the connection is not reused.
 // go-sdk-deadline shows the same cost on the go-sdk alone (1.17x CPU);
-// against it agt-session is 1.04x CPU and 0.99-1.04x wall. The rest of
+// against it agt-session is 1.04x CPU and 0.99-1.04x wall. A prototype
+// that kept the cancel from the HTTP requests (an HTTPTransport sending
+// each with context.WithoutCancel; not a fix: a hung call would no longer
+// be cut) brought agt-session from 1.22x to 1.10x wall and from 1.37x to
+// 1.20x CPU in one paired run of -count 4. The rest of
 // the session's cost is the wire layer's (issue 25 item 8): a 32 KiB line
 // buffer per response stream (screen.go's lineReader: 33 KB of the 76 KB
 // agt allocates per call beyond the go-sdk) and a second decoding of
