@@ -108,9 +108,12 @@ func normJSON(t *testing.T, s string) any {
 // Without a Roots handler, roots/list is refused with "method not found"
 // (the go-sdk alone answers it with an empty list); with one, it gets the
 // handler's roots.
+// Legacy era: it asserts the answer to a roots/list server request
+// ("method not found"); a modern server's request is refused without
+// asking (mrtr_test.go).
 func TestRootsListRefusedWithoutHandler(t *testing.T) {
 	t.Parallel()
-	srv, _ := clientFeatures(t)
+	srv, _ := clientFeatures(t, "-era", string(mcptest.EraLegacy))
 	c := quickConnector(nil)
 	for _, h := range []*mcpconn.Handlers{nil, {Elicit: elicitAccept(nil)}} {
 		s := connectWith(t, c, srv, h)
@@ -216,9 +219,12 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 
 // The handler is told the calls in flight: the one call, or both of two
 // (in start order); progress names exactly its own call.
+// Legacy era: attributing a server request to the calls in flight is
+// the legacy routing rule; a modern request belongs to its call exactly
+// (issue 25 item 4).
 func TestIncomingNamesCallsInFlight(t *testing.T) {
 	t.Parallel()
-	srv, _ := clientFeatures(t)
+	srv, _ := clientFeatures(t, "-era", string(mcptest.EraLegacy))
 	c := quickConnector(nil)
 	var (
 		mu       sync.Mutex
@@ -275,9 +281,12 @@ func TestIncomingNamesCallsInFlight(t *testing.T) {
 
 // An accepted form gets the defaults of the properties it leaves out
 // (SEP-1034), keeps what the user gave, and must match the schema.
+// Legacy era: it asserts the answer the server gets to its elicitation
+// request; over a modern server a rejected form fails the call
+// (mrtr_test.go).
 func TestElicitFormDefaults(t *testing.T) {
 	t.Parallel()
-	srv, _ := clientFeatures(t)
+	srv, _ := clientFeatures(t, "-era", string(mcptest.EraLegacy))
 	c := quickConnector(nil)
 	tests := []struct {
 		name    string
@@ -360,9 +369,11 @@ func TestElicitURL(t *testing.T) {
 
 // A server that floods elicitation requests gets at most
 // MaxServerRequests answered at once; the rest are refused at once.
+// Legacy era: a flood of concurrent server requests needs a server that
+// sends requests (a modern server asks once per round of its call).
 func TestElicitFloodBounded(t *testing.T) {
 	t.Parallel()
-	srv, _ := clientFeatures(t)
+	srv, _ := clientFeatures(t, "-era", string(mcptest.EraLegacy))
 	const limit = 2
 	var cur, peak atomic.Int32
 	release := make(chan struct{})
@@ -397,9 +408,12 @@ func TestElicitFloodBounded(t *testing.T) {
 
 // Sampling requests over the message count or byte bounds are refused
 // before the handler runs; the session stays usable.
+// Legacy era: it asserts the server request path (a refused sampling
+// request answered with an error, the tool going on); a modern server asks
+// by input_required, whose bounds mrtr_test.go asserts.
 func TestSamplingBounded(t *testing.T) {
 	t.Parallel()
-	srv, _ := clientFeatures(t)
+	srv, _ := clientFeatures(t, "-era", string(mcptest.EraLegacy))
 	var calls atomic.Int32
 	var reasons []string
 	var mu sync.Mutex
@@ -442,9 +456,12 @@ func TestSamplingBounded(t *testing.T) {
 
 // A handler error or panic fails the request without its text reaching
 // the server; a RefusedError refuses it with its reason.
+// Legacy era: it asserts what the server gets back for a failed
+// server request; a modern call with a failed round has no result
+// (mrtr_test.go).
 func TestHandlerFailures(t *testing.T) {
 	t.Parallel()
-	srv, _ := clientFeatures(t)
+	srv, _ := clientFeatures(t, "-era", string(mcptest.EraLegacy))
 	c := quickConnector(nil)
 	tests := []struct {
 		name    string
@@ -649,12 +666,14 @@ func (c recordingConn) Write(ctx context.Context, m jsonrpc.Message) error {
 // On the wire, a session without request handlers declares no capability
 // at all (no "roots" either), in the era probe (Issue 25) and in
 // initialize.
+// A legacy server, so that the wire shows both the probe and the
+// initialize the client falls back to.
 func TestNoCapabilitiesOnTheWire(t *testing.T) {
 	t.Parallel()
 	for _, h := range []*mcpconn.Handlers{nil, {Progress: func(context.Context, mcpconn.Incoming, *mcp.ProgressNotificationParams) {}}} {
 		var mu sync.Mutex
 		var wrote []string
-		dial := mcptest.Dial(nil)
+		dial := mcptest.Dial(&mcptest.ServerOptions{Era: mcptest.EraLegacy})
 		c := quickConnector(&mcpconn.ConnectorOptions{Dial: func(ctx context.Context, ref resource.Ref, srv resource.MCPServer) (mcp.Transport, error) {
 			t, err := dial(ctx, ref, srv)
 			return recordingTransport{t, &mu, &wrote}, err

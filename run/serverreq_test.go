@@ -29,8 +29,14 @@ const featRef = resource.Ref("tools/fake")
 // client-features tools over stdio.
 func featuresRun(t *testing.T, opts *run.Options) *run.Run {
 	t.Helper()
+	return featuresRunEra(t, mcptest.EraDual, opts)
+}
+
+// featuresRunEra is featuresRun with a server of era e.
+func featuresRunEra(t *testing.T, e mcptest.Era, opts *run.Options) *run.Run {
+	t.Helper()
 	repo := newRepo(t)
-	putMCP(t, repo, featRef, stdioServer(t, "-fault", string(mcptest.FaultClientFeatures)))
+	putMCP(t, repo, featRef, stdioServer(t, "-era", string(e), "-fault", string(mcptest.FaultClientFeatures)))
 	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{featRef}})
 	opts.Repository = repo
 	if opts.Connector == nil {
@@ -113,31 +119,46 @@ func TestElicitationReachesHostWithItsCall(t *testing.T) {
 }
 
 // Without handlers nothing is declared: each request is refused and
-// audited as refused.
+// audited as refused. The eras differ: a legacy go-sdk server does not
+// even send an elicitation the client did not declare, and sampling and
+// roots requests reach the client and are answered -32601; a modern
+// server asks all three in input_required, and the client refuses each
+// without asking the host (issue 25 item 4), the call failing with the
+// reason.
 func TestUndeclaredRequestsRefused(t *testing.T) {
 	t.Parallel()
-	audit := &auditLog{}
-	r := featuresRun(t, &run.Options{Auditor: audit})
-	// The go-sdk's servers do not even send an elicitation the client did
-	// not declare; sampling and roots reach the client and are refused.
-	if res := execute(t, r, featCall("a", mcptest.ToolAsk, `{}`)).Results[0]; res.Code != run.CodeToolError {
-		t.Errorf("elicitation: %s %s", res.Code, res.Message)
-	}
-	for _, c := range []run.Call{featCall("s", mcptest.ToolSample, `{}`), featCall("r", mcptest.ToolListRoots, `{}`)} {
-		if res := execute(t, r, c).Results[0]; res.Code != run.CodeToolError || !strings.Contains(res.Message, "code -32601") {
-			t.Errorf("%s: %s %s", res.CallID, res.Code, res.Message)
-		}
-	}
-	if got := text(t, execute(t, r, featCall("caps", mcptest.ToolClientCaps, `{}`)).Results[0]); got != `{}` {
-		t.Errorf("capabilities declared: %s", got)
-	}
-	var kinds []string
-	for _, rec := range audit.records(run.EventServerRequest) {
-		kinds = append(kinds, string(rec.Request)+" "+string(rec.Outcome)+" "+rec.CallID)
-	}
-	slices.Sort(kinds)
-	if diff := cmp.Diff([]string{"roots refused r", "sampling refused s"}, kinds); diff != "" {
-		t.Errorf("audit (-want +got):\n%s", diff)
+	for _, tc := range []struct {
+		era     mcptest.Era
+		refusal string   // in the message of a refused sampling or roots call
+		refused []string // the audit: request, outcome, call
+	}{
+		{mcptest.EraLegacy, "code -32601", []string{"roots refused r", "sampling refused s"}},
+		{mcptest.EraDual, "the capability was not declared", []string{"elicitation refused a", "roots refused r", "sampling refused s"}},
+	} {
+		t.Run(string(tc.era), func(t *testing.T) {
+			t.Parallel()
+			audit := &auditLog{}
+			r := featuresRunEra(t, tc.era, &run.Options{Auditor: audit})
+			if res := execute(t, r, featCall("a", mcptest.ToolAsk, `{}`)).Results[0]; res.Code != run.CodeToolError {
+				t.Errorf("elicitation: %s %s", res.Code, res.Message)
+			}
+			for _, c := range []run.Call{featCall("s", mcptest.ToolSample, `{}`), featCall("r", mcptest.ToolListRoots, `{}`)} {
+				if res := execute(t, r, c).Results[0]; res.Code != run.CodeToolError || !strings.Contains(res.Message, tc.refusal) {
+					t.Errorf("%s: %s %s", res.CallID, res.Code, res.Message)
+				}
+			}
+			if got := text(t, execute(t, r, featCall("caps", mcptest.ToolClientCaps, `{}`)).Results[0]); got != `{}` {
+				t.Errorf("capabilities declared: %s", got)
+			}
+			var kinds []string
+			for _, rec := range audit.records(run.EventServerRequest) {
+				kinds = append(kinds, string(rec.Request)+" "+string(rec.Outcome)+" "+rec.CallID)
+			}
+			slices.Sort(kinds)
+			if diff := cmp.Diff(tc.refused, kinds); diff != "" {
+				t.Errorf("audit (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 
@@ -212,7 +233,9 @@ func (allowAll) Check(context.Context, run.Request) (run.Decision, error) {
 }
 
 // Two calls of one server in flight: the request names both, and the
-// audit lists both call IDs.
+// audit lists both call IDs. Legacy era: a request naming the calls in
+// flight is the legacy rule; a modern request belongs to its call
+// exactly (issue 25 item 4).
 func TestTwoCallsInFlight(t *testing.T) {
 	t.Parallel()
 	audit := &auditLog{}
@@ -220,7 +243,7 @@ func TestTwoCallsInFlight(t *testing.T) {
 	var once sync.Once
 	var mu sync.Mutex
 	var origins []run.Origin
-	r := featuresRun(t, &run.Options{Auditor: audit, MaxConcurrency: 2,
+	r := featuresRunEra(t, mcptest.EraLegacy, &run.Options{Auditor: audit, MaxConcurrency: 2,
 		Observe: func(_ context.Context, n run.Notification) {
 			if c, ok := n.From.Call(); ok && n.Kind == run.NotifyProgress && c.CallID == "long" {
 				once.Do(func() { close(progressed) })

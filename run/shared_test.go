@@ -326,7 +326,10 @@ func TestSharedNewRevisionIsANewProcess(t *testing.T) {
 func TestSharedElicitationReachesItsRunOnly(t *testing.T) {
 	t.Parallel()
 	repo := newRepo(t)
-	refs, _ := sharedMounts(t, repo, 1, true, "-fault", string(mcptest.FaultClientFeatures))
+	// Legacy era: routing a request by the call it names, and refusing one
+	// that names none, is the legacy rule; a modern server's request
+	// belongs to its call exactly (issue 25 item 4).
+	refs, _ := sharedMounts(t, repo, 1, true, "-era", string(mcptest.EraLegacy), "-fault", string(mcptest.FaultClientFeatures))
 	c := sharingConnector(t)
 	type asked struct {
 		run  string
@@ -396,13 +399,13 @@ func TestSharedElicitationReachesItsRunOnly(t *testing.T) {
 // sharedRunMount registers one shared mount of the fake server with
 // faults over transport (stdio: with a tag to count its processes,
 // returned; http: the test's own server) and the agent mounting it.
-func sharedRunMount(t *testing.T, repo resource.Repository, transport string, faults ...mcptest.Fault) (resource.Ref, string) {
+func sharedRunMount(t *testing.T, repo resource.Repository, transport string, era mcptest.Era, faults ...mcptest.Fault) (resource.Ref, string) {
 	t.Helper()
 	names := make([]string, len(faults))
 	for i, f := range faults {
 		names[i] = string(f)
 	}
-	args := []string{"-fault", strings.Join(names, ",")}
+	args := []string{"-era", string(era), "-fault", strings.Join(names, ",")}
 	if transport == resource.TransportHTTP {
 		const ref = resource.Ref("shared-http")
 		putMCP(t, repo, ref, resource.MCPServer{Type: resource.TransportHTTP, URL: mcptest.StartHTTP(t, args...), Shared: true})
@@ -509,7 +512,9 @@ func TestSharedLateRequestReachesNoOtherRun(t *testing.T) {
 		t.Run(transport, func(t *testing.T) {
 			t.Parallel()
 			repo := newRepo(t)
-			ref, tag := sharedRunMount(t, repo, transport, mcptest.FaultClientFeatures)
+			// Legacy era: a request outside any call is legacy-only (a modern
+			// server asks only in its call's rounds).
+			ref, tag := sharedRunMount(t, repo, transport, mcptest.EraLegacy, mcptest.FaultClientFeatures)
 			logged := &slogRecords{}
 			c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{SharedIdleTimeout: 100 * time.Millisecond, TerminateGrace: 300 * time.Millisecond,
 				Logger: slog.New(logged)})
@@ -556,13 +561,25 @@ func TestSharedLateRequestReachesNoOtherRun(t *testing.T) {
 // audits each loss (EventServerLost) with the count in a row, so the
 // crash loop shows. A ninth crash while Alice's call is in flight loses
 // her call, and is then charged to her too.
+//
+// Over HTTP the server is legacy: a modern HTTP server has no session, so
+// a crash loses only the calls in flight and no mount is lost or
+// restarted (issue 25 item 6, tested in mcpconn).
 func TestSharedCrashesOfOneRunSpareAnother(t *testing.T) {
 	t.Parallel()
-	for _, transport := range []string{resource.TransportStdio, resource.TransportHTTP} {
-		t.Run(transport, func(t *testing.T) {
+	for _, tc := range []struct {
+		transport string
+		era       mcptest.Era
+	}{
+		{resource.TransportStdio, mcptest.EraLegacy},
+		{resource.TransportStdio, mcptest.EraDual},
+		{resource.TransportHTTP, mcptest.EraLegacy},
+	} {
+		transport := tc.transport
+		t.Run(transport+"/"+string(tc.era), func(t *testing.T) {
 			t.Parallel()
 			repo := newRepo(t)
-			ref, tag := sharedRunMount(t, repo, transport, mcptest.FaultCrashOnCall, mcptest.FaultClientFeatures)
+			ref, tag := sharedRunMount(t, repo, transport, tc.era, mcptest.FaultCrashOnCall, mcptest.FaultClientFeatures)
 			c := sharingConnector(t)
 			var alice, bob userRun
 			ao := alice.options(repo, c, "alice")
