@@ -188,19 +188,24 @@ func TestPanickingAuthorizeRejectsTheBatch(t *testing.T) {
 // Allow for a call the Permission failed on.
 func TestFailedPermissionIsNotAuditedAsAllow(t *testing.T) {
 	t.Parallel()
-	repo, mem := setup(t, notes)
-	audit := &auditLog{}
-	broken := run.PermissionFunc(func(context.Context, run.Request) (run.Decision, error) {
-		return run.Decision{Verdict: run.Allow, By: "broken"}, errors.New("policy store down")
-	})
-	r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), Permission: broken, Auditor: audit})
-	out, err := r.Execute(context.Background(), batch(call("c", echo, `{"text":"x"}`)))
-	if err != nil || out.Results[0].Code != run.CodeInternal || mem.counters.Calls() != 0 {
-		t.Fatalf("a failed Permission: %v %+v, server calls %d", err, out.Results, mem.counters.Calls())
-	}
-	recs := audit.records(run.EventCall)
-	if len(recs) != 1 || recs[0].Decision.Verdict == run.Allow || recs[0].Decision.By != "broken" {
-		t.Errorf("audit = %+v, want the decision by broken, not allow", recs)
+	for _, e := range eras {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			repo, mem := setupEra(t, e, notes)
+			audit := &auditLog{}
+			broken := run.PermissionFunc(func(context.Context, run.Request) (run.Decision, error) {
+				return run.Decision{Verdict: run.Allow, By: "broken"}, errors.New("policy store down")
+			})
+			r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), Permission: broken, Auditor: audit})
+			out, err := r.Execute(context.Background(), batch(call("c", echo, `{"text":"x"}`)))
+			if err != nil || out.Results[0].Code != run.CodeInternal || mem.counters.Calls() != 0 {
+				t.Fatalf("a failed Permission: %v %+v, server calls %d", err, out.Results, mem.counters.Calls())
+			}
+			recs := audit.records(run.EventCall)
+			if len(recs) != 1 || recs[0].Decision.Verdict == run.Allow || recs[0].Decision.By != "broken" {
+				t.Errorf("audit = %+v, want the decision by broken, not allow", recs)
+			}
+		})
 	}
 }
 

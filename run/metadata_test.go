@@ -24,73 +24,78 @@ import (
 // them is.
 func TestRunToolMetadata(t *testing.T) {
 	t.Parallel()
-	repo, mem := setup(t, "meta")
-	mem.opts.Faults = []mcptest.Fault{mcptest.FaultToolMetadata}
-	r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector()})
+	for _, e := range eras {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			repo, mem := setupEra(t, e, "meta")
+			mem.opts.Faults = []mcptest.Fault{mcptest.FaultToolMetadata}
+			r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector()})
 
-	var rich run.ToolInfo
-	for _, ti := range r.Tools() {
-		if ti.Source.Tool == mcptest.ToolMetaRich {
-			rich = ti
-		}
-	}
-	if rich.Title != mcptest.MetaRichTitle || rich.Annotations == nil || !rich.Annotations.ReadOnlyHint ||
-		string(rich.OutputSchema) != mcptest.MetaRichOutputSchema || string(rich.Meta) != mcptest.MetaRichMeta {
-		t.Errorf("meta_rich = %+v", rich)
-	}
-	raw, err := json.Marshal(rich)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &fields); err != nil {
-		t.Fatal(err)
-	}
-	if string(fields["output_schema"]) != mcptest.MetaRichOutputSchema || string(fields["meta"]) != mcptest.MetaRichMeta ||
-		string(fields["title"]) != `"`+mcptest.MetaRichTitle+`"` || fields["annotations"] == nil {
-		t.Errorf("ToolInfo JSON = %s", raw)
-	}
-	// Without them (a host tool), the JSON has no new keys.
-	for _, ti := range r.Tools() {
-		if ti.Source.Tool != mcptest.ToolEcho {
-			continue
-		}
-		ti.Title, ti.Annotations, ti.OutputSchema = "", nil, nil
-		var keys map[string]json.RawMessage
-		if err := json.Unmarshal([]byte(mustJSON(t, ti)), &keys); err != nil {
-			t.Fatal(err)
-		}
-		for _, k := range []string{"title", "annotations", "output_schema", "meta"} {
-			if _, ok := keys[k]; ok {
-				t.Errorf("ToolInfo JSON without %s has the key", k)
+			var rich run.ToolInfo
+			for _, ti := range r.Tools() {
+				if ti.Source.Tool == mcptest.ToolMetaRich {
+					rich = ti
+				}
 			}
-		}
-	}
+			if rich.Title != mcptest.MetaRichTitle || rich.Annotations == nil || !rich.Annotations.ReadOnlyHint ||
+				string(rich.OutputSchema) != mcptest.MetaRichOutputSchema || string(rich.Meta) != mcptest.MetaRichMeta {
+				t.Errorf("meta_rich = %+v", rich)
+			}
+			raw, err := json.Marshal(rich)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var fields map[string]json.RawMessage
+			if err := json.Unmarshal(raw, &fields); err != nil {
+				t.Fatal(err)
+			}
+			if string(fields["output_schema"]) != mcptest.MetaRichOutputSchema || string(fields["meta"]) != mcptest.MetaRichMeta ||
+				string(fields["title"]) != `"`+mcptest.MetaRichTitle+`"` || fields["annotations"] == nil {
+				t.Errorf("ToolInfo JSON = %s", raw)
+			}
+			// Without them (a host tool), the JSON has no new keys.
+			for _, ti := range r.Tools() {
+				if ti.Source.Tool != mcptest.ToolEcho {
+					continue
+				}
+				ti.Title, ti.Annotations, ti.OutputSchema = "", nil, nil
+				var keys map[string]json.RawMessage
+				if err := json.Unmarshal([]byte(mustJSON(t, ti)), &keys); err != nil {
+					t.Fatal(err)
+				}
+				for _, k := range []string{"title", "annotations", "output_schema", "meta"} {
+					if _, ok := keys[k]; ok {
+						t.Errorf("ToolInfo JSON without %s has the key", k)
+					}
+				}
+			}
 
-	var skipped []string
-	for _, st := range r.SkippedTools() {
-		skipped = append(skipped, st.Source.Tool)
-		if !errors.Is(st.Err, mcpconn.ErrTaskRequired) {
-			t.Errorf("%s skipped with %v, want ErrTaskRequired", st.Source.Tool, st.Err)
-		}
-	}
-	if diff := cmp.Diff([]string{mcptest.ToolTaskRequired}, skipped); diff != "" {
-		t.Errorf("skipped (-want +got):\n%s", diff)
-	}
+			var skipped []string
+			for _, st := range r.SkippedTools() {
+				skipped = append(skipped, st.Source.Tool)
+				if !errors.Is(st.Err, mcpconn.ErrTaskRequired) {
+					t.Errorf("%s skipped with %v, want ErrTaskRequired", st.Source.Tool, st.Err)
+				}
+			}
+			if diff := cmp.Diff([]string{mcptest.ToolTaskRequired}, skipped); diff != "" {
+				t.Errorf("skipped (-want +got):\n%s", diff)
+			}
 
-	_, err = r.Execute(context.Background(), batch(call("c1", run.Alias("meta", mcptest.ToolTaskRequired), `{"text":"x"}`)))
-	var be *run.BatchError
-	if !errors.As(err, &be) || be.Code != run.CodeUnknownTool {
-		t.Errorf("call of task_required = %v, want unknown_tool", err)
-	}
-	out, err := r.Execute(context.Background(), batch(
-		call("c1", run.Alias("meta", mcptest.ToolTaskOptional), `{"text":"opt"}`),
-		call("c2", run.Alias("meta", mcptest.ToolTaskForbidden), `{"text":"forb"}`)))
-	if err != nil || !slices.Equal(codes(out), []run.Code{"", ""}) {
-		t.Errorf("calls of task_optional, task_forbidden = %v, %v", codes(out), err)
-	}
-	if n := mem.counters.CallsOf(mcptest.ToolTaskRequired); n != 0 {
-		t.Errorf("task_required was called %d times", n)
+			_, err = r.Execute(context.Background(), batch(call("c1", run.Alias("meta", mcptest.ToolTaskRequired), `{"text":"x"}`)))
+			var be *run.BatchError
+			if !errors.As(err, &be) || be.Code != run.CodeUnknownTool {
+				t.Errorf("call of task_required = %v, want unknown_tool", err)
+			}
+			out, err := r.Execute(context.Background(), batch(
+				call("c1", run.Alias("meta", mcptest.ToolTaskOptional), `{"text":"opt"}`),
+				call("c2", run.Alias("meta", mcptest.ToolTaskForbidden), `{"text":"forb"}`)))
+			if err != nil || !slices.Equal(codes(out), []run.Code{"", ""}) {
+				t.Errorf("calls of task_optional, task_forbidden = %v, %v", codes(out), err)
+			}
+			if n := mem.counters.CallsOf(mcptest.ToolTaskRequired); n != 0 {
+				t.Errorf("task_required was called %d times", n)
+			}
+		})
 	}
 }
 
@@ -227,12 +232,17 @@ var cmpEmpty = cmp.Comparer(func(a, b []string) bool { return slices.Equal(a, b)
 // order of mounts; a mount that failed (not registered) has none.
 func TestRunInstructions(t *testing.T) {
 	t.Parallel()
-	repo, mem := setup(t, "zeta", "alpha")
-	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{"zeta", "gone", "alpha"}})
-	r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector()})
-	want := []run.ServerInstructions{{Ref: "zeta", Text: "agt fake MCP server for tests"}, {Ref: "alpha", Text: "agt fake MCP server for tests"}}
-	if diff := cmp.Diff(want, r.Instructions()); diff != "" {
-		t.Errorf("Instructions (-want +got):\n%s", diff)
+	for _, e := range eras {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			repo, mem := setupEra(t, e, "zeta", "alpha")
+			putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{"zeta", "gone", "alpha"}})
+			r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector()})
+			want := []run.ServerInstructions{{Ref: "zeta", Text: "agt fake MCP server for tests"}, {Ref: "alpha", Text: "agt fake MCP server for tests"}}
+			if diff := cmp.Diff(want, r.Instructions()); diff != "" {
+				t.Errorf("Instructions (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 

@@ -71,56 +71,61 @@ func TestNewRefusesBadHostTools(t *testing.T) {
 // reaches neither the permission nor the interceptors nor the server.
 func TestStageOrder(t *testing.T) {
 	t.Parallel()
-	repo, mem := setup(t, notes)
-	rec := &recorder{}
-	perm := run.PermissionFunc(func(ctx context.Context, req run.Request) (run.Decision, error) {
-		rec.add("permission " + req.CallID)
-		return run.Decision{Verdict: run.Allow, By: "test"}, nil
-	})
-	outer := run.InterceptorFunc(func(ctx context.Context, req run.Request, next run.Next) (run.Result, error) {
-		rec.add("outer.before " + req.CallID)
-		res := next(ctx)
-		rec.add("outer.after " + req.CallID)
-		return res, nil
-	})
-	before := run.Before(func(ctx context.Context, req run.Request) error {
-		rec.add(fmt.Sprintf("before %s (server calls so far %d)", req.CallID, mem.counters.Calls()))
-		return nil
-	})
-	after := run.After(func(ctx context.Context, req run.Request, res run.Result) run.Result {
-		rec.add(fmt.Sprintf("after %s (server calls so far %d)", req.CallID, mem.counters.Calls()))
-		return res
-	})
-	r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), Permission: perm,
-		Interceptors: []run.Interceptor{outer, before, after}})
+	for _, e := range eras {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			repo, mem := setupEra(t, e, notes)
+			rec := &recorder{}
+			perm := run.PermissionFunc(func(ctx context.Context, req run.Request) (run.Decision, error) {
+				rec.add("permission " + req.CallID)
+				return run.Decision{Verdict: run.Allow, By: "test"}, nil
+			})
+			outer := run.InterceptorFunc(func(ctx context.Context, req run.Request, next run.Next) (run.Result, error) {
+				rec.add("outer.before " + req.CallID)
+				res := next(ctx)
+				rec.add("outer.after " + req.CallID)
+				return res, nil
+			})
+			before := run.Before(func(ctx context.Context, req run.Request) error {
+				rec.add(fmt.Sprintf("before %s (server calls so far %d)", req.CallID, mem.counters.Calls()))
+				return nil
+			})
+			after := run.After(func(ctx context.Context, req run.Request, res run.Result) run.Result {
+				rec.add(fmt.Sprintf("after %s (server calls so far %d)", req.CallID, mem.counters.Calls()))
+				return res
+			})
+			r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), Permission: perm,
+				Interceptors: []run.Interceptor{outer, before, after}})
 
-	out, err := r.Execute(context.Background(), batch(call("bad", echo, `{"text":7}`)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff([]run.Code{run.CodeInvalidArguments}, codes(out)); diff != "" {
-		t.Errorf("invalid call codes (-want +got):\n%s", diff)
-	}
-	if got := rec.get(); len(got) != 0 {
-		t.Errorf("an invalid call reached later stages: %q", got)
-	}
-	if n := mem.counters.Calls(); n != 0 {
-		t.Errorf("server got %d calls for an invalid call, want 0", n)
-	}
+			out, err := r.Execute(context.Background(), batch(call("bad", echo, `{"text":7}`)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff([]run.Code{run.CodeInvalidArguments}, codes(out)); diff != "" {
+				t.Errorf("invalid call codes (-want +got):\n%s", diff)
+			}
+			if got := rec.get(); len(got) != 0 {
+				t.Errorf("an invalid call reached later stages: %q", got)
+			}
+			if n := mem.counters.Calls(); n != 0 {
+				t.Errorf("server got %d calls for an invalid call, want 0", n)
+			}
 
-	out, err = r.Execute(context.Background(), batch(call("ok", echo, `{"text":"hi"}`)))
-	if err != nil || out.Results[0].Failed() {
-		t.Fatalf("valid call: %v %+v", err, out.Results)
-	}
-	want := []string{
-		"permission ok",
-		"outer.before ok",
-		"before ok (server calls so far 0)",
-		"after ok (server calls so far 1)",
-		"outer.after ok",
-	}
-	if diff := cmp.Diff(want, rec.get()); diff != "" {
-		t.Errorf("stage order (-want +got):\n%s", diff)
+			out, err = r.Execute(context.Background(), batch(call("ok", echo, `{"text":"hi"}`)))
+			if err != nil || out.Results[0].Failed() {
+				t.Fatalf("valid call: %v %+v", err, out.Results)
+			}
+			want := []string{
+				"permission ok",
+				"outer.before ok",
+				"before ok (server calls so far 0)",
+				"after ok (server calls so far 1)",
+				"outer.after ok",
+			}
+			if diff := cmp.Diff(want, rec.get()); diff != "" {
+				t.Errorf("stage order (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 
@@ -128,43 +133,48 @@ func TestStageOrder(t *testing.T) {
 // the other calls; results keep call order and IDs.
 func TestMixedBatch(t *testing.T) {
 	t.Parallel()
-	repo, mem := setup(t, notes)
-	audit := &auditLog{}
-	r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), Auditor: audit,
-		Permission: policy.Rules{Deny: []string{"mcp__notes__note_*"}, Allow: []string{"mcp__notes__*"}}})
-	out, err := r.Execute(context.Background(), batch(
-		call("c1", echo, `{"text":"one"}`),
-		call("c2", search, `{"query":"x","limit":0}`),
-		call("c3", delNote, `{"id":"n1","caller":"bob"}`),
-		call("c4", search, `{"query":"x","limit":5}`),
-		call("c5", search, `[1,2]`),
-	))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []run.Code{"", run.CodeInvalidArguments, run.CodePermissionDenied, "", run.CodeInvalidArguments}
-	if diff := cmp.Diff(want, codes(out)); diff != "" {
-		t.Errorf("codes (-want +got):\n%s", diff)
-	}
-	for i, res := range out.Results {
-		if wantID := fmt.Sprintf("c%d", i+1); res.CallID != wantID {
-			t.Errorf("result %d has call ID %q, want %q", i, res.CallID, wantID)
-		}
-	}
-	if diff := cmp.Diff([]run.Violation{{Path: "/limit", SchemaPath: "#/properties/limit/minimum", Message: out.Results[1].Violations[0].Message}}, out.Results[1].Violations); diff != "" {
-		t.Errorf("violations (-want +got):\n%s", diff)
-	}
-	if got := mem.counters.Calls(); got != 2 {
-		t.Errorf("server calls = %d, want 2 (only the valid, allowed ones)", got)
-	}
-	// The audit: one record per call, with the stage reached.
-	stages := map[string]run.Stage{}
-	for _, rec := range audit.records(run.EventCall) {
-		stages[rec.CallID] = rec.Stage
-	}
-	wantStages := map[string]run.Stage{"c1": run.StageExecute, "c2": run.StageValidate, "c3": run.StagePermission, "c4": run.StageExecute, "c5": run.StageValidate}
-	if diff := cmp.Diff(wantStages, stages); diff != "" {
-		t.Errorf("audited stages (-want +got):\n%s", diff)
+	for _, e := range eras {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			repo, mem := setupEra(t, e, notes)
+			audit := &auditLog{}
+			r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), Auditor: audit,
+				Permission: policy.Rules{Deny: []string{"mcp__notes__note_*"}, Allow: []string{"mcp__notes__*"}}})
+			out, err := r.Execute(context.Background(), batch(
+				call("c1", echo, `{"text":"one"}`),
+				call("c2", search, `{"query":"x","limit":0}`),
+				call("c3", delNote, `{"id":"n1","caller":"bob"}`),
+				call("c4", search, `{"query":"x","limit":5}`),
+				call("c5", search, `[1,2]`),
+			))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []run.Code{"", run.CodeInvalidArguments, run.CodePermissionDenied, "", run.CodeInvalidArguments}
+			if diff := cmp.Diff(want, codes(out)); diff != "" {
+				t.Errorf("codes (-want +got):\n%s", diff)
+			}
+			for i, res := range out.Results {
+				if wantID := fmt.Sprintf("c%d", i+1); res.CallID != wantID {
+					t.Errorf("result %d has call ID %q, want %q", i, res.CallID, wantID)
+				}
+			}
+			if diff := cmp.Diff([]run.Violation{{Path: "/limit", SchemaPath: "#/properties/limit/minimum", Message: out.Results[1].Violations[0].Message}}, out.Results[1].Violations); diff != "" {
+				t.Errorf("violations (-want +got):\n%s", diff)
+			}
+			if got := mem.counters.Calls(); got != 2 {
+				t.Errorf("server calls = %d, want 2 (only the valid, allowed ones)", got)
+			}
+			// The audit: one record per call, with the stage reached.
+			stages := map[string]run.Stage{}
+			for _, rec := range audit.records(run.EventCall) {
+				stages[rec.CallID] = rec.Stage
+			}
+			wantStages := map[string]run.Stage{"c1": run.StageExecute, "c2": run.StageValidate, "c3": run.StagePermission, "c4": run.StageExecute, "c5": run.StageValidate}
+			if diff := cmp.Diff(wantStages, stages); diff != "" {
+				t.Errorf("audited stages (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 
@@ -239,27 +249,32 @@ func TestBatchRejections(t *testing.T) {
 // reached it.
 func TestInvalidCallsNeverReachServerStdio(t *testing.T) {
 	t.Parallel()
-	repo := newRepo(t)
-	logFile := filepath.Join(t.TempDir(), "calls.log")
-	putMCP(t, repo, notes, stdioServer(t, "-call-log", logFile))
-	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{notes}})
-	r := newRun(t, &run.Options{Repository: repo})
-	out, err := r.Execute(context.Background(), batch(
-		call("a", search, `{"query":"x","limit":101}`),
-		call("b", search, `{"query":"","limit":5}`),
-		call("c", search, `{"query":"x","limit":5,"extra":1}`),
-		call("d", echo, `{"text":"fine"}`),
-		call("e", echo, `not json`),
-	))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []run.Code{run.CodeInvalidArguments, run.CodeInvalidArguments, run.CodeInvalidArguments, "", run.CodeInvalidArguments}
-	if diff := cmp.Diff(want, codes(out)); diff != "" {
-		t.Errorf("codes (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff([]string{mcptest.ToolEcho}, readLines(t, logFile)); diff != "" {
-		t.Errorf("calls the server received (-want +got):\n%s", diff)
+	for _, e := range eras {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			repo := newRepo(t)
+			logFile := filepath.Join(t.TempDir(), "calls.log")
+			putMCP(t, repo, notes, stdioServerEra(t, e, "-call-log", logFile))
+			putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{notes}})
+			r := newRun(t, &run.Options{Repository: repo})
+			out, err := r.Execute(context.Background(), batch(
+				call("a", search, `{"query":"x","limit":101}`),
+				call("b", search, `{"query":"","limit":5}`),
+				call("c", search, `{"query":"x","limit":5,"extra":1}`),
+				call("d", echo, `{"text":"fine"}`),
+				call("e", echo, `not json`),
+			))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []run.Code{run.CodeInvalidArguments, run.CodeInvalidArguments, run.CodeInvalidArguments, "", run.CodeInvalidArguments}
+			if diff := cmp.Diff(want, codes(out)); diff != "" {
+				t.Errorf("codes (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff([]string{mcptest.ToolEcho}, readLines(t, logFile)); diff != "" {
+				t.Errorf("calls the server received (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 
@@ -267,44 +282,49 @@ func TestInvalidCallsNeverReachServerStdio(t *testing.T) {
 // kept as JSON; the ToolError format is the contract of DESIGN.md.
 func TestResultMapping(t *testing.T) {
 	t.Parallel()
-	repo, mem := setup(t, notes)
-	r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector()})
-	out, err := r.Execute(context.Background(), batch(
-		call("create", run.Alias(notes, mcptest.ToolNoteCreate), `{"owner":"alice","title":"t"}`),
-		call("echo", echo, `{"text":"hello"}`),
-	))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out.Results[0].Failed() || len(out.Results[0].Structured) == 0 {
-		t.Fatalf("note_create: %+v", out.Results[0])
-	}
-	var created mcptest.NoteCreateOut
-	if err := json.Unmarshal(out.Results[0].Structured, &created); err != nil {
-		t.Fatal(err)
-	}
-	var blocks []map[string]any
-	if err := json.Unmarshal(out.Results[1].Content, &blocks); err != nil || len(blocks) != 1 || blocks[0]["text"] != "hello" {
-		t.Errorf("echo content = %s (%v), want one text block", out.Results[1].Content, err)
-	}
+	for _, e := range eras {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			repo, mem := setupEra(t, e, notes)
+			r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector()})
+			out, err := r.Execute(context.Background(), batch(
+				call("create", run.Alias(notes, mcptest.ToolNoteCreate), `{"owner":"alice","title":"t"}`),
+				call("echo", echo, `{"text":"hello"}`),
+			))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Results[0].Failed() || len(out.Results[0].Structured) == 0 {
+				t.Fatalf("note_create: %+v", out.Results[0])
+			}
+			var created mcptest.NoteCreateOut
+			if err := json.Unmarshal(out.Results[0].Structured, &created); err != nil {
+				t.Fatal(err)
+			}
+			var blocks []map[string]any
+			if err := json.Unmarshal(out.Results[1].Content, &blocks); err != nil || len(blocks) != 1 || blocks[0]["text"] != "hello" {
+				t.Errorf("echo content = %s (%v), want one text block", out.Results[1].Content, err)
+			}
 
-	// SPEC R1.4: a schema-valid call refused by the server's own rules.
-	out, err = r.Execute(context.Background(), batch(call("del", delNote, `{"id":"`+created.ID+`","caller":"mallory"}`)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := out.Results[0]
-	if res.Code != run.CodeToolError || res.Message == "" {
-		t.Fatalf("business refusal: got %+v, want tool_error with the server's text", res)
-	}
-	var te struct {
-		Error struct {
-			Code    string `json:"code"`
-			Message string `json:"message"`
-		} `json:"error"`
-	}
-	if err := json.Unmarshal(res.ToolError(), &te); err != nil || te.Error.Code != "tool_error" || te.Error.Message != res.Message {
-		t.Errorf("ToolError() = %s (%v)", res.ToolError(), err)
+			// SPEC R1.4: a schema-valid call refused by the server's own rules.
+			out, err = r.Execute(context.Background(), batch(call("del", delNote, `{"id":"`+created.ID+`","caller":"mallory"}`)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := out.Results[0]
+			if res.Code != run.CodeToolError || res.Message == "" {
+				t.Fatalf("business refusal: got %+v, want tool_error with the server's text", res)
+			}
+			var te struct {
+				Error struct {
+					Code    string `json:"code"`
+					Message string `json:"message"`
+				} `json:"error"`
+			}
+			if err := json.Unmarshal(res.ToolError(), &te); err != nil || te.Error.Code != "tool_error" || te.Error.Message != res.Message {
+				t.Errorf("ToolError() = %s (%v)", res.ToolError(), err)
+			}
+		})
 	}
 }
 
@@ -355,42 +375,47 @@ func TestCodeOf(t *testing.T) {
 // server sees the call cancelled; a cancelled context gives canceled.
 func TestTimeoutAndCancel(t *testing.T) {
 	t.Parallel()
-	repo, mem := setup(t)
-	srv := inMemoryServer(t)
-	srv.ToolTimeoutMS = 3000 // also bounds tools/list: keep it roomy for a loaded machine
-	putMCP(t, repo, notes, srv)
-	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{notes}})
-	r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector()})
+	for _, e := range eras {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			repo, mem := setupEra(t, e)
+			srv := inMemoryServer(t)
+			srv.ToolTimeoutMS = 3000 // also bounds tools/list: keep it roomy for a loaded machine
+			putMCP(t, repo, notes, srv)
+			putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{notes}})
+			r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector()})
 
-	out, err := r.Execute(context.Background(), batch(call("slow", sleep, `{"ms":60000}`), call("fast", echo, `{"text":"x"}`)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff([]run.Code{run.CodeDeadlineExceeded, ""}, codes(out)); diff != "" {
-		t.Errorf("timeout codes (-want +got):\n%s", diff)
-	}
-	// The server saw the timed-out call cancelled, not left running.
-	for deadline := time.Now().Add(10 * time.Second); mem.counters.Cancelled() == 0 && time.Now().Before(deadline); {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if mem.counters.Cancelled() == 0 {
-		t.Error("the server never saw the timed-out call cancelled")
-	}
+			out, err := r.Execute(context.Background(), batch(call("slow", sleep, `{"ms":60000}`), call("fast", echo, `{"text":"x"}`)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff([]run.Code{run.CodeDeadlineExceeded, ""}, codes(out)); diff != "" {
+				t.Errorf("timeout codes (-want +got):\n%s", diff)
+			}
+			// The server saw the timed-out call cancelled, not left running.
+			for deadline := time.Now().Add(10 * time.Second); mem.counters.Cancelled() == 0 && time.Now().Before(deadline); {
+				time.Sleep(10 * time.Millisecond)
+			}
+			if mem.counters.Cancelled() == 0 {
+				t.Error("the server never saw the timed-out call cancelled")
+			}
 
-	ctx, cancel := context.WithCancel(context.Background())
-	started := make(chan struct{})
-	go func() {
-		<-started
-		cancel()
-	}()
-	signal := run.Before(func(ctx context.Context, req run.Request) error { close(started); return nil })
-	r2 := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), Interceptors: []run.Interceptor{signal}})
-	out, err = r2.Execute(ctx, batch(call("c", sleep, `{"ms":60000}`)))
-	if !errors.Is(err, context.Canceled) {
-		t.Errorf("Execute with a cancelled context: err = %v, want context.Canceled", err)
-	}
-	if diff := cmp.Diff([]run.Code{run.CodeCanceled}, codes(out)); diff != "" {
-		t.Errorf("cancel codes (-want +got):\n%s", diff)
+			ctx, cancel := context.WithCancel(context.Background())
+			started := make(chan struct{})
+			go func() {
+				<-started
+				cancel()
+			}()
+			signal := run.Before(func(ctx context.Context, req run.Request) error { close(started); return nil })
+			r2 := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), Interceptors: []run.Interceptor{signal}})
+			out, err = r2.Execute(ctx, batch(call("c", sleep, `{"ms":60000}`)))
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("Execute with a cancelled context: err = %v, want context.Canceled", err)
+			}
+			if diff := cmp.Diff([]run.Code{run.CodeCanceled}, codes(out)); diff != "" {
+				t.Errorf("cancel codes (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 
@@ -398,23 +423,25 @@ func TestTimeoutAndCancel(t *testing.T) {
 // results are intact.
 func TestServerCrashMidBatch(t *testing.T) {
 	t.Parallel()
-	repo := newRepo(t)
-	crashy, healthy := resource.Ref("crashy"), resource.Ref("healthy")
-	putMCP(t, repo, crashy, stdioServer(t, "-fault", string(mcptest.FaultCrashOnCall)))
-	putMCP(t, repo, healthy, stdioServer(t))
-	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{crashy, healthy}})
-	r := newRun(t, &run.Options{Repository: repo, MaxConcurrency: 1})
-	out, err := r.Execute(context.Background(), batch(
-		call("h1", run.Alias(healthy, mcptest.ToolEcho), `{"text":"before"}`),
-		call("boom", run.Alias(crashy, mcptest.ToolCrash), `{}`),
-		call("after", run.Alias(crashy, mcptest.ToolEcho), `{"text":"x"}`),
-		call("h2", run.Alias(healthy, mcptest.ToolEcho), `{"text":"after"}`),
-	))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff([]run.Code{"", run.CodeUnavailable, run.CodeUnavailable, ""}, codes(out)); diff != "" {
-		t.Errorf("codes (-want +got):\n%s\n%+v", diff, out.Results)
+	for _, e := range eras {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			crashy, healthy := resource.Ref("crashy"), resource.Ref("healthy")
+			repo := crashyAndOther(t, e, crashy, healthy)
+			r := newRun(t, &run.Options{Repository: repo, MaxConcurrency: 1})
+			out, err := r.Execute(context.Background(), batch(
+				call("h1", run.Alias(healthy, mcptest.ToolEcho), `{"text":"before"}`),
+				call("boom", run.Alias(crashy, mcptest.ToolCrash), `{}`),
+				call("after", run.Alias(crashy, mcptest.ToolEcho), `{"text":"x"}`),
+				call("h2", run.Alias(healthy, mcptest.ToolEcho), `{"text":"after"}`),
+			))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff([]run.Code{"", run.CodeUnavailable, run.CodeUnavailable, ""}, codes(out)); diff != "" {
+				t.Errorf("codes (-want +got):\n%s\n%+v", diff, out.Results)
+			}
+		})
 	}
 }
 
@@ -444,73 +471,83 @@ func TestAliasesStableWhenMountsReordered(t *testing.T) {
 // fatal.
 func TestBadToolsAndMountsAreReported(t *testing.T) {
 	t.Parallel()
-	repo := newRepo(t)
-	bad, dead, missing := resource.Ref("bad"), resource.Ref("dead"), resource.Ref("missing")
-	putMCP(t, repo, bad, stdioServer(t, "-fault", "invalid-schema,root-string,external-ref"))
-	putMCP(t, repo, dead, stdioServer(t, "-fault", string(mcptest.FaultExitAtStart)))
-	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{bad, dead, missing}})
-	r := newRun(t, &run.Options{Repository: repo})
+	for _, e := range eras {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			repo := newRepo(t)
+			bad, dead, missing := resource.Ref("bad"), resource.Ref("dead"), resource.Ref("missing")
+			putMCP(t, repo, bad, stdioServerEra(t, e, "-fault", "invalid-schema,root-string,external-ref"))
+			putMCP(t, repo, dead, stdioServerEra(t, e, "-fault", string(mcptest.FaultExitAtStart)))
+			putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{bad, dead, missing}})
+			r := newRun(t, &run.Options{Repository: repo})
 
-	var skipped []string
-	for _, s := range r.SkippedTools() {
-		skipped = append(skipped, s.Source.Tool)
-		if s.Err == nil {
-			t.Errorf("skipped tool %s has no reason", s.Alias)
-		}
-	}
-	if diff := cmp.Diff([]string{"bad_external_ref", "bad_invalid_schema", "bad_root_string"}, skipped); diff != "" {
-		t.Errorf("skipped tools (-want +got):\n%s", diff)
-	}
-	if len(r.Tools()) == 0 {
-		t.Error("the good tools of the bad server did not load")
-	}
-	failed := map[resource.Ref]error{}
-	for _, me := range r.MountErrors() {
-		failed[me.Ref] = me.Err
-	}
-	if len(failed) != 2 || failed[dead] == nil || !errors.Is(failed[missing], resource.ErrNotFound) {
-		t.Errorf("mount errors = %v, want dead (start failure) and missing (not found)", r.MountErrors())
-	}
+			var skipped []string
+			for _, s := range r.SkippedTools() {
+				skipped = append(skipped, s.Source.Tool)
+				if s.Err == nil {
+					t.Errorf("skipped tool %s has no reason", s.Alias)
+				}
+			}
+			if diff := cmp.Diff([]string{"bad_external_ref", "bad_invalid_schema", "bad_root_string"}, skipped); diff != "" {
+				t.Errorf("skipped tools (-want +got):\n%s", diff)
+			}
+			if len(r.Tools()) == 0 {
+				t.Error("the good tools of the bad server did not load")
+			}
+			failed := map[resource.Ref]error{}
+			for _, me := range r.MountErrors() {
+				failed[me.Ref] = me.Err
+			}
+			if len(failed) != 2 || failed[dead] == nil || !errors.Is(failed[missing], resource.ErrNotFound) {
+				t.Errorf("mount errors = %v, want dead (start failure) and missing (not found)", r.MountErrors())
+			}
 
-	_, err := run.New(context.Background(), &run.Options{Agent: testAgent, Repository: repo, Permission: policy.AutoAllow(), FailOnMountError: true})
-	if !errors.Is(err, run.ErrMountFailed) {
-		t.Errorf("FailOnMountError: err = %v, want ErrMountFailed", err)
+			_, err := run.New(context.Background(), &run.Options{Agent: testAgent, Repository: repo, Permission: policy.AutoAllow(), FailOnMountError: true})
+			if !errors.Is(err, run.ErrMountFailed) {
+				t.Errorf("FailOnMountError: err = %v, want ErrMountFailed", err)
+			}
+		})
 	}
 }
 
 // -race with 64 concurrent calls; results stay in call order.
 func TestSixtyFourConcurrentCalls(t *testing.T) {
 	t.Parallel()
-	repo, mem := setup(t, notes)
-	audit := &auditLog{}
-	r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), MaxConcurrency: 64, Auditor: audit,
-		Interceptors: []run.Interceptor{run.Before(func(context.Context, run.Request) error { return nil })}})
-	var calls []run.Call
-	for i := range 64 {
-		args := fmt.Sprintf(`{"text":"%d"}`, i)
-		if i%8 == 7 {
-			args = `{"text":1}`
-		}
-		calls = append(calls, call(fmt.Sprintf("c%02d", i), echo, args))
-	}
-	out, err := r.Execute(context.Background(), batch(calls...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, res := range out.Results {
-		if i%8 == 7 {
-			if res.Code != run.CodeInvalidArguments {
-				t.Errorf("call %d: code %q, want invalid_arguments", i, res.Code)
+	for _, e := range eras {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			repo, mem := setupEra(t, e, notes)
+			audit := &auditLog{}
+			r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), MaxConcurrency: 64, Auditor: audit,
+				Interceptors: []run.Interceptor{run.Before(func(context.Context, run.Request) error { return nil })}})
+			var calls []run.Call
+			for i := range 64 {
+				args := fmt.Sprintf(`{"text":"%d"}`, i)
+				if i%8 == 7 {
+					args = `{"text":1}`
+				}
+				calls = append(calls, call(fmt.Sprintf("c%02d", i), echo, args))
 			}
-			continue
-		}
-		var blocks []struct{ Text string }
-		if err := json.Unmarshal(res.Content, &blocks); err != nil || len(blocks) != 1 || blocks[0].Text != fmt.Sprint(i) {
-			t.Errorf("call %d: content %s, want its own echo", i, res.Content)
-		}
-	}
-	if n := len(audit.records(run.EventCall)); n != 64 {
-		t.Errorf("%d audit records, want 64", n)
+			out, err := r.Execute(context.Background(), batch(calls...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, res := range out.Results {
+				if i%8 == 7 {
+					if res.Code != run.CodeInvalidArguments {
+						t.Errorf("call %d: code %q, want invalid_arguments", i, res.Code)
+					}
+					continue
+				}
+				var blocks []struct{ Text string }
+				if err := json.Unmarshal(res.Content, &blocks); err != nil || len(blocks) != 1 || blocks[0].Text != fmt.Sprint(i) {
+					t.Errorf("call %d: content %s, want its own echo", i, res.Content)
+				}
+			}
+			if n := len(audit.records(run.EventCall)); n != 64 {
+				t.Errorf("%d audit records, want 64", n)
+			}
+		})
 	}
 }
 

@@ -38,58 +38,63 @@ func hasTool(r *run.Run, alias string) bool { return slices.Contains(toolNames(r
 // unmounting closes the server's process.
 func TestRefreshAddAndRemoveMount(t *testing.T) {
 	t.Parallel()
-	repo := newRepo(t)
-	a, b := resource.Ref("a"), resource.Ref("b")
-	putMCP(t, repo, a, stdioServer(t))
-	putMCP(t, repo, b, stdioServer(t))
-	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{a}})
-	audit := &auditLog{}
-	r := newRun(t, &run.Options{Repository: repo, HostTools: []run.HostTool{mountTool(repo)}, Auditor: audit})
-	fp0 := r.Fingerprint()
-	pidA := serverPID(t, r, a)
+	for _, e := range eras {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			repo := newRepo(t)
+			a, b := resource.Ref("a"), resource.Ref("b")
+			putMCP(t, repo, a, stdioServerEra(t, e))
+			putMCP(t, repo, b, stdioServerEra(t, e))
+			putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{a}})
+			audit := &auditLog{}
+			r := newRun(t, &run.Options{Repository: repo, HostTools: []run.HostTool{mountTool(repo)}, Auditor: audit})
+			fp0 := r.Fingerprint()
+			pidA := serverPID(t, r, a)
 
-	// In the same batch as the mount, b's tools are not callable yet.
-	out, err := r.Execute(context.Background(), batch(setMounts(a, b)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out.Refresh == nil || !out.Refresh.OK {
-		t.Fatalf("refresh report = %+v, want OK", out.Refresh)
-	}
-	if diff := cmp.Diff([]resource.Ref{b}, out.Refresh.Added); diff != "" {
-		t.Errorf("added (-want +got):\n%s", diff)
-	}
-	if !hasTool(r, run.Alias(b, mcptest.ToolEcho)) {
-		t.Fatalf("b's tools did not appear: %v", toolNames(r))
-	}
-	if got := serverPID(t, r, a); got != pidA {
-		t.Errorf("mount a was restarted by the refresh (pid %d -> %d)", pidA, got)
-	}
-	if r.Fingerprint() == fp0 {
-		t.Error("the fingerprint did not change with the tool snapshot")
-	}
-	pidB := serverPID(t, r, b)
+			// In the same batch as the mount, b's tools are not callable yet.
+			out, err := r.Execute(context.Background(), batch(setMounts(a, b)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Refresh == nil || !out.Refresh.OK {
+				t.Fatalf("refresh report = %+v, want OK", out.Refresh)
+			}
+			if diff := cmp.Diff([]resource.Ref{b}, out.Refresh.Added); diff != "" {
+				t.Errorf("added (-want +got):\n%s", diff)
+			}
+			if !hasTool(r, run.Alias(b, mcptest.ToolEcho)) {
+				t.Fatalf("b's tools did not appear: %v", toolNames(r))
+			}
+			if got := serverPID(t, r, a); got != pidA {
+				t.Errorf("mount a was restarted by the refresh (pid %d -> %d)", pidA, got)
+			}
+			if r.Fingerprint() == fp0 {
+				t.Error("the fingerprint did not change with the tool snapshot")
+			}
+			pidB := serverPID(t, r, b)
 
-	out, err = r.Execute(context.Background(), batch(setMounts(a)))
-	if err != nil || out.Refresh == nil || !out.Refresh.OK {
-		t.Fatalf("unmount: %v %+v", err, out.Refresh)
-	}
-	if hasTool(r, run.Alias(b, mcptest.ToolEcho)) {
-		t.Error("b's tools are still listed after unmounting")
-	}
-	if !processGone(pidB) {
-		t.Errorf("b's server (pid %d) still runs after unmounting", pidB)
-	}
-	out, err = r.Execute(context.Background(), batch(call("late", run.Alias(b, mcptest.ToolEcho), `{"text":"x"}`)))
-	var be *run.BatchError
-	if !errors.As(err, &be) || be.Code != run.CodeUnknownTool {
-		t.Errorf("calling an unmounted tool: %v, want unknown_tool", err)
-	}
-	if r.Fingerprint() != fp0 {
-		t.Error("back to the first configuration, the fingerprint differs")
-	}
-	if n := len(audit.records(run.EventRefresh)); n != 2 {
-		t.Errorf("%d refresh audit records, want 2", n)
+			out, err = r.Execute(context.Background(), batch(setMounts(a)))
+			if err != nil || out.Refresh == nil || !out.Refresh.OK {
+				t.Fatalf("unmount: %v %+v", err, out.Refresh)
+			}
+			if hasTool(r, run.Alias(b, mcptest.ToolEcho)) {
+				t.Error("b's tools are still listed after unmounting")
+			}
+			if !processGone(pidB) {
+				t.Errorf("b's server (pid %d) still runs after unmounting", pidB)
+			}
+			out, err = r.Execute(context.Background(), batch(call("late", run.Alias(b, mcptest.ToolEcho), `{"text":"x"}`)))
+			var be *run.BatchError
+			if !errors.As(err, &be) || be.Code != run.CodeUnknownTool {
+				t.Errorf("calling an unmounted tool: %v, want unknown_tool", err)
+			}
+			if r.Fingerprint() != fp0 {
+				t.Error("back to the first configuration, the fingerprint differs")
+			}
+			if n := len(audit.records(run.EventRefresh)); n != 2 {
+				t.Errorf("%d refresh audit records, want 2", n)
+			}
+		})
 	}
 }
 
@@ -388,31 +393,33 @@ func TestCheckpointResume(t *testing.T) {
 // the other mounts keep their connections.
 func TestRefreshReconnectsDeadMount(t *testing.T) {
 	t.Parallel()
-	repo := newRepo(t)
-	crashy, steady := resource.Ref("crashy"), resource.Ref("steady")
-	putMCP(t, repo, crashy, stdioServer(t, "-fault", string(mcptest.FaultCrashOnCall)))
-	putMCP(t, repo, steady, stdioServer(t))
-	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{crashy, steady}})
-	r := newRun(t, &run.Options{Repository: repo, HostTools: []run.HostTool{mountTool(repo)}})
-	steadyPID := serverPID(t, r, steady)
-	out, err := r.Execute(context.Background(), batch(call("boom", run.Alias(crashy, mcptest.ToolCrash), `{}`)))
-	if err != nil || out.Results[0].Code != run.CodeUnavailable || !strings.Contains(out.Results[0].Message, "restarted at the end of this batch") {
-		t.Fatalf("crash: %v %+v", err, out.Results)
-	}
-	// Issue 12 §2: restarted at the boundary of the batch that found it
-	// dead, without a write.
-	if out.Refresh == nil || !out.Refresh.OK {
-		t.Fatalf("refresh: %+v", out.Refresh)
-	}
-	if diff := cmp.Diff([]resource.Ref{crashy}, out.Refresh.Restarted); diff != "" {
-		t.Errorf("restarted (-want +got):\n%s", diff)
-	}
-	out, err = r.Execute(context.Background(), batch(call("e", run.Alias(crashy, mcptest.ToolEcho), `{"text":"back"}`)))
-	if err != nil || out.Results[0].Failed() {
-		t.Errorf("after the refresh the crashed server is still unavailable: %v %+v", err, out.Results)
-	}
-	if got := serverPID(t, r, steady); got != steadyPID {
-		t.Errorf("the steady mount was restarted (pid %d -> %d)", steadyPID, got)
+	for _, e := range eras {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			crashy, steady := resource.Ref("crashy"), resource.Ref("steady")
+			repo := crashyAndOther(t, e, crashy, steady)
+			r := newRun(t, &run.Options{Repository: repo, HostTools: []run.HostTool{mountTool(repo)}})
+			steadyPID := serverPID(t, r, steady)
+			out, err := r.Execute(context.Background(), batch(call("boom", run.Alias(crashy, mcptest.ToolCrash), `{}`)))
+			if err != nil || out.Results[0].Code != run.CodeUnavailable || !strings.Contains(out.Results[0].Message, "restarted at the end of this batch") {
+				t.Fatalf("crash: %v %+v", err, out.Results)
+			}
+			// Issue 12 §2: restarted at the boundary of the batch that found it
+			// dead, without a write.
+			if out.Refresh == nil || !out.Refresh.OK {
+				t.Fatalf("refresh: %+v", out.Refresh)
+			}
+			if diff := cmp.Diff([]resource.Ref{crashy}, out.Refresh.Restarted); diff != "" {
+				t.Errorf("restarted (-want +got):\n%s", diff)
+			}
+			out, err = r.Execute(context.Background(), batch(call("e", run.Alias(crashy, mcptest.ToolEcho), `{"text":"back"}`)))
+			if err != nil || out.Results[0].Failed() {
+				t.Errorf("after the refresh the crashed server is still unavailable: %v %+v", err, out.Results)
+			}
+			if got := serverPID(t, r, steady); got != steadyPID {
+				t.Errorf("the steady mount was restarted (pid %d -> %d)", steadyPID, got)
+			}
+		})
 	}
 }
 

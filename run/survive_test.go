@@ -152,49 +152,54 @@ func TestRefreshingExecuteDoesNotWaitForAnotherBatch(t *testing.T) {
 // reached a server twice.
 func TestKilledServerRestartsBeforeTheNextBatch(t *testing.T) {
 	t.Parallel()
-	repo := newRepo(t)
-	notesRef := resource.Ref("notes")
-	logPath := filepath.Join(t.TempDir(), "calls.log")
-	putMCP(t, repo, notesRef, stdioServer(t, "-call-log", logPath))
-	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{notesRef}})
-	var audit auditLog
-	r := newRun(t, &run.Options{Repository: repo, Auditor: &audit})
-	echoAlias := run.Alias(notesRef, mcptest.ToolEcho)
-	out, err := r.Execute(context.Background(), batch(call("e1", echoAlias, `{"text":"one"}`)))
-	if err != nil || out.Results[0].Failed() {
-		t.Fatalf("first call: %v %+v", err, out.Results)
-	}
-	pid := serverPID(t, r, notesRef)
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	// Until the host has reaped it (kill 0 fails only then; a zombie still
-	// answers), and a moment for the reaper to mark the process ended.
-	for deadline := time.Now().Add(10 * time.Second); syscall.Kill(pid, 0) == nil; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the server was not reaped after SIGKILL")
-		}
-	}
-	time.Sleep(50 * time.Millisecond)
-	out, err = r.Execute(context.Background(), batch(call("e2", echoAlias, `{"text":"two"}`)))
-	if err != nil || out.Results[0].Failed() || echoText(t, out.Results[0]) != "two" {
-		t.Fatalf("the call after the kill: %v %+v", err, out.Results)
-	}
-	if out.Refresh == nil || !cmp.Equal([]resource.Ref{notesRef}, out.Refresh.Restarted) {
-		t.Errorf("refresh report = %+v; want notes restarted", out.Refresh)
-	}
-	if got := serverPID(t, r, notesRef); got == pid {
-		t.Error("the server was not restarted")
-	}
-	if diff := cmp.Diff([]string{mcptest.ToolEcho, mcptest.ToolEnvironment, mcptest.ToolEcho, mcptest.ToolEnvironment}, readLines(t, logPath)); diff != "" {
-		t.Errorf("calls the servers received (-want +got):\n%s", diff)
-	}
-	var diffs []*run.RefreshDiff
-	for _, rec := range audit.records(run.EventRefresh) {
-		diffs = append(diffs, rec.Diff)
-	}
-	if len(diffs) != 1 || diffs[0] == nil || !cmp.Equal([]resource.Ref{notesRef}, diffs[0].Restarted) {
-		t.Errorf("refresh audit diffs = %+v; want one restart of notes", diffs)
+	for _, e := range eras {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			repo := newRepo(t)
+			notesRef := resource.Ref("notes")
+			logPath := filepath.Join(t.TempDir(), "calls.log")
+			putMCP(t, repo, notesRef, stdioServerEra(t, e, "-call-log", logPath))
+			putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{notesRef}})
+			var audit auditLog
+			r := newRun(t, &run.Options{Repository: repo, Auditor: &audit})
+			echoAlias := run.Alias(notesRef, mcptest.ToolEcho)
+			out, err := r.Execute(context.Background(), batch(call("e1", echoAlias, `{"text":"one"}`)))
+			if err != nil || out.Results[0].Failed() {
+				t.Fatalf("first call: %v %+v", err, out.Results)
+			}
+			pid := serverPID(t, r, notesRef)
+			if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			// Until the host has reaped it (kill 0 fails only then; a zombie still
+			// answers), and a moment for the reaper to mark the process ended.
+			for deadline := time.Now().Add(10 * time.Second); syscall.Kill(pid, 0) == nil; time.Sleep(5 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatal("the server was not reaped after SIGKILL")
+				}
+			}
+			time.Sleep(50 * time.Millisecond)
+			out, err = r.Execute(context.Background(), batch(call("e2", echoAlias, `{"text":"two"}`)))
+			if err != nil || out.Results[0].Failed() || echoText(t, out.Results[0]) != "two" {
+				t.Fatalf("the call after the kill: %v %+v", err, out.Results)
+			}
+			if out.Refresh == nil || !cmp.Equal([]resource.Ref{notesRef}, out.Refresh.Restarted) {
+				t.Errorf("refresh report = %+v; want notes restarted", out.Refresh)
+			}
+			if got := serverPID(t, r, notesRef); got == pid {
+				t.Error("the server was not restarted")
+			}
+			if diff := cmp.Diff([]string{mcptest.ToolEcho, mcptest.ToolEnvironment, mcptest.ToolEcho, mcptest.ToolEnvironment}, readLines(t, logPath)); diff != "" {
+				t.Errorf("calls the servers received (-want +got):\n%s", diff)
+			}
+			var diffs []*run.RefreshDiff
+			for _, rec := range audit.records(run.EventRefresh) {
+				diffs = append(diffs, rec.Diff)
+			}
+			if len(diffs) != 1 || diffs[0] == nil || !cmp.Equal([]resource.Ref{notesRef}, diffs[0].Restarted) {
+				t.Errorf("refresh audit diffs = %+v; want one restart of notes", diffs)
+			}
+		})
 	}
 }
 
@@ -202,34 +207,39 @@ func TestKilledServerRestartsBeforeTheNextBatch(t *testing.T) {
 // MaxRestarts times in a Run; then its calls say it is not restarted again.
 func TestCrashLoopingServerIsRestartedAtMostMaxRestarts(t *testing.T) {
 	t.Parallel()
-	repo := newRepo(t)
-	crashy := resource.Ref("crashy")
-	marker := t.TempDir()
-	putMCP(t, repo, crashy, stdioServer(t, "-fault", string(mcptest.FaultCrashOnCall), "-call-log", filepath.Join(marker, "calls.log")))
-	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{crashy}})
-	const maxRestarts = 3
-	r := newRun(t, &run.Options{Repository: repo, MaxRestarts: maxRestarts, RestartBackoff: time.Millisecond})
-	restarts := 0
-	var last run.Result
-	for i := range 8 {
-		time.Sleep(10 * time.Millisecond) // past the backoff
-		out, err := r.Execute(context.Background(), batch(call("c", run.Alias(crashy, mcptest.ToolCrash), `{}`)))
-		if err != nil || out.Results[0].Code != run.CodeUnavailable {
-			t.Fatalf("call %d: %v %+v", i, err, out.Results)
-		}
-		last = out.Results[0]
-		if out.Refresh != nil {
-			restarts += len(out.Refresh.Restarted)
-		}
-	}
-	if restarts != maxRestarts {
-		t.Errorf("%d restarts; want %d", restarts, maxRestarts)
-	}
-	if !strings.Contains(last.Message, "not restarted again") {
-		t.Errorf("the last call says %q; want that the server is not restarted again", last.Message)
-	}
-	if got := len(readLines(t, filepath.Join(marker, "calls.log"))); got != 1+maxRestarts {
-		t.Errorf("the servers received %d calls; want %d (one per process)", got, 1+maxRestarts)
+	for _, e := range eras {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			repo := newRepo(t)
+			crashy := resource.Ref("crashy")
+			marker := t.TempDir()
+			putMCP(t, repo, crashy, stdioServerEra(t, e, "-fault", string(mcptest.FaultCrashOnCall), "-call-log", filepath.Join(marker, "calls.log")))
+			putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{crashy}})
+			const maxRestarts = 3
+			r := newRun(t, &run.Options{Repository: repo, MaxRestarts: maxRestarts, RestartBackoff: time.Millisecond})
+			restarts := 0
+			var last run.Result
+			for i := range 8 {
+				time.Sleep(10 * time.Millisecond) // past the backoff
+				out, err := r.Execute(context.Background(), batch(call("c", run.Alias(crashy, mcptest.ToolCrash), `{}`)))
+				if err != nil || out.Results[0].Code != run.CodeUnavailable {
+					t.Fatalf("call %d: %v %+v", i, err, out.Results)
+				}
+				last = out.Results[0]
+				if out.Refresh != nil {
+					restarts += len(out.Refresh.Restarted)
+				}
+			}
+			if restarts != maxRestarts {
+				t.Errorf("%d restarts; want %d", restarts, maxRestarts)
+			}
+			if !strings.Contains(last.Message, "not restarted again") {
+				t.Errorf("the last call says %q; want that the server is not restarted again", last.Message)
+			}
+			if got := len(readLines(t, filepath.Join(marker, "calls.log"))); got != 1+maxRestarts {
+				t.Errorf("the servers received %d calls; want %d (one per process)", got, 1+maxRestarts)
+			}
+		})
 	}
 }
 
