@@ -23,7 +23,18 @@ import (
 // server, so assembly tests exercise the Run and the service, not processes.
 func inMemoryHost(t *testing.T, refs ...resource.Ref) *host {
 	t.Helper()
-	h := newHost(t, &mcpconn.ConnectorOptions{Dial: mcptest.Dial(nil)})
+	return inMemoryHostEra(t, mcptest.EraDual, refs...)
+}
+
+// eras are the protocol eras a test of a main flow runs in, each a
+// subtest (issue 25): a legacy server, which agt speaks 2025-11-25 to, and
+// a dual-era one, which it speaks 2026-07-28 to.
+var eras = []mcptest.Era{mcptest.EraLegacy, mcptest.EraDual}
+
+// inMemoryHostEra is inMemoryHost with fake servers of era e.
+func inMemoryHostEra(t *testing.T, e mcptest.Era, refs ...resource.Ref) *host {
+	t.Helper()
+	h := newHost(t, &mcpconn.ConnectorOptions{Dial: mcptest.Dial(&mcptest.ServerOptions{Era: e})})
 	for _, ref := range refs {
 		data := fmt.Sprintf(`{"mcpServers":{"fake":{"command":"fakemcp","cwd":%q}}}`, t.TempDir())
 		h.write(t, resource.WriteRequest{Kind: resource.KindMCP, Ref: ref, Create: true, Data: json.RawMessage(data)})
@@ -36,64 +47,69 @@ func inMemoryHost(t *testing.T, refs ...resource.Ref) *host {
 // replaces, an absent one keeps, [] clears, add and remove change single
 // items, and each change shows in the Run's tools after the boundary.
 func TestAssemblyReplacement(t *testing.T) {
-	h := inMemoryHost(t, "a", "b", "tools/c")
-	h.write(t, resource.WriteRequest{Kind: resource.KindAgent, Ref: "boss", Create: true, Data: json.RawMessage(`{"manager":true,"owner":"team-x"}`)})
-	r := h.newRun(t, "boss", policy.AutoAllow())
-	m := &model{t: t, r: r}
+	for _, e := range eras {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			h := inMemoryHostEra(t, e, "a", "b", "tools/c")
+			h.write(t, resource.WriteRequest{Kind: resource.KindAgent, Ref: "boss", Create: true, Data: json.RawMessage(`{"manager":true,"owner":"team-x"}`)})
+			r := h.newRun(t, "boss", policy.AutoAllow())
+			m := &model{t: t, r: r}
 
-	steps := []struct {
-		name  string
-		args  string
-		want  []resource.Ref
-		noops int
-	}{
-		{"replace", `{"data":{"mcps":["a","b"]}}`, []resource.Ref{"a", "b"}, 0},
-		{"absent keeps", `{"data":{"name":"boss"}}`, []resource.Ref{"a", "b"}, 0},
-		{"add", `{"add":{"mcps":["tools/c"]}}`, []resource.Ref{"a", "b", "tools/c"}, 0},
-		{"add present is a no-op", `{"add":{"mcps":["a"]}}`, []resource.Ref{"a", "b", "tools/c"}, 1},
-		{"remove", `{"remove":{"mcps":["b"]}}`, []resource.Ref{"a", "tools/c"}, 0},
-		{"remove absent is a no-op", `{"remove":{"mcps":["b"]}}`, []resource.Ref{"a", "tools/c"}, 1},
-		{"replace reorders", `{"data":{"mcps":["tools/c","a"]}}`, []resource.Ref{"tools/c", "a"}, 0},
-		{"clear", `{"data":{"mcps":[]}}`, []resource.Ref{}, 0},
-	}
-	for _, s := range steps {
-		var args map[string]any
-		if err := json.Unmarshal([]byte(s.args), &args); err != nil {
-			t.Fatal(err)
-		}
-		args["kind"], args["reference"] = "agent", "boss"
-		b, _ := json.Marshal(args)
-		res := m.one(framework.ToolResourceWrite, string(b))
-		wr := structured[resource.WriteResult](t, res)
-		if len(wr.Noops) != s.noops {
-			t.Errorf("%s: noops = %v, want %d", s.name, wr.Noops, s.noops)
-		}
-		if diff := cmp.Diff(s.want, mounts(t, h, "boss"), cmpopts.EquateEmpty()); diff != "" {
-			t.Errorf("%s: stored mcps (-want +got):\n%s", s.name, diff)
-		}
-		listed := structured[struct {
-			Mounts []resource.Mount `json:"mounts"`
-		}](t, m.one(framework.ToolAgentMCPList, `{}`))
-		var listedRefs []resource.Ref
-		for _, mt := range listed.Mounts {
-			listedRefs = append(listedRefs, mt.Ref)
-		}
-		if diff := cmp.Diff(s.want, listedRefs, cmpopts.EquateEmpty()); diff != "" {
-			t.Errorf("%s: agent_mcp_list (-want +got):\n%s", s.name, diff)
-		}
-		for _, ref := range []resource.Ref{"a", "b", "tools/c"} {
-			if got, want := hasTool(r, run.Alias(ref, mcptest.ToolEcho)), slices.Contains(s.want, ref); got != want {
-				t.Errorf("%s: Run has %s's tools = %v, want %v", s.name, ref, got, want)
+			steps := []struct {
+				name  string
+				args  string
+				want  []resource.Ref
+				noops int
+			}{
+				{"replace", `{"data":{"mcps":["a","b"]}}`, []resource.Ref{"a", "b"}, 0},
+				{"absent keeps", `{"data":{"name":"boss"}}`, []resource.Ref{"a", "b"}, 0},
+				{"add", `{"add":{"mcps":["tools/c"]}}`, []resource.Ref{"a", "b", "tools/c"}, 0},
+				{"add present is a no-op", `{"add":{"mcps":["a"]}}`, []resource.Ref{"a", "b", "tools/c"}, 1},
+				{"remove", `{"remove":{"mcps":["b"]}}`, []resource.Ref{"a", "tools/c"}, 0},
+				{"remove absent is a no-op", `{"remove":{"mcps":["b"]}}`, []resource.Ref{"a", "tools/c"}, 1},
+				{"replace reorders", `{"data":{"mcps":["tools/c","a"]}}`, []resource.Ref{"tools/c", "a"}, 0},
+				{"clear", `{"data":{"mcps":[]}}`, []resource.Ref{}, 0},
 			}
-		}
-	}
-	// Unknown agent fields survive every write.
-	res, err := h.svc.Read(context.Background(), resource.Direct(), resource.Key{Kind: resource.KindAgent, Ref: "boss"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if doc, _ := resource.DecodeAgent(res.Data); string(doc.Extra["owner"]) != `"team-x"` {
-		t.Errorf("unknown field owner lost: %s", res.Data)
+			for _, s := range steps {
+				var args map[string]any
+				if err := json.Unmarshal([]byte(s.args), &args); err != nil {
+					t.Fatal(err)
+				}
+				args["kind"], args["reference"] = "agent", "boss"
+				b, _ := json.Marshal(args)
+				res := m.one(framework.ToolResourceWrite, string(b))
+				wr := structured[resource.WriteResult](t, res)
+				if len(wr.Noops) != s.noops {
+					t.Errorf("%s: noops = %v, want %d", s.name, wr.Noops, s.noops)
+				}
+				if diff := cmp.Diff(s.want, mounts(t, h, "boss"), cmpopts.EquateEmpty()); diff != "" {
+					t.Errorf("%s: stored mcps (-want +got):\n%s", s.name, diff)
+				}
+				listed := structured[struct {
+					Mounts []resource.Mount `json:"mounts"`
+				}](t, m.one(framework.ToolAgentMCPList, `{}`))
+				var listedRefs []resource.Ref
+				for _, mt := range listed.Mounts {
+					listedRefs = append(listedRefs, mt.Ref)
+				}
+				if diff := cmp.Diff(s.want, listedRefs, cmpopts.EquateEmpty()); diff != "" {
+					t.Errorf("%s: agent_mcp_list (-want +got):\n%s", s.name, diff)
+				}
+				for _, ref := range []resource.Ref{"a", "b", "tools/c"} {
+					if got, want := hasTool(r, run.Alias(ref, mcptest.ToolEcho)), slices.Contains(s.want, ref); got != want {
+						t.Errorf("%s: Run has %s's tools = %v, want %v", s.name, ref, got, want)
+					}
+				}
+			}
+			// Unknown agent fields survive every write.
+			res, err := h.svc.Read(context.Background(), resource.Direct(), resource.Key{Kind: resource.KindAgent, Ref: "boss"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if doc, _ := resource.DecodeAgent(res.Data); string(doc.Extra["owner"]) != `"team-x"` {
+				t.Errorf("unknown field owner lost: %s", res.Data)
+			}
+		})
 	}
 }
 
@@ -137,33 +153,38 @@ func TestAssemblyEntryPermissions(t *testing.T) {
 // running Run alone (SPEC R7.5) but the next Run of the agent has none of its
 // tools, reports the mount, and rejects calls to them (SPEC R4.1, R8.2).
 func TestDeletedMCPUnusableInNextRun(t *testing.T) {
-	h := inMemoryHost(t, "a", "b")
-	h.write(t, resource.WriteRequest{Kind: resource.KindAgent, Ref: "worker", Create: true, Data: json.RawMessage(`{"mcps":["a","b"]}`)})
-	old := &model{t: t, r: h.newRun(t, "worker", policy.AutoAllow())}
-	echoA := run.Alias("a", mcptest.ToolEcho)
-	mustOK(t, old.one(echoA, `{"text":"x"}`))
+	for _, e := range eras {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			h := inMemoryHostEra(t, e, "a", "b")
+			h.write(t, resource.WriteRequest{Kind: resource.KindAgent, Ref: "worker", Create: true, Data: json.RawMessage(`{"mcps":["a","b"]}`)})
+			old := &model{t: t, r: h.newRun(t, "worker", policy.AutoAllow())}
+			echoA := run.Alias("a", mcptest.ToolEcho)
+			mustOK(t, old.one(echoA, `{"text":"x"}`))
 
-	if err := h.svc.Delete(context.Background(), resource.Direct(), resource.Key{Kind: resource.KindMCP, Ref: "a"}, resource.AnyRevision); err != nil {
-		t.Fatal(err)
-	}
-	mustOK(t, old.one(echoA, `{"text":"x"}`)) // a running Run is not refreshed by others' writes
+			if err := h.svc.Delete(context.Background(), resource.Direct(), resource.Key{Kind: resource.KindMCP, Ref: "a"}, resource.AnyRevision); err != nil {
+				t.Fatal(err)
+			}
+			mustOK(t, old.one(echoA, `{"text":"x"}`)) // a running Run is not refreshed by others' writes
 
-	next := h.newRun(t, "worker", policy.AutoAllow())
-	if hasTool(next, echoA) {
-		t.Fatal("the next Run still lists a deleted resource's tool")
+			next := h.newRun(t, "worker", policy.AutoAllow())
+			if hasTool(next, echoA) {
+				t.Fatal("the next Run still lists a deleted resource's tool")
+			}
+			if !hasTool(next, run.Alias("b", mcptest.ToolEcho)) {
+				t.Fatal("the other mount did not load")
+			}
+			var failed []resource.Ref
+			for _, me := range next.MountErrors() {
+				failed = append(failed, me.Ref)
+			}
+			if diff := cmp.Diff([]resource.Ref{"a"}, failed); diff != "" {
+				t.Fatalf("mount errors (-want +got):\n%s", diff)
+			}
+			_, err := (&model{t: t, r: next}).try(run.Call{Name: echoA, Arguments: json.RawMessage(`{"text":"x"}`)})
+			mustBatchCode(t, err, run.CodeUnknownTool)
+		})
 	}
-	if !hasTool(next, run.Alias("b", mcptest.ToolEcho)) {
-		t.Fatal("the other mount did not load")
-	}
-	var failed []resource.Ref
-	for _, me := range next.MountErrors() {
-		failed = append(failed, me.Ref)
-	}
-	if diff := cmp.Diff([]resource.Ref{"a"}, failed); diff != "" {
-		t.Fatalf("mount errors (-want +got):\n%s", diff)
-	}
-	_, err := (&model{t: t, r: next}).try(run.Call{Name: echoA, Arguments: json.RawMessage(`{"text":"x"}`)})
-	mustBatchCode(t, err, run.CodeUnknownTool)
 }
 
 // TestAssemblyConcurrentUpdates: many writers updating one agent with
