@@ -44,81 +44,75 @@ func TestMain(m *testing.M) {
 // violation paths, and never an argument value.
 func TestSlogAuditorNeverLogsArguments(t *testing.T) {
 	t.Parallel()
-	for _, e := range eras {
-		t.Run(string(e), func(t *testing.T) {
-			t.Parallel()
-			repo, mem := setupEra(t, e, notes)
-			mu := &lockedWriter{w: &bytes.Buffer{}}
-			logger := slog.New(slog.NewJSONHandler(mu, nil))
-			r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), Auditor: run.NewSlogAuditor(logger),
-				Permission: policy.Rules{Deny: []string{"*note_delete"}, Allow: []string{"*"}}})
-			const secret = "hunter2-secret-value"
-			out, err := r.Execute(context.Background(), batch(
-				call("ok", echo, `{"text":"`+secret+`"}`),
-				call("bad", search, `{"query":"`+secret+`","limit":1000}`),
-				call("denied", delNote, `{"id":"n1","caller":"mallory"}`),
-			))
-			if err != nil {
-				t.Fatal(err)
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		repo, mem := setupEra(t, e, notes)
+		mu := &lockedWriter{w: &bytes.Buffer{}}
+		logger := slog.New(slog.NewJSONHandler(mu, nil))
+		r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), Auditor: run.NewSlogAuditor(logger),
+			Permission: policy.Rules{Deny: []string{"*note_delete"}, Allow: []string{"*"}}})
+		const secret = "hunter2-secret-value"
+		out, err := r.Execute(context.Background(), batch(
+			call("ok", echo, `{"text":"`+secret+`"}`),
+			call("bad", search, `{"query":"`+secret+`","limit":1000}`),
+			call("denied", delNote, `{"id":"n1","caller":"mallory"}`),
+		))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]run.Code{"", run.CodeInvalidArguments, run.CodePermissionDenied}, codes(out)); diff != "" {
+			t.Fatalf("codes (-want +got):\n%s", diff)
+		}
+		logged := mu.String()
+		if strings.Contains(logged, secret) || strings.Contains(logged, "mallory") {
+			t.Errorf("the audit log holds an argument value:\n%s", logged)
+		}
+		for _, want := range []string{`"call_id":"bad"`, `"violation_paths":["/limit"]`, `"stage":"validate"`, `"by":"rules"`, `"code":"permission_denied"`, `"source":"mcp:notes:echo"`} {
+			if !strings.Contains(logged, want) {
+				t.Errorf("the audit log lacks %s:\n%s", want, logged)
 			}
-			if diff := cmp.Diff([]run.Code{"", run.CodeInvalidArguments, run.CodePermissionDenied}, codes(out)); diff != "" {
-				t.Fatalf("codes (-want +got):\n%s", diff)
-			}
-			logged := mu.String()
-			if strings.Contains(logged, secret) || strings.Contains(logged, "mallory") {
-				t.Errorf("the audit log holds an argument value:\n%s", logged)
-			}
-			for _, want := range []string{`"call_id":"bad"`, `"violation_paths":["/limit"]`, `"stage":"validate"`, `"by":"rules"`, `"code":"permission_denied"`, `"source":"mcp:notes:echo"`} {
-				if !strings.Contains(logged, want) {
-					t.Errorf("the audit log lacks %s:\n%s", want, logged)
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 // Failures raised by stages become Results with their codes; a Permission
 // error never allows the call; After can replace a Result.
 func TestStageFailures(t *testing.T) {
 	t.Parallel()
-	for _, e := range eras {
-		t.Run(string(e), func(t *testing.T) {
-			t.Parallel()
-			repo, mem := setupEra(t, e, notes)
-			permErr := run.PermissionFunc(func(context.Context, run.Request) (run.Decision, error) {
-				return run.Decision{Verdict: run.Allow}, errors.New("policy store down")
-			})
-			r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), Permission: permErr})
-			out, _ := r.Execute(context.Background(), batch(call("c", echo, `{"text":"x"}`)))
-			if out.Results[0].Code != run.CodeInternal || mem.counters.Calls() != 0 {
-				t.Errorf("a Permission error: %+v, server calls %d", out.Results[0], mem.counters.Calls())
-			}
-
-			undecided := run.PermissionFunc(func(context.Context, run.Request) (run.Decision, error) { return run.Decision{}, nil })
-			r = newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), Permission: undecided})
-			out, _ = r.Execute(context.Background(), batch(call("c", echo, `{"text":"x"}`)))
-			if out.Results[0].Code != run.CodePermissionDenied {
-				t.Errorf("an undecided call ran: %+v", out.Results[0])
-			}
-
-			refuse := run.Before(func(context.Context, run.Request) error { return run.Errorf(run.CodeUnauthorized, "quota used up") })
-			r = newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), Interceptors: []run.Interceptor{refuse}})
-			out, _ = r.Execute(context.Background(), batch(call("c", echo, `{"text":"x"}`)))
-			if diff := cmp.Diff(run.Result{CallID: "c", Name: echo, Code: run.CodeUnauthorized, Message: "quota used up"}, out.Results[0]); diff != "" {
-				t.Errorf("Before refusal (-want +got):\n%s", diff)
-			}
-
-			redact := run.After(func(_ context.Context, _ run.Request, res run.Result) run.Result {
-				res.Content = []byte(`[{"type":"text","text":"redacted"}]`)
-				return res
-			})
-			r = newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), Interceptors: []run.Interceptor{redact}})
-			out, _ = r.Execute(context.Background(), batch(call("c", echo, `{"text":"x"}`)))
-			if string(out.Results[0].Content) != `[{"type":"text","text":"redacted"}]` {
-				t.Errorf("After did not replace the result: %s", out.Results[0].Content)
-			}
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		repo, mem := setupEra(t, e, notes)
+		permErr := run.PermissionFunc(func(context.Context, run.Request) (run.Decision, error) {
+			return run.Decision{Verdict: run.Allow}, errors.New("policy store down")
 		})
-	}
+		r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), Permission: permErr})
+		out, _ := r.Execute(context.Background(), batch(call("c", echo, `{"text":"x"}`)))
+		if out.Results[0].Code != run.CodeInternal || mem.counters.Calls() != 0 {
+			t.Errorf("a Permission error: %+v, server calls %d", out.Results[0], mem.counters.Calls())
+		}
+
+		undecided := run.PermissionFunc(func(context.Context, run.Request) (run.Decision, error) { return run.Decision{}, nil })
+		r = newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), Permission: undecided})
+		out, _ = r.Execute(context.Background(), batch(call("c", echo, `{"text":"x"}`)))
+		if out.Results[0].Code != run.CodePermissionDenied {
+			t.Errorf("an undecided call ran: %+v", out.Results[0])
+		}
+
+		refuse := run.Before(func(context.Context, run.Request) error { return run.Errorf(run.CodeUnauthorized, "quota used up") })
+		r = newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), Interceptors: []run.Interceptor{refuse}})
+		out, _ = r.Execute(context.Background(), batch(call("c", echo, `{"text":"x"}`)))
+		if diff := cmp.Diff(run.Result{CallID: "c", Name: echo, Code: run.CodeUnauthorized, Message: "quota used up"}, out.Results[0]); diff != "" {
+			t.Errorf("Before refusal (-want +got):\n%s", diff)
+		}
+
+		redact := run.After(func(_ context.Context, _ run.Request, res run.Result) run.Result {
+			res.Content = []byte(`[{"type":"text","text":"redacted"}]`)
+			return res
+		})
+		r = newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), Interceptors: []run.Interceptor{redact}})
+		out, _ = r.Execute(context.Background(), batch(call("c", echo, `{"text":"x"}`)))
+		if string(out.Results[0].Content) != `[{"type":"text","text":"redacted"}]` {
+			t.Errorf("After did not replace the result: %s", out.Results[0].Content)
+		}
+	})
 }
 
 type lockedWriter struct {

@@ -122,6 +122,18 @@ func crashyAndOther(tb testing.TB, e mcptest.Era, crashy, other resource.Ref) *b
 	return repo
 }
 
+// mountedAndNot is a repository with two stdio servers of era e, a,
+// which the agent mounts, and b, which it does not.
+func mountedAndNot(tb testing.TB, e mcptest.Era) (repo *boltrepo.Repo, a, b resource.Ref) {
+	tb.Helper()
+	repo = newRepo(tb)
+	a, b = "a", "b"
+	putMCP(tb, repo, a, stdioServerEra(tb, e))
+	putMCP(tb, repo, b, stdioServerEra(tb, e))
+	putAgent(tb, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{a}})
+	return repo, a, b
+}
+
 // setup is a repository with the agent mounting refs, all served in memory.
 func setup(tb testing.TB, refs ...resource.Ref) (*boltrepo.Repo, *inMemory) {
 	tb.Helper()
@@ -167,6 +179,18 @@ func TestErasSpeakTheirVersion(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// inEras runs f in each of eras, each a parallel subtest named by its
+// era.
+func inEras(t *testing.T, f func(t *testing.T, e mcptest.Era)) {
+	t.Helper()
+	for _, e := range eras {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			f(t, e)
+		})
 	}
 }
 

@@ -71,125 +71,122 @@ func sharingConnectorIdle(tb testing.TB, idle time.Duration) *mcpconn.Connector 
 // process is left.
 func TestSharedRunsCallConcurrently(t *testing.T) {
 	t.Parallel()
-	for _, e := range eras {
-		t.Run(string(e), func(t *testing.T) {
-			t.Parallel()
-			repo := newRepo(t)
-			refs, tags := sharedMounts(t, repo, 3, true, "-era", string(e))
-			c := sharingConnector(t)
-			const n = 64
-			runs := make([]*run.Run, n)
-			var wg sync.WaitGroup
-			for i := range runs {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					r, err := run.New(context.Background(), &run.Options{Agent: testAgent, Repository: repo, Connector: c,
-						Permission: policy.AutoAllow(), HostTools: []run.HostTool{mountTool(repo)}, FailOnMountError: true})
-					if err != nil {
-						t.Errorf("run.New: %v", err)
-						return
-					}
-					runs[i] = r
-				}()
-			}
-			wg.Wait()
-			if t.Failed() {
-				for _, r := range runs {
-					if r != nil {
-						_ = r.Close()
-					}
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		repo := newRepo(t)
+		refs, tags := sharedMounts(t, repo, 3, true, "-era", string(e))
+		c := sharingConnector(t)
+		const n = 64
+		runs := make([]*run.Run, n)
+		var wg sync.WaitGroup
+		for i := range runs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r, err := run.New(context.Background(), &run.Options{Agent: testAgent, Repository: repo, Connector: c,
+					Permission: policy.AutoAllow(), HostTools: []run.HostTool{mountTool(repo)}, FailOnMountError: true})
+				if err != nil {
+					t.Errorf("run.New: %v", err)
+					return
 				}
-				t.FailNow()
-			}
-			for i, tag := range tags {
-				if got := processesOf(tag); got != 1 {
-					t.Errorf("mount %s: %d processes for %d Runs; want 1", refs[i], got, n)
+				runs[i] = r
+			}()
+		}
+		wg.Wait()
+		if t.Failed() {
+			for _, r := range runs {
+				if r != nil {
+					_ = r.Close()
 				}
 			}
+			t.FailNow()
+		}
+		for i, tag := range tags {
+			if got := processesOf(tag); got != 1 {
+				t.Errorf("mount %s: %d processes for %d Runs; want 1", refs[i], got, n)
+			}
+		}
 
-			// The fingerprint of a Run is the same shared or not.
-			plainRepo := newRepo(t)
-			plainRefs, _ := sharedMounts(t, plainRepo, 3, false, "-era", string(e))
-			if fmt.Sprint(plainRefs) != fmt.Sprint(refs) {
-				t.Fatal("the unshared registrations have other references")
+		// The fingerprint of a Run is the same shared or not.
+		plainRepo := newRepo(t)
+		plainRefs, _ := sharedMounts(t, plainRepo, 3, false, "-era", string(e))
+		if fmt.Sprint(plainRefs) != fmt.Sprint(refs) {
+			t.Fatal("the unshared registrations have other references")
+		}
+		plain := newRun(t, &run.Options{Repository: plainRepo, HostTools: []run.HostTool{mountTool(plainRepo)}})
+		for i, r := range runs {
+			if r.Fingerprint() != plain.Fingerprint() {
+				t.Fatalf("Run %d: fingerprint %s shared, %s unshared", i, r.Fingerprint(), plain.Fingerprint())
 			}
-			plain := newRun(t, &run.Options{Repository: plainRepo, HostTools: []run.HostTool{mountTool(plainRepo)}})
-			for i, r := range runs {
-				if r.Fingerprint() != plain.Fingerprint() {
-					t.Fatalf("Run %d: fingerprint %s shared, %s unshared", i, r.Fingerprint(), plain.Fingerprint())
-				}
-			}
-			_ = plain.Close()
+		}
+		_ = plain.Close()
 
-			// All Runs call all mounts at once.
-			var failed atomic.Int32
-			for i, r := range runs {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					var calls []run.Call
-					for j, ref := range refs {
-						calls = append(calls, call(fmt.Sprintf("c%d", j), run.Alias(ref, mcptest.ToolEcho), fmt.Sprintf(`{"text":"run-%d-%d"}`, i, j)))
-					}
-					out, err := r.Execute(context.Background(), batch(calls...))
-					if err != nil {
+		// All Runs call all mounts at once.
+		var failed atomic.Int32
+		for i, r := range runs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var calls []run.Call
+				for j, ref := range refs {
+					calls = append(calls, call(fmt.Sprintf("c%d", j), run.Alias(ref, mcptest.ToolEcho), fmt.Sprintf(`{"text":"run-%d-%d"}`, i, j)))
+				}
+				out, err := r.Execute(context.Background(), batch(calls...))
+				if err != nil {
+					failed.Add(1)
+					return
+				}
+				for j, res := range out.Results {
+					if res.Failed() || echoText(t, res) != fmt.Sprintf("run-%d-%d", i, j) {
 						failed.Add(1)
-						return
 					}
-					for j, res := range out.Results {
-						if res.Failed() || echoText(t, res) != fmt.Sprintf("run-%d-%d", i, j) {
-							failed.Add(1)
-						}
-					}
-				}()
-			}
-			wg.Wait()
-			if failed.Load() > 0 {
-				t.Fatalf("%d of %d concurrent calls failed", failed.Load(), n*len(refs))
-			}
-
-			// Close of one Run never closes a session under another.
-			if err := runs[0].Close(); err != nil {
-				t.Fatal(err)
-			}
-			echoOn := func(r *run.Run, ref resource.Ref, text string) {
-				t.Helper()
-				out, err := r.Execute(context.Background(), batch(call("e", run.Alias(ref, mcptest.ToolEcho), `{"text":"`+text+`"}`)))
-				if err != nil || out.Results[0].Failed() || echoText(t, out.Results[0]) != text {
-					t.Fatalf("echo on %s: %v %+v", ref, err, out.Results)
 				}
-			}
-			echoOn(runs[1], refs[0], "after-close")
+			}()
+		}
+		wg.Wait()
+		if failed.Load() > 0 {
+			t.Fatalf("%d of %d concurrent calls failed", failed.Load(), n*len(refs))
+		}
 
-			// A refresh in one Run that removes a mount leaves the others working.
-			out, err := runs[1].Execute(context.Background(), batch(call("m", "set_mounts", `{"mcps":["`+string(refs[1])+`","`+string(refs[2])+`"]}`)))
-			if err != nil || out.Results[0].Failed() || out.Refresh == nil || len(out.Refresh.Removed) != 1 {
-				t.Fatalf("removing a mount in Run 1: %v %+v %+v", err, out.Results, out.Refresh)
+		// Close of one Run never closes a session under another.
+		if err := runs[0].Close(); err != nil {
+			t.Fatal(err)
+		}
+		echoOn := func(r *run.Run, ref resource.Ref, text string) {
+			t.Helper()
+			out, err := r.Execute(context.Background(), batch(call("e", run.Alias(ref, mcptest.ToolEcho), `{"text":"`+text+`"}`)))
+			if err != nil || out.Results[0].Failed() || echoText(t, out.Results[0]) != text {
+				t.Fatalf("echo on %s: %v %+v", ref, err, out.Results)
 			}
-			for _, ti := range runs[1].Tools() {
-				if ti.Source.Ref == refs[0] {
-					t.Fatalf("Run 1 still lists %s after removing it", ti.Name)
-				}
-			}
-			echoOn(runs[2], refs[0], "after-removal")
-			if got := processesOf(tags[0]); got != 1 {
-				t.Errorf("%d processes of the removed mount while other Runs use it; want 1", got)
-			}
+		}
+		echoOn(runs[1], refs[0], "after-close")
 
-			for _, r := range runs[1:] {
-				_ = r.Close()
+		// A refresh in one Run that removes a mount leaves the others working.
+		out, err := runs[1].Execute(context.Background(), batch(call("m", "set_mounts", `{"mcps":["`+string(refs[1])+`","`+string(refs[2])+`"]}`)))
+		if err != nil || out.Results[0].Failed() || out.Refresh == nil || len(out.Refresh.Removed) != 1 {
+			t.Fatalf("removing a mount in Run 1: %v %+v %+v", err, out.Results, out.Refresh)
+		}
+		for _, ti := range runs[1].Tools() {
+			if ti.Source.Ref == refs[0] {
+				t.Fatalf("Run 1 still lists %s after removing it", ti.Name)
 			}
-			for i, tag := range tags {
-				if !processesGone(tag) {
-					t.Errorf("mount %s: a process is left 10 s after the last Run closed (idle time 100 ms)", refs[i])
-				}
+		}
+		echoOn(runs[2], refs[0], "after-removal")
+		if got := processesOf(tags[0]); got != 1 {
+			t.Errorf("%d processes of the removed mount while other Runs use it; want 1", got)
+		}
+
+		for _, r := range runs[1:] {
+			_ = r.Close()
+		}
+		for i, tag := range tags {
+			if !processesGone(tag) {
+				t.Errorf("mount %s: a process is left 10 s after the last Run closed (idle time 100 ms)", refs[i])
 			}
-			if got := c.SharedConnections(); got != 0 {
-				t.Errorf("SharedConnections = %d after the idle time; want 0", got)
-			}
-		})
-	}
+		}
+		if got := c.SharedConnections(); got != 0 {
+			t.Errorf("SharedConnections = %d after the idle time; want 0", got)
+		}
+	})
 }
 
 // Issue 18 §1, §4: a crash of a shared server is seen by every Run on
@@ -197,57 +194,54 @@ func TestSharedRunsCallConcurrently(t *testing.T) {
 // the pool makes that one new process.
 func TestSharedServerCrashIsOneRestart(t *testing.T) {
 	t.Parallel()
-	for _, e := range eras {
-		t.Run(string(e), func(t *testing.T) {
-			t.Parallel()
-			repo := newRepo(t)
-			refs, tags := sharedMounts(t, repo, 1, true, "-era", string(e))
-			c := sharingConnector(t)
-			const n = 8
-			var runs []*run.Run
-			for range n {
-				runs = append(runs, newRun(t, &run.Options{Repository: repo, Connector: c}))
-			}
-			pid := serverPID(t, runs[0], refs[0])
-			if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-				t.Fatal(err)
-			}
-			if !processGone(pid) {
-				t.Fatal("the killed server is still there after 10 s")
-			}
-			var wg sync.WaitGroup
-			for i, r := range runs {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					// The lost mount is restarted at the start of this batch.
-					var out run.Outcome
-					var err error
-					for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-						out, err = r.Execute(context.Background(), batch(call("e", run.Alias(refs[0], mcptest.ToolEcho), fmt.Sprintf(`{"text":"r%d"}`, i))))
-						if err == nil && !out.Results[0].Failed() {
-							break
-						}
-						t.Logf("Run %d: %v %+v %+v", i, err, out.Results[0].Message, out.Refresh)
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		repo := newRepo(t)
+		refs, tags := sharedMounts(t, repo, 1, true, "-era", string(e))
+		c := sharingConnector(t)
+		const n = 8
+		var runs []*run.Run
+		for range n {
+			runs = append(runs, newRun(t, &run.Options{Repository: repo, Connector: c}))
+		}
+		pid := serverPID(t, runs[0], refs[0])
+		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		if !processGone(pid) {
+			t.Fatal("the killed server is still there after 10 s")
+		}
+		var wg sync.WaitGroup
+		for i, r := range runs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				// The lost mount is restarted at the start of this batch.
+				var out run.Outcome
+				var err error
+				for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+					out, err = r.Execute(context.Background(), batch(call("e", run.Alias(refs[0], mcptest.ToolEcho), fmt.Sprintf(`{"text":"r%d"}`, i))))
+					if err == nil && !out.Results[0].Failed() {
+						break
 					}
-					if err != nil || out.Results[0].Failed() {
-						t.Errorf("Run %d after the crash: %v %+v", i, err, out.Results)
-					}
-				}()
-			}
-			wg.Wait()
-			if got := processesOf(tags[0]); got != 1 {
-				t.Errorf("%d processes after %d Runs restarted the crashed server; want 1", got, n)
-			}
-			pids := map[int]bool{}
-			for _, r := range runs {
-				pids[serverPID(t, r, refs[0])] = true
-			}
-			if len(pids) != 1 || pids[pid] {
-				t.Errorf("the Runs use processes %v after the restart; want one new one (the killed was %d)", pids, pid)
-			}
-		})
-	}
+					t.Logf("Run %d: %v %+v %+v", i, err, out.Results[0].Message, out.Refresh)
+				}
+				if err != nil || out.Results[0].Failed() {
+					t.Errorf("Run %d after the crash: %v %+v", i, err, out.Results)
+				}
+			}()
+		}
+		wg.Wait()
+		if got := processesOf(tags[0]); got != 1 {
+			t.Errorf("%d processes after %d Runs restarted the crashed server; want 1", got, n)
+		}
+		pids := map[int]bool{}
+		for _, r := range runs {
+			pids[serverPID(t, r, refs[0])] = true
+		}
+		if len(pids) != 1 || pids[pid] {
+			t.Errorf("the Runs use processes %v after the restart; want one new one (the killed was %d)", pids, pid)
+		}
+	})
 }
 
 // Issue 18 §1: a tool list change of a shared server makes every Run on
@@ -255,34 +249,31 @@ func TestSharedServerCrashIsOneRestart(t *testing.T) {
 // connection.
 func TestSharedToolListChangeRelistsEveryRun(t *testing.T) {
 	t.Parallel()
-	for _, e := range eras {
-		t.Run(string(e), func(t *testing.T) {
-			t.Parallel()
-			repo := newRepo(t)
-			refs, tags := sharedMounts(t, repo, 1, true, "-era", string(e), "-fault", string(mcptest.FaultClientFeatures))
-			c := sharingConnector(t)
-			a := newRun(t, &run.Options{Repository: repo, Connector: c})
-			b := newRun(t, &run.Options{Repository: repo, Connector: c})
-			late := run.Alias(refs[0], "late")
-			out, err := a.Execute(context.Background(), batch(call("add", run.Alias(refs[0], mcptest.ToolAddTool), `{"name":"late"}`)))
-			if err != nil || out.Results[0].Failed() {
-				t.Fatalf("add_tool: %v %+v", err, out.Results)
-			}
-			out, err = b.Execute(context.Background(), batch(call("late", late, `{"text":"hi"}`)))
-			if err != nil || out.Results[0].Failed() || echoText(t, out.Results[0]) != "hi" {
-				t.Fatalf("Run b calling the new tool: %v %+v", err, out.Results)
-			}
-			if out.Refresh == nil || fmt.Sprint(out.Refresh.Relisted) != fmt.Sprint(refs) {
-				t.Errorf("Run b's refresh = %+v; want %s relisted", out.Refresh, refs[0])
-			}
-			if a.Fingerprint() != b.Fingerprint() {
-				t.Error("the two Runs disagree on the tools after both re-listed")
-			}
-			if got := processesOf(tags[0]); got != 1 {
-				t.Errorf("%d processes; want the one shared", got)
-			}
-		})
-	}
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		repo := newRepo(t)
+		refs, tags := sharedMounts(t, repo, 1, true, "-era", string(e), "-fault", string(mcptest.FaultClientFeatures))
+		c := sharingConnector(t)
+		a := newRun(t, &run.Options{Repository: repo, Connector: c})
+		b := newRun(t, &run.Options{Repository: repo, Connector: c})
+		late := run.Alias(refs[0], "late")
+		out, err := a.Execute(context.Background(), batch(call("add", run.Alias(refs[0], mcptest.ToolAddTool), `{"name":"late"}`)))
+		if err != nil || out.Results[0].Failed() {
+			t.Fatalf("add_tool: %v %+v", err, out.Results)
+		}
+		out, err = b.Execute(context.Background(), batch(call("late", late, `{"text":"hi"}`)))
+		if err != nil || out.Results[0].Failed() || echoText(t, out.Results[0]) != "hi" {
+			t.Fatalf("Run b calling the new tool: %v %+v", err, out.Results)
+		}
+		if out.Refresh == nil || fmt.Sprint(out.Refresh.Relisted) != fmt.Sprint(refs) {
+			t.Errorf("Run b's refresh = %+v; want %s relisted", out.Refresh, refs[0])
+		}
+		if a.Fingerprint() != b.Fingerprint() {
+			t.Error("the two Runs disagree on the tools after both re-listed")
+		}
+		if got := processesOf(tags[0]); got != 1 {
+			t.Errorf("%d processes; want the one shared", got)
+		}
+	})
 }
 
 // Issue 18 §1, §4: a changed registration (new revision) is a new shared
