@@ -19,19 +19,14 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
-// inMemoryHost serves every mounted MCP resource with an in-process fake
-// server, so assembly tests exercise the Run and the service, not processes.
-func inMemoryHost(t *testing.T, refs ...resource.Ref) *host {
-	t.Helper()
-	return inMemoryHostEra(t, mcptest.EraDual, refs...)
-}
-
 // eras are the protocol eras a test of a main flow runs in, each a
 // subtest (issue 25): a legacy server, which agt speaks 2025-11-25 to, and
 // a dual-era one, which it speaks 2026-07-28 to.
 var eras = []mcptest.Era{mcptest.EraLegacy, mcptest.EraDual}
 
-// inMemoryHostEra is inMemoryHost with fake servers of era e.
+// inMemoryHostEra serves every mounted MCP resource with an in-process
+// fake server of era e, so assembly tests exercise the Run and the
+// service, not processes.
 func inMemoryHostEra(t *testing.T, e mcptest.Era, refs ...resource.Ref) *host {
 	t.Helper()
 	h := newHost(t, &mcpconn.ConnectorOptions{Dial: mcptest.Dial(&mcptest.ServerOptions{Era: e})})
@@ -117,36 +112,40 @@ func TestAssemblyReplacement(t *testing.T) {
 // resource_management may change an assembly (SPEC R3.6, R4.3), and mounting
 // needs the mounted reference to exist; using a mounted tool needs nothing.
 func TestAssemblyEntryPermissions(t *testing.T) {
-	h := inMemoryHost(t, "a")
-	h.write(t, resource.WriteRequest{Kind: resource.KindAgent, Ref: "worker", Create: true, Data: json.RawMessage(`{"mcps":["a"]}`)})
-	h.write(t, resource.WriteRequest{Kind: resource.KindAgent, Ref: "cap", Create: true, Data: json.RawMessage(`{"capabilities":["resource_management"]}`)})
-	ctx := context.Background()
+	for _, e := range eras {
+		t.Run(string(e), func(t *testing.T) {
+			h := inMemoryHostEra(t, e, "a")
+			h.write(t, resource.WriteRequest{Kind: resource.KindAgent, Ref: "worker", Create: true, Data: json.RawMessage(`{"mcps":["a"]}`)})
+			h.write(t, resource.WriteRequest{Kind: resource.KindAgent, Ref: "cap", Create: true, Data: json.RawMessage(`{"capabilities":["resource_management"]}`)})
+			ctx := context.Background()
 
-	// The worker uses its mounted tool without any capability.
-	w := &model{t: t, r: h.newRun(t, "worker", policy.AutoAllow())}
-	mustOK(t, w.one(run.Alias("a", mcptest.ToolEcho), `{"text":"hi"}`))
-	// But cannot change any assembly through the service.
-	_, err := h.svc.Write(ctx, resource.AgentCaller("worker"), resource.WriteRequest{Kind: resource.KindAgent, Ref: "worker", Remove: map[string][]string{"mcps": {"a"}}})
-	if !errors.Is(err, resource.ErrPermission) {
-		t.Fatalf("worker write: %v, want ErrPermission", err)
-	}
+			// The worker uses its mounted tool without any capability.
+			w := &model{t: t, r: h.newRun(t, "worker", policy.AutoAllow())}
+			mustOK(t, w.one(run.Alias("a", mcptest.ToolEcho), `{"text":"hi"}`))
+			// But cannot change any assembly through the service.
+			_, err := h.svc.Write(ctx, resource.AgentCaller("worker"), resource.WriteRequest{Kind: resource.KindAgent, Ref: "worker", Remove: map[string][]string{"mcps": {"a"}}})
+			if !errors.Is(err, resource.ErrPermission) {
+				t.Fatalf("worker write: %v, want ErrPermission", err)
+			}
 
-	// An agent with the capability can, for another agent too.
-	c := &model{t: t, r: h.newRun(t, "cap", policy.AutoAllow())}
-	mustOK(t, c.one(framework.ToolResourceWrite, `{"kind":"agent","reference":"worker","remove":{"mcps":["a"]}}`))
-	// Mounting a reference that is not registered is refused with not_found.
-	mustCode(t, c.one(framework.ToolResourceWrite, `{"kind":"agent","reference":"worker","add":{"mcps":["ghost"]}}`), run.CodeNotFound)
-	// A malformed reference never reaches the service: the schema refuses it.
-	res := c.one(framework.ToolResourceRead, `{"kind":"agent","reference":"../etc"}`)
-	mustCode(t, res, run.CodeInvalidArguments)
-	if len(res.Violations) == 0 || res.Violations[0].Path != "/reference" {
-		t.Fatalf("violations = %+v, want /reference", res.Violations)
+			// An agent with the capability can, for another agent too.
+			c := &model{t: t, r: h.newRun(t, "cap", policy.AutoAllow())}
+			mustOK(t, c.one(framework.ToolResourceWrite, `{"kind":"agent","reference":"worker","remove":{"mcps":["a"]}}`))
+			// Mounting a reference that is not registered is refused with not_found.
+			mustCode(t, c.one(framework.ToolResourceWrite, `{"kind":"agent","reference":"worker","add":{"mcps":["ghost"]}}`), run.CodeNotFound)
+			// A malformed reference never reaches the service: the schema refuses it.
+			res := c.one(framework.ToolResourceRead, `{"kind":"agent","reference":"../etc"}`)
+			mustCode(t, res, run.CodeInvalidArguments)
+			if len(res.Violations) == 0 || res.Violations[0].Path != "/reference" {
+				t.Fatalf("violations = %+v, want /reference", res.Violations)
+			}
+			if got := mounts(t, h, "worker"); len(got) != 0 {
+				t.Fatalf("worker mounts = %v, want none", got)
+			}
+			// A stale form loses (SPEC R2.6).
+			mustCode(t, c.one(framework.ToolResourceWrite, `{"kind":"agent","reference":"worker","data":{"mcps":["a"]},"expected_revision":1}`), run.CodeConflict)
+		})
 	}
-	if got := mounts(t, h, "worker"); len(got) != 0 {
-		t.Fatalf("worker mounts = %v, want none", got)
-	}
-	// A stale form loses (SPEC R2.6).
-	mustCode(t, c.one(framework.ToolResourceWrite, `{"kind":"agent","reference":"worker","data":{"mcps":["a"]},"expected_revision":1}`), run.CodeConflict)
 }
 
 // TestDeletedMCPUnusableInNextRun: deleting an MCP resource leaves the
@@ -191,68 +190,72 @@ func TestDeletedMCPUnusableInNextRun(t *testing.T) {
 // expected_revision (read, change, write, retry on conflict) and many adds
 // through one batch of framework calls lose nothing (SPEC R2.6, R8.2).
 func TestAssemblyConcurrentUpdates(t *testing.T) {
-	const n = 16
-	var refs []resource.Ref
-	for i := range 2 * n {
-		refs = append(refs, resource.Ref(fmt.Sprintf("m%02d", i)))
-	}
-	h := inMemoryHost(t)
-	for _, ref := range refs {
-		data := fmt.Sprintf(`{"mcpServers":{"fake":{"command":"fakemcp","cwd":%q}}}`, t.TempDir())
-		h.write(t, resource.WriteRequest{Kind: resource.KindMCP, Ref: ref, Create: true, Data: json.RawMessage(data)})
-	}
-	h.write(t, resource.WriteRequest{Kind: resource.KindAgent, Ref: "target", Create: true, Data: json.RawMessage(`{}`)})
-	h.write(t, resource.WriteRequest{Kind: resource.KindAgent, Ref: "boss", Create: true, Data: json.RawMessage(`{"manager":true}`)})
-	ctx := context.Background()
-	key := resource.Key{Kind: resource.KindAgent, Ref: "target"}
+	for _, e := range eras {
+		t.Run(string(e), func(t *testing.T) {
+			const n = 16
+			var refs []resource.Ref
+			for i := range 2 * n {
+				refs = append(refs, resource.Ref(fmt.Sprintf("m%02d", i)))
+			}
+			h := inMemoryHostEra(t, e)
+			for _, ref := range refs {
+				data := fmt.Sprintf(`{"mcpServers":{"fake":{"command":"fakemcp","cwd":%q}}}`, t.TempDir())
+				h.write(t, resource.WriteRequest{Kind: resource.KindMCP, Ref: ref, Create: true, Data: json.RawMessage(data)})
+			}
+			h.write(t, resource.WriteRequest{Kind: resource.KindAgent, Ref: "target", Create: true, Data: json.RawMessage(`{}`)})
+			h.write(t, resource.WriteRequest{Kind: resource.KindAgent, Ref: "boss", Create: true, Data: json.RawMessage(`{"manager":true}`)})
+			ctx := context.Background()
+			key := resource.Key{Kind: resource.KindAgent, Ref: "target"}
 
-	// Half through compare-and-set loops from many goroutines.
-	var wg sync.WaitGroup
-	errs := make(chan error, n)
-	for i := range n {
-		wg.Go(func() {
-			for {
-				cur, err := h.svc.Read(ctx, resource.AgentCaller("boss"), key)
-				if err != nil {
-					errs <- err
-					return
-				}
-				doc, err := resource.DecodeAgent(cur.Data)
-				if err != nil {
-					errs <- err
-					return
-				}
-				data, _ := json.Marshal(map[string]any{"mcps": append(doc.MCPs, refs[i])})
-				_, err = h.svc.Write(ctx, resource.AgentCaller("boss"), resource.WriteRequest{Kind: resource.KindAgent, Ref: "target", Data: data, ExpectedRevision: cur.Revision})
-				if errors.Is(err, resource.ErrConflict) {
-					continue
-				}
-				if err != nil {
-					errs <- err
-				}
-				return
+			// Half through compare-and-set loops from many goroutines.
+			var wg sync.WaitGroup
+			errs := make(chan error, n)
+			for i := range n {
+				wg.Go(func() {
+					for {
+						cur, err := h.svc.Read(ctx, resource.AgentCaller("boss"), key)
+						if err != nil {
+							errs <- err
+							return
+						}
+						doc, err := resource.DecodeAgent(cur.Data)
+						if err != nil {
+							errs <- err
+							return
+						}
+						data, _ := json.Marshal(map[string]any{"mcps": append(doc.MCPs, refs[i])})
+						_, err = h.svc.Write(ctx, resource.AgentCaller("boss"), resource.WriteRequest{Kind: resource.KindAgent, Ref: "target", Data: data, ExpectedRevision: cur.Revision})
+						if errors.Is(err, resource.ErrConflict) {
+							continue
+						}
+						if err != nil {
+							errs <- err
+						}
+						return
+					}
+				})
+			}
+			// The other half as one batch of concurrent resource_write add calls.
+			m := &model{t: t, r: h.newRun(t, "boss", policy.AutoAllow())}
+			var calls []run.Call
+			for i := n; i < 2*n; i++ {
+				calls = append(calls, run.Call{ID: fmt.Sprintf("c%d", i), Name: framework.ToolResourceWrite,
+					Arguments: json.RawMessage(fmt.Sprintf(`{"kind":"agent","reference":"target","add":{"mcps":[%q]}}`, refs[i]))})
+			}
+			out := m.batch(calls...)
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				t.Error(err)
+			}
+			for _, res := range out.Results {
+				mustOK(t, res)
+			}
+			got := mounts(t, h, "target")
+			slices.Sort(got)
+			if diff := cmp.Diff(refs, got); diff != "" {
+				t.Fatalf("lost updates (-want +got):\n%s", diff)
 			}
 		})
-	}
-	// The other half as one batch of concurrent resource_write add calls.
-	m := &model{t: t, r: h.newRun(t, "boss", policy.AutoAllow())}
-	var calls []run.Call
-	for i := n; i < 2*n; i++ {
-		calls = append(calls, run.Call{ID: fmt.Sprintf("c%d", i), Name: framework.ToolResourceWrite,
-			Arguments: json.RawMessage(fmt.Sprintf(`{"kind":"agent","reference":"target","add":{"mcps":[%q]}}`, refs[i]))})
-	}
-	out := m.batch(calls...)
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
-	for _, res := range out.Results {
-		mustOK(t, res)
-	}
-	got := mounts(t, h, "target")
-	slices.Sort(got)
-	if diff := cmp.Diff(refs, got); diff != "" {
-		t.Fatalf("lost updates (-want +got):\n%s", diff)
 	}
 }

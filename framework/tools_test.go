@@ -95,50 +95,58 @@ func TestWriteExpectedRevisionZero(t *testing.T) {
 // (its document and that every mount resolves), statically (SPEC R3.1,
 // R3.5); a missing resource is not_found.
 func TestResourceTestAgent(t *testing.T) {
-	h := inMemoryHost(t, "a")
-	m := managerModel(t, h)
-	h.write(t, resource.WriteRequest{Kind: resource.KindAgent, Ref: "w", Create: true, Data: json.RawMessage(`{"mcps":["a"]}`)})
-	if err := h.svc.Delete(t.Context(), resource.Direct(), resource.Key{Kind: resource.KindMCP, Ref: "a"}, resource.AnyRevision); err != nil {
-		t.Fatal(err)
+	for _, e := range eras {
+		t.Run(string(e), func(t *testing.T) {
+			h := inMemoryHostEra(t, e, "a")
+			m := managerModel(t, h)
+			h.write(t, resource.WriteRequest{Kind: resource.KindAgent, Ref: "w", Create: true, Data: json.RawMessage(`{"mcps":["a"]}`)})
+			if err := h.svc.Delete(t.Context(), resource.Direct(), resource.Key{Kind: resource.KindMCP, Ref: "a"}, resource.AnyRevision); err != nil {
+				t.Fatal(err)
+			}
+			rep := structured[resource.TestReport](t, m.one(framework.ToolResourceTest, `{"kind":"agent","reference":"w"}`))
+			if rep.OK || len(rep.Findings) != 1 || rep.Findings[0].Code != resource.CodeMountMissing || rep.Findings[0].Field != "/mcps/0" {
+				t.Fatalf("report = %+v, want one mount_not_found at /mcps/0", rep)
+			}
+			mustCode(t, m.one(framework.ToolResourceTest, `{"kind":"mcp","reference":"a"}`), run.CodeNotFound)
+		})
 	}
-	rep := structured[resource.TestReport](t, m.one(framework.ToolResourceTest, `{"kind":"agent","reference":"w"}`))
-	if rep.OK || len(rep.Findings) != 1 || rep.Findings[0].Code != resource.CodeMountMissing || rep.Findings[0].Field != "/mcps/0" {
-		t.Fatalf("report = %+v, want one mount_not_found at /mcps/0", rep)
-	}
-	mustCode(t, m.one(framework.ToolResourceTest, `{"kind":"mcp","reference":"a"}`), run.CodeNotFound)
 }
 
 // TestWriteReportsOnlyActualChanges: resource_write reports its resource in
 // Result.Changed only when a new revision was written, so a no-op write of
 // the Run's own mounts does not refresh the Run (SPEC R7.1).
 func TestWriteReportsOnlyActualChanges(t *testing.T) {
-	h := inMemoryHost(t, "a")
-	m := managerModel(t, h)
-	data := `{"mcpServers":{"fake":{"command":"fakemcp","cwd":"/srv/x"}}}`
+	for _, e := range eras {
+		t.Run(string(e), func(t *testing.T) {
+			h := inMemoryHostEra(t, e, "a")
+			m := managerModel(t, h)
+			data := `{"mcpServers":{"fake":{"command":"fakemcp","cwd":"/srv/x"}}}`
 
-	steps := []struct {
-		name        string
-		args        string
-		wantChanged []resource.Key
-		wantRefresh bool
-	}{
-		{"create an unmounted server", `{"kind":"mcp","reference":"x","create":true,"data":` + data + `}`, []resource.Key{{Kind: resource.KindMCP, Ref: "x"}}, false},
-		{"write the same server again", `{"kind":"mcp","reference":"x","data":` + data + `}`, nil, false},
-		{"mount on self", `{"kind":"agent","reference":"boss","add":{"mcps":["a"]}}`, []resource.Key{{Kind: resource.KindAgent, Ref: "boss"}}, true},
-		{"mount again (no-op)", `{"kind":"agent","reference":"boss","add":{"mcps":["a"]}}`, nil, false},
-		{"remove an absent mount (no-op)", `{"kind":"agent","reference":"boss","remove":{"mcps":["x"]}}`, nil, false},
-		{"same mcps list (no-op)", `{"kind":"agent","reference":"boss","data":{"mcps":["a"]}}`, nil, false},
-	}
-	for _, s := range steps {
-		out := m.batch(run.Call{Name: framework.ToolResourceWrite, Arguments: json.RawMessage(s.args)})
-		res := out.Results[0]
-		mustOK(t, res)
-		if diff := cmp.Diff(s.wantChanged, res.Changed); diff != "" {
-			t.Errorf("%s: Changed (-want +got):\n%s", s.name, diff)
-		}
-		if got := out.Refresh != nil; got != s.wantRefresh {
-			t.Errorf("%s: refreshed = %v, want %v", s.name, got, s.wantRefresh)
-		}
+			steps := []struct {
+				name        string
+				args        string
+				wantChanged []resource.Key
+				wantRefresh bool
+			}{
+				{"create an unmounted server", `{"kind":"mcp","reference":"x","create":true,"data":` + data + `}`, []resource.Key{{Kind: resource.KindMCP, Ref: "x"}}, false},
+				{"write the same server again", `{"kind":"mcp","reference":"x","data":` + data + `}`, nil, false},
+				{"mount on self", `{"kind":"agent","reference":"boss","add":{"mcps":["a"]}}`, []resource.Key{{Kind: resource.KindAgent, Ref: "boss"}}, true},
+				{"mount again (no-op)", `{"kind":"agent","reference":"boss","add":{"mcps":["a"]}}`, nil, false},
+				{"remove an absent mount (no-op)", `{"kind":"agent","reference":"boss","remove":{"mcps":["x"]}}`, nil, false},
+				{"same mcps list (no-op)", `{"kind":"agent","reference":"boss","data":{"mcps":["a"]}}`, nil, false},
+			}
+			for _, s := range steps {
+				out := m.batch(run.Call{Name: framework.ToolResourceWrite, Arguments: json.RawMessage(s.args)})
+				res := out.Results[0]
+				mustOK(t, res)
+				if diff := cmp.Diff(s.wantChanged, res.Changed); diff != "" {
+					t.Errorf("%s: Changed (-want +got):\n%s", s.name, diff)
+				}
+				if got := out.Refresh != nil; got != s.wantRefresh {
+					t.Errorf("%s: refreshed = %v, want %v", s.name, got, s.wantRefresh)
+				}
+			}
+		})
 	}
 }
 

@@ -564,36 +564,38 @@ func TestCloseEndsProcesses(t *testing.T) {
 // are in flight at once, which a sequential start would never reach.
 func TestMountsStartInParallel(t *testing.T) {
 	t.Parallel()
-	repo := newRepo(t)
-	var refs []resource.Ref
-	for i := range 10 {
-		ref := resource.Ref(fmt.Sprintf("m%d", i))
-		refs = append(refs, ref)
-		putMCP(t, repo, ref, inMemoryServer(t))
-	}
-	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: refs})
-	var mu sync.Mutex
-	inFlight := 0
-	all := make(chan struct{})
-	dial := mcptest.Dial(nil)
-	conn := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: func(ctx context.Context, ref resource.Ref, srv resource.MCPServer) (mcp.Transport, error) {
-		mu.Lock()
-		inFlight++
-		if inFlight == len(refs) {
-			close(all)
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		repo := newRepo(t)
+		var refs []resource.Ref
+		for i := range 10 {
+			ref := resource.Ref(fmt.Sprintf("m%d", i))
+			refs = append(refs, ref)
+			putMCP(t, repo, ref, inMemoryServer(t))
 		}
-		mu.Unlock()
-		select {
-		case <-all:
-			return dial(ctx, ref, srv)
-		case <-ctx.Done():
-			return nil, errors.New("the other mounts never started: starts are sequential")
+		putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: refs})
+		var mu sync.Mutex
+		inFlight := 0
+		all := make(chan struct{})
+		dial := mcptest.Dial(&mcptest.ServerOptions{Era: e})
+		conn := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: func(ctx context.Context, ref resource.Ref, srv resource.MCPServer) (mcp.Transport, error) {
+			mu.Lock()
+			inFlight++
+			if inFlight == len(refs) {
+				close(all)
+			}
+			mu.Unlock()
+			select {
+			case <-all:
+				return dial(ctx, ref, srv)
+			case <-ctx.Done():
+				return nil, errors.New("the other mounts never started: starts are sequential")
+			}
+		}})
+		r := newRun(t, &run.Options{Repository: repo, Connector: conn, FailOnMountError: true})
+		if got := len(r.Tools()); got == 0 {
+			t.Error("no tools")
 		}
-	}})
-	r := newRun(t, &run.Options{Repository: repo, Connector: conn, FailOnMountError: true})
-	if got := len(r.Tools()); got == 0 {
-		t.Error("no tools")
-	}
+	})
 }
 
 // SPEC R3.5: a disabled agent gets no Run; disabling it at a boundary keeps

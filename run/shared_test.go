@@ -282,46 +282,48 @@ func TestSharedToolListChangeRelistsEveryRun(t *testing.T) {
 // waiting for the idle time.
 func TestSharedNewRevisionIsANewProcess(t *testing.T) {
 	t.Parallel()
-	repo := newRepo(t)
-	refs, tags := sharedMounts(t, repo, 1, true)
-	c := sharingConnectorIdle(t, time.Hour)
-	a := newRun(t, &run.Options{Repository: repo, Connector: c, HostTools: []run.HostTool{writeMCPTool(repo)}})
-	b := newRun(t, &run.Options{Repository: repo, Connector: c})
-	oldPID := serverPID(t, b, refs[0])
-	res, err := repo.Get(context.Background(), resource.Key{Kind: resource.KindMCP, Ref: refs[0]})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, changed, err := resource.DecodeMCP(res.Data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	changed.Args = append(changed.Args, "-page-size", "50")
-	data, err := json.Marshal(map[string]any{"ref": refs[0], "server": changed})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := a.Execute(context.Background(), batch(call("w", "write_mcp", string(data))))
-	if err != nil || out.Results[0].Failed() || out.Refresh == nil || !out.Refresh.OK || len(out.Refresh.Replaced) != 1 {
-		t.Fatalf("writing a new revision in Run a: %v %+v %+v", err, out.Results, out.Refresh)
-	}
-	newPID := serverPID(t, a, refs[0])
-	if newPID == oldPID {
-		t.Fatal("the new revision uses the old revision's process")
-	}
-	if got := serverPID(t, b, refs[0]); got != oldPID {
-		t.Errorf("Run b (old revision) moved to process %d; want its own %d", got, oldPID)
-	}
-	if got := processesOf(tags[0]); got != 2 {
-		t.Errorf("%d processes with both revisions in use; want 2", got)
-	}
-	_ = b.Close()
-	if !processGone(oldPID) {
-		t.Error("the old revision's process is still there 10 s after its last Run closed")
-	}
-	if got := serverPID(t, a, refs[0]); got != newPID {
-		t.Errorf("Run a moved to process %d; want %d", got, newPID)
-	}
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		repo := newRepo(t)
+		refs, tags := sharedMounts(t, repo, 1, true, "-era", string(e))
+		c := sharingConnectorIdle(t, time.Hour)
+		a := newRun(t, &run.Options{Repository: repo, Connector: c, HostTools: []run.HostTool{writeMCPTool(repo)}})
+		b := newRun(t, &run.Options{Repository: repo, Connector: c})
+		oldPID := serverPID(t, b, refs[0])
+		res, err := repo.Get(context.Background(), resource.Key{Kind: resource.KindMCP, Ref: refs[0]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, changed, err := resource.DecodeMCP(res.Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		changed.Args = append(changed.Args, "-page-size", "50")
+		data, err := json.Marshal(map[string]any{"ref": refs[0], "server": changed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := a.Execute(context.Background(), batch(call("w", "write_mcp", string(data))))
+		if err != nil || out.Results[0].Failed() || out.Refresh == nil || !out.Refresh.OK || len(out.Refresh.Replaced) != 1 {
+			t.Fatalf("writing a new revision in Run a: %v %+v %+v", err, out.Results, out.Refresh)
+		}
+		newPID := serverPID(t, a, refs[0])
+		if newPID == oldPID {
+			t.Fatal("the new revision uses the old revision's process")
+		}
+		if got := serverPID(t, b, refs[0]); got != oldPID {
+			t.Errorf("Run b (old revision) moved to process %d; want its own %d", got, oldPID)
+		}
+		if got := processesOf(tags[0]); got != 2 {
+			t.Errorf("%d processes with both revisions in use; want 2", got)
+		}
+		_ = b.Close()
+		if !processGone(oldPID) {
+			t.Error("the old revision's process is still there 10 s after its last Run closed")
+		}
+		if got := serverPID(t, a, refs[0]); got != newPID {
+			t.Errorf("Run a moved to process %d; want %d", got, newPID)
+		}
+	})
 }
 
 // Issue 18 §1, §4, issue 23 item 9 (a): a shared server's elicitation
@@ -661,19 +663,21 @@ func TestSharedCrashesOfOneRunSpareAnother(t *testing.T) {
 // no one closes).
 func TestRunOwnConnectorCloseEndsSharedProcesses(t *testing.T) {
 	t.Parallel()
-	repo := newRepo(t)
-	refs, tags := sharedMounts(t, repo, 1, true)
-	r := newRun(t, &run.Options{Repository: repo})
-	pid := serverPID(t, r, refs[0])
-	if err := r.Close(); err != nil {
-		t.Fatal(err)
-	}
-	// Close returns once its processes ended: no waiting here (the idle
-	// time would keep it 30 s).
-	if syscall.Kill(pid, 0) == nil {
-		t.Errorf("the shared server of a Run with its own Connector outlives Run.Close")
-	}
-	if !processesGone(tags[0]) {
-		t.Error("a process is left")
-	}
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		repo := newRepo(t)
+		refs, tags := sharedMounts(t, repo, 1, true, "-era", string(e))
+		r := newRun(t, &run.Options{Repository: repo})
+		pid := serverPID(t, r, refs[0])
+		if err := r.Close(); err != nil {
+			t.Fatal(err)
+		}
+		// Close returns once its processes ended: no waiting here (the idle
+		// time would keep it 30 s).
+		if syscall.Kill(pid, 0) == nil {
+			t.Errorf("the shared server of a Run with its own Connector outlives Run.Close")
+		}
+		if !processesGone(tags[0]) {
+			t.Error("a process is left")
+		}
+	})
 }
