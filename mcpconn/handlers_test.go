@@ -651,30 +651,40 @@ func TestLogMessages(t *testing.T) {
 }
 
 // notifications/tools/list_changed is counted as it is read: before the
-// result of the call during which the server sent it.
+// result of the call during which the server sent it, in every era (on
+// stdio).
 func TestToolsChangedCounted(t *testing.T) {
 	t.Parallel()
-	srv, _ := clientFeatures(t)
-	var told atomic.Int32
-	s := connectWith(t, quickConnector(nil), srv, &mcpconn.Handlers{ToolsChanged: func(context.Context, mcpconn.Incoming) { told.Add(1) }})
-	if n := s.ToolsChanged(); n != 0 {
-		t.Fatalf("ToolsChanged = %d before any change", n)
-	}
-	call(t, s, context.Background(), mcptest.ToolAddTool, mcptest.AddToolIn{Name: "late"})
-	if n := s.ToolsChanged(); n != 1 {
-		t.Errorf("ToolsChanged = %d right after the call", n)
-	}
-	waitFor(t, "the ToolsChanged handler", func() bool { return told.Load() == 1 })
-	tools, err := s.Tools(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	found := false
-	for _, tl := range tools {
-		found = found || tl.Name == "late"
-	}
-	if !found {
-		t.Error("the added tool is not listed")
+	for e, srv := range eraServers(t) {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			var told atomic.Int32
+			s := connectWith(t, quickConnector(nil), srv, &mcpconn.Handlers{ToolsChanged: func(context.Context, mcpconn.Incoming) { told.Add(1) }})
+			if n := s.ToolsChanged(); n != 0 {
+				t.Fatalf("ToolsChanged = %d before any change", n)
+			}
+			if e != mcptest.EraLegacy {
+				// A modern server tells only a listen it has acknowledged,
+				// which Connect does not wait for.
+				waitFor(t, "the listen is open", func() bool { return listens(t, s).Open == 1 })
+			}
+			call(t, s, context.Background(), mcptest.ToolAddTool, mcptest.AddToolIn{Name: "late"})
+			if n := s.ToolsChanged(); n != 1 {
+				t.Errorf("ToolsChanged = %d right after the call", n)
+			}
+			waitFor(t, "the ToolsChanged handler", func() bool { return told.Load() == 1 })
+			tools, err := s.Tools(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, tl := range tools {
+				found = found || tl.Name == "late"
+			}
+			if !found {
+				t.Error("the added tool is not listed")
+			}
+		})
 	}
 }
 

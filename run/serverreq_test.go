@@ -41,6 +41,24 @@ func featuresRun(t *testing.T, e mcptest.Era, opts *run.Options) *run.Run {
 
 func featCall(id, tool, args string) run.Call { return call(id, run.Alias(featRef, tool), args) }
 
+// listenOpen waits until the client-features server of mount ref has
+// acknowledged the listen of r's session, in an era that has one: a
+// modern server tells only an acknowledged listen of a tools change, and
+// Connect does not wait for it.
+func listenOpen(t *testing.T, r *run.Run, ref resource.Ref, e mcptest.Era) {
+	t.Helper()
+	if e == mcptest.EraLegacy {
+		return
+	}
+	waitUntil(t, "the listen to be acknowledged", func() bool {
+		var got mcptest.ListensOut
+		if err := json.Unmarshal([]byte(text(t, execute(t, r, call("listens", run.Alias(ref, mcptest.ToolListens), `{}`)).Results[0])), &got); err != nil {
+			t.Fatal(err)
+		}
+		return got.Open == 1
+	})
+}
+
 // text is the text of a result's first content block.
 func text(t *testing.T, res run.Result) string {
 	t.Helper()
@@ -463,6 +481,7 @@ func TestToolsListChangedRefreshesMount(t *testing.T) {
 	inEras(t, func(t *testing.T, e mcptest.Era) {
 		audit := &auditLog{}
 		r := featuresRun(t, e, &run.Options{Auditor: audit, MinRelistInterval: time.Nanosecond})
+		listenOpen(t, r, featRef, e)
 		pid := serverPID(t, r, featRef)
 		fp := r.Fingerprint()
 		late := run.Alias(featRef, "late")
@@ -513,6 +532,7 @@ func TestToolsChangedRelistingIsRateLimited(t *testing.T) {
 		var mu sync.Mutex
 		clock := time.Unix(1_000_000, 0)
 		r := featuresRun(t, e, &run.Options{MinRelistInterval: time.Minute})
+		listenOpen(t, r, featRef, e)
 		run.SetClock(r, func() time.Time { mu.Lock(); defer mu.Unlock(); return clock })
 		has := func(name string) bool {
 			return slices.ContainsFunc(r.Tools(), func(ti run.ToolInfo) bool { return ti.Name == run.Alias(featRef, name) })

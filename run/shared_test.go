@@ -255,6 +255,7 @@ func TestSharedToolListChangeRelistsEveryRun(t *testing.T) {
 		c := sharingConnector(t)
 		a := newRun(t, &run.Options{Repository: repo, Connector: c})
 		b := newRun(t, &run.Options{Repository: repo, Connector: c})
+		listenOpen(t, a, refs[0], e) // the shared session's
 		late := run.Alias(refs[0], "late")
 		out, err := a.Execute(context.Background(), batch(call("add", run.Alias(refs[0], mcptest.ToolAddTool), `{"name":"late"}`)))
 		if err != nil || out.Results[0].Failed() {
