@@ -32,7 +32,31 @@ func TestMain(m *testing.M) {
 
 // inMemory makes servers run in this process, so facade tests need no
 // binary.
-var inMemory = &agt.Options{Connector: &mcpconn.ConnectorOptions{Dial: mcptest.Dial(nil)}}
+var inMemory = inMemoryEra(mcptest.EraDual)
+
+// eras are the protocol eras a test of a main flow runs in, each a
+// parallel subtest (issue 25): a legacy server, which agt speaks
+// 2025-11-25 to, and a dual-era one, which it speaks 2026-07-28 to.
+var eras = []mcptest.Era{mcptest.EraLegacy, mcptest.EraDual}
+
+// hostWithNotes is a Host serving in memory, with era e, the MCP
+// resources notes and other; it is closed when the test ends.
+func hostWithNotes(t *testing.T, e mcptest.Era) *agt.Host {
+	t.Helper()
+	h, err := agt.Open(context.Background(), t.TempDir(), inMemoryEra(e))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = h.Close() })
+	write(t, h, resource.KindMCP, "notes", `{"mcpServers": {"notes": {"command": "fakemcp", "cwd": "/"}}}`)
+	write(t, h, resource.KindMCP, "other", `{"mcpServers": {"other": {"command": "fakemcp", "cwd": "/"}}}`)
+	return h
+}
+
+// inMemoryEra is inMemory with servers of era e.
+func inMemoryEra(e mcptest.Era) *agt.Options {
+	return &agt.Options{Connector: &mcpconn.ConnectorOptions{Dial: mcptest.Dial(&mcptest.ServerOptions{Era: e})}}
+}
 
 func write(t *testing.T, h *agt.Host, kind resource.Kind, ref resource.Ref, data string) {
 	t.Helper()
@@ -117,72 +141,71 @@ func toolNames(r *run.Run) []string {
 // may manage resources sees, and the agent's own mounts; nothing else.
 func TestNewRun(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	h, err := agt.Open(ctx, t.TempDir(), inMemory)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
-	write(t, h, resource.KindMCP, "notes", `{"mcpServers": {"notes": {"command": "fakemcp", "cwd": "/"}}}`)
-	write(t, h, resource.KindMCP, "other", `{"mcpServers": {"other": {"command": "fakemcp", "cwd": "/"}}}`)
-	write(t, h, resource.KindAgent, "manager", `{"manager": true}`)
-	write(t, h, resource.KindAgent, "worker", `{"mcps": ["notes"]}`)
+	for _, e := range eras {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			h := hostWithNotes(t, e)
+			write(t, h, resource.KindAgent, "manager", `{"manager": true}`)
+			write(t, h, resource.KindAgent, "worker", `{"mcps": ["notes"]}`)
 
-	r, err := h.NewRun(ctx, "manager", &run.Options{Permission: policy.AutoAllow()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff([]string{"agent_mcp_list", "mcp_probe", "resource_read", "resource_test", "resource_write"}, toolNames(r)); diff != "" {
-		t.Errorf("manager's tools (-want +got):\n%s", diff)
-	}
-	r.Close()
-	// The Host's Runs share one compiled-schema cache.
-	if n := h.SchemaCache().Len(); n != len(toolNames(r)) {
-		t.Errorf("the Host's schema cache holds %d schemas after a Run of %d tools", n, len(toolNames(r)))
-	}
+			r, err := h.NewRun(ctx, "manager", &run.Options{Permission: policy.AutoAllow()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff([]string{"agent_mcp_list", "mcp_probe", "resource_read", "resource_test", "resource_write"}, toolNames(r)); diff != "" {
+				t.Errorf("manager's tools (-want +got):\n%s", diff)
+			}
+			r.Close()
+			// The Host's Runs share one compiled-schema cache.
+			if n := h.SchemaCache().Len(); n != len(toolNames(r)) {
+				t.Errorf("the Host's schema cache holds %d schemas after a Run of %d tools", n, len(toolNames(r)))
+			}
 
-	// The Prober shares it too: the schemas a probe compiled are not
-	// compiled again by a Run that mounts the server.
-	cached := h.SchemaCache().Len()
-	rep, err := h.Prober().Probe(ctx, "notes")
-	if err != nil || !rep.OK {
-		t.Fatalf("Probe: %v %+v", err, rep)
-	}
-	probed := h.SchemaCache().Len()
-	if probed <= cached {
-		t.Errorf("the Host's schema cache holds %d schemas after a probe, %d before", probed, cached)
-	}
+			// The Prober shares it too: the schemas a probe compiled are not
+			// compiled again by a Run that mounts the server.
+			cached := h.SchemaCache().Len()
+			rep, err := h.Prober().Probe(ctx, "notes")
+			if err != nil || !rep.OK {
+				t.Fatalf("Probe: %v %+v", err, rep)
+			}
+			probed := h.SchemaCache().Len()
+			if probed <= cached {
+				t.Errorf("the Host's schema cache holds %d schemas after a probe, %d before", probed, cached)
+			}
 
-	r, err = h.NewRun(ctx, "worker", &run.Options{Permission: policy.AutoAllow()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := h.SchemaCache().Len(); n != probed {
-		t.Errorf("a Run of the probed server changed the cache from %d to %d schemas", probed, n)
-	}
-	for _, name := range toolNames(r) {
-		if !strings.HasPrefix(name, "mcp__notes__") {
-			t.Errorf("worker sees %s; it mounts only notes and may not manage", name)
-		}
-	}
-	r.Close()
+			r, err = h.NewRun(ctx, "worker", &run.Options{Permission: policy.AutoAllow()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := h.SchemaCache().Len(); n != probed {
+				t.Errorf("a Run of the probed server changed the cache from %d to %d schemas", probed, n)
+			}
+			for _, name := range toolNames(r) {
+				if !strings.HasPrefix(name, "mcp__notes__") {
+					t.Errorf("worker sees %s; it mounts only notes and may not manage", name)
+				}
+			}
+			r.Close()
 
-	// The host chooses which framework tools its Runs get.
-	chosen := agt.New(h.Repository(), &agt.Options{Connector: inMemory.Connector, FrameworkTools: []string{framework.ToolResourceRead}})
-	r, err = chosen.NewRun(ctx, "manager", &run.Options{Permission: policy.AutoAllow()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff([]string{"resource_read"}, toolNames(r)); diff != "" {
-		t.Errorf("manager's tools with FrameworkTools [resource_read] (-want +got):\n%s", diff)
-	}
-	r.Close()
+			// The host chooses which framework tools its Runs get.
+			chosen := agt.New(h.Repository(), &agt.Options{Connector: inMemoryEra(e).Connector, FrameworkTools: []string{framework.ToolResourceRead}})
+			r, err = chosen.NewRun(ctx, "manager", &run.Options{Permission: policy.AutoAllow()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff([]string{"resource_read"}, toolNames(r)); diff != "" {
+				t.Errorf("manager's tools with FrameworkTools [resource_read] (-want +got):\n%s", diff)
+			}
+			r.Close()
 
-	if _, err := h.NewRun(ctx, "worker", nil); !errors.Is(err, run.ErrNoPermission) {
-		t.Errorf("NewRun without a Permission: err = %v, want run.ErrNoPermission", err)
-	}
-	if _, err := h.NewRun(ctx, "nobody", &run.Options{Permission: policy.AutoAllow()}); !errors.Is(err, resource.ErrNotFound) {
-		t.Errorf("NewRun of an unknown agent: err = %v, want resource.ErrNotFound", err)
+			if _, err := h.NewRun(ctx, "worker", nil); !errors.Is(err, run.ErrNoPermission) {
+				t.Errorf("NewRun without a Permission: err = %v, want run.ErrNoPermission", err)
+			}
+			if _, err := h.NewRun(ctx, "nobody", &run.Options{Permission: policy.AutoAllow()}); !errors.Is(err, resource.ErrNotFound) {
+				t.Errorf("NewRun of an unknown agent: err = %v, want resource.ErrNotFound", err)
+			}
+		})
 	}
 }
 
@@ -191,40 +214,39 @@ func TestNewRun(t *testing.T) {
 // makes the resume fail with the fingerprint mismatch, and leaves no Run.
 func TestResume(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	h, err := agt.Open(ctx, t.TempDir(), inMemory)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
-	write(t, h, resource.KindMCP, "notes", `{"mcpServers": {"notes": {"command": "fakemcp", "cwd": "/"}}}`)
-	write(t, h, resource.KindMCP, "other", `{"mcpServers": {"other": {"command": "fakemcp", "cwd": "/"}}}`)
-	write(t, h, resource.KindAgent, "manager", `{"manager": true, "mcps": ["notes"]}`)
-	opts := &run.Options{Permission: policy.AutoAllow()}
+	for _, e := range eras {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			h := hostWithNotes(t, e)
+			write(t, h, resource.KindAgent, "manager", `{"manager": true, "mcps": ["notes"]}`)
+			opts := &run.Options{Permission: policy.AutoAllow()}
 
-	r, err := h.NewRun(ctx, "manager", opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cp := r.Checkpoint()
-	r.Close()
+			r, err := h.NewRun(ctx, "manager", opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cp := r.Checkpoint()
+			r.Close()
 
-	resumed, err := h.Resume(ctx, cp, opts)
-	if err != nil {
-		t.Fatalf("Resume with nothing changed: %v", err)
-	}
-	if resumed.Fingerprint() != cp.Fingerprint {
-		t.Errorf("resumed fingerprint %s, checkpoint %s", resumed.Fingerprint(), cp.Fingerprint)
-	}
-	resumed.Close()
+			resumed, err := h.Resume(ctx, cp, opts)
+			if err != nil {
+				t.Fatalf("Resume with nothing changed: %v", err)
+			}
+			if resumed.Fingerprint() != cp.Fingerprint {
+				t.Errorf("resumed fingerprint %s, checkpoint %s", resumed.Fingerprint(), cp.Fingerprint)
+			}
+			resumed.Close()
 
-	if _, err := h.Resources().Write(ctx, resource.Direct(), resource.WriteRequest{
-		Kind: resource.KindAgent, Ref: "manager", Add: map[string][]string{"mcps": {"other"}},
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := h.Resume(ctx, cp, opts); !errors.Is(err, run.ErrFingerprintMismatch) {
-		t.Errorf("Resume after a mount was added: err = %v, want run.ErrFingerprintMismatch", err)
+			if _, err := h.Resources().Write(ctx, resource.Direct(), resource.WriteRequest{
+				Kind: resource.KindAgent, Ref: "manager", Add: map[string][]string{"mcps": {"other"}},
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := h.Resume(ctx, cp, opts); !errors.Is(err, run.ErrFingerprintMismatch) {
+				t.Errorf("Resume after a mount was added: err = %v, want run.ErrFingerprintMismatch", err)
+			}
+		})
 	}
 }
 

@@ -21,150 +21,155 @@ import (
 // boundary, failure retention, and authorization, with the bundled fake MCP
 // server over stdio and a scripted model.
 func TestToolContract(t *testing.T) {
-	h := newHost(t, nil)
-	const manager, worker = resource.Ref("ops/manager"), resource.Ref("worker")
-	h.write(t, resource.WriteRequest{Kind: resource.KindAgent, Ref: manager, Create: true, Data: json.RawMessage(`{"name":"manager","capabilities":["resource_management"]}`)})
-	h.write(t, resource.WriteRequest{Kind: resource.KindAgent, Ref: worker, Create: true, Data: json.RawMessage(`{"name":"worker"}`)})
+	for _, e := range eras {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			h := newHost(t, nil)
+			const manager, worker = resource.Ref("ops/manager"), resource.Ref("worker")
+			h.write(t, resource.WriteRequest{Kind: resource.KindAgent, Ref: manager, Create: true, Data: json.RawMessage(`{"name":"manager","capabilities":["resource_management"]}`)})
+			h.write(t, resource.WriteRequest{Kind: resource.KindAgent, Ref: worker, Create: true, Data: json.RawMessage(`{"name":"worker"}`)})
 
-	// Denying note_delete lets the test show that a denied call never
-	// reaches the server.
-	perm := policy.First(policy.Rules{Deny: []string{"mcp__*__note_delete"}}, policy.AutoAllow())
-	r := h.newRun(t, manager, perm)
-	m := &model{t: t, r: r}
-	for _, name := range []string{framework.ToolResourceWrite, framework.ToolResourceRead, framework.ToolResourceTest, framework.ToolMCPProbe, framework.ToolAgentMCPList} {
-		if !hasTool(r, name) {
-			t.Fatalf("manager's Run lacks %s: %v", name, toolNames(r))
-		}
-	}
+			// Denying note_delete lets the test show that a denied call never
+			// reaches the server.
+			perm := policy.First(policy.Rules{Deny: []string{"mcp__*__note_delete"}}, policy.AutoAllow())
+			r := h.newRun(t, manager, perm)
+			m := &model{t: t, r: r}
+			for _, name := range []string{framework.ToolResourceWrite, framework.ToolResourceRead, framework.ToolResourceTest, framework.ToolMCPProbe, framework.ToolAgentMCPList} {
+				if !hasTool(r, name) {
+					t.Fatalf("manager's Run lacks %s: %v", name, toolNames(r))
+				}
+			}
 
-	// Register (SPEC R2.1): the fake server logs every tools/call it gets to
-	// calls.log in its cwd, a relative argument resolved against cwd.
-	dir := t.TempDir()
-	callLog := filepath.Join(dir, "calls.log")
-	register, _ := json.Marshal(map[string]any{
-		"kind": "mcp", "reference": "notes", "create": true,
-		"data": map[string]any{"mcpServers": map[string]any{"fake": map[string]any{
-			"command": mcptest.Command(t), "args": []string{"-call-log", "calls.log"}, "cwd": dir,
-		}}},
-	})
-	out := m.batch(run.Call{Name: framework.ToolResourceWrite, Arguments: register})
-	mustOK(t, out.Results[0])
-	if out.Refresh != nil {
-		t.Fatalf("registering an unmounted server refreshed the Run: %+v", out.Refresh)
-	}
-	if hasTool(r, run.Alias("notes", mcptest.ToolSearch)) {
-		t.Fatal("registration alone mounted the server (SPEC R4.1)")
-	}
+			// Register (SPEC R2.1): the fake server logs every tools/call it gets to
+			// calls.log in its cwd, a relative argument resolved against cwd.
+			dir := t.TempDir()
+			callLog := filepath.Join(dir, "calls.log")
+			register, _ := json.Marshal(map[string]any{
+				"kind": "mcp", "reference": "notes", "create": true,
+				"data": map[string]any{"mcpServers": map[string]any{"fake": map[string]any{
+					"command": mcptest.Command(t), "args": []string{"-era", string(e), "-call-log", "calls.log"}, "cwd": dir,
+				}}},
+			})
+			out := m.batch(run.Call{Name: framework.ToolResourceWrite, Arguments: register})
+			mustOK(t, out.Results[0])
+			if out.Refresh != nil {
+				t.Fatalf("registering an unmounted server refreshed the Run: %+v", out.Refresh)
+			}
+			if hasTool(r, run.Alias("notes", mcptest.ToolSearch)) {
+				t.Fatal("registration alone mounted the server (SPEC R4.1)")
+			}
 
-	// Static test, then probe (SPEC R3.1, R3.2): no tool is called.
-	rep := structured[resource.TestReport](t, m.one(framework.ToolResourceTest, `{"kind":"mcp","reference":"notes"}`))
-	if !rep.OK {
-		t.Fatalf("resource_test: %+v", rep.Findings)
-	}
-	probe := structured[mcpconn.ProbeReport](t, m.one(framework.ToolMCPProbe, `{"reference":"notes"}`))
-	if !probe.OK || probe.Server == nil || probe.Server.Name != mcptest.ServerName {
-		t.Fatalf("probe: %+v", probe)
-	}
-	if calls := readCalls(t, callLog); len(calls) != 0 {
-		t.Fatalf("the probe called tools: %v", calls)
-	}
+			// Static test, then probe (SPEC R3.1, R3.2): no tool is called.
+			rep := structured[resource.TestReport](t, m.one(framework.ToolResourceTest, `{"kind":"mcp","reference":"notes"}`))
+			if !rep.OK {
+				t.Fatalf("resource_test: %+v", rep.Findings)
+			}
+			probe := structured[mcpconn.ProbeReport](t, m.one(framework.ToolMCPProbe, `{"reference":"notes"}`))
+			if !probe.OK || probe.Server == nil || probe.Server.Name != mcptest.ServerName {
+				t.Fatalf("probe: %+v", probe)
+			}
+			if calls := readCalls(t, callLog); len(calls) != 0 {
+				t.Fatalf("the probe called tools: %v", calls)
+			}
 
-	// Self-mount: the tools appear at the batch boundary, not before.
-	search := run.Alias("notes", mcptest.ToolSearch)
-	out = m.batch(run.Call{Name: framework.ToolResourceWrite, Arguments: json.RawMessage(`{"kind":"agent","reference":"ops/manager","add":{"mcps":["notes"]}}`)})
-	mustOK(t, out.Results[0])
-	if out.Refresh == nil || !out.Refresh.OK {
-		t.Fatalf("self-mount did not refresh: %+v", out.Refresh)
-	}
-	if !hasTool(r, search) {
-		t.Fatalf("after the boundary the Run lacks %s: %v", search, toolNames(r))
-	}
+			// Self-mount: the tools appear at the batch boundary, not before.
+			search := run.Alias("notes", mcptest.ToolSearch)
+			out = m.batch(run.Call{Name: framework.ToolResourceWrite, Arguments: json.RawMessage(`{"kind":"agent","reference":"ops/manager","add":{"mcps":["notes"]}}`)})
+			mustOK(t, out.Results[0])
+			if out.Refresh == nil || !out.Refresh.OK {
+				t.Fatalf("self-mount did not refresh: %+v", out.Refresh)
+			}
+			if !hasTool(r, search) {
+				t.Fatalf("after the boundary the Run lacks %s: %v", search, toolNames(r))
+			}
 
-	// A bad call: invalid_arguments with paths, the server is not called
-	// (SPEC R5.3), and the error does not echo the value.
-	bad := m.one(search, `{"query":"secret-query-text","limit":0}`)
-	mustCode(t, bad, run.CodeInvalidArguments)
-	if len(bad.Violations) == 0 || bad.Violations[0].Path != "/limit" {
-		t.Fatalf("violations = %+v, want /limit", bad.Violations)
-	}
-	if strings.Contains(string(bad.ToolError()), "secret-query-text") {
-		t.Fatalf("the ToolError echoes an argument value: %s", bad.ToolError())
-	}
-	if calls := readCalls(t, callLog); len(calls) != 0 {
-		t.Fatalf("an invalid call reached the server: %v", calls)
-	}
+			// A bad call: invalid_arguments with paths, the server is not called
+			// (SPEC R5.3), and the error does not echo the value.
+			bad := m.one(search, `{"query":"secret-query-text","limit":0}`)
+			mustCode(t, bad, run.CodeInvalidArguments)
+			if len(bad.Violations) == 0 || bad.Violations[0].Path != "/limit" {
+				t.Fatalf("violations = %+v, want /limit", bad.Violations)
+			}
+			if strings.Contains(string(bad.ToolError()), "secret-query-text") {
+				t.Fatalf("the ToolError echoes an argument value: %s", bad.ToolError())
+			}
+			if calls := readCalls(t, callLog); len(calls) != 0 {
+				t.Fatalf("an invalid call reached the server: %v", calls)
+			}
 
-	// The correction succeeds; a denied call in the same batch never runs.
-	out = m.batch(
-		run.Call{Name: search, Arguments: json.RawMessage(`{"query":"go","limit":5}`)},
-		run.Call{Name: run.Alias("notes", mcptest.ToolNoteDelete), Arguments: json.RawMessage(`{"id":"n1","caller":"alice"}`)},
-	)
-	mustOK(t, out.Results[0])
-	mustCode(t, out.Results[1], run.CodePermissionDenied)
-	if calls := readCalls(t, callLog); !equalStrings(calls, []string{mcptest.ToolSearch}) {
-		t.Fatalf("server calls = %v, want exactly one search", calls)
-	}
-	env := structured[mcptest.EnvironmentOut](t, m.one(run.Alias("notes", mcptest.ToolEnvironment), `{}`))
-	if env.Cwd != dir {
-		t.Fatalf("server cwd = %q, want the document's cwd (SPEC R2.3)", env.Cwd)
-	}
+			// The correction succeeds; a denied call in the same batch never runs.
+			out = m.batch(
+				run.Call{Name: search, Arguments: json.RawMessage(`{"query":"go","limit":5}`)},
+				run.Call{Name: run.Alias("notes", mcptest.ToolNoteDelete), Arguments: json.RawMessage(`{"id":"n1","caller":"alice"}`)},
+			)
+			mustOK(t, out.Results[0])
+			mustCode(t, out.Results[1], run.CodePermissionDenied)
+			if calls := readCalls(t, callLog); !equalStrings(calls, []string{mcptest.ToolSearch}) {
+				t.Fatalf("server calls = %v, want exactly one search", calls)
+			}
+			env := structured[mcptest.EnvironmentOut](t, m.one(run.Alias("notes", mcptest.ToolEnvironment), `{}`))
+			if env.Cwd != dir {
+				t.Fatalf("server cwd = %q, want the document's cwd (SPEC R2.3)", env.Cwd)
+			}
 
-	// Unmount: at the boundary the tools are gone and the process exited.
-	out = m.batch(run.Call{Name: framework.ToolResourceWrite, Arguments: json.RawMessage(`{"kind":"agent","reference":"ops/manager","remove":{"mcps":["notes"]}}`)})
-	mustOK(t, out.Results[0])
-	if out.Refresh == nil || !out.Refresh.OK || !equalRefs(out.Refresh.Removed, []resource.Ref{"notes"}) {
-		t.Fatalf("unmount refresh: %+v", out.Refresh)
-	}
-	if hasTool(r, search) {
-		t.Fatal("an unmounted tool is still listed")
-	}
-	_, err := m.try(run.Call{Name: search, Arguments: json.RawMessage(`{"query":"go","limit":5}`)})
-	mustBatchCode(t, err, run.CodeUnknownTool)
-	waitExited(t, env.PID)
+			// Unmount: at the boundary the tools are gone and the process exited.
+			out = m.batch(run.Call{Name: framework.ToolResourceWrite, Arguments: json.RawMessage(`{"kind":"agent","reference":"ops/manager","remove":{"mcps":["notes"]}}`)})
+			mustOK(t, out.Results[0])
+			if out.Refresh == nil || !out.Refresh.OK || !equalRefs(out.Refresh.Removed, []resource.Ref{"notes"}) {
+				t.Fatalf("unmount refresh: %+v", out.Refresh)
+			}
+			if hasTool(r, search) {
+				t.Fatal("an unmounted tool is still listed")
+			}
+			_, err := m.try(run.Call{Name: search, Arguments: json.RawMessage(`{"query":"go","limit":5}`)})
+			mustBatchCode(t, err, run.CodeUnknownTool)
+			waitExited(t, env.PID)
 
-	// Failure retention (SPEC R7.2): mount again, then save a config that
-	// cannot start. The save stands, the old tools keep working.
-	mustOK(t, m.one(framework.ToolResourceWrite, `{"kind":"agent","reference":"ops/manager","add":{"mcps":["notes"]}}`))
-	if !hasTool(r, search) {
-		t.Fatal("remount did not bring the tools back")
-	}
-	broken, _ := json.Marshal(map[string]any{
-		"kind": "mcp", "reference": "notes",
-		"data": map[string]any{"mcpServers": map[string]any{"fake": map[string]any{
-			"command": mcptest.Command(t), "args": []string{"-fault", string(mcptest.FaultExitAtStart)}, "cwd": dir,
-		}}},
-	})
-	out = m.batch(run.Call{Name: framework.ToolResourceWrite, Arguments: broken})
-	mustOK(t, out.Results[0])
-	if out.Refresh == nil || out.Refresh.OK {
-		t.Fatalf("a config that cannot start was switched to: %+v", out.Refresh)
-	}
-	const notice = "configuration saved, but load failed"
-	if !strings.Contains(out.Notice(), notice) || !strings.Contains(out.Notice(), "notes") {
-		t.Fatalf("outcome notice = %q, want %q naming the mount", out.Notice(), notice)
-	}
-	if !strings.Contains(h.audit.messages(run.EventRefresh), notice) {
-		t.Fatalf("the audit was not told %q", notice)
-	}
-	mustOK(t, m.one(search, `{"query":"still","limit":1}`))
-	saved := structured[resource.Resource](t, m.one(framework.ToolResourceRead, `{"kind":"mcp","reference":"notes"}`))
-	if !strings.Contains(string(saved.Data), string(mcptest.FaultExitAtStart)) {
-		t.Fatal("the failed configuration was not saved")
-	}
+			// Failure retention (SPEC R7.2): mount again, then save a config that
+			// cannot start. The save stands, the old tools keep working.
+			mustOK(t, m.one(framework.ToolResourceWrite, `{"kind":"agent","reference":"ops/manager","add":{"mcps":["notes"]}}`))
+			if !hasTool(r, search) {
+				t.Fatal("remount did not bring the tools back")
+			}
+			broken, _ := json.Marshal(map[string]any{
+				"kind": "mcp", "reference": "notes",
+				"data": map[string]any{"mcpServers": map[string]any{"fake": map[string]any{
+					"command": mcptest.Command(t), "args": []string{"-fault", string(mcptest.FaultExitAtStart)}, "cwd": dir,
+				}}},
+			})
+			out = m.batch(run.Call{Name: framework.ToolResourceWrite, Arguments: broken})
+			mustOK(t, out.Results[0])
+			if out.Refresh == nil || out.Refresh.OK {
+				t.Fatalf("a config that cannot start was switched to: %+v", out.Refresh)
+			}
+			const notice = "configuration saved, but load failed"
+			if !strings.Contains(out.Notice(), notice) || !strings.Contains(out.Notice(), "notes") {
+				t.Fatalf("outcome notice = %q, want %q naming the mount", out.Notice(), notice)
+			}
+			if !strings.Contains(h.audit.messages(run.EventRefresh), notice) {
+				t.Fatalf("the audit was not told %q", notice)
+			}
+			mustOK(t, m.one(search, `{"query":"still","limit":1}`))
+			saved := structured[resource.Resource](t, m.one(framework.ToolResourceRead, `{"kind":"mcp","reference":"notes"}`))
+			if !strings.Contains(string(saved.Data), string(mcptest.FaultExitAtStart)) {
+				t.Fatal("the failed configuration was not saved")
+			}
 
-	// Authorization (SPEC R3.6, R4.3): a worker neither sees nor can call the
-	// framework tools; a call naming one rejects its whole batch.
-	w := h.newRun(t, worker, policy.AutoAllow())
-	for _, ti := range w.Tools() {
-		if ti.Source.Kind == run.SourceFramework {
-			t.Fatalf("worker sees framework tool %s", ti.Name)
-		}
-	}
-	wm := &model{t: t, r: w}
-	_, err = wm.try(run.Call{Name: framework.ToolResourceWrite, Arguments: json.RawMessage(`{"kind":"agent","reference":"worker","add":{"mcps":["notes"]}}`)})
-	mustBatchCode(t, err, run.CodeUnknownTool)
-	if got := mounts(t, h, worker); len(got) != 0 {
-		t.Fatalf("a refused call changed the worker's mounts: %v", got)
+			// Authorization (SPEC R3.6, R4.3): a worker neither sees nor can call the
+			// framework tools; a call naming one rejects its whole batch.
+			w := h.newRun(t, worker, policy.AutoAllow())
+			for _, ti := range w.Tools() {
+				if ti.Source.Kind == run.SourceFramework {
+					t.Fatalf("worker sees framework tool %s", ti.Name)
+				}
+			}
+			wm := &model{t: t, r: w}
+			_, err = wm.try(run.Call{Name: framework.ToolResourceWrite, Arguments: json.RawMessage(`{"kind":"agent","reference":"worker","add":{"mcps":["notes"]}}`)})
+			mustBatchCode(t, err, run.CodeUnknownTool)
+			if got := mounts(t, h, worker); len(got) != 0 {
+				t.Fatalf("a refused call changed the worker's mounts: %v", got)
+			}
+		})
 	}
 }
 

@@ -95,50 +95,58 @@ func TestWriteExpectedRevisionZero(t *testing.T) {
 // (its document and that every mount resolves), statically (SPEC R3.1,
 // R3.5); a missing resource is not_found.
 func TestResourceTestAgent(t *testing.T) {
-	h := inMemoryHost(t, "a")
-	m := managerModel(t, h)
-	h.write(t, resource.WriteRequest{Kind: resource.KindAgent, Ref: "w", Create: true, Data: json.RawMessage(`{"mcps":["a"]}`)})
-	if err := h.svc.Delete(t.Context(), resource.Direct(), resource.Key{Kind: resource.KindMCP, Ref: "a"}, resource.AnyRevision); err != nil {
-		t.Fatal(err)
+	for _, e := range eras {
+		t.Run(string(e), func(t *testing.T) {
+			h := inMemoryHostEra(t, e, "a")
+			m := managerModel(t, h)
+			h.write(t, resource.WriteRequest{Kind: resource.KindAgent, Ref: "w", Create: true, Data: json.RawMessage(`{"mcps":["a"]}`)})
+			if err := h.svc.Delete(t.Context(), resource.Direct(), resource.Key{Kind: resource.KindMCP, Ref: "a"}, resource.AnyRevision); err != nil {
+				t.Fatal(err)
+			}
+			rep := structured[resource.TestReport](t, m.one(framework.ToolResourceTest, `{"kind":"agent","reference":"w"}`))
+			if rep.OK || len(rep.Findings) != 1 || rep.Findings[0].Code != resource.CodeMountMissing || rep.Findings[0].Field != "/mcps/0" {
+				t.Fatalf("report = %+v, want one mount_not_found at /mcps/0", rep)
+			}
+			mustCode(t, m.one(framework.ToolResourceTest, `{"kind":"mcp","reference":"a"}`), run.CodeNotFound)
+		})
 	}
-	rep := structured[resource.TestReport](t, m.one(framework.ToolResourceTest, `{"kind":"agent","reference":"w"}`))
-	if rep.OK || len(rep.Findings) != 1 || rep.Findings[0].Code != resource.CodeMountMissing || rep.Findings[0].Field != "/mcps/0" {
-		t.Fatalf("report = %+v, want one mount_not_found at /mcps/0", rep)
-	}
-	mustCode(t, m.one(framework.ToolResourceTest, `{"kind":"mcp","reference":"a"}`), run.CodeNotFound)
 }
 
 // TestWriteReportsOnlyActualChanges: resource_write reports its resource in
 // Result.Changed only when a new revision was written, so a no-op write of
 // the Run's own mounts does not refresh the Run (SPEC R7.1).
 func TestWriteReportsOnlyActualChanges(t *testing.T) {
-	h := inMemoryHost(t, "a")
-	m := managerModel(t, h)
-	data := `{"mcpServers":{"fake":{"command":"fakemcp","cwd":"/srv/x"}}}`
+	for _, e := range eras {
+		t.Run(string(e), func(t *testing.T) {
+			h := inMemoryHostEra(t, e, "a")
+			m := managerModel(t, h)
+			data := `{"mcpServers":{"fake":{"command":"fakemcp","cwd":"/srv/x"}}}`
 
-	steps := []struct {
-		name        string
-		args        string
-		wantChanged []resource.Key
-		wantRefresh bool
-	}{
-		{"create an unmounted server", `{"kind":"mcp","reference":"x","create":true,"data":` + data + `}`, []resource.Key{{Kind: resource.KindMCP, Ref: "x"}}, false},
-		{"write the same server again", `{"kind":"mcp","reference":"x","data":` + data + `}`, nil, false},
-		{"mount on self", `{"kind":"agent","reference":"boss","add":{"mcps":["a"]}}`, []resource.Key{{Kind: resource.KindAgent, Ref: "boss"}}, true},
-		{"mount again (no-op)", `{"kind":"agent","reference":"boss","add":{"mcps":["a"]}}`, nil, false},
-		{"remove an absent mount (no-op)", `{"kind":"agent","reference":"boss","remove":{"mcps":["x"]}}`, nil, false},
-		{"same mcps list (no-op)", `{"kind":"agent","reference":"boss","data":{"mcps":["a"]}}`, nil, false},
-	}
-	for _, s := range steps {
-		out := m.batch(run.Call{Name: framework.ToolResourceWrite, Arguments: json.RawMessage(s.args)})
-		res := out.Results[0]
-		mustOK(t, res)
-		if diff := cmp.Diff(s.wantChanged, res.Changed); diff != "" {
-			t.Errorf("%s: Changed (-want +got):\n%s", s.name, diff)
-		}
-		if got := out.Refresh != nil; got != s.wantRefresh {
-			t.Errorf("%s: refreshed = %v, want %v", s.name, got, s.wantRefresh)
-		}
+			steps := []struct {
+				name        string
+				args        string
+				wantChanged []resource.Key
+				wantRefresh bool
+			}{
+				{"create an unmounted server", `{"kind":"mcp","reference":"x","create":true,"data":` + data + `}`, []resource.Key{{Kind: resource.KindMCP, Ref: "x"}}, false},
+				{"write the same server again", `{"kind":"mcp","reference":"x","data":` + data + `}`, nil, false},
+				{"mount on self", `{"kind":"agent","reference":"boss","add":{"mcps":["a"]}}`, []resource.Key{{Kind: resource.KindAgent, Ref: "boss"}}, true},
+				{"mount again (no-op)", `{"kind":"agent","reference":"boss","add":{"mcps":["a"]}}`, nil, false},
+				{"remove an absent mount (no-op)", `{"kind":"agent","reference":"boss","remove":{"mcps":["x"]}}`, nil, false},
+				{"same mcps list (no-op)", `{"kind":"agent","reference":"boss","data":{"mcps":["a"]}}`, nil, false},
+			}
+			for _, s := range steps {
+				out := m.batch(run.Call{Name: framework.ToolResourceWrite, Arguments: json.RawMessage(s.args)})
+				res := out.Results[0]
+				mustOK(t, res)
+				if diff := cmp.Diff(s.wantChanged, res.Changed); diff != "" {
+					t.Errorf("%s: Changed (-want +got):\n%s", s.name, diff)
+				}
+				if got := out.Refresh != nil; got != s.wantRefresh {
+					t.Errorf("%s: refreshed = %v, want %v", s.name, got, s.wantRefresh)
+				}
+			}
+		})
 	}
 }
 
@@ -147,83 +155,93 @@ func TestWriteReportsOnlyActualChanges(t *testing.T) {
 // as a violation path where there is one, and no argument value echoed
 // (SPEC R6.7, R6.8).
 func TestFailureCodes(t *testing.T) {
-	h := inMemoryHost(t, "a")
-	m := managerModel(t, h)
-	const secret = "s3cr3t-token-value"
-	cases := []struct {
-		name      string
-		tool      string
-		args      string
-		want      run.Code
-		wantPaths []string
-	}{
-		{"create a taken reference", framework.ToolResourceWrite, `{"kind":"mcp","reference":"a","create":true,"data":{"mcpServers":{"fake":{"command":"fakemcp","cwd":"/srv"}}}}`, run.CodeConflict, nil},
-		{"update a missing resource", framework.ToolResourceWrite, `{"kind":"agent","reference":"ghost","data":{"name":"g"}}`, run.CodeNotFound, nil},
-		{"stale expected_revision", framework.ToolResourceWrite, `{"kind":"agent","reference":"boss","data":{"name":"b"},"expected_revision":99}`, run.CodeConflict, nil},
-		{"mount an unregistered server", framework.ToolResourceWrite, `{"kind":"agent","reference":"boss","add":{"mcps":["ghost"]}}`, run.CodeNotFound, nil},
-		{"add on an mcp resource", framework.ToolResourceWrite, `{"kind":"mcp","reference":"a","add":{"mcps":["a"]}}`, run.CodeInvalidArguments, []string{"/add"}},
-		{"nothing to write", framework.ToolResourceWrite, `{"kind":"agent","reference":"boss"}`, run.CodeInvalidArguments, nil},
-		{"expected_revision on create", framework.ToolResourceWrite, `{"kind":"agent","reference":"new","create":true,"expected_revision":3}`, run.CodeInvalidArguments, []string{"/expected_revision"}},
-		{"two document problems, secret env", framework.ToolResourceWrite, `{"kind":"mcp","reference":"b","create":true,"data":{"mcpServers":{"fake":{"command":"./` + secret + `","cwd":"rel/` + secret + `","env":{"TOKEN":"` + secret + `"}}}}}`, run.CodeInvalidArguments, []string{"/data/mcpServers/fake/command", "/data/mcpServers/fake/cwd"}},
-		{"header value with a line break", framework.ToolResourceWrite, `{"kind":"mcp","reference":"c","create":true,"data":{"mcpServers":{"r":{"type":"http","url":"https://example.com/mcp","headers":{"X-Key":"` + secret + `\n"}}}}}`, run.CodeInvalidArguments, []string{"/data/mcpServers/r/headers/X-Key"}},
-		{"data not an object", framework.ToolResourceWrite, `{"kind":"agent","reference":"boss","data":"` + secret + `"}`, run.CodeInvalidArguments, []string{"/data"}},
-		{"unknown agent field type", framework.ToolResourceWrite, `{"kind":"agent","reference":"boss","data":{"enabled":"` + secret + `"}}`, run.CodeInvalidArguments, []string{"/data/enabled"}},
-		{"read a missing resource", framework.ToolResourceRead, `{"kind":"mcp","reference":"ghost"}`, run.CodeNotFound, nil},
-		{"test a missing resource", framework.ToolResourceTest, `{"kind":"agent","reference":"ghost"}`, run.CodeNotFound, nil},
-		{"list a missing agent", framework.ToolAgentMCPList, `{"agent":"ghost"}`, run.CodeNotFound, nil},
-		{"unknown kind", framework.ToolResourceRead, `{"kind":"` + secret + `","reference":"a"}`, run.CodeInvalidArguments, []string{"/kind"}},
-	}
-	for _, c := range cases {
-		res := m.one(c.tool, c.args)
-		if res.Code != c.want {
-			t.Errorf("%s: code %q, want %q (%s)", c.name, res.Code, c.want, res.ToolError())
-			continue
-		}
-		if res.Message == "" {
-			t.Errorf("%s: no message", c.name)
-		}
-		if strings.Contains(string(res.ToolError()), secret) {
-			t.Errorf("%s: the ToolError echoes an argument value: %s", c.name, res.ToolError())
-		}
-		if c.wantPaths != nil {
-			var paths []string
-			for _, v := range res.Violations {
-				paths = append(paths, v.Path)
+	for _, e := range eras {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			h := inMemoryHostEra(t, e, "a")
+			m := managerModel(t, h)
+			const secret = "s3cr3t-token-value"
+			cases := []struct {
+				name      string
+				tool      string
+				args      string
+				want      run.Code
+				wantPaths []string
+			}{
+				{"create a taken reference", framework.ToolResourceWrite, `{"kind":"mcp","reference":"a","create":true,"data":{"mcpServers":{"fake":{"command":"fakemcp","cwd":"/srv"}}}}`, run.CodeConflict, nil},
+				{"update a missing resource", framework.ToolResourceWrite, `{"kind":"agent","reference":"ghost","data":{"name":"g"}}`, run.CodeNotFound, nil},
+				{"stale expected_revision", framework.ToolResourceWrite, `{"kind":"agent","reference":"boss","data":{"name":"b"},"expected_revision":99}`, run.CodeConflict, nil},
+				{"mount an unregistered server", framework.ToolResourceWrite, `{"kind":"agent","reference":"boss","add":{"mcps":["ghost"]}}`, run.CodeNotFound, nil},
+				{"add on an mcp resource", framework.ToolResourceWrite, `{"kind":"mcp","reference":"a","add":{"mcps":["a"]}}`, run.CodeInvalidArguments, []string{"/add"}},
+				{"nothing to write", framework.ToolResourceWrite, `{"kind":"agent","reference":"boss"}`, run.CodeInvalidArguments, nil},
+				{"expected_revision on create", framework.ToolResourceWrite, `{"kind":"agent","reference":"new","create":true,"expected_revision":3}`, run.CodeInvalidArguments, []string{"/expected_revision"}},
+				{"two document problems, secret env", framework.ToolResourceWrite, `{"kind":"mcp","reference":"b","create":true,"data":{"mcpServers":{"fake":{"command":"./` + secret + `","cwd":"rel/` + secret + `","env":{"TOKEN":"` + secret + `"}}}}}`, run.CodeInvalidArguments, []string{"/data/mcpServers/fake/command", "/data/mcpServers/fake/cwd"}},
+				{"header value with a line break", framework.ToolResourceWrite, `{"kind":"mcp","reference":"c","create":true,"data":{"mcpServers":{"r":{"type":"http","url":"https://example.com/mcp","headers":{"X-Key":"` + secret + `\n"}}}}}`, run.CodeInvalidArguments, []string{"/data/mcpServers/r/headers/X-Key"}},
+				{"data not an object", framework.ToolResourceWrite, `{"kind":"agent","reference":"boss","data":"` + secret + `"}`, run.CodeInvalidArguments, []string{"/data"}},
+				{"unknown agent field type", framework.ToolResourceWrite, `{"kind":"agent","reference":"boss","data":{"enabled":"` + secret + `"}}`, run.CodeInvalidArguments, []string{"/data/enabled"}},
+				{"read a missing resource", framework.ToolResourceRead, `{"kind":"mcp","reference":"ghost"}`, run.CodeNotFound, nil},
+				{"test a missing resource", framework.ToolResourceTest, `{"kind":"agent","reference":"ghost"}`, run.CodeNotFound, nil},
+				{"list a missing agent", framework.ToolAgentMCPList, `{"agent":"ghost"}`, run.CodeNotFound, nil},
+				{"unknown kind", framework.ToolResourceRead, `{"kind":"` + secret + `","reference":"a"}`, run.CodeInvalidArguments, []string{"/kind"}},
 			}
-			if diff := cmp.Diff(c.wantPaths, paths); diff != "" {
-				t.Errorf("%s: violation paths (-want +got):\n%s", c.name, diff)
+			for _, c := range cases {
+				res := m.one(c.tool, c.args)
+				if res.Code != c.want {
+					t.Errorf("%s: code %q, want %q (%s)", c.name, res.Code, c.want, res.ToolError())
+					continue
+				}
+				if res.Message == "" {
+					t.Errorf("%s: no message", c.name)
+				}
+				if strings.Contains(string(res.ToolError()), secret) {
+					t.Errorf("%s: the ToolError echoes an argument value: %s", c.name, res.ToolError())
+				}
+				if c.wantPaths != nil {
+					var paths []string
+					for _, v := range res.Violations {
+						paths = append(paths, v.Path)
+					}
+					if diff := cmp.Diff(c.wantPaths, paths); diff != "" {
+						t.Errorf("%s: violation paths (-want +got):\n%s", c.name, diff)
+					}
+				}
+				if res.Changed != nil {
+					t.Errorf("%s: a failed call reported a change: %v", c.name, res.Changed)
+				}
 			}
-		}
-		if res.Changed != nil {
-			t.Errorf("%s: a failed call reported a change: %v", c.name, res.Changed)
-		}
+		})
 	}
 }
 
 // TestCanceledCall: a handler called with a cancelled context fails with
 // the context's error (code canceled), not internal, and writes nothing.
 func TestCanceledCall(t *testing.T) {
-	h := inMemoryHost(t, "a")
-	h.write(t, resource.WriteRequest{Kind: resource.KindAgent, Ref: "boss", Create: true, Data: json.RawMessage(`{"manager":true}`)})
-	ctx, cancel := context.WithCancel(t.Context())
-	cancel()
-	for _, ht := range framework.Tools(h.svc, h.prober, nil) {
-		args := `{"kind":"agent","reference":"boss","add":{"mcps":["a"]}}`
-		switch ht.Name {
-		case framework.ToolMCPProbe:
-			args = `{"reference":"a"}`
-		case framework.ToolAgentMCPList:
-			args = `{}`
-		case framework.ToolResourceRead, framework.ToolResourceTest:
-			args = `{"kind":"mcp","reference":"a"}`
-		}
-		_, err := ht.Handler(ctx, run.Request{Agent: "boss", Arguments: json.RawMessage(args)})
-		if got := run.CodeOf(err); got != run.CodeCanceled {
-			t.Errorf("%s: code %q (%v), want canceled", ht.Name, got, err)
-		}
-	}
-	if got := mounts(t, h, "boss"); len(got) != 0 {
-		t.Fatalf("a cancelled write changed the mounts: %v", got)
+	for _, e := range eras {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			h := inMemoryHostEra(t, e, "a")
+			h.write(t, resource.WriteRequest{Kind: resource.KindAgent, Ref: "boss", Create: true, Data: json.RawMessage(`{"manager":true}`)})
+			ctx, cancel := context.WithCancel(t.Context())
+			cancel()
+			for _, ht := range framework.Tools(h.svc, h.prober, nil) {
+				args := `{"kind":"agent","reference":"boss","add":{"mcps":["a"]}}`
+				switch ht.Name {
+				case framework.ToolMCPProbe:
+					args = `{"reference":"a"}`
+				case framework.ToolAgentMCPList:
+					args = `{}`
+				case framework.ToolResourceRead, framework.ToolResourceTest:
+					args = `{"kind":"mcp","reference":"a"}`
+				}
+				_, err := ht.Handler(ctx, run.Request{Agent: "boss", Arguments: json.RawMessage(args)})
+				if got := run.CodeOf(err); got != run.CodeCanceled {
+					t.Errorf("%s: code %q (%v), want canceled", ht.Name, got, err)
+				}
+			}
+			if got := mounts(t, h, "boss"); len(got) != 0 {
+				t.Fatalf("a cancelled write changed the mounts: %v", got)
+			}
+		})
 	}
 }
 
@@ -254,21 +272,26 @@ func TestDocumentErrorViolationsBounded(t *testing.T) {
 // denies never runs (SPEC R3.6, R4.2): permission_denied, nothing written,
 // no refresh; the allowed call of the same batch runs.
 func TestFrameworkCallsPassPermission(t *testing.T) {
-	h := inMemoryHost(t, "a")
-	h.write(t, resource.WriteRequest{Kind: resource.KindAgent, Ref: "boss", Create: true, Data: json.RawMessage(`{"manager":true}`)})
-	perm := policy.First(policy.Rules{Deny: []string{framework.ToolResourceWrite}}, policy.AutoAllow())
-	m := &model{t: t, r: h.newRun(t, "boss", perm)}
-	out := m.batch(
-		run.Call{Name: framework.ToolResourceWrite, Arguments: json.RawMessage(`{"kind":"agent","reference":"boss","add":{"mcps":["a"]}}`)},
-		run.Call{Name: framework.ToolResourceRead, Arguments: json.RawMessage(`{"kind":"agent","reference":"boss"}`)},
-	)
-	mustCode(t, out.Results[0], run.CodePermissionDenied)
-	mustOK(t, out.Results[1])
-	if out.Refresh != nil {
-		t.Fatalf("a denied write refreshed the Run: %+v", out.Refresh)
-	}
-	if got := mounts(t, h, "boss"); len(got) != 0 {
-		t.Fatalf("a denied write changed the mounts: %v", got)
+	for _, e := range eras {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			h := inMemoryHostEra(t, e, "a")
+			h.write(t, resource.WriteRequest{Kind: resource.KindAgent, Ref: "boss", Create: true, Data: json.RawMessage(`{"manager":true}`)})
+			perm := policy.First(policy.Rules{Deny: []string{framework.ToolResourceWrite}}, policy.AutoAllow())
+			m := &model{t: t, r: h.newRun(t, "boss", perm)}
+			out := m.batch(
+				run.Call{Name: framework.ToolResourceWrite, Arguments: json.RawMessage(`{"kind":"agent","reference":"boss","add":{"mcps":["a"]}}`)},
+				run.Call{Name: framework.ToolResourceRead, Arguments: json.RawMessage(`{"kind":"agent","reference":"boss"}`)},
+			)
+			mustCode(t, out.Results[0], run.CodePermissionDenied)
+			mustOK(t, out.Results[1])
+			if out.Refresh != nil {
+				t.Fatalf("a denied write refreshed the Run: %+v", out.Refresh)
+			}
+			if got := mounts(t, h, "boss"); len(got) != 0 {
+				t.Fatalf("a denied write changed the mounts: %v", got)
+			}
+		})
 	}
 }
 

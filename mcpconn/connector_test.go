@@ -223,15 +223,15 @@ func TestLaunchRules(t *testing.T) {
 	}
 }
 
-// The handshake pins protocol version 2025-11-25 by default; an option
-// changes it.
+// Against a legacy server, the handshake settles on 2025-11-25 by
+// default; an option changes it.
 func TestProtocolVersion(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct{ asked, want string }{
 		{"", "2025-11-25"},
 		{"2025-06-18", "2025-06-18"},
 	} {
-		c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{ProtocolVersion: tt.asked, Dial: mcptest.Dial(nil)})
+		c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{ProtocolVersion: tt.asked, Dial: mcptest.Dial(&mcptest.ServerOptions{Era: mcptest.EraLegacy})})
 		s, err := c.Connect(context.Background(), "pv", resource.MCPServer{})
 		if err != nil {
 			t.Fatal(err)

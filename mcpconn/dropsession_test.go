@@ -66,7 +66,7 @@ func (p *sessionEnder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // session id is never quoted.
 func TestSessionEndedByTheServerIsLost(t *testing.T) {
 	t.Parallel()
-	target := mcptest.StartHTTP(t)
+	target := mcptest.StartHTTP(t, "-era", string(mcptest.EraLegacy)) // sessions and the GET stream are legacy-only
 	for _, tc := range []struct {
 		name, body, ctype string
 		list              bool // the first request after the end is a listing
@@ -135,7 +135,8 @@ func TestSessionEndedByTheServerIsLost(t *testing.T) {
 // stream, as a 405 is, not the end of the session.
 func TestStandaloneStreamRefusedWith404KeepsTheSession(t *testing.T) {
 	t.Parallel()
-	p := &sessionEnder{target: mcptest.StartHTTP(t), getStatus: http.StatusNotFound, sessions: map[string]bool{}, got: make(chan struct{})}
+	// Sessions and the GET stream are legacy-only.
+	p := &sessionEnder{target: mcptest.StartHTTP(t, "-era", string(mcptest.EraLegacy)), getStatus: http.StatusNotFound, sessions: map[string]bool{}, got: make(chan struct{})}
 	ts := httptest.NewServer(p)
 	defer ts.Close()
 	s, err := mcpconn.NewConnector(nil).ConnectWith(context.Background(), "post-only",

@@ -46,7 +46,7 @@ func Example() {
 	res, _ = s.CallTool(ctx, mcptest.ToolNoteDelete, json.RawMessage(`{"id":"n1","caller":"bob"}`))
 	fmt.Println(res.IsError)
 	// Output:
-	// agt-fakemcp 2025-11-25
+	// agt-fakemcp 2026-07-28
 	// 8 tools, first: echo
 	// false hello
 	// true

@@ -31,6 +31,17 @@ func clientFeatures(t *testing.T, extra ...string) (resource.MCPServer, string) 
 	return srv, tag
 }
 
+// eraServers starts the client-features fake server in each of
+// inputEras.
+func eraServers(t *testing.T) map[mcptest.Era]resource.MCPServer {
+	t.Helper()
+	out := map[mcptest.Era]resource.MCPServer{}
+	for _, e := range inputEras {
+		out[e], _ = clientFeatures(t, "-era", string(e))
+	}
+	return out
+}
+
 func connectWith(t *testing.T, c *mcpconn.Connector, srv resource.MCPServer, h *mcpconn.Handlers) *mcpconn.Session {
 	t.Helper()
 	s, err := c.ConnectWith(context.Background(), "tools/fake", srv, &mcpconn.ConnectOptions{Handlers: h})
@@ -105,34 +116,40 @@ func normJSON(t *testing.T, s string) any {
 	return v
 }
 
-// Without a Roots handler, roots/list is refused with "method not found"
-// (the go-sdk alone answers it with an empty list); with one, it gets the
-// handler's roots.
+// Without a Roots handler, roots/list is refused (the go-sdk alone
+// answers it with an empty list), in every era as failedAnswer says: a
+// legacy server gets "method not found"; with one, it gets the handler's
+// roots.
 func TestRootsListRefusedWithoutHandler(t *testing.T) {
 	t.Parallel()
-	srv, _ := clientFeatures(t)
-	c := quickConnector(nil)
-	for _, h := range []*mcpconn.Handlers{nil, {Elicit: elicitAccept(nil)}} {
-		s := connectWith(t, c, srv, h)
-		res := call(t, s, context.Background(), mcptest.ToolListRoots, struct{}{})
-		if !res.IsError || !strings.Contains(resultText(res), fmt.Sprintf("code %d", jsonrpc.CodeMethodNotFound)) {
-			t.Errorf("handlers %v: roots/list answered: %s", h != nil, resultText(res))
-		}
-	}
-	var served []mcpconn.ServedRequest
-	var mu sync.Mutex
-	s := connectWith(t, c, srv, &mcpconn.Handlers{Roots: rootsOK, Served: func(_ mcpconn.Incoming, rep mcpconn.ServedRequest) {
-		mu.Lock()
-		served = append(served, rep)
-		mu.Unlock()
-	}})
-	if got := resultText(call(t, s, context.Background(), mcptest.ToolListRoots, struct{}{})); got != `["file:///work"]` {
-		t.Errorf("roots = %s", got)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(served) != 1 || served[0].Method != mcpconn.MethodListRoots || served[0].Outcome != mcpconn.OutcomeAccepted {
-		t.Errorf("served = %+v", served)
+	for _, e := range inputEras {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			srv, _ := clientFeatures(t, "-era", string(e))
+			c := quickConnector(nil)
+			for _, h := range []*mcpconn.Handlers{nil, {Elicit: elicitAccept(nil)}} {
+				s := connectWith(t, c, srv, h)
+				got := failedAnswer(t, s, e, mcptest.ToolListRoots, struct{}{})
+				if want := fmt.Sprintf("code %d", jsonrpc.CodeMethodNotFound); e == mcptest.EraLegacy && !strings.Contains(got, want) {
+					t.Errorf("handlers %v: roots/list answered: %s", h != nil, got)
+				}
+			}
+			var served []mcpconn.ServedRequest
+			var mu sync.Mutex
+			s := connectWith(t, c, srv, &mcpconn.Handlers{Roots: rootsOK, Served: func(_ mcpconn.Incoming, rep mcpconn.ServedRequest) {
+				mu.Lock()
+				served = append(served, rep)
+				mu.Unlock()
+			}})
+			if got := resultText(call(t, s, context.Background(), mcptest.ToolListRoots, struct{}{})); got != `["file:///work"]` {
+				t.Errorf("roots = %s", got)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(served) != 1 || served[0].Method != mcpconn.MethodListRoots || served[0].Outcome != mcpconn.OutcomeAccepted {
+				t.Errorf("served = %+v", served)
+			}
+		})
 	}
 }
 
@@ -216,9 +233,12 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 
 // The handler is told the calls in flight: the one call, or both of two
 // (in start order); progress names exactly its own call.
+// Legacy era: attributing a server request to the calls in flight is
+// the legacy routing rule; a modern request belongs to its call exactly
+// (issue 25 item 4).
 func TestIncomingNamesCallsInFlight(t *testing.T) {
 	t.Parallel()
-	srv, _ := clientFeatures(t)
+	srv, _ := clientFeatures(t, "-era", string(mcptest.EraLegacy))
 	c := quickConnector(nil)
 	var (
 		mu       sync.Mutex
@@ -275,9 +295,9 @@ func TestIncomingNamesCallsInFlight(t *testing.T) {
 
 // An accepted form gets the defaults of the properties it leaves out
 // (SEP-1034), keeps what the user gave, and must match the schema.
+// In every era; a form that does not match fails as failedAnswer says.
 func TestElicitFormDefaults(t *testing.T) {
 	t.Parallel()
-	srv, _ := clientFeatures(t)
 	c := quickConnector(nil)
 	tests := []struct {
 		name    string
@@ -291,38 +311,44 @@ func TestElicitFormDefaults(t *testing.T) {
 		{"not in the enum", map[string]any{"status": "gone"}, nil, mcpconn.OutcomeError},
 		{"not the schema", map[string]any{"age": "old"}, nil, mcpconn.OutcomeError},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			var rep mcpconn.ServedRequest
-			given := maps.Clone(tt.content)
-			s := connectWith(t, c, srv, &mcpconn.Handlers{Elicit: elicitAccept(tt.content),
-				Served: func(_ mcpconn.Incoming, r mcpconn.ServedRequest) { rep = r }})
-			res := call(t, s, context.Background(), mcptest.ToolAsk, mcptest.AskIn{})
-			// The defaults go into the answer, not into the host's map.
-			if diff := cmp.Diff(given, tt.content); diff != "" {
-				t.Errorf("the handler's map was changed (-before +after):\n%s", diff)
-			}
-			if tt.want == nil {
-				if !res.IsError {
-					t.Errorf("the server got an answer: %s", resultText(res))
+	for e, srv := range eraServers(t) {
+		for _, tt := range tests {
+			t.Run(string(e)+"/"+tt.name, func(t *testing.T) {
+				t.Parallel()
+				var rep mcpconn.ServedRequest
+				given := maps.Clone(tt.content)
+				s := connectWith(t, c, srv, &mcpconn.Handlers{Elicit: elicitAccept(tt.content),
+					Served: func(_ mcpconn.Incoming, r mcpconn.ServedRequest) { rep = r }})
+				if tt.want == nil {
+					// agt's error holds no value; a legacy server's text is its
+					// own (the go-sdk's error answer names the values to it, the
+					// server the answer was for).
+					got := failedAnswer(t, s, e, mcptest.ToolAsk, mcptest.AskIn{})
+					if e != mcptest.EraLegacy && (strings.Contains(got, "old") || strings.Contains(got, "gone")) {
+						t.Errorf("the failure shows a value: %s", got)
+					}
+				} else {
+					res := call(t, s, context.Background(), mcptest.ToolAsk, mcptest.AskIn{})
+					var got mcp.ElicitResult
+					if err := json.Unmarshal([]byte(resultText(res)), &got); err != nil {
+						t.Fatalf("%s: %v", resultText(res), err)
+					}
+					if diff := cmp.Diff(tt.want, got.Content); got.Action != "accept" || diff != "" {
+						t.Errorf("action %q, content (-want +got):\n%s", got.Action, diff)
+					}
 				}
-			} else {
-				var got mcp.ElicitResult
-				if err := json.Unmarshal([]byte(resultText(res)), &got); err != nil {
-					t.Fatalf("%s: %v", resultText(res), err)
+				// The defaults go into the answer, not into the host's map.
+				if diff := cmp.Diff(given, tt.content); diff != "" {
+					t.Errorf("the handler's map was changed (-before +after):\n%s", diff)
 				}
-				if diff := cmp.Diff(tt.want, got.Content); got.Action != "accept" || diff != "" {
-					t.Errorf("action %q, content (-want +got):\n%s", got.Action, diff)
+				if rep.Outcome != tt.outcome || rep.Mode != "form" {
+					t.Errorf("served = %+v", rep)
 				}
-			}
-			if rep.Outcome != tt.outcome || rep.Mode != "form" {
-				t.Errorf("served = %+v", rep)
-			}
-			if strings.Contains(rep.Reason, "old") {
-				t.Errorf("the reason holds a value: %q", rep.Reason)
-			}
-		})
+				if strings.Contains(rep.Reason, "old") {
+					t.Errorf("the reason holds a value: %q", rep.Reason)
+				}
+			})
+		}
 	}
 }
 
@@ -360,9 +386,11 @@ func TestElicitURL(t *testing.T) {
 
 // A server that floods elicitation requests gets at most
 // MaxServerRequests answered at once; the rest are refused at once.
+// Legacy era: a flood of concurrent server requests needs a server that
+// sends requests (a modern server asks once per round of its call).
 func TestElicitFloodBounded(t *testing.T) {
 	t.Parallel()
-	srv, _ := clientFeatures(t)
+	srv, _ := clientFeatures(t, "-era", string(mcptest.EraLegacy))
 	const limit = 2
 	var cur, peak atomic.Int32
 	release := make(chan struct{})
@@ -397,54 +425,61 @@ func TestElicitFloodBounded(t *testing.T) {
 
 // Sampling requests over the message count or byte bounds are refused
 // before the handler runs; the session stays usable.
+// In every era: the refusal fails as failedAnswer says.
 func TestSamplingBounded(t *testing.T) {
 	t.Parallel()
-	srv, _ := clientFeatures(t)
-	var calls atomic.Int32
-	var reasons []string
-	var mu sync.Mutex
-	s := connectWith(t, quickConnector(nil), srv, &mcpconn.Handlers{
-		CreateMessage: func(ctx context.Context, in mcpconn.Incoming, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
-			calls.Add(1)
-			return sampleOK(ctx, in, p)
-		},
-		Served: func(_ mcpconn.Incoming, r mcpconn.ServedRequest) {
+	for _, e := range inputEras {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			srv, _ := clientFeatures(t, "-era", string(e))
+			var calls atomic.Int32
+			var reasons []string
+			var mu sync.Mutex
+			s := connectWith(t, quickConnector(nil), srv, &mcpconn.Handlers{
+				CreateMessage: func(ctx context.Context, in mcpconn.Incoming, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+					calls.Add(1)
+					return sampleOK(ctx, in, p)
+				},
+				Served: func(_ mcpconn.Incoming, r mcpconn.ServedRequest) {
+					mu.Lock()
+					reasons = append(reasons, string(r.Outcome)+": "+r.Reason)
+					mu.Unlock()
+				},
+			})
+			for _, in := range []mcptest.SampleIn{
+				{Messages: mcpconn.DefaultMaxSamplingMessages + 1},
+				{Bytes: mcpconn.DefaultMaxSamplingBytes + 1},
+			} {
+				start := time.Now()
+				got := failedAnswer(t, s, e, mcptest.ToolSample, in)
+				t.Logf("sampling %d messages of %d bytes refused in %v", in.Messages, in.Bytes, time.Since(start))
+				if e == mcptest.EraLegacy && !strings.Contains(got, fmt.Sprintf("code %d", jsonrpc.CodeInvalidParams)) {
+					t.Errorf("%+v: %s", in, got)
+				}
+			}
+			if got := resultText(call(t, s, context.Background(), mcptest.ToolSample, mcptest.SampleIn{})); got != "model said: hello" {
+				t.Errorf("a small request: %s", got)
+			}
 			mu.Lock()
-			reasons = append(reasons, string(r.Outcome)+": "+r.Reason)
-			mu.Unlock()
-		},
-	})
-	for _, in := range []mcptest.SampleIn{
-		{Messages: mcpconn.DefaultMaxSamplingMessages + 1},
-		{Bytes: mcpconn.DefaultMaxSamplingBytes + 1},
-	} {
-		start := time.Now()
-		res := call(t, s, context.Background(), mcptest.ToolSample, in)
-		t.Logf("sampling %d messages of %d bytes refused in %v", in.Messages, in.Bytes, time.Since(start))
-		if !res.IsError || !strings.Contains(resultText(res), fmt.Sprintf("code %d", jsonrpc.CodeInvalidParams)) {
-			t.Errorf("%+v: %s", in, resultText(res))
-		}
-	}
-	if got := resultText(call(t, s, context.Background(), mcptest.ToolSample, mcptest.SampleIn{})); got != "model said: hello" {
-		t.Errorf("a small request: %s", got)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	want := []string{
-		"refused: the sampling request has more than 100 messages (ConnectorOptions.MaxSamplingMessages)",
-		"refused: the sampling request is larger than 1048576 bytes (ConnectorOptions.MaxSamplingBytes)",
-		"accepted: ",
-	}
-	if diff := cmp.Diff(want, reasons); diff != "" || calls.Load() != 1 {
-		t.Errorf("handler ran %d times; served (-want +got):\n%s", calls.Load(), diff)
+			defer mu.Unlock()
+			want := []string{
+				"refused: the sampling request has more than 100 messages (ConnectorOptions.MaxSamplingMessages)",
+				"refused: the sampling request is larger than 1048576 bytes (ConnectorOptions.MaxSamplingBytes)",
+				"accepted: ",
+			}
+			if diff := cmp.Diff(want, reasons); diff != "" || calls.Load() != 1 {
+				t.Errorf("handler ran %d times; served (-want +got):\n%s", calls.Load(), diff)
+			}
+		})
 	}
 }
 
 // A handler error or panic fails the request without its text reaching
 // the server; a RefusedError refuses it with its reason.
+// In every era: in the legacy one the server gets the error answer, in
+// the modern one the call fails with its round (failedAnswer).
 func TestHandlerFailures(t *testing.T) {
 	t.Parallel()
-	srv, _ := clientFeatures(t)
 	c := quickConnector(nil)
 	tests := []struct {
 		name    string
@@ -457,25 +492,47 @@ func TestHandlerFailures(t *testing.T) {
 		{"nil", func() (*mcp.CreateMessageResult, error) { return nil, nil }, mcpconn.OutcomeError, "the handler returned no answer"},
 		{"refused", func() (*mcp.CreateMessageResult, error) { return nil, &mcpconn.RefusedError{Reason: "budget spent"} }, mcpconn.OutcomeRefused, "budget spent"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			var rep mcpconn.ServedRequest
-			s := connectWith(t, c, srv, &mcpconn.Handlers{
-				CreateMessage: func(context.Context, mcpconn.Incoming, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
-					return tt.f()
-				},
-				Served: func(_ mcpconn.Incoming, r mcpconn.ServedRequest) { rep = r },
+	for e, srv := range eraServers(t) {
+		for _, tt := range tests {
+			t.Run(string(e)+"/"+tt.name, func(t *testing.T) {
+				t.Parallel()
+				var rep mcpconn.ServedRequest
+				s := connectWith(t, c, srv, &mcpconn.Handlers{
+					CreateMessage: func(context.Context, mcpconn.Incoming, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+						return tt.f()
+					},
+					Served: func(_ mcpconn.Incoming, r mcpconn.ServedRequest) { rep = r },
+				})
+				if got := failedAnswer(t, s, e, mcptest.ToolSample, mcptest.SampleIn{}); strings.Contains(got, "secret-token") {
+					t.Errorf("the failure shows the handler's error: %s", got)
+				}
+				if rep.Outcome != tt.outcome || rep.Reason != tt.reason {
+					t.Errorf("served = %+v", rep)
+				}
 			})
-			res := call(t, s, context.Background(), mcptest.ToolSample, mcptest.SampleIn{})
-			if !res.IsError || strings.Contains(resultText(res), "secret-token") {
-				t.Errorf("the server got: %s", resultText(res))
-			}
-			if rep.Outcome != tt.outcome || rep.Reason != tt.reason {
-				t.Errorf("served = %+v", rep)
-			}
-		})
+		}
 	}
+}
+
+// failedAnswer calls tool where the client's answer to the server's
+// request fails, and returns what shows of the failure: in the legacy era
+// the server gets an error answer and its tool reports it in an error
+// result; in the modern one the call fails with its round and has no
+// result (issue 25 item 4).
+func failedAnswer(t *testing.T, s *mcpconn.Session, e mcptest.Era, tool string, args any) string {
+	t.Helper()
+	raw, _ := json.Marshal(args)
+	res, err := s.CallTool(context.Background(), tool, raw)
+	if e == mcptest.EraLegacy {
+		if err != nil || !res.IsError {
+			t.Fatalf("%s: %v, %+v; want an error result (the server got an error answer)", tool, err, res)
+		}
+		return resultText(res)
+	}
+	if err == nil {
+		t.Fatalf("%s: %s; want the call failed with its round", tool, resultText(res))
+	}
+	return err.Error()
 }
 
 // Progress restarts the idle timeout (tool_timeout_ms), up to
@@ -594,30 +651,40 @@ func TestLogMessages(t *testing.T) {
 }
 
 // notifications/tools/list_changed is counted as it is read: before the
-// result of the call during which the server sent it.
+// result of the call during which the server sent it, in every era (on
+// stdio).
 func TestToolsChangedCounted(t *testing.T) {
 	t.Parallel()
-	srv, _ := clientFeatures(t)
-	var told atomic.Int32
-	s := connectWith(t, quickConnector(nil), srv, &mcpconn.Handlers{ToolsChanged: func(context.Context, mcpconn.Incoming) { told.Add(1) }})
-	if n := s.ToolsChanged(); n != 0 {
-		t.Fatalf("ToolsChanged = %d before any change", n)
-	}
-	call(t, s, context.Background(), mcptest.ToolAddTool, mcptest.AddToolIn{Name: "late"})
-	if n := s.ToolsChanged(); n != 1 {
-		t.Errorf("ToolsChanged = %d right after the call", n)
-	}
-	waitFor(t, "the ToolsChanged handler", func() bool { return told.Load() == 1 })
-	tools, err := s.Tools(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	found := false
-	for _, tl := range tools {
-		found = found || tl.Name == "late"
-	}
-	if !found {
-		t.Error("the added tool is not listed")
+	for e, srv := range eraServers(t) {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			var told atomic.Int32
+			s := connectWith(t, quickConnector(nil), srv, &mcpconn.Handlers{ToolsChanged: func(context.Context, mcpconn.Incoming) { told.Add(1) }})
+			if n := s.ToolsChanged(); n != 0 {
+				t.Fatalf("ToolsChanged = %d before any change", n)
+			}
+			if e != mcptest.EraLegacy {
+				// A modern server tells only a listen it has acknowledged,
+				// which Connect does not wait for.
+				waitFor(t, "the listen is open", func() bool { return listens(t, s).Open == 1 })
+			}
+			call(t, s, context.Background(), mcptest.ToolAddTool, mcptest.AddToolIn{Name: "late"})
+			if n := s.ToolsChanged(); n != 1 {
+				t.Errorf("ToolsChanged = %d right after the call", n)
+			}
+			waitFor(t, "the ToolsChanged handler", func() bool { return told.Load() == 1 })
+			tools, err := s.Tools(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, tl := range tools {
+				found = found || tl.Name == "late"
+			}
+			if !found {
+				t.Error("the added tool is not listed")
+			}
+		})
 	}
 }
 
@@ -649,12 +716,14 @@ func (c recordingConn) Write(ctx context.Context, m jsonrpc.Message) error {
 // On the wire, a session without request handlers declares no capability
 // at all (no "roots" either), in the era probe (Issue 25) and in
 // initialize.
+// A legacy server, so that the wire shows both the probe and the
+// initialize the client falls back to.
 func TestNoCapabilitiesOnTheWire(t *testing.T) {
 	t.Parallel()
 	for _, h := range []*mcpconn.Handlers{nil, {Progress: func(context.Context, mcpconn.Incoming, *mcp.ProgressNotificationParams) {}}} {
 		var mu sync.Mutex
 		var wrote []string
-		dial := mcptest.Dial(nil)
+		dial := mcptest.Dial(&mcptest.ServerOptions{Era: mcptest.EraLegacy})
 		c := quickConnector(&mcpconn.ConnectorOptions{Dial: func(ctx context.Context, ref resource.Ref, srv resource.MCPServer) (mcp.Transport, error) {
 			t, err := dial(ctx, ref, srv)
 			return recordingTransport{t, &mu, &wrote}, err

@@ -423,7 +423,7 @@ func TestHandshakeDoesNotWaitForAGetStream(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			target := mcptest.StartHTTP(t)
+			target := mcptest.StartHTTP(t, "-era", string(mcptest.EraLegacy)) // sessions and the GET stream are legacy-only
 			var gets atomic.Int64
 			proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if r.Method == http.MethodGet {
@@ -470,7 +470,7 @@ func TestHandshakeDoesNotWaitForAGetStream(t *testing.T) {
 // reconnection loop.
 func TestStandaloneStreamRefusedWith405(t *testing.T) {
 	t.Parallel()
-	target := mcptest.StartHTTP(t)
+	target := mcptest.StartHTTP(t, "-era", string(mcptest.EraLegacy)) // sessions and the GET stream are legacy-only
 	var gets atomic.Int64
 	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet {

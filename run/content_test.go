@@ -32,79 +32,81 @@ func contentSpan(t *testing.T, kind, member string) string {
 // gets the ToolError, and a malformed result is the tool's error.
 func TestRunContentFidelity(t *testing.T) {
 	t.Parallel()
-	const ref = resource.Ref("media")
-	for _, transport := range []string{"in-memory", "stdio"} {
-		t.Run(transport, func(t *testing.T) {
-			t.Parallel()
-			repo, mem := setup(t, ref)
-			mem.opts.Faults = []mcptest.Fault{mcptest.FaultContentKinds}
-			opts := &run.Options{Repository: repo, Connector: mem.connector()}
-			if transport == "stdio" {
-				putMCP(t, repo, ref, stdioServer(t, "-fault", string(mcptest.FaultContentKinds)))
-				opts.Connector = nil
-			}
-			r := newRun(t, opts)
-			alias := run.Alias(ref, mcptest.ToolContent)
-			execute := func(kind string) run.Result {
-				t.Helper()
-				out, err := r.Execute(context.Background(), batch(call("c", alias, `{"kind":"`+kind+`"}`)))
-				if err != nil || len(out.Results) != 1 {
-					t.Fatalf("%s: Execute = %+v, %v", kind, out, err)
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		const ref = resource.Ref("media")
+		for _, transport := range []string{"in-memory", "stdio"} {
+			t.Run(transport, func(t *testing.T) {
+				t.Parallel()
+				repo, mem := setupEra(t, e, ref)
+				mem.opts.Faults = []mcptest.Fault{mcptest.FaultContentKinds}
+				opts := &run.Options{Repository: repo, Connector: mem.connector()}
+				if transport == "stdio" {
+					putMCP(t, repo, ref, stdioServerEra(t, e, "-fault", string(mcptest.FaultContentKinds)))
+					opts.Connector = nil
 				}
-				return out.Results[0]
-			}
+				r := newRun(t, opts)
+				alias := run.Alias(ref, mcptest.ToolContent)
+				execute := func(kind string) run.Result {
+					t.Helper()
+					out, err := r.Execute(context.Background(), batch(call("c", alias, `{"kind":"`+kind+`"}`)))
+					if err != nil || len(out.Results) != 1 {
+						t.Fatalf("%s: Execute = %+v, %v", kind, out, err)
+					}
+					return out.Results[0]
+				}
 
-			img := execute(mcptest.ContentImage)
-			if img.Failed() || string(img.Content) != contentSpan(t, mcptest.ContentImage, "content") ||
-				string(img.Structured) != contentSpan(t, mcptest.ContentImage, "structuredContent") {
-				t.Errorf("image: %+v", img)
-			}
-			if got := string(img.ForModel()); got != string(img.Content) {
-				t.Errorf("image: ForModel = %s; want the content blocks (the image as a block)", got)
-			}
-			blocks, err := img.Blocks()
-			if err != nil || len(blocks) != 1 {
-				t.Fatalf("image: Blocks = %v, %v", blocks, err)
-			}
-			if b, ok := blocks[0].(*run.ImageContent); !ok || b.MIMEType != "image/png" || b.Data != "iVBORw0KGgo=" {
-				t.Errorf("image: block %#v", blocks[0])
-			}
+				img := execute(mcptest.ContentImage)
+				if img.Failed() || string(img.Content) != contentSpan(t, mcptest.ContentImage, "content") ||
+					string(img.Structured) != contentSpan(t, mcptest.ContentImage, "structuredContent") {
+					t.Errorf("image: %+v", img)
+				}
+				if got := string(img.ForModel()); got != string(img.Content) {
+					t.Errorf("image: ForModel = %s; want the content blocks (the image as a block)", got)
+				}
+				blocks, err := img.Blocks()
+				if err != nil || len(blocks) != 1 {
+					t.Fatalf("image: Blocks = %v, %v", blocks, err)
+				}
+				if b, ok := blocks[0].(*run.ImageContent); !ok || b.MIMEType != "image/png" || b.Data != "iVBORw0KGgo=" {
+					t.Errorf("image: block %#v", blocks[0])
+				}
 
-			st := execute(mcptest.ContentStructured)
-			want := `{"z":1,"big":12345678901234567890,"tiny":1e-400,"a":[1.0,2.50]}`
-			if st.Failed() || string(st.Structured) != want || string(st.ForModel()) != want {
-				t.Errorf("structured: Structured %s, ForModel %s; want %s", st.Structured, st.ForModel(), want)
-			}
+				st := execute(mcptest.ContentStructured)
+				want := `{"z":1,"big":12345678901234567890,"tiny":1e-400,"a":[1.0,2.50]}`
+				if st.Failed() || string(st.Structured) != want || string(st.ForModel()) != want {
+					t.Errorf("structured: Structured %s, ForModel %s; want %s", st.Structured, st.ForModel(), want)
+				}
 
-			unk := execute(mcptest.ContentUnknown)
-			if unk.Failed() || string(unk.ForModel()) != contentSpan(t, mcptest.ContentUnknown, "content") {
-				t.Errorf("unknown block type: %s %s; want success with the blocks", unk.Code, unk.ForModel())
-			}
-			blocks, _ = unk.Blocks()
-			if len(blocks) != 2 || blocks[1].Type() != "hologram" || string(blocks[1].JSON()) != `{"type":"hologram","frames":[1,2,3],"annotations":{"priority":1},"_meta":{"x":true}}` {
-				t.Errorf("unknown block type: blocks %v", blocks)
-			}
+				unk := execute(mcptest.ContentUnknown)
+				if unk.Failed() || string(unk.ForModel()) != contentSpan(t, mcptest.ContentUnknown, "content") {
+					t.Errorf("unknown block type: %s %s; want success with the blocks", unk.Code, unk.ForModel())
+				}
+				blocks, _ = unk.Blocks()
+				if len(blocks) != 2 || blocks[1].Type() != "hologram" || string(blocks[1].JSON()) != `{"type":"hologram","frames":[1,2,3],"annotations":{"priority":1},"_meta":{"x":true}}` {
+					t.Errorf("unknown block type: blocks %v", blocks)
+				}
 
-			fail := execute(mcptest.ContentError)
-			if fail.Code != run.CodeToolError || fail.Message != "render failed\nsee the screenshot" ||
-				string(fail.Content) != contentSpan(t, mcptest.ContentError, "content") {
-				t.Errorf("error result: %+v", fail)
-			}
-			if diff := cmp.Diff(string(fail.ToolError()), string(fail.ForModel())); diff != "" {
-				t.Errorf("error result: ForModel is not the ToolError:\n%s", diff)
-			}
+				fail := execute(mcptest.ContentError)
+				if fail.Code != run.CodeToolError || fail.Message != "render failed\nsee the screenshot" ||
+					string(fail.Content) != contentSpan(t, mcptest.ContentError, "content") {
+					t.Errorf("error result: %+v", fail)
+				}
+				if diff := cmp.Diff(string(fail.ToolError()), string(fail.ForModel())); diff != "" {
+					t.Errorf("error result: ForModel is not the ToolError:\n%s", diff)
+				}
 
-			bad := execute(mcptest.ContentMalformed)
-			if bad.Code != run.CodeToolError {
-				t.Errorf("malformed result: %s %q; want tool_error", bad.Code, bad.Message)
-			}
-			// The connection was fine all along: the mount was never lost,
-			// so nothing restarted.
-			if ok := execute(mcptest.ContentAudio); ok.Failed() || refreshOf(r) != nil {
-				t.Errorf("after the malformed result: %+v, refresh %+v", ok, refreshOf(r))
-			}
-		})
-	}
+				bad := execute(mcptest.ContentMalformed)
+				if bad.Code != run.CodeToolError {
+					t.Errorf("malformed result: %s %q; want tool_error", bad.Code, bad.Message)
+				}
+				// The connection was fine all along: the mount was never lost,
+				// so nothing restarted.
+				if ok := execute(mcptest.ContentAudio); ok.Failed() || refreshOf(r) != nil {
+					t.Errorf("after the malformed result: %+v, refresh %+v", ok, refreshOf(r))
+				}
+			})
+		}
+	})
 }
 
 // refreshOf runs an echo batch and returns its refresh report: a lost

@@ -33,7 +33,8 @@ func TestDroppedSessionRestartsMount(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			callLog := filepath.Join(t.TempDir(), "calls.log")
-			url := mcptest.StartHTTP(t, append([]string{"-fault", string(mcptest.FaultDropSession), "-call-log", callLog}, tc.args...)...)
+			// Sessions are legacy-only: a modern server has none to drop.
+			url := mcptest.StartHTTP(t, append([]string{"-era", string(mcptest.EraLegacy), "-fault", string(mcptest.FaultDropSession), "-call-log", callLog}, tc.args...)...)
 			repo := newRepo(t)
 			const ref = resource.Ref("dropper")
 			putMCP(t, repo, ref, resource.MCPServer{Type: resource.TransportHTTP, URL: url})

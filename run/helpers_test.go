@@ -105,6 +105,35 @@ func stdioServer(tb testing.TB, args ...string) resource.MCPServer {
 	return resource.MCPServer{Type: resource.TransportStdio, Command: bin, Args: args, Cwd: tb.TempDir()}
 }
 
+// stdioServerEra is stdioServer serving era e.
+func stdioServerEra(tb testing.TB, e mcptest.Era, args ...string) resource.MCPServer {
+	tb.Helper()
+	return stdioServer(tb, append([]string{"-era", string(e)}, args...)...)
+}
+
+// crashyAndOther is a repository with the agent mounting two stdio
+// servers of era e: crashy, whose crash tool ends its process, and other.
+func crashyAndOther(tb testing.TB, e mcptest.Era, crashy, other resource.Ref) *boltrepo.Repo {
+	tb.Helper()
+	repo := newRepo(tb)
+	putMCP(tb, repo, crashy, stdioServerEra(tb, e, "-fault", string(mcptest.FaultCrashOnCall)))
+	putMCP(tb, repo, other, stdioServerEra(tb, e))
+	putAgent(tb, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{crashy, other}})
+	return repo
+}
+
+// mountedAndNot is a repository with two stdio servers of era e, a,
+// which the agent mounts, and b, which it does not.
+func mountedAndNot(tb testing.TB, e mcptest.Era) (repo *boltrepo.Repo, a, b resource.Ref) {
+	tb.Helper()
+	repo = newRepo(tb)
+	a, b = "a", "b"
+	putMCP(tb, repo, a, stdioServerEra(tb, e))
+	putMCP(tb, repo, b, stdioServerEra(tb, e))
+	putAgent(tb, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{a}})
+	return repo, a, b
+}
+
 // setup is a repository with the agent mounting refs, all served in memory.
 func setup(tb testing.TB, refs ...resource.Ref) (*boltrepo.Repo, *inMemory) {
 	tb.Helper()
@@ -114,6 +143,63 @@ func setup(tb testing.TB, refs ...resource.Ref) (*boltrepo.Repo, *inMemory) {
 	}
 	putAgent(tb, repo, testAgent, resource.AgentDocument{MCPs: refs})
 	return repo, newInMemory()
+}
+
+// eras are the protocol eras a test of a main flow runs in, each a
+// parallel subtest (issue 25): a legacy server, which agt speaks
+// 2025-11-25 to, and a dual-era one, which it speaks 2026-07-28 to. A test
+// that names no era runs in the dual one (the fake server's default).
+var eras = []mcptest.Era{mcptest.EraLegacy, mcptest.EraDual}
+
+// The eras of the main flows' tests speak what they say: agt settles on
+// 2025-11-25 with a legacy server and on 2026-07-28 with a dual-era one,
+// in memory and over stdio, and each tool of the Run shows it.
+func TestErasSpeakTheirVersion(t *testing.T) {
+	t.Parallel()
+	want := map[mcptest.Era]string{mcptest.EraLegacy: mcpconn.LegacyProtocolVersion, mcptest.EraDual: mcpconn.ModernProtocolVersion}
+	for _, e := range eras {
+		for _, transport := range []string{"in-memory", "stdio"} {
+			t.Run(string(e)+"/"+transport, func(t *testing.T) {
+				t.Parallel()
+				const ref = resource.Ref("notes")
+				repo, mem := setupEra(t, e, ref)
+				opts := &run.Options{Repository: repo, Connector: mem.connector()}
+				if transport == "stdio" {
+					putMCP(t, repo, ref, stdioServerEra(t, e))
+					opts.Connector = nil
+				}
+				tools := newRun(t, opts).Tools()
+				if len(tools) == 0 {
+					t.Fatal("no tools")
+				}
+				for _, ti := range tools {
+					if ti.ProtocolVersion != want[e] {
+						t.Errorf("%s: protocol version %q; want %q", ti.Name, ti.ProtocolVersion, want[e])
+					}
+				}
+			})
+		}
+	}
+}
+
+// inEras runs f in each of eras, each a parallel subtest named by its
+// era.
+func inEras(t *testing.T, f func(t *testing.T, e mcptest.Era)) {
+	t.Helper()
+	for _, e := range eras {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			f(t, e)
+		})
+	}
+}
+
+// setupEra is setup with servers of era e.
+func setupEra(tb testing.TB, e mcptest.Era, refs ...resource.Ref) (*boltrepo.Repo, *inMemory) {
+	tb.Helper()
+	repo, m := setup(tb, refs...)
+	m.opts.Era = e
+	return repo, m
 }
 
 func newInMemory() *inMemory {

@@ -22,40 +22,42 @@ import (
 // those before it load.
 func TestRunWideListingBounds(t *testing.T) {
 	t.Parallel()
-	a, b, c := resource.Ref("a"), resource.Ref("b"), resource.Ref("c")
-	repo, mem := setup(t, a, b, c)
-	for _, tt := range []struct {
-		name   string
-		opts   run.Options
-		loaded []resource.Ref
-		want   string
-	}{
-		{"tools", run.Options{MaxTools: 20}, []resource.Ref{a, b}, "exceeds 20 tools (run.Options.MaxTools)"},
-		{"bytes", run.Options{MaxListBytes: 10}, nil, "exceeds 10 bytes (run.Options.MaxListBytes)"},
-	} {
-		opts := tt.opts
-		opts.Repository, opts.Connector = repo, mem.connector()
-		r := newRun(t, &opts)
-		var loaded []resource.Ref
-		seen := map[resource.Ref]bool{}
-		for _, ti := range r.Tools() {
-			if !seen[ti.Source.Ref] {
-				seen[ti.Source.Ref] = true
-				loaded = append(loaded, ti.Source.Ref)
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		a, b, c := resource.Ref("a"), resource.Ref("b"), resource.Ref("c")
+		repo, mem := setupEra(t, e, a, b, c)
+		for _, tt := range []struct {
+			name   string
+			opts   run.Options
+			loaded []resource.Ref
+			want   string
+		}{
+			{"tools", run.Options{MaxTools: 20}, []resource.Ref{a, b}, "exceeds 20 tools (run.Options.MaxTools)"},
+			{"bytes", run.Options{MaxListBytes: 10}, nil, "exceeds 10 bytes (run.Options.MaxListBytes)"},
+		} {
+			opts := tt.opts
+			opts.Repository, opts.Connector = repo, mem.connector()
+			r := newRun(t, &opts)
+			var loaded []resource.Ref
+			seen := map[resource.Ref]bool{}
+			for _, ti := range r.Tools() {
+				if !seen[ti.Source.Ref] {
+					seen[ti.Source.Ref] = true
+					loaded = append(loaded, ti.Source.Ref)
+				}
+			}
+			if diff := cmp.Diff(tt.loaded, loaded); diff != "" {
+				t.Errorf("%s: loaded mounts (-want +got):\n%s", tt.name, diff)
+			}
+			for _, me := range r.MountErrors() {
+				if !errors.Is(me.Err, mcpconn.ErrLimit) || !strings.Contains(me.Error(), tt.want) {
+					t.Errorf("%s: mount error %v; want %q", tt.name, me, tt.want)
+				}
+			}
+			if got := len(r.MountErrors()) + len(loaded); got != 3 {
+				t.Errorf("%s: %d mounts loaded or failed; want 3", tt.name, got)
 			}
 		}
-		if diff := cmp.Diff(tt.loaded, loaded); diff != "" {
-			t.Errorf("%s: loaded mounts (-want +got):\n%s", tt.name, diff)
-		}
-		for _, me := range r.MountErrors() {
-			if !errors.Is(me.Err, mcpconn.ErrLimit) || !strings.Contains(me.Error(), tt.want) {
-				t.Errorf("%s: mount error %v; want %q", tt.name, me, tt.want)
-			}
-		}
-		if got := len(r.MountErrors()) + len(loaded); got != 3 {
-			t.Errorf("%s: %d mounts loaded or failed; want 3", tt.name, got)
-		}
-	}
+	})
 }
 
 // Issue 11 §3: a tool whose name, title or description is over its bound
@@ -109,53 +111,57 @@ func TestOversizedToolTextIsSkipped(t *testing.T) {
 // tools are exactly the Run's skipped ones.
 func TestProbeAndRunLoadTheSameTools(t *testing.T) {
 	t.Parallel()
-	repo, mem := setup(t, notes)
-	dial := mcptest.Dial(&mem.opts)
-	conn := mcpconn.NewConnector(&mcpconn.ConnectorOptions{
-		Dial:   dial,
-		Schema: &toolschema.Options{MaxSchemaBytes: 300},
-	})
-	rep, err := mcpconn.NewProber(repo, conn, nil).Probe(context.Background(), notes)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var probeFailed []string
-	for _, tr := range rep.Tools {
-		if !tr.OK {
-			probeFailed = append(probeFailed, tr.Name)
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		repo, mem := setupEra(t, e, notes)
+		dial := mcptest.Dial(&mem.opts)
+		conn := mcpconn.NewConnector(&mcpconn.ConnectorOptions{
+			Dial:   dial,
+			Schema: &toolschema.Options{MaxSchemaBytes: 300},
+		})
+		rep, err := mcpconn.NewProber(repo, conn, nil).Probe(context.Background(), notes)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if len(probeFailed) == 0 || len(probeFailed) == len(rep.Tools) {
-		t.Fatalf("probe: %d of %d tools fail; want some", len(probeFailed), len(rep.Tools))
-	}
-	r := newRun(t, &run.Options{Repository: repo, Connector: conn})
-	var runSkipped []string
-	for _, s := range r.SkippedTools() {
-		runSkipped = append(runSkipped, s.Source.Tool)
-	}
-	slices.Sort(probeFailed)
-	slices.Sort(runSkipped)
-	if diff := cmp.Diff(probeFailed, runSkipped); diff != "" {
-		t.Errorf("probe failures vs Run skipped tools (-probe +run):\n%s", diff)
-	}
-	if len(r.Tools()) != len(rep.Tools)-len(probeFailed) {
-		t.Errorf("the Run has %d tools; the probe found %d usable", len(r.Tools()), len(rep.Tools)-len(probeFailed))
-	}
+		var probeFailed []string
+		for _, tr := range rep.Tools {
+			if !tr.OK {
+				probeFailed = append(probeFailed, tr.Name)
+			}
+		}
+		if len(probeFailed) == 0 || len(probeFailed) == len(rep.Tools) {
+			t.Fatalf("probe: %d of %d tools fail; want some", len(probeFailed), len(rep.Tools))
+		}
+		r := newRun(t, &run.Options{Repository: repo, Connector: conn})
+		var runSkipped []string
+		for _, s := range r.SkippedTools() {
+			runSkipped = append(runSkipped, s.Source.Tool)
+		}
+		slices.Sort(probeFailed)
+		slices.Sort(runSkipped)
+		if diff := cmp.Diff(probeFailed, runSkipped); diff != "" {
+			t.Errorf("probe failures vs Run skipped tools (-probe +run):\n%s", diff)
+		}
+		if len(r.Tools()) != len(rep.Tools)-len(probeFailed) {
+			t.Errorf("the Run has %d tools; the probe found %d usable", len(r.Tools()), len(rep.Tools)-len(probeFailed))
+		}
+	})
 }
 
 // A SchemaCache given to several Runs holds their schemas, each compiled
 // once.
 func TestSchemaCacheOption(t *testing.T) {
 	t.Parallel()
-	repo, mem := setup(t, "notes")
-	shared := run.NewSchemaCache()
-	first := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), SchemaCache: shared})
-	n := shared.Len()
-	if n == 0 || n > len(first.Tools()) {
-		t.Fatalf("shared cache holds %d schemas after one Run of %d tools", n, len(first.Tools()))
-	}
-	newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), SchemaCache: shared})
-	if got := shared.Len(); got != n {
-		t.Errorf("a second Run of the same tools left %d schemas in the shared cache; want %d (compiled once)", got, n)
-	}
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		repo, mem := setupEra(t, e, "notes")
+		shared := run.NewSchemaCache()
+		first := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), SchemaCache: shared})
+		n := shared.Len()
+		if n == 0 || n > len(first.Tools()) {
+			t.Fatalf("shared cache holds %d schemas after one Run of %d tools", n, len(first.Tools()))
+		}
+		newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), SchemaCache: shared})
+		if got := shared.Len(); got != n {
+			t.Errorf("a second Run of the same tools left %d schemas in the shared cache; want %d (compiled once)", got, n)
+		}
+	})
 }

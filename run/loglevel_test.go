@@ -91,20 +91,22 @@ func TestServerLogLevelChecked(t *testing.T) {
 // server has one level per connection).
 func TestServerLogLevelSharing(t *testing.T) {
 	t.Parallel()
-	repo := newRepo(t)
-	srv := stdioServer(t, "-fault", string(mcptest.FaultClientFeatures))
-	srv.Shared = true
-	putMCP(t, repo, featRef, srv)
-	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{featRef}})
-	c := mcpconn.NewConnector(nil)
-	t.Cleanup(func() { _ = c.Close() })
-	for i, level := range []string{"", "info", "debug"} {
-		newRun(t, &run.Options{Repository: repo, Connector: c, ServerLogLevel: mcpLevel(level)})
-		want := []int{1, 1, 2}[i]
-		if n := c.SharedConnections(); n != want {
-			t.Errorf("after a Run asking %q: %d shared connections; want %d", level, n, want)
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		repo := newRepo(t)
+		srv := stdioServerEra(t, e, "-fault", string(mcptest.FaultClientFeatures))
+		srv.Shared = true
+		putMCP(t, repo, featRef, srv)
+		putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{featRef}})
+		c := mcpconn.NewConnector(nil)
+		t.Cleanup(func() { _ = c.Close() })
+		for i, level := range []string{"", "info", "debug"} {
+			newRun(t, &run.Options{Repository: repo, Connector: c, ServerLogLevel: mcpLevel(level)})
+			want := []int{1, 1, 2}[i]
+			if n := c.SharedConnections(); n != want {
+				t.Errorf("after a Run asking %q: %d shared connections; want %d", level, n, want)
+			}
 		}
-	}
+	})
 }
 
 func mcpLevel(s string) mcp.LoggingLevel { return mcp.LoggingLevel(s) }

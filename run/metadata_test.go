@@ -24,74 +24,76 @@ import (
 // them is.
 func TestRunToolMetadata(t *testing.T) {
 	t.Parallel()
-	repo, mem := setup(t, "meta")
-	mem.opts.Faults = []mcptest.Fault{mcptest.FaultToolMetadata}
-	r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector()})
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		repo, mem := setupEra(t, e, "meta")
+		mem.opts.Faults = []mcptest.Fault{mcptest.FaultToolMetadata}
+		r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector()})
 
-	var rich run.ToolInfo
-	for _, ti := range r.Tools() {
-		if ti.Source.Tool == mcptest.ToolMetaRich {
-			rich = ti
-		}
-	}
-	if rich.Title != mcptest.MetaRichTitle || rich.Annotations == nil || !rich.Annotations.ReadOnlyHint ||
-		string(rich.OutputSchema) != mcptest.MetaRichOutputSchema || string(rich.Meta) != mcptest.MetaRichMeta {
-		t.Errorf("meta_rich = %+v", rich)
-	}
-	raw, err := json.Marshal(rich)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &fields); err != nil {
-		t.Fatal(err)
-	}
-	if string(fields["output_schema"]) != mcptest.MetaRichOutputSchema || string(fields["meta"]) != mcptest.MetaRichMeta ||
-		string(fields["title"]) != `"`+mcptest.MetaRichTitle+`"` || fields["annotations"] == nil {
-		t.Errorf("ToolInfo JSON = %s", raw)
-	}
-	// Without them (a host tool), the JSON has no new keys.
-	for _, ti := range r.Tools() {
-		if ti.Source.Tool != mcptest.ToolEcho {
-			continue
-		}
-		ti.Title, ti.Annotations, ti.OutputSchema = "", nil, nil
-		var keys map[string]json.RawMessage
-		if err := json.Unmarshal([]byte(mustJSON(t, ti)), &keys); err != nil {
-			t.Fatal(err)
-		}
-		for _, k := range []string{"title", "annotations", "output_schema", "meta"} {
-			if _, ok := keys[k]; ok {
-				t.Errorf("ToolInfo JSON without %s has the key", k)
+		var rich run.ToolInfo
+		for _, ti := range r.Tools() {
+			if ti.Source.Tool == mcptest.ToolMetaRich {
+				rich = ti
 			}
 		}
-	}
-
-	var skipped []string
-	for _, st := range r.SkippedTools() {
-		skipped = append(skipped, st.Source.Tool)
-		if !errors.Is(st.Err, mcpconn.ErrTaskRequired) {
-			t.Errorf("%s skipped with %v, want ErrTaskRequired", st.Source.Tool, st.Err)
+		if rich.Title != mcptest.MetaRichTitle || rich.Annotations == nil || !rich.Annotations.ReadOnlyHint ||
+			string(rich.OutputSchema) != mcptest.MetaRichOutputSchema || string(rich.Meta) != mcptest.MetaRichMeta {
+			t.Errorf("meta_rich = %+v", rich)
 		}
-	}
-	if diff := cmp.Diff([]string{mcptest.ToolTaskRequired}, skipped); diff != "" {
-		t.Errorf("skipped (-want +got):\n%s", diff)
-	}
+		raw, err := json.Marshal(rich)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fields map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &fields); err != nil {
+			t.Fatal(err)
+		}
+		if string(fields["output_schema"]) != mcptest.MetaRichOutputSchema || string(fields["meta"]) != mcptest.MetaRichMeta ||
+			string(fields["title"]) != `"`+mcptest.MetaRichTitle+`"` || fields["annotations"] == nil {
+			t.Errorf("ToolInfo JSON = %s", raw)
+		}
+		// Without them (a host tool), the JSON has no new keys.
+		for _, ti := range r.Tools() {
+			if ti.Source.Tool != mcptest.ToolEcho {
+				continue
+			}
+			ti.Title, ti.Annotations, ti.OutputSchema = "", nil, nil
+			var keys map[string]json.RawMessage
+			if err := json.Unmarshal([]byte(mustJSON(t, ti)), &keys); err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range []string{"title", "annotations", "output_schema", "meta"} {
+				if _, ok := keys[k]; ok {
+					t.Errorf("ToolInfo JSON without %s has the key", k)
+				}
+			}
+		}
 
-	_, err = r.Execute(context.Background(), batch(call("c1", run.Alias("meta", mcptest.ToolTaskRequired), `{"text":"x"}`)))
-	var be *run.BatchError
-	if !errors.As(err, &be) || be.Code != run.CodeUnknownTool {
-		t.Errorf("call of task_required = %v, want unknown_tool", err)
-	}
-	out, err := r.Execute(context.Background(), batch(
-		call("c1", run.Alias("meta", mcptest.ToolTaskOptional), `{"text":"opt"}`),
-		call("c2", run.Alias("meta", mcptest.ToolTaskForbidden), `{"text":"forb"}`)))
-	if err != nil || !slices.Equal(codes(out), []run.Code{"", ""}) {
-		t.Errorf("calls of task_optional, task_forbidden = %v, %v", codes(out), err)
-	}
-	if n := mem.counters.CallsOf(mcptest.ToolTaskRequired); n != 0 {
-		t.Errorf("task_required was called %d times", n)
-	}
+		var skipped []string
+		for _, st := range r.SkippedTools() {
+			skipped = append(skipped, st.Source.Tool)
+			if !errors.Is(st.Err, mcpconn.ErrTaskRequired) {
+				t.Errorf("%s skipped with %v, want ErrTaskRequired", st.Source.Tool, st.Err)
+			}
+		}
+		if diff := cmp.Diff([]string{mcptest.ToolTaskRequired}, skipped); diff != "" {
+			t.Errorf("skipped (-want +got):\n%s", diff)
+		}
+
+		_, err = r.Execute(context.Background(), batch(call("c1", run.Alias("meta", mcptest.ToolTaskRequired), `{"text":"x"}`)))
+		var be *run.BatchError
+		if !errors.As(err, &be) || be.Code != run.CodeUnknownTool {
+			t.Errorf("call of task_required = %v, want unknown_tool", err)
+		}
+		out, err := r.Execute(context.Background(), batch(
+			call("c1", run.Alias("meta", mcptest.ToolTaskOptional), `{"text":"opt"}`),
+			call("c2", run.Alias("meta", mcptest.ToolTaskForbidden), `{"text":"forb"}`)))
+		if err != nil || !slices.Equal(codes(out), []run.Code{"", ""}) {
+			t.Errorf("calls of task_optional, task_forbidden = %v, %v", codes(out), err)
+		}
+		if n := mem.counters.CallsOf(mcptest.ToolTaskRequired); n != 0 {
+			t.Errorf("task_required was called %d times", n)
+		}
+	})
 }
 
 // Issue 24 item 6, SPEC R5.4: a call of a tool the registration excludes,
@@ -227,13 +229,15 @@ var cmpEmpty = cmp.Comparer(func(a, b []string) bool { return slices.Equal(a, b)
 // order of mounts; a mount that failed (not registered) has none.
 func TestRunInstructions(t *testing.T) {
 	t.Parallel()
-	repo, mem := setup(t, "zeta", "alpha")
-	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{"zeta", "gone", "alpha"}})
-	r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector()})
-	want := []run.ServerInstructions{{Ref: "zeta", Text: "agt fake MCP server for tests"}, {Ref: "alpha", Text: "agt fake MCP server for tests"}}
-	if diff := cmp.Diff(want, r.Instructions()); diff != "" {
-		t.Errorf("Instructions (-want +got):\n%s", diff)
-	}
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		repo, mem := setupEra(t, e, "zeta", "alpha")
+		putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{"zeta", "gone", "alpha"}})
+		r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector()})
+		want := []run.ServerInstructions{{Ref: "zeta", Text: "agt fake MCP server for tests"}, {Ref: "alpha", Text: "agt fake MCP server for tests"}}
+		if diff := cmp.Diff(want, r.Instructions()); diff != "" {
+			t.Errorf("Instructions (-want +got):\n%s", diff)
+		}
+	})
 }
 
 // The fingerprint covers alias, source and input schema only: the same
@@ -243,37 +247,39 @@ func TestRunInstructions(t *testing.T) {
 // resumable across the upgrade).
 func TestFingerprintIgnoresMetadata(t *testing.T) {
 	t.Parallel()
-	dialWith := func(tool *mcp.Tool) *mcpconn.Connector {
-		return mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: func(ctx context.Context, _ resource.Ref, _ resource.MCPServer) (mcp.Transport, error) {
-			s := mcp.NewServer(&mcp.Implementation{Name: "fp", Version: "1"}, nil)
-			s.AddTool(tool, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-				return &mcp.CallToolResult{}, nil
-			})
-			serverEnd, clientEnd := mcp.NewInMemoryTransports()
-			if _, err := s.Connect(context.WithoutCancel(ctx), serverEnd, nil); err != nil {
-				return nil, err
-			}
-			return clientEnd, nil
-		}})
-	}
-	schema := json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}}}`)
-	repo, _ := setup(t, "fp")
-	plain := newRun(t, &run.Options{Repository: repo, Connector: dialWith(&mcp.Tool{Name: "t", InputSchema: schema})})
-	rich := newRun(t, &run.Options{Repository: repo, Connector: dialWith(&mcp.Tool{Name: "t", InputSchema: schema,
-		Title: "T", Description: "d", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
-		OutputSchema: json.RawMessage(`{"type":"object"}`), Meta: mcp.Meta{"k": "v"}})})
-	if plain.Fingerprint() != rich.Fingerprint() {
-		t.Errorf("metadata changed the fingerprint: %s vs %s", plain.Fingerprint(), rich.Fingerprint())
-	}
-	if ti := rich.Tools()[0]; ti.Title != "T" || ti.OutputSchema == nil || ti.Meta == nil {
-		t.Errorf("rich ToolInfo = %+v", ti)
-	}
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		dialWith := func(tool *mcp.Tool) *mcpconn.Connector {
+			return mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: func(ctx context.Context, _ resource.Ref, _ resource.MCPServer) (mcp.Transport, error) {
+				s := mcp.NewServer(&mcp.Implementation{Name: "fp", Version: "1"}, nil)
+				s.AddTool(tool, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					return &mcp.CallToolResult{}, nil
+				})
+				serverEnd, clientEnd := mcp.NewInMemoryTransports()
+				if _, err := s.Connect(context.WithoutCancel(ctx), serverEnd, nil); err != nil {
+					return nil, err
+				}
+				return clientEnd, nil
+			}})
+		}
+		schema := json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}}}`)
+		repo, _ := setupEra(t, e, "fp")
+		plain := newRun(t, &run.Options{Repository: repo, Connector: dialWith(&mcp.Tool{Name: "t", InputSchema: schema})})
+		rich := newRun(t, &run.Options{Repository: repo, Connector: dialWith(&mcp.Tool{Name: "t", InputSchema: schema,
+			Title: "T", Description: "d", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+			OutputSchema: json.RawMessage(`{"type":"object"}`), Meta: mcp.Meta{"k": "v"}})})
+		if plain.Fingerprint() != rich.Fingerprint() {
+			t.Errorf("metadata changed the fingerprint: %s vs %s", plain.Fingerprint(), rich.Fingerprint())
+		}
+		if ti := rich.Tools()[0]; ti.Title != "T" || ti.OutputSchema == nil || ti.Meta == nil {
+			t.Errorf("rich ToolInfo = %+v", ti)
+		}
 
-	// Computed on main before this change, for the default fake server
-	// mounted as "notes" by the agent "writer" with zero static inputs.
-	const before = "ccf325b037ef4918d0fc709086e161874976f239c280f1eb1f73c72495d37e09"
-	repo, mem := setup(t, "notes")
-	if got := newRun(t, &run.Options{Repository: repo, Connector: mem.connector()}).Fingerprint(); got != before {
-		t.Errorf("Fingerprint = %s, want %s as before", got, before)
-	}
+		// Computed on main before this change, for the default fake server
+		// mounted as "notes" by the agent "writer" with zero static inputs.
+		const before = "ccf325b037ef4918d0fc709086e161874976f239c280f1eb1f73c72495d37e09"
+		repo, mem := setupEra(t, e, "notes")
+		if got := newRun(t, &run.Options{Repository: repo, Connector: mem.connector()}).Fingerprint(); got != before {
+			t.Errorf("Fingerprint = %s, want %s as before", got, before)
+		}
+	})
 }

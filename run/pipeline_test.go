@@ -71,241 +71,251 @@ func TestNewRefusesBadHostTools(t *testing.T) {
 // reaches neither the permission nor the interceptors nor the server.
 func TestStageOrder(t *testing.T) {
 	t.Parallel()
-	repo, mem := setup(t, notes)
-	rec := &recorder{}
-	perm := run.PermissionFunc(func(ctx context.Context, req run.Request) (run.Decision, error) {
-		rec.add("permission " + req.CallID)
-		return run.Decision{Verdict: run.Allow, By: "test"}, nil
-	})
-	outer := run.InterceptorFunc(func(ctx context.Context, req run.Request, next run.Next) (run.Result, error) {
-		rec.add("outer.before " + req.CallID)
-		res := next(ctx)
-		rec.add("outer.after " + req.CallID)
-		return res, nil
-	})
-	before := run.Before(func(ctx context.Context, req run.Request) error {
-		rec.add(fmt.Sprintf("before %s (server calls so far %d)", req.CallID, mem.counters.Calls()))
-		return nil
-	})
-	after := run.After(func(ctx context.Context, req run.Request, res run.Result) run.Result {
-		rec.add(fmt.Sprintf("after %s (server calls so far %d)", req.CallID, mem.counters.Calls()))
-		return res
-	})
-	r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), Permission: perm,
-		Interceptors: []run.Interceptor{outer, before, after}})
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		repo, mem := setupEra(t, e, notes)
+		rec := &recorder{}
+		perm := run.PermissionFunc(func(ctx context.Context, req run.Request) (run.Decision, error) {
+			rec.add("permission " + req.CallID)
+			return run.Decision{Verdict: run.Allow, By: "test"}, nil
+		})
+		outer := run.InterceptorFunc(func(ctx context.Context, req run.Request, next run.Next) (run.Result, error) {
+			rec.add("outer.before " + req.CallID)
+			res := next(ctx)
+			rec.add("outer.after " + req.CallID)
+			return res, nil
+		})
+		before := run.Before(func(ctx context.Context, req run.Request) error {
+			rec.add(fmt.Sprintf("before %s (server calls so far %d)", req.CallID, mem.counters.Calls()))
+			return nil
+		})
+		after := run.After(func(ctx context.Context, req run.Request, res run.Result) run.Result {
+			rec.add(fmt.Sprintf("after %s (server calls so far %d)", req.CallID, mem.counters.Calls()))
+			return res
+		})
+		r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), Permission: perm,
+			Interceptors: []run.Interceptor{outer, before, after}})
 
-	out, err := r.Execute(context.Background(), batch(call("bad", echo, `{"text":7}`)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff([]run.Code{run.CodeInvalidArguments}, codes(out)); diff != "" {
-		t.Errorf("invalid call codes (-want +got):\n%s", diff)
-	}
-	if got := rec.get(); len(got) != 0 {
-		t.Errorf("an invalid call reached later stages: %q", got)
-	}
-	if n := mem.counters.Calls(); n != 0 {
-		t.Errorf("server got %d calls for an invalid call, want 0", n)
-	}
+		out, err := r.Execute(context.Background(), batch(call("bad", echo, `{"text":7}`)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]run.Code{run.CodeInvalidArguments}, codes(out)); diff != "" {
+			t.Errorf("invalid call codes (-want +got):\n%s", diff)
+		}
+		if got := rec.get(); len(got) != 0 {
+			t.Errorf("an invalid call reached later stages: %q", got)
+		}
+		if n := mem.counters.Calls(); n != 0 {
+			t.Errorf("server got %d calls for an invalid call, want 0", n)
+		}
 
-	out, err = r.Execute(context.Background(), batch(call("ok", echo, `{"text":"hi"}`)))
-	if err != nil || out.Results[0].Failed() {
-		t.Fatalf("valid call: %v %+v", err, out.Results)
-	}
-	want := []string{
-		"permission ok",
-		"outer.before ok",
-		"before ok (server calls so far 0)",
-		"after ok (server calls so far 1)",
-		"outer.after ok",
-	}
-	if diff := cmp.Diff(want, rec.get()); diff != "" {
-		t.Errorf("stage order (-want +got):\n%s", diff)
-	}
+		out, err = r.Execute(context.Background(), batch(call("ok", echo, `{"text":"hi"}`)))
+		if err != nil || out.Results[0].Failed() {
+			t.Fatalf("valid call: %v %+v", err, out.Results)
+		}
+		want := []string{
+			"permission ok",
+			"outer.before ok",
+			"before ok (server calls so far 0)",
+			"after ok (server calls so far 1)",
+			"outer.after ok",
+		}
+		if diff := cmp.Diff(want, rec.get()); diff != "" {
+			t.Errorf("stage order (-want +got):\n%s", diff)
+		}
+	})
 }
 
 // SPEC R5.3, R5.4: a mixed batch; argument errors and denials do not stop
 // the other calls; results keep call order and IDs.
 func TestMixedBatch(t *testing.T) {
 	t.Parallel()
-	repo, mem := setup(t, notes)
-	audit := &auditLog{}
-	r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), Auditor: audit,
-		Permission: policy.Rules{Deny: []string{"mcp__notes__note_*"}, Allow: []string{"mcp__notes__*"}}})
-	out, err := r.Execute(context.Background(), batch(
-		call("c1", echo, `{"text":"one"}`),
-		call("c2", search, `{"query":"x","limit":0}`),
-		call("c3", delNote, `{"id":"n1","caller":"bob"}`),
-		call("c4", search, `{"query":"x","limit":5}`),
-		call("c5", search, `[1,2]`),
-	))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []run.Code{"", run.CodeInvalidArguments, run.CodePermissionDenied, "", run.CodeInvalidArguments}
-	if diff := cmp.Diff(want, codes(out)); diff != "" {
-		t.Errorf("codes (-want +got):\n%s", diff)
-	}
-	for i, res := range out.Results {
-		if wantID := fmt.Sprintf("c%d", i+1); res.CallID != wantID {
-			t.Errorf("result %d has call ID %q, want %q", i, res.CallID, wantID)
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		repo, mem := setupEra(t, e, notes)
+		audit := &auditLog{}
+		r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), Auditor: audit,
+			Permission: policy.Rules{Deny: []string{"mcp__notes__note_*"}, Allow: []string{"mcp__notes__*"}}})
+		out, err := r.Execute(context.Background(), batch(
+			call("c1", echo, `{"text":"one"}`),
+			call("c2", search, `{"query":"x","limit":0}`),
+			call("c3", delNote, `{"id":"n1","caller":"bob"}`),
+			call("c4", search, `{"query":"x","limit":5}`),
+			call("c5", search, `[1,2]`),
+		))
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if diff := cmp.Diff([]run.Violation{{Path: "/limit", SchemaPath: "#/properties/limit/minimum", Message: out.Results[1].Violations[0].Message}}, out.Results[1].Violations); diff != "" {
-		t.Errorf("violations (-want +got):\n%s", diff)
-	}
-	if got := mem.counters.Calls(); got != 2 {
-		t.Errorf("server calls = %d, want 2 (only the valid, allowed ones)", got)
-	}
-	// The audit: one record per call, with the stage reached.
-	stages := map[string]run.Stage{}
-	for _, rec := range audit.records(run.EventCall) {
-		stages[rec.CallID] = rec.Stage
-	}
-	wantStages := map[string]run.Stage{"c1": run.StageExecute, "c2": run.StageValidate, "c3": run.StagePermission, "c4": run.StageExecute, "c5": run.StageValidate}
-	if diff := cmp.Diff(wantStages, stages); diff != "" {
-		t.Errorf("audited stages (-want +got):\n%s", diff)
-	}
+		want := []run.Code{"", run.CodeInvalidArguments, run.CodePermissionDenied, "", run.CodeInvalidArguments}
+		if diff := cmp.Diff(want, codes(out)); diff != "" {
+			t.Errorf("codes (-want +got):\n%s", diff)
+		}
+		for i, res := range out.Results {
+			if wantID := fmt.Sprintf("c%d", i+1); res.CallID != wantID {
+				t.Errorf("result %d has call ID %q, want %q", i, res.CallID, wantID)
+			}
+		}
+		if diff := cmp.Diff([]run.Violation{{Path: "/limit", SchemaPath: "#/properties/limit/minimum", Message: out.Results[1].Violations[0].Message}}, out.Results[1].Violations); diff != "" {
+			t.Errorf("violations (-want +got):\n%s", diff)
+		}
+		if got := mem.counters.Calls(); got != 2 {
+			t.Errorf("server calls = %d, want 2 (only the valid, allowed ones)", got)
+		}
+		// The audit: one record per call, with the stage reached.
+		stages := map[string]run.Stage{}
+		for _, rec := range audit.records(run.EventCall) {
+			stages[rec.CallID] = rec.Stage
+		}
+		wantStages := map[string]run.Stage{"c1": run.StageExecute, "c2": run.StageValidate, "c3": run.StagePermission, "c4": run.StageExecute, "c5": run.StageValidate}
+		if diff := cmp.Diff(wantStages, stages); diff != "" {
+			t.Errorf("audited stages (-want +got):\n%s", diff)
+		}
+	})
 }
 
 // SPEC R5.4: batch-level errors reject the whole batch and nothing runs.
 func TestBatchRejections(t *testing.T) {
 	t.Parallel()
-	repo, mem := setup(t, notes)
-	authorizeCalls := 0
-	delegate := run.HostTool{
-		Name:   "delegate",
-		Schema: json.RawMessage(`{"type":"object","properties":{"to":{"type":"string"}}}`),
-		Handler: func(context.Context, run.Request) (run.Result, error) {
-			return run.Result{}, errors.New("must not run")
-		},
-		Authorize: func(ctx context.Context, req run.Request) error {
-			authorizeCalls++
-			if strings.Contains(string(req.Arguments), "root") {
-				return run.Errorf(run.CodeUnauthorized, "this agent may not delegate to that agent")
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		repo, mem := setupEra(t, e, notes)
+		authorizeCalls := 0
+		delegate := run.HostTool{
+			Name:   "delegate",
+			Schema: json.RawMessage(`{"type":"object","properties":{"to":{"type":"string"}}}`),
+			Handler: func(context.Context, run.Request) (run.Result, error) {
+				return run.Result{}, errors.New("must not run")
+			},
+			Authorize: func(ctx context.Context, req run.Request) error {
+				authorizeCalls++
+				if strings.Contains(string(req.Arguments), "root") {
+					return run.Errorf(run.CodeUnauthorized, "this agent may not delegate to that agent")
+				}
+				return nil
+			},
+		}
+		audit := &auditLog{}
+		r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), HostTools: []run.HostTool{delegate}, Auditor: audit})
+		ok := call("ok", echo, `{"text":"x"}`)
+		tests := []struct {
+			name   string
+			batch  run.Batch
+			code   run.Code
+			callID string
+		}{
+			{"unknown tool", batch(ok, call("u", "mcp__other__echo", `{}`)), run.CodeUnknownTool, "u"},
+			{"duplicate IDs", batch(ok, call("ok", echo, `{"text":"y"}`)), run.CodeInvalidArguments, "ok"},
+			{"empty ID", batch(ok, call("", echo, `{}`)), run.CodeInvalidArguments, ""},
+			{"no calls", batch(), run.CodeInvalidArguments, ""},
+			{"wrong agent", run.Batch{ID: "b", Agent: "intruder", Calls: []run.Call{ok}}, run.CodeUnauthorized, ""},
+			{"delegation refused", batch(ok, call("d", "delegate", `{"to":"root"}`)), run.CodeUnauthorized, "d"},
+		}
+		for _, tt := range tests {
+			out, err := r.Execute(context.Background(), tt.batch)
+			var be *run.BatchError
+			if !errors.As(err, &be) || !errors.Is(err, run.ErrBatchRejected) {
+				t.Errorf("%s: err = %v, want a *BatchError", tt.name, err)
+				continue
 			}
-			return nil
-		},
-	}
-	audit := &auditLog{}
-	r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), HostTools: []run.HostTool{delegate}, Auditor: audit})
-	ok := call("ok", echo, `{"text":"x"}`)
-	tests := []struct {
-		name   string
-		batch  run.Batch
-		code   run.Code
-		callID string
-	}{
-		{"unknown tool", batch(ok, call("u", "mcp__other__echo", `{}`)), run.CodeUnknownTool, "u"},
-		{"duplicate IDs", batch(ok, call("ok", echo, `{"text":"y"}`)), run.CodeInvalidArguments, "ok"},
-		{"empty ID", batch(ok, call("", echo, `{}`)), run.CodeInvalidArguments, ""},
-		{"no calls", batch(), run.CodeInvalidArguments, ""},
-		{"wrong agent", run.Batch{ID: "b", Agent: "intruder", Calls: []run.Call{ok}}, run.CodeUnauthorized, ""},
-		{"delegation refused", batch(ok, call("d", "delegate", `{"to":"root"}`)), run.CodeUnauthorized, "d"},
-	}
-	for _, tt := range tests {
-		out, err := r.Execute(context.Background(), tt.batch)
-		var be *run.BatchError
-		if !errors.As(err, &be) || !errors.Is(err, run.ErrBatchRejected) {
-			t.Errorf("%s: err = %v, want a *BatchError", tt.name, err)
-			continue
-		}
-		if be.Code != tt.code || be.CallID != tt.callID {
-			t.Errorf("%s: got code %q call %q, want %q %q", tt.name, be.Code, be.CallID, tt.code, tt.callID)
-		}
-		if len(out.Results) != len(tt.batch.Calls) {
-			t.Errorf("%s: %d results for %d calls", tt.name, len(out.Results), len(tt.batch.Calls))
-		}
-		for _, res := range out.Results {
-			if res.Code != tt.code {
-				t.Errorf("%s: result %q has code %q, want %q", tt.name, res.CallID, res.Code, tt.code)
+			if be.Code != tt.code || be.CallID != tt.callID {
+				t.Errorf("%s: got code %q call %q, want %q %q", tt.name, be.Code, be.CallID, tt.code, tt.callID)
+			}
+			if len(out.Results) != len(tt.batch.Calls) {
+				t.Errorf("%s: %d results for %d calls", tt.name, len(out.Results), len(tt.batch.Calls))
+			}
+			for _, res := range out.Results {
+				if res.Code != tt.code {
+					t.Errorf("%s: result %q has code %q, want %q", tt.name, res.CallID, res.Code, tt.code)
+				}
 			}
 		}
-	}
-	if n := mem.counters.Calls(); n != 0 {
-		t.Errorf("server got %d calls from rejected batches, want 0", n)
-	}
-	if authorizeCalls != 1 {
-		t.Errorf("Authorize ran %d times, want 1", authorizeCalls)
-	}
-	for _, rec := range audit.records(run.EventCall) {
-		if rec.Stage != run.StageBatch {
-			t.Errorf("audit record of a rejected batch has stage %q", rec.Stage)
+		if n := mem.counters.Calls(); n != 0 {
+			t.Errorf("server got %d calls from rejected batches, want 0", n)
 		}
-	}
+		if authorizeCalls != 1 {
+			t.Errorf("Authorize ran %d times, want 1", authorizeCalls)
+		}
+		for _, rec := range audit.records(run.EventCall) {
+			if rec.Stage != run.StageBatch {
+				t.Errorf("audit record of a rejected batch has stage %q", rec.Stage)
+			}
+		}
+	})
 }
 
 // SPEC R5.3 over stdio: the server's own call log proves invalid calls never
 // reached it.
 func TestInvalidCallsNeverReachServerStdio(t *testing.T) {
 	t.Parallel()
-	repo := newRepo(t)
-	logFile := filepath.Join(t.TempDir(), "calls.log")
-	putMCP(t, repo, notes, stdioServer(t, "-call-log", logFile))
-	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{notes}})
-	r := newRun(t, &run.Options{Repository: repo})
-	out, err := r.Execute(context.Background(), batch(
-		call("a", search, `{"query":"x","limit":101}`),
-		call("b", search, `{"query":"","limit":5}`),
-		call("c", search, `{"query":"x","limit":5,"extra":1}`),
-		call("d", echo, `{"text":"fine"}`),
-		call("e", echo, `not json`),
-	))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []run.Code{run.CodeInvalidArguments, run.CodeInvalidArguments, run.CodeInvalidArguments, "", run.CodeInvalidArguments}
-	if diff := cmp.Diff(want, codes(out)); diff != "" {
-		t.Errorf("codes (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff([]string{mcptest.ToolEcho}, readLines(t, logFile)); diff != "" {
-		t.Errorf("calls the server received (-want +got):\n%s", diff)
-	}
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		repo := newRepo(t)
+		logFile := filepath.Join(t.TempDir(), "calls.log")
+		putMCP(t, repo, notes, stdioServerEra(t, e, "-call-log", logFile))
+		putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{notes}})
+		r := newRun(t, &run.Options{Repository: repo})
+		out, err := r.Execute(context.Background(), batch(
+			call("a", search, `{"query":"x","limit":101}`),
+			call("b", search, `{"query":"","limit":5}`),
+			call("c", search, `{"query":"x","limit":5,"extra":1}`),
+			call("d", echo, `{"text":"fine"}`),
+			call("e", echo, `not json`),
+		))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []run.Code{run.CodeInvalidArguments, run.CodeInvalidArguments, run.CodeInvalidArguments, "", run.CodeInvalidArguments}
+		if diff := cmp.Diff(want, codes(out)); diff != "" {
+			t.Errorf("codes (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff([]string{mcptest.ToolEcho}, readLines(t, logFile)); diff != "" {
+			t.Errorf("calls the server received (-want +got):\n%s", diff)
+		}
+	})
 }
 
 // MCP results: isError is tool_error; content and structured content are
 // kept as JSON; the ToolError format is the contract of DESIGN.md.
 func TestResultMapping(t *testing.T) {
 	t.Parallel()
-	repo, mem := setup(t, notes)
-	r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector()})
-	out, err := r.Execute(context.Background(), batch(
-		call("create", run.Alias(notes, mcptest.ToolNoteCreate), `{"owner":"alice","title":"t"}`),
-		call("echo", echo, `{"text":"hello"}`),
-	))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out.Results[0].Failed() || len(out.Results[0].Structured) == 0 {
-		t.Fatalf("note_create: %+v", out.Results[0])
-	}
-	var created mcptest.NoteCreateOut
-	if err := json.Unmarshal(out.Results[0].Structured, &created); err != nil {
-		t.Fatal(err)
-	}
-	var blocks []map[string]any
-	if err := json.Unmarshal(out.Results[1].Content, &blocks); err != nil || len(blocks) != 1 || blocks[0]["text"] != "hello" {
-		t.Errorf("echo content = %s (%v), want one text block", out.Results[1].Content, err)
-	}
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		repo, mem := setupEra(t, e, notes)
+		r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector()})
+		out, err := r.Execute(context.Background(), batch(
+			call("create", run.Alias(notes, mcptest.ToolNoteCreate), `{"owner":"alice","title":"t"}`),
+			call("echo", echo, `{"text":"hello"}`),
+		))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.Results[0].Failed() || len(out.Results[0].Structured) == 0 {
+			t.Fatalf("note_create: %+v", out.Results[0])
+		}
+		var created mcptest.NoteCreateOut
+		if err := json.Unmarshal(out.Results[0].Structured, &created); err != nil {
+			t.Fatal(err)
+		}
+		var blocks []map[string]any
+		if err := json.Unmarshal(out.Results[1].Content, &blocks); err != nil || len(blocks) != 1 || blocks[0]["text"] != "hello" {
+			t.Errorf("echo content = %s (%v), want one text block", out.Results[1].Content, err)
+		}
 
-	// SPEC R1.4: a schema-valid call refused by the server's own rules.
-	out, err = r.Execute(context.Background(), batch(call("del", delNote, `{"id":"`+created.ID+`","caller":"mallory"}`)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := out.Results[0]
-	if res.Code != run.CodeToolError || res.Message == "" {
-		t.Fatalf("business refusal: got %+v, want tool_error with the server's text", res)
-	}
-	var te struct {
-		Error struct {
-			Code    string `json:"code"`
-			Message string `json:"message"`
-		} `json:"error"`
-	}
-	if err := json.Unmarshal(res.ToolError(), &te); err != nil || te.Error.Code != "tool_error" || te.Error.Message != res.Message {
-		t.Errorf("ToolError() = %s (%v)", res.ToolError(), err)
-	}
+		// SPEC R1.4: a schema-valid call refused by the server's own rules.
+		out, err = r.Execute(context.Background(), batch(call("del", delNote, `{"id":"`+created.ID+`","caller":"mallory"}`)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := out.Results[0]
+		if res.Code != run.CodeToolError || res.Message == "" {
+			t.Fatalf("business refusal: got %+v, want tool_error with the server's text", res)
+		}
+		var te struct {
+			Error struct {
+				Code    string `json:"code"`
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal(res.ToolError(), &te); err != nil || te.Error.Code != "tool_error" || te.Error.Message != res.Message {
+			t.Errorf("ToolError() = %s (%v)", res.ToolError(), err)
+		}
+	})
 }
 
 // The ToolError wire format (DESIGN.md contract).
@@ -355,88 +365,91 @@ func TestCodeOf(t *testing.T) {
 // server sees the call cancelled; a cancelled context gives canceled.
 func TestTimeoutAndCancel(t *testing.T) {
 	t.Parallel()
-	repo, mem := setup(t)
-	srv := inMemoryServer(t)
-	srv.ToolTimeoutMS = 3000 // also bounds tools/list: keep it roomy for a loaded machine
-	putMCP(t, repo, notes, srv)
-	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{notes}})
-	r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector()})
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		repo, mem := setupEra(t, e)
+		srv := inMemoryServer(t)
+		srv.ToolTimeoutMS = 3000 // also bounds tools/list: keep it roomy for a loaded machine
+		putMCP(t, repo, notes, srv)
+		putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{notes}})
+		r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector()})
 
-	out, err := r.Execute(context.Background(), batch(call("slow", sleep, `{"ms":60000}`), call("fast", echo, `{"text":"x"}`)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff([]run.Code{run.CodeDeadlineExceeded, ""}, codes(out)); diff != "" {
-		t.Errorf("timeout codes (-want +got):\n%s", diff)
-	}
-	// The server saw the timed-out call cancelled, not left running.
-	for deadline := time.Now().Add(10 * time.Second); mem.counters.Cancelled() == 0 && time.Now().Before(deadline); {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if mem.counters.Cancelled() == 0 {
-		t.Error("the server never saw the timed-out call cancelled")
-	}
+		out, err := r.Execute(context.Background(), batch(call("slow", sleep, `{"ms":60000}`), call("fast", echo, `{"text":"x"}`)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]run.Code{run.CodeDeadlineExceeded, ""}, codes(out)); diff != "" {
+			t.Errorf("timeout codes (-want +got):\n%s", diff)
+		}
+		// The server saw the timed-out call cancelled, not left running.
+		for deadline := time.Now().Add(10 * time.Second); mem.counters.Cancelled() == 0 && time.Now().Before(deadline); {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if mem.counters.Cancelled() == 0 {
+			t.Error("the server never saw the timed-out call cancelled")
+		}
 
-	ctx, cancel := context.WithCancel(context.Background())
-	started := make(chan struct{})
-	go func() {
-		<-started
-		cancel()
-	}()
-	signal := run.Before(func(ctx context.Context, req run.Request) error { close(started); return nil })
-	r2 := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), Interceptors: []run.Interceptor{signal}})
-	out, err = r2.Execute(ctx, batch(call("c", sleep, `{"ms":60000}`)))
-	if !errors.Is(err, context.Canceled) {
-		t.Errorf("Execute with a cancelled context: err = %v, want context.Canceled", err)
-	}
-	if diff := cmp.Diff([]run.Code{run.CodeCanceled}, codes(out)); diff != "" {
-		t.Errorf("cancel codes (-want +got):\n%s", diff)
-	}
+		ctx, cancel := context.WithCancel(context.Background())
+		started := make(chan struct{})
+		go func() {
+			<-started
+			cancel()
+		}()
+		signal := run.Before(func(ctx context.Context, req run.Request) error { close(started); return nil })
+		r2 := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), Interceptors: []run.Interceptor{signal}})
+		out, err = r2.Execute(ctx, batch(call("c", sleep, `{"ms":60000}`)))
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("Execute with a cancelled context: err = %v, want context.Canceled", err)
+		}
+		if diff := cmp.Diff([]run.Code{run.CodeCanceled}, codes(out)); diff != "" {
+			t.Errorf("cancel codes (-want +got):\n%s", diff)
+		}
+	})
 }
 
 // A server crash mid-batch: its calls are unavailable, the other server's
 // results are intact.
 func TestServerCrashMidBatch(t *testing.T) {
 	t.Parallel()
-	repo := newRepo(t)
-	crashy, healthy := resource.Ref("crashy"), resource.Ref("healthy")
-	putMCP(t, repo, crashy, stdioServer(t, "-fault", string(mcptest.FaultCrashOnCall)))
-	putMCP(t, repo, healthy, stdioServer(t))
-	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{crashy, healthy}})
-	r := newRun(t, &run.Options{Repository: repo, MaxConcurrency: 1})
-	out, err := r.Execute(context.Background(), batch(
-		call("h1", run.Alias(healthy, mcptest.ToolEcho), `{"text":"before"}`),
-		call("boom", run.Alias(crashy, mcptest.ToolCrash), `{}`),
-		call("after", run.Alias(crashy, mcptest.ToolEcho), `{"text":"x"}`),
-		call("h2", run.Alias(healthy, mcptest.ToolEcho), `{"text":"after"}`),
-	))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff([]run.Code{"", run.CodeUnavailable, run.CodeUnavailable, ""}, codes(out)); diff != "" {
-		t.Errorf("codes (-want +got):\n%s\n%+v", diff, out.Results)
-	}
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		crashy, healthy := resource.Ref("crashy"), resource.Ref("healthy")
+		repo := crashyAndOther(t, e, crashy, healthy)
+		r := newRun(t, &run.Options{Repository: repo, MaxConcurrency: 1})
+		out, err := r.Execute(context.Background(), batch(
+			call("h1", run.Alias(healthy, mcptest.ToolEcho), `{"text":"before"}`),
+			call("boom", run.Alias(crashy, mcptest.ToolCrash), `{}`),
+			call("after", run.Alias(crashy, mcptest.ToolEcho), `{"text":"x"}`),
+			call("h2", run.Alias(healthy, mcptest.ToolEcho), `{"text":"after"}`),
+		))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]run.Code{"", run.CodeUnavailable, run.CodeUnavailable, ""}, codes(out)); diff != "" {
+			t.Errorf("codes (-want +got):\n%s\n%+v", diff, out.Results)
+		}
+	})
 }
 
 // SPEC R7.3: aliases do not depend on mount order.
 func TestAliasesStableWhenMountsReordered(t *testing.T) {
 	t.Parallel()
-	a, b := resource.Ref("team/a"), resource.Ref("b")
-	repo, mem := setup(t, a, b)
-	r1 := newRun(t, &run.Options{Repository: repo, Connector: mem.connector()})
-	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{b, a}})
-	r2 := newRun(t, &run.Options{Repository: repo, Connector: mem.connector()})
-	if diff := cmp.Diff(r1.Tools(), r2.Tools()); diff != "" {
-		t.Errorf("tools differ after reordering mounts (-first +second):\n%s", diff)
-	}
-	if r1.Fingerprint() != r2.Fingerprint() {
-		t.Error("fingerprint depends on mount order")
-	}
-	for _, ti := range r1.Tools() {
-		if ti.Name != run.Alias(ti.Source.Ref, ti.Source.Tool) {
-			t.Errorf("tool %q is not Alias(%q, %q)", ti.Name, ti.Source.Ref, ti.Source.Tool)
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		a, b := resource.Ref("team/a"), resource.Ref("b")
+		repo, mem := setupEra(t, e, a, b)
+		r1 := newRun(t, &run.Options{Repository: repo, Connector: mem.connector()})
+		putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{b, a}})
+		r2 := newRun(t, &run.Options{Repository: repo, Connector: mem.connector()})
+		if diff := cmp.Diff(r1.Tools(), r2.Tools()); diff != "" {
+			t.Errorf("tools differ after reordering mounts (-first +second):\n%s", diff)
 		}
-	}
+		if r1.Fingerprint() != r2.Fingerprint() {
+			t.Error("fingerprint depends on mount order")
+		}
+		for _, ti := range r1.Tools() {
+			if ti.Name != run.Alias(ti.Source.Ref, ti.Source.Tool) {
+				t.Errorf("tool %q is not Alias(%q, %q)", ti.Name, ti.Source.Ref, ti.Source.Tool)
+			}
+		}
+	})
 }
 
 // A tool whose schema fails to compile is left out with a reason; the rest
@@ -444,174 +457,184 @@ func TestAliasesStableWhenMountsReordered(t *testing.T) {
 // fatal.
 func TestBadToolsAndMountsAreReported(t *testing.T) {
 	t.Parallel()
-	repo := newRepo(t)
-	bad, dead, missing := resource.Ref("bad"), resource.Ref("dead"), resource.Ref("missing")
-	putMCP(t, repo, bad, stdioServer(t, "-fault", "invalid-schema,root-string,external-ref"))
-	putMCP(t, repo, dead, stdioServer(t, "-fault", string(mcptest.FaultExitAtStart)))
-	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{bad, dead, missing}})
-	r := newRun(t, &run.Options{Repository: repo})
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		repo := newRepo(t)
+		bad, dead, missing := resource.Ref("bad"), resource.Ref("dead"), resource.Ref("missing")
+		putMCP(t, repo, bad, stdioServerEra(t, e, "-fault", "invalid-schema,root-string,external-ref"))
+		putMCP(t, repo, dead, stdioServerEra(t, e, "-fault", string(mcptest.FaultExitAtStart)))
+		putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{bad, dead, missing}})
+		r := newRun(t, &run.Options{Repository: repo})
 
-	var skipped []string
-	for _, s := range r.SkippedTools() {
-		skipped = append(skipped, s.Source.Tool)
-		if s.Err == nil {
-			t.Errorf("skipped tool %s has no reason", s.Alias)
+		var skipped []string
+		for _, s := range r.SkippedTools() {
+			skipped = append(skipped, s.Source.Tool)
+			if s.Err == nil {
+				t.Errorf("skipped tool %s has no reason", s.Alias)
+			}
 		}
-	}
-	if diff := cmp.Diff([]string{"bad_external_ref", "bad_invalid_schema", "bad_root_string"}, skipped); diff != "" {
-		t.Errorf("skipped tools (-want +got):\n%s", diff)
-	}
-	if len(r.Tools()) == 0 {
-		t.Error("the good tools of the bad server did not load")
-	}
-	failed := map[resource.Ref]error{}
-	for _, me := range r.MountErrors() {
-		failed[me.Ref] = me.Err
-	}
-	if len(failed) != 2 || failed[dead] == nil || !errors.Is(failed[missing], resource.ErrNotFound) {
-		t.Errorf("mount errors = %v, want dead (start failure) and missing (not found)", r.MountErrors())
-	}
+		if diff := cmp.Diff([]string{"bad_external_ref", "bad_invalid_schema", "bad_root_string"}, skipped); diff != "" {
+			t.Errorf("skipped tools (-want +got):\n%s", diff)
+		}
+		if len(r.Tools()) == 0 {
+			t.Error("the good tools of the bad server did not load")
+		}
+		failed := map[resource.Ref]error{}
+		for _, me := range r.MountErrors() {
+			failed[me.Ref] = me.Err
+		}
+		if len(failed) != 2 || failed[dead] == nil || !errors.Is(failed[missing], resource.ErrNotFound) {
+			t.Errorf("mount errors = %v, want dead (start failure) and missing (not found)", r.MountErrors())
+		}
 
-	_, err := run.New(context.Background(), &run.Options{Agent: testAgent, Repository: repo, Permission: policy.AutoAllow(), FailOnMountError: true})
-	if !errors.Is(err, run.ErrMountFailed) {
-		t.Errorf("FailOnMountError: err = %v, want ErrMountFailed", err)
-	}
+		_, err := run.New(context.Background(), &run.Options{Agent: testAgent, Repository: repo, Permission: policy.AutoAllow(), FailOnMountError: true})
+		if !errors.Is(err, run.ErrMountFailed) {
+			t.Errorf("FailOnMountError: err = %v, want ErrMountFailed", err)
+		}
+	})
 }
 
 // -race with 64 concurrent calls; results stay in call order.
 func TestSixtyFourConcurrentCalls(t *testing.T) {
 	t.Parallel()
-	repo, mem := setup(t, notes)
-	audit := &auditLog{}
-	r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), MaxConcurrency: 64, Auditor: audit,
-		Interceptors: []run.Interceptor{run.Before(func(context.Context, run.Request) error { return nil })}})
-	var calls []run.Call
-	for i := range 64 {
-		args := fmt.Sprintf(`{"text":"%d"}`, i)
-		if i%8 == 7 {
-			args = `{"text":1}`
-		}
-		calls = append(calls, call(fmt.Sprintf("c%02d", i), echo, args))
-	}
-	out, err := r.Execute(context.Background(), batch(calls...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, res := range out.Results {
-		if i%8 == 7 {
-			if res.Code != run.CodeInvalidArguments {
-				t.Errorf("call %d: code %q, want invalid_arguments", i, res.Code)
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		repo, mem := setupEra(t, e, notes)
+		audit := &auditLog{}
+		r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), MaxConcurrency: 64, Auditor: audit,
+			Interceptors: []run.Interceptor{run.Before(func(context.Context, run.Request) error { return nil })}})
+		var calls []run.Call
+		for i := range 64 {
+			args := fmt.Sprintf(`{"text":"%d"}`, i)
+			if i%8 == 7 {
+				args = `{"text":1}`
 			}
-			continue
+			calls = append(calls, call(fmt.Sprintf("c%02d", i), echo, args))
 		}
-		var blocks []struct{ Text string }
-		if err := json.Unmarshal(res.Content, &blocks); err != nil || len(blocks) != 1 || blocks[0].Text != fmt.Sprint(i) {
-			t.Errorf("call %d: content %s, want its own echo", i, res.Content)
+		out, err := r.Execute(context.Background(), batch(calls...))
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if n := len(audit.records(run.EventCall)); n != 64 {
-		t.Errorf("%d audit records, want 64", n)
-	}
+		for i, res := range out.Results {
+			if i%8 == 7 {
+				if res.Code != run.CodeInvalidArguments {
+					t.Errorf("call %d: code %q, want invalid_arguments", i, res.Code)
+				}
+				continue
+			}
+			var blocks []struct{ Text string }
+			if err := json.Unmarshal(res.Content, &blocks); err != nil || len(blocks) != 1 || blocks[0].Text != fmt.Sprint(i) {
+				t.Errorf("call %d: content %s, want its own echo", i, res.Content)
+			}
+		}
+		if n := len(audit.records(run.EventCall)); n != 64 {
+			t.Errorf("%d audit records, want 64", n)
+		}
+	})
 }
 
 // Close ends the server processes; later Execute calls fail with ErrClosed.
 func TestCloseEndsProcesses(t *testing.T) {
 	t.Parallel()
-	repo := newRepo(t)
-	putMCP(t, repo, notes, stdioServer(t, "-fault", string(mcptest.FaultSpawnChild)))
-	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{notes}})
-	r, err := run.New(context.Background(), &run.Options{Agent: testAgent, Repository: repo, Permission: policy.AutoAllow()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := serverEnv(t, r, notes)
-	if err := r.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if !processGone(env.PID) {
-		t.Errorf("server process %d still runs after Close", env.PID)
-	}
-	// The fault spawned a grandchild in the server's group: it must be gone
-	// too.
-	if !groupGone(env.PGID) {
-		t.Errorf("process group %d still has members after Close", env.PGID)
-	}
-	if _, err := r.Execute(context.Background(), batch(call("x", echo, `{"text":"x"}`))); !errors.Is(err, run.ErrClosed) {
-		t.Errorf("Execute after Close: %v, want ErrClosed", err)
-	}
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		repo := newRepo(t)
+		putMCP(t, repo, notes, stdioServerEra(t, e, "-fault", string(mcptest.FaultSpawnChild)))
+		putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{notes}})
+		r, err := run.New(context.Background(), &run.Options{Agent: testAgent, Repository: repo, Permission: policy.AutoAllow()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		env := serverEnv(t, r, notes)
+		if err := r.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if !processGone(env.PID) {
+			t.Errorf("server process %d still runs after Close", env.PID)
+		}
+		// The fault spawned a grandchild in the server's group: it must be gone
+		// too.
+		if !groupGone(env.PGID) {
+			t.Errorf("process group %d still has members after Close", env.PGID)
+		}
+		if _, err := r.Execute(context.Background(), batch(call("x", echo, `{"text":"x"}`))); !errors.Is(err, run.ErrClosed) {
+			t.Errorf("Execute after Close: %v, want ErrClosed", err)
+		}
+	})
 }
 
 // Mounts start in parallel: every Dial of ten mounts waits until all ten
 // are in flight at once, which a sequential start would never reach.
 func TestMountsStartInParallel(t *testing.T) {
 	t.Parallel()
-	repo := newRepo(t)
-	var refs []resource.Ref
-	for i := range 10 {
-		ref := resource.Ref(fmt.Sprintf("m%d", i))
-		refs = append(refs, ref)
-		putMCP(t, repo, ref, inMemoryServer(t))
-	}
-	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: refs})
-	var mu sync.Mutex
-	inFlight := 0
-	all := make(chan struct{})
-	dial := mcptest.Dial(nil)
-	conn := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: func(ctx context.Context, ref resource.Ref, srv resource.MCPServer) (mcp.Transport, error) {
-		mu.Lock()
-		inFlight++
-		if inFlight == len(refs) {
-			close(all)
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		repo := newRepo(t)
+		var refs []resource.Ref
+		for i := range 10 {
+			ref := resource.Ref(fmt.Sprintf("m%d", i))
+			refs = append(refs, ref)
+			putMCP(t, repo, ref, inMemoryServer(t))
 		}
-		mu.Unlock()
-		select {
-		case <-all:
-			return dial(ctx, ref, srv)
-		case <-ctx.Done():
-			return nil, errors.New("the other mounts never started: starts are sequential")
+		putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: refs})
+		var mu sync.Mutex
+		inFlight := 0
+		all := make(chan struct{})
+		dial := mcptest.Dial(&mcptest.ServerOptions{Era: e})
+		conn := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: func(ctx context.Context, ref resource.Ref, srv resource.MCPServer) (mcp.Transport, error) {
+			mu.Lock()
+			inFlight++
+			if inFlight == len(refs) {
+				close(all)
+			}
+			mu.Unlock()
+			select {
+			case <-all:
+				return dial(ctx, ref, srv)
+			case <-ctx.Done():
+				return nil, errors.New("the other mounts never started: starts are sequential")
+			}
+		}})
+		r := newRun(t, &run.Options{Repository: repo, Connector: conn, FailOnMountError: true})
+		if got := len(r.Tools()); got == 0 {
+			t.Error("no tools")
 		}
-	}})
-	r := newRun(t, &run.Options{Repository: repo, Connector: conn, FailOnMountError: true})
-	if got := len(r.Tools()); got == 0 {
-		t.Error("no tools")
-	}
+	})
 }
 
 // SPEC R3.5: a disabled agent gets no Run; disabling it at a boundary keeps
 // the old snapshot and says why. Oversized batches are rejected.
 func TestDisabledAgentAndBatchBounds(t *testing.T) {
 	t.Parallel()
-	repo, mem := setup(t, notes)
-	disabled := false
-	r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), MaxBatchCalls: 2,
-		HostTools: []run.HostTool{{
-			Name: "disable_me", Schema: json.RawMessage(`{"type":"object"}`),
-			Handler: func(ctx context.Context, req run.Request) (run.Result, error) {
-				key := resource.Key{Kind: resource.KindAgent, Ref: req.Agent}
-				doc := resource.AgentDocument{Enabled: &disabled, MCPs: []resource.Ref{notes}}
-				data, _ := json.Marshal(doc)
-				if _, err := repo.Update(ctx, key, data, resource.AnyRevision); err != nil {
-					return run.Result{}, err
-				}
-				return run.Result{Changed: []resource.Key{key}}, nil
-			},
-		}}})
-	_, err := r.Execute(context.Background(), batch(call("a", echo, `{"text":"1"}`), call("b", echo, `{"text":"2"}`), call("c", echo, `{"text":"3"}`)))
-	var be *run.BatchError
-	if !errors.As(err, &be) || be.Code != run.CodeInvalidArguments {
-		t.Errorf("a batch over MaxBatchCalls: %v", err)
-	}
-	out, err := r.Execute(context.Background(), batch(call("d", "disable_me", `{}`)))
-	if err != nil || out.Refresh == nil || out.Refresh.OK || !errors.Is(out.Refresh.Err, run.ErrAgentDisabled) {
-		t.Fatalf("disabling at the boundary: %v %+v", err, out.Refresh)
-	}
-	if !hasTool(r, echo) {
-		t.Error("the failed refresh dropped the old tools")
-	}
-	_, err = run.New(context.Background(), &run.Options{Agent: testAgent, Repository: repo, Connector: mem.connector(), Permission: policy.AutoAllow()})
-	if !errors.Is(err, run.ErrAgentDisabled) {
-		t.Errorf("New for a disabled agent: %v, want ErrAgentDisabled", err)
-	}
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		repo, mem := setupEra(t, e, notes)
+		disabled := false
+		r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), MaxBatchCalls: 2,
+			HostTools: []run.HostTool{{
+				Name: "disable_me", Schema: json.RawMessage(`{"type":"object"}`),
+				Handler: func(ctx context.Context, req run.Request) (run.Result, error) {
+					key := resource.Key{Kind: resource.KindAgent, Ref: req.Agent}
+					doc := resource.AgentDocument{Enabled: &disabled, MCPs: []resource.Ref{notes}}
+					data, _ := json.Marshal(doc)
+					if _, err := repo.Update(ctx, key, data, resource.AnyRevision); err != nil {
+						return run.Result{}, err
+					}
+					return run.Result{Changed: []resource.Key{key}}, nil
+				},
+			}}})
+		_, err := r.Execute(context.Background(), batch(call("a", echo, `{"text":"1"}`), call("b", echo, `{"text":"2"}`), call("c", echo, `{"text":"3"}`)))
+		var be *run.BatchError
+		if !errors.As(err, &be) || be.Code != run.CodeInvalidArguments {
+			t.Errorf("a batch over MaxBatchCalls: %v", err)
+		}
+		out, err := r.Execute(context.Background(), batch(call("d", "disable_me", `{}`)))
+		if err != nil || out.Refresh == nil || out.Refresh.OK || !errors.Is(out.Refresh.Err, run.ErrAgentDisabled) {
+			t.Fatalf("disabling at the boundary: %v %+v", err, out.Refresh)
+		}
+		if !hasTool(r, echo) {
+			t.Error("the failed refresh dropped the old tools")
+		}
+		_, err = run.New(context.Background(), &run.Options{Agent: testAgent, Repository: repo, Connector: mem.connector(), Permission: policy.AutoAllow()})
+		if !errors.Is(err, run.ErrAgentDisabled) {
+			t.Errorf("New for a disabled agent: %v, want ErrAgentDisabled", err)
+		}
+	})
 }
 
 // A host tool's Precheck sees the arguments before the schema: its refusal
@@ -621,58 +644,60 @@ func TestDisabledAgentAndBatchBounds(t *testing.T) {
 // one fails only its call.
 func TestHostToolPrecheck(t *testing.T) {
 	t.Parallel()
-	repo, mem := setup(t)
-	var handled, checked sync.Map
-	tool := run.HostTool{Name: "closed",
-		Schema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"additionalProperties":false}`),
-		Precheck: func(args json.RawMessage) error {
-			var m map[string]any
-			_ = json.Unmarshal(args, &m)
-			if _, ok := m["panic"]; ok {
-				panic("precheck bug")
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		repo, mem := setupEra(t, e)
+		var handled, checked sync.Map
+		tool := run.HostTool{Name: "closed",
+			Schema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"additionalProperties":false}`),
+			Precheck: func(args json.RawMessage) error {
+				var m map[string]any
+				_ = json.Unmarshal(args, &m)
+				if _, ok := m["panic"]; ok {
+					panic("precheck bug")
+				}
+				if _, ok := m["old"]; ok {
+					return &run.Error{Code: run.CodeInvalidArguments, Message: "old was removed; leave it out",
+						Violations: []run.Violation{{Path: "/old", Message: "removed"}}}
+				}
+				return nil
+			},
+			Handler: func(_ context.Context, req run.Request) (run.Result, error) {
+				handled.Store(req.CallID, true)
+				return run.Result{}, nil
+			}}
+		perm := run.PermissionFunc(func(_ context.Context, req run.Request) (run.Decision, error) {
+			checked.Store(req.CallID, true)
+			return run.Decision{Verdict: run.Allow, By: "test"}, nil
+		})
+		r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), HostTools: []run.HostTool{tool}, Permission: perm})
+		out, err := r.Execute(context.Background(), batch(
+			call("old", "closed", `{"n":1,"old":true}`),
+			call("other", "closed", `{"n":1,"other":true}`),
+			call("ok", "closed", `{"n":1}`),
+			call("panic", "closed", `{"panic":1}`),
+		))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]run.Code{run.CodeInvalidArguments, run.CodeInvalidArguments, "", run.CodeInternal}, codes(out)); diff != "" {
+			t.Fatalf("codes (-want +got):\n%s", diff)
+		}
+		if got := out.Results[0]; got.Message != "old was removed; leave it out" || len(got.Violations) != 1 || got.Violations[0].Path != "/old" {
+			t.Errorf("the Precheck's refusal: %q %+v; want its own message and violation", got.Message, got.Violations)
+		}
+		if strings.Contains(out.Results[1].Message, "removed") {
+			t.Errorf("the schema's refusal of another property carries the Precheck's message: %q", out.Results[1].Message)
+		}
+		for _, id := range []string{"old", "other", "panic"} {
+			if _, ok := handled.Load(id); ok {
+				t.Errorf("call %s was handled", id)
 			}
-			if _, ok := m["old"]; ok {
-				return &run.Error{Code: run.CodeInvalidArguments, Message: "old was removed; leave it out",
-					Violations: []run.Violation{{Path: "/old", Message: "removed"}}}
+			if _, ok := checked.Load(id); ok {
+				t.Errorf("call %s reached the Permission", id)
 			}
-			return nil
-		},
-		Handler: func(_ context.Context, req run.Request) (run.Result, error) {
-			handled.Store(req.CallID, true)
-			return run.Result{}, nil
-		}}
-	perm := run.PermissionFunc(func(_ context.Context, req run.Request) (run.Decision, error) {
-		checked.Store(req.CallID, true)
-		return run.Decision{Verdict: run.Allow, By: "test"}, nil
+		}
+		if _, ok := handled.Load("ok"); !ok {
+			t.Error("the valid call was not handled")
+		}
 	})
-	r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), HostTools: []run.HostTool{tool}, Permission: perm})
-	out, err := r.Execute(context.Background(), batch(
-		call("old", "closed", `{"n":1,"old":true}`),
-		call("other", "closed", `{"n":1,"other":true}`),
-		call("ok", "closed", `{"n":1}`),
-		call("panic", "closed", `{"panic":1}`),
-	))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff([]run.Code{run.CodeInvalidArguments, run.CodeInvalidArguments, "", run.CodeInternal}, codes(out)); diff != "" {
-		t.Fatalf("codes (-want +got):\n%s", diff)
-	}
-	if got := out.Results[0]; got.Message != "old was removed; leave it out" || len(got.Violations) != 1 || got.Violations[0].Path != "/old" {
-		t.Errorf("the Precheck's refusal: %q %+v; want its own message and violation", got.Message, got.Violations)
-	}
-	if strings.Contains(out.Results[1].Message, "removed") {
-		t.Errorf("the schema's refusal of another property carries the Precheck's message: %q", out.Results[1].Message)
-	}
-	for _, id := range []string{"old", "other", "panic"} {
-		if _, ok := handled.Load(id); ok {
-			t.Errorf("call %s was handled", id)
-		}
-		if _, ok := checked.Load(id); ok {
-			t.Errorf("call %s reached the Permission", id)
-		}
-	}
-	if _, ok := handled.Load("ok"); !ok {
-		t.Error("the valid call was not handled")
-	}
 }

@@ -35,25 +35,29 @@ func (v tokenResolver) Resolve(_ context.Context, _ resource.Ref, name string) (
 // ToolError, Content, Structured and Blocks), not to the audit, Observe,
 // the host's Elicit and Sample, nor the Run's Logger (which gets the log
 // lines and progress when there is no Observe). Over stdio and
-// streamable HTTP. Before the fix each of them held it.
+// streamable HTTP, in both eras. Before the fix each of them held it.
 func TestRunHandsOnNoSecretAServerEchoes(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name      string
 		transport string
+		era       mcptest.Era // the echo-secret peer speaks legacy or modern
 		observe   bool
 	}{
-		{"stdio", resource.TransportStdio, true},
-		{"http", resource.TransportHTTP, true},
-		{"stdio, logger", resource.TransportStdio, false},
+		{"stdio, legacy", resource.TransportStdio, mcptest.EraLegacy, true},
+		{"stdio, modern", resource.TransportStdio, mcptest.EraModern, true},
+		{"http, legacy", resource.TransportHTTP, mcptest.EraLegacy, true},
+		{"http, modern", resource.TransportHTTP, mcptest.EraModern, true},
+		{"stdio, logger, legacy", resource.TransportStdio, mcptest.EraLegacy, false},
+		{"stdio, logger, modern", resource.TransportStdio, mcptest.EraModern, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			srv := resource.MCPServer{Type: resource.TransportHTTP, Headers: map[string]string{"Authorization": "Bearer ${secret:tok}"}}
 			if tc.transport == resource.TransportHTTP {
-				srv.URL = mcptest.StartHTTP(t, "-fault", string(mcptest.FaultEchoSecret))
+				srv.URL = mcptest.StartHTTP(t, "-era", string(tc.era), "-fault", string(mcptest.FaultEchoSecret))
 			} else {
-				srv = stdioServer(t, "-fault", string(mcptest.FaultEchoSecret))
+				srv = stdioServerEra(t, tc.era, "-fault", string(mcptest.FaultEchoSecret))
 				srv.Env = map[string]string{mcptest.EchoSecretEnv: "${secret:tok}"}
 			}
 			repo := newRepo(t)

@@ -26,11 +26,11 @@ import (
 const featRef = resource.Ref("tools/fake")
 
 // featuresRun is a Run of an agent that mounts the fake server with the
-// client-features tools over stdio.
-func featuresRun(t *testing.T, opts *run.Options) *run.Run {
+// client-features tools over stdio, in era e.
+func featuresRun(t *testing.T, e mcptest.Era, opts *run.Options) *run.Run {
 	t.Helper()
 	repo := newRepo(t)
-	putMCP(t, repo, featRef, stdioServer(t, "-fault", string(mcptest.FaultClientFeatures)))
+	putMCP(t, repo, featRef, stdioServer(t, "-era", string(e), "-fault", string(mcptest.FaultClientFeatures)))
 	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{featRef}})
 	opts.Repository = repo
 	if opts.Connector == nil {
@@ -40,6 +40,24 @@ func featuresRun(t *testing.T, opts *run.Options) *run.Run {
 }
 
 func featCall(id, tool, args string) run.Call { return call(id, run.Alias(featRef, tool), args) }
+
+// listenOpen waits until the client-features server of mount ref has
+// acknowledged the listen of r's session, in an era that has one: a
+// modern server tells only an acknowledged listen of a tools change, and
+// Connect does not wait for it.
+func listenOpen(t *testing.T, r *run.Run, ref resource.Ref, e mcptest.Era) {
+	t.Helper()
+	if e == mcptest.EraLegacy {
+		return
+	}
+	waitUntil(t, "the listen to be acknowledged", func() bool {
+		var got mcptest.ListensOut
+		if err := json.Unmarshal([]byte(text(t, execute(t, r, call("listens", run.Alias(ref, mcptest.ToolListens), `{}`)).Results[0])), &got); err != nil {
+			t.Fatal(err)
+		}
+		return got.Open == 1
+	})
+}
 
 // text is the text of a result's first content block.
 func text(t *testing.T, res run.Result) string {
@@ -65,79 +83,96 @@ func execute(t *testing.T, r *run.Run, calls ...run.Call) run.Outcome {
 // outcome and holds no value.
 func TestElicitationReachesHostWithItsCall(t *testing.T) {
 	t.Parallel()
-	audit := &auditLog{}
-	var mu sync.Mutex
-	var froms []run.Origin
-	r := featuresRun(t, &run.Options{RunID: "run-7", Auditor: audit, Interceptors: []run.Interceptor{tagCalls},
-		Elicit: func(_ context.Context, from run.Origin, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-			mu.Lock()
-			froms = append(froms, from)
-			mu.Unlock()
-			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"note": "private-answer"}}, nil
-		}})
-	out := execute(t, r, featCall("c1", mcptest.ToolAsk, `{}`))
-	var got mcp.ElicitResult
-	if err := json.Unmarshal([]byte(text(t, out.Results[0])), &got); err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]any{"name": "Ann", "age": 30.0, "score": 95.5, "status": "active", "verified": true, "note": "private-answer"}
-	if diff := cmp.Diff(want, got.Content); diff != "" {
-		t.Errorf("content the server got (-want +got):\n%s", diff)
-	}
-	cc := run.CallContext{Agent: testAgent, RunID: "run-7", BatchID: "b1", CallID: "c1", Alias: run.Alias(featRef, mcptest.ToolAsk),
-		Source: run.Source{Kind: run.SourceMCP, Ref: featRef, Tool: mcptest.ToolAsk}}
-	mu.Lock()
-	if diff := cmp.Diff([]run.Origin{{Mount: featRef, Calls: []run.CallContext{cc}}}, froms); diff != "" {
-		t.Errorf("origin (-want +got):\n%s", diff)
-	}
-	mu.Unlock()
-	recs := audit.records(run.EventServerRequest)
-	if len(recs) != 1 {
-		t.Fatalf("server request records: %+v", recs)
-	}
-	rec := recs[0]
-	if rec.Request != run.RequestElicitation || rec.Outcome != mcpconn.OutcomeAccepted || rec.CallID != "c1" || rec.BatchID != "b1" ||
-		rec.RunID != "run-7" || rec.Source != cc.Source || rec.Alias != cc.Alias {
-		t.Errorf("record %+v", rec)
-	}
-	// The Auditor gets the context the call was sent with (a trace span).
-	if tags := audit.tag(run.EventServerRequest); !slices.Equal(tags, []any{"c1"}) {
-		t.Errorf("the Auditor's context of the request carries %v, want the call's value c1", tags)
-	}
-	raw, _ := json.Marshal(rec)
-	for _, v := range []string{"private-answer", "Ann", "Who are you"} {
-		if strings.Contains(string(raw), v) {
-			t.Errorf("the audit record holds %q: %s", v, raw)
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		audit := &auditLog{}
+		var mu sync.Mutex
+		var froms []run.Origin
+		r := featuresRun(t, e, &run.Options{RunID: "run-7", Auditor: audit, Interceptors: []run.Interceptor{tagCalls},
+			Elicit: func(_ context.Context, from run.Origin, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+				mu.Lock()
+				froms = append(froms, from)
+				mu.Unlock()
+				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"note": "private-answer"}}, nil
+			}})
+		out := execute(t, r, featCall("c1", mcptest.ToolAsk, `{}`))
+		var got mcp.ElicitResult
+		if err := json.Unmarshal([]byte(text(t, out.Results[0])), &got); err != nil {
+			t.Fatal(err)
 		}
-	}
+		want := map[string]any{"name": "Ann", "age": 30.0, "score": 95.5, "status": "active", "verified": true, "note": "private-answer"}
+		if diff := cmp.Diff(want, got.Content); diff != "" {
+			t.Errorf("content the server got (-want +got):\n%s", diff)
+		}
+		cc := run.CallContext{Agent: testAgent, RunID: "run-7", BatchID: "b1", CallID: "c1", Alias: run.Alias(featRef, mcptest.ToolAsk),
+			Source: run.Source{Kind: run.SourceMCP, Ref: featRef, Tool: mcptest.ToolAsk}}
+		mu.Lock()
+		if diff := cmp.Diff([]run.Origin{{Mount: featRef, Calls: []run.CallContext{cc}}}, froms); diff != "" {
+			t.Errorf("origin (-want +got):\n%s", diff)
+		}
+		mu.Unlock()
+		recs := audit.records(run.EventServerRequest)
+		if len(recs) != 1 {
+			t.Fatalf("server request records: %+v", recs)
+		}
+		rec := recs[0]
+		if rec.Request != run.RequestElicitation || rec.Outcome != mcpconn.OutcomeAccepted || rec.CallID != "c1" || rec.BatchID != "b1" ||
+			rec.RunID != "run-7" || rec.Source != cc.Source || rec.Alias != cc.Alias {
+			t.Errorf("record %+v", rec)
+		}
+		// The Auditor gets the context the call was sent with (a trace span).
+		if tags := audit.tag(run.EventServerRequest); !slices.Equal(tags, []any{"c1"}) {
+			t.Errorf("the Auditor's context of the request carries %v, want the call's value c1", tags)
+		}
+		raw, _ := json.Marshal(rec)
+		for _, v := range []string{"private-answer", "Ann", "Who are you"} {
+			if strings.Contains(string(raw), v) {
+				t.Errorf("the audit record holds %q: %s", v, raw)
+			}
+		}
+	})
 }
 
 // Without handlers nothing is declared: each request is refused and
-// audited as refused.
+// audited as refused. The eras differ: a legacy go-sdk server does not
+// even send an elicitation the client did not declare, and sampling and
+// roots requests reach the client and are answered -32601; a modern
+// server asks all three in input_required, and the client refuses each
+// without asking the host (issue 25 item 4), the call failing with the
+// reason.
 func TestUndeclaredRequestsRefused(t *testing.T) {
 	t.Parallel()
-	audit := &auditLog{}
-	r := featuresRun(t, &run.Options{Auditor: audit})
-	// The go-sdk's servers do not even send an elicitation the client did
-	// not declare; sampling and roots reach the client and are refused.
-	if res := execute(t, r, featCall("a", mcptest.ToolAsk, `{}`)).Results[0]; res.Code != run.CodeToolError {
-		t.Errorf("elicitation: %s %s", res.Code, res.Message)
-	}
-	for _, c := range []run.Call{featCall("s", mcptest.ToolSample, `{}`), featCall("r", mcptest.ToolListRoots, `{}`)} {
-		if res := execute(t, r, c).Results[0]; res.Code != run.CodeToolError || !strings.Contains(res.Message, "code -32601") {
-			t.Errorf("%s: %s %s", res.CallID, res.Code, res.Message)
-		}
-	}
-	if got := text(t, execute(t, r, featCall("caps", mcptest.ToolClientCaps, `{}`)).Results[0]); got != `{}` {
-		t.Errorf("capabilities declared: %s", got)
-	}
-	var kinds []string
-	for _, rec := range audit.records(run.EventServerRequest) {
-		kinds = append(kinds, string(rec.Request)+" "+string(rec.Outcome)+" "+rec.CallID)
-	}
-	slices.Sort(kinds)
-	if diff := cmp.Diff([]string{"roots refused r", "sampling refused s"}, kinds); diff != "" {
-		t.Errorf("audit (-want +got):\n%s", diff)
+	for _, tc := range []struct {
+		era     mcptest.Era
+		refusal string   // in the message of a refused sampling or roots call
+		refused []string // the audit: request, outcome, call
+	}{
+		{mcptest.EraLegacy, "code -32601", []string{"roots refused r", "sampling refused s"}},
+		{mcptest.EraDual, "the capability was not declared", []string{"elicitation refused a", "roots refused r", "sampling refused s"}},
+	} {
+		t.Run(string(tc.era), func(t *testing.T) {
+			t.Parallel()
+			audit := &auditLog{}
+			r := featuresRun(t, tc.era, &run.Options{Auditor: audit})
+			if res := execute(t, r, featCall("a", mcptest.ToolAsk, `{}`)).Results[0]; res.Code != run.CodeToolError {
+				t.Errorf("elicitation: %s %s", res.Code, res.Message)
+			}
+			for _, c := range []run.Call{featCall("s", mcptest.ToolSample, `{}`), featCall("r", mcptest.ToolListRoots, `{}`)} {
+				if res := execute(t, r, c).Results[0]; res.Code != run.CodeToolError || !strings.Contains(res.Message, tc.refusal) {
+					t.Errorf("%s: %s %s", res.CallID, res.Code, res.Message)
+				}
+			}
+			if got := text(t, execute(t, r, featCall("caps", mcptest.ToolClientCaps, `{}`)).Results[0]); got != `{}` {
+				t.Errorf("capabilities declared: %s", got)
+			}
+			var kinds []string
+			for _, rec := range audit.records(run.EventServerRequest) {
+				kinds = append(kinds, string(rec.Request)+" "+string(rec.Outcome)+" "+rec.CallID)
+			}
+			slices.Sort(kinds)
+			if diff := cmp.Diff(tc.refused, kinds); diff != "" {
+				t.Errorf("audit (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 
@@ -145,64 +180,68 @@ func TestUndeclaredRequestsRefused(t *testing.T) {
 // server is refused, and the next call has its own budget.
 func TestSamplingBudgetPerCall(t *testing.T) {
 	t.Parallel()
-	audit := &auditLog{}
-	var calls int
-	var mu sync.Mutex
-	r := featuresRun(t, &run.Options{Auditor: audit, MaxSamplingPerCall: 2,
-		Sample: func(_ context.Context, from run.Origin, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
-			mu.Lock()
-			calls++
-			mu.Unlock()
-			return &mcp.CreateMessageResult{Role: "assistant", Model: "m", Content: &mcp.TextContent{Text: "ok"}}, nil
-		}})
-	out := execute(t, r, featCall("s1", mcptest.ToolSample, `{"times":3}`))
-	if res := out.Results[0]; res.Code != run.CodeToolError || !strings.Contains(res.Message, "MaxSamplingPerCall") {
-		t.Errorf("third request: %s %s", res.Code, res.Message)
-	}
-	out = execute(t, r, featCall("s2", mcptest.ToolSample, `{"times":2}`))
-	if got := text(t, out.Results[0]); got != "model said: ok | ok" {
-		t.Errorf("next call: %s", got)
-	}
-	mu.Lock()
-	if calls != 4 {
-		t.Errorf("Sample ran %d times, want 4", calls)
-	}
-	mu.Unlock()
-	var got []string
-	for _, rec := range audit.records(run.EventServerRequest) {
-		got = append(got, rec.CallID+" "+string(rec.Outcome)+" "+rec.Message)
-	}
-	want := []string{"s1 accepted ", "s1 accepted ", "s1 refused the call has used its 2 sampling requests (run.Options.MaxSamplingPerCall)",
-		"s2 accepted ", "s2 accepted "}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("audit (-want +got):\n%s", diff)
-	}
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		audit := &auditLog{}
+		var calls int
+		var mu sync.Mutex
+		r := featuresRun(t, e, &run.Options{Auditor: audit, MaxSamplingPerCall: 2,
+			Sample: func(_ context.Context, from run.Origin, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+				mu.Lock()
+				calls++
+				mu.Unlock()
+				return &mcp.CreateMessageResult{Role: "assistant", Model: "m", Content: &mcp.TextContent{Text: "ok"}}, nil
+			}})
+		out := execute(t, r, featCall("s1", mcptest.ToolSample, `{"times":3}`))
+		if res := out.Results[0]; res.Code != run.CodeToolError || !strings.Contains(res.Message, "MaxSamplingPerCall") {
+			t.Errorf("third request: %s %s", res.Code, res.Message)
+		}
+		out = execute(t, r, featCall("s2", mcptest.ToolSample, `{"times":2}`))
+		if got := text(t, out.Results[0]); got != "model said: ok | ok" {
+			t.Errorf("next call: %s", got)
+		}
+		mu.Lock()
+		if calls != 4 {
+			t.Errorf("Sample ran %d times, want 4", calls)
+		}
+		mu.Unlock()
+		var got []string
+		for _, rec := range audit.records(run.EventServerRequest) {
+			got = append(got, rec.CallID+" "+string(rec.Outcome)+" "+rec.Message)
+		}
+		want := []string{"s1 accepted ", "s1 accepted ", "s1 refused the call has used its 2 sampling requests (run.Options.MaxSamplingPerCall)",
+			"s2 accepted ", "s2 accepted "}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("audit (-want +got):\n%s", diff)
+		}
+	})
 }
 
 // Roots are declared only when given; SetRoots changes them.
 func TestRootsAndSetRoots(t *testing.T) {
 	t.Parallel()
-	r := featuresRun(t, &run.Options{Roots: []*mcp.Root{{URI: "file:///a", Name: "a"}}})
-	if got := text(t, execute(t, r, featCall("r1", mcptest.ToolListRoots, `{}`)).Results[0]); got != `["file:///a"]` {
-		t.Errorf("roots %s", got)
-	}
-	if err := r.SetRoots([]*mcp.Root{{URI: "file:///b"}, {URI: "file:///c"}}); err != nil {
-		t.Fatal(err)
-	}
-	if got := text(t, execute(t, r, featCall("r2", mcptest.ToolListRoots, `{}`)).Results[0]); got != `["file:///b","file:///c"]` {
-		t.Errorf("roots after SetRoots %s", got)
-	}
-	if err := r.SetRoots([]*mcp.Root{{URI: "https://x"}}); err == nil || !strings.Contains(err.Error(), "file://") {
-		t.Errorf("SetRoots of a non-file URI: %v", err)
-	}
-	if _, err := run.New(context.Background(), &run.Options{Agent: testAgent, Repository: newRepo(t), Permission: allowAll{},
-		Roots: []*mcp.Root{nil}}); err == nil || !strings.Contains(err.Error(), "Options.Roots") {
-		t.Errorf("New with a nil root: %v", err)
-	}
-	r2 := featuresRun(t, &run.Options{})
-	if err := r2.SetRoots(nil); !errors.Is(err, run.ErrNoRoots) {
-		t.Errorf("SetRoots without Options.Roots: %v", err)
-	}
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		r := featuresRun(t, e, &run.Options{Roots: []*mcp.Root{{URI: "file:///a", Name: "a"}}})
+		if got := text(t, execute(t, r, featCall("r1", mcptest.ToolListRoots, `{}`)).Results[0]); got != `["file:///a"]` {
+			t.Errorf("roots %s", got)
+		}
+		if err := r.SetRoots([]*mcp.Root{{URI: "file:///b"}, {URI: "file:///c"}}); err != nil {
+			t.Fatal(err)
+		}
+		if got := text(t, execute(t, r, featCall("r2", mcptest.ToolListRoots, `{}`)).Results[0]); got != `["file:///b","file:///c"]` {
+			t.Errorf("roots after SetRoots %s", got)
+		}
+		if err := r.SetRoots([]*mcp.Root{{URI: "https://x"}}); err == nil || !strings.Contains(err.Error(), "file://") {
+			t.Errorf("SetRoots of a non-file URI: %v", err)
+		}
+		if _, err := run.New(context.Background(), &run.Options{Agent: testAgent, Repository: newRepo(t), Permission: allowAll{},
+			Roots: []*mcp.Root{nil}}); err == nil || !strings.Contains(err.Error(), "Options.Roots") {
+			t.Errorf("New with a nil root: %v", err)
+		}
+		r2 := featuresRun(t, e, &run.Options{})
+		if err := r2.SetRoots(nil); !errors.Is(err, run.ErrNoRoots) {
+			t.Errorf("SetRoots without Options.Roots: %v", err)
+		}
+	})
 }
 
 type allowAll struct{}
@@ -212,7 +251,9 @@ func (allowAll) Check(context.Context, run.Request) (run.Decision, error) {
 }
 
 // Two calls of one server in flight: the request names both, and the
-// audit lists both call IDs.
+// audit lists both call IDs. Legacy era: a request naming the calls in
+// flight is the legacy rule; a modern request belongs to its call
+// exactly (issue 25 item 4).
 func TestTwoCallsInFlight(t *testing.T) {
 	t.Parallel()
 	audit := &auditLog{}
@@ -220,7 +261,7 @@ func TestTwoCallsInFlight(t *testing.T) {
 	var once sync.Once
 	var mu sync.Mutex
 	var origins []run.Origin
-	r := featuresRun(t, &run.Options{Auditor: audit, MaxConcurrency: 2,
+	r := featuresRun(t, mcptest.EraLegacy, &run.Options{Auditor: audit, MaxConcurrency: 2,
 		Observe: func(_ context.Context, n run.Notification) {
 			if c, ok := n.From.Call(); ok && n.Kind == run.NotifyProgress && c.CallID == "long" {
 				once.Do(func() { close(progressed) })
@@ -336,41 +377,43 @@ func (s *slogRecords) with(msg string) []map[string]string {
 // at a bounded rate; progress restarts the call's idle timeout.
 func TestNotificationsObservedAndLogged(t *testing.T) {
 	t.Parallel()
-	logs := &slogRecords{}
-	var mu sync.Mutex
-	var seen []string
-	r := featuresRun(t, &run.Options{Logger: slog.New(logs),
-		Observe: func(_ context.Context, n run.Notification) {
-			c, _ := n.From.Call()
-			mu.Lock()
-			seen = append(seen, string(n.Kind)+" "+c.CallID)
-			mu.Unlock()
-		}})
-	execute(t, r, featCall("p", mcptest.ToolProgress, `{"steps":3,"ms":1}`))
-	execute(t, r, featCall("l", mcptest.ToolLog, `{"count":2}`))
-	waitUntil(t, "5 notifications", func() bool { mu.Lock(); defer mu.Unlock(); return len(seen) == 5 })
-	mu.Lock()
-	if diff := cmp.Diff([]string{"progress p", "progress p", "progress p", "log l", "log l"}, seen); diff != "" {
-		t.Errorf("observed (-want +got):\n%s", diff)
-	}
-	mu.Unlock()
-	lines := logs.with("agt.server_log")
-	if len(lines) != 2 || lines[0]["call_id"] != "l" || lines[0]["mount"] != string(featRef) || lines[0]["data"] != "line 0" || lines[0]["level"] != "INFO" || lines[0]["server_level"] != "info" {
-		t.Errorf("server log lines %v", lines)
-	}
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		logs := &slogRecords{}
+		var mu sync.Mutex
+		var seen []string
+		r := featuresRun(t, e, &run.Options{Logger: slog.New(logs),
+			Observe: func(_ context.Context, n run.Notification) {
+				c, _ := n.From.Call()
+				mu.Lock()
+				seen = append(seen, string(n.Kind)+" "+c.CallID)
+				mu.Unlock()
+			}})
+		execute(t, r, featCall("p", mcptest.ToolProgress, `{"steps":3,"ms":1}`))
+		execute(t, r, featCall("l", mcptest.ToolLog, `{"count":2}`))
+		waitUntil(t, "5 notifications", func() bool { mu.Lock(); defer mu.Unlock(); return len(seen) == 5 })
+		mu.Lock()
+		if diff := cmp.Diff([]string{"progress p", "progress p", "progress p", "log l", "log l"}, seen); diff != "" {
+			t.Errorf("observed (-want +got):\n%s", diff)
+		}
+		mu.Unlock()
+		lines := logs.with("agt.server_log")
+		if len(lines) != 2 || lines[0]["call_id"] != "l" || lines[0]["mount"] != string(featRef) || lines[0]["data"] != "line 0" || lines[0]["level"] != "INFO" || lines[0]["server_level"] != "info" {
+			t.Errorf("server log lines %v", lines)
+		}
 
-	// A flood: 2000 lines in one call reach the log at most at the
-	// documented burst and rate.
-	start := time.Now()
-	execute(t, r, featCall("flood", mcptest.ToolLog, `{"count":2000}`))
-	waitUntil(t, "the flood's observations", func() bool { mu.Lock(); defer mu.Unlock(); return len(seen) > 5 })
-	time.Sleep(100 * time.Millisecond) // let the queue drain what it holds
-	elapsed := time.Since(start)
-	n := len(logs.with("agt.server_log")) - 2
-	t.Logf("2000 server log lines in %v: %d logged", elapsed, n)
-	if limit := 100 + int(elapsed.Seconds()*20) + 2; n > limit {
-		t.Errorf("%d lines logged in %v; the bound allows %d", n, elapsed, limit)
-	}
+		// A flood: 2000 lines in one call reach the log at most at the
+		// documented burst and rate.
+		start := time.Now()
+		execute(t, r, featCall("flood", mcptest.ToolLog, `{"count":2000}`))
+		waitUntil(t, "the flood's observations", func() bool { mu.Lock(); defer mu.Unlock(); return len(seen) > 5 })
+		time.Sleep(100 * time.Millisecond) // let the queue drain what it holds
+		elapsed := time.Since(start)
+		n := len(logs.with("agt.server_log")) - 2
+		t.Logf("2000 server log lines in %v: %d logged", elapsed, n)
+		if limit := 100 + int(elapsed.Seconds()*20) + 2; n > limit {
+			t.Errorf("%d lines logged in %v; the bound allows %d", n, elapsed, limit)
+		}
+	})
 }
 
 // Issue 24 item 6: a server's structured log data reaches a text Logger
@@ -378,37 +421,39 @@ func TestNotificationsObservedAndLogged(t *testing.T) {
 // data stays as it was.
 func TestServerLogDataIsJSON(t *testing.T) {
 	t.Parallel()
-	var mu sync.Mutex
-	var text bytes.Buffer
-	observed := 0
-	r := featuresRun(t, &run.Options{
-		Logger: slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
-			mu.Lock()
-			defer mu.Unlock()
-			return text.Write(p)
-		}), nil)),
-		// Observe follows the Logger for each line: once it saw both,
-		// both are logged.
-		Observe: func(_ context.Context, n run.Notification) {
-			if n.Kind == run.NotifyLog {
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		var mu sync.Mutex
+		var text bytes.Buffer
+		observed := 0
+		r := featuresRun(t, e, &run.Options{
+			Logger: slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
 				mu.Lock()
-				observed++
-				mu.Unlock()
-			}
-		}})
-	execute(t, r, featCall("s", mcptest.ToolLog, `{"count":1,"structured":true}`))
-	execute(t, r, featCall("t", mcptest.ToolLog, `{"count":1}`))
-	waitUntil(t, "2 log lines", func() bool { mu.Lock(); defer mu.Unlock(); return observed == 2 })
-	mu.Lock()
-	defer mu.Unlock()
-	logged := text.String()
-	want := `data="{\"event\":\"disk\",\"free_mb\":12,\"line\":0}"`
-	if !strings.Contains(logged, "call_id=s") || !strings.Contains(logged, want) || strings.Contains(logged, "map[") {
-		t.Errorf("the structured line is not logged with %s:\n%s", want, logged)
-	}
-	if !strings.Contains(logged, `data="line 0"`) {
-		t.Errorf("the string line is not logged as it was:\n%s", logged)
-	}
+				defer mu.Unlock()
+				return text.Write(p)
+			}), nil)),
+			// Observe follows the Logger for each line: once it saw both,
+			// both are logged.
+			Observe: func(_ context.Context, n run.Notification) {
+				if n.Kind == run.NotifyLog {
+					mu.Lock()
+					observed++
+					mu.Unlock()
+				}
+			}})
+		execute(t, r, featCall("s", mcptest.ToolLog, `{"count":1,"structured":true}`))
+		execute(t, r, featCall("t", mcptest.ToolLog, `{"count":1}`))
+		waitUntil(t, "2 log lines", func() bool { mu.Lock(); defer mu.Unlock(); return observed == 2 })
+		mu.Lock()
+		defer mu.Unlock()
+		logged := text.String()
+		want := `data="{\"event\":\"disk\",\"free_mb\":12,\"line\":0}"`
+		if !strings.Contains(logged, "call_id=s") || !strings.Contains(logged, want) || strings.Contains(logged, "map[") {
+			t.Errorf("the structured line is not logged with %s:\n%s", want, logged)
+		}
+		if !strings.Contains(logged, `data="line 0"`) {
+			t.Errorf("the string line is not logged as it was:\n%s", logged)
+		}
+	})
 }
 
 // writerFunc is an io.Writer.
@@ -433,45 +478,48 @@ func waitUntil(t *testing.T, what string, ok func() bool) {
 // says so.
 func TestToolsListChangedRefreshesMount(t *testing.T) {
 	t.Parallel()
-	audit := &auditLog{}
-	r := featuresRun(t, &run.Options{Auditor: audit, MinRelistInterval: time.Nanosecond})
-	pid := serverPID(t, r, featRef)
-	fp := r.Fingerprint()
-	late := run.Alias(featRef, "late")
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		audit := &auditLog{}
+		r := featuresRun(t, e, &run.Options{Auditor: audit, MinRelistInterval: time.Nanosecond})
+		listenOpen(t, r, featRef, e)
+		pid := serverPID(t, r, featRef)
+		fp := r.Fingerprint()
+		late := run.Alias(featRef, "late")
 
-	out := execute(t, r, featCall("add", mcptest.ToolAddTool, `{"name":"late"}`))
-	if out.Refresh == nil || !slices.Equal(out.Refresh.Relisted, []resource.Ref{featRef}) || !out.Refresh.OK || out.Notice() != "" {
-		t.Fatalf("refresh %+v", out.Refresh)
-	}
-	if !slices.ContainsFunc(r.Tools(), func(ti run.ToolInfo) bool { return ti.Name == late }) {
-		t.Fatalf("%s is not among the tools", late)
-	}
-	if r.Fingerprint() == fp {
-		t.Error("the fingerprint did not change")
-	}
-	if got := text(t, execute(t, r, call("late", late, `{"text":"hi"}`)).Results[0]); got != "hi" {
-		t.Errorf("the new tool answered %q", got)
-	}
-	if serverPID(t, r, featRef) != pid {
-		t.Error("the server was restarted; the live session should have been re-listed")
-	}
-	if recs := audit.records(run.EventRefresh); len(recs) != 1 || !slices.Equal(recs[0].Diff.Relisted, []resource.Ref{featRef}) {
-		t.Errorf("refresh records %+v", recs)
-	}
+		out := execute(t, r, featCall("add", mcptest.ToolAddTool, `{"name":"late"}`))
+		if out.Refresh == nil || !slices.Equal(out.Refresh.Relisted, []resource.Ref{featRef}) || !out.Refresh.OK || out.Notice() != "" {
+			t.Fatalf("refresh %+v", out.Refresh)
+		}
+		if !slices.ContainsFunc(r.Tools(), func(ti run.ToolInfo) bool { return ti.Name == late }) {
+			t.Fatalf("%s is not among the tools", late)
+		}
+		if r.Fingerprint() == fp {
+			t.Error("the fingerprint did not change")
+		}
+		if got := text(t, execute(t, r, call("late", late, `{"text":"hi"}`)).Results[0]); got != "hi" {
+			t.Errorf("the new tool answered %q", got)
+		}
+		if serverPID(t, r, featRef) != pid {
+			t.Error("the server was restarted; the live session should have been re-listed")
+		}
+		if recs := audit.records(run.EventRefresh); len(recs) != 1 || !slices.Equal(recs[0].Diff.Relisted, []resource.Ref{featRef}) {
+			t.Errorf("refresh records %+v", recs)
+		}
 
-	// The next change breaks the listing: the old snapshot stays.
-	fp = r.Fingerprint()
-	out = execute(t, r, featCall("add2", mcptest.ToolAddTool, `{"name":"later","break_listing":true}`))
-	if out.Refresh == nil || !strings.Contains(out.Notice(), "re-listing the tools of") || len(out.Refresh.Relisted) != 0 {
-		t.Fatalf("refresh %+v", out.Refresh)
-	}
-	if r.Fingerprint() != fp || slices.ContainsFunc(r.Tools(), func(ti run.ToolInfo) bool { return ti.Name == run.Alias(featRef, "later") }) {
-		t.Error("a failed re-listing changed the snapshot")
-	}
-	// No new change, no new attempt.
-	if out := execute(t, r, call("late2", late, `{"text":"x"}`)); out.Refresh != nil {
-		t.Errorf("refreshed again without a change: %+v", out.Refresh)
-	}
+		// The next change breaks the listing: the old snapshot stays.
+		fp = r.Fingerprint()
+		out = execute(t, r, featCall("add2", mcptest.ToolAddTool, `{"name":"later","break_listing":true}`))
+		if out.Refresh == nil || !strings.Contains(out.Notice(), "re-listing the tools of") || len(out.Refresh.Relisted) != 0 {
+			t.Fatalf("refresh %+v", out.Refresh)
+		}
+		if r.Fingerprint() != fp || slices.ContainsFunc(r.Tools(), func(ti run.ToolInfo) bool { return ti.Name == run.Alias(featRef, "later") }) {
+			t.Error("a failed re-listing changed the snapshot")
+		}
+		// No new change, no new attempt.
+		if out := execute(t, r, call("late2", late, `{"text":"x"}`)); out.Refresh != nil {
+			t.Errorf("refreshed again without a change: %+v", out.Refresh)
+		}
+	})
 }
 
 // A server that says its tools changed before every batch gets one
@@ -480,64 +528,69 @@ func TestToolsListChangedRefreshesMount(t *testing.T) {
 // arrive at the first boundary past the interval.
 func TestToolsChangedRelistingIsRateLimited(t *testing.T) {
 	t.Parallel()
-	var mu sync.Mutex
-	clock := time.Unix(1_000_000, 0)
-	r := featuresRun(t, &run.Options{MinRelistInterval: time.Minute})
-	run.SetClock(r, func() time.Time { mu.Lock(); defer mu.Unlock(); return clock })
-	has := func(name string) bool {
-		return slices.ContainsFunc(r.Tools(), func(ti run.ToolInfo) bool { return ti.Name == run.Alias(featRef, name) })
-	}
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		var mu sync.Mutex
+		clock := time.Unix(1_000_000, 0)
+		r := featuresRun(t, e, &run.Options{MinRelistInterval: time.Minute})
+		listenOpen(t, r, featRef, e)
+		run.SetClock(r, func() time.Time { mu.Lock(); defer mu.Unlock(); return clock })
+		has := func(name string) bool {
+			return slices.ContainsFunc(r.Tools(), func(ti run.ToolInfo) bool { return ti.Name == run.Alias(featRef, name) })
+		}
 
-	if out := execute(t, r, featCall("add0", mcptest.ToolAddTool, `{"name":"t0"}`)); out.Refresh == nil || !slices.Equal(out.Refresh.Relisted, []resource.Ref{featRef}) {
-		t.Fatalf("the first change: refresh %+v; want the mount re-listed", out.Refresh)
-	}
-	for i := 1; i <= 5; i++ {
+		if out := execute(t, r, featCall("add0", mcptest.ToolAddTool, `{"name":"t0"}`)); out.Refresh == nil || !slices.Equal(out.Refresh.Relisted, []resource.Ref{featRef}) {
+			t.Fatalf("the first change: refresh %+v; want the mount re-listed", out.Refresh)
+		}
+		for i := 1; i <= 5; i++ {
+			mu.Lock()
+			clock = clock.Add(5 * time.Second) // 25 s in all: inside the interval
+			mu.Unlock()
+			name := fmt.Sprintf("t%d", i)
+			if out := execute(t, r, featCall("add", mcptest.ToolAddTool, `{"name":"`+name+`"}`)); out.Refresh != nil {
+				t.Fatalf("change %d, %d s after the re-listing: refresh %+v; want none", i, 5*i, out.Refresh)
+			}
+			if has(name) {
+				t.Fatalf("%s listed inside the interval", name)
+			}
+		}
 		mu.Lock()
-		clock = clock.Add(5 * time.Second) // 25 s in all: inside the interval
+		clock = clock.Add(35 * time.Second) // a minute after the re-listing
 		mu.Unlock()
-		name := fmt.Sprintf("t%d", i)
-		if out := execute(t, r, featCall("add", mcptest.ToolAddTool, `{"name":"`+name+`"}`)); out.Refresh != nil {
-			t.Fatalf("change %d, %d s after the re-listing: refresh %+v; want none", i, 5*i, out.Refresh)
+		// A batch with no change of its own: the remembered ones are applied.
+		if out := execute(t, r, featCall("echo", mcptest.ToolEcho, `{"text":"x"}`)); out.Refresh == nil || !slices.Equal(out.Refresh.Relisted, []resource.Ref{featRef}) {
+			t.Fatalf("past the interval: refresh %+v; want the mount re-listed", out.Refresh)
 		}
-		if has(name) {
-			t.Fatalf("%s listed inside the interval", name)
+		for i := range 6 {
+			if name := fmt.Sprintf("t%d", i); !has(name) {
+				t.Errorf("%s is not among the tools after the interval", name)
+			}
 		}
-	}
-	mu.Lock()
-	clock = clock.Add(35 * time.Second) // a minute after the re-listing
-	mu.Unlock()
-	// A batch with no change of its own: the remembered ones are applied.
-	if out := execute(t, r, featCall("echo", mcptest.ToolEcho, `{"text":"x"}`)); out.Refresh == nil || !slices.Equal(out.Refresh.Relisted, []resource.Ref{featRef}) {
-		t.Fatalf("past the interval: refresh %+v; want the mount re-listed", out.Refresh)
-	}
-	for i := range 6 {
-		if name := fmt.Sprintf("t%d", i); !has(name) {
-			t.Errorf("%s is not among the tools after the interval", name)
+		if out := execute(t, r, featCall("echo2", mcptest.ToolEcho, `{"text":"x"}`)); out.Refresh != nil {
+			t.Errorf("re-listed again without a change: %+v", out.Refresh)
 		}
-	}
-	if out := execute(t, r, featCall("echo2", mcptest.ToolEcho, `{"text":"x"}`)); out.Refresh != nil {
-		t.Errorf("re-listed again without a change: %+v", out.Refresh)
-	}
+	})
 }
 
 // A panicking Elicit fails only the server's request: its stack goes to
 // the Logger, the audit says error, the server is told nothing of it.
 func TestElicitPanics(t *testing.T) {
 	t.Parallel()
-	logs := &slogRecords{}
-	audit := &auditLog{}
-	r := featuresRun(t, &run.Options{Logger: slog.New(logs), Auditor: audit,
-		Elicit: func(context.Context, run.Origin, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-			panic("secret-in-panic")
-		}})
-	res := execute(t, r, featCall("a", mcptest.ToolAsk, `{}`)).Results[0]
-	if res.Code != run.CodeToolError || strings.Contains(res.Message, "secret-in-panic") {
-		t.Errorf("result %s %s", res.Code, res.Message)
-	}
-	if p := logs.with("agt.panic"); len(p) != 1 || !strings.Contains(p[0]["panic"], "secret-in-panic") {
-		t.Errorf("logged panics %v", p)
-	}
-	if recs := audit.records(run.EventServerRequest); len(recs) != 1 || recs[0].Outcome != mcpconn.OutcomeError || recs[0].Message != "the handler panicked" {
-		t.Errorf("records %+v", recs)
-	}
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		logs := &slogRecords{}
+		audit := &auditLog{}
+		r := featuresRun(t, e, &run.Options{Logger: slog.New(logs), Auditor: audit,
+			Elicit: func(context.Context, run.Origin, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+				panic("secret-in-panic")
+			}})
+		res := execute(t, r, featCall("a", mcptest.ToolAsk, `{}`)).Results[0]
+		if res.Code != run.CodeToolError || strings.Contains(res.Message, "secret-in-panic") {
+			t.Errorf("result %s %s", res.Code, res.Message)
+		}
+		if p := logs.with("agt.panic"); len(p) != 1 || !strings.Contains(p[0]["panic"], "secret-in-panic") {
+			t.Errorf("logged panics %v", p)
+		}
+		if recs := audit.records(run.EventServerRequest); len(recs) != 1 || recs[0].Outcome != mcpconn.OutcomeError || recs[0].Message != "the handler panicked" {
+			t.Errorf("records %+v", recs)
+		}
+	})
 }

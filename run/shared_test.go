@@ -71,120 +71,122 @@ func sharingConnectorIdle(tb testing.TB, idle time.Duration) *mcpconn.Connector 
 // process is left.
 func TestSharedRunsCallConcurrently(t *testing.T) {
 	t.Parallel()
-	repo := newRepo(t)
-	refs, tags := sharedMounts(t, repo, 3, true)
-	c := sharingConnector(t)
-	const n = 64
-	runs := make([]*run.Run, n)
-	var wg sync.WaitGroup
-	for i := range runs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r, err := run.New(context.Background(), &run.Options{Agent: testAgent, Repository: repo, Connector: c,
-				Permission: policy.AutoAllow(), HostTools: []run.HostTool{mountTool(repo)}, FailOnMountError: true})
-			if err != nil {
-				t.Errorf("run.New: %v", err)
-				return
-			}
-			runs[i] = r
-		}()
-	}
-	wg.Wait()
-	if t.Failed() {
-		for _, r := range runs {
-			if r != nil {
-				_ = r.Close()
-			}
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		repo := newRepo(t)
+		refs, tags := sharedMounts(t, repo, 3, true, "-era", string(e))
+		c := sharingConnector(t)
+		const n = 64
+		runs := make([]*run.Run, n)
+		var wg sync.WaitGroup
+		for i := range runs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r, err := run.New(context.Background(), &run.Options{Agent: testAgent, Repository: repo, Connector: c,
+					Permission: policy.AutoAllow(), HostTools: []run.HostTool{mountTool(repo)}, FailOnMountError: true})
+				if err != nil {
+					t.Errorf("run.New: %v", err)
+					return
+				}
+				runs[i] = r
+			}()
 		}
-		t.FailNow()
-	}
-	for i, tag := range tags {
-		if got := processesOf(tag); got != 1 {
-			t.Errorf("mount %s: %d processes for %d Runs; want 1", refs[i], got, n)
-		}
-	}
-
-	// The fingerprint of a Run is the same shared or not.
-	plainRepo := newRepo(t)
-	plainRefs, _ := sharedMounts(t, plainRepo, 3, false)
-	if fmt.Sprint(plainRefs) != fmt.Sprint(refs) {
-		t.Fatal("the unshared registrations have other references")
-	}
-	plain := newRun(t, &run.Options{Repository: plainRepo, HostTools: []run.HostTool{mountTool(plainRepo)}})
-	for i, r := range runs {
-		if r.Fingerprint() != plain.Fingerprint() {
-			t.Fatalf("Run %d: fingerprint %s shared, %s unshared", i, r.Fingerprint(), plain.Fingerprint())
-		}
-	}
-	_ = plain.Close()
-
-	// All Runs call all mounts at once.
-	var failed atomic.Int32
-	for i, r := range runs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var calls []run.Call
-			for j, ref := range refs {
-				calls = append(calls, call(fmt.Sprintf("c%d", j), run.Alias(ref, mcptest.ToolEcho), fmt.Sprintf(`{"text":"run-%d-%d"}`, i, j)))
-			}
-			out, err := r.Execute(context.Background(), batch(calls...))
-			if err != nil {
-				failed.Add(1)
-				return
-			}
-			for j, res := range out.Results {
-				if res.Failed() || echoText(t, res) != fmt.Sprintf("run-%d-%d", i, j) {
-					failed.Add(1)
+		wg.Wait()
+		if t.Failed() {
+			for _, r := range runs {
+				if r != nil {
+					_ = r.Close()
 				}
 			}
-		}()
-	}
-	wg.Wait()
-	if failed.Load() > 0 {
-		t.Fatalf("%d of %d concurrent calls failed", failed.Load(), n*len(refs))
-	}
-
-	// Close of one Run never closes a session under another.
-	if err := runs[0].Close(); err != nil {
-		t.Fatal(err)
-	}
-	echoOn := func(r *run.Run, ref resource.Ref, text string) {
-		t.Helper()
-		out, err := r.Execute(context.Background(), batch(call("e", run.Alias(ref, mcptest.ToolEcho), `{"text":"`+text+`"}`)))
-		if err != nil || out.Results[0].Failed() || echoText(t, out.Results[0]) != text {
-			t.Fatalf("echo on %s: %v %+v", ref, err, out.Results)
+			t.FailNow()
 		}
-	}
-	echoOn(runs[1], refs[0], "after-close")
-
-	// A refresh in one Run that removes a mount leaves the others working.
-	out, err := runs[1].Execute(context.Background(), batch(call("m", "set_mounts", `{"mcps":["`+string(refs[1])+`","`+string(refs[2])+`"]}`)))
-	if err != nil || out.Results[0].Failed() || out.Refresh == nil || len(out.Refresh.Removed) != 1 {
-		t.Fatalf("removing a mount in Run 1: %v %+v %+v", err, out.Results, out.Refresh)
-	}
-	for _, ti := range runs[1].Tools() {
-		if ti.Source.Ref == refs[0] {
-			t.Fatalf("Run 1 still lists %s after removing it", ti.Name)
+		for i, tag := range tags {
+			if got := processesOf(tag); got != 1 {
+				t.Errorf("mount %s: %d processes for %d Runs; want 1", refs[i], got, n)
+			}
 		}
-	}
-	echoOn(runs[2], refs[0], "after-removal")
-	if got := processesOf(tags[0]); got != 1 {
-		t.Errorf("%d processes of the removed mount while other Runs use it; want 1", got)
-	}
 
-	for _, r := range runs[1:] {
-		_ = r.Close()
-	}
-	for i, tag := range tags {
-		if !processesGone(tag) {
-			t.Errorf("mount %s: a process is left 10 s after the last Run closed (idle time 100 ms)", refs[i])
+		// The fingerprint of a Run is the same shared or not.
+		plainRepo := newRepo(t)
+		plainRefs, _ := sharedMounts(t, plainRepo, 3, false, "-era", string(e))
+		if fmt.Sprint(plainRefs) != fmt.Sprint(refs) {
+			t.Fatal("the unshared registrations have other references")
 		}
-	}
-	if got := c.SharedConnections(); got != 0 {
-		t.Errorf("SharedConnections = %d after the idle time; want 0", got)
-	}
+		plain := newRun(t, &run.Options{Repository: plainRepo, HostTools: []run.HostTool{mountTool(plainRepo)}})
+		for i, r := range runs {
+			if r.Fingerprint() != plain.Fingerprint() {
+				t.Fatalf("Run %d: fingerprint %s shared, %s unshared", i, r.Fingerprint(), plain.Fingerprint())
+			}
+		}
+		_ = plain.Close()
+
+		// All Runs call all mounts at once.
+		var failed atomic.Int32
+		for i, r := range runs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var calls []run.Call
+				for j, ref := range refs {
+					calls = append(calls, call(fmt.Sprintf("c%d", j), run.Alias(ref, mcptest.ToolEcho), fmt.Sprintf(`{"text":"run-%d-%d"}`, i, j)))
+				}
+				out, err := r.Execute(context.Background(), batch(calls...))
+				if err != nil {
+					failed.Add(1)
+					return
+				}
+				for j, res := range out.Results {
+					if res.Failed() || echoText(t, res) != fmt.Sprintf("run-%d-%d", i, j) {
+						failed.Add(1)
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		if failed.Load() > 0 {
+			t.Fatalf("%d of %d concurrent calls failed", failed.Load(), n*len(refs))
+		}
+
+		// Close of one Run never closes a session under another.
+		if err := runs[0].Close(); err != nil {
+			t.Fatal(err)
+		}
+		echoOn := func(r *run.Run, ref resource.Ref, text string) {
+			t.Helper()
+			out, err := r.Execute(context.Background(), batch(call("e", run.Alias(ref, mcptest.ToolEcho), `{"text":"`+text+`"}`)))
+			if err != nil || out.Results[0].Failed() || echoText(t, out.Results[0]) != text {
+				t.Fatalf("echo on %s: %v %+v", ref, err, out.Results)
+			}
+		}
+		echoOn(runs[1], refs[0], "after-close")
+
+		// A refresh in one Run that removes a mount leaves the others working.
+		out, err := runs[1].Execute(context.Background(), batch(call("m", "set_mounts", `{"mcps":["`+string(refs[1])+`","`+string(refs[2])+`"]}`)))
+		if err != nil || out.Results[0].Failed() || out.Refresh == nil || len(out.Refresh.Removed) != 1 {
+			t.Fatalf("removing a mount in Run 1: %v %+v %+v", err, out.Results, out.Refresh)
+		}
+		for _, ti := range runs[1].Tools() {
+			if ti.Source.Ref == refs[0] {
+				t.Fatalf("Run 1 still lists %s after removing it", ti.Name)
+			}
+		}
+		echoOn(runs[2], refs[0], "after-removal")
+		if got := processesOf(tags[0]); got != 1 {
+			t.Errorf("%d processes of the removed mount while other Runs use it; want 1", got)
+		}
+
+		for _, r := range runs[1:] {
+			_ = r.Close()
+		}
+		for i, tag := range tags {
+			if !processesGone(tag) {
+				t.Errorf("mount %s: a process is left 10 s after the last Run closed (idle time 100 ms)", refs[i])
+			}
+		}
+		if got := c.SharedConnections(); got != 0 {
+			t.Errorf("SharedConnections = %d after the idle time; want 0", got)
+		}
+	})
 }
 
 // Issue 18 §1, §4: a crash of a shared server is seen by every Run on
@@ -192,52 +194,54 @@ func TestSharedRunsCallConcurrently(t *testing.T) {
 // the pool makes that one new process.
 func TestSharedServerCrashIsOneRestart(t *testing.T) {
 	t.Parallel()
-	repo := newRepo(t)
-	refs, tags := sharedMounts(t, repo, 1, true)
-	c := sharingConnector(t)
-	const n = 8
-	var runs []*run.Run
-	for range n {
-		runs = append(runs, newRun(t, &run.Options{Repository: repo, Connector: c}))
-	}
-	pid := serverPID(t, runs[0], refs[0])
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	if !processGone(pid) {
-		t.Fatal("the killed server is still there after 10 s")
-	}
-	var wg sync.WaitGroup
-	for i, r := range runs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			// The lost mount is restarted at the start of this batch.
-			var out run.Outcome
-			var err error
-			for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-				out, err = r.Execute(context.Background(), batch(call("e", run.Alias(refs[0], mcptest.ToolEcho), fmt.Sprintf(`{"text":"r%d"}`, i))))
-				if err == nil && !out.Results[0].Failed() {
-					break
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		repo := newRepo(t)
+		refs, tags := sharedMounts(t, repo, 1, true, "-era", string(e))
+		c := sharingConnector(t)
+		const n = 8
+		var runs []*run.Run
+		for range n {
+			runs = append(runs, newRun(t, &run.Options{Repository: repo, Connector: c}))
+		}
+		pid := serverPID(t, runs[0], refs[0])
+		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		if !processGone(pid) {
+			t.Fatal("the killed server is still there after 10 s")
+		}
+		var wg sync.WaitGroup
+		for i, r := range runs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				// The lost mount is restarted at the start of this batch.
+				var out run.Outcome
+				var err error
+				for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+					out, err = r.Execute(context.Background(), batch(call("e", run.Alias(refs[0], mcptest.ToolEcho), fmt.Sprintf(`{"text":"r%d"}`, i))))
+					if err == nil && !out.Results[0].Failed() {
+						break
+					}
+					t.Logf("Run %d: %v %+v %+v", i, err, out.Results[0].Message, out.Refresh)
 				}
-				t.Logf("Run %d: %v %+v %+v", i, err, out.Results[0].Message, out.Refresh)
-			}
-			if err != nil || out.Results[0].Failed() {
-				t.Errorf("Run %d after the crash: %v %+v", i, err, out.Results)
-			}
-		}()
-	}
-	wg.Wait()
-	if got := processesOf(tags[0]); got != 1 {
-		t.Errorf("%d processes after %d Runs restarted the crashed server; want 1", got, n)
-	}
-	pids := map[int]bool{}
-	for _, r := range runs {
-		pids[serverPID(t, r, refs[0])] = true
-	}
-	if len(pids) != 1 || pids[pid] {
-		t.Errorf("the Runs use processes %v after the restart; want one new one (the killed was %d)", pids, pid)
-	}
+				if err != nil || out.Results[0].Failed() {
+					t.Errorf("Run %d after the crash: %v %+v", i, err, out.Results)
+				}
+			}()
+		}
+		wg.Wait()
+		if got := processesOf(tags[0]); got != 1 {
+			t.Errorf("%d processes after %d Runs restarted the crashed server; want 1", got, n)
+		}
+		pids := map[int]bool{}
+		for _, r := range runs {
+			pids[serverPID(t, r, refs[0])] = true
+		}
+		if len(pids) != 1 || pids[pid] {
+			t.Errorf("the Runs use processes %v after the restart; want one new one (the killed was %d)", pids, pid)
+		}
+	})
 }
 
 // Issue 18 §1: a tool list change of a shared server makes every Run on
@@ -245,29 +249,32 @@ func TestSharedServerCrashIsOneRestart(t *testing.T) {
 // connection.
 func TestSharedToolListChangeRelistsEveryRun(t *testing.T) {
 	t.Parallel()
-	repo := newRepo(t)
-	refs, tags := sharedMounts(t, repo, 1, true, "-fault", string(mcptest.FaultClientFeatures))
-	c := sharingConnector(t)
-	a := newRun(t, &run.Options{Repository: repo, Connector: c})
-	b := newRun(t, &run.Options{Repository: repo, Connector: c})
-	late := run.Alias(refs[0], "late")
-	out, err := a.Execute(context.Background(), batch(call("add", run.Alias(refs[0], mcptest.ToolAddTool), `{"name":"late"}`)))
-	if err != nil || out.Results[0].Failed() {
-		t.Fatalf("add_tool: %v %+v", err, out.Results)
-	}
-	out, err = b.Execute(context.Background(), batch(call("late", late, `{"text":"hi"}`)))
-	if err != nil || out.Results[0].Failed() || echoText(t, out.Results[0]) != "hi" {
-		t.Fatalf("Run b calling the new tool: %v %+v", err, out.Results)
-	}
-	if out.Refresh == nil || fmt.Sprint(out.Refresh.Relisted) != fmt.Sprint(refs) {
-		t.Errorf("Run b's refresh = %+v; want %s relisted", out.Refresh, refs[0])
-	}
-	if a.Fingerprint() != b.Fingerprint() {
-		t.Error("the two Runs disagree on the tools after both re-listed")
-	}
-	if got := processesOf(tags[0]); got != 1 {
-		t.Errorf("%d processes; want the one shared", got)
-	}
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		repo := newRepo(t)
+		refs, tags := sharedMounts(t, repo, 1, true, "-era", string(e), "-fault", string(mcptest.FaultClientFeatures))
+		c := sharingConnector(t)
+		a := newRun(t, &run.Options{Repository: repo, Connector: c})
+		b := newRun(t, &run.Options{Repository: repo, Connector: c})
+		listenOpen(t, a, refs[0], e) // the shared session's
+		late := run.Alias(refs[0], "late")
+		out, err := a.Execute(context.Background(), batch(call("add", run.Alias(refs[0], mcptest.ToolAddTool), `{"name":"late"}`)))
+		if err != nil || out.Results[0].Failed() {
+			t.Fatalf("add_tool: %v %+v", err, out.Results)
+		}
+		out, err = b.Execute(context.Background(), batch(call("late", late, `{"text":"hi"}`)))
+		if err != nil || out.Results[0].Failed() || echoText(t, out.Results[0]) != "hi" {
+			t.Fatalf("Run b calling the new tool: %v %+v", err, out.Results)
+		}
+		if out.Refresh == nil || fmt.Sprint(out.Refresh.Relisted) != fmt.Sprint(refs) {
+			t.Errorf("Run b's refresh = %+v; want %s relisted", out.Refresh, refs[0])
+		}
+		if a.Fingerprint() != b.Fingerprint() {
+			t.Error("the two Runs disagree on the tools after both re-listed")
+		}
+		if got := processesOf(tags[0]); got != 1 {
+			t.Errorf("%d processes; want the one shared", got)
+		}
+	})
 }
 
 // Issue 18 §1, §4: a changed registration (new revision) is a new shared
@@ -276,46 +283,48 @@ func TestSharedToolListChangeRelistsEveryRun(t *testing.T) {
 // waiting for the idle time.
 func TestSharedNewRevisionIsANewProcess(t *testing.T) {
 	t.Parallel()
-	repo := newRepo(t)
-	refs, tags := sharedMounts(t, repo, 1, true)
-	c := sharingConnectorIdle(t, time.Hour)
-	a := newRun(t, &run.Options{Repository: repo, Connector: c, HostTools: []run.HostTool{writeMCPTool(repo)}})
-	b := newRun(t, &run.Options{Repository: repo, Connector: c})
-	oldPID := serverPID(t, b, refs[0])
-	res, err := repo.Get(context.Background(), resource.Key{Kind: resource.KindMCP, Ref: refs[0]})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, changed, err := resource.DecodeMCP(res.Data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	changed.Args = append(changed.Args, "-page-size", "50")
-	data, err := json.Marshal(map[string]any{"ref": refs[0], "server": changed})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := a.Execute(context.Background(), batch(call("w", "write_mcp", string(data))))
-	if err != nil || out.Results[0].Failed() || out.Refresh == nil || !out.Refresh.OK || len(out.Refresh.Replaced) != 1 {
-		t.Fatalf("writing a new revision in Run a: %v %+v %+v", err, out.Results, out.Refresh)
-	}
-	newPID := serverPID(t, a, refs[0])
-	if newPID == oldPID {
-		t.Fatal("the new revision uses the old revision's process")
-	}
-	if got := serverPID(t, b, refs[0]); got != oldPID {
-		t.Errorf("Run b (old revision) moved to process %d; want its own %d", got, oldPID)
-	}
-	if got := processesOf(tags[0]); got != 2 {
-		t.Errorf("%d processes with both revisions in use; want 2", got)
-	}
-	_ = b.Close()
-	if !processGone(oldPID) {
-		t.Error("the old revision's process is still there 10 s after its last Run closed")
-	}
-	if got := serverPID(t, a, refs[0]); got != newPID {
-		t.Errorf("Run a moved to process %d; want %d", got, newPID)
-	}
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		repo := newRepo(t)
+		refs, tags := sharedMounts(t, repo, 1, true, "-era", string(e))
+		c := sharingConnectorIdle(t, time.Hour)
+		a := newRun(t, &run.Options{Repository: repo, Connector: c, HostTools: []run.HostTool{writeMCPTool(repo)}})
+		b := newRun(t, &run.Options{Repository: repo, Connector: c})
+		oldPID := serverPID(t, b, refs[0])
+		res, err := repo.Get(context.Background(), resource.Key{Kind: resource.KindMCP, Ref: refs[0]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, changed, err := resource.DecodeMCP(res.Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		changed.Args = append(changed.Args, "-page-size", "50")
+		data, err := json.Marshal(map[string]any{"ref": refs[0], "server": changed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := a.Execute(context.Background(), batch(call("w", "write_mcp", string(data))))
+		if err != nil || out.Results[0].Failed() || out.Refresh == nil || !out.Refresh.OK || len(out.Refresh.Replaced) != 1 {
+			t.Fatalf("writing a new revision in Run a: %v %+v %+v", err, out.Results, out.Refresh)
+		}
+		newPID := serverPID(t, a, refs[0])
+		if newPID == oldPID {
+			t.Fatal("the new revision uses the old revision's process")
+		}
+		if got := serverPID(t, b, refs[0]); got != oldPID {
+			t.Errorf("Run b (old revision) moved to process %d; want its own %d", got, oldPID)
+		}
+		if got := processesOf(tags[0]); got != 2 {
+			t.Errorf("%d processes with both revisions in use; want 2", got)
+		}
+		_ = b.Close()
+		if !processGone(oldPID) {
+			t.Error("the old revision's process is still there 10 s after its last Run closed")
+		}
+		if got := serverPID(t, a, refs[0]); got != newPID {
+			t.Errorf("Run a moved to process %d; want %d", got, newPID)
+		}
+	})
 }
 
 // Issue 18 §1, §4, issue 23 item 9 (a): a shared server's elicitation
@@ -326,7 +335,10 @@ func TestSharedNewRevisionIsANewProcess(t *testing.T) {
 func TestSharedElicitationReachesItsRunOnly(t *testing.T) {
 	t.Parallel()
 	repo := newRepo(t)
-	refs, _ := sharedMounts(t, repo, 1, true, "-fault", string(mcptest.FaultClientFeatures))
+	// Legacy era: routing a request by the call it names, and refusing one
+	// that names none, is the legacy rule; a modern server's request
+	// belongs to its call exactly (issue 25 item 4).
+	refs, _ := sharedMounts(t, repo, 1, true, "-era", string(mcptest.EraLegacy), "-fault", string(mcptest.FaultClientFeatures))
 	c := sharingConnector(t)
 	type asked struct {
 		run  string
@@ -396,13 +408,13 @@ func TestSharedElicitationReachesItsRunOnly(t *testing.T) {
 // sharedRunMount registers one shared mount of the fake server with
 // faults over transport (stdio: with a tag to count its processes,
 // returned; http: the test's own server) and the agent mounting it.
-func sharedRunMount(t *testing.T, repo resource.Repository, transport string, faults ...mcptest.Fault) (resource.Ref, string) {
+func sharedRunMount(t *testing.T, repo resource.Repository, transport string, era mcptest.Era, faults ...mcptest.Fault) (resource.Ref, string) {
 	t.Helper()
 	names := make([]string, len(faults))
 	for i, f := range faults {
 		names[i] = string(f)
 	}
-	args := []string{"-fault", strings.Join(names, ",")}
+	args := []string{"-era", string(era), "-fault", strings.Join(names, ",")}
 	if transport == resource.TransportHTTP {
 		const ref = resource.Ref("shared-http")
 		putMCP(t, repo, ref, resource.MCPServer{Type: resource.TransportHTTP, URL: mcptest.StartHTTP(t, args...), Shared: true})
@@ -509,7 +521,9 @@ func TestSharedLateRequestReachesNoOtherRun(t *testing.T) {
 		t.Run(transport, func(t *testing.T) {
 			t.Parallel()
 			repo := newRepo(t)
-			ref, tag := sharedRunMount(t, repo, transport, mcptest.FaultClientFeatures)
+			// Legacy era: a request outside any call is legacy-only (a modern
+			// server asks only in its call's rounds).
+			ref, tag := sharedRunMount(t, repo, transport, mcptest.EraLegacy, mcptest.FaultClientFeatures)
 			logged := &slogRecords{}
 			c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{SharedIdleTimeout: 100 * time.Millisecond, TerminateGrace: 300 * time.Millisecond,
 				Logger: slog.New(logged)})
@@ -556,13 +570,25 @@ func TestSharedLateRequestReachesNoOtherRun(t *testing.T) {
 // audits each loss (EventServerLost) with the count in a row, so the
 // crash loop shows. A ninth crash while Alice's call is in flight loses
 // her call, and is then charged to her too.
+//
+// Over HTTP the server is legacy: a modern HTTP server has no session, so
+// a crash loses only the calls in flight and no mount is lost or
+// restarted (issue 25 item 6, tested in mcpconn).
 func TestSharedCrashesOfOneRunSpareAnother(t *testing.T) {
 	t.Parallel()
-	for _, transport := range []string{resource.TransportStdio, resource.TransportHTTP} {
-		t.Run(transport, func(t *testing.T) {
+	for _, tc := range []struct {
+		transport string
+		era       mcptest.Era
+	}{
+		{resource.TransportStdio, mcptest.EraLegacy},
+		{resource.TransportStdio, mcptest.EraDual},
+		{resource.TransportHTTP, mcptest.EraLegacy},
+	} {
+		transport := tc.transport
+		t.Run(transport+"/"+string(tc.era), func(t *testing.T) {
 			t.Parallel()
 			repo := newRepo(t)
-			ref, tag := sharedRunMount(t, repo, transport, mcptest.FaultCrashOnCall, mcptest.FaultClientFeatures)
+			ref, tag := sharedRunMount(t, repo, transport, tc.era, mcptest.FaultCrashOnCall, mcptest.FaultClientFeatures)
 			c := sharingConnector(t)
 			var alice, bob userRun
 			ao := alice.options(repo, c, "alice")
@@ -638,19 +664,21 @@ func TestSharedCrashesOfOneRunSpareAnother(t *testing.T) {
 // no one closes).
 func TestRunOwnConnectorCloseEndsSharedProcesses(t *testing.T) {
 	t.Parallel()
-	repo := newRepo(t)
-	refs, tags := sharedMounts(t, repo, 1, true)
-	r := newRun(t, &run.Options{Repository: repo})
-	pid := serverPID(t, r, refs[0])
-	if err := r.Close(); err != nil {
-		t.Fatal(err)
-	}
-	// Close returns once its processes ended: no waiting here (the idle
-	// time would keep it 30 s).
-	if syscall.Kill(pid, 0) == nil {
-		t.Errorf("the shared server of a Run with its own Connector outlives Run.Close")
-	}
-	if !processesGone(tags[0]) {
-		t.Error("a process is left")
-	}
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		repo := newRepo(t)
+		refs, tags := sharedMounts(t, repo, 1, true, "-era", string(e))
+		r := newRun(t, &run.Options{Repository: repo})
+		pid := serverPID(t, r, refs[0])
+		if err := r.Close(); err != nil {
+			t.Fatal(err)
+		}
+		// Close returns once its processes ended: no waiting here (the idle
+		// time would keep it 30 s).
+		if syscall.Kill(pid, 0) == nil {
+			t.Errorf("the shared server of a Run with its own Connector outlives Run.Close")
+		}
+		if !processesGone(tags[0]) {
+			t.Error("a process is left")
+		}
+	})
 }

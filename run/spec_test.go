@@ -59,64 +59,68 @@ func TestChangedSchemaFailsResume(t *testing.T) {
 // invalid call gets invalid_arguments and the handler never runs.
 func TestHostToolHandlerSkippedOnInvalidArguments(t *testing.T) {
 	t.Parallel()
-	repo, mem := setup(t, notes)
-	var ran atomic.Int64
-	ht := run.HostTool{Name: "greet",
-		Schema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","minLength":1}},"required":["name"],"additionalProperties":false}`),
-		Handler: func(context.Context, run.Request) (run.Result, error) {
-			ran.Add(1)
-			return run.Result{Content: json.RawMessage(`[]`)}, nil
-		}}
-	r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), HostTools: []run.HostTool{ht}})
-	for _, args := range []string{`{}`, `{"name":""}`, `{"name":7}`, `{"name":"a","extra":1}`, `[]`} {
-		out, err := r.Execute(context.Background(), batch(call("g", "greet", args)))
-		if err != nil || out.Results[0].Code != run.CodeInvalidArguments {
-			t.Errorf("greet %s: %v %+v; want invalid_arguments", args, err, out.Results)
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		repo, mem := setupEra(t, e, notes)
+		var ran atomic.Int64
+		ht := run.HostTool{Name: "greet",
+			Schema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","minLength":1}},"required":["name"],"additionalProperties":false}`),
+			Handler: func(context.Context, run.Request) (run.Result, error) {
+				ran.Add(1)
+				return run.Result{Content: json.RawMessage(`[]`)}, nil
+			}}
+		r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), HostTools: []run.HostTool{ht}})
+		for _, args := range []string{`{}`, `{"name":""}`, `{"name":7}`, `{"name":"a","extra":1}`, `[]`} {
+			out, err := r.Execute(context.Background(), batch(call("g", "greet", args)))
+			if err != nil || out.Results[0].Code != run.CodeInvalidArguments {
+				t.Errorf("greet %s: %v %+v; want invalid_arguments", args, err, out.Results)
+			}
 		}
-	}
-	if n := ran.Load(); n != 0 {
-		t.Errorf("the handler ran %d times on invalid arguments", n)
-	}
-	if out, err := r.Execute(context.Background(), batch(call("g", "greet", `{"name":"a"}`))); err != nil || out.Results[0].Failed() || ran.Load() != 1 {
-		t.Errorf("a valid call: %v %+v, handler ran %d times", err, out.Results, ran.Load())
-	}
+		if n := ran.Load(); n != 0 {
+			t.Errorf("the handler ran %d times on invalid arguments", n)
+		}
+		if out, err := r.Execute(context.Background(), batch(call("g", "greet", `{"name":"a"}`))); err != nil || out.Results[0].Failed() || ran.Load() != 1 {
+			t.Errorf("a valid call: %v %+v, handler ran %d times", err, out.Results, ran.Load())
+		}
+	})
 }
 
 // SPEC R7.2: after a failed refresh the Run does not retry on its own:
 // batches that write nothing start no server and refresh nothing.
 func TestNoAutomaticRetryAfterAFailedRefresh(t *testing.T) {
 	t.Parallel()
-	a, broken := resource.Ref("a"), resource.Ref("broken")
-	repo, mem := setup(t, a)
-	putMCP(t, repo, broken, inMemoryServer(t))
-	var failDial atomic.Bool
-	failDial.Store(true)
-	var dials atomic.Int64
-	inner := mcptest.Dial(&mem.opts)
-	conn := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: func(ctx context.Context, ref resource.Ref, srv resource.MCPServer) (mcp.Transport, error) {
-		dials.Add(1)
-		if ref == broken && failDial.Load() {
-			return nil, errors.New("not startable yet")
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		a, broken := resource.Ref("a"), resource.Ref("broken")
+		repo, mem := setupEra(t, e, a)
+		putMCP(t, repo, broken, inMemoryServer(t))
+		var failDial atomic.Bool
+		failDial.Store(true)
+		var dials atomic.Int64
+		inner := mcptest.Dial(&mem.opts)
+		conn := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: func(ctx context.Context, ref resource.Ref, srv resource.MCPServer) (mcp.Transport, error) {
+			dials.Add(1)
+			if ref == broken && failDial.Load() {
+				return nil, errors.New("not startable yet")
+			}
+			return inner(ctx, ref, srv)
+		}})
+		r := newRun(t, &run.Options{Repository: repo, Connector: conn, HostTools: []run.HostTool{mountTool(repo)}})
+		out, err := r.Execute(context.Background(), batch(setMounts(a, broken)))
+		if err != nil || out.Refresh == nil || out.Refresh.OK {
+			t.Fatalf("failed refresh: %v %+v", err, out.Refresh)
 		}
-		return inner(ctx, ref, srv)
-	}})
-	r := newRun(t, &run.Options{Repository: repo, Connector: conn, HostTools: []run.HostTool{mountTool(repo)}})
-	out, err := r.Execute(context.Background(), batch(setMounts(a, broken)))
-	if err != nil || out.Refresh == nil || out.Refresh.OK {
-		t.Fatalf("failed refresh: %v %+v", err, out.Refresh)
-	}
-	failDial.Store(false) // startable now, but nothing asks for a retry
-	before := dials.Load()
-	for range 3 {
-		out, err := r.Execute(context.Background(), batch(call("e", run.Alias(a, mcptest.ToolEcho), `{"text":"x"}`)))
-		if err != nil || out.Results[0].Failed() || out.Refresh != nil {
-			t.Errorf("a batch without writes: %v %+v %+v; want no refresh", err, out.Results, out.Refresh)
+		failDial.Store(false) // startable now, but nothing asks for a retry
+		before := dials.Load()
+		for range 3 {
+			out, err := r.Execute(context.Background(), batch(call("e", run.Alias(a, mcptest.ToolEcho), `{"text":"x"}`)))
+			if err != nil || out.Results[0].Failed() || out.Refresh != nil {
+				t.Errorf("a batch without writes: %v %+v %+v; want no refresh", err, out.Results, out.Refresh)
+			}
 		}
-	}
-	if n := dials.Load() - before; n != 0 {
-		t.Errorf("%d connections were attempted without a write", n)
-	}
-	if hasTool(r, run.Alias(broken, mcptest.ToolEcho)) {
-		t.Error("the failed mount loaded without a retry")
-	}
+		if n := dials.Load() - before; n != 0 {
+			t.Errorf("%d connections were attempted without a write", n)
+		}
+		if hasTool(r, run.Alias(broken, mcptest.ToolEcho)) {
+			t.Error("the failed mount loaded without a retry")
+		}
+	})
 }

@@ -52,42 +52,44 @@ func touch(kind resource.Kind, ref resource.Ref) run.Call {
 // termination grace, and the refresh never reports a switch after it.
 func TestCloseDuringARefreshReturnsPromptly(t *testing.T) {
 	t.Parallel()
-	repo := newRepo(t)
-	a, mute := resource.Ref("a"), resource.Ref("mute")
-	putMCP(t, repo, a, stdioServer(t))
-	marker := t.TempDir()
-	srv := stdioServer(t, "-fault", string(mcptest.FaultNoHandshake), "-call-log", filepath.Join(marker, "calls.log"))
-	srv.StartupTimeoutMS = 20_000
-	putMCP(t, repo, mute, srv)
-	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{a}})
-	const grace = 300 * time.Millisecond
-	r, err := run.New(context.Background(), &run.Options{Agent: testAgent, Repository: repo, Permission: policy.AutoAllow(),
-		Connector: mcpconn.NewConnector(&mcpconn.ConnectorOptions{TerminateGrace: grace}), HostTools: []run.HostTool{mountTool(repo)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	refreshed := make(chan run.Outcome, 1)
-	go func() {
-		out, _ := r.Execute(context.Background(), batch(setMounts(a, mute)))
-		refreshed <- out
-	}()
-	time.Sleep(time.Second) // the refresh is waiting for the handshake
-	start := time.Now()
-	if err := r.Close(); err != nil {
-		t.Fatal(err)
-	}
-	took := time.Since(start)
-	t.Logf("Close during the refresh took %s (grace %s)", took, grace)
-	if took > time.Second+4*grace+2*time.Second { // wide: the machine is noisy
-		t.Errorf("Close took %s", took)
-	}
-	out := <-refreshed
-	if out.Refresh == nil || out.Refresh.OK || !errors.Is(out.Refresh.Err, run.ErrClosed) {
-		t.Errorf("the refresh cut by Close reported %+v; want not OK, ErrClosed", out.Refresh)
-	}
-	if !processesGone(marker) {
-		t.Error("the server the refresh was starting outlived Close")
-	}
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		repo := newRepo(t)
+		a, mute := resource.Ref("a"), resource.Ref("mute")
+		putMCP(t, repo, a, stdioServerEra(t, e))
+		marker := t.TempDir()
+		srv := stdioServerEra(t, e, "-fault", string(mcptest.FaultNoHandshake), "-call-log", filepath.Join(marker, "calls.log"))
+		srv.StartupTimeoutMS = 20_000
+		putMCP(t, repo, mute, srv)
+		putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{a}})
+		const grace = 300 * time.Millisecond
+		r, err := run.New(context.Background(), &run.Options{Agent: testAgent, Repository: repo, Permission: policy.AutoAllow(),
+			Connector: mcpconn.NewConnector(&mcpconn.ConnectorOptions{TerminateGrace: grace}), HostTools: []run.HostTool{mountTool(repo)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		refreshed := make(chan run.Outcome, 1)
+		go func() {
+			out, _ := r.Execute(context.Background(), batch(setMounts(a, mute)))
+			refreshed <- out
+		}()
+		time.Sleep(time.Second) // the refresh is waiting for the handshake
+		start := time.Now()
+		if err := r.Close(); err != nil {
+			t.Fatal(err)
+		}
+		took := time.Since(start)
+		t.Logf("Close during the refresh took %s (grace %s)", took, grace)
+		if took > time.Second+4*grace+2*time.Second { // wide: the machine is noisy
+			t.Errorf("Close took %s", took)
+		}
+		out := <-refreshed
+		if out.Refresh == nil || out.Refresh.OK || !errors.Is(out.Refresh.Err, run.ErrClosed) {
+			t.Errorf("the refresh cut by Close reported %+v; want not OK, ErrClosed", out.Refresh)
+		}
+		if !processesGone(marker) {
+			t.Error("the server the refresh was starting outlived Close")
+		}
+	})
 }
 
 // Issue 12 §1: an Execute whose boundary refreshes while another batch of
@@ -95,56 +97,58 @@ func TestCloseDuringARefreshReturnsPromptly(t *testing.T) {
 // its own deadline: it never waits for the other batch.
 func TestRefreshingExecuteDoesNotWaitForAnotherBatch(t *testing.T) {
 	t.Parallel()
-	a, b, c := resource.Ref("a"), resource.Ref("b"), resource.Ref("c")
-	repo, mem := setup(t, a, c)
-	putMCP(t, repo, b, inMemoryServer(t))
-	hold, held, release := holdTool()
-	r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), HostTools: []run.HostTool{mountTool(repo), hold}})
-	holding := make(chan error, 1)
-	go func() {
-		_, err := r.Execute(context.Background(), batch(call("h", "hold", `{}`)))
-		holding <- err
-	}()
-	<-held
-	defer func() {
-		close(release)
-		if err := <-holding; err != nil {
-			t.Errorf("the held batch: %v", err)
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		a, b, c := resource.Ref("a"), resource.Ref("b"), resource.Ref("c")
+		repo, mem := setupEra(t, e, a, c)
+		putMCP(t, repo, b, inMemoryServer(t))
+		hold, held, release := holdTool()
+		r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), HostTools: []run.HostTool{mountTool(repo), hold}})
+		holding := make(chan error, 1)
+		go func() {
+			_, err := r.Execute(context.Background(), batch(call("h", "hold", `{}`)))
+			holding <- err
+		}()
+		<-held
+		defer func() {
+			close(release)
+			if err := <-holding; err != nil {
+				t.Errorf("the held batch: %v", err)
+			}
+		}()
+		// A deadline far longer than the refresh takes, even on a loaded
+		// machine: waiting for the held batch (released only at the end of
+		// the test) would run into it and fail the refresh.
+		const deadline = 8 * time.Second
+		ctx, cancel := context.WithTimeout(context.Background(), deadline)
+		defer cancel()
+		start := time.Now()
+		type result struct {
+			out run.Outcome
+			err error
 		}
-	}()
-	// A deadline far longer than the refresh takes, even on a loaded
-	// machine: waiting for the held batch (released only at the end of
-	// the test) would run into it and fail the refresh.
-	const deadline = 8 * time.Second
-	ctx, cancel := context.WithTimeout(context.Background(), deadline)
-	defer cancel()
-	start := time.Now()
-	type result struct {
-		out run.Outcome
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		out, err := r.Execute(ctx, batch(setMounts(a, b)))
-		done <- result{out, err}
-	}()
-	var res result
-	select {
-	case res = <-done:
-	case <-time.After(deadline + 5*time.Second):
-		t.Fatal("the refreshing Execute waits for the held batch")
-	}
-	out, err := res.out, res.err
-	took := time.Since(start)
-	t.Logf("the refreshing Execute (deadline %s) returned after %s", deadline, took)
-	if err != nil || out.Refresh == nil || !out.Refresh.OK {
-		t.Fatalf("refresh: %v %+v", err, out.Refresh)
-	}
-	if diff := cmp.Diff([]resource.Ref{c}, out.Refresh.Removed); diff != "" {
-		t.Errorf("removed (-want +got):\n%s", diff)
-	}
-	// c's connection is still open for the held batch; it closes when
-	// that batch ends (checked by the leak checks of TestMain).
+		done := make(chan result, 1)
+		go func() {
+			out, err := r.Execute(ctx, batch(setMounts(a, b)))
+			done <- result{out, err}
+		}()
+		var res result
+		select {
+		case res = <-done:
+		case <-time.After(deadline + 5*time.Second):
+			t.Fatal("the refreshing Execute waits for the held batch")
+		}
+		out, err := res.out, res.err
+		took := time.Since(start)
+		t.Logf("the refreshing Execute (deadline %s) returned after %s", deadline, took)
+		if err != nil || out.Refresh == nil || !out.Refresh.OK {
+			t.Fatalf("refresh: %v %+v", err, out.Refresh)
+		}
+		if diff := cmp.Diff([]resource.Ref{c}, out.Refresh.Removed); diff != "" {
+			t.Errorf("removed (-want +got):\n%s", diff)
+		}
+		// c's connection is still open for the held batch; it closes when
+		// that batch ends (checked by the leak checks of TestMain).
+	})
 }
 
 // Issue 12 §2: a server killed between batches is restarted at the next
@@ -152,85 +156,89 @@ func TestRefreshingExecuteDoesNotWaitForAnotherBatch(t *testing.T) {
 // reached a server twice.
 func TestKilledServerRestartsBeforeTheNextBatch(t *testing.T) {
 	t.Parallel()
-	repo := newRepo(t)
-	notesRef := resource.Ref("notes")
-	logPath := filepath.Join(t.TempDir(), "calls.log")
-	putMCP(t, repo, notesRef, stdioServer(t, "-call-log", logPath))
-	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{notesRef}})
-	var audit auditLog
-	r := newRun(t, &run.Options{Repository: repo, Auditor: &audit})
-	echoAlias := run.Alias(notesRef, mcptest.ToolEcho)
-	out, err := r.Execute(context.Background(), batch(call("e1", echoAlias, `{"text":"one"}`)))
-	if err != nil || out.Results[0].Failed() {
-		t.Fatalf("first call: %v %+v", err, out.Results)
-	}
-	pid := serverPID(t, r, notesRef)
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	// Until the host has reaped it (kill 0 fails only then; a zombie still
-	// answers), and a moment for the reaper to mark the process ended.
-	for deadline := time.Now().Add(10 * time.Second); syscall.Kill(pid, 0) == nil; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the server was not reaped after SIGKILL")
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		repo := newRepo(t)
+		notesRef := resource.Ref("notes")
+		logPath := filepath.Join(t.TempDir(), "calls.log")
+		putMCP(t, repo, notesRef, stdioServerEra(t, e, "-call-log", logPath))
+		putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{notesRef}})
+		var audit auditLog
+		r := newRun(t, &run.Options{Repository: repo, Auditor: &audit})
+		echoAlias := run.Alias(notesRef, mcptest.ToolEcho)
+		out, err := r.Execute(context.Background(), batch(call("e1", echoAlias, `{"text":"one"}`)))
+		if err != nil || out.Results[0].Failed() {
+			t.Fatalf("first call: %v %+v", err, out.Results)
 		}
-	}
-	time.Sleep(50 * time.Millisecond)
-	out, err = r.Execute(context.Background(), batch(call("e2", echoAlias, `{"text":"two"}`)))
-	if err != nil || out.Results[0].Failed() || echoText(t, out.Results[0]) != "two" {
-		t.Fatalf("the call after the kill: %v %+v", err, out.Results)
-	}
-	if out.Refresh == nil || !cmp.Equal([]resource.Ref{notesRef}, out.Refresh.Restarted) {
-		t.Errorf("refresh report = %+v; want notes restarted", out.Refresh)
-	}
-	if got := serverPID(t, r, notesRef); got == pid {
-		t.Error("the server was not restarted")
-	}
-	if diff := cmp.Diff([]string{mcptest.ToolEcho, mcptest.ToolEnvironment, mcptest.ToolEcho, mcptest.ToolEnvironment}, readLines(t, logPath)); diff != "" {
-		t.Errorf("calls the servers received (-want +got):\n%s", diff)
-	}
-	var diffs []*run.RefreshDiff
-	for _, rec := range audit.records(run.EventRefresh) {
-		diffs = append(diffs, rec.Diff)
-	}
-	if len(diffs) != 1 || diffs[0] == nil || !cmp.Equal([]resource.Ref{notesRef}, diffs[0].Restarted) {
-		t.Errorf("refresh audit diffs = %+v; want one restart of notes", diffs)
-	}
+		pid := serverPID(t, r, notesRef)
+		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		// Until the host has reaped it (kill 0 fails only then; a zombie still
+		// answers), and a moment for the reaper to mark the process ended.
+		for deadline := time.Now().Add(10 * time.Second); syscall.Kill(pid, 0) == nil; time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("the server was not reaped after SIGKILL")
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+		out, err = r.Execute(context.Background(), batch(call("e2", echoAlias, `{"text":"two"}`)))
+		if err != nil || out.Results[0].Failed() || echoText(t, out.Results[0]) != "two" {
+			t.Fatalf("the call after the kill: %v %+v", err, out.Results)
+		}
+		if out.Refresh == nil || !cmp.Equal([]resource.Ref{notesRef}, out.Refresh.Restarted) {
+			t.Errorf("refresh report = %+v; want notes restarted", out.Refresh)
+		}
+		if got := serverPID(t, r, notesRef); got == pid {
+			t.Error("the server was not restarted")
+		}
+		if diff := cmp.Diff([]string{mcptest.ToolEcho, mcptest.ToolEnvironment, mcptest.ToolEcho, mcptest.ToolEnvironment}, readLines(t, logPath)); diff != "" {
+			t.Errorf("calls the servers received (-want +got):\n%s", diff)
+		}
+		var diffs []*run.RefreshDiff
+		for _, rec := range audit.records(run.EventRefresh) {
+			diffs = append(diffs, rec.Diff)
+		}
+		if len(diffs) != 1 || diffs[0] == nil || !cmp.Equal([]resource.Ref{notesRef}, diffs[0].Restarted) {
+			t.Errorf("refresh audit diffs = %+v; want one restart of notes", diffs)
+		}
+	})
 }
 
 // Issue 12 §2: a server that crashes on every call is restarted at most
 // MaxRestarts times in a Run; then its calls say it is not restarted again.
 func TestCrashLoopingServerIsRestartedAtMostMaxRestarts(t *testing.T) {
 	t.Parallel()
-	repo := newRepo(t)
-	crashy := resource.Ref("crashy")
-	marker := t.TempDir()
-	putMCP(t, repo, crashy, stdioServer(t, "-fault", string(mcptest.FaultCrashOnCall), "-call-log", filepath.Join(marker, "calls.log")))
-	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{crashy}})
-	const maxRestarts = 3
-	r := newRun(t, &run.Options{Repository: repo, MaxRestarts: maxRestarts, RestartBackoff: time.Millisecond})
-	restarts := 0
-	var last run.Result
-	for i := range 8 {
-		time.Sleep(10 * time.Millisecond) // past the backoff
-		out, err := r.Execute(context.Background(), batch(call("c", run.Alias(crashy, mcptest.ToolCrash), `{}`)))
-		if err != nil || out.Results[0].Code != run.CodeUnavailable {
-			t.Fatalf("call %d: %v %+v", i, err, out.Results)
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		repo := newRepo(t)
+		crashy := resource.Ref("crashy")
+		marker := t.TempDir()
+		putMCP(t, repo, crashy, stdioServerEra(t, e, "-fault", string(mcptest.FaultCrashOnCall), "-call-log", filepath.Join(marker, "calls.log")))
+		putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{crashy}})
+		const maxRestarts = 3
+		r := newRun(t, &run.Options{Repository: repo, MaxRestarts: maxRestarts, RestartBackoff: time.Millisecond})
+		restarts := 0
+		var last run.Result
+		for i := range 8 {
+			time.Sleep(10 * time.Millisecond) // past the backoff
+			out, err := r.Execute(context.Background(), batch(call("c", run.Alias(crashy, mcptest.ToolCrash), `{}`)))
+			if err != nil || out.Results[0].Code != run.CodeUnavailable {
+				t.Fatalf("call %d: %v %+v", i, err, out.Results)
+			}
+			last = out.Results[0]
+			if out.Refresh != nil {
+				restarts += len(out.Refresh.Restarted)
+			}
 		}
-		last = out.Results[0]
-		if out.Refresh != nil {
-			restarts += len(out.Refresh.Restarted)
+		if restarts != maxRestarts {
+			t.Errorf("%d restarts; want %d", restarts, maxRestarts)
 		}
-	}
-	if restarts != maxRestarts {
-		t.Errorf("%d restarts; want %d", restarts, maxRestarts)
-	}
-	if !strings.Contains(last.Message, "not restarted again") {
-		t.Errorf("the last call says %q; want that the server is not restarted again", last.Message)
-	}
-	if got := len(readLines(t, filepath.Join(marker, "calls.log"))); got != 1+maxRestarts {
-		t.Errorf("the servers received %d calls; want %d (one per process)", got, 1+maxRestarts)
-	}
+		if !strings.Contains(last.Message, "not restarted again") {
+			t.Errorf("the last call says %q; want that the server is not restarted again", last.Message)
+		}
+		if got := len(readLines(t, filepath.Join(marker, "calls.log"))); got != 1+maxRestarts {
+			t.Errorf("the servers received %d calls; want %d (one per process)", got, 1+maxRestarts)
+		}
+	})
 }
 
 // Issue 12 §3a: after "configuration saved, but load failed" on an add
@@ -239,44 +247,46 @@ func TestCrashLoopingServerIsRestartedAtMostMaxRestarts(t *testing.T) {
 // write unchanged, retries, and the Run catches up.
 func TestFailedAddIsRetriedByALaterWrite(t *testing.T) {
 	t.Parallel()
-	repo := newRepo(t)
-	a, late := resource.Ref("a"), resource.Ref("late")
-	putMCP(t, repo, a, stdioServer(t))
-	broken := stdioServer(t)
-	broken.Cwd = filepath.Join(t.TempDir(), "not-yet")
-	putMCP(t, repo, late, broken)
-	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{a}})
-	r := newRun(t, &run.Options{Repository: repo, HostTools: []run.HostTool{mountTool(repo), writeMCPTool(repo), touchTool()}})
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		repo := newRepo(t)
+		a, late := resource.Ref("a"), resource.Ref("late")
+		putMCP(t, repo, a, stdioServerEra(t, e))
+		broken := stdioServerEra(t, e)
+		broken.Cwd = filepath.Join(t.TempDir(), "not-yet")
+		putMCP(t, repo, late, broken)
+		putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{a}})
+		r := newRun(t, &run.Options{Repository: repo, HostTools: []run.HostTool{mountTool(repo), writeMCPTool(repo), touchTool()}})
 
-	out, err := r.Execute(context.Background(), batch(setMounts(a, late)))
-	if err != nil || out.Refresh == nil || out.Refresh.OK {
-		t.Fatalf("add of a broken server: %v %+v", err, out.Refresh)
-	}
-	model := string(out.Results[0].ForModel())
-	if !strings.Contains(model, "configuration saved, but load failed") || !strings.Contains(model, "write the agent or the server again to retry") {
-		t.Errorf("the writing call's result for the model = %s; want the notice", model)
-	}
+		out, err := r.Execute(context.Background(), batch(setMounts(a, late)))
+		if err != nil || out.Refresh == nil || out.Refresh.OK {
+			t.Fatalf("add of a broken server: %v %+v", err, out.Refresh)
+		}
+		model := string(out.Results[0].ForModel())
+		if !strings.Contains(model, "configuration saved, but load failed") || !strings.Contains(model, "write the agent or the server again to retry") {
+			t.Errorf("the writing call's result for the model = %s; want the notice", model)
+		}
 
-	// The same agent write again, unchanged: a retry, which still fails.
-	out, err = r.Execute(context.Background(), batch(touch(resource.KindAgent, testAgent)))
-	if err != nil || out.Refresh == nil || out.Refresh.OK {
-		t.Errorf("retry by an unchanged write: %v %+v; want a refresh that fails again", err, out.Refresh)
-	}
-	// The server's document fixed: its write retries, and the Run loads it.
-	fixed := stdioServer(t)
-	srvJSON, _ := json.Marshal(map[string]any{"ref": late, "server": fixed})
-	out, err = r.Execute(context.Background(), batch(run.Call{ID: "fix", Name: "write_mcp", Arguments: srvJSON}))
-	if err != nil || out.Refresh == nil || !out.Refresh.OK || !cmp.Equal([]resource.Ref{late}, out.Refresh.Added) {
-		t.Fatalf("after fixing the server: %v %+v", err, out.Refresh)
-	}
-	if !hasTool(r, run.Alias(late, mcptest.ToolEcho)) {
-		t.Error("the late server's tools did not load")
-	}
-	// Caught up: an unchanged write no longer refreshes.
-	out, err = r.Execute(context.Background(), batch(touch(resource.KindAgent, testAgent)))
-	if err != nil || out.Refresh != nil {
-		t.Errorf("an unchanged write when caught up: %v %+v; want no refresh", err, out.Refresh)
-	}
+		// The same agent write again, unchanged: a retry, which still fails.
+		out, err = r.Execute(context.Background(), batch(touch(resource.KindAgent, testAgent)))
+		if err != nil || out.Refresh == nil || out.Refresh.OK {
+			t.Errorf("retry by an unchanged write: %v %+v; want a refresh that fails again", err, out.Refresh)
+		}
+		// The server's document fixed: its write retries, and the Run loads it.
+		fixed := stdioServerEra(t, e)
+		srvJSON, _ := json.Marshal(map[string]any{"ref": late, "server": fixed})
+		out, err = r.Execute(context.Background(), batch(run.Call{ID: "fix", Name: "write_mcp", Arguments: srvJSON}))
+		if err != nil || out.Refresh == nil || !out.Refresh.OK || !cmp.Equal([]resource.Ref{late}, out.Refresh.Added) {
+			t.Fatalf("after fixing the server: %v %+v", err, out.Refresh)
+		}
+		if !hasTool(r, run.Alias(late, mcptest.ToolEcho)) {
+			t.Error("the late server's tools did not load")
+		}
+		// Caught up: an unchanged write no longer refreshes.
+		out, err = r.Execute(context.Background(), batch(touch(resource.KindAgent, testAgent)))
+		if err != nil || out.Refresh != nil {
+			t.Errorf("an unchanged write when caught up: %v %+v; want no refresh", err, out.Refresh)
+		}
+	})
 }
 
 // Issue 12 §3b: a mount that crashed and cannot restart does not block a
@@ -284,55 +294,59 @@ func TestFailedAddIsRetriedByALaterWrite(t *testing.T) {
 // effect.
 func TestDeadMountDoesNotBlockRemovals(t *testing.T) {
 	t.Parallel()
-	repo := newRepo(t)
-	crashy, a, b := resource.Ref("crashy"), resource.Ref("a"), resource.Ref("b")
-	putMCP(t, repo, crashy, stdioServer(t, "-fault", string(mcptest.FaultCrashOnCall)))
-	putMCP(t, repo, a, stdioServer(t))
-	putMCP(t, repo, b, stdioServer(t))
-	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{crashy, a, b}})
-	r := newRun(t, &run.Options{Repository: repo, MaxRestarts: -1, HostTools: []run.HostTool{mountTool(repo)}})
-	out, err := r.Execute(context.Background(), batch(call("c", run.Alias(crashy, mcptest.ToolCrash), `{}`)))
-	if err != nil || out.Results[0].Code != run.CodeUnavailable || out.Refresh != nil {
-		t.Fatalf("crash: %v %+v %+v", err, out.Results, out.Refresh)
-	}
-	out, err = r.Execute(context.Background(), batch(setMounts(crashy, a)))
-	if err != nil || out.Refresh == nil || !out.Refresh.OK || !cmp.Equal([]resource.Ref{b}, out.Refresh.Removed) {
-		t.Fatalf("remove b beside a dead mount: %v %+v", err, out.Refresh)
-	}
-	out, err = r.Execute(context.Background(), batch(setMounts(a)))
-	if err != nil || out.Refresh == nil || !out.Refresh.OK || !cmp.Equal([]resource.Ref{crashy}, out.Refresh.Removed) {
-		t.Fatalf("remove the dead mount: %v %+v", err, out.Refresh)
-	}
-	if hasTool(r, run.Alias(crashy, mcptest.ToolEcho)) || hasTool(r, run.Alias(b, mcptest.ToolEcho)) {
-		t.Error("removed mounts' tools are still listed")
-	}
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		repo := newRepo(t)
+		crashy, a, b := resource.Ref("crashy"), resource.Ref("a"), resource.Ref("b")
+		putMCP(t, repo, crashy, stdioServerEra(t, e, "-fault", string(mcptest.FaultCrashOnCall)))
+		putMCP(t, repo, a, stdioServerEra(t, e))
+		putMCP(t, repo, b, stdioServerEra(t, e))
+		putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{crashy, a, b}})
+		r := newRun(t, &run.Options{Repository: repo, MaxRestarts: -1, HostTools: []run.HostTool{mountTool(repo)}})
+		out, err := r.Execute(context.Background(), batch(call("c", run.Alias(crashy, mcptest.ToolCrash), `{}`)))
+		if err != nil || out.Results[0].Code != run.CodeUnavailable || out.Refresh != nil {
+			t.Fatalf("crash: %v %+v %+v", err, out.Results, out.Refresh)
+		}
+		out, err = r.Execute(context.Background(), batch(setMounts(crashy, a)))
+		if err != nil || out.Refresh == nil || !out.Refresh.OK || !cmp.Equal([]resource.Ref{b}, out.Refresh.Removed) {
+			t.Fatalf("remove b beside a dead mount: %v %+v", err, out.Refresh)
+		}
+		out, err = r.Execute(context.Background(), batch(setMounts(a)))
+		if err != nil || out.Refresh == nil || !out.Refresh.OK || !cmp.Equal([]resource.Ref{crashy}, out.Refresh.Removed) {
+			t.Fatalf("remove the dead mount: %v %+v", err, out.Refresh)
+		}
+		if hasTool(r, run.Alias(crashy, mcptest.ToolEcho)) || hasTool(r, run.Alias(b, mcptest.ToolEcho)) {
+			t.Error("removed mounts' tools are still listed")
+		}
+	})
 }
 
 // Issue 12 §3b: a failed refresh still applies removals; the failing
 // addition is left out and the rest stays.
 func TestFailedRefreshStillRemoves(t *testing.T) {
 	t.Parallel()
-	repo := newRepo(t)
-	a, b, broken := resource.Ref("a"), resource.Ref("b"), resource.Ref("broken")
-	putMCP(t, repo, a, stdioServer(t))
-	putMCP(t, repo, b, stdioServer(t))
-	putMCP(t, repo, broken, stdioServer(t, "-fault", string(mcptest.FaultExitAtStart)))
-	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{a, b}})
-	r := newRun(t, &run.Options{Repository: repo, HostTools: []run.HostTool{mountTool(repo)}})
-	pidB := serverPID(t, r, b)
-	out, err := r.Execute(context.Background(), batch(setMounts(a, broken)))
-	if err != nil || out.Refresh == nil || out.Refresh.OK {
-		t.Fatalf("refresh: %v %+v", err, out.Refresh)
-	}
-	if !cmp.Equal([]resource.Ref{b}, out.Refresh.Removed) || len(out.Refresh.Added) != 0 {
-		t.Errorf("report = %+v; want b removed and nothing added", out.Refresh)
-	}
-	if hasTool(r, run.Alias(b, mcptest.ToolEcho)) || !hasTool(r, run.Alias(a, mcptest.ToolEcho)) {
-		t.Errorf("tools = %v; want a's and not b's", toolNames(r))
-	}
-	if !processGone(pidB) {
-		t.Error("the removed server still runs")
-	}
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		repo := newRepo(t)
+		a, b, broken := resource.Ref("a"), resource.Ref("b"), resource.Ref("broken")
+		putMCP(t, repo, a, stdioServerEra(t, e))
+		putMCP(t, repo, b, stdioServerEra(t, e))
+		putMCP(t, repo, broken, stdioServerEra(t, e, "-fault", string(mcptest.FaultExitAtStart)))
+		putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{a, b}})
+		r := newRun(t, &run.Options{Repository: repo, HostTools: []run.HostTool{mountTool(repo)}})
+		pidB := serverPID(t, r, b)
+		out, err := r.Execute(context.Background(), batch(setMounts(a, broken)))
+		if err != nil || out.Refresh == nil || out.Refresh.OK {
+			t.Fatalf("refresh: %v %+v", err, out.Refresh)
+		}
+		if !cmp.Equal([]resource.Ref{b}, out.Refresh.Removed) || len(out.Refresh.Added) != 0 {
+			t.Errorf("report = %+v; want b removed and nothing added", out.Refresh)
+		}
+		if hasTool(r, run.Alias(b, mcptest.ToolEcho)) || !hasTool(r, run.Alias(a, mcptest.ToolEcho)) {
+			t.Errorf("tools = %v; want a's and not b's", toolNames(r))
+		}
+		if !processGone(pidB) {
+			t.Error("the removed server still runs")
+		}
+	})
 }
 
 // Issue 12 §2: a restart that fails is reported like a failed refresh
@@ -340,30 +354,32 @@ func TestFailedRefreshStillRemoves(t *testing.T) {
 // does not fail the boundary.
 func TestFailedRestartIsReported(t *testing.T) {
 	t.Parallel()
-	repo := newRepo(t)
-	crashy := resource.Ref("crashy")
-	srv := stdioServer(t, "-fault", string(mcptest.FaultCrashOnCall))
-	srv.Cwd = t.TempDir()
-	putMCP(t, repo, crashy, srv)
-	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{crashy}})
-	r := newRun(t, &run.Options{Repository: repo, RestartBackoff: time.Millisecond})
-	if err := os.Remove(srv.Cwd); err != nil { // the restart cannot start it
-		t.Fatal(err)
-	}
-	out, err := r.Execute(context.Background(), batch(call("c", run.Alias(crashy, mcptest.ToolCrash), `{}`)))
-	if err != nil || out.Results[0].Code != run.CodeUnavailable {
-		t.Fatalf("crash: %v %+v", err, out.Results)
-	}
-	rep := out.Refresh
-	if rep == nil || !rep.OK || len(rep.Failures) != 1 || rep.Failures[0].Ref != crashy || len(rep.Restarted) != 0 {
-		t.Fatalf("refresh report = %+v; want OK with crashy's restart failing", rep)
-	}
-	if !strings.Contains(out.Notice(), "configuration saved, but load failed: restarting mount crashy") {
-		t.Errorf("notice = %q", out.Notice())
-	}
-	if !hasTool(r, run.Alias(crashy, mcptest.ToolEcho)) {
-		t.Error("the lost mount's tools were dropped")
-	}
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		repo := newRepo(t)
+		crashy := resource.Ref("crashy")
+		srv := stdioServerEra(t, e, "-fault", string(mcptest.FaultCrashOnCall))
+		srv.Cwd = t.TempDir()
+		putMCP(t, repo, crashy, srv)
+		putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{crashy}})
+		r := newRun(t, &run.Options{Repository: repo, RestartBackoff: time.Millisecond})
+		if err := os.Remove(srv.Cwd); err != nil { // the restart cannot start it
+			t.Fatal(err)
+		}
+		out, err := r.Execute(context.Background(), batch(call("c", run.Alias(crashy, mcptest.ToolCrash), `{}`)))
+		if err != nil || out.Results[0].Code != run.CodeUnavailable {
+			t.Fatalf("crash: %v %+v", err, out.Results)
+		}
+		rep := out.Refresh
+		if rep == nil || !rep.OK || len(rep.Failures) != 1 || rep.Failures[0].Ref != crashy || len(rep.Restarted) != 0 {
+			t.Fatalf("refresh report = %+v; want OK with crashy's restart failing", rep)
+		}
+		if !strings.Contains(out.Notice(), "configuration saved, but load failed: restarting mount crashy") {
+			t.Errorf("notice = %q", out.Notice())
+		}
+		if !hasTool(r, run.Alias(crashy, mcptest.ToolEcho)) {
+			t.Error("the lost mount's tools were dropped")
+		}
+	})
 }
 
 // A mount shared by several snapshots stays open while any batch still
@@ -371,50 +387,54 @@ func TestFailedRestartIsReported(t *testing.T) {
 // held do not close the mount that batch calls next.
 func TestSharedMountOutlivesLaterSnapshots(t *testing.T) {
 	t.Parallel()
-	a, b, c := resource.Ref("a"), resource.Ref("b"), resource.Ref("c")
-	repo, mem := setup(t, a, c)
-	putMCP(t, repo, b, inMemoryServer(t))
-	hold, held, release := holdTool()
-	r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), HostTools: []run.HostTool{mountTool(repo), hold}, MaxConcurrency: 1})
-	done := make(chan run.Outcome, 1)
-	go func() {
-		out, _ := r.Execute(context.Background(), batch(call("h", "hold", `{}`), call("late", run.Alias(c, mcptest.ToolEcho), `{"text":"still here"}`)))
-		done <- out
-	}()
-	<-held
-	for _, mounts := range [][]resource.Ref{{a, b, c}, {a, b}} {
-		if out, err := r.Execute(context.Background(), batch(setMounts(mounts...))); err != nil || out.Refresh == nil || !out.Refresh.OK {
-			t.Fatalf("set %v: %v %+v", mounts, err, out.Refresh)
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		a, b, c := resource.Ref("a"), resource.Ref("b"), resource.Ref("c")
+		repo, mem := setupEra(t, e, a, c)
+		putMCP(t, repo, b, inMemoryServer(t))
+		hold, held, release := holdTool()
+		r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), HostTools: []run.HostTool{mountTool(repo), hold}, MaxConcurrency: 1})
+		done := make(chan run.Outcome, 1)
+		go func() {
+			out, _ := r.Execute(context.Background(), batch(call("h", "hold", `{}`), call("late", run.Alias(c, mcptest.ToolEcho), `{"text":"still here"}`)))
+			done <- out
+		}()
+		<-held
+		for _, mounts := range [][]resource.Ref{{a, b, c}, {a, b}} {
+			if out, err := r.Execute(context.Background(), batch(setMounts(mounts...))); err != nil || out.Refresh == nil || !out.Refresh.OK {
+				t.Fatalf("set %v: %v %+v", mounts, err, out.Refresh)
+			}
 		}
-	}
-	close(release)
-	out := <-done
-	if got := echoText(t, out.Results[1]); got != "still here" {
-		t.Errorf("the held batch's call to c got %q", got)
-	}
+		close(release)
+		out := <-done
+		if got := echoText(t, out.Results[1]); got != "still here" {
+			t.Errorf("the held batch's call to c got %q", got)
+		}
+	})
 }
 
 // SPEC R7.5: restarting a lost mount loads no edit that another front end
 // saved: not the agent's mounts, not the server's document.
 func TestRestartLoadsNoOtherEdits(t *testing.T) {
 	t.Parallel()
-	repo := newRepo(t)
-	crashy, other := resource.Ref("crashy"), resource.Ref("other")
-	putMCP(t, repo, crashy, stdioServer(t, "-fault", string(mcptest.FaultCrashOnCall)))
-	putMCP(t, repo, other, stdioServer(t))
-	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{crashy}})
-	r := newRun(t, &run.Options{Repository: repo})
-	// Another front end adds a mount and edits the crashy server.
-	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{crashy, other}})
-	putMCP(t, repo, crashy, stdioServer(t, "-fault", string(mcptest.FaultCrashOnCall), "-tag", "edited"))
-	out, err := r.Execute(context.Background(), batch(call("c", run.Alias(crashy, mcptest.ToolCrash), `{}`)))
-	if err != nil || out.Refresh == nil || !cmp.Equal([]resource.Ref{crashy}, out.Refresh.Restarted) || len(out.Refresh.Added) != 0 {
-		t.Fatalf("restart: %v %+v", err, out.Refresh)
-	}
-	if hasTool(r, run.Alias(other, mcptest.ToolEcho)) {
-		t.Error("the restart loaded a mount another front end added")
-	}
-	if env := serverEnv(t, r, crashy); slices.Contains(env.Args, "edited") {
-		t.Errorf("the restart used the edited document: %v", env.Args)
-	}
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		repo := newRepo(t)
+		crashy, other := resource.Ref("crashy"), resource.Ref("other")
+		putMCP(t, repo, crashy, stdioServerEra(t, e, "-fault", string(mcptest.FaultCrashOnCall)))
+		putMCP(t, repo, other, stdioServerEra(t, e))
+		putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{crashy}})
+		r := newRun(t, &run.Options{Repository: repo})
+		// Another front end adds a mount and edits the crashy server.
+		putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{crashy, other}})
+		putMCP(t, repo, crashy, stdioServerEra(t, e, "-fault", string(mcptest.FaultCrashOnCall), "-tag", "edited"))
+		out, err := r.Execute(context.Background(), batch(call("c", run.Alias(crashy, mcptest.ToolCrash), `{}`)))
+		if err != nil || out.Refresh == nil || !cmp.Equal([]resource.Ref{crashy}, out.Refresh.Restarted) || len(out.Refresh.Added) != 0 {
+			t.Fatalf("restart: %v %+v", err, out.Refresh)
+		}
+		if hasTool(r, run.Alias(other, mcptest.ToolEcho)) {
+			t.Error("the restart loaded a mount another front end added")
+		}
+		if env := serverEnv(t, r, crashy); slices.Contains(env.Args, "edited") {
+			t.Errorf("the restart used the edited document: %v", env.Args)
+		}
+	})
 }

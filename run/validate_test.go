@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/run"
 	"github.com/agtsdk/agt/toolschema"
 	"github.com/google/go-cmp/cmp"
@@ -77,22 +78,24 @@ func TestExecuteValidationBounded(t *testing.T) {
 // invalid_arguments at the string's path, without the value.
 func TestExecuteRefusesInvalidText(t *testing.T) {
 	t.Parallel()
-	repo, mem := setup(t, notes)
-	r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector()})
-	for i, args := range []string{"{\"text\":\"\xc0\xaf\"}", "{\"text\":\"\xed\xa0\x80\"}", `{"text":"\ud800"}`} {
-		out, err := r.Execute(context.Background(), batch(call("a", echo, args)))
-		if err != nil || len(out.Results) != 1 {
-			t.Fatalf("%d: Execute: %v %+v", i, err, out)
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		repo, mem := setupEra(t, e, notes)
+		r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector()})
+		for i, args := range []string{"{\"text\":\"\xc0\xaf\"}", "{\"text\":\"\xed\xa0\x80\"}", `{"text":"\ud800"}`} {
+			out, err := r.Execute(context.Background(), batch(call("a", echo, args)))
+			if err != nil || len(out.Results) != 1 {
+				t.Fatalf("%d: Execute: %v %+v", i, err, out)
+			}
+			res := out.Results[0]
+			if res.Code != run.CodeInvalidArguments || len(res.Violations) != 1 || res.Violations[0].Path != "/text" {
+				t.Errorf("%d: %s %v, want invalid_arguments at /text", i, res.Code, res.Violations)
+			}
+			if body := string(res.ForModel()); strings.Contains(body, "\xc0") || strings.Contains(body, "\xed") || strings.Contains(body, `\ud800`) || strings.Contains(body, `\ufffd`) {
+				t.Errorf("%d: the answer holds the value: %s", i, body)
+			}
 		}
-		res := out.Results[0]
-		if res.Code != run.CodeInvalidArguments || len(res.Violations) != 1 || res.Violations[0].Path != "/text" {
-			t.Errorf("%d: %s %v, want invalid_arguments at /text", i, res.Code, res.Violations)
+		if n := mem.counters.Calls(); n != 0 {
+			t.Errorf("the server got %d calls", n)
 		}
-		if body := string(res.ForModel()); strings.Contains(body, "\xc0") || strings.Contains(body, "\xed") || strings.Contains(body, `\ud800`) || strings.Contains(body, `\ufffd`) {
-			t.Errorf("%d: the answer holds the value: %s", i, body)
-		}
-	}
-	if n := mem.counters.Calls(); n != 0 {
-		t.Errorf("the server got %d calls", n)
-	}
+	})
 }

@@ -7,9 +7,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/google/go-cmp/cmp"
 )
+
+// eras are the protocol eras a test of a main flow runs in, each a
+// parallel subtest (issue 25): a legacy server, which agt speaks
+// 2025-11-25 to, and a dual-era one, which it speaks 2026-07-28 to.
+var eras = []mcptest.Era{mcptest.EraLegacy, mcptest.EraDual}
 
 // registerFake registers the bundled fake MCP server as ref, with extra
 // arguments (fault modes), and returns the store.
@@ -26,68 +32,76 @@ func registerFake(t *testing.T, db, ref string, args ...string) {
 // compiles, and prints the contract JSON shape.
 func TestProbe(t *testing.T) {
 	t.Parallel()
-	db := filepath.Join(t.TempDir(), "agt.db")
-	registerFake(t, db, "fake")
-	registerFake(t, db, "broken", "-fault", "exit-at-start")
+	for _, e := range eras {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			db := filepath.Join(t.TempDir(), "agt.db")
+			registerFake(t, db, "fake", "-era", string(e))
+			registerFake(t, db, "broken", "-fault", "exit-at-start")
 
-	r := mustRun(t, db, 0, "mcp", "create", "fake2", "--command", mcptest.Command(t), "--cwd", t.TempDir())
-	if strings.Contains(r.stderr, "warning") || !strings.Contains(r.stderr, "static checks passed") {
-		t.Errorf("agt mcp create of a startable server:\n%s", r.stderr)
-	}
-	r = mustRun(t, db, 0, "mcp", "test", "fake")
-	if !strings.Contains(r.stdout, "ok") {
-		t.Errorf("agt mcp test fake:\n%s", r.stdout)
-	}
+			r := mustRun(t, db, 0, "mcp", "create", "fake2", "--command", mcptest.Command(t), "--cwd", t.TempDir())
+			if strings.Contains(r.stderr, "warning") || !strings.Contains(r.stderr, "static checks passed") {
+				t.Errorf("agt mcp create of a startable server:\n%s", r.stderr)
+			}
+			r = mustRun(t, db, 0, "mcp", "test", "fake")
+			if !strings.Contains(r.stdout, "ok") {
+				t.Errorf("agt mcp test fake:\n%s", r.stdout)
+			}
 
-	// A cwd that does not exist is a finding with a fix; nothing starts.
-	// create registers it anyway (exit 0), and warns at once.
-	r = mustRun(t, db, 0, "mcp", "create", "nocwd", "--command", mcptest.Command(t), "--cwd", filepath.Join(t.TempDir(), "gone"))
-	if !strings.Contains(r.stderr, "warning: /mcpServers/nocwd/cwd: cwd does not exist") || !strings.Contains(r.stderr, "'agt mcp update nocwd'") {
-		t.Errorf("agt mcp create with a missing cwd does not warn:\n%s", r.stderr)
-	}
-	r = mustRun(t, db, 1, "mcp", "test", "nocwd")
-	if !strings.Contains(r.stdout, "problems found") || !strings.Contains(r.stdout, "fix:") {
-		t.Errorf("agt mcp test nocwd:\n%s", r.stdout)
-	}
+			// A cwd that does not exist is a finding with a fix; nothing starts.
+			// create registers it anyway (exit 0), and warns at once.
+			r = mustRun(t, db, 0, "mcp", "create", "nocwd", "--command", mcptest.Command(t), "--cwd", filepath.Join(t.TempDir(), "gone"))
+			if !strings.Contains(r.stderr, "warning: /mcpServers/nocwd/cwd: cwd does not exist") || !strings.Contains(r.stderr, "'agt mcp update nocwd'") {
+				t.Errorf("agt mcp create with a missing cwd does not warn:\n%s", r.stderr)
+			}
+			r = mustRun(t, db, 1, "mcp", "test", "nocwd")
+			if !strings.Contains(r.stdout, "problems found") || !strings.Contains(r.stdout, "fix:") {
+				t.Errorf("agt mcp test nocwd:\n%s", r.stdout)
+			}
 
-	r = mustRun(t, db, 0, "mcp", "probe", "fake", "--json")
-	var rep struct {
-		Reference string `json:"reference"`
-		Server    struct {
-			Name    string `json:"name"`
-			Version string `json:"version"`
-		} `json:"server"`
-		ProtocolVersion string `json:"protocol_version"`
-		Tools           []struct {
-			Name  string `json:"name"`
-			OK    bool   `json:"ok"`
-			Error string `json:"error"`
-		} `json:"tools"`
-		DurationMS *int64 `json:"duration_ms"`
-	}
-	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
-		t.Fatalf("probe --json: %v\n%s", err, r.stdout)
-	}
-	if rep.Reference != "fake" || rep.Server.Name == "" || rep.ProtocolVersion == "" || rep.DurationMS == nil || len(rep.Tools) == 0 {
-		t.Errorf("probe --json lacks contract fields: %s", r.stdout)
-	}
-	for _, tool := range rep.Tools {
-		if !tool.OK {
-			t.Errorf("tool %s: %s", tool.Name, tool.Error)
-		}
-	}
+			r = mustRun(t, db, 0, "mcp", "probe", "fake", "--json")
+			var rep struct {
+				Reference string `json:"reference"`
+				Server    struct {
+					Name    string `json:"name"`
+					Version string `json:"version"`
+				} `json:"server"`
+				ProtocolVersion string `json:"protocol_version"`
+				Tools           []struct {
+					Name  string `json:"name"`
+					OK    bool   `json:"ok"`
+					Error string `json:"error"`
+				} `json:"tools"`
+				DurationMS *int64 `json:"duration_ms"`
+			}
+			if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+				t.Fatalf("probe --json: %v\n%s", err, r.stdout)
+			}
+			if rep.Reference != "fake" || rep.Server.Name == "" || rep.DurationMS == nil || len(rep.Tools) == 0 {
+				t.Errorf("probe --json lacks contract fields: %s", r.stdout)
+			}
+			if want := map[mcptest.Era]string{mcptest.EraLegacy: mcpconn.LegacyProtocolVersion, mcptest.EraDual: mcpconn.ModernProtocolVersion}[e]; rep.ProtocolVersion != want {
+				t.Errorf("probe --json: protocol_version %q; want %q", rep.ProtocolVersion, want)
+			}
+			for _, tool := range rep.Tools {
+				if !tool.OK {
+					t.Errorf("tool %s: %s", tool.Name, tool.Error)
+				}
+			}
 
-	r = mustRun(t, db, 0, "mcp", "probe", "fake")
-	if !strings.Contains(r.stdout, "probe fake: ok") || !strings.Contains(r.stdout, "search") {
-		t.Errorf("agt mcp probe fake:\n%s", r.stdout)
-	}
+			r = mustRun(t, db, 0, "mcp", "probe", "fake")
+			if !strings.Contains(r.stdout, "probe fake: ok") || !strings.Contains(r.stdout, "search") {
+				t.Errorf("agt mcp probe fake:\n%s", r.stdout)
+			}
 
-	// A server that cannot start: exit 1, with its stderr tail.
-	r = mustRun(t, db, 1, "mcp", "probe", "broken")
-	if !strings.Contains(r.stdout, "failed") || !strings.Contains(r.stdout, "exit-at-start") {
-		t.Errorf("agt mcp probe broken:\n%s", r.stdout)
+			// A server that cannot start: exit 1, with its stderr tail.
+			r = mustRun(t, db, 1, "mcp", "probe", "broken")
+			if !strings.Contains(r.stdout, "failed") || !strings.Contains(r.stdout, "exit-at-start") {
+				t.Errorf("agt mcp probe broken:\n%s", r.stdout)
+			}
+			mustRun(t, db, 1, "mcp", "probe", "nothing")
+		})
 	}
-	mustRun(t, db, 1, "mcp", "probe", "nothing")
 }
 
 // SPEC R3.4, R3.5: the assembly, and the check before work.

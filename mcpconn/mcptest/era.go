@@ -19,7 +19,9 @@ import (
 // earlier, with the initialize handshake), or both.
 type Era string
 
-// The eras of the fake server. The zero value is EraLegacy.
+// The eras of the fake server. The zero value is EraDual: a test that
+// names no era runs in the modern one (what a client of both negotiates)
+// and names EraLegacy for legacy-only behaviour.
 const (
 	// EraLegacy speaks 2025-11-25 and earlier only, as a server written
 	// before 2026-07-28 does: server/discover is an unknown method
@@ -56,9 +58,13 @@ const ModernProtocolVersion = "2026-07-28"
 // Eras lists the eras, for the -era flag.
 var Eras = []Era{EraLegacy, EraSilentLegacy, EraModern, EraDual, EraFuture}
 
+// defaultEra is the era of a fake server started without one (the zero
+// Era, and the binary without -era).
+const defaultEra = EraDual
+
 func parseEra(s string) (Era, error) {
 	if s == "" {
-		return EraLegacy, nil
+		return defaultEra, nil
 	}
 	if e := Era(s); slices.Contains(Eras, e) {
 		return e, nil
@@ -66,7 +72,12 @@ func parseEra(s string) (Era, error) {
 	return "", fmt.Errorf("unknown era %q (legacy, legacy-silent, modern, dual or future)", s)
 }
 
-func (e Era) legacy() bool { return e == "" || e == EraLegacy || e == EraSilentLegacy }
+func (e Era) legacy() bool {
+	if e == "" {
+		e = defaultEra
+	}
+	return e == EraLegacy || e == EraSilentLegacy
+}
 
 // versions is the ServerOptions.SupportedProtocolVersions of the era.
 func (e Era) versions() []string {

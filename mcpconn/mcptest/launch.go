@@ -121,7 +121,7 @@ func Dial(opts *ServerOptions) func(ctx context.Context, ref resource.Ref, srv r
 // Unlike StartHTTP, its Counters and hooks are the test's own.
 func ServeHTTP(tb testing.TB, opts *ServerOptions) string {
 	tb.Helper()
-	era := EraLegacy
+	era := defaultEra
 	if opts != nil && opts.Era != "" {
 		era = opts.Era
 	}

@@ -38,9 +38,10 @@ const FaultsEnv = "AGT_FAKEMCP_FAULTS"
 //	-call-log FILE       append the name of every tools/call request to FILE
 //	-page-size N         tools per tools/list page (default 1000)
 //	-tag S               ignored; lets a test find its processes in /proc
-//	-era E               protocol revisions served (Era): legacy (default),
+//	-era E               protocol revisions served (Era): legacy,
 //	                     legacy-silent, modern (2026-07-28 only; stateless
-//	                     over HTTP), dual (stateless over HTTP) or future
+//	                     over HTTP), dual (the default; stateless over
+//	                     HTTP) or future
 //	-era-file FILE       read -era from FILE at start (relative to the cwd)
 //	-slow-start ORDER    on stdio, at the first start in the cwd, read nothing
 //	                     until the client's initialize came (a server slower
@@ -64,7 +65,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	pageSize := fs.Int("page-size", 0, "tools per tools/list page")
 	sleeper := fs.Bool("sleeper", false, "internal: sleep until killed (the spawn-child grandchild)")
 	tag := fs.String("tag", "", "ignored; lets a test find its processes in /proc")
-	eraName := fs.String("era", string(EraLegacy), "protocol revisions served: legacy, legacy-silent, modern, dual or future")
+	eraName := fs.String("era", string(defaultEra), "protocol revisions served: legacy, legacy-silent, modern, dual or future")
 	eraFile := fs.String("era-file", "", "read the era from this file at start (a server upgraded between starts)")
 	slowOrder := fs.String("slow-start", "", "on stdio, at the first start, hold until initialize came, then answer discover-first or initialize-first")
 	ttlMS := fs.Int("ttl-ms", 0, "ttlMs of every tools/list result")

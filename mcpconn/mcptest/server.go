@@ -272,7 +272,7 @@ type ServerOptions struct {
 	// go-sdk default (1000).
 	PageSize int
 	// Era is the protocol revisions the server speaks; "" means
-	// EraLegacy.
+	// EraDual.
 	Era Era
 	// TTLMs and CacheScope, when TTLMs is above 0, are the ttlMs and
 	// cacheScope of every tools/list result (MCP 2026-07-28, SEP-2549),
@@ -349,7 +349,7 @@ func (c *Counters) record(name string) {
 // (mcp.NewInMemoryTransports, or Dial). Each call returns a fresh server with
 // an empty notes store.
 func NewServer(opts *ServerOptions) *mcp.Server {
-	pageSize, era := 0, EraLegacy
+	pageSize, era := 0, defaultEra
 	if opts != nil {
 		pageSize = opts.PageSize
 		if opts.Era != "" {
