@@ -516,7 +516,10 @@
 // their own request. Over HTTP the listen is not the call's stream, so a
 // change made by a call may be read after the call's result (a Run
 // re-lists at the next batch boundary then); on stdio it keeps its place
-// among the call's messages, as in the legacy era.
+// among the call's messages, as in the legacy era. A modern server
+// notifies only a listen it has acknowledged, and Connect does not wait
+// for that acknowledgement: a change the server makes between Connect
+// and it is not reported (the next change, or a new start, lists it).
 //
 // A lost request: in the modern era a streamable HTTP response stream
 // that breaks before its answer loses the request for good (the revision
