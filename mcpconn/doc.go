@@ -155,6 +155,16 @@
 // standalone stream is no stream, as a 405 is (a server that routes only
 // POST answers so), not the end of the session.
 //
+// A streamable HTTP request's connection is kept for the next request:
+// the response stream of a request whose answer came is read to its end
+// after the call returned (the go-sdk reads it last), so that net/http
+// puts the connection back in its pool instead of opening a new one for
+// each call; but for at most 250 ms and 64 KiB after the answer, past
+// either of which the stream, and its connection, is cut. A request whose
+// answer has not come is cut as soon as its call ends (the tool timeout,
+// the caller's cancel, the longest call time), as a stream still going
+// is by the session's close.
+//
 // A remote server whose answer to the handshake shows what is wrong gets
 // an error that says what to set, wrapping ErrHandshake and one of:
 // ErrUnauthorized for 401 and 403 (set headers, such as an Authorization

@@ -201,6 +201,13 @@ type eventBody struct {
 	maxRetryMS int64
 	// prefix goes before the body (primeStandalone).
 	prefix []byte
+	// lease, when set, is the POST's own context (drain.go): told when
+	// the answer to answerID (idKey form) has come, ended when the body
+	// is closed.
+	lease    *streamLease
+	answerID string
+	answered bool
+	drained  int // bytes read after the read that brought the answer
 
 	scan  sseScanner
 	chunk []byte
@@ -236,6 +243,14 @@ func (b *eventBody) fill() {
 		b.scan.max = b.guard.maxMessage
 	}
 	n, err := b.ReadCloser.Read(b.chunk)
+	if b.answered {
+		// Nothing reads what follows the answer: it may only end.
+		if b.drained += n; b.drained > maxDrainBytes {
+			b.lease.end(errDrainCut)
+			b.err = errDrainCut
+			return
+		}
+	}
 	if serr := b.scan.feed(b.chunk[:n], b.tooLarge, b.count); serr != nil {
 		// Nothing of this read reaches the go-sdk.
 		b.scan.spent()
@@ -294,6 +309,12 @@ func (b *eventBody) event(ev *sseEvent) error {
 				err = b.guard.trip(e)
 			}
 		}
+		if b.lease != nil && !b.answered && msg != nil && err == nil && kind == kindOther && answerKey(msg, plain) == b.answerID {
+			// The answer the go-sdk waits for: what follows only ends
+			// the stream (drain.go).
+			b.answered = true
+			b.lease.answer()
+		}
 	}
 	if ev.retry && b.clamp {
 		out = clampRetry(out, b.maxRetryMS)
@@ -343,6 +364,31 @@ func clampRetry(ev []byte, maxMS int64) []byte {
 }
 
 func (b *eventBody) tooLarge() error { return b.guard.tooLarge() }
+
+// Close closes the body and ends its lease.
+func (b *eventBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.lease.end(nil)
+	return err
+}
+
+// answerKey is the id (idKey form) of the answer msg, as the screen's
+// envelope read it (plain) or, for the other forms, read again; "" for a
+// message that names none.
+func answerKey(msg []byte, plain *envelope) string {
+	env := plain
+	if env == nil {
+		env = new(envelope)
+		if b := bytes.TrimSpace(msg); len(b) == 0 || b[0] != '{' || objectMembers(b, env.member) != nil {
+			return ""
+		}
+	}
+	if env.method != nil {
+		return ""
+	}
+	id, _ := rawIDKey(env.id)
+	return id
+}
 
 // noteMessage records msg, a message or batch that passed the screen, for
 // the listing and the calls in flight (noteResponses), and returns the
