@@ -555,6 +555,9 @@ func (h *headerRoundTripper) send(req *http.Request, st *eventStream) (*http.Res
 		if h.mark != "" && stream != nil {
 			body.mark = h.mark + stream.token
 		}
+		// A modern request's stream is never resumed: its event ids go
+		// (dropEventIDs).
+		body.dropIDs = h.streamable && modernVersion(req.Header.Get(protocolVersionHeader))
 		if h.streams != nil {
 			body.clamp, body.maxRetryMS = true, h.maxRetry.Milliseconds()
 			if st != nil && st.standalone && resp.StatusCode/100 == 2 {

@@ -552,9 +552,12 @@
 // resumes a stream whose server gave event ids (with Last-Event-ID, at
 // the bounded reconnection rate above); a stream without them that
 // breaks loses the connection (ErrUnavailable, Session.Lost), and
-// nothing is sent again. (A modern server that gives event ids all the
-// same has the go-sdk try to resume with a GET, which a modern server
-// refuses: that loses the connection too.)
+// nothing is sent again. A modern server that gives its events ids all
+// the same is read as one that gives none: agt drops the id lines of a
+// modern request's stream before the go-sdk reads it (which would resume
+// the stream with a GET, refused by a modern server, and then fail the
+// whole connection), so its broken stream takes the rule above and the
+// session lives on.
 //
 // A listing's ttlMs and cacheScope are used across sessions (see Listing
 // cache). A session with Handlers.Log asks
