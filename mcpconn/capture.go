@@ -389,6 +389,12 @@ type headerRoundTripper struct {
 	// read (readNotification), with the call whose own stream the body
 	// is; nil for SSE, whose connection's reader sees them.
 	onNote func(msg []byte, stream *inflightCall)
+	// closing ends with the session: it cuts the response streams still
+	// going after their answers (drain.go); nil: none.
+	closing context.Context
+	// drainGrace is how long a response stream may go on after its
+	// answer; 0: drainGrace.
+	drainGrace time.Duration
 }
 
 // checkRedirect refuses a redirect to another origin at once (the
@@ -452,16 +458,22 @@ func (h *headerRoundTripper) RoundTrip(req *http.Request) (*http.Response, error
 // opens, else nil.
 func (h *headerRoundTripper) send(req *http.Request, st *eventStream) (*http.Response, error) {
 	listing, calling := false, false
+	// answerID: the request the POST sends (idKey form), whose answer
+	// ends its response (drain.go); "" for a message that is not one.
+	answerID := ""
 	if h.capture != nil && req.Method == http.MethodPost && req.GetBody != nil && callOf(req.Context()) != nil {
 		// A message of a call in flight (its request, or the cancellation):
 		// peek at the id of a request without reading the arguments.
 		if body, err := req.GetBody(); err == nil {
-			id, ok := peekCallID(body)
+			id, call, ok := peekRequestID(body)
 			_ = body.Close()
 			if ok {
-				h.capture.callWritten(req.Context(), id)
-				calling = true
-				req = traceSent(req, callOf(req.Context()))
+				answerID = id
+				if call {
+					h.capture.callWritten(req.Context(), id)
+					calling = true
+					req = traceSent(req, callOf(req.Context()))
+				}
 			}
 		}
 	} else if h.capture != nil && req.Method == http.MethodPost && req.GetBody != nil &&
@@ -476,11 +488,21 @@ func (h *headerRoundTripper) send(req *http.Request, st *eventStream) (*http.Res
 					h.capture.request(id)
 					listing = true
 				}
+				if id, _, ok, _ := requestIDMethod(raw); ok {
+					answerID, _ = rawIDKey(id)
+				}
 			}
 		}
 	}
+	var lease *streamLease
+	if h.streamable && answerID != "" {
+		// The response goes on after the call returns, to its end
+		// (drain.go).
+		req, lease = detach(req, h.closing, h.drainGrace)
+	}
 	resp, err := h.base.RoundTrip(req)
 	if err != nil {
+		lease.end(nil)
 		return resp, err
 	}
 	if h.streamable && req.Method == http.MethodPost && resp.StatusCode == http.StatusNotFound &&
@@ -529,10 +551,13 @@ func (h *headerRoundTripper) send(req *http.Request, st *eventStream) (*http.Res
 		// The wire layer: one reading of the stream for every bound and
 		// observer (wire.go).
 		body := &eventBody{ReadCloser: resp.Body, guard: h.guard, countRate: h.streamable, owed: owed,
-			screen: h.screen, capture: capture, notify: h.onNote, stream: stream}
+			screen: h.screen, capture: capture, notify: h.onNote, stream: stream, lease: lease, answerID: answerID}
 		if h.mark != "" && stream != nil {
 			body.mark = h.mark + stream.token
 		}
+		// A modern request's stream is never resumed: its event ids go
+		// (dropEventIDs).
+		body.dropIDs = h.streamable && modernVersion(req.Header.Get(protocolVersionHeader))
 		if h.streams != nil {
 			body.clamp, body.maxRetryMS = true, h.maxRetry.Milliseconds()
 			if st != nil && st.standalone && resp.StatusCode/100 == 2 {
@@ -552,6 +577,9 @@ func (h *headerRoundTripper) send(req *http.Request, st *eventStream) (*http.Res
 		// scrubbed as JSON: the go-sdk reads an error status's body as a
 		// JSON-RPC error, whatever its media type.
 		resp.Body = &screenedJSONBody{ReadCloser: resp.Body, screen: h.screen, guard: h.guard, scrubOnly: true}
+	}
+	if lease != nil {
+		resp.Body = &leasedBody{ReadCloser: resp.Body, lease: lease}
 	}
 	return resp, nil
 }

@@ -281,6 +281,8 @@ type Connector struct {
 	eras eraCache
 	// listings keeps the listings of modern servers for their ttlMs.
 	listings *listingCache
+	// drainGrace replaces drainGrace (tests); 0: drainGrace.
+	drainGrace time.Duration
 }
 
 // NewConnector returns a Connector; opts may be nil.
@@ -756,6 +758,7 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 				capture: s.capture, guard: s.guard, onServerMessage: s.readServerMessage, detach: true}, nil
 		}
 		rt.capture, rt.streamable, rt.mark, rt.onNote, rt.dropped = s.capture, true, s.streamMark, s.readNotification, &s.dropped
+		rt.closing, rt.drainGrace = s.closing, c.drainGrace
 		rt.streams, rt.maxRetry = newEventStreams(c.opts.ReconnectBurst, c.opts.MinReconnectInterval), c.opts.MaxReconnectDelay
 		var handlers *Handlers
 		if opts != nil {

@@ -245,30 +245,32 @@ func TestHeaderRoundTripperCapturesCallResults(t *testing.T) {
 	}
 }
 
-// peekCallID finds the id of a tools/call request, and nothing else. It
-// reads the id and method where the go-sdk writes them, before the
-// arguments, without reading those; in any other order it still finds
-// them (issue 25 item 8: no reliance on the go-sdk's field order).
-func TestPeekCallID(t *testing.T) {
+// peekRequestID finds the id of a request, and whether it is a
+// tools/call. It reads the id and method where the go-sdk writes them,
+// before the arguments, without reading those; in any other order it
+// still finds them (issue 25 item 8: no reliance on the go-sdk's field
+// order).
+func TestPeekRequestID(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
 		body, want string
-		ok         bool
+		call, ok   bool
 	}{
-		{`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{}}`, "n7", true},
-		{`{"method":"tools/call","jsonrpc":"2.0","id":"x"}`, "sx", true},
-		{`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}`, "", false},
-		{`{"jsonrpc":"2.0","id":7,"method":"tools/list"}`, "", false},
-		{`{"jsonrpc":"2.0","params":{"x":"` + strings.Repeat("a", 2*maxPeekBytes) + `"},"id":7,"method":"tools/call"}`, "n7", true},
-		{`{"jsonrpc":"2.0","params":{"x":"` + strings.Repeat("a", 2*maxPeekBytes) + `"},"id":7,"method":"tools/list"}`, "", false},
-		{`{"jsonrpc":"2.0","params":{"x":"` + strings.Repeat("a", 2*maxPeekBytes) + `"},"id":{},"method":"tools/call"}`, "", false},
-		{`[{"jsonrpc":"2.0","id":7,"method":"tools/call"}]`, "", false},
-		{`{"id":null,"method":"tools/call"}`, "", false},
-		{`not json`, "", false},
+		{`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{}}`, "n7", true, true},
+		{`{"method":"tools/call","jsonrpc":"2.0","id":"x"}`, "sx", true, true},
+		{`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}`, "", false, false},
+		{`{"jsonrpc":"2.0","id":7,"method":"tools/list"}`, "n7", false, true},
+		{`{"jsonrpc":"2.0","params":{"x":"` + strings.Repeat("a", 2*maxPeekBytes) + `"},"id":7,"method":"tools/call"}`, "n7", true, true},
+		{`{"jsonrpc":"2.0","params":{"x":"` + strings.Repeat("a", 2*maxPeekBytes) + `"},"id":7,"method":"tools/list"}`, "n7", false, true},
+		{`{"jsonrpc":"2.0","params":{"x":"` + strings.Repeat("a", 2*maxPeekBytes) + `"},"id":{},"method":"tools/call"}`, "", false, false},
+		{`[{"jsonrpc":"2.0","id":7,"method":"tools/call"}]`, "", false, false},
+		{`{"id":null,"method":"tools/call"}`, "", false, false},
+		{`{"jsonrpc":"2.0","id":7,"result":{}}`, "", false, false},
+		{`not json`, "", false, false},
 	} {
-		got, ok := peekCallID(strings.NewReader(tt.body))
-		if got != tt.want || ok != tt.ok {
-			t.Errorf("peekCallID(%.60s) = %q, %v; want %q, %v", tt.body, got, ok, tt.want, tt.ok)
+		id, call, ok := peekRequestID(strings.NewReader(tt.body))
+		if id != tt.want || call != tt.call || ok != tt.ok {
+			t.Errorf("peekRequestID(%.60s) = %q, %v, %v; want %q, %v, %v", tt.body, id, call, ok, tt.want, tt.call, tt.ok)
 		}
 	}
 }

@@ -155,6 +155,16 @@
 // standalone stream is no stream, as a 405 is (a server that routes only
 // POST answers so), not the end of the session.
 //
+// A streamable HTTP request's connection is kept for the next request:
+// the response stream of a request whose answer came is read to its end
+// after the call returned (the go-sdk reads it last), so that net/http
+// puts the connection back in its pool instead of opening a new one for
+// each call; but for at most 250 ms and 64 KiB after the answer, past
+// either of which the stream, and its connection, is cut. A request whose
+// answer has not come is cut as soon as its call ends (the tool timeout,
+// the caller's cancel, the longest call time), as a stream still going
+// is by the session's close.
+//
 // A remote server whose answer to the handshake shows what is wrong gets
 // an error that says what to set, wrapping ErrHandshake and one of:
 // ErrUnauthorized for 401 and 403 (set headers, such as an Authorization
@@ -545,9 +555,12 @@
 // resumes a stream whose server gave event ids (with Last-Event-ID, at
 // the bounded reconnection rate above); a stream without them that
 // breaks loses the connection (ErrUnavailable, Session.Lost), and
-// nothing is sent again. (A modern server that gives event ids all the
-// same has the go-sdk try to resume with a GET, which a modern server
-// refuses: that loses the connection too.)
+// nothing is sent again. A modern server that gives its events ids all
+// the same is read as one that gives none: agt drops the id lines of a
+// modern request's stream before the go-sdk reads it (which would resume
+// the stream with a GET, refused by a modern server, and then fail the
+// whole connection), so its broken stream takes the rule above and the
+// session lives on.
 //
 // A listing's ttlMs and cacheScope are used across sessions (see Listing
 // cache). A session with Handlers.Log asks

@@ -31,3 +31,10 @@ const (
 	ListingCacheMaxEntries = listingCacheMaxEntries
 	ListingCacheMaxBytes   = listingCacheMaxBytes
 )
+
+// SetDrainGrace sets how long a response stream of c's sessions may go
+// on after its answer (drainGrace).
+func SetDrainGrace(c *Connector, d time.Duration) { c.drainGrace = d }
+
+// MaxDrainBytes bounds what a response stream may send after its answer.
+const MaxDrainBytes = maxDrainBytes

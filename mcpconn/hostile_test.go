@@ -490,18 +490,11 @@ func TestEndlessListingIsBounded(t *testing.T) {
 // forward passes r on to the URL to and streams the answer back, event by
 // event: a proxy on an origin of its own.
 func forward(w http.ResponseWriter, r *http.Request, to string) {
-	req, _ := http.NewRequestWithContext(r.Context(), r.Method, to, r.Body)
-	req.Header = r.Header.Clone()
-	resp, err := http.DefaultTransport.RoundTrip(req)
-	if err != nil {
-		w.WriteHeader(http.StatusBadGateway)
+	resp := relay(w, r, to)
+	if resp == nil {
 		return
 	}
 	defer resp.Body.Close()
-	for k, v := range resp.Header {
-		w.Header()[k] = v
-	}
-	w.WriteHeader(resp.StatusCode)
 	buf := make([]byte, 4096)
 	for {
 		n, err := resp.Body.Read(buf)
@@ -513,6 +506,24 @@ func forward(w http.ResponseWriter, r *http.Request, to string) {
 			return
 		}
 	}
+}
+
+// relay passes r on to the URL to and writes the answer's status and
+// headers to w, for the caller to stream its body back; nil when the
+// request failed (w then has 502 Bad Gateway).
+func relay(w http.ResponseWriter, r *http.Request, to string) *http.Response {
+	req, _ := http.NewRequestWithContext(r.Context(), r.Method, to, r.Body)
+	req.Header, req.ContentLength = r.Header.Clone(), r.ContentLength
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		w.WriteHeader(http.StatusBadGateway)
+		return nil
+	}
+	for k, v := range resp.Header {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(resp.StatusCode)
+	return resp
 }
 
 // hostileContentServers are the fake server's hostile-content fault over

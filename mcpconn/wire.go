@@ -23,7 +23,9 @@ import (
 //  4. the stream mark (attribution.go): a request on a call's own stream
 //     marked as that call's;
 //  5. the retry clamp (clampRetry): a retry field above
-//     MaxReconnectDelay rewritten to it.
+//     MaxReconnectDelay rewritten to it;
+//  6. the id drop (dropEventIDs): the event ids of a modern request's
+//     stream, which is never resumed, dropped.
 //
 // The first reads the events of a read as they are framed; the others see
 // them only once every event of the read passed it, so that a bound
@@ -62,6 +64,8 @@ type sseEvent struct {
 	valued bool
 	// retry: a line that starts with "retry:" (clampRetry reads it).
 	retry bool
+	// id: an id line (the event id the go-sdk resumes a stream after).
+	id bool
 	// ended: a blank line ended it (not the end of the body).
 	ended   bool
 	lineOff int // where its current line starts in raw
@@ -142,6 +146,8 @@ func (s *sseScanner) endLine() (blank bool) {
 		e.name = append(e.name[:0], bytes.TrimSpace(value)...)
 	case "retry":
 		e.retry = true
+	case "id":
+		e.id = true
 	}
 	return false
 }
@@ -199,8 +205,18 @@ type eventBody struct {
 	// clamp: the retry field is held to maxRetryMS (clampRetry).
 	clamp      bool
 	maxRetryMS int64
+	// dropIDs: the id lines of events are dropped (the modern era:
+	// dropEventIDs).
+	dropIDs bool
 	// prefix goes before the body (primeStandalone).
 	prefix []byte
+	// lease, when set, is the POST's own context (drain.go): told when
+	// the answer to answerID (idKey form) has come, ended when the body
+	// is closed.
+	lease    *streamLease
+	answerID string
+	answered bool
+	drained  int // bytes read after the read that brought the answer
 
 	scan  sseScanner
 	chunk []byte
@@ -236,6 +252,14 @@ func (b *eventBody) fill() {
 		b.scan.max = b.guard.maxMessage
 	}
 	n, err := b.ReadCloser.Read(b.chunk)
+	if b.answered {
+		// Nothing reads what follows the answer: it may only end.
+		if b.drained += n; b.drained > maxDrainBytes {
+			b.lease.end(errDrainCut)
+			b.err = errDrainCut
+			return
+		}
+	}
 	if serr := b.scan.feed(b.chunk[:n], b.tooLarge, b.count); serr != nil {
 		// Nothing of this read reaches the go-sdk.
 		b.scan.spent()
@@ -294,9 +318,18 @@ func (b *eventBody) event(ev *sseEvent) error {
 				err = b.guard.trip(e)
 			}
 		}
+		if b.lease != nil && !b.answered && msg != nil && err == nil && kind == kindOther && answerKey(msg, plain) == b.answerID {
+			// The answer the go-sdk waits for: what follows only ends
+			// the stream (drain.go).
+			b.answered = true
+			b.lease.answer()
+		}
 	}
 	if ev.retry && b.clamp {
 		out = clampRetry(out, b.maxRetryMS)
+	}
+	if ev.id && b.dropIDs {
+		out = dropEventIDs(out)
 	}
 	b.out = append(b.out, out...)
 	return err
@@ -342,7 +375,53 @@ func clampRetry(ev []byte, maxMS int64) []byte {
 	return out
 }
 
+// dropEventIDs returns the event ev without its id lines, or nothing
+// when they were all it had (its blank line aside). MCP 2026-07-28 has
+// no stream resumption, but the go-sdk resumes a call's stream that
+// breaks after an event id with a GET (Last-Event-ID), which a modern
+// server refuses, and then fails the whole connection. Without ids, a
+// broken stream fails only its request, as the revision says (issue 25
+// item 6: Session.lostCall).
+func dropEventIDs(ev []byte) []byte {
+	out := make([]byte, 0, len(ev))
+	for line := range bytes.SplitAfterSeq(ev, []byte{'\n'}) {
+		if field, _, ok := bytes.Cut(bytes.TrimRight(line, "\r\n"), []byte{':'}); ok && string(field) == "id" {
+			continue
+		}
+		out = append(out, line...)
+	}
+	if len(bytes.TrimRight(out, "\r\n")) == 0 {
+		return nil
+	}
+	return out
+}
+
 func (b *eventBody) tooLarge() error { return b.guard.tooLarge() }
+
+// Close closes the body and ends its lease.
+func (b *eventBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.lease.end(nil)
+	return err
+}
+
+// answerKey is the id (idKey form) of the answer msg, as the screen's
+// envelope read it (plain) or, for the other forms, read again; "" for a
+// message that names none.
+func answerKey(msg []byte, plain *envelope) string {
+	env := plain
+	if env == nil {
+		env = new(envelope)
+		if b := bytes.TrimSpace(msg); len(b) == 0 || b[0] != '{' || objectMembers(b, env.member) != nil {
+			return ""
+		}
+	}
+	if env.method != nil {
+		return ""
+	}
+	id, _ := rawIDKey(env.id)
+	return id
+}
 
 // noteMessage records msg, a message or batch that passed the screen, for
 // the listing and the calls in flight (noteResponses), and returns the

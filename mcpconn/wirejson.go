@@ -302,14 +302,16 @@ func skipSpace(b []byte, i int) int {
 // is read whole (it is agt's own request).
 const maxPeekBytes = 4 << 10
 
-// peekCallID returns the id (idKey form) of the tools/call request in a
-// request body.
-func peekCallID(body io.Reader) (string, bool) {
-	raw, method, ok := peekRequest(body)
-	if !ok || method != methodCallTool {
-		return "", false
+// peekRequestID returns the id (idKey form) of the request in a request
+// body, and whether it is a tools/call; ok is false for a body that is
+// not one request (a notification, a response, a batch).
+func peekRequestID(body io.Reader) (id string, call, ok bool) {
+	raw, method, found := peekRequest(body)
+	if !found {
+		return "", false, false
 	}
-	return rawIDKey(raw)
+	id, ok = rawIDKey(raw)
+	return id, ok && method == methodCallTool, ok
 }
 
 // peekRequest returns the id (exact JSON, a string or an integer) and the

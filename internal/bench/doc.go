@@ -86,19 +86,25 @@
 //	modern server      1.01 (5.9 ms)             0.97 (2.1 ms)
 //	legacy server      1.07 (6.0 ms)             1.28 (2.7 ms)
 //
-// Where agt's time goes (CPU profiles of OneCall): over HTTP, about half
-// of agt's calls open a new connection (strace: 165 TCP connects for 300
-// calls; the go-sdk 19, with a deadline per call 184; mcp-go 193). Every
-// agt call has a deadline (tool_timeout_ms) whose context is cancelled
-// when the call returns, and the go-sdk reads the end of a call's
-// response body after it handed the result on, with that context: the
-// cancel often comes first and the connection is not reused.
-// go-sdk-deadline shows the same cost on the go-sdk alone (1.17x CPU);
-// against it agt-session is 1.04x CPU and 0.99-1.04x wall. A prototype
-// that kept the cancel from the HTTP requests (an HTTPTransport sending
-// each with context.WithoutCancel; not a fix: a hung call would no longer
-// be cut) brought agt-session from 1.22x to 1.10x wall and from 1.37x to
-// 1.20x CPU in one paired run of -count 4. The rest of
+// Where agt's time went (CPU profiles of OneCall): over HTTP, about half
+// of agt's calls opened a new connection (strace: 165 TCP connects for
+// 300 calls; the go-sdk 19, with a deadline per call 184; mcp-go 193).
+// Every agt call has a deadline (tool_timeout_ms) whose context is
+// cancelled when the call returns, and the go-sdk reads the end of a
+// call's response body after it handed the result on, with that
+// context: the cancel often came first and the connection was not
+// reused (go-sdk-deadline shows the same cost on the go-sdk alone).
+// mcpconn now sends each request with a context the call's return does
+// not end, read to the end of its stream within a short grace after the
+// answer (mcpconn's Remote servers). In one paired run of -count 6
+// before and after it (load average about 4), agt-session went from
+// 1.10x to 1.01x wall and from 1.15x to 1.02x CPU, agt-run from 1.12x
+// to 1.07x wall and from 1.19x to 1.08x CPU; 64 at once did not change
+// (agt-session 0.99x and 0.99x, agt-run 0.91x and 0.90x: by default
+// net/http keeps two idle connections per host, so most of 64 at once
+// are new either way). Under strace
+// (BenchmarkOneCall/http, 341 calls with the warm-up): agt-session 198
+// TCP connects before, 25 after; agt-run 113 and 28. The rest of
 // the session's cost is the wire layer's (issue 25 item 8): a 32 KiB line
 // buffer per response stream (screen.go's lineReader: 33 KB of the 76 KB
 // agt allocates per call beyond the go-sdk) and a second decoding of
