@@ -1,4 +1,4 @@
-//lint:file-ignore SA1019 sampling, roots and logging are deprecated from protocol 2026-07-28 only; agt speaks 2025-11-25, where they are current
+//lint:file-ignore SA1019 sampling, roots and logging are deprecated from protocol 2026-07-28 as server requests; agt still answers them from legacy servers, and a modern server asks for them inside input_required results
 
 package run
 

@@ -1,4 +1,4 @@
-//lint:file-ignore SA1019 sampling, roots and logging are deprecated from protocol 2026-07-28 only; the fake speaks 2025-11-25, where they are current
+//lint:file-ignore SA1019 sampling, roots and logging are deprecated from protocol 2026-07-28 as server requests; the fake still sends them to legacy clients, and asks modern ones inside input_required results
 
 package mcptest
 
