@@ -389,6 +389,9 @@ type headerRoundTripper struct {
 	// read (readNotification), with the call whose own stream the body
 	// is; nil for SSE, whose connection's reader sees them.
 	onNote func(msg []byte, stream *inflightCall)
+	// listen is told when the subscriptions/listen stream fails, opens
+	// nothing or ends (deferListen); nil: nothing to tell.
+	listen *listenAck
 	// closing ends with the session: it cuts the response streams still
 	// going after their answers (drain.go); nil: none.
 	closing context.Context
