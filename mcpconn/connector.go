@@ -519,7 +519,7 @@ func (c *Connector) connectEra(ctx context.Context, ref resource.Ref, srv resour
 			if !plan.pinned && !plan.cached {
 				s.probe.timeout = c.opts.EraProbeTimeout
 			}
-			transport = &captureTransport{inner: t, capture: s.capture, guard: s.guard, onServerMessage: s.readServerMessage, scrub: s.screen.scrub, probe: s.probe}
+			transport = &captureTransport{inner: t, capture: s.capture, guard: s.guard, onServerMessage: s.readServerMessage, scrub: s.screen.scrub, probe: s.probe, listen: s.listen}
 			s.transport = "dial"
 		}
 	}
@@ -709,7 +709,7 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 		s.screen.countDrops = true
 		s.probe = &discoverProbe{timeout: probe}
 		return &captureTransport{
-			probe: s.probe,
+			probe: s.probe, listen: s.listen,
 			// The go-sdk's own line bound stays above ours (which says which
 			// option to change), with room for a line masking grew.
 			inner: &mcp.IOTransport{Reader: &screenedLines{lineReader: lineReader{ReadCloser: proc.stdout, bound: &lineGuard{guard: s.guard}}, screen: s.screen}, Writer: proc.stdin,

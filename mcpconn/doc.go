@@ -533,7 +533,8 @@
 // through its shared connection) does, before it sends tools/list, so a
 // change the server makes after that listing is reported. The wait ends
 // when the acknowledgement is read, the listen fails, is refused or
-// ends (over HTTP), the session closes or ctx ends (Tools then fails),
+// ends (over HTTP; on stdio, the server answers it, with an error or a
+// result), the session closes or ctx ends (Tools then fails),
 // or at the latest after ConnectorOptions.EraProbeTimeout (default 2
 // s): a server that declares tools.listChanged but never acknowledges
 // costs that once per session, and a change it makes between Connect

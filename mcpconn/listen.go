@@ -61,7 +61,8 @@ const notificationListenAck = "notifications/subscriptions/acknowledged"
 // acknowledged, so a listing sent before that could miss a change made
 // between the two for good (neither listed nor reported). It ends at the
 // first of: the acknowledgement read (readServerMessage), the listen
-// over HTTP failed, refused or ended (deferredStream), no listen expected
+// over HTTP failed, refused or ended (deferredStream), its request
+// answered on stdio (an error: captureConn), no listen expected
 // (Connect: a legacy session, or a server that does not declare
 // tools.listChanged), or the first listing's wait ran out (bound). A nil
 // *listenAck never waits.
@@ -69,6 +70,11 @@ type listenAck struct {
 	done  chan struct{}
 	once  sync.Once
 	bound time.Duration // ConnectorOptions.EraProbeTimeout
+	// id is the JSON-RPC id of the listen request on a connection that
+	// carries it (stdio, Dial): its answer, an error or a result, means
+	// no acknowledgement is coming on it.
+	mu sync.Mutex
+	id string
 }
 
 func newListenAck(bound time.Duration) *listenAck {
@@ -79,6 +85,29 @@ func newListenAck(bound time.Duration) *listenAck {
 func (a *listenAck) end() {
 	if a != nil {
 		a.once.Do(func() { close(a.done) })
+	}
+}
+
+// written notes the id of the listen request (captureConn.Write).
+func (a *listenAck) written(id string) {
+	if a != nil {
+		a.mu.Lock()
+		a.id = id
+		a.mu.Unlock()
+	}
+}
+
+// answered ends the wait when id is the listen's: the go-sdk drops
+// that answer (it never awaits the listen).
+func (a *listenAck) answered(id string) {
+	if a == nil {
+		return
+	}
+	a.mu.Lock()
+	mine := a.id != "" && a.id == id
+	a.mu.Unlock()
+	if mine {
+		a.end()
 	}
 }
 

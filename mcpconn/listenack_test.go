@@ -13,6 +13,7 @@ import (
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/resource"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -90,17 +91,7 @@ func TestListenFirstListingWaitsForAck(t *testing.T) {
 			opts := mcpconn.ConnectorOptions{EraProbeTimeout: time.Minute}
 			var srv resource.MCPServer
 			if tc.transport == resource.TransportStdio {
-				opts.Dial = func(ctx context.Context, _ resource.Ref, _ resource.MCPServer) (mcp.Transport, error) {
-					serverConn, clientConn := net.Pipe()
-					ss, err := server.Connect(context.WithoutCancel(ctx), &mcp.IOTransport{Reader: serverConn, Writer: serverConn}, nil)
-					if err != nil {
-						_ = clientConn.Close()
-						return nil, err
-					}
-					t.Cleanup(func() { _ = ss.Close() })
-					return &mcp.IOTransport{Reader: clientConn, Writer: clientConn}, nil
-				}
-				srv = resource.MCPServer{Type: resource.TransportStdio, Command: "unused"}
+				opts.Dial, srv = pipeDial(t, server)
 			} else {
 				h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
 					&mcp.StreamableHTTPOptions{Stateless: true}) // as mcptest serves both eras
@@ -124,5 +115,49 @@ func TestListenFirstListingWaitsForAck(t *testing.T) {
 				waitFor(t, "the change to be reported", func() bool { return told.Load() > 0 && s.ToolsChanged() > 0 })
 			}
 		})
+	}
+}
+
+// pipeDial serves server to the Connector over a pipe, as a stdio
+// server's lines (the Dial option).
+func pipeDial(t *testing.T, server *mcp.Server) (func(context.Context, resource.Ref, resource.MCPServer) (mcp.Transport, error), resource.MCPServer) {
+	return func(ctx context.Context, _ resource.Ref, _ resource.MCPServer) (mcp.Transport, error) {
+		serverConn, clientConn := net.Pipe()
+		ss, err := server.Connect(context.WithoutCancel(ctx), &mcp.IOTransport{Reader: serverConn, Writer: serverConn}, nil)
+		if err != nil {
+			_ = clientConn.Close()
+			return nil, err
+		}
+		t.Cleanup(func() { _ = ss.Close() })
+		return &mcp.IOTransport{Reader: clientConn, Writer: clientConn}, nil
+	}, resource.MCPServer{Type: resource.TransportStdio, Command: "unused"}
+}
+
+// Issue 25 item 5: a modern server on stdio that answers
+// subscriptions/listen with an error will not acknowledge it: the first
+// Tools lists at once (the bound is an hour here: the test would time
+// out), and the session keeps working without change notifications.
+func TestListenRefusedOnStdio(t *testing.T) {
+	t.Parallel()
+	server := mcptest.NewServer(&mcptest.ServerOptions{Era: mcptest.EraModern})
+	server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "subscriptions/listen" {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "no listen here"}
+			}
+			return next(ctx, method, req)
+		}
+	})
+	dial, srv := pipeDial(t, server)
+	c := quickConnector(&mcpconn.ConnectorOptions{Dial: dial, EraProbeTimeout: time.Hour})
+	defer c.Close()
+	s := connectWith(t, c, srv, &mcpconn.Handlers{ToolsChanged: func(context.Context, mcpconn.Incoming) {}})
+	if s.ProtocolVersion() != mcpconn.ModernProtocolVersion {
+		t.Fatalf("ProtocolVersion = %q", s.ProtocolVersion())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if tools, err := s.Tools(ctx); err != nil || !slices.ContainsFunc(tools, func(tl mcpconn.Tool) bool { return tl.Name == mcptest.ToolEcho }) {
+		t.Errorf("Tools: %v; want a listing with %s", err, mcptest.ToolEcho)
 	}
 }
