@@ -208,6 +208,9 @@ type captureTransport struct {
 	// probe bounds the wait for the answer to server/discover (stdio);
 	// nil: not bounded apart.
 	probe *discoverProbe
+	// listen is told when the server answers subscriptions/listen (an
+	// error, or the end of the listen); nil: nothing to tell.
+	listen *listenAck
 }
 
 func (t *captureTransport) Connect(ctx context.Context) (mcp.Connection, error) {
@@ -223,7 +226,7 @@ func (t *captureTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 		onClose()
 		return nil, err
 	}
-	return &captureConn{Connection: conn, capture: t.capture, guard: t.guard, onServerMessage: t.onServerMessage, onClose: onClose, scrub: t.scrub, probe: t.probe}, nil
+	return &captureConn{Connection: conn, capture: t.capture, guard: t.guard, onServerMessage: t.onServerMessage, onClose: onClose, scrub: t.scrub, probe: t.probe, listen: t.listen}, nil
 }
 
 type captureConn struct {
@@ -234,6 +237,7 @@ type captureConn struct {
 	onClose         func()
 	scrub           *scrubber
 	probe           *discoverProbe
+	listen          *listenAck
 }
 
 func (c *captureConn) Close() error {
@@ -267,6 +271,7 @@ func (c *captureConn) read(msg jsonrpc.Message, err error) (jsonrpc.Message, err
 			return nil, err
 		}
 		if m.ID.IsValid() {
+			c.listen.answered(idKey(m.ID))
 			call, e := c.capture.note(m)
 			if e != nil {
 				return nil, c.guard.trip(e)
@@ -323,6 +328,8 @@ func (c *captureConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			if c.probe != nil {
 				c.probe.written(req)
 			}
+		case methodListen:
+			c.listen.written(idKey(req.ID))
 		case "initialize":
 			if c.probe != nil {
 				if err := c.probe.refuseLegacy(); err != nil {
@@ -389,6 +396,9 @@ type headerRoundTripper struct {
 	// read (readNotification), with the call whose own stream the body
 	// is; nil for SSE, whose connection's reader sees them.
 	onNote func(msg []byte, stream *inflightCall)
+	// listen is told when the subscriptions/listen stream fails, opens
+	// nothing or ends (deferListen); nil: nothing to tell.
+	listen *listenAck
 	// closing ends with the session: it cuts the response streams still
 	// going after their answers (drain.go); nil: none.
 	closing context.Context

@@ -94,7 +94,10 @@ type ConnectorOptions struct {
 	// EraProbeTimeout bounds the wait for a stdio server's answer to the
 	// server/discover probe: a server silent that long is taken for a
 	// legacy one that ignores unknown methods, and gets the initialize
-	// handshake. 0 means DefaultEraProbeTimeout (2 s).
+	// handshake. It also bounds how long a session's first Session.Tools
+	// waits for a modern server to acknowledge the session's
+	// subscriptions/listen (Change notifications in the package doc).
+	// 0 means DefaultEraProbeTimeout (2 s).
 	EraProbeTimeout time.Duration
 	// MaxListingTTL caps how long a modern server's tools/list result is
 	// reused by the Connector's other sessions of the same registration
@@ -516,7 +519,7 @@ func (c *Connector) connectEra(ctx context.Context, ref resource.Ref, srv resour
 			if !plan.pinned && !plan.cached {
 				s.probe.timeout = c.opts.EraProbeTimeout
 			}
-			transport = &captureTransport{inner: t, capture: s.capture, guard: s.guard, onServerMessage: s.readServerMessage, scrub: s.screen.scrub, probe: s.probe}
+			transport = &captureTransport{inner: t, capture: s.capture, guard: s.guard, onServerMessage: s.readServerMessage, scrub: s.screen.scrub, probe: s.probe, listen: s.listen}
 			s.transport = "dial"
 		}
 	}
@@ -563,6 +566,9 @@ func (c *Connector) connectEra(ctx context.Context, ref resource.Ref, srv resour
 		s.protocolVersion = init.ProtocolVersion
 		s.capabilities = init.Capabilities
 		s.setInstructions(init.Instructions)
+	}
+	if !listensForTools(s.protocolVersion, s.capabilities) {
+		s.listen.end() // the go-sdk opened no listen: nothing to wait for
 	}
 	s.askLogLevel(sctx)
 	return s, nil
@@ -703,7 +709,7 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 		s.screen.countDrops = true
 		s.probe = &discoverProbe{timeout: probe}
 		return &captureTransport{
-			probe: s.probe,
+			probe: s.probe, listen: s.listen,
 			// The go-sdk's own line bound stays above ours (which says which
 			// option to change), with room for a line masking grew.
 			inner: &mcp.IOTransport{Reader: &screenedLines{lineReader: lineReader{ReadCloser: proc.stdout, bound: &lineGuard{guard: s.guard}}, screen: s.screen}, Writer: proc.stdin,
@@ -758,7 +764,7 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 				capture: s.capture, guard: s.guard, onServerMessage: s.readServerMessage, detach: true}, nil
 		}
 		rt.capture, rt.streamable, rt.mark, rt.onNote, rt.dropped = s.capture, true, s.streamMark, s.readNotification, &s.dropped
-		rt.closing, rt.drainGrace = s.closing, c.drainGrace
+		rt.closing, rt.drainGrace, rt.listen = s.closing, c.drainGrace, s.listen
 		rt.streams, rt.maxRetry = newEventStreams(c.opts.ReconnectBurst, c.opts.MinReconnectInterval), c.opts.MaxReconnectDelay
 		var handlers *Handlers
 		if opts != nil {

@@ -527,9 +527,21 @@
 // change made by a call may be read after the call's result (a Run
 // re-lists at the next batch boundary then); on stdio it keeps its place
 // among the call's messages, as in the legacy era. A modern server
-// notifies only a listen it has acknowledged, and Connect does not wait
-// for that acknowledgement: a change the server makes between Connect
-// and it is not reported (the next change, or a new start, lists it).
+// notifies only a listen it has acknowledged
+// (notifications/subscriptions/acknowledged), and Connect does not wait
+// for that: the session's first Session.Tools (a lease's too: it lists
+// through its shared connection) does, before it sends tools/list, so a
+// change the server makes after that listing is reported. The wait ends
+// when the acknowledgement is read, the listen fails, is refused or
+// ends (over HTTP; on stdio, the server answers it, with an error or a
+// result), the session closes or ctx ends (Tools then fails),
+// or at the latest after ConnectorOptions.EraProbeTimeout (default 2
+// s): a server that declares tools.listChanged but never acknowledges
+// costs that once per session, and a change it makes between Connect
+// and the acknowledgement may then go unreported (the next change, or a
+// new start, lists it). Later listings never wait; a legacy session, or
+// one without Handlers.ToolsChanged, never does. Calls do not wait: a
+// change a call makes before the acknowledgement is not reported.
 //
 // A lost request: in the modern era a streamable HTTP response stream
 // that breaks before its answer loses the request for good (the revision

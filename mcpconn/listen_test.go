@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
@@ -131,7 +132,11 @@ func hostileListen(t *testing.T, listen http.HandlerFunc) string {
 // session: Connect never waits for the listen, a flood goes past the
 // message rate (MaxServerMessageRate) and ends the session with a
 // *LimitError as on the legacy GET stream, and a session whose listen
-// opened nothing keeps working.
+// opened nothing keeps working. None is acknowledged, so the first Tools
+// waits for the acknowledgement no longer than the listen's end (a
+// refusal, a stream that ends: the bound is an hour here and the test
+// would time out) or, for a server that holds the listen, the bound
+// ConnectorOptions.EraProbeTimeout.
 func TestListenHostile(t *testing.T) {
 	t.Parallel()
 	changed := `data: {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}` + "\n\n"
@@ -139,6 +144,7 @@ func TestListenHostile(t *testing.T) {
 		name   string
 		listen http.HandlerFunc
 		flood  bool
+		holds  bool // the listen never ends: the bound ends the wait
 	}{
 		{"flood", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/event-stream")
@@ -148,23 +154,27 @@ func TestListenHostile(t *testing.T) {
 				}
 				w.(http.Flusher).Flush()
 			}
-		}, true},
-		{"holds headers", func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }, false},
+		}, true, false},
+		{"holds headers", func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }, false, true},
 		{"method not found", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusNotFound)
 			_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no listen here"}}`)
-		}, false},
-		{"plain 400", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "no", http.StatusBadRequest) }, false},
+		}, false, false},
+		{"plain 400", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "no", http.StatusBadRequest) }, false, false},
 		{"ends at once", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/event-stream")
 			w.WriteHeader(http.StatusOK)
-		}, false},
+		}, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			srv := resource.MCPServer{Type: resource.TransportHTTP, URL: hostileListen(t, tc.listen), StartupTimeoutMS: 20000}
-			c := quickConnector(&mcpconn.ConnectorOptions{MaxServerMessageRate: 10})
+			bound := time.Hour
+			if tc.holds {
+				bound = 50 * time.Millisecond
+			}
+			c := quickConnector(&mcpconn.ConnectorOptions{MaxServerMessageRate: 10, EraProbeTimeout: bound})
 			defer c.Close()
 			var told atomic.Int32
 			s := connectWith(t, c, srv, &mcpconn.Handlers{ToolsChanged: func(context.Context, mcpconn.Incoming) { told.Add(1) }})
@@ -183,8 +193,10 @@ func TestListenHostile(t *testing.T) {
 			if got := resultText(call(t, s, context.Background(), mcptest.ToolEcho, map[string]string{"text": "still here"})); got != "still here" {
 				t.Errorf("echo = %q", got)
 			}
-			if _, err := s.Tools(context.Background()); err != nil {
-				t.Errorf("Tools: %v", err)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			if tools, err := s.Tools(ctx); err != nil || !slices.ContainsFunc(tools, func(tl mcpconn.Tool) bool { return tl.Name == mcptest.ToolEcho }) {
+				t.Errorf("Tools: %v; want a listing with %s", err, mcptest.ToolEcho)
 			}
 			if s.Lost() || s.ToolsChanged() != 0 {
 				t.Errorf("Lost %v, ToolsChanged %d: the listen that opened nothing hurt the session", s.Lost(), s.ToolsChanged())

@@ -75,6 +75,7 @@ func (c *Connector) newClient(s *Session, h *Handlers) *mcp.Client {
 	}
 	if h.ToolsChanged != nil {
 		copts.ToolListChangedHandler = listenForToolsChanges
+		s.listen = newListenAck(c.opts.EraProbeTimeout)
 	}
 	cl := mcp.NewClient(c.info, copts)
 	cl.AddReceivingMiddleware(s.receive)
@@ -149,6 +150,8 @@ func (s *Session) readServerMessage(m *jsonrpc.Request, stream *inflightCall) {
 		return
 	}
 	switch m.Method {
+	case notificationListenAck:
+		s.listen.end()
 	case notificationToolsChange:
 		s.onToolsChanged()
 	case notificationProgress:

@@ -90,10 +90,14 @@ type Session struct {
 	// one result); a caller waits for its turn under its own ctx, as the
 	// leases of a shared connection do for each other's walks.
 	toolsTurn chan struct{}
-	closing   context.Context
-	closeNow  context.CancelFunc // cancels requests in flight: the SDK's Close waits for them
-	closed    atomic.Bool
-	lost      atomic.Bool // the connection ended without Close
+	// listen is the first listing's wait for the server to acknowledge
+	// the session's subscriptions/listen; nil: the session opens none
+	// (no Handlers.ToolsChanged).
+	listen   *listenAck
+	closing  context.Context
+	closeNow context.CancelFunc // cancels requests in flight: the SDK's Close waits for them
+	closed   atomic.Bool
+	lost     atomic.Bool // the connection ended without Close
 	// dropped: the streamable HTTP server ended the session (it answered
 	// a request of it with 404 Not Found); the session is lost.
 	dropped   atomic.Bool
@@ -217,7 +221,10 @@ const maxListPages = 1000
 // bounded by the document's tool_timeout_ms (default 60 s) and by ctx. A
 // session given ConnectOptions.Revision may get a modern server's
 // listing, still fresh by its ttlMs, from the Connector's listing cache
-// instead (see Listing cache in the package doc).
+// instead (see Listing cache in the package doc). A modern session with
+// Handlers.ToolsChanged first waits, once, for the server to acknowledge
+// its change listen, at most ConnectorOptions.EraProbeTimeout (see
+// Change notifications in the package doc).
 func (s *Session) Tools(ctx context.Context) ([]Tool, error) {
 	if s.lease != nil {
 		return s.leaseTools(ctx)
@@ -246,6 +253,9 @@ func (s *Session) Tools(ctx context.Context) ([]Tool, error) {
 			s.hints.set(tools)
 			return tools, nil
 		}
+	}
+	if err := s.awaitListen(ctx); err != nil {
+		return nil, err
 	}
 	lctx, cancel := s.requestContext(ctx)
 	defer cancel()

@@ -149,6 +149,10 @@ type deferredStream struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
+	// ended, when set, is told once the stream failed, opened nothing,
+	// ended or was closed (a subscriptions/listen: listenAck.end).
+	ended func()
+
 	started bool
 	silent  bool
 	failed  error // the real request failed: the stream ends with it
@@ -174,12 +178,24 @@ func (d *deferredStream) Read(p []byte) (int, error) {
 	}
 	switch {
 	case d.failed != nil:
+		d.end()
 		return 0, d.failed
 	case d.silent:
+		d.end()
 		<-d.ctx.Done()
 		return 0, d.ctx.Err()
 	}
-	return d.body.Read(p)
+	n, err := d.body.Read(p)
+	if err != nil {
+		d.end()
+	}
+	return n, err
+}
+
+func (d *deferredStream) end() {
+	if d.ended != nil {
+		d.ended()
+	}
 }
 
 // start sends the real request.
@@ -202,6 +218,7 @@ func (d *deferredStream) start() {
 
 func (d *deferredStream) Close() error {
 	d.cancel()
+	d.end()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.body != nil {
