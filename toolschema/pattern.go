@@ -343,8 +343,20 @@ func (w *callWork) matchBacktracking(b *boundedRegexp, s string) bool {
 	defer timer.Stop()
 	select {
 	case r := <-result:
+		// On a loaded machine the match's own MatchTimeout, the call's
+		// context and the timer below can all be due by the time this
+		// goroutine runs: the context wins, then the bound that was the
+		// lesser, as if the timer had fired.
+		select {
+		case <-w.done:
+			panic(validationStopped{})
+		default:
+		}
 		w.used = satAdd(w.used, timeWork(time.Since(start)))
 		if r.err != nil {
+			if r.err != errEngine && callLeft < b.btBound {
+				panic(validationTooCostly{})
+			}
 			panic(patternTooCostly{pattern: b.pattern, backtrack: true})
 		}
 		if w.used > w.limit {
@@ -352,6 +364,11 @@ func (w *callWork) matchBacktracking(b *boundedRegexp, s string) bool {
 		}
 		return r.matched
 	case <-timer.C:
+		select {
+		case <-w.done:
+			panic(validationStopped{})
+		default:
+		}
 		if callLeft < b.btBound {
 			panic(validationTooCostly{})
 		}
