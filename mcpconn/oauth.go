@@ -447,17 +447,27 @@ func (h *authCodeHandler) TokenSource(ctx context.Context) (oauth2.TokenSource, 
 	return h.inner.TokenSource(ctx)
 }
 
-func (h *authCodeHandler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
-	// A flow that failed is not run again in the same connection: the
-	// era probe's fallback (initialize after server/discover) would ask
-	// the person, and the authorization server, twice.
-	if h.o.loginRequired.Load() {
+// failedBefore is the error of a flow that already failed in this
+// connection (closing resp's body), or nil: a failed flow is not run
+// again in the same connection. The era probe's fallback (initialize
+// after server/discover) would otherwise ask the person, and the
+// authorization server, twice; a grant without a person would retry a
+// refused exchange (SEP-1933 says not to).
+func (o *oauthSession) failedBefore(resp *http.Response) error {
+	if o.loginRequired.Load() {
 		resp.Body.Close()
 		return ErrLoginRequired
 	}
-	if f := h.o.failure.Load(); f != nil {
+	if f := o.failure.Load(); f != nil {
 		resp.Body.Close()
 		return errors.New(*f)
+	}
+	return nil
+}
+
+func (h *authCodeHandler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
+	if err := h.o.failedBefore(resp); err != nil {
+		return err
 	}
 	if h.o.authorize == nil {
 		defer resp.Body.Close()

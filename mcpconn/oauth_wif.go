@@ -31,6 +31,9 @@ type workloadHandler struct {
 }
 
 func (h *workloadHandler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
+	if err := h.o.failedBefore(resp); err != nil {
+		return err
+	}
 	defer resp.Body.Close()
 	challenges, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
 	if resp.StatusCode == http.StatusForbidden && !insufficientScope(challenges) {
