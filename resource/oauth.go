@@ -77,9 +77,11 @@ type MCPOAuth struct {
 	// ClientMetadataURL is the https URL of the host's client ID metadata
 	// document; "" means the host's default (if any).
 	ClientMetadataURL string `json:"client_metadata_url,omitempty"`
-	// Grant is "authorization_code" (or "", a person logs in) or
+	// Grant is "authorization_code" (or "", a person logs in),
 	// "client_credentials" (a machine-to-machine host: ClientID with
-	// ClientSecret or PrivateKey, no person).
+	// ClientSecret or PrivateKey, no person), "enterprise"
+	// (OAuthGrantEnterprise) or "workload_identity"
+	// (OAuthGrantWorkloadIdentity, with Assertion).
 	Grant string `json:"grant,omitempty"`
 	// TokenEndpointAuth is how the client authenticates to the token
 	// endpoint: "" (what the authorization server supports),
