@@ -906,9 +906,32 @@
 // the last token expired; it stores nothing. Without IDToken the
 // connection fails with ErrLoginRequired.
 //
+// The workload_identity grant (oauth.grant "workload_identity", workload
+// identity federation, SEP-1933: a host on Kubernetes or a cloud with no
+// person) resolves oauth.assertion, a ${secret:NAME} reference, through
+// ConnectorOptions.Secrets at each exchange (not once at Connect), and
+// trades that workload identity token for the access token with the
+// jwt-bearer grant of RFC 7523 (grant_type
+// urn:ietf:params:oauth:grant-type:jwt-bearer, the token as assertion,
+// the server as resource) at the token endpoint the server's metadata
+// leads to, each time the last access token expired. The host's resolver
+// is the callback: one that reads a file (a projected service account
+// token the kubelet rotates) reads it again at each exchange, so a
+// rotated token is used. oauth.client_id, when set, is sent in the body
+// (with oauth.client_secret, the client authenticates as for
+// client_credentials). The access token stays in memory for the
+// connection and is never stored: it can always be obtained again from
+// the workload token. A refused exchange fails the connection once, with
+// no retry and no other grant tried (no grant without a person runs its
+// exchange twice in a connection); a token the resolver cannot give fails
+// it naming oauth.assertion and the reference. The workload token is a
+// credential: it goes only where a client secret may (below), and appears
+// in no error, audit entry or read of the registration (which shows the
+// reference).
+//
 // The server's metadata names the authorization server, so a configured
-// client secret or private key (oauth.client_secret, oauth.private_key)
-// goes only to an authorization server whose issuer equals
+// client secret, private key or workload token (oauth.client_secret,
+// oauth.private_key, oauth.assertion) goes only to an authorization server whose issuer equals
 // oauth.authorization_server or, when that is not set, whose origin
 // (scheme, host, port) is the MCP server's; any other fails the flow
 // before the secret or an assertion is sent, with an error naming

@@ -290,6 +290,9 @@ type oauthSession struct {
 	secret    string // the pre-registered client's secret, resolved
 	key       string // the private_key_jwt key, resolved (PEM)
 	idpSecret string // the enterprise grant's IdP client secret, resolved
+	// secrets resolves the workload identity grant's assertion at each
+	// exchange (the Connector's).
+	secrets   *resource.Secrets
 	authorize func(ctx context.Context, ref resource.Ref, authorizationURL string) (AuthorizationResponse, error)
 	redirect  string
 	login     bool         // Connector.Login: ignore the stored token
@@ -305,24 +308,24 @@ func (o *oauthSession) fail(reason string) error {
 	return errors.New(reason)
 }
 
-// checkAuthServer is the one rule on where the configured client secret
-// or private key may go: the server's metadata names the authorization
-// server, so a hostile server could name one that collects the secret.
-// With a secret or key configured, the issuer must equal
+// checkAuthServer is the one rule on where the configured client secret,
+// private key or workload identity token may go: the server's metadata
+// names the authorization server, so a hostile server could name one that
+// collects them. With one configured, the issuer must equal
 // oauth.authorization_server, or, with no pin, have the server's origin.
 // The error is value-free and names the field to set.
 func (o *oauthSession) checkAuthServer(issuer string) error {
-	if o.secret == "" && o.key == "" {
+	if o.secret == "" && o.key == "" && o.conf.Grant != resource.OAuthGrantWorkloadIdentity {
 		return nil
 	}
 	if pin := o.conf.AuthorizationServer; pin != "" {
 		if strings.TrimSuffix(issuer, "/") != strings.TrimSuffix(pin, "/") {
-			return o.fail("the OAuth authorization server the server names is not oauth.authorization_server; the client secret or key is not sent to it (set oauth.authorization_server to the issuer they belong to)")
+			return o.fail("the OAuth authorization server the server names is not oauth.authorization_server; the client secret, key or workload token is not sent to it (set oauth.authorization_server to the issuer they belong to)")
 		}
 		return nil
 	}
 	if !sameOrigin(issuer, o.resource) {
-		return o.fail("the OAuth authorization server the server names is on another origin than the server; the client secret or key is not sent to it (set oauth.authorization_server to the issuer they belong to)")
+		return o.fail("the OAuth authorization server the server names is on another origin than the server; the client secret, key or workload token is not sent to it (set oauth.authorization_server to the issuer they belong to)")
 	}
 	return nil
 }
@@ -363,6 +366,9 @@ func (o *oauthSession) handler(ctx context.Context) (auth.OAuthHandler, error) {
 	}
 	if o.conf.Grant == resource.OAuthGrantEnterprise {
 		return &enterpriseHandler{o: o}, nil
+	}
+	if o.conf.Grant == resource.OAuthGrantWorkloadIdentity {
+		return &workloadHandler{o: o}, nil
 	}
 	cfg := &auth.AuthorizationCodeHandlerConfig{
 		RedirectURL:              o.redirect,
@@ -441,17 +447,27 @@ func (h *authCodeHandler) TokenSource(ctx context.Context) (oauth2.TokenSource, 
 	return h.inner.TokenSource(ctx)
 }
 
-func (h *authCodeHandler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
-	// A flow that failed is not run again in the same connection: the
-	// era probe's fallback (initialize after server/discover) would ask
-	// the person, and the authorization server, twice.
-	if h.o.loginRequired.Load() {
+// failedBefore is the error of a flow that already failed in this
+// connection (closing resp's body), or nil: a failed flow is not run
+// again in the same connection. The era probe's fallback (initialize
+// after server/discover) would otherwise ask the person, and the
+// authorization server, twice; a grant without a person would retry a
+// refused exchange (SEP-1933 says not to).
+func (o *oauthSession) failedBefore(resp *http.Response) error {
+	if o.loginRequired.Load() {
 		resp.Body.Close()
 		return ErrLoginRequired
 	}
-	if f := h.o.failure.Load(); f != nil {
+	if f := o.failure.Load(); f != nil {
 		resp.Body.Close()
 		return errors.New(*f)
+	}
+	return nil
+}
+
+func (h *authCodeHandler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
+	if err := h.o.failedBefore(resp); err != nil {
+		return err
 	}
 	if h.o.authorize == nil {
 		defer resp.Body.Close()
@@ -766,7 +782,7 @@ func (c *Connector) oauthFor(ctx context.Context, s *Session, srv resource.MCPSe
 		return nil, se
 	}
 	o := &oauthSession{setup: c.oauth, ref: s.ref, resource: srv.URL, conf: srv.OAuth, secret: secret, key: key, idpSecret: idpSecret,
-		authorize: c.oauth.authorize, redirect: c.oauth.redirectURL, client: c.oauth.clientFor(ctx, srv.URL)}
+		authorize: c.oauth.authorize, redirect: c.oauth.redirectURL, client: c.oauth.clientFor(ctx, srv.URL), secrets: &c.secrets}
 	if login != nil {
 		o.login = true
 		if login.Authorize != nil {
@@ -795,7 +811,7 @@ func (c *Connector) Login(ctx context.Context, ref resource.Ref, srv resource.MC
 	if opts == nil {
 		opts = &LoginOptions{}
 	}
-	if opts.Authorize == nil && c.oauth.authorize == nil && srv.OAuth.Grant != resource.OAuthGrantClientCredentials && srv.OAuth.Grant != resource.OAuthGrantEnterprise {
+	if opts.Authorize == nil && c.oauth.authorize == nil && !grantWithoutPerson(srv.OAuth.Grant) {
 		return &Error{Ref: ref, Op: "login", Kind: ErrInvalidServer, Detail: "a login needs an Authorize step: set LoginOptions.Authorize or OAuthOptions.Authorize"}
 	}
 	sess, err := c.connect(ctx, ref, srv, nil, opts)

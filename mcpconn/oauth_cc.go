@@ -111,6 +111,9 @@ func (o *oauthSession) grantScopes(challenges []oauthex.Challenge, prm *oauthex.
 }
 
 func (h *clientCredentialsHandler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
+	if err := h.o.failedBefore(resp); err != nil {
+		return err
+	}
 	defer resp.Body.Close()
 	challenges, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
 	if resp.StatusCode == http.StatusForbidden && !insufficientScope(challenges) {

@@ -75,6 +75,15 @@ type fakeAS struct {
 	jwtKey *ecdsa.PublicKey
 	// jag is the identity assertion grant the jwt-bearer grant accepts.
 	jag string
+	// workload are the workload identity tokens the jwt-bearer grant
+	// accepts with no client authentication; grants lists the grant_type
+	// of each token request, assertions the assertion and resources the
+	// resource of each jwt-bearer request, clientIDs its client_id.
+	workload   map[string]bool
+	grants     []string
+	assertions []string
+	resources  []string
+	clientIDs  []string
 	// issParam, when set, advertises
 	// authorization_response_iss_parameter_supported and adds iss to
 	// the authorization redirect (RFC 9207).
@@ -167,6 +176,7 @@ func (a *fakeAS) token(w http.ResponseWriter, r *http.Request) {
 		a.lastAuth = "none"
 	}
 	hold, arrived, release := a.hold, a.refreshArrived, a.release
+	a.grants = append(a.grants, r.Form.Get("grant_type"))
 	a.mu.Unlock()
 	fail := func(code string) {
 		w.Header().Set("Content-Type", "application/json")
@@ -214,7 +224,16 @@ func (a *fakeAS) token(w http.ResponseWriter, r *http.Request) {
 	case "urn:ietf:params:oauth:grant-type:jwt-bearer":
 		a.mu.Lock()
 		jag := a.jag
+		a.assertions = append(a.assertions, r.Form.Get("assertion"))
+		a.resources = append(a.resources, r.Form.Get("resource"))
+		a.clientIDs = append(a.clientIDs, r.Form.Get("client_id"))
+		workload := a.workload[r.Form.Get("assertion")]
 		a.mu.Unlock()
+		if workload {
+			access := a.issueAccess()
+			writeJSON(w, map[string]any{"access_token": access, "token_type": "Bearer", "expires_in": int(a.lifetime.Seconds())})
+			return
+		}
 		u, p, ok := r.BasicAuth()
 		if !ok || a.clients[u] != p || jag == "" || r.Form.Get("assertion") != jag {
 			fail("invalid_grant")

@@ -33,6 +33,9 @@ type enterpriseHandler struct {
 }
 
 func (h *enterpriseHandler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
+	if err := h.o.failedBefore(resp); err != nil {
+		return err
+	}
 	defer resp.Body.Close()
 	challenges, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
 	if resp.StatusCode == http.StatusForbidden && !insufficientScope(challenges) {
@@ -104,11 +107,27 @@ func (s *enterpriseSource) Token() (*oauth2.Token, error) {
 	if typ, _ := jag.Extra("issued_token_type").(string); typ != oauthex.TokenTypeIDJAG || jag.AccessToken == "" {
 		return nil, &flowError{msg: "the OAuth authorization failed: the IdP did not issue an identity assertion grant (ID-JAG)"}
 	}
-	// clientcredentials lets grant_type be replaced; the client
-	// authenticates as the authorization server supports.
-	cfg := &clientcredentials.Config{ClientID: s.o.conf.ClientID, ClientSecret: s.o.secret, TokenURL: s.tokenURL, Scopes: s.scopes,
-		AuthStyle: s.style, EndpointParams: url.Values{"grant_type": {grantTypeJWTBearer}, "assertion": {jag.AccessToken}}}
-	t, err := cfg.Token(context.WithValue(ctx, oauth2.HTTPClient, s.o.client))
+	return s.o.jwtBearerGrant(ctx, s.tokenURL, s.scopes, s.style, jag.AccessToken, nil)
+}
+
+// jwtBearerGrant trades assertion for an access token at tokenURL (RFC
+// 7523 section 2.1), once: a refusal is the caller's, value-free, and no
+// other grant is tried. The pre-registered client, if any, authenticates
+// as style says with its secret; without a secret its client_id goes in
+// the body (a public client, RFC 6749 section 3.2.1). extra adds
+// parameters (resource).
+func (o *oauthSession) jwtBearerGrant(ctx context.Context, tokenURL string, scopes []string, style oauth2.AuthStyle, assertion string, extra url.Values) (*oauth2.Token, error) {
+	params := url.Values{"grant_type": {grantTypeJWTBearer}, "assertion": {assertion}}
+	for k, v := range extra {
+		params[k] = v
+	}
+	if o.secret == "" {
+		style = oauth2.AuthStyleInParams
+	}
+	// clientcredentials lets grant_type be replaced.
+	cfg := &clientcredentials.Config{ClientID: o.conf.ClientID, ClientSecret: o.secret, TokenURL: tokenURL, Scopes: scopes,
+		AuthStyle: style, EndpointParams: params}
+	t, err := cfg.Token(context.WithValue(ctx, oauth2.HTTPClient, o.client))
 	if err != nil {
 		return nil, &flowError{msg: "the OAuth authorization failed: the jwt-bearer grant at the authorization server: " + oauthErrorText(err)}
 	}

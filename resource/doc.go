@@ -153,11 +153,15 @@
 // a machine-to-machine host with client_id and a secret or key;
 // "enterprise": enterprise-managed authorization with client_id,
 // idp_issuer (https, or http on a loopback host), idp_client_id and an
-// optional idp_client_secret reference, fields no other grant takes), and
+// optional idp_client_secret reference, fields no other grant takes;
+// "workload_identity": workload identity federation with assertion, a
+// ${secret:NAME} reference the host's resolver answers with the workload
+// identity token at each exchange, a field no other grant takes, and an
+// optional client_id), and
 // token_endpoint_auth ("client_secret_basic", "client_secret_post",
 // "none", or "private_key_jwt" with grant client_credentials), and
 // authorization_server (the issuer URL of the authorization server that
-// may receive client_secret or private_key: https, or http on a loopback
+// may receive client_secret, private_key or the assertion: https, or http on a loopback
 // host; absent means only one on the server's own origin receives them,
 // since the server's metadata names the authorization server). Each broken
 // rule is a finding naming the field (/mcpServers/NAME/oauth/FIELD, code

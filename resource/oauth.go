@@ -31,6 +31,12 @@ const (
 	// assertion grant (RFC 8693), which the pre-registered client trades
 	// for the access token at the server's authorization server (RFC 7523).
 	OAuthGrantEnterprise = "enterprise"
+	// OAuthGrantWorkloadIdentity is workload identity federation: the
+	// host's workload identity token (a Kubernetes service account token,
+	// a cloud's identity token), named by MCPOAuth.Assertion, is traded for
+	// the access token at the server's authorization server with the
+	// jwt-bearer grant (RFC 7523), with no person.
+	OAuthGrantWorkloadIdentity = "workload_identity"
 )
 
 // Values of MCPOAuth.TokenEndpointAuth.
@@ -71,9 +77,11 @@ type MCPOAuth struct {
 	// ClientMetadataURL is the https URL of the host's client ID metadata
 	// document; "" means the host's default (if any).
 	ClientMetadataURL string `json:"client_metadata_url,omitempty"`
-	// Grant is "authorization_code" (or "", a person logs in) or
+	// Grant is "authorization_code" (or "", a person logs in),
 	// "client_credentials" (a machine-to-machine host: ClientID with
-	// ClientSecret or PrivateKey, no person).
+	// ClientSecret or PrivateKey, no person), "enterprise"
+	// (OAuthGrantEnterprise) or "workload_identity"
+	// (OAuthGrantWorkloadIdentity, with Assertion).
 	Grant string `json:"grant,omitempty"`
 	// TokenEndpointAuth is how the client authenticates to the token
 	// endpoint: "" (what the authorization server supports),
@@ -97,11 +105,16 @@ type MCPOAuth struct {
 	// server's metadata names the authorization server, so without the
 	// pin a hostile server could name one that collects the secret.
 	AuthorizationServer string `json:"authorization_server,omitempty"`
+	// Assertion is the workload identity token of grant
+	// "workload_identity", as a ${secret:NAME} reference only, resolved
+	// anew at each exchange (a rotated token is picked up). "" means none.
+	Assertion string `json:"assertion,omitempty"`
 }
 
 // oauthFields lists the fields of the oauth object, with what each must be.
 func oauthFields(o *MCPOAuth) []serverField {
 	return []serverField{
+		{"assertion", &o.Assertion, "a string"},
 		{"authorization_server", &o.AuthorizationServer, "a string"},
 		{"client_id", &o.ClientID, "a string"},
 		{"client_metadata_url", &o.ClientMetadataURL, "a string"},
@@ -151,7 +164,7 @@ func checkOAuth(field string, raw json.RawMessage) (*MCPOAuth, []Finding) {
 		}
 	}
 	fs = append(fs, checkText(sub("client_id"), o.ClientID, false)...)
-	for _, s := range []struct{ k, v string }{{"client_secret", o.ClientSecret}, {"private_key", o.PrivateKey}, {"idp_client_secret", o.IdPClientSecret}} {
+	for _, s := range []struct{ k, v string }{{"client_secret", o.ClientSecret}, {"private_key", o.PrivateKey}, {"idp_client_secret", o.IdPClientSecret}, {"assertion", o.Assertion}} {
 		if s.v != "" && !IsSecretReference(s.v) {
 			fs = append(fs, errf(sub(s.k), CodeOAuth, s.k+" must be a single ${secret:NAME} reference; a value written in the document is refused", "store the value with the host's secret resolver and write ${secret:NAME}"))
 		}
@@ -171,7 +184,7 @@ func checkOAuth(field string, raw json.RawMessage) (*MCPOAuth, []Finding) {
 		}
 	}
 	enum("registration", o.Registration, OAuthRegistrationAuto, OAuthRegistrationPreregistered, OAuthRegistrationDynamic, OAuthRegistrationMetadataDocument)
-	enum("grant", o.Grant, OAuthGrantAuthorizationCode, OAuthGrantClientCredentials, OAuthGrantEnterprise)
+	enum("grant", o.Grant, OAuthGrantAuthorizationCode, OAuthGrantClientCredentials, OAuthGrantEnterprise, OAuthGrantWorkloadIdentity)
 	enum("token_endpoint_auth", o.TokenEndpointAuth, OAuthAuthNone, OAuthAuthClientSecretBasic, OAuthAuthClientSecretPost, OAuthAuthPrivateKeyJWT)
 	if o.ClientMetadataURL != "" {
 		if u, err := url.Parse(o.ClientMetadataURL); err != nil || u.Scheme != "https" || u.Host == "" || strings.Trim(u.Path, "/") == "" || len(o.ClientMetadataURL) > 2048 {
@@ -214,6 +227,7 @@ func checkOAuth(field string, raw json.RawMessage) (*MCPOAuth, []Finding) {
 		}
 	}
 	fs = append(fs, checkEnterprise(sub, o)...)
+	fs = append(fs, checkWorkloadIdentity(sub, o)...)
 	sort.SliceStable(fs, func(i, j int) bool { return fs[i].Field < fs[j].Field })
 	return o, fs
 }
@@ -244,6 +258,25 @@ func checkEnterprise(sub func(string) string, o *MCPOAuth) []Finding {
 	}
 	if o.Registration != "" && o.Registration != OAuthRegistrationAuto && o.Registration != OAuthRegistrationPreregistered {
 		fs = append(fs, errf(sub("registration"), CodeOAuth, `grant "enterprise" uses the pre-registered client only`, `leave registration out or write "preregistered"`))
+	}
+	return fs
+}
+
+// checkWorkloadIdentity checks the field of the workload identity grant:
+// it belongs to it, and it needs it.
+func checkWorkloadIdentity(sub func(string) string, o *MCPOAuth) []Finding {
+	if o.Grant != OAuthGrantWorkloadIdentity {
+		if o.Assertion != "" {
+			return []Finding{errf(sub("assertion"), CodeOAuth, `assertion is used only with grant "workload_identity"`, `set grant to "workload_identity", or remove assertion`)}
+		}
+		return nil
+	}
+	var fs []Finding
+	if o.Assertion == "" {
+		fs = append(fs, errf(sub("assertion"), CodeOAuth, `grant "workload_identity" needs assertion`, "set assertion to a ${secret:NAME} reference the host's secret resolver answers with the workload identity token"))
+	}
+	if o.Registration != "" && o.Registration != OAuthRegistrationAuto && o.Registration != OAuthRegistrationPreregistered {
+		fs = append(fs, errf(sub("registration"), CodeOAuth, `grant "workload_identity" uses the pre-registered client (or none) only`, `leave registration out or write "preregistered"`))
 	}
 	return fs
 }
@@ -293,7 +326,8 @@ func validScope(s string) bool {
 }
 
 // ResolveOAuthSecret resolves one secret reference of the oauth field
-// (client_secret or private_key, named by key) with resolve (from
+// (client_secret, private_key, idp_client_secret or assertion, named by
+// key) with resolve (from
 // Secrets.Bind). "" stays "". Errors are *SecretError naming the field
 // and the reference, without values.
 func ResolveOAuthSecret(key, value string, resolve func(kind, name string) (string, error)) (string, error) {

@@ -48,6 +48,9 @@ func TestOAuthFieldAccepted(t *testing.T) {
 		`{"grant": "client_credentials", "client_id": "m2m", "private_key": "${secret:m2m.key}", "token_endpoint_auth": "private_key_jwt"}`,
 		`{"grant": "enterprise", "client_id": "mcp", "client_secret": "${secret:mcp}", "idp_issuer": "https://idp.example.com", "idp_client_id": "agt", "idp_client_secret": "${secret:idp}"}`,
 		`{"grant": "enterprise", "client_id": "mcp", "idp_issuer": "http://127.0.0.1:8080/tenant", "idp_client_id": "agt"}`,
+		// Issue 26 item 6: workload identity, with or without a client.
+		`{"grant": "workload_identity", "assertion": "${secret:k8s-token}"}`,
+		`{"grant": "workload_identity", "assertion": "${secret:k8s-token}", "client_id": "wl", "authorization_server": "https://auth.example.com"}`,
 		`{"client_id": "agt", "client_secret": "${secret:c}", "authorization_server": "https://auth.example.com"}`,
 		`{"client_id": "agt", "client_secret": "${secret:c}", "authorization_server": "https://auth.example.com/tenant/a"}`,
 		`{"authorization_server": "http://127.0.0.1:8080"}`,
@@ -101,6 +104,13 @@ func TestOAuthFieldRefused(t *testing.T) {
 		{`{"client_metadata_url": "https://host.example.com/"}`, []string{base + "/client_metadata_url"}},
 		{`{"client_id": "${secret:x}"}`, []string{base + "/client_id"}},
 		{`{"clientId": "a"}`, []string{base + "/clientId"}},
+		// Issue 26 item 6: the workload token is a reference, needed by
+		// its grant and refused by the others.
+		{`{"grant": "workload_identity"}`, []string{base + "/assertion"}},
+		{`{"grant": "workload_identity", "assertion": "eyJhbGciOiJSUzI1NiJ9.plain.token"}`, []string{base + "/assertion"}},
+		{`{"grant": "workload_identity", "assertion": "${env:TOKEN}"}`, []string{base + "/assertion"}},
+		{`{"assertion": "${secret:k8s-token}"}`, []string{base + "/assertion"}},
+		{`{"grant": "workload_identity", "assertion": "${secret:t}", "registration": "dynamic"}`, []string{base + "/registration"}},
 		{`{"grant": "enterprise"}`, []string{base + "/client_id", base + "/idp_client_id", base + "/idp_issuer"}},
 		{`{"grant": "enterprise", "client_id": "a", "idp_client_id": "b", "idp_issuer": "http://idp.example.com"}`, []string{base + "/idp_issuer"}},
 		{`{"grant": "enterprise", "client_id": "a", "idp_client_id": "b", "idp_issuer": "https://idp.example.com?x=hunter2"}`, []string{base + "/idp_issuer"}},

@@ -46,6 +46,9 @@ type scenarioContext struct {
 	IdPIssuer   string `json:"idp_issuer"`
 	IdPClientID string `json:"idp_client_id"`
 	IdPIDToken  string `json:"idp_id_token"`
+	// WorkloadJWT is the workload identity token of auth/wif-jwt-bearer,
+	// as a Kubernetes pod would have it from its projected token file.
+	WorkloadJWT string `json:"valid_jwt"`
 	// ToolCalls are the calls a scenario wants made, in order
 	// (http-custom-headers).
 	ToolCalls []toolCall `json:"toolCalls"`
@@ -79,6 +82,7 @@ func readContext() (scenarioContext, error) {
 const (
 	secretClientSecret = "client_secret"
 	secretPrivateKey   = "private_key"
+	secretWorkload     = "workload_token"
 )
 
 // contextSecrets resolves the registration's secret references from the
@@ -94,6 +98,8 @@ func (s contextSecrets) Resolve(_ context.Context, ref resource.Ref, name string
 		return s.sc.ClientSecret, nil
 	case name == secretPrivateKey && s.sc.PrivateKeyPEM != "":
 		return s.sc.PrivateKeyPEM, nil
+	case name == secretWorkload && s.sc.WorkloadJWT != "":
+		return s.sc.WorkloadJWT, nil
 	}
 	return "", errors.New("no such secret")
 }
@@ -154,6 +160,12 @@ func oauthField(name string, sc scenarioContext) map[string]any {
 		o["grant"] = "enterprise"
 		o["idp_issuer"] = sc.IdPIssuer
 		o["idp_client_id"] = sc.IdPClientID
+	}
+	if sc.WorkloadJWT != "" {
+		// Workload identity federation: the workload's token is traded
+		// with the jwt-bearer grant, no person and no redirect.
+		o["grant"] = "workload_identity"
+		o["assertion"] = "${secret:" + secretWorkload + "}"
 	}
 	if strings.HasPrefix(name, "auth/client-credentials-") {
 		// A machine-to-machine client: no person, no redirect.

@@ -44,8 +44,10 @@
 // client_secret for pre-registration, and for auth/client-credentials-* the
 // client_credentials grant (with private_key_jwt when the context carries
 // a private key); when the context names an IdP (idp_issuer), the
-// enterprise grant with the context's idp_id_token as the host's ID token.
-// agt sends a secret or key only to the authorization server
+// enterprise grant with the context's idp_id_token as the host's ID token;
+// when it carries a workload token (valid_jwt, auth/wif-jwt-bearer), the
+// workload_identity grant with it as ${secret:workload_token}.
+// agt sends a secret, key or workload token only to the authorization server
 // oauth.authorization_server pins (or one on the server's origin), and the
 // suite's runs on another port: for those scenarios the client plays the
 // operator who copies the issuer from the provider's documentation,

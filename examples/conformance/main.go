@@ -136,7 +136,7 @@ func playScenario(ctx context.Context, name, url string, stdout io.Writer) error
 	if strings.HasPrefix(name, "auth/") {
 		sc = authCall
 		field := oauthField(name, sctx)
-		if sctx.ClientSecret != "" || sctx.PrivateKeyPEM != "" {
+		if sctx.ClientSecret != "" || sctx.PrivateKeyPEM != "" || sctx.WorkloadJWT != "" {
 			issuer, err := suiteAuthorizationServer(ctx, url)
 			if err != nil {
 				return err
