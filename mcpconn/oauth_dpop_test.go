@@ -14,12 +14,14 @@ import (
 	"math/big"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/resource"
+	"github.com/agtsdk/agt/resource/boltrepo"
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -261,7 +263,12 @@ func TestOAuthDPoP(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			w := newDPoPWorld(t, tt.asNonce, tt.rsNonce)
-			f := w.fixture(resource.NewMemoryTokenStore())
+			path := filepath.Join(t.TempDir(), "tokens.db")
+			first, err := boltrepo.OpenTokenStore(path, &boltrepo.TokenStoreOptions{NoSync: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := w.fixture(first)
 			f.login(t)
 			if err := f.callHello(t); err != nil {
 				t.Fatalf("call: %v", err)
@@ -285,8 +292,16 @@ func TestOAuthDPoP(t *testing.T) {
 				t.Error("the MCP server never challenged for a nonce")
 			}
 
-			// A restarted host: a new Connector on the same store.
-			again := w.fixture(f.tokens)
+			// A restarted host: a new Connector on the same store file.
+			if err := first.Close(); err != nil {
+				t.Fatal(err)
+			}
+			reopened, err := boltrepo.OpenTokenStore(path, &boltrepo.TokenStoreOptions{NoSync: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { reopened.Close() })
+			again := w.fixture(reopened)
 			if err := again.callHello(t); err != nil {
 				t.Fatalf("call after a restart: %v", err)
 			}
