@@ -390,3 +390,23 @@ func TestOAuthDPoPKeyNotShown(t *testing.T) {
 		}
 	}
 }
+
+// The client_credentials grant gets a DPoP-bound token too, with the
+// nonces of both servers, and presents it with its proof.
+func TestOAuthDPoPClientCredentials(t *testing.T) {
+	t.Parallel()
+	w := newDPoPWorld(t, "as-n", "rs-n")
+	f := w.fixture(resource.NewMemoryTokenStore())
+	f.srv.OAuth = &resource.MCPOAuth{Grant: "client_credentials", ClientID: "m2m", ClientSecret: "${secret:m2m}",
+		TokenEndpointAuth: "client_secret_basic", AuthorizationServer: w.as.srv.URL}
+	f.c = mcpconn.NewConnector(&mcpconn.ConnectorOptions{OAuth: &mcpconn.OAuthOptions{Tokens: f.tokens},
+		Secrets: &mapResolver{for_: "remote", secrets: map[string]string{"m2m": "tok-client-secret"}}})
+	if err := f.callHello(t); err != nil {
+		t.Fatalf("call: %v", err)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.dpopCalls == 0 || w.asChallenges != 1 || len(w.bad) > 0 {
+		t.Errorf("%d DPoP calls, %d nonce challenges at the token endpoint, refusals %q", w.dpopCalls, w.asChallenges, w.bad)
+	}
+}

@@ -112,6 +112,7 @@ func (s *enterpriseSource) Token() (*oauth2.Token, error) {
 	if err != nil {
 		return nil, &flowError{msg: "the OAuth authorization failed: the jwt-bearer grant at the authorization server: " + oauthErrorText(err)}
 	}
+	s.o.dpop.setBound(t.TokenType) // a DPoP-bound token goes with its proof
 	return t, nil
 }
 
