@@ -32,17 +32,23 @@ import (
 // non-printable one is ignored.
 const maxDPoPNonceBytes = 512
 
+// maxDPoPEndpoints bounds the token endpoints a session notes (an
+// authorization server, an enterprise IdP).
+const maxDPoPEndpoints = 8
+
 // dpopAlg is the one proof algorithm agt signs with.
 const dpopAlg = "ES256"
 
 // dpopState is a session's DPoP key and the servers' nonces.
 type dpopState struct {
-	mu       sync.Mutex
-	key      *ecdsa.PrivateKey
-	tokenURL string // the token endpoint whose server supports DPoP
-	bound    bool   // the current access token is DPoP-bound
-	asNonce  string
-	rsNonce  string
+	mu  sync.Mutex
+	key *ecdsa.PrivateKey
+	// tokenURLs are the token endpoints whose servers support DPoP,
+	// at most maxDPoPEndpoints.
+	tokenURLs map[string]bool
+	bound     bool // the current access token is DPoP-bound
+	asNonce   string
+	rsNonce   string
 }
 
 // encodeDPoPKey renders key for the token store (PKCS #8, base64url).
@@ -82,8 +88,32 @@ func (d *dpopState) restore(c storedCredential) {
 	if key == nil {
 		return
 	}
-	d.key, d.tokenURL = key, c.TokenURL
+	d.key = key
+	d.noteTokenURL(c.TokenURL)
 	d.bound = strings.EqualFold(c.TokenType, "DPoP")
+}
+
+// noteTokenURL records a token endpoint that takes proofs; d.mu held.
+func (d *dpopState) noteTokenURL(u string) {
+	if u == "" {
+		return
+	}
+	if d.tokenURLs == nil {
+		d.tokenURLs = map[string]bool{}
+	}
+	if len(d.tokenURLs) < maxDPoPEndpoints {
+		d.tokenURLs[u] = true
+	}
+}
+
+// takesProof reports whether u is a noted token endpoint; d.mu held.
+func (d *dpopState) takesProof(u *url.URL) bool {
+	for e := range d.tokenURLs {
+		if sameEndpoint(u, e) {
+			return true
+		}
+	}
+	return false
 }
 
 // setBound records whether the token now in use is DPoP-bound.
@@ -193,13 +223,13 @@ func (t *dpopTokenTransport) RoundTrip(req *http.Request) (*http.Response, error
 		}
 		if json.Unmarshal(b, &meta) == nil && meta.TokenEndpoint != "" && slices.Contains(meta.DPoPAlgs, dpopAlg) {
 			t.d.mu.Lock()
-			t.d.tokenURL = meta.TokenEndpoint
+			t.d.noteTokenURL(meta.TokenEndpoint)
 			t.d.mu.Unlock()
 		}
 		return resp, nil
 	}
 	t.d.mu.Lock()
-	on := req.Method == http.MethodPost && t.d.tokenURL != "" && sameEndpoint(req.URL, t.d.tokenURL)
+	on := req.Method == http.MethodPost && t.d.takesProof(req.URL)
 	if on && t.d.key == nil {
 		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 		if err != nil {
