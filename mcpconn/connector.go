@@ -745,6 +745,12 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 		s.answers = &httpAnswers{}
 		rt := &headerRoundTripper{base: &modernHeaders{base: base, registered: headers}, headers: headers, origin: originOf(u), guard: s.guard, answers: s.answers, screen: s.screen}
 		client := &http.Client{Transport: rt, CheckRedirect: rt.checkRedirect}
+		var authed http.RoundTripper = rt
+		if s.oauth != nil {
+			// A DPoP-bound token goes with the DPoP scheme and a proof.
+			authed = &dpopResourceTransport{base: rt, d: s.oauth.dpop}
+			client.Transport = authed
+		}
 		if s.oauth != nil && s.transport == resource.TransportSSE {
 			// The go-sdk's SSE transport has no OAuth hook: the round
 			// tripper is it. It sits above headerRoundTripper, so the
@@ -755,7 +761,7 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 			if err != nil {
 				return nil, err
 			}
-			client.Transport = &oauthRoundTripper{base: rt, h: h, endpoint: srv.URL}
+			client.Transport = &oauthRoundTripper{base: authed, h: h, endpoint: srv.URL}
 		}
 		if s.transport == resource.TransportSSE {
 			s.screen.countDrops = true // its messages are counted as decoded

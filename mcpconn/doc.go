@@ -929,6 +929,27 @@
 // in no error, audit entry or read of the registration (which shows the
 // reference).
 //
+// Sender-constrained tokens (DPoP, RFC 9449; the MCP extension
+// io.modelcontextprotocol/auth/dpop): when the authorization server's
+// metadata lists ES256 in dpop_signing_alg_values_supported, every
+// grant's token request carries a DPoP proof of a P-256 key the
+// connection generates, and a token the server issues as token_type
+// DPoP is presented with the DPoP Authorization scheme (never Bearer)
+// and a fresh proof on each request to the MCP server (jti random, iat,
+// htm, htu without query or fragment, ath of the token, the server's
+// nonce when it gave one). A use_dpop_nonce refusal (the token
+// endpoint's 400, or the MCP server's 401 with WWW-Authenticate DPoP
+// error="use_dpop_nonce") with a DPoP-Nonce is answered by sending the
+// request once more with that nonce; a second refusal is the request's
+// answer. A nonce longer than 512 bytes or with characters outside
+// printable ASCII is ignored. The key is stored with the token
+// (PKCS #8 inside the stored credential), so a restarted host keeps
+// using its stored token and refreshes it with the same key; it is
+// never put in an error, a probe report or the audit, and only the
+// public key leaves the process, in the proofs. The client_credentials
+// and enterprise grants store nothing: their key lives with the
+// connection.
+//
 // The server's metadata names the authorization server, so a configured
 // client secret, private key or workload token (oauth.client_secret,
 // oauth.private_key, oauth.assertion) goes only to an authorization server whose issuer equals

@@ -250,6 +250,10 @@ type storedCredential struct {
 	// dropped the token: a Run whose refresh of that same token succeeded
 	// meanwhile (the refusal was its rotation) still stores its token.
 	RefusedRefresh string `json:"refused_refresh,omitempty"`
+	// DPoPKey is the private key the token is bound to (DPoP, RFC 9449),
+	// PKCS #8 in base64url; "" for a bearer token. It never leaves the
+	// store but in the proofs it signs.
+	DPoPKey string `json:"dpop_key,omitempty"`
 }
 
 // refreshDigest names a refresh token in the store without keeping it.
@@ -297,7 +301,8 @@ type oauthSession struct {
 	redirect  string
 	login     bool         // Connector.Login: ignore the stored token
 	issuer    string       // the issuer checkAuthServer allowed, set during Authorize
-	client    *http.Client // the OAuth flow's, see oauthSetup.clientFor
+	client    *http.Client // the OAuth flow's, see oauthSetup.clientFor, with the DPoP proofs
+	dpop      *dpopState   // the DPoP key and nonces (oauth_dpop.go)
 
 	loginRequired atomic.Bool
 	failure       atomic.Pointer[string] // why the flow failed, value-free
@@ -589,6 +594,8 @@ func (o *oauthSession) storeNewToken(c *oauth2.Config, t *oauth2.Token) (oauth2.
 		cred.ClientSecret = c.ClientSecret // a dynamically registered client's
 	}
 	cred.setToken(t)
+	o.dpop.setBound(t.TokenType)
+	cred.DPoPKey = o.dpop.storedKey()
 	b, err := json.Marshal(cred)
 	if err != nil {
 		return nil, err
@@ -615,6 +622,7 @@ func (o *oauthSession) storedTokenSource(ctx context.Context) (oauth2.TokenSourc
 	if !ok || cred.Resource != o.resource || cred.token() == nil {
 		return nil, nil
 	}
+	o.dpop.restore(cred)
 	return &storeTokenSource{o: o, tok: cred.token()}, nil
 }
 
@@ -678,6 +686,7 @@ func (s *storeTokenSource) Token() (*oauth2.Token, error) {
 		return nil, errRevoked // logged out meanwhile
 	}
 	stored := cred.token()
+	s.o.dpop.restore(cred) // the key the stored token (or refresh token) is bound to
 	if stored.Valid() && (s.tok == nil || stored.AccessToken != s.tok.AccessToken) {
 		s.tok = stored // refreshed by another Run
 		return stored, nil
@@ -751,6 +760,7 @@ func (s *storeTokenSource) Token() (*oauth2.Token, error) {
 		// The refresh succeeded and its refresh token may have rotated
 		// the stored one away: this connection keeps the new token in
 		// memory rather than lose it with the write.
+		s.o.dpop.setBound(t.TokenType)
 		s.tok = t
 		return t, nil
 	}
@@ -758,6 +768,7 @@ func (s *storeTokenSource) Token() (*oauth2.Token, error) {
 		s.tok = nil
 		return nil, errRevoked
 	}
+	s.o.dpop.setBound(out.TokenType)
 	s.tok = out
 	return out, nil
 }
@@ -781,8 +792,12 @@ func (c *Connector) oauthFor(ctx context.Context, s *Session, srv resource.MCPSe
 	if se := secretError(s.ref, err); se != nil {
 		return nil, se
 	}
+	d := &dpopState{}
+	shared := c.oauth.clientFor(ctx, srv.URL)
+	client := *shared
+	client.Transport = &dpopTokenTransport{base: shared.Transport, d: d}
 	o := &oauthSession{setup: c.oauth, ref: s.ref, resource: srv.URL, conf: srv.OAuth, secret: secret, key: key, idpSecret: idpSecret,
-		authorize: c.oauth.authorize, redirect: c.oauth.redirectURL, client: c.oauth.clientFor(ctx, srv.URL), secrets: &c.secrets}
+		authorize: c.oauth.authorize, redirect: c.oauth.redirectURL, client: &client, dpop: d, secrets: &c.secrets}
 	if login != nil {
 		o.login = true
 		if login.Authorize != nil {

@@ -171,6 +171,7 @@ func (s *clientCredentialsSource) Token() (*oauth2.Token, error) {
 	if err != nil {
 		return nil, &flowError{msg: "the OAuth authorization failed: " + oauthErrorText(err)}
 	}
+	s.o.dpop.setBound(t.TokenType) // a DPoP-bound token goes with its proof
 	return t, nil
 }
 

@@ -131,6 +131,7 @@ func (o *oauthSession) jwtBearerGrant(ctx context.Context, tokenURL string, scop
 	if err != nil {
 		return nil, &flowError{msg: "the OAuth authorization failed: the jwt-bearer grant at the authorization server: " + oauthErrorText(err)}
 	}
+	o.dpop.setBound(t.TokenType) // a DPoP-bound token goes with its proof
 	return t, nil
 }
 

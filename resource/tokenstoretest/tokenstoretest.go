@@ -37,6 +37,7 @@ func Run(t *testing.T, newStore func(t *testing.T) resource.TokenStore) {
 		{"FuncPanicWritesNothing", testFuncPanic},
 		{"RefsIsolated", testRefsIsolated},
 		{"BytesAreCopies", testBytesAreCopies},
+		{"ExactBytes", testExactBytes},
 		{"InvalidRef", testInvalidRef},
 		{"SizeBound", testSizeBound},
 		{"CanceledContext", testCanceledContext},
@@ -289,4 +290,31 @@ func testConcurrentUpdate(t *testing.T, s resource.TokenStore) {
 		t.Fatalf("Update: %v", err)
 	}
 	wantValue(t, s, refA, strconv.Itoa(Goroutines*IncrementsPerGoroutine))
+}
+
+// testExactBytes: a credential's bytes come back exactly, every byte
+// value included, to Load and to the next Update's old (mcpconn keeps a
+// DPoP private key inside the credential and rewrites the credential
+// around it at each refresh: a store that alters a byte loses the key
+// the token is bound to).
+func testExactBytes(t *testing.T, s resource.TokenStore) {
+	v := make([]byte, 0, 512)
+	for i := range 256 {
+		v = append(v, byte(i))
+	}
+	v = append(v, `{"dpop_key":"MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg"}`...)
+	if err := s.Update(ctx(t), refA, func([]byte) ([]byte, error) { return v, nil }); err != nil {
+		t.Fatal(err)
+	}
+	wantValue(t, s, refA, string(v))
+	err := s.Update(ctx(t), refA, func(old []byte) ([]byte, error) {
+		if !bytes.Equal(old, v) {
+			t.Errorf("Update's old differs from what was stored")
+		}
+		return append(old, 0), nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantValue(t, s, refA, string(v)+"\x00")
 }
