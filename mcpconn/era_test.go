@@ -53,14 +53,8 @@ func TestErasConnectListCall(t *testing.T) {
 		t.Run(tc.transport+"/"+string(tc.era), func(t *testing.T) {
 			t.Parallel()
 			srv := eraServer(t, tc.transport, tc.era, "-fault", "tool-metadata")
-			c := quickConnector(nil)
-			defer c.Close()
+			s := connectFake(t, srv)
 			ctx := context.Background()
-			s, err := c.Connect(ctx, "tools/fake", srv)
-			if err != nil {
-				t.Fatalf("Connect: %v", err)
-			}
-			defer s.Close()
 			if got := s.ProtocolVersion(); got != tc.want {
 				t.Errorf("ProtocolVersion = %q, want %q", got, tc.want)
 			}
