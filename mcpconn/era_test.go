@@ -99,7 +99,10 @@ func TestEraProbeSilentLegacy(t *testing.T) {
 	srv.StartupTimeoutMS = 20000
 	c := quickConnector(&mcpconn.ConnectorOptions{EraProbeTimeout: probe})
 	defer c.Close()
-	ctx := context.Background()
+	// The bound that makes a probe of an hour (below) fail Connect here,
+	// not the whole test binary at its -timeout.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
 	connect := func(c *mcpconn.Connector, srv resource.MCPServer) time.Duration {
 		t.Helper()
 		start := time.Now()
@@ -134,7 +137,7 @@ func TestEraProbeSilentLegacy(t *testing.T) {
 	fresh := quickConnector(&mcpconn.ConnectorOptions{EraProbeTimeout: time.Hour})
 	defer fresh.Close()
 	t.Logf("silent legacy server: pinned Connect %s", connect(fresh, pinned))
-	// A probe of an hour would fail the test's own deadline: the cache
+	// A probe of an hour would outlast ctx and fail Connect: the cache
 	// and the pin skip it. The host-wide pin does too.
 	hostPinned := quickConnector(&mcpconn.ConnectorOptions{EraProbeTimeout: time.Hour, ProtocolVersion: mcpconn.LegacyProtocolVersion})
 	defer hostPinned.Close()
