@@ -237,26 +237,12 @@ func BenchmarkProbeRatios(b *testing.B) {
 		func() { probe(warm) },
 		func() { probe(mcpconn.NewProber(repo, c, nil)) },
 	}
-	took := make([][]time.Duration, len(passes))
-	for b.Loop() {
-		for i, pass := range passes {
-			b.StopTimer()
-			runtime.GC()
-			b.StartTimer()
-			t0 := time.Now()
-			pass()
-			took[i] = append(took[i], time.Since(t0))
-		}
-	}
-	median := func(d []time.Duration) float64 {
-		slices.Sort(d)
-		return float64(d[len(d)/2])
-	}
-	raw := median(took[0])
+	med := pairedMedians(b, passes)
+	raw := med[0]
 	b.ReportMetric(raw, "raw-ns")
-	b.ReportMetric(median(took[1])/raw, "connect-list-close/raw")
-	b.ReportMetric(median(took[2])/raw, "probe/raw")
-	b.ReportMetric(median(took[3])/raw, "probe-cold/raw")
+	b.ReportMetric(med[1]/raw, "connect-list-close/raw")
+	b.ReportMetric(med[2]/raw, "probe/raw")
+	b.ReportMetric(med[3]/raw, "probe-cold/raw")
 }
 
 // BenchmarkScrub: a call whose result is about 1 MiB of text holding the
@@ -315,22 +301,11 @@ func BenchmarkScrub(b *testing.B) {
 	// timed), so a load that drifts disturbs the ratio of their medians
 	// far less than it does two separate benchmarks.
 	b.Run("paired", func(b *testing.B) {
-		took := map[string][]time.Duration{}
-		for b.Loop() {
-			for _, name := range []string{"baseline", "scrubbed"} {
-				b.StopTimer()
-				runtime.GC()
-				b.StartTimer()
-				t0 := time.Now()
-				call(b, name)
-				took[name] = append(took[name], time.Since(t0))
-			}
-		}
-		median := func(d []time.Duration) float64 {
-			slices.Sort(d)
-			return float64(d[len(d)/2])
-		}
-		b.ReportMetric(median(took["scrubbed"])/median(took["baseline"]), "scrubbed/baseline")
+		med := pairedMedians(b, []func(){
+			func() { call(b, "baseline") },
+			func() { call(b, "scrubbed") },
+		})
+		b.ReportMetric(med[1]/med[0], "scrubbed/baseline")
 	})
 }
 
@@ -393,26 +368,38 @@ func BenchmarkHTTPCallTool(b *testing.B) {
 					}
 				},
 			}
-			took := make([][]time.Duration, len(passes))
 			defer measureCPU(b)()
-			for b.Loop() {
-				for i, pass := range passes {
-					b.StopTimer()
-					runtime.GC()
-					b.StartTimer()
-					t0 := time.Now()
-					pass()
-					took[i] = append(took[i], time.Since(t0))
-				}
-			}
-			median := func(d []time.Duration) float64 {
-				slices.Sort(d)
-				return float64(d[len(d)/2])
-			}
-			raw := median(took[0])
+			med := pairedMedians(b, passes)
+			raw := med[0]
 			b.ReportMetric(raw, "raw-ns")
-			b.ReportMetric(median(took[1]), "agt-ns")
-			b.ReportMetric(median(took[1])/raw, "agt/raw")
+			b.ReportMetric(med[1], "agt-ns")
+			b.ReportMetric(med[1]/raw, "agt/raw")
 		})
 	}
+}
+
+// pairedMedians runs each pass once per iteration of b.Loop, after a
+// collection that is not timed, and returns the median time of each pass
+// in nanoseconds. Interleaving the passes in one loop keeps a load that
+// drifts from disturbing the ratio of their medians as much as it would
+// two separate benchmarks.
+func pairedMedians(b *testing.B, passes []func()) []float64 {
+	b.Helper()
+	took := make([][]time.Duration, len(passes))
+	for b.Loop() {
+		for i, pass := range passes {
+			b.StopTimer()
+			runtime.GC()
+			b.StartTimer()
+			t0 := time.Now()
+			pass()
+			took[i] = append(took[i], time.Since(t0))
+		}
+	}
+	med := make([]float64, len(passes))
+	for i, d := range took {
+		slices.Sort(d)
+		med[i] = float64(d[len(d)/2])
+	}
+	return med
 }

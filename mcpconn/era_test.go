@@ -53,14 +53,8 @@ func TestErasConnectListCall(t *testing.T) {
 		t.Run(tc.transport+"/"+string(tc.era), func(t *testing.T) {
 			t.Parallel()
 			srv := eraServer(t, tc.transport, tc.era, "-fault", "tool-metadata")
-			c := quickConnector(nil)
-			defer c.Close()
+			s := connectFake(t, srv)
 			ctx := context.Background()
-			s, err := c.Connect(ctx, "tools/fake", srv)
-			if err != nil {
-				t.Fatalf("Connect: %v", err)
-			}
-			defer s.Close()
 			if got := s.ProtocolVersion(); got != tc.want {
 				t.Errorf("ProtocolVersion = %q, want %q", got, tc.want)
 			}
@@ -105,7 +99,10 @@ func TestEraProbeSilentLegacy(t *testing.T) {
 	srv.StartupTimeoutMS = 20000
 	c := quickConnector(&mcpconn.ConnectorOptions{EraProbeTimeout: probe})
 	defer c.Close()
-	ctx := context.Background()
+	// The bound that makes a probe of an hour (below) fail Connect here,
+	// not the whole test binary at its -timeout.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
 	connect := func(c *mcpconn.Connector, srv resource.MCPServer) time.Duration {
 		t.Helper()
 		start := time.Now()
@@ -140,7 +137,7 @@ func TestEraProbeSilentLegacy(t *testing.T) {
 	fresh := quickConnector(&mcpconn.ConnectorOptions{EraProbeTimeout: time.Hour})
 	defer fresh.Close()
 	t.Logf("silent legacy server: pinned Connect %s", connect(fresh, pinned))
-	// A probe of an hour would fail the test's own deadline: the cache
+	// A probe of an hour would outlast ctx and fail Connect: the cache
 	// and the pin skip it. The host-wide pin does too.
 	hostPinned := quickConnector(&mcpconn.ConnectorOptions{EraProbeTimeout: time.Hour, ProtocolVersion: mcpconn.LegacyProtocolVersion})
 	defer hostPinned.Close()

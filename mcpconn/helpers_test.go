@@ -62,6 +62,20 @@ func quickConnector(opts *mcpconn.ConnectorOptions) *mcpconn.Connector {
 	return mcpconn.NewConnector(&o)
 }
 
+// connectFake connects a quickConnector of its own to srv as
+// "tools/fake"; the session, then the connector, close when the test ends.
+func connectFake(t testing.TB, srv resource.MCPServer) *mcpconn.Session {
+	t.Helper()
+	c := quickConnector(nil)
+	t.Cleanup(func() { c.Close() })
+	s, err := c.Connect(context.Background(), "tools/fake", srv)
+	if err != nil {
+		t.Fatalf("Connect: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
 // processesWithTag lists the live processes whose command line holds tag.
 func processesWithTag(t testing.TB, tag string) []string {
 	t.Helper()

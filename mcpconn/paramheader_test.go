@@ -56,14 +56,8 @@ func TestParamHeadersEras(t *testing.T) {
 		t.Run(tc.transport+"/"+string(tc.era), func(t *testing.T) {
 			t.Parallel()
 			srv := eraServer(t, tc.transport, tc.era, "-fault", string(mcptest.FaultParamHeaders))
-			c := quickConnector(nil)
-			defer c.Close()
+			s := connectFake(t, srv)
 			ctx := context.Background()
-			s, err := c.Connect(ctx, "tools/fake", srv)
-			if err != nil {
-				t.Fatalf("Connect: %v", err)
-			}
-			defer s.Close()
 			tools, err := s.Tools(ctx)
 			if err != nil {
 				t.Fatalf("Tools: %v", err)
@@ -172,13 +166,7 @@ func modernFake() *mcp.Server {
 func connectListed(t *testing.T, url string, headers map[string]string) (*mcpconn.Session, resource.MCPServer) {
 	t.Helper()
 	srv := resource.MCPServer{Type: resource.TransportHTTP, URL: url + "/mcp", Headers: headers, StartupTimeoutMS: 20000}
-	c := quickConnector(nil)
-	t.Cleanup(func() { c.Close() })
-	s, err := c.Connect(context.Background(), "tools/fake", srv)
-	if err != nil {
-		t.Fatalf("Connect: %v", err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s := connectFake(t, srv)
 	if s.ProtocolVersion() != mcpconn.ModernProtocolVersion {
 		t.Fatalf("ProtocolVersion = %q, want the modern one", s.ProtocolVersion())
 	}
@@ -382,14 +370,8 @@ func TestParamHeadersNeverListed(t *testing.T) {
 	t.Parallel()
 	rs := newRecordingServer(t, modernFake(), false)
 	srv := resource.MCPServer{Type: resource.TransportHTTP, URL: rs.URL + "/mcp", StartupTimeoutMS: 20000}
-	c := quickConnector(nil)
-	defer c.Close()
+	s := connectFake(t, srv)
 	ctx := context.Background()
-	s, err := c.Connect(ctx, "tools/fake", srv)
-	if err != nil {
-		t.Fatalf("Connect: %v", err)
-	}
-	defer s.Close()
 	res, err := s.CallTool(ctx, mcptest.ToolParamHeaders, json.RawMessage(paramHeaderArgs))
 	if err != nil {
 		t.Fatalf("CallTool: %v", err)

@@ -56,15 +56,6 @@ func (o *origins) add(from run.Origin) {
 	o.got = append(o.got, from)
 }
 
-func roundsArgs(t *testing.T, in mcptest.RoundsIn) string {
-	t.Helper()
-	b, err := json.Marshal(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
 // Every request of every round reaches the Run's handlers with the call
 // alone, and is audited once with that call, the kind and the outcome,
 // never a value; the model gets the server's result.
@@ -83,7 +74,7 @@ func TestInputRoundsReachHandlersAndAudit(t *testing.T) {
 					seen.add(from)
 					return &mcp.CreateMessageResult{Role: "assistant", Model: "m", Content: &mcp.TextContent{Text: "model-words"}}, nil
 				}})
-			out := execute(t, r, featCall("c1", mcptest.ToolRounds, roundsArgs(t, mcptest.RoundsIn{Label: "A", Asks: []string{"elicit", "sample+roots"}})))
+			out := execute(t, r, featCall("c1", mcptest.ToolRounds, mustJSON(t, mcptest.RoundsIn{Label: "A", Asks: []string{"elicit", "sample+roots"}})))
 			res := out.Results[0]
 			if res.Failed() {
 				t.Fatalf("%s: %s", res.Code, res.Message)
@@ -139,8 +130,8 @@ func TestInputDeclineAndRefusalForTheModel(t *testing.T) {
 				}})
 			// One call a batch: a legacy server's requests name no call, so
 			// with two in flight they would name both.
-			declined := execute(t, r, featCall("d", mcptest.ToolRounds, roundsArgs(t, mcptest.RoundsIn{Label: "D"}))).Results[0]
-			refused := execute(t, r, featCall("s", mcptest.ToolRounds, roundsArgs(t, mcptest.RoundsIn{Label: "S", Asks: []string{"sample", "sample"}}))).Results[0]
+			declined := execute(t, r, featCall("d", mcptest.ToolRounds, mustJSON(t, mcptest.RoundsIn{Label: "D"}))).Results[0]
+			refused := execute(t, r, featCall("s", mcptest.ToolRounds, mustJSON(t, mcptest.RoundsIn{Label: "S", Asks: []string{"sample", "sample"}}))).Results[0]
 			if declined.Failed() || !strings.Contains(text(t, declined), `"action":"decline"`) {
 				t.Errorf("declined: %s %s %s; want the server's result, which got the decline", declined.Code, declined.Message, declined.Content)
 			}
@@ -179,7 +170,7 @@ func TestInputRoundsBoundForTheModel(t *testing.T) {
 				Elicit: func(context.Context, run.Origin, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 					return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "x"}}, nil
 				}})
-			res := execute(t, r, featCall("f", mcptest.ToolRounds, roundsArgs(t, mcptest.RoundsIn{Label: "F", Forever: true}))).Results[0]
+			res := execute(t, r, featCall("f", mcptest.ToolRounds, mustJSON(t, mcptest.RoundsIn{Label: "F", Forever: true}))).Results[0]
 			if res.Code != run.CodeToolError || !strings.Contains(res.Message, "after 2 rounds (ConnectorOptions.MaxInputRounds)") {
 				t.Errorf("%s %s; want tool_error over MaxInputRounds", res.Code, res.Message)
 			}
