@@ -195,14 +195,10 @@ func (p *discoverProbe) read(m *jsonrpc.Response) (drop bool) {
 			p.timer.Stop()
 		}
 	}
-	var wire *jsonrpc.Error
-	if errors.As(m.Error, &wire) && wire.Code == mcp.CodeUnsupportedProtocolVersion {
-		var data mcp.UnsupportedProtocolVersionData
-		if json.Unmarshal(wire.Data, &data) == nil && !slices.ContainsFunc(data.Supported, func(v string) bool {
-			return slices.Contains(resource.ProtocolVersions(), v)
-		}) {
-			p.only = boundVersions(data.Supported)
-		}
+	if vs, ok := unsupportedVersions(m.Error); ok && !slices.ContainsFunc(vs, func(v string) bool {
+		return slices.Contains(resource.ProtocolVersions(), v)
+	}) {
+		p.only = boundVersions(vs)
 	}
 	return false
 }
@@ -217,17 +213,25 @@ func (p *discoverProbe) initWritten(req *jsonrpc.Request) {
 // modernRefusal reports an UnsupportedProtocolVersion error naming a
 // modern version agt speaks: a modern server's answer to initialize.
 func modernRefusal(err error) bool {
+	vs, ok := unsupportedVersions(err)
+	return ok && slices.ContainsFunc(vs, func(v string) bool {
+		return modernVersion(v) && slices.Contains(resource.ProtocolVersions(), v)
+	})
+}
+
+// unsupportedVersions reads an UnsupportedProtocolVersion error: the
+// versions the server says it supports, and whether err is one (with
+// data that decodes).
+func unsupportedVersions(err error) ([]string, bool) {
 	var wire *jsonrpc.Error
 	if !errors.As(err, &wire) || wire.Code != mcp.CodeUnsupportedProtocolVersion {
-		return false
+		return nil, false
 	}
 	var data mcp.UnsupportedProtocolVersionData
 	if json.Unmarshal(wire.Data, &data) != nil {
-		return false
+		return nil, false
 	}
-	return slices.ContainsFunc(data.Supported, func(v string) bool {
-		return modernVersion(v) && slices.Contains(resource.ProtocolVersions(), v)
-	})
+	return data.Supported, true
 }
 
 // boundVersions keeps at most 8 versions of a server's list, each

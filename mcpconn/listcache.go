@@ -310,13 +310,12 @@ func (c *Connector) cacheListings(s *Session, srv resource.MCPServer, opts *Conn
 	if opts.Revision <= 0 || !c.listings.enabled() || !modernVersion(version) {
 		return
 	}
-	doc, err := documentDigest(srv)
+	k, err := newSharedKey(s.ref, opts.Revision, srv, opts.Handlers)
 	if err != nil {
 		return
 	}
-	caps, level := declared(opts.Handlers)
 	s.cacheable = true
-	s.listKey = listingKey{ref: s.ref, rev: opts.Revision, doc: doc, caps: caps, logLevel: string(level), version: version}
+	s.listKey = listingKey{ref: k.ref, rev: k.rev, doc: k.doc, caps: k.caps, logLevel: string(k.logLevel), version: version}
 }
 
 // listingWalk follows one tools/list walk of a session for the cache:

@@ -28,7 +28,7 @@ func listenForToolsChanges(context.Context, *mcp.ToolListChangedRequest) {}
 // subscriptions/listen (the go-sdk names the method in Mcp-Method on
 // every modern POST).
 func isListen(req *http.Request) bool {
-	return req.Method == http.MethodPost && req.Header.Get("Mcp-Method") == methodListen
+	return req.Method == http.MethodPost && req.Header.Get(methodHeader) == methodListen
 }
 
 // deferListen answers the POST of subscriptions/listen at once with an

@@ -82,6 +82,24 @@ func (o *oauthSession) allowedAuthServer(ctx context.Context, challenges []oauth
 	return prm, nil
 }
 
+// grantAuthServer is discoverAuthServer for a grant's Authorize: a
+// metadata failure fails the session's OAuth, and a server without
+// metadata gets its issuer's /token as the token endpoint. prm is nil
+// (and err what Authorize returns) when there is no server to ask.
+func (o *oauthSession) grantAuthServer(ctx context.Context, challenges []oauthex.Challenge, resourceURL string) (*oauthex.ProtectedResourceMetadata, *oauthex.AuthServerMeta, error) {
+	prm, asm, err := o.discoverAuthServer(ctx, challenges, resourceURL)
+	if prm == nil {
+		return nil, nil, err
+	}
+	if err != nil {
+		return nil, nil, o.fail("the OAuth authorization failed: reading the authorization server metadata: " + oauthErrorText(err))
+	}
+	if asm == nil {
+		asm = &oauthex.AuthServerMeta{Issuer: prm.AuthorizationServers[0], TokenEndpoint: strings.TrimSuffix(prm.AuthorizationServers[0], "/") + "/token"}
+	}
+	return prm, asm, nil
+}
+
 // discoverAuthServer finds the authorization server a grant without a
 // person uses: allowedAuthServer, then the server's metadata (nil with a
 // nil error when it has none).
@@ -119,15 +137,9 @@ func (h *clientCredentialsHandler) Authorize(ctx context.Context, req *http.Requ
 	if resp.StatusCode == http.StatusForbidden && !insufficientScope(challenges) {
 		return nil
 	}
-	prm, asm, err := h.o.discoverAuthServer(ctx, challenges, req.URL.String())
+	prm, asm, err := h.o.grantAuthServer(ctx, challenges, req.URL.String())
 	if prm == nil {
 		return err
-	}
-	if err != nil {
-		return h.o.fail("the OAuth authorization failed: reading the authorization server metadata: " + oauthErrorText(err))
-	}
-	if asm == nil {
-		asm = &oauthex.AuthServerMeta{Issuer: prm.AuthorizationServers[0], TokenEndpoint: strings.TrimSuffix(prm.AuthorizationServers[0], "/") + "/token"}
 	}
 	src := &clientCredentialsSource{o: h.o, tokenURL: asm.TokenEndpoint, issuer: asm.Issuer, resource: prm.Resource, scopes: h.o.grantScopes(challenges, prm),
 		style: clientSecretStyle(h.o.conf.TokenEndpointAuth, asm.TokenEndpointAuthMethodsSupported)}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/url"
-	"strings"
 
 	"github.com/agtsdk/agt/resource"
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -39,15 +38,9 @@ func (h *workloadHandler) Authorize(ctx context.Context, req *http.Request, resp
 	if resp.StatusCode == http.StatusForbidden && !insufficientScope(challenges) {
 		return nil // not an authorization matter: the retry reports it
 	}
-	prm, asm, err := h.o.discoverAuthServer(ctx, challenges, req.URL.String())
+	prm, asm, err := h.o.grantAuthServer(ctx, challenges, req.URL.String())
 	if prm == nil {
 		return err
-	}
-	if err != nil {
-		return h.o.fail("the OAuth authorization failed: reading the authorization server metadata: " + oauthErrorText(err))
-	}
-	if asm == nil {
-		asm = &oauthex.AuthServerMeta{Issuer: prm.AuthorizationServers[0], TokenEndpoint: strings.TrimSuffix(prm.AuthorizationServers[0], "/") + "/token"}
 	}
 	resourceURI := prm.Resource
 	if resourceURI == "" {
