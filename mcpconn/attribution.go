@@ -151,7 +151,7 @@ func markMessage(data []byte, mark string) ([]byte, bool) {
 		method string
 		hasID  bool
 	)
-	seen, err := markedObject(&out, b, "params", func(w *bytes.Buffer, key, val []byte) error {
+	seen, err := markedObject(&out, b, "params", func(key, val []byte) error {
 		switch string(key) {
 		case "method":
 			method, _ = jsonString(val, "method")
@@ -196,13 +196,13 @@ var errNotRequest = errMalformed("not a request")
 // (watch sees it first, when set), but the members named key: edit writes
 // their value, or, with edit nil, they are left out and, when last is set,
 // key: last ends the object. seen reports a member named key.
-func markedObject(w *bytes.Buffer, b []byte, key string, watch func(w *bytes.Buffer, k, v []byte) error,
+func markedObject(w *bytes.Buffer, b []byte, key string, watch func(k, v []byte) error,
 	edit func(w *bytes.Buffer, v []byte) error, last []byte) (seen bool, err error) {
 	w.WriteByte('{')
 	n := 0
 	err = objectMembers(b, func(k, v []byte) error {
 		if watch != nil {
-			if err := watch(w, k, v); err != nil {
+			if err := watch(k, v); err != nil {
 				return err
 			}
 		}

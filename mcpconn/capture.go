@@ -531,7 +531,7 @@ func (h *headerRoundTripper) send(req *http.Request, st *eventStream) (*http.Res
 	// Classified as the go-sdk does (media type, any letter case).
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	sse := mt == "text/event-stream"
-	if h.answers != nil && !(resp.StatusCode == http.StatusBadRequest && req.Header.Get("Mcp-Method") == methodDiscover) {
+	if h.answers != nil && !(resp.StatusCode == http.StatusBadRequest && req.Header.Get(methodHeader) == methodDiscover) {
 		// (The 400 that answers the era probe of a legacy server is how
 		// it says so, not a refusal: Protocol eras.)
 		resp.Body = h.answers.note(req, resp.StatusCode, mt, resp.Body, h.headers)

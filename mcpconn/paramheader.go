@@ -193,10 +193,8 @@ func (w *annotationWalk) annotation(a, typ any, path []string, reachable bool) e
 // not match its body.
 func registeredParamHeader(bs []paramBinding, registered map[string]string) string {
 	for _, b := range bs {
-		for k := range registered {
-			if strings.EqualFold(k, paramHeaderPrefix+b.name) {
-				return b.name
-			}
+		if registersHeader(registered, paramHeaderPrefix+b.name) {
+			return b.name
 		}
 	}
 	return ""
@@ -434,8 +432,12 @@ func (m *modernHeaders) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
-func (m *modernHeaders) registers(name string) bool {
-	for k := range m.registered {
+func (m *modernHeaders) registers(name string) bool { return registersHeader(m.registered, name) }
+
+// registersHeader reports whether the registration's headers set name
+// (header names compare without regard to case).
+func registersHeader(registered map[string]string, name string) bool {
+	for k := range registered {
 		if strings.EqualFold(k, name) {
 			return true
 		}

@@ -637,7 +637,7 @@ func appendEvent(out, ev, data []byte) []byte {
 			line = ev[:i+1]
 		}
 		ev = ev[len(line):]
-		if field, _, ok := bytes.Cut(bytes.TrimRight(line, "\r\n"), []byte{':'}); !ok || string(field) != "data" {
+		if field, _, ok := sseField(line); !ok || string(field) != "data" {
 			out = append(out, line...)
 			continue
 		}

@@ -129,7 +129,7 @@ func (s *sseScanner) endLine() (blank bool) {
 	if len(line) == 0 {
 		return true
 	}
-	field, value, ok := bytes.Cut(line, []byte{':'})
+	field, value, ok := sseField(line)
 	if !ok {
 		return false // the go-sdk fails the stream on it
 	}
@@ -150,6 +150,13 @@ func (s *sseScanner) endLine() (blank bool) {
 		e.id = true
 	}
 	return false
+}
+
+// sseField splits one line of an event, its line end or not, into its
+// field name and value at the first colon: the one reading of a line's
+// field for the scanner and the rewrites; ok is false without a colon.
+func sseField(line []byte) (field, value []byte, ok bool) {
+	return bytes.Cut(bytes.TrimRight(line, "\r\n"), []byte{':'})
 }
 
 func (s *sseScanner) endEvent(onEnd func(*sseEvent) error) error {
@@ -385,7 +392,7 @@ func clampRetry(ev []byte, maxMS int64) []byte {
 func dropEventIDs(ev []byte) []byte {
 	out := make([]byte, 0, len(ev))
 	for line := range bytes.SplitAfterSeq(ev, []byte{'\n'}) {
-		if field, _, ok := bytes.Cut(bytes.TrimRight(line, "\r\n"), []byte{':'}); ok && string(field) == "id" {
+		if field, _, ok := sseField(line); ok && string(field) == "id" {
 			continue
 		}
 		out = append(out, line...)

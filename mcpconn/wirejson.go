@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"strings"
 )
 
 // The one JSON scanner of the wire layer (issue 25 item 8). It reads a
@@ -192,11 +191,8 @@ func countListedTools(result []byte) int {
 
 // isToolsKey reports whether a quoted key decodes to "tools", in any case.
 func isToolsKey(quoted []byte) bool {
-	if !bytes.ContainsRune(quoted, '\\') {
-		return strings.EqualFold(string(quoted[1:len(quoted)-1]), "tools")
-	}
-	var k string
-	return json.Unmarshal(quoted, &k) == nil && strings.EqualFold(k, "tools")
+	k, ok := decodeKey(quoted)
+	return ok && bytes.EqualFold(k, []byte("tools"))
 }
 
 // countArray counts the values of the array at b[i] == '[' and returns the
