@@ -5,7 +5,6 @@ package agt_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -81,6 +80,10 @@ func (h *hostSide) elicit(_ context.Context, from run.Origin, p *mcp.ElicitParam
 	h.mu.Lock()
 	h.elicited = append(h.elicited, from)
 	h.mu.Unlock()
+	if props, _ := p.RequestedSchema.(map[string]any)["properties"].(map[string]any); props["interpretation"] != nil {
+		// simulate-research-query's clarification, inside its task.
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"interpretation": "programming"}}, nil
+	}
 	// Only the required field: agt fills in the schema's defaults.
 	return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada Lovelace"}}, nil
 }
@@ -99,6 +102,19 @@ func (h *hostSide) observe(_ context.Context, n run.Notification) {
 	if n.Kind == run.NotifyLog {
 		h.logOnce.Do(func() { close(h.gotLog) })
 	}
+}
+
+// tasksOf counts the task statuses observed for the call.
+func (h *hostSide) tasksOf(callID string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for _, note := range h.notes {
+		if c, ok := note.From.Call(); ok && note.Kind == run.NotifyTask && c.CallID == callID {
+			n++
+		}
+	}
+	return n
 }
 
 func (h *hostSide) progressOf(callID string) int {
@@ -167,24 +183,24 @@ func TestServerEverything(t *testing.T) {
 			t.Fatalf("tool %s not offered; the Run has %v", want, names)
 		}
 	}
-	// The research tool requires tasks: left out, with the reason.
-	var taskSkipped bool
-	for _, s := range r.SkippedTools() {
-		if s.Source.Tool == "simulate-research-query" && errors.Is(s.Err, mcpconn.ErrTaskRequired) {
-			taskSkipped = true
-		}
+	// The research tool requires tasks (issue 26 items 1 and 7): called
+	// as a task, polled to its end, its clarification asked through the
+	// Run's Elicit inside the task, its status messages observed.
+	if !slices.Contains(names, alias("simulate-research-query")) {
+		t.Fatalf("simulate-research-query not offered; skipped: %v", r.SkippedTools())
 	}
-	if !taskSkipped {
-		t.Errorf("simulate-research-query is not left out as requiring tasks: %v", r.SkippedTools())
+	out, err := r.Execute(ctx, run.Batch{ID: "research", Agent: "tester", Calls: []run.Call{
+		{ID: "research", Name: alias("simulate-research-query"), Arguments: json.RawMessage(`{"topic":"python","ambiguous":true}`)}}})
+	if err != nil {
+		t.Fatal(err)
 	}
-	// Calling it says why it is not there (issue 24 item 6), and the
-	// batch is rejected as for any unknown tool.
-	_, err = r.Execute(ctx, run.Batch{ID: "research", Agent: "tester", Calls: []run.Call{
-		{ID: "research", Name: alias("simulate-research-query"), Arguments: json.RawMessage(`{"topic":"x"}`)}}})
-	var be *run.BatchError
-	if !errors.As(err, &be) || be.Code != run.CodeUnknownTool || !errors.Is(err, run.ErrToolNotOffered) ||
-		!strings.Contains(be.Message, "was left out of this run: the tool requires task-augmented execution") {
-		t.Errorf("a call of simulate-research-query: %v", err)
+	if res := out.Results[0]; res.Failed() {
+		t.Fatalf("simulate-research-query failed: %s %s", res.Code, res.Message)
+	} else if text := runtest.Text(t, res); !strings.Contains(text, "# Research Report: python (programming)") {
+		t.Errorf("simulate-research-query = %.300q, want the report on the clarified topic", text)
+	}
+	if n := host.tasksOf("research"); n < 2 {
+		t.Errorf("task statuses observed for the research call = %d, want at least 2", n)
 	}
 	// server-everything is built on the TypeScript SDK v1, which speaks
 	// only the legacy era: agt, preferring the modern one, negotiates
@@ -270,8 +286,11 @@ func TestServerEverything(t *testing.T) {
 	if text := runtest.Text(t, results["sample"]); !strings.Contains(text, "a scripted answer") {
 		t.Errorf("trigger-sampling-request = %q, want the host's answer", text)
 	}
-	if len(elicited) != 1 || len(elicited[0].Calls) != 1 || elicited[0].Calls[0].CallID != "elicit" {
-		t.Errorf("elicitation origins = %+v, want the call \"elicit\"", elicited)
+	// The research task's clarification came with its task's id (_meta
+	// related-task): it names its call exactly.
+	if len(elicited) != 2 || len(elicited[0].Calls) != 1 || elicited[0].Calls[0].CallID != "research" ||
+		len(elicited[1].Calls) != 1 || elicited[1].Calls[0].CallID != "elicit" {
+		t.Errorf("elicitation origins = %+v, want the calls \"research\" and \"elicit\"", elicited)
 	}
 	// The host gave only the name: the schema's default reached the server.
 	if text := runtest.Text(t, results["elicit"]); !strings.Contains(text, "Ada Lovelace") || !strings.Contains(text, "It was a dark and stormy night.") {

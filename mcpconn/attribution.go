@@ -26,8 +26,10 @@ import (
 //     is read on the stream itself (readNotification), which knows the
 //     call (attributeStream).
 //   - any transport: params._meta.relatedRequestId, the JSON-RPC id of
-//     the call's tools/call request, or params._meta.progressToken, the
-//     progress token the call carried. MCP 2025-11-25 gives a server no
+//     the call's tools/call request, params._meta.progressToken, the
+//     progress token the call carried, or (2025-11-25 tasks)
+//     params._meta["io.modelcontextprotocol/related-task"].taskId, the
+//     id of the task the server runs for the call. MCP 2025-11-25 gives a server no
 //     field of its own to say which request a request of its is about;
 //     these are the ones agt reads where a server sets them.
 //
@@ -75,7 +77,7 @@ func (s *Session) attribute(meta map[string]any) (live *inflightCall, tag any, a
 // the call stream (streamable HTTP, read before any mark is put on it):
 // that call's, whatever its _meta says. With stream nil it is attribute.
 func (s *Session) attributeStream(meta map[string]any, stream *inflightCall) (live *inflightCall, tag any, attr attribution) {
-	var token, id string
+	var token, id, task string
 	if v, ok := meta[metaStream]; ok {
 		delete(meta, metaStream)
 		if mark, ok := v.(string); ok && s.streamMark != "" && stream == nil {
@@ -92,8 +94,9 @@ func (s *Session) attributeStream(meta map[string]any, stream *inflightCall) (li
 		// The server's word, where the transport has none.
 		id = metaRequestID(meta[metaRelatedRequest])
 		token, _ = meta[metaProgressToken].(string)
+		task = relatedTask(meta)
 	}
-	live, tag, ok := s.calls.named(token, id)
+	live, tag, ok := s.calls.named(token, id, task)
 	switch {
 	case !ok:
 		return nil, nil, attrNone

@@ -49,6 +49,10 @@ type toolsListCapture struct {
 	cutID   string
 	cut     []cutTool
 	refused *LimitError
+	// initID is the id of the initialize request until its answer;
+	// taskCalls is what the answer said (declaresTaskCalls).
+	initID    string
+	taskCalls bool
 }
 
 func newToolsListCapture(maxTools, maxBytes int) *toolsListCapture {
@@ -305,6 +309,7 @@ func (c *toolsListCapture) note(m *jsonrpc.Response) (call bool, e *LimitError) 
 		c.callAnswered(id, nil)
 		return false, nil
 	}
+	c.initAnswered(id, m.Result)
 	if e := c.response(id, m.Result); e != nil {
 		return false, e
 	}
@@ -317,6 +322,16 @@ var decodedElsewhere = json.RawMessage(`{"content":[]}`)
 
 func (c *captureConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() {
+		if tw := taskWireOf(ctx); tw != nil && req.Method == methodCallTool {
+			// A request of a call's task (tasks.go): sent as the task's.
+			out, err := tw.request(req)
+			if err != nil {
+				return err
+			}
+			c.capture.callWritten(ctx, idKey(req.ID))
+			c.guard.owe()
+			return c.Connection.Write(ctx, out)
+		}
 		c.guard.owe()
 		switch req.Method {
 		case methodListTools:
@@ -331,6 +346,7 @@ func (c *captureConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		case methodListen:
 			c.listen.written(idKey(req.ID))
 		case "initialize":
+			c.capture.initWritten(idKey(req.ID))
 			if c.probe != nil {
 				if err := c.probe.refuseLegacy(); err != nil {
 					return err
@@ -471,6 +487,15 @@ func (h *headerRoundTripper) send(req *http.Request, st *eventStream) (*http.Res
 	// answerID: the request the POST sends (idKey form), whose answer
 	// ends its response (drain.go); "" for a message that is not one.
 	answerID := ""
+	tw := taskWireOf(req.Context())
+	if tw != nil && req.Method == http.MethodPost {
+		// A request of a call's task (tasks.go): sent as the task's, and
+		// its answer is the call's.
+		var err error
+		if req, err = tw.httpRequest(req); err != nil {
+			return nil, err
+		}
+	}
 	if h.capture != nil && req.Method == http.MethodPost && req.GetBody != nil && callOf(req.Context()) != nil {
 		// A message of a call in flight (its request, or the cancellation):
 		// peek at the id of a request without reading the arguments.
@@ -479,7 +504,7 @@ func (h *headerRoundTripper) send(req *http.Request, st *eventStream) (*http.Res
 			_ = body.Close()
 			if ok {
 				answerID = id
-				if call {
+				if call || tw != nil {
 					h.capture.callWritten(req.Context(), id)
 					calling = true
 					req = traceSent(req, callOf(req.Context()))
@@ -498,8 +523,11 @@ func (h *headerRoundTripper) send(req *http.Request, st *eventStream) (*http.Res
 					h.capture.request(id)
 					listing = true
 				}
-				if id, _, ok, _ := requestIDMethod(raw); ok {
+				if id, method, ok, _ := requestIDMethod(raw); ok {
 					answerID, _ = rawIDKey(id)
+					if method == "initialize" {
+						h.capture.initWritten(answerID)
+					}
 				}
 			}
 		}

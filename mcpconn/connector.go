@@ -219,6 +219,9 @@ type ConnectorOptions struct {
 	// for all its sessions together; more are refused. 0 means
 	// DefaultMaxServerRequests (4).
 	MaxServerRequests int
+	// Tasks bounds how a session polls the tasks its servers run for its
+	// calls (see Tasks in the package doc). Nil means the defaults.
+	Tasks *TaskOptions
 	// MaxInputRounds bounds the rounds of one tool call a server may ask
 	// for input in (input_required answers, the multi round-trip of
 	// protocol 2026-07-28; see Multi round-trip requests in the package
@@ -367,7 +370,7 @@ func NewConnector(opts *ConnectorOptions) *Connector {
 	}
 	// No client capabilities, and nothing answered but ping (the go-sdk
 	// would answer roots/list with an empty list).
-	c.client = mcp.NewClient(c.info, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}, MultiRoundTrip: noMultiRoundTrip()})
+	c.client = mcp.NewClient(c.info, &mcp.ClientOptions{Capabilities: clientCapabilities(), MultiRoundTrip: noMultiRoundTrip()})
 	c.client.AddReceivingMiddleware(refuseUndeclared)
 	return c
 }
@@ -483,6 +486,7 @@ func (c *Connector) connectEra(ctx context.Context, ref resource.Ref, srv resour
 		toolTimeout: msOr(srv.ToolTimeoutMS, DefaultToolTimeout),
 		maxCall:     c.opts.MaxCallDuration,
 		maxRounds:   c.opts.MaxInputRounds,
+		tasks:       c.opts.tasks(),
 		grace:       c.opts.TerminateGrace,
 		capture:     newToolsListCapture(c.opts.MaxTools, c.opts.MaxListBytes),
 		guard:       newPeerGuard(c.opts.MaxMessageBytes, c.opts.MaxServerMessageRate),

@@ -287,7 +287,7 @@ func TestCallResultSources(t *testing.T) {
 
 	decoded := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "hi"}, &mcp.ImageContent{Data: []byte{1, 2}, MIMEType: "image/png"}},
 		StructuredContent: map[string]any{"a": 1}, IsError: true}
-	cr, _, err := s.callResult(ctx, ctx, "t", call, decoded, nil)
+	cr, _, _, err := s.callResult(ctx, ctx, "t", call, decoded, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,14 +304,14 @@ func TestCallResultSources(t *testing.T) {
 
 	calls.written(ctx, "n1")
 	call.setAnswer("n1", json.RawMessage(`{"content":[{"type":"hologram"}]}`), 0)
-	cr, _, err = s.callResult(ctx, ctx, "t", call, nil, errors.New(`calling "tools/call": unrecognized content type "hologram"`))
+	cr, _, _, err = s.callResult(ctx, ctx, "t", call, nil, errors.New(`calling "tools/call": unrecognized content type "hologram"`))
 	if err != nil || len(cr.Content) != 1 || cr.Content[0].Type() != "hologram" {
 		t.Errorf("a decode failure of the go-sdk's with a capture = %+v, %v; want the captured result", cr, err)
 	}
 
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, _, err := s.callResult(cancelled, cancelled, "t", call, nil, context.Canceled); !errors.Is(err, context.Canceled) {
+	if _, _, _, err := s.callResult(cancelled, cancelled, "t", call, nil, context.Canceled); !errors.Is(err, context.Canceled) {
 		t.Errorf("a cancelled call with a capture = %v; want the cancellation", err)
 	}
 }

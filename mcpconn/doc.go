@@ -1164,12 +1164,8 @@
 //     they leave out is neither listed nor callable in a Run, and is not
 //     an error; ProbeReport.Excluded counts them (a Run does not report
 //     them: that is its configuration, not a failure).
-//   - A tool whose execution.taskSupport is "required" (MCP 2025-11-25)
-//     can only be called as a task, and agt runs no tasks: it is left out
-//     with ErrTaskRequired (a ProbeReport tool that is not OK, a Run's
-//     SkippedTool) instead of being offered and failing every call.
-//     "optional", "forbidden" and no execution load as usual. Listing it
-//     in disabled_tools leaves it out without the error.
+//   - A tool whose execution.taskSupport is "required" loads as any
+//     other: CallTool calls it as a task (see Tasks).
 //
 // Compiling the schemas is the part of a probe that costs CPU: a Prober
 // closes the session (its process ends) while it compiles, keeps what it

@@ -104,6 +104,11 @@ type Handlers struct {
 	// modern era setting it is what opens the subscriptions/listen
 	// stream that carries them (Protocol eras in the package doc).
 	ToolsChanged func(ctx context.Context, in Incoming)
+	// TaskStatus is told each new status (or status message) of the task
+	// a server runs for a call (see Tasks in the package doc), as the
+	// call's polls find it, with that call alone in in.Calls. It runs on
+	// the call's goroutine: it must return quickly.
+	TaskStatus func(ctx context.Context, in Incoming, st TaskStatus)
 
 	// Served, when set, is told the outcome of every elicitation,
 	// sampling and roots request the server sent, answered or refused

@@ -714,7 +714,8 @@ func (c recordingConn) Write(ctx context.Context, m jsonrpc.Message) error {
 }
 
 // On the wire, a session without request handlers declares no capability
-// at all (no "roots" either), in the era probe (Issue 25) and in
+// (no "roots" either) but the tasks extension, which CallTool always
+// follows (issue 26 item 1), in the era probe (Issue 25) and in
 // initialize.
 // A legacy server, so that the wire shows both the probe and the
 // initialize the client falls back to.
@@ -730,8 +731,8 @@ func TestNoCapabilitiesOnTheWire(t *testing.T) {
 		}})
 		connectWith(t, c, resource.MCPServer{Type: resource.TransportStdio}, h)
 		mu.Lock()
-		if len(wrote) < 2 || !strings.Contains(wrote[0], `"method":"server/discover"`) || !strings.Contains(wrote[0], `"io.modelcontextprotocol/clientCapabilities":{}`) ||
-			!strings.Contains(wrote[1], `"method":"initialize"`) || !strings.Contains(wrote[1], `"capabilities":{}`) {
+		if len(wrote) < 2 || !strings.Contains(wrote[0], `"method":"server/discover"`) || !strings.Contains(wrote[0], `"io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}`) ||
+			!strings.Contains(wrote[1], `"method":"initialize"`) || !strings.Contains(wrote[1], `"capabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}`) {
 			t.Errorf("handlers %v: the handshake on the wire: %v", h != nil, wrote)
 		}
 		mu.Unlock()

@@ -61,7 +61,9 @@ type inflightCall struct {
 	// notesBefore is how many notifications the session had queued for
 	// its handlers when the answer was read: the call returns once they
 	// have been handled (Session.awaitNotes).
-	notesBefore uint64
+	notesBefore uint64	// task is the id of the task the server runs for the call, "" when
+	// none (tasks.go): a 2025-11-25 server's request names it.
+	task string
 }
 
 type inflightKey struct{}
@@ -164,6 +166,22 @@ func (r *inflightCalls) written(ctx context.Context, id string) {
 	r.byID[id] = c
 }
 
+// setTask records the id of the task the server runs for the call.
+func (r *inflightCalls) setTask(c *inflightCall, id string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c.mu.Lock()
+	c.task = id
+	c.mu.Unlock()
+}
+
+// taskID is the id of the call's task, "" when none.
+func (c *inflightCall) taskID() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.task
+}
+
 // byRequest returns the call in flight whose request had the ID id, or
 // nil.
 func (r *inflightCalls) byRequest(id string) *inflightCall {
@@ -191,12 +209,13 @@ func (r *inflightCalls) byToken(token string) (tag any, clock *callClock, ok boo
 	return nil, nil, false
 }
 
-// named returns the call a server's message names by its progress token
-// or by the id (idKey form) of its tools/call request: the call in
+// named returns the call a server's message names by its progress token,
+// by the id (idKey form) of its tools/call request, or by the id of its
+// task (2025-11-25: _meta io.modelcontextprotocol/related-task): the call in
 // flight (live), or the tag of one of the last that ended (live nil); ok
 // is false when neither names a call of the session.
-func (r *inflightCalls) named(token, id string) (live *inflightCall, tag any, ok bool) {
-	if token == "" && id == "" {
+func (r *inflightCalls) named(token, id, task string) (live *inflightCall, tag any, ok bool) {
+	if token == "" && id == "" && task == "" {
 		return nil, nil, false
 	}
 	r.mu.Lock()
@@ -204,6 +223,13 @@ func (r *inflightCalls) named(token, id string) (live *inflightCall, tag any, ok
 	if id != "" {
 		if c := r.byID[id]; c != nil {
 			return c, c.tag, true
+		}
+	}
+	if task != "" {
+		for _, c := range r.order {
+			if c.taskID() == task {
+				return c, c.tag, true
+			}
 		}
 	}
 	for _, c := range r.order {

@@ -22,8 +22,7 @@ type LoadedTool struct {
 	// listing to be read with it (a *LimitError naming MaxMessageDepth;
 	// only its name is known), its name, title, description, outputSchema
 	// or _meta is over its bound (CheckTool), its name was listed before,
-	// it requires task-augmented execution (ErrTaskRequired), its
-	// inputSchema's x-mcp-header annotations break the constraints of MCP
+	// its inputSchema's x-mcp-header annotations break the constraints of MCP
 	// 2026-07-28 or name an Mcp-Param-* header the registration's headers
 	// set (see Protocol eras), or its inputSchema does not compile. Nil
 	// when the tool is usable.
@@ -32,12 +31,6 @@ type LoadedTool struct {
 
 // errDuplicateTool leaves out the second tool of a name.
 var errDuplicateTool = errors.New("the server lists this tool name twice; the first one is kept")
-
-// ErrTaskRequired leaves out a tool whose execution.taskSupport is
-// "required": it may only be called as a task (MCP 2025-11-25), and agt
-// runs no tasks, so every call would fail.
-var ErrTaskRequired = errors.New(`the tool requires task-augmented execution (execution.taskSupport "required"), which agt does not run; ` +
-	`list it in the registration's disabled_tools to leave it out without this error`)
 
 // LoadTools is the one way agt turns a listing into usable tools, for a
 // probe and a Run alike, so that they never disagree on a tool.
@@ -50,9 +43,8 @@ var ErrTaskRequired = errors.New(`the tool requires task-augmented execution (ex
 // its reason. A tool the listing could not be read with (nested deeper
 // than MaxMessageDepth allows in its page) is left out with its reason.
 // Then each tool is checked with CheckTool, a name listed twice
-// keeps its first tool, a tool that requires tasks is left out
-// (ErrTaskRequired), so is one whose x-mcp-header annotations are invalid
-// or name a header of the registration, and each inputSchema is compiled with compile (nil
+// keeps its first tool, a tool whose x-mcp-header annotations are invalid
+// or name a header of the registration is left out, and each inputSchema is compiled with compile (nil
 // means toolschema.Compile with the options opts, nil for defaults). Tools
 // whose inputSchema bytes are identical share one compilation, and so its
 // result or error. The distinct schemas compile on at most GOMAXPROCS
@@ -85,9 +77,7 @@ func LoadTools(tools []Tool, srv resource.MCPServer, compile func(raw []byte) (*
 			lt.Err = errDuplicateTool
 		default:
 			seen[t.Name] = true
-			if t.Execution != nil && t.Execution.TaskSupport == TaskSupportRequired {
-				lt.Err = ErrTaskRequired
-			} else if err := checkParamHeaders(t.InputSchema, srv.Headers); err != nil {
+			if err := checkParamHeaders(t.InputSchema, srv.Headers); err != nil {
 				lt.Err = err
 			}
 		}

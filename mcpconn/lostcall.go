@@ -99,19 +99,33 @@ func (s *Session) lostCallError(name string, loss callLoss, again bool, err erro
 type toolHints struct {
 	mu sync.Mutex
 	ok map[string]bool
+	// task are the tools whose execution.taskSupport is "required".
+	task map[string]bool
 }
 
 // set replaces the hints with those of a complete listing.
 func (h *toolHints) set(tools []Tool) {
 	safe := make(map[string]bool, len(tools))
+	task := map[string]bool{}
 	for _, t := range tools {
 		if a := t.Annotations; a != nil && (a.ReadOnlyHint || a.IdempotentHint) {
 			safe[t.Name] = true
 		}
+		if t.Execution != nil && t.Execution.TaskSupport == TaskSupportRequired {
+			task[t.Name] = true
+		}
 	}
 	h.mu.Lock()
-	h.ok = safe
+	h.ok, h.task = safe, task
 	h.mu.Unlock()
+}
+
+// taskRequired reports whether the last listing says the tool must be
+// called as a task.
+func (h *toolHints) taskRequired(name string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.task[name]
 }
 
 func (h *toolHints) safe(name string) bool {

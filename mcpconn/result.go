@@ -130,9 +130,9 @@ func decodeCallResult(raw json.RawMessage) (*CallResult, error) {
 // captured answer is a decode failure of the go-sdk's, unless the call
 // ended for a reason of its own (the caller, the tool timeout, Close, a
 // bound).
-func (s *Session) callResult(ctx, cctx context.Context, name string, call *inflightCall, res *mcp.CallToolResult, err error) (cr *CallResult, ask *inputRound, _ error) {
+func (s *Session) callResult(ctx, cctx context.Context, name string, call *inflightCall, res *mcp.CallToolResult, err error) (cr *CallResult, ask *inputRound, task *taskView, _ error) {
 	if err != nil && (ctx.Err() != nil || cctx.Err() != nil || s.closed.Load() || s.guard.breach() != nil) {
-		return nil, nil, s.classify(callOp(name), ctx, cctx, err)
+		return nil, nil, nil, s.classify(callOp(name), ctx, cctx, err)
 	}
 	bad := func(derr error) error {
 		detail := "the tools/call result is malformed"
@@ -142,7 +142,7 @@ func (s *Session) callResult(ctx, cctx context.Context, name string, call *infli
 		return &Error{Ref: s.ref, Op: callOp(name), Kind: ErrBadResult, Detail: detail, Err: derr}
 	}
 	if rerr := call.refusal(); rerr != nil {
-		return nil, nil, bad(rerr)
+		return nil, nil, nil, bad(rerr)
 	}
 	raw := call.answer()
 	switch {
@@ -150,26 +150,39 @@ func (s *Session) callResult(ctx, cctx context.Context, name string, call *infli
 	case err != nil:
 		// A protocol error (the answer had no result), or no answer.
 		s.listingSuspect(err)
-		return nil, nil, s.classify(callOp(name), ctx, cctx, err)
+		return nil, nil, nil, s.classify(callOp(name), ctx, cctx, err)
 	default:
 		// No capture (it should always exist): the go-sdk's decoding,
 		// re-encoded, read by the same rules.
 		var merr error
 		if raw, merr = json.Marshal(res); merr != nil {
-			return nil, nil, &Error{Ref: s.ref, Op: callOp(name), Kind: ErrBadResult, Detail: "the result could not be re-encoded", Err: merr}
+			return nil, nil, nil, &Error{Ref: s.ref, Op: callOp(name), Kind: ErrBadResult, Detail: "the result could not be re-encoded", Err: merr}
 		}
+	}
+	if isTaskAnswer(raw) {
+		// A task in place of the result (tasks.go): only to a request
+		// that declared task support (2026-07-28: each does; 2025-11-25:
+		// a call sent as a task).
+		if !s.modern() && taskWireOf(cctx) == nil {
+			return nil, nil, nil, bad(errMalformed("the server answered with a task, which the request did not ask for"))
+		}
+		t, terr := readTask(raw)
+		if terr != nil {
+			return nil, nil, nil, bad(terr)
+		}
+		return nil, nil, t, nil
 	}
 	cr, derr := decodeCallResult(raw)
 	if errors.Is(derr, errInputRequired) {
 		ask, derr = readInputRequired(raw)
 		if derr == nil {
-			return nil, ask, nil
+			return nil, ask, nil, nil
 		}
 	}
 	if derr != nil {
-		return nil, nil, bad(derr)
+		return nil, nil, nil, bad(derr)
 	}
-	return cr, nil, nil
+	return cr, nil, nil, nil
 }
 
 // answer returns the captured result of the call's request, nil for an

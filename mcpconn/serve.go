@@ -56,7 +56,7 @@ func (c *Connector) newClient(s *Session, h *Handlers) *mcp.Client {
 		samplingBytes:     c.opts.MaxSamplingBytes,
 		notificationBytes: c.opts.MaxNotificationBytes,
 	}}
-	caps := &mcp.ClientCapabilities{}
+	caps := clientCapabilities()
 	copts := &mcp.ClientOptions{Capabilities: caps, MultiRoundTrip: noMultiRoundTrip()}
 	if h.Elicit != nil {
 		caps.Elicitation = &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}}

@@ -27,6 +27,7 @@ type Session struct {
 	toolTimeout time.Duration
 	maxCall     time.Duration // ConnectorOptions.MaxCallDuration
 	maxRounds   int           // ConnectorOptions.MaxInputRounds
+	tasks       TaskOptions   // ConnectorOptions.Tasks, resolved
 	grace       time.Duration
 
 	cs            *mcp.ClientSession
@@ -523,6 +524,18 @@ func (s *Session) callTool(ctx context.Context, name string, args json.RawMessag
 	}
 	cctx, call := s.calls.begin(cctx, clock)
 	defer s.calls.end(call)
+	if tc := taskCallOf(ctx); tc != nil && tc.Resume != "" {
+		// A task the server created for this call before (a host that
+		// restarted): followed, not sent again.
+		if len(tc.Resume) > MaxTaskIDBytes || !utf8.ValidString(tc.Resume) {
+			return nil, &Error{Ref: s.ref, Op: callOp(name), Detail: fmt.Sprintf("TaskCall.Resume is not a task id (UTF-8, at most %d bytes)", MaxTaskIDBytes)}
+		}
+		return s.followTask(ctx, cctx, name, call, &taskView{id: tc.Resume}, true)
+	}
+	if set := s.legacyTaskParam(name); set != nil {
+		// 2025-11-25: the tool must be called as a task.
+		cctx = context.WithValue(cctx, taskWireKey{}, &taskWire{keep: true, set: set})
+	}
 	params := &mcp.CallToolParams{Name: name, Arguments: args}
 	setRequestMeta(ctx, params)
 	s.callLogLevel(params)
@@ -530,7 +543,10 @@ func (s *Session) callTool(ctx context.Context, name string, args json.RawMessag
 	// and restarts its idle timeout.
 	params.SetProgressToken(call.token)
 	for round := 0; ; round++ {
-		out, ask, err := s.callOnce(ctx, cctx, name, call, params)
+		out, ask, task, err := s.callOnce(ctx, cctx, name, call, params)
+		if task != nil {
+			return s.followTask(ctx, cctx, name, call, task, false)
+		}
 		if err != nil || ask == nil {
 			return out, err
 		}
@@ -554,7 +570,7 @@ func (s *Session) callTool(ctx context.Context, name string, args json.RawMessag
 
 // callOnce sends one tools/call request of the call and returns its
 // result, or what an input_required answer asks.
-func (s *Session) callOnce(ctx, cctx context.Context, name string, call *inflightCall, params *mcp.CallToolParams) (*CallResult, *inputRound, error) {
+func (s *Session) callOnce(ctx, cctx context.Context, name string, call *inflightCall, params *mcp.CallToolParams) (*CallResult, *inputRound, *taskView, error) {
 	lostBefore := s.Lost()
 	res, err := s.cs.CallTool(cctx, params)
 	if loss := s.lostCall(ctx, cctx, call, err); loss != lossNone {
@@ -573,7 +589,7 @@ func (s *Session) callOnce(ctx, cctx context.Context, name string, call *infligh
 			if loss == lossNotSent {
 				s.noteLostCall(call.tag) // the server is out of reach: lost
 			}
-			return nil, nil, s.lostCallError(name, loss, again, err)
+			return nil, nil, nil, s.lostCallError(name, loss, again, err)
 		}
 	}
 	s.awaitNotes(ctx, call)
@@ -581,7 +597,7 @@ func (s *Session) callOnce(ctx, cctx context.Context, name string, call *infligh
 		// The server's answer: the user must act first. No result, no
 		// loss: the elicitations go to the host, the call's error says
 		// what became of them.
-		return nil, nil, s.askRequired(cctx, name, call, wire)
+		return nil, nil, nil, s.askRequired(cctx, name, call, wire)
 	}
 	// A remote server that answered the call's request with 404 no
 	// longer knew the session: it was lost before the request came.
@@ -590,15 +606,15 @@ func (s *Session) callOnce(ctx, cctx context.Context, name string, call *infligh
 		// Whatever the 404's body (the Python SDK's is a JSON-RPC error,
 		// "Session not found", which the go-sdk hands on as the call's
 		// answer): the call never ran, and the session is lost.
-		return nil, nil, s.droppedError(callOp(name), true)
+		return nil, nil, nil, s.droppedError(callOp(name), true)
 	}
-	out, ask, err := s.callResult(ctx, cctx, name, call, res, err)
+	out, ask, task, err := s.callResult(ctx, cctx, name, call, res, err)
 	// Closed under the call because it was lost (a shared connection is
 	// closed once a new one replaces it) is lost too.
 	if err != nil && !goneBefore && errors.Is(err, ErrUnavailable) && (!s.closed.Load() || s.lost.Load()) {
 		s.noteLostCall(call.tag)
 	}
-	return out, ask, err
+	return out, ask, task, err
 }
 
 // awaitNotes returns once the notifications the session read before the

@@ -518,6 +518,7 @@ func (e *sharedConn) handlers() *Handlers {
 	h := &Handlers{
 		Progress:     e.progress,
 		ToolsChanged: e.toolsChanged,
+		TaskStatus:   e.taskStatus,
 		shared:       e,
 	}
 	if k.caps&capLog != 0 {
@@ -643,6 +644,15 @@ func (e *sharedConn) progress(ctx context.Context, in Incoming, p *mcp.ProgressN
 		return
 	}
 	leases[0].lease.h.Progress(ctx, Incoming{Ref: in.Ref, Calls: calls[leases[0]]}, p)
+}
+
+// taskStatus belongs to its call: it goes to that call's lease.
+func (e *sharedConn) taskStatus(ctx context.Context, in Incoming, st TaskStatus) {
+	leases, calls := split(in)
+	if len(leases) != 1 || leases[0].closed.Load() || leases[0].lease.h.TaskStatus == nil {
+		return
+	}
+	leases[0].lease.h.TaskStatus(ctx, Incoming{Ref: in.Ref, Calls: calls[leases[0]]}, st)
 }
 
 // log goes to the lease of the call it names (in flight, or just

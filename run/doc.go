@@ -385,10 +385,9 @@
 // choose which of its server's tools the Run offers: a tool they leave out
 // is not listed, a call to it is an unknown tool that never reaches the
 // server, and it is not reported (SkippedTools lists failures only). A
-// tool whose execution.taskSupport is "required" is a SkippedTool with
-// mcpconn.ErrTaskRequired: agt runs no tasks. So is a tool whose
-// x-mcp-header annotations break the constraints of MCP 2026-07-28 or
-// name a header the registration sets (mcpconn: Protocol eras). A tool
+// tool whose x-mcp-header annotations break the constraints of MCP
+// 2026-07-28 or name a header the registration sets (mcpconn: Protocol
+// eras) is a SkippedTool. A tool
 // nested too deep for
 // its listing to be read with it (an outputSchema 1001 levels deep) is a
 // SkippedTool wrapping mcpconn.ErrLimit; the server's other tools are

@@ -536,8 +536,7 @@ func (e MountError) Error() string {
 func (e MountError) Unwrap() error { return e.Err }
 
 // SkippedTool reports a tool left out of the snapshot: its schema did not
-// compile, its server listed its name twice, it requires task-augmented
-// execution (mcpconn.ErrTaskRequired), its x-mcp-header annotations are
+// compile, its server listed its name twice, its x-mcp-header annotations are
 // invalid or name a header of the registration (mcpconn: Protocol eras),
 // or its name, title, description, outputSchema or _meta is over
 // mcpconn's bounds (mcpconn.CheckTool). A

@@ -68,6 +68,9 @@ const (
 	// NotifyToolsChanged: notifications/tools/list_changed; the Run
 	// reloads the mount's tools at the next batch boundary.
 	NotifyToolsChanged NotificationKind = "tools_changed"
+	// NotifyTask: a new status of the task a server runs for a call (an
+	// MCP task; Task), as the call's polls find it.
+	NotifyTask NotificationKind = "task"
 )
 
 // Notification is a notification a mounted server sent, for
@@ -83,6 +86,8 @@ type Notification struct {
 	Progress *mcp.ProgressNotificationParams
 	// Log is set for NotifyLog.
 	Log *mcp.LoggingMessageParams
+	// Task is set for NotifyTask.
+	Task *mcpconn.TaskStatus
 }
 
 // ServerRequestKind names a request a server sent to the Run, in the
@@ -200,6 +205,14 @@ func (h *serverHooks) handlers(ref resource.Ref) *mcpconn.Handlers {
 		LogLevel: h.logLevel,
 		ToolsChanged: func(ctx context.Context, in mcpconn.Incoming) {
 			h.notify(ctx, Notification{Kind: NotifyToolsChanged, From: origin(ref, in)})
+		},
+		TaskStatus: func(ctx context.Context, in mcpconn.Incoming, st mcpconn.TaskStatus) {
+			from := origin(ref, in)
+			if lg.Pass() {
+				h.r.logger.LogAttrs(ctx, slog.LevelDebug, "agt.server_task", append(h.logAttrs(from, lg),
+					slog.String("status", st.Status), slog.String("message", st.Message))...)
+			}
+			h.notify(ctx, Notification{Kind: NotifyTask, From: from, Task: &st})
 		},
 	}
 	if h.elicit != nil {

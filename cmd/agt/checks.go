@@ -179,8 +179,6 @@ func leftOutSummary(rep *mcpconn.ProbeReport) string {
 func leftOutReason(t mcpconn.ToolReport) string {
 	var se *toolschema.SchemaError
 	switch {
-	case errors.Is(t.Err, mcpconn.ErrTaskRequired):
-		return "requires task-augmented execution"
 	case errors.As(t.Err, &se):
 		return "input schema does not compile"
 	}

@@ -82,16 +82,15 @@ func TestToolSelectionCLI(t *testing.T) {
 			var names []string
 			for _, tl := range rep.Tools {
 				names = append(names, tl.Name)
-				if (tl.Name == mcptest.ToolTaskRequired) == tl.OK || (!tl.OK && (tl.Error == nil || !strings.Contains(*tl.Error, `taskSupport "required"`))) {
+				if !tl.OK {
 					t.Errorf("tool %+v", tl)
 				}
 			}
-			if diff := cmp.Diff([]string{"note_create", "note_list", "task_forbidden", "task_optional", "task_required"}, names); diff != "" || rep.Excluded != 7 || rep.OK || rep.Usable != 4 {
+			if diff := cmp.Diff([]string{"note_create", "note_list", "task_forbidden", "task_optional", "task_required"}, names); diff != "" || rep.Excluded != 7 || !rep.OK || rep.Usable != 5 {
 				t.Errorf("probe: excluded %d, usable %d, ok %v, tools (-want +got):\n%s", rep.Excluded, rep.Usable, rep.OK, diff)
 			}
 			r = mustRun(t, db, 0, "mcp", "probe", "notes")
-			assertContains(t, "probe", r.stdout, "4 of 5 tools usable; left out: task_required (requires task-augmented execution)",
-				"5 tools (7 more left out by enabled_tools/disabled_tools)", "disabled_tools to leave it out")
+			assertContains(t, "probe", r.stdout, "probe notes: ok", "5 tools (7 more left out by enabled_tools/disabled_tools)")
 
 			// Listed in disabled_tools, the tool is left out without an error.
 			mustRun(t, db, 0, "mcp", "update", "notes", "--disabled-tools", "note_delete,task_required")
@@ -122,12 +121,12 @@ func TestProbeExitStatusOfAPartlyUsableServer(t *testing.T) {
 	}
 	add("partly")
 	add("clean", "--disabled-tools", "task_required,bad_*")
-	add("none", "--enabled-tools", "task_required")
+	add("none", "--enabled-tools", "bad_external_ref")
 	add("excluded", "--enabled-tools", "")
 	mustRun(t, db, 0, "agent", "create", "partly-agent", "--mcp", "partly", "--mcp", "clean", "--mcp", "excluded")
 	mustRun(t, db, 0, "agent", "create", "none-agent", "--mcp", "clean", "--mcp", "none")
 
-	const leftOut = "left out: bad_external_ref (input schema does not compile); task_required (requires task-augmented execution)"
+	const leftOut = "left out: bad_external_ref (input schema does not compile)"
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -135,23 +134,23 @@ func TestProbeExitStatusOfAPartlyUsableServer(t *testing.T) {
 		want []string // in stdout
 	}{
 		{"partly usable", []string{"mcp", "probe", "partly"}, 0,
-			[]string{"probe partly: 11 of 13 tools usable; " + leftOut + "\n", "warning: a Run leaves out 2 tools and offers the others; --strict makes that fail"}},
+			[]string{"probe partly: 12 of 13 tools usable; " + leftOut + "\n", "warning: a Run leaves out 1 tool and offers the others; --strict makes that fail"}},
 		{"partly usable, strict", []string{"mcp", "probe", "partly", "--strict"}, 1,
-			[]string{"probe partly: 11 of 13 tools usable; " + leftOut + "\n", "failed: --strict fails the probe for a tool left out"}},
-		{"partly usable, JSON", []string{"mcp", "probe", "partly", "--json"}, 0, []string{`"usable": 11,`, `"ok": false,`}},
-		{"partly usable, JSON, strict", []string{"mcp", "probe", "partly", "--json", "--strict"}, 1, []string{`"usable": 11,`}},
+			[]string{"probe partly: 12 of 13 tools usable; " + leftOut + "\n", "failed: --strict fails the probe for a tool left out"}},
+		{"partly usable, JSON", []string{"mcp", "probe", "partly", "--json"}, 0, []string{`"usable": 12,`, `"ok": false,`}},
+		{"partly usable, JSON, strict", []string{"mcp", "probe", "partly", "--json", "--strict"}, 1, []string{`"usable": 12,`}},
 		{"all usable, strict", []string{"mcp", "probe", "clean", "--strict"}, 0, []string{"probe clean: ok\n", "11 tools (2 more left out by"}},
 		{"none usable", []string{"mcp", "probe", "none"}, 1,
-			[]string{"probe none: no tool usable (0 of 1); left out: task_required (requires task-augmented execution)\n"}},
+			[]string{"probe none: no tool usable (0 of 1); left out: bad_external_ref (input schema does not compile)\n"}},
 		{"none usable, JSON", []string{"mcp", "probe", "none", "--json"}, 1, []string{`"usable": 0,`}},
 		{"all excluded", []string{"mcp", "probe", "excluded", "--strict"}, 0,
 			[]string{"probe excluded: ok, but the registration's enabled_tools/disabled_tools leave out all 13 tools the server lists\n"}},
 		{"check, partly usable", []string{"agent", "check", "partly-agent", "--probe"}, 0, []string{
-			"  mount partly: registered, static checks ok\n    probe: 11 of 13 tools usable, ",
+			"  mount partly: registered, static checks ok\n    probe: 12 of 13 tools usable, ",
 			" ms; " + leftOut + "\n",
 			"  mount clean: registered, static checks ok\n    probe: ok, 11 tools, ",
 			"    probe: ok, but the registration's enabled_tools/disabled_tools leave out all 13 tools the server lists, ",
-			"\nready, but a Run leaves out 2 tools (named above; 'agt mcp probe' gives the whole reason; --strict makes that fail)\n"}},
+			"\nready, but a Run leaves out 1 tool (named above; 'agt mcp probe' gives the whole reason; --strict makes that fail)\n"}},
 		{"check, partly usable, strict", []string{"agent", "check", "partly-agent", "--probe", "--strict"}, 1,
 			[]string{" ms; " + leftOut + "\n", "\nnot ready\n"}},
 		{"check, none usable", []string{"agent", "check", "none-agent", "--probe"}, 1,
@@ -194,8 +193,6 @@ func TestCallOfAToolNotOffered(t *testing.T) {
 			}{
 				{"excluded", "mcp__notes__note_delete",
 					`the tool \"mcp__notes__note_delete\" is excluded by its server's registration (enabled_tools/disabled_tools); the batch was not run`, ""},
-				{"left out", "mcp__notes__task_required",
-					`the tool \"mcp__notes__task_required\" was left out of this run: the tool requires task-augmented execution`, ""},
 				{"misspelled", "mcp__notes__note_lst",
 					`no tool named \"mcp__notes__note_lst\" in this run; the batch was not run`, "did you mean mcp__notes__note_list?"},
 			} {

@@ -1,0 +1,709 @@
+package mcpconn
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// MCP tasks: a server may answer a tools/call with a task (a handle it
+// runs on its own) instead of the result; the client polls the task until
+// it ends and takes its result then. In protocol 2025-11-25 the client
+// asks for a task (params.task, for a tool whose execution.taskSupport
+// is "required" on a server that declares tasks.requests.tools.call) and
+// takes the result with tasks/result; from 2026-07-28 on tasks are the
+// extension io.modelcontextprotocol/tasks, which the client declares with
+// every request, the server decides per call (resultType "task"), and
+// tasks/get carries the result, the error or the input the task needs
+// (answered with tasks/update). Session.CallTool follows either to its
+// end; see Tasks in the package doc.
+//
+// The go-sdk has no task methods. A task's requests go through its
+// tools/call path, so that each is tied to its call exactly like the
+// call's own request (its answer captured, its event stream the call's,
+// its cancellation, its bounds), and the wire layer rewrites the message
+// as it leaves (taskWire): the method, and the params to the task's.
+
+// The task methods and fields.
+const (
+	methodTaskGet    = "tasks/get"
+	methodTaskResult = "tasks/result" // 2025-11-25
+	methodTaskUpdate = "tasks/update" // 2026-07-28
+	methodTaskCancel = "tasks/cancel"
+
+	// tasksExtension is the extension a modern client declares.
+	tasksExtension = "io.modelcontextprotocol/tasks"
+	// metaRelatedTask names the task a legacy server's request is for.
+	metaRelatedTask = "io.modelcontextprotocol/related-task"
+)
+
+// The statuses of a task.
+const (
+	TaskWorking       = "working"
+	TaskInputRequired = "input_required"
+	TaskCompleted     = "completed"
+	TaskFailed        = "failed"
+	TaskCancelled     = "cancelled"
+)
+
+// TaskOptions bound how a session follows the tasks its servers run for
+// its calls (ConnectorOptions.Tasks). The zero value is the defaults.
+type TaskOptions struct {
+	// MinPollInterval is the least time between two polls of one task,
+	// whatever the server suggests. 0 means 1 s.
+	MinPollInterval time.Duration
+	// MaxPollInterval is the most: a server that suggests longer is
+	// polled at this interval. 0 means 30 s.
+	MaxPollInterval time.Duration
+	// TTL is how long a task is asked to live when the client asks for it
+	// (protocol 2025-11-25; the server may choose another). 0 means 1 h.
+	TTL time.Duration
+}
+
+// Task defaults.
+const (
+	DefaultMinTaskPoll = time.Second
+	DefaultMaxTaskPoll = 30 * time.Second
+	// defaultTaskPoll is the interval for a server that suggests none.
+	defaultTaskPoll = 2 * time.Second
+	DefaultTaskTTL  = time.Hour
+)
+
+// Fixed bounds of what a server says of a task.
+const (
+	// MaxTaskIDBytes bounds a task id: a longer one fails the call with
+	// ErrBadResult (a *LimitError).
+	MaxTaskIDBytes = 1024
+	// maxTaskMessage bounds a status message handed on (cut, not failed).
+	maxTaskMessage = 1024
+	// taskCancelTime bounds the tasks/cancel sent for a call that ended.
+	taskCancelTime = 5 * time.Second
+)
+
+// tasks returns the Tasks option resolved.
+func (o *ConnectorOptions) tasks() TaskOptions {
+	var t TaskOptions
+	if o.Tasks != nil {
+		t = *o.Tasks
+	}
+	return t.resolved()
+}
+
+func (o TaskOptions) resolved() TaskOptions {
+	if o.MinPollInterval <= 0 {
+		o.MinPollInterval = DefaultMinTaskPoll
+	}
+	if o.MaxPollInterval <= 0 {
+		o.MaxPollInterval = DefaultMaxTaskPoll
+	}
+	o.MaxPollInterval = max(o.MaxPollInterval, o.MinPollInterval)
+	if o.TTL <= 0 {
+		o.TTL = DefaultTaskTTL
+	}
+	return o
+}
+
+// interval is the wait before the next poll: the server's suggestion
+// (none: defaultTaskPoll) within the bounds.
+func (o TaskOptions) interval(suggested time.Duration) time.Duration {
+	if suggested <= 0 {
+		suggested = defaultTaskPoll
+	}
+	return min(max(suggested, o.MinPollInterval), o.MaxPollInterval)
+}
+
+// TaskInfo describes a task a server created for a call.
+type TaskInfo struct {
+	// ID is the server's task id.
+	ID string
+	// Protocol is the protocol version of the session that created it.
+	Protocol string
+	// Created is when the client read the server's answer.
+	Created time.Time
+	// TTL is how long the server keeps the task from its creation; 0
+	// means no limit.
+	TTL time.Duration
+}
+
+// TaskStatus is a task's state as a poll found it (Handlers.TaskStatus).
+type TaskStatus struct {
+	// TaskID is the server's task id.
+	TaskID string
+	// Status is TaskWorking, TaskInputRequired, TaskCompleted, TaskFailed
+	// or TaskCancelled.
+	Status string
+	// Message is the server's statusMessage, at most 1 KiB (cut with
+	// "..."), control characters replaced: the server's words, to show
+	// as such.
+	Message string
+}
+
+// TaskCall is what a caller says of the task a call may become
+// (WithTaskCall).
+type TaskCall struct {
+	// Resume is the id of a task the server created for this same call
+	// earlier (a host that restarted): CallTool sends no tools/call and
+	// follows that task to its result instead. "" means a new call.
+	Resume string
+	// Created, when not nil, is told the task the server created for the
+	// call, before it is first polled (a Run stores it, to resume). An
+	// error cancels the task (tasks/cancel) and fails the call with it.
+	Created func(TaskInfo) error
+}
+
+type taskCallKey struct{}
+
+// WithTaskCall returns a context that carries tc to Session.CallTool.
+func WithTaskCall(ctx context.Context, tc *TaskCall) context.Context {
+	return context.WithValue(ctx, taskCallKey{}, tc)
+}
+
+func taskCallOf(ctx context.Context) *TaskCall {
+	tc, _ := ctx.Value(taskCallKey{}).(*TaskCall)
+	return tc
+}
+
+// taskView is a task as the server described it.
+type taskView struct {
+	id, status, message string
+	ttl                 time.Duration // 0: none, or not said
+	poll                time.Duration // 0: not said
+	// A modern tasks/get's payload: the result of a completed task, the
+	// error of a failed one, the input an input_required one needs.
+	result, fault json.RawMessage
+	input         *inputRound
+}
+
+// errTaskAnswer: a tools/call result that is a task, not the tool's
+// result.
+var errTaskAnswer = errMalformed("the result is a task")
+
+// isTaskAnswer reports whether a tools/call result is a task: resultType
+// "task" (2026-07-28), or a task member and no content (a 2025-11-25
+// CreateTaskResult).
+func isTaskAnswer(raw json.RawMessage) bool {
+	var typed, task, content bool
+	_ = objectMembers(bytes.TrimSpace(raw), func(key, val []byte) error {
+		switch string(key) {
+		case "resultType":
+			typed = string(val) == `"task"`
+		case "task":
+			task = len(val) > 0 && val[0] == '{'
+		case "content":
+			content = true
+		}
+		return nil
+	})
+	return typed || (task && !content)
+}
+
+// readTask reads a task from a result: a 2025-11-25 CreateTaskResult
+// wraps it in task, the others are the task's fields themselves.
+func readTask(raw json.RawMessage) (*taskView, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil, errMalformed("the task is not an object")
+	}
+	var inner json.RawMessage
+	_ = objectMembers(raw, func(key, val []byte) error {
+		if string(key) == "task" && len(val) > 0 && val[0] == '{' {
+			inner = val
+		}
+		return nil
+	})
+	if inner != nil {
+		raw = inner
+	}
+	t := &taskView{}
+	var idSeen, statusSeen bool
+	var inputRequests json.RawMessage
+	err := objectMembers(raw, func(key, val []byte) error {
+		switch string(key) {
+		case "taskId":
+			if len(val) > MaxTaskIDBytes+2 {
+				return &LimitError{Option: "MaxTaskIDBytes (fixed)", What: "a task id", Limit: MaxTaskIDBytes, Unit: "bytes"}
+			}
+			s, ok := exactString(val)
+			if !ok || s == "" {
+				return errMalformed("the taskId is not a non-empty string")
+			}
+			t.id, idSeen = s, true
+		case "status":
+			var s string
+			if json.Unmarshal(val, &s) != nil {
+				return errMalformed("the task status is not a string")
+			}
+			switch s {
+			case TaskWorking, TaskInputRequired, TaskCompleted, TaskFailed, TaskCancelled:
+			default:
+				return errMalformed("the task status is not one MCP defines")
+			}
+			t.status, statusSeen = s, true
+		case "statusMessage":
+			var s string
+			if !isNull(val) && json.Unmarshal(val, &s) != nil {
+				return errMalformed("the task statusMessage is not a string")
+			}
+			t.message = boundServerText(boundText(s, maxTaskMessage))
+		case "ttl", "ttlMs":
+			d, err := millis(val)
+			if err != nil {
+				return err
+			}
+			t.ttl = d
+		case "pollInterval", "pollIntervalMs":
+			d, err := millis(val)
+			if err != nil {
+				return err
+			}
+			t.poll = d
+		case "result":
+			t.result = optional(val)
+		case "error":
+			t.fault = optional(val)
+		case "inputRequests":
+			inputRequests = optional(val)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !idSeen || !statusSeen {
+		return nil, errMalformed("the task has no taskId or no status")
+	}
+	if t.status == TaskInputRequired && inputRequests != nil {
+		round, err := readInputRequired(json.RawMessage(`{"inputRequests":` + string(inputRequests) + `}`))
+		if err != nil {
+			return nil, err
+		}
+		t.input = round
+	}
+	return t, nil
+}
+
+// millis reads a duration in integer milliseconds (null: 0).
+func millis(val []byte) (time.Duration, error) {
+	if isNull(val) {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(string(val), 10, 64)
+	if err != nil || n < 0 || n > int64(365*24*time.Hour/time.Millisecond) {
+		return 0, errMalformed("a task's ttl or poll interval is not a non-negative integer of milliseconds within a year")
+	}
+	return time.Duration(n) * time.Millisecond, nil
+}
+
+// taskWire is what the wire layer does to a tools/call request of a
+// call's task as it leaves: send method in its place (empty: keep
+// tools/call), with params of only the go-sdk's _meta and set (keep:
+// all of the go-sdk's params, and set).
+type taskWire struct {
+	method string
+	keep   bool
+	set    map[string]json.RawMessage
+	// name is the task id for the Mcp-Name header ("" for none).
+	name string
+}
+
+type taskWireKey struct{}
+
+func taskWireOf(ctx context.Context) *taskWire {
+	tw, _ := ctx.Value(taskWireKey{}).(*taskWire)
+	return tw
+}
+
+// params returns the request's params rewritten.
+func (tw *taskWire) params(p json.RawMessage) (json.RawMessage, error) {
+	var m map[string]json.RawMessage
+	if len(p) > 0 {
+		if err := json.Unmarshal(p, &m); err != nil {
+			return nil, err
+		}
+	}
+	out := map[string]json.RawMessage{}
+	for k, v := range m {
+		if tw.keep || k == "_meta" {
+			out[k] = v
+		}
+	}
+	for k, v := range tw.set {
+		out[k] = v
+	}
+	return json.Marshal(out)
+}
+
+// request rewrites a tools/call request of the go-sdk's (a copy: the
+// go-sdk keeps its own).
+func (tw *taskWire) request(req *jsonrpc.Request) (*jsonrpc.Request, error) {
+	p, err := tw.params(req.Params)
+	if err != nil {
+		return nil, err
+	}
+	out := *req
+	out.Params = p
+	if tw.method != "" {
+		out.Method = tw.method
+	}
+	return &out, nil
+}
+
+// httpRequest rewrites the body of a streamable HTTP POST that carries a
+// tools/call request, and its Mcp-Method and Mcp-Name headers where the
+// go-sdk set them (protocol 2026-07-28: Mcp-Name is the task id).
+func (tw *taskWire) httpRequest(req *http.Request) (*http.Request, error) {
+	if req.GetBody == nil {
+		return req, nil
+	}
+	body, err := req.GetBody()
+	if err != nil {
+		return nil, err
+	}
+	raw, err := io.ReadAll(io.LimitReader(body, maxCapturedMessage+1))
+	_ = body.Close()
+	if err != nil {
+		return nil, err
+	}
+	var msg map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &msg); err != nil {
+		return nil, err
+	}
+	if string(msg["method"]) != `"`+methodCallTool+`"` {
+		return req, nil // the cancellation of the request: as it is
+	}
+	if msg["params"], err = tw.params(msg["params"]); err != nil {
+		return nil, err
+	}
+	if tw.method != "" {
+		msg["method"], _ = json.Marshal(tw.method)
+	}
+	out, err := json.Marshal(msg)
+	if err != nil {
+		return nil, err
+	}
+	req.Body = io.NopCloser(bytes.NewReader(out))
+	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(out)), nil }
+	req.ContentLength = int64(len(out))
+	if tw.method != "" && req.Header.Get(methodHeader) != "" {
+		req.Header.Set(methodHeader, tw.method)
+		req.Header.Del(nameHeader)
+		if tw.name != "" {
+			req.Header.Set(nameHeader, tw.name)
+		}
+	}
+	return req, nil
+}
+
+// taskRequest sends one request of the call's task (method, with the
+// task id and set) and returns its result exactly as it came.
+func (s *Session) taskRequest(cctx context.Context, call *inflightCall, method, id string, set map[string]json.RawMessage) (json.RawMessage, error) {
+	params := map[string]json.RawMessage{}
+	for k, v := range set {
+		params[k] = v
+	}
+	params["taskId"], _ = json.Marshal(id)
+	tw := &taskWire{method: method, set: params}
+	if s.modern() {
+		tw.name = id
+	}
+	_, err := s.cs.CallTool(context.WithValue(cctx, taskWireKey{}, tw), &mcp.CallToolParams{})
+	if rerr := call.refusal(); rerr != nil {
+		return nil, rerr
+	}
+	if raw := call.answer(); raw != nil {
+		return raw, nil
+	}
+	if err == nil {
+		err = errMalformed("the answer has no result")
+	}
+	return nil, err
+}
+
+// clientCapabilities are what every session declares before its
+// handlers add theirs: the tasks extension (2026-07-28; the go-sdk sends
+// it with each request), as CallTool follows a task to its end.
+func clientCapabilities() *mcp.ClientCapabilities {
+	caps := &mcp.ClientCapabilities{}
+	caps.AddExtension(tasksExtension, map[string]any{})
+	return caps
+}
+
+// modern reports whether the session speaks protocol 2026-07-28 or later.
+func (s *Session) modern() bool { return modernVersion(s.protocolVersion) }
+
+// legacyTaskParam is the task a 2025-11-25 tools/call asks for, or nil
+// when it asks none: a tool whose taskSupport is "required", on a server
+// that declares task-augmented tools/call.
+func (s *Session) legacyTaskParam(name string) map[string]json.RawMessage {
+	if s.modern() || !s.capture.tasksDeclared() || !s.hints.taskRequired(name) {
+		return nil
+	}
+	ttl := strconv.FormatInt(s.tasks.TTL.Milliseconds(), 10)
+	return map[string]json.RawMessage{"task": json.RawMessage(`{"ttl":` + ttl + `}`)}
+}
+
+// followTask follows the call's task to its end and returns the call's
+// result: what the synchronous call would have returned.
+func (s *Session) followTask(ctx, cctx context.Context, name string, call *inflightCall, t *taskView, resumed bool) (*CallResult, error) {
+	s.calls.setTask(call, t.id)
+	tc := taskCallOf(ctx)
+	if !resumed && tc != nil && tc.Created != nil {
+		info := TaskInfo{ID: t.id, Protocol: s.protocolVersion, Created: time.Now(), TTL: t.ttl}
+		if err := tc.Created(info); err != nil {
+			s.cancelTask(cctx, call, t.id)
+			return nil, &Error{Ref: s.ref, Op: callOp(name), Detail: "the task could not be recorded, so it was cancelled", Err: err}
+		}
+	}
+	answered := map[string]bool{} // input keys answered (a server may ask again until it reads them)
+	rounds := 0
+	var last TaskStatus
+	for {
+		if t.id == "" {
+			t.id = call.taskID()
+		}
+		if st := (TaskStatus{TaskID: t.id, Status: t.status, Message: t.message}); t.status != "" && st != last {
+			last = st
+			s.reportTask(ctx, call, st)
+		}
+		switch t.status {
+		case TaskCompleted, TaskFailed:
+			if !s.modern() {
+				return s.taskResult(ctx, cctx, name, call, t.id)
+			}
+			if t.status == TaskFailed {
+				return nil, s.taskFault(name, t.fault)
+			}
+			if t.result == nil {
+				return nil, &Error{Ref: s.ref, Op: callOp(name), Kind: ErrBadResult, Detail: "the server says the task completed but gave no result",
+					Err: errMalformed("a completed task without result")}
+			}
+			cr, err := decodeCallResult(t.result)
+			if err != nil {
+				return nil, &Error{Ref: s.ref, Op: callOp(name), Kind: ErrBadResult, Detail: "the task's result is malformed", Err: err}
+			}
+			return cr, nil
+		case TaskCancelled:
+			return nil, &Error{Ref: s.ref, Op: callOp(name), Kind: ErrUnavailable, Detail: "the server cancelled the task: the call has no result"}
+		case TaskInputRequired:
+			if !s.modern() {
+				// 2025-11-25: the requests come as server requests, while
+				// tasks/result waits for the task's end.
+				return s.taskResult(ctx, cctx, name, call, t.id)
+			}
+			if t.input != nil {
+				round := &inputRound{}
+				for _, r := range t.input.requests {
+					if !answered[r.key] {
+						round.requests = append(round.requests, r)
+					}
+				}
+				if len(round.requests) > 0 {
+					if rounds == s.maxRounds {
+						s.cancelTask(cctx, call, t.id)
+						return nil, s.inputError(name, roundsDetail(s.maxRounds))
+					}
+					rounds++
+					answers, err := s.answerRound(ctx, cctx, name, call, round)
+					if err != nil {
+						s.cancelTask(cctx, call, t.id)
+						return nil, err
+					}
+					raw, err := json.Marshal(answers)
+					if err != nil {
+						return nil, &Error{Ref: s.ref, Op: callOp(name), Detail: "the answers could not be encoded", Err: err}
+					}
+					if _, err := s.taskRequest(cctx, call, methodTaskUpdate, t.id, map[string]json.RawMessage{"inputResponses": raw}); err != nil {
+						return nil, s.taskError(ctx, cctx, name, call, t.id, err)
+					}
+					for _, r := range round.requests {
+						answered[r.key] = true
+					}
+					t.poll = 0 // look again at once: the answers may be all it waited for
+				}
+			}
+		}
+		if t.poll != 0 || t.status == TaskWorking || t.status == TaskInputRequired {
+			if err := s.taskWait(cctx, s.tasks.interval(t.poll)); err != nil {
+				return nil, s.taskError(ctx, cctx, name, call, t.id, err)
+			}
+		}
+		raw, err := s.taskRequest(cctx, call, methodTaskGet, t.id, nil)
+		if err != nil {
+			return nil, s.taskError(ctx, cctx, name, call, t.id, err)
+		}
+		// An answer: the server is alive, as progress says.
+		call.clock.progress()
+		next, err := readTask(raw)
+		if err == nil && next.id != t.id {
+			err = errMalformed("tasks/get answered for another task")
+		}
+		if err != nil {
+			s.cancelTask(cctx, call, t.id)
+			return nil, &Error{Ref: s.ref, Op: callOp(name), Kind: ErrBadResult, Detail: "the server's tasks/get answer is malformed, so the task was cancelled", Err: err}
+		}
+		t = next
+	}
+}
+
+// taskWait waits d, or until the call ends.
+func (s *Session) taskWait(cctx context.Context, d time.Duration) error {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return nil
+	case <-cctx.Done():
+		return cctx.Err()
+	}
+}
+
+// taskResult takes a 2025-11-25 task's result with tasks/result, which
+// the server answers once the task ended, exactly as it would have
+// answered the call.
+func (s *Session) taskResult(ctx, cctx context.Context, name string, call *inflightCall, id string) (*CallResult, error) {
+	raw, err := s.taskRequest(cctx, call, methodTaskResult, id, nil)
+	s.awaitNotes(ctx, call)
+	if err != nil {
+		var wire *jsonrpc.Error
+		if errors.As(err, &wire) && ctx.Err() == nil && cctx.Err() == nil && !rejectedByTransport(wire) {
+			return nil, &Error{Ref: s.ref, Op: callOp(name), Detail: "the server answered with a protocol error", Err: err}
+		}
+		return nil, s.taskError(ctx, cctx, name, call, id, err)
+	}
+	if isTaskAnswer(raw) {
+		return nil, &Error{Ref: s.ref, Op: callOp(name), Kind: ErrBadResult, Detail: "the server answered tasks/result with a task", Err: errTaskAnswer}
+	}
+	cr, err := decodeCallResult(raw)
+	if err != nil {
+		return nil, &Error{Ref: s.ref, Op: callOp(name), Kind: ErrBadResult, Detail: "the task's result is malformed", Err: err}
+	}
+	return cr, nil
+}
+
+// taskFault is the error of a failed task: the JSON-RPC error it carries,
+// as the synchronous call would have failed with it.
+func (s *Session) taskFault(name string, fault json.RawMessage) error {
+	var wire struct {
+		Code    *int64          `json:"code"`
+		Message string          `json:"message"`
+		Data    json.RawMessage `json:"data"`
+	}
+	if fault == nil || json.Unmarshal(fault, &wire) != nil || wire.Code == nil {
+		return &Error{Ref: s.ref, Op: callOp(name), Kind: ErrBadResult, Detail: "the server says the task failed but gave no JSON-RPC error",
+			Err: errMalformed("a failed task without error")}
+	}
+	return &Error{Ref: s.ref, Op: callOp(name), Detail: "the server answered with a protocol error",
+		Err: &jsonrpc.Error{Code: *wire.Code, Message: boundServerText(wire.Message), Data: wire.Data}}
+}
+
+// taskError turns the failure of a task's request into the call's error.
+// A call that ended (its caller, its bounds) cancels the task, unless
+// the session is closing: a host that closes its Run keeps its tasks, to
+// resume them.
+func (s *Session) taskError(ctx, cctx context.Context, name string, call *inflightCall, id string, err error) error {
+	if !s.closed.Load() && (ctx.Err() != nil || cctx.Err() != nil) {
+		s.cancelTask(cctx, call, id)
+	}
+	var wire *jsonrpc.Error
+	if errors.As(err, &wire) && !rejectedByTransport(wire) && ctx.Err() == nil && cctx.Err() == nil {
+		// The server refused the task's request: it no longer knows the
+		// task (its TTL lapsed), or broke the protocol.
+		return &Error{Ref: s.ref, Op: callOp(name), Kind: ErrUnavailable,
+			Detail: "the server refused a request about the call's task (it may no longer know the task: its TTL may have lapsed); the call has no result", Err: err}
+	}
+	if errors.Is(err, ErrLimit) || errors.As(err, new(errMalformed)) {
+		return &Error{Ref: s.ref, Op: callOp(name), Kind: ErrBadResult, Detail: "the server's answer about the call's task is malformed", Err: err}
+	}
+	return s.classify(callOp(name), ctx, cctx, err)
+}
+
+// cancelTask asks the server to cancel the task (cooperative: it may
+// finish anyway), bounded by taskCancelTime, after the call's end.
+func (s *Session) cancelTask(cctx context.Context, call *inflightCall, id string) {
+	if s.closed.Load() || id == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(cctx), taskCancelTime)
+	defer cancel()
+	ctx = context.WithValue(ctx, inflightKey{}, call)
+	_, _ = s.taskRequest(ctx, call, methodTaskCancel, id, nil)
+}
+
+// reportTask hands a task's status to the session's TaskStatus handler,
+// with the call's tag.
+func (s *Session) reportTask(ctx context.Context, call *inflightCall, st TaskStatus) {
+	if s.serve == nil || s.serve.h.TaskStatus == nil {
+		return
+	}
+	s.serve.h.TaskStatus(ctx, Incoming{Ref: s.ref, Calls: []any{call.tag}}, st)
+}
+
+// relatedTask returns the task id a legacy server's request names in its
+// _meta (io.modelcontextprotocol/related-task), "" when none.
+func relatedTask(meta map[string]any) string {
+	m, _ := meta[metaRelatedTask].(map[string]any)
+	id, _ := m["taskId"].(string)
+	if len(id) > MaxTaskIDBytes || !utf8.ValidString(id) {
+		return ""
+	}
+	return id
+}
+
+// declaresTaskCalls reads an initialize result: whether the server's
+// capabilities declare task-augmented tools/call
+// (capabilities.tasks.requests.tools.call, protocol 2025-11-25), which
+// the go-sdk does not keep.
+func declaresTaskCalls(result json.RawMessage) bool {
+	var r struct {
+		Capabilities struct {
+			Tasks *struct {
+				Requests *struct {
+					Tools *struct {
+						Call json.RawMessage `json:"call"`
+					} `json:"tools"`
+				} `json:"requests"`
+			} `json:"tasks"`
+		} `json:"capabilities"`
+	}
+	if json.Unmarshal(result, &r) != nil || r.Capabilities.Tasks == nil {
+		return false
+	}
+	req := r.Capabilities.Tasks.Requests
+	return req != nil && req.Tools != nil && len(req.Tools.Call) > 0 && req.Tools.Call[0] == '{'
+}
+
+// initWritten notes the id of the initialize request, whose answer
+// says whether the server declares task-augmented tools/call.
+func (c *toolsListCapture) initWritten(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.initID = id
+}
+
+// initAnswered reads the answer to the initialize request.
+func (c *toolsListCapture) initAnswered(id string, result json.RawMessage) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if id == "" || id != c.initID {
+		return
+	}
+	c.initID = ""
+	c.taskCalls = declaresTaskCalls(result)
+}
+
+// tasksDeclared reports whether the server's initialize result declared
+// task-augmented tools/call.
+func (c *toolsListCapture) tasksDeclared() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.taskCalls
+}
