@@ -390,6 +390,57 @@
 // prompts/get and resources/read may be answered with input_required
 // too; agt sends neither.
 //
+// # Tasks
+//
+// A server may answer a tools/call with a task, a handle of work it goes
+// on with, instead of the result (MCP tasks). CallTool follows the task
+// to its end and returns exactly what the call would have returned at
+// once: the result, its bytes as the server wrote them, or the JSON-RPC
+// error of a failed task (a *jsonrpc.Error, errors.As). The caller sees
+// no task unless it asks (Handlers.TaskStatus, WithTaskCall).
+//
+//   - Protocol 2026-07-28 (the extension io.modelcontextprotocol/tasks):
+//     every request declares the extension, and the server decides per
+//     call (resultType "task"). The task is polled with tasks/get; the
+//     input an input_required task needs is asked through the Handlers
+//     exactly as a multi round-trip request's (the same bounds, refusals
+//     and Served reports; MaxInputRounds counts its rounds) and answered
+//     with tasks/update; a completed task's result and a failed task's
+//     error come with tasks/get.
+//   - Protocol 2025-11-25: a tool whose execution.taskSupport is
+//     "required", on a server that declares task-augmented tools/call,
+//     is called as a task (params.task, TaskOptions.TTL); any other
+//     tool is called as usual. The task is polled with tasks/get until it
+//     ends or needs input, then tasks/result takes its result; the
+//     server's requests meanwhile name their task (_meta
+//     io.modelcontextprotocol/related-task), which ties them to the call.
+//   - Polls: at the server's pollInterval, within
+//     TaskOptions.MinPollInterval and MaxPollInterval (1 s and 30 s; 2 s
+//     when the server suggests none): an idle task costs at most 60
+//     requests a minute, 30 when the server suggests nothing, and 2 at
+//     the least. Each answer restarts the call's idle timeout
+//     (tool_timeout_ms) as progress does; MaxCallDuration bounds the
+//     whole call, and the caller's context ends it.
+//   - A call that ends before its task (its context, its timeout) sends
+//     tasks/cancel (cooperative: the server may finish anyway), once,
+//     bounded by 5 s. A session closed under the call does not: the task
+//     goes on, and a later call with WithTaskCall(ctx,
+//     &TaskCall{Resume: id}) collects it (a Run does this for its
+//     stored tasks; see package run).
+//   - Bounds: a task id is at most MaxTaskIDBytes; a status message is
+//     cut to 1 KiB, its control characters replaced; a task answer that
+//     is not one (no id, an unknown status, a tasks/get about another
+//     task) fails the call with ErrBadResult and cancels the task. A
+//     task in answer to a request that did not ask for one (2025-11-25)
+//     is ErrBadResult too.
+//   - A task the server cancelled fails the call with ErrUnavailable; so
+//     does one the server no longer knows (its TTL lapsed: tasks/get is
+//     refused).
+//   - Status notifications (notifications/tasks through
+//     subscriptions/listen, notifications/tasks/status) are not asked
+//     for: polling is what the protocol requires of a client, and is
+//     what agt does.
+//
 // # Protocol eras
 //
 // MCP has two eras. The modern one (ModernProtocolVersion, 2026-07-28,

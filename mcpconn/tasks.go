@@ -568,9 +568,16 @@ func (s *Session) taskWait(cctx context.Context, d time.Duration) error {
 
 // taskResult takes a 2025-11-25 task's result with tasks/result, which
 // the server answers once the task ended, exactly as it would have
-// answered the call.
+// answered the call. It is sent once the task ended, or once it needs
+// input: the server's requests come meanwhile, tied to the call by the
+// task's id.
 func (s *Session) taskResult(ctx, cctx context.Context, name string, call *inflightCall, id string) (*CallResult, error) {
+	// It may wait for the task's end (an input_required task asks its
+	// input meanwhile): no poll restarts the idle timeout then, so it is
+	// held, and MaxCallDuration alone bounds the wait.
+	call.clock.hold()
 	raw, err := s.taskRequest(cctx, call, methodTaskResult, id, nil)
+	call.clock.release()
 	s.awaitNotes(ctx, call)
 	if err != nil {
 		var wire *jsonrpc.Error
