@@ -73,9 +73,9 @@ func Full() error {
 	return fmt.Errorf("task store: the run already has %d task handles that have not expired (MaxRunTasks): %w", MaxRunTasks, ErrLimit)
 }
 
-// Corrupt is the error of a store that reads a handle it could not have
-// written (a damaged or foreign store): where names the store and what
-// is wrong; the stored bytes are never repeated.
+// Corrupt is the error of a store that reads task handles it could not
+// have written (a damaged or foreign store): where names the store, what
+// says what is wrong; the stored bytes are never repeated.
 func Corrupt(where, what string) error {
-	return fmt.Errorf("%s: a stored task handle %s: it was not written by this package; remove it, or the store", where, what)
+	return fmt.Errorf("%s: %s: it was not written by this package; delete the run's handles (DeleteTask), or restore the store", where, what)
 }
