@@ -99,6 +99,7 @@ type Repo struct {
 //
 //	resources/<kind>/<ref>  -> record (see encodeRecord)
 //	highwater/<kind>/<ref>  -> 8-byte big-endian last revision of a deleted key
+//	tasks/..., taskexpiry/... -> task handles (see tasks.go)
 //	meta/format             -> "1"
 var (
 	bucketResources = []byte("resources")
@@ -328,11 +329,12 @@ func initBuckets(tx *bolt.Tx) error {
 	case !bytes.Equal(v, formatVersion):
 		return fmt.Errorf("the file's format is not format %s: it was written by another version of agt; open it with that version, or use a new file", formatVersion)
 	}
-	if _, err := tx.CreateBucketIfNotExists(bucketResources); err != nil {
-		return err
+	for _, b := range [][]byte{bucketResources, bucketHighWater, bucketTasks, bucketTaskExpiry} {
+		if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+			return err
+		}
 	}
-	_, err = tx.CreateBucketIfNotExists(bucketHighWater)
-	return err
+	return nil
 }
 
 // Close releases the file. Operations after Close return ErrClosed. Close

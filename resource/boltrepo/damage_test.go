@@ -81,20 +81,7 @@ func buildDamageStore(t *testing.T, path string) int {
 			t.Fatal(err)
 		}
 	}
-	if err := db.Update(func(tx *bolt.Tx) error {
-		mb, err := tx.CreateBucket([]byte("meta"))
-		if err != nil {
-			return err
-		}
-		if err := mb.Put([]byte("format"), []byte("1")); err != nil {
-			return err
-		}
-		if _, err := tx.CreateBucket([]byte("resources")); err != nil {
-			return err
-		}
-		_, err = tx.CreateBucket([]byte("highwater"))
-		return err
-	}); err != nil {
+	if err := db.Update(createFormat1); err != nil {
 		t.Fatal(err)
 	}
 	for i := range 60 {
@@ -128,6 +115,24 @@ func buildDamageStore(t *testing.T, path string) int {
 		}
 	}
 	return damagePageSize
+}
+
+// createFormat1 creates the buckets of a resource store of format "1" as
+// agt wrote it before the task buckets: meta (with the format), resources
+// and highwater.
+func createFormat1(tx *bolt.Tx) error {
+	mb, err := tx.CreateBucket([]byte("meta"))
+	if err != nil {
+		return err
+	}
+	if err := mb.Put([]byte("format"), []byte("1")); err != nil {
+		return err
+	}
+	if _, err := tx.CreateBucket([]byte("resources")); err != nil {
+		return err
+	}
+	_, err = tx.CreateBucket([]byte("highwater"))
+	return err
 }
 
 // Meta field offsets inside a meta page (bbolt v1.5.0: 16-byte page header,
