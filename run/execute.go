@@ -463,7 +463,13 @@ func (r *Run) execute(ctx context.Context, req Request, args json.RawMessage, t 
 	}
 	// The tag ties what the server sends during the call to it.
 	tag := &callTag{cc: CallContext{Agent: r.agent, RunID: r.runID, BatchID: req.BatchID, CallID: req.CallID, Alias: req.Alias, Source: req.Source}, ctx: ctx}
-	cr, err := t.mount.session.CallTool(mcpconn.WithCallTag(ctx, tag), t.info.Source.Tool, args)
+	cctx := mcpconn.WithCallTag(ctx, tag)
+	task := r.tasks.call(ctx, t.mount, t.info.Source.Tool, req.CallID)
+	if task != nil {
+		cctx = mcpconn.WithTaskCall(cctx, task.tc)
+	}
+	cr, err := t.mount.session.CallTool(cctx, t.info.Source.Tool, args)
+	r.tasks.done(ctx, task, req.CallID, err, r.closed.Load(), r.logger)
 	if err != nil {
 		res := r.mcpFailure(t.mount.ref, err)
 		if res.Code == CodeUnavailable && !r.closed.Load() {

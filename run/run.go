@@ -283,6 +283,8 @@ type Run struct {
 	runID         string
 	// hooks answer what the mounted servers send on their own.
 	hooks *serverHooks
+	// tasks are the Run's durable tasks.
+	tasks *runTasks
 	// ownConnector: the Run made connector (Options.Connector nil), and
 	// Close closes it.
 	ownConnector bool
@@ -562,6 +564,7 @@ func New(ctx context.Context, opts *Options) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.tasks = newRunTasks(ctx, r.repo, r.runID, r.logger)
 	s, fresh, err := r.build(ctx, nil)
 	if err != nil {
 		closeMounts(fresh)
