@@ -92,7 +92,22 @@ func goTool() string {
 // in-memory transport and returns the client's end. Process faults do not
 // apply in-process; with FaultCrashOnCall and no ServerOptions.Crash, the
 // crash tool ends the connection of its call.
+//
+// With FaultTasks, the servers of one Dial share one task store: a task
+// created on one connection can be read and ended on another, as a
+// server process keeps its tasks across sessions.
 func Dial(opts *ServerOptions) func(ctx context.Context, ref resource.Ref, srv resource.MCPServer) (mcp.Transport, error) {
+	if opts.has(FaultTasks) && opts.tasks == nil {
+		c := *opts
+		c.tasks = newTaskStore()
+		opts = &c
+	}
+	serverTransport := func(t mcp.Transport) mcp.Transport {
+		if opts.has(FaultTasks) {
+			return taskTransport{t}
+		}
+		return t
+	}
 	return func(ctx context.Context, ref resource.Ref, srv resource.MCPServer) (mcp.Transport, error) {
 		if opts.has(FaultCrashOnCall) && opts.Crash == nil {
 			// The crash tool ends this connection, as a server process
@@ -100,7 +115,7 @@ func Dial(opts *ServerOptions) func(ctx context.Context, ref resource.Ref, srv r
 			serverConn, clientConn := net.Pipe()
 			c := *opts
 			c.Crash = func() { _ = serverConn.Close() }
-			if _, err := NewServer(&c).Connect(context.WithoutCancel(ctx), &mcp.IOTransport{Reader: serverConn, Writer: serverConn}, nil); err != nil {
+			if _, err := NewServer(&c).Connect(context.WithoutCancel(ctx), serverTransport(&mcp.IOTransport{Reader: serverConn, Writer: serverConn}), nil); err != nil {
 				_ = clientConn.Close()
 				return nil, err
 			}
@@ -108,7 +123,7 @@ func Dial(opts *ServerOptions) func(ctx context.Context, ref resource.Ref, srv r
 		}
 		server := NewServer(opts)
 		serverEnd, clientEnd := mcp.NewInMemoryTransports()
-		if _, err := server.Connect(context.WithoutCancel(ctx), serverEnd, nil); err != nil {
+		if _, err := server.Connect(context.WithoutCancel(ctx), serverTransport(serverEnd), nil); err != nil {
 			return nil, err
 		}
 		return clientEnd, nil
@@ -126,7 +141,11 @@ func ServeHTTP(tb testing.TB, opts *ServerOptions) string {
 		era = opts.Era
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", streamableHandler(NewServer(opts), era, false))
+	h := streamableHandler(NewServer(opts), era, false)
+	if opts.has(FaultTasks) {
+		h = taskHTTP(h)
+	}
+	mux.Handle("/mcp", h)
 	ts := httptest.NewServer(mux)
 	tb.Cleanup(ts.Close)
 	return ts.URL + "/mcp"

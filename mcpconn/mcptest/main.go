@@ -174,7 +174,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	status := 0
 	if *httpAddr != "" {
-		status = serveHTTP(server, era, *httpAddr, *sse, *jsonResponse, *requireHeader, dropper, &restart, stdin, stdout, stderr)
+		status = serveHTTP(server, era, *httpAddr, *sse, *jsonResponse, *requireHeader, dropper, &restart, has(FaultTasks), stdin, stdout, stderr)
 	} else {
 		if has(FaultBanner) {
 			fmt.Fprintln(stdout, Banner)
@@ -188,7 +188,11 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			}
 		}
 		fmt.Fprintln(stderr, "fakemcp: serving on stdio")
-		if err := server.Run(context.Background(), &mcp.IOTransport{Reader: io.NopCloser(&idSniffer{r: in, ids: opts.requestIDs}), Writer: nopWriteCloser{out}}); err != nil && !errors.Is(err, io.EOF) {
+		var t mcp.Transport = &mcp.IOTransport{Reader: io.NopCloser(&idSniffer{r: in, ids: opts.requestIDs}), Writer: nopWriteCloser{out}}
+		if has(FaultTasks) {
+			t = taskTransport{t}
+		}
+		if err := server.Run(context.Background(), t); err != nil && !errors.Is(err, io.EOF) {
 			fmt.Fprintln(stderr, "fakemcp: stdio:", err)
 		}
 	}
@@ -242,10 +246,14 @@ func spawnSleeper(stderr io.Writer, tag string) error {
 
 // serveHTTP serves server over HTTP in era; dropper, when not nil,
 // stands before the streamable handler (FaultDropSession).
-func serveHTTP(server *mcp.Server, era Era, addr string, sse, jsonResponse bool, requireHeader string, dropper *sessionDropper, restart *atomic.Pointer[func()], stdin io.Reader, stdout, stderr io.Writer) int {
+func serveHTTP(server *mcp.Server, era Era, addr string, sse, jsonResponse bool, requireHeader string, dropper *sessionDropper, restart *atomic.Pointer[func()], tasks bool, stdin io.Reader, stdout, stderr io.Writer) int {
 	return serveHandler(func() http.Handler {
 		if sse {
-			return mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return server }, nil)
+			h := http.Handler(mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return server }, nil))
+			if tasks {
+				h = taskHTTP(h)
+			}
+			return h
 		}
 		h := streamableHandler(server, era, jsonResponse)
 		if dropper != nil {
@@ -253,6 +261,9 @@ func serveHTTP(server *mcp.Server, era Era, addr string, sse, jsonResponse bool,
 		}
 		if activeBreaker != nil {
 			h = activeBreaker.handler(h)
+		}
+		if tasks {
+			h = taskHTTP(h)
 		}
 		return h
 	}, addr, requireHeader, restart, stdin, stdout, stderr)

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"reflect"
 	"regexp"
@@ -136,6 +137,14 @@ const (
 	// Mcp-Param-* headers it got, and the tools of BadParamHeaderTools,
 	// whose annotations are invalid.
 	FaultParamHeaders Fault = "param-headers"
+	// FaultTasks (tool): add the task tools (ToolTaskWork,
+	// ToolTaskOptional, ToolTaskAsk, ToolTaskFail, ToolTaskCancelled,
+	// ToolTaskTTL, ToolTaskForever, ToolTaskUnasked, ToolTaskStats) and
+	// the tasks methods, in both eras: the tasks of 2025-11-25
+	// (capability tasks, params.task, tasks/get, tasks/result,
+	// tasks/list, tasks/cancel) and the extension TasksExtension of
+	// 2026-07-28 (tasks/get, tasks/update, tasks/cancel). See TaskIn.
+	FaultTasks Fault = "tasks"
 )
 
 // Banner is the line FaultBanner prints on stdout: a server that logs its
@@ -177,9 +186,9 @@ type rawResult struct {
 
 func (r *rawResult) MarshalJSON() ([]byte, error) { return r.raw, nil }
 
-// withWireFields returns lr with the fields of toolMetadataWire spliced
-// into its tools.
-func withWireFields(lr *mcp.ListToolsResult) (mcp.Result, error) {
+// withWireFields returns lr with the fields of wire (as
+// toolMetadataWire) spliced into its tools.
+func withWireFields(lr *mcp.ListToolsResult, wire map[string]map[string]json.RawMessage) (mcp.Result, error) {
 	data, err := json.Marshal(lr)
 	if err != nil {
 		return nil, err
@@ -195,7 +204,7 @@ func withWireFields(lr *mcp.ListToolsResult) (mcp.Result, error) {
 	for _, t := range tools {
 		var name string
 		_ = json.Unmarshal(t["name"], &name)
-		for k, v := range toolMetadataWire[name] {
+		for k, v := range wire[name] {
 			t[k] = v
 		}
 	}
@@ -211,7 +220,7 @@ var AllFaults = []Fault{
 	FaultExitAtStart, FaultNoHandshake, FaultBanner, FaultSpawnChild, FaultIgnoreSIGTERM,
 	FaultRefuseInitialize, FaultOldProtocol, FaultEndlessLine, FaultNotificationFlood, FaultEndlessListing, FaultHostileContent, FaultEchoSecret, FaultDropSession,
 	FaultCrashOnCall, FaultManyTools, FaultInvalidSchema, FaultRootString, FaultExternalRef, FaultToolMetadata, FaultClientFeatures,
-	FaultContentKinds, FaultParamHeaders, FaultBreakStream,
+	FaultContentKinds, FaultParamHeaders, FaultBreakStream, FaultTasks,
 }
 
 // ManyToolsCount is how many extra tools FaultManyTools adds.
@@ -289,6 +298,9 @@ type ServerOptions struct {
 	// dropSession is set by Main over streamable HTTP with
 	// FaultDropSession: it ends the session with the given id.
 	dropSession func(id string)
+	// tasks, when set, is the task store of FaultTasks, shared by the
+	// servers of one Dial; nil means a store of the server's own.
+	tasks *taskStore
 }
 
 func (o *ServerOptions) has(f Fault) bool { return o != nil && slices.Contains(o.Faults, f) }
@@ -315,7 +327,12 @@ type Counters struct {
 	lists     atomic.Int64
 	mu        sync.Mutex
 	byTool    map[string]int64
+	tasks     taskCounts
 }
+
+// Tasks returns the task counters (FaultTasks): tasks created and tasks
+// requests received, as ToolTaskStats reports them.
+func (c *Counters) Tasks() TaskStats { return c.tasks.stats() }
 
 // Lists returns the number of tools/list requests received (each page
 // is one).
@@ -370,6 +387,19 @@ func NewServer(opts *ServerOptions) *mcp.Server {
 		}
 		cf.add(s)
 		s.AddSendingMiddleware(cf.sent)
+	}
+
+	wire := map[string]map[string]json.RawMessage{}
+	if opts.has(FaultToolMetadata) {
+		maps.Copy(wire, toolMetadataWire)
+	}
+	if opts.has(FaultTasks) {
+		x := &tasks{store: opts.tasks, counters: opts.Counters}
+		if x.store == nil {
+			x.store = newTaskStore()
+		}
+		addTaskTools(s, x)
+		maps.Copy(wire, taskWireFields())
 	}
 
 	overrides := map[string]json.RawMessage{}
@@ -432,8 +462,8 @@ func NewServer(opts *ServerOptions) *mcp.Server {
 					}
 				}
 			}
-			if lr, ok := res.(*mcp.ListToolsResult); ok && method == "tools/list" && err == nil && opts.has(FaultToolMetadata) {
-				return withWireFields(lr)
+			if lr, ok := res.(*mcp.ListToolsResult); ok && method == "tools/list" && err == nil && len(wire) > 0 {
+				return withWireFields(lr, wire)
 			}
 			return res, err
 		}
