@@ -106,8 +106,9 @@ func taskKey(run, call string) resource.Key {
 // resource.MaxRunTasks and inserts or replaces the row. Before it, one
 // statement deletes up to 256 expired handles of any run (skipping rows
 // another transaction holds). A transaction whose connection broke before
-// COMMIT runs again; one whose COMMIT went unconfirmed wraps
-// ErrUnknownOutcome (saving the same handle again is harmless).
+// COMMIT runs again, at most 3 times in all; one whose COMMIT went
+// unconfirmed wraps ErrUnknownOutcome (saving the same handle again is
+// harmless).
 func (r *Repo) SaveTask(ctx context.Context, h resource.TaskHandle) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -124,7 +125,9 @@ func (r *Repo) SaveTask(ctx context.Context, h resource.TaskHandle) error {
 		_, err := c.Exec(ctx, tt.sql.sweep, now)
 		return err
 	}); err != nil {
-		return writeError("sweep expired", resource.Key{Kind: "task", Ref: "handles"}, err)
+		// Nothing of h was sent; the deletion of expired handles may or
+		// may not have happened, which changes nothing live.
+		return fmt.Errorf("pgrepo: save %s: nothing was written (the deletion of expired handles before it failed): %w", taskKey(h.Run, h.Call), err)
 	}
 	for attempt := 1; ; attempt++ {
 		retry, err := r.saveTaskOnce(ctx, tt, h, now)
