@@ -60,6 +60,7 @@ const maxTaskAttempts = 3
 type taskTable struct {
 	once  sync.Once
 	table string
+	ddl   string // taskDDL for the table, as createTableDDL takes it
 	sql   struct{ sweep, lock, dropRun, count, upsert, list, delete string }
 	ready lazyTable
 }
@@ -75,6 +76,7 @@ func (r *Repo) taskSQL(ctx context.Context) (*taskTable, error) {
 			tt.table = pgx.Identifier{TaskTableName}.Sanitize()
 		}
 		t := tt.table
+		tt.ddl = fmt.Sprintf(taskDDL, "%[1]s", pgx.Identifier{taskIndexName}.Sanitize())
 		tt.sql.sweep = "DELETE FROM " + t + " WHERE ctid = ANY(ARRAY(SELECT ctid FROM " + t +
 			" WHERE expires_at <= $1 ORDER BY expires_at LIMIT " + strconv.Itoa(maxTaskSweep) + " FOR UPDATE SKIP LOCKED))"
 		tt.sql.lock = "SELECT pg_advisory_xact_lock(" + strconv.Itoa(int(taskLockClass)) + ", hashtext($1))"
@@ -88,8 +90,7 @@ func (r *Repo) taskSQL(ctx context.Context) (*taskTable, error) {
 			" WHERE run_id = $1 AND expires_at > $2 ORDER BY call_id LIMIT " + strconv.Itoa(resource.MaxRunTasks+1)
 		tt.sql.delete = "DELETE FROM " + t + " WHERE run_id = $1 AND call_id = $2"
 	})
-	ddl := fmt.Sprintf(taskDDL, "%[1]s", pgx.Identifier{taskIndexName}.Sanitize())
-	if err := tt.ready.prepare(ctx, r, "task store", tt.table, taskColumns, ddl); err != nil {
+	if err := tt.ready.prepare(ctx, r, "task store", tt.table, taskColumns, tt.ddl); err != nil {
 		return nil, err
 	}
 	return tt, nil
