@@ -444,23 +444,29 @@ func (o *oauthSession) handler(ctx context.Context) (auth.OAuthHandler, error) {
 		scopes := slices.Clone(o.conf.Scopes)
 		cfg.ScopeFilter = func([]string) []string { return slices.Clone(scopes) }
 	}
+	// The registration order of the 2026-07-28 spec: the client the
+	// document pre-registers, else the client ID metadata document where
+	// the authorization server supports it, else dynamic registration
+	// (deprecated). The go-sdk tries the metadata document before a
+	// pre-registered client, so with "auto" it gets one of the two.
 	reg := o.conf.Registration
-	metadataURL := o.conf.ClientMetadataURL
-	if metadataURL == "" {
-		metadataURL = o.setup.metadataURL
-	}
-	if metadataURL != "" && (reg == "" || reg == resource.OAuthRegistrationAuto || reg == resource.OAuthRegistrationMetadataDocument) {
-		cfg.ClientIDMetadataDocumentConfig = &auth.ClientIDMetadataDocumentConfig{URL: metadataURL}
-	}
+	auto := reg == "" || reg == resource.OAuthRegistrationAuto
 	var pre *oauthex.ClientCredentials
-	if o.conf.ClientID != "" && (reg == "" || reg == resource.OAuthRegistrationAuto || reg == resource.OAuthRegistrationPreregistered) {
+	if o.conf.ClientID != "" && (auto || reg == resource.OAuthRegistrationPreregistered) {
 		pre = &oauthex.ClientCredentials{ClientID: o.conf.ClientID}
 		if o.secret != "" {
 			pre.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: o.secret}
 		}
 		cfg.PreregisteredClient = pre
 	}
-	if reg == "" || reg == resource.OAuthRegistrationAuto || reg == resource.OAuthRegistrationDynamic {
+	metadataURL := o.conf.ClientMetadataURL
+	if metadataURL == "" {
+		metadataURL = o.setup.metadataURL
+	}
+	if metadataURL != "" && (auto && pre == nil || reg == resource.OAuthRegistrationMetadataDocument) {
+		cfg.ClientIDMetadataDocumentConfig = &auth.ClientIDMetadataDocumentConfig{URL: metadataURL}
+	}
+	if auto || reg == resource.OAuthRegistrationDynamic {
 		cfg.DynamicClientRegistrationConfig = &auth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
 			RedirectURIs:            []string{o.redirect},
 			ClientName:              "agt",

@@ -88,6 +88,11 @@ type fakeAS struct {
 	// authorization_response_iss_parameter_supported and adds iss to
 	// the authorization redirect (RFC 9207).
 	issParam bool
+	// tag, when set, goes into every value the server issues after the
+	// prefix (tok-access-TAG1), telling two servers' values apart.
+	tag string
+	// cimd, when set, advertises client_id_metadata_document_supported.
+	cimd bool
 }
 
 func newFakeAS(t *testing.T) *fakeAS {
@@ -103,6 +108,9 @@ func newFakeAS(t *testing.T) *fakeAS {
 		a.mu.Lock()
 		if a.issParam {
 			md["authorization_response_iss_parameter_supported"] = true
+		}
+		if a.cimd {
+			md["client_id_metadata_document_supported"] = true
 		}
 		a.mu.Unlock()
 		writeJSON(w, md)
@@ -154,7 +162,7 @@ func (a *fakeAS) next(prefix string) string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.n++
-	return fmt.Sprintf("%s%d", prefix, a.n)
+	return fmt.Sprintf("%s%s%d", prefix, a.tag, a.n)
 }
 
 func writeJSON(w http.ResponseWriter, v any) {

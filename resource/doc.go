@@ -145,8 +145,9 @@
 // Its fields: client_id (a pre-registered client), client_secret and
 // private_key (each a single ${secret:NAME} reference: a value written in
 // the document is refused), scopes (scope tokens, at most 64; absent means
-// the ones the server names), registration ("auto" or absent: client ID
-// metadata document, then pre-registered, then dynamic; or
+// the ones the server names), registration ("auto" or absent:
+// pre-registered if client_id is set, else client ID metadata document
+// where the authorization server supports it, else dynamic; or
 // "preregistered", "dynamic", "metadata_document" for that one only),
 // client_metadata_url (an https URL with a path), grant
 // ("authorization_code" or absent: a person logs in; "client_credentials":
