@@ -3,6 +3,7 @@ package mcpconn_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -24,19 +26,23 @@ import (
 )
 
 // asLog is what a fakeAS received: every request's bytes (request line,
-// headers, body), the bodies of its registration requests, and the
-// client_id of each authorization request.
+// headers, body), the bodies of its registration requests, the client_id
+// of each authorization request, and the public key (jwk x) of each DPoP
+// proof.
 type asLog struct {
 	mu            sync.Mutex
 	raw           bytes.Buffer
 	registrations []map[string]any
 	authorizeIDs  []string
+	dpopKeys      []string
 }
 
 // recordAS makes as keep an asLog. With secret, its dynamic registration
 // also issues a client secret (client_secret_post), so a registered
-// client has one to leak. Call it before the first request to as.
-func recordAS(as *fakeAS, secret bool) *asLog {
+// client has one to leak; with dpop, its metadata advertises DPoP (ES256)
+// and its tokens stay Bearer tokens. Call it before the first request to
+// as.
+func recordAS(as *fakeAS, secret, dpop bool) *asLog {
 	l := &asLog{}
 	inner := as.srv.Config.Handler
 	as.srv.Config.Handler = http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
@@ -54,7 +60,23 @@ func recordAS(as *fakeAS, secret bool) *asLog {
 		case "/authorize":
 			l.authorizeIDs = append(l.authorizeIDs, r.URL.Query().Get("client_id"))
 		}
+		if p := r.Header.Get("DPoP"); p != "" {
+			var h struct{ JWK struct{ X string } }
+			head, _, _ := strings.Cut(p, ".")
+			b, _ := base64.RawURLEncoding.DecodeString(head)
+			_ = json.Unmarshal(b, &h)
+			l.dpopKeys = append(l.dpopKeys, h.JWK.X)
+		}
 		l.mu.Unlock()
+		if dpop && r.URL.Path == "/.well-known/oauth-authorization-server" {
+			rec := httptest.NewRecorder()
+			inner.ServeHTTP(rec, r)
+			var md map[string]any
+			_ = json.Unmarshal(rec.Body.Bytes(), &md)
+			md["dpop_signing_alg_values_supported"] = []string{"ES256"}
+			writeJSON(rw, md)
+			return
+		}
 		if r.URL.Path != "/register" || !secret {
 			inner.ServeHTTP(rw, r)
 			return
@@ -81,6 +103,12 @@ func (l *asLog) snapshot() (raw string, registrations int, authorizeIDs []string
 	return l.raw.String(), len(l.registrations), append([]string(nil), l.authorizeIDs...)
 }
 
+func (l *asLog) keys() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.dpopKeys...)
+}
+
 // issuerWorld is the fake MCP server (mcptest, of one era) behind a
 // bearer check, whose protected resource metadata names authorization
 // server a, or b once moved is set; the server accepts the tokens of
@@ -92,10 +120,10 @@ type issuerWorld struct {
 	url        string
 }
 
-func newIssuerWorld(t *testing.T, era mcptest.Era) *issuerWorld {
+func newIssuerWorld(t *testing.T, era mcptest.Era, dpop bool) *issuerWorld {
 	w := &issuerWorld{a: newFakeAS(t), b: newFakeAS(t)}
 	w.a.tag, w.b.tag = "a", "b"
-	w.aLog, w.bLog = recordAS(w.a, true), recordAS(w.b, true)
+	w.aLog, w.bLog = recordAS(w.a, true, dpop), recordAS(w.b, true, dpop)
 	backend, err := url.Parse(mcptest.ServeHTTP(t, &mcptest.ServerOptions{Era: era}))
 	if err != nil {
 		t.Fatal(err)
@@ -170,7 +198,8 @@ func storedIn(t *testing.T, tokens resource.TokenStore) map[string]any {
 // one the client registers anew (dynamic registration) or uses the
 // pre-registered client the document now pins, and the stored credential
 // names the new issuer. Both protocol eras; a stored token still valid
-// and one expired (a refresh is due).
+// and one expired (a refresh is due). With authorization servers that
+// support DPoP, b never sees the key a's tokens were bound to.
 func TestOAuthIssuerMigration(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -178,6 +207,7 @@ func TestOAuthIssuerMigration(t *testing.T) {
 		era     mcptest.Era
 		expired bool
 		pre     bool // the pre-registered client m2m with a secret, pinned to the issuer in use
+		dpop    bool
 	}{
 		{name: "dynamic modern", era: mcptest.EraModern},
 		{name: "dynamic modern expired", era: mcptest.EraModern, expired: true},
@@ -185,11 +215,13 @@ func TestOAuthIssuerMigration(t *testing.T) {
 		{name: "dynamic legacy expired", era: mcptest.EraLegacy, expired: true},
 		{name: "preregistered modern expired", era: mcptest.EraModern, expired: true, pre: true},
 		{name: "preregistered legacy", era: mcptest.EraLegacy, pre: true},
+		{name: "dynamic modern dpop", era: mcptest.EraModern, dpop: true},
+		{name: "dynamic legacy expired dpop", era: mcptest.EraLegacy, expired: true, dpop: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			w := newIssuerWorld(t, tt.era)
+			w := newIssuerWorld(t, tt.era, tt.dpop)
 			srv := resource.MCPServer{Type: resource.TransportHTTP, URL: w.url, OAuth: &resource.MCPOAuth{}}
 			if tt.pre {
 				srv.OAuth = &resource.MCPOAuth{ClientID: "m2m", ClientSecret: "${secret:m2m}", AuthorizationServer: w.a.srv.URL}
@@ -252,6 +284,17 @@ func TestOAuthIssuerMigration(t *testing.T) {
 					t.Errorf("the new authorization server received a value a issued (%.12s...)", v)
 				}
 			}
+			if tt.dpop {
+				aKeys, bKeys := w.aLog.keys(), w.bLog.keys()
+				if len(aKeys) == 0 || len(bKeys) == 0 {
+					t.Fatalf("DPoP proofs: %d at a, %d at b; want some at each", len(aKeys), len(bKeys))
+				}
+				for _, k := range bKeys {
+					if slices.Contains(aKeys, k) {
+						t.Errorf("b received a proof of the key bound to a's tokens")
+					}
+				}
+			}
 			now := storedIn(t, tokens)
 			if now["issuer"] != w.b.srv.URL {
 				t.Errorf("stored issuer after the move = %v, want b's %s", now["issuer"], w.b.srv.URL)
@@ -290,7 +333,7 @@ func TestOAuthRegistrationApplicationType(t *testing.T) {
 		t.Run(tt.redirect, func(t *testing.T) {
 			t.Parallel()
 			f := newOAuthFixture(t)
-			log := recordAS(f.as, false)
+			log := recordAS(f.as, false, false)
 			f.c = mcpconn.NewConnector(&mcpconn.ConnectorOptions{OAuth: &mcpconn.OAuthOptions{Tokens: f.tokens, RedirectURL: tt.redirect}})
 			f.login(t)
 			log.mu.Lock()
@@ -337,7 +380,7 @@ func TestOAuthClientRegistrationOrder(t *testing.T) {
 			t.Parallel()
 			f := newOAuthFixture(t)
 			f.as.set(func(a *fakeAS) { a.cimd = tt.cimd })
-			log := recordAS(f.as, false)
+			log := recordAS(f.as, false, false)
 			f.srv.OAuth = &tt.oauth
 			f.c = mcpconn.NewConnector(&mcpconn.ConnectorOptions{OAuth: &mcpconn.OAuthOptions{Tokens: f.tokens, ClientMetadataURL: tt.hostDoc}})
 			f.login(t)
@@ -347,6 +390,54 @@ func TestOAuthClientRegistrationOrder(t *testing.T) {
 			}
 			if got, _ := f.stored(t)["client_id"].(string); len(ids) == 1 && got != ids[0] {
 				t.Errorf("stored client_id %q, want the one authorized, %q", got, ids[0])
+			}
+		})
+	}
+}
+
+// Issue 26 item 4: the grants without a person store nothing and
+// discover the authorization server at each flow; after the server moves
+// to an authorization server other than the one oauth.authorization_server
+// pins, the next Connect fails naming that field, and the new server gets
+// no request at all: not the client secret (client_credentials), nor
+// the workload identity token (workload_identity). Both protocol eras.
+func TestOAuthGrantIssuerMigration(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		era   mcptest.Era
+		oauth resource.MCPOAuth
+	}{
+		{name: "client credentials modern", era: mcptest.EraModern,
+			oauth: resource.MCPOAuth{Grant: resource.OAuthGrantClientCredentials, ClientID: "m2m", ClientSecret: "${secret:m2m}"}},
+		{name: "client credentials legacy", era: mcptest.EraLegacy,
+			oauth: resource.MCPOAuth{Grant: resource.OAuthGrantClientCredentials, ClientID: "m2m", ClientSecret: "${secret:m2m}"}},
+		{name: "workload identity modern", era: mcptest.EraModern,
+			oauth: resource.MCPOAuth{Grant: resource.OAuthGrantWorkloadIdentity, Assertion: "${secret:wif}"}},
+		{name: "workload identity legacy", era: mcptest.EraLegacy,
+			oauth: resource.MCPOAuth{Grant: resource.OAuthGrantWorkloadIdentity, Assertion: "${secret:wif}"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			w := newIssuerWorld(t, tt.era, false)
+			w.a.set(func(a *fakeAS) { a.workload = map[string]bool{"tok-wif-1": true} })
+			w.b.set(func(a *fakeAS) { a.workload = map[string]bool{"tok-wif-1": true} })
+			oauth := tt.oauth
+			oauth.AuthorizationServer = w.a.srv.URL
+			srv := resource.MCPServer{Type: resource.TransportHTTP, URL: w.url, OAuth: &oauth}
+			c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{OAuth: &mcpconn.OAuthOptions{},
+				Secrets: &mapResolver{for_: "remote", secrets: map[string]string{"m2m": "tok-client-secret", "wif": "tok-wif-1"}}})
+			if err := tryListTools(c, srv); err != nil {
+				t.Fatalf("tools/list through a: %v", err)
+			}
+			w.moved.Store(true)
+			err := tryListTools(c, srv)
+			if !errors.Is(err, mcpconn.ErrUnauthorized) || !strings.Contains(err.Error(), "oauth.authorization_server") {
+				t.Fatalf("Connect after the move: %v, want ErrUnauthorized naming oauth.authorization_server", err)
+			}
+			if n := w.b.hits.Load(); n != 0 {
+				t.Errorf("the authorization server the pin does not name got %d requests", n)
 			}
 		})
 	}
