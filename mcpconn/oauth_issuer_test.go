@@ -44,6 +44,7 @@ type asLog struct {
 // as.
 func recordAS(as *fakeAS, secret, dpop bool) *asLog {
 	l := &asLog{}
+	as.set(func(a *fakeAS) { a.dpop = dpop })
 	inner := as.srv.Config.Handler
 	as.srv.Config.Handler = http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
@@ -68,15 +69,6 @@ func recordAS(as *fakeAS, secret, dpop bool) *asLog {
 			l.dpopKeys = append(l.dpopKeys, h.JWK.X)
 		}
 		l.mu.Unlock()
-		if dpop && r.URL.Path == "/.well-known/oauth-authorization-server" {
-			rec := httptest.NewRecorder()
-			inner.ServeHTTP(rec, r)
-			var md map[string]any
-			_ = json.Unmarshal(rec.Body.Bytes(), &md)
-			md["dpop_signing_alg_values_supported"] = []string{"ES256"}
-			writeJSON(rw, md)
-			return
-		}
 		if r.URL.Path != "/register" || !secret {
 			inner.ServeHTTP(rw, r)
 			return

@@ -93,6 +93,9 @@ type fakeAS struct {
 	tag string
 	// cimd, when set, advertises client_id_metadata_document_supported.
 	cimd bool
+	// dpop, when set, advertises DPoP (dpop_signing_alg_values_supported
+	// ES256); the tokens stay Bearer tokens unless a test changes them.
+	dpop bool
 }
 
 func newFakeAS(t *testing.T) *fakeAS {
@@ -111,6 +114,9 @@ func newFakeAS(t *testing.T) *fakeAS {
 		}
 		if a.cimd {
 			md["client_id_metadata_document_supported"] = true
+		}
+		if a.dpop {
+			md["dpop_signing_alg_values_supported"] = []string{"ES256"}
 		}
 		a.mu.Unlock()
 		writeJSON(w, md)
