@@ -894,8 +894,9 @@
 // two issuers: a flow toward another issuer generates a new one. A
 // changed oauth.authorization_server also makes the stored login of the
 // pre-registered client unusable: a login required, not an error. A
-// credential stored before issuers were kept names none; it is refreshed
-// at its own token endpoint only, until the next login stores one. The
+// credential stored before issuers were kept names none; it is used, and
+// refreshed at its own token endpoint only, until a connection
+// discovers the issuer (after a 401 or 403) or the next login stores one. The
 // grants without a person store nothing: they discover the authorization
 // server at each flow and apply the issuer rule below each time. The
 // host configures nothing for this.

@@ -245,7 +245,8 @@ type storedCredential struct {
 	// named at login. A pre-registered client's secret goes with a
 	// refresh only while checkAuthServer still lets it go there. ""
 	// (a credential stored before issuers were kept) binds to no issuer:
-	// it is refreshed at its own TokenURL only, until the next login.
+	// it is refreshed at its own TokenURL only, until the connection
+	// discovers the issuer (after a 401 or 403) or the next login.
 	Issuer       string    `json:"issuer,omitempty"`
 	AuthStyle    int       `json:"auth_style,omitempty"`
 	Scopes       []string  `json:"scopes,omitempty"`
@@ -377,15 +378,16 @@ func (o *oauthSession) authServerRefusal(issuer string) string {
 
 // credentialUsable reports whether a stored credential may serve this
 // session: obtained for this server URL, with a token, from the
-// authorization server the server names now (when this session knows
-// it), and, for the pre-registered client, from one checkAuthServer
-// still lets its secret go to (a changed oauth.authorization_server
-// needs a new login, not an error).
+// authorization server the server names now (once this session knows
+// it; a credential that names no issuer is not used then either), and,
+// for the pre-registered client, from one checkAuthServer still lets its
+// secret go to (a changed oauth.authorization_server needs a new login,
+// not an error).
 func (o *oauthSession) credentialUsable(c storedCredential) bool {
 	if c.Resource != o.resource || c.token() == nil {
 		return false
 	}
-	if named := o.namedIssuer(); named != "" && c.Issuer != "" && !sameIssuer(named, c.Issuer) {
+	if named := o.namedIssuer(); named != "" && !sameIssuer(named, c.Issuer) {
 		return false
 	}
 	return c.ClientID != o.conf.ClientID || o.authServerRefusal(c.Issuer) == ""

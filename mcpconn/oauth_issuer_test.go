@@ -187,9 +187,10 @@ func storedIn(t *testing.T, tokens resource.TokenStore) map[string]any {
 // anywhere: the new authorization server never sees the old access
 // token, refresh token, client ID or client secret, the old one gets no
 // refresh, a Connect without an interactive step needs a login, and with
-// one the client registers anew (dynamic registration) or uses the
-// pre-registered client the document now pins, and the stored credential
-// names the new issuer. Both protocol eras; a stored token still valid
+// one the client registers anew (dynamic registration), uses the
+// pre-registered client the document now pins, or its client ID
+// metadata document (portable across issuers: no registration), and the
+// stored credential names the new issuer. Both protocol eras; a stored token still valid
 // and one expired (a refresh is due). With authorization servers that
 // support DPoP, b never sees the key a's tokens were bound to.
 func TestOAuthIssuerMigration(t *testing.T) {
@@ -200,6 +201,7 @@ func TestOAuthIssuerMigration(t *testing.T) {
 		expired bool
 		pre     bool // the pre-registered client m2m with a secret, pinned to the issuer in use
 		dpop    bool
+		cimd    bool // both authorization servers support the host's client ID metadata document
 	}{
 		{name: "dynamic modern", era: mcptest.EraModern},
 		{name: "dynamic modern expired", era: mcptest.EraModern, expired: true},
@@ -209,6 +211,8 @@ func TestOAuthIssuerMigration(t *testing.T) {
 		{name: "preregistered legacy", era: mcptest.EraLegacy, pre: true},
 		{name: "dynamic modern dpop", era: mcptest.EraModern, dpop: true},
 		{name: "dynamic legacy expired dpop", era: mcptest.EraLegacy, expired: true, dpop: true},
+		{name: "metadata document modern expired", era: mcptest.EraModern, expired: true, cimd: true},
+		{name: "metadata document legacy", era: mcptest.EraLegacy, cimd: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -218,8 +222,15 @@ func TestOAuthIssuerMigration(t *testing.T) {
 			if tt.pre {
 				srv.OAuth = &resource.MCPOAuth{ClientID: "m2m", ClientSecret: "${secret:m2m}", AuthorizationServer: w.a.srv.URL}
 			}
+			const clientDoc = "https://agent.example.com/oauth/client.json"
+			w.a.set(func(a *fakeAS) { a.cimd = tt.cimd })
+			w.b.set(func(a *fakeAS) { a.cimd = tt.cimd })
+			hostDoc := ""
+			if tt.cimd {
+				hostDoc = clientDoc
+			}
 			connector := func(tokens resource.TokenStore, authorize func(context.Context, resource.Ref, string) (mcpconn.AuthorizationResponse, error)) *mcpconn.Connector {
-				return mcpconn.NewConnector(&mcpconn.ConnectorOptions{OAuth: &mcpconn.OAuthOptions{Tokens: tokens, Authorize: authorize},
+				return mcpconn.NewConnector(&mcpconn.ConnectorOptions{OAuth: &mcpconn.OAuthOptions{Tokens: tokens, Authorize: authorize, ClientMetadataURL: hostDoc},
 					Secrets: &mapResolver{for_: "remote", secrets: map[string]string{"m2m": "tok-client-secret"}}})
 			}
 			path := filepath.Join(t.TempDir(), "tokens.db")
@@ -240,6 +251,9 @@ func TestOAuthIssuerMigration(t *testing.T) {
 				v, _ := old[k].(string)
 				if tt.pre && (k == "client_id" || k == "client_secret") {
 					continue // the host's pre-registered client, which the document now pins to b
+				}
+				if tt.cimd && (k == "client_id" || k == "client_secret") {
+					continue // a metadata document's URL is portable across issuers; it has no secret
 				}
 				if v == "" {
 					t.Fatalf("a's credential has no %s", k)
@@ -291,9 +305,13 @@ func TestOAuthIssuerMigration(t *testing.T) {
 			if now["issuer"] != w.b.srv.URL {
 				t.Errorf("stored issuer after the move = %v, want b's %s", now["issuer"], w.b.srv.URL)
 			}
-			if tt.pre {
-				if len(ids) == 0 || ids[0] != "m2m" || registrations != 0 {
-					t.Errorf("b: authorization client IDs %q, %d registrations; want the pinned pre-registered client", ids, registrations)
+			if tt.pre || tt.cimd {
+				want := "m2m"
+				if tt.cimd {
+					want = clientDoc
+				}
+				if len(ids) == 0 || ids[0] != want || registrations != 0 {
+					t.Errorf("b: authorization client IDs %q, %d registrations; want %s and no registration", ids, registrations, want)
 				}
 				return
 			}
