@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -450,5 +451,37 @@ func TestOAuthGrantIssuerMigration(t *testing.T) {
 				t.Errorf("the authorization server the pin does not name got %d requests", n)
 			}
 		})
+	}
+}
+
+// A credential stored before issuers were kept (no "issuer") still
+// serves after the upgrade: no forced login; its expired token is
+// refreshed at its own token endpoint, and the refreshed credential
+// stays as it was bound.
+func TestOAuthCredentialWithoutIssuer(t *testing.T) {
+	t.Parallel()
+	f := newExpiredLogin(t)
+	err := f.tokens.Update(context.Background(), "remote", func(old []byte) ([]byte, error) {
+		var m map[string]any
+		if err := json.Unmarshal(old, &m); err != nil {
+			return nil, err
+		}
+		delete(m, "issuer")
+		return json.Marshal(m)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.callHello(t); err != nil {
+		t.Fatalf("Connect with a credential that names no issuer: %v", err)
+	}
+	f.as.mu.Lock()
+	refreshes := f.as.refreshes
+	f.as.mu.Unlock()
+	if refreshes != 1 {
+		t.Errorf("%d refreshes, want 1", refreshes)
+	}
+	if m := f.stored(t); m["issuer"] != nil || !strings.HasPrefix(fmt.Sprint(m["access_token"]), "tok-access-") {
+		t.Errorf("stored after the refresh: issuer %v, access token kept %v", m["issuer"], m["access_token"] != nil)
 	}
 }
