@@ -882,10 +882,17 @@
 // (RFC 9728, from WWW-Authenticate or the well-known URLs) names the
 // authorization server, whose metadata (RFC 8414, with the OpenID
 // Connect fallback and the 2025-03-26 paths) gives the endpoints; the
-// client is the one of the client ID metadata document
-// (oauth.client_metadata_url, else OAuthOptions.ClientMetadataURL), the
-// pre-registered one (client_id, client_secret) or one registered
-// dynamically (RFC 7591), in that order or as oauth.registration says;
+// client is, in the order of the 2026-07-28 client registration or as
+// oauth.registration says, the pre-registered one (client_id,
+// client_secret), else the one of the client ID metadata document
+// (oauth.client_metadata_url, else OAuthOptions.ClientMetadataURL) when
+// the authorization server advertises
+// client_id_metadata_document_supported (no registration request), else
+// one registered dynamically (RFC 7591; deprecated, for authorization
+// servers without metadata documents). A dynamic registration sends
+// application_type (SEP-837): "native" for a loopback (127.0.0.1,
+// [::1], localhost) or custom-scheme RedirectURL, the default's case,
+// "web" for any other; the go-sdk infers it from the redirect URI;
 // the authorization uses PKCE and the resource parameter (RFC 8707), the
 // scopes of oauth.scopes, else those the server names, with
 // offline_access when the authorization server offers it. The go-sdk's
@@ -918,6 +925,32 @@
 // stores its token over the refusal, so a rotated login is not lost. A
 // refreshed token the store fails to write is kept in memory for the
 // connection (its refresh token may have replaced the stored one).
+//
+// A stored credential is bound to the authorization server that issued
+// it (SEP-2352): a login stores the issuer the server's protected
+// resource metadata named with the token, the refresh token, the
+// dynamically registered client and the DPoP key, beside the server
+// url. Once the server names another issuer (seen by the discovery after
+// a 401 or 403, or, before a refresh in a connection that has not
+// discovered yet, by one request for the server's metadata) the
+// credential is neither sent nor refreshed: no token, refresh token,
+// client ID or client secret of the old issuer goes to the new one, nor
+// to the old one again. The request goes without a token, and the flow
+// registers a new client with the new authorization server (or uses the
+// client ID metadata document, which is portable across issuers, or the
+// pre-registered client where the issuer rule below lets it go there)
+// and needs a new login: Connect with an Authorize step logs in, without
+// one it fails with ErrLoginRequired. The new login replaces the stored
+// credential (one per registration reference). A DPoP key never serves
+// two issuers: a flow toward another issuer generates a new one. A
+// changed oauth.authorization_server also makes the stored login of the
+// pre-registered client unusable: a login required, not an error. A
+// credential stored before issuers were kept names none; it is used, and
+// refreshed at its own token endpoint only, until a connection
+// discovers the issuer (after a 401 or 403) or the next login stores one. The
+// grants without a person store nothing: they discover the authorization
+// server at each flow and apply the issuer rule below each time. The
+// host configures nothing for this.
 //
 // The interactive step belongs to the host. OAuthOptions.Authorize gets
 // the authorization URL and returns an AuthorizationResponse: the code,
@@ -1008,8 +1041,9 @@
 // (scheme, host, port) is the MCP server's; any other fails the flow
 // before the secret or an assertion is sent, with an error naming
 // oauth.authorization_server. The issuer checked at login is stored with
-// the credential, and a refresh sends the secret only while the rule
-// still lets it go there. Public clients (no secret, no key) follow the
+// the credential, and a stored login of the pre-registered client is used
+// (and its secret sent with a refresh) only while the rule still lets the
+// secret go there. Public clients (no secret, no key) follow the
 // discovery.
 //
 // Every request of the OAuth flow (metadata, registration, token) goes

@@ -226,8 +226,12 @@ func (b *oauthBody) Read(p []byte) (int, error) {
 func (b *oauthBody) Close() error { return b.rc.Close() }
 
 // storedCredential is what the token store keeps for a registration: the
-// token and what refreshing it needs. Resource binds it to the server URL
-// it was obtained for: a document whose url changed does not send it.
+// token and what refreshing it needs. It is bound to the server URL it was
+// obtained for (Resource) and to the authorization server that issued it
+// (Issuer, SEP-2352): a document whose url changed does not use it, and
+// once the server names another authorization server it is not used nor
+// refreshed, and a new registration and login replace it
+// (credentialUsable).
 type storedCredential struct {
 	Version  int    `json:"v"`
 	Resource string `json:"resource"`
@@ -236,9 +240,13 @@ type storedCredential struct {
 	// pre-registered one stays behind its ${secret:NAME} reference.
 	ClientSecret string `json:"client_secret,omitempty"`
 	TokenURL     string `json:"token_url"`
-	// Issuer is the authorization server checkAuthServer let the
-	// pre-registered client's secret go to at login; a refresh sends the
-	// secret only while the rule still lets it go there.
+	// Issuer is the authorization server the token, the refresh token
+	// and a dynamically registered client belong to: the one the server
+	// named at login. A pre-registered client's secret goes with a
+	// refresh only while checkAuthServer still lets it go there. ""
+	// (a credential stored before issuers were kept) binds to no issuer:
+	// it is refreshed at its own TokenURL only, until the connection
+	// discovers the issuer (after a 401 or 403) or the next login.
 	Issuer       string    `json:"issuer,omitempty"`
 	AuthStyle    int       `json:"auth_style,omitempty"`
 	Scopes       []string  `json:"scopes,omitempty"`
@@ -300,12 +308,36 @@ type oauthSession struct {
 	authorize func(ctx context.Context, ref resource.Ref, authorizationURL string) (AuthorizationResponse, error)
 	redirect  string
 	login     bool         // Connector.Login: ignore the stored token
-	issuer    string       // the issuer checkAuthServer allowed, set during Authorize
 	client    *http.Client // the OAuth flow's, see oauthSetup.clientFor, with the DPoP proofs
 	dpop      *dpopState   // the DPoP key and nonces (oauth_dpop.go)
 
+	// issuer is the authorization server the server named at this
+	// session's last discovery (nil before one): a login stores it, and a
+	// stored credential of another issuer is not used (SEP-2352).
+	issuer        atomic.Pointer[string]
 	loginRequired atomic.Bool
 	failure       atomic.Pointer[string] // why the flow failed, value-free
+}
+
+// namedIssuer is the authorization server the server named at this
+// session's last discovery, or "" before one.
+func (o *oauthSession) namedIssuer() string {
+	if p := o.issuer.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
+// noteIssuer records the authorization server the server names now; a
+// DPoP key of another issuer is not used with it.
+func (o *oauthSession) noteIssuer(issuer string) {
+	o.issuer.Store(&issuer)
+	o.dpop.forIssuer(issuer)
+}
+
+// sameIssuer compares two issuer identifiers without a final slash.
+func sameIssuer(a, b string) bool {
+	return strings.TrimSuffix(a, "/") == strings.TrimSuffix(b, "/")
 }
 
 func (o *oauthSession) fail(reason string) error {
@@ -320,19 +352,45 @@ func (o *oauthSession) fail(reason string) error {
 // oauth.authorization_server, or, with no pin, have the server's origin.
 // The error is value-free and names the field to set.
 func (o *oauthSession) checkAuthServer(issuer string) error {
-	if o.secret == "" && o.key == "" && o.conf.Grant != resource.OAuthGrantWorkloadIdentity {
-		return nil
-	}
-	if pin := o.conf.AuthorizationServer; pin != "" {
-		if strings.TrimSuffix(issuer, "/") != strings.TrimSuffix(pin, "/") {
-			return o.fail("the OAuth authorization server the server names is not oauth.authorization_server; the client secret, key or workload token is not sent to it (set oauth.authorization_server to the issuer they belong to)")
-		}
-		return nil
-	}
-	if !sameOrigin(issuer, o.resource) {
-		return o.fail("the OAuth authorization server the server names is on another origin than the server; the client secret, key or workload token is not sent to it (set oauth.authorization_server to the issuer they belong to)")
+	if reason := o.authServerRefusal(issuer); reason != "" {
+		return o.fail(reason)
 	}
 	return nil
+}
+
+// authServerRefusal is checkAuthServer's rule: why issuer may not get
+// the configured secret, key or workload token, or "".
+func (o *oauthSession) authServerRefusal(issuer string) string {
+	if o.secret == "" && o.key == "" && o.conf.Grant != resource.OAuthGrantWorkloadIdentity {
+		return ""
+	}
+	if pin := o.conf.AuthorizationServer; pin != "" {
+		if !sameIssuer(issuer, pin) {
+			return "the OAuth authorization server the server names is not oauth.authorization_server; the client secret, key or workload token is not sent to it (set oauth.authorization_server to the issuer they belong to)"
+		}
+		return ""
+	}
+	if !sameOrigin(issuer, o.resource) {
+		return "the OAuth authorization server the server names is on another origin than the server; the client secret, key or workload token is not sent to it (set oauth.authorization_server to the issuer they belong to)"
+	}
+	return ""
+}
+
+// credentialUsable reports whether a stored credential may serve this
+// session: obtained for this server URL, with a token, from the
+// authorization server the server names now (once this session knows
+// it; a credential that names no issuer is not used then either), and,
+// for the pre-registered client, from one checkAuthServer still lets its
+// secret go to (a changed oauth.authorization_server needs a new login,
+// not an error).
+func (o *oauthSession) credentialUsable(c storedCredential) bool {
+	if c.Resource != o.resource || c.token() == nil {
+		return false
+	}
+	if named := o.namedIssuer(); named != "" && !sameIssuer(named, c.Issuer) {
+		return false
+	}
+	return c.ClientID != o.conf.ClientID || o.authServerRefusal(c.Issuer) == ""
 }
 
 // sameOrigin reports whether a and b have the same scheme, host and port.
@@ -388,23 +446,29 @@ func (o *oauthSession) handler(ctx context.Context) (auth.OAuthHandler, error) {
 		scopes := slices.Clone(o.conf.Scopes)
 		cfg.ScopeFilter = func([]string) []string { return slices.Clone(scopes) }
 	}
+	// The registration order of the 2026-07-28 spec: the client the
+	// document pre-registers, else the client ID metadata document where
+	// the authorization server supports it, else dynamic registration
+	// (deprecated). The go-sdk tries the metadata document before a
+	// pre-registered client, so with "auto" it gets one of the two.
 	reg := o.conf.Registration
-	metadataURL := o.conf.ClientMetadataURL
-	if metadataURL == "" {
-		metadataURL = o.setup.metadataURL
-	}
-	if metadataURL != "" && (reg == "" || reg == resource.OAuthRegistrationAuto || reg == resource.OAuthRegistrationMetadataDocument) {
-		cfg.ClientIDMetadataDocumentConfig = &auth.ClientIDMetadataDocumentConfig{URL: metadataURL}
-	}
+	auto := reg == "" || reg == resource.OAuthRegistrationAuto
 	var pre *oauthex.ClientCredentials
-	if o.conf.ClientID != "" && (reg == "" || reg == resource.OAuthRegistrationAuto || reg == resource.OAuthRegistrationPreregistered) {
+	if o.conf.ClientID != "" && (auto || reg == resource.OAuthRegistrationPreregistered) {
 		pre = &oauthex.ClientCredentials{ClientID: o.conf.ClientID}
 		if o.secret != "" {
 			pre.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: o.secret}
 		}
 		cfg.PreregisteredClient = pre
 	}
-	if reg == "" || reg == resource.OAuthRegistrationAuto || reg == resource.OAuthRegistrationDynamic {
+	metadataURL := o.conf.ClientMetadataURL
+	if metadataURL == "" {
+		metadataURL = o.setup.metadataURL
+	}
+	if metadataURL != "" && (auto && pre == nil || reg == resource.OAuthRegistrationMetadataDocument) {
+		cfg.ClientIDMetadataDocumentConfig = &auth.ClientIDMetadataDocumentConfig{URL: metadataURL}
+	}
+	if auto || reg == resource.OAuthRegistrationDynamic {
 		cfg.DynamicClientRegistrationConfig = &auth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
 			RedirectURIs:            []string{o.redirect},
 			ClientName:              "agt",
@@ -443,7 +507,7 @@ type authCodeHandler struct {
 	inner *auth.AuthorizationCodeHandler
 	o     *oauthSession
 	// pre is the go-sdk's pre-registered client when it has a secret;
-	// mu serialises the flows that set its Issuer.
+	// mu serialises the flows (which set its Issuer).
 	pre *oauthex.ClientCredentials
 	mu  sync.Mutex
 }
@@ -483,21 +547,22 @@ func (h *authCodeHandler) Authorize(ctx context.Context, req *http.Request, resp
 		h.o.loginRequired.Store(true)
 		return ErrLoginRequired
 	}
-	if h.pre != nil {
-		// The issuer is checked here and then pinned in the go-sdk's
-		// pre-registered client, which refuses any other issuer: an
-		// answer that changes between the two discoveries gets no secret.
-		h.mu.Lock()
-		defer h.mu.Unlock()
-		challenges, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
-		if resp.StatusCode != http.StatusForbidden || insufficientScope(challenges) {
-			prm, err := h.o.allowedAuthServer(ctx, challenges, req.URL.String())
-			if err != nil {
-				resp.Body.Close()
-				return err
-			}
+	// The issuer the server names is checked here (a pre-registered
+	// client's secret), and noted: the login stores it with the
+	// credential (SEP-2352). With a secret it is then pinned in the
+	// go-sdk's pre-registered client, which refuses any other issuer: an
+	// answer that changes between the two discoveries gets no secret.
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	challenges, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
+	if resp.StatusCode != http.StatusForbidden || insufficientScope(challenges) {
+		prm, err := h.o.allowedAuthServer(ctx, challenges, req.URL.String())
+		if err != nil {
+			resp.Body.Close()
+			return err
+		}
+		if h.pre != nil {
 			h.pre.Issuer = prm.AuthorizationServers[0]
-			h.o.issuer = h.pre.Issuer
 		}
 	}
 	if err := h.inner.Authorize(ctx, req, resp); err != nil {
@@ -588,9 +653,8 @@ func retrieveErrorText(re *oauth2.RetrieveError) string {
 func (o *oauthSession) storeNewToken(c *oauth2.Config, t *oauth2.Token) (oauth2.TokenSource, error) {
 	cred := storedCredential{Version: credentialVersion, Resource: o.resource, ClientID: c.ClientID,
 		TokenURL: c.Endpoint.TokenURL, AuthStyle: int(c.Endpoint.AuthStyle), Scopes: c.Scopes}
-	if c.ClientID == o.conf.ClientID {
-		cred.Issuer = o.issuer
-	} else {
+	cred.Issuer = o.namedIssuer()
+	if c.ClientID != o.conf.ClientID {
 		cred.ClientSecret = c.ClientSecret // a dynamically registered client's
 	}
 	cred.setToken(t)
@@ -619,11 +683,31 @@ func (o *oauthSession) storedTokenSource(ctx context.Context) (oauth2.TokenSourc
 		return nil, &Error{Ref: o.ref, Op: "connect", Kind: ErrStart, Detail: "reading the OAuth token store failed (its error is not shown)"}
 	}
 	cred, ok := decodeCredential(b)
-	if !ok || cred.Resource != o.resource || cred.token() == nil {
+	if !ok || !o.credentialUsable(cred) {
 		return nil, nil
 	}
 	o.dpop.restore(cred)
 	return &storeTokenSource{o: o, tok: cred.token()}, nil
+}
+
+// stillNamed reports whether the server still names issuer as its
+// authorization server, before a refresh sends issuer the refresh token:
+// the issuer this session discovered, else the server's protected
+// resource metadata read now (one request per refresh; a server without
+// one, or a credential without an issuer, is taken as unchanged).
+func (o *oauthSession) stillNamed(ctx context.Context, issuer string) bool {
+	if issuer == "" {
+		return true
+	}
+	named := o.namedIssuer()
+	if named == "" {
+		prm, found := discoverResource(ctx, nil, o.resource, o.client)
+		if !found || len(prm.AuthorizationServers) == 0 {
+			return true
+		}
+		named = prm.AuthorizationServers[0]
+	}
+	return sameIssuer(named, issuer)
 }
 
 // storeTokenSource gives the stored token while it is valid, and refreshes
@@ -681,9 +765,11 @@ func (s *storeTokenSource) Token() (*oauth2.Token, error) {
 		return nil, errTokenStore
 	}
 	cred, ok := decodeCredential(b)
-	if !ok || cred.Resource != s.o.resource || cred.token() == nil {
+	if !ok || !s.o.credentialUsable(cred) {
+		// Logged out meanwhile, or from an authorization server the
+		// server no longer names: a new login replaces it.
 		s.tok = nil
-		return nil, errRevoked // logged out meanwhile
+		return nil, errRevoked
 	}
 	stored := cred.token()
 	s.o.dpop.restore(cred) // the key the stored token (or refresh token) is bound to
@@ -696,13 +782,17 @@ func (s *storeTokenSource) Token() (*oauth2.Token, error) {
 		return nil, errRevoked
 	}
 	used := stored.RefreshToken
+	if !s.o.stillNamed(ctx, cred.Issuer) {
+		// The server moved to another authorization server (SEP-2352):
+		// the refresh token and client stay with theirs, unused, and the
+		// request without a token leads to a new registration and login.
+		s.tok = nil
+		return nil, errRevoked
+	}
 
 	secret := cred.ClientSecret
 	if cred.ClientID == s.o.conf.ClientID {
-		if err := s.o.checkAuthServer(cred.Issuer); err != nil {
-			return nil, err
-		}
-		secret = s.o.secret
+		secret = s.o.secret // credentialUsable applied checkAuthServer's rule
 	}
 	conf := &oauth2.Config{ClientID: cred.ClientID, ClientSecret: secret, Scopes: cred.Scopes,
 		Endpoint: oauth2.Endpoint{TokenURL: cred.TokenURL, AuthStyle: oauth2.AuthStyle(cred.AuthStyle)}}

@@ -68,17 +68,19 @@ func (g *grantTokens) start(o *oauthSession, src oauth2.TokenSource) error {
 	return nil
 }
 
-// allowedAuthServer finds the protected resource metadata and applies
-// the one rule on where a secret or key may go (checkAuthServer) to the
-// first authorization server it names.
+// allowedAuthServer finds the protected resource metadata, applies the
+// one rule on where a secret or key may go (checkAuthServer) to the first
+// authorization server it names, and notes that server as the session's
+// issuer (noteIssuer).
 func (o *oauthSession) allowedAuthServer(ctx context.Context, challenges []oauthex.Challenge, resourceURL string) (*oauthex.ProtectedResourceMetadata, error) {
-	prm := discoverResource(ctx, challenges, resourceURL, o.client)
+	prm, _ := discoverResource(ctx, challenges, resourceURL, o.client)
 	if prm == nil || len(prm.AuthorizationServers) == 0 {
 		return nil, o.fail("the OAuth authorization failed: the server's protected resource metadata names no authorization server")
 	}
 	if err := o.checkAuthServer(prm.AuthorizationServers[0]); err != nil {
 		return nil, err
 	}
+	o.noteIssuer(prm.AuthorizationServers[0])
 	return prm, nil
 }
 
@@ -274,11 +276,12 @@ func challengeParam(cs []oauthex.Challenge, name string) string {
 // discoverResource finds the protected resource metadata (RFC 9728) as
 // the MCP authorization spec says: the challenge's resource_metadata, the
 // well-known URL at the endpoint's path, then at the root; without any,
-// the server's origin is its own authorization server (2025-03-26).
-func discoverResource(ctx context.Context, cs []oauthex.Challenge, endpoint string, client *http.Client) *oauthex.ProtectedResourceMetadata {
+// the server's origin is its own authorization server (2025-03-26), and
+// found is false.
+func discoverResource(ctx context.Context, cs []oauthex.Challenge, endpoint string, client *http.Client) (prm *oauthex.ProtectedResourceMetadata, found bool) {
 	ru, err := url.Parse(endpoint)
 	if err != nil {
-		return nil
+		return nil, false
 	}
 	type try struct{ metaURL, resource string }
 	var tries []try
@@ -296,8 +299,8 @@ func discoverResource(ctx context.Context, cs []oauthex.Challenge, endpoint stri
 	for _, t := range tries {
 		prm, err := oauthex.GetProtectedResourceMetadata(ctx, t.metaURL, t.resource, client)
 		if err == nil && prm != nil {
-			return prm
+			return prm, true
 		}
 	}
-	return &oauthex.ProtectedResourceMetadata{AuthorizationServers: []string{root.String()}, Resource: endpoint}
+	return &oauthex.ProtectedResourceMetadata{AuthorizationServers: []string{root.String()}, Resource: endpoint}, false
 }

@@ -47,8 +47,12 @@ type dpopState struct {
 	// at most maxDPoPEndpoints.
 	tokenURLs map[string]bool
 	bound     bool // the current access token is DPoP-bound
-	asNonce   string
-	rsNonce   string
+	// issuer is the authorization server key is bound to: a flow
+	// toward another one gets a new key (forIssuer), so two
+	// authorization servers never see the same key (SEP-2352).
+	issuer  string
+	asNonce string
+	rsNonce string
 }
 
 // encodeDPoPKey renders key for the token store (PKCS #8, base64url).
@@ -89,8 +93,21 @@ func (d *dpopState) restore(c storedCredential) {
 		return
 	}
 	d.key = key
+	d.issuer = c.Issuer
 	d.noteTokenURL(c.TokenURL)
 	d.bound = strings.EqualFold(c.TokenType, "DPoP")
+}
+
+// forIssuer starts a flow toward issuer: a key of another authorization
+// server (or of an unknown one) is dropped with that server's nonce, and
+// the next token request makes a new one.
+func (d *dpopState) forIssuer(issuer string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.key != nil && !sameIssuer(d.issuer, issuer) {
+		d.key, d.bound, d.asNonce = nil, false, ""
+	}
+	d.issuer = issuer
 }
 
 // noteTokenURL records a token endpoint that takes proofs; d.mu held.

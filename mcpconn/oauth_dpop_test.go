@@ -113,16 +113,10 @@ func (w *dpopWorld) checkProof(r *http.Request, htu, accessToken string) (jkt, n
 func newDPoPWorld(t *testing.T, asNonce, rsNonce string) *dpopWorld {
 	as := newFakeAS(t)
 	w := &dpopWorld{as: as, asNonce: asNonce, rsNonce: rsNonce, jkt: map[string]string{}, jtis: map[string]bool{}, sends: map[string]int{}}
+	as.set(func(a *fakeAS) { a.dpop = true })
 	inner := as.srv.Config.Handler
 	as.srv.Config.Handler = http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
-		case "/.well-known/oauth-authorization-server":
-			rec := httptest.NewRecorder()
-			inner.ServeHTTP(rec, r)
-			var md map[string]any
-			_ = json.Unmarshal(rec.Body.Bytes(), &md)
-			md["dpop_signing_alg_values_supported"] = []string{"ES256"}
-			writeJSON(rw, md)
 		case "/token":
 			jkt, nonce, err := w.checkProof(r, as.srv.URL+"/token", "")
 			if err != nil {

@@ -88,6 +88,14 @@ type fakeAS struct {
 	// authorization_response_iss_parameter_supported and adds iss to
 	// the authorization redirect (RFC 9207).
 	issParam bool
+	// tag, when set, goes into every value the server issues after the
+	// prefix (tok-access-TAG1), telling two servers' values apart.
+	tag string
+	// cimd, when set, advertises client_id_metadata_document_supported.
+	cimd bool
+	// dpop, when set, advertises DPoP (dpop_signing_alg_values_supported
+	// ES256); the tokens stay Bearer tokens unless a test changes them.
+	dpop bool
 }
 
 func newFakeAS(t *testing.T) *fakeAS {
@@ -103,6 +111,12 @@ func newFakeAS(t *testing.T) *fakeAS {
 		a.mu.Lock()
 		if a.issParam {
 			md["authorization_response_iss_parameter_supported"] = true
+		}
+		if a.cimd {
+			md["client_id_metadata_document_supported"] = true
+		}
+		if a.dpop {
+			md["dpop_signing_alg_values_supported"] = []string{"ES256"}
 		}
 		a.mu.Unlock()
 		writeJSON(w, md)
@@ -154,7 +168,7 @@ func (a *fakeAS) next(prefix string) string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.n++
-	return fmt.Sprintf("%s%d", prefix, a.n)
+	return fmt.Sprintf("%s%s%d", prefix, a.tag, a.n)
 }
 
 func writeJSON(w http.ResponseWriter, v any) {

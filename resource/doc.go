@@ -145,8 +145,9 @@
 // Its fields: client_id (a pre-registered client), client_secret and
 // private_key (each a single ${secret:NAME} reference: a value written in
 // the document is refused), scopes (scope tokens, at most 64; absent means
-// the ones the server names), registration ("auto" or absent: client ID
-// metadata document, then pre-registered, then dynamic; or
+// the ones the server names), registration ("auto" or absent:
+// pre-registered if client_id is set, else client ID metadata document
+// where the authorization server supports it, else dynamic; or
 // "preregistered", "dynamic", "metadata_document" for that one only),
 // client_metadata_url (an https URL with a path), grant
 // ("authorization_code" or absent: a person logs in; "client_credentials":
@@ -323,6 +324,37 @@
 // in a bbolt file of mode 0600, and a pgrepo.Repo in a table of its own.
 // Package tokenstoretest is the suite every implementation passes.
 //
+// # Task handles
+//
+// When an MCP server answers a tools/call with a task (a handle polled
+// until the work ends), the Run keeps the handle in a TaskStore, so that
+// a Run resumed after its host stopped finds the tasks its calls started
+// and collects each result once. A TaskHandle names the Run and the call,
+// the registration and its revision, the tool, the server's task id, the
+// protocol version and when the task was created and expires. boltrepo's
+// and pgrepo's Repositories implement TaskStore (the Run finds it with a
+// type assertion); NewMemoryTaskStore keeps handles for the process's
+// life. SaveTask stores or replaces the handle of (run, call), Tasks
+// returns a run's handles sorted by call, DeleteTask removes one (none
+// there is not an error). Package taskstoretest is the suite every
+// implementation passes.
+//
+// Bounds: CheckTask, which every store calls before writing, refuses an
+// empty field, a run or call ID or tool name over 256 bytes, a task id
+// over 1 KiB, a protocol version over 64 bytes, a string that is not
+// UTF-8 or holds a NUL byte, an invalid Server reference, a Revision
+// below 1, and times outside 1970 to 9999 or an Expires not after
+// Created; a run holds at most MaxRunTasks (1024) handles that have not
+// expired, and the next distinct call is refused. The errors of a bound
+// wrap ErrLimit; none carries a field's value.
+//
+// Expiry: a handle has expired once its Expires is not after the clock
+// of the process that reads or writes it. Expired handles are never
+// returned and do not count against MaxRunTasks; every SaveTask deletes
+// the expired handles of its run and those of other runs (up to 256 per
+// save in boltrepo and pgrepo), so the handles of Runs never resumed are
+// dropped after their TTL. Times are kept to the millisecond, in UTC.
+//
 // # Limits
 //
 //   - A write request's data, the items of its add and remove, and a stored
@@ -335,6 +367,10 @@
 //     bytes (fixed): the edit distance costs the product of the lengths.
 //   - A TokenStore value: MaxTokenBytes (64 KiB); a larger one is refused
 //     on write, and a stored one on read; fixed.
+//   - A TaskStore: MaxRunTasks (1024) handles per run; a handle's run
+//     and call IDs and tool name 256 bytes each, task id 1 KiB, protocol
+//     version 64 bytes; fixed. A stored run or handle over them (a
+//     damaged or foreign store) is an error on read.
 //   - A secret reference's NAME: MaxSecretNameBytes (128); a resolved
 //     value: MaxSecretValueBytes (64 KiB); fixed.
 //   - enabled_tools and disabled_tools: at most 1024 items each, each at

@@ -69,10 +69,12 @@ type MCPOAuth struct {
 	// Scopes are the scopes asked for. Nil means the ones the server
 	// names (its WWW-Authenticate challenge, then its scopes_supported).
 	Scopes []string `json:"scopes,omitempty"`
-	// Registration is how the client is registered: "auto" (or "") tries
-	// the client ID metadata document, then the pre-registered client,
-	// then dynamic registration; "preregistered", "dynamic" and
-	// "metadata_document" use that one only.
+	// Registration is how the client is registered: "auto" (or "") uses
+	// the pre-registered client (ClientID) if there is one, else the
+	// client ID metadata document where the authorization server
+	// supports it, else dynamic registration (deprecated), the order of
+	// the MCP 2026-07-28 client registration; "preregistered", "dynamic"
+	// and "metadata_document" use that one only.
 	Registration string `json:"registration,omitempty"`
 	// ClientMetadataURL is the https URL of the host's client ID metadata
 	// document; "" means the host's default (if any).

@@ -84,7 +84,7 @@ var ErrLimit = taskrules.ErrLimit
 // error names the field and the bound, never the field's value; a string
 // over its bound wraps ErrLimit.
 func CheckTask(h TaskHandle) error {
-	if err := taskrules.Key(h.Run, h.Call); err != nil {
+	if err := taskrules.IDs(h.Run, h.Call); err != nil {
 		return err
 	}
 	if !h.Server.Valid() {
@@ -170,10 +170,7 @@ func (m *memoryTaskStore) SaveTask(ctx context.Context, h TaskHandle) error {
 }
 
 func (m *memoryTaskStore) Tasks(ctx context.Context, run string) ([]TaskHandle, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if err := taskrules.Run(run); err != nil {
+	if err := taskrules.Run(ctx, run); err != nil {
 		return nil, err
 	}
 	m.mu.Lock()
@@ -192,10 +189,7 @@ func (m *memoryTaskStore) Tasks(ctx context.Context, run string) ([]TaskHandle, 
 }
 
 func (m *memoryTaskStore) DeleteTask(ctx context.Context, run, call string) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if err := taskrules.Key(run, call); err != nil {
+	if err := taskrules.Key(ctx, run, call); err != nil {
 		return err
 	}
 	m.mu.Lock()

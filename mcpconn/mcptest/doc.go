@@ -58,7 +58,28 @@
 // carry x-mcp-header annotations and which answers with the Mcp-Param-*
 // headers it got, checked by the go-sdk's server in a modern or dual era
 // over HTTP; and tools whose annotations are invalid:
-// BadParamHeaderTools).
+// BadParamHeaderTools), tasks (the task tools, below).
+//
+// # Tasks
+//
+// With the fault mode tasks the server answers calls of its task tools
+// with a task, in both eras (each request in the era it speaks): in
+// 2025-11-25 as the experimental tasks (capability tasks, execution.
+// taskSupport, a tools/call with params.task answered {"task":{...}},
+// tasks/get, tasks/result, which waits for the end and sends an
+// input_required task's elicitation on its own request, tasks/list,
+// tasks/cancel), in 2026-07-28 as the extension TasksExtension (declared
+// in server/discover; a call that declares it is answered with
+// resultType "task"; tasks/get with inputRequests, result or error;
+// tasks/update; tasks/cancel; over streamable HTTP Mcp-Name must be the
+// taskId). task_work and task_optional complete with echo's exact result,
+// task_ask asks one elicitation, task_fail fails, task_cancelled is
+// cancelled by the server, task_ttl lapses, task_forever works until
+// cancelled, task_unasked returns a task to a call that did not ask for
+// one, and task_stats reports TaskStats (also Counters.Tasks). Tasks live
+// in a store of the server (of the process for the binary, of the Dial in
+// process), so a new session can still read and collect them. See TaskIn
+// and the Task* constants for arguments, texts and codes.
 //
 // # Concurrency
 //

@@ -740,6 +740,11 @@ func (x *tasks) result(ctx context.Context, ss *mcp.ServerSession, id string) (*
 // initialize result and the extension to server/discover's.
 func (x *tasks) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && method == "tools/call" && p.Meta[taskMetaKey] != nil &&
+			!modernMeta(p.Meta) && taskTools[p.Name] == "" && p.Name != ToolTaskUnasked {
+			// 2025-11-25: a tool without taskSupport called as a task.
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "tool " + p.Name + " cannot be called as a task"}
+		}
 		res, err := next(ctx, method, req)
 		if err != nil {
 			return res, err

@@ -7,8 +7,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -112,6 +114,12 @@ func (l *stdioLine) close() {
 // dialPeer connects to a server of dial, in process.
 func dialPeer(t *testing.T, dial func(context.Context, resource.Ref, resource.MCPServer) (mcp.Transport, error), modern bool) *rawPeer {
 	t.Helper()
+	return startPeer(t, &rawPeer{t: t, modern: modern, line: dialLine(t, dial)})
+}
+
+// dialLine is a new connection to a server of dial.
+func dialLine(t *testing.T, dial func(context.Context, resource.Ref, resource.MCPServer) (mcp.Transport, error)) msgLine {
+	t.Helper()
 	tr, err := dial(context.Background(), "fake", resource.MCPServer{})
 	if err != nil {
 		t.Fatal(err)
@@ -120,7 +128,7 @@ func dialPeer(t *testing.T, dial func(context.Context, resource.Ref, resource.MC
 	if err != nil {
 		t.Fatal(err)
 	}
-	return startPeer(t, &rawPeer{t: t, modern: modern, line: inMemLine{c}})
+	return inMemLine{c}
 }
 
 // stdioPeer starts the binary with args and speaks to it on stdio.
@@ -797,5 +805,207 @@ func TestTaskTools(t *testing.T) {
 				})
 			}
 		})
+	}
+}
+
+// The capabilities and the listing of FaultTasks: 2025-11-25's tasks
+// capability in initialize, the extension in server/discover, and each
+// tool's execution.taskSupport (none for task_unasked and task_stats).
+func TestTaskListing(t *testing.T) {
+	t.Parallel()
+	dial := mcptest.Dial(&mcptest.ServerOptions{Faults: []mcptest.Fault{mcptest.FaultTasks}})
+	legacy := dialPeer(t, dial, false)
+	res, rerr := legacy.call("tools/list", map[string]any{})
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	var lr struct {
+		Tools []struct {
+			Name      string          `json:"name"`
+			Execution json.RawMessage `json:"execution"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal(res, &lr); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, tool := range lr.Tools {
+		if strings.HasPrefix(tool.Name, "task_") {
+			got[tool.Name] = string(tool.Execution)
+		}
+	}
+	want := map[string]string{
+		mcptest.ToolTaskWork: `{"taskSupport":"required"}`, mcptest.ToolTaskOptional: `{"taskSupport":"optional"}`,
+		mcptest.ToolTaskAsk: `{"taskSupport":"required"}`, mcptest.ToolTaskFail: `{"taskSupport":"required"}`,
+		mcptest.ToolTaskCancelled: `{"taskSupport":"required"}`, mcptest.ToolTaskTTL: `{"taskSupport":"required"}`,
+		mcptest.ToolTaskForever: `{"taskSupport":"required"}`, mcptest.ToolTaskUnasked: "", mcptest.ToolTaskStats: "",
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("task tools listed %v; want %v", got, want)
+	}
+
+	// A fresh session: the initialize result.
+	p := &rawPeer{t: t, line: dialLine(t, dial)}
+	t.Cleanup(p.line.close)
+	res, rerr = p.call("initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "raw", "version": "1"}})
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	var ir struct {
+		Capabilities map[string]json.RawMessage `json:"capabilities"`
+	}
+	_ = json.Unmarshal(res, &ir)
+	if got := string(ir.Capabilities["tasks"]); got != `{"cancel":{},"list":{},"requests":{"tools":{"call":{}}}}` {
+		t.Errorf("initialize capabilities.tasks = %s", got)
+	}
+	if ir.Capabilities["extensions"] != nil {
+		t.Errorf("a legacy initialize declares extensions: %s", res)
+	}
+
+	modern := dialPeer(t, dial, true)
+	res, rerr = modern.call("server/discover", map[string]any{})
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	ir.Capabilities = nil
+	_ = json.Unmarshal(res, &ir)
+	if got := string(ir.Capabilities["extensions"]); got != `{"io.modelcontextprotocol/tasks":{}}` || ir.Capabilities["tasks"] != nil {
+		t.Errorf("server/discover capabilities = %s", res)
+	}
+}
+
+// 2025-11-25: a tool without taskSupport called as a task gets -32601;
+// tasks/list pages the tasks, oldest first.
+func TestTaskLegacyListAndRefusal(t *testing.T) {
+	t.Parallel()
+	p := dialPeer(t, mcptest.Dial(&mcptest.ServerOptions{Faults: []mcptest.Fault{mcptest.FaultTasks}}), false)
+	_, rerr := p.call("tools/call", map[string]any{"name": mcptest.ToolEcho, "arguments": map[string]any{"text": "x"}, "task": map[string]any{}})
+	if !errIs(rerr, -32601, "") {
+		t.Errorf("echo as a task: %+v; want -32601", rerr)
+	}
+	var ids []string
+	for range mcptest.TaskListPageSize + 5 {
+		w, _ := p.startTask(mcptest.ToolTaskForever, map[string]any{})
+		ids = append(ids, w.TaskID)
+	}
+	var listed []string
+	cursor := ""
+	for pages := 0; ; pages++ {
+		params := map[string]any{}
+		if cursor != "" {
+			params["cursor"] = cursor
+		}
+		res, rerr := p.call("tasks/list", params)
+		if rerr != nil {
+			t.Fatal(rerr)
+		}
+		var page struct {
+			Tasks      []taskWire `json:"tasks"`
+			NextCursor string     `json:"nextCursor"`
+		}
+		if err := json.Unmarshal(res, &page); err != nil {
+			t.Fatal(err)
+		}
+		if pages == 0 && len(page.Tasks) != mcptest.TaskListPageSize {
+			t.Errorf("first page has %d tasks", len(page.Tasks))
+		}
+		for _, w := range page.Tasks {
+			if w.Status != "working" || w.TTL == nil {
+				t.Errorf("listed %+v", w)
+			}
+			listed = append(listed, w.TaskID)
+		}
+		if cursor = page.NextCursor; cursor == "" || pages > 3 {
+			break
+		}
+	}
+	if !slices.Equal(listed, ids) {
+		t.Errorf("listed %v; want %v", listed, ids)
+	}
+}
+
+// 2025-11-25: a tasks/result waiting on a task ends when another session
+// cancels the task; an elicitation the client answers with an error
+// fails the task with that error.
+func TestTaskLegacyResultWaits(t *testing.T) {
+	t.Parallel()
+	url := mcptest.StartHTTP(t, "-fault", "tasks", "-era", "legacy")
+	dial := mcptest.Dial(&mcptest.ServerOptions{Faults: []mcptest.Fault{mcptest.FaultTasks}})
+	for name, peer := range map[string]func(t *testing.T) *rawPeer{
+		"in-process": func(t *testing.T) *rawPeer { return dialPeer(t, dial, false) },
+		"http":       func(t *testing.T) *rawPeer { return httpPeer(t, url, false) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			waiter, other := peer(t), peer(t)
+			w, _ := other.startTask(mcptest.ToolTaskForever, map[string]any{})
+			type answer struct {
+				res  json.RawMessage
+				rerr *rpcErr
+			}
+			got := make(chan answer, 1)
+			go func() {
+				res, rerr := waiter.call("tasks/result", map[string]any{"taskId": w.TaskID})
+				got <- answer{res, rerr}
+			}()
+			// The waiter is waiting once the server counted its request.
+			for range 3000 {
+				var st mcptest.TaskStats
+				res, _ := other.call("tools/call", map[string]any{"name": mcptest.ToolTaskStats, "arguments": map[string]any{}})
+				var ctr struct {
+					Content []struct{ Text string } `json:"content"`
+				}
+				_ = json.Unmarshal(res, &ctr)
+				_ = json.Unmarshal([]byte(ctr.Content[0].Text), &st)
+				if st.Results > 0 {
+					break
+				}
+				time.Sleep(time.Millisecond) // polling the counter
+			}
+			if _, rerr := other.call("tasks/cancel", map[string]any{"taskId": w.TaskID}); rerr != nil {
+				t.Fatal(rerr)
+			}
+			if a := <-got; !errIs(a.rerr, mcptest.TaskCancelledCode, mcptest.TaskCancelledMessage) {
+				t.Errorf("the waiting tasks/result = %s, %+v", a.res, a.rerr)
+			}
+
+			ask, _ := other.startTask(mcptest.ToolTaskAsk, map[string]any{"step_ms": 1})
+			waiter.onRequest = func(string, json.RawMessage) (any, *rpcErr) {
+				return nil, &rpcErr{Code: -32001, Message: "the user went away"}
+			}
+			if _, rerr := waiter.call("tasks/result", map[string]any{"taskId": ask.TaskID}); !errIs(rerr, -32001, "the user went away") {
+				t.Errorf("tasks/result after an elicitation error: %+v", rerr)
+			}
+			if g := other.waitStatus(ask.TaskID, "failed"); g.StatusMessage != "the user went away" {
+				t.Errorf("failed task %+v", g)
+			}
+		})
+	}
+}
+
+// 2026-07-28 over streamable HTTP: tasks/get, tasks/update and
+// tasks/cancel must carry Mcp-Name: the taskId (SEP-2663), else 400 with
+// HeaderMismatch (-32020).
+func TestTaskModernNameHeader(t *testing.T) {
+	t.Parallel()
+	url := mcptest.StartHTTP(t, "-fault", "tasks", "-era", "modern")
+	p := httpPeer(t, url, true)
+	w, _ := p.startTask(mcptest.ToolTaskForever, map[string]any{})
+	for _, method := range []string{"tasks/get", "tasks/update", "tasks/cancel"} {
+		for _, name := range []string{"", "task-other"} {
+			body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 7, "method": method,
+				"params": map[string]any{"taskId": w.TaskID, "inputResponses": map[string]any{}, "_meta": modernMeta(true)}})
+			resp := p.post(body, method, name)
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			var m rpcMsg
+			_ = json.Unmarshal(b, &m)
+			if resp.StatusCode != http.StatusBadRequest || !errIs(m.Error, -32020, "") || string(m.ID) != "7" {
+				t.Errorf("%s with Mcp-Name %q: %d %s; want 400 with -32020", method, name, resp.StatusCode, b)
+			}
+		}
+	}
+	if g, rerr := p.get(w.TaskID); rerr != nil || g.Status != "working" {
+		t.Errorf("with the right Mcp-Name: %+v, %+v", g, rerr)
 	}
 }

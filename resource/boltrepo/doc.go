@@ -130,6 +130,24 @@
 // recovery of bbolt's failures are the same as a Repo's. A stored value
 // larger than resource.MaxTokenBytes is refused on read.
 //
+// # Task handles
+//
+// A Repo is a resource.TaskStore: the handles of the MCP tasks of Runs
+// live in the resource store's own file, in two buckets of their own
+// (tasks, one sub-bucket per run holding a record per call, and
+// taskexpiry, the handles by expiry time), created by Open in a file
+// written before them, without a change of format. SaveTask is one write
+// transaction: it deletes up to 256 expired handles of any run (earliest
+// first, through taskexpiry) and every expired handle of its run, counts
+// the run's others against resource.MaxRunTasks and writes the record;
+// Tasks is one read transaction, and skips expired handles rather than
+// delete them. Both modes (exclusive, shared) keep them, and they survive
+// a reopen as documents do. A stored record is read as hostile input: one
+// over 16 KiB, of another version, or whose fields resource.CheckTask
+// refuses, a run bucket of more than MaxRunTasks entries, or a damaged
+// index entry is an error naming the file, never a panic nor what it
+// holds; DeleteTask removes a damaged record.
+//
 // # Limits
 //
 //   - Options.LockTimeout: how long an open waits for the file lock another

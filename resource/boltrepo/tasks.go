@@ -265,10 +265,7 @@ func deleteIfEmpty(tb, rb *bolt.Bucket, run []byte) error {
 // read in one read transaction. Expired ones are skipped, not deleted: the
 // next SaveTask deletes them.
 func (r *Repo) Tasks(ctx context.Context, run string) ([]resource.TaskHandle, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if err := taskrules.Run(run); err != nil {
+	if err := taskrules.Run(ctx, run); err != nil {
 		return nil, err
 	}
 	out := []resource.TaskHandle{}
@@ -307,10 +304,7 @@ func (r *Repo) Tasks(ctx context.Context, run string) ([]resource.TaskHandle, er
 // DeleteTask removes the handle of (run, call) and its index entry; none
 // there is not an error. A damaged record is deleted too.
 func (r *Repo) DeleteTask(ctx context.Context, run, call string) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if err := taskrules.Key(run, call); err != nil {
+	if err := taskrules.Key(ctx, run, call); err != nil {
 		return err
 	}
 	return r.withDB(true, func(tx *bolt.Tx) error {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -172,25 +173,25 @@ func TestTasksSweepOtherRuns(t *testing.T) {
 	}
 }
 
-// storeRaw writes n expired handles of runs raw-000 ... with bbolt,
-// as SaveTask would, without sweeping.
-func storeRaw(t *testing.T, path string, n int) {
+// storeRaw writes n handles with bbolt, as SaveTask would, without
+// sweeping: handle i belongs to (run(i), "call-i") and expires at exp.
+func storeRaw(t *testing.T, path string, n int, run func(i int) string, exp time.Time) {
 	t.Helper()
 	writeRaw(t, path, func(tx *bolt.Tx) error {
-		exp := time.Now().Add(-time.Hour).UnixMilli()
+		ms := exp.UnixMilli()
 		for i := range n {
-			run := fmt.Sprintf("raw-%03d", i)
-			rb, err := tx.Bucket([]byte("tasks")).CreateBucket([]byte(run))
+			run, call := run(i), fmt.Sprintf("call-%04d", i)
+			rb, err := tx.Bucket([]byte("tasks")).CreateBucketIfNotExists([]byte(run))
 			if err != nil {
 				return err
 			}
-			v := binary.BigEndian.AppendUint64([]byte{1}, uint64(exp))
-			v = append(v, fmt.Sprintf(`{"server":"s","revision":1,"tool":"t","task_id":"x","protocol":"p","created_ms":%d}`, exp-1)...)
-			if err := rb.Put([]byte("call"), v); err != nil {
+			v := binary.BigEndian.AppendUint64([]byte{1}, uint64(ms))
+			v = append(v, fmt.Sprintf(`{"server":"s","revision":1,"tool":"t","task_id":"x","protocol":"p","created_ms":%d}`, ms-1)...)
+			if err := rb.Put([]byte(call), v); err != nil {
 				return err
 			}
-			k := binary.BigEndian.AppendUint64(nil, uint64(exp))
-			k = append(append(append(k, run...), 0), "call"...)
+			k := binary.BigEndian.AppendUint64(nil, uint64(ms))
+			k = append(append(append(k, run...), 0), call...)
 			if err := tx.Bucket([]byte("taskexpiry")).Put(k, nil); err != nil {
 				return err
 			}
@@ -199,12 +200,46 @@ func storeRaw(t *testing.T, path string, n int) {
 	})
 }
 
+// Two shared Repos on one file (two descriptors, as a host and the CLI
+// have) race to fill one run: the file's write lock makes count and write
+// one step, so exactly the room left is taken.
+func TestTasksTwoOpensAtBound(t *testing.T) {
+	t.Parallel()
+	path := newStoreFile(t)
+	const room = 4
+	storeRaw(t, path, resource.MaxRunTasks-room, func(int) string { return "full" }, time.Now().Add(time.Hour))
+	opts := &boltrepo.Options{Shared: true, NoSync: true}
+	repos := []*boltrepo.Repo{openRepo(t, path, opts), openRepo(t, path, opts)}
+	errs := make(chan error, 4*room)
+	for g := range 4 * room {
+		go func() {
+			errs <- repos[g%2].SaveTask(context.Background(), taskHandle("full", fmt.Sprintf("new-%02d", g)))
+		}()
+	}
+	saved := 0
+	for range 4 * room {
+		switch err := <-errs; {
+		case err == nil:
+			saved++
+		case !errors.Is(err, resource.ErrLimit):
+			t.Fatal(err)
+		}
+	}
+	got, err := repos[0].Tasks(context.Background(), "full")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if saved != room || len(got) != resource.MaxRunTasks {
+		t.Fatalf("%d saves succeeded, the run holds %d handles; want %d and %d", saved, len(got), room, resource.MaxRunTasks)
+	}
+}
+
 // The sweep bound: of 300 expired handles of other runs, one save
 // deletes 256, the next the rest.
 func TestTasksSweepBound(t *testing.T) {
 	t.Parallel()
 	path := newStoreFile(t)
-	storeRaw(t, path, 300)
+	storeRaw(t, path, 300, func(i int) string { return fmt.Sprintf("raw-%03d", i) }, time.Now().Add(-time.Hour))
 	ctx := context.Background()
 	for i, want := range []int{300 - 256, 0} {
 		repo, err := boltrepo.Open(path, nil)

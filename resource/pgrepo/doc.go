@@ -69,6 +69,38 @@
 // row deleted by another writer is repeated, at most 8 times. The CHECK
 // bounds a value to resource.MaxTokenBytes.
 //
+// # Task table
+//
+// A Repo is a resource.TaskStore: the handles of the MCP tasks of Runs
+// live in a table of their own, in the same schema, created with its
+// index by the first SaveTask, Tasks or DeleteTask when missing (with
+// Options.SkipCreate that call only checks it, as for the token table):
+//
+//	CREATE TABLE IF NOT EXISTS agt_tasks (
+//		run_id     text COLLATE "C" NOT NULL CHECK (octet_length(run_id) BETWEEN 1 AND 256),
+//		call_id    text COLLATE "C" NOT NULL CHECK (octet_length(call_id) BETWEEN 1 AND 256),
+//		server     text NOT NULL CHECK (octet_length(server) BETWEEN 1 AND 128),
+//		revision   bigint NOT NULL CHECK (revision > 0),
+//		tool       text NOT NULL CHECK (octet_length(tool) BETWEEN 1 AND 256),
+//		task_id    text NOT NULL CHECK (octet_length(task_id) BETWEEN 1 AND 1024),
+//		protocol   text NOT NULL CHECK (octet_length(protocol) BETWEEN 1 AND 64),
+//		created_at timestamptz NOT NULL,
+//		expires_at timestamptz NOT NULL CHECK (expires_at > created_at),
+//		PRIMARY KEY (run_id, call_id)
+//	);
+//	CREATE INDEX IF NOT EXISTS agt_tasks_expires_at ON agt_tasks (expires_at);
+//
+// SaveTask first deletes up to 256 expired handles of any run (one
+// statement, skipping rows other transactions hold), then runs one
+// transaction that takes an advisory lock of the run
+// (pg_advisory_xact_lock(1634169972, hashtext(run_id))), deletes the
+// run's expired handles, counts its others against resource.MaxRunTasks
+// and inserts or replaces the row: hosts saving to one run at once never
+// pass the bound together. Tasks reads at most MaxRunTasks+1 rows and
+// refuses a run of more, or a row resource.CheckTask refuses, as written
+// by something else. Expiry is judged by the host's clock, not the
+// server's.
+//
 // # Errors
 //
 // The sentinels of package resource: resource.ErrNotFound,

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -54,9 +55,13 @@ type Repo struct {
 	table string // quoted, possibly schema-qualified
 	sql   statements
 
-	// schema and skipCreate are Open's options, for TokenStore's table.
+	// schema and skipCreate are Open's options, for the token and task
+	// tables.
 	schema     string
 	skipCreate bool
+
+	// tasks is the task table (see tasks.go).
+	tasks taskTable
 }
 
 var _ resource.Repository = (*Repo)(nil)
@@ -173,6 +178,40 @@ func (r *Repo) createTableDDL(ctx context.Context, schema, table, tableDDL strin
 	if err := tx.Commit(ctx); err != nil {
 		return fmt.Errorf("pgrepo: open: %w", err)
 	}
+	return nil
+}
+
+// lazyTable is a table of the Repo's that its first use creates (or,
+// with Options.SkipCreate, checks): the token and task tables, which a
+// host that never needs them never creates. A failure is not remembered,
+// so the next call tries again.
+type lazyTable struct {
+	mu    sync.Mutex
+	ready bool
+}
+
+// prepare creates table (quoted) with tableDDL (a format taking its
+// name) when missing, or with SkipCreate checks that columns can be
+// read, once. what names the store in errors.
+func (l *lazyTable) prepare(ctx context.Context, r *Repo, what, table, columns, tableDDL string) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.ready {
+		return nil
+	}
+	if r.skipCreate {
+		_, err := r.pool.Exec(ctx, "SELECT "+columns+" FROM "+table+" LIMIT 0")
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && (pgErr.Code == "42P01" || pgErr.Code == "42703" || pgErr.Code == "3F000") {
+			return fmt.Errorf("pgrepo: %s: table %s is missing or has other columns: create it with the DDL in the pgrepo documentation, or open without SkipCreate: %w", what, table, err)
+		}
+		if err != nil {
+			return fmt.Errorf("pgrepo: %s: %w", what, err)
+		}
+	} else if err := r.createTableDDL(ctx, r.schema, table, tableDDL); err != nil {
+		return fmt.Errorf("pgrepo: %s: table %s cannot be created (create it with the DDL in the pgrepo documentation): %w", what, table, err)
+	}
+	l.ready = true
 	return nil
 }
 

@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/agtsdk/agt/resource"
 )
@@ -39,10 +37,8 @@ type TokenStore struct {
 	table string
 	sql   struct{ load, placeholder, lock, write, delete string }
 
-	// readyMu guards ready: the table was created or checked. A failure is
-	// not remembered, so the next call tries again.
-	readyMu sync.Mutex
-	ready   bool
+	// ready: the table was created or checked.
+	ready lazyTable
 }
 
 var _ resource.TokenStore = (*TokenStore)(nil)
@@ -71,35 +67,7 @@ func (r *Repo) TokenStore() resource.TokenStore {
 
 // prepare creates or checks the table once.
 func (s *TokenStore) prepare(ctx context.Context) error {
-	s.readyMu.Lock()
-	defer s.readyMu.Unlock()
-	if s.ready {
-		return nil
-	}
-	if err := s.createOrCheck(ctx); err != nil {
-		return err
-	}
-	s.ready = true
-	return nil
-}
-
-func (s *TokenStore) createOrCheck(ctx context.Context) error {
-	r, t := s.repo, s.table
-	if r.skipCreate {
-		_, err := r.pool.Exec(ctx, "SELECT ref, data, updated_at FROM "+t+" LIMIT 0")
-		var pgErr *pgconn.PgError
-		if errors.As(err, &pgErr) && (pgErr.Code == "42P01" || pgErr.Code == "42703" || pgErr.Code == "3F000") {
-			return fmt.Errorf("pgrepo: token store: table %s is missing or has other columns: create it with the DDL in the pgrepo documentation, or open without SkipCreate: %w", t, err)
-		}
-		if err != nil {
-			return fmt.Errorf("pgrepo: token store: %w", err)
-		}
-		return nil
-	}
-	if err := r.createTableDDL(ctx, r.schema, t, tokenDDL); err != nil {
-		return fmt.Errorf("pgrepo: token store: table %s cannot be created (create it with the DDL in the pgrepo documentation): %w", t, err)
-	}
-	return nil
+	return s.ready.prepare(ctx, s.repo, "token store", s.table, "ref, data, updated_at", tokenDDL)
 }
 
 // Load returns a copy of ref's value, or an error matching

@@ -1,6 +1,7 @@
 package taskrules
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -48,12 +49,26 @@ func Text(field, s string, max int) error {
 	return nil
 }
 
-// Run judges a run ID, as Tasks takes it.
-func Run(run string) error { return Text("Run", run, MaxRunBytes) }
+// Run judges the context and a run ID, as Tasks takes them: ctx's error
+// when it has ended.
+func Run(ctx context.Context, run string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return Text("Run", run, MaxRunBytes)
+}
 
-// Key judges a run and a call ID, as DeleteTask takes them.
-func Key(run, call string) error {
-	if err := Run(run); err != nil {
+// Key judges the context, a run and a call ID, as DeleteTask takes them.
+func Key(ctx context.Context, run, call string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return IDs(run, call)
+}
+
+// IDs judges a handle's run and call ID.
+func IDs(run, call string) error {
+	if err := Text("Run", run, MaxRunBytes); err != nil {
 		return err
 	}
 	return Text("Call", call, MaxCallBytes)
