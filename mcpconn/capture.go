@@ -483,7 +483,7 @@ func (h *headerRoundTripper) RoundTrip(req *http.Request) (*http.Response, error
 // captures the answer. st is the streamable event stream a GET resumes or
 // opens, else nil.
 func (h *headerRoundTripper) send(req *http.Request, st *eventStream) (*http.Response, error) {
-	listing, calling := false, false
+	listing, calling, initializing := false, false, false
 	// answerID: the request the POST sends (idKey form), whose answer
 	// ends its response (drain.go); "" for a message that is not one.
 	answerID := ""
@@ -526,7 +526,10 @@ func (h *headerRoundTripper) send(req *http.Request, st *eventStream) (*http.Res
 				if id, method, ok, _ := requestIDMethod(raw); ok {
 					answerID, _ = rawIDKey(id)
 					if method == "initialize" {
+						// Its answer's capabilities say whether the
+						// server runs tools as tasks (tasks.go).
 						h.capture.initWritten(answerID)
+						initializing = true
 					}
 				}
 			}
@@ -576,7 +579,7 @@ func (h *headerRoundTripper) send(req *http.Request, st *eventStream) (*http.Res
 	// the request in flight, and answers to the ids of calls in flight, are
 	// kept either way.
 	var capture *toolsListCapture
-	if listing || calling || (sse && st != nil) {
+	if listing || calling || initializing || (sse && st != nil) {
 		capture = h.capture
 	}
 	// A call's own stream (its POST, or a GET that resumes it): what the

@@ -455,6 +455,7 @@ func (c *toolsListCapture) noteMessage(msg []byte, plain *envelope) *LimitError 
 	if plain.result == nil {
 		result = nil
 	}
+	c.initAnswered(id, result)
 	if e := c.response(id, result); e != nil {
 		return e
 	}
