@@ -275,6 +275,47 @@
 // lines at Options.ServerLogLevel and above (default info), in either
 // protocol era.
 //
+// # Tasks
+//
+// A server may answer a call with a task (MCP tasks: long work it goes
+// on with, such as a CI run or a research query) instead of its result.
+// The Run follows the task for the call (mcpconn: Tasks), and what the
+// model sees does not change:
+//
+//   - The call waits for its task within the call's bounds, and the batch
+//     ends, as always, with one result per call (SPEC R5): the task's
+//     result, exactly the one the call would have had at once, or its
+//     error. Each poll that finds the task alive restarts the call's idle
+//     timeout (tool_timeout_ms) as progress does; MaxCallDuration of the
+//     Connector (10 min by default) bounds the whole call, and so do
+//     Execute's context and the batch's deadline. A task that outlives
+//     them is cancelled (tasks/cancel) and the call fails as a call that
+//     timed out does: the model never gets a handle to look at later, so
+//     no result reaches it late, twice, or not at all. Hosts with longer
+//     tasks raise MaxCallDuration and the registration's tool_timeout_ms.
+//   - The task's status (working, input_required, ..., with the
+//     server's message) reaches Observe as NotifyTask, with the call. An
+//     input_required task's requests go to Elicit, Sample and Roots with
+//     the same bounds, refusals and audit as any server request of the
+//     call.
+//   - Durable tasks: with a RunID and a Repository that keeps tasks
+//     (resource.TaskStore: boltrepo and pgrepo do), the task's handle
+//     (the Run, the call's ID, the registration and its revision, the
+//     tool, the task id) is stored before the task is first polled, and
+//     dropped once the call has its result or error. A host that stopped
+//     while a task ran (it crashed, was killed, or closed the Run: Close
+//     does not cancel tasks) makes a Run with the same RunID (New, or
+//     Resume with its Checkpoint, whose fingerprint rules decide whether
+//     it may) and executes the interrupted batch again with the same call
+//     IDs: a call whose handle is stored, for the same registration,
+//     revision and tool, takes its task's result instead of calling the
+//     tool again, exactly once. A handle of another revision or tool is
+//     not resumed (the call is made anew). Handles expire with the task's
+//     TTL, at most MaxTaskHandleAge (24 h); resource.MaxRunTasks bounds
+//     them per Run. Call IDs must be unique within a Run for this (model
+//     APIs' tool call IDs are), and one process at a time resumes a
+//     RunID.
+//
 // # Shared servers
 //
 // A registration with "shared": true (resource.MCPServer.Shared; never on
