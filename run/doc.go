@@ -283,7 +283,7 @@
 // model sees does not change:
 //
 //   - The call waits for its task within the call's bounds, and the batch
-//     ends, as always, with one result per call (SPEC R5): the task's
+//     ends, as always, with one result per call: the task's
 //     result, exactly the one the call would have had at once, or its
 //     error. Each poll that finds the task alive restarts the call's idle
 //     timeout (tool_timeout_ms) as progress does; MaxCallDuration of the
