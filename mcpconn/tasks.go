@@ -466,10 +466,10 @@ func (s *Session) followTask(ctx, cctx context.Context, name string, call *infli
 	answered := map[string]bool{} // input keys answered (a server may ask again until it reads them)
 	rounds := 0
 	var last TaskStatus
+	// polled: t is a tasks/get answer (a creation or a resume is not:
+	// a task that ended is asked for its result or error first).
+	polled := false
 	for {
-		if t.id == "" {
-			t.id = call.taskID()
-		}
 		if st := (TaskStatus{TaskID: t.id, Status: t.status, Message: t.message}); t.status != "" && st != last {
 			last = st
 			s.reportTask(ctx, call, st)
@@ -478,6 +478,9 @@ func (s *Session) followTask(ctx, cctx context.Context, name string, call *infli
 		case TaskCompleted, TaskFailed:
 			if !s.modern() {
 				return s.taskResult(ctx, cctx, name, call, t.id)
+			}
+			if !polled {
+				break // its result or error comes with tasks/get
 			}
 			if t.status == TaskFailed {
 				return nil, s.taskFault(name, t.fault)
@@ -527,11 +530,13 @@ func (s *Session) followTask(ctx, cctx context.Context, name string, call *infli
 					for _, r := range round.requests {
 						answered[r.key] = true
 					}
-					t.poll = 0 // look again at once: the answers may be all it waited for
+					// Look again at once: the answers may be all it
+					// waited for.
+					t.status = ""
 				}
 			}
 		}
-		if t.poll != 0 || t.status == TaskWorking || t.status == TaskInputRequired {
+		if t.status == TaskWorking || t.status == TaskInputRequired {
 			if err := s.taskWait(cctx, s.tasks.interval(t.poll)); err != nil {
 				return nil, s.taskError(ctx, cctx, name, call, t.id, err)
 			}
@@ -550,7 +555,7 @@ func (s *Session) followTask(ctx, cctx context.Context, name string, call *infli
 			s.cancelTask(cctx, call, t.id)
 			return nil, &Error{Ref: s.ref, Op: callOp(name), Kind: ErrBadResult, Detail: "the server's tasks/get answer is malformed, so the task was cancelled", Err: err}
 		}
-		t = next
+		t, polled = next, true
 	}
 }
 
