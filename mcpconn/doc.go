@@ -415,10 +415,10 @@
 //     server's requests meanwhile name their task (_meta
 //     io.modelcontextprotocol/related-task), which ties them to the call.
 //   - Polls: at the server's pollInterval, within
-//     TaskOptions.MinPollInterval and MaxPollInterval (1 s and 30 s; 2 s
-//     when the server suggests none): an idle task costs at most 60
-//     requests a minute, 30 when the server suggests nothing, and 2 at
-//     the least. Each answer restarts the call's idle timeout
+//     TaskOptions.MinPollInterval and MaxPollInterval (1 s and 30 s;
+//     twice the minimum, 2 s, when the server suggests none): an idle
+//     task costs at most 60 requests a minute, 30 when the server
+//     suggests nothing, and 2 at the least. Each answer restarts the call's idle timeout
 //     (tool_timeout_ms) as progress does; MaxCallDuration bounds the
 //     whole call, and the caller's context ends it.
 //   - A call that ends before its task (its context, its timeout) sends

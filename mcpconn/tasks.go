@@ -59,7 +59,8 @@ const (
 // its calls (ConnectorOptions.Tasks). The zero value is the defaults.
 type TaskOptions struct {
 	// MinPollInterval is the least time between two polls of one task,
-	// whatever the server suggests. 0 means 1 s.
+	// whatever the server suggests; a task whose server suggests none is
+	// polled at twice this. 0 means 1 s.
 	MinPollInterval time.Duration
 	// MaxPollInterval is the most: a server that suggests longer is
 	// polled at this interval. 0 means 30 s.
@@ -73,8 +74,6 @@ type TaskOptions struct {
 const (
 	DefaultMinTaskPoll = time.Second
 	DefaultMaxTaskPoll = 30 * time.Second
-	// defaultTaskPoll is the interval for a server that suggests none.
-	defaultTaskPoll = 2 * time.Second
 	DefaultTaskTTL  = time.Hour
 )
 
@@ -113,10 +112,10 @@ func (o TaskOptions) resolved() TaskOptions {
 }
 
 // interval is the wait before the next poll: the server's suggestion
-// (none: defaultTaskPoll) within the bounds.
+// (none: twice the minimum) within the bounds.
 func (o TaskOptions) interval(suggested time.Duration) time.Duration {
 	if suggested <= 0 {
-		suggested = defaultTaskPoll
+		suggested = 2 * o.MinPollInterval
 	}
 	return min(max(suggested, o.MinPollInterval), o.MaxPollInterval)
 }

@@ -116,7 +116,7 @@ func TestTaskPollInterval(t *testing.T) {
 	t.Parallel()
 	o := TaskOptions{}.resolved()
 	for suggested, want := range map[time.Duration]time.Duration{
-		0:                      defaultTaskPoll,
+		0:                      2 * DefaultMinTaskPoll,
 		time.Millisecond:       DefaultMinTaskPoll,
 		5 * time.Second:        5 * time.Second,
 		time.Hour:              DefaultMaxTaskPoll,

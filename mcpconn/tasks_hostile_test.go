@@ -1,0 +1,208 @@
+package mcpconn_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agtsdk/agt/mcpconn"
+	"github.com/agtsdk/agt/resource"
+)
+
+// taskPeer is a hostile 2025-11-25 server over streamable HTTP on
+// 127.0.0.1 whose one tool, "job", must be called as a task; get answers
+// its n-th tasks/get (the others are answered as a normal peer would).
+type taskPeer struct {
+	get    func(n int) string // the result of the n-th tasks/get (from 1)
+	result string             // the result of tasks/result; "" for a text "done"
+
+	mu      sync.Mutex
+	gets    []time.Time
+	cancels int
+}
+
+func (p *taskPeer) serve(t *testing.T) string {
+	ts := hostileHTTP(t, func(w http.ResponseWriter, r *http.Request, method string, id json.RawMessage) {
+		w.Header().Set("Content-Type", "application/json")
+		reply := func(res string) { fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, id, res) }
+		switch method {
+		case "initialize":
+			reply(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"tasks":{"cancel":{},"requests":{"tools":{"call":{}}}}},"serverInfo":{"name":"hostile","version":"0"}}`)
+		case "tools/list":
+			reply(`{"tools":[{"name":"job","inputSchema":{"type":"object"},"execution":{"taskSupport":"required"}}]}`)
+		case "tools/call":
+			reply(`{"task":{"taskId":"t1","status":"working","createdAt":"2026-01-01T00:00:00Z","lastUpdatedAt":"2026-01-01T00:00:00Z","ttl":60000,"pollInterval":1}}`)
+		case "tasks/get":
+			p.mu.Lock()
+			p.gets = append(p.gets, time.Now())
+			n := len(p.gets)
+			p.mu.Unlock()
+			reply(p.get(n))
+		case "tasks/result":
+			reply(cmpOr(p.result, `{"content":[{"type":"text","text":"done"}]}`))
+		case "tasks/cancel":
+			p.mu.Lock()
+			p.cancels++
+			p.mu.Unlock()
+			reply(`{"taskId":"t1","status":"cancelled","createdAt":"2026-01-01T00:00:00Z","lastUpdatedAt":"2026-01-01T00:00:00Z","ttl":60000}`)
+		default:
+			reply(`{}`)
+		}
+	})
+	return ts.URL
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func taskState(id, status, extra string) string {
+	return `{"taskId":"` + id + `","status":"` + status + `","createdAt":"2026-01-01T00:00:00Z","lastUpdatedAt":"2026-01-01T00:00:00Z","ttl":60000,"pollInterval":1` + extra + `}`
+}
+
+// Issue 26 item 1, hostile by default: what a server says of its task is
+// bounded, and a task that breaks the protocol fails the call with a bad
+// result and is cancelled.
+func TestTaskHostileServer(t *testing.T) {
+	t.Parallel()
+	const minPoll = 40 * time.Millisecond
+	huge := strings.Repeat("\u001b[2J", 30_000)
+	for _, tc := range []struct {
+		name        string
+		peer        *taskPeer
+		wantErr     error // nil: a result
+		wantCancels int
+		check       func(t *testing.T, p *taskPeer, st *statuses)
+	}{
+		{name: "asks to be polled every millisecond", peer: &taskPeer{get: func(n int) string {
+			if n < 6 {
+				return taskState("t1", "working", "")
+			}
+			return taskState("t1", "completed", "")
+		}}, check: func(t *testing.T, p *taskPeer, _ *statuses) {
+			// The gaps the server saw are at least the minimum: a slow
+			// machine only makes them longer.
+			for i := 1; i < len(p.gets); i++ {
+				if gap := p.gets[i].Sub(p.gets[i-1]); gap < minPoll {
+					t.Errorf("poll %d came %v after the one before, less than MinPollInterval %v", i, gap, minPoll)
+				}
+			}
+		}},
+		{name: "a status message of 120 KB with escape sequences", peer: &taskPeer{get: func(n int) string {
+			msg, _ := json.Marshal(huge)
+			if n == 1 {
+				return taskState("t1", "working", `,"statusMessage":`+string(msg))
+			}
+			return taskState("t1", "completed", "")
+		}}, check: func(t *testing.T, _ *taskPeer, st *statuses) {
+			for _, s := range st.list() {
+				if len(s) > 1100 || strings.Contains(s, "\u001b") {
+					t.Errorf("a status of %d bytes, with its escapes: %.80q", len(s), s)
+				}
+			}
+		}},
+		{name: "tasks/get about another task", peer: &taskPeer{get: func(int) string { return taskState("t2", "working", "") }},
+			wantErr: mcpconn.ErrBadResult, wantCancels: 1},
+		{name: "a task id of 2 KiB", peer: &taskPeer{get: func(int) string { return taskState(strings.Repeat("x", 2048), "working", "") }},
+			wantErr: mcpconn.ErrBadResult, wantCancels: 1},
+		{name: "an unknown status", peer: &taskPeer{get: func(int) string { return taskState("t1", "sleeping", "") }},
+			wantErr: mcpconn.ErrBadResult, wantCancels: 1},
+		{name: "tasks/result answered with a task", peer: &taskPeer{get: func(int) string { return taskState("t1", "completed", "") },
+			result: `{"task":{"taskId":"t1","status":"working"}}`}, wantErr: mcpconn.ErrBadResult},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			url := tc.peer.serve(t)
+			st := &statuses{}
+			s := connectWith(t, quickConnector(&mcpconn.ConnectorOptions{Tasks: &mcpconn.TaskOptions{MinPollInterval: minPoll}}),
+				resource.MCPServer{Type: resource.TransportHTTP, URL: url}, &mcpconn.Handlers{TaskStatus: st.handler})
+			if _, err := s.Tools(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			res, err := s.CallTool(context.Background(), "job", nil)
+			switch {
+			case tc.wantErr == nil && (err != nil || res.Text() != "done"):
+				t.Fatalf("call = %v, %v; want the task's result", res, err)
+			case tc.wantErr != nil && !errors.Is(err, tc.wantErr):
+				t.Fatalf("call = %v, %v; want %v", res, err, tc.wantErr)
+			}
+			tc.peer.mu.Lock()
+			defer tc.peer.mu.Unlock()
+			if tc.peer.cancels != tc.wantCancels {
+				t.Errorf("tasks/cancel sent %d times, want %d", tc.peer.cancels, tc.wantCancels)
+			}
+			if tc.check != nil {
+				tc.check(t, tc.peer, st)
+			}
+		})
+	}
+}
+
+// Issue 26 item 1, hostile by default: a 2026-07-28 task that asks for
+// input again and again is bounded by MaxInputRounds, like a call's
+// input_required answers, and is cancelled.
+func TestTaskEndlessInput(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var gets, updates, cancels int
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		_ = json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&req)
+		if req.ID == nil {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		reply := func(res string) { fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, req.ID, res) }
+		mu.Lock()
+		defer mu.Unlock()
+		switch req.Method {
+		case "server/discover":
+			reply(`{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{},"extensions":{"io.modelcontextprotocol/tasks":{}}},"serverInfo":{"name":"hostile","version":"0"}}`)
+		case "tools/list":
+			reply(`{"tools":[{"name":"job","inputSchema":{"type":"object"}}]}`)
+		case "tools/call":
+			reply(`{"resultType":"task","taskId":"t1","status":"working","createdAt":"2026-01-01T00:00:00Z","lastUpdatedAt":"2026-01-01T00:00:00Z","ttlMs":60000}`)
+		case "tasks/get":
+			gets++
+			reply(fmt.Sprintf(`{"resultType":"complete","taskId":"t1","status":"input_required","createdAt":"2026-01-01T00:00:00Z","lastUpdatedAt":"2026-01-01T00:00:00Z","ttlMs":60000,`+
+				`"inputRequests":{"k%d":{"method":"elicitation/create","params":{"mode":"form","message":"again?","requestedSchema":{"type":"object"}}}}}`, gets))
+		case "tasks/update":
+			updates++
+			reply(`{"resultType":"complete"}`)
+		case "tasks/cancel":
+			cancels++
+			reply(`{"resultType":"complete"}`)
+		default:
+			reply(`{"resultType":"complete"}`)
+		}
+	}))
+	t.Cleanup(ts.Close)
+	s := connectWith(t, quickConnector(&mcpconn.ConnectorOptions{MaxInputRounds: 3, Tasks: &mcpconn.TaskOptions{MinPollInterval: time.Millisecond}}),
+		resource.MCPServer{Type: resource.TransportHTTP, URL: ts.URL}, &mcpconn.Handlers{Elicit: elicitAccept(map[string]any{})})
+	if _, err := s.Tools(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CallTool(context.Background(), "job", nil); !errors.Is(err, mcpconn.ErrInputRequired) {
+		t.Fatalf("call = %v, want ErrInputRequired", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if gets != 4 || updates != 3 || cancels != 1 {
+		t.Errorf("tasks/get %d, tasks/update %d, tasks/cancel %d; want 4, 3 and 1", gets, updates, cancels)
+	}
+}
