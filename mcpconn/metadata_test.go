@@ -78,9 +78,9 @@ func TestToolMetadataKept(t *testing.T) {
 }
 
 // A probe and a Run load the same way: the registration's enabled_tools
-// and disabled_tools leave tools out (counted, not errors), and a tool
-// that requires tasks is left out with ErrTaskRequired while optional and
-// forbidden ones load.
+// and disabled_tools leave tools out (counted, not errors), and tools of
+// every execution.taskSupport load: one that requires tasks is called as
+// a task (issue 26 item 1).
 func TestProbeToolSelection(t *testing.T) {
 	t.Parallel()
 	all := []string{mcptest.ToolEcho, mcptest.ToolEnvironment, mcptest.ToolMetaRich, mcptest.ToolNoteCreate, mcptest.ToolNoteDelete,

@@ -117,7 +117,7 @@ type ToolReport struct {
 	// Error says why the tool is left out (LoadedTool.Err), "" when OK.
 	Error string `json:"error,omitempty"`
 	// Err is the error Error renders, nil when OK, for errors.Is and
-	// errors.As (ErrTaskRequired, a *toolschema.SchemaError, ...); it is
+	// errors.As (a *toolschema.SchemaError, a *LimitError, ...); it is
 	// not part of the JSON form.
 	Err error `json:"-"`
 }

@@ -140,8 +140,9 @@ type ToolExecution struct {
 	TaskSupport string `json:"taskSupport,omitempty"`
 }
 
-// The values of ToolExecution.TaskSupport. agt runs no tasks: LoadTools
-// leaves a tool that requires them out, with the reason.
+// The values of ToolExecution.TaskSupport. A tool that requires tasks is
+// called as a task where the server runs them (see Tasks in the package
+// doc).
 const (
 	TaskSupportForbidden = "forbidden"
 	TaskSupportOptional  = "optional"
