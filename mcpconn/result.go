@@ -76,8 +76,11 @@ func decodeCallResult(raw json.RawMessage) (*CallResult, error) {
 	}
 	r := &CallResult{Raw: raw[:len(raw):len(raw)], ContentJSON: emptyArray}
 	var content []byte
+	var task bool // a task member that is an object (2025-11-25 CreateTaskResult)
 	err := objectMembers(raw, func(key, val []byte) error {
 		switch string(key) {
+		case "task":
+			task = len(val) > 0 && val[0] == '{'
 		case "content":
 			content = val
 		case "structuredContent":
@@ -100,6 +103,8 @@ func decodeCallResult(raw json.RawMessage) (*CallResult, error) {
 			case isNull(val) || string(val) == `"complete"`:
 			case string(val) == `"input_required"`:
 				return errInputRequired
+			case string(val) == `"task"`:
+				return errTaskAnswer
 			default:
 				return errResultType
 			}
@@ -108,6 +113,9 @@ func decodeCallResult(raw json.RawMessage) (*CallResult, error) {
 	})
 	if err != nil {
 		return nil, err
+	}
+	if task && content == nil {
+		return nil, errTaskAnswer
 	}
 	if r.Content, err = decodeContent(content); err != nil {
 		return nil, err
@@ -159,7 +167,8 @@ func (s *Session) callResult(ctx, cctx context.Context, name string, call *infli
 			return nil, nil, nil, &Error{Ref: s.ref, Op: callOp(name), Kind: ErrBadResult, Detail: "the result could not be re-encoded", Err: merr}
 		}
 	}
-	if isTaskAnswer(raw) {
+	cr, derr := decodeCallResult(raw)
+	if errors.Is(derr, errTaskAnswer) {
 		// A task in place of the result (tasks.go): only to a request
 		// that declared task support (2026-07-28: each does; 2025-11-25:
 		// a call sent as a task).
@@ -172,7 +181,6 @@ func (s *Session) callResult(ctx, cctx context.Context, name string, call *infli
 		}
 		return nil, nil, t, nil
 	}
-	cr, derr := decodeCallResult(raw)
 	if errors.Is(derr, errInputRequired) {
 		ask, derr = readInputRequired(raw)
 		if derr == nil {

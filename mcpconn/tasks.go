@@ -186,25 +186,6 @@ type taskView struct {
 // result.
 var errTaskAnswer = errMalformed("the result is a task")
 
-// isTaskAnswer reports whether a tools/call result is a task: resultType
-// "task" (2026-07-28), or a task member and no content (a 2025-11-25
-// CreateTaskResult).
-func isTaskAnswer(raw json.RawMessage) bool {
-	var typed, task, content bool
-	_ = objectMembers(bytes.TrimSpace(raw), func(key, val []byte) error {
-		switch string(key) {
-		case "resultType":
-			typed = string(val) == `"task"`
-		case "task":
-			task = len(val) > 0 && val[0] == '{'
-		case "content":
-			content = true
-		}
-		return nil
-	})
-	return typed || (task && !content)
-}
-
 // readTask reads a task from a result: a 2025-11-25 CreateTaskResult
 // wraps it in task, the others are the task's fields themselves.
 func readTask(raw json.RawMessage) (*taskView, error) {
@@ -590,10 +571,10 @@ func (s *Session) taskResult(ctx, cctx context.Context, name string, call *infli
 		}
 		return nil, s.taskError(ctx, cctx, name, call, id, err)
 	}
-	if isTaskAnswer(raw) {
-		return nil, &Error{Ref: s.ref, Op: callOp(name), Kind: ErrBadResult, Detail: "the server answered tasks/result with a task", Err: errTaskAnswer}
-	}
 	cr, err := decodeCallResult(raw)
+	if errors.Is(err, errTaskAnswer) {
+		return nil, &Error{Ref: s.ref, Op: callOp(name), Kind: ErrBadResult, Detail: "the server answered tasks/result with a task", Err: err}
+	}
 	if err != nil {
 		return nil, &Error{Ref: s.ref, Op: callOp(name), Kind: ErrBadResult, Detail: "the task's result is malformed", Err: err}
 	}

@@ -71,20 +71,19 @@ func TestReadTaskInputRequests(t *testing.T) {
 	}
 }
 
-func TestIsTaskAnswer(t *testing.T) {
+func TestTaskAnswerRead(t *testing.T) {
 	t.Parallel()
 	for raw, want := range map[string]bool{
-		`{"resultType":"task","taskId":"t"}`:                 true,
-		`{"task":{"taskId":"t"}}`:                            true,
-		`{"task":{"taskId":"t"},"content":[]}`:               false, // a tool result with a member of its own
-		`{"content":[{"type":"text","text":"task"}]}`:        false,
-		`{"resultType":"complete","content":[]}`:             false,
-		`{"resultType":"input_required","inputRequests":{}}`: false,
-		`{"task":"t"}`: false,
-		`not json`:     false,
+		`{"resultType":"task","taskId":"t"}`:          false,
+		`{"task":{"taskId":"t"}}`:                     false,
+		`{"task":{"taskId":"t"},"content":[]}`:        true, // a tool result with a member of its own
+		`{"content":[{"type":"text","text":"task"}]}`: true,
+		`{"resultType":"complete","content":[]}`:      true,
+		`{"task":"t","content":[]}`:                   true,
 	} {
-		if got := isTaskAnswer(json.RawMessage(raw)); got != want {
-			t.Errorf("isTaskAnswer(%s) = %v, want %v", raw, got, want)
+		_, err := decodeCallResult(json.RawMessage(raw))
+		if got := !errors.Is(err, errTaskAnswer); got != want {
+			t.Errorf("decodeCallResult(%s): a result = %v (%v), want %v", raw, got, err, want)
 		}
 	}
 }
