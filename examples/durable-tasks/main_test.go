@@ -81,8 +81,10 @@ func TestHostKill(t *testing.T) {
 			const runID, text = "killed-run", "collected once"
 			url := mcptest.StartHTTP(t, "-era", string(era), "-fault", string(mcptest.FaultTasks))
 			dir := t.TempDir()
+			// 20 steps of 200 ms; a TTL of 10 minutes (the handle's too)
+			// so that a slow machine does not see the task lapse.
 			args := []string{"-dir", dir, "-url", url, "-run-id", runID,
-				"-tool", mcptest.ToolTaskWork, "-args", `{"text":"` + text + `","steps":20,"step_ms":200}`}
+				"-tool", mcptest.ToolTaskWork, "-args", `{"text":"` + text + `","steps":20,"step_ms":200,"ttl_ms":600000}`}
 
 			// The first host: killed once it printed the task's first
 			// status (its handle is stored before the first poll).
@@ -90,6 +92,8 @@ func TestHostKill(t *testing.T) {
 			killHost(t, exec.Command(bin, args...), "task working: step ")
 			if got := storedTasks(t, dir, runID); len(got) != 1 || got[0].Call != callID || got[0].Tool != mcptest.ToolTaskWork || got[0].Server != serverRef {
 				t.Fatalf("after the kill the store holds %+v, want the one handle of %s", got, callID)
+			} else if ttl := got[0].Expires.Sub(got[0].Created); ttl != 10*time.Minute {
+				t.Errorf("the stored handle lives %v, want the task's TTL, 10m", ttl)
 			}
 			if st := taskStats(t, url); st.Created != 1 || st.Cancels != 0 {
 				t.Fatalf("after the kill: task stats %+v, want 1 created, 0 cancelled", st)
