@@ -9,7 +9,10 @@
 // same Run ID finds the handle, and its call of the same call ID follows
 // that task instead of calling the tool, then drops the handle. Each status
 // of the task is printed as it comes ("task working: step 3 of 20"), then
-// the call's result.
+// the call's result. The host also keeps the Run's checkpoint in -dir
+// until the batch has its result, and a start that finds it resumes the
+// Run with it (agt's Host.Resume), which refuses when the agent's tools
+// changed meanwhile.
 //
 // Without -url it shows this in one process, with the bundled fake MCP
 // server served over HTTP on 127.0.0.1 and a temporary store:

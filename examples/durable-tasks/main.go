@@ -10,6 +10,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -65,8 +67,10 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	switch {
 	case fs.NArg() > 0:
 		return fmt.Errorf("unexpected argument %q: every input is a flag", fs.Arg(0))
-	case cfg.runID == "" || cfg.tool == "":
-		return errors.New("-run-id and -tool must not be empty")
+	case !runIDPattern.MatchString(cfg.runID):
+		return errors.New("-run-id must be 1 to 64 letters, digits, '.', '_' or '-' (it names the checkpoint file)")
+	case cfg.tool == "":
+		return errors.New("-tool must not be empty")
 	case !json.Valid([]byte(callArgs)):
 		return errors.New("-args is not valid JSON: give the call's arguments as a JSON object")
 	}
@@ -100,10 +104,10 @@ func host(ctx context.Context, cfg config, p *printer) error {
 		}
 		p.line("run %s: %d stored task handle(s)", cfg.runID, len(stored))
 		for _, t := range stored {
-			p.line("  call %s: task of %s on %s, created %s: resuming it", t.Call, t.Tool, t.Server, t.Created.Format("15:04:05"))
+			p.line("  call %s: a task of %s on %s, created %s", t.Call, t.Tool, t.Server, t.Created.Format("15:04:05"))
 		}
 	}
-	r, err := h.NewRun(ctx, agentRef, &agtrun.Options{RunID: cfg.runID, Permission: policy.AutoAllow(),
+	r, err := startRun(ctx, h, cfg, p, &agtrun.Options{RunID: cfg.runID, Permission: policy.AutoAllow(),
 		Observe: func(_ context.Context, n agtrun.Notification) {
 			if n.Kind != agtrun.NotifyTask {
 				return
@@ -124,17 +128,24 @@ func host(ctx context.Context, cfg config, p *printer) error {
 		Calls: []agtrun.Call{{ID: callID, Name: agtrun.Alias(serverRef, cfg.tool), Arguments: cfg.args}}})
 	if err == nil && out.Results[0].Failed() && ctx.Err() != nil {
 		p.line("stopped: the task's handle stays stored; start again with the same -dir and -run-id to collect its result")
-		return ctx.Err()
+		return fmt.Errorf("interrupted: %w", ctx.Err())
 	}
 	if err != nil {
 		return err
 	}
-	// A result that came is printed even if a signal came too: its
-	// handle is gone, this is the one time it is collected.
-	res := out.Results[0]
-	if res.Failed() {
-		return fmt.Errorf("the call failed: %s: %s", res.Code, res.Message)
+	// The batch has its result, printed even if a signal came too: its
+	// handle is gone, this is the one time it is collected. The Run is
+	// done: its checkpoint goes, a next start is a new Run.
+	if res := out.Results[0]; res.Failed() {
+		err = fmt.Errorf("the call failed: %s: %s", res.Code, res.Message)
+	} else {
+		err = printText(p, res)
 	}
+	return errors.Join(err, os.Remove(checkpointFile(cfg)))
+}
+
+// printText prints the text blocks of a result.
+func printText(p *printer, res agtrun.Result) error {
 	blocks, err := res.Blocks()
 	if err != nil {
 		return err
@@ -145,6 +156,66 @@ func host(ctx context.Context, cfg config, p *printer) error {
 		}
 	}
 	return nil
+}
+
+// runIDPattern is what -run-id may be.
+var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+
+// checkpointFile is where the host keeps the Run's checkpoint.
+func checkpointFile(cfg config) string {
+	return filepath.Join(cfg.dir, "checkpoint-"+cfg.runID+".json")
+}
+
+// startRun resumes the Run from the checkpoint an earlier start left
+// (Resume refuses, with ErrFingerprintMismatch, when the agent's tools
+// changed since), or starts it and writes its checkpoint: either way the
+// Run loads the task handles stored under its RunID.
+func startRun(ctx context.Context, h *agt.Host, cfg config, p *printer, opts *agtrun.Options) (*agtrun.Run, error) {
+	path := checkpointFile(cfg)
+	raw, err := os.ReadFile(path)
+	if err == nil {
+		var cp agtrun.Checkpoint
+		if err := json.Unmarshal(raw, &cp); err != nil {
+			return nil, fmt.Errorf("the checkpoint of run %s: %w", cfg.runID, err)
+		}
+		p.line("run %s: resumed from its checkpoint", cfg.runID)
+		return h.Resume(ctx, cp, opts)
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	r, err := h.NewRun(ctx, agentRef, opts)
+	if err != nil {
+		return nil, err
+	}
+	if raw, err = json.Marshal(r.Checkpoint()); err == nil {
+		err = writeFile(path, raw)
+	}
+	if err != nil {
+		_ = r.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// writeFile writes a file whole or not at all (a kill midway leaves no
+// half file): a temporary file renamed into place.
+func writeFile(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		_ = os.Remove(f.Name())
+	}
+	return err
 }
 
 // register stores the server and the agent that mounts it, or updates

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -32,7 +33,8 @@ func TestDemo(t *testing.T) {
 	}
 	for _, want := range []string{
 		"run run-1: 0 stored task handle(s)\ntask working: step 1 of 3\nstopped:",
-		"run run-1: 1 stored task handle(s)\n  call call-1: task of task_work on tasks",
+		"run run-1: 1 stored task handle(s)\n  call call-1: a task of task_work on tasks",
+		"run run-1: resumed from its checkpoint\n",
 		"task completed\nresult: demo done\n",
 	} {
 		if !strings.Contains(out.String(), want) {
@@ -50,6 +52,7 @@ func TestBadFlags(t *testing.T) {
 		{"extra"},
 		{"-nope"},
 		{"-run-id", ""},
+		{"-run-id", "../x"},
 		{"-tool", ""},
 		{"-args", "{"},
 		{"-url", "http://127.0.0.1:1/mcp"}, // no -dir
@@ -101,10 +104,13 @@ func TestHostKill(t *testing.T) {
 
 			// The second host resumes the stored task: no new tools/call.
 			out := runHost(t, bin, args)
-			for _, want := range []string{"run " + runID + ": 1 stored task handle(s)\n", "\nresult: " + text + "\n"} {
+			for _, want := range []string{"run " + runID + ": 1 stored task handle(s)\n", "run " + runID + ": resumed from its checkpoint\n", "\nresult: " + text + "\n"} {
 				if !strings.Contains(out, want) {
 					t.Errorf("the second host's output lacks %q:\n%s", want, out)
 				}
+			}
+			if _, err := os.Stat(checkpointFile(config{dir: dir, runID: runID})); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("after the second host the checkpoint is still there (%v)", err)
 			}
 			st := taskStats(t, url)
 			if st.Created != 1 || st.Cancels != 0 {
@@ -118,6 +124,9 @@ func TestHostKill(t *testing.T) {
 			// The third host finds no handle: the result was collected once,
 			// so the same call is a new one.
 			out = runHost(t, bin, args)
+			if strings.Contains(out, "resumed") {
+				t.Errorf("the third host resumed:\n%s", out)
+			}
 			for _, want := range []string{"run " + runID + ": 0 stored task handle(s)\n", "\nresult: " + text + "\n"} {
 				if !strings.Contains(out, want) {
 					t.Errorf("the third host's output lacks %q:\n%s", want, out)
