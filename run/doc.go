@@ -314,7 +314,10 @@
 //     TTL, at most MaxTaskHandleAge (24 h); resource.MaxRunTasks bounds
 //     them per Run. Call IDs must be unique within a Run for this (model
 //     APIs' tool call IDs are), and one process at a time resumes a
-//     RunID.
+//     RunID. The arguments are not part of a handle: the call ID names
+//     the call. A host stopped after the server created the task but
+//     before the handle was stored (a moment) leaves the task to the
+//     server, and the call runs again when its batch does.
 //
 // # Shared servers
 //
