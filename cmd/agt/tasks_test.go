@@ -1,10 +1,15 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
+	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agtsdk/agt/internal/runtest"
 	"github.com/agtsdk/agt/mcpconn"
@@ -111,49 +116,99 @@ func TestAgentCallTaskTools(t *testing.T) {
 	}
 }
 
-// Issue 26 (Done when): a task that outlives agent call's --timeout ends
-// the call deadline_exceeded (stdout stays the ToolError JSON), agt says
-// the call timed out and that it asked the server to cancel the task, and
-// the server got exactly one tasks/cancel (task_stats, read with a second
-// agent call from the same server process, over HTTP).
-func TestAgentCallTaskTimeout(t *testing.T) {
+// Issue 26 (Done when): a task still running when agent call's context
+// ends, past --timeout or at Ctrl-C (SIGINT), ends the call
+// deadline_exceeded or canceled (stdout stays the ToolError JSON, exit
+// status 1), agt says why and that it asked the server to cancel the task,
+// and the server got exactly one tasks/cancel (task_stats, read with a
+// second agent call from the same server process, over HTTP).
+func TestAgentCallTaskEnds(t *testing.T) {
 	t.Parallel()
-	for _, era := range taskEras {
-		t.Run(string(era), func(t *testing.T) {
-			t.Parallel()
-			db := filepath.Join(t.TempDir(), "agt.db")
-			url := mcptest.ServeHTTP(t, &mcptest.ServerOptions{Faults: []mcptest.Fault{mcptest.FaultTasks}, Era: era})
-			mustRun(t, db, 0, "mcp", "create", "jobs", "--url", url)
-			mustRun(t, db, 0, "agent", "create", "helper", "--mcp", "jobs")
-
-			// task_forever never ends: the timeout does, whatever the
-			// machine's speed (5 s leaves the Run ample time to start).
-			r := mustRun(t, db, 1, "agent", "call", "helper", "mcp__jobs__"+mcptest.ToolTaskForever, `{}`, "--yes", "--timeout", "5s")
-			if code, _ := toolErrorOf(t, r.stdout); code != "deadline_exceeded" {
-				t.Errorf("ToolError code %s; want deadline_exceeded", code)
-			}
-			assertContains(t, "agent call past --timeout: stderr", r.stderr,
-				"task working: ",
-				"the call timed out: it did not finish within --timeout 5s\n",
-				"agt asked the server to cancel the task it was running for the call\n",
-				"next: agt gave up after --timeout 5s")
-
-			r = mustRun(t, db, 0, "agent", "call", "helper", "mcp__jobs__"+mcptest.ToolTaskStats, `{}`, "--yes")
-			var content []struct {
-				Text string `json:"text"`
-			}
-			var stats mcptest.TaskStats
-			if err := json.Unmarshal([]byte(r.stdout), &content); err != nil || len(content) != 1 {
-				t.Fatalf("task_stats result (%v):\n%s", err, r.stdout)
-			}
-			if err := json.Unmarshal([]byte(content[0].Text), &stats); err != nil {
-				t.Fatalf("task_stats text (%v): %q", err, content[0].Text)
-			}
-			if stats.Created != 1 || stats.Cancels != 1 {
-				t.Errorf("task_stats = %+v; want created 1, cancels 1", stats)
-			}
-		})
+	tests := []struct {
+		name      string
+		interrupt bool // SIGINT once the task runs; else --timeout 5s
+		code      string
+		say       []string
+	}{
+		// task_forever never ends: the timeout does, whatever the
+		// machine's speed (5 s leaves the Run ample time to start).
+		{name: "timeout", code: "deadline_exceeded", say: []string{
+			"the call timed out: it did not finish within --timeout 5s\n", "next: agt gave up after --timeout 5s"}},
+		{name: "interrupt", interrupt: true, code: "canceled", say: []string{"the call was interrupted\n"}},
 	}
+	for _, era := range taskEras {
+		for _, tc := range tests {
+			t.Run(string(era)+"/"+tc.name, func(t *testing.T) {
+				t.Parallel()
+				db := filepath.Join(t.TempDir(), "agt.db")
+				url := mcptest.ServeHTTP(t, &mcptest.ServerOptions{Faults: []mcptest.Fault{mcptest.FaultTasks}, Era: era})
+				mustRun(t, db, 0, "mcp", "create", "jobs", "--url", url)
+				mustRun(t, db, 0, "agent", "create", "helper", "--mcp", "jobs")
+
+				args := []string{"agent", "call", "helper", "mcp__jobs__" + mcptest.ToolTaskForever, `{}`, "--yes"}
+				var r result
+				if tc.interrupt {
+					r = interruptOnTask(t, db, args...)
+				} else {
+					r = mustRun(t, db, 1, append(args, "--timeout", "5s")...)
+				}
+				if code, _ := toolErrorOf(t, r.stdout); r.code != 1 || code != tc.code {
+					t.Errorf("exit %d, ToolError code %s; want 1, %s", r.code, code, tc.code)
+				}
+				assertContains(t, "agent call of task_forever: stderr", r.stderr, append(tc.say,
+					"task working: ", "agt asked the server to cancel the task it was running for the call\n")...)
+
+				r = mustRun(t, db, 0, "agent", "call", "helper", "mcp__jobs__"+mcptest.ToolTaskStats, `{}`, "--yes")
+				var content []struct {
+					Text string `json:"text"`
+				}
+				var stats mcptest.TaskStats
+				if err := json.Unmarshal([]byte(r.stdout), &content); err != nil || len(content) != 1 {
+					t.Fatalf("task_stats result (%v):\n%s", err, r.stdout)
+				}
+				if err := json.Unmarshal([]byte(content[0].Text), &stats); err != nil {
+					t.Fatalf("task_stats text (%v): %q", err, content[0].Text)
+				}
+				if stats.Created != 1 || stats.Cancels != 1 {
+					t.Errorf("task_stats = %+v; want created 1, cancels 1", stats)
+				}
+			})
+		}
+	}
+}
+
+// interruptOnTask runs agt with args, sends it SIGINT once it has shown
+// a task's first status on stderr, and returns what it printed.
+func interruptOnTask(t *testing.T, db string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := agtCommand(ctx, t, nil, db, args...)
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	sc := bufio.NewScanner(pipe)
+	for sc.Scan() {
+		stderr.WriteString(sc.Text() + "\n")
+		if strings.HasPrefix(sc.Text(), "task working") {
+			if err := cmd.Process.Signal(os.Interrupt); err != nil {
+				t.Fatal(err)
+			}
+			break
+		}
+	}
+	for sc.Scan() {
+		stderr.WriteString(sc.Text() + "\n")
+	}
+	code := exitCode(t, cmd, cmd.Wait())
+	return result{stdout: stdout.String(), stderr: stderr.String(), code: code}
 }
 
 // Issue 26: task tools are usable, in both eras: the probe of the fake
