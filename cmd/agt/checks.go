@@ -134,8 +134,8 @@ const (
 )
 
 // leftOutSummary names the tools a Run would leave out, grouped by a short
-// reason (leftOutReason), in the server's order: "a, b (requires
-// task-augmented execution); c (input schema does not compile)".
+// reason (leftOutReason), in the server's order: "a, b (input schema
+// does not compile); c (...)".
 func leftOutSummary(rep *mcpconn.ProbeReport) string {
 	var reasons []string
 	names := map[string][]string{}

@@ -86,9 +86,9 @@
 // failed), 2 a wrong command line. A probe (mcp probe, agent check --probe)
 // fails when the server cannot be started, connected or listed, or none of
 // the tools it offers is usable; tools a Run would leave out beside usable
-// ones (a schema that does not compile, a size bound, a tool that requires
-// task-augmented execution) are a warning that names each with a short
-// reason, unless --strict, which makes any of them fail. Tools the
+// ones (a schema that does not compile, a size bound) are a warning that
+// names each with a short reason, unless --strict, which makes any of them
+// fail; tools a server runs as MCP tasks are usable. Tools the
 // registration's enabled_tools/disabled_tools exclude never fail a probe;
 // calling one (or a left-out tool) is unknown_tool with a message that says
 // so, and gets no "did you mean" for another tool. probe --json adds
@@ -141,4 +141,17 @@
 // agent call validates the arguments, then asks on the terminal whether the
 // call may run; --yes allows it explicitly. Without a terminal on stdin and
 // without --yes the call is denied.
+//
+// # Tasks
+//
+// A server may run a call as an MCP task, in either protocol era; the Run
+// follows it to its result (run and mcpconn: Tasks). probe and agent check
+// count such tools as usable. agent call prints each new status of the
+// call's task on stderr, one line each ("task working: step 1 of 3"; the
+// server's message made safe by shown, at most 1000 characters), from
+// run.Options.Observe, and the result on stdout as for any call. When
+// the command's context ends (--timeout, a signal) while the task runs,
+// the call ends deadline_exceeded or canceled, mcpconn sends tasks/cancel,
+// and agt says both. agent call sets no Elicit or Sample handler: an
+// elicitation or sampling request, of a task or not, is refused.
 package main

@@ -67,25 +67,37 @@ func runAgtEnv(t *testing.T, env []string, db, stdin string, args ...string) res
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
+	cmd := agtCommand(ctx, t, env, db, args...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	code := exitCode(t, cmd, cmd.Run())
+	return result{stdout: out.String(), stderr: errb.String(), code: code}
+}
+
+// agtCommand is agt with --db db (unless "") and args, in a clean
+// environment (no store from the developer's shell) plus env.
+func agtCommand(ctx context.Context, t *testing.T, env []string, db string, args ...string) *exec.Cmd {
 	if db != "" {
 		args = append([]string{"--db", db}, args...)
 	}
 	cmd := exec.CommandContext(ctx, agtBinary, args...)
-	cmd.Stdin = strings.NewReader(stdin)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	// A clean environment: no store from the developer's shell.
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, env...)
-	err := cmd.Run()
-	code := 0
+	return cmd
+}
+
+// exitCode is the exit status of cmd, which ended with err; it fails the
+// test when cmd could not run.
+func exitCode(t *testing.T, cmd *exec.Cmd, err error) int {
+	t.Helper()
 	var ee *exec.ExitError
 	switch {
 	case errors.As(err, &ee):
-		code = ee.ExitCode()
+		return ee.ExitCode()
 	case err != nil:
-		t.Fatalf("running agt %s: %v", strings.Join(args, " "), err)
+		t.Fatalf("running %s: %v", strings.Join(cmd.Args, " "), err)
 	}
-	return result{stdout: out.String(), stderr: errb.String(), code: code}
+	return 0
 }
 
 func TestHelpCoversEveryCommand(t *testing.T) {

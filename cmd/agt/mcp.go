@@ -172,11 +172,12 @@ tool. Tools the registration leaves out (enabled_tools, disabled_tools) are
 counted, not checked.
 
 A tool a Run cannot use is left out of the Run, which offers the others:
-its schema does not compile, it is over a size bound, or it requires
-task-augmented execution (list it in --disabled-tools to leave it out
-without a warning). The first line names each such tool with a short
-reason ("12 of 13 tools usable; left out: NAME (requires task-augmented
-execution)"), and the table gives the whole reason.
+its schema does not compile, or it is over a size bound (list it in
+--disabled-tools to leave it out without a warning). The first line names
+each such tool with a short reason ("12 of 13 tools usable; left out: NAME
+(input schema does not compile)"), and the table gives the whole reason.
+Tools a server runs as MCP tasks (execution.taskSupport) are usable: a Run
+follows the task to its result.
 
 Exit status 1 when the server cannot be started, connected or listed, or
 none of the tools it offers is usable; tools left out beside usable ones

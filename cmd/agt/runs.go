@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agtsdk/agt/mcpconn"
@@ -205,7 +206,8 @@ func agentCall(ctx context.Context, e *env, args []string, yes bool, timeout tim
 	e.progress("starting a Run of %s...", ref)
 	// The operator is who a server's stderr is for: the ToolError and the
 	// notice show it, as to a model of a host that opted in.
-	r, err := h.NewRun(ctx, ref, &run.Options{Permission: perm, ServerStderrToModel: true})
+	tasks := &taskWatch{w: e.err}
+	r, err := h.NewRun(ctx, ref, &run.Options{Permission: perm, ServerStderrToModel: true, Observe: tasks.observe})
 	if err != nil {
 		return runError(ctx, e, ref, err)
 	}
@@ -241,7 +243,7 @@ func agentCall(ctx context.Context, e *env, args []string, yes bool, timeout tim
 		}
 		return errReported
 	}
-	if err != nil {
+	if err != nil && (len(out.Results) != 1 || !errors.Is(err, ctx.Err())) {
 		return err
 	}
 	if n := out.Notice(); n != "" {
@@ -256,10 +258,59 @@ func agentCall(ctx context.Context, e *env, args []string, yes bool, timeout tim
 	res := out.Results[0]
 	if res.Failed() {
 		writeRaw(e.out, res.ToolError())
+		if err != nil { // the command's context ended: --timeout, or a signal
+			what := "was interrupted"
+			if errors.Is(err, context.DeadlineExceeded) {
+				what = fmt.Sprintf("timed out: it did not finish within --timeout %s", timeout)
+			}
+			fmt.Fprintf(e.err, "the call %s\n", what)
+		}
+		if tasks.cancelled(res.Code) {
+			fmt.Fprintln(e.err, "agt asked the server to cancel the task it was running for the call")
+		}
 		return errReported
 	}
 	writeRaw(e.out, res.ForModel())
 	return nil
+}
+
+// taskWatch shows, on stderr, the status of the task a server runs for
+// agent call's call (an MCP task): one line per new status, with the
+// server's message made safe by shown.
+type taskWatch struct {
+	w    io.Writer
+	mu   sync.Mutex
+	last string // the last status seen, "" before any
+}
+
+func (tw *taskWatch) observe(_ context.Context, n run.Notification) {
+	if n.Kind != run.NotifyTask || n.Task == nil {
+		return
+	}
+	tw.mu.Lock()
+	defer tw.mu.Unlock()
+	tw.last = n.Task.Status
+	fmt.Fprintln(tw.w, taskLine(*n.Task))
+}
+
+// taskLine is the line of a task's status: "task STATUS[: MESSAGE]",
+// the server's text made safe by shown (the task's id is left out).
+func taskLine(st mcpconn.TaskStatus) string {
+	line := "task " + shown(st.Status, maxCellWidth)
+	if st.Message != "" {
+		line += ": " + shown(st.Message, maxLineWidth)
+	}
+	return line
+}
+
+// cancelled reports whether mcpconn cancelled the call's task (sent
+// tasks/cancel) because the call ended with code: the call's time ran
+// out or it was interrupted while the task was still running.
+func (tw *taskWatch) cancelled(code run.Code) bool {
+	tw.mu.Lock()
+	defer tw.mu.Unlock()
+	running := tw.last == mcpconn.TaskWorking || tw.last == mcpconn.TaskInputRequired
+	return running && (code == run.CodeDeadlineExceeded || code == run.CodeCanceled)
 }
 
 // writeRaw prints JSON indented, keeping its key order, with the

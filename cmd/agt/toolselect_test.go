@@ -62,9 +62,9 @@ func TestToolSelectionCLI(t *testing.T) {
 				t.Errorf("mcp list does not show the selection:\n%s", r.stdout)
 			}
 
-			// note_create, note_list, task_optional, task_forbidden load;
-			// task_required is left out with the reason (a warning: exit status
-			// 0); the other 7 are excluded.
+			// note_create, note_list and the task tools task_forbidden,
+			// task_optional and task_required load (tasks run: issue 26);
+			// the other 7 are excluded.
 			r = mustRun(t, db, 0, "mcp", "probe", "notes", "--json")
 			var rep struct {
 				Tools []struct {
