@@ -74,7 +74,7 @@ type TaskOptions struct {
 const (
 	DefaultMinTaskPoll = time.Second
 	DefaultMaxTaskPoll = 30 * time.Second
-	DefaultTaskTTL  = time.Hour
+	DefaultTaskTTL     = time.Hour
 )
 
 // Fixed bounds of what a server says of a task.
