@@ -762,7 +762,10 @@ func (x *tasks) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			s := x.store
 			s.mu.Lock()
 			defer s.mu.Unlock()
-			t := s.lookup(id, s.now())
+			// The task as it was created (its seed state: a task begins
+			// working), however long the answer took on a loaded
+			// machine; later requests see it move on.
+			t := s.tasks[id]
 			if t == nil {
 				return nil, errUnknownTask
 			}
