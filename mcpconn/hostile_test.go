@@ -62,6 +62,21 @@ func TestHandshakeRefusalKeepsCause(t *testing.T) {
 // each POSTed request's method and id; other requests get 405.
 func hostileHTTP(t *testing.T, answer func(w http.ResponseWriter, r *http.Request, method string, id json.RawMessage)) *httptest.Server {
 	t.Helper()
+	return rpcHTTP(t, func(w http.ResponseWriter, r *http.Request, method string, id json.RawMessage) {
+		if method == "server/discover" {
+			// A legacy server, as they answer the era probe.
+			http.Error(w, "Bad Request: unsupported protocol version", http.StatusBadRequest)
+			return
+		}
+		answer(w, r, method, id)
+	})
+}
+
+// rpcHTTP serves a JSON-RPC peer over HTTP on 127.0.0.1: answer gets
+// each POSTed request's method and id, server/discover included;
+// notifications get 202, other requests 405.
+func rpcHTTP(t *testing.T, answer func(w http.ResponseWriter, r *http.Request, method string, id json.RawMessage)) *httptest.Server {
+	t.Helper()
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			w.WriteHeader(http.StatusMethodNotAllowed)
@@ -74,11 +89,6 @@ func hostileHTTP(t *testing.T, answer func(w http.ResponseWriter, r *http.Reques
 		_ = json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&req)
 		if req.ID == nil {
 			w.WriteHeader(http.StatusAccepted)
-			return
-		}
-		if req.Method == "server/discover" {
-			// A legacy server, as they answer the era probe.
-			http.Error(w, "Bad Request: unsupported protocol version", http.StatusBadRequest)
 			return
 		}
 		answer(w, r, req.Method, req.ID)

@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -156,21 +154,12 @@ func TestTaskEndlessInput(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
 	var gets, updates, cancels int
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-		}
-		_ = json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&req)
-		if req.ID == nil {
-			w.WriteHeader(http.StatusAccepted)
-			return
-		}
+	ts := rpcHTTP(t, func(w http.ResponseWriter, r *http.Request, method string, id json.RawMessage) {
 		w.Header().Set("Content-Type", "application/json")
-		reply := func(res string) { fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, req.ID, res) }
+		reply := func(res string) { fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, id, res) }
 		mu.Lock()
 		defer mu.Unlock()
-		switch req.Method {
+		switch method {
 		case "server/discover":
 			reply(`{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{},"extensions":{"io.modelcontextprotocol/tasks":{}}},"serverInfo":{"name":"hostile","version":"0"}}`)
 		case "tools/list":
@@ -190,8 +179,7 @@ func TestTaskEndlessInput(t *testing.T) {
 		default:
 			reply(`{"resultType":"complete"}`)
 		}
-	}))
-	t.Cleanup(ts.Close)
+	})
 	s := connectWith(t, quickConnector(&mcpconn.ConnectorOptions{MaxInputRounds: 3, Tasks: &mcpconn.TaskOptions{MinPollInterval: time.Millisecond}}),
 		resource.MCPServer{Type: resource.TransportHTTP, URL: ts.URL}, &mcpconn.Handlers{Elicit: elicitAccept(map[string]any{})})
 	if _, err := s.Tools(context.Background()); err != nil {
