@@ -456,7 +456,7 @@ func (c *Connector) eraPlan(ref resource.Ref, srv resource.MCPServer) eraPlan {
 		p.key.ref = ref
 		p.key.doc, _ = documentDigest(srv) // a document that does not encode does not start anyway
 	} else if u, err := url.Parse(srv.URL); err == nil {
-		p.key.origin = originOf(u)
+		p.key.origin = resource.URLOrigin(u)
 	}
 	if v := c.eras.get(p.key); v != "" {
 		p.version, p.cached = v, true
@@ -747,7 +747,7 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 			return nil, err
 		}
 		s.answers = &httpAnswers{}
-		rt := &headerRoundTripper{base: &modernHeaders{base: base, registered: headers}, headers: headers, origin: originOf(u), guard: s.guard, answers: s.answers, screen: s.screen}
+		rt := &headerRoundTripper{base: &modernHeaders{base: base, registered: headers}, headers: headers, origin: resource.URLOrigin(u), guard: s.guard, answers: s.answers, screen: s.screen}
 		client := &http.Client{Transport: rt, CheckRedirect: rt.checkRedirect}
 		var authed http.RoundTripper = rt
 		if s.oauth != nil {
