@@ -15,6 +15,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/agtsdk/agt/internal/text"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/toolschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -679,24 +680,16 @@ func offeredVersion(err error) string {
 
 // boundServerText bounds a text a server chose, for an error message.
 func boundServerText(s string) string {
-	const max = 512
-	cut := len(s) > max
-	if cut {
-		s = s[:max]
-	}
+	s = text.Bound(s, 512)
 	// A terminal would act on control characters (escape sequences that
 	// rewrite the screen, bidirectional overrides that reorder what is
 	// shown) in an error a CLI prints: each becomes U+FFFD.
-	s = strings.Map(func(r rune) rune {
+	return strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) {
 			return '\uFFFD'
 		}
 		return r
 	}, strings.ToValidUTF8(s, ""))
-	if cut {
-		s += "..."
-	}
-	return s
 }
 
 // transportFor builds the transport the document describes: a started
