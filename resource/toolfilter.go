@@ -7,10 +7,10 @@ import (
 	"github.com/agtsdk/agt/internal/glob"
 )
 
-// MaxToolPatternBytes bounds one item of enabled_tools or disabled_tools.
-// It is also the longest tool name a pattern is matched against: mcpconn
-// leaves a longer name out as over its bound (mcpconn.MaxToolNameBytes is
-// the same 256), so matching costs at most 256 x 256 steps per pattern.
+// MaxToolPatternBytes bounds one item of enabled_tools or disabled_tools,
+// and every tool name agt handles: mcpconn.MaxToolNameBytes and the Tool
+// of a TaskHandle are this bound. A longer name is never matched (mcpconn
+// leaves it out), so matching costs at most 256 x 256 steps per pattern.
 const MaxToolPatternBytes = 256
 
 // CheckToolPattern reports why p is not a valid item of enabled_tools or
