@@ -8,10 +8,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -244,7 +244,7 @@ func writeServerFields(t interface{ Write([]byte) (int, error) }, data json.RawM
 		}
 		fmt.Fprintf(t, "cwd\t%s\n", cwd)
 		if len(srv.Env) > 0 {
-			fmt.Fprintf(t, "env\t%s (values hidden; --json shows them)\n", strings.Join(sortedKeys(srv.Env), ", "))
+			fmt.Fprintf(t, "env\t%s (values hidden; --json shows them)\n", strings.Join(slices.Sorted(maps.Keys(srv.Env)), ", "))
 		}
 	} else {
 		shown, hidden := displayURL(srv.URL)
@@ -253,7 +253,7 @@ func writeServerFields(t interface{ Write([]byte) (int, error) }, data json.RawM
 		}
 		fmt.Fprintf(t, "url\t%s\n", shown)
 		if len(srv.Headers) > 0 {
-			fmt.Fprintf(t, "headers\t%s (values hidden; --json shows them)\n", strings.Join(sortedKeys(srv.Headers), ", "))
+			fmt.Fprintf(t, "headers\t%s (values hidden; --json shows them)\n", strings.Join(slices.Sorted(maps.Keys(srv.Headers)), ", "))
 		}
 	}
 	if srv.StartupTimeoutMS > 0 {
@@ -307,7 +307,7 @@ func writeAgentFields(t interface{ Write([]byte) (int, error) }, data json.RawMe
 	}
 	fmt.Fprintf(t, "mcps\t%s\n", orNone(mcps))
 	if len(doc.Extra) > 0 {
-		fmt.Fprintf(t, "other fields\t%s\n", strings.Join(sortedKeys(doc.Extra), ", "))
+		fmt.Fprintf(t, "other fields\t%s\n", strings.Join(slices.Sorted(maps.Keys(doc.Extra)), ", "))
 	}
 }
 
@@ -327,15 +327,6 @@ func quoteArgs(args []string) []string {
 		out[i] = a
 	}
 	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func listResources(ctx context.Context, e *env, kind resource.Kind, category string) ([]resource.Resource, error) {
@@ -396,10 +387,10 @@ func serverSummary(srv resource.MCPServer) string {
 		s += " (cwd " + srv.Cwd + ")"
 	}
 	if len(srv.Env) > 0 {
-		s += ", env " + strings.Join(sortedKeys(srv.Env), ", ")
+		s += ", env " + strings.Join(slices.Sorted(maps.Keys(srv.Env)), ", ")
 	}
 	if len(srv.Headers) > 0 {
-		s += ", headers " + strings.Join(sortedKeys(srv.Headers), ", ")
+		s += ", headers " + strings.Join(slices.Sorted(maps.Keys(srv.Headers)), ", ")
 	}
 	if srv.EnabledTools != nil || len(srv.DisabledTools) > 0 {
 		s += ", tools " + toolSelection(srv)
