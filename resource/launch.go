@@ -377,10 +377,8 @@ func ResolveLaunch(srv MCPServer, env *LaunchEnv) (Launch, error) {
 			return Launch{}, &LaunchError{Code: CodeCommandMissing, Field: "/command", Message: "command " + why,
 				Fix: "install the server there, correct the path, or make the file executable (chmod +x)"}
 		}
-	case strings.ContainsAny(path, `/\`):
-		return Launch{}, &LaunchError{Code: CodeCommand, Field: "/command",
-			Message: "command is a relative path: it would depend on the directory of whoever starts the server",
-			Fix:     "write the absolute path (cwd joined with it), or a bare program name found in PATH"}
+	case relativeCommand(path):
+		return Launch{}, &LaunchError{Code: CodeCommand, Field: "/command", Message: relativeCommandMessage, Fix: relativeCommandFix}
 	default:
 		found, ok := lookPath(path, envValue(childEnv, "PATH"), cwd)
 		if !ok {

@@ -520,15 +520,27 @@ func checkCommand(field, cmd string) []Finding {
 		return []Finding{errf(field, CodeCommand, "command starts with ~, which is not expanded: nothing runs a shell", "write the absolute path, like /home/you/bin/server")}
 	case filepath.IsAbs(cmd):
 		return nil
-	case strings.ContainsAny(cmd, `/\`):
-		return []Finding{errf(field, CodeCommand,
-			"command is a relative path; it would depend on the directory of whoever starts the server, so it is refused",
-			"write the absolute path (cwd joined with it), or a bare program name found in PATH")}
+	case relativeCommand(cmd):
+		return []Finding{errf(field, CodeCommand, relativeCommandMessage, relativeCommandFix)}
 	case strings.ContainsAny(cmd, " \t\r\n"):
 		return []Finding{errf(field, CodeCommand, "command holds whitespace; it names one program and nothing runs a shell", "put the program in command and each of its arguments in args")}
 	}
 	return nil
 }
+
+// relativeCommand reports a command that names its program by a relative
+// path ("bin/server", `.\server`): what it runs would depend on the
+// directory of whoever starts the server. A bare name is looked up in
+// PATH, an absolute path is used as it is; both checkCommand (a write)
+// and ResolveLaunch (every start) refuse the rest with the same words.
+func relativeCommand(cmd string) bool {
+	return !filepath.IsAbs(cmd) && strings.ContainsAny(cmd, `/\`)
+}
+
+const (
+	relativeCommandMessage = "command is a relative path: it would depend on the directory of whoever starts the server"
+	relativeCommandFix     = "write the absolute path (cwd joined with it), or a bare program name found in PATH"
+)
 
 // checkCwd applies the cwd rule: stdio servers run in an absolute cwd. The
 // finding's code is CodeNoAbsoluteCwd, the one a legacy record may keep.
