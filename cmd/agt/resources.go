@@ -167,12 +167,16 @@ func mcpUpdate(ctx context.Context, e *env, fs *flag.FlagSet, sf *serverFlags, r
 // withCommandFix adds, to the refusal of a relative command,
 // the absolute path the operator most likely means, as the flag to give.
 func withCommandFix(err error, command, cwd string) error {
-	if !errors.Is(err, resource.ErrInvalid) || command == "" || filepath.IsAbs(command) ||
-		!strings.ContainsRune(command, '/') || strings.HasPrefix(command, "~") || !filepath.IsAbs(cwd) {
+	if !errors.Is(err, resource.ErrInvalid) || !relativeCommand(command) || strings.HasPrefix(command, "~") || !filepath.IsAbs(cwd) {
 		return err
 	}
 	return fmt.Errorf("%w\nnext: --command %s (--cwd joined with it), if that is the program you mean", err, filepath.Join(cwd, command))
 }
+
+// relativeCommand is the library's rule for a command it refuses as a
+// relative path (a '/' or '\' in a path that is not absolute), for the
+// fixes the CLI offers; TestRelativeCommandRule keeps the two in step.
+func relativeCommand(c string) bool { return !filepath.IsAbs(c) && strings.ContainsAny(c, `/\`) }
 
 // reportWrite prints what a write did, its warnings and no-ops.
 func reportWrite(e *env, verb string, res resource.WriteResult) {
