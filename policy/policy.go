@@ -53,7 +53,9 @@ func (Auto) Check(context.Context, run.Request) (run.Decision, error) {
 //     servers REF matches. "mcp_HASH__TOOL" is the same for a server whose
 //     aliases carry its reference as a hash ("mcp_ddc1744aa2__*"): HASH is
 //     matched against that hash ("mcp_*" is every server). An "mcp__"
-//     pattern never reaches a host or framework tool.
+//     pattern never reaches a host or framework tool; an "mcp_HASH" one
+//     also matches a host or framework tool by its name, as below (a host
+//     tool's name may start with "mcp_", never with "mcp__").
 //   - Any other pattern is a name: it matches host and framework tools by
 //     their name (which is their alias). It reaches an MCP tool only when
 //     it is all '*' (every call), or as a Deny or Ask pattern (below).

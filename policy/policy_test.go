@@ -382,6 +382,7 @@ func TestNamePatternsDoNotReachServers(t *testing.T) {
 		{"mcp_* is every server", policy.Rules{Allow: []string{"mcp_*"}, Default: run.Deny}, mcpReq("notes", "search"), run.Allow},
 		{"mcp_* hashed too", policy.Rules{Allow: []string{"mcp_*"}, Default: run.Deny}, mcpReq("my.server", "search"), run.Allow},
 		{"mcp__* no host tool", policy.Rules{Allow: []string{"mcp__*"}, Default: run.Deny}, host("mcp_x"), run.Deny},
+		{"a host tool named mcp_x", policy.Rules{Allow: []string{"mcp_x"}, Default: run.Deny}, host("mcp_x"), run.Allow},
 		{"the hashed form names its server", policy.Rules{Allow: []string{hashPrefix + "__*"}, Default: run.Deny}, mcpReq("my.server", "y"), run.Allow},
 		{"and no other", policy.Rules{Allow: []string{hashPrefix + "__*"}, Default: run.Deny}, mcpReq("my.server2", "y"), run.Deny},
 		{"nor a readable one", policy.Rules{Allow: []string{hashPrefix + "__*"}, Default: run.Deny}, mcpReq("notes", "y"), run.Deny},
