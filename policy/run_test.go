@@ -15,6 +15,18 @@ import (
 	"github.com/agtsdk/agt/run"
 )
 
+// openRepo opens a repository in a temporary directory, closed at the
+// test's end, and a Service on it.
+func openRepo(t *testing.T) (*boltrepo.Repo, *resource.Service) {
+	t.Helper()
+	repo, err := boltrepo.Open(filepath.Join(t.TempDir(), "agt.db"), &boltrepo.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = repo.Close() })
+	return repo, resource.NewService(repo, nil)
+}
+
 // hostPolicy is a host's own Permission around another: run.New sees only
 // its Check, so the rules inside are never validated before use.
 type hostPolicy struct{ run.Permission }
@@ -27,12 +39,7 @@ type hostPolicy struct{ run.Permission }
 // run.New inside a host's own Permission, the deny still holds.
 func TestDenyByReferenceHoldsInARun(t *testing.T) {
 	t.Parallel()
-	repo, err := boltrepo.Open(filepath.Join(t.TempDir(), "agt.db"), &boltrepo.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = repo.Close() })
-	svc := resource.NewService(repo, nil)
+	repo, svc := openRepo(t)
 	conn := mcpconn.NewConnector(nil)
 	server, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"s": map[string]any{"command": mcptest.Command(t), "cwd": t.TempDir()}}})
 	write := func(kind resource.Kind, ref resource.Ref, data json.RawMessage) {
@@ -91,12 +98,7 @@ func TestDenyByReferenceHoldsInARun(t *testing.T) {
 // runs and the server's tool is refused.
 func TestServerCannotNameAToolToFitAnAllow(t *testing.T) {
 	t.Parallel()
-	repo, err := boltrepo.Open(filepath.Join(t.TempDir(), "agt.db"), &boltrepo.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = repo.Close() })
-	svc := resource.NewService(repo, nil)
+	repo, svc := openRepo(t)
 	server, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"evil": map[string]any{"command": mcptest.Command(t), "cwd": t.TempDir()}}})
 	for _, w := range []resource.WriteRequest{
 		{Kind: resource.KindMCP, Ref: "evil", Create: true, Data: server},
