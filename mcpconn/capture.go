@@ -9,7 +9,6 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"net/url"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -427,7 +426,7 @@ type headerRoundTripper struct {
 // RoundTrip check would refuse its request too, with a vaguer error), and
 // follows at most 10 within the origin, as net/http does.
 func (h *headerRoundTripper) checkRedirect(req *http.Request, via []*http.Request) error {
-	if originOf(req.URL) != h.origin {
+	if resource.URLOrigin(req.URL) != h.origin {
 		return h.guard.redirected(req.URL)
 	}
 	if len(via) >= 10 {
@@ -436,13 +435,8 @@ func (h *headerRoundTripper) checkRedirect(req *http.Request, via []*http.Reques
 	return nil
 }
 
-// originOf is scheme://host:port, lower case, with the scheme's default
-// port made explicit (resource.URLOrigin: the unit the launch allowlist
-// admits, so that redirects and the allowlist agree).
-func originOf(u *url.URL) string { return resource.URLOrigin(u) }
-
 func (h *headerRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
-	if originOf(req.URL) != h.origin {
+	if resource.URLOrigin(req.URL) != h.origin {
 		if req.Body != nil {
 			_ = req.Body.Close()
 		}

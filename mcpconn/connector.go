@@ -15,6 +15,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/agtsdk/agt/internal/text"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/toolschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -456,7 +457,7 @@ func (c *Connector) eraPlan(ref resource.Ref, srv resource.MCPServer) eraPlan {
 		p.key.ref = ref
 		p.key.doc, _ = documentDigest(srv) // a document that does not encode does not start anyway
 	} else if u, err := url.Parse(srv.URL); err == nil {
-		p.key.origin = originOf(u)
+		p.key.origin = resource.URLOrigin(u)
 	}
 	if v := c.eras.get(p.key); v != "" {
 		p.version, p.cached = v, true
@@ -679,24 +680,16 @@ func offeredVersion(err error) string {
 
 // boundServerText bounds a text a server chose, for an error message.
 func boundServerText(s string) string {
-	const max = 512
-	cut := len(s) > max
-	if cut {
-		s = s[:max]
-	}
+	s = text.Bound(s, 512)
 	// A terminal would act on control characters (escape sequences that
 	// rewrite the screen, bidirectional overrides that reorder what is
 	// shown) in an error a CLI prints: each becomes U+FFFD.
-	s = strings.Map(func(r rune) rune {
+	return strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) {
 			return '\uFFFD'
 		}
 		return r
 	}, strings.ToValidUTF8(s, ""))
-	if cut {
-		s += "..."
-	}
-	return s
 }
 
 // transportFor builds the transport the document describes: a started
@@ -747,7 +740,7 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 			return nil, err
 		}
 		s.answers = &httpAnswers{}
-		rt := &headerRoundTripper{base: &modernHeaders{base: base, registered: headers}, headers: headers, origin: originOf(u), guard: s.guard, answers: s.answers, screen: s.screen}
+		rt := &headerRoundTripper{base: &modernHeaders{base: base, registered: headers}, headers: headers, origin: resource.URLOrigin(u), guard: s.guard, answers: s.answers, screen: s.screen}
 		client := &http.Client{Transport: rt, CheckRedirect: rt.checkRedirect}
 		var authed http.RoundTripper = rt
 		if s.oauth != nil {

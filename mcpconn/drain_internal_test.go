@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agtsdk/agt/resource"
 )
 
 // drainAnswer is the answer the drain tests' server sends to their
@@ -23,7 +25,7 @@ func drainRoundTripper(t *testing.T, ts *httptest.Server, closing context.Contex
 	transport := ts.Client().Transport.(*http.Transport)
 	t.Cleanup(transport.CloseIdleConnections)
 	u, _ := url.Parse(ts.URL)
-	return &headerRoundTripper{base: transport, origin: originOf(u), guard: testGuard(),
+	return &headerRoundTripper{base: transport, origin: resource.URLOrigin(u), guard: testGuard(),
 		capture: newToolsListCapture(DefaultMaxTools, DefaultMaxListBytes), streamable: true, closing: closing, drainGrace: grace}
 }
 

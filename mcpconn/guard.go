@@ -8,7 +8,9 @@ import (
 	"net/url"
 	"sync"
 	"sync/atomic"
-	"time"
+
+	"github.com/agtsdk/agt/resource"
+	"golang.org/x/time/rate"
 )
 
 // ErrLimit is wrapped by every error that reports a server going past one
@@ -50,13 +52,11 @@ func (e *LimitError) Is(target error) bool { return target == ErrLimit }
 // onTrip ends the session's requests in flight.
 type peerGuard struct {
 	maxMessage int
-	rate       float64 // server-started messages per second, sustained
-	burst      float64 // and at once
+	rate       int           // server-started messages per second, sustained
+	limiter    *rate.Limiter // rate, after a burst of burstSeconds' worth
 
 	mu      sync.Mutex
-	tokens  float64
 	credits int // replies still owed to us (streamable HTTP: one per POST)
-	last    time.Time
 
 	tripped atomic.Pointer[LimitError]
 	onTrip  func()
@@ -66,9 +66,9 @@ type peerGuard struct {
 // uncounted, so requests never answered cannot buy a server a flood.
 const maxOwedReplies = 10_000
 
-func newPeerGuard(maxMessage, rate int) *peerGuard {
-	return &peerGuard{maxMessage: maxMessage, rate: float64(rate), burst: float64(rate) * burstSeconds,
-		tokens: float64(rate) * burstSeconds, last: time.Now(), onTrip: func() {}}
+func newPeerGuard(maxMessage, perSecond int) *peerGuard {
+	return &peerGuard{maxMessage: maxMessage, rate: perSecond,
+		limiter: rate.NewLimiter(rate.Limit(perSecond), perSecond*burstSeconds), onTrip: func() {}}
 }
 
 // burstSeconds: a server may send this many seconds' worth of messages at
@@ -107,21 +107,18 @@ func (g *peerGuard) message(owed bool) error {
 	if e := g.breach(); e != nil {
 		return e
 	}
-	g.mu.Lock()
-	if owed && g.credits > 0 {
-		g.credits--
+	if owed {
+		g.mu.Lock()
+		paid := g.credits > 0
+		if paid {
+			g.credits--
+		}
 		g.mu.Unlock()
-		return nil
+		if paid {
+			return nil
+		}
 	}
-	now := time.Now()
-	g.tokens = min(g.burst, g.tokens+now.Sub(g.last).Seconds()*g.rate)
-	g.last = now
-	ok := g.tokens >= 1
-	if ok {
-		g.tokens--
-	}
-	g.mu.Unlock()
-	if ok {
+	if g.limiter.Allow() {
 		return nil
 	}
 	return g.trip(&LimitError{Option: "ConnectorOptions.MaxServerMessageRate",
@@ -135,7 +132,7 @@ func (g *peerGuard) message(owed bool) error {
 // path or query, which may carry a token.
 func (g *peerGuard) redirected(to *url.URL) *LimitError {
 	return g.trip(&LimitError{Option: "the server's url",
-		What: "the server redirected to another origin (" + originOf(to) + "); the registered headers go only to the registered origin, so the redirect is not followed: register the new url if it is trusted"})
+		What: "the server redirected to another origin (" + resource.URLOrigin(to) + "); the registered headers go only to the registered origin, so the redirect is not followed: register the new url if it is trusted"})
 }
 
 // lineGuard bounds the lines of a stdio server's stdout: one line is one

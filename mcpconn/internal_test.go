@@ -246,17 +246,17 @@ func TestCaptureIgnoresLateAnswers(t *testing.T) {
 func TestHideURLs(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ in, want string }{
-		{`Post "http://127.0.0.1:1/mcp?token=t0k": refused`, `Post "http://127.0.0.1:1/[hidden]": refused`},
-		{`Get "https://user:***@example.com/s/t0k/mcp": 404`, `Get "https://example.com/[hidden]": 404`},
-		{`a http://h/x b HTTPS://H/y`, `a http://h/[hidden] b HTTPS://H/[hidden]`},
+		{`Post "http://127.0.0.1:1/mcp?token=t0k": refused`, `Post "http://127.0.0.1:1/[redacted]": refused`},
+		{`Get "https://user:***@example.com/s/t0k/mcp": 404`, `Get "https://example.com/[redacted]": 404`},
+		{`a http://h/x b HTTPS://H/y`, `a http://h/[redacted] b HTTPS://H/[redacted]`},
 		{`Post "http://example.com/": refused`, `Post "http://example.com/": refused`},
 		{`dial http://example.com: refused`, `dial http://example.com: refused`},
 		{`file:///etc/x and no url`, `file:///etc/x and no url`},
 		{`plain message`, `plain message`},
 		// Punctuation after a URL is the message's, not the URL's (issue 23 item 12b).
 		{`another origin (http://127.0.0.1:8081); the registered headers`, `another origin (http://127.0.0.1:8081); the registered headers`},
-		{`moved (http://h:1/x?t=1), then`, `moved (http://h:1/[hidden]), then`},
-		{`see http://h/a.`, `see http://h/[hidden].`},
+		{`moved (http://h:1/x?t=1), then`, `moved (http://h:1/[redacted]), then`},
+		{`see http://h/a.`, `see http://h/[redacted].`},
 	}
 	for _, tt := range tests {
 		base := errors.New(tt.in)

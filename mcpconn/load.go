@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/agtsdk/agt/internal/text"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/toolschema"
 )
@@ -70,9 +71,7 @@ func LoadTools(tools []Tool, srv resource.MCPServer, compile func(raw []byte) (*
 			if lt.Err == nil {
 				lt.Err = err
 			}
-			if len(lt.Name) > MaxToolNameBytes {
-				lt.Name = lt.Name[:MaxToolNameBytes]
-			}
+			lt.Name = text.Cut(lt.Name, MaxToolNameBytes)
 		case seen[t.Name]:
 			lt.Err = errDuplicateTool
 		default:

@@ -393,26 +393,16 @@ func (o *oauthSession) credentialUsable(c storedCredential) bool {
 	return c.ClientID != o.conf.ClientID || o.authServerRefusal(c.Issuer) == ""
 }
 
-// sameOrigin reports whether a and b have the same scheme, host and port.
+// sameOrigin reports whether a and b have the same origin
+// (resource.URLOrigin: scheme, host and port, default ports made
+// explicit); a without a host has none.
 func sameOrigin(a, b string) bool {
 	ua, err := url.Parse(a)
-	if err != nil {
+	if err != nil || ua.Host == "" {
 		return false
 	}
 	ub, err := url.Parse(b)
-	if err != nil {
-		return false
-	}
-	port := func(u *url.URL) string {
-		if p := u.Port(); p != "" {
-			return p
-		}
-		if strings.EqualFold(u.Scheme, "https") {
-			return "443"
-		}
-		return "80"
-	}
-	return ua.Host != "" && strings.EqualFold(ua.Scheme, ub.Scheme) && strings.EqualFold(ua.Hostname(), ub.Hostname()) && port(ua) == port(ub)
+	return err == nil && resource.URLOrigin(ua) == resource.URLOrigin(ub)
 }
 
 // storeContext bounds a token store call made where no context exists

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/agtsdk/agt/internal/text"
 )
 
 // process is a started stdio server: its pipes, its stderr ring and its
@@ -226,10 +228,7 @@ func (r *stdoutReader) nonJSONPrefix() string {
 	line = strings.TrimRight(line, "\r")
 	// Masked before the cut, so no cut leaves half a value.
 	line = r.scrub.text(line, false, !whole && len(r.first) == stdoutPrefixLen)
-	if len(line) > 80 {
-		line = line[:80] + "..."
-	}
-	return line
+	return text.Bound(line, 80)
 }
 
 // ring keeps the last n bytes written to it.

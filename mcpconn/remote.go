@@ -186,7 +186,7 @@ func (a *httpAnswer) message() string {
 	}
 	msg = strings.TrimSpace(msg)
 	for _, secret := range a.secrets {
-		msg = strings.ReplaceAll(msg, secret, "[redacted]")
+		msg = strings.ReplaceAll(msg, secret, resource.Mask)
 	}
 	return boundServerText(msg)
 }

@@ -11,10 +11,11 @@ import (
 	"net/url"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agtsdk/agt/internal/text"
 )
 
 // The methods a server may send on its own that agt looks at.
@@ -231,7 +232,7 @@ func (s *Session) onProgress(p *mcp.ProgressNotificationParams) {
 		return
 	}
 	q := *p
-	q.Message = boundText(q.Message, s.serve.max.notificationBytes)
+	q.Message = text.Bound(q.Message, s.serve.max.notificationBytes)
 	in := Incoming{Ref: s.ref, Calls: []any{tag}}
 	s.enqueue(func(ctx context.Context) { s.serve.h.Progress(ctx, in, &q) })
 }
@@ -571,7 +572,7 @@ func hostAnswer[T any](rq *request, f func() (T, error)) (res T, err error) {
 	var refused *RefusedError
 	switch {
 	case errors.As(err, &refused):
-		rq.outcome, rq.reason = OutcomeRefused, boundText(refused.Reason, 512)
+		rq.outcome, rq.reason = OutcomeRefused, text.Bound(refused.Reason, 512)
 		return res, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "refused: " + rq.reason}
 	case errors.Is(err, ErrRefused):
 		rq.outcome, rq.reason = OutcomeRefused, "refused by the host"
@@ -625,34 +626,21 @@ func withDefaults(content map[string]any, schema any) map[string]any {
 	return content
 }
 
-// boundText cuts a server's text to max bytes, on a rune boundary, with
-// "..." when cut.
-func boundText(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	s = s[:max]
-	for len(s) > 0 && !utf8.ValidString(s) {
-		s = s[:len(s)-1]
-	}
-	return s + "..."
-}
-
 // boundLog returns p, or a copy whose Data, larger than max bytes as JSON,
-// is replaced by a string holding its start and "...", and whose logger
+// is replaced by a string holding its start and text.Suffix, and whose logger
 // name is bounded.
 func boundLog(p *mcp.LoggingMessageParams, max int) *mcp.LoggingMessageParams {
 	q := *p
-	q.Logger = boundText(q.Logger, 256)
+	q.Logger = text.Bound(q.Logger, 256)
 	if s, ok := q.Data.(string); ok {
-		q.Data = boundText(s, max)
+		q.Data = text.Bound(s, max)
 		return &q
 	}
 	b, err := json.Marshal(q.Data)
 	if err != nil {
 		q.Data = "(not JSON)"
 	} else if len(b) > max {
-		q.Data = boundText(string(b), max)
+		q.Data = text.Bound(string(b), max)
 	}
 	return &q
 }

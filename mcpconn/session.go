@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/agtsdk/agt/internal/text"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/toolschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -191,16 +192,12 @@ func (s *Session) Instructions() string { return s.instructions }
 func (s *Session) InstructionsTruncated() bool { return s.instructionsCut }
 
 // setInstructions keeps the handshake's instructions, bounded.
-func (s *Session) setInstructions(text string) {
-	if len(text) <= MaxInstructionsBytes {
-		s.instructions = text
+func (s *Session) setInstructions(instructions string) {
+	if len(instructions) <= MaxInstructionsBytes {
+		s.instructions = instructions
 		return
 	}
-	cut := MaxInstructionsBytes
-	for cut > 0 && !utf8.RuneStart(text[cut]) {
-		cut--
-	}
-	s.instructions, s.instructionsCut = strings.Clone(text[:cut]), true
+	s.instructions, s.instructionsCut = strings.Clone(text.Cut(instructions, MaxInstructionsBytes)), true
 }
 
 // StderrTail returns the end of a stdio server's stderr so far ("" for
@@ -713,10 +710,7 @@ func (s *Session) requestContext(ctx context.Context) (context.Context, context.
 // quoteName quotes a tool name for an error, bounded: names come from the
 // server or the model.
 func quoteName(name string) string {
-	if len(name) > 128 {
-		name = name[:128] + "..."
-	}
-	return fmt.Sprintf("%q", name)
+	return fmt.Sprintf("%q", text.Bound(name, 128))
 }
 
 // classify turns an error of a request into the documented error contract.

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/time/rate"
 )
 
 // Defaults of the reconnection of streamable HTTP event streams.
@@ -62,10 +64,9 @@ type eventStreams struct {
 // that resumed it.
 type eventStream struct {
 	standalone bool
-	// A token bucket of reconnections: burst at most, one more per
-	// interval; negative while reconnections wait for theirs.
-	tokens    float64
-	tokenTime time.Time
+	// Reconnections: burst at most at once, then one per interval; a
+	// reservation past them waits for its turn.
+	reconnects *rate.Limiter
 	// primedID is the event id primeStandalone put at the start of the
 	// latest response of the standalone stream (a string).
 	primedID atomic.Value
@@ -91,7 +92,7 @@ func (e *eventStreams) open(req *http.Request) (st *eventStream, initial bool, w
 	now := e.now()
 	st = e.byCtx[ctx]
 	if st == nil {
-		st = &eventStream{tokens: float64(e.burst), tokenTime: now}
+		st = &eventStream{reconnects: rate.NewLimiter(rate.Every(e.every), e.burst)}
 		e.byCtx[ctx] = st
 		// Every GET of the go-sdk's carries a context that ends: the
 		// request's, or the connection's at Close.
@@ -105,13 +106,7 @@ func (e *eventStreams) open(req *http.Request) (st *eventStream, initial bool, w
 			return st, true, 0
 		}
 	}
-	st.tokens = min(float64(e.burst), st.tokens+float64(now.Sub(st.tokenTime))/float64(e.every))
-	st.tokenTime = now
-	st.tokens--
-	if st.tokens >= 0 {
-		return st, false, 0
-	}
-	return st, false, time.Duration(-st.tokens * float64(e.every))
+	return st, false, st.reconnects.ReserveN(now, 1).DelayFrom(now)
 }
 
 // primeStandalone returns an event of ours, an id without data, to put

@@ -13,6 +13,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agtsdk/agt/internal/text"
 )
 
 // MCP tasks: a server may answer a tools/call with a task (a handle it
@@ -233,7 +235,7 @@ func readTask(raw json.RawMessage) (*taskView, error) {
 			if !isNull(val) && json.Unmarshal(val, &s) != nil {
 				return errMalformed("the task statusMessage is not a string")
 			}
-			t.message = boundServerText(boundText(s, maxTaskMessage))
+			t.message = boundServerText(text.Bound(s, maxTaskMessage))
 		case "ttl", "ttlMs":
 			d, err := millis(val)
 			if err != nil {

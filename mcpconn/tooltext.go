@@ -2,6 +2,8 @@ package mcpconn
 
 import (
 	"fmt"
+
+	"github.com/agtsdk/agt/resource"
 )
 
 // Bounds on what one listed tool carries besides its inputSchema (which
@@ -10,8 +12,8 @@ import (
 // tools with the reason, like a tool whose schema does not compile; the
 // rest of the listing stays usable. Fixed.
 const (
-	MaxToolNameBytes        = 256
-	MaxToolTitleBytes       = 1 << 10 // title, and annotations.title
+	MaxToolNameBytes        = resource.MaxToolPatternBytes // 256: the bound of tool patterns too
+	MaxToolTitleBytes       = 1 << 10                      // title, and annotations.title
 	MaxToolDescriptionBytes = 32 << 10
 	// MaxToolOutputSchemaBytes bounds the outputSchema, kept as the
 	// server's bytes and handed to the host (run.ToolInfo).

@@ -25,11 +25,16 @@
 //
 // A policy answers run.Allow, run.Deny or run.Ask (no opinion). The Run
 // allows a call only on Allow. AutoAllow allows everything, explicitly. Rules
-// matches patterns by a call's source (an alias-style pattern such as
-// "mcp__notes__*" names server notes and no other; "mcp:my.server:*" names
-// a server by its reference as registered); deny wins, and a Deny or Ask
-// pattern errs towards matching (it also reaches the reference as written,
-// so a deny never fails open on a hashed alias). Human asks a person
+// matches patterns by a call's source, whatever the pattern looks like:
+// an alias-style pattern such as "mcp__notes__*" names server notes and
+// no other; "mcp:my.server:*" names a server by its reference as
+// registered; any other pattern ("deploy", "*_search") is a host or
+// framework tool's name, and as an Allow it never reaches an MCP tool (only
+// "*" does), so no server can name a tool to fit it. Deny wins, and a Deny
+// or Ask pattern errs towards matching (it also reaches the reference as
+// written, and a name pattern also an MCP tool's alias and name, so a deny
+// never fails open). Patterns use agt's one wildcard dialect ("*" and "?",
+// as in resource.CheckToolPattern). Human asks a person
 // (one question at a time); Review asks a reviewer such as a model. First
 // lets the first policy with an opinion decide; Chain needs every policy's
 // consent (a Deny vetoes, Ask abstains). Every Decision names who decided

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agtsdk/agt/internal/glob"
 	"github.com/agtsdk/agt/run"
 )
 
@@ -31,43 +32,60 @@ func (Auto) Check(context.Context, run.Request) (run.Decision, error) {
 	return run.Decision{Verdict: run.Allow, By: ByAutoAllow, Reason: "explicit auto-allow"}, nil
 }
 
-// Rules decides by patterns over a call's source, never over alias text
-// that two servers could share:
+// Rules decides by patterns over a call's source (its kind, server
+// reference and tool name), never over alias text that two servers, or a
+// server and a host tool, could share. A pattern is read in one of three
+// forms:
 //
 //   - A pattern holding ':' matches the source ("mcp:notes:*",
 //     "mcp:team/notes:search", "mcp:my.server:*", "host:deploy",
 //     "framework:*"; see run.Source.String). It names any reference as
 //     written.
-//   - An alias-style pattern "mcp__REF__TOOL" means the tools TOOL of the
-//     server whose reference reads REF in aliases (run.AliasRefPart: "/" as
-//     "_"): REF is everything up to the first "__" after "mcp__" and is
-//     matched against that whole reference part, TOOL against the tool's
-//     name (as is, or as it reads in aliases). So "mcp__notes__*" is the
-//     tools of server notes and of no other (not of "notes__x" or
-//     "notes_"), and "mcp__notes__note_delete" matches that tool even when
-//     its alias was shortened and hashed. "mcp__REF" alone means every tool
-//     of the servers REF matches.
-//   - Any other pattern matches the alias, which for host and framework
-//     tools is their name.
+//   - A pattern starting with "mcp_" names MCP tools by the parts of their
+//     alias. "mcp__REF__TOOL" means the tools TOOL of the server whose
+//     reference reads REF in aliases (run.AliasRefPart: "/" as "_"): REF
+//     is everything up to the first "__" after "mcp__" and is matched
+//     against that whole reference part, TOOL against the tool's name (as
+//     is, or as it reads in aliases). So "mcp__notes__*" is the tools of
+//     server notes and of no other (not of "notes__x" or "notes_"), and
+//     "mcp__notes__note_delete" matches that tool even when its alias was
+//     shortened and hashed. "mcp__REF" alone means every tool of the
+//     servers REF matches. "mcp_HASH__TOOL" is the same for a server whose
+//     aliases carry its reference as a hash ("mcp_ddc1744aa2__*"): HASH is
+//     matched against that hash ("mcp_*" is every server). An "mcp__"
+//     pattern never reaches a host or framework tool; an "mcp_HASH" one
+//     also matches a host or framework tool by its name, as below (a host
+//     tool's name may start with "mcp_", never with "mcp__").
+//   - Any other pattern is a name: it matches host and framework tools by
+//     their name (which is their alias). It reaches an MCP tool only when
+//     it is all '*' (every call), or as a Deny or Ask pattern (below).
 //
-// Deny and Ask err towards matching: their alias-style patterns also
-// match REF against the reference as written, and at every "__", so
+// So an Allow pattern never reaches a second server, and no server can
+// name a tool to fit one: Allow "*_search", written for host tools, does
+// not allow an MCP tool "x_search" whatever its server.
+//
+// Deny and Ask err towards matching: their "mcp__" patterns also match
+// REF against the reference as written, and at every "__", so
 // "mcp__my_server__*" denies server my_server (whose aliases carry a hash)
-// as well as my/server. An Allow pattern matches only as described above,
-// so it never reaches a second server.
+// as well as my/server; their name patterns also match an MCP tool's alias
+// and its tool name, so Deny "*delete*" denies every tool whose alias or
+// name holds "delete", of every server.
 //
-// A pattern is matched whole; "*" matches any run of characters, every other
-// character matches itself. Deny wins over Ask, Ask over Allow; a call no
-// pattern matches gets Default. The zero Rules asks about everything. Rules
-// is a value: safe for concurrent use as long as its slices are not changed.
+// A pattern is matched whole, in the one wildcard dialect of agt (the
+// same as an MCP server's enabled_tools, resource.CheckToolPattern): "*"
+// matches any run of characters, "?" exactly one, every other character
+// itself; there are no escapes. Deny wins over Ask, Ask over Allow; a call
+// no pattern matches gets Default. The zero Rules asks about everything.
+// Rules is a value: safe for concurrent use as long as its slices are not
+// changed.
 //
 // A pattern that could never match as written is a mistake: Validate
 // names it and the form to write, and run.New calls it (through First and
 // Chain too), so such Rules never start a Run. Used without validation,
 // a Deny or Ask pattern that cannot be read at all (empty, "mcp__" with
-// no reference, a source pattern of no known form) matches every call: a
-// misspelled deny denies, it never allows; such an Allow pattern matches
-// nothing.
+// no reference, a source pattern of no known form, '[', ']' or '\')
+// matches every call: a misspelled deny denies, it never allows; such an
+// Allow pattern matches nothing.
 type Rules struct {
 	// Allow lists patterns of calls to allow; nil means none.
 	Allow []string
@@ -101,10 +119,10 @@ func (r Rules) Check(_ context.Context, req run.Request) (run.Decision, error) {
 					src = req.Source.String()
 				}
 				hit = Match(p, src)
-			case strings.HasPrefix(p, mcpAliasPrefix):
-				hit = matchMCPAlias(p, req.Source, closed)
-			default:
-				hit = Match(p, req.Alias)
+			case req.Source.Kind == run.SourceMCP:
+				hit = matchMCP(p, req, closed)
+			default: // a host or framework tool: its alias is its name
+				hit = !strings.HasPrefix(p, mcpAliasPrefix) && Match(p, req.Alias)
 			}
 			if hit {
 				return run.Decision{Verdict: set.verdict, By: ByRules, Reason: string(set.verdict) + " rule " + p}, nil
@@ -122,7 +140,9 @@ func (r Rules) Check(_ context.Context, req run.Request) (run.Decision, error) {
 // is written, with the form to write instead: an empty pattern, a source
 // pattern of no known kind or an MCP one without its tool part, and an
 // alias-style pattern whose reference part no alias can hold (a '.' or
-// '/', which aliases never show, or a character no reference has). It
+// '/', which aliases never show, or a character no reference has), and a
+// pattern holding '[', ']' or '\' (no name does: they are neither
+// wildcards nor escapes). It
 // also refuses a Default other than Allow, Deny, Ask or empty. run.New
 // calls it before a Run starts.
 func (r Rules) Validate() error {
@@ -148,7 +168,7 @@ func (r Rules) Validate() error {
 // unreadable reports a pattern Check cannot interpret at all (Validate
 // says why); it allocates nothing, since Check asks it of every pattern.
 func unreadable(p string) bool {
-	if p == "" {
+	if p == "" || strings.ContainsAny(p, `[]\`) {
 		return true
 	}
 	if kind, rest, ok := strings.Cut(p, ":"); ok {
@@ -182,6 +202,9 @@ func unreadable(p string) bool {
 func patternError(p string) error {
 	if p == "" {
 		return errors.New(`matches no call: remove it, or write "*" for every call`)
+	}
+	if strings.ContainsAny(p, `[]\`) {
+		return errors.New(`can never match: only * and ? are wildcards (no character classes, no escapes), and no name holds [, ] or \`)
 	}
 	if kind, rest, ok := strings.Cut(p, ":"); ok {
 		if unreadable(p) {
@@ -217,23 +240,37 @@ func patternError(p string) error {
 
 const mcpAliasPrefix = "mcp__"
 
-// matchMCPAlias matches an alias-style pattern against an MCP source by
-// its parts (see Rules). closed, for Deny and Ask, also matches the
-// reference as written and tries every "__" as the end of the reference
-// part, so a rule meant for a server whose aliases are hashed, or whose
-// reference holds "__", still reaches it.
-func matchMCPAlias(pattern string, src run.Source, closed bool) bool {
-	if src.Kind != run.SourceMCP {
-		return false
+// hashedAliasPrefix starts the aliases of a server whose reference they
+// carry as a hash (run.Alias); a hex digit follows, never "_".
+const hashedAliasPrefix = "mcp_"
+
+// matchMCP matches a pattern without ':' against a call of an MCP tool
+// (see Rules): an alias-style pattern by the parts of the source, a name
+// pattern only when it is all '*' or, for Deny and Ask (closed), against
+// the alias and the tool's name.
+func matchMCP(pattern string, req run.Request, closed bool) bool {
+	src := req.Source
+	var refPart, rest string
+	switch {
+	case strings.HasPrefix(pattern, mcpAliasPrefix):
+		refPart, rest = run.AliasRefPart(src.Ref), pattern[len(mcpAliasPrefix):]
+	case strings.HasPrefix(pattern, hashedAliasPrefix):
+		// What the alias holds between "mcp_" and the first "__": the
+		// hash of the reference, or "_" and its readable part.
+		after, _ := strings.CutPrefix(req.Alias, hashedAliasPrefix)
+		refPart, _, _ = strings.Cut(after, "__")
+		rest = pattern[len(hashedAliasPrefix):]
+	case strings.Trim(pattern, "*") == "":
+		return true
+	default:
+		return closed && (Match(pattern, req.Alias) || Match(pattern, src.Tool))
 	}
-	readable := run.AliasRefPart(src.Ref)
 	try := func(refPat, toolPat string) bool {
-		if !Match(refPat, readable) && !(closed && Match(refPat, string(src.Ref))) {
+		if !Match(refPat, refPart) && !(closed && Match(refPat, string(src.Ref))) {
 			return false
 		}
 		return Match(toolPat, src.Tool) || Match(toolPat, run.AliasToolPart(src.Tool))
 	}
-	rest := pattern[len(mcpAliasPrefix):]
 	if !closed {
 		refPat, toolPat, found := strings.Cut(rest, "__")
 		if !found {
@@ -241,6 +278,9 @@ func matchMCPAlias(pattern string, src run.Source, closed bool) bool {
 		}
 		return try(refPat, toolPat)
 	}
+	// A Deny or Ask also tries every "__" as the end of the reference
+	// part, so a rule meant for a server whose reference holds "__" still
+	// reaches it.
 	for i := 0; i+1 < len(rest); i++ {
 		if rest[i] == '_' && rest[i+1] == '_' && try(rest[:i], rest[i+2:]) {
 			return true
@@ -249,31 +289,11 @@ func matchMCPAlias(pattern string, src run.Source, closed bool) bool {
 	return try(rest, "*")
 }
 
-// Match reports whether name matches pattern, where "*" matches any run of
-// characters (including none) and every other byte matches itself.
-func Match(pattern, name string) bool {
-	// Greedy matching with backtracking to the last star: linear in practice
-	// and never exponential.
-	p, n := 0, 0
-	star, mark := -1, 0
-	for n < len(name) {
-		switch {
-		case p < len(pattern) && pattern[p] == '*':
-			star, mark = p, n
-			p++
-		case p < len(pattern) && pattern[p] == name[n]:
-			p++
-			n++
-		case star >= 0:
-			p = star + 1
-			mark++
-			n = mark
-		default:
-			return false
-		}
-	}
-	return strings.Trim(pattern[p:], "*") == ""
-}
+// Match reports whether name matches pattern in agt's one wildcard
+// dialect, the one of resource.CheckToolPattern: "*" matches any run of
+// characters (including none), "?" exactly one character, every other
+// character itself; there are no escapes.
+func Match(pattern, name string) bool { return glob.Match(pattern, name) }
 
 // Approver asks a person whether a call may run, showing the alias, the
 // source and the arguments (req.Arguments; valid for the tool's schema). It

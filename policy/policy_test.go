@@ -47,6 +47,17 @@ func TestMatch(t *testing.T) {
 		{"exact", "exactly", false},
 		{"**", "anything", true},
 		{"a*", "b", false},
+		// Issue 27: one dialect with resource.MatchToolPattern: "?" is
+		// one character, and there is no escape for a literal one.
+		{"note?", "notes", true},
+		{"note?", "note", false},
+		{"note?", "notes2", false},
+		{"?", "é", true},
+		{"a?b", "a?b", true},
+		{"a?b", "axb", true},
+		{`a\?b`, "a?b", false}, // '\' is no escape: it matches itself
+		{"*?", "", false},
+		{"*?", "x", true},
 	}
 	for _, tt := range tests {
 		if got := policy.Match(tt.pattern, tt.name); got != tt.want {
@@ -339,6 +350,56 @@ func TestAliasPatternsMatchBySource(t *testing.T) {
 	}
 }
 
+// Issue 27: rules about MCP tools match by source whatever the pattern
+// looks like. A name pattern written for host tools ("*_search") used to
+// match alias text, so a server could name a tool to fit it
+// ("mcp__evil__x_search") and be allowed; now an Allow name pattern
+// never reaches an MCP tool (only "*" does), while a Deny or Ask one
+// still errs towards matching.
+func TestNamePatternsDoNotReachServers(t *testing.T) {
+	t.Parallel()
+	mcpReq := func(ref resource.Ref, tool string) run.Request {
+		return req(run.Alias(ref, tool), run.Source{Kind: run.SourceMCP, Ref: ref, Tool: tool})
+	}
+	host := func(name string) run.Request { return req(name, run.Source{Kind: run.SourceHost, Tool: name}) }
+	hostRules := policy.Rules{Allow: []string{"*_search", "*__search", "web?search"}, Default: run.Deny}
+	hashed := run.Alias("my.server", "x")
+	hashPrefix := hashed[:strings.Index(hashed[len("mcp_"):], "__")+len("mcp_")]
+	for _, tt := range []struct {
+		name  string
+		rules policy.Rules
+		req   run.Request
+		want  run.Verdict
+	}{
+		{"the host tool it was written for", hostRules, host("web_search"), run.Allow},
+		{"a host tool with __", hostRules, host("db__search"), run.Allow},
+		{"a server's tool named to fit", hostRules, mcpReq("evil", "x_search"), run.Deny},
+		{"a server's tool named to fit the __ form", hostRules, mcpReq("evil", "search"), run.Deny},
+		{"a hashed server's tool named to fit", hostRules, mcpReq("ev.il", "x_search"), run.Deny},
+		{"a ? pattern and a server", hostRules, mcpReq("web", "search"), run.Deny},
+		{"* allows every call", policy.Rules{Allow: []string{"*"}, Default: run.Deny}, mcpReq("notes", "search"), run.Allow},
+		{"** too", policy.Rules{Allow: []string{"**"}, Default: run.Deny}, mcpReq("notes", "search"), run.Allow},
+		{"mcp_* is every server", policy.Rules{Allow: []string{"mcp_*"}, Default: run.Deny}, mcpReq("notes", "search"), run.Allow},
+		{"mcp_* hashed too", policy.Rules{Allow: []string{"mcp_*"}, Default: run.Deny}, mcpReq("my.server", "search"), run.Allow},
+		{"mcp__* no host tool", policy.Rules{Allow: []string{"mcp__*"}, Default: run.Deny}, host("mcp_x"), run.Deny},
+		{"a host tool named mcp_x", policy.Rules{Allow: []string{"mcp_x"}, Default: run.Deny}, host("mcp_x"), run.Allow},
+		{"the hashed form names its server", policy.Rules{Allow: []string{hashPrefix + "__*"}, Default: run.Deny}, mcpReq("my.server", "y"), run.Allow},
+		{"and no other", policy.Rules{Allow: []string{hashPrefix + "__*"}, Default: run.Deny}, mcpReq("my.server2", "y"), run.Deny},
+		{"nor a readable one", policy.Rules{Allow: []string{hashPrefix + "__*"}, Default: run.Deny}, mcpReq("notes", "y"), run.Deny},
+		{"the hashed form by tool", policy.Rules{Allow: []string{hashPrefix + "__x"}, Default: run.Deny}, mcpReq("my.server", "y"), run.Deny},
+		{"a deny name pattern reaches servers", policy.Rules{Deny: []string{"*delete*"}, Allow: []string{"*"}}, mcpReq("notes", "note_delete"), run.Deny},
+		{"by the tool's name too", policy.Rules{Deny: []string{"note.delete"}, Allow: []string{"*"}}, mcpReq("notes", "note.delete"), run.Deny},
+		{"a deny name pattern with __", policy.Rules{Deny: []string{"*__delete"}, Allow: []string{"*"}}, mcpReq("any", "delete"), run.Deny},
+		{"an ask name pattern reaches servers", policy.Rules{Ask: []string{"*_search"}, Allow: []string{"*"}}, mcpReq("evil", "x_search"), run.Ask},
+		{"a deny name pattern keeps to its match", policy.Rules{Deny: []string{"*delete*"}, Allow: []string{"*"}}, mcpReq("notes", "search"), run.Allow},
+	} {
+		d, err := tt.rules.Check(context.Background(), tt.req)
+		if err != nil || d.Verdict != tt.want {
+			t.Errorf("%s (%s): %s (%s), %v; want %s", tt.name, tt.req.Alias, d.Verdict, d.Reason, err, tt.want)
+		}
+	}
+}
+
 // Issue 23 item 8: Validate names every pattern that can never match as
 // written, and the form to write; what it accepts keeps working.
 func TestRulesValidate(t *testing.T) {
@@ -365,6 +426,9 @@ func TestRulesValidate(t *testing.T) {
 		{"mcp:notes", `write "mcp:notes:*"`},
 		{"tool:deploy", "a source pattern starts with"},
 		{"", "matches no call"},
+		{"note?", ""},
+		{"note_[cd]*", "no character classes, no escapes"},
+		{`a\*`, "no character classes, no escapes"},
 	} {
 		for _, field := range []string{"Deny", "Ask", "Allow"} {
 			var r policy.Rules
@@ -417,6 +481,8 @@ func TestUnvalidatedRulesFailClosed(t *testing.T) {
 		{"unreadable deny", policy.Rules{Deny: []string{"mcp:notes"}, Allow: []string{"*"}}, hostDeploy, run.Deny},
 		{"empty deny", policy.Rules{Deny: []string{""}, Allow: []string{"*"}}, notesSearch, run.Deny},
 		{"unknown source kind in ask", policy.Rules{Ask: []string{"tool:x"}, Allow: []string{"*"}}, notesSearch, run.Ask},
+		{"character class in deny", policy.Rules{Deny: []string{"note_[cd]*"}, Allow: []string{"*"}}, hostDeploy, run.Deny},
+		{"character class in allow", policy.Rules{Allow: []string{"de[p]loy"}, Default: run.Deny}, hostDeploy, run.Deny},
 		{"unreadable allow", policy.Rules{Allow: []string{"mcp____*"}, Default: run.Deny}, mcpReq("my_server", "x"), run.Deny},
 		{"deny by written ref with _", policy.Rules{Deny: []string{"mcp__my_server__*"}, Allow: []string{"*"}}, mcpReq("my_server", "x"), run.Deny},
 		{"deny by written ref with .", policy.Rules{Deny: []string{"mcp__my.server__x"}, Allow: []string{"*"}}, mcpReq("my.server", "x"), run.Deny},

@@ -15,6 +15,18 @@ import (
 	"github.com/agtsdk/agt/run"
 )
 
+// openRepo opens a repository in a temporary directory, closed at the
+// test's end, and a Service on it.
+func openRepo(t *testing.T) (*boltrepo.Repo, *resource.Service) {
+	t.Helper()
+	repo, err := boltrepo.Open(filepath.Join(t.TempDir(), "agt.db"), &boltrepo.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = repo.Close() })
+	return repo, resource.NewService(repo, nil)
+}
+
 // hostPolicy is a host's own Permission around another: run.New sees only
 // its Check, so the rules inside are never validated before use.
 type hostPolicy struct{ run.Permission }
@@ -27,12 +39,7 @@ type hostPolicy struct{ run.Permission }
 // run.New inside a host's own Permission, the deny still holds.
 func TestDenyByReferenceHoldsInARun(t *testing.T) {
 	t.Parallel()
-	repo, err := boltrepo.Open(filepath.Join(t.TempDir(), "agt.db"), &boltrepo.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = repo.Close() })
-	svc := resource.NewService(repo, nil)
+	repo, svc := openRepo(t)
 	conn := mcpconn.NewConnector(nil)
 	server, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"s": map[string]any{"command": mcptest.Command(t), "cwd": t.TempDir()}}})
 	write := func(kind resource.Kind, ref resource.Ref, data json.RawMessage) {
@@ -83,4 +90,47 @@ func TestDenyByReferenceHoldsInARun(t *testing.T) {
 		}
 	}
 	t.Logf("%d of 9 denied calls ran", allowed)
+}
+
+// Issue 27: an Allow written for host tools ("*_echo") used to match
+// alias text, so a server could name a tool to fit it: server "evil"'s
+// tool echo reads mcp__evil__echo and ran. In a real Run the host tool
+// runs and the server's tool is refused.
+func TestServerCannotNameAToolToFitAnAllow(t *testing.T) {
+	t.Parallel()
+	repo, svc := openRepo(t)
+	server, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"evil": map[string]any{"command": mcptest.Command(t), "cwd": t.TempDir()}}})
+	for _, w := range []resource.WriteRequest{
+		{Kind: resource.KindMCP, Ref: "evil", Create: true, Data: server},
+		{Kind: resource.KindAgent, Ref: "writer", Create: true, Data: json.RawMessage(`{"mcps":["evil"]}`)},
+	} {
+		if _, err := svc.Write(context.Background(), resource.Direct(), w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	host := run.HostTool{Name: "web_echo", Schema: json.RawMessage(`{"type":"object"}`),
+		Handler: func(context.Context, run.Request) (run.Result, error) { return run.Result{}, nil }}
+	r, err := run.New(context.Background(), &run.Options{Agent: "writer", Repository: repo, Connector: mcpconn.NewConnector(nil),
+		Permission: policy.Rules{Allow: []string{"*_echo"}, Default: run.Deny}, HostTools: []run.HostTool{host}, FailOnMountError: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r.Close() })
+	alias := run.Alias("evil", mcptest.ToolEcho)
+	if !policy.Match("*_echo", alias) {
+		t.Fatalf("the server's alias %q does not fit the pattern: the test needs one that does", alias)
+	}
+	out, err := r.Execute(context.Background(), run.Batch{ID: "b", Agent: "writer", Calls: []run.Call{
+		{ID: "host", Name: "web_echo", Arguments: json.RawMessage(`{}`)},
+		{ID: "server", Name: alias, Arguments: json.RawMessage(`{"text":"x"}`)},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := out.Results[0].Code; got != "" {
+		t.Errorf("the host tool web_echo under Allow [*_echo]: code %q, want it to run", got)
+	}
+	if got := out.Results[1].Code; got != run.CodePermissionDenied {
+		t.Errorf("the server's tool %s under Allow [*_echo]: code %q, want %q", alias, got, run.CodePermissionDenied)
+	}
 }

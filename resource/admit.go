@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 )
 
 // admitLaunch refuses an agent caller's MCP write that the launch
@@ -52,7 +53,7 @@ func (s *Service) admitEnv(caller Caller, name string, before *MCPServer, after 
 		return nil
 	}
 	allow := s.launchEnv.Allow
-	for _, k := range sortedKeys(after.Env) {
+	for _, k := range slices.Sorted(maps.Keys(after.Env)) {
 		if before != nil {
 			if v, ok := before.Env[k]; ok && v == after.Env[k] {
 				continue

@@ -1,6 +1,7 @@
 package resource
 
 import (
+	"maps"
 	"net"
 	"net/url"
 	"os"
@@ -376,10 +377,8 @@ func ResolveLaunch(srv MCPServer, env *LaunchEnv) (Launch, error) {
 			return Launch{}, &LaunchError{Code: CodeCommandMissing, Field: "/command", Message: "command " + why,
 				Fix: "install the server there, correct the path, or make the file executable (chmod +x)"}
 		}
-	case strings.ContainsAny(path, `/\`):
-		return Launch{}, &LaunchError{Code: CodeCommand, Field: "/command",
-			Message: "command is a relative path: it would depend on the directory of whoever starts the server",
-			Fix:     "write the absolute path (cwd joined with it), or a bare program name found in PATH"}
+	case relativeCommand(path):
+		return Launch{}, &LaunchError{Code: CodeCommand, Field: "/command", Message: relativeCommandMessage, Fix: relativeCommandFix}
 	default:
 		found, ok := lookPath(path, envValue(childEnv, "PATH"), cwd)
 		if !ok {
@@ -405,7 +404,7 @@ func ResolveLaunch(srv MCPServer, env *LaunchEnv) (Launch, error) {
 	if env.Allow != nil {
 		// Who wrote the document is unknown here: a start-altering name
 		// starts only if the host listed it.
-		for _, k := range sortedKeys(srv.Env) {
+		for _, k := range slices.Sorted(maps.Keys(srv.Env)) {
 			if startAlteringEnv(k) && !envAllowed(k, env.Allow.Env) {
 				return Launch{}, notAllowed("/env"+pointer(k), "the env name changes how the program starts (a loader, shell or interpreter variable, or PATH) and is not in the launch allowlist",
 					"remove it, or have the host add it to LaunchAllowlist.Env")
@@ -435,7 +434,7 @@ func ResolveLaunch(srv MCPServer, env *LaunchEnv) (Launch, error) {
 // references of a document's env values.
 func expandEnv(env map[string]string, cwd string, resolve resolver) (map[string]string, error) {
 	out := make(map[string]string, len(env))
-	for _, k := range sortedKeys(env) {
+	for _, k := range slices.Sorted(maps.Keys(env)) {
 		v, err := expandValue("/env"+pointer(k), env[k], cwd, resolve, "\x00")
 		if err != nil {
 			return nil, err

@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -152,7 +154,7 @@ func checkOAuth(field string, raw json.RawMessage) (*MCPOAuth, []Finding) {
 	}
 	var fs []Finding
 	sub := func(k string) string { return field + pointer(k) }
-	for _, k := range sortedKeys(obj) {
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
 		if !contains(oauthFieldNames(), k) {
 			fs = append(fs, unknownField(sub(k), oauthFieldNames()))
 		}

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"maps"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -331,10 +333,10 @@ func CredentialValues(srv MCPServer) []string {
 			}
 		}
 	})
-	for _, k := range sortedKeys(srv.Env) {
+	for _, k := range slices.Sorted(maps.Keys(srv.Env)) {
 		maskValueTo(srv.Env[k], h)
 	}
-	for _, k := range sortedKeys(srv.Headers) {
+	for _, k := range slices.Sorted(maps.Keys(srv.Headers)) {
 		credential := credentialName(k)
 		maskValueTo(srv.Headers[k], func(lit string) {
 			if credential || LooksLikeSecret(lit) {
@@ -423,7 +425,7 @@ func UnmaskMCP(stored, data json.RawMessage) (json.RawMessage, error) {
 		return nil, unmatchedMask("")
 	}
 	firstUnmatched := ""
-	for _, name := range sortedKeys(servers) {
+	for _, name := range slices.Sorted(maps.Keys(servers)) {
 		entry := servers[name]
 		if entry == nil {
 			continue
@@ -445,7 +447,7 @@ func UnmaskMCP(stored, data json.RawMessage) (json.RawMessage, error) {
 			old map[string]string
 		}{{"headers", old.Headers}, {"env", old.Env}} {
 			unmaskField(entry, f.key, func(m map[string]string) map[string]string {
-				for _, k := range sortedKeys(m) {
+				for _, k := range slices.Sorted(maps.Keys(m)) {
 					ov, ok := f.old[k]
 					switch {
 					case ok && m[k] == maskValue(ov) && m[k] != ov:

@@ -3,7 +3,9 @@ package resource
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -290,7 +292,7 @@ func ResolveHeaders(headers map[string]string, resolve func(kind, name string) (
 		resolve = (&Secrets{}).Bind(context.Background(), "")
 	}
 	out := make(map[string]string, len(headers))
-	for _, k := range sortedKeys(headers) {
+	for _, k := range slices.Sorted(maps.Keys(headers)) {
 		v, err := expandValue("/headers"+pointer(k), headers[k], "", resolve, "\r\n\x00")
 		if err != nil {
 			return nil, err

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -208,7 +209,7 @@ func (r *WriteRequest) UnmarshalJSON(b []byte) error {
 	if !ok {
 		return invalid("", CodeNotObject, "the write request must be a JSON object", "send {kind, reference, create, data, add, remove, expected_revision}")
 	}
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if k == "allow_mcp" {
 			f := allowMCPFinding(pointer(k))
 			return &DocumentError{Field: f.Field, Code: f.Code, Message: f.Message, Fix: f.Fix}
@@ -321,7 +322,7 @@ func (s *Service) checkRequestShape(req *WriteRequest) error {
 		if len(op.lists) > 0 && req.Kind != KindAgent {
 			return invalid(pointer(op.name), CodeRequest, op.name+" applies to the list fields of agent documents", "send the whole mcpServers entry in data instead")
 		}
-		for _, field := range sortedKeys(op.lists) {
+		for _, field := range slices.Sorted(maps.Keys(op.lists)) {
 			if field == "allow_mcp" {
 				f := allowMCPFinding(pointer(op.name, field))
 				return &DocumentError{Field: f.Field, Code: f.Code, Message: f.Message, Fix: f.Fix}
@@ -334,7 +335,7 @@ func (s *Service) checkRequestShape(req *WriteRequest) error {
 			}
 		}
 	}
-	for _, field := range sortedKeys(req.Add) {
+	for _, field := range slices.Sorted(maps.Keys(req.Add)) {
 		for _, it := range req.Add[field] {
 			if slices.Contains(req.Remove[field], it) {
 				return invalid(pointer("add", field), CodeRequest, "the same item is both added and removed", "send it in add or in remove, not both")
@@ -618,8 +619,8 @@ func (s *Service) checkMountsExist(ctx context.Context, patch map[string]json.Ra
 // reports the no-ops. It checks the known agent fields of the result.
 func applyAddRemove(doc map[string]json.RawMessage, add, remove map[string][]string) ([]string, error) {
 	var noops []string
-	fields := sortedKeys(add)
-	for _, f := range sortedKeys(remove) {
+	fields := slices.Sorted(maps.Keys(add))
+	for _, f := range slices.Sorted(maps.Keys(remove)) {
 		if _, ok := add[f]; !ok {
 			fields = append(fields, f)
 		}

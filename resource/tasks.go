@@ -56,7 +56,7 @@ type TaskHandle struct {
 	Call     string    // the call's ID in its batch, non-empty, at most 256 bytes
 	Server   Ref       // the MCP registration that runs it (valid Ref)
 	Revision int64     // the registration's revision when the task was created (> 0)
-	Tool     string    // the server's tool name, non-empty, at most 256 bytes (mcpconn.MaxToolNameBytes: a longer name is never callable)
+	Tool     string    // the server's tool name, non-empty, at most 256 bytes (MaxToolPatternBytes: a longer name is never callable)
 	TaskID   string    // the server's task id, non-empty, at most 1 KiB
 	Protocol string    // the MCP protocol version the task was created under, non-empty, at most 64 bytes
 	Created  time.Time // when the server created it (as agt saw it); non-zero, 1970 to 9999
@@ -97,7 +97,7 @@ func CheckTask(h TaskHandle) error {
 		name, s string
 		max     int
 	}{
-		{"Tool", h.Tool, taskrules.MaxToolBytes},
+		{"Tool", h.Tool, MaxToolPatternBytes},
 		{"TaskID", h.TaskID, taskrules.MaxTaskIDBytes},
 		{"Protocol", h.Protocol, taskrules.MaxProtocolBytes},
 	} {

@@ -3,12 +3,14 @@ package resource
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/agtsdk/agt/internal/glob"
 )
 
-// MaxToolPatternBytes bounds one item of enabled_tools or disabled_tools.
-// It is also the longest tool name a pattern is matched against: mcpconn
-// leaves a longer name out as over its bound (mcpconn.MaxToolNameBytes is
-// the same 256), so matching costs at most 256 x 256 steps per pattern.
+// MaxToolPatternBytes bounds one item of enabled_tools or disabled_tools,
+// and every tool name agt handles: mcpconn.MaxToolNameBytes and the Tool
+// of a TaskHandle are this bound. A longer name is never matched (mcpconn
+// leaves it out), so matching costs at most 256 x 256 steps per pattern.
 const MaxToolPatternBytes = 256
 
 // CheckToolPattern reports why p is not a valid item of enabled_tools or
@@ -40,51 +42,11 @@ func CheckToolPattern(p string) string {
 }
 
 // MatchToolPattern reports whether the tool name matches the pattern p
-// (see CheckToolPattern for the syntax). A name longer than
-// MaxToolPatternBytes matches nothing, which bounds the cost. The result
-// for an invalid pattern is unspecified: check it first.
+// (see CheckToolPattern for the syntax; policy.Match uses the same). A
+// name longer than MaxToolPatternBytes matches nothing, which bounds the
+// cost. The result for an invalid pattern is unspecified: check it first.
 func MatchToolPattern(p, name string) bool {
-	if len(name) > MaxToolPatternBytes {
-		return false
-	}
-	// Iterative matching with one backtrack point (the last *): O(len(p) *
-	// len(name)) at worst.
-	pi, ni := 0, 0
-	star, mark := -1, 0
-	for ni < len(name) {
-		if pi < len(p) {
-			switch c := p[pi]; {
-			case c == '*':
-				star, mark = pi, ni
-				pi++
-				continue
-			case c == '?':
-				pi, ni = pi+1, ni+runeLen(name, ni)
-				continue
-			case c < utf8.RuneSelf:
-				if name[ni] == c {
-					pi, ni = pi+1, ni+1
-					continue
-				}
-			default:
-				pn := runeLen(p, pi)
-				if strings.HasPrefix(name[ni:], p[pi:pi+pn]) {
-					pi, ni = pi+pn, ni+pn
-					continue
-				}
-			}
-		}
-		if star < 0 {
-			return false
-		}
-		// Let the last * take one more character and try again.
-		mark += runeLen(name, mark)
-		pi, ni = star+1, mark
-	}
-	for pi < len(p) && p[pi] == '*' {
-		pi++
-	}
-	return pi == len(p)
+	return len(name) <= MaxToolPatternBytes && glob.Match(p, name)
 }
 
 // ToolEnabled reports whether the registration offers the tool name:
@@ -106,14 +68,4 @@ func matchAny(patterns []string, name string) bool {
 		}
 	}
 	return false
-}
-
-// runeLen is the length of the character at s[i] (1 for a byte that does
-// not start valid UTF-8); i < len(s).
-func runeLen(s string, i int) int {
-	if s[i] < utf8.RuneSelf {
-		return 1
-	}
-	_, n := utf8.DecodeRuneInString(s[i:])
-	return n
 }

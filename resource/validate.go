@@ -5,13 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/agtsdk/agt/internal/httptoken"
+	"github.com/agtsdk/agt/internal/text"
 )
 
 // ErrInvalid is the sentinel of every *DocumentError: the request or the
@@ -132,16 +133,13 @@ func errorOf(prefix string, fs []Finding) *DocumentError {
 }
 
 // pointer builds a JSON pointer from segments. Segments come from hostile
-// keys: each is cut to 64 bytes and control bytes become '?', so a pointer
-// in an error message stays short and printable.
+// keys: each is bounded to 64 bytes (text.Bound) and control bytes become
+// '?', so a pointer in an error message stays short and printable.
 func pointer(segs ...string) string {
 	var b strings.Builder
 	for _, s := range segs {
 		b.WriteByte('/')
-		cut := len(s) > maxPointerSegment
-		if cut {
-			s = s[:maxPointerSegment]
-		}
+		s = text.Bound(s, maxPointerSegment)
 		for i := 0; i < len(s); i++ {
 			switch c := s[i]; {
 			case c == '~':
@@ -153,9 +151,6 @@ func pointer(segs ...string) string {
 			default:
 				b.WriteByte(c)
 			}
-		}
-		if cut {
-			b.WriteString("...")
 		}
 	}
 	return b.String()
@@ -205,15 +200,6 @@ func decodeObject(data []byte) (map[string]json.RawMessage, bool) {
 	return m, true
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 // ValidateMCP checks an MCP resource's data against the write rules
 // and returns its single server. It reads nothing from the
 // file system; Service.Test adds those checks. The error is a
@@ -239,7 +225,7 @@ func checkMCP(data []byte) (string, MCPServer, []Finding) {
 			`write {"mcpServers": {"NAME": {"command": "...", "cwd": "/abs/dir"}}}`)}
 	}
 	var fs []Finding
-	for _, k := range sortedKeys(top) {
+	for _, k := range slices.Sorted(maps.Keys(top)) {
 		switch k {
 		case "mcpServers":
 		case "allow_mcp":
@@ -332,7 +318,7 @@ func checkServer(base string, raw json.RawMessage) (MCPServer, []Finding) {
 	if transport != TransportStdio {
 		allowed = remoteFields
 	}
-	for _, k := range sortedKeys(entry) {
+	for _, k := range slices.Sorted(maps.Keys(entry)) {
 		switch {
 		case k == "allow_mcp":
 		case transport == TransportStdio && remoteOnly[k]:
@@ -356,7 +342,7 @@ func checkServer(base string, raw json.RawMessage) (MCPServer, []Finding) {
 		if len(srv.Env) > maxItems {
 			fs = append(fs, errf(field("env"), CodeLimit, fmt.Sprintf("env holds %d entries; the limit is %d", len(srv.Env), maxItems), "set fewer variables"))
 		}
-		for _, k := range sortedKeys(srv.Env) {
+		for _, k := range slices.Sorted(maps.Keys(srv.Env)) {
 			if k == "" || strings.ContainsAny(k, "=\x00") || len(k) > 256 {
 				fs = append(fs, errf(field("env"), CodeWrongType, "an environment variable name is empty, too long, or holds '=' or NUL", "use names like API_TOKEN"))
 				continue
@@ -368,7 +354,7 @@ func checkServer(base string, raw json.RawMessage) (MCPServer, []Finding) {
 		if len(srv.Headers) > maxItems {
 			fs = append(fs, errf(field("headers"), CodeLimit, fmt.Sprintf("headers holds %d entries; the limit is %d", len(srv.Headers), maxItems), "send fewer headers"))
 		}
-		for _, k := range sortedKeys(srv.Headers) {
+		for _, k := range slices.Sorted(maps.Keys(srv.Headers)) {
 			if !validHeaderName(k) {
 				fs = append(fs, errf(field("headers"), CodeWrongType, "a header name is empty or not an HTTP token", "use names like Authorization or X-Api-Key"))
 				continue
@@ -534,15 +520,27 @@ func checkCommand(field, cmd string) []Finding {
 		return []Finding{errf(field, CodeCommand, "command starts with ~, which is not expanded: nothing runs a shell", "write the absolute path, like /home/you/bin/server")}
 	case filepath.IsAbs(cmd):
 		return nil
-	case strings.ContainsAny(cmd, `/\`):
-		return []Finding{errf(field, CodeCommand,
-			"command is a relative path; it would depend on the directory of whoever starts the server, so it is refused",
-			"write the absolute path (cwd joined with it), or a bare program name found in PATH")}
+	case relativeCommand(cmd):
+		return []Finding{errf(field, CodeCommand, relativeCommandMessage, relativeCommandFix)}
 	case strings.ContainsAny(cmd, " \t\r\n"):
 		return []Finding{errf(field, CodeCommand, "command holds whitespace; it names one program and nothing runs a shell", "put the program in command and each of its arguments in args")}
 	}
 	return nil
 }
+
+// relativeCommand reports a command that names its program by a relative
+// path ("bin/server", `.\server`): what it runs would depend on the
+// directory of whoever starts the server. A bare name is looked up in
+// PATH, an absolute path is used as it is; both checkCommand (a write)
+// and ResolveLaunch (every start) refuse the rest with the same words.
+func relativeCommand(cmd string) bool {
+	return !filepath.IsAbs(cmd) && strings.ContainsAny(cmd, `/\`)
+}
+
+const (
+	relativeCommandMessage = "command is a relative path: it would depend on the directory of whoever starts the server"
+	relativeCommandFix     = "write the absolute path (cwd joined with it), or a bare program name found in PATH"
+)
 
 // checkCwd applies the cwd rule: stdio servers run in an absolute cwd. The
 // finding's code is CodeNoAbsoluteCwd, the one a legacy record may keep.
@@ -644,7 +642,7 @@ func agentWarnings(prefix string, m map[string]json.RawMessage) []Finding {
 
 func allAgentWarnings(prefix string, m map[string]json.RawMessage) []Finding {
 	var fs []Finding
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if _, known := agentFieldTypes[k]; !known {
 			fs = append(fs, unknownAgentField(prefix+pointer(k), k))
 		}
@@ -664,7 +662,7 @@ func requestWarnings(patch map[string]json.RawMessage, add, remove map[string][]
 		name  string
 		lists map[string][]string
 	}{{"add", add}, {"remove", remove}} {
-		for _, field := range sortedKeys(op.lists) {
+		for _, field := range slices.Sorted(maps.Keys(op.lists)) {
 			if _, known := agentFieldTypes[field]; !known {
 				fs = append(fs, unknownAgentField(pointer(op.name, field), field))
 			}
@@ -688,7 +686,7 @@ func boundWarnings(fs []Finding) []Finding {
 // patch) m; unknown fields are kept as they are and not judged.
 func checkAgentFields(m map[string]json.RawMessage) []Finding {
 	var fs []Finding
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		want, known := agentFieldTypes[k]
 		if !known {
 			continue

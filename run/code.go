@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
+	"github.com/agtsdk/agt/internal/text"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/toolschema"
@@ -272,17 +272,4 @@ func (r *Run) modelText(err error) string {
 // maxMessage bounds messages taken from servers and handlers.
 const maxMessage = 2048
 
-func boundMessage(s string) string {
-	if len(s) <= maxMessage {
-		return s
-	}
-	s = s[:maxMessage]
-	// Do not cut a UTF-8 sequence in half.
-	for len(s) > 0 && s[len(s)-1]&0xC0 == 0x80 {
-		s = s[:len(s)-1]
-	}
-	if len(s) > 0 && s[len(s)-1] >= 0xC0 {
-		s = s[:len(s)-1]
-	}
-	return strings.TrimSpace(s) + " ..."
-}
+func boundMessage(s string) string { return text.Bound(s, maxMessage) }

@@ -8,12 +8,11 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
+	"github.com/agtsdk/agt/internal/text"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/resource"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -232,19 +231,7 @@ func (r *Run) reject(ctx context.Context, s *snapshot, b Batch, be *BatchError, 
 
 // boundField cuts a model-chosen ID or name for the audit of a rejected
 // batch, never inside a UTF-8 sequence.
-func boundField(s string) string {
-	if len(s) <= maxCallIDLen {
-		return s
-	}
-	s = s[:maxCallIDLen]
-	for len(s) > 0 && !utf8.RuneStart(s[len(s)-1]) {
-		s = s[:len(s)-1]
-	}
-	if len(s) > 0 && s[len(s)-1] >= utf8.RuneSelf {
-		s = s[:len(s)-1] // a lead byte whose sequence was cut
-	}
-	return s + "..."
-}
+func boundField(s string) string { return text.Bound(s, maxCallIDLen) }
 
 func (r *Run) request(b Batch, i int, t *tool) Request {
 	c := b.Calls[i]
@@ -347,12 +334,9 @@ const maxPanicText = 16 << 10
 // Options.Logger, and returns them for the audit. Neither ever reaches
 // the model: the call's Result only says that a callback panicked.
 func (r *Run) panicked(ctx context.Context, what string, p any) string {
-	text := fmt.Sprintf("%v\n%s", p, debug.Stack())
-	if len(text) > maxPanicText {
-		text = strings.ToValidUTF8(text[:maxPanicText], "") + "\n[...]"
-	}
-	r.logger.ErrorContext(ctx, "agt.panic", slog.String("agent", string(r.agent)), slog.String("what", what), slog.String("panic", text))
-	return text
+	report := text.Bound(fmt.Sprintf("%v\n%s", p, debug.Stack()), maxPanicText)
+	r.logger.ErrorContext(ctx, "agt.panic", slog.String("agent", string(r.agent)), slog.String("what", what), slog.String("panic", report))
+	return report
 }
 
 // stages runs validate -> permission -> interceptors -> execute, recording

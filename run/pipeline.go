@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/agtsdk/agt/internal/text"
 	"github.com/agtsdk/agt/resource"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -243,10 +244,6 @@ func After(f func(ctx context.Context, req Request, res Result) Result) Intercep
 }
 
 func quoteID(id string) string {
-	const max = 64
-	if len(id) > max {
-		id = id[:max] + "..."
-	}
-	b, _ := json.Marshal(id)
+	b, _ := json.Marshal(text.Bound(id, 64))
 	return string(b)
 }

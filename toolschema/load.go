@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"strconv"
@@ -321,7 +322,7 @@ func (w *walker) walk(v any, ptr string, version int, base *url.URL) error {
 		if !ok {
 			continue
 		}
-		for _, name := range sortedKeys(m) {
+		for _, name := range slices.Sorted(maps.Keys(m)) {
 			if sub := m[name]; isSchemaValue(sub) {
 				if err := w.walk(sub, ptr+"/"+escapeToken(kw.name)+"/"+escapeToken(name), version, base); err != nil {
 					return err
@@ -372,15 +373,6 @@ func withID(obj map[string]any, version int, base *url.URL) *url.URL {
 		return base
 	}
 	return base.ResolveReference(u)
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 func escapeToken(tok string) string {

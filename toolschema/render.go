@@ -9,6 +9,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+
+	"github.com/agtsdk/agt/internal/text"
 )
 
 // MaxViolations is the most violations one ArgumentError lists; the first
@@ -226,10 +228,7 @@ func jsonText(v any) string {
 	if err != nil {
 		return "(value)"
 	}
-	if len(data) > maxValueText {
-		return string(data[:maxValueText]) + "..."
-	}
-	return string(data)
+	return text.Bound(string(data), maxValueText)
 }
 
 // ratText writes a schema bound as a short exact decimal when there is

@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/agtsdk/agt/internal/text"
 )
 
 // Exit statuses, as documented in --help and the README.
@@ -407,13 +409,7 @@ func flagWants(fs *flag.FlagSet, name, why string) string {
 }
 
 // clip shortens a user-supplied word for an error message.
-func clip(s string) string {
-	const max = 40
-	if len(s) > max {
-		return s[:max] + "..."
-	}
-	return s
-}
+func clip(s string) string { return text.Bound(s, 40) }
 
 // helpCommand is "agt help [GROUP [COMMAND]]".
 func helpCommand(e *env, tree []*group, args []string) error {

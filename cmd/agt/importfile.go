@@ -331,7 +331,7 @@ func checkImportCommand(srv resource.MCPServer) error {
 		return errors.New("it has neither command nor url")
 	case strings.HasPrefix(c, "~"):
 		return fmt.Errorf("its command %s starts with ~, which agt does not expand: write the absolute path", c)
-	case filepath.IsAbs(c), !strings.ContainsRune(c, '/'):
+	case !relativeCommand(c):
 		return nil
 	default:
 		fix := c

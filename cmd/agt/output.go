@@ -132,8 +132,8 @@ func writeServerOutput(w io.Writer, indent, stdoutHead, stderrTail string) {
 
 // displayURL is a URL as human output shows it: what resource.MaskURL
 // hides (user info, query, fragment, a path that holds a credential)
-// reads ***, so that the operator recognises the endpoint without its
-// credentials. hidden reports whether anything was hidden. --json shows
+// reads [redacted] (resource.Mask, as in masked arguments), so that the
+// operator recognises the endpoint without its credentials. hidden reports whether anything was hidden. --json shows
 // the URL as stored.
 func displayURL(raw string) (shown string, hidden bool) {
 	u, err := url.Parse(raw)
@@ -141,10 +141,7 @@ func displayURL(raw string) (shown string, hidden bool) {
 		return "(not an absolute URL; --json shows it)", false
 	}
 	masked := resource.MaskURL(raw)
-	if masked == raw {
-		return raw, false
-	}
-	return strings.ReplaceAll(masked, resource.Mask, "***"), true
+	return masked, masked != raw
 }
 
 // unsafeRune reports the characters that agt never prints as they are:

@@ -8,10 +8,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -167,12 +167,16 @@ func mcpUpdate(ctx context.Context, e *env, fs *flag.FlagSet, sf *serverFlags, r
 // withCommandFix adds, to the refusal of a relative command,
 // the absolute path the operator most likely means, as the flag to give.
 func withCommandFix(err error, command, cwd string) error {
-	if !errors.Is(err, resource.ErrInvalid) || command == "" || filepath.IsAbs(command) ||
-		!strings.ContainsRune(command, '/') || strings.HasPrefix(command, "~") || !filepath.IsAbs(cwd) {
+	if !errors.Is(err, resource.ErrInvalid) || !relativeCommand(command) || strings.HasPrefix(command, "~") || !filepath.IsAbs(cwd) {
 		return err
 	}
 	return fmt.Errorf("%w\nnext: --command %s (--cwd joined with it), if that is the program you mean", err, filepath.Join(cwd, command))
 }
+
+// relativeCommand is the library's rule for a command it refuses as a
+// relative path (a '/' or '\' in a path that is not absolute), for the
+// fixes the CLI offers; TestRelativeCommandRule keeps the two in step.
+func relativeCommand(c string) bool { return !filepath.IsAbs(c) && strings.ContainsAny(c, `/\`) }
 
 // reportWrite prints what a write did, its warnings and no-ops.
 func reportWrite(e *env, verb string, res resource.WriteResult) {
@@ -244,7 +248,7 @@ func writeServerFields(t interface{ Write([]byte) (int, error) }, data json.RawM
 		}
 		fmt.Fprintf(t, "cwd\t%s\n", cwd)
 		if len(srv.Env) > 0 {
-			fmt.Fprintf(t, "env\t%s (values hidden; --json shows them)\n", strings.Join(sortedKeys(srv.Env), ", "))
+			fmt.Fprintf(t, "env\t%s (values hidden; --json shows them)\n", strings.Join(slices.Sorted(maps.Keys(srv.Env)), ", "))
 		}
 	} else {
 		shown, hidden := displayURL(srv.URL)
@@ -253,7 +257,7 @@ func writeServerFields(t interface{ Write([]byte) (int, error) }, data json.RawM
 		}
 		fmt.Fprintf(t, "url\t%s\n", shown)
 		if len(srv.Headers) > 0 {
-			fmt.Fprintf(t, "headers\t%s (values hidden; --json shows them)\n", strings.Join(sortedKeys(srv.Headers), ", "))
+			fmt.Fprintf(t, "headers\t%s (values hidden; --json shows them)\n", strings.Join(slices.Sorted(maps.Keys(srv.Headers)), ", "))
 		}
 	}
 	if srv.StartupTimeoutMS > 0 {
@@ -307,7 +311,7 @@ func writeAgentFields(t interface{ Write([]byte) (int, error) }, data json.RawMe
 	}
 	fmt.Fprintf(t, "mcps\t%s\n", orNone(mcps))
 	if len(doc.Extra) > 0 {
-		fmt.Fprintf(t, "other fields\t%s\n", strings.Join(sortedKeys(doc.Extra), ", "))
+		fmt.Fprintf(t, "other fields\t%s\n", strings.Join(slices.Sorted(maps.Keys(doc.Extra)), ", "))
 	}
 }
 
@@ -327,15 +331,6 @@ func quoteArgs(args []string) []string {
 		out[i] = a
 	}
 	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func listResources(ctx context.Context, e *env, kind resource.Kind, category string) ([]resource.Resource, error) {
@@ -396,10 +391,10 @@ func serverSummary(srv resource.MCPServer) string {
 		s += " (cwd " + srv.Cwd + ")"
 	}
 	if len(srv.Env) > 0 {
-		s += ", env " + strings.Join(sortedKeys(srv.Env), ", ")
+		s += ", env " + strings.Join(slices.Sorted(maps.Keys(srv.Env)), ", ")
 	}
 	if len(srv.Headers) > 0 {
-		s += ", headers " + strings.Join(sortedKeys(srv.Headers), ", ")
+		s += ", headers " + strings.Join(slices.Sorted(maps.Keys(srv.Headers)), ", ")
 	}
 	if srv.EnabledTools != nil || len(srv.DisabledTools) > 0 {
 		s += ", tools " + toolSelection(srv)

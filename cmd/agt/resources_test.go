@@ -122,7 +122,7 @@ func TestURLCredentialsHiddenInHumanOutput(t *testing.T) {
 				t.Errorf("agt %s shows %q:\n%s%s", strings.Join(args, " "), secret, r.stdout, r.stderr)
 			}
 		}
-		if !strings.Contains(r.stdout, "https://***@example.com/mcp/v1?***") {
+		if !strings.Contains(r.stdout, "https://[redacted]@example.com/mcp/v1?[redacted]") {
 			t.Errorf("agt %s does not show the endpoint:\n%s", strings.Join(args, " "), r.stdout)
 		}
 	}

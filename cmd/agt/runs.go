@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agtsdk/agt/internal/text"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/policy"
 	"github.com/agtsdk/agt/resource"
@@ -338,10 +339,7 @@ func (e *env) askOnTerminal(ctx context.Context, req run.Request) (bool, string,
 	if !e.inIsTTY {
 		return false, "stdin is not a terminal, so nobody can approve the call: pass --yes to allow it explicitly", nil
 	}
-	args := string(req.Arguments)
-	if len(args) > maxShownArguments {
-		args = args[:maxShownArguments] + "... (cut)"
-	}
+	args := text.Bound(string(req.Arguments), maxShownArguments)
 	// The source holds the server's own tool name: it must not forge a
 	// line of the question.
 	fmt.Fprintf(e.err, "Tool call by agent %s:\n  tool       %s\n  source     %s\n", req.Agent, shown(req.Alias, maxCellWidth), shown(req.Source.String(), maxCellWidth))

@@ -35,7 +35,7 @@ func TestSecretsHiddenInHumanOutput(t *testing.T) {
 	}{
 		{nil, []string{"mcp", "get", "local"}, "--api-key=[redacted]"},
 		{nil, []string{"mcp", "get", "broken"}, "--password [redacted]"},
-		{nil, []string{"mcp", "get", "remote"}, "http://127.0.0.1:1/***?***"},
+		{nil, []string{"mcp", "get", "remote"}, "http://127.0.0.1:1/[redacted]?[redacted]"},
 		{nil, []string{"mcp", "list"}, "local"},
 		{nil, []string{"mcp", "test", "local"}, "ok"},
 		{allowed, []string{"mcp", "probe", "local"}, "ok"},

@@ -7,9 +7,9 @@ import (
 	"encoding/json"
 	"log/slog"
 	"sync"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/time/rate"
 )
 
 // The lines of one server that a Gate lets through: a burst, then a
@@ -49,8 +49,7 @@ func Level(l mcp.LoggingLevel) slog.Level {
 // concurrent use.
 type Gate struct {
 	mu      sync.Mutex
-	tokens  float64
-	last    time.Time
+	lines   *rate.Limiter // made on first use
 	dropped int64
 }
 
@@ -59,18 +58,13 @@ type Gate struct {
 func (g *Gate) Pass() bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	now := time.Now()
-	if g.last.IsZero() {
-		g.tokens = Burst
-	} else {
-		g.tokens = min(Burst, g.tokens+now.Sub(g.last).Seconds()*Rate)
+	if g.lines == nil {
+		g.lines = rate.NewLimiter(Rate, Burst)
 	}
-	g.last = now
-	if g.tokens < 1 {
+	if !g.lines.Allow() {
 		g.dropped++
 		return false
 	}
-	g.tokens--
 	return true
 }
 

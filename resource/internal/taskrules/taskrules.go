@@ -16,7 +16,6 @@ const MaxRunTasks = 1024
 const (
 	MaxRunBytes      = 256
 	MaxCallBytes     = 256
-	MaxToolBytes     = 256
 	MaxTaskIDBytes   = 1 << 10
 	MaxProtocolBytes = 64
 )

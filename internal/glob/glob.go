@@ -1,0 +1,65 @@
+// Package glob is agt's one wildcard dialect, used by the tool patterns
+// of a registration (resource.MatchToolPattern) and by policy.Rules
+// (policy.Match). resource.CheckToolPattern documents it for hosts: '*'
+// matches any run of characters, '?' exactly one (a UTF-8 code point, or
+// a byte that does not start one), every other character itself; there
+// are no escapes, so a literal '?' or '*' in a name is matched by the
+// wildcard.
+package glob
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Match reports whether name matches pattern. It runs in O(len(pattern) *
+// len(name)) steps at worst (one backtrack point, the last '*'), never
+// exponential; callers bound the lengths.
+func Match(pattern, name string) bool {
+	pi, ni := 0, 0
+	star, mark := -1, 0
+	for ni < len(name) {
+		if pi < len(pattern) {
+			switch c := pattern[pi]; {
+			case c == '*':
+				star, mark = pi, ni
+				pi++
+				continue
+			case c == '?':
+				pi, ni = pi+1, ni+runeLen(name, ni)
+				continue
+			case c < utf8.RuneSelf:
+				if name[ni] == c {
+					pi, ni = pi+1, ni+1
+					continue
+				}
+			default:
+				pn := runeLen(pattern, pi)
+				if strings.HasPrefix(name[ni:], pattern[pi:pi+pn]) {
+					pi, ni = pi+pn, ni+pn
+					continue
+				}
+			}
+		}
+		if star < 0 {
+			return false
+		}
+		// Let the last * take one more character and try again.
+		mark += runeLen(name, mark)
+		pi, ni = star+1, mark
+	}
+	for pi < len(pattern) && pattern[pi] == '*' {
+		pi++
+	}
+	return pi == len(pattern)
+}
+
+// runeLen is the length of the character at s[i] (1 for a byte that does
+// not start valid UTF-8); i < len(s).
+func runeLen(s string, i int) int {
+	if s[i] < utf8.RuneSelf {
+		return 1
+	}
+	_, n := utf8.DecodeRuneInString(s[i:])
+	return n
+}

@@ -1,0 +1,43 @@
+package glob
+
+import "testing"
+
+// Issue 27: the one dialect, at its edges.
+func TestMatch(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		pattern, name string
+		want          bool
+	}{
+		{"", "", true},
+		{"", "x", false},
+		{"*", "", true},
+		{"**", "", true},
+		{"?", "", false},
+		{"?", "a", true},
+		{"?", "ab", false},
+		{"?", "é", true},    // one character, two bytes
+		{"?", "\xff", true}, // a byte that starts no character is one
+		{"??", "é", false},  // not two bytes
+		{"*?", "", false},
+		{"?*", "ab", true},
+		{"note?", "notes", true},
+		{"note?", "note", false},
+		{"a?c", "a?c", true},   // a literal '?' is matched by the wildcard
+		{"a?c", "abc", true},   // and cannot be asked for alone: no escape
+		{`a\?c`, "a?c", false}, // '\' is not an escape: it matches itself
+		{`a\?c`, `a\?c`, true},
+		{"a*", "a*", true},
+		{"a*b", "a/x/b", true}, // '/' is an ordinary character
+		{"A", "a", false},      // case-sensitive
+		{"é*", "éclair", true},
+		{"*é", "cafe", false},
+		{"a*b*c", "axxbyyc", true},
+		{"a*b*c", "axxbyyd", false},
+		{"*a*a*a*b", "aaaaaaaaaaaaaaaa", false},
+	} {
+		if got := Match(tc.pattern, tc.name); got != tc.want {
+			t.Errorf("Match(%q, %q) = %v, want %v", tc.pattern, tc.name, got, tc.want)
+		}
+	}
+}
