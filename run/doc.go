@@ -44,6 +44,84 @@
 // can change what the tool receives (Request.Arguments is their view), and
 // an interceptor's next runs the tool at most once.
 //
+// # Tool results and ForModel
+//
+// An MCP tool's Result keeps what the server sent, byte for byte (less
+// the mount's secrets, masked by mcpconn): Content is the "content" array,
+// Structured the "structuredContent"; Result.Blocks gives the typed
+// blocks, a block type agt does not know included. ForModel is what the
+// host sends back to the model: a failed call's ToolError only; with a
+// Notice, the content blocks and a last text block holding it; with a
+// block that is not text, the content blocks; else the structured content
+// when present, else the content blocks. The full rules:
+// docs/tool-results.md.
+//
+// # Refresh at the batch boundary
+//
+// All calls of a batch use the snapshot the batch started with. At its
+// end the Run refreshes when a successful call changed this agent's
+// document or a mounted MCP resource (Result.Changed), restarts a mount
+// whose connection was lost (Options.MaxRestarts, with a backoff; no call
+// is sent again), and lists again the tools of a server that said they
+// changed (at most once per Options.MinRelistInterval). It connects,
+// lists and compiles before it switches, and never blocks a batch or
+// Close; on a failure the old tools stay and the Notice says so. The full
+// rules: docs/refresh-and-restart.md.
+//
+// # Requests and notifications from servers
+//
+// A mounted server may ask the Run's host during a call: Options.Elicit
+// (elicitation, form and url modes), Options.Sample (sampling, at most
+// Options.MaxSamplingPerCall per call) and Options.Roots (Run.SetRoots
+// changes them); a capability is declared only when its handler is set.
+// Each handler gets an Origin naming the call the request names. Every
+// request, answered or refused, is audited, never a value. Progress, log
+// lines and tool list changes go to Options.Observe and, at a bounded
+// rate, to Options.Logger; a call's result waits for the notifications
+// before it. The Permission does not see these requests: the handler is
+// the host's consent. The full rules: docs/server-requests.md.
+//
+// # Tasks
+//
+// A server may answer a call with a task; the Run follows it within the
+// call's bounds and the model sees the task's result, exactly the one the
+// call would have had at once, or its error. With a RunID and a
+// Repository that keeps tasks (resource.TaskStore), the task's handle is
+// stored, so a Run with the same RunID that executes the interrupted
+// batch again with the same call IDs takes the task's result once instead
+// of calling the tool again (handles live at most MaxTaskHandleAge). The
+// full rules: docs/tasks.md.
+//
+// # Shared servers
+//
+// A registration with "shared": true is shared by the Runs of one
+// Connector that mount it at the same revision with the same handlers:
+// one connection, one process, the calls of all their users in it, so
+// share only a server that keeps no state of a user's. Each Run keeps its
+// own snapshot, permission decisions and audit; what the server sends
+// reaches only the Run whose call it names; a crash is charged only to
+// the Runs with calls in flight. The full rules:
+// docs/shared-connections.md.
+//
+// # Aliases, fingerprints and server output
+//
+// An MCP tool's name is Alias(ref, tool), a pure function of the pair.
+// Fingerprint covers the host's StaticInputs and, per tool, its alias,
+// source and input schema digest; Checkpoint and Resume refuse a changed
+// configuration (ErrFingerprintMismatch). Tools and Instructions hand the
+// host what the servers said about their tools. What a stdio server
+// writes on stderr is for its operator: the text a model reads never
+// holds it unless Options.ServerStderrToModel is set. The full rules:
+// docs/tools-and-listings.md, docs/errors.md.
+//
+// # Limits
+//
+// Each mount is bounded by its Connector (mcpconn). A Run also bounds
+// what its mounts list together (Options.MaxTools, default 10000 tools;
+// Options.MaxListBytes, default 64 MiB), its mounts (MaxMounts, 256), a
+// batch (Options.MaxBatchCalls, default 256), sampling per call and the
+// servers' lines to Options.Logger. The table: docs/limits.md.
+//
 // # Errors
 //
 // A tool failure is a Result with a Code (the closed set invalid_arguments,
