@@ -39,6 +39,65 @@
 // update. A write that changes nothing (only no-op adds and removes, or the
 // same data) writes no new revision.
 //
+// # Callers
+//
+// Every Service call names its Caller. Direct() is the CLI and a host's
+// own admin code: it may manage everything. AgentCaller(ref) is an agent
+// calling a framework tool: it may manage resources only if its agent
+// document is enabled and says "manager": true or lists the
+// "resource_management" capability, read again on every call; it can
+// never change manager, capabilities or enabled, nor turn shared on. The
+// zero Caller{} has no rights at all. The full rules:
+// docs/registrations.md.
+//
+// # Documents and writes
+//
+// An "mcp" resource is the mcpServers format other hosts use, plus cwd,
+// with exactly one server: a stdio server needs an absolute cwd and a
+// command that is a bare name or an absolute path; a remote one an http
+// or https url, headers and optional oauth. enabled_tools and
+// disabled_tools choose the tools offered, and "shared": true lets Runs
+// share one connection. An "agent" resource names its mounts in mcps. A
+// WriteRequest creates, patches, or adds and removes list items in one
+// transaction; every rule broken is a *DocumentError naming the field.
+// Registration stores the configuration only: it installs, starts and
+// enables nothing. Test checks a stored resource statically and never
+// starts or contacts anything. The full rules: docs/registrations.md.
+//
+// # Launch allowlist
+//
+// A LaunchAllowlist (in LaunchEnv.Allow; nil allows all) restricts the
+// commands, directories, url origins and env names that may be started or
+// contacted. ResolveLaunch and ResolveRemote judge it, for Test, for an
+// agent caller's write and for every start alike. The full rules:
+// docs/launch.md.
+//
+// # Secret references and redaction
+//
+// ${env:NAME} and ${secret:NAME} stay in the stored document as written
+// and are resolved at each start, with a Secrets bound to the
+// registration's reference; a failure is a *SecretError that never holds
+// a value. RedactMCP masks a document's credentials for a reader who must
+// not see them, UnmaskMCP puts them back only for the destination they
+// were written for, and CredentialValues lists them for a connection that
+// masks them in what its server sends. The full rules: docs/secrets.md.
+//
+// # OAuth tokens and task handles
+//
+// A TokenStore keeps the OAuth credentials of MCP registrations, one
+// opaque value per reference with an atomic Update, apart from the
+// documents (docs/oauth.md). A TaskStore keeps the handles of the tasks a
+// Run's calls started, so a resumed Run collects each result once
+// (docs/tasks.md). Packages tokenstoretest and taskstoretest are the
+// suites every implementation passes.
+//
+// # Limits
+//
+// A request's data and a stored document: ServiceOptions.MaxDocumentBytes
+// (default DefaultMaxDocumentBytes, 1 MiB); the other bounds (list items,
+// strings, token values, task handles per run, secret names and values,
+// tool patterns) are fixed. The table: docs/limits.md.
+//
 // # Errors
 //
 // Service errors wrap the sentinels; map them with errors.Is:
