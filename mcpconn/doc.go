@@ -23,10 +23,8 @@
 // registration's enabled_tools and disabled_tools, the per-tool bounds,
 // the schemas compiled), for the Prober and a Run alike, so they never
 // disagree; Session.CallTool calls one tool. A Prober connects, lists,
-// compiles and closes, and never calls a tool.
-//
-// The full rules of each topic below are in the repository's docs folder,
-// one file per topic, named at the end of each section.
+// compiles and closes, and never calls a tool. Each topic below gives the
+// rules a host relies on; the full rules are in the repository's docs/.
 //
 // # Launch rules and remote servers
 //
@@ -42,9 +40,9 @@
 //
 // A remote server ("http", streamable HTTP, or "sse") is reached at its
 // url with its headers; every request goes to the registered origin only,
-// a redirect to another origin is refused, and an event stream the server
-// ends early is resumed within bounds. The full rules:
-// docs/transports-and-eras.md.
+// a redirect to another origin is refused, and (in the legacy era) an
+// event stream the server ends before its answer is resumed within
+// bounds. The full rules: docs/transports-and-eras.md.
 //
 // # Protocol eras
 //
@@ -54,8 +52,7 @@
 // handshake), caches the era found per Connector, and skips the detection
 // for a pin (the document's protocol_version, or
 // ConnectorOptions.ProtocolVersion). Every other rule of this package
-// holds in both eras. Change notifications, the Mcp-Param-* headers and
-// the calls sent again after a lost request are there too. The full rules:
+// holds in both eras. The full rules, change notifications included:
 // docs/transports-and-eras.md.
 //
 // # What a server sends on its own
@@ -72,8 +69,8 @@
 //
 // A modern server asks for input inside a tools/call result
 // (input_required); CallTool answers through the same handlers and sends
-// the call again, within MaxInputRounds rounds, and the caller sees one
-// call and one result. The full rules: docs/server-requests.md.
+// the call again (ConnectorOptions.MaxInputRounds), and the caller sees
+// one call and one result. The full rules: docs/server-requests.md.
 //
 // # Tasks
 //
@@ -103,13 +100,14 @@
 // ${env:NAME} (only for a registration ConnectorOptions.SecretEnv binds
 // it to) and ${secret:NAME} (ConnectorOptions.Secrets) are resolved at
 // each start, never written back; one that cannot be resolved fails the
-// start with ErrSecret before anything starts.
+// start with ErrSecret before anything starts. No text of agt's own
+// holds a resolved value.
 //
 // # Secrets in what servers send
 //
-// Every session masks the values of its own connection's secrets, in the
-// forms it recognises, in everything its server sends, before anything
-// above mcpconn sees it. The full rules: docs/secrets.md.
+// Every session masks its connection's secret values, in the forms it
+// recognises, in all its server sends, before anything above mcpconn sees
+// it. The full rules: docs/secrets.md.
 //
 // # OAuth
 //
@@ -151,8 +149,10 @@
 // default (message size and rate, tools and bytes of a listing, server
 // requests, call duration); the others are fixed and named by the
 // constants (MaxMessageDepth, MaxContentBlocks, MaxToolNameBytes...). A
-// server past a connection bound loses its session; a request past a
-// request bound is refused. The table: docs/limits.md.
+// server past a bound on what it sends loses its session, but for the
+// bounds of one answer (nesting, content blocks), which fail that request
+// alone; a request of the server's past a bound is refused. The table:
+// docs/limits.md.
 //
 // # Concurrency
 //
