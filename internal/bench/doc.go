@@ -96,7 +96,7 @@
 // reused (go-sdk-deadline shows the same cost on the go-sdk alone).
 // mcpconn now sends each request with a context the call's return does
 // not end, read to the end of its stream within a short grace after the
-// answer (mcpconn's Remote servers). In one paired run of -count 6
+// answer (docs/transports-and-eras.md, Remote servers). In one paired run of -count 6
 // before and after it (load average about 4), agt-session went from
 // 1.10x to 1.01x wall and from 1.15x to 1.02x CPU, agt-run from 1.12x
 // to 1.07x wall and from 1.19x to 1.08x CPU; 64 at once did not change
