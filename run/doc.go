@@ -56,11 +56,13 @@
 // sends (results, errors, tool descriptions and schemas, instructions,
 // the requests Elicit and Sample get, the notifications Observe and the
 // Logger get, the stderr the Go errors and the audit keep), as
-// "[redacted]" (mcpconn's "Secrets in what servers send"). Result.Blocks decodes Content into typed blocks (Content,
+// "[redacted]" (mcpconn's "Secrets in what servers send"). Result.Blocks gives Content's typed blocks (Content,
 // TextContent, ImageContent, AudioContent, ResourceLink,
 // EmbeddedResource, and UnknownContent for a type agt does not know, kept
 // rather than failing the call), each with its exact bytes; it works on a
-// host tool's Content too. A block type agt does not know is a success,
+// host tool's Content too. Content is decoded once: an MCP call's Result
+// carries the blocks mcpconn read from the wire, and ForModel, Blocks
+// and the adapters use them. A block type agt does not know is a success,
 // not a lost connection, and a malformed result (or one of more than
 // mcpconn.MaxContentBlocks blocks, or nested deeper than
 // mcpconn.MaxMessageDepth) is tool_error; the mount stays connected either
