@@ -16,6 +16,7 @@ import (
 	"github.com/agtsdk/agt/policy"
 	"github.com/agtsdk/agt/run"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"go.uber.org/goleak"
 )
 
@@ -99,7 +100,7 @@ func TestStageFailures(t *testing.T) {
 		refuse := run.Before(func(context.Context, run.Request) error { return run.Errorf(run.CodeUnauthorized, "quota used up") })
 		r = newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), Interceptors: []run.Interceptor{refuse}})
 		out, _ = r.Execute(context.Background(), batch(call("c", echo, `{"text":"x"}`)))
-		if diff := cmp.Diff(run.Result{CallID: "c", Name: echo, Code: run.CodeUnauthorized, Message: "quota used up"}, out.Results[0]); diff != "" {
+		if diff := cmp.Diff(run.Result{CallID: "c", Name: echo, Code: run.CodeUnauthorized, Message: "quota used up"}, out.Results[0], cmpopts.IgnoreUnexported(run.Result{})); diff != "" {
 			t.Errorf("Before refusal (-want +got):\n%s", diff)
 		}
 

@@ -168,6 +168,10 @@ type Result struct {
 	// when the refresh its write triggered failed, "configuration saved,
 	// but load failed: ...". ForModel includes it.
 	Notice string `json:"notice,omitempty"`
+
+	// blocks are Content's typed blocks, decoded once (Blocks); nil for
+	// a Result the Run did not make.
+	blocks *contentBlocks
 }
 
 // Failed reports whether the call failed.
@@ -216,7 +220,7 @@ func (r Result) ForModel() json.RawMessage {
 		return r.ToolError()
 	case r.Notice != "":
 		return withNotice(r.Content, r.Notice)
-	case len(r.Structured) > 0 && textOnly(r.Content):
+	case len(r.Structured) > 0 && r.textOnly():
 		return r.Structured
 	case len(r.Content) > 0:
 		return r.Content

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+	"sync"
 
 	"github.com/agtsdk/agt/mcpconn"
 )
@@ -21,18 +22,75 @@ type (
 	UnknownContent   = mcpconn.UnknownContent
 )
 
-// Blocks decodes Content into typed blocks (text, image, audio,
+// Blocks returns Content's typed blocks (text, image, audio,
 // resource_link, resource, and *UnknownContent for other types, each with
-// its exact bytes), by mcpconn.DecodeContent's rules. It decodes on every
-// call. An empty Content gives no blocks; Content that is not an array of
-// blocks (a host tool may set anything) is an error.
-func (r Result) Blocks() ([]Content, error) { return mcpconn.DecodeContent(r.Content) }
+// its exact bytes), by mcpconn.DecodeContent's rules. An empty Content
+// gives no blocks; Content that is not an array of blocks (a host tool
+// may set anything) is an error.
+//
+// Content is decoded once: the Result of an MCP call carries the blocks
+// mcpconn read from the wire, and a host tool's Result, or one whose
+// Content an interceptor replaced, decodes its Content at the first need
+// (Blocks, ForModel, an adapter). The blocks are shared by every copy of
+// the Result: do not modify them. A Content that is not the one the Run
+// returned (a Result the host built, or gave new Content) is decoded on
+// each call; change Content by assigning it, not by writing into its
+// bytes, which the blocks would not follow.
+func (r Result) Blocks() ([]Content, error) {
+	if c := r.blocks; c != nil && c.of(r.Content) {
+		return c.get()
+	}
+	return mcpconn.DecodeContent(r.Content)
+}
+
+// contentBlocks are the typed blocks of one Content, decoded once: given
+// at once for an MCP call's (mcpconn decoded them), at the first get for
+// a host tool's.
+type contentBlocks struct {
+	content json.RawMessage // the Content they are the blocks of
+	once    sync.Once
+	blocks  []Content
+	err     error
+}
+
+// decodedBlocks are the blocks mcpconn decoded from content.
+func decodedBlocks(content json.RawMessage, blocks []Content) *contentBlocks {
+	c := &contentBlocks{content: content, blocks: blocks[:len(blocks):len(blocks)]}
+	c.once.Do(func() {})
+	return c
+}
+
+// withBlocks returns r carrying the blocks of its Content: those it
+// carries already when they are of its Content, else blocks decoded at
+// the first need (a host tool's Content, or one an interceptor replaced).
+func (r Result) withBlocks() Result {
+	if len(r.Content) > 0 && (r.blocks == nil || !r.blocks.of(r.Content)) {
+		r.blocks = &contentBlocks{content: r.Content}
+	}
+	return r
+}
+
+// of reports whether content is the Content the blocks are of: the same
+// bytes, not a copy (a Result's Content replaced by another slice, even
+// of equal bytes, is decoded again).
+func (c *contentBlocks) of(content json.RawMessage) bool {
+	return len(content) == len(c.content) && (len(content) == 0 || &content[0] == &c.content[0])
+}
+
+func (c *contentBlocks) get() ([]Content, error) {
+	c.once.Do(func() {
+		c.blocks, c.err = mcpconn.DecodeContent(c.content)
+		c.blocks = c.blocks[:len(c.blocks):len(c.blocks)]
+	})
+	return c.blocks, c.err
+}
 
 // mcpResult is the Result of an MCP tool's answer: its content and
-// structured content as the server sent them, and for isError the text of
-// its text blocks as the Message (every block stays in Content).
+// structured content as the server sent them, with the blocks mcpconn
+// decoded from them, and for isError the text of its text blocks as the
+// Message (every block stays in Content).
 func mcpResult(cr *mcpconn.CallResult) Result {
-	res := Result{Content: cr.ContentJSON, Structured: cr.Structured}
+	res := Result{Content: cr.ContentJSON, Structured: cr.Structured, blocks: decodedBlocks(cr.ContentJSON, cr.Content)}
 	if cr.IsError {
 		res.Code = CodeToolError
 		res.Message = toolErrorText(cr)
@@ -65,11 +123,11 @@ func toolErrorText(cr *mcpconn.CallResult) string {
 // textOnly reports whether the content blocks are all text blocks (none
 // included). Content that is not an array of blocks counts as text only,
 // so ForModel keeps its rule for it.
-func textOnly(content json.RawMessage) bool {
-	if len(content) == 0 {
+func (r Result) textOnly() bool {
+	if len(r.Content) == 0 {
 		return true
 	}
-	blocks, err := mcpconn.DecodeContent(content)
+	blocks, err := r.Blocks()
 	if err != nil {
 		return true
 	}

@@ -53,7 +53,9 @@
 // host sends back to the model: a failed call's ToolError only; with a
 // Notice, the content blocks and a last text block holding it; with a
 // block that is not text, the content blocks; else the structured content
-// when present, else the content blocks. The full rules:
+// when present, else the content blocks. Content is decoded once: an MCP
+// call's Result carries the blocks mcpconn read from the wire, and
+// ForModel, Blocks and the adapters use them. The full rules:
 // docs/tool-results.md.
 //
 // # Refresh at the batch boundary

@@ -289,7 +289,7 @@ func (r *Run) runCall(ctx context.Context, b Batch, i int, t *tool) Result {
 	start := time.Now()
 	req := r.request(b, i, t)
 	cs := &callState{stage: StageQueued}
-	res := r.stages(ctx, req, t, cs)
+	res := r.stages(ctx, req, t, cs).withBlocks() // an interceptor may have replaced Content
 	res.CallID, res.Name = req.CallID, req.Alias
 	if res.Failed() {
 		res.Changed = nil
@@ -443,7 +443,7 @@ func (r *Run) execute(ctx context.Context, req Request, args json.RawMessage, t 
 		if res.Code != "" && !res.Code.Valid() {
 			res.Code = CodeInternal
 		}
-		return res
+		return res.withBlocks()
 	}
 	// The tag ties what the server sends during the call to it.
 	tag := &callTag{cc: CallContext{Agent: r.agent, RunID: r.runID, BatchID: req.BatchID, CallID: req.CallID, Alias: req.Alias, Source: req.Source}, ctx: ctx}

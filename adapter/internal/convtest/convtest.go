@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agtsdk/agt/internal/runtest"
 	"github.com/agtsdk/agt/run"
 )
 
@@ -107,4 +108,17 @@ func Calls(b run.Batch) []Call {
 		out = append(out, Call{c.ID, c.Name, string(c.Arguments)})
 	}
 	return out
+}
+
+// ContentGolden checks an adapter's conversion of one Result (convert)
+// on every content kind and path runtest.ContentResults covers: the JSON
+// the SDK sends for each must be byte for byte the golden file's
+// (runtest.Golden, written with -update-golden).
+func ContentGolden(t *testing.T, path string, convert func(run.Result) any) {
+	t.Helper()
+	got := map[string]string{}
+	for _, nr := range runtest.ContentResults(t) {
+		got[nr.Name] = runtest.GoldenText(JSON(t, convert(nr.Result)))
+	}
+	runtest.Golden(t, path, got)
 }

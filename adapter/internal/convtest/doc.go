@@ -2,7 +2,8 @@
 // API adapters (adapter/anthropic, adapter/openai and its responses
 // package) share: the JSON an SDK value encodes to, a comparison of two
 // JSON texts as values, and the cases every adapter is tested on alike
-// (images at and past its size bound, the roots of input schemas).
+// (images at and past its size bound, the roots of input schemas, the
+// golden conversion of every content kind).
 //
 //	got := convtest.JSON(t, agtanthropic.Tools(tools))
 //	convtest.SameJSON(t, got, `[{"name":"noargs","input_schema":{"type":"object"}}]`)
