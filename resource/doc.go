@@ -300,9 +300,8 @@
 // (a launcher's args say what it runs). A mask whose destination changed, or
 // that matches no stored value, is a *DocumentError naming its field: a
 // writer cannot send a secret it only saw masked to a server of its own.
-// MaskArgs,
-// MaskURL, CredentialFlag and LooksLikeSecret are the same rules for other
-// displays. CredentialValues lists the credentials a document holds as
+// MaskArgs
+// and MaskURL are the same rules for other displays. CredentialValues lists the credentials a document holds as
 // literal text by the same rules (every env value's literal text, the
 // values of credential headers and of headers that look like one, what
 // MaskArgs hides, the url's user info, credential query values and
