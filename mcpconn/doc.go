@@ -825,7 +825,7 @@
 //     resource.MaskArgs hides in args, the url's user info and credential
 //     query values; a "Bearer x" value gives x too). They live in the
 //     session only, as the forms matched, and are never logged. A value
-//     shorter than MinScrubbedBytes (8) is not scrubbed, since it would
+//     shorter than 8 bytes is not scrubbed, since it would
 //     mask ordinary words and numbers. The values of other registrations,
 //     OAuth tokens (the go-sdk's handler gets and refreshes them during
 //     the session) and a Dial transport's references (never resolved)
@@ -841,7 +841,7 @@
 //     wire hide nothing. A value split in two between the end of one
 //     string and the start of a later string of the same message (two
 //     text blocks) is masked in both; so is a piece of at least
-//     MinScrubbedBytes that is half of a form or more at either end of a
+//     8 bytes that is half of a form or more at either end of a
 //     string, wherever the rest went. Other encodings (gzip, encryption,
 //     double base64, reversed text, a value in three pieces, pieces in
 //     two messages smaller than half) are not recognised, nor a value
@@ -1116,7 +1116,7 @@
 //     blocks; more fails the call with ErrBadResult and ErrLimit (the
 //     session stays). The wire copy of a result kept for its call is one
 //     message, so at most MaxMessageBytes per call in flight.
-//   - One tool: CheckTool refuses a name over MaxToolNameBytes (256
+//   - One tool: a name over MaxToolNameBytes (256
 //     bytes), a title or annotations.title over MaxToolTitleBytes (1 KiB),
 //     a description over MaxToolDescriptionBytes (32 KiB), an outputSchema
 //     over MaxToolOutputSchemaBytes (1 MiB) or a _meta over
