@@ -38,3 +38,6 @@ func SetDrainGrace(c *Connector, d time.Duration) { c.drainGrace = d }
 
 // MaxDrainBytes bounds what a response stream may send after its answer.
 const MaxDrainBytes = maxDrainBytes
+
+// MinScrubbedBytes is the shortest value a session scrubs, for tests.
+const MinScrubbedBytes = minScrubbedBytes

@@ -22,7 +22,7 @@ type LoadedTool struct {
 	// Err says why the tool is left out: it nests too deep for its
 	// listing to be read with it (a *LimitError naming MaxMessageDepth;
 	// only its name is known), its name, title, description, outputSchema
-	// or _meta is over its bound (CheckTool), its name was listed before,
+	// or _meta is over its bound (checkTool), its name was listed before,
 	// its inputSchema's x-mcp-header annotations break the constraints of MCP
 	// 2026-07-28 or name an Mcp-Param-* header the registration's headers
 	// set (see Protocol eras), or its inputSchema does not compile. Nil
@@ -43,7 +43,7 @@ var errDuplicateTool = errors.New("the server lists this tool name twice; the fi
 // name over MaxToolNameBytes is never matched: such a tool is left out with
 // its reason. A tool the listing could not be read with (nested deeper
 // than MaxMessageDepth allows in its page) is left out with its reason.
-// Then each tool is checked with CheckTool, a name listed twice
+// Then each tool is checked with checkTool, a name listed twice
 // keeps its first tool, a tool whose x-mcp-header annotations are invalid
 // or name a header of the registration is left out, and each inputSchema is compiled with compile (nil
 // means toolschema.Compile with the options opts, nil for defaults). Tools
@@ -65,7 +65,7 @@ func LoadTools(tools []Tool, srv resource.MCPServer, compile func(raw []byte) (*
 			continue
 		}
 		lt := LoadedTool{Tool: t}
-		switch err := CheckTool(t); {
+		switch err := checkTool(t); {
 		case t.unreadable != nil || err != nil:
 			lt.Err = t.unreadable
 			if lt.Err == nil {

@@ -16,17 +16,17 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
-// MinScrubbedBytes is the shortest value a session scrubs from what its
+// minScrubbedBytes is the shortest value a session scrubs from what its
 // server sends (see Secrets in what servers send, in the package doc): a
 // shorter one (a PIN, "true", a port) would mask ordinary words and
 // numbers, so it is left alone. Fixed.
-const MinScrubbedBytes = 8
+const minScrubbedBytes = 8
 
 // minFragment is the shortest piece of a value's form that is masked on
 // its own at the end or start of a string, when it is at least half the
 // form: the larger part of a value split in two, wherever the other part
 // went.
-const minFragment = MinScrubbedBytes
+const minFragment = minScrubbedBytes
 
 // minCutFragment is the shortest piece of a value's form masked at an end
 // where agt itself cut the text (the start of a stderr tail, the end of
@@ -148,17 +148,17 @@ func base64Core(v []byte, align int) string {
 }
 
 // newScrubber returns the scrubber of values, or nil when no value is at
-// least MinScrubbedBytes long (nothing to scrub).
+// least minScrubbedBytes long (nothing to scrub).
 func newScrubber(values []string) *scrubber {
 	var forms [][]byte
 	seen := map[string]bool{}
 	for _, v := range values {
-		if len(v) < MinScrubbedBytes {
+		if len(v) < minScrubbedBytes {
 			continue
 		}
 		for _, f := range scrubForms(v) {
 			fb := fold(f)
-			if len(fb) < MinScrubbedBytes || seen[string(fb)] {
+			if len(fb) < minScrubbedBytes || seen[string(fb)] {
 				continue
 			}
 			seen[string(fb)] = true

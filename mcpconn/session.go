@@ -108,7 +108,7 @@ type Session struct {
 }
 
 // Tool is a tool as the server listed it. Every field is the server's
-// text: CheckTool bounds it, and LoadTools leaves out a tool past a bound.
+// text: checkTool bounds it, and LoadTools leaves out a tool past a bound.
 type Tool struct {
 	Name        string               `json:"name"`
 	Title       string               `json:"title,omitempty"`

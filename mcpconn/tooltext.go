@@ -23,12 +23,12 @@ const (
 	MaxToolMetaBytes = 64 << 10
 )
 
-// CheckTool reports whether a listed tool's name, title, annotations
+// checkTool reports whether a listed tool's name, title, annotations
 // title, description, outputSchema and _meta are within MaxToolNameBytes,
 // MaxToolTitleBytes, MaxToolDescriptionBytes, MaxToolOutputSchemaBytes and
 // MaxToolMetaBytes. The error names the field and the bound, never the
 // text.
-func CheckTool(t Tool) error {
+func checkTool(t Tool) error {
 	annotationsTitle := 0
 	if t.Annotations != nil {
 		annotationsTitle = len(t.Annotations.Title)

@@ -169,7 +169,7 @@ func checkOAuth(field string, raw json.RawMessage) (*MCPOAuth, []Finding) {
 	}
 	fs = append(fs, checkText(sub("client_id"), o.ClientID, false)...)
 	for _, s := range []struct{ k, v string }{{"client_secret", o.ClientSecret}, {"private_key", o.PrivateKey}, {"idp_client_secret", o.IdPClientSecret}, {"assertion", o.Assertion}} {
-		if s.v != "" && !IsSecretReference(s.v) {
+		if s.v != "" && !isSecretReference(s.v) {
 			fs = append(fs, errf(sub(s.k), CodeOAuth, s.k+" must be a single ${secret:NAME} reference; a value written in the document is refused", "store the value with the host's secret resolver and write ${secret:NAME}"))
 		}
 	}
@@ -307,9 +307,9 @@ func validIssuerURL(s string) bool {
 	return false
 }
 
-// IsSecretReference reports whether s is exactly one ${secret:NAME}
+// isSecretReference reports whether s is exactly one ${secret:NAME}
 // reference and nothing else.
-func IsSecretReference(s string) bool {
+func isSecretReference(s string) bool {
 	toks, msg, _ := scanValue(s, false)
 	return msg == "" && len(toks) == 1 && toks[0].kind == "secret"
 }
@@ -339,7 +339,7 @@ func ResolveOAuthSecret(key, value string, resolve func(kind, name string) (stri
 		return "", nil
 	}
 	field := "/oauth" + pointer(key)
-	if !IsSecretReference(value) {
+	if !isSecretReference(value) {
 		return "", &SecretError{Field: field, Reference: "${", Message: "the value is not a single ${secret:NAME} reference", Fix: "write ${secret:NAME} and store the value with the host's secret resolver"}
 	}
 	if resolve == nil {

@@ -68,9 +68,9 @@ func maskValueTo(s string, h hider) string {
 // credential.
 var secretFlagWords = []string{"token", "secret", "passw", "apikey", "api-key", "api_key", "auth", "credential", "bearer", "cookie", "session"}
 
-// CredentialFlag reports whether a command-line flag such as "--api-key"
+// credentialFlag reports whether a command-line flag such as "--api-key"
 // or "-password" takes a credential as its value.
-func CredentialFlag(flag string) bool {
+func credentialFlag(flag string) bool {
 	if !strings.HasPrefix(flag, "-") {
 		return false
 	}
@@ -96,9 +96,9 @@ func credentialName(name string) bool {
 // secretPrefixes start well-known credential formats.
 var secretPrefixes = []string{"sk-", "sk_", "pk_", "rk_", "ghp_", "gho_", "ghs_", "ghu_", "github_pat_", "glpat-", "xoxb-", "xoxp-", "xoxa-", "AKIA", "ASIA", "AIza", "ya29.", "eyJ", "Bearer ", "Basic "}
 
-// LooksLikeSecret reports whether s looks like a credential: a known
+// looksLikeSecret reports whether s looks like a credential: a known
 // token prefix, or a long run of letters and digits that mixes both.
-func LooksLikeSecret(s string) bool {
+func looksLikeSecret(s string) bool {
 	for _, p := range secretPrefixes {
 		if strings.HasPrefix(s, p) && len(s) > len(p)+4 {
 			return true
@@ -143,7 +143,7 @@ func maskArgsTo(args []string, h hider) []string {
 	}
 	out := make([]string, len(args))
 	for i, a := range args {
-		if i > 0 && CredentialFlag(args[i-1]) && !strings.Contains(args[i-1], "=") && !strings.HasPrefix(a, "-") {
+		if i > 0 && credentialFlag(args[i-1]) && !strings.Contains(args[i-1], "=") && !strings.HasPrefix(a, "-") {
 			out[i] = maskValueTo(a, h)
 			continue
 		}
@@ -154,7 +154,7 @@ func maskArgsTo(args []string, h hider) []string {
 
 // maskArgTo hides the credentials inside one argument, handing them to h.
 func maskArgTo(a string, h hider) string {
-	if flag, val, ok := strings.Cut(a, "="); ok && CredentialFlag(flag) {
+	if flag, val, ok := strings.Cut(a, "="); ok && credentialFlag(flag) {
 		return flag + "=" + maskValueTo(val, h)
 	}
 	if strings.Contains(a, "://") {
@@ -180,7 +180,7 @@ func maskArgTo(a string, h hider) string {
 			return a[:len(a)-len(v)] + maskValueTo(v, h)
 		}
 	}
-	if LooksLikeSecret(a) {
+	if looksLikeSecret(a) {
 		return maskValueTo(a, h)
 	}
 	return a
@@ -218,7 +218,7 @@ func opaqueSegment(seg string) bool {
 }
 
 // MaskURL hides a URL's user info, query and fragment, and its path when
-// a segment looks like a credential (LooksLikeSecret) or is an opaque
+// a segment looks like a credential (looksLikeSecret) or is an opaque
 // token (a run of 24 or more letters and digits); scheme, host and a plain
 // path stay, so the reader knows which server it is. A URL with nothing to
 // hide is returned as it is; one that does not parse is masked whole.
@@ -258,7 +258,7 @@ func maskURLTo(raw string, h hider) string {
 	b.WriteString(u.Host)
 	path := u.EscapedPath()
 	for _, seg := range strings.Split(u.EscapedPath(), "/") {
-		if LooksLikeSecret(seg) || opaqueSegment(seg) {
+		if looksLikeSecret(seg) || opaqueSegment(seg) {
 			path, hidden = "/"+Mask, true
 			if h == nil {
 				break
@@ -276,7 +276,7 @@ func maskURLTo(raw string, h hider) string {
 		if h != nil {
 			for k, vs := range u.Query() {
 				for _, v := range vs {
-					if credentialName(k) || LooksLikeSecret(v) {
+					if credentialName(k) || looksLikeSecret(v) {
 						h.hide(v)
 					}
 				}
@@ -339,7 +339,7 @@ func CredentialValues(srv MCPServer) []string {
 	for _, k := range slices.Sorted(maps.Keys(srv.Headers)) {
 		credential := credentialName(k)
 		maskValueTo(srv.Headers[k], func(lit string) {
-			if credential || LooksLikeSecret(lit) {
+			if credential || looksLikeSecret(lit) {
 				h(lit)
 			}
 		})

@@ -35,8 +35,8 @@ func (k Kind) Valid() bool {
 	return true
 }
 
-// MaxRefLen is the longest reference accepted, in bytes.
-const MaxRefLen = 128
+// maxRefLen is the longest reference accepted, in bytes.
+const maxRefLen = 128
 
 // maxSegmentLen bounds each of a reference's one or two segments.
 const maxSegmentLen = 64
@@ -52,8 +52,8 @@ func ParseRef(s string) (Ref, error) {
 	if s == "" {
 		return "", errors.New("resource: empty reference: write name or category/name")
 	}
-	if len(s) > MaxRefLen {
-		return "", fmt.Errorf("resource: reference is %d bytes long; the limit is %d", len(s), MaxRefLen)
+	if len(s) > maxRefLen {
+		return "", fmt.Errorf("resource: reference is %d bytes long; the limit is %d", len(s), maxRefLen)
 	}
 	segs := strings.Split(s, "/")
 	if len(segs) > 2 {
@@ -65,16 +65,6 @@ func ParseRef(s string) (Ref, error) {
 		}
 	}
 	return Ref(s), nil
-}
-
-// MustParseRef is ParseRef for references known to be valid, such as
-// constants in tests and examples; it panics on an invalid one.
-func MustParseRef(s string) Ref {
-	r, err := ParseRef(s)
-	if err != nil {
-		panic(err)
-	}
-	return r
 }
 
 func checkSegment(seg string) error {
@@ -224,7 +214,7 @@ func (e *ConflictError) Is(target error) bool { return target == ErrConflict }
 // validRef reports whether s is a valid reference without allocating; it is
 // the hot-path twin of ParseRef.
 func validRef(s string) bool {
-	if len(s) == 0 || len(s) > MaxRefLen {
+	if len(s) == 0 || len(s) > maxRefLen {
 		return false
 	}
 	segs, start := 0, 0

@@ -301,18 +301,3 @@ func ResolveHeaders(headers map[string]string, resolve func(kind, name string) (
 	}
 	return out, nil
 }
-
-// HasSecretRefs reports whether s holds a ${env:...} or ${secret:...}
-// reference.
-func HasSecretRefs(s string) bool {
-	toks, msg, _ := scanValue(s, true)
-	if msg != "" {
-		return false
-	}
-	for _, t := range toks {
-		if t.kind == "env" || t.kind == "secret" {
-			return true
-		}
-	}
-	return false
-}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/agtsdk/agt/internal/httptoken"
+	"github.com/agtsdk/agt/internal/suggest"
 	"github.com/agtsdk/agt/internal/text"
 )
 
@@ -610,7 +611,7 @@ func warnf(field, code, msg, fix string) Finding {
 // one, such as "mpcs", would otherwise be stored in silence.
 func unknownAgentField(field, name string) Finding {
 	fix := "remove it if it is a typo; the fields agt reads are " + strings.Join(agentFields, ", ")
-	if near := NearMiss(name, agentFields); near != "" {
+	if near := suggest.NearMiss(name, agentFields); near != "" {
 		fix = fmt.Sprintf("did you mean %q? rename it", near)
 	}
 	return warnf(field, CodeUnknownField, "agt does not read this agent field; it is stored as written", fix)
@@ -625,7 +626,7 @@ func capabilityWarnings(field string, items []string) []Finding {
 			continue
 		}
 		fix := "remove it; the capabilities agt knows are " + strings.Join(knownCapabilities, ", ")
-		if near := NearMiss(c, knownCapabilities); near != "" {
+		if near := suggest.NearMiss(c, knownCapabilities); near != "" {
 			fix = fmt.Sprintf("did you mean %q? write that instead", near)
 		}
 		fs = append(fs, warnf(field+pointer(fmt.Sprint(i)), CodeUnknownCapability, "unknown capability; it is stored but grants nothing", fix))

@@ -472,7 +472,7 @@ type snapshot struct {
 
 // ToolInfo is what the model should see of one tool, plus its origin.
 // For an MCP tool, Title, Description, Annotations, OutputSchema and Meta
-// are the server's, within mcpconn's bounds (mcpconn.CheckTool); a host
+// are the server's, within mcpconn's bounds; a host
 // tool has only a Description. The slices and the pointer are shared: do
 // not modify them.
 type ToolInfo struct {
@@ -541,7 +541,7 @@ func (e MountError) Unwrap() error { return e.Err }
 // compile, its server listed its name twice, its x-mcp-header annotations are
 // invalid or name a header of the registration (mcpconn: Protocol eras),
 // or its name, title, description, outputSchema or _meta is over
-// mcpconn's bounds (mcpconn.CheckTool). A
+// mcpconn's bounds. A
 // tool the registration's enabled_tools or disabled_tools leave out is not
 // a SkippedTool: it is simply not offered.
 type SkippedTool struct {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/run"
-	"github.com/agtsdk/agt/toolschema"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -33,9 +32,10 @@ func TestExecuteValidationBounded(t *testing.T) {
 			return run.Result{}, nil
 		},
 	}}})
-	// As long as one match may be (toolschema.DefaultMaxPatternWork over
-	// the pattern's 2002 instructions): about a second each.
-	one := `"` + strings.Repeat("a", toolschema.DefaultMaxPatternWork/2002) + `"`
+	// As long as one match may be (toolschema's default MaxPatternWork,
+	// 1 << 26, over the pattern's 2002 instructions): about a second each.
+	const defaultMaxPatternWork = 1 << 26
+	one := `"` + strings.Repeat("a", defaultMaxPatternWork/2002) + `"`
 	args := `{"s":[` + strings.Repeat(one+",", 30) + one + `]}`
 
 	const deadline = 300 * time.Millisecond

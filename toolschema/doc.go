@@ -98,8 +98,8 @@
 // hangs nor overflows the stack.
 //
 // The pattern matching of one call is bounded as a whole, besides each
-// match: Options.MaxValidationWork (default DefaultMaxValidationWork, twice
-// DefaultMaxPatternWork, about two seconds) bounds the sum over its
+// match: Options.MaxValidationWork (by default twice
+// the default MaxPatternWork, about two seconds) bounds the sum over its
 // matches of (string length + 1) × pattern program size. A call over it
 // gets a root violation saying that the arguments are too expensive to
 // check. ValidateContext and ValidateValueContext also stop when their

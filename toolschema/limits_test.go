@@ -23,14 +23,14 @@ func TestSchemaLimits(t *testing.T) {
 		want   string // part of the message
 	}{
 		{"too large", `{"description":"` + strings.Repeat("x", 2000) + `"}`, &Options{MaxSchemaBytes: 1000}, "over the limit of 1000"},
-		{"too large by default", `{"description":"` + strings.Repeat("x", DefaultMaxSchemaBytes) + `"}`, nil, "over the limit"},
+		{"too large by default", `{"description":"` + strings.Repeat("x", defaultMaxSchemaBytes) + `"}`, nil, "over the limit"},
 		{"too deep", deep, nil, "deeper than 64 levels"},
 		{"deeper than set", `{"items":{"items":{"items":{}}}}`, &Options{MaxDepth: 3}, "deeper than 3 levels"},
 		{"huge exponent", `{"minimum":1e99999999}`, nil, "exponent"},
 		{"long number", `{"minimum":` + strings.Repeat("9", 2000) + `}`, nil, "longer than 1000"},
 		// The library's compile time grows with the square of the count.
-		{"too many subschemas", `{"allOf":[` + strings.Repeat(`{},`, DefaultMaxSubschemas) + `{}]}`, nil, "over the limit of 10000 (Options.MaxSubschemas)"},
-		{"objects under an unknown keyword", `{"x":[` + strings.Repeat(`{},`, 2*DefaultMaxSubschemas) + `{}]}`, nil, "over the limit of 20000 (twice Options.MaxSubschemas)"},
+		{"too many subschemas", `{"allOf":[` + strings.Repeat(`{},`, defaultMaxSubschemas) + `{}]}`, nil, "over the limit of 10000 (Options.MaxSubschemas)"},
+		{"objects under an unknown keyword", `{"x":[` + strings.Repeat(`{},`, 2*defaultMaxSubschemas) + `{}]}`, nil, "over the limit of 20000 (twice Options.MaxSubschemas)"},
 		{"more subschemas than set", `{"properties":{"a":{},"b":{},"c":{}}}`, &Options{MaxSubschemas: 3}, "has 4 subschemas"},
 	}
 	for _, tt := range tests {

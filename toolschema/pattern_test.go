@@ -110,7 +110,7 @@ func TestBacktrackingMatchBounded(t *testing.T) {
 				}
 				return
 			}
-			work := DefaultMaxPatternWork
+			work := defaultMaxPatternWork
 			if tt.opts != nil {
 				work = tt.opts.MaxPatternWork
 			}

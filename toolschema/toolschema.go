@@ -11,33 +11,34 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// Default limits, used where an Options field is zero.
+// Default limits, used where an Options field is zero (each field's
+// doc gives its value).
 const (
-	// DefaultMaxSchemaBytes bounds the size of a schema document.
-	DefaultMaxSchemaBytes = 1 << 20
-	// DefaultMaxDepth bounds the nesting of arrays and objects, in a schema
+	// defaultMaxSchemaBytes bounds the size of a schema document.
+	defaultMaxSchemaBytes = 1 << 20
+	// defaultMaxDepth bounds the nesting of arrays and objects, in a schema
 	// document and in arguments alike.
-	DefaultMaxDepth = 64
-	// DefaultMaxArgumentBytes bounds the size of the arguments of one call.
-	DefaultMaxArgumentBytes = 1 << 20
-	// DefaultMaxSchemaExpansion bounds the subschema evaluations one value
+	defaultMaxDepth = 64
+	// defaultMaxArgumentBytes bounds the size of the arguments of one call.
+	defaultMaxArgumentBytes = 1 << 20
+	// defaultMaxSchemaExpansion bounds the subschema evaluations one value
 	// can cause.
-	DefaultMaxSchemaExpansion = 100_000
-	// DefaultMaxPatternWork bounds one regular expression match: the
+	defaultMaxSchemaExpansion = 100_000
+	// defaultMaxPatternWork bounds one regular expression match: the
 	// string's length in bytes times the size of the pattern's program
 	// (about 10 ns per unit on a slow machine in the worst case), or 10 ns
 	// per unit of time for a pattern that needs the backtracking engine
 	// (about 0.67 s).
-	DefaultMaxPatternWork = 1 << 26
-	// DefaultMaxSubschemas bounds the subschemas of one schema document.
-	DefaultMaxSubschemas = 10_000
-	// DefaultMaxEvaluations bounds the subschema evaluations of one
+	defaultMaxPatternWork = 1 << 26
+	// defaultMaxSubschemas bounds the subschemas of one schema document.
+	defaultMaxSubschemas = 10_000
+	// defaultMaxEvaluations bounds the subschema evaluations of one
 	// Validate call.
-	DefaultMaxEvaluations = 2_000_000
-	// DefaultMaxValidationWork bounds the pattern matching of one Validate
-	// call, summed over its matches, in the unit of DefaultMaxPatternWork:
+	defaultMaxEvaluations = 2_000_000
+	// defaultMaxValidationWork bounds the pattern matching of one Validate
+	// call, summed over its matches, in the unit of defaultMaxPatternWork:
 	// two of the longest single matches, about two seconds.
-	DefaultMaxValidationWork = 2 * DefaultMaxPatternWork
+	defaultMaxValidationWork = 2 * defaultMaxPatternWork
 )
 
 // Options bound what Compile and CompileSchema accept and what the compiled
@@ -48,20 +49,20 @@ const (
 // 1000 in magnitude: exact arithmetic on larger ones could take minutes.
 type Options struct {
 	// MaxSchemaBytes is the largest schema document accepted, in bytes.
-	// Zero or negative means DefaultMaxSchemaBytes.
+	// Zero or negative means 1 MiB.
 	MaxSchemaBytes int
 	// MaxDepth is the deepest nesting of arrays and objects accepted, both in
 	// the schema document and in arguments. Zero or negative means
-	// DefaultMaxDepth.
+	// 64.
 	MaxDepth int
 	// MaxArgumentBytes is the largest arguments document Validate accepts,
-	// in bytes. Zero or negative means DefaultMaxArgumentBytes.
+	// in bytes. Zero or negative means 1 MiB.
 	MaxArgumentBytes int
 	// MaxSchemaExpansion is the most subschema evaluations the schema may
 	// cause for one value, counting a subschema shared through $ref once
 	// per path to it; a schema over it fails to compile, because validating
 	// with it could take exponential time. Zero or negative means
-	// DefaultMaxSchemaExpansion.
+	// 100,000.
 	MaxSchemaExpansion int
 	// MaxPatternWork bounds one match of a pattern or patternProperties
 	// key: the string's length in bytes times the number of instructions
@@ -72,13 +73,13 @@ type Options struct {
 	// backreferences: see the package documentation) may match for
 	// MaxPatternWork × 10 ns of time; a match that takes longer, or more
 	// than 100,000 entries of backtracking stack, gets the same root
-	// violation. Zero or negative means DefaultMaxPatternWork.
+	// violation. Zero or negative means 1 << 26 (about 0.67 s of backtracking).
 	MaxPatternWork int
 	// MaxSubschemas is the most subschemas (the root, each property,
 	// each $defs entry, each allOf branch, ...) a schema document may
 	// have; it may hold twice as many JSON objects of any kind. The validator library's compile time grows with the square of
 	// this count: 40,000 take about ten seconds. Zero or negative means
-	// DefaultMaxSubschemas.
+	// 10,000.
 	MaxSubschemas int
 	// MaxEvaluations bounds the work of one Validate or ValidateValue
 	// call: the number of values at each nesting depth times the most
@@ -86,7 +87,7 @@ type Options struct {
 	// (known at load). A wide array against an item schema that is
 	// expensive but within MaxSchemaExpansion would otherwise take
 	// minutes. Over it, the arguments get a root violation without being
-	// validated. Zero or negative means DefaultMaxEvaluations.
+	// validated. Zero or negative means 2,000,000.
 	MaxEvaluations int
 	// MaxValidationWork bounds the pattern matching of one Validate or
 	// ValidateValue call: the sum over every match of a pattern or
@@ -97,12 +98,12 @@ type Options struct {
 	// strings of 32 KB against one large unanchored pattern) would
 	// otherwise take most of a minute. Over it, Validate stops and reports
 	// a root violation saying that the arguments are too expensive to
-	// check. Zero or negative means DefaultMaxValidationWork.
+	// check. Zero or negative means twice the default MaxPatternWork.
 	MaxValidationWork int
 }
 
 func (o *Options) limits() limits {
-	l := limits{schemaBytes: DefaultMaxSchemaBytes, depth: DefaultMaxDepth, argumentBytes: DefaultMaxArgumentBytes, expansion: DefaultMaxSchemaExpansion, patternWork: DefaultMaxPatternWork, subschemas: DefaultMaxSubschemas, evaluations: DefaultMaxEvaluations, validationWork: DefaultMaxValidationWork}
+	l := limits{schemaBytes: defaultMaxSchemaBytes, depth: defaultMaxDepth, argumentBytes: defaultMaxArgumentBytes, expansion: defaultMaxSchemaExpansion, patternWork: defaultMaxPatternWork, subschemas: defaultMaxSubschemas, evaluations: defaultMaxEvaluations, validationWork: defaultMaxValidationWork}
 	if o == nil {
 		return l
 	}
@@ -210,7 +211,7 @@ func (s *Schema) ValidateContext(ctx context.Context, args json.RawMessage) erro
 	d := decoder{data: args, maxDepth: s.limits.depth, maxNumberLength: maxNumberLength, maxExponent: maxExponent, uniqueKeys: true, validText: true}
 	// One array for both counts: it escapes, so one allocation. String
 	// bytes matter only to a schema with patterns.
-	var array [2 * (DefaultMaxDepth + 1)]int
+	var array [2 * (defaultMaxDepth + 1)]int
 	n, counts := s.limits.depth+1, array[:]
 	if 2*n > len(counts) {
 		counts = make([]int, 2*n)

@@ -27,7 +27,7 @@ func costlyPatternArgs(tb testing.TB, s *Schema) []byte {
 	}
 	one := `"` + strings.Repeat("a", re.maxLen) + `"`
 	args := `{"s":[` + strings.Repeat(one+",", 30) + one + `]}`
-	if len(args) > DefaultMaxArgumentBytes {
+	if len(args) > defaultMaxArgumentBytes {
 		tb.Fatalf("the arguments are %d bytes", len(args))
 	}
 	return []byte(args)
@@ -42,7 +42,7 @@ func costlyPatternArgs(tb testing.TB, s *Schema) []byte {
 // echoing them, after two matches. The work is counted, not timed.
 func TestValidationWorkBounded(t *testing.T) {
 	t.Parallel()
-	opts := &Options{MaxPatternWork: DefaultMaxPatternWork >> 10, MaxValidationWork: DefaultMaxValidationWork >> 10}
+	opts := &Options{MaxPatternWork: defaultMaxPatternWork >> 10, MaxValidationWork: defaultMaxValidationWork >> 10}
 	s, err := Compile([]byte(costlyPatternSchema), opts)
 	if err != nil {
 		t.Fatal(err)

@@ -126,7 +126,7 @@
 //     arrays and inline tables nested at most 4 deep, checked before it is
 //     parsed (maxImportFile, maxImportServers, maxTOMLFile, maxTOMLDepth).
 //   - "Did you mean": words and candidates of up to 128 characters, the
-//     first 10,000 candidates (resource.NearMiss).
+//     first 10,000 candidates (internal/suggest).
 //   - agent check --probe: 4 servers probed at once (maxParallelProbes).
 //   - The login's redirect receiver: a request's line and headers 8 KiB
 //     (maxRedirectHeader, larger gets 431), 10 s to read one request

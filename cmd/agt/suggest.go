@@ -1,10 +1,10 @@
 package main
 
-import "github.com/agtsdk/agt/resource"
+import "github.com/agtsdk/agt/internal/suggest"
 
-// didYouMean is resource.NearMiss: one rule for every suggestion.
+// didYouMean is suggest.NearMiss: one rule for every suggestion.
 func didYouMean(word string, candidates []string) string {
-	return resource.NearMiss(word, candidates)
+	return suggest.NearMiss(word, candidates)
 }
 
 // suggestion is " (did you mean X?)" for the nearest candidate, or "".

@@ -1,12 +1,9 @@
-package resource
+package suggest
 
 import (
 	"strings"
 	"unicode/utf8"
 )
-
-// NearMiss is the one rule for "did you mean": the warnings of agent
-// documents use it, and so can a front end for its own names.
 
 // Bounds on "did you mean": what is compared is short, so a store with
 // thousands of tools costs milliseconds.
