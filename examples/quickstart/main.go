@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/agtsdk/agt"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
@@ -309,7 +310,11 @@ func compact(raw json.RawMessage) string {
 	}
 	s := buf.String()
 	if len(s) > 120 {
-		s = s[:120] + "..."
+		cut := 120
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut-- // never inside a character
+		}
+		s = s[:cut] + "..."
 	}
 	return s
 }
