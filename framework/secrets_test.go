@@ -78,12 +78,12 @@ func TestSecretsNeverReachTheModel(t *testing.T) {
 			l.Close()
 
 			hst := newHost(t, &mcpconn.ConnectorOptions{
-				TerminateGrace: 200e6,
-				Secrets:        boundResolver{value: secrets["secret ref"], for_: []resource.Ref{"local", "remote"}},
-				SecretEnv:      []string{"local=AGT_TEST_REF"},
+				Secrets:   boundResolver{value: secrets["secret ref"], for_: []resource.Ref{"local", "remote"}},
+				SecretEnv: []string{"local=AGT_TEST_REF"},
 				Environ: func() []string {
 					return []string{"PATH=" + os.Getenv("PATH"), "AGT_TEST_REF=" + secrets["env reference"]}
 				},
+				Limits: &mcpconn.Limits{TerminateGrace: 200e6},
 			})
 			dir := t.TempDir()
 			local := map[string]any{

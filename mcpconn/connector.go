@@ -21,63 +21,15 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Defaults of the connection settings.
+// Defaults of a document's timeouts.
 const (
-	// DefaultProtocolVersion is the MCP protocol version a Connector
-	// prefers: it asks for it first (server/discover) and falls back to
-	// the initialize handshake of LegacyProtocolVersion with a server
-	// that does not speak it (see Protocol eras in the package doc).
-	DefaultProtocolVersion = ModernProtocolVersion
 	// DefaultStartupTimeout bounds start plus handshake when the document
 	// has no startup_timeout_ms.
 	DefaultStartupTimeout = 30 * time.Second
 	// DefaultToolTimeout bounds one tool call (and one tools/list) when the
 	// document has no tool_timeout_ms.
 	DefaultToolTimeout = 60 * time.Second
-	// DefaultTerminateGrace is how long Close waits after closing stdin, and
-	// again after SIGTERM, before escalating.
-	DefaultTerminateGrace = 2 * time.Second
-	// DefaultStderrTail is how many bytes of a server's stderr are kept.
-	DefaultStderrTail = 8 << 10
-	// DefaultMaxTools bounds the tools one server may list.
-	DefaultMaxTools = 10000
-	// DefaultMaxMessageBytes bounds one message from a server: a stdio
-	// line, an HTTP response body, one server-sent event.
-	DefaultMaxMessageBytes = 16 << 20
-	// DefaultMaxServerMessageRate bounds the messages per second a server
-	// may send on its own (notifications, requests to the client), after a
-	// burst of ten seconds' worth.
-	DefaultMaxServerMessageRate = 1000
-	// DefaultMaxListBytes bounds the bytes of one tools/list walk, all
-	// pages together.
-	DefaultMaxListBytes = 32 << 20
-	// DefaultMaxCallDuration bounds one tool call whose server reports
-	// progress (each progress restarts the tool timeout).
-	DefaultMaxCallDuration = 10 * time.Minute
-	// DefaultMaxServerRequests bounds the server requests (elicitation,
-	// sampling, roots) one session answers at once.
-	DefaultMaxServerRequests = 4
-	// DefaultMaxServerRequestTime bounds the answer to one server
-	// request.
-	DefaultMaxServerRequestTime = 10 * time.Minute
-	// DefaultMaxElicitationBytes bounds one elicitation: its message, url
-	// and requested schema.
-	DefaultMaxElicitationBytes = 64 << 10
-	// DefaultMaxSamplingMessages bounds the messages of one sampling
-	// request.
-	DefaultMaxSamplingMessages = 100
-	// DefaultMaxSamplingBytes bounds one sampling request, as JSON.
-	DefaultMaxSamplingBytes = 1 << 20
-	// DefaultMaxNotificationBytes bounds the text of one progress or log
-	// notification handed to a handler.
-	DefaultMaxNotificationBytes = 8 << 10
 )
-
-// DefaultEnvAllowlist returns the part of the host's environment a stdio
-// server inherits by default (resource.DefaultInheritEnv); a name ending in
-// '*' is a prefix. Each call returns a new slice: changing it changes no
-// server's environment.
-func DefaultEnvAllowlist() []string { return resource.DefaultInheritEnv() }
 
 // ConnectorOptions configures a Connector. A nil *ConnectorOptions means all
 // defaults.
@@ -91,24 +43,9 @@ type ConnectorOptions struct {
 	// the modern revision and fall back to the legacy one (see Protocol
 	// eras in the package doc).
 	ProtocolVersion string
-	// EraProbeTimeout bounds the wait for a stdio server's answer to the
-	// server/discover probe: a server silent that long is taken for a
-	// legacy one that ignores unknown methods, and gets the initialize
-	// handshake. It also bounds how long a session's first Session.Tools
-	// waits for a modern server to acknowledge the session's
-	// subscriptions/listen (Change notifications in the package doc).
-	// 0 means DefaultEraProbeTimeout (2 s).
-	EraProbeTimeout time.Duration
-	// MaxListingTTL caps how long a modern server's tools/list result is
-	// reused by the Connector's other sessions of the same registration
-	// (see Listing cache in the package doc), whatever ttlMs the server
-	// sent. 0 means DefaultMaxListingTTL (10 minutes); less than 0
-	// turns the cache off: every session lists.
-	MaxListingTTL time.Duration
-
 	// InheritEnv lists the host environment variables a stdio server
 	// inherits; a name ending in '*' is a prefix. Nil means
-	// DefaultEnvAllowlist(); an empty non-nil slice passes none. The
+	// resource.DefaultInheritEnv(); an empty non-nil slice passes none. The
 	// document's env is added on top either way. NewConnector copies it.
 	InheritEnv []string
 	// InheritAllEnv passes the host's whole environment (InheritEnv is then
@@ -155,104 +92,17 @@ type ConnectorOptions struct {
 	// fresh clone of http.DefaultTransport per session, closed with it.
 	HTTPTransport http.RoundTripper
 
-	// TerminateGrace is how long Close waits after closing a stdio server's
-	// stdin, and again after SIGTERM, before escalating. 0 means
-	// DefaultTerminateGrace.
-	TerminateGrace time.Duration
-	// StderrTailBytes is how much of a stdio server's stderr is kept for
-	// errors and StderrTail. 0 means DefaultStderrTail.
-	StderrTailBytes int
-	// MaxTools bounds the tools one server may list, all pages together;
-	// the walk fails as soon as a page goes past it, before the page is
-	// decoded. 0 means DefaultMaxTools (10000).
-	MaxTools int
-	// MaxListBytes bounds the bytes of one tools/list walk, all pages
-	// together, counted as the pages arrive. 0 means DefaultMaxListBytes
-	// (32 MiB).
-	MaxListBytes int
-	// MaxMessageBytes bounds one message from a server, whatever the
-	// transport: a stdio line, an HTTP response body, one server-sent
-	// event. A longer message ends the session with a *LimitError as soon
-	// as the bound is passed. 0 means DefaultMaxMessageBytes (16 MiB).
-	MaxMessageBytes int
-	// MaxServerMessageRate bounds the messages per second a server sends
-	// on its own (notifications and requests; replies are not counted),
-	// after a burst of ten seconds' worth. A server past it is closed as
-	// misbehaving, with a *LimitError. 0 means DefaultMaxServerMessageRate
-	// (1000 per second).
-	MaxServerMessageRate int
-	// ReconnectBurst and MinReconnectInterval bound the rate at which one
-	// streamable HTTP event stream (a call's, a listing's or the
-	// standalone stream) is reconnected after the server ended it: at
-	// most ReconnectBurst reconnections at once, each after the delay the
-	// server asked for, then at most one per MinReconnectInterval, however
-	// short a retry the server asks for (a reconnection sooner waits). A
-	// server that polls (it ends the stream after a priming event and asks
-	// for a short retry, as the protocol allows) keeps its session for
-	// ever; one that ends its streams in a loop costs one request per
-	// interval and stream. 0 means DefaultReconnectBurst (10) and
-	// DefaultMinReconnectInterval (1 s).
-	ReconnectBurst       int
-	MinReconnectInterval time.Duration
-	// MaxReconnectDelay bounds the wait before a reconnection that a
-	// streamable HTTP server may ask for with the retry field of its
-	// event stream; a longer one waits this long. 0 means
-	// DefaultMaxReconnectDelay (30 s). A call's reconnections all end
-	// with its tool timeout anyway.
-	MaxReconnectDelay time.Duration
 	// Schema bounds the compilation of each listed tool's inputSchema, for
 	// probes and Runs alike (LoadTools). Nil means toolschema's defaults.
 	Schema *toolschema.Options
+	// Limits bounds what the sessions accept from their servers and how
+	// long they wait (Limits). Nil means DefaultLimits(); a zero field
+	// means its default. NewConnector copies it.
+	Limits *Limits
 	// ClientInfo is the implementation named in the handshake. Nil means
 	// {"name":"agt","version":"1"}.
 	ClientInfo *mcp.Implementation
 
-	// MaxCallDuration bounds one tool call in all. A call's timeout
-	// (tool_timeout_ms) is an idle timeout: each progress notification
-	// the server sends for the call restarts it, and it is held while a
-	// handler answers a request of the server for the call; but no call
-	// lasts longer than MaxCallDuration (or tool_timeout_ms, when that is
-	// longer). 0 means DefaultMaxCallDuration (10 minutes).
-	MaxCallDuration time.Duration
-	// MaxServerRequests bounds the requests of one server (elicitation,
-	// sampling, roots) a session answers at once, a shared connection
-	// for all its sessions together; more are refused. 0 means
-	// DefaultMaxServerRequests (4).
-	MaxServerRequests int
-	// Tasks bounds how a session polls the tasks its servers run for its
-	// calls (see Tasks in the package doc). Nil means the defaults.
-	Tasks *TaskOptions
-	// MaxInputRounds bounds the rounds of one tool call a server may ask
-	// for input in (input_required answers, the multi round-trip of
-	// protocol 2026-07-28; see Multi round-trip requests in the package
-	// doc): past it the call fails with ErrInputRequired and is not sent
-	// again. 0 means DefaultMaxInputRounds (10).
-	MaxInputRounds int
-	// MaxServerRequestTime bounds the answer to one request of a server:
-	// the handler's context ends then. 0 means
-	// DefaultMaxServerRequestTime (10 minutes).
-	MaxServerRequestTime time.Duration
-	// MaxElicitationBytes bounds one elicitation request (its message,
-	// url and requested schema as JSON); a larger one is refused. 0 means
-	// DefaultMaxElicitationBytes (64 KiB).
-	MaxElicitationBytes int
-	// MaxSamplingMessages bounds the messages of one sampling request; a
-	// request with more is refused. 0 means DefaultMaxSamplingMessages
-	// (100).
-	MaxSamplingMessages int
-	// MaxSamplingBytes bounds one sampling request as JSON; a larger one
-	// is refused. 0 means DefaultMaxSamplingBytes (1 MiB).
-	MaxSamplingBytes int
-	// MaxNotificationBytes bounds the server's text in one progress or
-	// log notification handed to a handler (a longer text is cut, with
-	// "..."). 0 means DefaultMaxNotificationBytes (8 KiB).
-	MaxNotificationBytes int
-
-	// SharedIdleTimeout is how long a shared connection (a document with
-	// "shared": true, see Shared connections in the package doc) stays
-	// open after the last session using it closed, for the next one to
-	// take; then it closes. 0 or less means DefaultSharedIdleTimeout (30 s).
-	SharedIdleTimeout time.Duration
 	// Logger receives what a shared server sends that belongs to no one
 	// session: a log line while calls of several sessions, or none, are
 	// in flight, and a request refused then (at most a burst of 100
@@ -275,6 +125,7 @@ type ConnectorOptions struct {
 // use it. A Connector is safe for concurrent use.
 type Connector struct {
 	opts      ConnectorOptions
+	lim       Limits // opts.Limits, resolved
 	launchEnv resource.LaunchEnv
 	secrets   resource.Secrets
 	info      *mcp.Implementation
@@ -297,71 +148,19 @@ func NewConnector(opts *ConnectorOptions) *Connector {
 	if opts != nil {
 		c.opts = *opts
 	}
-	if c.opts.EraProbeTimeout <= 0 {
-		c.opts.EraProbeTimeout = DefaultEraProbeTimeout
-	}
-	if c.opts.MaxListingTTL == 0 {
-		c.opts.MaxListingTTL = DefaultMaxListingTTL
-	}
-	c.listings = newListingCache(c.opts.MaxListingTTL)
+	c.lim = c.opts.Limits.resolved()
+	c.opts.Limits = nil // read c.lim
+	c.listings = newListingCache(c.lim.MaxListingTTL)
 	// A copy: the caller's slice may change after this call.
 	c.opts.InheritEnv = slices.Clone(c.opts.InheritEnv)
 	c.opts.LaunchAllowlist = c.opts.LaunchAllowlist.Clone()
 	c.launchEnv = resource.LaunchEnv{Inherit: c.opts.InheritEnv, InheritAll: c.opts.InheritAllEnv, Environ: c.opts.Environ, Allow: c.opts.LaunchAllowlist}
 	c.opts.SecretEnv = slices.Clone(c.opts.SecretEnv)
 	c.secrets = resource.Secrets{Resolver: c.opts.Secrets, AllowEnv: c.opts.SecretEnv, Environ: c.opts.Environ}
-	if c.opts.TerminateGrace <= 0 {
-		c.opts.TerminateGrace = DefaultTerminateGrace
-	}
-	if c.opts.StderrTailBytes <= 0 {
-		c.opts.StderrTailBytes = DefaultStderrTail
-	}
-	if c.opts.MaxTools <= 0 {
-		c.opts.MaxTools = DefaultMaxTools
-	}
-	if c.opts.MaxListBytes <= 0 {
-		c.opts.MaxListBytes = DefaultMaxListBytes
-	}
-	if c.opts.MaxMessageBytes <= 0 {
-		c.opts.MaxMessageBytes = DefaultMaxMessageBytes
-	}
-	if c.opts.MaxServerMessageRate <= 0 {
-		c.opts.MaxServerMessageRate = DefaultMaxServerMessageRate
-	}
-	if c.opts.ReconnectBurst <= 0 {
-		c.opts.ReconnectBurst = DefaultReconnectBurst
-	}
-	if c.opts.MinReconnectInterval <= 0 {
-		c.opts.MinReconnectInterval = DefaultMinReconnectInterval
-	}
-	if c.opts.MaxReconnectDelay <= 0 {
-		c.opts.MaxReconnectDelay = DefaultMaxReconnectDelay
-	}
-	for _, d := range []struct {
-		v   *time.Duration
-		def time.Duration
-	}{{&c.opts.MaxCallDuration, DefaultMaxCallDuration}, {&c.opts.MaxServerRequestTime, DefaultMaxServerRequestTime}} {
-		if *d.v <= 0 {
-			*d.v = d.def
-		}
-	}
-	for _, d := range []struct {
-		v   *int
-		def int
-	}{{&c.opts.MaxServerRequests, DefaultMaxServerRequests}, {&c.opts.MaxInputRounds, DefaultMaxInputRounds}, {&c.opts.MaxElicitationBytes, DefaultMaxElicitationBytes},
-		{&c.opts.MaxSamplingMessages, DefaultMaxSamplingMessages}, {&c.opts.MaxSamplingBytes, DefaultMaxSamplingBytes},
-		{&c.opts.MaxNotificationBytes, DefaultMaxNotificationBytes}} {
-		if *d.v <= 0 {
-			*d.v = d.def
-		}
-	}
-	if c.opts.SharedIdleTimeout <= 0 {
-		c.opts.SharedIdleTimeout = DefaultSharedIdleTimeout
-	}
 	if c.opts.Logger == nil {
 		c.opts.Logger = slog.Default()
 	}
-	c.pool = &sharedPool{idle: c.opts.SharedIdleTimeout, logger: c.opts.Logger, entries: map[sharedKey]*sharedConn{}, open: map[*sharedConn]struct{}{}}
+	c.pool = &sharedPool{idle: c.lim.SharedIdleTimeout, logger: c.opts.Logger, entries: map[sharedKey]*sharedConn{}, open: map[*sharedConn]struct{}{}}
 	c.pool.life, c.pool.endLife = context.WithCancel(context.Background())
 	c.oauth = newOAuthSetup(c.opts.OAuth, c.opts.HTTPTransport)
 	c.info = c.opts.ClientInfo
@@ -462,7 +261,7 @@ func (c *Connector) eraPlan(ref resource.Ref, srv resource.MCPServer) eraPlan {
 		p.version, p.cached = v, true
 	}
 	if !p.cached && srv.Transport() == resource.TransportStdio {
-		p.probe = c.opts.EraProbeTimeout
+		p.probe = c.lim.EraProbeTimeout
 	}
 	return p
 }
@@ -484,12 +283,12 @@ func (c *Connector) connectEra(ctx context.Context, ref resource.Ref, srv resour
 		ref:         ref,
 		transport:   srv.Transport(),
 		toolTimeout: msOr(srv.ToolTimeoutMS, DefaultToolTimeout),
-		maxCall:     c.opts.MaxCallDuration,
-		maxRounds:   c.opts.MaxInputRounds,
-		tasks:       c.opts.tasks(),
-		grace:       c.opts.TerminateGrace,
-		capture:     newToolsListCapture(c.opts.MaxTools, c.opts.MaxListBytes),
-		guard:       newPeerGuard(c.opts.MaxMessageBytes, c.opts.MaxServerMessageRate),
+		maxCall:     c.lim.MaxCallDuration,
+		maxRounds:   c.lim.MaxInputRounds,
+		tasks:       c.lim.tasks(),
+		grace:       c.lim.TerminateGrace,
+		capture:     newToolsListCapture(c.lim.MaxTools, c.lim.MaxListBytes),
+		guard:       newPeerGuard(c.lim.MaxMessageBytes, c.lim.MaxServerMessageRate),
 		toolsTurn:   make(chan struct{}, 1),
 		streamMark:  newStreamMark(),
 		listings:    c.listings,
@@ -521,7 +320,7 @@ func (c *Connector) connectEra(ctx context.Context, ref resource.Ref, srv resour
 			// bounded the same way.
 			s.probe = &discoverProbe{}
 			if !plan.pinned && !plan.cached {
-				s.probe.timeout = c.opts.EraProbeTimeout
+				s.probe.timeout = c.lim.EraProbeTimeout
 			}
 			transport = &captureTransport{inner: t, capture: s.capture, guard: s.guard, onServerMessage: s.readServerMessage, scrub: s.screen.scrub, probe: s.probe, listen: s.listen}
 			s.transport = "dial"
@@ -717,7 +516,7 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 			// The go-sdk's own line bound stays above ours (which says which
 			// option to change), with room for a line masking grew.
 			inner: &mcp.IOTransport{Reader: &screenedLines{lineReader: lineReader{ReadCloser: proc.stdout, bound: &lineGuard{guard: s.guard}}, screen: s.screen}, Writer: proc.stdin,
-				MaxLineLength: scrubbedRoom(c.opts.MaxMessageBytes)},
+				MaxLineLength: scrubbedRoom(c.lim.MaxMessageBytes)},
 			capture:         s.capture,
 			guard:           s.guard,
 			onServerMessage: s.readServerMessage,
@@ -770,12 +569,12 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 		if s.transport == resource.TransportSSE {
 			s.screen.countDrops = true // its messages are counted as decoded
 			return &captureTransport{
-				inner:   &mcp.SSEClientTransport{Endpoint: srv.URL, HTTPClient: client, MaxEventSize: scrubbedRoom(c.opts.MaxMessageBytes)},
+				inner:   &mcp.SSEClientTransport{Endpoint: srv.URL, HTTPClient: client, MaxEventSize: scrubbedRoom(c.lim.MaxMessageBytes)},
 				capture: s.capture, guard: s.guard, onServerMessage: s.readServerMessage, detach: true}, nil
 		}
 		rt.capture, rt.streamable, rt.mark, rt.onNote, rt.dropped = s.capture, true, s.streamMark, s.readNotification, &s.dropped
 		rt.closing, rt.drainGrace, rt.listen = s.closing, c.drainGrace, s.listen
-		rt.streams, rt.maxRetry = newEventStreams(c.opts.ReconnectBurst, c.opts.MinReconnectInterval), c.opts.MaxReconnectDelay
+		rt.streams, rt.maxRetry = newEventStreams(c.lim.ReconnectBurst, c.lim.MinReconnectInterval), c.lim.MaxReconnectDelay
 		var handlers *Handlers
 		if opts != nil {
 			handlers = opts.Handlers
@@ -785,7 +584,7 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 		// standalone stream exists only for a session with something to
 		// receive on it, and never holds the handshake (deferredStream).
 		t := &mcp.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: client, MaxRetries: goSDKMaxRetries,
-			MaxEventSize: scrubbedRoom(c.opts.MaxMessageBytes) + maxStreamMarkBytes, DisableStandaloneSSE: !handlers.needsServerStream()}
+			MaxEventSize: scrubbedRoom(c.lim.MaxMessageBytes) + maxStreamMarkBytes, DisableStandaloneSSE: !handlers.needsServerStream()}
 		if s.oauth != nil {
 			if t.OAuthHandler, err = s.oauth.handler(ctx); err != nil {
 				return nil, err
@@ -819,7 +618,7 @@ func (c *Connector) start(ctx context.Context, ref resource.Ref, srv resource.MC
 		return nil, [sha256.Size]byte{}, launchFailure(ref, err)
 	}
 	scrub := newScrubber(append(resolved, resource.CredentialValues(srv)...))
-	proc, err := startProcess(l.Path, l.Args, l.Dir, l.Env, c.opts.StderrTailBytes, scrub)
+	proc, err := startProcess(l.Path, l.Args, l.Dir, l.Env, c.lim.StderrTailBytes, scrub)
 	if err != nil {
 		return nil, [sha256.Size]byte{}, &Error{Ref: ref, Op: "connect", Kind: ErrStart, Detail: "starting the process failed", Err: err}
 	}

@@ -36,7 +36,7 @@
 //   - Secret references in args, env values and header values are resolved
 //     at each start (see Secret references below).
 //   - Environment: a small allowlist of the host's variables
-//     (DefaultEnvAllowlist(): PATH, HOME, USER, LOGNAME, SHELL, LANG, LC_*,
+//     (resource.DefaultInheritEnv(): PATH, HOME, USER, LOGNAME, SHELL, LANG, LC_*,
 //     TZ, TMPDIR), then the document's env on top. ConnectorOptions can pass
 //     the host's whole environment, or its own list; a PWD inherited that
 //     way is set to cwd. An env name that is empty or holds '=' or NUL is
@@ -106,7 +106,7 @@
 // request before the answer (SEP-1699: it sent a priming event, an event
 // id without data, and a retry delay). The request is then resumed: after
 // the delay the server asked for (its retry field, at most
-// ConnectorOptions.MaxReconnectDelay, default 30 s; the go-sdk's backoff
+// ConnectorOptions.Limits.MaxReconnectDelay, default 30 s; the go-sdk's backoff
 // of 1 s and more when it asked for none), a GET with Last-Event-ID
 // continues the stream, and its answer ends the call as if the first
 // stream had carried it. The bounds of the first stream hold on every
@@ -114,8 +114,8 @@
 // rate (the reply a resumed stream carries is the one its request owed),
 // and the capture of a tools/list page. Reconnections end with the call's
 // tool timeout. The rate of reconnections of one stream is bounded, not
-// their number: ConnectorOptions.ReconnectBurst at once (default 10),
-// then one per ConnectorOptions.MinReconnectInterval (default 1 s),
+// their number: ConnectorOptions.Limits.ReconnectBurst at once (default 10),
+// then one per ConnectorOptions.Limits.MinReconnectInterval (default 1 s),
 // however short a retry the server asks for. So a server may poll (end
 // its standalone stream after a priming event and ask for a short retry,
 // for ever) and keep its session, and a server that ends its streams in a
@@ -265,7 +265,7 @@
 // connection answers only a request that names a call in flight: see
 // Shared connections.) A handler runs under a context that ends when the
 // session closes, when the server cancels the request, after
-// ConnectorOptions.MaxServerRequestTime (default 10 minutes), and once all
+// ConnectorOptions.Limits.MaxServerRequestTime (default 10 minutes), and once all
 // the calls it was told of have returned. While it runs, those calls'
 // idle timeouts are held: a user answering an elicitation is not a slow
 // server. An elicitation's form accepted by the
@@ -342,7 +342,7 @@
 //     MaxSamplingMessages, MaxSamplingBytes, MaxServerRequestTime, the
 //     SEP-1034 defaults) and one Served report each. The requests of one
 //     answer are asked one after the other, in the order of their keys;
-//     more than ConnectorOptions.MaxServerRequests in one answer are
+//     more than ConnectorOptions.Limits.MaxServerRequests in one answer are
 //     refused whole.
 //   - A request the session cannot answer is refused without asking any
 //     handler, nor any other request of that answer: a capability no
@@ -372,8 +372,8 @@
 //     connection's secrets masked (see Secrets in what servers send).
 //     An answer with a requestState and no request (a busy server) is
 //     sent again at once.
-//   - Rounds: at most ConnectorOptions.MaxInputRounds (default
-//     DefaultMaxInputRounds, 10) input_required answers of one call are
+//   - Rounds: at most ConnectorOptions.Limits.MaxInputRounds (default
+//     defaultMaxInputRounds, 10) input_required answers of one call are
 //     answered; the next fails the call with ErrInputRequired, unsent.
 //   - Time: all the rounds are one call, within its bounds (see
 //     Handshake and calls): the tool timeout is held while a handler
@@ -409,13 +409,13 @@
 //     error come with tasks/get.
 //   - Protocol 2025-11-25: a tool whose execution.taskSupport is
 //     "required", on a server that declares task-augmented tools/call,
-//     is called as a task (params.task, TaskOptions.TTL); any other
+//     is called as a task (params.task, Limits.TaskTTL); any other
 //     tool is called as usual. The task is polled with tasks/get until it
 //     ends or needs input, then tasks/result takes its result; the
 //     server's requests meanwhile name their task (_meta
 //     io.modelcontextprotocol/related-task), which ties them to the call.
 //   - Polls: at the server's pollInterval, within
-//     TaskOptions.MinPollInterval and MaxPollInterval (1 s and 30 s;
+//     Limits.MinTaskPollInterval and MaxTaskPollInterval (1 s and 30 s;
 //     twice the minimum, 2 s, when the server suggests none): an idle
 //     task costs at most 60 requests a minute, 30 when the server
 //     suggests nothing, and 2 at the least. Each answer restarts the call's idle timeout
@@ -460,8 +460,8 @@
 //     versions it speaks, and the go-sdk asks again with the newest one
 //     agt speaks; any other error means a legacy server, which gets the
 //     initialize handshake. A legacy server that ignores unknown methods
-//     never answers: after ConnectorOptions.EraProbeTimeout (default
-//     DefaultEraProbeTimeout, 2 s) without an answer the server is taken
+//     never answers: after ConnectorOptions.Limits.EraProbeTimeout (default
+//     defaultEraProbeTimeout, 2 s) without an answer the server is taken
 //     for a legacy one, so it costs that long, not the startup timeout
 //     (measured: the timeout plus about 2 ms; a pinned or cached connect
 //     of the same server, about 5 ms). A modern server whose answer
@@ -586,7 +586,7 @@
 // when the acknowledgement is read, the listen fails, is refused or
 // ends (over HTTP; on stdio, the server answers it, with an error or a
 // result), the session closes or ctx ends (Tools then fails),
-// or at the latest after ConnectorOptions.EraProbeTimeout (default 2
+// or at the latest after ConnectorOptions.Limits.EraProbeTimeout (default 2
 // s): a server that declares tools.listChanged but never acknowledges
 // costs that once per session, and a change it makes between Connect
 // and the acknowledgement may then go unreported (the next change, or a
@@ -658,7 +658,7 @@
 //     credentials are the host's transport's) is not kept at all.
 //   - Fresh while now < the walk's start + the least ttlMs of its pages.
 //     0, negative or absent is stale at once; a longer one is capped at
-//     ConnectorOptions.MaxListingTTL (default DefaultMaxListingTTL, 10
+//     ConnectorOptions.Limits.MaxListingTTL (default 10
 //     minutes), compared before any arithmetic, so no ttlMs overflows.
 //     MaxListingTTL below 0 turns the cache off. A ttlMs the go-sdk
 //     cannot read as an integer (a float, past int64, a string) fails
@@ -714,7 +714,7 @@
 // of all leases run concurrently. Close of a lease ends its calls in
 // flight only (ErrUnavailable) and never the connection under another
 // lease. When the last lease closes, the connection stays open for
-// ConnectorOptions.SharedIdleTimeout (default 30 s) for the next session
+// ConnectorOptions.Limits.SharedIdleTimeout (default 30 s) for the next session
 // to take, then closes. A new revision, or another document, is a new
 // connection; the connections of older revisions of the reference close
 // as soon as their last lease does, without the idle time, in the
@@ -1089,18 +1089,18 @@
 // ErrUnavailable), and the error wraps ErrLimit and a *LimitError that
 // names the option to change.
 //
-//   - One message: ConnectorOptions.MaxMessageBytes, default 16 MiB
-//     (DefaultMaxMessageBytes), whatever the transport: a stdio line, an
+//   - One message: ConnectorOptions.Limits.MaxMessageBytes, default 16 MiB
+//     (defaultMaxMessageBytes), whatever the transport: a stdio line, an
 //     HTTP response body (errors included), one server-sent event.
 //   - Messages the server sends on its own (notifications and requests to
 //     the client; replies are not counted):
-//     ConnectorOptions.MaxServerMessageRate, default 1000 per second
-//     (DefaultMaxServerMessageRate) after a burst of ten seconds' worth. A
+//     ConnectorOptions.Limits.MaxServerMessageRate, default 1000 per second
+//     (defaultMaxServerMessageRate) after a burst of ten seconds' worth. A
 //     server past it is closed as misbehaving.
-//   - One tools/list walk, all pages together: ConnectorOptions.MaxTools,
-//     default 10000 tools (DefaultMaxTools), counted in each page's bytes
-//     before the page is decoded, and ConnectorOptions.MaxListBytes,
-//     default 32 MiB (DefaultMaxListBytes). A walk also stops after 1000
+//   - One tools/list walk, all pages together: ConnectorOptions.Limits.MaxTools,
+//     default 10000 tools (defaultMaxTools), counted in each page's bytes
+//     before the page is decoded, and ConnectorOptions.Limits.MaxListBytes,
+//     default 32 MiB (defaultMaxListBytes). A walk also stops after 1000
 //     pages or at a repeated cursor.
 //   - One message's nesting: at most MaxMessageDepth (1000, fixed)
 //     levels of arrays and objects, the go-sdk decoder's own bound. This
@@ -1138,7 +1138,7 @@
 //     SchemaCacheMaxBytes (16 MiB) source bytes, then starts over.
 //   - The listing cache (see Listing cache): at most 256 listings of 64
 //     MiB together, none over 8 MiB, each fresh for at most
-//     ConnectorOptions.MaxListingTTL (default 10 minutes) whatever ttlMs
+//     ConnectorOptions.Limits.MaxListingTTL (default 10 minutes) whatever ttlMs
 //     the server sent. Fixed, but for MaxListingTTL.
 //   - The server's instructions (the handshake's instructions): at most
 //     MaxInstructionsBytes (32 KiB) are kept, cut at a UTF-8 boundary
@@ -1150,18 +1150,18 @@
 //     tool_timeout_ms (default 60 s) one call or one tools/list walk,
 //     reconnections of its streams included.
 //   - Streamable HTTP reconnections: the wait a server asks for with its
-//     retry field, ConnectorOptions.MaxReconnectDelay, default 30 s
-//     (DefaultMaxReconnectDelay; a longer one is held to it, a retry line
+//     retry field, ConnectorOptions.Limits.MaxReconnectDelay, default 30 s
+//     (defaultMaxReconnectDelay; a longer one is held to it, a retry line
 //     over 64 bytes is dropped); the rate of reconnections of one event
-//     stream: ConnectorOptions.ReconnectBurst at once, default 10
-//     (DefaultReconnectBurst), then one per
-//     ConnectorOptions.MinReconnectInterval, default 1 s
-//     (DefaultMinReconnectInterval); a reconnection sooner waits.
-//   - A stdio server's stderr: the last ConnectorOptions.StderrTailBytes
+//     stream: ConnectorOptions.Limits.ReconnectBurst at once, default 10
+//     (defaultReconnectBurst), then one per
+//     ConnectorOptions.Limits.MinReconnectInterval, default 1 s
+//     (defaultMinReconnectInterval); a reconnection sooner waits.
+//   - A stdio server's stderr: the last ConnectorOptions.Limits.StderrTailBytes
 //     (default 8 KiB) are kept.
 //   - A shared connection without a lease: closed after
-//     ConnectorOptions.SharedIdleTimeout, default 30 s
-//     (DefaultSharedIdleTimeout). Its server's lines that belong to no one
+//     ConnectorOptions.Limits.SharedIdleTimeout, default 30 s
+//     (defaultSharedIdleTimeout). Its server's lines that belong to no one
 //     lease: at most a burst of 100, then 20 per second, to
 //     ConnectorOptions.Logger; fixed.
 //   - OAuth: one response of the flow (metadata, registration, token):
@@ -1179,28 +1179,28 @@
 // is refused (the session goes on), and Handlers.Served names the option:
 //
 //   - Requests answered at once (elicitation, sampling, roots):
-//     ConnectorOptions.MaxServerRequests, default 4
-//     (DefaultMaxServerRequests); more are refused at once, so a server
+//     ConnectorOptions.Limits.MaxServerRequests, default 4
+//     (defaultMaxServerRequests); more are refused at once, so a server
 //     flooding elicitations meets at most four dialogs. A URL
 //     elicitation required answer that lists more elicitations than that
 //     is refused whole (one Served report).
-//   - One answer's time: ConnectorOptions.MaxServerRequestTime, default
-//     10 minutes (DefaultMaxServerRequestTime), besides the ends above.
+//   - One answer's time: ConnectorOptions.Limits.MaxServerRequestTime, default
+//     10 minutes (defaultMaxServerRequestTime), besides the ends above.
 //   - Multi round-trip requests (modern era): the input_required answers
-//     of one call, ConnectorOptions.MaxInputRounds, default 10
-//     (DefaultMaxInputRounds); one requestState, MaxRequestStateBytes
+//     of one call, ConnectorOptions.Limits.MaxInputRounds, default 10
+//     (defaultMaxInputRounds); one requestState, MaxRequestStateBytes
 //     (1 MiB, fixed); past either the call fails (ErrInputRequired,
 //     ErrBadResult with ErrLimit) and is not sent again.
 //   - One elicitation (message, url and requested schema as JSON):
-//     ConnectorOptions.MaxElicitationBytes, default 64 KiB
-//     (DefaultMaxElicitationBytes).
-//   - One sampling request: ConnectorOptions.MaxSamplingMessages, default
-//     100 messages (DefaultMaxSamplingMessages), and
-//     ConnectorOptions.MaxSamplingBytes, default 1 MiB as JSON
-//     (DefaultMaxSamplingBytes).
+//     ConnectorOptions.Limits.MaxElicitationBytes, default 64 KiB
+//     (defaultMaxElicitationBytes).
+//   - One sampling request: ConnectorOptions.Limits.MaxSamplingMessages, default
+//     100 messages (defaultMaxSamplingMessages), and
+//     ConnectorOptions.Limits.MaxSamplingBytes, default 1 MiB as JSON
+//     (defaultMaxSamplingBytes).
 //   - The server's text in one progress or log notification handed to a
-//     handler: ConnectorOptions.MaxNotificationBytes, default 8 KiB
-//     (DefaultMaxNotificationBytes; a log line's data larger as JSON
+//     handler: ConnectorOptions.Limits.MaxNotificationBytes, default 8 KiB
+//     (defaultMaxNotificationBytes; a log line's data larger as JSON
 //     arrives as a string of its start and "..."); a logger name, 256
 //     bytes.
 //   - Notifications waiting for their handlers (Progress, Log,
@@ -1211,8 +1211,8 @@
 //     restarted its call's idle timeout; a dropped tools/list_changed is
 //     still counted by Session.ToolsChanged.
 //   - One call whose server reports progress:
-//     ConnectorOptions.MaxCallDuration, default 10 minutes
-//     (DefaultMaxCallDuration), or tool_timeout_ms when that is longer.
+//     ConnectorOptions.Limits.MaxCallDuration, default 10 minutes
+//     (defaultMaxCallDuration), or tool_timeout_ms when that is longer.
 //
 // # Handshake and calls
 //
@@ -1223,7 +1223,7 @@
 // resetTimeoutOnProgress with maxTotalTimeout: each progress notification
 // for the call restarts it, and it is held while a handler answers a
 // request of the server for the call; the whole call never lasts longer
-// than ConnectorOptions.MaxCallDuration (default 10 minutes) or
+// than ConnectorOptions.Limits.MaxCallDuration (default 10 minutes) or
 // tool_timeout_ms, whichever is longer. A server that reports no progress
 // gets exactly tool_timeout_ms. When a bound or the caller's context ends,
 // the request is cancelled on the server too (notifications/cancelled).

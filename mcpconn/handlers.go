@@ -39,10 +39,10 @@ type ConnectOptions struct {
 // refused with "method not found". Ping is always answered.
 //
 // The request handlers (Elicit, CreateMessage, Roots) run concurrently,
-// at most ConnectorOptions.MaxServerRequests at once per session (per
+// at most ConnectorOptions.Limits.MaxServerRequests at once per session (per
 // connection, all its sessions together, when it is shared), under a
 // context that ends when the session closes, after
-// ConnectorOptions.MaxServerRequestTime, when the server cancels the
+// ConnectorOptions.Limits.MaxServerRequestTime, when the server cancels the
 // request, and when every call it was told of (Incoming.Calls) has
 // returned (a request is about those calls).
 // While a request handler runs for a call, that call's idle timeout
@@ -88,10 +88,10 @@ type Handlers struct {
 	// in.Calls holds exactly the call whose progress token it names
 	// (also shortly after that call returned). Progress for no call of
 	// this session is dropped. The message is bounded
-	// (ConnectorOptions.MaxNotificationBytes).
+	// (ConnectorOptions.Limits.MaxNotificationBytes).
 	Progress func(ctx context.Context, in Incoming, params *mcp.ProgressNotificationParams)
 	// Log receives notifications/message, bounded: a Data larger than
-	// ConnectorOptions.MaxNotificationBytes (as JSON) arrives as a string
+	// ConnectorOptions.Limits.MaxNotificationBytes (as JSON) arrives as a string
 	// holding its start and "...".
 	Log func(ctx context.Context, in Incoming, params *mcp.LoggingMessageParams)
 	// LogLevel is the least level asked of a server that declares the

@@ -56,9 +56,14 @@ func quickConnector(opts *mcpconn.ConnectorOptions) *mcpconn.Connector {
 	if opts != nil {
 		o = *opts
 	}
-	if o.TerminateGrace == 0 {
-		o.TerminateGrace = 300 * time.Millisecond
+	var lim mcpconn.Limits
+	if o.Limits != nil {
+		lim = *o.Limits
 	}
+	if lim.TerminateGrace == 0 {
+		lim.TerminateGrace = 300 * time.Millisecond
+	}
+	o.Limits = &lim
 	return mcpconn.NewConnector(&o)
 }
 

@@ -171,13 +171,13 @@ func TestEndlessMessageIsBounded(t *testing.T) {
 			srv, sent := a.start(t)
 			srv.StartupTimeoutMS = 60_000
 			start := time.Now()
-			s, err := quickConnector(&mcpconn.ConnectorOptions{MaxMessageBytes: limit}).Connect(context.Background(), "endless", srv)
+			s, err := quickConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{MaxMessageBytes: limit}}).Connect(context.Background(), "endless", srv)
 			elapsed := time.Since(start)
 			if err == nil {
 				s.Close()
 				t.Fatal("Connect succeeded")
 			}
-			if !errors.Is(err, mcpconn.ErrHandshake) || !errors.Is(err, mcpconn.ErrLimit) || !strings.Contains(err.Error(), "exceeds 1048576 bytes (ConnectorOptions.MaxMessageBytes)") {
+			if !errors.Is(err, mcpconn.ErrHandshake) || !errors.Is(err, mcpconn.ErrLimit) || !strings.Contains(err.Error(), "exceeds 1048576 bytes (ConnectorOptions.Limits.MaxMessageBytes)") {
 				t.Errorf("Connect = %v; want ErrHandshake and ErrLimit naming MaxMessageBytes", err)
 			}
 			var le *mcpconn.LimitError
@@ -417,7 +417,7 @@ func TestNotificationFloodClosesSession(t *testing.T) {
 	} {
 		t.Run(srv.Type, func(t *testing.T) {
 			srv.ToolTimeoutMS = 60_000
-			s, err := quickConnector(&mcpconn.ConnectorOptions{MaxServerMessageRate: 100}).Connect(context.Background(), "flood", srv)
+			s, err := quickConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{MaxServerMessageRate: 100}}).Connect(context.Background(), "flood", srv)
 			if err != nil && !errors.Is(err, mcpconn.ErrLimit) {
 				t.Fatal(err)
 			}
@@ -426,7 +426,7 @@ func TestNotificationFloodClosesSession(t *testing.T) {
 				_, err = s.CallTool(context.Background(), "anything", nil)
 				defer s.Close()
 			}
-			if !errors.Is(err, mcpconn.ErrLimit) || !strings.Contains(err.Error(), "100 messages per second (ConnectorOptions.MaxServerMessageRate)") {
+			if !errors.Is(err, mcpconn.ErrLimit) || !strings.Contains(err.Error(), "100 messages per second (ConnectorOptions.Limits.MaxServerMessageRate)") {
 				t.Fatalf("call during a flood = %v; want ErrLimit naming MaxServerMessageRate", err)
 			}
 			if d := time.Since(start); d > 20*time.Second {
@@ -459,9 +459,9 @@ func TestEndlessListingIsBounded(t *testing.T) {
 		opts *mcpconn.ConnectorOptions
 		want string
 	}{
-		{"tools", nil, "exceeds 10000 tools (ConnectorOptions.MaxTools)"},
+		{"tools", nil, "exceeds 10000 tools (ConnectorOptions.Limits.MaxTools)"},
 		// Small pages (-page-size) that never end.
-		{"bytes", &mcpconn.ConnectorOptions{MaxTools: 10_000_000, MaxListBytes: 1 << 20}, "exceeds 1048576 bytes (ConnectorOptions.MaxListBytes)"},
+		{"bytes", &mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{MaxTools: 10_000_000, MaxListBytes: 1 << 20}}, "exceeds 1048576 bytes (ConnectorOptions.Limits.MaxListBytes)"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()

@@ -188,7 +188,7 @@ func TestListingCacheHostileTTL(t *testing.T) {
 		maxTTL time.Duration
 		fresh  time.Duration // 0: never cached
 	}{
-		{"max int", math.MaxInt, 0, mcpconn.DefaultMaxListingTTL},
+		{"max int", math.MaxInt, 0, mcpconn.DefaultLimits().MaxListingTTL},
 		{"one year, capped by the host", int((365 * 24 * time.Hour).Milliseconds()), time.Minute, time.Minute},
 		{"negative", -5, 0, 0},
 		{"cache off", 60000, -1, 0},
@@ -196,7 +196,7 @@ func TestListingCacheHostileTTL(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			srv, counters := modernHTTP(t, tc.ttl, "")
-			c := quickConnector(&mcpconn.ConnectorOptions{MaxListingTTL: tc.maxTTL})
+			c := quickConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{MaxListingTTL: tc.maxTTL}})
 			defer c.Close()
 			clk := newTestClock(c)
 			listOnce(t, c, "tools/fake", srv, 1)
@@ -327,7 +327,7 @@ func TestListingCacheListChanged(t *testing.T) {
 func TestListingCacheGoSDKDisarmed(t *testing.T) {
 	t.Parallel()
 	srv, counters := modernHTTP(t, 60000, "", mcptest.FaultToolMetadata)
-	c := quickConnector(&mcpconn.ConnectorOptions{MaxListingTTL: -1})
+	c := quickConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{MaxListingTTL: -1}})
 	defer c.Close()
 	ctx := context.Background()
 	s, err := c.ConnectWith(ctx, "tools/fake", srv, &mcpconn.ConnectOptions{Revision: 1})

@@ -1246,8 +1246,9 @@ func TestOAuthSSEChallengeBodyBounded(t *testing.T) {
 	t.Cleanup(ts.Close)
 	base = ts.URL
 	const maxMessage = 64 << 10
-	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{MaxMessageBytes: maxMessage,
-		OAuth: &mcpconn.OAuthOptions{Authorize: followAuthorization}})
+	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{
+		OAuth:  &mcpconn.OAuthOptions{Authorize: followAuthorization},
+		Limits: &mcpconn.Limits{MaxMessageBytes: maxMessage}})
 	srv := resource.MCPServer{Type: resource.TransportSSE, URL: ts.URL + "/sse", OAuth: &resource.MCPOAuth{}}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -109,13 +109,13 @@ func TestToolsAllPages(t *testing.T) {
 
 	// MaxTools bounds a hostile server.
 	srv2, tag2 := fakeStdio(t, "-fault", "many-tools")
-	s, err = quickConnector(&mcpconn.ConnectorOptions{MaxTools: 100}).Connect(context.Background(), "many", srv2)
+	s, err = quickConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{MaxTools: 100}}).Connect(context.Background(), "many", srv2)
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = s.Tools(context.Background())
 	s.Close()
-	if !errors.Is(err, mcpconn.ErrLimit) || !strings.Contains(err.Error(), "exceeds 100 tools (ConnectorOptions.MaxTools)") {
+	if !errors.Is(err, mcpconn.ErrLimit) || !strings.Contains(err.Error(), "exceeds 100 tools (ConnectorOptions.Limits.MaxTools)") {
 		t.Errorf("Tools with MaxTools 100 = %v; want a bound error", err)
 	}
 	assertNoLeftovers(t, tag2)
@@ -257,7 +257,7 @@ func TestConcurrentCalls(t *testing.T) {
 func TestStderrTail(t *testing.T) {
 	t.Parallel()
 	srv, tag := fakeStdio(t)
-	s, err := quickConnector(&mcpconn.ConnectorOptions{StderrTailBytes: 16}).Connect(context.Background(), "tail", srv)
+	s, err := quickConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{StderrTailBytes: 16}}).Connect(context.Background(), "tail", srv)
 	if err != nil {
 		t.Fatal(err)
 	}

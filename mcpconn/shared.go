@@ -15,10 +15,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// DefaultSharedIdleTimeout is how long a shared connection stays open
-// after the last Session using it closed (ConnectorOptions.SharedIdleTimeout).
-const DefaultSharedIdleTimeout = 30 * time.Second
-
 // sharedKey names one shared connection: the registration (reference
 // and revision), the document itself (two stores, or a host that edits
 // a document in place, share a process only when their documents are

@@ -17,14 +17,15 @@ import (
 func inMemoryShared(t *testing.T, idle time.Duration) *Connector {
 	t.Helper()
 	server := mcp.NewServer(&mcp.Implementation{Name: "mem", Version: "1"}, nil)
-	c := NewConnector(&ConnectorOptions{SharedIdleTimeout: idle,
+	c := NewConnector(&ConnectorOptions{
 		Dial: func(ctx context.Context, _ resource.Ref, _ resource.MCPServer) (mcp.Transport, error) {
 			st, ct := mcp.NewInMemoryTransports()
 			if _, err := server.Connect(context.WithoutCancel(ctx), st, nil); err != nil {
 				return nil, err
 			}
 			return ct, nil
-		}})
+		},
+		Limits: &Limits{SharedIdleTimeout: idle}})
 	t.Cleanup(func() { _ = c.Close() })
 	return c
 }
@@ -88,7 +89,7 @@ func TestSharedWaiterOutlivesAStarterThatGivesUp(t *testing.T) {
 	t.Parallel()
 	server := mcp.NewServer(&mcp.Implementation{Name: "mem", Version: "1"}, nil)
 	var dials atomic.Int32
-	c := NewConnector(&ConnectorOptions{SharedIdleTimeout: time.Hour,
+	c := NewConnector(&ConnectorOptions{
 		Dial: func(ctx context.Context, _ resource.Ref, _ resource.MCPServer) (mcp.Transport, error) {
 			if dials.Add(1) == 1 {
 				<-ctx.Done() // the first start hangs until its starter gives up
@@ -99,7 +100,8 @@ func TestSharedWaiterOutlivesAStarterThatGivesUp(t *testing.T) {
 				return nil, err
 			}
 			return ct, nil
-		}})
+		},
+		Limits: &Limits{SharedIdleTimeout: time.Hour}})
 	t.Cleanup(func() { _ = c.Close() })
 	srv := resource.MCPServer{Shared: true}
 	opts := &ConnectOptions{Revision: 1}

@@ -23,7 +23,7 @@ import (
 // at the end of the test.
 func sharedConnector(t *testing.T, idle time.Duration) *mcpconn.Connector {
 	t.Helper()
-	c := quickConnector(&mcpconn.ConnectorOptions{SharedIdleTimeout: idle})
+	c := quickConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{SharedIdleTimeout: idle}})
 	t.Cleanup(func() { _ = c.Close() })
 	return c
 }
@@ -367,7 +367,7 @@ func TestConnectorCloseStopsASharedStart(t *testing.T) {
 func TestLastLeaseCloseDoesNotWaitForTheProcess(t *testing.T) {
 	t.Parallel()
 	const grace = 2 * time.Second
-	c := quickConnector(&mcpconn.ConnectorOptions{TerminateGrace: grace, SharedIdleTimeout: time.Hour})
+	c := quickConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{TerminateGrace: grace, SharedIdleTimeout: time.Hour}})
 	t.Cleanup(func() { _ = c.Close() })
 	srv, tag := fakeStdio(t, "-fault", string(mcptest.FaultIgnoreSIGTERM))
 	srv.Shared = true

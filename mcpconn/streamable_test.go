@@ -128,7 +128,7 @@ func TestCallResumedAfterTheServerEndsItsStream(t *testing.T) {
 	proxy := &cutProxy{target: target, retry: "50"}
 	ts := httptest.NewServer(proxy)
 	defer ts.Close()
-	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{MaxServerMessageRate: 1})
+	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{MaxServerMessageRate: 1}})
 
 	direct, err := c.Connect(context.Background(), "direct", resource.MCPServer{Type: resource.TransportHTTP, URL: target})
 	if err != nil {
@@ -229,7 +229,7 @@ func TestRetryDelayIsBounded(t *testing.T) {
 	h := &hostileStreams{retry: "36000000", answerAfter: 1}
 	ts := httptest.NewServer(h)
 	defer ts.Close()
-	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{MaxReconnectDelay: 200 * time.Millisecond})
+	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{MaxReconnectDelay: 200 * time.Millisecond}})
 	s, err := c.Connect(context.Background(), "slow", resource.MCPServer{Type: resource.TransportHTTP, URL: ts.URL, ToolTimeoutMS: 60_000})
 	if err != nil {
 		t.Fatal(err)
@@ -258,7 +258,7 @@ func TestEndlessStreamEndsAreRateBounded(t *testing.T) {
 	ts := httptest.NewServer(h)
 	defer ts.Close()
 	const burst, interval = 4, 500 * time.Millisecond
-	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{ReconnectBurst: burst, MinReconnectInterval: interval})
+	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{ReconnectBurst: burst, MinReconnectInterval: interval}})
 	s, err := c.Connect(context.Background(), "loop", resource.MCPServer{Type: resource.TransportHTTP, URL: ts.URL, ToolTimeoutMS: 3000})
 	if err != nil {
 		t.Fatal(err)
@@ -347,7 +347,7 @@ func TestStandalonePollingKeepsTheSession(t *testing.T) {
 			p := &pollingServer{getBody: tt.getBody}
 			ts := httptest.NewServer(p)
 			defer ts.Close()
-			c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{MinReconnectInterval: 10 * time.Millisecond})
+			c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{MinReconnectInterval: 10 * time.Millisecond}})
 			s, err := c.ConnectWith(context.Background(), "poll", resource.MCPServer{Type: resource.TransportHTTP, URL: ts.URL}, handlersWithLog)
 			if err != nil {
 				t.Fatal(err)
@@ -389,7 +389,7 @@ func TestStandaloneStreamLoopIsRateBounded(t *testing.T) {
 	start := time.Now()
 	time.Sleep(2500 * time.Millisecond)
 	gets, took := p.gets.Load(), time.Since(start)
-	if bound := mcpconn.DefaultReconnectBurst + 1 + int64(took/mcpconn.DefaultMinReconnectInterval) + 1; gets > bound {
+	if bound := int64(mcpconn.DefaultLimits().ReconnectBurst) + 1 + int64(took/mcpconn.DefaultLimits().MinReconnectInterval) + 1; gets > bound {
 		t.Errorf("the server saw %d GETs in %s; want at most %d", gets, took, bound)
 	}
 	if gets < 2 {

@@ -194,7 +194,7 @@ func BenchmarkRawSDKCallTool(b *testing.B) {
 	}
 	defer ss.Close()
 	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
-	cs, err := client.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: mcpconn.DefaultProtocolVersion})
+	cs, err := client.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: mcpconn.ModernProtocolVersion})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -229,7 +229,7 @@
 // words saying what the server asked for and why it could not be given
 // (a legacy server is told of the refusal and says what became of its
 // call itself). A server that keeps asking gets at most
-// mcpconn.ConnectorOptions.MaxInputRounds rounds (default 10), then the
+// mcpconn.ConnectorOptions.Limits.MaxInputRounds rounds (default 10), then the
 // call fails the same way. All rounds are one call, within its timeout
 // and MaxCallDuration; the server's requestState is never audited,
 // logged or shown.
@@ -258,7 +258,7 @@
 //
 // Notifications: every MCP call carries a progress token, so progress
 // names its call exactly and restarts its idle timeout (mcpconn: the
-// document's tool_timeout_ms, up to ConnectorOptions.MaxCallDuration,
+// document's tool_timeout_ms, up to ConnectorOptions.Limits.MaxCallDuration,
 // default 10 minutes). Progress, server log lines (notifications/message,
 // with the call they name, else the calls in flight) and tool list
 // changes go to Options.Observe
@@ -380,7 +380,7 @@
 // time, as one server's always do: an Observe that is slow to return
 // delays those of every Run on the server, and past the connection's
 // queue (256) they are dropped; its bounds on server requests
-// (mcpconn.ConnectorOptions.MaxServerRequests) hold for all those Runs
+// (mcpconn.ConnectorOptions.Limits.MaxServerRequests) hold for all those Runs
 // together.
 //
 // # Server output
@@ -452,7 +452,7 @@
 // of asking the server: a Run, or a probe, of the same registration
 // revision within that time, with the same credentials unless the
 // server said the listing is public (see Listing cache in mcpconn; at
-// most ConnectorOptions.MaxListingTTL, 10 minutes by default). It is the
+// most ConnectorOptions.Limits.MaxListingTTL, 10 minutes by default). It is the
 // same exact bytes, so with a shared SchemaCache nothing is compiled
 // either: measured for 100 Runs of one agent mounting one modern
 // streamable HTTP server (BenchmarkHundredRuns), the server saw 1
@@ -477,7 +477,7 @@
 // (4096) schemas of SchemaCacheMaxBytes (16 MiB) source bytes; a full
 // cache starts over. Sampling: Options.MaxSamplingPerCall requests per
 // call, default 10 (DefaultMaxSamplingPerCall); a modern server's input
-// rounds per call: mcpconn.ConnectorOptions.MaxInputRounds, default 10.
+// rounds per call: mcpconn.ConnectorOptions.Limits.MaxInputRounds, default 10.
 // Roots: at most 1024. The
 // servers' log lines and progress written to Options.Logger: per mount, a
 // burst of 100, then 20 per second; the others are dropped and counted in

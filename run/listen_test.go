@@ -47,7 +47,7 @@ func TestToolsChangeRefreshesInBothEras(t *testing.T) {
 			putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{featRef}})
 			var changes atomic.Int32
 			r := newRun(t, &run.Options{Repository: repo, MinRelistInterval: time.Nanosecond,
-				Connector: mcpconn.NewConnector(&mcpconn.ConnectorOptions{TerminateGrace: 300 * time.Millisecond}),
+				Connector: mcpconn.NewConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{TerminateGrace: 300 * time.Millisecond}}),
 				Observe: func(_ context.Context, n run.Notification) {
 					if n.Kind == run.NotifyToolsChanged {
 						changes.Add(1)

@@ -39,7 +39,12 @@ func eraRun(t *testing.T, e mcptest.Era, copts *mcpconn.ConnectorOptions, opts *
 	if copts != nil {
 		o = *copts
 	}
-	o.TerminateGrace = 300 * time.Millisecond
+	var lim mcpconn.Limits
+	if o.Limits != nil {
+		lim = *o.Limits
+	}
+	lim.TerminateGrace = 300 * time.Millisecond
+	o.Limits = &lim
 	opts.Connector = mcpconn.NewConnector(&o)
 	return newRun(t, opts)
 }
@@ -158,7 +163,7 @@ func TestInputDeclineAndRefusalForTheModel(t *testing.T) {
 }
 
 // A server that never stops asking: the call fails with tool_error once
-// ConnectorOptions.MaxInputRounds rounds were answered, and the Run goes
+// ConnectorOptions.Limits.MaxInputRounds rounds were answered, and the Run goes
 // on (the next call works).
 func TestInputRoundsBoundForTheModel(t *testing.T) {
 	t.Parallel()
@@ -166,12 +171,12 @@ func TestInputRoundsBoundForTheModel(t *testing.T) {
 		t.Run(string(e), func(t *testing.T) {
 			t.Parallel()
 			audit := &auditLog{}
-			r := eraRun(t, e, &mcpconn.ConnectorOptions{MaxInputRounds: 2}, &run.Options{Auditor: audit,
+			r := eraRun(t, e, &mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{MaxInputRounds: 2}}, &run.Options{Auditor: audit,
 				Elicit: func(context.Context, run.Origin, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 					return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "x"}}, nil
 				}})
 			res := execute(t, r, featCall("f", mcptest.ToolRounds, mustJSON(t, mcptest.RoundsIn{Label: "F", Forever: true}))).Results[0]
-			if res.Code != run.CodeToolError || !strings.Contains(res.Message, "after 2 rounds (ConnectorOptions.MaxInputRounds)") {
+			if res.Code != run.CodeToolError || !strings.Contains(res.Message, "after 2 rounds (ConnectorOptions.Limits.MaxInputRounds)") {
 				t.Errorf("%s %s; want tool_error over MaxInputRounds", res.Code, res.Message)
 			}
 			if n := len(audit.records(run.EventServerRequest)); n != 2 {

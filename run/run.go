@@ -800,7 +800,7 @@ func (r *Run) SkippedTools() []SkippedTool {
 // stopped, and its report says the Run closed, never that it switched.
 // Close returns once every connection and process of the Run has ended:
 // about the process-termination grace of the Connector
-// (mcpconn.ConnectorOptions.TerminateGrace, 2 s by default) for a server
+// (mcpconn.ConnectorOptions.Limits.TerminateGrace, 2 s by default) for a server
 // that does not exit when its stdin closes, twice that for one that also
 // ignores SIGTERM. A shared server's connection is the Connector's: Close
 // lets go of the Run's lease on it, and never closes it under another Run

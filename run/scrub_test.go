@@ -77,7 +77,7 @@ func TestRunHandsOnNoSecretAServerEchoes(t *testing.T) {
 			logs := &lockedWriter{w: &bytes.Buffer{}}
 			audit := &auditLog{}
 			opts := &run.Options{Repository: repo, Auditor: audit,
-				Connector: mcpconn.NewConnector(&mcpconn.ConnectorOptions{Secrets: tokenResolver(runToken), TerminateGrace: 300 * time.Millisecond}),
+				Connector: mcpconn.NewConnector(&mcpconn.ConnectorOptions{Secrets: tokenResolver(runToken), Limits: &mcpconn.Limits{TerminateGrace: 300 * time.Millisecond}}),
 				Logger:    slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 				Elicit: func(_ context.Context, _ run.Origin, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 					deliver("Elicit", p)

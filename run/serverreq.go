@@ -75,7 +75,7 @@ const (
 
 // Notification is a notification a mounted server sent, for
 // Options.Observe. The server's text in it is bounded (mcpconn's
-// ConnectorOptions.MaxNotificationBytes) but not checked: it is the
+// ConnectorOptions.Limits.MaxNotificationBytes) but not checked: it is the
 // server's, like its stderr.
 type Notification struct {
 	// Kind says which of the fields below is set.

@@ -34,7 +34,7 @@ func featuresRun(t *testing.T, e mcptest.Era, opts *run.Options) *run.Run {
 	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{featRef}})
 	opts.Repository = repo
 	if opts.Connector == nil {
-		opts.Connector = mcpconn.NewConnector(&mcpconn.ConnectorOptions{TerminateGrace: 300 * time.Millisecond})
+		opts.Connector = mcpconn.NewConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{TerminateGrace: 300 * time.Millisecond}})
 	}
 	return newRun(t, opts)
 }

@@ -59,7 +59,7 @@ func sharingConnector(tb testing.TB) *mcpconn.Connector {
 }
 
 func sharingConnectorIdle(tb testing.TB, idle time.Duration) *mcpconn.Connector {
-	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{SharedIdleTimeout: idle, TerminateGrace: 300 * time.Millisecond})
+	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{SharedIdleTimeout: idle, TerminateGrace: 300 * time.Millisecond}})
 	tb.Cleanup(func() { _ = c.Close() })
 	return c
 }
@@ -525,8 +525,9 @@ func TestSharedLateRequestReachesNoOtherRun(t *testing.T) {
 			// server asks only in its call's rounds).
 			ref, tag := sharedRunMount(t, repo, transport, mcptest.EraLegacy, mcptest.FaultClientFeatures)
 			logged := &slogRecords{}
-			c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{SharedIdleTimeout: 100 * time.Millisecond, TerminateGrace: 300 * time.Millisecond,
-				Logger: slog.New(logged)})
+			c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{
+				Logger: slog.New(logged),
+				Limits: &mcpconn.Limits{SharedIdleTimeout: 100 * time.Millisecond, TerminateGrace: 300 * time.Millisecond}})
 			t.Cleanup(func() { _ = c.Close() })
 			var alice, bob userRun
 			a := newRun(t, alice.options(repo, c, "alice"))

@@ -63,7 +63,7 @@ func TestCloseDuringARefreshReturnsPromptly(t *testing.T) {
 		putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{a}})
 		const grace = 300 * time.Millisecond
 		r, err := run.New(context.Background(), &run.Options{Agent: testAgent, Repository: repo, Permission: policy.AutoAllow(),
-			Connector: mcpconn.NewConnector(&mcpconn.ConnectorOptions{TerminateGrace: grace}), HostTools: []run.HostTool{mountTool(repo)}})
+			Connector: mcpconn.NewConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{TerminateGrace: grace}}), HostTools: []run.HostTool{mountTool(repo)}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -20,7 +20,7 @@ type env struct {
 	global globalFlags
 	h      *agt.Host
 	// grace is how long a stdio server gets to exit at each step of its
-	// shutdown (mcpconn.ConnectorOptions.TerminateGrace); 0 means
+	// shutdown (mcpconn.ConnectorOptions.Limits.TerminateGrace); 0 means
 	// mcpconn's default. A --timeout sets it so that the shutdown fits in.
 	grace time.Duration
 	// stdinTaken is set when stdin held the arguments of agent call: it
@@ -45,7 +45,7 @@ func (e *env) host(ctx context.Context) (*agt.Host, error) {
 	}
 	opts := &agt.Options{Bolt: &boltrepo.Options{Shared: true}}
 	if names := secretEnvNames(os.Getenv(secretEnvVar)); e.grace > 0 || len(names) > 0 {
-		opts.Connector = &mcpconn.ConnectorOptions{TerminateGrace: e.grace, SecretEnv: names}
+		opts.Connector = &mcpconn.ConnectorOptions{SecretEnv: names, Limits: &mcpconn.Limits{TerminateGrace: e.grace}}
 	}
 	h, err := agt.Open(ctx, store, opts)
 	if err != nil {
