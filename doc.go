@@ -52,7 +52,7 @@
 //	schema compiler           toolschema
 //	refresh at the boundary   run (refresh, aliases, fingerprint, Resume)
 //	a complete MCP client     mcpconn (Handlers, results, streamable HTTP),
-//	                          run (Options.Elicit, Sample, Roots, Observe),
+//	                          run (Options.ClientFeatures.Elicit, Sample, Roots, Observe),
 //	                          examples/conformance (the official suite)
 //
 // # Callers, privileges and the launch allowlist

@@ -106,12 +106,12 @@ func BenchmarkExecute(b *testing.B) {
 	putMCP(b, repo, notes, inMemoryServer(b))
 	putAgent(b, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{notes}})
 	r := newRun(b, &run.Options{
-		Repository:     repo,
-		Connector:      mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: mcptest.Dial(nil)}),
-		Permission:     policy.Rules{Allow: []string{"mcp__notes__*"}},
-		Interceptors:   []run.Interceptor{run.Before(func(context.Context, run.Request) error { return nil })},
-		Auditor:        &countingAuditor{},
-		MaxConcurrency: 32,
+		Repository:   repo,
+		Connector:    mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: mcptest.Dial(nil)}),
+		Permission:   policy.Rules{Allow: []string{"mcp__notes__*"}},
+		Interceptors: []run.Interceptor{run.Before(func(context.Context, run.Request) error { return nil })},
+		Auditor:      &countingAuditor{},
+		Limits:       &run.Limits{MaxConcurrency: 32},
 	})
 	ctx := context.Background()
 	for _, bc := range benchCases {

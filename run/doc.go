@@ -21,7 +21,7 @@
 //	 1 batch checks   structure, unique non-empty call IDs, Batch.Agent, every
 //	                  name in the snapshot, HostTool.Authorize (delegation)
 //	                  -> any failure: *BatchError, nothing runs
-//	 2 per call, concurrently (Options.MaxConcurrency), results in call order
+//	 2 per call, concurrently (Options.Limits.MaxConcurrency), results in call order
 //	   a validate     arguments are a JSON object valid for the schema
 //	                  -> else invalid_arguments with violation paths; stop
 //	                  (the call's ctx ends validation: deadline_exceeded or
@@ -137,8 +137,8 @@
 // request met the end of a remote server's session (HTTP 404: the server
 // ended it) never reached the server, and its message says so, so the
 // model may send it again after the restart. Restarts are
-// bounded by Options.MaxRestarts per mount and Run (default 5) and a
-// backoff that starts at Options.RestartBackoff (default 1 s) and doubles,
+// bounded by Options.Limits.MaxRestarts per mount and Run (default 5) and a
+// backoff that starts at Options.Limits.RestartBackoff (default 1 s) and doubles,
 // up to 5 minutes. Only a loss charged to the Run counts and doubles the
 // backoff: every loss of a server that is not shared, and a loss of a
 // shared server while calls of this Run were in flight on it (see Shared
@@ -162,7 +162,7 @@
 // mount's old tools and reports "configuration saved, but load failed:
 // re-listing the tools of ..." in the Notice; the Run tries again only
 // when the server sends its next change notice. Re-listings of one mount
-// are at least Options.MinRelistInterval apart (default 10 s): a change
+// are at least Options.Limits.MinRelistInterval apart (default 10 s): a change
 // notice sooner is remembered and applied at the first batch boundary
 // after the interval, so a server that says its tools changed before
 // every batch costs one listing per interval. A lost mount is restarted
@@ -178,7 +178,7 @@
 // elicitation reaches that conversation's user and a sampling request is
 // billed to its model):
 //
-//   - Options.Elicit answers elicitation/create (form and url modes). An
+//   - Options.ClientFeatures.Elicit answers elicitation/create (form and url modes). An
 //     accepted form gets the requested schema's defaults for what it
 //     leaves out (SEP-1034) and must match the schema. It also gets the
 //     url-mode elicitations of a call its server answered with URL
@@ -192,8 +192,8 @@
 //     Run has no handler), and the call cannot succeed as it is. The URL
 //     and the server's text are for the user, through Elicit: the model
 //     never reads them.
-//   - Options.Sample answers sampling/createMessage with the Run's model.
-//   - Options.Roots are the roots (roots/list); Run.SetRoots changes them
+//   - Options.ClientFeatures.Sample answers sampling/createMessage with the Run's model.
+//   - Options.ClientFeatures.Roots are the roots (roots/list); Run.SetRoots changes them
 //     and sends notifications/roots/list_changed to every mounted server.
 //   - Ping is always answered.
 //
@@ -251,8 +251,8 @@
 // refuse with an error wrapping mcpconn.ErrRefused. Sampling costs
 // model calls, so the Run bounds it: a sampling request is answered only
 // during a call of its server (outside any call there is nobody to bill),
-// and at most Options.MaxSamplingPerCall times per call (default 10,
-// DefaultMaxSamplingPerCall; a request made while several calls of the
+// and at most Options.Limits.MaxSamplingPerCall times per call (default 10;
+// a request made while several calls of the
 // server are in flight counts for each); past it the server is refused
 // and the audit says so.
 //
@@ -261,7 +261,7 @@
 // document's tool_timeout_ms, up to ConnectorOptions.Limits.MaxCallDuration,
 // default 10 minutes). Progress, server log lines (notifications/message,
 // with the call they name, else the calls in flight) and tool list
-// changes go to Options.Observe
+// changes go to Options.ClientFeatures.Observe
 // (one at a time per server; it must return quickly, and must not wait
 // for a batch of its Run), and progress and
 // log lines to Options.Logger ("agt.server_progress" at Debug,
@@ -272,7 +272,7 @@
 // those sent on the call's own event stream and those of other streams
 // read before it (mcpconn: What a server sends on its own; a stuck
 // Observe holds a result at most tool_timeout_ms). The servers send log
-// lines at Options.ServerLogLevel and above (default info), in either
+// lines at Options.ClientFeatures.LogLevel and above (default info), in either
 // protocol era.
 //
 // # Tasks
@@ -464,28 +464,27 @@
 //
 // Each mount is bounded by its Connector (see mcpconn's Limits: message
 // size and rate, the tools and bytes of one listing, one tool's text). A
-// Run also bounds what all its mounts list together: Options.MaxTools,
-// default 10000 tools (DefaultMaxTools), and Options.MaxListBytes, default
+// Run also bounds what all its mounts list together: Options.Limits.MaxToolsPerRun,
+// default 10000 tools, and Options.Limits.MaxListBytesPerRun, default
 // 64 MiB of names, titles, descriptions, schemas and _meta, excluded
-// tools included (DefaultMaxListBytes).
+// tools included.
 // Mounts are counted in the agent's order; the mount that goes past a bound
 // fails to load with an error wrapping mcpconn.ErrLimit. At most 16 mounts
 // connect at once, so at most 16 listings are read at a time. An agent
 // mounts at most MaxMounts (256) resources; a batch holds at most
-// Options.MaxBatchCalls calls (default 256). Compiled schemas are kept in
+// Options.Limits.MaxBatchCalls calls (default 256). Compiled schemas are kept in
 // Options.SchemaCache (nil: the Run's own), at most SchemaCacheMaxEntries
 // (4096) schemas of SchemaCacheMaxBytes (16 MiB) source bytes; a full
-// cache starts over. Sampling: Options.MaxSamplingPerCall requests per
-// call, default 10 (DefaultMaxSamplingPerCall); a modern server's input
+// cache starts over. Sampling: Options.Limits.MaxSamplingPerCall requests per
+// call, default 10; a modern server's input
 // rounds per call: mcpconn.ConnectorOptions.Limits.MaxInputRounds, default 10.
 // Roots: at most 1024. The
 // servers' log lines and progress written to Options.Logger: per mount, a
 // burst of 100, then 20 per second; the others are dropped and counted in
-// the next line that passes (dropped_before); Options.Observe still gets
+// the next line that passes (dropped_before); Options.ClientFeatures.Observe still gets
 // them (mcpconn drops log lines only past its own queue).
 // Re-listing a mount's tools after its server said they changed: at most
-// once per Options.MinRelistInterval, default 10 s
-// (DefaultMinRelistInterval).
+// once per Options.Limits.MinRelistInterval, default 10 s.
 // One tool result holds at most mcpconn.MaxContentBlocks (10000) content
 // blocks (more is tool_error), and a failed result's Message at most 2 KiB
 // of its text.

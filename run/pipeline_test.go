@@ -413,7 +413,7 @@ func TestServerCrashMidBatch(t *testing.T) {
 	inEras(t, func(t *testing.T, e mcptest.Era) {
 		crashy, healthy := resource.Ref("crashy"), resource.Ref("healthy")
 		repo := crashyAndOther(t, e, crashy, healthy)
-		r := newRun(t, &run.Options{Repository: repo, MaxConcurrency: 1})
+		r := newRun(t, &run.Options{Repository: repo, Limits: &run.Limits{MaxConcurrency: 1}})
 		out, err := r.Execute(context.Background(), batch(
 			call("h1", run.Alias(healthy, mcptest.ToolEcho), `{"text":"before"}`),
 			call("boom", run.Alias(crashy, mcptest.ToolCrash), `{}`),
@@ -499,8 +499,13 @@ func TestSixtyFourConcurrentCalls(t *testing.T) {
 	inEras(t, func(t *testing.T, e mcptest.Era) {
 		repo, mem := setupEra(t, e, notes)
 		audit := &auditLog{}
-		r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), MaxConcurrency: 64, Auditor: audit,
-			Interceptors: []run.Interceptor{run.Before(func(context.Context, run.Request) error { return nil })}})
+		r := newRun(t, &run.Options{
+			Repository:   repo,
+			Connector:    mem.connector(),
+			Auditor:      audit,
+			Interceptors: []run.Interceptor{run.Before(func(context.Context, run.Request) error { return nil })},
+			Limits:       &run.Limits{MaxConcurrency: 64},
+		})
 		var calls []run.Call
 		for i := range 64 {
 			args := fmt.Sprintf(`{"text":"%d"}`, i)
@@ -605,7 +610,9 @@ func TestDisabledAgentAndBatchBounds(t *testing.T) {
 	inEras(t, func(t *testing.T, e mcptest.Era) {
 		repo, mem := setupEra(t, e, notes)
 		disabled := false
-		r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), MaxBatchCalls: 2,
+		r := newRun(t, &run.Options{
+			Repository: repo,
+			Connector:  mem.connector(),
 			HostTools: []run.HostTool{{
 				Name: "disable_me", Schema: json.RawMessage(`{"type":"object"}`),
 				Handler: func(ctx context.Context, req run.Request) (run.Result, error) {
@@ -617,7 +624,9 @@ func TestDisabledAgentAndBatchBounds(t *testing.T) {
 					}
 					return run.Result{Changed: []resource.Key{key}}, nil
 				},
-			}}})
+			}},
+			Limits: &run.Limits{MaxBatchCalls: 2},
+		})
 		_, err := r.Execute(context.Background(), batch(call("a", echo, `{"text":"1"}`), call("b", echo, `{"text":"2"}`), call("c", echo, `{"text":"3"}`)))
 		var be *run.BatchError
 		if !errors.As(err, &be) || be.Code != run.CodeInvalidArguments {

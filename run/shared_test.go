@@ -357,16 +357,21 @@ func TestSharedElicitationReachesItsRunOnly(t *testing.T) {
 	}
 	progressB := make(chan struct{}, 1)
 	auditA, auditB := &auditLog{}, &auditLog{}
-	a := newRun(t, &run.Options{Repository: repo, Connector: c, RunID: "A", Elicit: elicit("A"), Auditor: auditA})
-	b := newRun(t, &run.Options{Repository: repo, Connector: c, RunID: "B", Elicit: elicit("B"), Auditor: auditB,
-		Observe: func(_ context.Context, n run.Notification) {
+	a := newRun(t, &run.Options{Repository: repo, Connector: c, RunID: "A", Auditor: auditA, ClientFeatures: &run.ClientFeatures{Elicit: elicit("A")}})
+	b := newRun(t, &run.Options{
+		Repository: repo,
+		Connector:  c,
+		RunID:      "B",
+		Auditor:    auditB,
+		ClientFeatures: &run.ClientFeatures{Elicit: elicit("B"), Observe: func(_ context.Context, n run.Notification) {
 			if n.Kind == run.NotifyProgress {
 				select {
 				case progressB <- struct{}{}:
 				default:
 				}
 			}
-		}})
+		}},
+	})
 	askAlias := run.Alias(refs[0], mcptest.ToolAsk)
 	named := `{"names":"` + mcptest.NamesToken + `"}`
 	out := execute(t, a, call("ask-1", askAlias, named))
@@ -472,14 +477,17 @@ type userRun struct {
 
 func (u *userRun) options(repo resource.Repository, c *mcpconn.Connector, id string) *run.Options {
 	u.name, u.audit, u.progress = id, &auditLog{}, make(chan struct{}, 1)
-	return &run.Options{Repository: repo, Connector: c, RunID: id, Auditor: u.audit,
-		Elicit: func(_ context.Context, from run.Origin, _ *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	return &run.Options{
+		Repository: repo,
+		Connector:  c,
+		RunID:      id,
+		Auditor:    u.audit,
+		ClientFeatures: &run.ClientFeatures{Elicit: func(_ context.Context, from run.Origin, _ *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 			u.mu.Lock()
 			defer u.mu.Unlock()
 			u.asked = append(u.asked, fmt.Sprint(callIDs(from)))
 			return &mcp.ElicitResult{Action: "decline"}, nil
-		},
-		Observe: func(_ context.Context, n run.Notification) {
+		}, Observe: func(_ context.Context, n run.Notification) {
 			switch n.Kind {
 			case run.NotifyLog:
 				u.mu.Lock()
@@ -491,7 +499,8 @@ func (u *userRun) options(repo resource.Repository, c *mcpconn.Connector, id str
 				default:
 				}
 			}
-		}}
+		}},
+	}
 }
 
 func (u *userRun) seen() (asked, logs []string) {
@@ -593,9 +602,9 @@ func TestSharedCrashesOfOneRunSpareAnother(t *testing.T) {
 			c := sharingConnector(t)
 			var alice, bob userRun
 			ao := alice.options(repo, c, "alice")
-			ao.RestartBackoff = time.Nanosecond // Alice's budget, the default 5, is what counts here
+			ao.Limits = &run.Limits{RestartBackoff: time.Nanosecond} // Alice's budget, the default 5, is what counts here
 			bo := bob.options(repo, c, "bob")
-			bo.MaxRestarts, bo.RestartBackoff = 20, time.Nanosecond
+			bo.Limits = &run.Limits{MaxRestarts: 20, RestartBackoff: time.Nanosecond}
 			a, b := newRun(t, ao), newRun(t, bo)
 			crash, echo := run.Alias(ref, mcptest.ToolCrash), run.Alias(ref, mcptest.ToolEcho)
 

@@ -73,7 +73,7 @@ func TestRunDurableTask(t *testing.T) {
 
 			// The first Run: closed once the task is stored and polled.
 			notes := newTaskNotes()
-			first := newRun(t, &run.Options{Repository: repo, Connector: connector(), RunID: "r1", Observe: notes.observe})
+			first := newRun(t, &run.Options{Repository: repo, Connector: connector(), RunID: "r1", ClientFeatures: &run.ClientFeatures{Observe: notes.observe}})
 			done := make(chan run.Outcome, 1)
 			go func() {
 				out, _ := first.Execute(context.Background(), work)

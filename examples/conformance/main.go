@@ -189,7 +189,7 @@ func playScenario(ctx context.Context, name, url string, stdout io.Writer) error
 	// every call; a host would ask its user or apply its rules.
 	opts := &agtrun.Options{Permission: policy.AutoAllow(), FailOnMountError: true}
 	if sc.elicit {
-		opts.Elicit = acceptElicitation
+		opts.ClientFeatures = &agtrun.ClientFeatures{Elicit: acceptElicitation}
 	}
 	r, err := host.NewRun(ctx, agentRef, opts)
 	if err != nil {

@@ -251,8 +251,12 @@ func openRun(tb testing.TB, tg target) (*runClient, error) {
 			return nil, err
 		}
 	}
-	r, err := h.NewRun(ctx, "bencher", &run.Options{Permission: policy.AutoAllow(), Logger: slog.New(slog.DiscardHandler),
-		MaxConcurrency: 64, FailOnMountError: true})
+	r, err := h.NewRun(ctx, "bencher", &run.Options{
+		Permission:       policy.AutoAllow(),
+		Logger:           slog.New(slog.DiscardHandler),
+		FailOnMountError: true,
+		Limits:           &run.Limits{MaxConcurrency: 64},
+	})
 	if err != nil {
 		h.Close()
 		return nil, err
