@@ -117,7 +117,7 @@ func TestAgentEnvCannotMakeAnAdmittedInterpreterRunAnything(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if s, err := mcpconn.NewConnector(nil).Connect(context.Background(), ref, srv); err == nil {
+			if s, err := mcpconn.NewConnector(nil).Connect(context.Background(), ref, srv, nil); err == nil {
 				_ = s.Close()
 			}
 			if _, err := os.Stat(marker); err != nil {

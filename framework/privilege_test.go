@@ -132,7 +132,7 @@ func TestManagerCannotEscapeTheAllowlistOrItsRights(t *testing.T) {
 	}
 	// Admitted, the same script runs: the check above can fail.
 	open := mcpconn.NewConnector(nil)
-	if _, err := open.Connect(context.Background(), "hosted", resource.MCPServer{Command: script, Cwd: cwd}); err == nil {
+	if _, err := open.Connect(context.Background(), "hosted", resource.MCPServer{Command: script, Cwd: cwd}, nil); err == nil {
 		t.Fatal("the marker script completed a handshake")
 	}
 	if _, err := os.Stat(ran); err != nil {

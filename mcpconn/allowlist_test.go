@@ -53,7 +53,7 @@ func TestLaunchAllowlistRefusesBeforeStart(t *testing.T) {
 	c := quickConnector(&mcpconn.ConnectorOptions{LaunchAllowlist: allow})
 	allow.Commands[0] = script.Command // a change after NewConnector changes nothing
 
-	s, err := c.Connect(ctx, "fake", fake)
+	s, err := c.Connect(ctx, "fake", fake, nil)
 	if err != nil {
 		t.Fatalf("listed command: %v", err)
 	}
@@ -67,7 +67,7 @@ func TestLaunchAllowlistRefusesBeforeStart(t *testing.T) {
 		{"unlisted command", script},
 		{"unlisted origin", remote},
 	} {
-		_, err := c.Connect(ctx, "x", tc.srv)
+		_, err := c.Connect(ctx, "x", tc.srv, nil)
 		if !errors.Is(err, mcpconn.ErrNotAllowed) {
 			t.Fatalf("%s: Connect = %v, want ErrNotAllowed", tc.name, err)
 		}
@@ -101,10 +101,10 @@ func TestLaunchAllowlistRefusesBeforeStart(t *testing.T) {
 	open := quickConnector(&mcpconn.ConnectorOptions{LaunchAllowlist: &resource.LaunchAllowlist{
 		Commands: []string{script.Command}, Origins: []string{web.URL},
 	}})
-	if _, err := open.Connect(ctx, "x", script); err == nil || errors.Is(err, mcpconn.ErrNotAllowed) {
+	if _, err := open.Connect(ctx, "x", script, nil); err == nil || errors.Is(err, mcpconn.ErrNotAllowed) {
 		t.Fatalf("admitted script: %v, want a failed handshake", err)
 	}
-	if _, err := open.Connect(ctx, "x", remote); err == nil || errors.Is(err, mcpconn.ErrNotAllowed) {
+	if _, err := open.Connect(ctx, "x", remote, nil); err == nil || errors.Is(err, mcpconn.ErrNotAllowed) {
 		t.Fatalf("admitted origin: %v, want a failed handshake", err)
 	}
 	if !ran(marker) || hits.Load() == 0 {

@@ -130,7 +130,7 @@ var echoArgs = json.RawMessage(`{"text":"hello, bench"}`)
 func BenchmarkCallTool(b *testing.B) {
 	srv := resource.MCPServer{Command: mcptest.Command(b), Cwd: b.TempDir()}
 	ctx := context.Background()
-	s, err := mcpconn.NewConnector(nil).Connect(ctx, "bench", srv)
+	s, err := mcpconn.NewConnector(nil).Connect(ctx, "bench", srv, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -176,7 +176,7 @@ func BenchmarkConnectListClose(b *testing.B) {
 	b.ResetTimer()
 	defer measureCPU(b)()
 	for b.Loop() {
-		s, err := c.Connect(ctx, "bench", srv)
+		s, err := c.Connect(ctx, "bench", srv, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -225,7 +225,7 @@ func BenchmarkProbeRatios(b *testing.B) {
 			_ = cs.Close()
 		},
 		func() { // connect-list-close
-			s, err := c.Connect(ctx, "bench", srv)
+			s, err := c.Connect(ctx, "bench", srv, nil)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -266,7 +266,7 @@ func BenchmarkScrub(b *testing.B) {
 	ctx := context.Background()
 	open := func(opts *mcpconn.ConnectorOptions, env map[string]string) *mcpconn.Session {
 		srv := resource.MCPServer{Command: bin, Args: []string{"-fault", string(mcptest.FaultEchoSecret)}, Cwd: b.TempDir(), Env: env}
-		s, err := mcpconn.NewConnector(opts).Connect(ctx, "bench", srv)
+		s, err := mcpconn.NewConnector(opts).Connect(ctx, "bench", srv, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -343,7 +343,7 @@ func BenchmarkHTTPCallTool(b *testing.B) {
 				&mcp.StreamableHTTPOptions{Stateless: tt.era != mcptest.EraLegacy}))
 			b.Cleanup(ts.Close)
 			ctx := context.Background()
-			s, err := mcpconn.NewConnector(nil).Connect(ctx, "bench", resource.MCPServer{Type: "http", URL: ts.URL})
+			s, err := mcpconn.NewConnector(nil).Connect(ctx, "bench", resource.MCPServer{Type: "http", URL: ts.URL}, nil)
 			if err != nil {
 				b.Fatal(err)
 			}

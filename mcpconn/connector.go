@@ -181,25 +181,22 @@ var errStartupTimeout = errors.New("startup timeout")
 // it. Start plus handshake are bounded by the document's
 // startup_timeout_ms (default 30 s) and by ctx.
 //
+// opts (nil means none) are the session's own choices: the handlers of
+// what the server sends on its own, the registration's revision, and
+// whether to share. A session with Handlers has a go-sdk client of its own
+// that declares exactly the capabilities whose handlers are set; without,
+// it declares none.
+//
+// A document with "shared": true, given with opts.Share, is shared: the
+// Session is a lease on the one connection of (ref, opts.Revision, the
+// document, the capabilities its Handlers declare), made by the first
+// such Connect and kept by the Connector (see Shared connections in the
+// package doc). Close of a lease leaves the connection to the others.
+//
 // Errors: *Error wrapping ErrNoAbsoluteCwd, ErrInvalidServer, ErrStart or
 // ErrHandshake, with the stderr tail; or the caller's ctx error.
-func (c *Connector) Connect(ctx context.Context, ref resource.Ref, srv resource.MCPServer) (*Session, error) {
-	return c.ConnectWith(ctx, ref, srv, nil)
-}
-
-// ConnectWith is Connect with the session's own choices (opts may be
-// nil): the handlers of what the server sends on its own. A session with
-// Handlers has a go-sdk client of its own that declares exactly the
-// capabilities whose handlers are set; without, it declares none.
-//
-// A document with "shared": true, given with opts.Revision above 0, is
-// shared: the Session is a lease on the one connection of (ref,
-// Revision, the document, the capabilities its Handlers declare), made
-// by the first such ConnectWith and kept by the Connector (see Shared
-// connections in the package doc). Close of a lease leaves the
-// connection to the others.
-func (c *Connector) ConnectWith(ctx context.Context, ref resource.Ref, srv resource.MCPServer, opts *ConnectOptions) (*Session, error) {
-	if srv.Shared && opts != nil && opts.Revision > 0 {
+func (c *Connector) Connect(ctx context.Context, ref resource.Ref, srv resource.MCPServer, opts *ConnectOptions) (*Session, error) {
+	if srv.Shared && opts != nil && opts.Share {
 		key, err := newSharedKey(ref, opts.Revision, srv, opts.Handlers)
 		if err != nil {
 			return nil, &Error{Ref: ref, Op: "connect", Kind: ErrInvalidServer, Detail: "the document cannot be encoded", Err: err}
@@ -209,7 +206,7 @@ func (c *Connector) ConnectWith(ctx context.Context, ref resource.Ref, srv resou
 	return c.connect(ctx, ref, srv, opts, nil)
 }
 
-// connect is ConnectWith, or the connection of a Login when login is set.
+// connect is Connect, but never shared, or the connection of a Login when login is set.
 // It speaks the era the plan says; when a cached era fails (the server
 // refused the handshake) or a stdio server's answer to the probe came
 // after its timeout, it starts once more with what it learned.

@@ -30,7 +30,7 @@ func TestCwdIsTheDocumentsFromAnyHostDirectory(t *testing.T) {
 	c := quickConnector(nil)
 	for i, dir := range []string{t.TempDir(), t.TempDir(), "/"} {
 		t.Chdir(dir)
-		s, err := c.Connect(context.Background(), "cwd", srv)
+		s, err := c.Connect(context.Background(), "cwd", srv, nil)
 		if err != nil {
 			t.Fatalf("from %d: %v", i, err)
 		}
@@ -59,7 +59,7 @@ func TestCwdIsTheDocumentsFromAnyHostDirectory(t *testing.T) {
 func TestCwdPlaceholderInArgs(t *testing.T) {
 	t.Parallel()
 	srv, tag := fakeStdio(t, "-call-log", "${cwd}/x.log")
-	s, err := quickConnector(nil).Connect(context.Background(), "args", srv)
+	s, err := quickConnector(nil).Connect(context.Background(), "args", srv, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestEnvironmentPolicy(t *testing.T) {
 			srv.Env = map[string]string{"DOC_VAR": "v", "HOME": "/doc/home"}
 			opts := tt.opts
 			opts.Environ = func() []string { return host }
-			s, err := quickConnector(&opts).Connect(context.Background(), "env", srv)
+			s, err := quickConnector(&opts).Connect(context.Background(), "env", srv, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -136,7 +136,7 @@ func TestInheritedPWDIsCwd(t *testing.T) {
 	} {
 		srv, tag := fakeStdio(t)
 		opts.Environ = func() []string { return host }
-		s, err := quickConnector(&opts).Connect(context.Background(), "pwd", srv)
+		s, err := quickConnector(&opts).Connect(context.Background(), "pwd", srv, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -160,7 +160,7 @@ func TestBareCommandUsesChildPATH(t *testing.T) {
 	srv, tag := fakeStdio(t)
 	srv.Command = "fakemcp-on-path"
 	srv.Env = map[string]string{"PATH": bin}
-	s, err := quickConnector(nil).Connect(context.Background(), "path", srv)
+	s, err := quickConnector(nil).Connect(context.Background(), "path", srv, nil)
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
 	}
@@ -206,7 +206,7 @@ func TestLaunchRules(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			s, err := quickConnector(nil).Connect(context.Background(), "legacy", tt.srv)
+			s, err := quickConnector(nil).Connect(context.Background(), "legacy", tt.srv, nil)
 			if !errors.Is(err, tt.want) {
 				if s != nil {
 					s.Close()
@@ -232,7 +232,7 @@ func TestProtocolVersion(t *testing.T) {
 		{"2025-06-18", "2025-06-18"},
 	} {
 		c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{ProtocolVersion: tt.asked, Dial: mcptest.Dial(&mcptest.ServerOptions{Era: mcptest.EraLegacy})})
-		s, err := c.Connect(context.Background(), "pv", resource.MCPServer{})
+		s, err := c.Connect(context.Background(), "pv", resource.MCPServer{}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -262,7 +262,7 @@ func TestConnectCallerCancel(t *testing.T) {
 		}
 		cancel()
 	}()
-	_, err := quickConnector(nil).Connect(ctx, "cancel", srv)
+	_, err := quickConnector(nil).Connect(ctx, "cancel", srv, nil)
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("Connect = %v; want context.Canceled", err)
 	}

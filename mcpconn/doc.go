@@ -4,7 +4,7 @@
 // Connector.
 //
 //	c := mcpconn.NewConnector(nil)
-//	s, err := c.Connect(ctx, ref, srv) // srv from resource.DecodeMCP
+//	s, err := c.Connect(ctx, ref, srv, nil) // srv from resource.DecodeMCP
 //	if err != nil {
 //		return err // *mcpconn.Error: errors.Is ErrNoAbsoluteCwd, ErrStart, ErrHandshake...
 //	}
@@ -198,7 +198,7 @@
 //
 // # What a server sends on its own
 //
-// ConnectWith(ctx, ref, srv, &ConnectOptions{Handlers: h}) gives the
+// Connect(ctx, ref, srv, &ConnectOptions{Handlers: h}) gives the
 // session handlers for what its server sends outside the answers to its
 // requests. Connect (and the Prober) give none.
 //
@@ -687,13 +687,13 @@
 // A host that serves many conversations starts one Run per conversation,
 // and each Run would start its own process for every stdio server it
 // mounts. A registration can opt in to sharing: with "shared": true in
-// its document (resource.MCPServer.Shared), ConnectWith given
-// ConnectOptions.Revision (a Run passes the revision it read) returns a
-// lease on one connection the Connector keeps for (reference, revision,
-// the document's digest, the capabilities the Handlers declare and their
-// log level). Sharing is never on by default: without the field, or
-// without a revision (Connect, the Prober: a probe tests a fresh start),
-// every session is its own.
+// its document (resource.MCPServer.Shared), Connect given
+// ConnectOptions.Share (a Run asks for it, with the revision it read in
+// ConnectOptions.Revision) returns a lease on one connection the
+// Connector keeps for (reference, revision, the document's digest, the
+// capabilities the Handlers declare and their log level). Sharing is
+// never on by default: without the field, or without Share (the Prober: a
+// probe tests a fresh start), every session is its own.
 //
 // What sharing means: the calls of every session on the connection, that
 // is of every conversation and user of the host, meet in one server
@@ -771,7 +771,7 @@
 // not spend another's restarts); a loss with no call in flight is
 // charged to no lease. Loss.Count counts the losses of the registration's
 // connection in a row, all leases together, so a server in a crash loop
-// shows it (a Run audits it, see package run). The first ConnectWith for
+// shows it (a Run audits it, see package run). The first Connect for
 // it afterwards starts one new process and the others take leases on it:
 // a crash costs one restart, however many sessions used the server. The
 // bounds of a connection hold for all its leases together:

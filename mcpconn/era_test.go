@@ -106,7 +106,7 @@ func TestEraProbeSilentLegacy(t *testing.T) {
 	connect := func(c *mcpconn.Connector, srv resource.MCPServer) time.Duration {
 		t.Helper()
 		start := time.Now()
-		s, err := c.Connect(ctx, "tools/silent", srv)
+		s, err := c.Connect(ctx, "tools/silent", srv, nil)
 		took := time.Since(start)
 		if err != nil {
 			t.Fatalf("Connect: %v", err)
@@ -166,7 +166,7 @@ func TestEraPinMismatch(t *testing.T) {
 			srv.ProtocolVersion = tc.pin
 			c := quickConnector(nil)
 			defer c.Close()
-			s, err := c.Connect(context.Background(), "tools/pinned", srv)
+			s, err := c.Connect(context.Background(), "tools/pinned", srv, nil)
 			if err == nil {
 				s.Close()
 				t.Fatalf("Connect of a %s server pinned to %s succeeded", tc.era, tc.pin)
@@ -189,7 +189,7 @@ func TestEraUnsupportedVersionNoFallback(t *testing.T) {
 	// slow start would send initialize and test something else.
 	c := quickConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{EraProbeTimeout: time.Hour}})
 	defer c.Close()
-	s, err := c.Connect(context.Background(), "tools/future", srv)
+	s, err := c.Connect(context.Background(), "tools/future", srv, nil)
 	if err == nil {
 		s.Close()
 		t.Fatal("Connect of a server of another modern revision succeeded")
@@ -223,7 +223,7 @@ func TestEraCacheReprobed(t *testing.T) {
 	defer c.Close()
 	connect := func(want string) {
 		t.Helper()
-		s, err := c.Connect(context.Background(), "tools/upgraded", srv)
+		s, err := c.Connect(context.Background(), "tools/upgraded", srv, nil)
 		if err != nil {
 			t.Fatalf("Connect: %v", err)
 		}
@@ -258,7 +258,7 @@ func TestEraSlowModernServer(t *testing.T) {
 			defer c.Close()
 			connect := func() {
 				t.Helper()
-				s, err := c.Connect(context.Background(), "tools/slow", srv)
+				s, err := c.Connect(context.Background(), "tools/slow", srv, nil)
 				if err != nil {
 					t.Fatalf("Connect: %v", err)
 				}

@@ -20,17 +20,19 @@ type ConnectOptions struct {
 	// refused (method not found).
 	Handlers *Handlers
 	// Revision is the revision of the registration the document was read
-	// at (resource.Resource.Revision). A document with "shared": true is
-	// shared only when it is set: the session is then a lease on a
-	// connection shared with every ConnectWith of the same registration,
-	// revision, document and declared capabilities (see Shared
-	// connections in the package doc). 0 means the session is its own
-	// whatever the document says (Connect; the Prober's sessions are
-	// always their own: a probe tests a fresh start). With a revision, a
-	// modern server's listing may come from the Connector's listing
-	// cache (see Listing cache in the package doc), for the Prober too;
-	// 0 lists every time.
+	// at (resource.Resource.Revision). With a revision above 0, a modern
+	// server's listing may come from the Connector's listing cache (see
+	// Listing cache in the package doc), for the Prober too; 0 lists
+	// every time. A shared connection is one per revision.
 	Revision int64
+	// Share asks for the shared connection of a document with "shared":
+	// true: the session is then a lease on a connection shared with every
+	// Connect of the same registration, Revision, document and declared
+	// capabilities (see Shared connections in the package doc). false
+	// means the session is its own whatever the document says (the
+	// Prober's sessions are always their own: a probe tests a fresh
+	// start).
+	Share bool
 }
 
 // Handlers answer the requests and notifications a server sends on its

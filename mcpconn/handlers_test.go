@@ -44,7 +44,7 @@ func eraServers(t *testing.T) map[mcptest.Era]resource.MCPServer {
 
 func connectWith(t *testing.T, c *mcpconn.Connector, srv resource.MCPServer, h *mcpconn.Handlers) *mcpconn.Session {
 	t.Helper()
-	s, err := c.ConnectWith(context.Background(), "tools/fake", srv, &mcpconn.ConnectOptions{Handlers: h})
+	s, err := c.Connect(context.Background(), "tools/fake", srv, &mcpconn.ConnectOptions{Handlers: h})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -73,7 +73,7 @@ func connectFake(t testing.TB, srv resource.MCPServer) *mcpconn.Session {
 	t.Helper()
 	c := quickConnector(nil)
 	t.Cleanup(func() { c.Close() })
-	s, err := c.Connect(context.Background(), "tools/fake", srv)
+	s, err := c.Connect(context.Background(), "tools/fake", srv, nil)
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
 	}
@@ -180,7 +180,7 @@ func assertNoLeftovers(t testing.TB, tag string) {
 // session; any failure fails t.
 func listTools(t testing.TB, c *mcpconn.Connector, srv resource.MCPServer) []mcpconn.Tool {
 	t.Helper()
-	s, err := c.Connect(context.Background(), "list", srv)
+	s, err := c.Connect(context.Background(), "list", srv, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,7 +41,7 @@ func TestHandshakeRefusalKeepsCause(t *testing.T) {
 		t.Run(string(tt.fault), func(t *testing.T) {
 			t.Parallel()
 			srv, tag := fakeStdio(t, "-fault", string(tt.fault))
-			_, err := quickConnector(nil).Connect(context.Background(), "hostile", srv)
+			_, err := quickConnector(nil).Connect(context.Background(), "hostile", srv, nil)
 			if !errors.Is(err, mcpconn.ErrHandshake) {
 				t.Fatalf("Connect = %v; want ErrHandshake", err)
 			}
@@ -171,7 +171,7 @@ func TestEndlessMessageIsBounded(t *testing.T) {
 			srv, sent := a.start(t)
 			srv.StartupTimeoutMS = 60_000
 			start := time.Now()
-			s, err := quickConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{MaxMessageBytes: limit}}).Connect(context.Background(), "endless", srv)
+			s, err := quickConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{MaxMessageBytes: limit}}).Connect(context.Background(), "endless", srv, nil)
 			elapsed := time.Since(start)
 			if err == nil {
 				s.Close()
@@ -261,7 +261,7 @@ func runAttackChild(t *testing.T, name string) {
 	srv.StartupTimeoutMS = 120_000
 	srv.ToolTimeoutMS = 120_000
 	start := time.Now()
-	s, err := quickConnector(nil).Connect(context.Background(), "attack", srv)
+	s, err := quickConnector(nil).Connect(context.Background(), "attack", srv, nil)
 	if listing {
 		if err != nil {
 			t.Fatal(err)
@@ -318,7 +318,7 @@ func TestRedirectsStayOnOrigin(t *testing.T) {
 			{"https to http", tlsRedirector.URL, &mcpconn.ConnectorOptions{HTTPTransport: tlsRedirector.Client().Transport}, other.URL},
 		} {
 			before := elsewhere.Load()
-			_, err := quickConnector(tt.opts).Connect(context.Background(), "moved", resource.MCPServer{Type: typ, URL: tt.url, Headers: headers, StartupTimeoutMS: 20_000})
+			_, err := quickConnector(tt.opts).Connect(context.Background(), "moved", resource.MCPServer{Type: typ, URL: tt.url, Headers: headers, StartupTimeoutMS: 20_000}, nil)
 			if want := "another origin (" + tt.origin + "); the registered headers"; !errors.Is(err, mcpconn.ErrLimit) || !strings.Contains(err.Error(), want) {
 				t.Errorf("%s, %s: Connect = %v; want the redirect refused with %q", typ, tt.name, err, want)
 			}
@@ -338,7 +338,7 @@ func TestRedirectsStayOnOrigin(t *testing.T) {
 	}{{resource.TransportHTTP, nil}, {resource.TransportSSE, []string{"-sse"}}} {
 		target := mcptest.StartHTTP(t, append([]string{"-require-header", "Authorization: Bearer s3cret"}, tt.args...)...)
 		proxy := sameOriginRedirect(t, target)
-		s, err := quickConnector(nil).Connect(context.Background(), "moved", resource.MCPServer{Type: tt.typ, URL: proxy + "/old", Headers: headers})
+		s, err := quickConnector(nil).Connect(context.Background(), "moved", resource.MCPServer{Type: tt.typ, URL: proxy + "/old", Headers: headers}, nil)
 		if err != nil {
 			t.Errorf("%s: a redirect within the origin: %v", tt.typ, err)
 			continue
@@ -388,7 +388,7 @@ func TestSSEEndpointOnAnotherOrigin(t *testing.T) {
 	}))
 	defer ts.Close()
 	_, err := quickConnector(nil).Connect(context.Background(), "sse", resource.MCPServer{Type: resource.TransportSSE, URL: ts.URL,
-		Headers: map[string]string{"Authorization": "Bearer s3cret"}, StartupTimeoutMS: 20_000})
+		Headers: map[string]string{"Authorization": "Bearer s3cret"}, StartupTimeoutMS: 20_000}, nil)
 	if !errors.Is(err, mcpconn.ErrLimit) || !strings.Contains(err.Error(), "another origin") {
 		t.Errorf("Connect = %v; want the other origin refused", err)
 	}
@@ -417,7 +417,7 @@ func TestNotificationFloodClosesSession(t *testing.T) {
 	} {
 		t.Run(srv.Type, func(t *testing.T) {
 			srv.ToolTimeoutMS = 60_000
-			s, err := quickConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{MaxServerMessageRate: 100}}).Connect(context.Background(), "flood", srv)
+			s, err := quickConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{MaxServerMessageRate: 100}}).Connect(context.Background(), "flood", srv, nil)
 			if err != nil && !errors.Is(err, mcpconn.ErrLimit) {
 				t.Fatal(err)
 			}
@@ -471,7 +471,7 @@ func TestEndlessListingIsBounded(t *testing.T) {
 			}
 			srv, tag := fakeStdio(t, args...)
 			srv.ToolTimeoutMS = 120_000
-			s, err := quickConnector(tt.opts).Connect(context.Background(), "listing", srv)
+			s, err := quickConnector(tt.opts).Connect(context.Background(), "listing", srv, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -623,7 +623,7 @@ func TestHostileContentKeepsTheSession(t *testing.T) {
 				var logged lockedBuffer
 				srv := tt.srv(t)
 				s, err := quickConnector(&mcpconn.ConnectorOptions{Logger: slog.New(slog.NewJSONHandler(&logged, nil))}).
-					Connect(context.Background(), "hostile", srv)
+					Connect(context.Background(), "hostile", srv, nil)
 				if err != nil {
 					t.Fatal(err)
 				}

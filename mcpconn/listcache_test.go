@@ -52,7 +52,7 @@ func (c *testClock) add(d time.Duration) {
 func listOnce(t *testing.T, c *mcpconn.Connector, ref resource.Ref, srv resource.MCPServer, rev int64) (tools []mcpconn.Tool, cached bool) {
 	t.Helper()
 	ctx := context.Background()
-	s, err := c.ConnectWith(ctx, ref, srv, &mcpconn.ConnectOptions{Revision: rev})
+	s, err := c.Connect(ctx, ref, srv, &mcpconn.ConnectOptions{Revision: rev, Share: rev > 0})
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
 	}
@@ -301,7 +301,7 @@ func TestListingCacheListChanged(t *testing.T) {
 	}
 	legacy := srv
 	legacy.ProtocolVersion = resource.EraLegacy
-	s, err := c.ConnectWith(ctx, "tools/fake", legacy, &mcpconn.ConnectOptions{Revision: 1})
+	s, err := c.Connect(ctx, "tools/fake", legacy, &mcpconn.ConnectOptions{Revision: 1, Share: true})
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
 	}
@@ -330,7 +330,7 @@ func TestListingCacheGoSDKDisarmed(t *testing.T) {
 	c := quickConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{MaxListingTTL: -1}})
 	defer c.Close()
 	ctx := context.Background()
-	s, err := c.ConnectWith(ctx, "tools/fake", srv, &mcpconn.ConnectOptions{Revision: 1})
+	s, err := c.Connect(ctx, "tools/fake", srv, &mcpconn.ConnectOptions{Revision: 1, Share: true})
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
 	}
@@ -456,7 +456,7 @@ func TestListingCacheTTLNotAnInt(t *testing.T) {
 			srv := resource.MCPServer{Type: resource.TransportHTTP, URL: ts.URL}
 			ctx := context.Background()
 			for range 2 {
-				s, err := c.ConnectWith(ctx, "tools/fake", srv, &mcpconn.ConnectOptions{Revision: 1})
+				s, err := c.Connect(ctx, "tools/fake", srv, &mcpconn.ConnectOptions{Revision: 1, Share: true})
 				if err != nil {
 					t.Fatalf("Connect: %v", err)
 				}
@@ -497,7 +497,7 @@ func TestListingCacheDroppedByUnknownTool(t *testing.T) {
 		tool      string
 		wantLists int64 // after this session listed and called tool
 	}{{mcptest.ToolEcho, 1}, {"no_such_tool", 1}, {mcptest.ToolEcho, 2}, {mcptest.ToolEcho, 2}} {
-		s, err := c.ConnectWith(ctx, "tools/fake", srv, &mcpconn.ConnectOptions{Revision: 1})
+		s, err := c.Connect(ctx, "tools/fake", srv, &mcpconn.ConnectOptions{Revision: 1, Share: true})
 		if err != nil {
 			t.Fatalf("Connect: %v", err)
 		}
@@ -543,7 +543,7 @@ func TestListingCacheHeaderMismatch(t *testing.T) {
 	srv := resource.MCPServer{Type: resource.TransportHTTP, URL: ts.URL}
 	ctx := context.Background()
 	listOnce(t, c, "tools/fake", srv, 1)
-	s, err := c.ConnectWith(ctx, "tools/fake", srv, &mcpconn.ConnectOptions{Revision: 1})
+	s, err := c.Connect(ctx, "tools/fake", srv, &mcpconn.ConnectOptions{Revision: 1, Share: true})
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
 	}

@@ -167,7 +167,7 @@ func openTokens(t *testing.T, path string) *boltrepo.TokenStore {
 func tryListTools(c *mcpconn.Connector, srv resource.MCPServer) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	s, err := c.Connect(ctx, "remote", srv)
+	s, err := c.Connect(ctx, "remote", srv, nil)
 	if err != nil {
 		return err
 	}

@@ -428,7 +428,7 @@ func (f *oauthFixture) callHello(t *testing.T) error {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	s, err := f.c.Connect(ctx, "remote", f.srv)
+	s, err := f.c.Connect(ctx, "remote", f.srv, nil)
 	if err != nil {
 		return err
 	}
@@ -1087,7 +1087,7 @@ func TestOAuthRefreshDoesNotHoldTheStore(t *testing.T) {
 
 			aDone := make(chan error, 1)
 			go func() {
-				s, err := f.c.Connect(ctx, "a", f.srv)
+				s, err := f.c.Connect(ctx, "a", f.srv, nil)
 				if err == nil {
 					s.Close()
 				}
@@ -1103,7 +1103,7 @@ func TestOAuthRefreshDoesNotHoldTheStore(t *testing.T) {
 			bDone := make(chan error, 1)
 			bStart := time.Now()
 			go func() {
-				s, err := f.c.Connect(ctx, "b", f.srv)
+				s, err := f.c.Connect(ctx, "b", f.srv, nil)
 				if err == nil {
 					_, err = s.Tools(ctx)
 					s.Close()
@@ -1199,7 +1199,7 @@ func TestOAuthRefreshKeptWhenTheStoreWriteFails(t *testing.T) {
 	store.failing.Store(true)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	s, err := f.c.Connect(ctx, "remote", f.srv)
+	s, err := f.c.Connect(ctx, "remote", f.srv, nil)
 	if err != nil {
 		t.Fatalf("Connect with a refresh the store cannot keep: %v", err)
 	}
@@ -1253,7 +1253,7 @@ func TestOAuthSSEChallengeBodyBounded(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	start := time.Now()
-	s, err := c.Connect(ctx, "remote", srv)
+	s, err := c.Connect(ctx, "remote", srv, nil)
 	if err == nil {
 		s.Close()
 	}
@@ -1304,7 +1304,7 @@ func TestOAuthInternalAuthServerRefusedForPublicServer(t *testing.T) {
 	srv := resource.MCPServer{Type: resource.TransportHTTP, URL: "https://example.com:" + endpoint.Port() + "/mcp", OAuth: &resource.MCPOAuth{}}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	s, err := c.Connect(ctx, "remote", srv)
+	s, err := c.Connect(ctx, "remote", srv, nil)
 	if err == nil {
 		s.Close()
 		t.Fatal("Connect succeeded through an authorization server on a loopback address")

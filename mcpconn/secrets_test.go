@@ -61,7 +61,7 @@ func TestSecretReferencesReachTheServer(t *testing.T) {
 		SecretEnv: []string{"other=HOST_TOKEN", "note*=HOST_*"},
 		Environ:   func() []string { return []string{"PATH=/usr/bin:/bin", "HOST_TOKEN=" + envSecret} },
 	})
-	s, err := c.Connect(context.Background(), "notes", srv)
+	s, err := c.Connect(context.Background(), "notes", srv, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestSecretReferenceInAHeader(t *testing.T) {
 	defer ts.Close()
 	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Secrets: &mapResolver{for_: "remote", secrets: map[string]string{"api": secret}}})
 	srv := resource.MCPServer{Type: "http", URL: ts.URL + "/mcp", Headers: map[string]string{"Authorization": "Bearer ${secret:api}"}}
-	s, err := c.Connect(context.Background(), "remote", srv)
+	s, err := c.Connect(context.Background(), "remote", srv, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +161,7 @@ func TestSecretReferenceErrors(t *testing.T) {
 			srv.Args = append(srv.Args, tt.args...)
 			opts := tt.opts
 			opts.Environ = environ
-			s, err := quickConnector(&opts).Connect(context.Background(), "ref", srv)
+			s, err := quickConnector(&opts).Connect(context.Background(), "ref", srv, nil)
 			if err == nil {
 				s.Close()
 				t.Fatal("Connect succeeded; want ErrSecret")
@@ -191,7 +191,7 @@ func TestSecretReferenceHeaderInjection(t *testing.T) {
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
 	defer ts.Close()
 	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Secrets: &mapResolver{for_: "r", secrets: map[string]string{"x": "a\r\nX-Evil: 1"}}})
-	_, err := c.Connect(context.Background(), "r", resource.MCPServer{Type: "http", URL: ts.URL, Headers: map[string]string{"X": "${secret:x}"}})
+	_, err := c.Connect(context.Background(), "r", resource.MCPServer{Type: "http", URL: ts.URL, Headers: map[string]string{"X": "${secret:x}"}}, nil)
 	if !errors.Is(err, mcpconn.ErrSecret) || strings.Contains(err.Error(), "Evil") {
 		t.Errorf("err = %v; want ErrSecret without the value", err)
 	}
@@ -211,7 +211,7 @@ func TestAllowlistBeforeSecrets(t *testing.T) {
 	srv.Env = map[string]string{"K": "${secret:gh}"}
 	remote := resource.MCPServer{Type: "http", URL: "http://127.0.0.1:1/mcp", Headers: map[string]string{"A": "${secret:gh}"}}
 	for _, doc := range []resource.MCPServer{srv, remote} {
-		if _, err := c.Connect(context.Background(), "ref", doc); !errors.Is(err, mcpconn.ErrNotAllowed) {
+		if _, err := c.Connect(context.Background(), "ref", doc, nil); !errors.Is(err, mcpconn.ErrNotAllowed) {
 			t.Errorf("Connect = %v; want ErrNotAllowed", err)
 		}
 	}

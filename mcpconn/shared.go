@@ -416,7 +416,7 @@ func (p *sharedPool) expire(e *sharedConn, gen uint64) {
 // ErrUnavailable), stops the starts in progress and refuses new shared
 // connections; it returns once their processes have ended. Sessions
 // that are not shared are their owners' to close, and can still be made
-// after Close; ConnectWith of a shared document then fails with
+// after Close; Connect of a shared document then fails with
 // ErrUnavailable. agt.Host.Close calls it. Close is idempotent.
 func (c *Connector) Close() error {
 	p := c.pool

@@ -148,7 +148,7 @@ func TestURLElicitationRequiredShared(t *testing.T) {
 	t.Cleanup(func() { _ = c.Close() })
 	var mine, other elicitLog
 	lease := func(l *elicitLog) *mcpconn.Session {
-		s, err := c.ConnectWith(context.Background(), "tools/fake", srv, &mcpconn.ConnectOptions{Handlers: l.handlers("accept"), Revision: 1})
+		s, err := c.Connect(context.Background(), "tools/fake", srv, &mcpconn.ConnectOptions{Handlers: l.handlers("accept"), Revision: 1, Share: true})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -21,7 +21,7 @@ func TestZZPollCost(t *testing.T) {
 		for _, poll := range []string{`{"poll_ms":0}`, `{}`, `{"poll_ms":5000}`} {
 			counters := &mcptest.Counters{}
 			c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: mcptest.Dial(&mcptest.ServerOptions{Era: era, Faults: []mcptest.Fault{mcptest.FaultTasks}, Counters: counters})})
-			s, err := c.ConnectWith(context.Background(), "tools/fake", resource.MCPServer{Type: resource.TransportStdio, Command: "x", Cwd: "/"}, nil)
+			s, err := c.Connect(context.Background(), "tools/fake", resource.MCPServer{Type: resource.TransportStdio, Command: "x", Cwd: "/"}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

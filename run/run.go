@@ -1034,7 +1034,7 @@ func (r *Run) loadMount(ctx context.Context, ref resource.Ref, prev *snapshot) (
 func (r *Run) connectMount(ctx context.Context, ref resource.Ref, rev int64, srv resource.MCPServer) (*mount, *MountError) {
 	// With the revision, a registration that says "shared" is a lease on
 	// the Connector's one connection for it (mcpconn: Shared connections).
-	sess, err := r.connector.ConnectWith(ctx, ref, srv, &mcpconn.ConnectOptions{Handlers: r.hooks.handlers(ref), Revision: rev})
+	sess, err := r.connector.Connect(ctx, ref, srv, &mcpconn.ConnectOptions{Handlers: r.hooks.handlers(ref), Revision: rev, Share: true})
 	if err != nil {
 		var ce *mcpconn.Error
 		tail := ""

@@ -196,7 +196,7 @@ func (g *goSDK) close()          { _ = g.cs.Close() }
 type session struct{ s *mcpconn.Session }
 
 func openSession(tb testing.TB, tg target) (*session, error) {
-	s, err := mcpconn.NewConnector(nil).Connect(context.Background(), "bench", tg.mcpServer(tb))
+	s, err := mcpconn.NewConnector(nil).Connect(context.Background(), "bench", tg.mcpServer(tb), nil)
 	if err != nil {
 		return nil, err
 	}
