@@ -106,6 +106,17 @@ type Options struct {
 	Tools []string
 }
 
+// Validate reports the first name in o.Tools that is not a framework tool
+// (Tools panics on it; agt.New and agt.Open return it).
+func (o *Options) Validate() error {
+	for _, name := range o.Tools {
+		if !slices.Contains(ToolNames(), name) {
+			return fmt.Errorf("framework: Options.Tools names %q, which is not a framework tool; use the names ToolNames returns", name)
+		}
+	}
+	return nil
+}
+
 // ToolNames returns the names of all framework tools, in the order Tools
 // returns them.
 func ToolNames() []string {
@@ -167,10 +178,8 @@ func Tools(svc *resource.Service, prober *mcpconn.Prober, opts *Options) []run.H
 	if t.opts.Tools == nil {
 		return out
 	}
-	for _, name := range t.opts.Tools {
-		if !slices.Contains(ToolNames(), name) {
-			panic(fmt.Sprintf("framework: Options.Tools names %q, which is not a framework tool; use the names ToolNames returns", name))
-		}
+	if err := t.opts.Validate(); err != nil {
+		panic(err.Error())
 	}
 	return slices.DeleteFunc(out, func(ht run.HostTool) bool { return !slices.Contains(t.opts.Tools, ht.Name) })
 }

@@ -131,7 +131,8 @@
 //   - The login's redirect receiver: a request's line and headers 8 KiB
 //     (maxRedirectHeader, larger gets 431), 10 s to read one request
 //     (redirectReadTimeout), 8 connections at once (maxRedirectConns); the
-//     whole login 5 minutes (--timeout).
+//     whole login 10 minutes (--timeout; mcpconn.DefaultLoginTimeout, the
+//     library's own).
 //
 // These are constants of the command: a host that needs others embeds
 // the library and sets its options.
