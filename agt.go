@@ -82,7 +82,7 @@ type Host struct {
 	service   *resource.Service
 	connector *mcpconn.Connector
 	prober    *mcpconn.Prober
-	schemas   *run.SchemaCache
+	schemas   *mcpconn.SchemaCache
 	fwTools   []string
 	closeRepo func() error // nil when the caller owns the repository
 	tokens    resource.TokenStore
@@ -313,7 +313,7 @@ func newHost(repo resource.Repository, opts *Options, tokens resource.TokenStore
 	svcOpts.LaunchEnv = &launch
 	// The Prober and the Runs share one compiled-schema cache: a server
 	// probed after its registration does not compile again when mounted.
-	schemas := run.NewSchemaCache()
+	schemas := mcpconn.NewSchemaCache()
 	var proberOpts mcpconn.ProberOptions
 	if opts.Prober != nil {
 		proberOpts = *opts.Prober
@@ -352,7 +352,7 @@ func (h *Host) Prober() *mcpconn.Prober { return h.prober }
 
 // SchemaCache returns the compiled-schema cache the Host's Runs and its
 // Prober (unless Options.Prober names another) share.
-func (h *Host) SchemaCache() *run.SchemaCache { return h.schemas }
+func (h *Host) SchemaCache() *mcpconn.SchemaCache { return h.schemas }
 
 // NewRun starts a Run of agent: it fills opts' Agent, and its Repository,
 // Connector and SchemaCache when nil, with the Host's, adds the framework

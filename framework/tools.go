@@ -413,7 +413,7 @@ func refuseAllowMCP(args json.RawMessage) error {
 	return &run.Error{
 		Code:    run.CodeInvalidArguments,
 		Message: allowMCPMessage,
-		Violations: []run.Violation{{
+		Violations: []toolschema.Violation{{
 			Path: "/allow_mcp", Message: "removed; leave it out",
 		}},
 	}
@@ -437,7 +437,7 @@ func refError(path string, err error) error {
 	return &run.Error{
 		Code:       run.CodeInvalidArguments,
 		Message:    "the reference is not valid: write name or category/name in lowercase letters, digits, '.', '_' and '-'",
-		Violations: []run.Violation{{Path: path, SchemaPath: "#/properties" + path + "/pattern", Message: "must be name or category/name"}},
+		Violations: []toolschema.Violation{{Path: path, SchemaPath: "#/properties" + path + "/pattern", Message: "must be name or category/name"}},
 	}
 }
 
@@ -455,11 +455,11 @@ func (t *tools) serviceError(err error) error {
 		}
 		e := &run.Error{Code: run.CodeInvalidArguments, Message: msg}
 		if de.Field != "" {
-			e.Violations = []run.Violation{{Path: de.Field, Message: de.Message}}
+			e.Violations = []toolschema.Violation{{Path: de.Field, Message: de.Message}}
 		}
 		for _, f := range de.More {
 			if f.Field != "" {
-				e.Violations = append(e.Violations, run.Violation{Path: f.Field, Message: f.Message})
+				e.Violations = append(e.Violations, toolschema.Violation{Path: f.Field, Message: f.Message})
 			}
 		}
 		// A document of many broken items (a 1 MiB data of bad args) has

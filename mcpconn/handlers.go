@@ -158,27 +158,27 @@ const (
 	MethodListRoots     = "roots/list"
 )
 
-// Outcome is how a server request ended.
-type Outcome string
+// RequestOutcome is how a server request ended.
+type RequestOutcome string
 
 // The outcomes.
 const (
 	// OutcomeAccepted: answered (an elicitation the user accepted, a
 	// sampling result, the roots).
-	OutcomeAccepted Outcome = "accepted"
+	OutcomeAccepted RequestOutcome = "accepted"
 	// OutcomeDeclined: an elicitation the user declined.
-	OutcomeDeclined Outcome = "declined"
+	OutcomeDeclined RequestOutcome = "declined"
 	// OutcomeCancelled: an elicitation the user dismissed, or a request
 	// whose context ended (the server cancelled it, its calls returned,
 	// the session closed, MaxServerRequestTime passed).
-	OutcomeCancelled Outcome = "cancelled"
+	OutcomeCancelled RequestOutcome = "cancelled"
 	// OutcomeError: the handler failed or panicked, or its answer did not
 	// match the request (an elicitation's content against its schema).
-	OutcomeError Outcome = "error"
+	OutcomeError RequestOutcome = "error"
 	// OutcomeRefused: not answered: no handler (the capability was not
 	// declared), a bound (size, concurrency), a malformed request, or a
 	// handler that returned an error wrapping ErrRefused.
-	OutcomeRefused Outcome = "refused"
+	OutcomeRefused RequestOutcome = "refused"
 )
 
 // ServedRequest reports one request a server sent (Handlers.Served). It
@@ -189,7 +189,7 @@ type ServedRequest struct {
 	// Mode is an elicitation's mode ("form" or "url"); "" otherwise.
 	Mode string
 	// Outcome is how it ended.
-	Outcome Outcome
+	Outcome RequestOutcome
 	// Reason says why, for OutcomeRefused and OutcomeError, in agt's own
 	// words (never the server's or the handler's text); "" otherwise.
 	Reason string

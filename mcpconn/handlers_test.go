@@ -303,7 +303,7 @@ func TestElicitFormDefaults(t *testing.T) {
 		name    string
 		content map[string]any
 		want    map[string]any
-		outcome mcpconn.Outcome
+		outcome mcpconn.RequestOutcome
 	}{
 		{"nil content", nil, map[string]any{"name": "Ann", "age": 30.0, "score": 95.5, "status": "active", "verified": true}, mcpconn.OutcomeAccepted},
 		{"some given", map[string]any{"name": "Bob", "note": "hi", "status": "pending"},
@@ -484,7 +484,7 @@ func TestHandlerFailures(t *testing.T) {
 	tests := []struct {
 		name    string
 		f       func() (*mcp.CreateMessageResult, error)
-		outcome mcpconn.Outcome
+		outcome mcpconn.RequestOutcome
 		reason  string
 	}{
 		{"error", func() (*mcp.CreateMessageResult, error) { return nil, errors.New("secret-token-123") }, mcpconn.OutcomeError, "the handler failed"},

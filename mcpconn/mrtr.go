@@ -297,7 +297,7 @@ func (s *Session) inputError(name, detail string) error {
 
 // inputDetail says, in agt's words, why a request of an input_required
 // answer stopped the call.
-func inputDetail(method string, outcome Outcome, reason string) string {
+func inputDetail(method string, outcome RequestOutcome, reason string) string {
 	what := "roots"
 	switch method {
 	case MethodElicit:

@@ -38,7 +38,7 @@ type served struct {
 
 type servedRep struct {
 	Method  string
-	Outcome mcpconn.Outcome
+	Outcome mcpconn.RequestOutcome
 	Reason  string
 	Calls   []any
 }

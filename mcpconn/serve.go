@@ -298,7 +298,7 @@ func (s *Session) incoming(calls []*inflightCall) Incoming {
 type request struct {
 	in      Incoming
 	attr    attribution // how the request named its call
-	outcome Outcome
+	outcome RequestOutcome
 	reason  string
 }
 

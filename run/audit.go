@@ -80,7 +80,7 @@ type Record struct {
 	Request ServerRequestKind
 	// Outcome is how a server request ended (EventServerRequest):
 	// accepted, declined, cancelled, error or refused.
-	Outcome RequestOutcome
+	Outcome mcpconn.RequestOutcome
 	// Stage is the last stage the call entered.
 	Stage Stage
 	// Decision is the permission decision; zero when the call did not reach

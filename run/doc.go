@@ -473,8 +473,8 @@
 // connect at once, so at most 16 listings are read at a time. An agent
 // mounts at most MaxMounts (256) resources; a batch holds at most
 // Options.Limits.MaxBatchCalls calls (default 256). Compiled schemas are kept in
-// Options.SchemaCache (nil: the Run's own), at most SchemaCacheMaxEntries
-// (4096) schemas of SchemaCacheMaxBytes (16 MiB) source bytes; a full
+// Options.SchemaCache (nil: the Run's own), at most mcpconn.SchemaCacheMaxEntries
+// (4096) schemas of mcpconn.SchemaCacheMaxBytes (16 MiB) source bytes; a full
 // cache starts over. Sampling: Options.Limits.MaxSamplingPerCall requests per
 // call, default 10; a modern server's input
 // rounds per call: mcpconn.ConnectorOptions.Limits.MaxInputRounds, default 10.

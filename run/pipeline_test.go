@@ -16,6 +16,7 @@ import (
 	"github.com/agtsdk/agt/policy"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/run"
+	"github.com/agtsdk/agt/toolschema"
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -154,7 +155,7 @@ func TestMixedBatch(t *testing.T) {
 				t.Errorf("result %d has call ID %q, want %q", i, res.CallID, wantID)
 			}
 		}
-		if diff := cmp.Diff([]run.Violation{{Path: "/limit", SchemaPath: "#/properties/limit/minimum", Message: out.Results[1].Violations[0].Message}}, out.Results[1].Violations); diff != "" {
+		if diff := cmp.Diff([]toolschema.Violation{{Path: "/limit", SchemaPath: "#/properties/limit/minimum", Message: out.Results[1].Violations[0].Message}}, out.Results[1].Violations); diff != "" {
 			t.Errorf("violations (-want +got):\n%s", diff)
 		}
 		if got := mem.counters.Calls(); got != 2 {
@@ -322,7 +323,7 @@ func TestResultMapping(t *testing.T) {
 func TestToolErrorFormat(t *testing.T) {
 	t.Parallel()
 	res := run.Result{CallID: "c", Code: run.CodeInvalidArguments, Message: "m",
-		Violations: []run.Violation{{Path: "/limit", SchemaPath: "#/properties/limit/minimum", Message: "must be >= 1"}}}
+		Violations: []toolschema.Violation{{Path: "/limit", SchemaPath: "#/properties/limit/minimum", Message: "must be >= 1"}}}
 	want := `{"error":{"code":"invalid_arguments","message":"m","violations":[{"path":"/limit","schema_path":"#/properties/limit/minimum","message":"must be >= 1"}]}}`
 	if got := string(res.ToolError()); got != want {
 		t.Errorf("ToolError:\n got %s\nwant %s", got, want)
@@ -666,7 +667,7 @@ func TestHostToolPrecheck(t *testing.T) {
 				}
 				if _, ok := m["old"]; ok {
 					return &run.Error{Code: run.CodeInvalidArguments, Message: "old was removed; leave it out",
-						Violations: []run.Violation{{Path: "/old", Message: "removed"}}}
+						Violations: []toolschema.Violation{{Path: "/old", Message: "removed"}}}
 				}
 				return nil
 			},

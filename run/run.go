@@ -139,7 +139,7 @@ type Options struct {
 	// many Runs to compile each schema once (agt.Host does, for all its
 	// Runs). Nil means a cache of the Run's own, which its refreshes
 	// share.
-	SchemaCache *SchemaCache
+	SchemaCache *mcpconn.SchemaCache
 
 	// RunID names the Run for the host: it is copied to every
 	// CallContext and audit Record. "" means none.
@@ -282,7 +282,7 @@ const (
 // the connections behind them, and the batch pipeline. A Run is safe for
 // concurrent use; its connections belong to it and Close ends them.
 type Run struct {
-	schemas     *SchemaCache
+	schemas     *mcpconn.SchemaCache
 	agent       resource.Ref
 	repo        resource.Repository
 	connector   *mcpconn.Connector
@@ -626,7 +626,7 @@ func newRun(opts *Options) (*Run, error) {
 		lim = *opts.Limits
 	}
 	r := &Run{
-		schemas:       cmp.Or(opts.SchemaCache, NewSchemaCache()),
+		schemas:       cmp.Or(opts.SchemaCache, mcpconn.NewSchemaCache()),
 		agent:         opts.Agent,
 		repo:          opts.Repository,
 		connector:     opts.Connector,

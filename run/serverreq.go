@@ -101,9 +101,6 @@ const (
 	RequestRoots       ServerRequestKind = "roots"
 )
 
-// RequestOutcome is how a server's request ended, in the audit.
-type RequestOutcome = mcpconn.Outcome
-
 // defaultMaxSamplingPerCall bounds the sampling requests the servers may
 // make during one call (Limits.MaxSamplingPerCall).
 const defaultMaxSamplingPerCall = 10

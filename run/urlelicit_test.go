@@ -26,7 +26,7 @@ func TestURLElicitationRequiredReachesHost(t *testing.T) {
 			name    string
 			elicit  string // the handler's action; "": no Elicit
 			asked   int
-			outcome run.RequestOutcome
+			outcome mcpconn.RequestOutcome
 			message string
 		}{
 			{"accepted", "accept", 1, mcpconn.OutcomeAccepted, "the user was shown it and accepted: the call may succeed if made again once the user has finished"},
