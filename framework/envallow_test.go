@@ -64,7 +64,7 @@ func TestAgentEnvCannotMakeAnAdmittedInterpreterRunAnything(t *testing.T) {
 		scripts[c.lang] = script
 		allow = append(allow, script)
 	}
-	h := newHost(t, &mcpconn.ConnectorOptions{LaunchAllowlist: &resource.LaunchAllowlist{Commands: allow}})
+	h := newHost(t, &mcpconn.ConnectorOptions{LaunchEnv: &resource.LaunchEnv{Allow: &resource.LaunchAllowlist{Commands: allow}}})
 	env := h.connector.LaunchEnv()
 	h.svc = resource.NewService(h.repo, &resource.ServiceOptions{LaunchEnv: &env})
 	h.prober = mcpconn.NewProber(h.repo, h.connector, nil)

@@ -21,7 +21,7 @@ import (
 // server, with the Service judging by the same allowlist.
 func allowlistHost(t *testing.T) *host {
 	t.Helper()
-	h := newHost(t, &mcpconn.ConnectorOptions{LaunchAllowlist: &resource.LaunchAllowlist{Commands: []string{mcptest.Command(t)}}})
+	h := newHost(t, &mcpconn.ConnectorOptions{LaunchEnv: &resource.LaunchEnv{Allow: &resource.LaunchAllowlist{Commands: []string{mcptest.Command(t)}}}})
 	env := h.connector.LaunchEnv()
 	h.svc = resource.NewService(h.repo, &resource.ServiceOptions{LaunchEnv: &env})
 	h.prober = mcpconn.NewProber(h.repo, h.connector, nil)

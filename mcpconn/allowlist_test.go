@@ -50,7 +50,7 @@ func TestLaunchAllowlistRefusesBeforeStart(t *testing.T) {
 	remote := resource.MCPServer{URL: web.URL + "/mcp", StartupTimeoutMS: 20000}
 
 	allow := &resource.LaunchAllowlist{Commands: []string{mcptest.Command(t)}, Origins: []string{"https://mcp.example.com"}}
-	c := quickConnector(&mcpconn.ConnectorOptions{LaunchAllowlist: allow})
+	c := quickConnector(&mcpconn.ConnectorOptions{LaunchEnv: &resource.LaunchEnv{Allow: allow}})
 	allow.Commands[0] = script.Command // a change after NewConnector changes nothing
 
 	s, err := c.Connect(ctx, "fake", fake, nil)
@@ -98,9 +98,11 @@ func TestLaunchAllowlistRefusesBeforeStart(t *testing.T) {
 
 	// The same servers, admitted, are started and contacted: the checks
 	// above can fail.
-	open := quickConnector(&mcpconn.ConnectorOptions{LaunchAllowlist: &resource.LaunchAllowlist{
-		Commands: []string{script.Command}, Origins: []string{web.URL},
-	}})
+	open := quickConnector(&mcpconn.ConnectorOptions{
+		LaunchEnv: &resource.LaunchEnv{Allow: &resource.LaunchAllowlist{
+			Commands: []string{script.Command}, Origins: []string{web.URL},
+		}},
+	})
 	if _, err := open.Connect(ctx, "x", script, nil); err == nil || errors.Is(err, mcpconn.ErrNotAllowed) {
 		t.Fatalf("admitted script: %v, want a failed handshake", err)
 	}

@@ -274,10 +274,13 @@ func BenchmarkScrub(b *testing.B) {
 		return s
 	}
 	sessions := map[string]*mcpconn.Session{
-		"baseline": open(&mcpconn.ConnectorOptions{InheritEnv: []string{mcptest.EchoSecretEnv},
-			Environ: func() []string { return []string{mcptest.EchoSecretEnv + "=" + token} }}, nil),
-		"scrubbed": open(&mcpconn.ConnectorOptions{Secrets: &mapResolver{for_: "bench", secrets: map[string]string{
-			"tok": token, "db": "postgres-password-0xC0FFEE", "gh": "ghp_0123456789abcdefghijABCDEFGHIJ"}}},
+		"baseline": open(&mcpconn.ConnectorOptions{
+			LaunchEnv: &resource.LaunchEnv{Inherit: []string{mcptest.EchoSecretEnv}, Environ: func() []string { return []string{mcptest.EchoSecretEnv + "=" + token} }},
+		}, nil),
+		"scrubbed": open(&mcpconn.ConnectorOptions{
+			LaunchEnv: &resource.LaunchEnv{Secrets: &mapResolver{for_: "bench", secrets: map[string]string{
+				"tok": token, "db": "postgres-password-0xC0FFEE", "gh": "ghp_0123456789abcdefghijABCDEFGHIJ"}}},
+		},
 			map[string]string{mcptest.EchoSecretEnv: "${secret:tok}", "DB_PASSWORD": "${secret:db}", "GH_TOKEN": "${secret:gh}"}),
 	}
 	call := func(b *testing.B, name string) {

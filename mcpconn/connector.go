@@ -9,7 +9,6 @@ import (
 	"math"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -43,43 +42,17 @@ type ConnectorOptions struct {
 	// the modern revision and fall back to the legacy one (see Protocol
 	// eras in the package doc).
 	ProtocolVersion string
-	// InheritEnv lists the host environment variables a stdio server
-	// inherits; a name ending in '*' is a prefix. Nil means
-	// resource.DefaultInheritEnv(); an empty non-nil slice passes none. The
-	// document's env is added on top either way. NewConnector copies it.
-	InheritEnv []string
-	// InheritAllEnv passes the host's whole environment (InheritEnv is then
-	// ignored). False means the allowlist.
-	InheritAllEnv bool
-	// Environ returns the host environment; nil means os.Environ. It
-	// serves both the inherited environment and ${env:NAME} references.
-	Environ func() []string
-	// LaunchAllowlist says which commands, working directories and URL
-	// origins may be started or contacted (resource.LaunchAllowlist).
-	// Every start by the document consults it: Runs, refreshes, probes
-	// and the CLI, through resource.ResolveLaunch and
-	// resource.ResolveRemote; a refused server fails Connect with
-	// ErrNotAllowed before anything starts. Nil means allow all, as
-	// without an allowlist. NewConnector copies it. Pass the same one to
-	// resource.ServiceOptions (via LaunchEnv) so that Test and the writes
-	// of agent callers judge by it too; agt.New does.
-	LaunchAllowlist *resource.LaunchAllowlist
-
-	// Secrets resolves the ${secret:NAME} references in a document's args,
-	// env values and header values, at each start, with the reference of
-	// the registration they belong to. Nil means none: a ${secret:...}
-	// reference fails the start with an error that names it.
-	Secrets resource.SecretResolver
-	// SecretEnv binds host environment variables to the registrations
-	// whose ${env:NAME} references may read them, as REF=NAME entries
-	// (resource.Secrets.AllowEnv): "gh=GH_TOKEN" lets only registration gh
-	// read GH_TOKEN, so a server an agent registers reads none. Each side
-	// ending in '*' is a prefix ("team/*=TEAM_*"); "*=NAME" lets every
-	// registration read NAME, those agents create included. An entry
-	// without '=' binds nothing. Nil or empty means none: a ${env:...}
-	// reference fails the start with an error that names it and the
-	// registration. Secrets does not widen it. NewConnector copies it.
-	SecretEnv []string
+	// LaunchEnv is how servers are launched: the part of the host's
+	// environment a stdio server inherits, the launch allowlist (which
+	// commands, working directories and URL origins may be started or
+	// contacted; a refused server fails Connect with ErrNotAllowed before
+	// anything starts), and how the ${secret:NAME} and ${env:NAME}
+	// references of a document resolve (resource.LaunchEnv). Nil means
+	// its zero value: the default inherited list, any server, no secret
+	// reference resolved. NewConnector copies it; Connector.LaunchEnv
+	// hands it on to a resource.Service (agt.New does), so that Test and
+	// the writes of agent callers judge by the same allowlist.
+	LaunchEnv *resource.LaunchEnv
 
 	// Dial, when set and returning a non-nil transport, replaces starting or
 	// reaching the server by the document (for embedding and in-memory
@@ -127,7 +100,6 @@ type Connector struct {
 	opts      ConnectorOptions
 	lim       Limits // opts.Limits, resolved
 	launchEnv resource.LaunchEnv
-	secrets   resource.Secrets
 	info      *mcp.Implementation
 	// client serves the sessions without handlers: it declares nothing.
 	client *mcp.Client
@@ -151,12 +123,11 @@ func NewConnector(opts *ConnectorOptions) *Connector {
 	c.lim = c.opts.Limits.resolved()
 	c.opts.Limits = nil // read c.lim
 	c.listings = newListingCache(c.lim.MaxListingTTL)
-	// A copy: the caller's slice may change after this call.
-	c.opts.InheritEnv = slices.Clone(c.opts.InheritEnv)
-	c.opts.LaunchAllowlist = c.opts.LaunchAllowlist.Clone()
-	c.launchEnv = resource.LaunchEnv{Inherit: c.opts.InheritEnv, InheritAll: c.opts.InheritAllEnv, Environ: c.opts.Environ, Allow: c.opts.LaunchAllowlist}
-	c.opts.SecretEnv = slices.Clone(c.opts.SecretEnv)
-	c.secrets = resource.Secrets{Resolver: c.opts.Secrets, AllowEnv: c.opts.SecretEnv, Environ: c.opts.Environ}
+	// A copy: the caller's slices may change after this call.
+	if c.opts.LaunchEnv != nil {
+		c.launchEnv = c.opts.LaunchEnv.Clone()
+	}
+	c.opts.LaunchEnv = nil // read c.launchEnv
 	if c.opts.Logger == nil {
 		c.opts.Logger = slog.Default()
 	}
@@ -532,7 +503,7 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 		// Resolved here, per start; the values live only in this session's
 		// round tripper, and in its scrubber as the forms it masks.
 		var resolved []string
-		headers, err := resource.ResolveHeaders(srv.Headers, keepResolved(c.secrets.Bind(ctx, s.ref), &resolved))
+		headers, err := resource.ResolveHeaders(srv.Headers, keepResolved(c.launchEnv.Bind(ctx, s.ref), &resolved))
 		if se := secretError(s.ref, err); se != nil {
 			return nil, se
 		}
@@ -594,8 +565,8 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 	}
 }
 
-// LaunchEnv returns the environment policy and the launch allowlist the
-// Connector starts and reaches servers with, for
+// LaunchEnv returns the launch environment (ConnectorOptions.LaunchEnv)
+// the Connector starts and reaches servers with, for
 // resource.ServiceOptions.LaunchEnv: a Service given it resolves commands
 // in the PATH the servers really get, and admits what the Connector
 // admits. The result is a copy.
@@ -607,10 +578,8 @@ func (c *Connector) LaunchEnv() resource.LaunchEnv { return c.launchEnv.Clone() 
 // document's literal credentials (for the session's screen, its stderr
 // tail and its stdout head).
 func (c *Connector) start(ctx context.Context, ref resource.Ref, srv resource.MCPServer) (*process, [sha256.Size]byte, error) {
-	env := c.launchEnv
 	var resolved []string
-	env.Resolve = keepResolved(c.secrets.Bind(ctx, ref), &resolved)
-	l, err := resource.ResolveLaunch(srv, &env)
+	l, err := resource.ResolveLaunch(srv, &c.launchEnv, keepResolved(c.launchEnv.Bind(ctx, ref), &resolved))
 	if err != nil {
 		return nil, [sha256.Size]byte{}, launchFailure(ref, err)
 	}

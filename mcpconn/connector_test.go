@@ -93,11 +93,11 @@ func TestEnvironmentPolicy(t *testing.T) {
 	}{
 		{name: "default allowlist", opts: mcpconn.ConnectorOptions{},
 			want: []string{"DOC_VAR", "HOME", "LC_ALL", "PATH"}},
-		{name: "whole host env", opts: mcpconn.ConnectorOptions{InheritAllEnv: true},
+		{name: "whole host env", opts: mcpconn.ConnectorOptions{LaunchEnv: &resource.LaunchEnv{InheritAll: true}},
 			want: []string{"DOC_VAR", "GOFLAGS", "HOME", "LC_ALL", "PATH", "SECRET_TOKEN"}},
-		{name: "own list with a prefix", opts: mcpconn.ConnectorOptions{InheritEnv: []string{"PATH", "SECRET_*"}},
+		{name: "own list with a prefix", opts: mcpconn.ConnectorOptions{LaunchEnv: &resource.LaunchEnv{Inherit: []string{"PATH", "SECRET_*"}}},
 			want: []string{"DOC_VAR", "HOME", "PATH", "SECRET_TOKEN"}},
-		{name: "nothing inherited", opts: mcpconn.ConnectorOptions{InheritEnv: []string{}},
+		{name: "nothing inherited", opts: mcpconn.ConnectorOptions{LaunchEnv: &resource.LaunchEnv{Inherit: []string{}}},
 			want: []string{"DOC_VAR", "HOME"}},
 	}
 	for _, tt := range tests {
@@ -106,7 +106,7 @@ func TestEnvironmentPolicy(t *testing.T) {
 			srv, tag := fakeStdio(t)
 			srv.Env = map[string]string{"DOC_VAR": "v", "HOME": "/doc/home"}
 			opts := tt.opts
-			opts.Environ = func() []string { return host }
+			opts.LaunchEnv = withEnviron(opts.LaunchEnv, func() []string { return host })
 			s, err := quickConnector(&opts).Connect(context.Background(), "env", srv, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -131,11 +131,11 @@ func TestInheritedPWDIsCwd(t *testing.T) {
 	t.Parallel()
 	host := []string{"PATH=" + os.Getenv("PATH"), "PWD=/host/dir"}
 	for _, opts := range []mcpconn.ConnectorOptions{
-		{InheritAllEnv: true},
-		{InheritEnv: []string{"PATH", "PWD"}},
+		{LaunchEnv: &resource.LaunchEnv{InheritAll: true}},
+		{LaunchEnv: &resource.LaunchEnv{Inherit: []string{"PATH", "PWD"}}},
 	} {
 		srv, tag := fakeStdio(t)
-		opts.Environ = func() []string { return host }
+		opts.LaunchEnv = withEnviron(opts.LaunchEnv, func() []string { return host })
 		s, err := quickConnector(&opts).Connect(context.Background(), "pwd", srv, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -143,7 +143,7 @@ func TestInheritedPWDIsCwd(t *testing.T) {
 		got := environment(t, s, "PWD")
 		s.Close()
 		if got.Env["PWD"] != srv.Cwd {
-			t.Errorf("InheritAllEnv %v, InheritEnv %q: PWD = %q; want cwd %q", opts.InheritAllEnv, opts.InheritEnv, got.Env["PWD"], srv.Cwd)
+			t.Errorf("InheritAll %v, Inherit %q: PWD = %q; want cwd %q", opts.LaunchEnv.InheritAll, opts.LaunchEnv.Inherit, got.Env["PWD"], srv.Cwd)
 		}
 		assertNoLeftovers(t, tag)
 	}
@@ -269,13 +269,13 @@ func TestConnectCallerCancel(t *testing.T) {
 	assertNoLeftovers(t, tag)
 }
 
-// No shared mutable list: a Connector keeps its own copy of InheritEnv,
+// No shared mutable list: a Connector keeps its own copy of LaunchEnv.Inherit,
 // so a caller changing its slice later changes no server's environment
 // (resource.DefaultInheritEnv returns a copy: resource's own test).
 func TestEnvAllowlistsAreCopies(t *testing.T) {
 	t.Parallel()
 	inherit := []string{"PATH"}
-	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{InheritEnv: inherit})
+	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{LaunchEnv: &resource.LaunchEnv{Inherit: inherit}})
 	inherit[0] = "SECRET_*"
 	if diff := cmp.Diff([]string{"PATH"}, c.LaunchEnv().Inherit); diff != "" {
 		t.Errorf("Connector's list after the caller changed its slice (-want +got):\n%s", diff)

@@ -37,7 +37,7 @@
 //     at each start (see Secret references below).
 //   - Environment: a small allowlist of the host's variables
 //     (resource.DefaultInheritEnv(): PATH, HOME, USER, LOGNAME, SHELL, LANG, LC_*,
-//     TZ, TMPDIR), then the document's env on top. ConnectorOptions can pass
+//     TZ, TMPDIR), then the document's env on top. ConnectorOptions.LaunchEnv can pass
 //     the host's whole environment, or its own list; a PWD inherited that
 //     way is set to cwd. An env name that is empty or holds '=' or NUL is
 //     refused with ErrInvalidServer.
@@ -61,7 +61,7 @@
 //
 // # Launch allowlist
 //
-// ConnectorOptions.LaunchAllowlist (a resource.LaunchAllowlist) says which
+// ConnectorOptions.LaunchEnv.Allow (a resource.LaunchAllowlist) says which
 // commands, working directories and url origins may be started or
 // contacted; nil, the default, allows all. Every start and every contact
 // by the document consults it, whoever asks: a Run, the refresh at a batch
@@ -789,11 +789,11 @@
 // or the HTTP client, and never written back:
 //
 //   - ${env:NAME} reads NAME from the host's environment (Environ), only
-//     for a registration ConnectorOptions.SecretEnv binds it to (REF=NAME,
+//     for a registration ConnectorOptions.LaunchEnv.SecretEnv binds it to (REF=NAME,
 //     like "gh=GH_TOKEN"; "*=NAME" for every registration); the default
 //     list is empty, so no name is readable until the host says so, and
 //     a server an agent registers reads none the host did not bind to it.
-//   - ${secret:NAME} asks ConnectorOptions.Secrets, a resource.SecretResolver
+//   - ${secret:NAME} asks ConnectorOptions.LaunchEnv.Secrets, a resource.SecretResolver
 //     the host provides, with the registration's reference: a host binds
 //     each secret to the servers allowed to use it. Nil means none.
 //   - $${ is a literal ${. Literal values keep working.
@@ -993,7 +993,7 @@
 // The workload_identity grant (oauth.grant "workload_identity", workload
 // identity federation, SEP-1933: a host on Kubernetes or a cloud with no
 // person) resolves oauth.assertion, a ${secret:NAME} reference, through
-// ConnectorOptions.Secrets at each exchange (not once at Connect), and
+// ConnectorOptions.LaunchEnv.Secrets at each exchange (not once at Connect), and
 // trades that workload identity token for the access token with the
 // jwt-bearer grant of RFC 7523 (grant_type
 // urn:ietf:params:oauth:grant-type:jwt-bearer, the token as assertion,

@@ -49,6 +49,17 @@ func fakeStdio(t testing.TB, args ...string) (resource.MCPServer, string) {
 	}, tag
 }
 
+// withEnviron returns a copy of env (nil: the zero LaunchEnv) that reads
+// the host environment from environ.
+func withEnviron(env *resource.LaunchEnv, environ func() []string) *resource.LaunchEnv {
+	var e resource.LaunchEnv
+	if env != nil {
+		e = *env
+	}
+	e.Environ = environ
+	return &e
+}
+
 // quickConnector ends processes after a short grace period, so fault tests
 // that need SIGTERM or SIGKILL do not wait the default seconds.
 func quickConnector(opts *mcpconn.ConnectorOptions) *mcpconn.Connector {

@@ -246,7 +246,7 @@ func TestListingCacheScope(t *testing.T) {
 			srv, counters := modernHTTP(t, 60000, tc.scope)
 			srv.Headers = map[string]string{"Authorization": "Bearer ${secret:tok}"}
 			secrets := &tokenResolver{}
-			c := quickConnector(&mcpconn.ConnectorOptions{Secrets: secrets})
+			c := quickConnector(&mcpconn.ConnectorOptions{LaunchEnv: &resource.LaunchEnv{Secrets: secrets}})
 			defer c.Close()
 			for i, tok := range []string{"token-of-alice-0001", "token-of-alice-0001", "token-of-bob-00002", "token-of-bob-00002", "token-of-alice-0001"} {
 				secrets.set(tok)

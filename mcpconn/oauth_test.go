@@ -618,8 +618,10 @@ func TestOAuthClientCredentials(t *testing.T) {
 			f.as.jwtKey = &key.PublicKey
 			f.srv.OAuth = &tc.oauth
 			f.srv.OAuth.AuthorizationServer = f.as.srv.URL
-			f.c = mcpconn.NewConnector(&mcpconn.ConnectorOptions{OAuth: &mcpconn.OAuthOptions{Tokens: f.tokens},
-				Secrets: &mapResolver{for_: "remote", secrets: map[string]string{"m2m": "tok-client-secret", "m2m.key": keyPEM}}})
+			f.c = mcpconn.NewConnector(&mcpconn.ConnectorOptions{
+				OAuth:     &mcpconn.OAuthOptions{Tokens: f.tokens},
+				LaunchEnv: &resource.LaunchEnv{Secrets: &mapResolver{for_: "remote", secrets: map[string]string{"m2m": "tok-client-secret", "m2m.key": keyPEM}}},
+			})
 			if err := f.callHello(t); err != nil {
 				t.Fatalf("Connect: %v", err)
 			}
@@ -638,7 +640,7 @@ func TestOAuthClientCredentialsRefused(t *testing.T) {
 	t.Parallel()
 	f := newOAuthFixture(t)
 	f.srv.OAuth = &resource.MCPOAuth{Grant: "client_credentials", ClientID: "m2m", ClientSecret: "${secret:m2m}", AuthorizationServer: f.as.srv.URL}
-	f.c = mcpconn.NewConnector(&mcpconn.ConnectorOptions{Secrets: &mapResolver{for_: "remote", secrets: map[string]string{"m2m": "tok-wrong-secret"}}})
+	f.c = mcpconn.NewConnector(&mcpconn.ConnectorOptions{LaunchEnv: &resource.LaunchEnv{Secrets: &mapResolver{for_: "remote", secrets: map[string]string{"m2m": "tok-wrong-secret"}}}})
 	err := f.callHello(t)
 	if !errors.Is(err, mcpconn.ErrUnauthorized) || !strings.Contains(err.Error(), "invalid_client") {
 		t.Fatalf("Connect with a wrong secret: %v, want ErrUnauthorized naming invalid_client", err)
@@ -736,8 +738,10 @@ func TestOAuthPreregisteredSecretNotStored(t *testing.T) {
 	t.Parallel()
 	f := newOAuthFixture(t)
 	f.srv.OAuth = &resource.MCPOAuth{ClientID: "m2m", ClientSecret: "${secret:m2m}", Registration: "preregistered", AuthorizationServer: f.as.srv.URL}
-	f.c = mcpconn.NewConnector(&mcpconn.ConnectorOptions{OAuth: &mcpconn.OAuthOptions{Tokens: f.tokens},
-		Secrets: &mapResolver{for_: "remote", secrets: map[string]string{"m2m": "tok-client-secret"}}})
+	f.c = mcpconn.NewConnector(&mcpconn.ConnectorOptions{
+		OAuth:     &mcpconn.OAuthOptions{Tokens: f.tokens},
+		LaunchEnv: &resource.LaunchEnv{Secrets: &mapResolver{for_: "remote", secrets: map[string]string{"m2m": "tok-client-secret"}}},
+	})
 	f.login(t)
 	if f.as.lastAuth != "basic:m2m" {
 		t.Errorf("token request authenticated as %q, want basic:m2m", f.as.lastAuth)
@@ -1021,8 +1025,10 @@ func TestOAuthSecretOnlyToPinnedAuthServer(t *testing.T) {
 			if tc.pin == "as" {
 				f.srv.OAuth.AuthorizationServer = f.as.srv.URL
 			}
-			f.c = mcpconn.NewConnector(&mcpconn.ConnectorOptions{OAuth: &mcpconn.OAuthOptions{Tokens: f.tokens, Authorize: followAuthorization},
-				Secrets: &mapResolver{for_: "remote", secrets: map[string]string{"m2m": "tok-client-secret", "m2m.key": keyPEM}}})
+			f.c = mcpconn.NewConnector(&mcpconn.ConnectorOptions{
+				OAuth:     &mcpconn.OAuthOptions{Tokens: f.tokens, Authorize: followAuthorization},
+				LaunchEnv: &resource.LaunchEnv{Secrets: &mapResolver{for_: "remote", secrets: map[string]string{"m2m": "tok-client-secret", "m2m.key": keyPEM}}},
+			})
 			err := f.callHello(t)
 			f.as.mu.Lock()
 			credentialed := f.as.credentialed

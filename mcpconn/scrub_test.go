@@ -129,7 +129,7 @@ func TestServerTextIsScrubbedOfSecrets(t *testing.T) {
 		t.Run(transport+"/"+string(tc.era), func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			c := quickConnector(&mcpconn.ConnectorOptions{Secrets: &mapResolver{for_: "echo", secrets: map[string]string{"tok": echoToken}}})
+			c := quickConnector(&mcpconn.ConnectorOptions{LaunchEnv: &resource.LaunchEnv{Secrets: &mapResolver{for_: "echo", secrets: map[string]string{"tok": echoToken}}}})
 			defer c.Close()
 			srv := echoSecretServer(t, transport, tc.era)
 			ch := newChannels()
@@ -235,7 +235,7 @@ func TestShortValuesAreNotScrubbed(t *testing.T) {
 	if len(short) >= mcpconn.MinScrubbedBytes {
 		t.Fatal("the value must be below the minimum")
 	}
-	c := quickConnector(&mcpconn.ConnectorOptions{Secrets: &mapResolver{for_: "echo", secrets: map[string]string{"tok": short}}})
+	c := quickConnector(&mcpconn.ConnectorOptions{LaunchEnv: &resource.LaunchEnv{Secrets: &mapResolver{for_: "echo", secrets: map[string]string{"tok": short}}}})
 	defer c.Close()
 	s, err := c.Connect(context.Background(), "echo", echoSecretServer(t, resource.TransportStdio, mcptest.EraLegacy), nil)
 	if err != nil {

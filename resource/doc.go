@@ -79,7 +79,7 @@
 // LaunchAllowlist: the commands (absolute paths, or bare names as the
 // host's PATH resolves them), the directories a cwd must lie in, and the
 // url origins (see LaunchAllowlist). It travels in LaunchEnv.Allow, set
-// from mcpconn.ConnectorOptions.LaunchAllowlist through
+// from mcpconn.ConnectorOptions.LaunchEnv.Allow through
 // ServiceOptions.LaunchEnv (agt.Host does this), and nil allows all. One
 // implementation judges it: ResolveLaunch (stdio) and ResolveRemote
 // (http, sse), which package mcpconn starts and reaches servers by, so
@@ -274,10 +274,10 @@
 //
 // ${env:NAME} (NAME: letters, digits and _, not starting with a digit) and
 // ${secret:NAME} (letters, digits and . _ - /) stay in the stored document
-// as written; they are resolved at each start by ResolveLaunch (through
-// LaunchEnv.Resolve) and ResolveHeaders, with a Secrets bound to the
-// registration's reference (Secrets.Bind): ${env:NAME} only for the
-// registrations Secrets.AllowEnv binds NAME to (REF=NAME entries), so an
+// as written; they are resolved at each start by ResolveLaunch and
+// ResolveHeaders, with the host's LaunchEnv bound to the registration's
+// reference (LaunchEnv.Bind): ${env:NAME} only for the registrations
+// LaunchEnv.SecretEnv binds NAME to (REF=NAME entries), so an
 // agent that registers its own server reads no host variable the host did
 // not bind to it; ${secret:NAME} by the host's SecretResolver, told the
 // reference. A

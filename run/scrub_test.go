@@ -79,7 +79,7 @@ func TestRunHandsOnNoSecretAServerEchoes(t *testing.T) {
 			opts := &run.Options{
 				Repository: repo,
 				Auditor:    audit,
-				Connector:  mcpconn.NewConnector(&mcpconn.ConnectorOptions{Secrets: tokenResolver(runToken), Limits: &mcpconn.Limits{TerminateGrace: 300 * time.Millisecond}}),
+				Connector:  mcpconn.NewConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{TerminateGrace: 300 * time.Millisecond}, LaunchEnv: &resource.LaunchEnv{Secrets: tokenResolver(runToken)}}),
 				Logger:     slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 				ClientFeatures: &run.ClientFeatures{Elicit: func(_ context.Context, _ run.Origin, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 					deliver("Elicit", p)

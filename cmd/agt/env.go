@@ -45,7 +45,7 @@ func (e *env) host(ctx context.Context) (*agt.Host, error) {
 	}
 	opts := &agt.Options{Bolt: &boltrepo.Options{Shared: true}}
 	if names := secretEnvNames(os.Getenv(secretEnvVar)); e.grace > 0 || len(names) > 0 {
-		opts.Connector = &mcpconn.ConnectorOptions{SecretEnv: names, Limits: &mcpconn.Limits{TerminateGrace: e.grace}}
+		opts.Connector = &mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{TerminateGrace: e.grace}, LaunchEnv: &resource.LaunchEnv{SecretEnv: names}}
 	}
 	h, err := agt.Open(ctx, store, opts)
 	if err != nil {
@@ -58,7 +58,7 @@ func (e *env) host(ctx context.Context) (*agt.Host, error) {
 // secretEnvVar names the variable listing the host environment variables
 // that ${env:NAME} references may read: entries separated by commas or
 // spaces, a trailing '*' a prefix. An entry REF=NAME binds NAME to
-// registration REF (mcpconn.ConnectorOptions.SecretEnv); a bare NAME lets
+// registration REF (mcpconn.ConnectorOptions.LaunchEnv.SecretEnv); a bare NAME lets
 // every server the command starts read it, since the operator names
 // what the command starts. Unset or empty allows none.
 const secretEnvVar = "AGT_SECRET_ENV"

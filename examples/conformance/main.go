@@ -145,13 +145,13 @@ func playScenario(ctx context.Context, name, url string, stdout io.Writer) error
 		}
 		entry["oauth"] = field
 		hostOpts = &agt.Options{Connector: &mcpconn.ConnectorOptions{
-			Secrets: contextSecrets{sctx},
 			OAuth: &mcpconn.OAuthOptions{
 				Authorize:         authorizeByRedirect,
 				RedirectURL:       redirectURL,
 				ClientMetadataURL: clientMetadataURL,
 				IDToken:           contextSecrets{sctx}.idToken,
 			},
+			LaunchEnv: &resource.LaunchEnv{Secrets: contextSecrets{sctx}},
 		}}
 	}
 
