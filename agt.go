@@ -82,7 +82,7 @@ type Host struct {
 	service   *resource.Service
 	connector *mcpconn.Connector
 	prober    *mcpconn.Prober
-	schemas   *run.SchemaCache
+	schemas   *mcpconn.SchemaCache
 	fwTools   []string
 	closeRepo func() error // nil when the caller owns the repository
 	tokens    resource.TokenStore
@@ -116,6 +116,9 @@ type Host struct {
 func Open(ctx context.Context, store string, opts *Options) (*Host, error) {
 	if opts == nil {
 		opts = &Options{}
+	}
+	if err := checkOptions(opts); err != nil {
+		return nil, err
 	}
 	if store == "" {
 		return nil, errors.New("agt: no store given: pass a directory, a bbolt file path or a postgres:// URL")
@@ -274,12 +277,26 @@ func boltPath(store string) (string, error) {
 
 // New returns a Host over a Repository the caller opened, for hosts that
 // bring their own store. Close does not close repo: its owner does. Nil
-// Options.Tokens means tokens in memory (see Options.Tokens).
-func New(repo resource.Repository, opts *Options) *Host {
+// Options.Tokens means tokens in memory (see Options.Tokens). It fails
+// only on opts: a name in Options.FrameworkTools that is not a framework
+// tool.
+func New(repo resource.Repository, opts *Options) (*Host, error) {
 	if opts == nil {
 		opts = &Options{}
 	}
-	return newHost(repo, opts, opts.Tokens)
+	if err := checkOptions(opts); err != nil {
+		return nil, err
+	}
+	return newHost(repo, opts, opts.Tokens), nil
+}
+
+// checkOptions fails on the options Open and New refuse: a misspelled
+// framework tool fails here, not at the first Run.
+func checkOptions(opts *Options) error {
+	if err := (&framework.Options{Tools: opts.FrameworkTools}).Validate(); err != nil {
+		return fmt.Errorf("agt: Options.FrameworkTools: %w", err)
+	}
+	return nil
 }
 
 // newHost is New with the token store chosen; nil means one in memory.
@@ -287,8 +304,6 @@ func newHost(repo resource.Repository, opts *Options, tokens resource.TokenStore
 	if tokens == nil {
 		tokens = resource.NewMemoryTokenStore()
 	}
-	// A misspelled name fails here, not at the first Run.
-	framework.Tools(nil, nil, &framework.Options{Tools: opts.FrameworkTools})
 	connector := mcpconn.NewConnector(connectorOptions(opts.Connector, tokens))
 	var svcOpts resource.ServiceOptions
 	if opts.Service != nil {
@@ -298,7 +313,7 @@ func newHost(repo resource.Repository, opts *Options, tokens resource.TokenStore
 	svcOpts.LaunchEnv = &launch
 	// The Prober and the Runs share one compiled-schema cache: a server
 	// probed after its registration does not compile again when mounted.
-	schemas := run.NewSchemaCache()
+	schemas := mcpconn.NewSchemaCache()
 	var proberOpts mcpconn.ProberOptions
 	if opts.Prober != nil {
 		proberOpts = *opts.Prober
@@ -337,7 +352,7 @@ func (h *Host) Prober() *mcpconn.Prober { return h.prober }
 
 // SchemaCache returns the compiled-schema cache the Host's Runs and its
 // Prober (unless Options.Prober names another) share.
-func (h *Host) SchemaCache() *run.SchemaCache { return h.schemas }
+func (h *Host) SchemaCache() *mcpconn.SchemaCache { return h.schemas }
 
 // NewRun starts a Run of agent: it fills opts' Agent, and its Repository,
 // Connector and SchemaCache when nil, with the Host's, adds the framework

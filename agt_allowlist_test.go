@@ -21,7 +21,7 @@ func TestHostAllowlistIsOneRule(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	h, err := agt.Open(ctx, filepath.Join(t.TempDir(), "agt.db"), &agt.Options{
-		Connector: &mcpconn.ConnectorOptions{LaunchAllowlist: &resource.LaunchAllowlist{Commands: []string{mcptest.Command(t)}}},
+		Connector: &mcpconn.ConnectorOptions{LaunchEnv: &resource.LaunchEnv{Allow: &resource.LaunchAllowlist{Commands: []string{mcptest.Command(t)}}}},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -33,7 +33,7 @@ func TestStaticTestAndProbeAgreeOnTheCommand(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h, err := agt.Open(ctx, filepath.Join(t.TempDir(), "agt.db"), &agt.Options{
-				Connector: &mcpconn.ConnectorOptions{InheritEnv: tc.inherit},
+				Connector: &mcpconn.ConnectorOptions{LaunchEnv: &resource.LaunchEnv{Inherit: tc.inherit}},
 			})
 			if err != nil {
 				t.Fatal(err)

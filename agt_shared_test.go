@@ -27,11 +27,11 @@ func TestHostRunsShareAndCloseEndsTheSharedConnection(t *testing.T) {
 			var dials atomic.Int32
 			dial := mcptest.Dial(&mcptest.ServerOptions{Era: e})
 			h, err := agt.Open(ctx, t.TempDir(), &agt.Options{Connector: &mcpconn.ConnectorOptions{
-				SharedIdleTimeout: time.Hour,
 				Dial: func(ctx context.Context, ref resource.Ref, srv resource.MCPServer) (mcp.Transport, error) {
 					dials.Add(1)
 					return dial(ctx, ref, srv)
 				},
+				Limits: &mcpconn.Limits{SharedIdleTimeout: time.Hour},
 			}})
 			if err != nil {
 				t.Fatal(err)

@@ -118,7 +118,10 @@ func TestNewLeavesTheRepositoryOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer repo.Close()
-	h := agt.New(repo, nil)
+	h, err := agt.New(repo, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if h.Repository() != resource.Repository(repo) {
 		t.Error("Repository() is not the repository given to New")
 	}
@@ -139,6 +142,27 @@ func toolNames(r *run.Run) []string {
 
 // SPEC R3.6, R4.1: NewRun adds the framework tools, which only an agent that
 // may manage resources sees, and the agent's own mounts; nothing else.
+// Issue 27 item 1: a name in Options.FrameworkTools that is not a
+// framework tool fails New and Open with an error naming the field (it
+// panicked before), and Open creates no store for it.
+func TestMisspelledFrameworkToolIsAnError(t *testing.T) {
+	t.Parallel()
+	opts := &agt.Options{FrameworkTools: []string{framework.ToolResourceRead, "resource_raed"}}
+	const want = `agt: Options.FrameworkTools: framework: Options.Tools names "resource_raed", which is not a framework tool`
+	h, err := agt.New(nil, opts) // the options fail before the repository is used
+	if err == nil || h != nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("New = %v, %v; want nil and %q", h, err, want)
+	}
+	dir := filepath.Join(t.TempDir(), "store")
+	h, err = agt.Open(context.Background(), dir+string(filepath.Separator), opts)
+	if err == nil || h != nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Open = %v, %v; want nil and %q", h, err, want)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Open refused the options but the store's directory exists: %v", err)
+	}
+}
+
 func TestNewRun(t *testing.T) {
 	t.Parallel()
 	for _, e := range eras {
@@ -189,7 +213,10 @@ func TestNewRun(t *testing.T) {
 			r.Close()
 
 			// The host chooses which framework tools its Runs get.
-			chosen := agt.New(h.Repository(), &agt.Options{Connector: inMemoryEra(e).Connector, FrameworkTools: []string{framework.ToolResourceRead}})
+			chosen, err := agt.New(h.Repository(), &agt.Options{Connector: inMemoryEra(e).Connector, FrameworkTools: []string{framework.ToolResourceRead}})
+			if err != nil {
+				t.Fatal(err)
+			}
 			r, err = chosen.NewRun(ctx, "manager", &run.Options{Permission: policy.AutoAllow()})
 			if err != nil {
 				t.Fatal(err)
@@ -298,7 +325,11 @@ func TestTwoHostsOnPostgres(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(repo.Close)
-		return agt.New(repo, inMemory)
+		h, err := agt.New(repo, inMemory)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
 	}
 	t.Cleanup(func() { dropSchema(t, pgOpts.Schema) }) // after the repositories close
 	hostA, hostB := open(), open()

@@ -123,7 +123,10 @@ func TestNewKeepsTokensInMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer repo.Close()
-	h := agt.New(repo, nil)
+	h, err := agt.New(repo, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	setToken(t, h.Tokens(), "remote", "v")
 	wantToken(t, h.Tokens(), "remote", "v")
 	if err := h.Close(); err != nil {

@@ -56,7 +56,11 @@ func BenchmarkNewRun(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer repo.Close()
-		setup(b, agt.New(repo, nil))
+		h, err := agt.New(repo, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		setup(b, h)
 		svc := resource.NewService(repo, nil)
 		connector := mcpconn.NewConnector(dial)
 		tools := framework.Tools(svc, mcpconn.NewProber(repo, connector, nil), nil)

@@ -52,7 +52,7 @@
 //	schema compiler           toolschema
 //	refresh at the boundary   run (refresh, aliases, fingerprint, Resume)
 //	a complete MCP client     mcpconn (Handlers, results, streamable HTTP),
-//	                          run (Options.Elicit, Sample, Roots, Observe),
+//	                          run (Options.ClientFeatures.Elicit, Sample, Roots, Observe),
 //	                          examples/conformance (the official suite)
 //
 // # Callers, privileges and the launch allowlist
@@ -95,7 +95,8 @@
 //
 // # Errors
 //
-// Open and New fail only on the store. NewRun returns run.New's errors:
+// Open fails on the store and on Options (a name in FrameworkTools that
+// is not a framework tool), New on Options only. NewRun returns run.New's errors:
 // run.ErrNoPermission when opts.Permission is nil (there is no implicit
 // allow), run.ErrAgentDisabled, resource.ErrNotFound for an unknown agent.
 // Resume returns those, and run.ErrFingerprintMismatch (a

@@ -146,14 +146,11 @@ func TestServerEverything(t *testing.T) {
 	audit := &auditLog{}
 	rootURI := "file:///srv/agt-e2e"
 	r, err := h.NewRun(ctx, "tester", &run.Options{
-		Permission: policy.AutoAllow(),
-		Logger:     slog.New(slog.DiscardHandler), // the server's log lines: the observer checks them
-		Auditor:    audit,
-		RunID:      "e2e",
-		Elicit:     host.elicit,
-		Sample:     host.sample,
-		Roots:      []*mcp.Root{{URI: rootURI, Name: "e2e"}},
-		Observe:    host.observe,
+		Permission:     policy.AutoAllow(),
+		Logger:         slog.New(slog.DiscardHandler), // the server's log lines: the observer checks them
+		Auditor:        audit,
+		RunID:          "e2e",
+		ClientFeatures: &run.ClientFeatures{Elicit: host.elicit, Sample: host.sample, Roots: []*mcp.Root{{URI: rootURI, Name: "e2e"}}, Observe: host.observe},
 	})
 	if err != nil {
 		t.Fatal(err)

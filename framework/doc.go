@@ -50,7 +50,7 @@
 //     process); keeping it as stored or turning it off is open. The same
 //     option lets managers do it.
 //   - The launch allowlist holds. When the host sets one
-//     (mcpconn.ConnectorOptions.LaunchAllowlist, given to the Service
+//     (mcpconn.ConnectorOptions.LaunchEnv.Allow, given to the Service
 //     through its LaunchEnv as above), resource_write refuses, as
 //     unauthorized and with the field and what to set, a registration or
 //     an edit whose command, cwd or url origin the allowlist does not

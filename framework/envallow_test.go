@@ -64,7 +64,7 @@ func TestAgentEnvCannotMakeAnAdmittedInterpreterRunAnything(t *testing.T) {
 		scripts[c.lang] = script
 		allow = append(allow, script)
 	}
-	h := newHost(t, &mcpconn.ConnectorOptions{LaunchAllowlist: &resource.LaunchAllowlist{Commands: allow}})
+	h := newHost(t, &mcpconn.ConnectorOptions{LaunchEnv: &resource.LaunchEnv{Allow: &resource.LaunchAllowlist{Commands: allow}}})
 	env := h.connector.LaunchEnv()
 	h.svc = resource.NewService(h.repo, &resource.ServiceOptions{LaunchEnv: &env})
 	h.prober = mcpconn.NewProber(h.repo, h.connector, nil)
@@ -117,7 +117,7 @@ func TestAgentEnvCannotMakeAnAdmittedInterpreterRunAnything(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if s, err := mcpconn.NewConnector(nil).Connect(context.Background(), ref, srv); err == nil {
+			if s, err := mcpconn.NewConnector(nil).Connect(context.Background(), ref, srv, nil); err == nil {
 				_ = s.Close()
 			}
 			if _, err := os.Stat(marker); err != nil {

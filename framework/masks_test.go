@@ -142,7 +142,7 @@ func TestMaskNotRestoredForAnotherCommand(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			hst := newHost(t, &mcpconn.ConnectorOptions{TerminateGrace: 200e6})
+			hst := newHost(t, &mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{TerminateGrace: 200e6}})
 			data, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"local": map[string]any{
 				"command": fake, "cwd": t.TempDir(), "env": map[string]string{"PLANTED": planted}}}})
 			hst.write(t, resource.WriteRequest{Kind: resource.KindMCP, Ref: "local", Create: true, Data: data})

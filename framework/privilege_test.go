@@ -21,7 +21,7 @@ import (
 // server, with the Service judging by the same allowlist.
 func allowlistHost(t *testing.T) *host {
 	t.Helper()
-	h := newHost(t, &mcpconn.ConnectorOptions{LaunchAllowlist: &resource.LaunchAllowlist{Commands: []string{mcptest.Command(t)}}})
+	h := newHost(t, &mcpconn.ConnectorOptions{LaunchEnv: &resource.LaunchEnv{Allow: &resource.LaunchAllowlist{Commands: []string{mcptest.Command(t)}}}})
 	env := h.connector.LaunchEnv()
 	h.svc = resource.NewService(h.repo, &resource.ServiceOptions{LaunchEnv: &env})
 	h.prober = mcpconn.NewProber(h.repo, h.connector, nil)
@@ -132,7 +132,7 @@ func TestManagerCannotEscapeTheAllowlistOrItsRights(t *testing.T) {
 	}
 	// Admitted, the same script runs: the check above can fail.
 	open := mcpconn.NewConnector(nil)
-	if _, err := open.Connect(context.Background(), "hosted", resource.MCPServer{Command: script, Cwd: cwd}); err == nil {
+	if _, err := open.Connect(context.Background(), "hosted", resource.MCPServer{Command: script, Cwd: cwd}, nil); err == nil {
 		t.Fatal("the marker script completed a handshake")
 	}
 	if _, err := os.Stat(ran); err != nil {

@@ -78,12 +78,10 @@ func TestSecretsNeverReachTheModel(t *testing.T) {
 			l.Close()
 
 			hst := newHost(t, &mcpconn.ConnectorOptions{
-				TerminateGrace: 200e6,
-				Secrets:        boundResolver{value: secrets["secret ref"], for_: []resource.Ref{"local", "remote"}},
-				SecretEnv:      []string{"local=AGT_TEST_REF"},
-				Environ: func() []string {
+				Limits: &mcpconn.Limits{TerminateGrace: 200e6},
+				LaunchEnv: &resource.LaunchEnv{Secrets: boundResolver{value: secrets["secret ref"], for_: []resource.Ref{"local", "remote"}}, SecretEnv: []string{"local=AGT_TEST_REF"}, Environ: func() []string {
 					return []string{"PATH=" + os.Getenv("PATH"), "AGT_TEST_REF=" + secrets["env reference"]}
-				},
+				}},
 			})
 			dir := t.TempDir()
 			local := map[string]any{
@@ -223,8 +221,7 @@ func TestSecretsNeverReachTheModel(t *testing.T) {
 func TestAgentRegistrationCannotReadHostEnv(t *testing.T) {
 	const value = "hostKeyS3cret-item3"
 	h := newHost(t, &mcpconn.ConnectorOptions{
-		SecretEnv: []string{"ADV_HOST_KEY", "hosted=ADV_HOST_KEY"},
-		Environ:   func() []string { return []string{"PATH=" + os.Getenv("PATH"), "ADV_HOST_KEY=" + value} },
+		LaunchEnv: &resource.LaunchEnv{SecretEnv: []string{"ADV_HOST_KEY", "hosted=ADV_HOST_KEY"}, Environ: func() []string { return []string{"PATH=" + os.Getenv("PATH"), "ADV_HOST_KEY=" + value} }},
 	})
 	cwd := t.TempDir()
 	server, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"s": map[string]any{

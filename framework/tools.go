@@ -106,6 +106,17 @@ type Options struct {
 	Tools []string
 }
 
+// Validate reports the first name in o.Tools that is not a framework tool
+// (Tools panics on it; agt.New and agt.Open return it).
+func (o *Options) Validate() error {
+	for _, name := range o.Tools {
+		if !slices.Contains(ToolNames(), name) {
+			return fmt.Errorf("framework: Options.Tools names %q, which is not a framework tool; use the names ToolNames returns", name)
+		}
+	}
+	return nil
+}
+
 // ToolNames returns the names of all framework tools, in the order Tools
 // returns them.
 func ToolNames() []string {
@@ -167,10 +178,8 @@ func Tools(svc *resource.Service, prober *mcpconn.Prober, opts *Options) []run.H
 	if t.opts.Tools == nil {
 		return out
 	}
-	for _, name := range t.opts.Tools {
-		if !slices.Contains(ToolNames(), name) {
-			panic(fmt.Sprintf("framework: Options.Tools names %q, which is not a framework tool; use the names ToolNames returns", name))
-		}
+	if err := t.opts.Validate(); err != nil {
+		panic(err.Error())
 	}
 	return slices.DeleteFunc(out, func(ht run.HostTool) bool { return !slices.Contains(t.opts.Tools, ht.Name) })
 }
@@ -404,7 +413,7 @@ func refuseAllowMCP(args json.RawMessage) error {
 	return &run.Error{
 		Code:    run.CodeInvalidArguments,
 		Message: allowMCPMessage,
-		Violations: []run.Violation{{
+		Violations: []toolschema.Violation{{
 			Path: "/allow_mcp", Message: "removed; leave it out",
 		}},
 	}
@@ -428,7 +437,7 @@ func refError(path string, err error) error {
 	return &run.Error{
 		Code:       run.CodeInvalidArguments,
 		Message:    "the reference is not valid: write name or category/name in lowercase letters, digits, '.', '_' and '-'",
-		Violations: []run.Violation{{Path: path, SchemaPath: "#/properties" + path + "/pattern", Message: "must be name or category/name"}},
+		Violations: []toolschema.Violation{{Path: path, SchemaPath: "#/properties" + path + "/pattern", Message: "must be name or category/name"}},
 	}
 }
 
@@ -446,11 +455,11 @@ func (t *tools) serviceError(err error) error {
 		}
 		e := &run.Error{Code: run.CodeInvalidArguments, Message: msg}
 		if de.Field != "" {
-			e.Violations = []run.Violation{{Path: de.Field, Message: de.Message}}
+			e.Violations = []toolschema.Violation{{Path: de.Field, Message: de.Message}}
 		}
 		for _, f := range de.More {
 			if f.Field != "" {
-				e.Violations = append(e.Violations, run.Violation{Path: f.Field, Message: f.Message})
+				e.Violations = append(e.Violations, toolschema.Violation{Path: f.Field, Message: f.Message})
 			}
 		}
 		// A document of many broken items (a 1 MiB data of bad args) has

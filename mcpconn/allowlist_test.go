@@ -50,10 +50,10 @@ func TestLaunchAllowlistRefusesBeforeStart(t *testing.T) {
 	remote := resource.MCPServer{URL: web.URL + "/mcp", StartupTimeoutMS: 20000}
 
 	allow := &resource.LaunchAllowlist{Commands: []string{mcptest.Command(t)}, Origins: []string{"https://mcp.example.com"}}
-	c := quickConnector(&mcpconn.ConnectorOptions{LaunchAllowlist: allow})
+	c := quickConnector(&mcpconn.ConnectorOptions{LaunchEnv: &resource.LaunchEnv{Allow: allow}})
 	allow.Commands[0] = script.Command // a change after NewConnector changes nothing
 
-	s, err := c.Connect(ctx, "fake", fake)
+	s, err := c.Connect(ctx, "fake", fake, nil)
 	if err != nil {
 		t.Fatalf("listed command: %v", err)
 	}
@@ -67,7 +67,7 @@ func TestLaunchAllowlistRefusesBeforeStart(t *testing.T) {
 		{"unlisted command", script},
 		{"unlisted origin", remote},
 	} {
-		_, err := c.Connect(ctx, "x", tc.srv)
+		_, err := c.Connect(ctx, "x", tc.srv, nil)
 		if !errors.Is(err, mcpconn.ErrNotAllowed) {
 			t.Fatalf("%s: Connect = %v, want ErrNotAllowed", tc.name, err)
 		}
@@ -98,13 +98,15 @@ func TestLaunchAllowlistRefusesBeforeStart(t *testing.T) {
 
 	// The same servers, admitted, are started and contacted: the checks
 	// above can fail.
-	open := quickConnector(&mcpconn.ConnectorOptions{LaunchAllowlist: &resource.LaunchAllowlist{
-		Commands: []string{script.Command}, Origins: []string{web.URL},
-	}})
-	if _, err := open.Connect(ctx, "x", script); err == nil || errors.Is(err, mcpconn.ErrNotAllowed) {
+	open := quickConnector(&mcpconn.ConnectorOptions{
+		LaunchEnv: &resource.LaunchEnv{Allow: &resource.LaunchAllowlist{
+			Commands: []string{script.Command}, Origins: []string{web.URL},
+		}},
+	})
+	if _, err := open.Connect(ctx, "x", script, nil); err == nil || errors.Is(err, mcpconn.ErrNotAllowed) {
 		t.Fatalf("admitted script: %v, want a failed handshake", err)
 	}
-	if _, err := open.Connect(ctx, "x", remote); err == nil || errors.Is(err, mcpconn.ErrNotAllowed) {
+	if _, err := open.Connect(ctx, "x", remote, nil); err == nil || errors.Is(err, mcpconn.ErrNotAllowed) {
 		t.Fatalf("admitted origin: %v, want a failed handshake", err)
 	}
 	if !ran(marker) || hits.Load() == 0 {

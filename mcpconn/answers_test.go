@@ -82,7 +82,7 @@ func TestHandshakeReportsTheAnswerThatFailed(t *testing.T) {
 			c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{OAuth: &mcpconn.OAuthOptions{Authorize: followAuthorization}})
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			s, err := c.Connect(ctx, "remote", srv)
+			s, err := c.Connect(ctx, "remote", srv, nil)
 			if err == nil {
 				s.Close()
 				t.Fatal("Connect succeeded")

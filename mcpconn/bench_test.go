@@ -130,7 +130,7 @@ var echoArgs = json.RawMessage(`{"text":"hello, bench"}`)
 func BenchmarkCallTool(b *testing.B) {
 	srv := resource.MCPServer{Command: mcptest.Command(b), Cwd: b.TempDir()}
 	ctx := context.Background()
-	s, err := mcpconn.NewConnector(nil).Connect(ctx, "bench", srv)
+	s, err := mcpconn.NewConnector(nil).Connect(ctx, "bench", srv, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -176,7 +176,7 @@ func BenchmarkConnectListClose(b *testing.B) {
 	b.ResetTimer()
 	defer measureCPU(b)()
 	for b.Loop() {
-		s, err := c.Connect(ctx, "bench", srv)
+		s, err := c.Connect(ctx, "bench", srv, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -225,7 +225,7 @@ func BenchmarkProbeRatios(b *testing.B) {
 			_ = cs.Close()
 		},
 		func() { // connect-list-close
-			s, err := c.Connect(ctx, "bench", srv)
+			s, err := c.Connect(ctx, "bench", srv, nil)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -266,7 +266,7 @@ func BenchmarkScrub(b *testing.B) {
 	ctx := context.Background()
 	open := func(opts *mcpconn.ConnectorOptions, env map[string]string) *mcpconn.Session {
 		srv := resource.MCPServer{Command: bin, Args: []string{"-fault", string(mcptest.FaultEchoSecret)}, Cwd: b.TempDir(), Env: env}
-		s, err := mcpconn.NewConnector(opts).Connect(ctx, "bench", srv)
+		s, err := mcpconn.NewConnector(opts).Connect(ctx, "bench", srv, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -274,10 +274,13 @@ func BenchmarkScrub(b *testing.B) {
 		return s
 	}
 	sessions := map[string]*mcpconn.Session{
-		"baseline": open(&mcpconn.ConnectorOptions{InheritEnv: []string{mcptest.EchoSecretEnv},
-			Environ: func() []string { return []string{mcptest.EchoSecretEnv + "=" + token} }}, nil),
-		"scrubbed": open(&mcpconn.ConnectorOptions{Secrets: &mapResolver{for_: "bench", secrets: map[string]string{
-			"tok": token, "db": "postgres-password-0xC0FFEE", "gh": "ghp_0123456789abcdefghijABCDEFGHIJ"}}},
+		"baseline": open(&mcpconn.ConnectorOptions{
+			LaunchEnv: &resource.LaunchEnv{Inherit: []string{mcptest.EchoSecretEnv}, Environ: func() []string { return []string{mcptest.EchoSecretEnv + "=" + token} }},
+		}, nil),
+		"scrubbed": open(&mcpconn.ConnectorOptions{
+			LaunchEnv: &resource.LaunchEnv{Secrets: &mapResolver{for_: "bench", secrets: map[string]string{
+				"tok": token, "db": "postgres-password-0xC0FFEE", "gh": "ghp_0123456789abcdefghijABCDEFGHIJ"}}},
+		},
 			map[string]string{mcptest.EchoSecretEnv: "${secret:tok}", "DB_PASSWORD": "${secret:db}", "GH_TOKEN": "${secret:gh}"}),
 	}
 	call := func(b *testing.B, name string) {
@@ -343,7 +346,7 @@ func BenchmarkHTTPCallTool(b *testing.B) {
 				&mcp.StreamableHTTPOptions{Stateless: tt.era != mcptest.EraLegacy}))
 			b.Cleanup(ts.Close)
 			ctx := context.Background()
-			s, err := mcpconn.NewConnector(nil).Connect(ctx, "bench", resource.MCPServer{Type: "http", URL: ts.URL})
+			s, err := mcpconn.NewConnector(nil).Connect(ctx, "bench", resource.MCPServer{Type: "http", URL: ts.URL}, nil)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -133,12 +133,12 @@ func (c *toolsListCapture) response(id string, result json.RawMessage) *LimitErr
 	c.want = ""
 	c.walkBytes += len(result)
 	if c.walkBytes > c.maxBytes {
-		return &LimitError{Option: "ConnectorOptions.MaxListBytes", What: "the server's tool listing",
+		return &LimitError{Option: "ConnectorOptions.Limits.MaxListBytes", What: "the server's tool listing",
 			Limit: int64(c.maxBytes), Unit: "bytes"}
 	}
 	c.walkTools += countListedTools(result)
 	if c.walkTools > c.maxTools {
-		return &LimitError{Option: "ConnectorOptions.MaxTools", What: "the server's tool listing",
+		return &LimitError{Option: "ConnectorOptions.Limits.MaxTools", What: "the server's tool listing",
 			Limit: int64(c.maxTools), Unit: "tools"}
 	}
 	c.last = bytes.Clone(result)

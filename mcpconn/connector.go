@@ -9,7 +9,6 @@ import (
 	"math"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -22,63 +21,15 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Defaults of the connection settings.
+// Defaults of a document's timeouts.
 const (
-	// DefaultProtocolVersion is the MCP protocol version a Connector
-	// prefers: it asks for it first (server/discover) and falls back to
-	// the initialize handshake of LegacyProtocolVersion with a server
-	// that does not speak it (see Protocol eras in the package doc).
-	DefaultProtocolVersion = ModernProtocolVersion
 	// DefaultStartupTimeout bounds start plus handshake when the document
 	// has no startup_timeout_ms.
 	DefaultStartupTimeout = 30 * time.Second
 	// DefaultToolTimeout bounds one tool call (and one tools/list) when the
 	// document has no tool_timeout_ms.
 	DefaultToolTimeout = 60 * time.Second
-	// DefaultTerminateGrace is how long Close waits after closing stdin, and
-	// again after SIGTERM, before escalating.
-	DefaultTerminateGrace = 2 * time.Second
-	// DefaultStderrTail is how many bytes of a server's stderr are kept.
-	DefaultStderrTail = 8 << 10
-	// DefaultMaxTools bounds the tools one server may list.
-	DefaultMaxTools = 10000
-	// DefaultMaxMessageBytes bounds one message from a server: a stdio
-	// line, an HTTP response body, one server-sent event.
-	DefaultMaxMessageBytes = 16 << 20
-	// DefaultMaxServerMessageRate bounds the messages per second a server
-	// may send on its own (notifications, requests to the client), after a
-	// burst of ten seconds' worth.
-	DefaultMaxServerMessageRate = 1000
-	// DefaultMaxListBytes bounds the bytes of one tools/list walk, all
-	// pages together.
-	DefaultMaxListBytes = 32 << 20
-	// DefaultMaxCallDuration bounds one tool call whose server reports
-	// progress (each progress restarts the tool timeout).
-	DefaultMaxCallDuration = 10 * time.Minute
-	// DefaultMaxServerRequests bounds the server requests (elicitation,
-	// sampling, roots) one session answers at once.
-	DefaultMaxServerRequests = 4
-	// DefaultMaxServerRequestTime bounds the answer to one server
-	// request.
-	DefaultMaxServerRequestTime = 10 * time.Minute
-	// DefaultMaxElicitationBytes bounds one elicitation: its message, url
-	// and requested schema.
-	DefaultMaxElicitationBytes = 64 << 10
-	// DefaultMaxSamplingMessages bounds the messages of one sampling
-	// request.
-	DefaultMaxSamplingMessages = 100
-	// DefaultMaxSamplingBytes bounds one sampling request, as JSON.
-	DefaultMaxSamplingBytes = 1 << 20
-	// DefaultMaxNotificationBytes bounds the text of one progress or log
-	// notification handed to a handler.
-	DefaultMaxNotificationBytes = 8 << 10
 )
-
-// DefaultEnvAllowlist returns the part of the host's environment a stdio
-// server inherits by default (resource.DefaultInheritEnv); a name ending in
-// '*' is a prefix. Each call returns a new slice: changing it changes no
-// server's environment.
-func DefaultEnvAllowlist() []string { return resource.DefaultInheritEnv() }
 
 // ConnectorOptions configures a Connector. A nil *ConnectorOptions means all
 // defaults.
@@ -92,58 +43,17 @@ type ConnectorOptions struct {
 	// the modern revision and fall back to the legacy one (see Protocol
 	// eras in the package doc).
 	ProtocolVersion string
-	// EraProbeTimeout bounds the wait for a stdio server's answer to the
-	// server/discover probe: a server silent that long is taken for a
-	// legacy one that ignores unknown methods, and gets the initialize
-	// handshake. It also bounds how long a session's first Session.Tools
-	// waits for a modern server to acknowledge the session's
-	// subscriptions/listen (Change notifications in the package doc).
-	// 0 means DefaultEraProbeTimeout (2 s).
-	EraProbeTimeout time.Duration
-	// MaxListingTTL caps how long a modern server's tools/list result is
-	// reused by the Connector's other sessions of the same registration
-	// (see Listing cache in the package doc), whatever ttlMs the server
-	// sent. 0 means DefaultMaxListingTTL (10 minutes); less than 0
-	// turns the cache off: every session lists.
-	MaxListingTTL time.Duration
-
-	// InheritEnv lists the host environment variables a stdio server
-	// inherits; a name ending in '*' is a prefix. Nil means
-	// DefaultEnvAllowlist(); an empty non-nil slice passes none. The
-	// document's env is added on top either way. NewConnector copies it.
-	InheritEnv []string
-	// InheritAllEnv passes the host's whole environment (InheritEnv is then
-	// ignored). False means the allowlist.
-	InheritAllEnv bool
-	// Environ returns the host environment; nil means os.Environ. It
-	// serves both the inherited environment and ${env:NAME} references.
-	Environ func() []string
-	// LaunchAllowlist says which commands, working directories and URL
-	// origins may be started or contacted (resource.LaunchAllowlist).
-	// Every start by the document consults it: Runs, refreshes, probes
-	// and the CLI, through resource.ResolveLaunch and
-	// resource.ResolveRemote; a refused server fails Connect with
-	// ErrNotAllowed before anything starts. Nil means allow all, as
-	// without an allowlist. NewConnector copies it. Pass the same one to
-	// resource.ServiceOptions (via LaunchEnv) so that Test and the writes
-	// of agent callers judge by it too; agt.New does.
-	LaunchAllowlist *resource.LaunchAllowlist
-
-	// Secrets resolves the ${secret:NAME} references in a document's args,
-	// env values and header values, at each start, with the reference of
-	// the registration they belong to. Nil means none: a ${secret:...}
-	// reference fails the start with an error that names it.
-	Secrets resource.SecretResolver
-	// SecretEnv binds host environment variables to the registrations
-	// whose ${env:NAME} references may read them, as REF=NAME entries
-	// (resource.Secrets.AllowEnv): "gh=GH_TOKEN" lets only registration gh
-	// read GH_TOKEN, so a server an agent registers reads none. Each side
-	// ending in '*' is a prefix ("team/*=TEAM_*"); "*=NAME" lets every
-	// registration read NAME, those agents create included. An entry
-	// without '=' binds nothing. Nil or empty means none: a ${env:...}
-	// reference fails the start with an error that names it and the
-	// registration. Secrets does not widen it. NewConnector copies it.
-	SecretEnv []string
+	// LaunchEnv is how servers are launched: the part of the host's
+	// environment a stdio server inherits, the launch allowlist (which
+	// commands, working directories and URL origins may be started or
+	// contacted; a refused server fails Connect with ErrNotAllowed before
+	// anything starts), and how the ${secret:NAME} and ${env:NAME}
+	// references of a document resolve (resource.LaunchEnv). Nil means
+	// its zero value: the default inherited list, any server, no secret
+	// reference resolved. NewConnector copies it; Connector.LaunchEnv
+	// hands it on to a resource.Service (agt.New does), so that Test and
+	// the writes of agent callers judge by the same allowlist.
+	LaunchEnv *resource.LaunchEnv
 
 	// Dial, when set and returning a non-nil transport, replaces starting or
 	// reaching the server by the document (for embedding and in-memory
@@ -156,104 +66,17 @@ type ConnectorOptions struct {
 	// fresh clone of http.DefaultTransport per session, closed with it.
 	HTTPTransport http.RoundTripper
 
-	// TerminateGrace is how long Close waits after closing a stdio server's
-	// stdin, and again after SIGTERM, before escalating. 0 means
-	// DefaultTerminateGrace.
-	TerminateGrace time.Duration
-	// StderrTailBytes is how much of a stdio server's stderr is kept for
-	// errors and StderrTail. 0 means DefaultStderrTail.
-	StderrTailBytes int
-	// MaxTools bounds the tools one server may list, all pages together;
-	// the walk fails as soon as a page goes past it, before the page is
-	// decoded. 0 means DefaultMaxTools (10000).
-	MaxTools int
-	// MaxListBytes bounds the bytes of one tools/list walk, all pages
-	// together, counted as the pages arrive. 0 means DefaultMaxListBytes
-	// (32 MiB).
-	MaxListBytes int
-	// MaxMessageBytes bounds one message from a server, whatever the
-	// transport: a stdio line, an HTTP response body, one server-sent
-	// event. A longer message ends the session with a *LimitError as soon
-	// as the bound is passed. 0 means DefaultMaxMessageBytes (16 MiB).
-	MaxMessageBytes int
-	// MaxServerMessageRate bounds the messages per second a server sends
-	// on its own (notifications and requests; replies are not counted),
-	// after a burst of ten seconds' worth. A server past it is closed as
-	// misbehaving, with a *LimitError. 0 means DefaultMaxServerMessageRate
-	// (1000 per second).
-	MaxServerMessageRate int
-	// ReconnectBurst and MinReconnectInterval bound the rate at which one
-	// streamable HTTP event stream (a call's, a listing's or the
-	// standalone stream) is reconnected after the server ended it: at
-	// most ReconnectBurst reconnections at once, each after the delay the
-	// server asked for, then at most one per MinReconnectInterval, however
-	// short a retry the server asks for (a reconnection sooner waits). A
-	// server that polls (it ends the stream after a priming event and asks
-	// for a short retry, as the protocol allows) keeps its session for
-	// ever; one that ends its streams in a loop costs one request per
-	// interval and stream. 0 means DefaultReconnectBurst (10) and
-	// DefaultMinReconnectInterval (1 s).
-	ReconnectBurst       int
-	MinReconnectInterval time.Duration
-	// MaxReconnectDelay bounds the wait before a reconnection that a
-	// streamable HTTP server may ask for with the retry field of its
-	// event stream; a longer one waits this long. 0 means
-	// DefaultMaxReconnectDelay (30 s). A call's reconnections all end
-	// with its tool timeout anyway.
-	MaxReconnectDelay time.Duration
 	// Schema bounds the compilation of each listed tool's inputSchema, for
 	// probes and Runs alike (LoadTools). Nil means toolschema's defaults.
 	Schema *toolschema.Options
+	// Limits bounds what the sessions accept from their servers and how
+	// long they wait (Limits). Nil means DefaultLimits(); a zero field
+	// means its default. NewConnector copies it.
+	Limits *Limits
 	// ClientInfo is the implementation named in the handshake. Nil means
 	// {"name":"agt","version":"1"}.
 	ClientInfo *mcp.Implementation
 
-	// MaxCallDuration bounds one tool call in all. A call's timeout
-	// (tool_timeout_ms) is an idle timeout: each progress notification
-	// the server sends for the call restarts it, and it is held while a
-	// handler answers a request of the server for the call; but no call
-	// lasts longer than MaxCallDuration (or tool_timeout_ms, when that is
-	// longer). 0 means DefaultMaxCallDuration (10 minutes).
-	MaxCallDuration time.Duration
-	// MaxServerRequests bounds the requests of one server (elicitation,
-	// sampling, roots) a session answers at once, a shared connection
-	// for all its sessions together; more are refused. 0 means
-	// DefaultMaxServerRequests (4).
-	MaxServerRequests int
-	// Tasks bounds how a session polls the tasks its servers run for its
-	// calls (see Tasks in the package doc). Nil means the defaults.
-	Tasks *TaskOptions
-	// MaxInputRounds bounds the rounds of one tool call a server may ask
-	// for input in (input_required answers, the multi round-trip of
-	// protocol 2026-07-28; see Multi round-trip requests in the package
-	// doc): past it the call fails with ErrInputRequired and is not sent
-	// again. 0 means DefaultMaxInputRounds (10).
-	MaxInputRounds int
-	// MaxServerRequestTime bounds the answer to one request of a server:
-	// the handler's context ends then. 0 means
-	// DefaultMaxServerRequestTime (10 minutes).
-	MaxServerRequestTime time.Duration
-	// MaxElicitationBytes bounds one elicitation request (its message,
-	// url and requested schema as JSON); a larger one is refused. 0 means
-	// DefaultMaxElicitationBytes (64 KiB).
-	MaxElicitationBytes int
-	// MaxSamplingMessages bounds the messages of one sampling request; a
-	// request with more is refused. 0 means DefaultMaxSamplingMessages
-	// (100).
-	MaxSamplingMessages int
-	// MaxSamplingBytes bounds one sampling request as JSON; a larger one
-	// is refused. 0 means DefaultMaxSamplingBytes (1 MiB).
-	MaxSamplingBytes int
-	// MaxNotificationBytes bounds the server's text in one progress or
-	// log notification handed to a handler (a longer text is cut, with
-	// "..."). 0 means DefaultMaxNotificationBytes (8 KiB).
-	MaxNotificationBytes int
-
-	// SharedIdleTimeout is how long a shared connection (a document with
-	// "shared": true, see Shared connections in the package doc) stays
-	// open after the last session using it closed, for the next one to
-	// take; then it closes. 0 or less means DefaultSharedIdleTimeout (30 s).
-	SharedIdleTimeout time.Duration
 	// Logger receives what a shared server sends that belongs to no one
 	// session: a log line while calls of several sessions, or none, are
 	// in flight, and a request refused then (at most a burst of 100
@@ -276,8 +99,8 @@ type ConnectorOptions struct {
 // use it. A Connector is safe for concurrent use.
 type Connector struct {
 	opts      ConnectorOptions
+	lim       Limits // opts.Limits, resolved
 	launchEnv resource.LaunchEnv
-	secrets   resource.Secrets
 	info      *mcp.Implementation
 	// client serves the sessions without handlers: it declares nothing.
 	client *mcp.Client
@@ -298,71 +121,18 @@ func NewConnector(opts *ConnectorOptions) *Connector {
 	if opts != nil {
 		c.opts = *opts
 	}
-	if c.opts.EraProbeTimeout <= 0 {
-		c.opts.EraProbeTimeout = DefaultEraProbeTimeout
+	c.lim = c.opts.Limits.resolved()
+	c.opts.Limits = nil // read c.lim
+	c.listings = newListingCache(c.lim.MaxListingTTL)
+	// A copy: the caller's slices may change after this call.
+	if c.opts.LaunchEnv != nil {
+		c.launchEnv = c.opts.LaunchEnv.Clone()
 	}
-	if c.opts.MaxListingTTL == 0 {
-		c.opts.MaxListingTTL = DefaultMaxListingTTL
-	}
-	c.listings = newListingCache(c.opts.MaxListingTTL)
-	// A copy: the caller's slice may change after this call.
-	c.opts.InheritEnv = slices.Clone(c.opts.InheritEnv)
-	c.opts.LaunchAllowlist = c.opts.LaunchAllowlist.Clone()
-	c.launchEnv = resource.LaunchEnv{Inherit: c.opts.InheritEnv, InheritAll: c.opts.InheritAllEnv, Environ: c.opts.Environ, Allow: c.opts.LaunchAllowlist}
-	c.opts.SecretEnv = slices.Clone(c.opts.SecretEnv)
-	c.secrets = resource.Secrets{Resolver: c.opts.Secrets, AllowEnv: c.opts.SecretEnv, Environ: c.opts.Environ}
-	if c.opts.TerminateGrace <= 0 {
-		c.opts.TerminateGrace = DefaultTerminateGrace
-	}
-	if c.opts.StderrTailBytes <= 0 {
-		c.opts.StderrTailBytes = DefaultStderrTail
-	}
-	if c.opts.MaxTools <= 0 {
-		c.opts.MaxTools = DefaultMaxTools
-	}
-	if c.opts.MaxListBytes <= 0 {
-		c.opts.MaxListBytes = DefaultMaxListBytes
-	}
-	if c.opts.MaxMessageBytes <= 0 {
-		c.opts.MaxMessageBytes = DefaultMaxMessageBytes
-	}
-	if c.opts.MaxServerMessageRate <= 0 {
-		c.opts.MaxServerMessageRate = DefaultMaxServerMessageRate
-	}
-	if c.opts.ReconnectBurst <= 0 {
-		c.opts.ReconnectBurst = DefaultReconnectBurst
-	}
-	if c.opts.MinReconnectInterval <= 0 {
-		c.opts.MinReconnectInterval = DefaultMinReconnectInterval
-	}
-	if c.opts.MaxReconnectDelay <= 0 {
-		c.opts.MaxReconnectDelay = DefaultMaxReconnectDelay
-	}
-	for _, d := range []struct {
-		v   *time.Duration
-		def time.Duration
-	}{{&c.opts.MaxCallDuration, DefaultMaxCallDuration}, {&c.opts.MaxServerRequestTime, DefaultMaxServerRequestTime}} {
-		if *d.v <= 0 {
-			*d.v = d.def
-		}
-	}
-	for _, d := range []struct {
-		v   *int
-		def int
-	}{{&c.opts.MaxServerRequests, DefaultMaxServerRequests}, {&c.opts.MaxInputRounds, DefaultMaxInputRounds}, {&c.opts.MaxElicitationBytes, DefaultMaxElicitationBytes},
-		{&c.opts.MaxSamplingMessages, DefaultMaxSamplingMessages}, {&c.opts.MaxSamplingBytes, DefaultMaxSamplingBytes},
-		{&c.opts.MaxNotificationBytes, DefaultMaxNotificationBytes}} {
-		if *d.v <= 0 {
-			*d.v = d.def
-		}
-	}
-	if c.opts.SharedIdleTimeout <= 0 {
-		c.opts.SharedIdleTimeout = DefaultSharedIdleTimeout
-	}
+	c.opts.LaunchEnv = nil // read c.launchEnv
 	if c.opts.Logger == nil {
 		c.opts.Logger = slog.Default()
 	}
-	c.pool = &sharedPool{idle: c.opts.SharedIdleTimeout, logger: c.opts.Logger, entries: map[sharedKey]*sharedConn{}, open: map[*sharedConn]struct{}{}}
+	c.pool = &sharedPool{idle: c.lim.SharedIdleTimeout, logger: c.opts.Logger, entries: map[sharedKey]*sharedConn{}, open: map[*sharedConn]struct{}{}}
 	c.pool.life, c.pool.endLife = context.WithCancel(context.Background())
 	c.oauth = newOAuthSetup(c.opts.OAuth, c.opts.HTTPTransport)
 	c.info = c.opts.ClientInfo
@@ -383,25 +153,22 @@ var errStartupTimeout = errors.New("startup timeout")
 // it. Start plus handshake are bounded by the document's
 // startup_timeout_ms (default 30 s) and by ctx.
 //
+// opts (nil means none) are the session's own choices: the handlers of
+// what the server sends on its own, the registration's revision, and
+// whether to share. A session with Handlers has a go-sdk client of its own
+// that declares exactly the capabilities whose handlers are set; without,
+// it declares none.
+//
+// A document with "shared": true, given with opts.Share, is shared: the
+// Session is a lease on the one connection of (ref, opts.Revision, the
+// document, the capabilities its Handlers declare), made by the first
+// such Connect and kept by the Connector (see Shared connections in the
+// package doc). Close of a lease leaves the connection to the others.
+//
 // Errors: *Error wrapping ErrNoAbsoluteCwd, ErrInvalidServer, ErrStart or
 // ErrHandshake, with the stderr tail; or the caller's ctx error.
-func (c *Connector) Connect(ctx context.Context, ref resource.Ref, srv resource.MCPServer) (*Session, error) {
-	return c.ConnectWith(ctx, ref, srv, nil)
-}
-
-// ConnectWith is Connect with the session's own choices (opts may be
-// nil): the handlers of what the server sends on its own. A session with
-// Handlers has a go-sdk client of its own that declares exactly the
-// capabilities whose handlers are set; without, it declares none.
-//
-// A document with "shared": true, given with opts.Revision above 0, is
-// shared: the Session is a lease on the one connection of (ref,
-// Revision, the document, the capabilities its Handlers declare), made
-// by the first such ConnectWith and kept by the Connector (see Shared
-// connections in the package doc). Close of a lease leaves the
-// connection to the others.
-func (c *Connector) ConnectWith(ctx context.Context, ref resource.Ref, srv resource.MCPServer, opts *ConnectOptions) (*Session, error) {
-	if srv.Shared && opts != nil && opts.Revision > 0 {
+func (c *Connector) Connect(ctx context.Context, ref resource.Ref, srv resource.MCPServer, opts *ConnectOptions) (*Session, error) {
+	if srv.Shared && opts != nil && opts.Share {
 		key, err := newSharedKey(ref, opts.Revision, srv, opts.Handlers)
 		if err != nil {
 			return nil, &Error{Ref: ref, Op: "connect", Kind: ErrInvalidServer, Detail: "the document cannot be encoded", Err: err}
@@ -411,7 +178,7 @@ func (c *Connector) ConnectWith(ctx context.Context, ref resource.Ref, srv resou
 	return c.connect(ctx, ref, srv, opts, nil)
 }
 
-// connect is ConnectWith, or the connection of a Login when login is set.
+// connect is Connect, but never shared, or the connection of a Login when login is set.
 // It speaks the era the plan says; when a cached era fails (the server
 // refused the handshake) or a stdio server's answer to the probe came
 // after its timeout, it starts once more with what it learned.
@@ -463,7 +230,7 @@ func (c *Connector) eraPlan(ref resource.Ref, srv resource.MCPServer) eraPlan {
 		p.version, p.cached = v, true
 	}
 	if !p.cached && srv.Transport() == resource.TransportStdio {
-		p.probe = c.opts.EraProbeTimeout
+		p.probe = c.lim.EraProbeTimeout
 	}
 	return p
 }
@@ -485,12 +252,12 @@ func (c *Connector) connectEra(ctx context.Context, ref resource.Ref, srv resour
 		ref:         ref,
 		transport:   srv.Transport(),
 		toolTimeout: msOr(srv.ToolTimeoutMS, DefaultToolTimeout),
-		maxCall:     c.opts.MaxCallDuration,
-		maxRounds:   c.opts.MaxInputRounds,
-		tasks:       c.opts.tasks(),
-		grace:       c.opts.TerminateGrace,
-		capture:     newToolsListCapture(c.opts.MaxTools, c.opts.MaxListBytes),
-		guard:       newPeerGuard(c.opts.MaxMessageBytes, c.opts.MaxServerMessageRate),
+		maxCall:     c.lim.MaxCallDuration,
+		maxRounds:   c.lim.MaxInputRounds,
+		tasks:       c.lim.tasks(),
+		grace:       c.lim.TerminateGrace,
+		capture:     newToolsListCapture(c.lim.MaxTools, c.lim.MaxListBytes),
+		guard:       newPeerGuard(c.lim.MaxMessageBytes, c.lim.MaxServerMessageRate),
 		toolsTurn:   make(chan struct{}, 1),
 		streamMark:  newStreamMark(),
 		listings:    c.listings,
@@ -522,7 +289,7 @@ func (c *Connector) connectEra(ctx context.Context, ref resource.Ref, srv resour
 			// bounded the same way.
 			s.probe = &discoverProbe{}
 			if !plan.pinned && !plan.cached {
-				s.probe.timeout = c.opts.EraProbeTimeout
+				s.probe.timeout = c.lim.EraProbeTimeout
 			}
 			transport = &captureTransport{inner: t, capture: s.capture, guard: s.guard, onServerMessage: s.readServerMessage, scrub: s.screen.scrub, probe: s.probe, listen: s.listen}
 			s.transport = "dial"
@@ -710,7 +477,7 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 			// The go-sdk's own line bound stays above ours (which says which
 			// option to change), with room for a line masking grew.
 			inner: &mcp.IOTransport{Reader: &screenedLines{lineReader: lineReader{ReadCloser: proc.stdout, bound: &lineGuard{guard: s.guard}}, screen: s.screen}, Writer: proc.stdin,
-				MaxLineLength: scrubbedRoom(c.opts.MaxMessageBytes)},
+				MaxLineLength: scrubbedRoom(c.lim.MaxMessageBytes)},
 			capture:         s.capture,
 			guard:           s.guard,
 			onServerMessage: s.readServerMessage,
@@ -729,7 +496,7 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 		// Resolved here, per start; the values live only in this session's
 		// round tripper, and in its scrubber as the forms it masks.
 		var resolved []string
-		headers, err := resource.ResolveHeaders(srv.Headers, keepResolved(c.secrets.Bind(ctx, s.ref), &resolved))
+		headers, err := resource.ResolveHeaders(srv.Headers, keepResolved(c.launchEnv.Bind(ctx, s.ref), &resolved))
 		if se := secretError(s.ref, err); se != nil {
 			return nil, se
 		}
@@ -763,12 +530,12 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 		if s.transport == resource.TransportSSE {
 			s.screen.countDrops = true // its messages are counted as decoded
 			return &captureTransport{
-				inner:   &mcp.SSEClientTransport{Endpoint: srv.URL, HTTPClient: client, MaxEventSize: scrubbedRoom(c.opts.MaxMessageBytes)},
+				inner:   &mcp.SSEClientTransport{Endpoint: srv.URL, HTTPClient: client, MaxEventSize: scrubbedRoom(c.lim.MaxMessageBytes)},
 				capture: s.capture, guard: s.guard, onServerMessage: s.readServerMessage, detach: true}, nil
 		}
 		rt.capture, rt.streamable, rt.mark, rt.onNote, rt.dropped = s.capture, true, s.streamMark, s.readNotification, &s.dropped
 		rt.closing, rt.drainGrace, rt.listen = s.closing, c.drainGrace, s.listen
-		rt.streams, rt.maxRetry = newEventStreams(c.opts.ReconnectBurst, c.opts.MinReconnectInterval), c.opts.MaxReconnectDelay
+		rt.streams, rt.maxRetry = newEventStreams(c.lim.ReconnectBurst, c.lim.MinReconnectInterval), c.lim.MaxReconnectDelay
 		var handlers *Handlers
 		if opts != nil {
 			handlers = opts.Handlers
@@ -778,7 +545,7 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 		// standalone stream exists only for a session with something to
 		// receive on it, and never holds the handshake (deferredStream).
 		t := &mcp.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: client, MaxRetries: goSDKMaxRetries,
-			MaxEventSize: scrubbedRoom(c.opts.MaxMessageBytes) + maxStreamMarkBytes, DisableStandaloneSSE: !handlers.needsServerStream()}
+			MaxEventSize: scrubbedRoom(c.lim.MaxMessageBytes) + maxStreamMarkBytes, DisableStandaloneSSE: !handlers.needsServerStream()}
 		if s.oauth != nil {
 			if t.OAuthHandler, err = s.oauth.handler(ctx); err != nil {
 				return nil, err
@@ -791,8 +558,8 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 	}
 }
 
-// LaunchEnv returns the environment policy and the launch allowlist the
-// Connector starts and reaches servers with, for
+// LaunchEnv returns the launch environment (ConnectorOptions.LaunchEnv)
+// the Connector starts and reaches servers with, for
 // resource.ServiceOptions.LaunchEnv: a Service given it resolves commands
 // in the PATH the servers really get, and admits what the Connector
 // admits. The result is a copy.
@@ -804,15 +571,13 @@ func (c *Connector) LaunchEnv() resource.LaunchEnv { return c.launchEnv.Clone() 
 // document's literal credentials (for the session's screen, its stderr
 // tail and its stdout head).
 func (c *Connector) start(ctx context.Context, ref resource.Ref, srv resource.MCPServer) (*process, [sha256.Size]byte, error) {
-	env := c.launchEnv
 	var resolved []string
-	env.Resolve = keepResolved(c.secrets.Bind(ctx, ref), &resolved)
-	l, err := resource.ResolveLaunch(srv, &env)
+	l, err := resource.ResolveLaunch(srv, &c.launchEnv, keepResolved(c.launchEnv.Bind(ctx, ref), &resolved))
 	if err != nil {
 		return nil, [sha256.Size]byte{}, launchFailure(ref, err)
 	}
 	scrub := newScrubber(append(resolved, resource.CredentialValues(srv)...))
-	proc, err := startProcess(l.Path, l.Args, l.Dir, l.Env, c.opts.StderrTailBytes, scrub)
+	proc, err := startProcess(l.Path, l.Args, l.Dir, l.Env, c.lim.StderrTailBytes, scrub)
 	if err != nil {
 		return nil, [sha256.Size]byte{}, &Error{Ref: ref, Op: "connect", Kind: ErrStart, Detail: "starting the process failed", Err: err}
 	}

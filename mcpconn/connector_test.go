@@ -30,7 +30,7 @@ func TestCwdIsTheDocumentsFromAnyHostDirectory(t *testing.T) {
 	c := quickConnector(nil)
 	for i, dir := range []string{t.TempDir(), t.TempDir(), "/"} {
 		t.Chdir(dir)
-		s, err := c.Connect(context.Background(), "cwd", srv)
+		s, err := c.Connect(context.Background(), "cwd", srv, nil)
 		if err != nil {
 			t.Fatalf("from %d: %v", i, err)
 		}
@@ -59,7 +59,7 @@ func TestCwdIsTheDocumentsFromAnyHostDirectory(t *testing.T) {
 func TestCwdPlaceholderInArgs(t *testing.T) {
 	t.Parallel()
 	srv, tag := fakeStdio(t, "-call-log", "${cwd}/x.log")
-	s, err := quickConnector(nil).Connect(context.Background(), "args", srv)
+	s, err := quickConnector(nil).Connect(context.Background(), "args", srv, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,11 +93,11 @@ func TestEnvironmentPolicy(t *testing.T) {
 	}{
 		{name: "default allowlist", opts: mcpconn.ConnectorOptions{},
 			want: []string{"DOC_VAR", "HOME", "LC_ALL", "PATH"}},
-		{name: "whole host env", opts: mcpconn.ConnectorOptions{InheritAllEnv: true},
+		{name: "whole host env", opts: mcpconn.ConnectorOptions{LaunchEnv: &resource.LaunchEnv{InheritAll: true}},
 			want: []string{"DOC_VAR", "GOFLAGS", "HOME", "LC_ALL", "PATH", "SECRET_TOKEN"}},
-		{name: "own list with a prefix", opts: mcpconn.ConnectorOptions{InheritEnv: []string{"PATH", "SECRET_*"}},
+		{name: "own list with a prefix", opts: mcpconn.ConnectorOptions{LaunchEnv: &resource.LaunchEnv{Inherit: []string{"PATH", "SECRET_*"}}},
 			want: []string{"DOC_VAR", "HOME", "PATH", "SECRET_TOKEN"}},
-		{name: "nothing inherited", opts: mcpconn.ConnectorOptions{InheritEnv: []string{}},
+		{name: "nothing inherited", opts: mcpconn.ConnectorOptions{LaunchEnv: &resource.LaunchEnv{Inherit: []string{}}},
 			want: []string{"DOC_VAR", "HOME"}},
 	}
 	for _, tt := range tests {
@@ -106,8 +106,8 @@ func TestEnvironmentPolicy(t *testing.T) {
 			srv, tag := fakeStdio(t)
 			srv.Env = map[string]string{"DOC_VAR": "v", "HOME": "/doc/home"}
 			opts := tt.opts
-			opts.Environ = func() []string { return host }
-			s, err := quickConnector(&opts).Connect(context.Background(), "env", srv)
+			opts.LaunchEnv = withEnviron(opts.LaunchEnv, func() []string { return host })
+			s, err := quickConnector(&opts).Connect(context.Background(), "env", srv, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -131,19 +131,19 @@ func TestInheritedPWDIsCwd(t *testing.T) {
 	t.Parallel()
 	host := []string{"PATH=" + os.Getenv("PATH"), "PWD=/host/dir"}
 	for _, opts := range []mcpconn.ConnectorOptions{
-		{InheritAllEnv: true},
-		{InheritEnv: []string{"PATH", "PWD"}},
+		{LaunchEnv: &resource.LaunchEnv{InheritAll: true}},
+		{LaunchEnv: &resource.LaunchEnv{Inherit: []string{"PATH", "PWD"}}},
 	} {
 		srv, tag := fakeStdio(t)
-		opts.Environ = func() []string { return host }
-		s, err := quickConnector(&opts).Connect(context.Background(), "pwd", srv)
+		opts.LaunchEnv = withEnviron(opts.LaunchEnv, func() []string { return host })
+		s, err := quickConnector(&opts).Connect(context.Background(), "pwd", srv, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		got := environment(t, s, "PWD")
 		s.Close()
 		if got.Env["PWD"] != srv.Cwd {
-			t.Errorf("InheritAllEnv %v, InheritEnv %q: PWD = %q; want cwd %q", opts.InheritAllEnv, opts.InheritEnv, got.Env["PWD"], srv.Cwd)
+			t.Errorf("InheritAll %v, Inherit %q: PWD = %q; want cwd %q", opts.LaunchEnv.InheritAll, opts.LaunchEnv.Inherit, got.Env["PWD"], srv.Cwd)
 		}
 		assertNoLeftovers(t, tag)
 	}
@@ -160,7 +160,7 @@ func TestBareCommandUsesChildPATH(t *testing.T) {
 	srv, tag := fakeStdio(t)
 	srv.Command = "fakemcp-on-path"
 	srv.Env = map[string]string{"PATH": bin}
-	s, err := quickConnector(nil).Connect(context.Background(), "path", srv)
+	s, err := quickConnector(nil).Connect(context.Background(), "path", srv, nil)
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
 	}
@@ -206,7 +206,7 @@ func TestLaunchRules(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			s, err := quickConnector(nil).Connect(context.Background(), "legacy", tt.srv)
+			s, err := quickConnector(nil).Connect(context.Background(), "legacy", tt.srv, nil)
 			if !errors.Is(err, tt.want) {
 				if s != nil {
 					s.Close()
@@ -232,7 +232,7 @@ func TestProtocolVersion(t *testing.T) {
 		{"2025-06-18", "2025-06-18"},
 	} {
 		c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{ProtocolVersion: tt.asked, Dial: mcptest.Dial(&mcptest.ServerOptions{Era: mcptest.EraLegacy})})
-		s, err := c.Connect(context.Background(), "pv", resource.MCPServer{})
+		s, err := c.Connect(context.Background(), "pv", resource.MCPServer{}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -262,25 +262,20 @@ func TestConnectCallerCancel(t *testing.T) {
 		}
 		cancel()
 	}()
-	_, err := quickConnector(nil).Connect(ctx, "cancel", srv)
+	_, err := quickConnector(nil).Connect(ctx, "cancel", srv, nil)
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("Connect = %v; want context.Canceled", err)
 	}
 	assertNoLeftovers(t, tag)
 }
 
-// No shared mutable list: DefaultEnvAllowlist returns a copy, and a
-// Connector keeps its own copy of InheritEnv, so a caller changing its
-// slice later changes no server's environment.
+// No shared mutable list: a Connector keeps its own copy of LaunchEnv.Inherit,
+// so a caller changing its slice later changes no server's environment
+// (resource.DefaultInheritEnv returns a copy: resource's own test).
 func TestEnvAllowlistsAreCopies(t *testing.T) {
 	t.Parallel()
-	d := mcpconn.DefaultEnvAllowlist()
-	d[0] = "SECRET_*"
-	if got := mcpconn.DefaultEnvAllowlist()[0]; got != "PATH" {
-		t.Fatalf("DefaultEnvAllowlist()[0] = %q after a caller changed its copy", got)
-	}
 	inherit := []string{"PATH"}
-	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{InheritEnv: inherit})
+	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{LaunchEnv: &resource.LaunchEnv{Inherit: inherit}})
 	inherit[0] = "SECRET_*"
 	if diff := cmp.Diff([]string{"PATH"}, c.LaunchEnv().Inherit); diff != "" {
 		t.Errorf("Connector's list after the caller changed its slice (-want +got):\n%s", diff)

@@ -10,7 +10,7 @@ import (
 )
 
 // MaxContentBlocks bounds the content blocks of one tool result (fixed).
-// The message bound (ConnectorOptions.MaxMessageBytes) bounds their bytes;
+// The message bound (ConnectorOptions.Limits.MaxMessageBytes) bounds their bytes;
 // this bounds the values built for them: a 16 MiB message of empty text
 // blocks would otherwise decode into some 700,000 of them.
 const MaxContentBlocks = 10000

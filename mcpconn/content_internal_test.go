@@ -208,7 +208,7 @@ func TestHeaderRoundTripperCapturesCallResults(t *testing.T) {
 					Body: io.NopCloser(strings.NewReader(body)), Request: r}, nil
 			})
 			var calls inflightCalls
-			c := newToolsListCapture(DefaultMaxTools, DefaultMaxListBytes)
+			c := newToolsListCapture(defaultMaxTools, defaultMaxListBytes)
 			c.calls = &calls
 			guard := testGuard()
 			rt := &headerRoundTripper{base: base, capture: c, guard: guard, origin: "http://127.0.0.1:80", streamable: true,

@@ -119,7 +119,7 @@ func TestCallToolContentFidelity(t *testing.T) {
 		t.Run(tr.name, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			s, err := tr.conn.Connect(ctx, "content", tr.srv)
+			s, err := tr.conn.Connect(ctx, "content", tr.srv, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -163,7 +163,7 @@ func TestCallToolContentFidelity(t *testing.T) {
 func TestCallToolBadResultError(t *testing.T) {
 	t.Parallel()
 	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: mcptest.Dial(&mcptest.ServerOptions{Faults: []mcptest.Fault{mcptest.FaultContentKinds}})})
-	s, err := c.Connect(context.Background(), "content", resource.MCPServer{Type: resource.TransportStdio, Command: "unused", Cwd: "/"})
+	s, err := c.Connect(context.Background(), "content", resource.MCPServer{Type: resource.TransportStdio, Command: "unused", Cwd: "/"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +186,7 @@ func TestCallToolContentOnResumedStream(t *testing.T) {
 	proxy := &cutProxy{target: target.URL, retry: "10"}
 	ts := httptest.NewServer(proxy)
 	defer ts.Close()
-	s, err := mcpconn.NewConnector(nil).Connect(context.Background(), "cut", resource.MCPServer{Type: resource.TransportHTTP, URL: ts.URL})
+	s, err := mcpconn.NewConnector(nil).Connect(context.Background(), "cut", resource.MCPServer{Type: resource.TransportHTTP, URL: ts.URL}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

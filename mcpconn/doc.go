@@ -4,7 +4,7 @@
 // Connector.
 //
 //	c := mcpconn.NewConnector(nil)
-//	s, err := c.Connect(ctx, ref, srv) // srv from resource.DecodeMCP
+//	s, err := c.Connect(ctx, ref, srv, nil) // srv from resource.DecodeMCP
 //	if err != nil {
 //		return err // *mcpconn.Error: errors.Is ErrNoAbsoluteCwd, ErrStart, ErrHandshake...
 //	}
@@ -17,7 +17,7 @@
 //	report, err := p.Probe(ctx, "tools/search") // handshake, tools/list, compile; no tool call
 //
 // A Connector (ConnectorOptions: nil means the defaults) starts and reaches
-// servers; Connect, or ConnectWith with ConnectOptions (handlers, sharing),
+// servers; Connect, or Connect with ConnectOptions (handlers, sharing),
 // returns a Session: one connection to one server. Session.Tools lists all
 // pages; LoadTools turns a listing into the tools a host offers (the
 // registration's enabled_tools and disabled_tools, the per-tool bounds,
@@ -34,7 +34,7 @@
 // applies too), with a small allowlist of the host's environment and the
 // document's env on top, in a process group of its own that Close ends:
 // no zombie and no orphan. There is no sandbox: the command runs with the
-// host user's rights. ConnectorOptions.LaunchAllowlist restricts the
+// host user's rights. ConnectorOptions.LaunchEnv.Allow restricts the
 // commands, directories and origins that may be started or contacted, for
 // every start whoever asks. The full rules: docs/launch.md.
 //
@@ -69,7 +69,7 @@
 //
 // A modern server asks for input inside a tools/call result
 // (input_required); CallTool answers through the same handlers and sends
-// the call again (ConnectorOptions.MaxInputRounds), and the caller sees
+// the call again (ConnectorOptions.Limits.MaxInputRounds), and the caller sees
 // one call and one result. The full rules: docs/server-requests.md.
 //
 // # Tasks
@@ -82,7 +82,7 @@
 // # Listing cache
 //
 // A modern server's tools/list result is kept per Connector for its ttlMs
-// (at most ConnectorOptions.MaxListingTTL), for the same registration
+// (at most ConnectorOptions.Limits.MaxListingTTL), for the same registration
 // revision and, unless the server says the listing is public, the same
 // credentials. The full rules: docs/tools-and-listings.md.
 //
@@ -97,8 +97,8 @@
 //
 // # Secret references
 //
-// ${env:NAME} (only for a registration ConnectorOptions.SecretEnv binds
-// it to) and ${secret:NAME} (ConnectorOptions.Secrets) are resolved at
+// ${env:NAME} (only for a registration ConnectorOptions.LaunchEnv.SecretEnv binds
+// it to) and ${secret:NAME} (ConnectorOptions.LaunchEnv.Secrets) are resolved at
 // each start, never written back; one that cannot be resolved fails the
 // start with ErrSecret before anything starts. No text of agt's own
 // holds a resolved value.
@@ -124,7 +124,7 @@
 // 30 s), tools/list by tool_timeout_ms (default 60 s). A tools/call is
 // bounded by tool_timeout_ms as an idle timeout that each progress
 // notification restarts, and as a whole by
-// ConnectorOptions.MaxCallDuration (or tool_timeout_ms when longer). A
+// ConnectorOptions.Limits.MaxCallDuration (or tool_timeout_ms when longer). A
 // result is read from the exact bytes the server sent. The full rules:
 // docs/tool-results.md.
 //

@@ -26,7 +26,7 @@ func drainRoundTripper(t *testing.T, ts *httptest.Server, closing context.Contex
 	t.Cleanup(transport.CloseIdleConnections)
 	u, _ := url.Parse(ts.URL)
 	return &headerRoundTripper{base: transport, origin: resource.URLOrigin(u), guard: testGuard(),
-		capture: newToolsListCapture(DefaultMaxTools, DefaultMaxListBytes), streamable: true, closing: closing, drainGrace: grace}
+		capture: newToolsListCapture(defaultMaxTools, defaultMaxListBytes), streamable: true, closing: closing, drainGrace: grace}
 }
 
 // Issue 25 item 11: a POST's response stream whose answer came is read to

@@ -85,7 +85,7 @@ func TestAnsweredCallKeepsItsConnection(t *testing.T) {
 	// Long enough that no slow machine can see the grace end: the streams
 	// end when the test releases them, after each call returned.
 	mcpconn.SetDrainGrace(c, time.Minute)
-	s, err := c.Connect(context.Background(), "tools/fake", resource.MCPServer{Type: resource.TransportHTTP, URL: h.url})
+	s, err := c.Connect(context.Background(), "tools/fake", resource.MCPServer{Type: resource.TransportHTTP, URL: h.url}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func TestUnansweredCallStreamIsCut(t *testing.T) {
 			if tc.end == "timeout" {
 				srv.ToolTimeoutMS = 100
 			}
-			s, err := c.Connect(context.Background(), "tools/fake", srv)
+			s, err := c.Connect(context.Background(), "tools/fake", srv, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -88,7 +88,7 @@ func TestSessionEndedByTheServerIsLost(t *testing.T) {
 			if tc.handlers {
 				opts = handlersWithLog
 			}
-			s, err := mcpconn.NewConnector(nil).ConnectWith(context.Background(), "ender",
+			s, err := mcpconn.NewConnector(nil).Connect(context.Background(), "ender",
 				resource.MCPServer{Type: resource.TransportHTTP, URL: ts.URL}, opts)
 			if err != nil {
 				t.Fatal(err)
@@ -139,7 +139,7 @@ func TestStandaloneStreamRefusedWith404KeepsTheSession(t *testing.T) {
 	p := &sessionEnder{target: mcptest.StartHTTP(t, "-era", string(mcptest.EraLegacy)), getStatus: http.StatusNotFound, sessions: map[string]bool{}, got: make(chan struct{})}
 	ts := httptest.NewServer(p)
 	defer ts.Close()
-	s, err := mcpconn.NewConnector(nil).ConnectWith(context.Background(), "post-only",
+	s, err := mcpconn.NewConnector(nil).Connect(context.Background(), "post-only",
 		resource.MCPServer{Type: resource.TransportHTTP, URL: ts.URL}, handlersWithLog)
 	if err != nil {
 		t.Fatal(err)

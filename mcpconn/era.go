@@ -24,10 +24,6 @@ const (
 	// LegacyProtocolVersion is the newest revision with the initialize
 	// handshake, which a Connector falls back to.
 	LegacyProtocolVersion = "2025-11-25"
-	// DefaultEraProbeTimeout bounds the wait for a stdio server's answer
-	// to server/discover before the server is taken for a legacy one that
-	// ignores unknown methods.
-	DefaultEraProbeTimeout = 2 * time.Second
 )
 
 const methodDiscover = "server/discover"
@@ -166,7 +162,7 @@ func (p *discoverProbe) answer() *jsonrpc.Response {
 	defer p.mu.Unlock()
 	p.given = true
 	return &jsonrpc.Response{ID: p.id, Error: &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
-		Message: "mcpconn: no answer to server/discover within the era probe timeout (ConnectorOptions.EraProbeTimeout): taken for a legacy server"}}
+		Message: "mcpconn: no answer to server/discover within the era probe timeout (ConnectorOptions.Limits.EraProbeTimeout): taken for a legacy server"}}
 }
 
 // read judges a response: drop reports one to hand no one (the answer to

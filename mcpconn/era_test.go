@@ -97,7 +97,7 @@ func TestEraProbeSilentLegacy(t *testing.T) {
 	const probe = 500 * time.Millisecond
 	srv := eraServer(t, resource.TransportStdio, mcptest.EraSilentLegacy)
 	srv.StartupTimeoutMS = 20000
-	c := quickConnector(&mcpconn.ConnectorOptions{EraProbeTimeout: probe})
+	c := quickConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{EraProbeTimeout: probe}})
 	defer c.Close()
 	// The bound that makes a probe of an hour (below) fail Connect here,
 	// not the whole test binary at its -timeout.
@@ -106,7 +106,7 @@ func TestEraProbeSilentLegacy(t *testing.T) {
 	connect := func(c *mcpconn.Connector, srv resource.MCPServer) time.Duration {
 		t.Helper()
 		start := time.Now()
-		s, err := c.Connect(ctx, "tools/silent", srv)
+		s, err := c.Connect(ctx, "tools/silent", srv, nil)
 		took := time.Since(start)
 		if err != nil {
 			t.Fatalf("Connect: %v", err)
@@ -134,12 +134,12 @@ func TestEraProbeSilentLegacy(t *testing.T) {
 	t.Logf("silent legacy server: cached Connect %s", cached)
 	pinned := srv
 	pinned.ProtocolVersion = resource.EraLegacy
-	fresh := quickConnector(&mcpconn.ConnectorOptions{EraProbeTimeout: time.Hour})
+	fresh := quickConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{EraProbeTimeout: time.Hour}})
 	defer fresh.Close()
 	t.Logf("silent legacy server: pinned Connect %s", connect(fresh, pinned))
 	// A probe of an hour would outlast ctx and fail Connect: the cache
 	// and the pin skip it. The host-wide pin does too.
-	hostPinned := quickConnector(&mcpconn.ConnectorOptions{EraProbeTimeout: time.Hour, ProtocolVersion: mcpconn.LegacyProtocolVersion})
+	hostPinned := quickConnector(&mcpconn.ConnectorOptions{ProtocolVersion: mcpconn.LegacyProtocolVersion, Limits: &mcpconn.Limits{EraProbeTimeout: time.Hour}})
 	defer hostPinned.Close()
 	connect(hostPinned, srv)
 }
@@ -166,7 +166,7 @@ func TestEraPinMismatch(t *testing.T) {
 			srv.ProtocolVersion = tc.pin
 			c := quickConnector(nil)
 			defer c.Close()
-			s, err := c.Connect(context.Background(), "tools/pinned", srv)
+			s, err := c.Connect(context.Background(), "tools/pinned", srv, nil)
 			if err == nil {
 				s.Close()
 				t.Fatalf("Connect of a %s server pinned to %s succeeded", tc.era, tc.pin)
@@ -187,9 +187,9 @@ func TestEraUnsupportedVersionNoFallback(t *testing.T) {
 	srv := eraServer(t, resource.TransportStdio, mcptest.EraFuture)
 	// The server answers server/discover: a probe that timed out on a
 	// slow start would send initialize and test something else.
-	c := quickConnector(&mcpconn.ConnectorOptions{EraProbeTimeout: time.Hour})
+	c := quickConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{EraProbeTimeout: time.Hour}})
 	defer c.Close()
-	s, err := c.Connect(context.Background(), "tools/future", srv)
+	s, err := c.Connect(context.Background(), "tools/future", srv, nil)
 	if err == nil {
 		s.Close()
 		t.Fatal("Connect of a server of another modern revision succeeded")
@@ -219,11 +219,11 @@ func TestEraCacheReprobed(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	c := quickConnector(&mcpconn.ConnectorOptions{EraProbeTimeout: time.Hour})
+	c := quickConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{EraProbeTimeout: time.Hour}})
 	defer c.Close()
 	connect := func(want string) {
 		t.Helper()
-		s, err := c.Connect(context.Background(), "tools/upgraded", srv)
+		s, err := c.Connect(context.Background(), "tools/upgraded", srv, nil)
 		if err != nil {
 			t.Fatalf("Connect: %v", err)
 		}
@@ -254,11 +254,11 @@ func TestEraSlowModernServer(t *testing.T) {
 		t.Run(order, func(t *testing.T) {
 			t.Parallel()
 			srv := eraServer(t, resource.TransportStdio, mcptest.EraModern, "-slow-start", order)
-			c := quickConnector(&mcpconn.ConnectorOptions{EraProbeTimeout: 50 * time.Millisecond})
+			c := quickConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{EraProbeTimeout: 50 * time.Millisecond}})
 			defer c.Close()
 			connect := func() {
 				t.Helper()
-				s, err := c.Connect(context.Background(), "tools/slow", srv)
+				s, err := c.Connect(context.Background(), "tools/slow", srv, nil)
 				if err != nil {
 					t.Fatalf("Connect: %v", err)
 				}

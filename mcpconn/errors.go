@@ -20,7 +20,7 @@ var (
 	// started.
 	ErrInvalidServer = errors.New("mcpconn: invalid server document")
 	// ErrNotAllowed: the launch allowlist
-	// (ConnectorOptions.LaunchAllowlist) does not admit the server's
+	// (ConnectorOptions.LaunchEnv.Allow) does not admit the server's
 	// command, cwd or url origin. Nothing was started or contacted.
 	ErrNotAllowed = errors.New("mcpconn: server not in the launch allowlist")
 	// ErrStart: the server could not be started or reached (command not

@@ -89,7 +89,7 @@ func TestModernEventIDsDoNotResume(t *testing.T) {
 			srv.URL = ts.URL
 			c := quickConnector(nil)
 			defer c.Close()
-			s, err := c.Connect(context.Background(), "tools/fake", srv)
+			s, err := c.Connect(context.Background(), "tools/fake", srv, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -20,7 +20,7 @@ import (
 func Example() {
 	ctx := context.Background()
 	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: mcptest.Dial(nil)})
-	s, err := c.Connect(ctx, "tools/fake", resource.MCPServer{Command: "fakemcp", Cwd: "/srv/fake"})
+	s, err := c.Connect(ctx, "tools/fake", resource.MCPServer{Command: "fakemcp", Cwd: "/srv/fake"}, nil)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -95,7 +95,7 @@ func ExampleProber() {
 // A legacy record without an absolute cwd fails before anything starts.
 func ExampleConnector_Connect_legacy() {
 	c := mcpconn.NewConnector(nil)
-	_, err := c.Connect(context.Background(), "old", resource.MCPServer{Command: "node", Args: []string{"server.js"}})
+	_, err := c.Connect(context.Background(), "old", resource.MCPServer{Command: "node", Args: []string{"server.js"}}, nil)
 	fmt.Println(errors.Is(err, mcpconn.ErrNoAbsoluteCwd))
 	// Output: true
 }

@@ -83,7 +83,7 @@ func TestFaultModes(t *testing.T) {
 			}
 			c := quickConnector(nil)
 			start := time.Now()
-			s, err := c.Connect(context.Background(), "fault", srv)
+			s, err := c.Connect(context.Background(), "fault", srv, nil)
 			if tt.wantConn != nil {
 				checkErr(t, err, tt.wantConn, tt.wantMsg, tt.wantTail)
 				if s != nil {
@@ -153,7 +153,7 @@ func TestToolTimeoutKeepsSession(t *testing.T) {
 	t.Parallel()
 	srv, tag := fakeStdio(t)
 	srv.ToolTimeoutMS = 200
-	s, err := quickConnector(nil).Connect(context.Background(), "timeout", srv)
+	s, err := quickConnector(nil).Connect(context.Background(), "timeout", srv, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func TestToolTimeoutCancelsOnServer(t *testing.T) {
 	t.Parallel()
 	counters := &mcptest.Counters{}
 	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: mcptest.Dial(&mcptest.ServerOptions{Counters: counters})})
-	s, err := c.Connect(context.Background(), "cancel", resource.MCPServer{ToolTimeoutMS: 100})
+	s, err := c.Connect(context.Background(), "cancel", resource.MCPServer{ToolTimeoutMS: 100}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ var ErrLimit = errors.New("mcpconn: the server went past a limit")
 // option that sets the bound; it never holds the server's data.
 type LimitError struct {
 	// Option names the setting that holds the bound, such as
-	// "ConnectorOptions.MaxMessageBytes".
+	// "ConnectorOptions.Limits.MaxMessageBytes".
 	Option string
 	// What says what went past it, such as "a message from the server".
 	What string
@@ -89,7 +89,7 @@ func (g *peerGuard) trip(e *LimitError) *LimitError {
 func (g *peerGuard) breach() *LimitError { return g.tripped.Load() }
 
 func (g *peerGuard) tooLarge() *LimitError {
-	return g.trip(&LimitError{Option: "ConnectorOptions.MaxMessageBytes", What: "a message from the server",
+	return g.trip(&LimitError{Option: "ConnectorOptions.Limits.MaxMessageBytes", What: "a message from the server",
 		Limit: int64(g.maxMessage), Unit: "bytes"})
 }
 
@@ -121,7 +121,7 @@ func (g *peerGuard) message(owed bool) error {
 	if g.limiter.Allow() {
 		return nil
 	}
-	return g.trip(&LimitError{Option: "ConnectorOptions.MaxServerMessageRate",
+	return g.trip(&LimitError{Option: "ConnectorOptions.Limits.MaxServerMessageRate",
 		What:  "the messages the server sends on its own (notifications and requests)",
 		Limit: int64(g.rate), Unit: "messages per second"})
 }

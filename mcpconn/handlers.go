@@ -20,17 +20,19 @@ type ConnectOptions struct {
 	// refused (method not found).
 	Handlers *Handlers
 	// Revision is the revision of the registration the document was read
-	// at (resource.Resource.Revision). A document with "shared": true is
-	// shared only when it is set: the session is then a lease on a
-	// connection shared with every ConnectWith of the same registration,
-	// revision, document and declared capabilities (see Shared
-	// connections in the package doc). 0 means the session is its own
-	// whatever the document says (Connect; the Prober's sessions are
-	// always their own: a probe tests a fresh start). With a revision, a
-	// modern server's listing may come from the Connector's listing
-	// cache (see Listing cache in the package doc), for the Prober too;
-	// 0 lists every time.
+	// at (resource.Resource.Revision). With a revision above 0, a modern
+	// server's listing may come from the Connector's listing cache (see
+	// Listing cache in the package doc), for the Prober too; 0 lists
+	// every time. A shared connection is one per revision.
 	Revision int64
+	// Share asks for the shared connection of a document with "shared":
+	// true: the session is then a lease on a connection shared with every
+	// Connect of the same registration, Revision, document and declared
+	// capabilities (see Shared connections in the package doc). false
+	// means the session is its own whatever the document says (the
+	// Prober's sessions are always their own: a probe tests a fresh
+	// start).
+	Share bool
 }
 
 // Handlers answer the requests and notifications a server sends on its
@@ -39,10 +41,10 @@ type ConnectOptions struct {
 // refused with "method not found". Ping is always answered.
 //
 // The request handlers (Elicit, CreateMessage, Roots) run concurrently,
-// at most ConnectorOptions.MaxServerRequests at once per session (per
+// at most ConnectorOptions.Limits.MaxServerRequests at once per session (per
 // connection, all its sessions together, when it is shared), under a
 // context that ends when the session closes, after
-// ConnectorOptions.MaxServerRequestTime, when the server cancels the
+// ConnectorOptions.Limits.MaxServerRequestTime, when the server cancels the
 // request, and when every call it was told of (Incoming.Calls) has
 // returned (a request is about those calls).
 // While a request handler runs for a call, that call's idle timeout
@@ -88,10 +90,10 @@ type Handlers struct {
 	// in.Calls holds exactly the call whose progress token it names
 	// (also shortly after that call returned). Progress for no call of
 	// this session is dropped. The message is bounded
-	// (ConnectorOptions.MaxNotificationBytes).
+	// (ConnectorOptions.Limits.MaxNotificationBytes).
 	Progress func(ctx context.Context, in Incoming, params *mcp.ProgressNotificationParams)
 	// Log receives notifications/message, bounded: a Data larger than
-	// ConnectorOptions.MaxNotificationBytes (as JSON) arrives as a string
+	// ConnectorOptions.Limits.MaxNotificationBytes (as JSON) arrives as a string
 	// holding its start and "...".
 	Log func(ctx context.Context, in Incoming, params *mcp.LoggingMessageParams)
 	// LogLevel is the least level asked of a server that declares the
@@ -156,27 +158,27 @@ const (
 	MethodListRoots     = "roots/list"
 )
 
-// Outcome is how a server request ended.
-type Outcome string
+// RequestOutcome is how a server request ended.
+type RequestOutcome string
 
 // The outcomes.
 const (
 	// OutcomeAccepted: answered (an elicitation the user accepted, a
 	// sampling result, the roots).
-	OutcomeAccepted Outcome = "accepted"
+	OutcomeAccepted RequestOutcome = "accepted"
 	// OutcomeDeclined: an elicitation the user declined.
-	OutcomeDeclined Outcome = "declined"
+	OutcomeDeclined RequestOutcome = "declined"
 	// OutcomeCancelled: an elicitation the user dismissed, or a request
 	// whose context ended (the server cancelled it, its calls returned,
 	// the session closed, MaxServerRequestTime passed).
-	OutcomeCancelled Outcome = "cancelled"
+	OutcomeCancelled RequestOutcome = "cancelled"
 	// OutcomeError: the handler failed or panicked, or its answer did not
 	// match the request (an elicitation's content against its schema).
-	OutcomeError Outcome = "error"
+	OutcomeError RequestOutcome = "error"
 	// OutcomeRefused: not answered: no handler (the capability was not
 	// declared), a bound (size, concurrency), a malformed request, or a
 	// handler that returned an error wrapping ErrRefused.
-	OutcomeRefused Outcome = "refused"
+	OutcomeRefused RequestOutcome = "refused"
 )
 
 // ServedRequest reports one request a server sent (Handlers.Served). It
@@ -187,7 +189,7 @@ type ServedRequest struct {
 	// Mode is an elicitation's mode ("form" or "url"); "" otherwise.
 	Mode string
 	// Outcome is how it ended.
-	Outcome Outcome
+	Outcome RequestOutcome
 	// Reason says why, for OutcomeRefused and OutcomeError, in agt's own
 	// words (never the server's or the handler's text); "" otherwise.
 	Reason string

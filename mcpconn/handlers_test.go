@@ -44,7 +44,7 @@ func eraServers(t *testing.T) map[mcptest.Era]resource.MCPServer {
 
 func connectWith(t *testing.T, c *mcpconn.Connector, srv resource.MCPServer, h *mcpconn.Handlers) *mcpconn.Session {
 	t.Helper()
-	s, err := c.ConnectWith(context.Background(), "tools/fake", srv, &mcpconn.ConnectOptions{Handlers: h})
+	s, err := c.Connect(context.Background(), "tools/fake", srv, &mcpconn.ConnectOptions{Handlers: h})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +303,7 @@ func TestElicitFormDefaults(t *testing.T) {
 		name    string
 		content map[string]any
 		want    map[string]any
-		outcome mcpconn.Outcome
+		outcome mcpconn.RequestOutcome
 	}{
 		{"nil content", nil, map[string]any{"name": "Ann", "age": 30.0, "score": 95.5, "status": "active", "verified": true}, mcpconn.OutcomeAccepted},
 		{"some given", map[string]any{"name": "Bob", "note": "hi", "status": "pending"},
@@ -395,7 +395,7 @@ func TestElicitFloodBounded(t *testing.T) {
 	var cur, peak atomic.Int32
 	release := make(chan struct{})
 	var refused atomic.Int32
-	s := connectWith(t, quickConnector(&mcpconn.ConnectorOptions{MaxServerRequests: limit}), srv, &mcpconn.Handlers{
+	s := connectWith(t, quickConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{MaxServerRequests: limit}}), srv, &mcpconn.Handlers{
 		Elicit: func(ctx context.Context, _ mcpconn.Incoming, _ *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 			n := cur.Add(1)
 			defer cur.Add(-1)
@@ -447,8 +447,8 @@ func TestSamplingBounded(t *testing.T) {
 				},
 			})
 			for _, in := range []mcptest.SampleIn{
-				{Messages: mcpconn.DefaultMaxSamplingMessages + 1},
-				{Bytes: mcpconn.DefaultMaxSamplingBytes + 1},
+				{Messages: mcpconn.DefaultLimits().MaxSamplingMessages + 1},
+				{Bytes: mcpconn.DefaultLimits().MaxSamplingBytes + 1},
 			} {
 				start := time.Now()
 				got := failedAnswer(t, s, e, mcptest.ToolSample, in)
@@ -463,8 +463,8 @@ func TestSamplingBounded(t *testing.T) {
 			mu.Lock()
 			defer mu.Unlock()
 			want := []string{
-				"refused: the sampling request has more than 100 messages (ConnectorOptions.MaxSamplingMessages)",
-				"refused: the sampling request is larger than 1048576 bytes (ConnectorOptions.MaxSamplingBytes)",
+				"refused: the sampling request has more than 100 messages (ConnectorOptions.Limits.MaxSamplingMessages)",
+				"refused: the sampling request is larger than 1048576 bytes (ConnectorOptions.Limits.MaxSamplingBytes)",
 				"accepted: ",
 			}
 			if diff := cmp.Diff(want, reasons); diff != "" || calls.Load() != 1 {
@@ -484,7 +484,7 @@ func TestHandlerFailures(t *testing.T) {
 	tests := []struct {
 		name    string
 		f       func() (*mcp.CreateMessageResult, error)
-		outcome mcpconn.Outcome
+		outcome mcpconn.RequestOutcome
 		reason  string
 	}{
 		{"error", func() (*mcp.CreateMessageResult, error) { return nil, errors.New("secret-token-123") }, mcpconn.OutcomeError, "the handler failed"},
@@ -543,7 +543,7 @@ func TestProgressExtendsTimeout(t *testing.T) {
 	srv.ToolTimeoutMS = 2000
 	var mu sync.Mutex
 	var seen []string
-	s := connectWith(t, quickConnector(&mcpconn.ConnectorOptions{MaxCallDuration: 6 * time.Second}), srv, &mcpconn.Handlers{
+	s := connectWith(t, quickConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{MaxCallDuration: 6 * time.Second}}), srv, &mcpconn.Handlers{
 		Progress: func(_ context.Context, in mcpconn.Incoming, p *mcp.ProgressNotificationParams) {
 			mu.Lock()
 			seen = append(seen, fmt.Sprintf("%v %v/%v %s", in.Calls, p.Progress, p.Total, p.Message))
@@ -632,7 +632,7 @@ func TestLogMessages(t *testing.T) {
 	srv, _ := clientFeatures(t)
 	var mu sync.Mutex
 	var got []string
-	s := connectWith(t, quickConnector(&mcpconn.ConnectorOptions{MaxNotificationBytes: 100}), srv, &mcpconn.Handlers{
+	s := connectWith(t, quickConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{MaxNotificationBytes: 100}}), srv, &mcpconn.Handlers{
 		Log: func(_ context.Context, in mcpconn.Incoming, p *mcp.LoggingMessageParams) {
 			mu.Lock()
 			got = append(got, fmt.Sprintf("%v %s %s %d", in.Calls, p.Level, p.Logger, len(fmt.Sprint(p.Data))))

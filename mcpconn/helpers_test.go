@@ -49,6 +49,17 @@ func fakeStdio(t testing.TB, args ...string) (resource.MCPServer, string) {
 	}, tag
 }
 
+// withEnviron returns a copy of env (nil: the zero LaunchEnv) that reads
+// the host environment from environ.
+func withEnviron(env *resource.LaunchEnv, environ func() []string) *resource.LaunchEnv {
+	var e resource.LaunchEnv
+	if env != nil {
+		e = *env
+	}
+	e.Environ = environ
+	return &e
+}
+
 // quickConnector ends processes after a short grace period, so fault tests
 // that need SIGTERM or SIGKILL do not wait the default seconds.
 func quickConnector(opts *mcpconn.ConnectorOptions) *mcpconn.Connector {
@@ -56,9 +67,14 @@ func quickConnector(opts *mcpconn.ConnectorOptions) *mcpconn.Connector {
 	if opts != nil {
 		o = *opts
 	}
-	if o.TerminateGrace == 0 {
-		o.TerminateGrace = 300 * time.Millisecond
+	var lim mcpconn.Limits
+	if o.Limits != nil {
+		lim = *o.Limits
 	}
+	if lim.TerminateGrace == 0 {
+		lim.TerminateGrace = 300 * time.Millisecond
+	}
+	o.Limits = &lim
 	return mcpconn.NewConnector(&o)
 }
 
@@ -68,7 +84,7 @@ func connectFake(t testing.TB, srv resource.MCPServer) *mcpconn.Session {
 	t.Helper()
 	c := quickConnector(nil)
 	t.Cleanup(func() { c.Close() })
-	s, err := c.Connect(context.Background(), "tools/fake", srv)
+	s, err := c.Connect(context.Background(), "tools/fake", srv, nil)
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
 	}
@@ -175,7 +191,7 @@ func assertNoLeftovers(t testing.TB, tag string) {
 // session; any failure fails t.
 func listTools(t testing.TB, c *mcpconn.Connector, srv resource.MCPServer) []mcpconn.Tool {
 	t.Helper()
-	s, err := c.Connect(context.Background(), "list", srv)
+	s, err := c.Connect(context.Background(), "list", srv, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

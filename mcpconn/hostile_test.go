@@ -41,7 +41,7 @@ func TestHandshakeRefusalKeepsCause(t *testing.T) {
 		t.Run(string(tt.fault), func(t *testing.T) {
 			t.Parallel()
 			srv, tag := fakeStdio(t, "-fault", string(tt.fault))
-			_, err := quickConnector(nil).Connect(context.Background(), "hostile", srv)
+			_, err := quickConnector(nil).Connect(context.Background(), "hostile", srv, nil)
 			if !errors.Is(err, mcpconn.ErrHandshake) {
 				t.Fatalf("Connect = %v; want ErrHandshake", err)
 			}
@@ -181,13 +181,13 @@ func TestEndlessMessageIsBounded(t *testing.T) {
 			srv, sent := a.start(t)
 			srv.StartupTimeoutMS = 60_000
 			start := time.Now()
-			s, err := quickConnector(&mcpconn.ConnectorOptions{MaxMessageBytes: limit}).Connect(context.Background(), "endless", srv)
+			s, err := quickConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{MaxMessageBytes: limit}}).Connect(context.Background(), "endless", srv, nil)
 			elapsed := time.Since(start)
 			if err == nil {
 				s.Close()
 				t.Fatal("Connect succeeded")
 			}
-			if !errors.Is(err, mcpconn.ErrHandshake) || !errors.Is(err, mcpconn.ErrLimit) || !strings.Contains(err.Error(), "exceeds 1048576 bytes (ConnectorOptions.MaxMessageBytes)") {
+			if !errors.Is(err, mcpconn.ErrHandshake) || !errors.Is(err, mcpconn.ErrLimit) || !strings.Contains(err.Error(), "exceeds 1048576 bytes (ConnectorOptions.Limits.MaxMessageBytes)") {
 				t.Errorf("Connect = %v; want ErrHandshake and ErrLimit naming MaxMessageBytes", err)
 			}
 			var le *mcpconn.LimitError
@@ -271,7 +271,7 @@ func runAttackChild(t *testing.T, name string) {
 	srv.StartupTimeoutMS = 120_000
 	srv.ToolTimeoutMS = 120_000
 	start := time.Now()
-	s, err := quickConnector(nil).Connect(context.Background(), "attack", srv)
+	s, err := quickConnector(nil).Connect(context.Background(), "attack", srv, nil)
 	if listing {
 		if err != nil {
 			t.Fatal(err)
@@ -328,7 +328,7 @@ func TestRedirectsStayOnOrigin(t *testing.T) {
 			{"https to http", tlsRedirector.URL, &mcpconn.ConnectorOptions{HTTPTransport: tlsRedirector.Client().Transport}, other.URL},
 		} {
 			before := elsewhere.Load()
-			_, err := quickConnector(tt.opts).Connect(context.Background(), "moved", resource.MCPServer{Type: typ, URL: tt.url, Headers: headers, StartupTimeoutMS: 20_000})
+			_, err := quickConnector(tt.opts).Connect(context.Background(), "moved", resource.MCPServer{Type: typ, URL: tt.url, Headers: headers, StartupTimeoutMS: 20_000}, nil)
 			if want := "another origin (" + tt.origin + "); the registered headers"; !errors.Is(err, mcpconn.ErrLimit) || !strings.Contains(err.Error(), want) {
 				t.Errorf("%s, %s: Connect = %v; want the redirect refused with %q", typ, tt.name, err, want)
 			}
@@ -348,7 +348,7 @@ func TestRedirectsStayOnOrigin(t *testing.T) {
 	}{{resource.TransportHTTP, nil}, {resource.TransportSSE, []string{"-sse"}}} {
 		target := mcptest.StartHTTP(t, append([]string{"-require-header", "Authorization: Bearer s3cret"}, tt.args...)...)
 		proxy := sameOriginRedirect(t, target)
-		s, err := quickConnector(nil).Connect(context.Background(), "moved", resource.MCPServer{Type: tt.typ, URL: proxy + "/old", Headers: headers})
+		s, err := quickConnector(nil).Connect(context.Background(), "moved", resource.MCPServer{Type: tt.typ, URL: proxy + "/old", Headers: headers}, nil)
 		if err != nil {
 			t.Errorf("%s: a redirect within the origin: %v", tt.typ, err)
 			continue
@@ -398,7 +398,7 @@ func TestSSEEndpointOnAnotherOrigin(t *testing.T) {
 	}))
 	defer ts.Close()
 	_, err := quickConnector(nil).Connect(context.Background(), "sse", resource.MCPServer{Type: resource.TransportSSE, URL: ts.URL,
-		Headers: map[string]string{"Authorization": "Bearer s3cret"}, StartupTimeoutMS: 20_000})
+		Headers: map[string]string{"Authorization": "Bearer s3cret"}, StartupTimeoutMS: 20_000}, nil)
 	if !errors.Is(err, mcpconn.ErrLimit) || !strings.Contains(err.Error(), "another origin") {
 		t.Errorf("Connect = %v; want the other origin refused", err)
 	}
@@ -427,7 +427,7 @@ func TestNotificationFloodClosesSession(t *testing.T) {
 	} {
 		t.Run(srv.Type, func(t *testing.T) {
 			srv.ToolTimeoutMS = 60_000
-			s, err := quickConnector(&mcpconn.ConnectorOptions{MaxServerMessageRate: 100}).Connect(context.Background(), "flood", srv)
+			s, err := quickConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{MaxServerMessageRate: 100}}).Connect(context.Background(), "flood", srv, nil)
 			if err != nil && !errors.Is(err, mcpconn.ErrLimit) {
 				t.Fatal(err)
 			}
@@ -436,7 +436,7 @@ func TestNotificationFloodClosesSession(t *testing.T) {
 				_, err = s.CallTool(context.Background(), "anything", nil)
 				defer s.Close()
 			}
-			if !errors.Is(err, mcpconn.ErrLimit) || !strings.Contains(err.Error(), "100 messages per second (ConnectorOptions.MaxServerMessageRate)") {
+			if !errors.Is(err, mcpconn.ErrLimit) || !strings.Contains(err.Error(), "100 messages per second (ConnectorOptions.Limits.MaxServerMessageRate)") {
 				t.Fatalf("call during a flood = %v; want ErrLimit naming MaxServerMessageRate", err)
 			}
 			if d := time.Since(start); d > 20*time.Second {
@@ -469,9 +469,9 @@ func TestEndlessListingIsBounded(t *testing.T) {
 		opts *mcpconn.ConnectorOptions
 		want string
 	}{
-		{"tools", nil, "exceeds 10000 tools (ConnectorOptions.MaxTools)"},
+		{"tools", nil, "exceeds 10000 tools (ConnectorOptions.Limits.MaxTools)"},
 		// Small pages (-page-size) that never end.
-		{"bytes", &mcpconn.ConnectorOptions{MaxTools: 10_000_000, MaxListBytes: 1 << 20}, "exceeds 1048576 bytes (ConnectorOptions.MaxListBytes)"},
+		{"bytes", &mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{MaxTools: 10_000_000, MaxListBytes: 1 << 20}}, "exceeds 1048576 bytes (ConnectorOptions.Limits.MaxListBytes)"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -481,7 +481,7 @@ func TestEndlessListingIsBounded(t *testing.T) {
 			}
 			srv, tag := fakeStdio(t, args...)
 			srv.ToolTimeoutMS = 120_000
-			s, err := quickConnector(tt.opts).Connect(context.Background(), "listing", srv)
+			s, err := quickConnector(tt.opts).Connect(context.Background(), "listing", srv, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -633,7 +633,7 @@ func TestHostileContentKeepsTheSession(t *testing.T) {
 				var logged lockedBuffer
 				srv := tt.srv(t)
 				s, err := quickConnector(&mcpconn.ConnectorOptions{Logger: slog.New(slog.NewJSONHandler(&logged, nil))}).
-					Connect(context.Background(), "hostile", srv)
+					Connect(context.Background(), "hostile", srv, nil)
 				if err != nil {
 					t.Fatal(err)
 				}

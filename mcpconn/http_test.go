@@ -36,7 +36,7 @@ func TestRemoteWithRequiredHeader(t *testing.T) {
 			c := mcpconn.NewConnector(nil)
 
 			srv := resource.MCPServer{Type: tt.typ, URL: url, Headers: map[string]string{"X-Agt-Token": "s3cret"}}
-			s, err := c.Connect(context.Background(), "remote", srv)
+			s, err := c.Connect(context.Background(), "remote", srv, nil)
 			if err != nil {
 				t.Fatalf("Connect with the header: %v", err)
 			}
@@ -56,7 +56,7 @@ func TestRemoteWithRequiredHeader(t *testing.T) {
 			}
 
 			srv.Headers = nil
-			s, err = c.Connect(context.Background(), "remote", srv)
+			s, err = c.Connect(context.Background(), "remote", srv, nil)
 			if err == nil {
 				s.Close()
 				t.Fatal("Connect without the header succeeded")
@@ -77,7 +77,7 @@ func TestRemoteUnreachable(t *testing.T) {
 	t.Parallel()
 	for _, typ := range []string{resource.TransportHTTP, resource.TransportSSE} {
 		srv := resource.MCPServer{Type: typ, URL: "http://u:pw-s3cret@127.0.0.1:1/mcp/path-s3cret?key=query-s3cret", StartupTimeoutMS: 5000}
-		_, err := mcpconn.NewConnector(nil).Connect(context.Background(), "gone", srv)
+		_, err := mcpconn.NewConnector(nil).Connect(context.Background(), "gone", srv, nil)
 		if !errors.Is(err, mcpconn.ErrStart) && !errors.Is(err, mcpconn.ErrHandshake) {
 			t.Errorf("%s: Connect = %v; want ErrStart", typ, err)
 		}
@@ -102,7 +102,7 @@ func TestRemoteGoneIsUnavailable(t *testing.T) {
 			ss.Close()
 		}
 	}()
-	s, err := mcpconn.NewConnector(nil).Connect(context.Background(), "gone", resource.MCPServer{Type: "http", URL: ts.URL + "/mcp?key=s3cret"})
+	s, err := mcpconn.NewConnector(nil).Connect(context.Background(), "gone", resource.MCPServer{Type: "http", URL: ts.URL + "/mcp?key=s3cret"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +138,7 @@ func TestRemoteNeverAnswers(t *testing.T) {
 	defer ts.Close()
 	for _, typ := range []string{resource.TransportHTTP, resource.TransportSSE} {
 		start := time.Now()
-		_, err := mcpconn.NewConnector(nil).Connect(context.Background(), "mute", resource.MCPServer{Type: typ, URL: ts.URL, StartupTimeoutMS: 300})
+		_, err := mcpconn.NewConnector(nil).Connect(context.Background(), "mute", resource.MCPServer{Type: typ, URL: ts.URL, StartupTimeoutMS: 300}, nil)
 		if !errors.Is(err, mcpconn.ErrHandshake) || !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "startup timeout of 300ms") {
 			t.Errorf("%s: Connect = %v; want ErrHandshake after the startup timeout", typ, err)
 		}

@@ -44,7 +44,7 @@ func TestSSECaptureChunking(t *testing.T) {
 		"event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":" + listResult + "}\n\n" +
 		": a comment\n\n"
 	for _, n := range []int{1, 2, 3, 7, 64, len(stream)} {
-		c := newToolsListCapture(DefaultMaxTools, DefaultMaxListBytes)
+		c := newToolsListCapture(defaultMaxTools, defaultMaxListBytes)
 		c.request("n7")
 		body := &eventBody{ReadCloser: &chunkReader{data: []byte(stream), n: n}, capture: c, guard: testGuard()}
 		if _, err := io.Copy(io.Discard, body); err != nil {
@@ -78,7 +78,7 @@ func TestSSECaptureEdges(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			c := newToolsListCapture(DefaultMaxTools, DefaultMaxListBytes)
+			c := newToolsListCapture(defaultMaxTools, defaultMaxListBytes)
 			c.request("sx")
 			body := &eventBody{ReadCloser: &chunkReader{data: []byte(tt.stream), n: 5}, capture: c, guard: testGuard()}
 			_, _ = io.Copy(io.Discard, body)
@@ -96,7 +96,7 @@ func TestJSONBodyCapture(t *testing.T) {
 		`{"jsonrpc":"2.0","id":3,"result":` + listResult + `}`,
 		`[{"jsonrpc":"2.0","id":2,"result":{}},{"jsonrpc":"2.0","id":3,"result":` + listResult + `}]`,
 	} {
-		c := newToolsListCapture(DefaultMaxTools, DefaultMaxListBytes)
+		c := newToolsListCapture(defaultMaxTools, defaultMaxListBytes)
 		c.request("n3")
 		r := &screenedJSONBody{ReadCloser: &chunkReader{data: []byte(body), n: 4}, capture: c, guard: testGuard()}
 		_, _ = io.Copy(io.Discard, r)
@@ -159,7 +159,7 @@ func FuzzSSECapture(f *testing.F) {
 		if n <= 0 {
 			n = 1
 		}
-		c := newToolsListCapture(DefaultMaxTools, DefaultMaxListBytes)
+		c := newToolsListCapture(defaultMaxTools, defaultMaxListBytes)
 		c.request("n1")
 		body := &eventBody{ReadCloser: &chunkReader{data: stream, n: n}, capture: c, guard: testGuard()}
 		_, _ = io.Copy(io.Discard, body)
@@ -188,7 +188,7 @@ func TestHeaderRoundTripper(t *testing.T) {
 		return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}},
 			Body: io.NopCloser(strings.NewReader(body)), Request: r}, nil
 	})
-	c := newToolsListCapture(DefaultMaxTools, DefaultMaxListBytes)
+	c := newToolsListCapture(defaultMaxTools, defaultMaxListBytes)
 	rt := &headerRoundTripper{base: base, headers: map[string]string{"X-Token": "t"}, capture: c, guard: testGuard(), origin: "http://127.0.0.1:80"}
 
 	big := `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"arguments":{"x":"` + strings.Repeat("a", 20<<20) + `"}}}`
@@ -221,7 +221,7 @@ func TestHeaderRoundTripper(t *testing.T) {
 func TestCaptureIgnoresLateAnswers(t *testing.T) {
 	t.Parallel()
 	const fresh, stale = `{"tools":[{"name":"fresh"}]}`, `{"tools":[{"name":"stale"}]}`
-	c := newToolsListCapture(DefaultMaxTools, DefaultMaxListBytes)
+	c := newToolsListCapture(defaultMaxTools, defaultMaxListBytes)
 	c.request("n1") // abandoned
 	c.request("n2")
 	c.response("n2", json.RawMessage(fresh))
@@ -274,7 +274,7 @@ func TestHideURLs(t *testing.T) {
 }
 
 func testGuard() *peerGuard {
-	return newPeerGuard(DefaultMaxMessageBytes, DefaultMaxServerMessageRate)
+	return newPeerGuard(defaultMaxMessageBytes, defaultMaxServerMessageRate)
 }
 
 // With no oauth.authorization_server pin, a secret goes only to the MCP

@@ -15,11 +15,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// DefaultMaxListingTTL caps the time a tools/list result stays fresh
-// across sessions whatever ttlMs its server sent
-// (ConnectorOptions.MaxListingTTL).
-const DefaultMaxListingTTL = 10 * time.Minute
-
 // Bounds of a Connector's listing cache: at most listingCacheMaxEntries
 // listings of at most listingCacheMaxBytes together; a listing larger than
 // listingMaxBytes is not kept. When a new listing would pass a bound, the

@@ -52,7 +52,7 @@ func (c *testClock) add(d time.Duration) {
 func listOnce(t *testing.T, c *mcpconn.Connector, ref resource.Ref, srv resource.MCPServer, rev int64) (tools []mcpconn.Tool, cached bool) {
 	t.Helper()
 	ctx := context.Background()
-	s, err := c.ConnectWith(ctx, ref, srv, &mcpconn.ConnectOptions{Revision: rev})
+	s, err := c.Connect(ctx, ref, srv, &mcpconn.ConnectOptions{Revision: rev, Share: rev > 0})
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
 	}
@@ -188,7 +188,7 @@ func TestListingCacheHostileTTL(t *testing.T) {
 		maxTTL time.Duration
 		fresh  time.Duration // 0: never cached
 	}{
-		{"max int", math.MaxInt, 0, mcpconn.DefaultMaxListingTTL},
+		{"max int", math.MaxInt, 0, mcpconn.DefaultLimits().MaxListingTTL},
 		{"one year, capped by the host", int((365 * 24 * time.Hour).Milliseconds()), time.Minute, time.Minute},
 		{"negative", -5, 0, 0},
 		{"cache off", 60000, -1, 0},
@@ -196,7 +196,7 @@ func TestListingCacheHostileTTL(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			srv, counters := modernHTTP(t, tc.ttl, "")
-			c := quickConnector(&mcpconn.ConnectorOptions{MaxListingTTL: tc.maxTTL})
+			c := quickConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{MaxListingTTL: tc.maxTTL}})
 			defer c.Close()
 			clk := newTestClock(c)
 			listOnce(t, c, "tools/fake", srv, 1)
@@ -246,7 +246,7 @@ func TestListingCacheScope(t *testing.T) {
 			srv, counters := modernHTTP(t, 60000, tc.scope)
 			srv.Headers = map[string]string{"Authorization": "Bearer ${secret:tok}"}
 			secrets := &tokenResolver{}
-			c := quickConnector(&mcpconn.ConnectorOptions{Secrets: secrets})
+			c := quickConnector(&mcpconn.ConnectorOptions{LaunchEnv: &resource.LaunchEnv{Secrets: secrets}})
 			defer c.Close()
 			for i, tok := range []string{"token-of-alice-0001", "token-of-alice-0001", "token-of-bob-00002", "token-of-bob-00002", "token-of-alice-0001"} {
 				secrets.set(tok)
@@ -301,7 +301,7 @@ func TestListingCacheListChanged(t *testing.T) {
 	}
 	legacy := srv
 	legacy.ProtocolVersion = resource.EraLegacy
-	s, err := c.ConnectWith(ctx, "tools/fake", legacy, &mcpconn.ConnectOptions{Revision: 1})
+	s, err := c.Connect(ctx, "tools/fake", legacy, &mcpconn.ConnectOptions{Revision: 1, Share: true})
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
 	}
@@ -327,10 +327,10 @@ func TestListingCacheListChanged(t *testing.T) {
 func TestListingCacheGoSDKDisarmed(t *testing.T) {
 	t.Parallel()
 	srv, counters := modernHTTP(t, 60000, "", mcptest.FaultToolMetadata)
-	c := quickConnector(&mcpconn.ConnectorOptions{MaxListingTTL: -1})
+	c := quickConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{MaxListingTTL: -1}})
 	defer c.Close()
 	ctx := context.Background()
-	s, err := c.ConnectWith(ctx, "tools/fake", srv, &mcpconn.ConnectOptions{Revision: 1})
+	s, err := c.Connect(ctx, "tools/fake", srv, &mcpconn.ConnectOptions{Revision: 1, Share: true})
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
 	}
@@ -456,7 +456,7 @@ func TestListingCacheTTLNotAnInt(t *testing.T) {
 			srv := resource.MCPServer{Type: resource.TransportHTTP, URL: ts.URL}
 			ctx := context.Background()
 			for range 2 {
-				s, err := c.ConnectWith(ctx, "tools/fake", srv, &mcpconn.ConnectOptions{Revision: 1})
+				s, err := c.Connect(ctx, "tools/fake", srv, &mcpconn.ConnectOptions{Revision: 1, Share: true})
 				if err != nil {
 					t.Fatalf("Connect: %v", err)
 				}
@@ -497,7 +497,7 @@ func TestListingCacheDroppedByUnknownTool(t *testing.T) {
 		tool      string
 		wantLists int64 // after this session listed and called tool
 	}{{mcptest.ToolEcho, 1}, {"no_such_tool", 1}, {mcptest.ToolEcho, 2}, {mcptest.ToolEcho, 2}} {
-		s, err := c.ConnectWith(ctx, "tools/fake", srv, &mcpconn.ConnectOptions{Revision: 1})
+		s, err := c.Connect(ctx, "tools/fake", srv, &mcpconn.ConnectOptions{Revision: 1, Share: true})
 		if err != nil {
 			t.Fatalf("Connect: %v", err)
 		}
@@ -543,7 +543,7 @@ func TestListingCacheHeaderMismatch(t *testing.T) {
 	srv := resource.MCPServer{Type: resource.TransportHTTP, URL: ts.URL}
 	ctx := context.Background()
 	listOnce(t, c, "tools/fake", srv, 1)
-	s, err := c.ConnectWith(ctx, "tools/fake", srv, &mcpconn.ConnectOptions{Revision: 1})
+	s, err := c.Connect(ctx, "tools/fake", srv, &mcpconn.ConnectOptions{Revision: 1, Share: true})
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
 	}

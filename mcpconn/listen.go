@@ -69,7 +69,7 @@ const notificationListenAck = "notifications/subscriptions/acknowledged"
 type listenAck struct {
 	done  chan struct{}
 	once  sync.Once
-	bound time.Duration // ConnectorOptions.EraProbeTimeout
+	bound time.Duration // ConnectorOptions.Limits.EraProbeTimeout
 	// id is the JSON-RPC id of the listen request on a connection that
 	// carries it (stdio, Dial): its answer, an error or a result, means
 	// no acknowledgement is coming on it.

@@ -136,7 +136,7 @@ func hostileListen(t *testing.T, listen http.HandlerFunc) string {
 // waits for the acknowledgement no longer than the listen's end (a
 // refusal, a stream that ends: the bound is an hour here and the test
 // would time out) or, for a server that holds the listen, the bound
-// ConnectorOptions.EraProbeTimeout.
+// ConnectorOptions.Limits.EraProbeTimeout.
 func TestListenHostile(t *testing.T) {
 	t.Parallel()
 	changed := `data: {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}` + "\n\n"
@@ -174,7 +174,7 @@ func TestListenHostile(t *testing.T) {
 			if tc.holds {
 				bound = 50 * time.Millisecond
 			}
-			c := quickConnector(&mcpconn.ConnectorOptions{MaxServerMessageRate: 10, EraProbeTimeout: bound})
+			c := quickConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{MaxServerMessageRate: 10, EraProbeTimeout: bound}})
 			defer c.Close()
 			var told atomic.Int32
 			s := connectWith(t, c, srv, &mcpconn.Handlers{ToolsChanged: func(context.Context, mcpconn.Incoming) { told.Add(1) }})
@@ -185,7 +185,7 @@ func TestListenHostile(t *testing.T) {
 				waitFor(t, "the flood to end the session", s.Lost)
 				_, err := s.CallTool(context.Background(), mcptest.ToolEcho, json.RawMessage(`{"text":"x"}`))
 				var le *mcpconn.LimitError
-				if !errors.As(err, &le) || le.Option != "ConnectorOptions.MaxServerMessageRate" || !errors.Is(err, mcpconn.ErrUnavailable) {
+				if !errors.As(err, &le) || le.Option != "ConnectorOptions.Limits.MaxServerMessageRate" || !errors.Is(err, mcpconn.ErrUnavailable) {
 					t.Fatalf("a call after the flood: %v; want unavailable past MaxServerMessageRate", err)
 				}
 				return

@@ -88,7 +88,7 @@ func TestListenFirstListingWaitsForAck(t *testing.T) {
 			// The first listing's wait for the acknowledgement is bounded
 			// by EraProbeTimeout: long here, so that a slow machine never
 			// ends it before the server acknowledges.
-			opts := mcpconn.ConnectorOptions{EraProbeTimeout: time.Minute}
+			opts := mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{EraProbeTimeout: time.Minute}}
 			var srv resource.MCPServer
 			if tc.transport == resource.TransportStdio {
 				opts.Dial, srv = pipeDial(t, server)
@@ -149,7 +149,7 @@ func TestListenRefusedOnStdio(t *testing.T) {
 		}
 	})
 	dial, srv := pipeDial(t, server)
-	c := quickConnector(&mcpconn.ConnectorOptions{Dial: dial, EraProbeTimeout: time.Hour})
+	c := quickConnector(&mcpconn.ConnectorOptions{Dial: dial, Limits: &mcpconn.Limits{EraProbeTimeout: time.Hour}})
 	defer c.Close()
 	s := connectWith(t, c, srv, &mcpconn.Handlers{ToolsChanged: func(context.Context, mcpconn.Incoming) {}})
 	if s.ProtocolVersion() != mcpconn.ModernProtocolVersion {

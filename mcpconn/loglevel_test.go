@@ -21,7 +21,7 @@ func TestLogLevelSharedKey(t *testing.T) {
 	t.Cleanup(func() { _ = c.Close() })
 	logf := func(context.Context, mcpconn.Incoming, *mcp.LoggingMessageParams) {}
 	for i, level := range []mcp.LoggingLevel{"", "info", "debug"} {
-		s, err := c.ConnectWith(context.Background(), "tools/fake", srv, &mcpconn.ConnectOptions{Handlers: &mcpconn.Handlers{Log: logf, LogLevel: level}, Revision: 1})
+		s, err := c.Connect(context.Background(), "tools/fake", srv, &mcpconn.ConnectOptions{Handlers: &mcpconn.Handlers{Log: logf, LogLevel: level}, Revision: 1, Share: true})
 		if err != nil {
 			t.Fatal(err)
 		}

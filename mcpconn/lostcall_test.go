@@ -65,7 +65,7 @@ func TestBrokenStreamLosesCall(t *testing.T) {
 			srv := eraServer(t, resource.TransportHTTP, tc.era, "-fault", string(mcptest.FaultBreakStream), "-call-log", callLog)
 			c := quickConnector(nil)
 			defer c.Close()
-			s, err := c.Connect(context.Background(), "tools/fake", srv)
+			s, err := c.Connect(context.Background(), "tools/fake", srv, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -150,7 +150,7 @@ func TestUnsentCallSentAgain(t *testing.T) {
 			rt.left.Store(tc.refused)
 			c := quickConnector(&mcpconn.ConnectorOptions{HTTPTransport: rt})
 			defer c.Close()
-			s, err := c.Connect(context.Background(), "tools/fake", srv)
+			s, err := c.Connect(context.Background(), "tools/fake", srv, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

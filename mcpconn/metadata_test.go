@@ -157,7 +157,7 @@ func TestInstructionsBounded(t *testing.T) {
 				}
 				return clientEnd, nil
 			}})
-			s, err := c.Connect(context.Background(), "instr", resource.MCPServer{Command: "unused-with-dial", Cwd: "/"})
+			s, err := c.Connect(context.Background(), "instr", resource.MCPServer{Command: "unused-with-dial", Cwd: "/"}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -32,16 +32,12 @@ import (
 // multi round-trip request, MCP 2026-07-28) and the call could not go
 // on: a request for input was refused or could not be answered (no
 // handler declared its capability, the handler refused or failed, a
-// bound), or the server still asked after ConnectorOptions.MaxInputRounds
+// bound), or the server still asked after ConnectorOptions.Limits.MaxInputRounds
 // rounds. The call has no result and was not sent again. The error's
 // Detail says which in agt's words; it never holds the server's text or
 // its requestState. An elicitation the user declined or dismissed is an
 // answer, not this error: it goes back to the server, which decides.
 var ErrInputRequired = errors.New("mcpconn: the server asked for input the client could not give")
-
-// DefaultMaxInputRounds bounds the input_required answers of one call
-// (ConnectorOptions.MaxInputRounds).
-const DefaultMaxInputRounds = 10
 
 // MaxRequestStateBytes bounds the requestState of an input_required
 // answer, as its JSON string on the wire: a longer one fails the call
@@ -231,7 +227,7 @@ func (s *Session) answerRound(ctx, cctx context.Context, name string, call *infl
 	}
 	first := round.requests[0]
 	if n := len(round.requests); n > s.serve.max.requests {
-		rq := s.refuseInput(cctx, call, first, fmt.Sprintf("the server asked for more than %d inputs at once (ConnectorOptions.MaxServerRequests)", s.serve.max.requests))
+		rq := s.refuseInput(cctx, call, first, fmt.Sprintf("the server asked for more than %d inputs at once (ConnectorOptions.Limits.MaxServerRequests)", s.serve.max.requests))
 		return nil, s.inputError(name, inputDetail(first.method, rq.outcome, rq.reason))
 	}
 	h := &s.serve.h
@@ -301,7 +297,7 @@ func (s *Session) inputError(name, detail string) error {
 
 // inputDetail says, in agt's words, why a request of an input_required
 // answer stopped the call.
-func inputDetail(method string, outcome Outcome, reason string) string {
+func inputDetail(method string, outcome RequestOutcome, reason string) string {
 	what := "roots"
 	switch method {
 	case MethodElicit:
@@ -322,5 +318,5 @@ func inputDetail(method string, outcome Outcome, reason string) string {
 
 // roundsDetail says that the server asked for more rounds than allowed.
 func roundsDetail(max int) string {
-	return fmt.Sprintf("the server still asked for input after %d rounds (ConnectorOptions.MaxInputRounds): the call has no result and was not sent again", max)
+	return fmt.Sprintf("the server still asked for input after %d rounds (ConnectorOptions.Limits.MaxInputRounds): the call has no result and was not sent again", max)
 }

@@ -38,7 +38,7 @@ type served struct {
 
 type servedRep struct {
 	Method  string
-	Outcome mcpconn.Outcome
+	Outcome mcpconn.RequestOutcome
 	Reason  string
 	Calls   []any
 }
@@ -261,13 +261,13 @@ func TestInputRefusedEndsTheCall(t *testing.T) {
 				t.Parallel()
 				counters := &mcptest.Counters{}
 				srv, dial := inputServer(t, "dial", e, counters)
-				c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: dial, MaxServerRequests: 2})
+				c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: dial, Limits: &mcpconn.Limits{MaxServerRequests: 2}})
 				rec, ans := &served{}, &labelAnswers{}
 				s := connectWith(t, c, srv, tt.h(ans, rec))
 				_, err := roundsCall(t, s, context.Background(), mcptest.RoundsIn{Label: "R", Asks: tt.asks})
 				if tt.detail == "" {
 					// Three kinds, over MaxServerRequests 2: refused.
-					if !errors.Is(err, mcpconn.ErrInputRequired) || !strings.Contains(err.Error(), "more than 2 inputs at once (ConnectorOptions.MaxServerRequests)") {
+					if !errors.Is(err, mcpconn.ErrInputRequired) || !strings.Contains(err.Error(), "more than 2 inputs at once (ConnectorOptions.Limits.MaxServerRequests)") {
 						t.Fatalf("err = %v; want ErrInputRequired over MaxServerRequests", err)
 					}
 					return
@@ -303,16 +303,16 @@ func TestInputRoundsBound(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
 		max, want int
-	}{{0, mcpconn.DefaultMaxInputRounds}, {3, 3}, {1, 1}} {
+	}{{0, mcpconn.DefaultLimits().MaxInputRounds}, {3, 3}, {1, 1}} {
 		t.Run(fmt.Sprint(tt.max), func(t *testing.T) {
 			t.Parallel()
 			counters := &mcptest.Counters{}
 			srv, dial := inputServer(t, "dial", mcptest.EraModern, counters)
-			c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: dial, MaxInputRounds: tt.max})
+			c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: dial, Limits: &mcpconn.Limits{MaxInputRounds: tt.max}})
 			rec, ans := &served{}, &labelAnswers{}
 			s := connectWith(t, c, srv, ans.handlers(rec))
 			_, err := roundsCall(t, s, context.Background(), mcptest.RoundsIn{Label: "F", Forever: true})
-			want := fmt.Sprintf("still asked for input after %d rounds (ConnectorOptions.MaxInputRounds)", tt.want)
+			want := fmt.Sprintf("still asked for input after %d rounds (ConnectorOptions.Limits.MaxInputRounds)", tt.want)
 			if !errors.Is(err, mcpconn.ErrInputRequired) || !strings.Contains(err.Error(), want) {
 				t.Fatalf("err = %v; want ErrInputRequired saying %q", err, want)
 			}
@@ -462,7 +462,7 @@ func TestInputRoundsKeepTheCallDeadline(t *testing.T) {
 	counters := &mcptest.Counters{}
 	_, dial := inputServer(t, "dial", mcptest.EraModern, counters)
 	const idle, total = time.Second, 4 * time.Second
-	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: dial, MaxInputRounds: 1000, MaxCallDuration: total})
+	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: dial, Limits: &mcpconn.Limits{MaxInputRounds: 1000, MaxCallDuration: total}})
 	var asked atomic.Int32
 	s := connectWith(t, c, resource.MCPServer{ToolTimeoutMS: int64(idle / time.Millisecond)}, &mcpconn.Handlers{
 		Elicit: func(ctx context.Context, _ mcpconn.Incoming, _ *mcp.ElicitParams) (*mcp.ElicitResult, error) {

@@ -304,7 +304,7 @@ type oauthSession struct {
 	idpSecret string // the enterprise grant's IdP client secret, resolved
 	// secrets resolves the workload identity grant's assertion at each
 	// exchange (the Connector's).
-	secrets   *resource.Secrets
+	secrets   *resource.LaunchEnv
 	authorize func(ctx context.Context, ref resource.Ref, authorizationURL string) (AuthorizationResponse, error)
 	redirect  string
 	login     bool         // Connector.Login: ignore the stored token
@@ -859,7 +859,7 @@ func (c *Connector) oauthFor(ctx context.Context, s *Session, srv resource.MCPSe
 	if srv.OAuth == nil {
 		return nil, nil
 	}
-	bind := c.secrets.Bind(ctx, s.ref)
+	bind := c.launchEnv.Bind(ctx, s.ref)
 	secret, err := resource.ResolveOAuthSecret("client_secret", srv.OAuth.ClientSecret, bind)
 	if se := secretError(s.ref, err); se != nil {
 		return nil, se
@@ -877,7 +877,7 @@ func (c *Connector) oauthFor(ctx context.Context, s *Session, srv resource.MCPSe
 	client := *shared
 	client.Transport = &dpopTokenTransport{base: shared.Transport, d: d}
 	o := &oauthSession{setup: c.oauth, ref: s.ref, resource: srv.URL, conf: srv.OAuth, secret: secret, key: key, idpSecret: idpSecret,
-		authorize: c.oauth.authorize, redirect: c.oauth.redirectURL, client: &client, dpop: d, secrets: &c.secrets}
+		authorize: c.oauth.authorize, redirect: c.oauth.redirectURL, client: &client, dpop: d, secrets: &c.launchEnv}
 	if login != nil {
 		o.login = true
 		if login.Authorize != nil {

@@ -393,8 +393,10 @@ func TestOAuthDPoPClientCredentials(t *testing.T) {
 	f := w.fixture(resource.NewMemoryTokenStore())
 	f.srv.OAuth = &resource.MCPOAuth{Grant: "client_credentials", ClientID: "m2m", ClientSecret: "${secret:m2m}",
 		TokenEndpointAuth: "client_secret_basic", AuthorizationServer: w.as.srv.URL}
-	f.c = mcpconn.NewConnector(&mcpconn.ConnectorOptions{OAuth: &mcpconn.OAuthOptions{Tokens: f.tokens},
-		Secrets: &mapResolver{for_: "remote", secrets: map[string]string{"m2m": "tok-client-secret"}}})
+	f.c = mcpconn.NewConnector(&mcpconn.ConnectorOptions{
+		OAuth:     &mcpconn.OAuthOptions{Tokens: f.tokens},
+		LaunchEnv: &resource.LaunchEnv{Secrets: &mapResolver{for_: "remote", secrets: map[string]string{"m2m": "tok-client-secret"}}},
+	})
 	if err := f.callHello(t); err != nil {
 		t.Fatalf("call: %v", err)
 	}

@@ -167,7 +167,7 @@ func openTokens(t *testing.T, path string) *boltrepo.TokenStore {
 func tryListTools(c *mcpconn.Connector, srv resource.MCPServer) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	s, err := c.Connect(ctx, "remote", srv)
+	s, err := c.Connect(ctx, "remote", srv, nil)
 	if err != nil {
 		return err
 	}
@@ -231,8 +231,10 @@ func TestOAuthIssuerMigration(t *testing.T) {
 				hostDoc = clientDoc
 			}
 			connector := func(tokens resource.TokenStore, authorize func(context.Context, resource.Ref, string) (mcpconn.AuthorizationResponse, error)) *mcpconn.Connector {
-				return mcpconn.NewConnector(&mcpconn.ConnectorOptions{OAuth: &mcpconn.OAuthOptions{Tokens: tokens, Authorize: authorize, ClientMetadataURL: hostDoc},
-					Secrets: &mapResolver{for_: "remote", secrets: map[string]string{"m2m": "tok-client-secret"}}})
+				return mcpconn.NewConnector(&mcpconn.ConnectorOptions{
+					OAuth:     &mcpconn.OAuthOptions{Tokens: tokens, Authorize: authorize, ClientMetadataURL: hostDoc},
+					LaunchEnv: &resource.LaunchEnv{Secrets: &mapResolver{for_: "remote", secrets: map[string]string{"m2m": "tok-client-secret"}}},
+				})
 			}
 			path := filepath.Join(t.TempDir(), "tokens.db")
 			first := openTokens(t, path)
@@ -437,8 +439,10 @@ func TestOAuthGrantIssuerMigration(t *testing.T) {
 			oauth := tt.oauth
 			oauth.AuthorizationServer = w.a.srv.URL
 			srv := resource.MCPServer{Type: resource.TransportHTTP, URL: w.url, OAuth: &oauth}
-			c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{OAuth: &mcpconn.OAuthOptions{},
-				Secrets: &mapResolver{for_: "remote", secrets: map[string]string{"m2m": "tok-client-secret", "wif": "tok-wif-1"}}})
+			c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{
+				OAuth:     &mcpconn.OAuthOptions{},
+				LaunchEnv: &resource.LaunchEnv{Secrets: &mapResolver{for_: "remote", secrets: map[string]string{"m2m": "tok-client-secret", "wif": "tok-wif-1"}}},
+			})
 			if err := tryListTools(c, srv); err != nil {
 				t.Fatalf("tools/list through a: %v", err)
 			}

@@ -428,7 +428,7 @@ func (f *oauthFixture) callHello(t *testing.T) error {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	s, err := f.c.Connect(ctx, "remote", f.srv)
+	s, err := f.c.Connect(ctx, "remote", f.srv, nil)
 	if err != nil {
 		return err
 	}
@@ -618,8 +618,10 @@ func TestOAuthClientCredentials(t *testing.T) {
 			f.as.jwtKey = &key.PublicKey
 			f.srv.OAuth = &tc.oauth
 			f.srv.OAuth.AuthorizationServer = f.as.srv.URL
-			f.c = mcpconn.NewConnector(&mcpconn.ConnectorOptions{OAuth: &mcpconn.OAuthOptions{Tokens: f.tokens},
-				Secrets: &mapResolver{for_: "remote", secrets: map[string]string{"m2m": "tok-client-secret", "m2m.key": keyPEM}}})
+			f.c = mcpconn.NewConnector(&mcpconn.ConnectorOptions{
+				OAuth:     &mcpconn.OAuthOptions{Tokens: f.tokens},
+				LaunchEnv: &resource.LaunchEnv{Secrets: &mapResolver{for_: "remote", secrets: map[string]string{"m2m": "tok-client-secret", "m2m.key": keyPEM}}},
+			})
 			if err := f.callHello(t); err != nil {
 				t.Fatalf("Connect: %v", err)
 			}
@@ -638,7 +640,7 @@ func TestOAuthClientCredentialsRefused(t *testing.T) {
 	t.Parallel()
 	f := newOAuthFixture(t)
 	f.srv.OAuth = &resource.MCPOAuth{Grant: "client_credentials", ClientID: "m2m", ClientSecret: "${secret:m2m}", AuthorizationServer: f.as.srv.URL}
-	f.c = mcpconn.NewConnector(&mcpconn.ConnectorOptions{Secrets: &mapResolver{for_: "remote", secrets: map[string]string{"m2m": "tok-wrong-secret"}}})
+	f.c = mcpconn.NewConnector(&mcpconn.ConnectorOptions{LaunchEnv: &resource.LaunchEnv{Secrets: &mapResolver{for_: "remote", secrets: map[string]string{"m2m": "tok-wrong-secret"}}}})
 	err := f.callHello(t)
 	if !errors.Is(err, mcpconn.ErrUnauthorized) || !strings.Contains(err.Error(), "invalid_client") {
 		t.Fatalf("Connect with a wrong secret: %v, want ErrUnauthorized naming invalid_client", err)
@@ -736,8 +738,10 @@ func TestOAuthPreregisteredSecretNotStored(t *testing.T) {
 	t.Parallel()
 	f := newOAuthFixture(t)
 	f.srv.OAuth = &resource.MCPOAuth{ClientID: "m2m", ClientSecret: "${secret:m2m}", Registration: "preregistered", AuthorizationServer: f.as.srv.URL}
-	f.c = mcpconn.NewConnector(&mcpconn.ConnectorOptions{OAuth: &mcpconn.OAuthOptions{Tokens: f.tokens},
-		Secrets: &mapResolver{for_: "remote", secrets: map[string]string{"m2m": "tok-client-secret"}}})
+	f.c = mcpconn.NewConnector(&mcpconn.ConnectorOptions{
+		OAuth:     &mcpconn.OAuthOptions{Tokens: f.tokens},
+		LaunchEnv: &resource.LaunchEnv{Secrets: &mapResolver{for_: "remote", secrets: map[string]string{"m2m": "tok-client-secret"}}},
+	})
 	f.login(t)
 	if f.as.lastAuth != "basic:m2m" {
 		t.Errorf("token request authenticated as %q, want basic:m2m", f.as.lastAuth)
@@ -1021,8 +1025,10 @@ func TestOAuthSecretOnlyToPinnedAuthServer(t *testing.T) {
 			if tc.pin == "as" {
 				f.srv.OAuth.AuthorizationServer = f.as.srv.URL
 			}
-			f.c = mcpconn.NewConnector(&mcpconn.ConnectorOptions{OAuth: &mcpconn.OAuthOptions{Tokens: f.tokens, Authorize: followAuthorization},
-				Secrets: &mapResolver{for_: "remote", secrets: map[string]string{"m2m": "tok-client-secret", "m2m.key": keyPEM}}})
+			f.c = mcpconn.NewConnector(&mcpconn.ConnectorOptions{
+				OAuth:     &mcpconn.OAuthOptions{Tokens: f.tokens, Authorize: followAuthorization},
+				LaunchEnv: &resource.LaunchEnv{Secrets: &mapResolver{for_: "remote", secrets: map[string]string{"m2m": "tok-client-secret", "m2m.key": keyPEM}}},
+			})
 			err := f.callHello(t)
 			f.as.mu.Lock()
 			credentialed := f.as.credentialed
@@ -1087,7 +1093,7 @@ func TestOAuthRefreshDoesNotHoldTheStore(t *testing.T) {
 
 			aDone := make(chan error, 1)
 			go func() {
-				s, err := f.c.Connect(ctx, "a", f.srv)
+				s, err := f.c.Connect(ctx, "a", f.srv, nil)
 				if err == nil {
 					s.Close()
 				}
@@ -1103,7 +1109,7 @@ func TestOAuthRefreshDoesNotHoldTheStore(t *testing.T) {
 			bDone := make(chan error, 1)
 			bStart := time.Now()
 			go func() {
-				s, err := f.c.Connect(ctx, "b", f.srv)
+				s, err := f.c.Connect(ctx, "b", f.srv, nil)
 				if err == nil {
 					_, err = s.Tools(ctx)
 					s.Close()
@@ -1199,7 +1205,7 @@ func TestOAuthRefreshKeptWhenTheStoreWriteFails(t *testing.T) {
 	store.failing.Store(true)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	s, err := f.c.Connect(ctx, "remote", f.srv)
+	s, err := f.c.Connect(ctx, "remote", f.srv, nil)
 	if err != nil {
 		t.Fatalf("Connect with a refresh the store cannot keep: %v", err)
 	}
@@ -1246,13 +1252,14 @@ func TestOAuthSSEChallengeBodyBounded(t *testing.T) {
 	t.Cleanup(ts.Close)
 	base = ts.URL
 	const maxMessage = 64 << 10
-	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{MaxMessageBytes: maxMessage,
-		OAuth: &mcpconn.OAuthOptions{Authorize: followAuthorization}})
+	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{
+		OAuth:  &mcpconn.OAuthOptions{Authorize: followAuthorization},
+		Limits: &mcpconn.Limits{MaxMessageBytes: maxMessage}})
 	srv := resource.MCPServer{Type: resource.TransportSSE, URL: ts.URL + "/sse", OAuth: &resource.MCPOAuth{}}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	start := time.Now()
-	s, err := c.Connect(ctx, "remote", srv)
+	s, err := c.Connect(ctx, "remote", srv, nil)
 	if err == nil {
 		s.Close()
 	}
@@ -1303,7 +1310,7 @@ func TestOAuthInternalAuthServerRefusedForPublicServer(t *testing.T) {
 	srv := resource.MCPServer{Type: resource.TransportHTTP, URL: "https://example.com:" + endpoint.Port() + "/mcp", OAuth: &resource.MCPOAuth{}}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	s, err := c.Connect(ctx, "remote", srv)
+	s, err := c.Connect(ctx, "remote", srv, nil)
 	if err == nil {
 		s.Close()
 		t.Fatal("Connect succeeded through an authorization server on a loopback address")

@@ -40,7 +40,7 @@ func workloadFixture(t *testing.T, clientID string, accepted ...string) (*oauthF
 	path := filepath.Join(t.TempDir(), "token")
 	f.srv.OAuth = &resource.MCPOAuth{Grant: resource.OAuthGrantWorkloadIdentity, Assertion: "${secret:wif}", ClientID: clientID,
 		AuthorizationServer: f.as.srv.URL}
-	f.c = mcpconn.NewConnector(&mcpconn.ConnectorOptions{OAuth: &mcpconn.OAuthOptions{Tokens: f.tokens}, Secrets: fileResolver{path}})
+	f.c = mcpconn.NewConnector(&mcpconn.ConnectorOptions{OAuth: &mcpconn.OAuthOptions{Tokens: f.tokens}, LaunchEnv: &resource.LaunchEnv{Secrets: fileResolver{path}}})
 	return f, path
 }
 

@@ -71,8 +71,9 @@ func enterpriseFixture(t *testing.T, idToken func(context.Context, resource.Ref)
 	f.srv.OAuth = &resource.MCPOAuth{Grant: resource.OAuthGrantEnterprise, ClientID: "m2m", ClientSecret: "${secret:m2m}",
 		IdPIssuer: idp.srv.URL, IdPClientID: "idp-client", AuthorizationServer: f.as.srv.URL}
 	f.c = mcpconn.NewConnector(&mcpconn.ConnectorOptions{
-		OAuth:   &mcpconn.OAuthOptions{Tokens: f.tokens, IDToken: idToken},
-		Secrets: &mapResolver{for_: "remote", secrets: map[string]string{"m2m": "tok-client-secret"}}})
+		OAuth:     &mcpconn.OAuthOptions{Tokens: f.tokens, IDToken: idToken},
+		LaunchEnv: &resource.LaunchEnv{Secrets: &mapResolver{for_: "remote", secrets: map[string]string{"m2m": "tok-client-secret"}}},
+	})
 	return f, idp
 }
 

@@ -85,7 +85,7 @@ func TestCallToolRequestMetaOnTheWire(t *testing.T) {
 		return []string{result(id, `{"content":[{"type":"text","text":"ok"}]}`)}
 	}}
 	log := &wireLog{}
-	s, err := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: teeDial(script, log)}).Connect(context.Background(), "meta", resource.MCPServer{})
+	s, err := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: teeDial(script, log)}).Connect(context.Background(), "meta", resource.MCPServer{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func TestCallToolRequestMetaBounds(t *testing.T) {
 		return []string{result(id, `{"content":[]}`)}
 	}}
 	log := &wireLog{}
-	s, err := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: teeDial(script, log)}).Connect(context.Background(), "meta", resource.MCPServer{})
+	s, err := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: teeDial(script, log)}).Connect(context.Background(), "meta", resource.MCPServer{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +239,7 @@ func TestCallToolRequestMetaEveryTransport(t *testing.T) {
 		{"streamable HTTP", mcpconn.NewConnector(nil), resource.MCPServer{Type: resource.TransportHTTP, URL: mcptest.StartHTTP(t)}},
 		{"SSE", mcpconn.NewConnector(nil), resource.MCPServer{Type: resource.TransportSSE, URL: mcptest.StartHTTP(t, "-sse")}},
 	} {
-		s, err := tc.conn.Connect(context.Background(), "meta", tc.srv)
+		s, err := tc.conn.Connect(context.Background(), "meta", tc.srv, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}

@@ -23,7 +23,7 @@ func deepJSON(n int) string { return strings.Repeat("[", n) + strings.Repeat("]"
 func testScreen(t *testing.T) (s *messageScreen, call *inflightCall, logs *bytes.Buffer) {
 	t.Helper()
 	logs = &bytes.Buffer{}
-	c := newToolsListCapture(DefaultMaxTools, DefaultMaxListBytes)
+	c := newToolsListCapture(defaultMaxTools, defaultMaxListBytes)
 	c.calls = &inflightCalls{}
 	ctx, call := c.calls.begin(context.Background(), nil)
 	t.Cleanup(func() { c.calls.end(call) })
@@ -237,7 +237,7 @@ func BenchmarkScreen(b *testing.B) {
 	msg := []byte(`{"jsonrpc":"2.0","id":5,"result":{"content":[{"type":"text","text":"` + text + `"}],"structuredContent":{"rows":[` +
 		strings.Repeat(`{"k":[1,2,{"v":"x"}]},`, 2000) + `{}]}}}`)
 	b.Run("screen", func(b *testing.B) {
-		s := &messageScreen{ref: "r", capture: newToolsListCapture(DefaultMaxTools, DefaultMaxListBytes), guard: testGuard()}
+		s := &messageScreen{ref: "r", capture: newToolsListCapture(defaultMaxTools, defaultMaxListBytes), guard: testGuard()}
 		b.SetBytes(int64(len(msg)))
 		for b.Loop() {
 			if _, changed, _ := s.screen(msg, nil); changed {

@@ -147,7 +147,7 @@ func TestScreenScrubs(t *testing.T) {
 		`{"jsonrpc":"2.0","method":"z","params":{"c":"` + strings.Repeat("x", 100<<10) + hex.EncodeToString([]byte(testSecret)) + `"}}`
 	body := `{"jsonrpc":"2.0","id":3,"error":{"code":-1,"message":"bad ` + testSecret + `"}}`
 	for _, n := range []int{1, 2, 7, 64, 4096, 1 << 20} {
-		c := newToolsListCapture(DefaultMaxTools, DefaultMaxListBytes)
+		c := newToolsListCapture(defaultMaxTools, defaultMaxListBytes)
 		c.request("n7")
 		screen := &messageScreen{ref: "r", capture: c, guard: testGuard(), scrub: s}
 		got, err := io.ReadAll(&eventBody{ReadCloser: &chunkReader{data: []byte(stream), n: n}, screen: screen, capture: c, guard: testGuard()})

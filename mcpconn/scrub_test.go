@@ -129,11 +129,11 @@ func TestServerTextIsScrubbedOfSecrets(t *testing.T) {
 		t.Run(transport+"/"+string(tc.era), func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			c := quickConnector(&mcpconn.ConnectorOptions{Secrets: &mapResolver{for_: "echo", secrets: map[string]string{"tok": echoToken}}})
+			c := quickConnector(&mcpconn.ConnectorOptions{LaunchEnv: &resource.LaunchEnv{Secrets: &mapResolver{for_: "echo", secrets: map[string]string{"tok": echoToken}}}})
 			defer c.Close()
 			srv := echoSecretServer(t, transport, tc.era)
 			ch := newChannels()
-			s, err := c.ConnectWith(ctx, "echo", srv, &mcpconn.ConnectOptions{Handlers: ch.handlers()})
+			s, err := c.Connect(ctx, "echo", srv, &mcpconn.ConnectOptions{Handlers: ch.handlers()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -203,7 +203,7 @@ func TestServerTextIsScrubbedOfSecrets(t *testing.T) {
 				ch.put("stderr tail", s.StderrTail())
 				// A banner on stdout fails the handshake, which quotes it.
 				banner := echoSecretServer(t, transport, tc.era, mcptest.FaultBanner)
-				_, err := c.Connect(ctx, "echo", banner)
+				_, err := c.Connect(ctx, "echo", banner, nil)
 				if !errors.Is(err, mcpconn.ErrHandshake) {
 					t.Fatalf("banner: %v, want ErrHandshake", err)
 				}
@@ -235,9 +235,9 @@ func TestShortValuesAreNotScrubbed(t *testing.T) {
 	if len(short) >= mcpconn.MinScrubbedBytes {
 		t.Fatal("the value must be below the minimum")
 	}
-	c := quickConnector(&mcpconn.ConnectorOptions{Secrets: &mapResolver{for_: "echo", secrets: map[string]string{"tok": short}}})
+	c := quickConnector(&mcpconn.ConnectorOptions{LaunchEnv: &resource.LaunchEnv{Secrets: &mapResolver{for_: "echo", secrets: map[string]string{"tok": short}}}})
 	defer c.Close()
-	s, err := c.Connect(context.Background(), "echo", echoSecretServer(t, resource.TransportStdio, mcptest.EraLegacy))
+	s, err := c.Connect(context.Background(), "echo", echoSecretServer(t, resource.TransportStdio, mcptest.EraLegacy), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +259,7 @@ func TestDialMessagesAreScrubbed(t *testing.T) {
 	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: mcptest.Dial(nil)})
 	defer c.Close()
 	srv := resource.MCPServer{Type: resource.TransportStdio, Command: "fakemcp", Cwd: t.TempDir(), Env: map[string]string{"API_TOKEN": echoToken}}
-	s, err := c.Connect(context.Background(), "dial", srv)
+	s, err := c.Connect(context.Background(), "dial", srv, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

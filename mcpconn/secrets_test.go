@@ -57,11 +57,9 @@ func TestSecretReferencesReachTheServer(t *testing.T) {
 	want.Args, want.Env = slices.Clone(srv.Args), maps.Clone(srv.Env)
 	res := &mapResolver{for_: "notes", secrets: map[string]string{"gh": argSecret}}
 	c := quickConnector(&mcpconn.ConnectorOptions{
-		Secrets:   res,
-		SecretEnv: []string{"other=HOST_TOKEN", "note*=HOST_*"},
-		Environ:   func() []string { return []string{"PATH=/usr/bin:/bin", "HOST_TOKEN=" + envSecret} },
+		LaunchEnv: &resource.LaunchEnv{Secrets: res, SecretEnv: []string{"other=HOST_TOKEN", "note*=HOST_*"}, Environ: func() []string { return []string{"PATH=/usr/bin:/bin", "HOST_TOKEN=" + envSecret} }},
 	})
-	s, err := c.Connect(context.Background(), "notes", srv)
+	s, err := c.Connect(context.Background(), "notes", srv, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,9 +98,9 @@ func TestSecretReferenceInAHeader(t *testing.T) {
 		h.ServeHTTP(w, r)
 	}))
 	defer ts.Close()
-	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Secrets: &mapResolver{for_: "remote", secrets: map[string]string{"api": secret}}})
+	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{LaunchEnv: &resource.LaunchEnv{Secrets: &mapResolver{for_: "remote", secrets: map[string]string{"api": secret}}}})
 	srv := resource.MCPServer{Type: "http", URL: ts.URL + "/mcp", Headers: map[string]string{"Authorization": "Bearer ${secret:api}"}}
-	s, err := c.Connect(context.Background(), "remote", srv)
+	s, err := c.Connect(context.Background(), "remote", srv, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,24 +131,24 @@ func TestSecretReferenceErrors(t *testing.T) {
 		args     []string
 		wantText []string
 	}{
-		{name: "env name not allowed", opts: mcpconn.ConnectorOptions{SecretEnv: []string{"ref=ALLOWED"}},
+		{name: "env name not allowed", opts: mcpconn.ConnectorOptions{LaunchEnv: &resource.LaunchEnv{SecretEnv: []string{"ref=ALLOWED"}}},
 			env: map[string]string{"K": "${env:DENIED}"}, wantText: []string{"${env:DENIED}", "/env/K", "SecretEnv"}},
 		{name: "env not allowed by default", env: map[string]string{"K": "${env:ALLOWED}"},
 			wantText: []string{"${env:ALLOWED}", "does not let registration ref"}},
 		// issue 23 item 3: a host variable is read only by the
 		// registrations it is bound to.
-		{name: "env bound to another registration", opts: mcpconn.ConnectorOptions{SecretEnv: []string{"other=ALLOWED", "re=ALLOWED", "ref/*=ALLOWED"}},
+		{name: "env bound to another registration", opts: mcpconn.ConnectorOptions{LaunchEnv: &resource.LaunchEnv{SecretEnv: []string{"other=ALLOWED", "re=ALLOWED", "ref/*=ALLOWED"}}},
 			env: map[string]string{"K": "${env:ALLOWED}"}, wantText: []string{"${env:ALLOWED}", "/env/K", "registration ref", "REF=NAME"}},
-		{name: "a bare name binds no registration", opts: mcpconn.ConnectorOptions{SecretEnv: []string{"ALLOWED", "*"}},
+		{name: "a bare name binds no registration", opts: mcpconn.ConnectorOptions{LaunchEnv: &resource.LaunchEnv{SecretEnv: []string{"ALLOWED", "*"}}},
 			env: map[string]string{"K": "${env:ALLOWED}"}, wantText: []string{"${env:ALLOWED}", "registration ref", "SecretEnv", "without a registration", "*=NAME"}},
-		{name: "env unset", opts: mcpconn.ConnectorOptions{SecretEnv: []string{"*=MISSING"}},
+		{name: "env unset", opts: mcpconn.ConnectorOptions{LaunchEnv: &resource.LaunchEnv{SecretEnv: []string{"*=MISSING"}}},
 			args: []string{"--x=${env:MISSING}"}, wantText: []string{"${env:MISSING}", "/args/2", "not set"}},
-		{name: "no resolver", args: []string{"${secret:gh}"}, wantText: []string{"${secret:gh}", "no secret resolver", "ConnectorOptions.Secrets"}},
-		{name: "resolver fails", opts: mcpconn.ConnectorOptions{Secrets: &mapResolver{fail: errors.New("vault said " + leaked)}},
+		{name: "no resolver", args: []string{"${secret:gh}"}, wantText: []string{"${secret:gh}", "no secret resolver", "ConnectorOptions.LaunchEnv.Secrets"}},
+		{name: "resolver fails", opts: mcpconn.ConnectorOptions{LaunchEnv: &resource.LaunchEnv{Secrets: &mapResolver{fail: errors.New("vault said " + leaked)}}},
 			env: map[string]string{"K": "${secret:gh}"}, wantText: []string{"${secret:gh}", "resolver failed"}},
-		{name: "resolver refuses another server", opts: mcpconn.ConnectorOptions{Secrets: &mapResolver{for_: "other", secrets: map[string]string{"gh": leaked}}},
+		{name: "resolver refuses another server", opts: mcpconn.ConnectorOptions{LaunchEnv: &resource.LaunchEnv{Secrets: &mapResolver{for_: "other", secrets: map[string]string{"gh": leaked}}}},
 			env: map[string]string{"K": "${secret:gh}"}, wantText: []string{"${secret:gh}", "resolver failed"}},
-		{name: "resolved value with a NUL", opts: mcpconn.ConnectorOptions{Secrets: &mapResolver{for_: "ref", secrets: map[string]string{"gh": leaked + "\x00"}}},
+		{name: "resolved value with a NUL", opts: mcpconn.ConnectorOptions{LaunchEnv: &resource.LaunchEnv{Secrets: &mapResolver{for_: "ref", secrets: map[string]string{"gh": leaked + "\x00"}}}},
 			args: []string{"${secret:gh}"}, wantText: []string{"${secret:gh}", "not allowed"}},
 	}
 	for _, tt := range tests {
@@ -160,8 +158,8 @@ func TestSecretReferenceErrors(t *testing.T) {
 			srv.Env = tt.env
 			srv.Args = append(srv.Args, tt.args...)
 			opts := tt.opts
-			opts.Environ = environ
-			s, err := quickConnector(&opts).Connect(context.Background(), "ref", srv)
+			opts.LaunchEnv = withEnviron(opts.LaunchEnv, environ)
+			s, err := quickConnector(&opts).Connect(context.Background(), "ref", srv, nil)
 			if err == nil {
 				s.Close()
 				t.Fatal("Connect succeeded; want ErrSecret")
@@ -190,8 +188,8 @@ func TestSecretReferenceHeaderInjection(t *testing.T) {
 	var hits atomic.Int64
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
 	defer ts.Close()
-	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Secrets: &mapResolver{for_: "r", secrets: map[string]string{"x": "a\r\nX-Evil: 1"}}})
-	_, err := c.Connect(context.Background(), "r", resource.MCPServer{Type: "http", URL: ts.URL, Headers: map[string]string{"X": "${secret:x}"}})
+	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{LaunchEnv: &resource.LaunchEnv{Secrets: &mapResolver{for_: "r", secrets: map[string]string{"x": "a\r\nX-Evil: 1"}}}})
+	_, err := c.Connect(context.Background(), "r", resource.MCPServer{Type: "http", URL: ts.URL, Headers: map[string]string{"X": "${secret:x}"}}, nil)
 	if !errors.Is(err, mcpconn.ErrSecret) || strings.Contains(err.Error(), "Evil") {
 		t.Errorf("err = %v; want ErrSecret without the value", err)
 	}
@@ -205,13 +203,14 @@ func TestSecretReferenceHeaderInjection(t *testing.T) {
 func TestAllowlistBeforeSecrets(t *testing.T) {
 	t.Parallel()
 	res := &mapResolver{for_: "ref", secrets: map[string]string{"gh": "v"}}
-	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Secrets: res,
-		LaunchAllowlist: &resource.LaunchAllowlist{Commands: []string{}, Origins: []string{}}})
+	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{
+		LaunchEnv: &resource.LaunchEnv{Secrets: res, Allow: &resource.LaunchAllowlist{Commands: []string{}, Origins: []string{}}},
+	})
 	srv, tag := fakeStdio(t)
 	srv.Env = map[string]string{"K": "${secret:gh}"}
 	remote := resource.MCPServer{Type: "http", URL: "http://127.0.0.1:1/mcp", Headers: map[string]string{"A": "${secret:gh}"}}
 	for _, doc := range []resource.MCPServer{srv, remote} {
-		if _, err := c.Connect(context.Background(), "ref", doc); !errors.Is(err, mcpconn.ErrNotAllowed) {
+		if _, err := c.Connect(context.Background(), "ref", doc, nil); !errors.Is(err, mcpconn.ErrNotAllowed) {
 			t.Errorf("Connect = %v; want ErrNotAllowed", err)
 		}
 	}

@@ -50,12 +50,12 @@ type servingLimits struct {
 // sends on its own through the session (receive).
 func (c *Connector) newClient(s *Session, h *Handlers) *mcp.Client {
 	s.serve = &serving{h: *h, max: servingLimits{
-		requests:          c.opts.MaxServerRequests,
-		requestTime:       c.opts.MaxServerRequestTime,
-		elicitBytes:       c.opts.MaxElicitationBytes,
-		samplingMessages:  c.opts.MaxSamplingMessages,
-		samplingBytes:     c.opts.MaxSamplingBytes,
-		notificationBytes: c.opts.MaxNotificationBytes,
+		requests:          c.lim.MaxServerRequests,
+		requestTime:       c.lim.MaxServerRequestTime,
+		elicitBytes:       c.lim.MaxElicitationBytes,
+		samplingMessages:  c.lim.MaxSamplingMessages,
+		samplingBytes:     c.lim.MaxSamplingBytes,
+		notificationBytes: c.lim.MaxNotificationBytes,
 	}}
 	caps := clientCapabilities()
 	copts := &mcp.ClientOptions{Capabilities: caps, MultiRoundTrip: noMultiRoundTrip()}
@@ -76,7 +76,7 @@ func (c *Connector) newClient(s *Session, h *Handlers) *mcp.Client {
 	}
 	if h.ToolsChanged != nil {
 		copts.ToolListChangedHandler = listenForToolsChanges
-		s.listen = newListenAck(c.opts.EraProbeTimeout)
+		s.listen = newListenAck(c.lim.EraProbeTimeout)
 	}
 	cl := mcp.NewClient(c.info, copts)
 	cl.AddReceivingMiddleware(s.receive)
@@ -299,7 +299,7 @@ func (s *Session) incoming(calls []*inflightCall) Incoming {
 type request struct {
 	in      Incoming
 	attr    attribution // how the request named its call
-	outcome Outcome
+	outcome RequestOutcome
 	reason  string
 }
 
@@ -380,7 +380,7 @@ func (s *Session) answerRequest(ctx context.Context, method string, params mcp.P
 	}
 	if n := s.serve.busy.Add(1); int(n) > s.serve.max.requests {
 		s.serve.busy.Add(-1)
-		return refuse(jsonrpc.CodeInternalError, fmt.Sprintf("the client answers at most %d requests of a server at once (ConnectorOptions.MaxServerRequests)", s.serve.max.requests))
+		return refuse(jsonrpc.CodeInternalError, fmt.Sprintf("the client answers at most %d requests of a server at once (ConnectorOptions.Limits.MaxServerRequests)", s.serve.max.requests))
 	}
 	defer s.serve.busy.Add(-1)
 
@@ -465,7 +465,7 @@ func (s *Session) overBounds(method string, params mcp.Params) string {
 			size += len(b)
 		}
 		if size > max.elicitBytes {
-			return fmt.Sprintf("the elicitation is larger than %d bytes (ConnectorOptions.MaxElicitationBytes)", max.elicitBytes)
+			return fmt.Sprintf("the elicitation is larger than %d bytes (ConnectorOptions.Limits.MaxElicitationBytes)", max.elicitBytes)
 		}
 		if p.Mode == "url" {
 			u, err := url.Parse(p.URL)
@@ -478,14 +478,14 @@ func (s *Session) overBounds(method string, params mcp.Params) string {
 			return "the request has no params"
 		}
 		if len(p.Messages) > max.samplingMessages {
-			return fmt.Sprintf("the sampling request has more than %d messages (ConnectorOptions.MaxSamplingMessages)", max.samplingMessages)
+			return fmt.Sprintf("the sampling request has more than %d messages (ConnectorOptions.Limits.MaxSamplingMessages)", max.samplingMessages)
 		}
 		b, err := json.Marshal(p)
 		if err != nil {
 			return "the sampling request is not JSON"
 		}
 		if len(b) > max.samplingBytes {
-			return fmt.Sprintf("the sampling request is larger than %d bytes (ConnectorOptions.MaxSamplingBytes)", max.samplingBytes)
+			return fmt.Sprintf("the sampling request is larger than %d bytes (ConnectorOptions.Limits.MaxSamplingBytes)", max.samplingBytes)
 		}
 	}
 	if method == MethodCreateMessage {

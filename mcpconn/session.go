@@ -26,9 +26,9 @@ type Session struct {
 	ref         resource.Ref
 	transport   string
 	toolTimeout time.Duration
-	maxCall     time.Duration // ConnectorOptions.MaxCallDuration
-	maxRounds   int           // ConnectorOptions.MaxInputRounds
-	tasks       TaskOptions   // ConnectorOptions.Tasks, resolved
+	maxCall     time.Duration // ConnectorOptions.Limits.MaxCallDuration
+	maxRounds   int           // ConnectorOptions.Limits.MaxInputRounds
+	tasks       taskBounds    // ConnectorOptions.Limits, resolved
 	grace       time.Duration
 
 	cs            *mcp.ClientSession
@@ -222,7 +222,7 @@ const maxListPages = 1000
 // listing, still fresh by its ttlMs, from the Connector's listing cache
 // instead (see Listing cache in the package doc). A modern session with
 // Handlers.ToolsChanged first waits, once, for the server to acknowledge
-// its change listen, at most ConnectorOptions.EraProbeTimeout (see
+// its change listen, at most ConnectorOptions.Limits.EraProbeTimeout (see
 // Change notifications in the package doc).
 func (s *Session) Tools(ctx context.Context) ([]Tool, error) {
 	if s.lease != nil {
@@ -301,7 +301,7 @@ func (s *Session) Tools(ctx context.Context) ([]Tool, error) {
 		}
 		if len(out) > s.capture.maxTools {
 			// A page without a wire copy was not counted as it arrived.
-			return nil, &Error{Ref: s.ref, Op: "list tools", Err: &LimitError{Option: "ConnectorOptions.MaxTools",
+			return nil, &Error{Ref: s.ref, Op: "list tools", Err: &LimitError{Option: "ConnectorOptions.Limits.MaxTools",
 				What: "the server's tool listing", Limit: int64(s.capture.maxTools), Unit: "tools"}}
 		}
 		if next == "" {
@@ -449,7 +449,7 @@ var (
 // the user must first complete a step at a URL (the elicitations went to
 // Handlers.Elicit before CallTool returned), and ErrInputRequired when
 // the server asked for input (input_required) that could not be given,
-// or kept asking past ConnectorOptions.MaxInputRounds. A server's
+// or kept asking past ConnectorOptions.Limits.MaxInputRounds. A server's
 // input_required answers are answered through the Handlers and the call
 // sent again, all within the call's bounds (see Multi round-trip
 // requests in the package doc). It returns once the
@@ -722,7 +722,7 @@ func (s *Session) classify(op string, ctx, rctx context.Context, err error) erro
 	case s.guard.breach() != nil:
 		return s.breachError(op)
 	case errors.Is(context.Cause(rctx), errCallCap):
-		return &Error{Ref: s.ref, Op: op, Detail: fmt.Sprintf("no result within the longest call time of %s (ConnectorOptions.MaxCallDuration), although the server reported progress; the request was cancelled", s.maxCall),
+		return &Error{Ref: s.ref, Op: op, Detail: fmt.Sprintf("no result within the longest call time of %s (ConnectorOptions.Limits.MaxCallDuration), although the server reported progress; the request was cancelled", s.maxCall),
 			Err: context.DeadlineExceeded}
 	case errors.Is(context.Cause(rctx), errToolTimeout):
 		return &Error{Ref: s.ref, Op: op, Detail: fmt.Sprintf("no answer within the tool timeout of %s (tool_timeout_ms); the request was cancelled", s.toolTimeout),

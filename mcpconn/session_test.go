@@ -89,7 +89,7 @@ func TestToolsKeepExactSchemaBytes(t *testing.T) {
 func TestToolsAllPages(t *testing.T) {
 	t.Parallel()
 	srv, tag := fakeStdio(t, "-fault", "many-tools")
-	s, err := quickConnector(nil).Connect(context.Background(), "many", srv)
+	s, err := quickConnector(nil).Connect(context.Background(), "many", srv, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,13 +109,13 @@ func TestToolsAllPages(t *testing.T) {
 
 	// MaxTools bounds a hostile server.
 	srv2, tag2 := fakeStdio(t, "-fault", "many-tools")
-	s, err = quickConnector(&mcpconn.ConnectorOptions{MaxTools: 100}).Connect(context.Background(), "many", srv2)
+	s, err = quickConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{MaxTools: 100}}).Connect(context.Background(), "many", srv2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = s.Tools(context.Background())
 	s.Close()
-	if !errors.Is(err, mcpconn.ErrLimit) || !strings.Contains(err.Error(), "exceeds 100 tools (ConnectorOptions.MaxTools)") {
+	if !errors.Is(err, mcpconn.ErrLimit) || !strings.Contains(err.Error(), "exceeds 100 tools (ConnectorOptions.Limits.MaxTools)") {
 		t.Errorf("Tools with MaxTools 100 = %v; want a bound error", err)
 	}
 	assertNoLeftovers(t, tag2)
@@ -144,7 +144,7 @@ func TestToolsMetadata(t *testing.T) {
 func TestCallToolErrorContract(t *testing.T) {
 	t.Parallel()
 	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: mcptest.Dial(nil)})
-	s, err := c.Connect(context.Background(), "calls", resource.MCPServer{})
+	s, err := c.Connect(context.Background(), "calls", resource.MCPServer{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +196,7 @@ func TestCallToolErrorContract(t *testing.T) {
 func TestCloseDuringCall(t *testing.T) {
 	t.Parallel()
 	srv, tag := fakeStdio(t, "-call-log", "calls.log")
-	s, err := quickConnector(nil).Connect(context.Background(), "closing", srv)
+	s, err := quickConnector(nil).Connect(context.Background(), "closing", srv, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +227,7 @@ func TestCloseDuringCall(t *testing.T) {
 func TestConcurrentCalls(t *testing.T) {
 	t.Parallel()
 	srv, tag := fakeStdio(t)
-	s, err := quickConnector(nil).Connect(context.Background(), "conc", srv)
+	s, err := quickConnector(nil).Connect(context.Background(), "conc", srv, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +257,7 @@ func TestConcurrentCalls(t *testing.T) {
 func TestStderrTail(t *testing.T) {
 	t.Parallel()
 	srv, tag := fakeStdio(t)
-	s, err := quickConnector(&mcpconn.ConnectorOptions{StderrTailBytes: 16}).Connect(context.Background(), "tail", srv)
+	s, err := quickConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{StderrTailBytes: 16}}).Connect(context.Background(), "tail", srv, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,10 +15,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// DefaultSharedIdleTimeout is how long a shared connection stays open
-// after the last Session using it closed (ConnectorOptions.SharedIdleTimeout).
-const DefaultSharedIdleTimeout = 30 * time.Second
-
 // sharedKey names one shared connection: the registration (reference
 // and revision), the document itself (two stores, or a host that edits
 // a document in place, share a process only when their documents are
@@ -420,7 +416,7 @@ func (p *sharedPool) expire(e *sharedConn, gen uint64) {
 // ErrUnavailable), stops the starts in progress and refuses new shared
 // connections; it returns once their processes have ended. Sessions
 // that are not shared are their owners' to close, and can still be made
-// after Close; ConnectWith of a shared document then fails with
+// after Close; Connect of a shared document then fails with
 // ErrUnavailable. agt.Host.Close calls it. Close is idempotent.
 func (c *Connector) Close() error {
 	p := c.pool

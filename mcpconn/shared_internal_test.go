@@ -17,14 +17,15 @@ import (
 func inMemoryShared(t *testing.T, idle time.Duration) *Connector {
 	t.Helper()
 	server := mcp.NewServer(&mcp.Implementation{Name: "mem", Version: "1"}, nil)
-	c := NewConnector(&ConnectorOptions{SharedIdleTimeout: idle,
+	c := NewConnector(&ConnectorOptions{
 		Dial: func(ctx context.Context, _ resource.Ref, _ resource.MCPServer) (mcp.Transport, error) {
 			st, ct := mcp.NewInMemoryTransports()
 			if _, err := server.Connect(context.WithoutCancel(ctx), st, nil); err != nil {
 				return nil, err
 			}
 			return ct, nil
-		}})
+		},
+		Limits: &Limits{SharedIdleTimeout: idle}})
 	t.Cleanup(func() { _ = c.Close() })
 	return c
 }
@@ -39,7 +40,7 @@ func TestStaleIdleTimerClosesNothing(t *testing.T) {
 	srv := resource.MCPServer{Shared: true}
 	take := func() *Session {
 		t.Helper()
-		s, err := c.ConnectWith(context.Background(), "mem", srv, &ConnectOptions{Revision: 1})
+		s, err := c.Connect(context.Background(), "mem", srv, &ConnectOptions{Revision: 1, Share: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -88,7 +89,7 @@ func TestSharedWaiterOutlivesAStarterThatGivesUp(t *testing.T) {
 	t.Parallel()
 	server := mcp.NewServer(&mcp.Implementation{Name: "mem", Version: "1"}, nil)
 	var dials atomic.Int32
-	c := NewConnector(&ConnectorOptions{SharedIdleTimeout: time.Hour,
+	c := NewConnector(&ConnectorOptions{
 		Dial: func(ctx context.Context, _ resource.Ref, _ resource.MCPServer) (mcp.Transport, error) {
 			if dials.Add(1) == 1 {
 				<-ctx.Done() // the first start hangs until its starter gives up
@@ -99,15 +100,16 @@ func TestSharedWaiterOutlivesAStarterThatGivesUp(t *testing.T) {
 				return nil, err
 			}
 			return ct, nil
-		}})
+		},
+		Limits: &Limits{SharedIdleTimeout: time.Hour}})
 	t.Cleanup(func() { _ = c.Close() })
 	srv := resource.MCPServer{Shared: true}
-	opts := &ConnectOptions{Revision: 1}
+	opts := &ConnectOptions{Revision: 1, Share: true}
 	starterCtx, giveUp := context.WithCancel(context.Background())
 	defer giveUp()
 	starter := make(chan error, 1)
 	go func() {
-		_, err := c.ConnectWith(starterCtx, "mem", srv, opts)
+		_, err := c.Connect(starterCtx, "mem", srv, opts)
 		starter <- err
 	}()
 	poll(t, "the first start", func() bool { return dials.Load() == 1 })
@@ -117,7 +119,7 @@ func TestSharedWaiterOutlivesAStarterThatGivesUp(t *testing.T) {
 	}
 	waiter := make(chan result, 1)
 	go func() {
-		s, err := c.ConnectWith(context.Background(), "mem", srv, opts)
+		s, err := c.Connect(context.Background(), "mem", srv, opts)
 		waiter <- result{s, err}
 	}()
 	poll(t, "the waiter joins the start", func() bool {
@@ -159,10 +161,10 @@ func TestSharedPoolUnderChurn(t *testing.T) {
 	for w := range workers {
 		wg.Go(func() {
 			for i := range rounds {
-				s, err := c.ConnectWith(context.Background(), "mem", srv, &ConnectOptions{Revision: int64(1 + (w+i)%3)})
+				s, err := c.Connect(context.Background(), "mem", srv, &ConnectOptions{Revision: int64(1 + (w+i)%3), Share: true})
 				if err != nil {
 					failed.Add(1)
-					t.Errorf("ConnectWith: %v", err)
+					t.Errorf("Connect: %v", err)
 					return
 				}
 				if _, err := s.Tools(context.Background()); err != nil {
@@ -202,13 +204,13 @@ func TestConnectorCloseDuringChurn(t *testing.T) {
 	for w := range workers {
 		wg.Go(func() {
 			for i := 0; ; i++ {
-				s, err := c.ConnectWith(context.Background(), "mem", srv, &ConnectOptions{Revision: int64(1 + (w+i)%3)})
+				s, err := c.Connect(context.Background(), "mem", srv, &ConnectOptions{Revision: int64(1 + (w+i)%3), Share: true})
 				if i == 0 {
 					started <- struct{}{}
 				}
 				if err != nil {
 					if !errors.Is(err, ErrUnavailable) {
-						t.Errorf("ConnectWith during Close: %v; want ErrUnavailable", err)
+						t.Errorf("Connect during Close: %v; want ErrUnavailable", err)
 					}
 					return
 				}
@@ -261,7 +263,7 @@ func TestLeaseToolsWaitIsBoundedByItsContext(t *testing.T) {
 	srv := resource.MCPServer{Shared: true}
 	take := func() *Session {
 		t.Helper()
-		s, err := c.ConnectWith(context.Background(), "mem", srv, &ConnectOptions{Revision: 1})
+		s, err := c.Connect(context.Background(), "mem", srv, &ConnectOptions{Revision: 1, Share: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -307,7 +309,7 @@ func TestSharedStartFailureReachesWaitersOnce(t *testing.T) {
 	errs := make(chan error, n)
 	for range n {
 		go func() {
-			_, err := c.ConnectWith(context.Background(), "mem", srv, &ConnectOptions{Revision: 1})
+			_, err := c.Connect(context.Background(), "mem", srv, &ConnectOptions{Revision: 1, Share: true})
 			errs <- err
 		}()
 	}
@@ -331,7 +333,42 @@ func TestSharedStartFailureReachesWaitersOnce(t *testing.T) {
 	if got := c.SharedConnections(); got != 0 {
 		t.Errorf("SharedConnections = %d after a failed start; want 0", got)
 	}
-	if _, err := c.ConnectWith(context.Background(), "mem", srv, &ConnectOptions{Revision: 1}); err == nil || dials.Load() != 2 {
+	if _, err := c.Connect(context.Background(), "mem", srv, &ConnectOptions{Revision: 1, Share: true}); err == nil || dials.Load() != 2 {
 		t.Errorf("the next session: %v after %d starts; want a new start, failing", err, dials.Load())
+	}
+}
+
+// Issue 27 item 1: sharing is asked for with ConnectOptions.Share, not
+// implied by a revision: a shared document given a revision without Share,
+// or Share without the document's "shared", gets a session of its own;
+// Share and the document together get the one connection.
+func TestShareIsExplicit(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name   string
+		shared bool
+		opts   *ConnectOptions
+		want   int // shared connections after two sessions
+	}{
+		{"revision without Share", true, &ConnectOptions{Revision: 1}, 0},
+		{"Share without the document's shared", false, &ConnectOptions{Revision: 1, Share: true}, 0},
+		{"nil options", true, nil, 0},
+		{"Share", true, &ConnectOptions{Revision: 1, Share: true}, 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := inMemoryShared(t, time.Hour)
+			srv := resource.MCPServer{Shared: tt.shared}
+			for range 2 {
+				s, err := c.Connect(context.Background(), "mem", srv, tt.opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { _ = s.Close() })
+			}
+			if got := c.SharedConnections(); got != tt.want {
+				t.Errorf("SharedConnections = %d; want %d", got, tt.want)
+			}
+		})
 	}
 }

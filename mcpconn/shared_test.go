@@ -23,7 +23,7 @@ import (
 // at the end of the test.
 func sharedConnector(t *testing.T, idle time.Duration) *mcpconn.Connector {
 	t.Helper()
-	c := quickConnector(&mcpconn.ConnectorOptions{SharedIdleTimeout: idle})
+	c := quickConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{SharedIdleTimeout: idle}})
 	t.Cleanup(func() { _ = c.Close() })
 	return c
 }
@@ -31,9 +31,9 @@ func sharedConnector(t *testing.T, idle time.Duration) *mcpconn.Connector {
 // lease connects a shared session at revision rev.
 func lease(t *testing.T, c *mcpconn.Connector, ref resource.Ref, srv resource.MCPServer, rev int64, h *mcpconn.Handlers) *mcpconn.Session {
 	t.Helper()
-	s, err := c.ConnectWith(context.Background(), ref, srv, &mcpconn.ConnectOptions{Handlers: h, Revision: rev})
+	s, err := c.Connect(context.Background(), ref, srv, &mcpconn.ConnectOptions{Handlers: h, Revision: rev, Share: rev > 0})
 	if err != nil {
-		t.Fatalf("ConnectWith: %v", err)
+		t.Fatalf("Connect: %v", err)
 	}
 	t.Cleanup(func() { _ = s.Close() })
 	return s
@@ -90,7 +90,7 @@ func TestSharedSessionsUseOneProcess(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s, err := c.ConnectWith(context.Background(), "files", srv, &mcpconn.ConnectOptions{Revision: 1})
+			s, err := c.Connect(context.Background(), "files", srv, &mcpconn.ConnectOptions{Revision: 1, Share: true})
 			if err != nil {
 				errs <- err
 				return
@@ -101,7 +101,7 @@ func TestSharedSessionsUseOneProcess(t *testing.T) {
 	wg.Wait()
 	close(errs)
 	for err := range errs {
-		t.Fatalf("ConnectWith: %v", err)
+		t.Fatalf("Connect: %v", err)
 	}
 	if got := len(processesWithTag(t, tag)); got != 1 {
 		t.Fatalf("%d processes for %d shared sessions; want 1", got, n)
@@ -168,7 +168,7 @@ func TestSharedConnectionIsReusedWhileIdle(t *testing.T) {
 		t.Fatal(err)
 	}
 	assertNoLeftovers(t, tag)
-	if _, err := c.ConnectWith(context.Background(), "files", srv, &mcpconn.ConnectOptions{Revision: 1}); !errors.Is(err, mcpconn.ErrUnavailable) {
+	if _, err := c.Connect(context.Background(), "files", srv, &mcpconn.ConnectOptions{Revision: 1, Share: true}); !errors.Is(err, mcpconn.ErrUnavailable) {
 		t.Errorf("a shared connect after Connector.Close = %v; want ErrUnavailable", err)
 	}
 }
@@ -186,7 +186,7 @@ func TestSharingNeedsTheFieldAndARevision(t *testing.T) {
 	if pidOf(t, a) == pidOf(t, b) {
 		t.Error("a document without shared was shared")
 	}
-	p, err := c.Connect(context.Background(), "files", shared)
+	p, err := c.Connect(context.Background(), "files", shared, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +250,7 @@ func TestSharedCrashIsOneRestart(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s, err := c.ConnectWith(context.Background(), "files", srv, &mcpconn.ConnectOptions{Revision: 1})
+			s, err := c.Connect(context.Background(), "files", srv, &mcpconn.ConnectOptions{Revision: 1, Share: true})
 			if err != nil {
 				t.Errorf("reconnect: %v", err)
 				return
@@ -331,7 +331,7 @@ func TestConnectorCloseStopsASharedStart(t *testing.T) {
 	errs := make(chan error, n)
 	for range n {
 		go func() {
-			s, err := c.ConnectWith(context.Background(), "files", srv, &mcpconn.ConnectOptions{Revision: 1})
+			s, err := c.Connect(context.Background(), "files", srv, &mcpconn.ConnectOptions{Revision: 1, Share: true})
 			if s != nil {
 				_ = s.Close()
 			}
@@ -367,7 +367,7 @@ func TestConnectorCloseStopsASharedStart(t *testing.T) {
 func TestLastLeaseCloseDoesNotWaitForTheProcess(t *testing.T) {
 	t.Parallel()
 	const grace = 2 * time.Second
-	c := quickConnector(&mcpconn.ConnectorOptions{TerminateGrace: grace, SharedIdleTimeout: time.Hour})
+	c := quickConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{TerminateGrace: grace, SharedIdleTimeout: time.Hour}})
 	t.Cleanup(func() { _ = c.Close() })
 	srv, tag := fakeStdio(t, "-fault", string(mcptest.FaultIgnoreSIGTERM))
 	srv.Shared = true

@@ -57,7 +57,7 @@ func sharedServer(t *testing.T, transport string, faults ...mcptest.Fault) resou
 func loggingConnector(t *testing.T) (*mcpconn.Connector, *lockedBuffer) {
 	t.Helper()
 	var logged lockedBuffer
-	c := quickConnector(&mcpconn.ConnectorOptions{SharedIdleTimeout: time.Hour, Logger: slog.New(slog.NewJSONHandler(&logged, nil))})
+	c := quickConnector(&mcpconn.ConnectorOptions{Logger: slog.New(slog.NewJSONHandler(&logged, nil)), Limits: &mcpconn.Limits{SharedIdleTimeout: time.Hour}})
 	t.Cleanup(func() { _ = c.Close() })
 	return c, &logged
 }

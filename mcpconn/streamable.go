@@ -13,19 +13,6 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// Defaults of the reconnection of streamable HTTP event streams.
-const (
-	// DefaultReconnectBurst is how many reconnections one event stream
-	// may make at once, each after the delay the server asked for.
-	DefaultReconnectBurst = 10
-	// DefaultMinReconnectInterval is the steady rate of reconnections of
-	// one event stream past its burst: one per interval.
-	DefaultMinReconnectInterval = time.Second
-	// DefaultMaxReconnectDelay bounds the wait before a reconnection that
-	// a server may ask for with the retry field of its event stream.
-	DefaultMaxReconnectDelay = 30 * time.Second
-)
-
 // goSDKMaxRetries is the go-sdk's StreamableClientTransport.MaxRetries:
 // both its count of reconnections of one stream without a new event id
 // (handleSSE), which never resets with time, and its count of failed

@@ -36,7 +36,7 @@ func TestRetryClamp(t *testing.T) {
 				r = iotest.OneByteReader(r)
 			}
 			got, err := io.ReadAll(&eventBody{ReadCloser: io.NopCloser(r), guard: testGuard(),
-				clamp: true, maxRetryMS: DefaultMaxReconnectDelay.Milliseconds()})
+				clamp: true, maxRetryMS: defaultMaxReconnectDelay.Milliseconds()})
 			if err != nil || string(got) != tt.want {
 				t.Errorf("%s (one byte %v): got %q, %v; want %q", tt.name, oneByte, got, err, tt.want)
 			}

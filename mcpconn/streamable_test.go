@@ -128,9 +128,9 @@ func TestCallResumedAfterTheServerEndsItsStream(t *testing.T) {
 	proxy := &cutProxy{target: target, retry: "50"}
 	ts := httptest.NewServer(proxy)
 	defer ts.Close()
-	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{MaxServerMessageRate: 1})
+	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{MaxServerMessageRate: 1}})
 
-	direct, err := c.Connect(context.Background(), "direct", resource.MCPServer{Type: resource.TransportHTTP, URL: target})
+	direct, err := c.Connect(context.Background(), "direct", resource.MCPServer{Type: resource.TransportHTTP, URL: target}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func TestCallResumedAfterTheServerEndsItsStream(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	s, err := c.Connect(context.Background(), "cut", resource.MCPServer{Type: resource.TransportHTTP, URL: ts.URL, ToolTimeoutMS: 20_000})
+	s, err := c.Connect(context.Background(), "cut", resource.MCPServer{Type: resource.TransportHTTP, URL: ts.URL, ToolTimeoutMS: 20_000}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,8 +229,8 @@ func TestRetryDelayIsBounded(t *testing.T) {
 	h := &hostileStreams{retry: "36000000", answerAfter: 1}
 	ts := httptest.NewServer(h)
 	defer ts.Close()
-	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{MaxReconnectDelay: 200 * time.Millisecond})
-	s, err := c.Connect(context.Background(), "slow", resource.MCPServer{Type: resource.TransportHTTP, URL: ts.URL, ToolTimeoutMS: 60_000})
+	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{MaxReconnectDelay: 200 * time.Millisecond}})
+	s, err := c.Connect(context.Background(), "slow", resource.MCPServer{Type: resource.TransportHTTP, URL: ts.URL, ToolTimeoutMS: 60_000}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,8 +258,8 @@ func TestEndlessStreamEndsAreRateBounded(t *testing.T) {
 	ts := httptest.NewServer(h)
 	defer ts.Close()
 	const burst, interval = 4, 500 * time.Millisecond
-	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{ReconnectBurst: burst, MinReconnectInterval: interval})
-	s, err := c.Connect(context.Background(), "loop", resource.MCPServer{Type: resource.TransportHTTP, URL: ts.URL, ToolTimeoutMS: 3000})
+	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{ReconnectBurst: burst, MinReconnectInterval: interval}})
+	s, err := c.Connect(context.Background(), "loop", resource.MCPServer{Type: resource.TransportHTTP, URL: ts.URL, ToolTimeoutMS: 3000}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -347,8 +347,8 @@ func TestStandalonePollingKeepsTheSession(t *testing.T) {
 			p := &pollingServer{getBody: tt.getBody}
 			ts := httptest.NewServer(p)
 			defer ts.Close()
-			c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{MinReconnectInterval: 10 * time.Millisecond})
-			s, err := c.ConnectWith(context.Background(), "poll", resource.MCPServer{Type: resource.TransportHTTP, URL: ts.URL}, handlersWithLog)
+			c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{MinReconnectInterval: 10 * time.Millisecond}})
+			s, err := c.Connect(context.Background(), "poll", resource.MCPServer{Type: resource.TransportHTTP, URL: ts.URL}, handlersWithLog)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -381,7 +381,7 @@ func TestStandaloneStreamLoopIsRateBounded(t *testing.T) {
 	p := &pollingServer{getBody: func(n int64) string { return fmt.Sprintf("id: p%d\nretry: 1\ndata:\n\n", n) }}
 	ts := httptest.NewServer(p)
 	defer ts.Close()
-	s, err := mcpconn.NewConnector(nil).ConnectWith(context.Background(), "loop", resource.MCPServer{Type: resource.TransportHTTP, URL: ts.URL}, handlersWithLog)
+	s, err := mcpconn.NewConnector(nil).Connect(context.Background(), "loop", resource.MCPServer{Type: resource.TransportHTTP, URL: ts.URL}, handlersWithLog)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -389,7 +389,7 @@ func TestStandaloneStreamLoopIsRateBounded(t *testing.T) {
 	start := time.Now()
 	time.Sleep(2500 * time.Millisecond)
 	gets, took := p.gets.Load(), time.Since(start)
-	if bound := mcpconn.DefaultReconnectBurst + 1 + int64(took/mcpconn.DefaultMinReconnectInterval) + 1; gets > bound {
+	if bound := int64(mcpconn.DefaultLimits().ReconnectBurst) + 1 + int64(took/mcpconn.DefaultLimits().MinReconnectInterval) + 1; gets > bound {
 		t.Errorf("the server saw %d GETs in %s; want at most %d", gets, took, bound)
 	}
 	if gets < 2 {
@@ -435,7 +435,7 @@ func TestHandshakeDoesNotWaitForAGetStream(t *testing.T) {
 			}))
 			defer proxy.Close()
 			start := time.Now()
-			s, err := quickConnector(nil).ConnectWith(context.Background(), "proxied",
+			s, err := quickConnector(nil).Connect(context.Background(), "proxied",
 				resource.MCPServer{Type: resource.TransportHTTP, URL: proxy.URL, StartupTimeoutMS: 20_000}, tt.opts)
 			took := time.Since(start)
 			if err != nil {
@@ -481,7 +481,7 @@ func TestStandaloneStreamRefusedWith405(t *testing.T) {
 		forward(w, r, target)
 	}))
 	defer proxy.Close()
-	s, err := mcpconn.NewConnector(nil).ConnectWith(context.Background(), "no-get",
+	s, err := mcpconn.NewConnector(nil).Connect(context.Background(), "no-get",
 		resource.MCPServer{Type: resource.TransportHTTP, URL: proxy.URL}, handlersWithLog)
 	if err != nil {
 		t.Fatal(err)
@@ -552,7 +552,7 @@ func TestRemoteRefusalSaysWhatToTry(t *testing.T) {
 			t.Parallel()
 			srv := resource.MCPServer{Type: tt.typ, URL: tt.url, StartupTimeoutMS: 10_000,
 				Headers: map[string]string{"Authorization": "Bearer s3cret-token"}}
-			s, err := mcpconn.NewConnector(nil).Connect(context.Background(), "wrong", srv)
+			s, err := mcpconn.NewConnector(nil).Connect(context.Background(), "wrong", srv, nil)
 			if err == nil {
 				s.Close()
 				t.Fatal("Connect succeeded")

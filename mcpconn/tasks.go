@@ -57,28 +57,6 @@ const (
 	TaskCancelled     = "cancelled"
 )
 
-// TaskOptions bound how a session follows the tasks its servers run for
-// its calls (ConnectorOptions.Tasks). The zero value is the defaults.
-type TaskOptions struct {
-	// MinPollInterval is the least time between two polls of one task,
-	// whatever the server suggests; a task whose server suggests none is
-	// polled at twice this. 0 means 1 s.
-	MinPollInterval time.Duration
-	// MaxPollInterval is the most: a server that suggests longer is
-	// polled at this interval. 0 means 30 s.
-	MaxPollInterval time.Duration
-	// TTL is how long a task is asked to live when the client asks for it
-	// (protocol 2025-11-25; the server may choose another). 0 means 1 h.
-	TTL time.Duration
-}
-
-// Task defaults.
-const (
-	DefaultMinTaskPoll = time.Second
-	DefaultMaxTaskPoll = 30 * time.Second
-	DefaultTaskTTL     = time.Hour
-)
-
 // Fixed bounds of what a server says of a task.
 const (
 	// MaxTaskIDBytes bounds a task id: a longer one fails the call with
@@ -90,32 +68,22 @@ const (
 	taskCancelTime = 5 * time.Second
 )
 
-// tasks returns the Tasks option resolved.
-func (o *ConnectorOptions) tasks() TaskOptions {
-	var t TaskOptions
-	if o.Tasks != nil {
-		t = *o.Tasks
-	}
-	return t.resolved()
+// taskBounds bound how a session follows the tasks its servers run for
+// its calls (Limits: MinTaskPollInterval, MaxTaskPollInterval, TaskTTL).
+type taskBounds struct {
+	MinPollInterval time.Duration
+	MaxPollInterval time.Duration
+	TTL             time.Duration
 }
 
-func (o TaskOptions) resolved() TaskOptions {
-	if o.MinPollInterval <= 0 {
-		o.MinPollInterval = DefaultMinTaskPoll
-	}
-	if o.MaxPollInterval <= 0 {
-		o.MaxPollInterval = DefaultMaxTaskPoll
-	}
-	o.MaxPollInterval = max(o.MaxPollInterval, o.MinPollInterval)
-	if o.TTL <= 0 {
-		o.TTL = DefaultTaskTTL
-	}
-	return o
+// tasks returns the task bounds of resolved limits.
+func (l Limits) tasks() taskBounds {
+	return taskBounds{MinPollInterval: l.MinTaskPollInterval, MaxPollInterval: l.MaxTaskPollInterval, TTL: l.TaskTTL}
 }
 
 // interval is the wait before the next poll: the server's suggestion
 // (none: twice the minimum) within the bounds.
-func (o TaskOptions) interval(suggested time.Duration) time.Duration {
+func (o taskBounds) interval(suggested time.Duration) time.Duration {
 	if suggested <= 0 {
 		suggested = 2 * o.MinPollInterval
 	}

@@ -123,7 +123,7 @@ func TestTaskHostileServer(t *testing.T) {
 			t.Parallel()
 			url := tc.peer.serve(t)
 			st := &statuses{}
-			s := connectWith(t, quickConnector(&mcpconn.ConnectorOptions{Tasks: &mcpconn.TaskOptions{MinPollInterval: minPoll}}),
+			s := connectWith(t, quickConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{MinTaskPollInterval: minPoll}}),
 				resource.MCPServer{Type: resource.TransportHTTP, URL: url}, &mcpconn.Handlers{TaskStatus: st.handler})
 			if _, err := s.Tools(context.Background()); err != nil {
 				t.Fatal(err)
@@ -180,7 +180,7 @@ func TestTaskEndlessInput(t *testing.T) {
 			reply(`{"resultType":"complete"}`)
 		}
 	})
-	s := connectWith(t, quickConnector(&mcpconn.ConnectorOptions{MaxInputRounds: 3, Tasks: &mcpconn.TaskOptions{MinPollInterval: time.Millisecond}}),
+	s := connectWith(t, quickConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{MinTaskPollInterval: time.Millisecond, MaxInputRounds: 3}}),
 		resource.MCPServer{Type: resource.TransportHTTP, URL: ts.URL}, &mcpconn.Handlers{Elicit: elicitAccept(map[string]any{})})
 	if _, err := s.Tools(context.Background()); err != nil {
 		t.Fatal(err)

@@ -113,19 +113,19 @@ func TestTaskWire(t *testing.T) {
 
 func TestTaskPollInterval(t *testing.T) {
 	t.Parallel()
-	o := TaskOptions{}.resolved()
+	o := (&Limits{}).resolved().tasks()
 	for suggested, want := range map[time.Duration]time.Duration{
-		0:                      2 * DefaultMinTaskPoll,
-		time.Millisecond:       DefaultMinTaskPoll,
+		0:                      2 * defaultMinTaskPoll,
+		time.Millisecond:       defaultMinTaskPoll,
 		5 * time.Second:        5 * time.Second,
-		time.Hour:              DefaultMaxTaskPoll,
-		DefaultMaxTaskPoll + 1: DefaultMaxTaskPoll,
+		time.Hour:              defaultMaxTaskPoll,
+		defaultMaxTaskPoll + 1: defaultMaxTaskPoll,
 	} {
 		if got := o.interval(suggested); got != want {
 			t.Errorf("interval(%v) = %v, want %v", suggested, got, want)
 		}
 	}
-	if o := (TaskOptions{MinPollInterval: time.Minute, MaxPollInterval: time.Second}).resolved(); o.interval(0) != time.Minute {
+	if o := (&Limits{MinTaskPollInterval: time.Minute, MaxTaskPollInterval: time.Second}).resolved().tasks(); o.interval(0) != time.Minute {
 		t.Errorf("a maximum below the minimum: interval = %v, want the minimum", o.interval(0))
 	}
 }

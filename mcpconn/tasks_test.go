@@ -19,7 +19,7 @@ import (
 
 // fastTasks polls tasks every few milliseconds: the fake server's steps
 // are short.
-var fastTasks = &mcpconn.TaskOptions{MinPollInterval: time.Millisecond, MaxPollInterval: 20 * time.Millisecond}
+var fastTasks = &mcpconn.Limits{MinTaskPollInterval: time.Millisecond, MaxTaskPollInterval: 20 * time.Millisecond}
 
 // taskTarget is one way to reach the fake server with its task tools: an
 // era, in process or over streamable HTTP.
@@ -37,11 +37,11 @@ func taskTargets(t *testing.T) []taskTarget {
 		counters := &mcptest.Counters{}
 		out = append(out, taskTarget{name: string(era) + "/in-process", counters: counters,
 			srv: resource.MCPServer{Type: resource.TransportStdio, Command: "unused-with-dial", Cwd: "/"},
-			opts: &mcpconn.ConnectorOptions{Tasks: fastTasks, Dial: mcptest.Dial(&mcptest.ServerOptions{Era: era,
+			opts: &mcpconn.ConnectorOptions{Limits: fastTasks, Dial: mcptest.Dial(&mcptest.ServerOptions{Era: era,
 				Faults: []mcptest.Fault{mcptest.FaultTasks}, Counters: counters})}})
 		url := mcptest.StartHTTP(t, "-era", string(era), "-fault", string(mcptest.FaultTasks))
 		out = append(out, taskTarget{name: string(era) + "/http", srv: resource.MCPServer{Type: resource.TransportHTTP, URL: url},
-			opts: &mcpconn.ConnectorOptions{Tasks: fastTasks}})
+			opts: &mcpconn.ConnectorOptions{Limits: fastTasks}})
 	}
 	return out
 }
@@ -183,7 +183,7 @@ func TestTasks(t *testing.T) {
 // was not asked for gives a bad result, and the session stays usable.
 func TestTaskNotAskedFor(t *testing.T) {
 	t.Parallel()
-	s := connectWith(t, quickConnector(&mcpconn.ConnectorOptions{Tasks: fastTasks, Dial: mcptest.Dial(&mcptest.ServerOptions{
+	s := connectWith(t, quickConnector(&mcpconn.ConnectorOptions{Limits: fastTasks, Dial: mcptest.Dial(&mcptest.ServerOptions{
 		Era: mcptest.EraLegacy, Faults: []mcptest.Fault{mcptest.FaultTasks}})}),
 		resource.MCPServer{Type: resource.TransportStdio, Command: "unused-with-dial", Cwd: "/"}, nil)
 	if _, err := s.Tools(context.Background()); err != nil {
@@ -204,7 +204,7 @@ func TestTaskResume(t *testing.T) {
 			t.Parallel()
 			url := mcptest.StartHTTP(t, "-era", string(era), "-fault", string(mcptest.FaultTasks))
 			srv := resource.MCPServer{Type: resource.TransportHTTP, URL: url}
-			first := connectWith(t, quickConnector(&mcpconn.ConnectorOptions{Tasks: fastTasks}), srv, nil)
+			first := connectWith(t, quickConnector(&mcpconn.ConnectorOptions{Limits: fastTasks}), srv, nil)
 			if _, err := first.Tools(context.Background()); err != nil {
 				t.Fatal(err)
 			}
@@ -228,7 +228,7 @@ func TestTaskResume(t *testing.T) {
 				t.Errorf("TaskInfo = %+v", info)
 			}
 
-			second := connectWith(t, quickConnector(&mcpconn.ConnectorOptions{Tasks: fastTasks}), srv, nil)
+			second := connectWith(t, quickConnector(&mcpconn.ConnectorOptions{Limits: fastTasks}), srv, nil)
 			got, err := second.CallTool(mcpconn.WithTaskCall(context.Background(), &mcpconn.TaskCall{Resume: info.ID}), mcptest.ToolTaskWork, nil)
 			if err != nil || got.Text() != "later" {
 				t.Fatalf("resumed = %v, %v; want the task's result", got, err)

@@ -7,7 +7,7 @@ import (
 )
 
 // Bounds on what one listed tool carries besides its inputSchema (which
-// ConnectorOptions.MaxListBytes bounds with the whole listing, and
+// ConnectorOptions.Limits.MaxListBytes bounds with the whole listing, and
 // compilation judges). A tool past one is left out of a probe's or a Run's
 // tools with the reason, like a tool whose schema does not compile; the
 // rest of the listing stays usable. Fixed.

@@ -51,7 +51,7 @@ func (s *Session) askRequired(cctx context.Context, name string, call *inflightC
 	case len(list) == 0:
 		outcomes = append(outcomes, s.refuseRequired(cctx, call, "the error lists no elicitation the client can read"))
 	case len(list) > s.serve.max.requests:
-		outcomes = append(outcomes, s.refuseRequired(cctx, call, fmt.Sprintf("the error lists more than %d elicitations (ConnectorOptions.MaxServerRequests)", s.serve.max.requests)))
+		outcomes = append(outcomes, s.refuseRequired(cctx, call, fmt.Sprintf("the error lists more than %d elicitations (ConnectorOptions.Limits.MaxServerRequests)", s.serve.max.requests)))
 	default:
 		for _, raw := range list {
 			rq := s.askOneRequired(cctx, call, raw)

@@ -75,15 +75,15 @@ func TestURLElicitationRequired(t *testing.T) {
 			detail: "the client has no elicitation handler to show it to the user, so the call cannot succeed here"},
 		{name: "no handlers at all", noneAt: true, detail: "the client has no elicitation handler"},
 		{name: "more than MaxServerRequests", action: "accept", args: mcptest.URLNeededIn{Count: 5},
-			served: []string{"elicitation/create url refused the error lists more than 4 elicitations (ConnectorOptions.MaxServerRequests)"},
-			detail: "it could not be shown to the user (the error lists more than 4 elicitations (ConnectorOptions.MaxServerRequests))"},
+			served: []string{"elicitation/create url refused the error lists more than 4 elicitations (ConnectorOptions.Limits.MaxServerRequests)"},
+			detail: "it could not be shown to the user (the error lists more than 4 elicitations (ConnectorOptions.Limits.MaxServerRequests))"},
 		{name: "form mode", action: "accept", args: mcptest.URLNeededIn{Mode: "form"},
 			served: []string{"elicitation/create form refused an elicitation a URL elicitation required error lists must be in url mode"},
 			detail: "could not be shown to the user"},
 		{name: "not http", action: "accept", args: mcptest.URLNeededIn{URL: "javascript:alert(1)"},
 			served: []string{"elicitation/create url refused the elicitation's url is not an http or https URL"}, detail: "could not be shown"},
 		{name: "url past MaxElicitationBytes", action: "accept", args: mcptest.URLNeededIn{URL: "https://x.example/" + strings.Repeat("a", 70<<10)},
-			served: []string{"elicitation/create url refused the elicitation is larger than 65536 bytes (ConnectorOptions.MaxElicitationBytes)"},
+			served: []string{"elicitation/create url refused the elicitation is larger than 65536 bytes (ConnectorOptions.Limits.MaxElicitationBytes)"},
 			detail: "could not be shown"},
 		{name: "data without a list", action: "accept", args: mcptest.URLNeededIn{Data: `{"elicitations":"https://x.example/"}`},
 			served: []string{"elicitation/create url refused the error lists no elicitation the client can read"}, detail: "complete a step"},
@@ -148,7 +148,7 @@ func TestURLElicitationRequiredShared(t *testing.T) {
 	t.Cleanup(func() { _ = c.Close() })
 	var mine, other elicitLog
 	lease := func(l *elicitLog) *mcpconn.Session {
-		s, err := c.ConnectWith(context.Background(), "tools/fake", srv, &mcpconn.ConnectOptions{Handlers: l.handlers("accept"), Revision: 1})
+		s, err := c.Connect(context.Background(), "tools/fake", srv, &mcpconn.ConnectOptions{Handlers: l.handlers("accept"), Revision: 1, Share: true})
 		if err != nil {
 			t.Fatal(err)
 		}

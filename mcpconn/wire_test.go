@@ -130,7 +130,7 @@ func TestToolsIgnoreLateAnswer(t *testing.T) {
 		}
 	}}
 	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: script.dial})
-	s, err := c.Connect(context.Background(), "late", resource.MCPServer{})
+	s, err := c.Connect(context.Background(), "late", resource.MCPServer{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -132,7 +132,7 @@
 //     stages, request kinds and outcomes, booleans), the Run's mounted
 //     references,
 //     and, for mcp.client.operation.duration only, the aliases of tools in
-//     the Run's snapshot (run.Options.MaxTools, default 10000, bounds
+//     the Run's snapshot (run.Options.Limits.MaxToolsPerRun, default 10000, bounds
 //     them). A name the model made up (a rejected batch's unknown tool)
 //     never reaches a metric. The SDK's cardinality limit (2000 attribute
 //     sets per instrument by default) bounds the rest.

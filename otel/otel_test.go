@@ -181,7 +181,6 @@ func newFixture(t testing.TB, fo fixtureOptions) *fixture {
 		}
 	}
 	f.run = runtest.New(t, repo, dial, run.Options{
-		Elicit:       elicit,
 		Permission:   policy.Rules{Allow: []string{"*"}, Deny: []string{"mcp__notes__" + mcptest.ToolNoteCreate}},
 		Interceptors: interceptors,
 		Auditor:      auditor,
@@ -194,6 +193,7 @@ func newFixture(t testing.TB, fo fixtureOptions) *fixture {
 				return run.Result{Content: json.RawMessage(`[{"type":"text","text":"noon"}]`)}, nil
 			},
 		}},
+		ClientFeatures: &run.ClientFeatures{Elicit: elicit},
 	})
 	return f
 }
@@ -881,8 +881,15 @@ func TestSharedServerLossesMetric(t *testing.T) {
 	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: mcptest.Dial(&mcptest.ServerOptions{Faults: []mcptest.Fault{mcptest.FaultCrashOnCall}})})
 	t.Cleanup(func() { _ = c.Close() })
 	newRun := func(id string, maxRestarts int) *run.Run {
-		r, err := run.New(context.Background(), &run.Options{Agent: runtest.Agent, Repository: repo, Connector: c, RunID: id,
-			Permission: policy.AutoAllow(), Auditor: tel.Auditor(nil), MaxRestarts: maxRestarts, RestartBackoff: time.Nanosecond})
+		r, err := run.New(context.Background(), &run.Options{
+			Agent:      runtest.Agent,
+			Repository: repo,
+			Connector:  c,
+			RunID:      id,
+			Permission: policy.AutoAllow(),
+			Auditor:    tel.Auditor(nil),
+			Limits:     &run.Limits{MaxRestarts: maxRestarts, RestartBackoff: time.Nanosecond},
+		})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -72,12 +72,12 @@ func TestLaunchAllowlist(t *testing.T) {
 	}
 	for _, tc := range stdio {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := resource.ResolveLaunch(tc.srv, f.env)
+			_, err := resource.ResolveLaunch(tc.srv, f.env, nil)
 			checkAllowed(t, err, tc.field, f.evil, f.outside)
 			// Without an allowlist every one of them launches.
 			open := *f.env
 			open.Allow = nil
-			if _, err := resource.ResolveLaunch(tc.srv, &open); err != nil {
+			if _, err := resource.ResolveLaunch(tc.srv, &open, nil); err != nil {
 				t.Fatalf("without an allowlist: %v", err)
 			}
 		})
@@ -105,7 +105,7 @@ func TestLaunchAllowlist(t *testing.T) {
 	// An empty non-nil list admits nothing.
 	none := *f.env
 	none.Allow = &resource.LaunchAllowlist{Commands: []string{}}
-	_, err := resource.ResolveLaunch(resource.MCPServer{Command: "srv", Cwd: f.work}, &none)
+	_, err := resource.ResolveLaunch(resource.MCPServer{Command: "srv", Cwd: f.work}, &none, nil)
 	checkAllowed(t, err, "/command")
 }
 
@@ -333,7 +333,7 @@ func TestLaunchRefusesStartAlteringEnv(t *testing.T) {
 		{"no allowlist", &open, map[string]string{"LD_PRELOAD": "/x.so"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := resource.ResolveLaunch(resource.MCPServer{Command: "srv", Cwd: f.work, Env: tc.vars}, tc.env)
+			_, err := resource.ResolveLaunch(resource.MCPServer{Command: "srv", Cwd: f.work, Env: tc.vars}, tc.env, nil)
 			checkAllowed(t, err, tc.field, "/x.so", "$(id)", "/opt")
 		})
 	}

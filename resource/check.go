@@ -132,7 +132,7 @@ func (s *Service) testMCPData(data []byte) []Finding {
 // ResolveRemote, with the launch allowlist) and starts nothing.
 func (s *Service) resolve(srv MCPServer) error {
 	if srv.Transport() == TransportStdio {
-		_, err := ResolveLaunch(srv, &s.launchEnv)
+		_, err := ResolveLaunch(srv, &s.launchEnv, nil)
 		return err
 	}
 	_, err := ResolveRemote(srv, &s.launchEnv)

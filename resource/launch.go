@@ -27,8 +27,14 @@ func DefaultInheritEnv() []string {
 	return []string{"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LC_*", "TZ", "TMPDIR"}
 }
 
-// LaunchEnv says which part of the host's environment a stdio server
-// inherits. The zero value means the defaults.
+// LaunchEnv is how the host launches servers: which part of its
+// environment a stdio server inherits, which servers may start (the
+// launch allowlist), and how the secret references of a document resolve.
+// One value travels every layer: mcpconn.ConnectorOptions.LaunchEnv
+// configures the starts, Connector.LaunchEnv hands it on, and
+// ServiceOptions.LaunchEnv makes the static test judge by it. The zero
+// value means the defaults: the DefaultInheritEnv list, any server, and
+// no secret reference resolved.
 type LaunchEnv struct {
 	// Inherit lists the host environment variables a stdio server
 	// inherits; a name ending in '*' is a prefix. Nil means
@@ -38,17 +44,32 @@ type LaunchEnv struct {
 	// InheritAll passes the host's whole environment (Inherit is then
 	// ignored). False means the list.
 	InheritAll bool
-	// Environ returns the host environment; nil means os.Environ.
+	// Environ returns the host environment; nil means os.Environ. It
+	// serves both the inherited environment and ${env:NAME} references.
 	Environ func() []string
 	// Allow is the launch allowlist: which commands, working directories
-	// and URL origins may be started or contacted. Nil means any, as
-	// without an allowlist.
+	// and URL origins may be started or contacted. Every start by the
+	// document consults it (ResolveLaunch, ResolveRemote): Runs,
+	// refreshes, probes, the static Test and the writes of agent callers.
+	// Nil means any, as without an allowlist.
 	Allow *LaunchAllowlist
-	// Resolve resolves the secret references (${env:NAME},
-	// ${secret:NAME}) in args and env values, for one start (see
-	// Secrets.Bind). Nil leaves them as written, for a check that starts
-	// nothing.
-	Resolve func(kind, name string) (string, error)
+	// Secrets resolves the ${secret:NAME} references in a document's
+	// args, env values and header values, at each start, with the
+	// reference of the registration they belong to. Nil means none: a
+	// ${secret:...} reference fails the start with an error that names
+	// it.
+	Secrets SecretResolver
+	// SecretEnv binds host environment variables to the registrations
+	// whose ${env:NAME} references may read them, as REF=NAME entries:
+	// "gh=GH_TOKEN" lets only registration gh read GH_TOKEN, so a server
+	// an agent registers reads none. Each side is exact or, ending in
+	// '*', a prefix: "team/*=TEAM_*"; "*=NAME" lets every registration,
+	// one an agent created included, read NAME. An entry without '='
+	// binds nothing. Nil or empty means none: a ${env:...} reference
+	// fails the start with an error that names it and the registration.
+	// It is separate from the environment a stdio server inherits, and
+	// Secrets does not widen it.
+	SecretEnv []string
 }
 
 // CodeNotAllowed is the code of a LaunchError (and of a Finding) for a
@@ -56,7 +77,7 @@ type LaunchEnv struct {
 const CodeNotAllowed = "not_allowed"
 
 // LaunchAllowlist says which servers may be started or contacted. The host
-// sets it (mcpconn.ConnectorOptions.LaunchAllowlist), and every start
+// sets it (mcpconn.ConnectorOptions.LaunchEnv.Allow), and every start
 // consults it through ResolveLaunch and ResolveRemote: a Run, a refresh,
 // a probe, the CLI, the static Test, and the write of an agent caller.
 // Each list that is nil admits anything, but Env, where nil admits no
@@ -109,10 +130,12 @@ func (a *LaunchAllowlist) Clone() *LaunchAllowlist {
 	return &LaunchAllowlist{Commands: slices.Clone(a.Commands), Dirs: slices.Clone(a.Dirs), Origins: slices.Clone(a.Origins), Env: slices.Clone(a.Env)}
 }
 
-// Clone returns a copy of e whose Inherit and Allow are its own.
+// Clone returns a copy of e whose Inherit, Allow and SecretEnv are its
+// own.
 func (e LaunchEnv) Clone() LaunchEnv {
 	e.Inherit = slices.Clone(e.Inherit)
 	e.Allow = e.Allow.Clone()
+	e.SecretEnv = slices.Clone(e.SecretEnv)
 	return e
 }
 
@@ -319,14 +342,17 @@ func (e *LaunchError) Error() string {
 // environment env describes (nil means the defaults), and returns how it
 // starts: cwd must be absolute and an existing directory; the environment
 // is the inherited part of the host's, then srv.Env with its placeholders
-// and secret references (env.Resolve) expanded on top (an inherited PWD becomes cwd); a bare command is looked
+// and secret references (resolve) expanded on top (an inherited PWD becomes cwd); a bare command is looked
 // up in the PATH of that environment, relative PATH entries against cwd,
 // where the server runs; an absolute command must be an executable file;
 // any other command is refused; cwd and the resolved command must pass
 // env's launch allowlist (LaunchEnv.Allow). It reads the file system and
 // starts nothing. Service.Test and package mcpconn both call it, so a static test
-// and a start never disagree.
-func ResolveLaunch(srv MCPServer, env *LaunchEnv) (Launch, error) {
+// and a start never disagree. resolve resolves the secret references
+// (${env:NAME}, ${secret:NAME}) in args and env values for one start
+// (LaunchEnv.Bind); nil leaves them as written, for a check that starts
+// nothing.
+func ResolveLaunch(srv MCPServer, env *LaunchEnv, resolve func(kind, name string) (string, error)) (Launch, error) {
 	if env == nil {
 		env = &LaunchEnv{}
 	}
@@ -387,7 +413,7 @@ func ResolveLaunch(srv MCPServer, env *LaunchEnv) (Launch, error) {
 				msg = "command is not found in the PATH set in env"
 			} else if !hasEnv(childEnv, "PATH") {
 				msg = "command is not found: the server gets no PATH (the host's PATH is not among the inherited variables)"
-				fix = "write the command's absolute path, set PATH in env, or let the server inherit PATH (LaunchEnv.Inherit, mcpconn.ConnectorOptions.InheritEnv)"
+				fix = "write the command's absolute path, set PATH in env, or let the server inherit PATH (mcpconn.ConnectorOptions.LaunchEnv.Inherit)"
 			}
 			return Launch{}, &LaunchError{Code: CodeCommandMissing, Field: "/command", Message: msg, Fix: fix}
 		}
@@ -411,8 +437,8 @@ func ResolveLaunch(srv MCPServer, env *LaunchEnv) (Launch, error) {
 			}
 		}
 	}
-	if env.Resolve != nil {
-		docEnv, err := expandEnv(srv.Env, cwd, env.Resolve)
+	if resolve != nil {
+		docEnv, err := expandEnv(srv.Env, cwd, resolve)
 		if err != nil {
 			return Launch{}, err
 		}
@@ -421,7 +447,7 @@ func ResolveLaunch(srv MCPServer, env *LaunchEnv) (Launch, error) {
 	argv := make([]string, 0, len(srv.Args)+1)
 	argv = append(argv, srv.Command)
 	for i, a := range srv.Args {
-		v, err := expandValue("/args/"+strconv.Itoa(i), a, cwd, env.Resolve, "\x00")
+		v, err := expandValue("/args/"+strconv.Itoa(i), a, cwd, resolve, "\x00")
 		if err != nil {
 			return Launch{}, err
 		}

@@ -30,7 +30,7 @@ func TestResolveLaunch(t *testing.T) {
 	host := func() []string { return []string{"PATH=/nonexistent:bin", "HOME=/h", "SECRET=s", "PWD=/host"} }
 
 	l, err := resource.ResolveLaunch(resource.MCPServer{Command: "srv", Args: []string{"${cwd}/x", "y"}, Cwd: dir + "/", Env: map[string]string{"WS": "${workspace}"}},
-		&resource.LaunchEnv{Inherit: []string{"PATH", "HOME", "PWD"}, Environ: host})
+		&resource.LaunchEnv{Inherit: []string{"PATH", "HOME", "PWD"}, Environ: host}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,13 +61,13 @@ func TestResolveLaunch(t *testing.T) {
 		{name: "cwd missing", srv: resource.MCPServer{Command: "srv", Cwd: filepath.Join(dir, "gone")}, env: nil, code: resource.CodeCwdMissing, inMsg: "cwd does not exist"},
 		{name: "remote", srv: resource.MCPServer{URL: "https://example.com/mcp"}, env: nil, code: resource.CodeTransport, inMsg: "remote"},
 	} {
-		_, err := resource.ResolveLaunch(tc.srv, tc.env)
+		_, err := resource.ResolveLaunch(tc.srv, tc.env, nil)
 		var le *resource.LaunchError
 		if !errors.As(err, &le) || le.Code != tc.code || !strings.Contains(le.Message, tc.inMsg) || le.Fix == "" {
 			t.Errorf("%s: err = %v; want code %s, message with %q and a fix", tc.name, err, tc.code, tc.inMsg)
 			continue
 		}
-		if tc.inFixOpt && !strings.Contains(le.Fix, "InheritEnv") {
+		if tc.inFixOpt && !strings.Contains(le.Fix, "ConnectorOptions.LaunchEnv.Inherit") {
 			t.Errorf("%s: fix %q does not name the option that passes PATH", tc.name, le.Fix)
 		}
 	}

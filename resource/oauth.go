@@ -332,7 +332,7 @@ func validScope(s string) bool {
 // ResolveOAuthSecret resolves one secret reference of the oauth field
 // (client_secret, private_key, idp_client_secret or assertion, named by
 // key) with resolve (from
-// Secrets.Bind). "" stays "". Errors are *SecretError naming the field
+// LaunchEnv.Bind). "" stays "". Errors are *SecretError naming the field
 // and the reference, without values.
 func ResolveOAuthSecret(key, value string, resolve func(kind, name string) (string, error)) (string, error) {
 	if value == "" {
@@ -343,7 +343,7 @@ func ResolveOAuthSecret(key, value string, resolve func(kind, name string) (stri
 		return "", &SecretError{Field: field, Reference: "${", Message: "the value is not a single ${secret:NAME} reference", Fix: "write ${secret:NAME} and store the value with the host's secret resolver"}
 	}
 	if resolve == nil {
-		resolve = (&Secrets{}).Bind(context.Background(), "")
+		resolve = (&LaunchEnv{}).Bind(context.Background(), "")
 	}
 	return expandValue(field, value, "", resolve, "\x00")
 }

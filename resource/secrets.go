@@ -33,25 +33,6 @@ type SecretResolver interface {
 	Resolve(ctx context.Context, ref Ref, name string) (string, error)
 }
 
-// Secrets says how a start resolves secret references. The zero value
-// resolves none: every reference fails the start.
-type Secrets struct {
-	// Resolver answers ${secret:NAME}. Nil means none: a ${secret:...}
-	// reference fails the start.
-	Resolver SecretResolver
-	// AllowEnv binds host environment variables to the registrations whose
-	// ${env:NAME} references may read them, as REF=NAME entries: "gh=GH_TOKEN"
-	// lets registration gh read GH_TOKEN. Each side is exact or, ending in
-	// '*', a prefix: "team/*=TEAM_*"; "*=NAME" lets every registration,
-	// one an agent created included, read NAME. An entry without '=' binds
-	// nothing. Nil or empty means none: a ${env:...} reference fails the
-	// start. It is separate from the environment a stdio server inherits,
-	// and a Resolver does not widen it.
-	AllowEnv []string
-	// Environ returns the host environment; nil means os.Environ.
-	Environ func() []string
-}
-
 // SecretError says why a secret reference could not be resolved. It names
 // the field (a JSON pointer inside the server entry, like "/env/API_KEY")
 // and the reference as written (like "${secret:github}"), never a value
@@ -74,21 +55,22 @@ func (e *SecretError) Error() string {
 // resolver resolves one reference of kind "env" or "secret".
 type resolver func(kind, name string) (string, error)
 
-// Bind returns the resolver of one start of ref under ctx, for
-// LaunchEnv.Resolve and ResolveHeaders.
-func (s *Secrets) Bind(ctx context.Context, ref Ref) func(kind, name string) (string, error) {
+// Bind returns the resolver of the secret references of one start of ref
+// under ctx, for ResolveLaunch and ResolveHeaders: ${env:NAME} as
+// SecretEnv binds it, ${secret:NAME} by Secrets. A nil s resolves none.
+func (s *LaunchEnv) Bind(ctx context.Context, ref Ref) func(kind, name string) (string, error) {
 	return func(kind, name string) (string, error) {
 		var v string
 		switch kind {
 		case "env":
-			if s == nil || !envBound(ref, name, s.AllowEnv) {
+			if s == nil || !envBound(ref, name, s.SecretEnv) {
 				// Bound per registration: an agent that registers its own
 				// server gets no host variable the host did not bind to it.
-				fix := "have the host bind it to this registration, as REF=NAME in the allowed reference env names (mcpconn.ConnectorOptions.SecretEnv), or use a ${secret:...} reference"
-				if s != nil && envAllowed(name, bareEntries(s.AllowEnv)) {
+				fix := "have the host bind it to this registration, as REF=NAME in the allowed reference env names (mcpconn.ConnectorOptions.LaunchEnv.SecretEnv), or use a ${secret:...} reference"
+				if s != nil && envAllowed(name, bareEntries(s.SecretEnv)) {
 					// The form of entries changed: say so rather than leave a
 					// host that lists the bare name guessing.
-					fix = "the allowed reference env names (mcpconn.ConnectorOptions.SecretEnv) list this name without a registration, which binds nothing: write REF=NAME for the registrations that may read it, or *=NAME for all"
+					fix = "the allowed reference env names (mcpconn.ConnectorOptions.LaunchEnv.SecretEnv) list this name without a registration, which binds nothing: write REF=NAME for the registrations that may read it, or *=NAME for all"
 				}
 				return "", &SecretError{Message: "the host does not let registration " + string(ref) + " read this environment variable", Fix: fix}
 			}
@@ -106,11 +88,11 @@ func (s *Secrets) Bind(ctx context.Context, ref Ref) func(kind, name string) (st
 				return "", &SecretError{Message: "the environment variable is not set in the host process", Fix: "set it in the host's environment"}
 			}
 		case "secret":
-			if s == nil || s.Resolver == nil {
-				return "", &SecretError{Message: "no secret resolver is configured", Fix: "give the host a SecretResolver (mcpconn.ConnectorOptions.Secrets), or use an allowed ${env:...} reference"}
+			if s == nil || s.Secrets == nil {
+				return "", &SecretError{Message: "no secret resolver is configured", Fix: "give the host a SecretResolver (mcpconn.ConnectorOptions.LaunchEnv.Secrets), or use an allowed ${env:...} reference"}
 			}
 			var err error
-			v, err = s.Resolver.Resolve(ctx, ref, name)
+			v, err = s.Secrets.Resolve(ctx, ref, name)
 			if err != nil {
 				// The resolver's text may quote what it looked up: dropped.
 				return "", &SecretError{Message: "the secret resolver failed", Fix: "check that the resolver knows this secret and allows it for this server"}
@@ -134,7 +116,7 @@ func bareEntries(allow []string) []string {
 	return bare
 }
 
-// envBound reports whether an AllowEnv entry REF=NAME lets registration
+// envBound reports whether a SecretEnv entry REF=NAME lets registration
 // ref read the host variable name; each side is matched as an env name
 // list entry (exact, or a prefix ending in '*').
 func envBound(ref Ref, name string, allow []string) bool {
@@ -282,14 +264,14 @@ func expandValue(field, s, cwd string, resolve resolver, forbidden string) (stri
 }
 
 // ResolveHeaders returns a copy of a remote server's headers with their
-// secret references resolved by resolve (from Secrets.Bind) and $${
+// secret references resolved by resolve (from LaunchEnv.Bind) and $${
 // unescaped. Errors are *SecretError, without values.
 func ResolveHeaders(headers map[string]string, resolve func(kind, name string) (string, error)) (map[string]string, error) {
 	if len(headers) == 0 {
 		return headers, nil
 	}
 	if resolve == nil {
-		resolve = (&Secrets{}).Bind(context.Background(), "")
+		resolve = (&LaunchEnv{}).Bind(context.Background(), "")
 	}
 	out := make(map[string]string, len(headers))
 	for _, k := range slices.Sorted(maps.Keys(headers)) {

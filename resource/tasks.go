@@ -64,7 +64,7 @@ type TaskHandle struct {
 }
 
 // MaxRunTasks bounds the handles one run keeps at once (1024). A batch
-// has at most run.Options.MaxBatchCalls calls (256 by default), and a task
+// has at most run.Options.Limits.MaxBatchCalls calls (256 by default), and a task
 // may outlive its batch (the model can be told the work continues), so
 // the tasks of several batches can be open together: 1024 is four full
 // default batches whose every call is still running, more than a Run that

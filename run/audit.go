@@ -80,7 +80,7 @@ type Record struct {
 	Request ServerRequestKind
 	// Outcome is how a server request ended (EventServerRequest):
 	// accepted, declined, cancelled, error or refused.
-	Outcome RequestOutcome
+	Outcome mcpconn.RequestOutcome
 	// Stage is the last stage the call entered.
 	Stage Stage
 	// Decision is the permission decision; zero when the call did not reach
@@ -129,7 +129,7 @@ type ServerLoss struct {
 	// Shared: the mount is a lease on a shared server (its crash is
 	// every Run's on it).
 	Shared bool
-	// Charged: the loss counts against this Run's Options.MaxRestarts:
+	// Charged: the loss counts against this Run's Options.Limits.MaxRestarts:
 	// always for a server that is not shared; for a shared one, when
 	// calls of this Run were in flight when it was lost (they failed as
 	// unavailable). A shared server lost to other Runs' calls, or to
@@ -142,7 +142,7 @@ type ServerLoss struct {
 	// for a server that is not shared (its Run's restarts bound it).
 	Losses int
 	// Restarts is how many restarts of the mount were charged to this Run
-	// before this loss (Options.MaxRestarts bounds them).
+	// before this loss (Options.Limits.MaxRestarts bounds them).
 	Restarts int
 }
 

@@ -106,12 +106,12 @@ func BenchmarkExecute(b *testing.B) {
 	putMCP(b, repo, notes, inMemoryServer(b))
 	putAgent(b, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{notes}})
 	r := newRun(b, &run.Options{
-		Repository:     repo,
-		Connector:      mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: mcptest.Dial(nil)}),
-		Permission:     policy.Rules{Allow: []string{"mcp__notes__*"}},
-		Interceptors:   []run.Interceptor{run.Before(func(context.Context, run.Request) error { return nil })},
-		Auditor:        &countingAuditor{},
-		MaxConcurrency: 32,
+		Repository:   repo,
+		Connector:    mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: mcptest.Dial(nil)}),
+		Permission:   policy.Rules{Allow: []string{"mcp__notes__*"}},
+		Interceptors: []run.Interceptor{run.Before(func(context.Context, run.Request) error { return nil })},
+		Auditor:      &countingAuditor{},
+		Limits:       &run.Limits{MaxConcurrency: 32},
 	})
 	ctx := context.Background()
 	for _, bc := range benchCases {
@@ -194,7 +194,7 @@ func BenchmarkRawSDKCallTool(b *testing.B) {
 	}
 	defer ss.Close()
 	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
-	cs, err := client.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: mcpconn.DefaultProtocolVersion})
+	cs, err := client.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: mcpconn.ModernProtocolVersion})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -333,7 +333,7 @@ func BenchmarkSharedRuns(b *testing.B) {
 			ctx := context.Background()
 			// One cache for all Runs, as agt.Host gives them: the start
 			// measured is the connection's, not a compile.
-			cache := run.NewSchemaCache()
+			cache := mcpconn.NewSchemaCache()
 			var first, rest time.Duration
 			var procs int
 			var peak float64

@@ -64,10 +64,6 @@ func (c Code) Valid() bool {
 	return false
 }
 
-// Violation is one reason why arguments do not satisfy a schema: paths and
-// schema facts, never an argument value.
-type Violation = toolschema.Violation
-
 // Error is a tool failure with a chosen code. A host tool handler, an
 // interceptor or a Before callback returns one (as an error) to fail one
 // call with that code; CodeOf reads it back.
@@ -78,7 +74,7 @@ type Error struct {
 	// Message is shown to the model. It must not hold argument values.
 	Message string
 	// Violations are kept for CodeInvalidArguments; nil otherwise.
-	Violations []Violation
+	Violations []toolschema.Violation
 }
 
 // Errorf returns an *Error with the code and a formatted message.
@@ -143,7 +139,7 @@ type Result struct {
 	Message string `json:"message,omitempty"`
 	// Violations lists schema violations (paths only) for
 	// CodeInvalidArguments.
-	Violations []Violation `json:"violations,omitempty"`
+	Violations []toolschema.Violation `json:"violations,omitempty"`
 	// Content is the tool's content blocks as a JSON array: for an MCP
 	// tool the array exactly as the server sent it, every block of every
 	// type (those of a failed result too); for a host tool whatever its
@@ -183,9 +179,9 @@ type toolErrorBody struct {
 }
 
 type toolErrorFields struct {
-	Code       Code        `json:"code"`
-	Message    string      `json:"message"`
-	Violations []Violation `json:"violations,omitempty"`
+	Code       Code                   `json:"code"`
+	Message    string                 `json:"message"`
+	Violations []toolschema.Violation `json:"violations,omitempty"`
 }
 
 // ToolError renders a failed Result in the ToolError format the model sees:
@@ -228,7 +224,7 @@ func (r Result) ForModel() json.RawMessage {
 	return json.RawMessage("[]")
 }
 
-func renderToolError(code Code, msg string, v []Violation) json.RawMessage {
+func renderToolError(code Code, msg string, v []toolschema.Violation) json.RawMessage {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false) // the model reads "must be >= 1", not "\u003e="

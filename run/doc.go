@@ -21,7 +21,7 @@
 //	 1 batch checks   structure, unique non-empty call IDs, Batch.Agent, every
 //	                  name in the snapshot, HostTool.Authorize (delegation)
 //	                  -> any failure: *BatchError, nothing runs
-//	 2 per call, concurrently (Options.MaxConcurrency), results in call order
+//	 2 per call, concurrently (Options.Limits.MaxConcurrency), results in call order
 //	   a validate     arguments are a JSON object valid for the schema
 //	                  -> else invalid_arguments with violation paths; stop
 //	                  (the call's ctx ends validation: deadline_exceeded or
@@ -63,22 +63,22 @@
 // All calls of a batch use the snapshot the batch started with. At its
 // end the Run refreshes when a successful call changed this agent's
 // document or a mounted MCP resource (Result.Changed), restarts a mount
-// whose connection was lost (Options.MaxRestarts, with a backoff; no call
+// whose connection was lost (Options.Limits.MaxRestarts, with a backoff; no call
 // is sent again), and lists again the tools of a server that said they
-// changed (at most once per Options.MinRelistInterval). It connects,
+// changed (at most once per Options.Limits.MinRelistInterval). It connects,
 // lists and compiles before it switches, and never blocks a batch or
 // Close; on a failure the old tools stay and the Notice says so. The full
 // rules: docs/refresh-and-restart.md.
 //
 // # Requests and notifications from servers
 //
-// A mounted server may ask the Run's host during a call: Options.Elicit
-// (elicitation, form and url modes), Options.Sample (sampling, at most
-// Options.MaxSamplingPerCall per call) and Options.Roots (Run.SetRoots
+// A mounted server may ask the Run's host during a call: Options.ClientFeatures.Elicit
+// (elicitation, form and url modes), Options.ClientFeatures.Sample (sampling, at most
+// Options.Limits.MaxSamplingPerCall per call) and Options.ClientFeatures.Roots (Run.SetRoots
 // changes them); a capability is declared only when its handler is set.
 // Each handler gets an Origin naming the call the request names. Every
 // request, answered or refused, is audited, never a value. Progress, log
-// lines and tool list changes go to Options.Observe and, at a bounded
+// lines and tool list changes go to Options.ClientFeatures.Observe and, at a bounded
 // rate, to Options.Logger; a call's result waits for the notifications
 // before it. The Permission does not see these requests: the handler is
 // the host's consent. The full rules: docs/server-requests.md.
@@ -119,9 +119,9 @@
 // # Limits
 //
 // Each mount is bounded by its Connector (mcpconn). A Run also bounds
-// what its mounts list together (Options.MaxTools, default 10000 tools;
-// Options.MaxListBytes, default 64 MiB), its mounts (MaxMounts, 256), a
-// batch (Options.MaxBatchCalls, default 256), sampling per call and the
+// what its mounts list together (Options.Limits.MaxToolsPerRun, default 10000 tools;
+// Options.Limits.MaxListBytesPerRun, default 64 MiB), its mounts (MaxMounts, 256), a
+// batch (Options.Limits.MaxBatchCalls, default 256), sampling per call and the
 // servers' lines to Options.Logger. The table: docs/limits.md.
 //
 // # Errors

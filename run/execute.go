@@ -24,7 +24,7 @@ import (
 //     every name in the snapshot, delegation (HostTool.Authorize). Any
 //     failure returns a *BatchError and nothing runs; the Outcome then holds
 //     one failed Result per call so the host can answer every tool_call_id.
-//  2. per call, concurrently up to Options.MaxConcurrency, results in call
+//  2. per call, concurrently up to Options.Limits.MaxConcurrency, results in call
 //     order: validate -> Permission -> interceptors -> execute. A failed
 //     call never stops the others.
 //  3. one audit Record per call.
@@ -485,7 +485,7 @@ func (r *Run) mcpFailure(ref resource.Ref, err error) Result {
 	case errors.Is(err, mcpconn.ErrBadResult), errors.Is(err, mcpconn.ErrURLElicitationRequired), errors.Is(err, mcpconn.ErrInputRequired):
 		// The server's answer is unusable, or says the user must act
 		// first (mcpconn's words say whether calling again may succeed;
-		// the URLs went to Options.Elicit, for the user, never to the
+		// the URLs went to Options.ClientFeatures.Elicit, for the user, never to the
 		// model), or asked for input that could not be given (refused,
 		// or too many rounds: mcpconn's words say which); the
 		// connection is fine.

@@ -3,5 +3,5 @@ package run
 import "time"
 
 // SetClock replaces the clock the Run spaces re-listings by
-// (Options.MinRelistInterval); call it before the first batch.
+// (Options.Limits.MinRelistInterval); call it before the first batch.
 func SetClock(r *Run, now func() time.Time) { r.now = now }

@@ -246,8 +246,13 @@ func TestPanickingAuditorDoesNotEndTheHost(t *testing.T) {
 		a, b := resource.Ref("a"), resource.Ref("b")
 		repo, mem := setupEra(t, e, a)
 		putMCP(t, repo, b, inMemoryServer(t))
-		r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), Auditor: panickingAuditor{},
-			HostTools: []run.HostTool{mountTool(repo)}, MaxConcurrency: 4})
+		r := newRun(t, &run.Options{
+			Repository: repo,
+			Connector:  mem.connector(),
+			Auditor:    panickingAuditor{},
+			HostTools:  []run.HostTool{mountTool(repo)},
+			Limits:     &run.Limits{MaxConcurrency: 4},
+		})
 		out, err := r.Execute(context.Background(), batch(call("e1", run.Alias(a, mcptest.ToolEcho), `{"text":"x"}`), call("e2", run.Alias(a, mcptest.ToolEcho), `{"text":7}`)))
 		if err != nil || len(out.Results) != 2 || out.Results[0].Failed() || out.Results[1].Code != run.CodeInvalidArguments {
 			t.Fatalf("batch: %v %+v", err, out.Results)

@@ -31,8 +31,8 @@ func TestRunWideListingBounds(t *testing.T) {
 			loaded []resource.Ref
 			want   string
 		}{
-			{"tools", run.Options{MaxTools: 20}, []resource.Ref{a, b}, "exceeds 20 tools (run.Options.MaxTools)"},
-			{"bytes", run.Options{MaxListBytes: 10}, nil, "exceeds 10 bytes (run.Options.MaxListBytes)"},
+			{"tools", run.Options{Limits: &run.Limits{MaxToolsPerRun: 20}}, []resource.Ref{a, b}, "exceeds 20 tools (run.Options.Limits.MaxToolsPerRun)"},
+			{"bytes", run.Options{Limits: &run.Limits{MaxListBytesPerRun: 10}}, nil, "exceeds 10 bytes (run.Options.Limits.MaxListBytesPerRun)"},
 		} {
 			opts := tt.opts
 			opts.Repository, opts.Connector = repo, mem.connector()
@@ -153,7 +153,7 @@ func TestSchemaCacheOption(t *testing.T) {
 	t.Parallel()
 	inEras(t, func(t *testing.T, e mcptest.Era) {
 		repo, mem := setupEra(t, e, "notes")
-		shared := run.NewSchemaCache()
+		shared := mcpconn.NewSchemaCache()
 		first := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), SchemaCache: shared})
 		n := shared.Len()
 		if n == 0 || n > len(first.Tools()) {

@@ -61,7 +61,7 @@ func TestRunsReuseListing(t *testing.T) {
 			repo, srv, counters := listingSetup(t, tc.era, 60000, tc.shared)
 			c := mcpconn.NewConnector(nil)
 			defer c.Close()
-			schemas := run.NewSchemaCache()
+			schemas := mcpconn.NewSchemaCache()
 			var first []run.ToolInfo
 			for i := range runs {
 				r := newRun(t, &run.Options{Repository: repo, Connector: c, SchemaCache: schemas})
@@ -94,7 +94,7 @@ func TestRunsReuseListing(t *testing.T) {
 // of an agent mounting one modern streamable HTTP server (the fake
 // server in this process, over loopback) that lists with ttlMs 10
 // minutes: cached with the Connector's listing cache (the default),
-// uncached with it off (ConnectorOptions.MaxListingTTL -1). Both share
+// uncached with it off (ConnectorOptions.Limits.MaxListingTTL -1). Both share
 // one SchemaCache, as agt.Host's Runs do, so neither compiles after the
 // first Run: the difference is the tools/list request alone. It reports
 // the tools/list requests the server saw and the median time of one Run's
@@ -113,9 +113,9 @@ func BenchmarkHundredRuns(b *testing.B) {
 	}{{"cached", 0}, {"uncached", -1}} {
 		b.Run(bc.name, func(b *testing.B) {
 			repo, _, counters := listingSetup(b, mcptest.EraModern, int((10 * time.Minute).Milliseconds()), false)
-			c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{MaxListingTTL: bc.maxTTL})
+			c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{MaxListingTTL: bc.maxTTL}})
 			defer c.Close()
-			schemas := run.NewSchemaCache()
+			schemas := mcpconn.NewSchemaCache()
 			opts := &run.Options{Agent: testAgent, Repository: repo, Connector: c, SchemaCache: schemas, Permission: policy.AutoAllow(), FailOnMountError: true}
 			starts := make([]time.Duration, 0, 100)
 			lists0 := counters.Lists()

@@ -46,13 +46,16 @@ func TestToolsChangeRefreshesInBothEras(t *testing.T) {
 			putMCP(t, repo, featRef, srv)
 			putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{featRef}})
 			var changes atomic.Int32
-			r := newRun(t, &run.Options{Repository: repo, MinRelistInterval: time.Nanosecond,
-				Connector: mcpconn.NewConnector(&mcpconn.ConnectorOptions{TerminateGrace: 300 * time.Millisecond}),
-				Observe: func(_ context.Context, n run.Notification) {
+			r := newRun(t, &run.Options{
+				Repository: repo,
+				Connector:  mcpconn.NewConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{TerminateGrace: 300 * time.Millisecond}}),
+				Limits:     &run.Limits{MinRelistInterval: time.Nanosecond},
+				ClientFeatures: &run.ClientFeatures{Observe: func(_ context.Context, n run.Notification) {
 					if n.Kind == run.NotifyToolsChanged {
 						changes.Add(1)
 					}
-				}})
+				}},
+			})
 			modern := tc.era == mcptest.EraModern
 			waitUntil(t, "the listen to be acknowledged", func() bool {
 				var got mcptest.ListensOut

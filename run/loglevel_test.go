@@ -19,7 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Issue 24 item 7: Options.ServerLogLevel is the level every mount's
+// Issue 24 item 7: Options.ClientFeatures.LogLevel is the level every mount's
 // server is asked for (logging/setLevel after the handshake, the legacy
 // era's way), over stdio, streamable HTTP and SSE: the fake server sends a
 // line only at or above it. "" is info. Before, every Run asked for info.
@@ -43,13 +43,16 @@ func TestServerLogLevel(t *testing.T) {
 				putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{featRef}})
 				var mu sync.Mutex
 				var got []string
-				r := newRun(t, &run.Options{Repository: repo, ServerLogLevel: mcpLevel(tt.level), Observe: func(_ context.Context, n run.Notification) {
-					if n.Kind == run.NotifyLog {
-						mu.Lock()
-						got = append(got, string(n.Log.Level))
-						mu.Unlock()
-					}
-				}})
+				r := newRun(t, &run.Options{
+					Repository: repo,
+					ClientFeatures: &run.ClientFeatures{LogLevel: mcpLevel(tt.level), Observe: func(_ context.Context, n run.Notification) {
+						if n.Kind == run.NotifyLog {
+							mu.Lock()
+							got = append(got, string(n.Log.Level))
+							mu.Unlock()
+						}
+					}},
+				})
 				var calls []run.Call
 				for _, l := range []string{"debug", "info", "warning", "emergency"} {
 					calls = append(calls, featCall(l, mcptest.ToolLog, `{"count":1,"level":"`+l+`"}`))
@@ -75,9 +78,13 @@ func TestServerLogLevel(t *testing.T) {
 func TestServerLogLevelChecked(t *testing.T) {
 	t.Parallel()
 	for _, level := range []string{"Info", "warn", "trace", "info "} {
-		_, err := run.New(context.Background(), &run.Options{Agent: testAgent, Repository: newRepo(t), Permission: policy.AutoAllow(),
-			ServerLogLevel: mcpLevel(level)})
-		if err == nil || !strings.Contains(err.Error(), "Options.ServerLogLevel") || !strings.Contains(err.Error(), "debug, info, notice") {
+		_, err := run.New(context.Background(), &run.Options{
+			Agent:          testAgent,
+			Repository:     newRepo(t),
+			Permission:     policy.AutoAllow(),
+			ClientFeatures: &run.ClientFeatures{LogLevel: mcpLevel(level)},
+		})
+		if err == nil || !strings.Contains(err.Error(), "Options.ClientFeatures.LogLevel") || !strings.Contains(err.Error(), "debug, info, notice") {
 			t.Errorf("level %q: err = %v", level, err)
 		}
 		if errors.Is(err, run.ErrNoPermission) {
@@ -100,7 +107,7 @@ func TestServerLogLevelSharing(t *testing.T) {
 		c := mcpconn.NewConnector(nil)
 		t.Cleanup(func() { _ = c.Close() })
 		for i, level := range []string{"", "info", "debug"} {
-			newRun(t, &run.Options{Repository: repo, Connector: c, ServerLogLevel: mcpLevel(level)})
+			newRun(t, &run.Options{Repository: repo, Connector: c, ClientFeatures: &run.ClientFeatures{LogLevel: mcpLevel(level)}})
 			want := []int{1, 1, 2}[i]
 			if n := c.SharedConnections(); n != want {
 				t.Errorf("after a Run asking %q: %d shared connections; want %d", level, n, want)

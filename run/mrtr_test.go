@@ -39,7 +39,12 @@ func eraRun(t *testing.T, e mcptest.Era, copts *mcpconn.ConnectorOptions, opts *
 	if copts != nil {
 		o = *copts
 	}
-	o.TerminateGrace = 300 * time.Millisecond
+	var lim mcpconn.Limits
+	if o.Limits != nil {
+		lim = *o.Limits
+	}
+	lim.TerminateGrace = 300 * time.Millisecond
+	o.Limits = &lim
 	opts.Connector = mcpconn.NewConnector(&o)
 	return newRun(t, opts)
 }
@@ -65,15 +70,16 @@ func TestInputRoundsReachHandlersAndAudit(t *testing.T) {
 		t.Run(string(e), func(t *testing.T) {
 			t.Parallel()
 			audit, seen := &auditLog{}, &origins{}
-			r := eraRun(t, e, nil, &run.Options{Auditor: audit, Roots: []*mcp.Root{{URI: "file:///work"}},
-				Elicit: func(_ context.Context, from run.Origin, _ *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			r := eraRun(t, e, nil, &run.Options{
+				Auditor: audit,
+				ClientFeatures: &run.ClientFeatures{Roots: []*mcp.Root{{URI: "file:///work"}}, Elicit: func(_ context.Context, from run.Origin, _ *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 					seen.add(from)
 					return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "secret-name"}}, nil
-				},
-				Sample: func(_ context.Context, from run.Origin, _ *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+				}, Sample: func(_ context.Context, from run.Origin, _ *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
 					seen.add(from)
 					return &mcp.CreateMessageResult{Role: "assistant", Model: "m", Content: &mcp.TextContent{Text: "model-words"}}, nil
-				}})
+				}},
+			})
 			out := execute(t, r, featCall("c1", mcptest.ToolRounds, mustJSON(t, mcptest.RoundsIn{Label: "A", Asks: []string{"elicit", "sample+roots"}})))
 			res := out.Results[0]
 			if res.Failed() {
@@ -121,13 +127,15 @@ func TestInputDeclineAndRefusalForTheModel(t *testing.T) {
 		t.Run(string(e), func(t *testing.T) {
 			t.Parallel()
 			audit := &auditLog{}
-			r := eraRun(t, e, nil, &run.Options{Auditor: audit, MaxSamplingPerCall: 1,
-				Elicit: func(context.Context, run.Origin, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			r := eraRun(t, e, nil, &run.Options{
+				Auditor: audit,
+				Limits:  &run.Limits{MaxSamplingPerCall: 1},
+				ClientFeatures: &run.ClientFeatures{Elicit: func(context.Context, run.Origin, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 					return &mcp.ElicitResult{Action: "decline"}, nil
-				},
-				Sample: func(context.Context, run.Origin, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+				}, Sample: func(context.Context, run.Origin, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
 					return &mcp.CreateMessageResult{Role: "assistant", Model: "m", Content: &mcp.TextContent{Text: "hi"}}, nil
-				}})
+				}},
+			})
 			// One call a batch: a legacy server's requests name no call, so
 			// with two in flight they would name both.
 			declined := execute(t, r, featCall("d", mcptest.ToolRounds, mustJSON(t, mcptest.RoundsIn{Label: "D"}))).Results[0]
@@ -158,7 +166,7 @@ func TestInputDeclineAndRefusalForTheModel(t *testing.T) {
 }
 
 // A server that never stops asking: the call fails with tool_error once
-// ConnectorOptions.MaxInputRounds rounds were answered, and the Run goes
+// ConnectorOptions.Limits.MaxInputRounds rounds were answered, and the Run goes
 // on (the next call works).
 func TestInputRoundsBoundForTheModel(t *testing.T) {
 	t.Parallel()
@@ -166,12 +174,14 @@ func TestInputRoundsBoundForTheModel(t *testing.T) {
 		t.Run(string(e), func(t *testing.T) {
 			t.Parallel()
 			audit := &auditLog{}
-			r := eraRun(t, e, &mcpconn.ConnectorOptions{MaxInputRounds: 2}, &run.Options{Auditor: audit,
-				Elicit: func(context.Context, run.Origin, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			r := eraRun(t, e, &mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{MaxInputRounds: 2}}, &run.Options{
+				Auditor: audit,
+				ClientFeatures: &run.ClientFeatures{Elicit: func(context.Context, run.Origin, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 					return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "x"}}, nil
-				}})
+				}},
+			})
 			res := execute(t, r, featCall("f", mcptest.ToolRounds, mustJSON(t, mcptest.RoundsIn{Label: "F", Forever: true}))).Results[0]
-			if res.Code != run.CodeToolError || !strings.Contains(res.Message, "after 2 rounds (ConnectorOptions.MaxInputRounds)") {
+			if res.Code != run.CodeToolError || !strings.Contains(res.Message, "after 2 rounds (ConnectorOptions.Limits.MaxInputRounds)") {
 				t.Errorf("%s %s; want tool_error over MaxInputRounds", res.Code, res.Message)
 			}
 			if n := len(audit.records(run.EventServerRequest)); n != 2 {

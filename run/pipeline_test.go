@@ -16,6 +16,7 @@ import (
 	"github.com/agtsdk/agt/policy"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/run"
+	"github.com/agtsdk/agt/toolschema"
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -154,7 +155,7 @@ func TestMixedBatch(t *testing.T) {
 				t.Errorf("result %d has call ID %q, want %q", i, res.CallID, wantID)
 			}
 		}
-		if diff := cmp.Diff([]run.Violation{{Path: "/limit", SchemaPath: "#/properties/limit/minimum", Message: out.Results[1].Violations[0].Message}}, out.Results[1].Violations); diff != "" {
+		if diff := cmp.Diff([]toolschema.Violation{{Path: "/limit", SchemaPath: "#/properties/limit/minimum", Message: out.Results[1].Violations[0].Message}}, out.Results[1].Violations); diff != "" {
 			t.Errorf("violations (-want +got):\n%s", diff)
 		}
 		if got := mem.counters.Calls(); got != 2 {
@@ -322,7 +323,7 @@ func TestResultMapping(t *testing.T) {
 func TestToolErrorFormat(t *testing.T) {
 	t.Parallel()
 	res := run.Result{CallID: "c", Code: run.CodeInvalidArguments, Message: "m",
-		Violations: []run.Violation{{Path: "/limit", SchemaPath: "#/properties/limit/minimum", Message: "must be >= 1"}}}
+		Violations: []toolschema.Violation{{Path: "/limit", SchemaPath: "#/properties/limit/minimum", Message: "must be >= 1"}}}
 	want := `{"error":{"code":"invalid_arguments","message":"m","violations":[{"path":"/limit","schema_path":"#/properties/limit/minimum","message":"must be >= 1"}]}}`
 	if got := string(res.ToolError()); got != want {
 		t.Errorf("ToolError:\n got %s\nwant %s", got, want)
@@ -413,7 +414,7 @@ func TestServerCrashMidBatch(t *testing.T) {
 	inEras(t, func(t *testing.T, e mcptest.Era) {
 		crashy, healthy := resource.Ref("crashy"), resource.Ref("healthy")
 		repo := crashyAndOther(t, e, crashy, healthy)
-		r := newRun(t, &run.Options{Repository: repo, MaxConcurrency: 1})
+		r := newRun(t, &run.Options{Repository: repo, Limits: &run.Limits{MaxConcurrency: 1}})
 		out, err := r.Execute(context.Background(), batch(
 			call("h1", run.Alias(healthy, mcptest.ToolEcho), `{"text":"before"}`),
 			call("boom", run.Alias(crashy, mcptest.ToolCrash), `{}`),
@@ -499,8 +500,13 @@ func TestSixtyFourConcurrentCalls(t *testing.T) {
 	inEras(t, func(t *testing.T, e mcptest.Era) {
 		repo, mem := setupEra(t, e, notes)
 		audit := &auditLog{}
-		r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), MaxConcurrency: 64, Auditor: audit,
-			Interceptors: []run.Interceptor{run.Before(func(context.Context, run.Request) error { return nil })}})
+		r := newRun(t, &run.Options{
+			Repository:   repo,
+			Connector:    mem.connector(),
+			Auditor:      audit,
+			Interceptors: []run.Interceptor{run.Before(func(context.Context, run.Request) error { return nil })},
+			Limits:       &run.Limits{MaxConcurrency: 64},
+		})
 		var calls []run.Call
 		for i := range 64 {
 			args := fmt.Sprintf(`{"text":"%d"}`, i)
@@ -605,7 +611,9 @@ func TestDisabledAgentAndBatchBounds(t *testing.T) {
 	inEras(t, func(t *testing.T, e mcptest.Era) {
 		repo, mem := setupEra(t, e, notes)
 		disabled := false
-		r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), MaxBatchCalls: 2,
+		r := newRun(t, &run.Options{
+			Repository: repo,
+			Connector:  mem.connector(),
 			HostTools: []run.HostTool{{
 				Name: "disable_me", Schema: json.RawMessage(`{"type":"object"}`),
 				Handler: func(ctx context.Context, req run.Request) (run.Result, error) {
@@ -617,7 +625,9 @@ func TestDisabledAgentAndBatchBounds(t *testing.T) {
 					}
 					return run.Result{Changed: []resource.Key{key}}, nil
 				},
-			}}})
+			}},
+			Limits: &run.Limits{MaxBatchCalls: 2},
+		})
 		_, err := r.Execute(context.Background(), batch(call("a", echo, `{"text":"1"}`), call("b", echo, `{"text":"2"}`), call("c", echo, `{"text":"3"}`)))
 		var be *run.BatchError
 		if !errors.As(err, &be) || be.Code != run.CodeInvalidArguments {
@@ -657,7 +667,7 @@ func TestHostToolPrecheck(t *testing.T) {
 				}
 				if _, ok := m["old"]; ok {
 					return &run.Error{Code: run.CodeInvalidArguments, Message: "old was removed; leave it out",
-						Violations: []run.Violation{{Path: "/old", Message: "removed"}}}
+						Violations: []toolschema.Violation{{Path: "/old", Message: "removed"}}}
 				}
 				return nil
 			},

@@ -29,7 +29,7 @@ var featTransports = []struct {
 }
 
 // Issue 24 item 5: every progress notification a server sent before a
-// call's result reaches Options.Observe before Execute returns that
+// call's result reaches Options.ClientFeatures.Observe before Execute returns that
 // result, on every transport: 50 calls each, no sleep.
 func TestProgressBeforeResult(t *testing.T) {
 	t.Parallel()
@@ -42,13 +42,16 @@ func TestProgressBeforeResult(t *testing.T) {
 			putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{featRef}})
 			var mu sync.Mutex
 			seen := map[string]int{}
-			r := newRun(t, &run.Options{Repository: repo, Observe: func(_ context.Context, n run.Notification) {
-				if c, ok := n.From.Call(); ok && n.Kind == run.NotifyProgress {
-					mu.Lock()
-					seen[c.CallID]++
-					mu.Unlock()
-				}
-			}})
+			r := newRun(t, &run.Options{
+				Repository: repo,
+				ClientFeatures: &run.ClientFeatures{Observe: func(_ context.Context, n run.Notification) {
+					if c, ok := n.From.Call(); ok && n.Kind == run.NotifyProgress {
+						mu.Lock()
+						seen[c.CallID]++
+						mu.Unlock()
+					}
+				}},
+			})
 			late := 0
 			for i := range runs {
 				id := fmt.Sprintf("c%d", i)

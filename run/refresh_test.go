@@ -149,7 +149,7 @@ func TestRefreshCallsInBatchUseOldSnapshot(t *testing.T) {
 		a := resource.Ref("a")
 		putMCP(t, repo, a, stdioServerEra(t, e))
 		putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{a}})
-		r := newRun(t, &run.Options{Repository: repo, HostTools: []run.HostTool{writeMCPTool(repo)}, MaxConcurrency: 1})
+		r := newRun(t, &run.Options{Repository: repo, HostTools: []run.HostTool{writeMCPTool(repo)}, Limits: &run.Limits{MaxConcurrency: 1}})
 		oldPID := serverPID(t, r, a)
 		changed, _ := json.Marshal(map[string]any{"ref": a, "server": stdioServerEra(t, e, "-tag", "changed")})
 		out, err := r.Execute(context.Background(), batch(
@@ -559,7 +559,7 @@ func TestRefreshUnmountKeepsTheBatchsCalls(t *testing.T) {
 	inEras(t, func(t *testing.T, e mcptest.Era) {
 		a, c := resource.Ref("a"), resource.Ref("c")
 		repo, mem := setupEra(t, e, a, c)
-		r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), HostTools: []run.HostTool{mountTool(repo)}, MaxConcurrency: 1})
+		r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), HostTools: []run.HostTool{mountTool(repo)}, Limits: &run.Limits{MaxConcurrency: 1}})
 		out, err := r.Execute(context.Background(), batch(setMounts(a), call("late", run.Alias(c, mcptest.ToolEcho), `{"text":"still here"}`)))
 		if err != nil || out.Refresh == nil || !out.Refresh.OK {
 			t.Fatalf("unmount: %v %+v", err, out.Refresh)

@@ -116,55 +116,16 @@ type Options struct {
 	// HostTools are the host's own tools (and the framework tools); nil
 	// means none.
 	HostTools []HostTool
-	// MaxConcurrency bounds the calls of one batch that run at once; 0
-	// means 16.
-	MaxConcurrency int
-	// MaxBatchCalls bounds the calls in one batch; 0 means 256.
-	MaxBatchCalls int
 	// FailOnMountError makes any mount that fails to load fail New (and
 	// Resume) with ErrMountFailed; false means the failure is reported by
 	// MountErrors and the other mounts load.
 	FailOnMountError bool
 	// Static are the host inputs the fingerprint covers; zero means empty.
 	Static StaticInputs
-	// MaxRestarts bounds how often one mount whose connection was lost (its
-	// process exited, the remote server dropped the session) is restarted
-	// in this Run. Only a loss charged to the Run counts: any loss of a
-	// server that is not shared, and a loss of a shared server while
-	// calls of this Run were in flight on it (mcpconn.Loss.Charged); a
-	// shared server lost to another Run's calls, or to none, is
-	// restarted without counting. 0 means DefaultMaxRestarts (5); a
-	// negative value means never (not even uncharged).
-	MaxRestarts int
-	// RestartBackoff is the least time between two restarts of one mount;
-	// it doubles with each restart charged to the Run, up to 5 minutes
-	// (the first waits nothing, the second RestartBackoff, the third twice
-	// that...). 0 means DefaultRestartBackoff (1 s).
-	RestartBackoff time.Duration
-	// MinRelistInterval is the least time between two re-listings of one
-	// mount's tools after its server said they changed
-	// (notifications/tools/list_changed): the first re-listing comes at
-	// the next batch boundary, a change inside the interval is remembered
-	// and applied at the first boundary after it. So a server that says
-	// its tools changed before every batch costs one tools/list per
-	// interval, not one per batch. 0 means DefaultMinRelistInterval
-	// (10 s).
-	MinRelistInterval time.Duration
 	// Logger receives what must never reach the model: the value and stack
 	// of a host callback that panicked (also in the call's audit Record),
 	// and of an Auditor that panicked. Nil means slog.Default().
 	Logger *slog.Logger
-	// MaxTools bounds the MCP tools of one Run, all mounts together, as
-	// listed. The mounts are counted in the agent's order; a mount that
-	// takes the Run past the bound fails to load (error wrapping
-	// mcpconn.ErrLimit), the mounts before it stay. 0 means
-	// DefaultMaxTools (10000).
-	MaxTools int
-	// MaxListBytes bounds the listed bytes of one Run's MCP tools (names,
-	// titles, descriptions, input and output schemas, _meta; tools the
-	// registrations exclude included), all mounts together, counted the
-	// same way. 0 means DefaultMaxListBytes (64 MiB).
-	MaxListBytes int
 	// ServerStderrToModel lets the text the model reads (Result.Message of
 	// a failed call, RefreshReport.Notice) include what a stdio server
 	// wrote: the end of its stderr, and the first line of its stdout when
@@ -178,11 +139,26 @@ type Options struct {
 	// many Runs to compile each schema once (agt.Host does, for all its
 	// Runs). Nil means a cache of the Run's own, which its refreshes
 	// share.
-	SchemaCache *SchemaCache
+	SchemaCache *mcpconn.SchemaCache
 
 	// RunID names the Run for the host: it is copied to every
 	// CallContext and audit Record. "" means none.
 	RunID string
+	// ClientFeatures are what the Run offers its mounted servers as an
+	// MCP client: elicitation, sampling, roots, and the log lines and
+	// notifications it hears. Nil means none: no capability is declared,
+	// the servers' requests are refused, log lines are asked at "info".
+	ClientFeatures *ClientFeatures
+	// Limits bounds the batches, the listed tools of the Run, restarts,
+	// re-listings and sampling (Limits). Nil means every default; a zero
+	// field means its default.
+	Limits *Limits
+}
+
+// ClientFeatures are what a Run offers its mounted servers as an MCP
+// client (Options.ClientFeatures). Each nil field means the feature is
+// not offered.
+type ClientFeatures struct {
 	// Elicit answers a mounted server's elicitation/create (form and URL
 	// modes), with the call in flight that caused it (from.Calls): ask
 	// the Run's user, and return accept with the content, decline or
@@ -196,22 +172,17 @@ type Options struct {
 	// the Run offers no sampling: the capability is not declared and the
 	// requests are refused. A request is refused before Sample runs when
 	// no call of the server is in flight, or when a call in flight has
-	// used its MaxSamplingPerCall requests; Sample may refuse more by
+	// used its Limits.MaxSamplingPerCall requests; Sample may refuse more by
 	// returning an error wrapping mcpconn.ErrRefused (an
 	// *mcpconn.RefusedError says why).
 	Sample func(ctx context.Context, from Origin, params *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)
-	// MaxSamplingPerCall bounds the sampling requests the servers may
-	// make during one call (a request made while several calls of its
-	// server are in flight counts for each). 0 means
-	// DefaultMaxSamplingPerCall (10); negative means none.
-	MaxSamplingPerCall int
 	// Roots are the roots the Run's servers get (roots/list), each with a
 	// file:// URI; SetRoots changes them and tells the servers. Nil means
 	// the Run declares no roots capability (roots/list is refused, and
 	// SetRoots fails); an empty non-nil slice declares it with no roots
 	// yet. New copies it.
 	Roots []*mcp.Root
-	// ServerLogLevel is the least severe level of the log lines
+	// LogLevel is the least severe level of the log lines
 	// (notifications/message) the Run asks its mounted servers for: one
 	// of debug, info, notice, warning, error, critical, alert, emergency
 	// (RFC 5424's severities, as MCP names them). "" means "info"; any
@@ -225,7 +196,7 @@ type Options struct {
 	// get. Lines below the level are not sent, so neither Observe nor
 	// Logger sees them. Runs that share a server share it only with Runs
 	// asking the same level (a server has one level per connection).
-	ServerLogLevel mcp.LoggingLevel
+	LogLevel mcp.LoggingLevel
 	// Observe receives the notifications the mounted servers send:
 	// progress of a call, log lines, tool list changes, with the calls in
 	// flight. It is called one notification at a time per server, on the
@@ -234,16 +205,64 @@ type Options struct {
 	Observe func(ctx context.Context, n Notification)
 }
 
-// Defaults of the Run-wide bounds on what the mounts list, and of
-// restarts.
+// Limits bounds what one Run does (Options.Limits). Every field's zero
+// value means its default, given in its comment; a nil Options.Limits
+// means all defaults. The bounds of one server's session are
+// mcpconn.Limits, set on the Connector.
+type Limits struct {
+	// MaxConcurrency bounds the calls of one batch that run at once; 0
+	// means 16.
+	MaxConcurrency int
+	// MaxBatchCalls bounds the calls in one batch; 0 means 256.
+	MaxBatchCalls int
+	// MaxToolsPerRun bounds the MCP tools of one Run, all mounts
+	// together, as listed (each server's own bound is
+	// mcpconn.Limits.MaxTools). The mounts are counted in the agent's
+	// order; a mount that takes the Run past the bound fails to load
+	// (error wrapping mcpconn.ErrLimit), the mounts before it stay. 0
+	// means 10000.
+	MaxToolsPerRun int
+	// MaxListBytesPerRun bounds the listed bytes of one Run's MCP tools
+	// (names, titles, descriptions, input and output schemas, _meta;
+	// tools the registrations exclude included), all mounts together,
+	// counted the same way. 0 means 64 MiB.
+	MaxListBytesPerRun int
+	// MaxRestarts bounds how often one mount whose connection was lost
+	// (its process exited, the remote server dropped the session) is
+	// restarted in this Run. Only a loss charged to the Run counts: any
+	// loss of a server that is not shared, and a loss of a shared server
+	// while calls of this Run were in flight on it (mcpconn.Loss.Charged);
+	// a shared server lost to another Run's calls, or to none, is
+	// restarted without counting. 0 means 5; a negative value means never
+	// (not even uncharged).
+	MaxRestarts int
+	// RestartBackoff is the least time between two restarts of one mount;
+	// it doubles with each restart charged to the Run, up to 5 minutes
+	// (the first waits nothing, the second RestartBackoff, the third twice
+	// that...). 0 means 1 s.
+	RestartBackoff time.Duration
+	// MinRelistInterval is the least time between two re-listings of one
+	// mount's tools after its server said they changed
+	// (notifications/tools/list_changed): the first re-listing comes at
+	// the next batch boundary, a change inside the interval is remembered
+	// and applied at the first boundary after it. So a server that says
+	// its tools changed before every batch costs one tools/list per
+	// interval, not one per batch. 0 means 10 s.
+	MinRelistInterval time.Duration
+	// MaxSamplingPerCall bounds the sampling requests the servers may
+	// make during one call (a request made while several calls of its
+	// server are in flight counts for each). 0 means 10; negative means
+	// none.
+	MaxSamplingPerCall int
+}
+
+// The defaults of Limits.
 const (
-	DefaultMaxTools       = 10_000
-	DefaultMaxListBytes   = 64 << 20
-	DefaultMaxRestarts    = 5
-	DefaultRestartBackoff = time.Second
-	// DefaultMinRelistInterval is the least time between two re-listings
-	// of one mount's tools (Options.MinRelistInterval).
-	DefaultMinRelistInterval = 10 * time.Second
+	defaultMaxToolsPerRun     = 10_000
+	defaultMaxListBytesPerRun = 64 << 20
+	defaultMaxRestarts        = 5
+	defaultRestartBackoff     = time.Second
+	defaultMinRelistInterval  = 10 * time.Second
 )
 
 // MaxMounts bounds the MCP resources one agent may mount; an agent document
@@ -263,7 +282,7 @@ const (
 // the connections behind them, and the batch pipeline. A Run is safe for
 // concurrent use; its connections belong to it and Close ends them.
 type Run struct {
-	schemas     *SchemaCache
+	schemas     *mcpconn.SchemaCache
 	agent       resource.Ref
 	repo        resource.Repository
 	connector   *mcpconn.Connector
@@ -291,7 +310,7 @@ type Run struct {
 
 	maxRestarts    int
 	restartBackoff time.Duration
-	// relistInterval is Options.MinRelistInterval resolved.
+	// relistInterval is Options.Limits.MinRelistInterval resolved.
 	relistInterval time.Duration
 	// now is the clock of re-listings (tests move it).
 	now func() time.Time
@@ -356,7 +375,7 @@ type mount struct {
 	// still in use; at zero its connection closes. Guarded by Run.mu.
 	holders int
 	// dead is set when a call found the connection lost; a refresh then
-	// restarts the mount (within Options.MaxRestarts) instead of keeping
+	// restarts the mount (within Options.Limits.MaxRestarts) instead of keeping
 	// it.
 	dead atomic.Bool
 	// lossAudited: the loss of the connection was audited
@@ -383,7 +402,7 @@ type sharedSession struct {
 	// again.
 	relistFailed atomic.Uint64
 	// lastRelist is when the tools were last re-listed (UnixNano; 0:
-	// never), for Options.MinRelistInterval.
+	// never), for Options.Limits.MinRelistInterval.
 	lastRelist atomic.Int64
 }
 
@@ -405,7 +424,7 @@ func (m *mount) loss() mcpconn.Loss {
 // now: its server said they changed since the mount listed them
 // (notifications/tools/list_changed), re-listing has not already failed
 // at that point, and the last re-listing is at least
-// Options.MinRelistInterval ago (a change sooner waits for a later
+// Options.Limits.MinRelistInterval ago (a change sooner waits for a later
 // boundary: the count of changes remembers it).
 func (r *Run) toolsStale(m *mount) bool {
 	g := m.session.ToolsChanged()
@@ -602,29 +621,33 @@ func newRun(opts *Options) (*Run, error) {
 	if opts.Repository == nil {
 		return nil, errors.New("run: Options.Repository is nil")
 	}
+	var lim Limits
+	if opts.Limits != nil {
+		lim = *opts.Limits
+	}
 	r := &Run{
-		schemas:       cmp.Or(opts.SchemaCache, NewSchemaCache()),
+		schemas:       cmp.Or(opts.SchemaCache, mcpconn.NewSchemaCache()),
 		agent:         opts.Agent,
 		repo:          opts.Repository,
 		connector:     opts.Connector,
 		permission:    opts.Permission,
 		chain:         append([]Interceptor(nil), opts.Interceptors...),
 		auditor:       opts.Auditor,
-		maxConc:       opts.MaxConcurrency,
-		maxCalls:      opts.MaxBatchCalls,
+		maxConc:       lim.MaxConcurrency,
+		maxCalls:      lim.MaxBatchCalls,
 		failOnMount:   opts.FailOnMountError,
-		maxTools:      cmp.Or(max(opts.MaxTools, 0), DefaultMaxTools),
-		maxBytes:      cmp.Or(max(opts.MaxListBytes, 0), DefaultMaxListBytes),
+		maxTools:      cmp.Or(max(lim.MaxToolsPerRun, 0), defaultMaxToolsPerRun),
+		maxBytes:      cmp.Or(max(lim.MaxListBytesPerRun, 0), defaultMaxListBytesPerRun),
 		static:        digestStatic(opts.Static),
 		logger:        cmp.Or(opts.Logger, slog.Default()),
 		replaced:      map[*snapshot]struct{}{},
 		stderrToModel: opts.ServerStderrToModel,
 		refreshing:    make(chan struct{}, 1),
 		restarts:      map[resource.Ref]*restartState{},
-		maxRestarts:   opts.MaxRestarts,
+		maxRestarts:   lim.MaxRestarts,
 
-		restartBackoff: cmp.Or(max(opts.RestartBackoff, 0), DefaultRestartBackoff),
-		relistInterval: cmp.Or(max(opts.MinRelistInterval, 0), DefaultMinRelistInterval),
+		restartBackoff: cmp.Or(max(lim.RestartBackoff, 0), defaultRestartBackoff),
+		relistInterval: cmp.Or(max(lim.MinRelistInterval, 0), defaultMinRelistInterval),
 		now:            time.Now,
 		runID:          opts.RunID,
 	}
@@ -635,7 +658,7 @@ func newRun(opts *Options) (*Run, error) {
 	r.hooks = hooks
 	switch {
 	case r.maxRestarts == 0:
-		r.maxRestarts = DefaultMaxRestarts
+		r.maxRestarts = defaultMaxRestarts
 	case r.maxRestarts < 0:
 		r.maxRestarts = 0
 	}
@@ -800,7 +823,7 @@ func (r *Run) SkippedTools() []SkippedTool {
 // stopped, and its report says the Run closed, never that it switched.
 // Close returns once every connection and process of the Run has ended:
 // about the process-termination grace of the Connector
-// (mcpconn.ConnectorOptions.TerminateGrace, 2 s by default) for a server
+// (mcpconn.ConnectorOptions.Limits.TerminateGrace, 2 s by default) for a server
 // that does not exit when its stdin closes, twice that for one that also
 // ignores SIGTERM. A shared server's connection is the Connector's: Close
 // lets go of the Run's lease on it, and never closes it under another Run
@@ -948,9 +971,9 @@ func (r *Run) build(ctx context.Context, prev *snapshot) (s *snapshot, fresh []*
 func (r *Run) overRunBounds(tools, bytes int) error {
 	switch {
 	case tools > r.maxTools:
-		return &mcpconn.LimitError{Option: "run.Options.MaxTools", What: "the tools listed by the Run's mounts", Limit: int64(r.maxTools), Unit: "tools"}
+		return &mcpconn.LimitError{Option: "run.Options.Limits.MaxToolsPerRun", What: "the tools listed by the Run's mounts", Limit: int64(r.maxTools), Unit: "tools"}
 	case bytes > r.maxBytes:
-		return &mcpconn.LimitError{Option: "run.Options.MaxListBytes", What: "the tools listed by the Run's mounts", Limit: int64(r.maxBytes), Unit: "bytes"}
+		return &mcpconn.LimitError{Option: "run.Options.Limits.MaxListBytesPerRun", What: "the tools listed by the Run's mounts", Limit: int64(r.maxBytes), Unit: "bytes"}
 	}
 	return nil
 }
@@ -959,7 +982,7 @@ func (r *Run) overRunBounds(tools, bytes int) error {
 // unchanged, else a new connection with its tools compiled.
 //
 // A mount of prev at the same revision whose connection was lost is
-// restarted when Options.MaxRestarts and the backoff allow it (restarted
+// restarted when Options.Limits.MaxRestarts and the backoff allow it (restarted
 // is then true); when they do not, or the restart fails, the lost mount is
 // kept as it is (reused, with merr set for a failed restart).
 func (r *Run) loadMount(ctx context.Context, ref resource.Ref, prev *snapshot) (m *mount, rev int64, reused, restarted bool, merr *MountError) {
@@ -1011,7 +1034,7 @@ func (r *Run) loadMount(ctx context.Context, ref resource.Ref, prev *snapshot) (
 func (r *Run) connectMount(ctx context.Context, ref resource.Ref, rev int64, srv resource.MCPServer) (*mount, *MountError) {
 	// With the revision, a registration that says "shared" is a lease on
 	// the Connector's one connection for it (mcpconn: Shared connections).
-	sess, err := r.connector.ConnectWith(ctx, ref, srv, &mcpconn.ConnectOptions{Handlers: r.hooks.handlers(ref), Revision: rev})
+	sess, err := r.connector.Connect(ctx, ref, srv, &mcpconn.ConnectOptions{Handlers: r.hooks.handlers(ref), Revision: rev, Share: true})
 	if err != nil {
 		var ce *mcpconn.Error
 		tail := ""
@@ -1111,7 +1134,7 @@ func (r *Run) loadTools(m *mount, listed []mcpconn.Tool) {
 }
 
 // takeRestart reports whether the lost mount m may be restarted now
-// (Options.MaxRestarts, Options.RestartBackoff), and counts the restart
+// (Options.Limits.MaxRestarts, Options.Limits.RestartBackoff), and counts the restart
 // when its loss is charged to the Run.
 func (r *Run) takeRestart(m *mount) bool {
 	charged := m.loss().Charged
@@ -1172,7 +1195,7 @@ func (r *Run) restartAllowed(ref resource.Ref, now time.Time, charged bool) bool
 	return !now.Before(st.last.Add(r.backoffAfter(st.count)))
 }
 
-// maxRestartBackoff caps the doubling of Options.RestartBackoff.
+// maxRestartBackoff caps the doubling of Options.Limits.RestartBackoff.
 const maxRestartBackoff = 5 * time.Minute
 
 // backoffAfter is the least time after the count-th restart before the

@@ -76,19 +76,21 @@ func TestRunHandsOnNoSecretAServerEchoes(t *testing.T) {
 			}
 			logs := &lockedWriter{w: &bytes.Buffer{}}
 			audit := &auditLog{}
-			opts := &run.Options{Repository: repo, Auditor: audit,
-				Connector: mcpconn.NewConnector(&mcpconn.ConnectorOptions{Secrets: tokenResolver(runToken), TerminateGrace: 300 * time.Millisecond}),
-				Logger:    slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-				Elicit: func(_ context.Context, _ run.Origin, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			opts := &run.Options{
+				Repository: repo,
+				Auditor:    audit,
+				Connector:  mcpconn.NewConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{TerminateGrace: 300 * time.Millisecond}, LaunchEnv: &resource.LaunchEnv{Secrets: tokenResolver(runToken)}}),
+				Logger:     slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+				ClientFeatures: &run.ClientFeatures{Elicit: func(_ context.Context, _ run.Origin, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 					deliver("Elicit", p)
 					return &mcp.ElicitResult{Action: "decline"}, nil
-				},
-				Sample: func(_ context.Context, _ run.Origin, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+				}, Sample: func(_ context.Context, _ run.Origin, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
 					deliver("Sample", p)
 					return &mcp.CreateMessageResult{Role: "assistant", Model: "m", Content: &mcp.TextContent{Text: "no"}}, nil
-				}}
+				}},
+			}
 			if tc.observe {
-				opts.Observe = func(_ context.Context, n run.Notification) { deliver("Observe "+string(n.Kind), n) }
+				opts.ClientFeatures.Observe = func(_ context.Context, n run.Notification) { deliver("Observe "+string(n.Kind), n) }
 			}
 			r := newRun(t, opts)
 			if len(r.MountErrors()) > 0 {

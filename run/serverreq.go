@@ -74,8 +74,8 @@ const (
 )
 
 // Notification is a notification a mounted server sent, for
-// Options.Observe. The server's text in it is bounded (mcpconn's
-// ConnectorOptions.MaxNotificationBytes) but not checked: it is the
+// Options.ClientFeatures.Observe. The server's text in it is bounded (mcpconn's
+// ConnectorOptions.Limits.MaxNotificationBytes) but not checked: it is the
 // server's, like its stderr.
 type Notification struct {
 	// Kind says which of the fields below is set.
@@ -101,12 +101,9 @@ const (
 	RequestRoots       ServerRequestKind = "roots"
 )
 
-// RequestOutcome is how a server's request ended, in the audit.
-type RequestOutcome = mcpconn.Outcome
-
-// DefaultMaxSamplingPerCall bounds the sampling requests the servers may
-// make during one call.
-const DefaultMaxSamplingPerCall = 10
+// defaultMaxSamplingPerCall bounds the sampling requests the servers may
+// make during one call (Limits.MaxSamplingPerCall).
+const defaultMaxSamplingPerCall = 10
 
 // callTag is what a Run's MCP call carries to mcpconn (WithCallTag): its
 // context, and the sampling requests charged to it.
@@ -126,31 +123,39 @@ type serverHooks struct {
 	elicit     func(ctx context.Context, from Origin, params *mcp.ElicitParams) (*mcp.ElicitResult, error)
 	sample     func(ctx context.Context, from Origin, params *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)
 	observe    func(ctx context.Context, n Notification)
-	logLevel   mcp.LoggingLevel // Options.ServerLogLevel, "info" for ""
+	logLevel   mcp.LoggingLevel // ClientFeatures.LogLevel, "info" for ""
 	maxSamples int32
 	// roots is nil when the Run declares no roots.
 	roots atomic.Pointer[[]*mcp.Root]
-	// declared: Options.Roots was non-nil.
+	// declared: ClientFeatures.Roots was non-nil.
 	rootsDeclared bool
 }
 
 func newServerHooks(r *Run, opts *Options) (*serverHooks, error) {
-	h := &serverHooks{r: r, elicit: opts.Elicit, sample: opts.Sample, observe: opts.Observe, logLevel: cmp.Or(opts.ServerLogLevel, "info")}
+	var f ClientFeatures
+	if opts.ClientFeatures != nil {
+		f = *opts.ClientFeatures
+	}
+	var lim Limits
+	if opts.Limits != nil {
+		lim = *opts.Limits
+	}
+	h := &serverHooks{r: r, elicit: f.Elicit, sample: f.Sample, observe: f.Observe, logLevel: cmp.Or(f.LogLevel, "info")}
 	if !serverlog.Known(h.logLevel) {
-		return nil, fmt.Errorf("run: Options.ServerLogLevel %s is not a log level: set one of debug, info, notice, warning, error, critical, alert, emergency, or leave it empty for info", quoteID(string(h.logLevel)))
+		return nil, fmt.Errorf("run: Options.ClientFeatures.LogLevel %s is not a log level: set one of debug, info, notice, warning, error, critical, alert, emergency, or leave it empty for info", quoteID(string(h.logLevel)))
 	}
 	switch {
-	case opts.MaxSamplingPerCall == 0:
-		h.maxSamples = DefaultMaxSamplingPerCall
-	case opts.MaxSamplingPerCall < 0:
+	case lim.MaxSamplingPerCall == 0:
+		h.maxSamples = defaultMaxSamplingPerCall
+	case lim.MaxSamplingPerCall < 0:
 		h.maxSamples = 0
 	default:
-		h.maxSamples = int32(min(opts.MaxSamplingPerCall, 1<<30))
+		h.maxSamples = int32(min(lim.MaxSamplingPerCall, 1<<30))
 	}
-	if opts.Roots != nil {
-		roots, err := checkRoots(opts.Roots)
+	if f.Roots != nil {
+		roots, err := checkRoots(f.Roots)
 		if err != nil {
-			return nil, fmt.Errorf("run: Options.Roots: %w", err)
+			return nil, fmt.Errorf("run: Options.ClientFeatures.Roots: %w", err)
 		}
 		h.rootsDeclared = true
 		h.roots.Store(&roots)
@@ -217,7 +222,7 @@ func (h *serverHooks) handlers(ref resource.Ref) *mcpconn.Handlers {
 	}
 	if h.elicit != nil {
 		hs.Elicit = func(ctx context.Context, in mcpconn.Incoming, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-			defer h.logPanic(ctx, "Options.Elicit")
+			defer h.logPanic(ctx, "Options.ClientFeatures.Elicit")
 			return h.elicit(ctx, origin(ref, in), p)
 		}
 	}
@@ -226,7 +231,7 @@ func (h *serverHooks) handlers(ref resource.Ref) *mcpconn.Handlers {
 			if err := h.chargeSampling(in); err != nil {
 				return nil, err
 			}
-			defer h.logPanic(ctx, "Options.Sample")
+			defer h.logPanic(ctx, "Options.ClientFeatures.Sample")
 			return h.sample(ctx, origin(ref, in), p)
 		}
 	}
@@ -255,7 +260,7 @@ func (h *serverHooks) chargeSampling(in mcpconn.Incoming) error {
 			for _, c := range append(charged, ct) {
 				c.samples.Add(-1)
 			}
-			return &mcpconn.RefusedError{Reason: fmt.Sprintf("the call has used its %d sampling requests (run.Options.MaxSamplingPerCall)", h.maxSamples)}
+			return &mcpconn.RefusedError{Reason: fmt.Sprintf("the call has used its %d sampling requests (run.Options.Limits.MaxSamplingPerCall)", h.maxSamples)}
 		}
 		charged = append(charged, ct)
 	}
@@ -271,14 +276,14 @@ func (h *serverHooks) logPanic(ctx context.Context, what string) {
 	}
 }
 
-// notify hands n to Options.Observe; a panic loses only n.
+// notify hands n to Options.ClientFeatures.Observe; a panic loses only n.
 func (h *serverHooks) notify(ctx context.Context, n Notification) {
 	if h.observe == nil {
 		return
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			h.r.panicked(ctx, "Options.Observe panicked; a "+string(n.Kind)+" notification is lost", p)
+			h.r.panicked(ctx, "Options.ClientFeatures.Observe panicked; a "+string(n.Kind)+" notification is lost", p)
 		}
 	}()
 	h.observe(ctx, n)
@@ -346,13 +351,13 @@ func (h *serverHooks) audit(ref resource.Ref, in mcpconn.Incoming, rep mcpconn.S
 	h.r.audit(actx, rec)
 }
 
-// ErrNoRoots: SetRoots on a Run whose Options.Roots was nil (no roots
+// ErrNoRoots: SetRoots on a Run whose Options.ClientFeatures.Roots was nil (no roots
 // capability was declared to its servers).
-var ErrNoRoots = errors.New("run: the Run declares no roots: set Options.Roots (an empty non-nil slice declares none yet)")
+var ErrNoRoots = errors.New("run: the Run declares no roots: set Options.ClientFeatures.Roots (an empty non-nil slice declares none yet)")
 
 // SetRoots replaces the roots the Run's servers get (roots/list), and
 // sends notifications/roots/list_changed to every mounted server. The
-// Run must have declared roots (Options.Roots non-nil; else ErrNoRoots).
+// Run must have declared roots (Options.ClientFeatures.Roots non-nil; else ErrNoRoots).
 // Each root needs a file:// URI. A server that cannot be told (its
 // connection is gone) gets the new roots when it next asks.
 func (r *Run) SetRoots(roots []*mcp.Root) error {

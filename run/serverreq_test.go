@@ -34,7 +34,7 @@ func featuresRun(t *testing.T, e mcptest.Era, opts *run.Options) *run.Run {
 	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{featRef}})
 	opts.Repository = repo
 	if opts.Connector == nil {
-		opts.Connector = mcpconn.NewConnector(&mcpconn.ConnectorOptions{TerminateGrace: 300 * time.Millisecond})
+		opts.Connector = mcpconn.NewConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{TerminateGrace: 300 * time.Millisecond}})
 	}
 	return newRun(t, opts)
 }
@@ -78,7 +78,7 @@ func execute(t *testing.T, r *run.Run, calls ...run.Call) run.Outcome {
 	return out
 }
 
-// An elicitation reaches Options.Elicit with the call that caused it; the
+// An elicitation reaches Options.ClientFeatures.Elicit with the call that caused it; the
 // accepted form gets its defaults; the audit names the call and the
 // outcome and holds no value.
 func TestElicitationReachesHostWithItsCall(t *testing.T) {
@@ -87,13 +87,17 @@ func TestElicitationReachesHostWithItsCall(t *testing.T) {
 		audit := &auditLog{}
 		var mu sync.Mutex
 		var froms []run.Origin
-		r := featuresRun(t, e, &run.Options{RunID: "run-7", Auditor: audit, Interceptors: []run.Interceptor{tagCalls},
-			Elicit: func(_ context.Context, from run.Origin, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+		r := featuresRun(t, e, &run.Options{
+			RunID:        "run-7",
+			Auditor:      audit,
+			Interceptors: []run.Interceptor{tagCalls},
+			ClientFeatures: &run.ClientFeatures{Elicit: func(_ context.Context, from run.Origin, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 				mu.Lock()
 				froms = append(froms, from)
 				mu.Unlock()
 				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"note": "private-answer"}}, nil
-			}})
+			}},
+		})
 		out := execute(t, r, featCall("c1", mcptest.ToolAsk, `{}`))
 		var got mcp.ElicitResult
 		if err := json.Unmarshal([]byte(text(t, out.Results[0])), &got); err != nil {
@@ -184,13 +188,16 @@ func TestSamplingBudgetPerCall(t *testing.T) {
 		audit := &auditLog{}
 		var calls int
 		var mu sync.Mutex
-		r := featuresRun(t, e, &run.Options{Auditor: audit, MaxSamplingPerCall: 2,
-			Sample: func(_ context.Context, from run.Origin, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+		r := featuresRun(t, e, &run.Options{
+			Auditor: audit,
+			Limits:  &run.Limits{MaxSamplingPerCall: 2},
+			ClientFeatures: &run.ClientFeatures{Sample: func(_ context.Context, from run.Origin, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
 				mu.Lock()
 				calls++
 				mu.Unlock()
 				return &mcp.CreateMessageResult{Role: "assistant", Model: "m", Content: &mcp.TextContent{Text: "ok"}}, nil
-			}})
+			}},
+		})
 		out := execute(t, r, featCall("s1", mcptest.ToolSample, `{"times":3}`))
 		if res := out.Results[0]; res.Code != run.CodeToolError || !strings.Contains(res.Message, "MaxSamplingPerCall") {
 			t.Errorf("third request: %s %s", res.Code, res.Message)
@@ -208,7 +215,7 @@ func TestSamplingBudgetPerCall(t *testing.T) {
 		for _, rec := range audit.records(run.EventServerRequest) {
 			got = append(got, rec.CallID+" "+string(rec.Outcome)+" "+rec.Message)
 		}
-		want := []string{"s1 accepted ", "s1 accepted ", "s1 refused the call has used its 2 sampling requests (run.Options.MaxSamplingPerCall)",
+		want := []string{"s1 accepted ", "s1 accepted ", "s1 refused the call has used its 2 sampling requests (run.Options.Limits.MaxSamplingPerCall)",
 			"s2 accepted ", "s2 accepted "}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("audit (-want +got):\n%s", diff)
@@ -220,7 +227,7 @@ func TestSamplingBudgetPerCall(t *testing.T) {
 func TestRootsAndSetRoots(t *testing.T) {
 	t.Parallel()
 	inEras(t, func(t *testing.T, e mcptest.Era) {
-		r := featuresRun(t, e, &run.Options{Roots: []*mcp.Root{{URI: "file:///a", Name: "a"}}})
+		r := featuresRun(t, e, &run.Options{ClientFeatures: &run.ClientFeatures{Roots: []*mcp.Root{{URI: "file:///a", Name: "a"}}}})
 		if got := text(t, execute(t, r, featCall("r1", mcptest.ToolListRoots, `{}`)).Results[0]); got != `["file:///a"]` {
 			t.Errorf("roots %s", got)
 		}
@@ -233,13 +240,17 @@ func TestRootsAndSetRoots(t *testing.T) {
 		if err := r.SetRoots([]*mcp.Root{{URI: "https://x"}}); err == nil || !strings.Contains(err.Error(), "file://") {
 			t.Errorf("SetRoots of a non-file URI: %v", err)
 		}
-		if _, err := run.New(context.Background(), &run.Options{Agent: testAgent, Repository: newRepo(t), Permission: allowAll{},
-			Roots: []*mcp.Root{nil}}); err == nil || !strings.Contains(err.Error(), "Options.Roots") {
+		if _, err := run.New(context.Background(), &run.Options{
+			Agent:          testAgent,
+			Repository:     newRepo(t),
+			Permission:     allowAll{},
+			ClientFeatures: &run.ClientFeatures{Roots: []*mcp.Root{nil}},
+		}); err == nil || !strings.Contains(err.Error(), "Options.ClientFeatures.Roots") {
 			t.Errorf("New with a nil root: %v", err)
 		}
 		r2 := featuresRun(t, e, &run.Options{})
 		if err := r2.SetRoots(nil); !errors.Is(err, run.ErrNoRoots) {
-			t.Errorf("SetRoots without Options.Roots: %v", err)
+			t.Errorf("SetRoots without Options.ClientFeatures.Roots: %v", err)
 		}
 	})
 }
@@ -261,12 +272,8 @@ func TestTwoCallsInFlight(t *testing.T) {
 	var once sync.Once
 	var mu sync.Mutex
 	var origins []run.Origin
-	r := featuresRun(t, mcptest.EraLegacy, &run.Options{Auditor: audit, MaxConcurrency: 2,
-		Observe: func(_ context.Context, n run.Notification) {
-			if c, ok := n.From.Call(); ok && n.Kind == run.NotifyProgress && c.CallID == "long" {
-				once.Do(func() { close(progressed) })
-			}
-		},
+	r := featuresRun(t, mcptest.EraLegacy, &run.Options{
+		Auditor: audit,
 		// The ask call starts once the long call is surely in flight.
 		Interceptors: []run.Interceptor{tagCalls, run.Before(func(ctx context.Context, req run.Request) error {
 			if req.CallID == "ask" {
@@ -274,12 +281,18 @@ func TestTwoCallsInFlight(t *testing.T) {
 			}
 			return nil
 		})},
-		Elicit: func(_ context.Context, from run.Origin, _ *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+		Limits: &run.Limits{MaxConcurrency: 2},
+		ClientFeatures: &run.ClientFeatures{Observe: func(_ context.Context, n run.Notification) {
+			if c, ok := n.From.Call(); ok && n.Kind == run.NotifyProgress && c.CallID == "long" {
+				once.Do(func() { close(progressed) })
+			}
+		}, Elicit: func(_ context.Context, from run.Origin, _ *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 			mu.Lock()
 			origins = append(origins, from)
 			mu.Unlock()
 			return &mcp.ElicitResult{Action: "decline"}, nil
-		}})
+		}},
+	})
 	out := execute(t, r, featCall("long", mcptest.ToolProgress, `{"steps":60,"ms":100}`), featCall("ask", mcptest.ToolAsk, `{}`))
 	if codes := codes(out); codes[0] != "" || codes[1] != "" {
 		t.Fatalf("results %+v", out.Results)
@@ -319,11 +332,15 @@ func TestRequestsOutsideCalls(t *testing.T) {
 	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{featRef}})
 	audit := &auditLog{}
 	sampled := false
-	newRun(t, &run.Options{Repository: repo, Connector: conn, Auditor: audit, Roots: []*mcp.Root{{URI: "file:///r"}},
-		Sample: func(context.Context, run.Origin, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+	newRun(t, &run.Options{
+		Repository: repo,
+		Connector:  conn,
+		Auditor:    audit,
+		ClientFeatures: &run.ClientFeatures{Roots: []*mcp.Root{{URI: "file:///r"}}, Sample: func(context.Context, run.Origin, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
 			sampled = true
 			return nil, errors.New("unreachable")
-		}})
+		}},
+	})
 	ss := <-sessions
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -381,13 +398,15 @@ func TestNotificationsObservedAndLogged(t *testing.T) {
 		logs := &slogRecords{}
 		var mu sync.Mutex
 		var seen []string
-		r := featuresRun(t, e, &run.Options{Logger: slog.New(logs),
-			Observe: func(_ context.Context, n run.Notification) {
+		r := featuresRun(t, e, &run.Options{
+			Logger: slog.New(logs),
+			ClientFeatures: &run.ClientFeatures{Observe: func(_ context.Context, n run.Notification) {
 				c, _ := n.From.Call()
 				mu.Lock()
 				seen = append(seen, string(n.Kind)+" "+c.CallID)
 				mu.Unlock()
-			}})
+			}},
+		})
 		execute(t, r, featCall("p", mcptest.ToolProgress, `{"steps":3,"ms":1}`))
 		execute(t, r, featCall("l", mcptest.ToolLog, `{"count":2}`))
 		waitUntil(t, "5 notifications", func() bool { mu.Lock(); defer mu.Unlock(); return len(seen) == 5 })
@@ -433,13 +452,14 @@ func TestServerLogDataIsJSON(t *testing.T) {
 			}), nil)),
 			// Observe follows the Logger for each line: once it saw both,
 			// both are logged.
-			Observe: func(_ context.Context, n run.Notification) {
+			ClientFeatures: &run.ClientFeatures{Observe: func(_ context.Context, n run.Notification) {
 				if n.Kind == run.NotifyLog {
 					mu.Lock()
 					observed++
 					mu.Unlock()
 				}
-			}})
+			}},
+		})
 		execute(t, r, featCall("s", mcptest.ToolLog, `{"count":1,"structured":true}`))
 		execute(t, r, featCall("t", mcptest.ToolLog, `{"count":1}`))
 		waitUntil(t, "2 log lines", func() bool { mu.Lock(); defer mu.Unlock(); return observed == 2 })
@@ -480,7 +500,7 @@ func TestToolsListChangedRefreshesMount(t *testing.T) {
 	t.Parallel()
 	inEras(t, func(t *testing.T, e mcptest.Era) {
 		audit := &auditLog{}
-		r := featuresRun(t, e, &run.Options{Auditor: audit, MinRelistInterval: time.Nanosecond})
+		r := featuresRun(t, e, &run.Options{Auditor: audit, Limits: &run.Limits{MinRelistInterval: time.Nanosecond}})
 		listenOpen(t, r, featRef, e)
 		pid := serverPID(t, r, featRef)
 		fp := r.Fingerprint()
@@ -531,7 +551,7 @@ func TestToolsChangedRelistingIsRateLimited(t *testing.T) {
 	inEras(t, func(t *testing.T, e mcptest.Era) {
 		var mu sync.Mutex
 		clock := time.Unix(1_000_000, 0)
-		r := featuresRun(t, e, &run.Options{MinRelistInterval: time.Minute})
+		r := featuresRun(t, e, &run.Options{Limits: &run.Limits{MinRelistInterval: time.Minute}})
 		listenOpen(t, r, featRef, e)
 		run.SetClock(r, func() time.Time { mu.Lock(); defer mu.Unlock(); return clock })
 		has := func(name string) bool {
@@ -578,10 +598,13 @@ func TestElicitPanics(t *testing.T) {
 	inEras(t, func(t *testing.T, e mcptest.Era) {
 		logs := &slogRecords{}
 		audit := &auditLog{}
-		r := featuresRun(t, e, &run.Options{Logger: slog.New(logs), Auditor: audit,
-			Elicit: func(context.Context, run.Origin, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+		r := featuresRun(t, e, &run.Options{
+			Logger:  slog.New(logs),
+			Auditor: audit,
+			ClientFeatures: &run.ClientFeatures{Elicit: func(context.Context, run.Origin, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 				panic("secret-in-panic")
-			}})
+			}},
+		})
 		res := execute(t, r, featCall("a", mcptest.ToolAsk, `{}`)).Results[0]
 		if res.Code != run.CodeToolError || strings.Contains(res.Message, "secret-in-panic") {
 			t.Errorf("result %s %s", res.Code, res.Message)

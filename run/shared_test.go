@@ -59,7 +59,7 @@ func sharingConnector(tb testing.TB) *mcpconn.Connector {
 }
 
 func sharingConnectorIdle(tb testing.TB, idle time.Duration) *mcpconn.Connector {
-	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{SharedIdleTimeout: idle, TerminateGrace: 300 * time.Millisecond})
+	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{SharedIdleTimeout: idle, TerminateGrace: 300 * time.Millisecond}})
 	tb.Cleanup(func() { _ = c.Close() })
 	return c
 }
@@ -357,16 +357,21 @@ func TestSharedElicitationReachesItsRunOnly(t *testing.T) {
 	}
 	progressB := make(chan struct{}, 1)
 	auditA, auditB := &auditLog{}, &auditLog{}
-	a := newRun(t, &run.Options{Repository: repo, Connector: c, RunID: "A", Elicit: elicit("A"), Auditor: auditA})
-	b := newRun(t, &run.Options{Repository: repo, Connector: c, RunID: "B", Elicit: elicit("B"), Auditor: auditB,
-		Observe: func(_ context.Context, n run.Notification) {
+	a := newRun(t, &run.Options{Repository: repo, Connector: c, RunID: "A", Auditor: auditA, ClientFeatures: &run.ClientFeatures{Elicit: elicit("A")}})
+	b := newRun(t, &run.Options{
+		Repository: repo,
+		Connector:  c,
+		RunID:      "B",
+		Auditor:    auditB,
+		ClientFeatures: &run.ClientFeatures{Elicit: elicit("B"), Observe: func(_ context.Context, n run.Notification) {
 			if n.Kind == run.NotifyProgress {
 				select {
 				case progressB <- struct{}{}:
 				default:
 				}
 			}
-		}})
+		}},
+	})
 	askAlias := run.Alias(refs[0], mcptest.ToolAsk)
 	named := `{"names":"` + mcptest.NamesToken + `"}`
 	out := execute(t, a, call("ask-1", askAlias, named))
@@ -472,14 +477,17 @@ type userRun struct {
 
 func (u *userRun) options(repo resource.Repository, c *mcpconn.Connector, id string) *run.Options {
 	u.name, u.audit, u.progress = id, &auditLog{}, make(chan struct{}, 1)
-	return &run.Options{Repository: repo, Connector: c, RunID: id, Auditor: u.audit,
-		Elicit: func(_ context.Context, from run.Origin, _ *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	return &run.Options{
+		Repository: repo,
+		Connector:  c,
+		RunID:      id,
+		Auditor:    u.audit,
+		ClientFeatures: &run.ClientFeatures{Elicit: func(_ context.Context, from run.Origin, _ *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 			u.mu.Lock()
 			defer u.mu.Unlock()
 			u.asked = append(u.asked, fmt.Sprint(callIDs(from)))
 			return &mcp.ElicitResult{Action: "decline"}, nil
-		},
-		Observe: func(_ context.Context, n run.Notification) {
+		}, Observe: func(_ context.Context, n run.Notification) {
 			switch n.Kind {
 			case run.NotifyLog:
 				u.mu.Lock()
@@ -491,7 +499,8 @@ func (u *userRun) options(repo resource.Repository, c *mcpconn.Connector, id str
 				default:
 				}
 			}
-		}}
+		}},
+	}
 }
 
 func (u *userRun) seen() (asked, logs []string) {
@@ -525,8 +534,9 @@ func TestSharedLateRequestReachesNoOtherRun(t *testing.T) {
 			// server asks only in its call's rounds).
 			ref, tag := sharedRunMount(t, repo, transport, mcptest.EraLegacy, mcptest.FaultClientFeatures)
 			logged := &slogRecords{}
-			c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{SharedIdleTimeout: 100 * time.Millisecond, TerminateGrace: 300 * time.Millisecond,
-				Logger: slog.New(logged)})
+			c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{
+				Logger: slog.New(logged),
+				Limits: &mcpconn.Limits{SharedIdleTimeout: 100 * time.Millisecond, TerminateGrace: 300 * time.Millisecond}})
 			t.Cleanup(func() { _ = c.Close() })
 			var alice, bob userRun
 			a := newRun(t, alice.options(repo, c, "alice"))
@@ -592,9 +602,9 @@ func TestSharedCrashesOfOneRunSpareAnother(t *testing.T) {
 			c := sharingConnector(t)
 			var alice, bob userRun
 			ao := alice.options(repo, c, "alice")
-			ao.RestartBackoff = time.Nanosecond // Alice's budget, the default 5, is what counts here
+			ao.Limits = &run.Limits{RestartBackoff: time.Nanosecond} // Alice's budget, the default 5, is what counts here
 			bo := bob.options(repo, c, "bob")
-			bo.MaxRestarts, bo.RestartBackoff = 20, time.Nanosecond
+			bo.Limits = &run.Limits{MaxRestarts: 20, RestartBackoff: time.Nanosecond}
 			a, b := newRun(t, ao), newRun(t, bo)
 			crash, echo := run.Alias(ref, mcptest.ToolCrash), run.Alias(ref, mcptest.ToolEcho)
 

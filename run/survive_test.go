@@ -63,7 +63,7 @@ func TestCloseDuringARefreshReturnsPromptly(t *testing.T) {
 		putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{a}})
 		const grace = 300 * time.Millisecond
 		r, err := run.New(context.Background(), &run.Options{Agent: testAgent, Repository: repo, Permission: policy.AutoAllow(),
-			Connector: mcpconn.NewConnector(&mcpconn.ConnectorOptions{TerminateGrace: grace}), HostTools: []run.HostTool{mountTool(repo)}})
+			Connector: mcpconn.NewConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{TerminateGrace: grace}}), HostTools: []run.HostTool{mountTool(repo)}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -215,7 +215,7 @@ func TestCrashLoopingServerIsRestartedAtMostMaxRestarts(t *testing.T) {
 		putMCP(t, repo, crashy, stdioServerEra(t, e, "-fault", string(mcptest.FaultCrashOnCall), "-call-log", filepath.Join(marker, "calls.log")))
 		putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{crashy}})
 		const maxRestarts = 3
-		r := newRun(t, &run.Options{Repository: repo, MaxRestarts: maxRestarts, RestartBackoff: time.Millisecond})
+		r := newRun(t, &run.Options{Repository: repo, Limits: &run.Limits{MaxRestarts: maxRestarts, RestartBackoff: time.Millisecond}})
 		restarts := 0
 		var last run.Result
 		for i := range 8 {
@@ -301,7 +301,7 @@ func TestDeadMountDoesNotBlockRemovals(t *testing.T) {
 		putMCP(t, repo, a, stdioServerEra(t, e))
 		putMCP(t, repo, b, stdioServerEra(t, e))
 		putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{crashy, a, b}})
-		r := newRun(t, &run.Options{Repository: repo, MaxRestarts: -1, HostTools: []run.HostTool{mountTool(repo)}})
+		r := newRun(t, &run.Options{Repository: repo, HostTools: []run.HostTool{mountTool(repo)}, Limits: &run.Limits{MaxRestarts: -1}})
 		out, err := r.Execute(context.Background(), batch(call("c", run.Alias(crashy, mcptest.ToolCrash), `{}`)))
 		if err != nil || out.Results[0].Code != run.CodeUnavailable || out.Refresh != nil {
 			t.Fatalf("crash: %v %+v %+v", err, out.Results, out.Refresh)
@@ -361,7 +361,7 @@ func TestFailedRestartIsReported(t *testing.T) {
 		srv.Cwd = t.TempDir()
 		putMCP(t, repo, crashy, srv)
 		putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{crashy}})
-		r := newRun(t, &run.Options{Repository: repo, RestartBackoff: time.Millisecond})
+		r := newRun(t, &run.Options{Repository: repo, Limits: &run.Limits{RestartBackoff: time.Millisecond}})
 		if err := os.Remove(srv.Cwd); err != nil { // the restart cannot start it
 			t.Fatal(err)
 		}
@@ -392,7 +392,7 @@ func TestSharedMountOutlivesLaterSnapshots(t *testing.T) {
 		repo, mem := setupEra(t, e, a, c)
 		putMCP(t, repo, b, inMemoryServer(t))
 		hold, held, release := holdTool()
-		r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), HostTools: []run.HostTool{mountTool(repo), hold}, MaxConcurrency: 1})
+		r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), HostTools: []run.HostTool{mountTool(repo), hold}, Limits: &run.Limits{MaxConcurrency: 1}})
 		done := make(chan run.Outcome, 1)
 		go func() {
 			out, _ := r.Execute(context.Background(), batch(call("h", "hold", `{}`), call("late", run.Alias(c, mcptest.ToolEcho), `{"text":"still here"}`)))

@@ -51,7 +51,7 @@ func TestRunDurableTask(t *testing.T) {
 			putMCP(t, repo, "tasks", resource.MCPServer{Type: resource.TransportHTTP, URL: url})
 			putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{"tasks"}})
 			connector := func() *mcpconn.Connector {
-				c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Tasks: &mcpconn.TaskOptions{MinPollInterval: time.Millisecond, MaxPollInterval: 20 * time.Millisecond}})
+				c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{MinTaskPollInterval: time.Millisecond, MaxTaskPollInterval: 20 * time.Millisecond}})
 				t.Cleanup(func() { c.Close() })
 				return c
 			}
@@ -73,7 +73,7 @@ func TestRunDurableTask(t *testing.T) {
 
 			// The first Run: closed once the task is stored and polled.
 			notes := newTaskNotes()
-			first := newRun(t, &run.Options{Repository: repo, Connector: connector(), RunID: "r1", Observe: notes.observe})
+			first := newRun(t, &run.Options{Repository: repo, Connector: connector(), RunID: "r1", ClientFeatures: &run.ClientFeatures{Observe: notes.observe}})
 			done := make(chan run.Outcome, 1)
 			go func() {
 				out, _ := first.Execute(context.Background(), work)
@@ -129,8 +129,8 @@ func TestRunTaskOutlivesCall(t *testing.T) {
 			repo := newRepo(t)
 			putMCP(t, repo, "tasks", resource.MCPServer{Type: resource.TransportHTTP, URL: url, ToolTimeoutMS: 200})
 			putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{"tasks"}})
-			c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{MaxCallDuration: 300 * time.Millisecond,
-				Tasks: &mcpconn.TaskOptions{MinPollInterval: time.Millisecond, MaxPollInterval: 20 * time.Millisecond}})
+			c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{
+				Limits: &mcpconn.Limits{MinTaskPollInterval: time.Millisecond, MaxTaskPollInterval: 20 * time.Millisecond, MaxCallDuration: 300 * time.Millisecond}})
 			t.Cleanup(func() { c.Close() })
 			r := newRun(t, &run.Options{Repository: repo, Connector: c, RunID: "r2"})
 			out, err := r.Execute(context.Background(), batch(call("c1", run.Alias("tasks", mcptest.ToolTaskForever), `{}`)))

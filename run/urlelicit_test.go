@@ -14,7 +14,7 @@ import (
 )
 
 // Issue 24 item 3: a server's URL elicitation required answer (-32042)
-// reaches Options.Elicit with the call that got it, is audited as any
+// reaches Options.ClientFeatures.Elicit with the call that got it, is audited as any
 // elicitation, and gives the model tool_error in agt's words: retry once
 // the user has finished, or why not; never the URL, which is the user's.
 // Without Elicit the model gets the same failure as before, in agt's
@@ -26,7 +26,7 @@ func TestURLElicitationRequiredReachesHost(t *testing.T) {
 			name    string
 			elicit  string // the handler's action; "": no Elicit
 			asked   int
-			outcome run.RequestOutcome
+			outcome mcpconn.RequestOutcome
 			message string
 		}{
 			{"accepted", "accept", 1, mcpconn.OutcomeAccepted, "the user was shown it and accepted: the call may succeed if made again once the user has finished"},
@@ -42,7 +42,8 @@ func TestURLElicitationRequiredReachesHost(t *testing.T) {
 				var urls []string
 				opts := &run.Options{Auditor: audit}
 				if tt.elicit != "" {
-					opts.Elicit = func(_ context.Context, from run.Origin, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+					opts.ClientFeatures = &run.ClientFeatures{}
+					opts.ClientFeatures.Elicit = func(_ context.Context, from run.Origin, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 						mu.Lock()
 						defer mu.Unlock()
 						froms = append(froms, from)

@@ -11,6 +11,7 @@ import (
 	"github.com/agtsdk/agt/adapter/internal/convtest"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/run"
+	"github.com/agtsdk/agt/toolschema"
 )
 
 func TestToolsKeepSchemaBytes(t *testing.T) {
@@ -95,7 +96,7 @@ func TestResultsJSON(t *testing.T) {
 	t.Parallel()
 	failed := run.Result{CallID: "toolu_E", Name: "files.read", Code: run.CodeInvalidArguments,
 		Message:    "the arguments do not match the tool's input schema",
-		Violations: []run.Violation{{Path: "/path", SchemaPath: "/properties/path/type", Message: "must be >= 1"}},
+		Violations: []toolschema.Violation{{Path: "/path", SchemaPath: "/properties/path/type", Message: "must be >= 1"}},
 		Content:    json.RawMessage(`[{"type":"text","text":"server's own error text"}]`)}
 	tests := []struct {
 		name string

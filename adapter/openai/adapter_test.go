@@ -12,6 +12,7 @@ import (
 	agtopenai "github.com/agtsdk/agt/adapter/openai"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/run"
+	"github.com/agtsdk/agt/toolschema"
 )
 
 func TestToolsKeepSchemaBytes(t *testing.T) {
@@ -123,7 +124,7 @@ func TestToolMessageJSON(t *testing.T) {
 	t.Parallel()
 	failed := run.Result{CallID: "call_E", Name: "files.read", Code: run.CodeInvalidArguments,
 		Message:    "the arguments do not match the tool's input schema",
-		Violations: []run.Violation{{Path: "/path", SchemaPath: "/properties/path/type", Message: "must be >= 1"}},
+		Violations: []toolschema.Violation{{Path: "/path", SchemaPath: "/properties/path/type", Message: "must be >= 1"}},
 		Content:    json.RawMessage(`[{"type":"text","text":"server's own error text"}]`)}
 	tests := []struct {
 		name string

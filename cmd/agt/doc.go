@@ -131,7 +131,8 @@
 //   - The login's redirect receiver: a request's line and headers 8 KiB
 //     (maxRedirectHeader, larger gets 431), 10 s to read one request
 //     (redirectReadTimeout), 8 connections at once (maxRedirectConns); the
-//     whole login 5 minutes (--timeout).
+//     whole login 10 minutes (--timeout; mcpconn.DefaultLoginTimeout, the
+//     library's own).
 //
 // These are constants of the command: a host that needs others embeds
 // the library and sets its options.
@@ -149,7 +150,7 @@
 // count such tools as usable. agent call prints each new status of the
 // call's task on stderr, one line each ("task working: step 1 of 3"; the
 // server's message made safe by shown, at most 1000 characters), from
-// run.Options.Observe, and the result on stdout as for any call. When
+// run.Options.ClientFeatures.Observe, and the result on stdout as for any call. When
 // the command's context ends (--timeout, a signal) while the task runs,
 // the call ends deadline_exceeded or canceled, mcpconn sends tasks/cancel,
 // and agt says both. agent call sets no Elicit or Sample handler: an

@@ -20,7 +20,7 @@ type env struct {
 	global globalFlags
 	h      *agt.Host
 	// grace is how long a stdio server gets to exit at each step of its
-	// shutdown (mcpconn.ConnectorOptions.TerminateGrace); 0 means
+	// shutdown (mcpconn.ConnectorOptions.Limits.TerminateGrace); 0 means
 	// mcpconn's default. A --timeout sets it so that the shutdown fits in.
 	grace time.Duration
 	// stdinTaken is set when stdin held the arguments of agent call: it
@@ -45,7 +45,7 @@ func (e *env) host(ctx context.Context) (*agt.Host, error) {
 	}
 	opts := &agt.Options{Bolt: &boltrepo.Options{Shared: true}}
 	if names := secretEnvNames(os.Getenv(secretEnvVar)); e.grace > 0 || len(names) > 0 {
-		opts.Connector = &mcpconn.ConnectorOptions{TerminateGrace: e.grace, SecretEnv: names}
+		opts.Connector = &mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{TerminateGrace: e.grace}, LaunchEnv: &resource.LaunchEnv{SecretEnv: names}}
 	}
 	h, err := agt.Open(ctx, store, opts)
 	if err != nil {
@@ -58,7 +58,7 @@ func (e *env) host(ctx context.Context) (*agt.Host, error) {
 // secretEnvVar names the variable listing the host environment variables
 // that ${env:NAME} references may read: entries separated by commas or
 // spaces, a trailing '*' a prefix. An entry REF=NAME binds NAME to
-// registration REF (mcpconn.ConnectorOptions.SecretEnv); a bare NAME lets
+// registration REF (mcpconn.ConnectorOptions.LaunchEnv.SecretEnv); a bare NAME lets
 // every server the command starts read it, since the operator names
 // what the command starts. Unset or empty allows none.
 const secretEnvVar = "AGT_SECRET_ENV"

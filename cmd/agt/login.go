@@ -12,10 +12,6 @@ import (
 	"github.com/agtsdk/agt/resource/boltrepo"
 )
 
-// defaultLoginTimeout is how long agt mcp login waits for the person in
-// the browser, the whole login included.
-const defaultLoginTimeout = 5 * time.Minute
-
 // mcpLogin runs the OAuth login of the registration refArg: it prints the
 // authorization URL, receives the redirect on a loopback listener, and
 // lets the Connector exchange the code and keep the token in the token

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/resource"
 )
 
@@ -212,7 +213,7 @@ and refresh it when it expires.
 
 --timeout bounds the whole login, the time in the browser included.`,
 			define: func(fs *flag.FlagSet) action {
-				timeout := fs.Duration("timeout", defaultLoginTimeout, "give up after this `DURATION`, the time in the browser included")
+				timeout := fs.Duration("timeout", mcpconn.DefaultLoginTimeout, "give up after this `DURATION`, the time in the browser included")
 				return func(ctx context.Context, e *env, args []string) error {
 					return mcpLogin(ctx, e, args[0], *timeout)
 				}

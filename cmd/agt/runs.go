@@ -208,7 +208,7 @@ func agentCall(ctx context.Context, e *env, args []string, yes bool, timeout tim
 	// The operator is who a server's stderr is for: the ToolError and the
 	// notice show it, as to a model of a host that opted in.
 	tasks := &taskWatch{w: e.err}
-	r, err := h.NewRun(ctx, ref, &run.Options{Permission: perm, ServerStderrToModel: true, Observe: tasks.observe})
+	r, err := h.NewRun(ctx, ref, &run.Options{Permission: perm, ServerStderrToModel: true, ClientFeatures: &run.ClientFeatures{Observe: tasks.observe}})
 	if err != nil {
 		return runError(ctx, e, ref, err)
 	}

@@ -145,13 +145,13 @@ func playScenario(ctx context.Context, name, url string, stdout io.Writer) error
 		}
 		entry["oauth"] = field
 		hostOpts = &agt.Options{Connector: &mcpconn.ConnectorOptions{
-			Secrets: contextSecrets{sctx},
 			OAuth: &mcpconn.OAuthOptions{
 				Authorize:         authorizeByRedirect,
 				RedirectURL:       redirectURL,
 				ClientMetadataURL: clientMetadataURL,
 				IDToken:           contextSecrets{sctx}.idToken,
 			},
+			LaunchEnv: &resource.LaunchEnv{Secrets: contextSecrets{sctx}},
 		}}
 	}
 
@@ -189,7 +189,7 @@ func playScenario(ctx context.Context, name, url string, stdout io.Writer) error
 	// every call; a host would ask its user or apply its rules.
 	opts := &agtrun.Options{Permission: policy.AutoAllow(), FailOnMountError: true}
 	if sc.elicit {
-		opts.Elicit = acceptElicitation
+		opts.ClientFeatures = &agtrun.ClientFeatures{Elicit: acceptElicitation}
 	}
 	r, err := host.NewRun(ctx, agentRef, opts)
 	if err != nil {

@@ -107,8 +107,10 @@ func host(ctx context.Context, cfg config, p *printer) error {
 			p.line("  call %s: a task of %s on %s, created %s", t.Call, t.Tool, t.Server, t.Created.Format("15:04:05"))
 		}
 	}
-	r, err := startRun(ctx, h, cfg, p, &agtrun.Options{RunID: cfg.runID, Permission: policy.AutoAllow(),
-		Observe: func(_ context.Context, n agtrun.Notification) {
+	r, err := startRun(ctx, h, cfg, p, &agtrun.Options{
+RunID: cfg.runID,
+Permission: policy.AutoAllow(),
+ClientFeatures: &agtrun.ClientFeatures{Observe: func(_ context.Context, n agtrun.Notification) {
 			if n.Kind != agtrun.NotifyTask {
 				return
 			}
@@ -117,7 +119,8 @@ func host(ctx context.Context, cfg config, p *printer) error {
 			} else {
 				p.line("task %s: %s", n.Task.Status, n.Task.Message)
 			}
-		}})
+		}},
+})
 	if err != nil {
 		return err
 	}

@@ -232,7 +232,7 @@ func taskStats(t *testing.T, url string) mcptest.TaskStats {
 	defer cancel()
 	c := mcpconn.NewConnector(nil)
 	defer c.Close()
-	s, err := c.Connect(ctx, "stats", resource.MCPServer{Type: resource.TransportHTTP, URL: url})
+	s, err := c.Connect(ctx, "stats", resource.MCPServer{Type: resource.TransportHTTP, URL: url}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

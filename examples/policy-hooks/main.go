@@ -143,7 +143,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		},
 		Auditor: agtrun.NewSlogAuditor(log.With("log", "audit")),
 		// One call at a time, so that the log reads in call order.
-		MaxConcurrency: 1,
+		Limits: &agtrun.Limits{MaxConcurrency: 1},
 	})
 	if err != nil {
 		return err

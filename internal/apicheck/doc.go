@@ -10,7 +10,7 @@
 //
 //	github.com/agtsdk/agt/run func New(context.Context, *Options) (*Run, error)
 //	github.com/agtsdk/agt/run method (*Run).Close() error
-//	github.com/agtsdk/agt/run field Options.MaxTools int
+//	github.com/agtsdk/agt/run field Options.Limits *Limits
 //
 // It reads the source with go/parser alone (no type checking), so the
 // types are written as the source spells them; parameter names and

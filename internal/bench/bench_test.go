@@ -201,7 +201,7 @@ func BenchmarkEraProbe(b *testing.B) {
 			}
 			ctx := context.Background()
 			connect := func(p pass) {
-				s, err := mcpconn.NewConnector(p.opts).Connect(ctx, "bench", p.tg.mcpServer(b))
+				s, err := mcpconn.NewConnector(p.opts).Connect(ctx, "bench", p.tg.mcpServer(b), nil)
 				if err != nil {
 					b.Fatalf("%s: %v", p.name, err)
 				}

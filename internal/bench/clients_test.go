@@ -196,7 +196,7 @@ func (g *goSDK) close()          { _ = g.cs.Close() }
 type session struct{ s *mcpconn.Session }
 
 func openSession(tb testing.TB, tg target) (*session, error) {
-	s, err := mcpconn.NewConnector(nil).Connect(context.Background(), "bench", tg.mcpServer(tb))
+	s, err := mcpconn.NewConnector(nil).Connect(context.Background(), "bench", tg.mcpServer(tb), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -251,8 +251,12 @@ func openRun(tb testing.TB, tg target) (*runClient, error) {
 			return nil, err
 		}
 	}
-	r, err := h.NewRun(ctx, "bencher", &run.Options{Permission: policy.AutoAllow(), Logger: slog.New(slog.DiscardHandler),
-		MaxConcurrency: 64, FailOnMountError: true})
+	r, err := h.NewRun(ctx, "bencher", &run.Options{
+		Permission:       policy.AutoAllow(),
+		Logger:           slog.New(slog.DiscardHandler),
+		FailOnMountError: true,
+		Limits:           &run.Limits{MaxConcurrency: 64},
+	})
 	if err != nil {
 		h.Close()
 		return nil, err

@@ -131,7 +131,7 @@ func runSuite(t *testing.T, s suite) {
 	// machine starts more slowly than that is taken for a legacy one and
 	// answers initialize, as mcpconn documents (and tests). Every server
 	// here answers server/discover, so the wait costs nothing.
-	h, err := agt.Open(ctx, t.TempDir(), &agt.Options{Connector: &mcpconn.ConnectorOptions{EraProbeTimeout: time.Minute}})
+	h, err := agt.Open(ctx, t.TempDir(), &agt.Options{Connector: &mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{EraProbeTimeout: time.Minute}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -117,7 +117,10 @@ func New(t testing.TB, repo resource.Repository, dial DialFunc, opts run.Options
 // closed in t.Cleanup. It completes opts as New does.
 func HostRun(t testing.TB, repo resource.Repository, dial DialFunc, opts run.Options) *run.Run {
 	t.Helper()
-	host := agt.New(repo, &agt.Options{Connector: &mcpconn.ConnectorOptions{Dial: dial}})
+	host, err := agt.New(repo, &agt.Options{Connector: &mcpconn.ConnectorOptions{Dial: dial}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() { _ = host.Close() })
 	return start(t, func(o *run.Options) (*run.Run, error) { return host.NewRun(context.Background(), o.Agent, o) }, opts)
 }

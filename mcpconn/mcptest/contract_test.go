@@ -35,7 +35,7 @@ func TestMain(m *testing.M) {
 // cases build on each other.
 func TestContract(t *testing.T) {
 	srv := resource.MCPServer{Command: mcptest.Command(t), Cwd: t.TempDir()}
-	s, err := mcpconn.NewConnector(nil).Connect(context.Background(), "contract", srv)
+	s, err := mcpconn.NewConnector(nil).Connect(context.Background(), "contract", srv, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestContract(t *testing.T) {
 // sleeping, so the short tool timeout ends the call), not refused.
 func TestContractSleepAtMaximum(t *testing.T) {
 	srv := resource.MCPServer{Command: mcptest.Command(t), Cwd: t.TempDir(), ToolTimeoutMS: 300}
-	s, err := mcpconn.NewConnector(nil).Connect(context.Background(), "contract", srv)
+	s, err := mcpconn.NewConnector(nil).Connect(context.Background(), "contract", srv, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

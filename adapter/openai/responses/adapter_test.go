@@ -12,6 +12,7 @@ import (
 	"github.com/agtsdk/agt/adapter/internal/convtest"
 	agtresponses "github.com/agtsdk/agt/adapter/openai/responses"
 	"github.com/agtsdk/agt/run"
+	"github.com/agtsdk/agt/toolschema"
 )
 
 // Each function tool carries the server's schema bytes (key order, a large
@@ -133,7 +134,7 @@ func TestFunctionCallOutputJSON(t *testing.T) {
 	t.Parallel()
 	failed := run.Result{CallID: "call_E", Name: "files.read", Code: run.CodeInvalidArguments,
 		Message:    "the arguments do not match the tool's input schema",
-		Violations: []run.Violation{{Path: "/path", SchemaPath: "/properties/path/type", Message: "must be >= 1"}},
+		Violations: []toolschema.Violation{{Path: "/path", SchemaPath: "/properties/path/type", Message: "must be >= 1"}},
 		Content:    json.RawMessage(`[{"type":"text","text":"server's own error text"}]`)}
 	notImage := "(16 characters of base64 left out: not a JPEG, PNG, GIF or WebP image in base64 on one line of at most 5 MiB)"
 	tests := []struct {
