@@ -108,9 +108,9 @@ func host(ctx context.Context, cfg config, p *printer) error {
 		}
 	}
 	r, err := startRun(ctx, h, cfg, p, &agtrun.Options{
-RunID: cfg.runID,
-Permission: policy.AutoAllow(),
-ClientFeatures: &agtrun.ClientFeatures{Observe: func(_ context.Context, n agtrun.Notification) {
+		RunID:      cfg.runID,
+		Permission: policy.AutoAllow(),
+		ClientFeatures: &agtrun.ClientFeatures{Observe: func(_ context.Context, n agtrun.Notification) {
 			if n.Kind != agtrun.NotifyTask {
 				return
 			}
@@ -120,7 +120,7 @@ ClientFeatures: &agtrun.ClientFeatures{Observe: func(_ context.Context, n agtrun
 				p.line("task %s: %s", n.Task.Status, n.Task.Message)
 			}
 		}},
-})
+	})
 	if err != nil {
 		return err
 	}
