@@ -31,8 +31,9 @@ const DefaultLockTimeout = 5 * time.Second
 // Options configure Open. The zero value (and a nil *Options) is the
 // recommended setting for a host.
 type Options struct {
-	// LockTimeout bounds the wait for the file lock another process holds.
-	// Zero means DefaultLockTimeout; bbolt itself would wait forever.
+	// LockTimeout bounds the wait for the file lock another process holds;
+	// an operation's context ends its wait too. Zero means
+	// DefaultLockTimeout; bbolt itself would wait forever.
 	LockTimeout time.Duration
 
 	// Shared opens the file only for the span of each operation, so several
@@ -132,7 +133,7 @@ func openRepo(r *Repo, opts *Options) (*Repo, error) {
 	if r.opts.FileMode == 0 {
 		r.opts.FileMode = 0o600
 	}
-	db, file, err := r.open(false)
+	db, file, err := r.open(context.Background(), false)
 	if err != nil {
 		return nil, err
 	}
@@ -185,8 +186,9 @@ func (r *Repo) openError(err error) error {
 // lock. bbolt polls a held lock only every 50 ms, so a process doing
 // back-to-back operations would starve the other one; instead each attempt
 // tries the lock once and the wait between attempts grows from 1 ms to
-// 10 ms, with jitter, until LockTimeout. file is the descriptor bbolt uses.
-func (r *Repo) open(readOnly bool) (db *bolt.DB, file *os.File, err error) {
+// 10 ms, with jitter, until LockTimeout or the end of ctx. file is the
+// descriptor bbolt uses.
+func (r *Repo) open(ctx context.Context, readOnly bool) (db *bolt.DB, file *os.File, err error) {
 	deadline := time.Now().Add(r.opts.LockTimeout)
 	wait := time.Millisecond
 	for {
@@ -197,7 +199,14 @@ func (r *Repo) open(readOnly bool) (db *bolt.DB, file *os.File, err error) {
 		if !errors.Is(err, berrors.ErrTimeout) || time.Now().After(deadline) {
 			return nil, nil, r.openError(err)
 		}
-		time.Sleep(wait/2 + time.Duration(rand.Int64N(int64(wait))))
+		// The caller's context ends the wait too.
+		t := time.NewTimer(wait/2 + time.Duration(rand.Int64N(int64(wait))))
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return nil, nil, fmt.Errorf("boltrepo: %s is locked by another process; stopped waiting: %w", r.path, ctx.Err())
+		}
 		wait = min(2*wait, 10*time.Millisecond)
 	}
 }
@@ -395,7 +404,7 @@ func (r *Repo) Path() string { return r.path }
 // withDB runs fn in a transaction, opening the file around it in shared
 // mode. Damage found in exclusive mode is kept: the file is not touched
 // again, every later call returns the same error.
-func (r *Repo) withDB(writable bool, fn func(*bolt.Tx) error) error {
+func (r *Repo) withDB(ctx context.Context, writable bool, fn func(*bolt.Tx) error) error {
 	r.closeMu.RLock()
 	defer r.closeMu.RUnlock()
 	if r.closed {
@@ -422,7 +431,7 @@ func (r *Repo) withDB(writable bool, fn func(*bolt.Tx) error) error {
 		r.sharedMu.RLock()
 		defer r.sharedMu.RUnlock()
 	}
-	db, file, err := r.open(!writable)
+	db, file, err := r.open(ctx, !writable)
 	if err != nil {
 		return err
 	}
@@ -550,7 +559,7 @@ func (r *Repo) Get(ctx context.Context, key resource.Key) (resource.Resource, er
 		return resource.Resource{}, err
 	}
 	var res resource.Resource
-	err := r.withDB(false, func(tx *bolt.Tx) error {
+	err := r.withDB(ctx, false, func(tx *bolt.Tx) error {
 		_, v, err := r.lookup(tx, key)
 		if err != nil {
 			return err
@@ -577,7 +586,7 @@ func (r *Repo) create(ctx context.Context, key resource.Key, data json.RawMessag
 	}
 	var res resource.Resource
 	var gPanic *hostPanic
-	err := r.withDB(true, func(tx *bolt.Tx) error {
+	err := r.withDB(ctx, true, func(tx *bolt.Tx) error {
 		if _, err := r.kindBucket(tx, key.Kind); err != nil {
 			return err
 		}
@@ -642,7 +651,7 @@ func (r *Repo) modify(ctx context.Context, key resource.Key, expected int64, fn 
 	}
 	var res resource.Resource
 	var fnPanic *hostPanic
-	err := r.withDB(true, func(tx *bolt.Tx) error {
+	err := r.withDB(ctx, true, func(tx *bolt.Tx) error {
 		if err := r.judge(tx, g, &fnPanic); err != nil {
 			return err
 		}
@@ -720,7 +729,7 @@ func (r *Repo) delete(ctx context.Context, key resource.Key, expected int64, g *
 		return err
 	}
 	var gPanic *hostPanic
-	err := r.withDB(true, func(tx *bolt.Tx) error {
+	err := r.withDB(ctx, true, func(tx *bolt.Tx) error {
 		if err := r.judge(tx, g, &gPanic); err != nil {
 			return err
 		}
@@ -767,7 +776,7 @@ func (r *Repo) List(ctx context.Context, kind resource.Kind, category string) ([
 		prefix = []byte(category + "/")
 	}
 	var out []resource.Resource
-	err := r.withDB(false, func(tx *bolt.Tx) error {
+	err := r.withDB(ctx, false, func(tx *bolt.Tx) error {
 		kb, err := r.kindBucket(tx, kind)
 		if kb == nil {
 			return err

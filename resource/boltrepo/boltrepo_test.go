@@ -231,3 +231,22 @@ func TestOtherFormatVersion(t *testing.T) {
 		t.Fatalf("err = %.200q: want a short error that says which agt can read the file", err)
 	}
 }
+
+// Issue 27: a shared Repo waiting for a lock another process holds stops
+// when the caller's context ends, not at LockTimeout.
+func TestSharedLockWaitEndsWithContext(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "agt.db")
+	shared := openRepo(t, path, &boltrepo.Options{Shared: true, LockTimeout: 10 * time.Minute})
+	openRepo(t, path, nil) // exclusive: holds the lock from now on
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := shared.Get(ctx, resource.Key{Kind: resource.KindMCP, Ref: "a"})
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "locked by another process") {
+		t.Fatalf("Get while locked = %v, want the context's end", err)
+	}
+	if waited := time.Since(start); waited > 5*time.Minute {
+		t.Errorf("waited %v: the wait did not stop with the context", waited)
+	}
+}

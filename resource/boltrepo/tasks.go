@@ -140,7 +140,7 @@ func (r *Repo) SaveTask(ctx context.Context, h resource.TaskHandle) error {
 		return err
 	}
 	exp := h.Expires.UnixMilli()
-	return r.withDB(true, func(tx *bolt.Tx) error {
+	return r.withDB(ctx, true, func(tx *bolt.Tx) error {
 		tb, xb, err := r.taskBuckets(tx)
 		if err != nil {
 			return err
@@ -269,7 +269,7 @@ func (r *Repo) Tasks(ctx context.Context, run string) ([]resource.TaskHandle, er
 		return nil, err
 	}
 	out := []resource.TaskHandle{}
-	err := r.withDB(false, func(tx *bolt.Tx) error {
+	err := r.withDB(ctx, false, func(tx *bolt.Tx) error {
 		tb, _, err := r.taskBuckets(tx)
 		if err != nil {
 			return err
@@ -307,7 +307,7 @@ func (r *Repo) DeleteTask(ctx context.Context, run, call string) error {
 	if err := taskrules.Key(ctx, run, call); err != nil {
 		return err
 	}
-	return r.withDB(true, func(tx *bolt.Tx) error {
+	return r.withDB(ctx, true, func(tx *bolt.Tx) error {
 		tb, xb, err := r.taskBuckets(tx)
 		if err != nil {
 			return err

@@ -116,7 +116,7 @@ func (s *TokenStore) Load(ctx context.Context, ref resource.Ref) ([]byte, error)
 		return nil, err
 	}
 	var out []byte
-	err := s.repo.withDB(false, func(tx *bolt.Tx) error {
+	err := s.repo.withDB(ctx, false, func(tx *bolt.Tx) error {
 		b, err := s.tokensBucket(tx)
 		if err != nil {
 			return err
@@ -157,7 +157,7 @@ func (s *TokenStore) Update(ctx context.Context, ref resource.Ref, f func(old []
 		return err
 	}
 	var fnPanic *hostPanic
-	err := s.repo.withDB(true, func(tx *bolt.Tx) error {
+	err := s.repo.withDB(ctx, true, func(tx *bolt.Tx) error {
 		b, err := s.tokensBucket(tx)
 		if err != nil {
 			return err
