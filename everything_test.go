@@ -229,9 +229,9 @@ func TestServerEverything(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var image *run.ImageContent
+	var image *mcpconn.ImageContent
 	for _, b := range blocks {
-		if im, ok := b.(*run.ImageContent); ok {
+		if im, ok := b.(*mcpconn.ImageContent); ok {
 			image = im
 		}
 	}

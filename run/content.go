@@ -9,21 +9,8 @@ import (
 	"github.com/agtsdk/agt/mcpconn"
 )
 
-// The content block types of a tool result, as mcpconn reads them: see
-// mcpconn.Content. Result.Blocks returns them.
-type (
-	Content          = mcpconn.Content
-	TextContent      = mcpconn.TextContent
-	ImageContent     = mcpconn.ImageContent
-	AudioContent     = mcpconn.AudioContent
-	ResourceLink     = mcpconn.ResourceLink
-	EmbeddedResource = mcpconn.EmbeddedResource
-	ResourceContents = mcpconn.ResourceContents
-	UnknownContent   = mcpconn.UnknownContent
-)
-
 // Blocks returns Content's typed blocks (text, image, audio,
-// resource_link, resource, and *UnknownContent for other types, each with
+// resource_link, resource, and *mcpconn.UnknownContent for other types, each with
 // its exact bytes), by mcpconn.DecodeContent's rules. An empty Content
 // gives no blocks; Content that is not an array of blocks (a host tool
 // may set anything) is an error.
@@ -36,7 +23,7 @@ type (
 // returned (a Result the host built, or gave new Content) is decoded on
 // each call; change Content by assigning it, not by writing into its
 // bytes, which the blocks would not follow.
-func (r Result) Blocks() ([]Content, error) {
+func (r Result) Blocks() ([]mcpconn.Content, error) {
 	if c := r.blocks; c != nil && c.of(r.Content) {
 		return c.get()
 	}
@@ -49,12 +36,12 @@ func (r Result) Blocks() ([]Content, error) {
 type contentBlocks struct {
 	content json.RawMessage // the Content they are the blocks of
 	once    sync.Once
-	blocks  []Content
+	blocks  []mcpconn.Content
 	err     error
 }
 
 // decodedBlocks are the blocks mcpconn decoded from content.
-func decodedBlocks(content json.RawMessage, blocks []Content) *contentBlocks {
+func decodedBlocks(content json.RawMessage, blocks []mcpconn.Content) *contentBlocks {
 	c := &contentBlocks{content: content, blocks: blocks[:len(blocks):len(blocks)]}
 	c.once.Do(func() {})
 	return c
@@ -77,7 +64,7 @@ func (c *contentBlocks) of(content json.RawMessage) bool {
 	return len(content) == len(c.content) && (len(content) == 0 || &content[0] == &c.content[0])
 }
 
-func (c *contentBlocks) get() ([]Content, error) {
+func (c *contentBlocks) get() ([]mcpconn.Content, error) {
 	c.once.Do(func() {
 		c.blocks, c.err = mcpconn.DecodeContent(c.content)
 		c.blocks = c.blocks[:len(c.blocks):len(c.blocks)]
@@ -104,7 +91,7 @@ func mcpResult(cr *mcpconn.CallResult) Result {
 func toolErrorText(cr *mcpconn.CallResult) string {
 	var b strings.Builder
 	for _, c := range cr.Content {
-		if tc, ok := c.(*TextContent); ok {
+		if tc, ok := c.(*mcpconn.TextContent); ok {
 			if b.Len() > 0 {
 				b.WriteByte('\n')
 			}
@@ -132,7 +119,7 @@ func (r Result) textOnly() bool {
 		return true
 	}
 	for _, b := range blocks {
-		if _, ok := b.(*TextContent); !ok {
+		if _, ok := b.(*mcpconn.TextContent); !ok {
 			return false
 		}
 	}

@@ -67,7 +67,7 @@ func TestRunContentFidelity(t *testing.T) {
 				if err != nil || len(blocks) != 1 {
 					t.Fatalf("image: Blocks = %v, %v", blocks, err)
 				}
-				if b, ok := blocks[0].(*run.ImageContent); !ok || b.MIMEType != "image/png" || b.Data != "iVBORw0KGgo=" {
+				if b, ok := blocks[0].(*mcpconn.ImageContent); !ok || b.MIMEType != "image/png" || b.Data != "iVBORw0KGgo=" {
 					t.Errorf("image: block %#v", blocks[0])
 				}
 
@@ -145,4 +145,4 @@ func TestForModelRule(t *testing.T) {
 	}
 }
 
-var _ mcpconn.Content = (*run.UnknownContent)(nil)
+var _ mcpconn.Content = (*mcpconn.UnknownContent)(nil)

@@ -153,7 +153,7 @@ func Text(t testing.TB, res run.Result) string {
 	}
 	var parts []string
 	for _, b := range blocks {
-		if tc, ok := b.(*run.TextContent); ok {
+		if tc, ok := b.(*mcpconn.TextContent); ok {
 			parts = append(parts, tc.Text)
 		}
 	}
