@@ -13,8 +13,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
+	"github.com/agtsdk/agt/internal/runtest/poll"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/resource"
@@ -50,7 +52,7 @@ func listenOpen(t *testing.T, r *run.Run, ref resource.Ref, e mcptest.Era) {
 	if e == mcptest.EraLegacy {
 		return
 	}
-	waitUntil(t, "the listen to be acknowledged", func() bool {
+	poll.Until(t, "the listen to be acknowledged", func() bool {
 		var got mcptest.ListensOut
 		if err := json.Unmarshal([]byte(text(t, execute(t, r, call("listens", run.Alias(ref, mcptest.ToolListens), `{}`)).Results[0])), &got); err != nil {
 			t.Fatal(err)
@@ -256,12 +258,21 @@ func (allowAll) Check(context.Context, run.Request) (run.Decision, error) {
 // exactly (issue 25 item 4).
 func TestTwoCallsInFlight(t *testing.T) {
 	t.Parallel()
+	// In a synctest bubble over an in-memory server: the long call's 60
+	// steps of 100 ms take no wall-clock time, and it is still in flight
+	// when the ask call's elicitation arrives, whatever the machine's load.
+	synctest.Test(t, testTwoCallsInFlight)
+}
+
+func testTwoCallsInFlight(t *testing.T) {
 	audit := &auditLog{}
 	progressed := make(chan struct{})
 	var once sync.Once
 	var mu sync.Mutex
 	var origins []run.Origin
-	r := featuresRun(t, mcptest.EraLegacy, &run.Options{Auditor: audit, MaxConcurrency: 2,
+	repo, mem := setupEra(t, mcptest.EraLegacy, featRef)
+	mem.opts.Faults = []mcptest.Fault{mcptest.FaultClientFeatures}
+	r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), Auditor: audit, MaxConcurrency: 2,
 		Observe: func(_ context.Context, n run.Notification) {
 			if c, ok := n.From.Call(); ok && n.Kind == run.NotifyProgress && c.CallID == "long" {
 				once.Do(func() { close(progressed) })
@@ -390,7 +401,7 @@ func TestNotificationsObservedAndLogged(t *testing.T) {
 			}})
 		execute(t, r, featCall("p", mcptest.ToolProgress, `{"steps":3,"ms":1}`))
 		execute(t, r, featCall("l", mcptest.ToolLog, `{"count":2}`))
-		waitUntil(t, "5 notifications", func() bool { mu.Lock(); defer mu.Unlock(); return len(seen) == 5 })
+		poll.Until(t, "5 notifications", func() bool { mu.Lock(); defer mu.Unlock(); return len(seen) == 5 })
 		mu.Lock()
 		if diff := cmp.Diff([]string{"progress p", "progress p", "progress p", "log l", "log l"}, seen); diff != "" {
 			t.Errorf("observed (-want +got):\n%s", diff)
@@ -405,7 +416,7 @@ func TestNotificationsObservedAndLogged(t *testing.T) {
 		// documented burst and rate.
 		start := time.Now()
 		execute(t, r, featCall("flood", mcptest.ToolLog, `{"count":2000}`))
-		waitUntil(t, "the flood's observations", func() bool { mu.Lock(); defer mu.Unlock(); return len(seen) > 5 })
+		poll.Until(t, "the flood's observations", func() bool { mu.Lock(); defer mu.Unlock(); return len(seen) > 5 })
 		time.Sleep(100 * time.Millisecond) // let the queue drain what it holds
 		elapsed := time.Since(start)
 		n := len(logs.with("agt.server_log")) - 2
@@ -442,7 +453,7 @@ func TestServerLogDataIsJSON(t *testing.T) {
 			}})
 		execute(t, r, featCall("s", mcptest.ToolLog, `{"count":1,"structured":true}`))
 		execute(t, r, featCall("t", mcptest.ToolLog, `{"count":1}`))
-		waitUntil(t, "2 log lines", func() bool { mu.Lock(); defer mu.Unlock(); return observed == 2 })
+		poll.Until(t, "2 log lines", func() bool { mu.Lock(); defer mu.Unlock(); return observed == 2 })
 		mu.Lock()
 		defer mu.Unlock()
 		logged := text.String()
@@ -460,17 +471,6 @@ func TestServerLogDataIsJSON(t *testing.T) {
 type writerFunc func(p []byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
-
-func waitUntil(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
 
 // notifications/tools/list_changed reloads the mount's tools at the batch
 // boundary, on the same connection: the new tool gets its alias, the
