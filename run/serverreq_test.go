@@ -41,6 +41,17 @@ func featuresRun(t *testing.T, e mcptest.Era, opts *run.Options) *run.Run {
 	return newRun(t, opts)
 }
 
+// featuresInMemory is featuresRun with the server in process (mcptest.Dial),
+// for a test in a synctest bubble.
+func featuresInMemory(t *testing.T, e mcptest.Era, opts *run.Options) *run.Run {
+	t.Helper()
+	repo, mem := setupEra(t, e, featRef)
+	mem.opts.Faults = []mcptest.Fault{mcptest.FaultClientFeatures}
+	opts.Repository = repo
+	opts.Connector = mem.connector()
+	return newRun(t, opts)
+}
+
 func featCall(id, tool, args string) run.Call { return call(id, run.Alias(featRef, tool), args) }
 
 // listenOpen waits until the client-features server of mount ref has
@@ -270,9 +281,7 @@ func testTwoCallsInFlight(t *testing.T) {
 	var once sync.Once
 	var mu sync.Mutex
 	var origins []run.Origin
-	repo, mem := setupEra(t, mcptest.EraLegacy, featRef)
-	mem.opts.Faults = []mcptest.Fault{mcptest.FaultClientFeatures}
-	r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), Auditor: audit, MaxConcurrency: 2,
+	r := featuresInMemory(t, mcptest.EraLegacy, &run.Options{Auditor: audit, MaxConcurrency: 2,
 		Observe: func(_ context.Context, n run.Notification) {
 			if c, ok := n.From.Call(); ok && n.Kind == run.NotifyProgress && c.CallID == "long" {
 				once.Do(func() { close(progressed) })
@@ -385,45 +394,51 @@ func (s *slogRecords) with(msg string) []map[string]string {
 }
 
 // Progress and log lines reach Observe with their call, and the Logger
-// at a bounded rate; progress restarts the call's idle timeout.
+// at a bounded rate; progress restarts the call's idle timeout. In a
+// synctest bubble over an in-memory server: the rate is measured over
+// virtual time, exactly.
 func TestNotificationsObservedAndLogged(t *testing.T) {
 	t.Parallel()
 	inEras(t, func(t *testing.T, e mcptest.Era) {
-		logs := &slogRecords{}
-		var mu sync.Mutex
-		var seen []string
-		r := featuresRun(t, e, &run.Options{Logger: slog.New(logs),
-			Observe: func(_ context.Context, n run.Notification) {
-				c, _ := n.From.Call()
-				mu.Lock()
-				seen = append(seen, string(n.Kind)+" "+c.CallID)
-				mu.Unlock()
-			}})
-		execute(t, r, featCall("p", mcptest.ToolProgress, `{"steps":3,"ms":1}`))
-		execute(t, r, featCall("l", mcptest.ToolLog, `{"count":2}`))
-		poll.Until(t, "5 notifications", func() bool { mu.Lock(); defer mu.Unlock(); return len(seen) == 5 })
-		mu.Lock()
-		if diff := cmp.Diff([]string{"progress p", "progress p", "progress p", "log l", "log l"}, seen); diff != "" {
-			t.Errorf("observed (-want +got):\n%s", diff)
-		}
-		mu.Unlock()
-		lines := logs.with("agt.server_log")
-		if len(lines) != 2 || lines[0]["call_id"] != "l" || lines[0]["mount"] != string(featRef) || lines[0]["data"] != "line 0" || lines[0]["level"] != "INFO" || lines[0]["server_level"] != "info" {
-			t.Errorf("server log lines %v", lines)
-		}
+		synctest.Test(t, func(t *testing.T) {
+			logs := &slogRecords{}
+			var mu sync.Mutex
+			var seen []string
+			r := featuresInMemory(t, e, &run.Options{Logger: slog.New(logs),
+				Observe: func(_ context.Context, n run.Notification) {
+					c, _ := n.From.Call()
+					mu.Lock()
+					seen = append(seen, string(n.Kind)+" "+c.CallID)
+					mu.Unlock()
+				}})
+			execute(t, r, featCall("p", mcptest.ToolProgress, `{"steps":3,"ms":1}`))
+			execute(t, r, featCall("l", mcptest.ToolLog, `{"count":2}`))
+			poll.Until(t, "5 notifications", func() bool { mu.Lock(); defer mu.Unlock(); return len(seen) == 5 })
+			mu.Lock()
+			if diff := cmp.Diff([]string{"progress p", "progress p", "progress p", "log l", "log l"}, seen); diff != "" {
+				t.Errorf("observed (-want +got):\n%s", diff)
+			}
+			mu.Unlock()
+			lines := logs.with("agt.server_log")
+			if len(lines) != 2 || lines[0]["call_id"] != "l" || lines[0]["mount"] != string(featRef) || lines[0]["data"] != "line 0" || lines[0]["level"] != "INFO" || lines[0]["server_level"] != "info" {
+				t.Errorf("server log lines %v", lines)
+			}
 
-		// A flood: 2000 lines in one call reach the log at most at the
-		// documented burst and rate.
-		start := time.Now()
-		execute(t, r, featCall("flood", mcptest.ToolLog, `{"count":2000}`))
-		poll.Until(t, "the flood's observations", func() bool { mu.Lock(); defer mu.Unlock(); return len(seen) > 5 })
-		time.Sleep(100 * time.Millisecond) // let the queue drain what it holds
-		elapsed := time.Since(start)
-		n := len(logs.with("agt.server_log")) - 2
-		t.Logf("2000 server log lines in %v: %d logged", elapsed, n)
-		if limit := 100 + int(elapsed.Seconds()*20) + 2; n > limit {
-			t.Errorf("%d lines logged in %v; the bound allows %d", n, elapsed, limit)
-		}
+			// A flood: 2000 lines in one call reach the log at most at the
+			// documented burst and rate.
+			start := time.Now()
+			execute(t, r, featCall("flood", mcptest.ToolLog, `{"count":2000}`))
+			poll.Until(t, "the flood's observations", func() bool { mu.Lock(); defer mu.Unlock(); return len(seen) > 5 })
+			// The queue drains what it holds over a second of virtual time,
+			// in which the rate allows 20 more lines.
+			time.Sleep(time.Second)
+			elapsed := time.Since(start)
+			n := len(logs.with("agt.server_log")) - 2
+			t.Logf("2000 server log lines in %v: %d logged", elapsed, n)
+			if limit := 100 + int(elapsed.Seconds()*20) + 2; n > limit {
+				t.Errorf("%d lines logged in %v; the bound allows %d", n, elapsed, limit)
+			}
+		})
 	})
 }
 
