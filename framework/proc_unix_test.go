@@ -4,22 +4,17 @@ package framework_test
 
 import (
 	"errors"
+	"fmt"
 	"syscall"
 	"testing"
-	"time"
+
+	"github.com/agtsdk/agt/internal/runtest/poll"
 )
 
-// waitExited waits until pid is gone (reaped), failing after 10 s.
+// waitExited waits (poll.Until) until pid is gone (reaped).
 func waitExited(t *testing.T, pid int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("server process %d still exists after unload", pid)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	poll.Until(t, fmt.Sprintf("server process %d to be reaped after unload", pid), func() bool {
+		return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
+	})
 }

@@ -7,10 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agtsdk/agt/internal/runtest/poll"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/resource"
@@ -255,15 +255,16 @@ func TestConnectCallerCancel(t *testing.T) {
 	t.Parallel()
 	srv, tag := fakeStdio(t, "-fault", "no-handshake")
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	errc := make(chan error, 1)
 	go func() {
-		// Cancel once the server is up and waiting.
-		for deadline := time.Now().Add(10 * time.Second); len(processesWithTag(t, tag)) == 0 && time.Now().Before(deadline); {
-			time.Sleep(5 * time.Millisecond)
-		}
-		cancel()
+		_, err := quickConnector(nil).Connect(ctx, "cancel", srv, nil)
+		errc <- err
 	}()
-	_, err := quickConnector(nil).Connect(ctx, "cancel", srv, nil)
-	if !errors.Is(err, context.Canceled) {
+	// Cancel once the server is up and waiting.
+	poll.Until(t, "the server process to start", func() bool { return len(processesWithTag(t, tag)) > 0 })
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
 		t.Errorf("Connect = %v; want context.Canceled", err)
 	}
 	assertNoLeftovers(t, tag)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agtsdk/agt/internal/runtest/poll"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/resource"
@@ -183,10 +184,7 @@ func TestToolTimeoutCancelsOnServer(t *testing.T) {
 	if _, err := s.CallTool(context.Background(), mcptest.ToolSleep, []byte(`{"ms":600000}`)); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("CallTool = %v; want DeadlineExceeded", err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for counters.Cancelled() == 0 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	poll.Until(t, "the server to see the cancellation", func() bool { return counters.Cancelled() > 0 })
 	if got := counters.Cancelled(); got != 1 {
 		t.Errorf("server saw %d cancelled calls; want 1", got)
 	}

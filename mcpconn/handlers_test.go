@@ -12,8 +12,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
+	"github.com/agtsdk/agt/internal/runtest/poll"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/resource"
@@ -210,24 +212,13 @@ func TestRequestOutsideCalls(t *testing.T) {
 	if err := s.NotifyRootsChanged(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "notifications/roots/list_changed", func() bool { return changed.Load() == 1 })
+	poll.Until(t, "notifications/roots/list_changed", func() bool { return changed.Load() == 1 })
 
 	// A session without roots cannot announce a change.
 	c2, _ := sessionServer(t, nil)
 	s2 := connectWith(t, c2, resource.MCPServer{Type: resource.TransportStdio}, &mcpconn.Handlers{Elicit: elicitAccept(nil)})
 	if err := s2.NotifyRootsChanged(); err == nil || !strings.Contains(err.Error(), "Handlers.Roots") {
 		t.Errorf("NotifyRootsChanged without roots = %v", err)
-	}
-}
-
-func waitFor(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
 
@@ -536,14 +527,20 @@ func failedAnswer(t *testing.T, s *mcpconn.Session, e mcptest.Era, tool string, 
 }
 
 // Progress restarts the idle timeout (tool_timeout_ms), up to
-// MaxCallDuration; a host handler's wait holds it.
+// MaxCallDuration; a host handler's wait holds it. The server runs in
+// process in a synctest bubble: the timeouts are virtual time, so each
+// bound holds to the step and the test waits for none of them.
 func TestProgressExtendsTimeout(t *testing.T) {
 	t.Parallel()
-	srv, _ := clientFeatures(t)
-	srv.ToolTimeoutMS = 2000
+	synctest.Test(t, testProgressExtendsTimeout)
+}
+
+func testProgressExtendsTimeout(t *testing.T) {
+	srv := resource.MCPServer{ToolTimeoutMS: 2000}
+	dial := mcptest.Dial(&mcptest.ServerOptions{Faults: []mcptest.Fault{mcptest.FaultClientFeatures}})
 	var mu sync.Mutex
 	var seen []string
-	s := connectWith(t, quickConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{MaxCallDuration: 6 * time.Second}}), srv, &mcpconn.Handlers{
+	s := connectWith(t, quickConnector(&mcpconn.ConnectorOptions{Dial: dial, Limits: &mcpconn.Limits{MaxCallDuration: 6 * time.Second}}), srv, &mcpconn.Handlers{
 		Progress: func(_ context.Context, in mcpconn.Incoming, p *mcp.ProgressNotificationParams) {
 			mu.Lock()
 			seen = append(seen, fmt.Sprintf("%v %v/%v %s", in.Calls, p.Progress, p.Total, p.Message))
@@ -558,13 +555,12 @@ func TestProgressExtendsTimeout(t *testing.T) {
 			return &mcp.ElicitResult{Action: "decline"}, nil
 		},
 	})
-	// 40 steps 100 ms apart: 4 s in all, twice the idle timeout of 2 s; a
-	// step may come 20 times late before the timeout fires.
+	// 40 steps 100 ms apart: 4 s in all, twice the idle timeout of 2 s.
 	res := call(t, s, mcpconn.WithCallTag(context.Background(), "P"), mcptest.ToolProgress, mcptest.ProgressIn{Steps: 40, MS: 100})
 	if !strings.HasPrefix(resultText(res), "token=agt-") {
 		t.Errorf("result %s: no progress token reached the server", resultText(res))
 	}
-	waitFor(t, "40 progress notifications", func() bool { mu.Lock(); defer mu.Unlock(); return len(seen) == 40 })
+	poll.Until(t, "40 progress notifications", func() bool { mu.Lock(); defer mu.Unlock(); return len(seen) == 40 })
 	mu.Lock()
 	if seen[0] != "[P] 1/40 step 1" {
 		t.Errorf("first progress %q", seen[0])
@@ -584,13 +580,17 @@ func TestProgressExtendsTimeout(t *testing.T) {
 	if err == nil || !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "MaxCallDuration") {
 		t.Fatalf("err = %v", err)
 	}
-	if took < 6*time.Second || took > 60*time.Second {
-		t.Errorf("took %v", took)
+	if took != 6*time.Second {
+		t.Errorf("took %v; want MaxCallDuration, 6s", took)
 	}
 	// Without progress, the idle timeout still ends a call.
+	start = time.Now()
 	_, err = s.CallTool(context.Background(), mcptest.ToolSleep, json.RawMessage(`{"ms":30000}`))
 	if err == nil || !strings.Contains(err.Error(), "tool_timeout_ms") {
 		t.Errorf("sleep err = %v", err)
+	}
+	if took := time.Since(start); took != 2*time.Second {
+		t.Errorf("the idle call took %v; want tool_timeout_ms, 2s", took)
 	}
 }
 
@@ -620,7 +620,7 @@ func TestRequestEndsWithItsCall(t *testing.T) {
 	case <-time.After(15 * time.Second):
 		t.Fatal("the handler outlived its call")
 	}
-	waitFor(t, "the served report", func() bool { return rep.Load() != nil })
+	poll.Until(t, "the served report", func() bool { return rep.Load() != nil })
 	if r := rep.Load(); r.Outcome != mcpconn.OutcomeCancelled {
 		t.Errorf("served = %+v", r)
 	}
@@ -641,7 +641,7 @@ func TestLogMessages(t *testing.T) {
 	})
 	call(t, s, mcpconn.WithCallTag(context.Background(), "L"), mcptest.ToolLog, mcptest.LogIn{Count: 2, Bytes: 10})
 	call(t, s, mcpconn.WithCallTag(context.Background(), "M"), mcptest.ToolLog, mcptest.LogIn{Count: 1, Bytes: 100000})
-	waitFor(t, "3 log lines", func() bool { mu.Lock(); defer mu.Unlock(); return len(got) == 3 })
+	poll.Until(t, "3 log lines", func() bool { mu.Lock(); defer mu.Unlock(); return len(got) == 3 })
 	mu.Lock()
 	defer mu.Unlock()
 	want := []string{"[L] info fake 10", "[L] info fake 10", "[M] info fake 103"}
@@ -666,13 +666,13 @@ func TestToolsChangedCounted(t *testing.T) {
 			if e != mcptest.EraLegacy {
 				// A modern server tells only a listen it has acknowledged,
 				// which Connect does not wait for.
-				waitFor(t, "the listen is open", func() bool { return listens(t, s).Open == 1 })
+				poll.Until(t, "the listen is open", func() bool { return listens(t, s).Open == 1 })
 			}
 			call(t, s, context.Background(), mcptest.ToolAddTool, mcptest.AddToolIn{Name: "late"})
 			if n := s.ToolsChanged(); n != 1 {
 				t.Errorf("ToolsChanged = %d right after the call", n)
 			}
-			waitFor(t, "the ToolsChanged handler", func() bool { return told.Load() == 1 })
+			poll.Until(t, "the ToolsChanged handler", func() bool { return told.Load() == 1 })
 			tools, err := s.Tools(context.Background())
 			if err != nil {
 				t.Fatal(err)
@@ -767,12 +767,12 @@ func TestHandlersOverStreamableHTTP(t *testing.T) {
 		t.Errorf("ask: %s", resultText(res))
 	}
 	call(t, s, mcpconn.WithCallTag(context.Background(), "P"), mcptest.ToolProgress, mcptest.ProgressIn{Steps: 2, MS: 1})
-	waitFor(t, "two progress notifications", func() bool { mu.Lock(); defer mu.Unlock(); return len(got) == 3 })
+	poll.Until(t, "two progress notifications", func() bool { mu.Lock(); defer mu.Unlock(); return len(got) == 3 })
 	mu.Lock()
 	if diff := cmp.Diff([]string{"elicit [E]", "progress [P] 1", "progress [P] 2"}, got); diff != "" {
 		t.Errorf("handled (-want +got):\n%s", diff)
 	}
 	mu.Unlock()
 	call(t, s, context.Background(), mcptest.ToolAddTool, mcptest.AddToolIn{Name: "late"})
-	waitFor(t, "the tools change", func() bool { return changed.Load() >= 1 && s.ToolsChanged() >= 1 })
+	poll.Until(t, "the tools change", func() bool { return changed.Load() >= 1 && s.ToolsChanged() >= 1 })
 }

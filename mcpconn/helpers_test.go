@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -16,6 +18,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/agtsdk/agt/internal/runtest/poll"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/resource"
@@ -145,46 +148,42 @@ func zombieChildren(t testing.TB) []string {
 
 // assertNoLeftovers fails t if a process with tag is alive or the test
 // process has an unreaped child. Orphans of the group are killed by Close
-// but reaped by init, so allow them time to disappear: generously, since
-// twelve parallel Closes on a loaded machine take seconds.
+// but reaped by init, so allow them time to disappear (poll.Until's
+// bound: twelve parallel Closes on a loaded machine take seconds).
 func assertNoLeftovers(t testing.TB, tag string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		left := processesWithTag(t, tag)
-		if len(left) == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
+	var left []string
+	defer func() {
+		if len(left) > 0 {
 			t.Errorf("processes left behind:\n%s", strings.Join(left, "\n"))
-			break
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	}()
+	poll.Until(t, "the processes tagged "+tag+" to end", func() bool {
+		left = processesWithTag(t, tag)
+		return len(left) == 0
+	})
 	// Other parallel tests' servers are zombies for an instant before their
 	// waiter reaps them; a leak is a zombie that stays.
-	first := zombieChildren(t)
-	for len(first) > 0 {
+	stay := zombieChildren(t)
+	defer func() {
+		if len(stay) > 0 {
+			t.Errorf("unreaped children: %v", stay)
+		}
+	}()
+	poll.Until(t, "the test process's children to be reaped", func() bool {
 		now := map[string]bool{}
 		for _, z := range zombieChildren(t) {
 			now[z] = true
 		}
-		var stay []string
-		for _, z := range first {
+		var still []string
+		for _, z := range stay {
 			if now[z] {
-				stay = append(stay, z)
+				still = append(still, z)
 			}
 		}
-		if len(stay) == 0 {
-			break
-		}
-		if time.Now().After(deadline.Add(5 * time.Second)) {
-			t.Errorf("unreaped children: %v", stay)
-			break
-		}
-		first = stay
-		time.Sleep(20 * time.Millisecond)
-	}
+		stay = still
+		return len(stay) == 0
+	})
 }
 
 // listTools connects srv through c, lists its tools and closes the
@@ -325,3 +324,66 @@ func (r *memRepo) store(t testing.TB, ref resource.Ref, srv resource.MCPServer) 
 		t.Fatal(err)
 	}
 }
+
+// memHTTP serves h over in-memory connections (net.Pipe) rather than a
+// socket, for a test in a synctest bubble: a wait on a socket is not
+// durably blocking, so virtual time would not advance past it. It
+// returns the URL to give the document (any: the RoundTripper ignores
+// the address) and the RoundTripper that reaches h, for
+// ConnectorOptions.HTTPTransport. Both close when the test ends.
+func memHTTP(t *testing.T, h http.Handler) (string, http.RoundTripper) {
+	t.Helper()
+	l := &pipeListener{conns: make(chan net.Conn), done: make(chan struct{})}
+	srv := &http.Server{Handler: h}
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		_ = srv.Serve(l)
+	}()
+	tr := &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		client, server := net.Pipe()
+		select {
+		case l.conns <- server:
+			return client, nil
+		case <-l.done:
+			return nil, net.ErrClosed
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}}
+	t.Cleanup(func() {
+		tr.CloseIdleConnections()
+		_ = srv.Close()
+		<-served
+	})
+	return "http://127.0.0.1:1/mcp", tr
+}
+
+// pipeListener is the net.Listener of memHTTP: it accepts the server
+// ends of the pipes the RoundTripper dials.
+type pipeListener struct {
+	conns chan net.Conn
+	done  chan struct{}
+	once  sync.Once
+}
+
+func (l *pipeListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.conns:
+		return c, nil
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+}
+
+func (l *pipeListener) Close() error {
+	l.once.Do(func() { close(l.done) })
+	return nil
+}
+
+func (l *pipeListener) Addr() net.Addr { return pipeAddr{} }
+
+type pipeAddr struct{}
+
+func (pipeAddr) Network() string { return "pipe" }
+func (pipeAddr) String() string  { return "pipe" }

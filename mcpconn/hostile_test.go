@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agtsdk/agt/internal/runtest/poll"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/resource"
@@ -199,7 +200,9 @@ func TestEndlessMessageIsBounded(t *testing.T) {
 			}
 			t.Logf("%s: error after %s", a.name, elapsed)
 			if sent != nil {
-				time.Sleep(100 * time.Millisecond) // the handler sees the close
+				// The handler adds what it sent when it returns: once the
+				// client has stopped reading.
+				poll.Until(t, "the handler to see the close", func() bool { return sent.Load() > 0 })
 				if n := sent.Load(); n > 64<<20 {
 					t.Errorf("the server sent %d bytes before the client stopped reading", n)
 				}

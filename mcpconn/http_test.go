@@ -8,10 +8,12 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agtsdk/agt/internal/runtest/poll"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/resource"
@@ -107,16 +109,16 @@ func TestRemoteGoneIsUnavailable(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	errc := make(chan error, 1)
 	go func() {
-		for deadline := time.Now().Add(10 * time.Second); counters.CallsOf(mcptest.ToolSleep) == 0 && time.Now().Before(deadline); {
-			time.Sleep(5 * time.Millisecond)
-		}
-		ts.Listener.Close()
-		ts.CloseClientConnections()
+		// 2 s: the server's own session waits for the tool to end before it closes.
+		_, err := s.CallTool(context.Background(), mcptest.ToolSleep, []byte(`{"ms":2000}`))
+		errc <- err
 	}()
-	// 2 s: the server's own session waits for the tool to end before it closes.
-	_, err = s.CallTool(context.Background(), mcptest.ToolSleep, []byte(`{"ms":2000}`))
-	if !errors.Is(err, mcpconn.ErrUnavailable) {
+	poll.Until(t, "the server to receive the call", func() bool { return counters.CallsOf(mcptest.ToolSleep) > 0 })
+	ts.Listener.Close()
+	ts.CloseClientConnections()
+	if err = <-errc; !errors.Is(err, mcpconn.ErrUnavailable) {
 		t.Errorf("call cut by the server's going away = %v; want ErrUnavailable", err)
 	}
 	if err != nil && strings.Contains(err.Error(), "s3cret") {
@@ -127,21 +129,30 @@ func TestRemoteGoneIsUnavailable(t *testing.T) {
 // A remote server that accepts the connection and never answers the
 // handshake: ErrHandshake with the startup timeout, for both transports;
 // goroutines are checked for the whole package in TestMain.
+// In a synctest bubble over in-memory HTTP: the startup timeout is
+// virtual time.
 func TestRemoteNeverAnswers(t *testing.T) {
 	t.Parallel()
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	synctest.Test(t, testRemoteNeverAnswers)
+}
+
+func testRemoteNeverAnswers(t *testing.T) {
+	url, rt := memHTTP(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// Read the body first: only then does the server notice the
 		// client closing the connection, which is what ends this wait.
 		_, _ = io.Copy(io.Discard, r.Body)
 		<-r.Context().Done()
 	}))
-	defer ts.Close()
 	for _, typ := range []string{resource.TransportHTTP, resource.TransportSSE} {
 		start := time.Now()
-		_, err := mcpconn.NewConnector(nil).Connect(context.Background(), "mute", resource.MCPServer{Type: typ, URL: ts.URL, StartupTimeoutMS: 300}, nil)
+		_, err := mcpconn.NewConnector(&mcpconn.ConnectorOptions{HTTPTransport: rt}).Connect(context.Background(), "mute", resource.MCPServer{Type: typ, URL: url, StartupTimeoutMS: 300}, nil)
 		if !errors.Is(err, mcpconn.ErrHandshake) || !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "startup timeout of 300ms") {
 			t.Errorf("%s: Connect = %v; want ErrHandshake after the startup timeout", typ, err)
 		}
+		// Over streamable HTTP the go-sdk then sends notifications/cancelled
+		// to the mute server, up to its notifyCancellationTimeout (5 s): the
+		// Connect takes 5.3 s of virtual time. The bound is the one this
+		// test had on the wall clock.
 		if d := time.Since(start); d > 15*time.Second {
 			t.Errorf("%s: Connect took %s", typ, d)
 		}

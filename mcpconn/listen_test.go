@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agtsdk/agt/internal/runtest/poll"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/resource"
@@ -75,7 +76,7 @@ func TestListenForToolsChanges(t *testing.T) {
 				// The go-sdk opens the listen after server/discover, apart
 				// from Connect: wait for the server's acknowledgement
 				// before changing the tools.
-				waitFor(t, "the listen to be acknowledged", func() bool { return listens(t, s).Open == 1 })
+				poll.Until(t, "the listen to be acknowledged", func() bool { return listens(t, s).Open == 1 })
 			}
 			got := listens(t, s)
 			if want := map[bool]int{true: 1, false: 0}[tc.listen]; got.Received != want {
@@ -83,9 +84,9 @@ func TestListenForToolsChanges(t *testing.T) {
 			}
 			// Progress stays on its call's own stream, named by it.
 			call(t, s, mcpconn.WithCallTag(context.Background(), "P"), mcptest.ToolProgress, mcptest.ProgressIn{Steps: 1, MS: 1})
-			waitFor(t, "the progress", func() bool { return progressOf.Load() == "[P]" })
+			poll.Until(t, "the progress", func() bool { return progressOf.Load() == "[P]" })
 			call(t, s, context.Background(), mcptest.ToolAddTool, mcptest.AddToolIn{Name: "late"})
-			waitFor(t, "the tools change", func() bool { return told.Load() == 1 && s.ToolsChanged() == 1 })
+			poll.Until(t, "the tools change", func() bool { return told.Load() == 1 && s.ToolsChanged() == 1 })
 			tools, err := s.Tools(context.Background())
 			if err != nil {
 				t.Fatal(err)
@@ -98,7 +99,7 @@ func TestListenForToolsChanges(t *testing.T) {
 			}
 			if tc.transport == resource.TransportHTTP {
 				// The process serves on: the listen's end is seen there.
-				waitFor(t, "the listen to end with the session", func() bool { return listens(t, plain).Open == 0 })
+				poll.Until(t, "the listen to end with the session", func() bool { return listens(t, plain).Open == 0 })
 			}
 			if plain.ToolsChanged() != 0 && tc.listen {
 				t.Errorf("a session without a listen read %d tools changes", plain.ToolsChanged())
@@ -182,7 +183,7 @@ func TestListenHostile(t *testing.T) {
 				t.Fatalf("ProtocolVersion = %q", s.ProtocolVersion())
 			}
 			if tc.flood {
-				waitFor(t, "the flood to end the session", s.Lost)
+				poll.Until(t, "the flood to end the session", s.Lost)
 				_, err := s.CallTool(context.Background(), mcptest.ToolEcho, json.RawMessage(`{"text":"x"}`))
 				var le *mcpconn.LimitError
 				if !errors.As(err, &le) || le.Option != "ConnectorOptions.Limits.MaxServerMessageRate" || !errors.Is(err, mcpconn.ErrUnavailable) {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agtsdk/agt/internal/runtest/poll"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/resource"
@@ -112,7 +113,7 @@ func TestListenFirstListingWaitsForAck(t *testing.T) {
 			}
 			if !slices.ContainsFunc(tools, func(tl mcpconn.Tool) bool { return tl.Name == "late" }) {
 				// Not listed: then it must be reported.
-				waitFor(t, "the change to be reported", func() bool { return told.Load() > 0 && s.ToolsChanged() > 0 })
+				poll.Until(t, "the change to be reported", func() bool { return told.Load() > 0 && s.ToolsChanged() > 0 })
 			}
 		})
 	}

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/agtsdk/agt/internal/runtest/poll"
 	"github.com/agtsdk/agt/toolschema"
 )
 
@@ -55,7 +56,7 @@ func blockedIn(fn string) int {
 // waitBlocked waits until n goroutines are inside SchemaCache.Compile.
 func waitBlocked(t *testing.T, n int) {
 	t.Helper()
-	poll(t, fmt.Sprintf("%d goroutines to reach the cache", n), func() bool {
+	poll.Until(t, fmt.Sprintf("%d goroutines to reach the cache", n), func() bool {
 		return blockedIn("mcpconn.(*SchemaCache).Compile(") >= n
 	})
 }

@@ -7,18 +7,19 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"net/http/httptest"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agtsdk/agt/internal/runtest/poll"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/resource"
 )
@@ -194,7 +195,7 @@ func TestRootsChangedAnsweredByHandler(t *testing.T) {
 			t.Fatal("the server never heard of the change")
 		}
 	}
-	waitFor(t, "two roots requests audited", func() bool { mu.Lock(); defer mu.Unlock(); return len(reps) == 2 })
+	poll.Until(t, "two roots requests audited", func() bool { mu.Lock(); defer mu.Unlock(); return len(reps) == 2 })
 	mu.Lock()
 	defer mu.Unlock()
 	want := mcpconn.ServedRequest{Method: mcpconn.MethodListRoots, Outcome: mcpconn.OutcomeAccepted}
@@ -288,49 +289,52 @@ func TestSlowProgressHandlerUnderFlood(t *testing.T) {
 		}},
 		{"streamable http", func(t *testing.T) (resource.MCPServer, *mcpconn.ConnectorOptions) {
 			server := floodServer(groups, groupSize, 100*time.Millisecond)
-			hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
-			t.Cleanup(hs.Close)
-			return resource.MCPServer{Type: resource.TransportHTTP, URL: hs.URL, ToolTimeoutMS: 1000}, &mcpconn.ConnectorOptions{}
+			url, rt := memHTTP(t, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+			return resource.MCPServer{Type: resource.TransportHTTP, URL: url, ToolTimeoutMS: 1000}, &mcpconn.ConnectorOptions{HTTPTransport: rt}
 		}},
 	}
 	for _, tt := range tests {
+		// In a synctest bubble (in memory, and HTTP over memHTTP): the
+		// server's pauses and the timeouts are virtual time.
 		t.Run(tt.name, func(t *testing.T) {
-			srv, opts := tt.srv(t)
-			release := make(chan struct{})
-			var handled atomic.Int64
-			s := connectWith(t, quickConnector(opts), srv, &mcpconn.Handlers{
-				Progress: func(ctx context.Context, _ mcpconn.Incoming, _ *mcp.ProgressNotificationParams) {
-					handled.Add(1)
-					select { // an observer far slower than the server
-					case <-release:
-					case <-ctx.Done():
-					}
-				},
+			synctest.Test(t, func(t *testing.T) {
+				srv, opts := tt.srv(t)
+				release := make(chan struct{})
+				var handled atomic.Int64
+				s := connectWith(t, quickConnector(opts), srv, &mcpconn.Handlers{
+					Progress: func(ctx context.Context, _ mcpconn.Incoming, _ *mcp.ProgressNotificationParams) {
+						handled.Add(1)
+						select { // an observer far slower than the server
+						case <-release:
+						case <-ctx.Done():
+						}
+					},
+				})
+				before := heapAfterGC()
+				start := time.Now()
+				res, err := s.CallTool(context.Background(), "flood", nil)
+				took := time.Since(start)
+				grown := int64(heapAfterGC()) - int64(before)
+				close(release)
+				if err != nil {
+					t.Fatalf("the call failed after %v: %v", took, err)
+				}
+				if resultText(res) != "flooded" {
+					t.Errorf("result %s", resultText(res))
+				}
+				const sent = groups * groupSize
+				poll.Until(t, "every notification handled or dropped", func() bool {
+					return handled.Load()+int64(s.NotificationsDropped()) == sent
+				})
+				t.Logf("call took %v; %d handled, %d dropped; live heap grew by %d bytes with the handler stuck",
+					took, handled.Load(), s.NotificationsDropped(), grown)
+				if h := handled.Load(); h > 300 {
+					t.Errorf("%d notifications were handled: more than the queue holds", h)
+				}
+				if grown > 16<<20 { // 3000 queued would be 24 MiB of messages and more
+					t.Errorf("the session held %d bytes more with its handler stuck", grown)
+				}
 			})
-			before := heapAfterGC()
-			start := time.Now()
-			res, err := s.CallTool(context.Background(), "flood", nil)
-			took := time.Since(start)
-			grown := int64(heapAfterGC()) - int64(before)
-			close(release)
-			if err != nil {
-				t.Fatalf("the call failed after %v: %v", took, err)
-			}
-			if resultText(res) != "flooded" {
-				t.Errorf("result %s", resultText(res))
-			}
-			const sent = groups * groupSize
-			waitFor(t, "every notification handled or dropped", func() bool {
-				return handled.Load()+int64(s.NotificationsDropped()) == sent
-			})
-			t.Logf("call took %v; %d handled, %d dropped; live heap grew by %d bytes with the handler stuck",
-				took, handled.Load(), s.NotificationsDropped(), grown)
-			if h := handled.Load(); h > 300 {
-				t.Errorf("%d notifications were handled: more than the queue holds", h)
-			}
-			if grown > 16<<20 { // 3000 queued would be 24 MiB of messages and more
-				t.Errorf("the session held %d bytes more with its handler stuck", grown)
-			}
 		})
 	}
 }

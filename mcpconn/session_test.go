@@ -12,12 +12,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agtsdk/agt/internal/runtest/poll"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/resource"
@@ -207,15 +207,10 @@ func TestCloseDuringCall(t *testing.T) {
 	}()
 	// Close only once the server has the call: a Close before it would
 	// test a call on a closed session instead.
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+	poll.Until(t, "the server to receive the call", func() bool {
 		log, _ := os.ReadFile(filepath.Join(srv.Cwd, "calls.log"))
-		if strings.Contains(string(log), mcptest.ToolSleep) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the server never received the call")
-		}
-	}
+		return strings.Contains(string(log), mcptest.ToolSleep)
+	})
 	s.Close()
 	if err := <-errc; !errors.Is(err, mcpconn.ErrUnavailable) {
 		t.Errorf("call cut by Close = %v; want ErrUnavailable", err)
@@ -262,11 +257,11 @@ func TestStderrTail(t *testing.T) {
 		t.Fatal(err)
 	}
 	// stderr is read concurrently with the handshake: wait for the line.
-	tail := s.StderrTail()
-	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(tail, "stdio") && time.Now().Before(deadline); {
-		time.Sleep(10 * time.Millisecond)
+	var tail string
+	poll.Until(t, "the server's stderr line", func() bool {
 		tail = s.StderrTail()
-	}
+		return strings.Contains(tail, "stdio")
+	})
 	s.Close()
 	if len(tail) > 16+len("[...]\n") || !strings.Contains(tail, "stdio") {
 		t.Errorf("StderrTail = %q; want at most the last 16 bytes", tail)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agtsdk/agt/internal/runtest/poll"
 	"github.com/agtsdk/agt/resource"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -72,16 +73,6 @@ func TestStaleIdleTimerClosesNothing(t *testing.T) {
 	}
 }
 
-// poll waits for ok, failing the test after a wide bound.
-func poll(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(15 * time.Second); !ok(); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
-}
-
 // A session waiting for a shared start whose starter gave up (its
 // context ended) does not take the starter's cancellation: it starts the
 // connection again under its own context, and gets it.
@@ -112,7 +103,7 @@ func TestSharedWaiterOutlivesAStarterThatGivesUp(t *testing.T) {
 		_, err := c.Connect(starterCtx, "mem", srv, opts)
 		starter <- err
 	}()
-	poll(t, "the first start", func() bool { return dials.Load() == 1 })
+	poll.Until(t, "the first start", func() bool { return dials.Load() == 1 })
 	type result struct {
 		s   *Session
 		err error
@@ -122,7 +113,7 @@ func TestSharedWaiterOutlivesAStarterThatGivesUp(t *testing.T) {
 		s, err := c.Connect(context.Background(), "mem", srv, opts)
 		waiter <- result{s, err}
 	}()
-	poll(t, "the waiter joins the start", func() bool {
+	poll.Until(t, "the waiter joins the start", func() bool {
 		c.pool.mu.Lock()
 		defer c.pool.mu.Unlock()
 		for _, e := range c.pool.entries {
@@ -313,7 +304,7 @@ func TestSharedStartFailureReachesWaitersOnce(t *testing.T) {
 			errs <- err
 		}()
 	}
-	poll(t, "all sessions wait on the one start", func() bool {
+	poll.Until(t, "all sessions wait on the one start", func() bool {
 		c.pool.mu.Lock()
 		defer c.pool.mu.Unlock()
 		for _, e := range c.pool.entries {

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agtsdk/agt/internal/runtest/poll"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/resource"
@@ -146,7 +147,7 @@ func TestSharedSessionsUseOneProcess(t *testing.T) {
 	}
 	// That the idle time keeps it is TestSharedConnectionIsReusedWhileIdle's
 	// (an hour there): 200 ms may pass before a look here on a busy machine.
-	waitFor(t, "the idle shared connection closes", func() bool { return c.SharedConnections() == 0 })
+	poll.Until(t, "the idle shared connection closes", func() bool { return c.SharedConnections() == 0 })
 	assertNoLeftovers(t, tag)
 }
 
@@ -210,7 +211,7 @@ func TestSharedNewRevisionIsANewProcess(t *testing.T) {
 	old, oldPID, cur := leaseTwoRevisions(t, c, srv)
 	echo(t, old, "old-still-works")
 	_ = old.Close()
-	waitFor(t, "the process of the old revision exits after its last session", func() bool { return syscall.Kill(oldPID, 0) != nil })
+	poll.Until(t, "the process of the old revision exits after its last session", func() bool { return syscall.Kill(oldPID, 0) != nil })
 	echo(t, cur, "new-still-works")
 	// Another document under the same reference and revision (another
 	// store) is another connection.
@@ -239,7 +240,7 @@ func TestSharedCrashIsOneRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range sessions {
-		waitFor(t, "every lease sees the crash", s.Lost)
+		poll.Until(t, "every lease sees the crash", s.Lost)
 	}
 	if _, err := sessions[3].CallTool(context.Background(), mcptest.ToolEcho, json.RawMessage(`{"text":"x"}`)); !errors.Is(err, mcpconn.ErrUnavailable) {
 		t.Errorf("a call after the crash = %v; want ErrUnavailable", err)
@@ -338,7 +339,7 @@ func TestConnectorCloseStopsASharedStart(t *testing.T) {
 			errs <- err
 		}()
 	}
-	waitFor(t, "the shared server's process starts", func() bool { return len(processesWithTag(t, tag)) == 1 })
+	poll.Until(t, "the shared server's process starts", func() bool { return len(processesWithTag(t, tag)) == 1 })
 	start := time.Now()
 	if err := c.Close(); err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agtsdk/agt/internal/runtest/poll"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/resource"
@@ -190,9 +191,9 @@ func TestSharedRequestGoesToTheCallItNames(t *testing.T) {
 			res := callTagged(t, a, "a-call", mcptest.ToolAsk, mcptest.AskIn{Names: tt.names})
 			callTagged(t, a, "a-call", mcptest.ToolLog, mcptest.LogIn{Count: 1, Names: tt.names})
 			if tt.reached {
-				waitFor(t, "a's Log handler gets a's line", func() bool { _, l, _ := ha.get(); return len(l) == 1 })
+				poll.Until(t, "a's Log handler gets a's line", func() bool { _, l, _ := ha.get(); return len(l) == 1 })
 			} else {
-				waitFor(t, "the Connector's Logger gets the line", func() bool { return strings.Contains(logged.String(), "agt.shared_server_log") })
+				poll.Until(t, "the Connector's Logger gets the line", func() bool { return strings.Contains(logged.String(), "agt.shared_server_log") })
 			}
 			endCall(done, cancel)
 
@@ -257,12 +258,12 @@ func TestSharedLateMessagesReachNoOtherSession(t *testing.T) {
 			done, cancel := inFlight(t, b, bob, "b-call")
 
 			named := tt.names != mcptest.NamesNothing
-			waitFor(t, "the late elicitation is settled", func() bool {
+			poll.Until(t, "the late elicitation is settled", func() bool {
 				be, _, _ := bob.get()
 				_, _, ar := alice.get()
 				return len(be) > 0 || (named && len(ar) > 0) || strings.Contains(logged.String(), "agt.shared_server_request")
 			})
-			waitFor(t, "the late log line is delivered", func() bool {
+			poll.Until(t, "the late log line is delivered", func() bool {
 				_, bl, _ := bob.get()
 				_, al, _ := alice.get()
 				return len(bl) > 0 || (named && len(al) > 0) || strings.Contains(logged.String(), "agt.shared_server_log")
@@ -312,7 +313,7 @@ func TestSharedCrashIsChargedToTheCallsInFlight(t *testing.T) {
 				if _, err := b.CallTool(context.Background(), mcptest.ToolCrash, nil); !errors.Is(err, mcpconn.ErrUnavailable) {
 					t.Fatalf("crash %d: %v; want ErrUnavailable", i, err)
 				}
-				waitFor(t, "Alice's session sees the crash", a.Lost)
+				poll.Until(t, "Alice's session sees the crash", a.Lost)
 				la, _ := a.Loss()
 				lb, _ := b.Loss()
 				if diff := cmp.Diff(mcpconn.Loss{Shared: true, Charged: false, Count: i}, la); diff != "" {
@@ -342,7 +343,7 @@ func TestSharedCrashIsChargedToTheCallsInFlight(t *testing.T) {
 			case <-time.After(30 * time.Second):
 				t.Fatal("Alice's call in flight did not end 30 s after the crash")
 			}
-			waitFor(t, "Alice's session sees the last crash", a.Lost)
+			poll.Until(t, "Alice's session sees the last crash", a.Lost)
 			if la, _ := a.Loss(); !la.Charged || la.Count != crashes+1 {
 				t.Errorf("Alice's loss with her call in flight = %+v; want charged, count %d", la, crashes+1)
 			}

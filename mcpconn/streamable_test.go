@@ -16,11 +16,13 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agtsdk/agt/internal/runtest/poll"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/resource"
@@ -224,13 +226,17 @@ func (h *hostileStreams) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // A server that asks for a retry of 10 hours waits MaxReconnectDelay, not
 // 10 hours, nor the tool timeout.
+// In a synctest bubble over in-memory HTTP: the delay is virtual time.
 func TestRetryDelayIsBounded(t *testing.T) {
 	t.Parallel()
+	synctest.Test(t, testRetryDelayIsBounded)
+}
+
+func testRetryDelayIsBounded(t *testing.T) {
 	h := &hostileStreams{retry: "36000000", answerAfter: 1}
-	ts := httptest.NewServer(h)
-	defer ts.Close()
-	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{MaxReconnectDelay: 200 * time.Millisecond}})
-	s, err := c.Connect(context.Background(), "slow", resource.MCPServer{Type: resource.TransportHTTP, URL: ts.URL, ToolTimeoutMS: 60_000}, nil)
+	url, rt := memHTTP(t, h)
+	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{HTTPTransport: rt, Limits: &mcpconn.Limits{MaxReconnectDelay: 200 * time.Millisecond}})
+	s, err := c.Connect(context.Background(), "slow", resource.MCPServer{Type: resource.TransportHTTP, URL: url, ToolTimeoutMS: 60_000}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +247,7 @@ func TestRetryDelayIsBounded(t *testing.T) {
 	if err != nil || resultText(res) != "late" {
 		t.Fatalf("call = %v, %v; want the result of the resumed stream", res, err)
 	}
-	if took < 150*time.Millisecond || took > 20*time.Second {
+	if took < 200*time.Millisecond || took > time.Second {
 		t.Errorf("the call took %s; want about MaxReconnectDelay (200ms)", took)
 	}
 	t.Logf("retry: 10 h, MaxReconnectDelay 200 ms: answered after %s", took)
@@ -252,14 +258,19 @@ func TestRetryDelayIsBounded(t *testing.T) {
 // retry of 1 ms: the call's stream reconnects at most ReconnectBurst
 // times at once, then once per MinReconnectInterval, until the tool
 // timeout ends the call; then no further request reaches the server.
+// In a synctest bubble over in-memory HTTP: the intervals and the window
+// after the call are virtual time.
 func TestEndlessStreamEndsAreRateBounded(t *testing.T) {
 	t.Parallel()
+	synctest.Test(t, testEndlessStreamEndsAreRateBounded)
+}
+
+func testEndlessStreamEndsAreRateBounded(t *testing.T) {
 	h := &hostileStreams{retry: "1"}
-	ts := httptest.NewServer(h)
-	defer ts.Close()
+	url, rt := memHTTP(t, h)
 	const burst, interval = 4, 500 * time.Millisecond
-	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{ReconnectBurst: burst, MinReconnectInterval: interval}})
-	s, err := c.Connect(context.Background(), "loop", resource.MCPServer{Type: resource.TransportHTTP, URL: ts.URL, ToolTimeoutMS: 3000}, nil)
+	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{HTTPTransport: rt, Limits: &mcpconn.Limits{ReconnectBurst: burst, MinReconnectInterval: interval}})
+	s, err := c.Connect(context.Background(), "loop", resource.MCPServer{Type: resource.TransportHTTP, URL: url, ToolTimeoutMS: 3000}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,10 +289,10 @@ func TestEndlessStreamEndsAreRateBounded(t *testing.T) {
 		t.Errorf("the server saw %d GETs; want at least the burst (%d): the stream was not resumed", gets, burst)
 	}
 	// Reconnections stop with the call. One GET the limiter granted just
-	// before the call ended may still arrive late on a loaded machine;
-	// reconnections that went on would bring one per interval, so over
-	// six intervals more than one is the failure.
-	time.Sleep(6 * interval)
+	// before the call ended may still arrive; reconnections that went on
+	// would bring one per interval, so over six intervals more than one
+	// is the failure.
+	time.Sleep(6 * interval) // virtual: the window is exact and costs nothing
 	if n := h.gets.Load(); n > gets+1 {
 		t.Errorf("the server saw %d more GETs after the call ended; want at most 1 already granted", n-gets)
 	}
@@ -344,31 +355,29 @@ func TestStandalonePollingKeepsTheSession(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			p := &pollingServer{getBody: tt.getBody}
-			ts := httptest.NewServer(p)
-			defer ts.Close()
-			c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{MinReconnectInterval: 10 * time.Millisecond}})
-			s, err := c.Connect(context.Background(), "poll", resource.MCPServer{Type: resource.TransportHTTP, URL: ts.URL}, handlersWithLog)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			const polls = 70 // past the burst (10) and the go-sdk's count (50)
-			start := time.Now()
-			for p.gets.Load() < polls && !s.Lost() && time.Since(start) < time.Minute {
-				time.Sleep(20 * time.Millisecond)
-			}
-			if s.Lost() {
-				t.Fatalf("the session was lost after %d polls", p.gets.Load())
-			}
-			if n := p.gets.Load(); n < polls {
-				t.Fatalf("%d polls in a minute; want %d", n, polls)
-			}
-			res, err := s.CallTool(context.Background(), "any", nil)
-			if err != nil || resultText(res) != "still here" {
-				t.Fatalf("a call after %d polls = %v, %v", p.gets.Load(), res, err)
-			}
-			t.Logf("%d polls of the standalone stream in %s, the session goes on", p.gets.Load(), time.Since(start))
+			// In a synctest bubble over in-memory HTTP: the polls' pauses
+			// are virtual time.
+			synctest.Test(t, func(t *testing.T) {
+				p := &pollingServer{getBody: tt.getBody}
+				url, rt := memHTTP(t, p)
+				c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{HTTPTransport: rt, Limits: &mcpconn.Limits{MinReconnectInterval: 10 * time.Millisecond}})
+				s, err := c.Connect(context.Background(), "poll", resource.MCPServer{Type: resource.TransportHTTP, URL: url}, handlersWithLog)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer s.Close()
+				const polls = 70 // past the burst (10) and the go-sdk's count (50)
+				start := time.Now()
+				poll.Until(t, fmt.Sprintf("%d polls or the session's loss", polls), func() bool { return p.gets.Load() >= polls || s.Lost() })
+				if s.Lost() {
+					t.Fatalf("the session was lost after %d polls", p.gets.Load())
+				}
+				res, err := s.CallTool(context.Background(), "any", nil)
+				if err != nil || resultText(res) != "still here" {
+					t.Fatalf("a call after %d polls = %v, %v", p.gets.Load(), res, err)
+				}
+				t.Logf("%d polls of the standalone stream in %s, the session goes on", p.gets.Load(), time.Since(start))
+			})
 		})
 	}
 }
@@ -376,18 +385,23 @@ func TestStandalonePollingKeepsTheSession(t *testing.T) {
 // A server that ends its standalone stream at once, again and again, and
 // asks for a retry of 1 ms is bounded by the defaults: the burst (10),
 // then one GET a second; the session goes on.
+// In a synctest bubble over in-memory HTTP: the 2.5 s it watches are
+// virtual time.
 func TestStandaloneStreamLoopIsRateBounded(t *testing.T) {
 	t.Parallel()
+	synctest.Test(t, testStandaloneStreamLoopIsRateBounded)
+}
+
+func testStandaloneStreamLoopIsRateBounded(t *testing.T) {
 	p := &pollingServer{getBody: func(n int64) string { return fmt.Sprintf("id: p%d\nretry: 1\ndata:\n\n", n) }}
-	ts := httptest.NewServer(p)
-	defer ts.Close()
-	s, err := mcpconn.NewConnector(nil).Connect(context.Background(), "loop", resource.MCPServer{Type: resource.TransportHTTP, URL: ts.URL}, handlersWithLog)
+	url, rt := memHTTP(t, p)
+	s, err := mcpconn.NewConnector(&mcpconn.ConnectorOptions{HTTPTransport: rt}).Connect(context.Background(), "loop", resource.MCPServer{Type: resource.TransportHTTP, URL: url}, handlersWithLog)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	start := time.Now()
-	time.Sleep(2500 * time.Millisecond)
+	time.Sleep(2500 * time.Millisecond) // virtual: the window is exact and costs nothing
 	gets, took := p.gets.Load(), time.Since(start)
 	if bound := int64(mcpconn.DefaultLimits().ReconnectBurst) + 1 + int64(took/mcpconn.DefaultLimits().MinReconnectInterval) + 1; gets > bound {
 		t.Errorf("the server saw %d GETs in %s; want at most %d", gets, took, bound)
@@ -448,9 +462,7 @@ func TestHandshakeDoesNotWaitForAGetStream(t *testing.T) {
 				t.Errorf("Tools through the proxy: %v", err)
 			}
 			if tt.wantGets {
-				for deadline := time.Now().Add(10 * time.Second); gets.Load() == 0 && time.Now().Before(deadline); {
-					time.Sleep(5 * time.Millisecond)
-				}
+				poll.Until(t, "the GET stream", func() bool { return gets.Load() > 0 })
 			}
 			if got := gets.Load() > 0; got != tt.wantGets {
 				t.Errorf("GET sent = %v; want %v", got, tt.wantGets)
@@ -467,30 +479,38 @@ func TestHandshakeDoesNotWaitForAGetStream(t *testing.T) {
 
 // A server that answers the standalone GET with 405 (it offers no such
 // stream, as the spec allows) keeps a working session: no error, no
-// reconnection loop.
+// reconnection loop. The server is a legacy one with a session (the GET
+// stream is legacy-only), in a synctest bubble over in-memory HTTP: the
+// window for a reconnection that must not come is virtual time.
 func TestStandaloneStreamRefusedWith405(t *testing.T) {
 	t.Parallel()
-	target := mcptest.StartHTTP(t, "-era", string(mcptest.EraLegacy)) // sessions and the GET stream are legacy-only
+	synctest.Test(t, testStandaloneStreamRefusedWith405)
+}
+
+func testStandaloneStreamRefusedWith405(t *testing.T) {
+	p := &pollingServer{}
 	var gets atomic.Int64
-	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	url, rt := memHTTP(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet {
 			gets.Add(1)
 			http.Error(w, "no stream here", http.StatusMethodNotAllowed)
 			return
 		}
-		forward(w, r, target)
+		p.ServeHTTP(w, r)
 	}))
-	defer proxy.Close()
-	s, err := mcpconn.NewConnector(nil).Connect(context.Background(), "no-get",
-		resource.MCPServer{Type: resource.TransportHTTP, URL: proxy.URL}, handlersWithLog)
+	s, err := mcpconn.NewConnector(&mcpconn.ConnectorOptions{HTTPTransport: rt}).Connect(context.Background(), "no-get",
+		resource.MCPServer{Type: resource.TransportHTTP, URL: url}, handlersWithLog)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	for deadline := time.Now().Add(10 * time.Second); gets.Load() == 0 && time.Now().Before(deadline); {
-		time.Sleep(5 * time.Millisecond)
+	synctest.Wait() // the GET is sent and refused
+	if gets.Load() == 0 {
+		t.Fatal("no standalone GET")
 	}
-	time.Sleep(300 * time.Millisecond) // room for a reconnection that must not come
+	// Room for a reconnection that must not come: ten times the default
+	// reconnect interval, virtual.
+	time.Sleep(10 * mcpconn.DefaultLimits().MinReconnectInterval)
 	res, err := s.CallTool(context.Background(), mcptest.ToolEcho, []byte(`{"text":"still here"}`))
 	if err != nil || resultText(res) != "still here" {
 		t.Errorf("call after a 405 GET = %v, %v", res, err)

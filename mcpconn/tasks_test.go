@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agtsdk/agt/internal/runtest/poll"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/resource"
@@ -166,12 +167,12 @@ func TestTasks(t *testing.T) {
 				_, err := s.CallTool(cctx, mcptest.ToolTaskForever, nil)
 				done <- err
 			}()
-			waitFor(t, "the forever task to be polled", func() bool { return tt.stats(t, s).Gets > before.Gets+1 })
+			poll.Until(t, "the forever task to be polled", func() bool { return tt.stats(t, s).Gets > before.Gets+1 })
 			cancel()
 			if err := <-done; !errors.Is(err, context.Canceled) {
 				t.Errorf("task_forever after cancel = %v, want the cancellation", err)
 			}
-			waitFor(t, "tasks/cancel", func() bool { return tt.stats(t, s).Cancels == before.Cancels+1 })
+			poll.Until(t, "tasks/cancel", func() bool { return tt.stats(t, s).Cancels == before.Cancels+1 })
 			if after := tt.stats(t, s); after.Created != before.Created+1 {
 				t.Errorf("tasks created by task_forever = %d, want 1", after.Created-before.Created)
 			}

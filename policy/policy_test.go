@@ -7,7 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
+	"testing/synctest"
 
 	"github.com/agtsdk/agt/policy"
 	"github.com/agtsdk/agt/resource"
@@ -106,12 +106,18 @@ func TestAutoAllow(t *testing.T) {
 }
 
 // Human asks one question at a time, with the alias, source and arguments.
+// In a synctest bubble: the first question is held until every other
+// caller is blocked, which shows that none could reach the approver.
 func TestHumanAsksOneAtATime(t *testing.T) {
 	t.Parallel()
-	var inFlight, maxInFlight, entered atomic.Int32
+	synctest.Test(t, testHumanAsksOneAtATime)
+}
+
+func testHumanAsksOneAtATime(t *testing.T) {
+	var inFlight, maxInFlight atomic.Int32
 	var mu sync.Mutex
 	var asked []string
-	var first sync.Once
+	var first atomic.Bool
 	h := policy.Human(func(ctx context.Context, r run.Request) (bool, string, error) {
 		n := inFlight.Add(1)
 		defer inFlight.Add(-1)
@@ -121,15 +127,12 @@ func TestHumanAsksOneAtATime(t *testing.T) {
 				break
 			}
 		}
-		first.Do(func() {
-			// Hold the first question until every caller has called Check,
-			// and then long enough for all of them to reach the approver
-			// if nothing made them wait: a second question now is caught.
-			for entered.Load() < 16 {
-				time.Sleep(time.Millisecond)
-			}
-			time.Sleep(100 * time.Millisecond)
-		})
+		if first.CompareAndSwap(false, true) {
+			// Hold the first question until every other caller is blocked:
+			// one that was not made to wait is in the approver by then,
+			// and caught.
+			synctest.Wait()
+		}
 		mu.Lock()
 		asked = append(asked, r.Source.String()+" "+string(r.Arguments))
 		mu.Unlock()
@@ -145,7 +148,6 @@ func TestHumanAsksOneAtATime(t *testing.T) {
 				r = notesDelete
 			}
 			r.Arguments = []byte(`{"q":1}`)
-			entered.Add(1)
 			d, err := h.Check(context.Background(), r)
 			want := run.Allow
 			if i%2 == 1 {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agtsdk/agt/internal/runtest/poll"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/resource"
@@ -57,7 +58,7 @@ func TestToolsChangeRefreshesInBothEras(t *testing.T) {
 				}},
 			})
 			modern := tc.era == mcptest.EraModern
-			waitUntil(t, "the listen to be acknowledged", func() bool {
+			poll.Until(t, "the listen to be acknowledged", func() bool {
 				var got mcptest.ListensOut
 				if err := json.Unmarshal([]byte(text(t, execute(t, r, featCall("listens", mcptest.ToolListens, `{}`)).Results[0])), &got); err != nil {
 					t.Fatal(err)
@@ -69,7 +70,7 @@ func TestToolsChangeRefreshesInBothEras(t *testing.T) {
 			})
 			out := execute(t, r, featCall("add", mcptest.ToolAddTool, `{"name":"late"}`))
 			if out.Refresh == nil && tc.transport == resource.TransportHTTP {
-				waitUntil(t, "the tools change", func() bool { return changes.Load() == 1 })
+				poll.Until(t, "the tools change", func() bool { return changes.Load() == 1 })
 				out = execute(t, r, featCall("echo", mcptest.ToolEcho, `{"text":"x"}`))
 			}
 			if out.Refresh == nil || !slices.Equal(out.Refresh.Relisted, []resource.Ref{featRef}) || !out.Refresh.OK {

@@ -9,36 +9,26 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/agtsdk/agt/internal/runtest/poll"
 )
 
-// processGone waits up to 10 s for the process to be gone (or a zombie
+// processGone waits (poll.Try) for the process to be gone (or a zombie
 // reaped by nobody, which counts as exited).
 func processGone(pid int) bool {
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
+	return poll.Try(func() bool {
 		if err := syscall.Kill(pid, 0); err != nil {
 			return true
 		}
-		if b, err := os.ReadFile(filepath.Join("/proc", itoa(pid), "stat")); err == nil {
-			if f := strings.Fields(string(b)); len(f) > 2 && f[2] == "Z" {
-				return true
-			}
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return false
+		b, err := os.ReadFile(filepath.Join("/proc", itoa(pid), "stat"))
+		f := strings.Fields(string(b))
+		return err == nil && len(f) > 2 && f[2] == "Z"
+	})
 }
 
-// groupGone waits up to 10 s for every process of the group to be gone.
+// groupGone waits (poll.Try) for every process of the group to be gone.
 func groupGone(pgid int) bool {
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if err := syscall.Kill(-pgid, 0); err != nil {
-			return true
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return false
+	return poll.Try(func() bool { return syscall.Kill(-pgid, 0) != nil })
 }
 
 // cpuUsage returns the CPU time used by this process and by its waited-for
@@ -58,17 +48,12 @@ func leftoverProcesses(binary string) []int {
 	return liveProcesses(func(cmdline string) bool { return strings.HasPrefix(cmdline, binary+"\x00") })
 }
 
-// processesGone waits up to 10 s for every live process whose command line
-// holds marker to be gone.
+// processesGone waits (poll.Try) for every live process whose command
+// line holds marker to be gone.
 func processesGone(marker string) bool {
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if len(liveProcesses(func(cmdline string) bool { return strings.Contains(cmdline, marker) })) == 0 {
-			return true
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return false
+	return poll.Try(func() bool {
+		return len(liveProcesses(func(cmdline string) bool { return strings.Contains(cmdline, marker) })) == 0
+	})
 }
 
 // liveProcesses lists the live processes (not zombies) whose NUL-separated

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agtsdk/agt/internal/runtest/poll"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/policy"
 	"github.com/agtsdk/agt/resource"
@@ -495,11 +496,7 @@ func TestCloseDoesNotWaitForARefreshWaitingOnABatch(t *testing.T) {
 		}()
 		// The switch is done (b listed); the refresh now waits for the held
 		// batch before it unloads c.
-		for deadline := time.Now().Add(30 * time.Second); !hasTool(r, run.Alias(b, mcptest.ToolEcho)); time.Sleep(5 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatal("the refresh never switched")
-			}
-		}
+		poll.Until(t, "the refresh to switch", func() bool { return hasTool(r, run.Alias(b, mcptest.ToolEcho)) })
 		closed := make(chan struct{})
 		go func() { _ = r.Close(); close(closed) }()
 		select {

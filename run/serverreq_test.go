@@ -13,8 +13,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
+	"github.com/agtsdk/agt/internal/runtest/poll"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/resource"
@@ -39,6 +41,17 @@ func featuresRun(t *testing.T, e mcptest.Era, opts *run.Options) *run.Run {
 	return newRun(t, opts)
 }
 
+// featuresInMemory is featuresRun with the server in process (mcptest.Dial),
+// for a test in a synctest bubble.
+func featuresInMemory(t *testing.T, e mcptest.Era, opts *run.Options) *run.Run {
+	t.Helper()
+	repo, mem := setupEra(t, e, featRef)
+	mem.opts.Faults = []mcptest.Fault{mcptest.FaultClientFeatures}
+	opts.Repository = repo
+	opts.Connector = mem.connector()
+	return newRun(t, opts)
+}
+
 func featCall(id, tool, args string) run.Call { return call(id, run.Alias(featRef, tool), args) }
 
 // listenOpen waits until the client-features server of mount ref has
@@ -50,7 +63,7 @@ func listenOpen(t *testing.T, r *run.Run, ref resource.Ref, e mcptest.Era) {
 	if e == mcptest.EraLegacy {
 		return
 	}
-	waitUntil(t, "the listen to be acknowledged", func() bool {
+	poll.Until(t, "the listen to be acknowledged", func() bool {
 		var got mcptest.ListensOut
 		if err := json.Unmarshal([]byte(text(t, execute(t, r, call("listens", run.Alias(ref, mcptest.ToolListens), `{}`)).Results[0])), &got); err != nil {
 			t.Fatal(err)
@@ -267,12 +280,19 @@ func (allowAll) Check(context.Context, run.Request) (run.Decision, error) {
 // exactly (issue 25 item 4).
 func TestTwoCallsInFlight(t *testing.T) {
 	t.Parallel()
+	// In a synctest bubble over an in-memory server: the long call's 60
+	// steps of 100 ms take no wall-clock time, and it is still in flight
+	// when the ask call's elicitation arrives, whatever the machine's load.
+	synctest.Test(t, testTwoCallsInFlight)
+}
+
+func testTwoCallsInFlight(t *testing.T) {
 	audit := &auditLog{}
 	progressed := make(chan struct{})
 	var once sync.Once
 	var mu sync.Mutex
 	var origins []run.Origin
-	r := featuresRun(t, mcptest.EraLegacy, &run.Options{
+	r := featuresInMemory(t, mcptest.EraLegacy, &run.Options{
 		Auditor: audit,
 		// The ask call starts once the long call is surely in flight.
 		Interceptors: []run.Interceptor{tagCalls, run.Before(func(ctx context.Context, req run.Request) error {
@@ -391,47 +411,53 @@ func (s *slogRecords) with(msg string) []map[string]string {
 }
 
 // Progress and log lines reach Observe with their call, and the Logger
-// at a bounded rate; progress restarts the call's idle timeout.
+// at a bounded rate; progress restarts the call's idle timeout. In a
+// synctest bubble over an in-memory server: the rate is measured over
+// virtual time, exactly.
 func TestNotificationsObservedAndLogged(t *testing.T) {
 	t.Parallel()
 	inEras(t, func(t *testing.T, e mcptest.Era) {
-		logs := &slogRecords{}
-		var mu sync.Mutex
-		var seen []string
-		r := featuresRun(t, e, &run.Options{
-			Logger: slog.New(logs),
-			ClientFeatures: &run.ClientFeatures{Observe: func(_ context.Context, n run.Notification) {
-				c, _ := n.From.Call()
-				mu.Lock()
-				seen = append(seen, string(n.Kind)+" "+c.CallID)
-				mu.Unlock()
-			}},
-		})
-		execute(t, r, featCall("p", mcptest.ToolProgress, `{"steps":3,"ms":1}`))
-		execute(t, r, featCall("l", mcptest.ToolLog, `{"count":2}`))
-		waitUntil(t, "5 notifications", func() bool { mu.Lock(); defer mu.Unlock(); return len(seen) == 5 })
-		mu.Lock()
-		if diff := cmp.Diff([]string{"progress p", "progress p", "progress p", "log l", "log l"}, seen); diff != "" {
-			t.Errorf("observed (-want +got):\n%s", diff)
-		}
-		mu.Unlock()
-		lines := logs.with("agt.server_log")
-		if len(lines) != 2 || lines[0]["call_id"] != "l" || lines[0]["mount"] != string(featRef) || lines[0]["data"] != "line 0" || lines[0]["level"] != "INFO" || lines[0]["server_level"] != "info" {
-			t.Errorf("server log lines %v", lines)
-		}
+		synctest.Test(t, func(t *testing.T) {
+			logs := &slogRecords{}
+			var mu sync.Mutex
+			var seen []string
+			r := featuresInMemory(t, e, &run.Options{
+				Logger: slog.New(logs),
+				ClientFeatures: &run.ClientFeatures{Observe: func(_ context.Context, n run.Notification) {
+					c, _ := n.From.Call()
+					mu.Lock()
+					seen = append(seen, string(n.Kind)+" "+c.CallID)
+					mu.Unlock()
+				}},
+			})
+			execute(t, r, featCall("p", mcptest.ToolProgress, `{"steps":3,"ms":1}`))
+			execute(t, r, featCall("l", mcptest.ToolLog, `{"count":2}`))
+			poll.Until(t, "5 notifications", func() bool { mu.Lock(); defer mu.Unlock(); return len(seen) == 5 })
+			mu.Lock()
+			if diff := cmp.Diff([]string{"progress p", "progress p", "progress p", "log l", "log l"}, seen); diff != "" {
+				t.Errorf("observed (-want +got):\n%s", diff)
+			}
+			mu.Unlock()
+			lines := logs.with("agt.server_log")
+			if len(lines) != 2 || lines[0]["call_id"] != "l" || lines[0]["mount"] != string(featRef) || lines[0]["data"] != "line 0" || lines[0]["level"] != "INFO" || lines[0]["server_level"] != "info" {
+				t.Errorf("server log lines %v", lines)
+			}
 
-		// A flood: 2000 lines in one call reach the log at most at the
-		// documented burst and rate.
-		start := time.Now()
-		execute(t, r, featCall("flood", mcptest.ToolLog, `{"count":2000}`))
-		waitUntil(t, "the flood's observations", func() bool { mu.Lock(); defer mu.Unlock(); return len(seen) > 5 })
-		time.Sleep(100 * time.Millisecond) // let the queue drain what it holds
-		elapsed := time.Since(start)
-		n := len(logs.with("agt.server_log")) - 2
-		t.Logf("2000 server log lines in %v: %d logged", elapsed, n)
-		if limit := 100 + int(elapsed.Seconds()*20) + 2; n > limit {
-			t.Errorf("%d lines logged in %v; the bound allows %d", n, elapsed, limit)
-		}
+			// A flood: 2000 lines in one call reach the log at most at the
+			// documented burst and rate.
+			start := time.Now()
+			execute(t, r, featCall("flood", mcptest.ToolLog, `{"count":2000}`))
+			poll.Until(t, "the flood's observations", func() bool { mu.Lock(); defer mu.Unlock(); return len(seen) > 5 })
+			// The queue drains what it holds over a second of virtual time,
+			// in which the rate allows 20 more lines.
+			time.Sleep(time.Second)
+			elapsed := time.Since(start)
+			n := len(logs.with("agt.server_log")) - 2
+			t.Logf("2000 server log lines in %v: %d logged", elapsed, n)
+			if limit := 100 + int(elapsed.Seconds()*20) + 2; n > limit {
+				t.Errorf("%d lines logged in %v; the bound allows %d", n, elapsed, limit)
+			}
+		})
 	})
 }
 
@@ -462,7 +488,7 @@ func TestServerLogDataIsJSON(t *testing.T) {
 		})
 		execute(t, r, featCall("s", mcptest.ToolLog, `{"count":1,"structured":true}`))
 		execute(t, r, featCall("t", mcptest.ToolLog, `{"count":1}`))
-		waitUntil(t, "2 log lines", func() bool { mu.Lock(); defer mu.Unlock(); return observed == 2 })
+		poll.Until(t, "2 log lines", func() bool { mu.Lock(); defer mu.Unlock(); return observed == 2 })
 		mu.Lock()
 		defer mu.Unlock()
 		logged := text.String()
@@ -480,17 +506,6 @@ func TestServerLogDataIsJSON(t *testing.T) {
 type writerFunc func(p []byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
-
-func waitUntil(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
 
 // notifications/tools/list_changed reloads the mount's tools at the batch
 // boundary, on the same connection: the new tool gets its alias, the

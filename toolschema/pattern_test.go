@@ -11,6 +11,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
+
+	"github.com/agtsdk/agt/internal/runtest/poll"
 )
 
 // A pattern whose program is large, matched against a long string, would
@@ -203,15 +205,16 @@ func TestBacktrackingAbandonedMatchEnds(t *testing.T) {
 	// The match goroutine ends by about 0.4 s (its bound and the engine's
 	// clock); goleak.Find waits about 0.4 s each time.
 	clock := goleak.IgnoreAnyFunction("github.com/dlclark/regexp2/v2.runClock")
-	for deadline := time.Now().Add(15 * time.Second); ; {
-		err := goleak.Find(clock)
-		if err == nil {
-			break
+	var leak error
+	defer func() {
+		if leak != nil {
+			t.Error(leak)
 		}
-		if time.Now().After(deadline) {
-			t.Fatal(err)
-		}
-	}
+	}()
+	poll.Until(t, "the match goroutine to end", func() bool {
+		leak = goleak.Find(clock)
+		return leak == nil
+	})
 }
 
 // Calls whose strings may meet a pattern of the backtracking engine are

@@ -16,6 +16,8 @@ import (
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 	"go.uber.org/goleak"
+
+	"github.com/agtsdk/agt/internal/runtest/poll"
 )
 
 func TestMain(m *testing.M) {
@@ -65,13 +67,16 @@ func TestAnthropicHost(t *testing.T) {
 	// Every fake server the example started (four, one of which exited at
 	// start) was stopped and reaped: no child of this process is left,
 	// live or zombie.
-	deadline := time.Now().Add(10 * time.Second)
-	for left := children(t); len(left) > 0; left = children(t) {
-		if time.Now().After(deadline) {
-			t.Fatalf("child processes left behind: %v", left)
+	var left []string
+	defer func() {
+		if len(left) > 0 {
+			t.Errorf("child processes left behind: %v", left)
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	}()
+	poll.Until(t, "the fake servers to be reaped", func() bool {
+		left = children(t)
+		return len(left) == 0
+	})
 }
 
 // children lists the processes whose parent is this one, by /proc (none

@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agtsdk/agt/internal/runtest/poll"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/resource"
 )
@@ -422,25 +423,19 @@ func (p *rawPeer) get(id string) (taskWire, *rpcErr) {
 	return decodeTask(p.t, res), nil
 }
 
-// waitStatus polls tasks/get until the task's status is one of want
-// (at most 3000 polls, 5 ms apart).
+// waitStatus polls tasks/get (poll.Until) until the task's status is one
+// of want.
 func (p *rawPeer) waitStatus(id string, want ...string) taskWire {
 	p.t.Helper()
 	var last taskWire
-	for range 3000 {
+	poll.Until(p.t, fmt.Sprintf("task %s to be one of %v", id, want), func() bool {
 		w, rerr := p.get(id)
 		if rerr != nil {
 			p.t.Fatalf("tasks/get %s: %+v", id, rerr)
 		}
-		for _, s := range want {
-			if w.Status == s {
-				return w
-			}
-		}
 		last = w
-		time.Sleep(5 * time.Millisecond) // the poll interval, not a synchronisation
-	}
-	p.t.Fatalf("task %s stayed %q (%q); want %v", id, last.Status, last.StatusMessage, want)
+		return slices.Contains(want, w.Status)
+	})
 	return last
 }
 
@@ -690,12 +685,10 @@ func TestTaskTools(t *testing.T) {
 					t.Errorf("task_ttl created %s; want ttl 50", raw)
 				}
 				var rerr *rpcErr
-				for range 3000 {
-					if _, rerr = p.get(w.TaskID); rerr != nil {
-						break
-					}
-					time.Sleep(5 * time.Millisecond) // polling, as a client does
-				}
+				poll.Until(t, "the task's TTL to lapse", func() bool {
+					_, rerr = p.get(w.TaskID)
+					return rerr != nil
+				})
 				if !errIs(rerr, -32602, mcptest.TaskUnknownMessage) {
 					t.Fatalf("tasks/get after the TTL: %+v", rerr)
 				}
@@ -949,7 +942,7 @@ func TestTaskLegacyResultWaits(t *testing.T) {
 				got <- answer{res, rerr}
 			}()
 			// The waiter is waiting once the server counted its request.
-			for range 3000 {
+			poll.Until(t, "the server to count the waiting tasks/result", func() bool {
 				var st mcptest.TaskStats
 				res, _ := other.call("tools/call", map[string]any{"name": mcptest.ToolTaskStats, "arguments": map[string]any{}})
 				var ctr struct {
@@ -957,11 +950,8 @@ func TestTaskLegacyResultWaits(t *testing.T) {
 				}
 				_ = json.Unmarshal(res, &ctr)
 				_ = json.Unmarshal([]byte(ctr.Content[0].Text), &st)
-				if st.Results > 0 {
-					break
-				}
-				time.Sleep(time.Millisecond) // polling the counter
-			}
+				return st.Results > 0
+			})
 			if _, rerr := other.call("tasks/cancel", map[string]any{"taskId": w.TaskID}); rerr != nil {
 				t.Fatal(rerr)
 			}
