@@ -83,7 +83,7 @@ type ConnectorOptions struct {
 	// lines, then 20 per second, per connection); and, for every
 	// session, the messages of its server that were dropped because no
 	// request can read them (agt.server_message_dropped: an answer with a
-	// null id, a notification nested past MaxMessageDepth; the reason,
+	// null id, a notification nested past 1000 levels; the reason,
 	// never the data; bounded the same way). Nil means slog.Default().
 	Logger *slog.Logger
 

@@ -33,9 +33,9 @@ const (
 	DefaultMaxOAuthResponseBytes = 1 << 20
 	// DefaultOAuthRequestTimeout bounds one HTTP request of the OAuth flow.
 	DefaultOAuthRequestTimeout = 30 * time.Second
-	// MaxStoredCredentialBytes bounds a credential read from the token
+	// maxStoredCredentialBytes bounds a credential read from the token
 	// store; a larger one is treated as none.
-	MaxStoredCredentialBytes = 256 << 10
+	maxStoredCredentialBytes = 256 << 10
 )
 
 // ErrLoginRequired: the server requires an OAuth login and none is usable
@@ -276,7 +276,7 @@ const credentialVersion = 1
 // (too large, damaged, another version), which counts as no login.
 func decodeCredential(b []byte) (storedCredential, bool) {
 	var c storedCredential
-	if len(b) == 0 || len(b) > MaxStoredCredentialBytes || json.Unmarshal(b, &c) != nil || c.Version != credentialVersion {
+	if len(b) == 0 || len(b) > maxStoredCredentialBytes || json.Unmarshal(b, &c) != nil || c.Version != credentialVersion {
 		return storedCredential{}, false
 	}
 	return c, true

@@ -525,7 +525,7 @@ type ToolInfo struct {
 
 // ServerInstructions are the instructions one mounted server gave in its
 // handshake: the server's own text, which a host may put in the model's
-// prompt. Text is at most mcpconn.MaxInstructionsBytes (32 KiB), cut at a
+// prompt. Text is at most 32 KiB, cut at a
 // UTF-8 boundary when the server sent more (Truncated).
 type ServerInstructions struct {
 	// Ref is the mounted MCP resource.
@@ -789,7 +789,7 @@ func (r *Run) Tools() []ToolInfo {
 
 // Instructions returns the instructions of the current snapshot's loaded
 // mounts that gave any, in the agent's order of mounts: at most MaxMounts
-// entries of at most mcpconn.MaxInstructionsBytes each. A refresh that
+// entries of at most 32 KiB each. A refresh that
 // reconnects a mount brings its new instructions.
 func (r *Run) Instructions() []ServerInstructions {
 	s := r.snap.Load()
