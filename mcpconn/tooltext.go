@@ -3,7 +3,7 @@ package mcpconn
 import (
 	"fmt"
 
-	"github.com/agtsdk/agt/resource"
+	"github.com/agtsdk/agt/internal/glob"
 )
 
 // Bounds on what one listed tool carries besides its inputSchema (which
@@ -12,8 +12,8 @@ import (
 // tools with the reason, like a tool whose schema does not compile; the
 // rest of the listing stays usable. Fixed.
 const (
-	maxToolNameBytes        = resource.MaxToolPatternBytes // 256: the bound of tool patterns too
-	maxToolTitleBytes       = 1 << 10                      // title, and annotations.title
+	maxToolNameBytes        = glob.MaxNameBytes // 256: the bound of tool patterns too
+	maxToolTitleBytes       = 1 << 10           // title, and annotations.title
 	maxToolDescriptionBytes = 32 << 10
 	// maxToolOutputSchemaBytes bounds the outputSchema, kept as the
 	// server's bytes and handed to the host (run.ToolInfo).

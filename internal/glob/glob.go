@@ -12,6 +12,13 @@ import (
 	"unicode/utf8"
 )
 
+// MaxNameBytes is agt's one bound of a tool name and of a tool pattern
+// (256 bytes): resource refuses a longer enabled_tools or disabled_tools
+// item and a TaskHandle's longer Tool, mcpconn leaves out a listed tool
+// with a longer name, and a longer name matches no pattern, so one match
+// costs at most 256 x 256 steps.
+const MaxNameBytes = 256
+
 // Match reports whether name matches pattern. It runs in O(len(pattern) *
 // len(name)) steps at worst (one backtrack point, the last '*'), never
 // exponential; callers bound the lengths.
