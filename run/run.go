@@ -265,9 +265,9 @@ const (
 	defaultMinRelistInterval  = 10 * time.Second
 )
 
-// MaxMounts bounds the MCP resources one agent may mount; an agent document
+// maxMounts bounds the MCP resources one agent may mount; an agent document
 // with more fails New (and a refresh).
-const MaxMounts = 256
+const maxMounts = 256
 
 const (
 	defaultMaxConcurrency = 16
@@ -788,7 +788,7 @@ func (r *Run) Tools() []ToolInfo {
 }
 
 // Instructions returns the instructions of the current snapshot's loaded
-// mounts that gave any, in the agent's order of mounts: at most MaxMounts
+// mounts that gave any, in the agent's order of mounts: at most 256
 // entries of at most 32 KiB each. A refresh that
 // reconnects a mount brings its new instructions.
 func (r *Run) Instructions() []ServerInstructions {
@@ -887,8 +887,8 @@ func (r *Run) build(ctx context.Context, prev *snapshot) (s *snapshot, fresh []*
 	if !doc.IsEnabled() {
 		return nil, nil, fmt.Errorf("%w: %s", ErrAgentDisabled, r.agent)
 	}
-	if len(doc.MCPs) > MaxMounts {
-		return nil, nil, fmt.Errorf("run: agent %s mounts %d MCP resources; the limit is %d", r.agent, len(doc.MCPs), MaxMounts)
+	if len(doc.MCPs) > maxMounts {
+		return nil, nil, fmt.Errorf("run: agent %s mounts %d MCP resources; the limit is %d", r.agent, len(doc.MCPs), maxMounts)
 	}
 	refs := make([]resource.Ref, 0, len(doc.MCPs))
 	seen := make(map[resource.Ref]bool, len(doc.MCPs))
