@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agtsdk/agt/internal/toolalias"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/toolschema"
@@ -681,7 +682,7 @@ func newRun(opts *Options) (*Run, error) {
 	seen := make(map[string]bool, len(opts.HostTools))
 	for _, ht := range opts.HostTools {
 		if !validHostToolName(ht.Name) {
-			return nil, fmt.Errorf("run: host tool %s: a name is 1 to 64 of [A-Za-z0-9_-] and does not start with %q", quoteID(ht.Name), aliasPrefix)
+			return nil, fmt.Errorf("run: host tool %s: a name is 1 to 64 of [A-Za-z0-9_-] and does not start with %q", quoteID(ht.Name), toolalias.Prefix)
 		}
 		if seen[ht.Name] {
 			return nil, fmt.Errorf("run: host tool %q is registered twice", ht.Name)
@@ -700,11 +701,11 @@ func newRun(opts *Options) (*Run, error) {
 }
 
 func validHostToolName(n string) bool {
-	if n == "" || len(n) > MaxAliasLen || strings.HasPrefix(n, aliasPrefix) {
+	if n == "" || len(n) > MaxAliasLen || strings.HasPrefix(n, toolalias.Prefix) {
 		return false
 	}
 	for i := 0; i < len(n); i++ {
-		if !aliasByte(n[i]) {
+		if !toolalias.NameByte(n[i]) {
 			return false
 		}
 	}
