@@ -295,10 +295,10 @@ func maskURLTo(raw string, h hider) string {
 	return b.String()
 }
 
-// RedactServer returns a copy of srv with its credentials masked: every
+// redactServer returns a copy of srv with its credentials masked: every
 // env and header value's literal text, the URL's user info and query, and
 // credential-like arguments.
-func RedactServer(srv MCPServer) MCPServer {
+func redactServer(srv MCPServer) MCPServer {
 	out := srv
 	out.Args = MaskArgs(srv.Args)
 	out.Env = maskMap(srv.Env)
@@ -374,10 +374,11 @@ func maskMap(m map[string]string) map[string]string {
 	return out
 }
 
-// RedactMCP returns an MCP document with each server entry masked as
-// RedactServer does. Only the known fields of the entries are kept (a
-// stored document has no others); a document that does not decode
-// becomes an empty object, since it cannot be checked.
+// RedactMCP returns an MCP document with each server entry's credentials
+// masked: every env and header value's literal text, the URL's user info
+// and query, and credential-like arguments. Only the known fields of the
+// entries are kept (a stored document has no others); a document that
+// does not decode becomes an empty object, since it cannot be checked.
 func RedactMCP(data json.RawMessage) json.RawMessage {
 	var doc struct {
 		MCPServers map[string]MCPServer `json:"mcpServers"`
@@ -386,7 +387,7 @@ func RedactMCP(data json.RawMessage) json.RawMessage {
 		return json.RawMessage(`{}`)
 	}
 	for name, srv := range doc.MCPServers {
-		doc.MCPServers[name] = RedactServer(srv)
+		doc.MCPServers[name] = redactServer(srv)
 	}
 	out, err := json.Marshal(doc)
 	if err != nil {

@@ -36,11 +36,11 @@ func CheckToolPattern(p string) string {
 	return ""
 }
 
-// MatchToolPattern reports whether the tool name matches the pattern p
+// matchToolPattern reports whether the tool name matches the pattern p
 // (see CheckToolPattern for the syntax; policy.Match uses the same). A
 // name longer than 256 bytes matches nothing, which bounds the
 // cost. The result for an invalid pattern is unspecified: check it first.
-func MatchToolPattern(p, name string) bool {
+func matchToolPattern(p, name string) bool {
 	return len(name) <= glob.MaxNameBytes && glob.Match(p, name)
 }
 
@@ -58,7 +58,7 @@ func (s MCPServer) ToolEnabled(name string) bool {
 
 func matchAny(patterns []string, name string) bool {
 	for _, p := range patterns {
-		if MatchToolPattern(p, name) {
+		if matchToolPattern(p, name) {
 			return true
 		}
 	}

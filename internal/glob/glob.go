@@ -1,5 +1,5 @@
 // Package glob is agt's one wildcard dialect, used by the tool patterns
-// of a registration (resource.MatchToolPattern) and by policy.Rules
+// of a registration (resource.MCPServer.ToolEnabled) and by policy.Rules
 // (policy.Match). resource.CheckToolPattern documents it for hosts: '*'
 // matches any run of characters, '?' exactly one (a UTF-8 code point, or
 // a byte that does not start one), every other character itself; there
