@@ -15,6 +15,7 @@ import (
 	"unicode"
 
 	"github.com/agtsdk/agt/internal/text"
+	"github.com/agtsdk/agt/internal/weborigin"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/toolschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -224,7 +225,7 @@ func (c *Connector) eraPlan(ref resource.Ref, srv resource.MCPServer) eraPlan {
 		p.key.ref = ref
 		p.key.doc, _ = documentDigest(srv) // a document that does not encode does not start anyway
 	} else if u, err := url.Parse(srv.URL); err == nil {
-		p.key.origin = resource.URLOrigin(u)
+		p.key.origin = weborigin.Of(u)
 	}
 	if v := c.eras.get(p.key); v != "" {
 		p.version, p.cached = v, true
@@ -507,7 +508,7 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 			return nil, err
 		}
 		s.answers = &httpAnswers{}
-		rt := &headerRoundTripper{base: &modernHeaders{base: base, registered: headers}, headers: headers, origin: resource.URLOrigin(u), guard: s.guard, answers: s.answers, screen: s.screen}
+		rt := &headerRoundTripper{base: &modernHeaders{base: base, registered: headers}, headers: headers, origin: weborigin.Of(u), guard: s.guard, answers: s.answers, screen: s.screen}
 		client := &http.Client{Transport: rt, CheckRedirect: rt.checkRedirect}
 		var authed http.RoundTripper = rt
 		if s.oauth != nil {

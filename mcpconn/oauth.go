@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agtsdk/agt/internal/weborigin"
 	"github.com/agtsdk/agt/resource"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
@@ -394,7 +395,7 @@ func (o *oauthSession) credentialUsable(c storedCredential) bool {
 }
 
 // sameOrigin reports whether a and b have the same origin
-// (resource.URLOrigin: scheme, host and port, default ports made
+// (scheme, host and port, default ports made
 // explicit); a without a host has none.
 func sameOrigin(a, b string) bool {
 	ua, err := url.Parse(a)
@@ -402,7 +403,7 @@ func sameOrigin(a, b string) bool {
 		return false
 	}
 	ub, err := url.Parse(b)
-	return err == nil && resource.URLOrigin(ua) == resource.URLOrigin(ub)
+	return err == nil && weborigin.Of(ua) == weborigin.Of(ub)
 }
 
 // storeContext bounds a token store call made where no context exists

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/agtsdk/agt/internal/weborigin"
 )
 
 // Redaction keeps credentials of MCP documents away from whoever reads
@@ -404,7 +406,7 @@ func RedactMCP(data json.RawMessage) json.RawMessage {
 //
 // A stored value is restored only for the destination it was written for
 // (destination): header values and the url for the url's origin
-// (URLOrigin), env values and args for the same launch line: the command,
+// (scheme://host:port), env values and args for the same launch line: the command,
 // the PATH of env it is looked up in, cwd and the other args. Else a writer could read a redacted credential
 // and send it, by its mask, to a server of its own.
 //
@@ -530,7 +532,7 @@ func destination(srv MCPServer) string {
 	if err != nil || u.Host == "" {
 		return ""
 	}
-	return "remote\x00" + URLOrigin(u)
+	return "remote\x00" + weborigin.Of(u)
 }
 
 // unmatchedMask refuses a mask that stands for no stored value.
