@@ -24,12 +24,12 @@ import (
 
 // Defaults of a document's timeouts.
 const (
-	// DefaultStartupTimeout bounds start plus handshake when the document
+	// defaultStartupTimeout bounds start plus handshake when the document
 	// has no startup_timeout_ms.
-	DefaultStartupTimeout = 30 * time.Second
-	// DefaultToolTimeout bounds one tool call (and one tools/list) when the
+	defaultStartupTimeout = 30 * time.Second
+	// defaultToolTimeout bounds one tool call (and one tools/list) when the
 	// document has no tool_timeout_ms.
-	DefaultToolTimeout = 60 * time.Second
+	defaultToolTimeout = 60 * time.Second
 )
 
 // ConnectorOptions configures a Connector. A nil *ConnectorOptions means all
@@ -238,7 +238,7 @@ func (c *Connector) eraPlan(ref resource.Ref, srv resource.MCPServer) eraPlan {
 
 // connectEra is one start of the server, speaking as plan says.
 func (c *Connector) connectEra(ctx context.Context, ref resource.Ref, srv resource.MCPServer, opts *ConnectOptions, login *LoginOptions, plan eraPlan) (*Session, error) {
-	startup := msOr(srv.StartupTimeoutMS, DefaultStartupTimeout)
+	startup := msOr(srv.StartupTimeoutMS, defaultStartupTimeout)
 	if login != nil {
 		// The person's step is part of this handshake.
 		startup = login.Timeout
@@ -252,7 +252,7 @@ func (c *Connector) connectEra(ctx context.Context, ref resource.Ref, srv resour
 	s := &Session{
 		ref:         ref,
 		transport:   srv.Transport(),
-		toolTimeout: msOr(srv.ToolTimeoutMS, DefaultToolTimeout),
+		toolTimeout: msOr(srv.ToolTimeoutMS, defaultToolTimeout),
 		maxCall:     c.lim.MaxCallDuration,
 		maxRounds:   c.lim.MaxInputRounds,
 		tasks:       c.lim.tasks(),
