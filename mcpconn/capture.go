@@ -14,7 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/agtsdk/agt/resource"
+	"github.com/agtsdk/agt/internal/weborigin"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -426,7 +426,7 @@ type headerRoundTripper struct {
 // RoundTrip check would refuse its request too, with a vaguer error), and
 // follows at most 10 within the origin, as net/http does.
 func (h *headerRoundTripper) checkRedirect(req *http.Request, via []*http.Request) error {
-	if resource.URLOrigin(req.URL) != h.origin {
+	if weborigin.Of(req.URL) != h.origin {
 		return h.guard.redirected(req.URL)
 	}
 	if len(via) >= 10 {
@@ -436,7 +436,7 @@ func (h *headerRoundTripper) checkRedirect(req *http.Request, via []*http.Reques
 }
 
 func (h *headerRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
-	if resource.URLOrigin(req.URL) != h.origin {
+	if weborigin.Of(req.URL) != h.origin {
 		if req.Body != nil {
 			_ = req.Body.Close()
 		}

@@ -15,6 +15,7 @@ import (
 	"unicode"
 
 	"github.com/agtsdk/agt/internal/text"
+	"github.com/agtsdk/agt/internal/weborigin"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/toolschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -23,12 +24,12 @@ import (
 
 // Defaults of a document's timeouts.
 const (
-	// DefaultStartupTimeout bounds start plus handshake when the document
+	// defaultStartupTimeout bounds start plus handshake when the document
 	// has no startup_timeout_ms.
-	DefaultStartupTimeout = 30 * time.Second
-	// DefaultToolTimeout bounds one tool call (and one tools/list) when the
+	defaultStartupTimeout = 30 * time.Second
+	// defaultToolTimeout bounds one tool call (and one tools/list) when the
 	// document has no tool_timeout_ms.
-	DefaultToolTimeout = 60 * time.Second
+	defaultToolTimeout = 60 * time.Second
 )
 
 // ConnectorOptions configures a Connector. A nil *ConnectorOptions means all
@@ -83,7 +84,7 @@ type ConnectorOptions struct {
 	// lines, then 20 per second, per connection); and, for every
 	// session, the messages of its server that were dropped because no
 	// request can read them (agt.server_message_dropped: an answer with a
-	// null id, a notification nested past MaxMessageDepth; the reason,
+	// null id, a notification nested past 1000 levels; the reason,
 	// never the data; bounded the same way). Nil means slog.Default().
 	Logger *slog.Logger
 
@@ -224,7 +225,7 @@ func (c *Connector) eraPlan(ref resource.Ref, srv resource.MCPServer) eraPlan {
 		p.key.ref = ref
 		p.key.doc, _ = documentDigest(srv) // a document that does not encode does not start anyway
 	} else if u, err := url.Parse(srv.URL); err == nil {
-		p.key.origin = resource.URLOrigin(u)
+		p.key.origin = weborigin.Of(u)
 	}
 	if v := c.eras.get(p.key); v != "" {
 		p.version, p.cached = v, true
@@ -237,7 +238,7 @@ func (c *Connector) eraPlan(ref resource.Ref, srv resource.MCPServer) eraPlan {
 
 // connectEra is one start of the server, speaking as plan says.
 func (c *Connector) connectEra(ctx context.Context, ref resource.Ref, srv resource.MCPServer, opts *ConnectOptions, login *LoginOptions, plan eraPlan) (*Session, error) {
-	startup := msOr(srv.StartupTimeoutMS, DefaultStartupTimeout)
+	startup := msOr(srv.StartupTimeoutMS, defaultStartupTimeout)
 	if login != nil {
 		// The person's step is part of this handshake.
 		startup = login.Timeout
@@ -251,7 +252,7 @@ func (c *Connector) connectEra(ctx context.Context, ref resource.Ref, srv resour
 	s := &Session{
 		ref:         ref,
 		transport:   srv.Transport(),
-		toolTimeout: msOr(srv.ToolTimeoutMS, DefaultToolTimeout),
+		toolTimeout: msOr(srv.ToolTimeoutMS, defaultToolTimeout),
 		maxCall:     c.lim.MaxCallDuration,
 		maxRounds:   c.lim.MaxInputRounds,
 		tasks:       c.lim.tasks(),
@@ -507,7 +508,7 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 			return nil, err
 		}
 		s.answers = &httpAnswers{}
-		rt := &headerRoundTripper{base: &modernHeaders{base: base, registered: headers}, headers: headers, origin: resource.URLOrigin(u), guard: s.guard, answers: s.answers, screen: s.screen}
+		rt := &headerRoundTripper{base: &modernHeaders{base: base, registered: headers}, headers: headers, origin: weborigin.Of(u), guard: s.guard, answers: s.answers, screen: s.screen}
 		client := &http.Client{Transport: rt, CheckRedirect: rt.checkRedirect}
 		var authed http.RoundTripper = rt
 		if s.oauth != nil {

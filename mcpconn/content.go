@@ -9,11 +9,11 @@ import (
 	"unicode/utf8"
 )
 
-// MaxContentBlocks bounds the content blocks of one tool result (fixed).
+// maxContentBlocks bounds the content blocks of one tool result (fixed).
 // The message bound (ConnectorOptions.Limits.MaxMessageBytes) bounds their bytes;
 // this bounds the values built for them: a 16 MiB message of empty text
 // blocks would otherwise decode into some 700,000 of them.
-const MaxContentBlocks = 10000
+const maxContentBlocks = 10000
 
 // Content is one content block of a tool result: a *TextContent,
 // *ImageContent, *AudioContent, *ResourceLink, *EmbeddedResource, or an
@@ -174,7 +174,7 @@ func decodeBase64(what, s string) ([]byte, error) {
 // "content") into typed blocks, each keeping its exact bytes, by the same
 // rules CallTool reads a result with: a known type whose fields have the
 // wrong JSON types is an error, an unknown type is kept as
-// *UnknownContent, and at most MaxContentBlocks blocks are read. Empty
+// *UnknownContent, and at most 10000 blocks are read. Empty
 // input and null give no blocks.
 func DecodeContent(raw json.RawMessage) ([]Content, error) {
 	return decodeContent(bytes.TrimSpace(validText(raw)))
@@ -195,9 +195,9 @@ func decodeContent(raw []byte) ([]Content, error) {
 	}
 	out := make([]Content, 0, 1)
 	err := arrayElements(raw, func(i int, elem []byte) error {
-		if i >= MaxContentBlocks {
+		if i >= maxContentBlocks {
 			return &LimitError{Option: "MaxContentBlocks (fixed)", What: "the content blocks of a tool result",
-				Limit: MaxContentBlocks, Unit: "blocks"}
+				Limit: maxContentBlocks, Unit: "blocks"}
 		}
 		c, err := decodeBlock(elem)
 		if err != nil {

@@ -138,13 +138,13 @@ func TestValidText(t *testing.T) {
 func TestDecodeContentBound(t *testing.T) {
 	t.Parallel()
 	block := `{"type":"text","text":""}`
-	at := "[" + strings.TrimSuffix(strings.Repeat(block+",", MaxContentBlocks), ",") + "]"
-	if blocks, err := DecodeContent(json.RawMessage(at)); err != nil || len(blocks) != MaxContentBlocks {
-		t.Errorf("%d blocks: %d, %v", MaxContentBlocks, len(blocks), err)
+	at := "[" + strings.TrimSuffix(strings.Repeat(block+",", maxContentBlocks), ",") + "]"
+	if blocks, err := DecodeContent(json.RawMessage(at)); err != nil || len(blocks) != maxContentBlocks {
+		t.Errorf("%d blocks: %d, %v", maxContentBlocks, len(blocks), err)
 	}
 	over := at[:len(at)-1] + "," + block + "]"
 	if _, err := DecodeContent(json.RawMessage(over)); err == nil || !strings.Contains(err.Error(), "MaxContentBlocks") {
-		t.Errorf("%d blocks: %v; want the bound", MaxContentBlocks+1, err)
+		t.Errorf("%d blocks: %v; want the bound", maxContentBlocks+1, err)
 	}
 }
 

@@ -147,8 +147,9 @@
 // while the bytes arrive, before the go-sdk decodes them. The bounds a
 // host may change are ConnectorOptions fields whose zero value is the
 // default (message size and rate, tools and bytes of a listing, server
-// requests, call duration); the others are fixed and named by the
-// constants (MaxMessageDepth, MaxContentBlocks, MaxToolNameBytes...). A
+// requests, call duration); the others are fixed, with their values in
+// docs/limits.md (a message nests at most 1000 levels, a result holds at
+// most 10000 content blocks, a tool name is at most 256 bytes...). A
 // server past a bound on what it sends loses its session, but for the
 // bounds of one answer (nesting, content blocks), which fail that request
 // alone; a request of the server's past a bound is refused. The table:

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agtsdk/agt/resource"
+	"github.com/agtsdk/agt/internal/weborigin"
 )
 
 // drainAnswer is the answer the drain tests' server sends to their
@@ -25,7 +25,7 @@ func drainRoundTripper(t *testing.T, ts *httptest.Server, closing context.Contex
 	transport := ts.Client().Transport.(*http.Transport)
 	t.Cleanup(transport.CloseIdleConnections)
 	u, _ := url.Parse(ts.URL)
-	return &headerRoundTripper{base: transport, origin: resource.URLOrigin(u), guard: testGuard(),
+	return &headerRoundTripper{base: transport, origin: weborigin.Of(u), guard: testGuard(),
 		capture: newToolsListCapture(defaultMaxTools, defaultMaxListBytes), streamable: true, closing: closing, drainGrace: grace}
 }
 

@@ -39,7 +39,7 @@ var (
 	// ErrBadResult: the server answered a tool call with a result that is
 	// malformed (not an object, content that is not an array of typed
 	// blocks, a known block type with fields of the wrong JSON type) or
-	// holds more than MaxContentBlocks blocks. The connection is fine and
+	// holds more than 10000 content blocks. The connection is fine and
 	// the session stays usable.
 	ErrBadResult = errors.New("mcpconn: malformed tool result")
 )

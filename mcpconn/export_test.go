@@ -41,3 +41,12 @@ const MaxDrainBytes = maxDrainBytes
 
 // MinScrubbedBytes is the shortest value a session scrubs, for tests.
 const MinScrubbedBytes = minScrubbedBytes
+
+// Fixed bounds the external tests reach.
+const (
+	MaxInstructionsBytes     = maxInstructionsBytes
+	MaxRequestMetaBytes      = maxRequestMetaBytes
+	MaxRequestMetaKeys       = maxRequestMetaKeys
+	MaxRequestStateBytes     = maxRequestStateBytes
+	MaxStoredCredentialBytes = maxStoredCredentialBytes
+)

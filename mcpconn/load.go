@@ -20,8 +20,8 @@ type LoadedTool struct {
 	// Schema is the compiled inputSchema; nil when Err is set.
 	Schema *toolschema.Schema
 	// Err says why the tool is left out: it nests too deep for its
-	// listing to be read with it (a *LimitError naming MaxMessageDepth;
-	// only its name is known), its name, title, description, outputSchema
+	// listing to be read with it (a *LimitError naming MaxMessageDepth,
+	// 1000 levels; only its name is known), its name, title, description, outputSchema
 	// or _meta is over its bound (checkTool), its name was listed before,
 	// its inputSchema's x-mcp-header annotations break the constraints of MCP
 	// 2026-07-28 or name an Mcp-Param-* header the registration's headers
@@ -40,9 +40,9 @@ var errDuplicateTool = errors.New("the server lists this tool name twice; the fi
 // and disabled_tools leave out (srv.ToolEnabled) is not in the result at
 // all, and its name is in excluded, in the server's order (a name listed
 // twice, twice); it is neither judged nor compiled. A
-// name over MaxToolNameBytes is never matched: such a tool is left out with
+// name over 256 bytes is never matched: such a tool is left out with
 // its reason. A tool the listing could not be read with (nested deeper
-// than MaxMessageDepth allows in its page) is left out with its reason.
+// than the 1000 levels of a message allow in its page) is left out with its reason.
 // Then each tool is checked with checkTool, a name listed twice
 // keeps its first tool, a tool whose x-mcp-header annotations are invalid
 // or name a header of the registration is left out, and each inputSchema is compiled with compile (nil
@@ -60,7 +60,7 @@ func LoadTools(tools []Tool, srv resource.MCPServer, compile func(raw []byte) (*
 	out := make([]LoadedTool, 0, len(tools))
 	seen := make(map[string]bool, len(tools))
 	for _, t := range tools {
-		if len(t.Name) <= MaxToolNameBytes && !srv.ToolEnabled(t.Name) {
+		if len(t.Name) <= maxToolNameBytes && !srv.ToolEnabled(t.Name) {
 			excluded = append(excluded, t.Name)
 			continue
 		}
@@ -71,7 +71,7 @@ func LoadTools(tools []Tool, srv resource.MCPServer, compile func(raw []byte) (*
 			if lt.Err == nil {
 				lt.Err = err
 			}
-			lt.Name = text.Cut(lt.Name, MaxToolNameBytes)
+			lt.Name = text.Cut(lt.Name, maxToolNameBytes)
 		case seen[t.Name]:
 			lt.Err = errDuplicateTool
 		default:

@@ -20,13 +20,13 @@ func TestLoadTools(t *testing.T) {
 	tools := []Tool{
 		{Name: "a", InputSchema: obj},
 		{Name: "a", InputSchema: json.RawMessage(`{"type":"object","properties":{"x":{}}}`)},
-		{Name: strings.Repeat("n", MaxToolNameBytes+1), InputSchema: obj},
+		{Name: strings.Repeat("n", maxToolNameBytes+1), InputSchema: obj},
 		{Name: "bad", InputSchema: json.RawMessage(`{"type":"string"}`)},
-		{Name: "wordy", Description: strings.Repeat("d", MaxToolDescriptionBytes+1), InputSchema: obj},
-		{Name: "titled", Title: strings.Repeat("t", MaxToolTitleBytes+1), InputSchema: obj},
-		{Name: "annotated", Annotations: &mcp.ToolAnnotations{Title: strings.Repeat("t", MaxToolTitleBytes+1)}, InputSchema: obj},
-		{Name: "shaped", OutputSchema: json.RawMessage(`"` + strings.Repeat("o", MaxToolOutputSchemaBytes) + `"`), InputSchema: obj},
-		{Name: "tagged", Meta: json.RawMessage(`"` + strings.Repeat("m", MaxToolMetaBytes) + `"`), InputSchema: obj},
+		{Name: "wordy", Description: strings.Repeat("d", maxToolDescriptionBytes+1), InputSchema: obj},
+		{Name: "titled", Title: strings.Repeat("t", maxToolTitleBytes+1), InputSchema: obj},
+		{Name: "annotated", Annotations: &mcp.ToolAnnotations{Title: strings.Repeat("t", maxToolTitleBytes+1)}, InputSchema: obj},
+		{Name: "shaped", OutputSchema: json.RawMessage(`"` + strings.Repeat("o", maxToolOutputSchemaBytes) + `"`), InputSchema: obj},
+		{Name: "tagged", Meta: json.RawMessage(`"` + strings.Repeat("m", maxToolMetaBytes) + `"`), InputSchema: obj},
 		{Name: "task", Execution: &ToolExecution{TaskSupport: TaskSupportRequired}, InputSchema: obj},
 		{Name: "task_ok", Execution: &ToolExecution{TaskSupport: TaskSupportOptional}, Meta: json.RawMessage(`{}`), InputSchema: obj},
 		{Name: "b", InputSchema: obj},
@@ -53,7 +53,7 @@ func TestLoadTools(t *testing.T) {
 	if diff := cmp.Diff(want, summary); diff != "" {
 		t.Errorf("LoadTools (-want +got):\n%s", diff)
 	}
-	if got[1].Err != errDuplicateTool || len(got[2].Name) != MaxToolNameBytes || got[9].Err != nil {
+	if got[1].Err != errDuplicateTool || len(got[2].Name) != maxToolNameBytes || got[9].Err != nil {
 		t.Errorf("duplicate: %v; long name kept at %d bytes; task: %v", got[1].Err, len(got[2].Name), got[9].Err)
 	}
 	for i, field := range map[int]string{5: "title", 6: "annotations.title", 7: "outputSchema", 8: "_meta"} {
@@ -63,11 +63,11 @@ func TestLoadTools(t *testing.T) {
 	}
 
 	// The registration's selection comes first: an excluded tool is not
-	// judged (not even one over a bound), a name past MaxToolNameBytes
+	// judged (not even one over a bound), a name past maxToolNameBytes
 	// is never matched and keeps its reason.
 	got, excluded = LoadTools(tools, resource.MCPServer{DisabledTools: []string{"t*", "a", "*"}}, nil, nil)
 	wantExcluded := []string{"a", "a", "bad", "wordy", "titled", "annotated", "shaped", "tagged", "task", "task_ok", "b"}
-	if diff := cmp.Diff(wantExcluded, excluded); diff != "" || len(got) != 1 || got[0].Err == nil || len(got[0].Name) != MaxToolNameBytes {
+	if diff := cmp.Diff(wantExcluded, excluded); diff != "" || len(got) != 1 || got[0].Err == nil || len(got[0].Name) != maxToolNameBytes {
 		t.Errorf("disabled *: %d loaded; excluded (-want +got):\n%s", len(got), diff)
 	}
 }

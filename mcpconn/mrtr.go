@@ -39,10 +39,10 @@ import (
 // answer, not this error: it goes back to the server, which decides.
 var ErrInputRequired = errors.New("mcpconn: the server asked for input the client could not give")
 
-// MaxRequestStateBytes bounds the requestState of an input_required
+// maxRequestStateBytes bounds the requestState of an input_required
 // answer, as its JSON string on the wire: a longer one fails the call
 // with ErrBadResult (a *LimitError), and nothing is sent again. Fixed.
-const MaxRequestStateBytes = 1 << 20
+const maxRequestStateBytes = 1 << 20
 
 // inputRound is what one input_required answer asks: the requests, in
 // the order of their keys, and the requestState to echo.
@@ -91,9 +91,9 @@ func readInputRequired(raw json.RawMessage) (*inputRound, error) {
 		if state[0] != '"' {
 			return nil, errMalformed("the requestState is not a string")
 		}
-		if len(state) > MaxRequestStateBytes {
+		if len(state) > maxRequestStateBytes {
 			return nil, &LimitError{Option: "MaxRequestStateBytes (fixed)", What: "the requestState of an input_required result",
-				Limit: MaxRequestStateBytes, Unit: "bytes"}
+				Limit: maxRequestStateBytes, Unit: "bytes"}
 		}
 		s, ok := exactString(state)
 		if !ok {

@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agtsdk/agt/internal/weborigin"
 	"github.com/agtsdk/agt/resource"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
@@ -24,18 +25,18 @@ import (
 
 // Defaults of the OAuth settings.
 const (
-	// DefaultOAuthRedirectURL is the redirect URI of the interactive
+	// defaultOAuthRedirectURL is the redirect URI of the interactive
 	// login when OAuthOptions.RedirectURL is "".
-	DefaultOAuthRedirectURL = "http://127.0.0.1/callback"
-	// DefaultMaxOAuthResponseBytes bounds one response of the OAuth flow
+	defaultOAuthRedirectURL = "http://127.0.0.1/callback"
+	// defaultMaxOAuthResponseBytes bounds one response of the OAuth flow
 	// (metadata, registration, token): the authorization server is as
 	// hostile as the MCP server.
-	DefaultMaxOAuthResponseBytes = 1 << 20
-	// DefaultOAuthRequestTimeout bounds one HTTP request of the OAuth flow.
-	DefaultOAuthRequestTimeout = 30 * time.Second
-	// MaxStoredCredentialBytes bounds a credential read from the token
+	defaultMaxOAuthResponseBytes = 1 << 20
+	// defaultOAuthRequestTimeout bounds one HTTP request of the OAuth flow.
+	defaultOAuthRequestTimeout = 30 * time.Second
+	// maxStoredCredentialBytes bounds a credential read from the token
 	// store; a larger one is treated as none.
-	MaxStoredCredentialBytes = 256 << 10
+	maxStoredCredentialBytes = 256 << 10
 )
 
 // ErrLoginRequired: the server requires an OAuth login and none is usable
@@ -64,17 +65,15 @@ type OAuthOptions struct {
 	// means none: a server of that grant fails with ErrLoginRequired.
 	IDToken func(ctx context.Context, ref resource.Ref) (idToken string, err error)
 	// RedirectURL is the redirect URI of the interactive login. "" means
-	// DefaultOAuthRedirectURL (http://127.0.0.1/callback).
+	// http://127.0.0.1/callback.
 	RedirectURL string
 	// ClientMetadataURL is the https URL of the host's client ID metadata
 	// document, used when a document's oauth has no client_metadata_url.
 	// "" means none.
 	ClientMetadataURL string
-	// MaxResponseBytes bounds one response of the OAuth flow. 0 means
-	// DefaultMaxOAuthResponseBytes (1 MiB).
+	// MaxResponseBytes bounds one response of the OAuth flow. 0 means 1 MiB.
 	MaxResponseBytes int
-	// RequestTimeout bounds one HTTP request of the OAuth flow. 0 means
-	// DefaultOAuthRequestTimeout (30 s).
+	// RequestTimeout bounds one HTTP request of the OAuth flow. 0 means 30 s.
 	RequestTimeout time.Duration
 }
 
@@ -143,15 +142,15 @@ func newOAuthSetup(o *OAuthOptions, base http.RoundTripper) *oauthSetup {
 		s.tokens = resource.NewMemoryTokenStore()
 	}
 	if s.redirectURL == "" {
-		s.redirectURL = DefaultOAuthRedirectURL
+		s.redirectURL = defaultOAuthRedirectURL
 	}
 	maxBytes := opts.MaxResponseBytes
 	if maxBytes <= 0 {
-		maxBytes = DefaultMaxOAuthResponseBytes
+		maxBytes = defaultMaxOAuthResponseBytes
 	}
 	timeout := opts.RequestTimeout
 	if timeout <= 0 {
-		timeout = DefaultOAuthRequestTimeout
+		timeout = defaultOAuthRequestTimeout
 	}
 	if base == nil {
 		base = http.DefaultTransport.(*http.Transport).Clone()
@@ -276,7 +275,7 @@ const credentialVersion = 1
 // (too large, damaged, another version), which counts as no login.
 func decodeCredential(b []byte) (storedCredential, bool) {
 	var c storedCredential
-	if len(b) == 0 || len(b) > MaxStoredCredentialBytes || json.Unmarshal(b, &c) != nil || c.Version != credentialVersion {
+	if len(b) == 0 || len(b) > maxStoredCredentialBytes || json.Unmarshal(b, &c) != nil || c.Version != credentialVersion {
 		return storedCredential{}, false
 	}
 	return c, true
@@ -394,7 +393,7 @@ func (o *oauthSession) credentialUsable(c storedCredential) bool {
 }
 
 // sameOrigin reports whether a and b have the same origin
-// (resource.URLOrigin: scheme, host and port, default ports made
+// (scheme, host and port, default ports made
 // explicit); a without a host has none.
 func sameOrigin(a, b string) bool {
 	ua, err := url.Parse(a)
@@ -402,7 +401,7 @@ func sameOrigin(a, b string) bool {
 		return false
 	}
 	ub, err := url.Parse(b)
-	return err == nil && resource.URLOrigin(ua) == resource.URLOrigin(ub)
+	return err == nil && weborigin.Of(ua) == weborigin.Of(ub)
 }
 
 // storeContext bounds a token store call made where no context exists

@@ -336,7 +336,7 @@ func TestOAuthRegistrationApplicationType(t *testing.T) {
 		redirect string
 		want     string
 	}{
-		{redirect: "", want: "native"}, // DefaultOAuthRedirectURL, http://127.0.0.1/callback
+		{redirect: "", want: "native"}, // the default, http://127.0.0.1/callback
 		{redirect: "http://localhost:8976/callback", want: "native"},
 		{redirect: "http://[::1]:8976/callback", want: "native"},
 		{redirect: "com.example.agent:/oauth/callback", want: "native"},

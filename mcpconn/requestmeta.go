@@ -11,10 +11,10 @@ import (
 // The bounds of the _meta fields a caller adds to a tools/call request
 // (WithRequestMeta): past them, the extra fields are dropped, not an error.
 const (
-	// MaxRequestMetaKeys is the number of fields at most.
-	MaxRequestMetaKeys = 16
-	// MaxRequestMetaBytes bounds the fields' keys and values together.
-	MaxRequestMetaBytes = 4 << 10
+	// maxRequestMetaKeys is the number of fields at most.
+	maxRequestMetaKeys = 16
+	// maxRequestMetaBytes bounds the fields' keys and values together.
+	maxRequestMetaBytes = 4 << 10
 )
 
 type requestMetaKey struct{}
@@ -36,7 +36,7 @@ type requestMetaKey struct{}
 // letters, digits and hyphens inside) and a slash, then a name that starts
 // and ends with a letter or digit, with letters, digits, hyphens,
 // underscores and dots inside. The fields are bounded: at most
-// MaxRequestMetaKeys (16) of at most MaxRequestMetaBytes (4 KiB) of keys
+// 16 fields of at most 4 KiB of keys
 // and values together, taken in the order of their keys; the rest are
 // dropped.
 func WithRequestMeta(ctx context.Context, meta map[string]string) context.Context {
@@ -57,14 +57,14 @@ func WithRequestMeta(ctx context.Context, meta map[string]string) context.Contex
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	kept := make(map[string]string, min(len(keys), MaxRequestMetaKeys))
+	kept := make(map[string]string, min(len(keys), maxRequestMetaKeys))
 	size := 0
 	for _, k := range keys {
-		if len(kept) == MaxRequestMetaKeys {
+		if len(kept) == maxRequestMetaKeys {
 			break
 		}
 		n := len(k) + len(merged[k])
-		if size+n > MaxRequestMetaBytes {
+		if size+n > maxRequestMetaBytes {
 			continue // a smaller field after it may still fit
 		}
 		size += n
@@ -98,7 +98,7 @@ func setRequestMeta(ctx context.Context, params *mcp.CallToolParams) {
 // requestMetaKeyAllowed reports whether a caller may set key: a valid
 // _meta key that agt does not set and whose prefix MCP does not reserve.
 func requestMetaKeyAllowed(key string) bool {
-	if key == "progressToken" || len(key) > MaxRequestMetaBytes {
+	if key == "progressToken" || len(key) > maxRequestMetaBytes {
 		return false
 	}
 	prefix, name := "", key

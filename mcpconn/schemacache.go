@@ -11,8 +11,8 @@ import (
 // Bounds of a SchemaCache: when a new schema would pass either, the cache
 // starts over.
 const (
-	SchemaCacheMaxEntries = 4096
-	SchemaCacheMaxBytes   = 16 << 20
+	schemaCacheMaxEntries = 4096
+	schemaCacheMaxBytes   = 16 << 20
 )
 
 // SchemaCache holds compiled tool schemas, keyed by their exact bytes, for
@@ -23,8 +23,8 @@ const (
 // once. It serves the default schema options only: with
 // ConnectorOptions.Schema set, LoadTools compiles with those instead. A compiled schema is
 // immutable, so sharing one is safe. The cache holds at most
-// SchemaCacheMaxEntries schemas of at most SchemaCacheMaxBytes source
-// bytes together; when full it starts over. Failures are not cached.
+// 4096 schemas of at most 16 MiB source bytes together; when full it
+// starts over. Failures are not cached.
 // Bytes that several goroutines ask for at once, as mounts of the same
 // server connecting together do, are compiled once: the others wait for
 // that compilation and share its result, failure included (a later ask
@@ -108,7 +108,7 @@ func (c *SchemaCache) Compile(raw []byte) (*toolschema.Schema, error) {
 
 // store keeps s under key; under mu.
 func (c *SchemaCache) store(key [sha256.Size]byte, size int, s *toolschema.Schema) {
-	if c.m == nil || len(c.m) >= SchemaCacheMaxEntries || c.bytes+size > SchemaCacheMaxBytes {
+	if c.m == nil || len(c.m) >= schemaCacheMaxEntries || c.bytes+size > schemaCacheMaxBytes {
 		c.m = make(map[[sha256.Size]byte]*toolschema.Schema)
 		c.bytes = 0
 	}

@@ -37,13 +37,13 @@ func TestSchemaCache(t *testing.T) {
 		t.Errorf("%d entries, want 2 (failures are not cached)", len(c.m))
 	}
 	// Bounded: it starts over when full.
-	for i := range SchemaCacheMaxEntries + 1 {
+	for i := range schemaCacheMaxEntries + 1 {
 		if _, err := c.Compile(fmt.Appendf(nil, `{"type":"object","title":"t%d"}`, i)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if len(c.m) > SchemaCacheMaxEntries {
-		t.Errorf("%d entries, over the bound %d", len(c.m), SchemaCacheMaxEntries)
+	if len(c.m) > schemaCacheMaxEntries {
+		t.Errorf("%d entries, over the bound %d", len(c.m), schemaCacheMaxEntries)
 	}
 }
 

@@ -15,28 +15,28 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
-// MaxMessageDepth bounds the nesting of arrays and objects in one message
+// maxMessageDepth bounds the nesting of arrays and objects in one message
 // from a server, fixed. It is the go-sdk's own: its JSON-RPC decoder
 // refuses a deeper message, and a message it refuses ends the connection,
 // so agt judges every message before the go-sdk reads it (see
 // messageScreen).
-const MaxMessageDepth = 1000
+const maxMessageDepth = 1000
 
 // listingLevels are the levels of a tools/list answer around each of its
 // tools: the message, its result and the tools array.
 const listingLevels = 3
 
-// tooDeep is why an answer deeper than MaxMessageDepth was not read.
+// tooDeep is why an answer deeper than maxMessageDepth was not read.
 func tooDeep() *LimitError {
 	return &LimitError{Option: "MaxMessageDepth (fixed)", What: "the nesting of the server's answer",
-		Limit: MaxMessageDepth, Unit: "levels"}
+		Limit: maxMessageDepth, Unit: "levels"}
 }
 
 // toolTooDeep leaves out a listed tool that takes its listing past
-// MaxMessageDepth (LoadedTool.Err).
+// maxMessageDepth (LoadedTool.Err).
 func toolTooDeep() *LimitError {
 	return &LimitError{Option: "MaxMessageDepth (fixed)",
-		What: "the nesting of the tool, with the 3 levels of its listing around it", Limit: MaxMessageDepth, Unit: "levels"}
+		What: "the nesting of the tool, with the 3 levels of its listing around it", Limit: maxMessageDepth, Unit: "levels"}
 }
 
 // errUndecodable is why an answer the JSON-RPC decoder refuses was not
@@ -49,7 +49,7 @@ var errUndecodable = errMalformed("the answer is not a JSON-RPC response the cli
 // (screenedJSONBody). The go-sdk ends the connection at the first message
 // its decoder refuses; the screen keeps the session:
 //
-//   - A message nested deeper than MaxMessageDepth that answers a request
+//   - A message nested deeper than maxMessageDepth that answers a request
 //     of ours: a tools/call fails with ErrBadResult and ErrLimit, a
 //     tools/list page is read without its tools too deep for it (each
 //     left out with toolTooDeep), any other request fails with a
@@ -130,7 +130,7 @@ func (s *messageScreen) judge(msg []byte, answers func() json.RawMessage) (out [
 		return msg, scrubbed, kindOther, nil, nil // not JSON-RPC: the go-sdk reports it, as always
 	}
 	if b[0] == '[' {
-		if end, nesting := skipNested(b, 0); end < 0 || nesting <= MaxMessageDepth {
+		if end, nesting := skipNested(b, 0); end < 0 || nesting <= maxMessageDepth {
 			return msg, scrubbed, kindOther, nil, nil
 		}
 		return nil, true, kindOther, nil, s.drop("a batch nested deeper than MaxMessageDepth")
@@ -141,7 +141,7 @@ func (s *messageScreen) judge(msg []byte, answers func() json.RawMessage) (out [
 	if err != nil {
 		return msg, scrubbed, kindOther, nil, nil // malformed JSON: the go-sdk reports it, as always
 	}
-	deep := nesting > MaxMessageDepth
+	deep := nesting > maxMessageDepth
 	if !deep && env.plain() {
 		return msg, scrubbed, env.kind(), &env, nil
 	}
@@ -194,7 +194,7 @@ func (s *messageScreen) refuseAnswer(msg, rawID json.RawMessage, id string, deep
 }
 
 // cutListing returns the tools/list answer msg with each tool nested
-// deeper than MaxMessageDepth allows in a listing replaced by null (which
+// deeper than maxMessageDepth allows in a listing replaced by null (which
 // the go-sdk leaves out), and notes those tools in the capture; false when
 // no tool was cut or the go-sdk still cannot read the page without them.
 func (s *messageScreen) cutListing(msg []byte, id string) ([]byte, bool) {
@@ -218,7 +218,7 @@ func (s *messageScreen) cutListing(msg []byte, id string) ([]byte, bool) {
 				if i > 0 {
 					w.WriteByte(',')
 				}
-				if _, nesting := skipNested(tool, 0); nesting <= MaxMessageDepth-listingLevels {
+				if _, nesting := skipNested(tool, 0); nesting <= maxMessageDepth-listingLevels {
 					w.Write(tool)
 					return nil
 				}

@@ -37,8 +37,8 @@ func testScreen(t *testing.T) (s *messageScreen, call *inflightCall, logs *bytes
 // is logged without the server's data.
 func TestScreenDecides(t *testing.T) {
 	t.Parallel()
-	deepResult := `{"jsonrpc":"2.0","id":5,"result":{"structuredContent":` + deepJSON(MaxMessageDepth) + `}}`
-	atBound := `{"jsonrpc":"2.0","id":5,"result":{"a":` + deepJSON(MaxMessageDepth-2) + `}}`
+	deepResult := `{"jsonrpc":"2.0","id":5,"result":{"structuredContent":` + deepJSON(maxMessageDepth) + `}}`
+	atBound := `{"jsonrpc":"2.0","id":5,"result":{"a":` + deepJSON(maxMessageDepth-2) + `}}`
 	for _, tt := range []struct {
 		name, msg string
 		want      string // "" passes msg unchanged; "drop" drops it
@@ -55,7 +55,7 @@ func TestScreenDecides(t *testing.T) {
 		{name: "nested exactly to the bound", msg: atBound},
 		{name: "batch", msg: `[{"jsonrpc":"2.0","id":5,"result":{}}]`},
 		{name: "deep result of a call", msg: deepResult, want: `{"jsonrpc":"2.0","id":5,"result":{"content":[]}}`, refused: true},
-		{name: "deep answer to no call", msg: `{"jsonrpc":"2.0","id":6,"result":` + deepJSON(MaxMessageDepth) + `}`,
+		{name: "deep answer to no call", msg: `{"jsonrpc":"2.0","id":6,"result":` + deepJSON(maxMessageDepth) + `}`,
 			want: `{"jsonrpc":"2.0","id":6,"error":{"code":-32603,"message":"mcpconn: the answer was not read: the nesting of the server's answer exceeds 1000 levels (MaxMessageDepth (fixed))"}}`},
 		{name: "error that is not an object", msg: `{"jsonrpc":"2.0","id":5,"error":"boom"}`,
 			want: `{"jsonrpc":"2.0","id":5,"result":{"content":[]}}`, refused: true},
@@ -63,7 +63,7 @@ func TestScreenDecides(t *testing.T) {
 		{name: "no id", msg: `{"jsonrpc":"2.0","result":{}}`, want: "drop"},
 		{name: "object id", msg: `{"jsonrpc":"2.0","id":{"a":1},"result":{}}`, want: "drop"},
 		{name: "other version", msg: `{"jsonrpc":"1.0","method":"ping","id":1}`, want: "drop"},
-		{name: "deep notification", msg: `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":` + deepJSON(MaxMessageDepth) + `}}`, want: "drop"},
+		{name: "deep notification", msg: `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":` + deepJSON(maxMessageDepth) + `}}`, want: "drop"},
 		{name: "deep batch", msg: `[` + deepResult + `]`, want: "drop"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -123,7 +123,7 @@ func TestScreenCutsAListing(t *testing.T) {
 	tool := func(name string, levels int) string {
 		return `{"name":"` + name + `","inputSchema":{"type":"object"},"outputSchema":{"a":` + deepJSON(levels) + `}}`
 	}
-	fits := MaxMessageDepth - listingLevels - 2 // the tool object and outputSchema take two levels
+	fits := maxMessageDepth - listingLevels - 2 // the tool object and outputSchema take two levels
 	page := `{"jsonrpc":"2.0","id":9,"result":{"tools":[` + tool("a", 1) + `,` + tool("deep", fits+1) + `,` + tool("b", fits) +
 		`,` + tool("deeper", 5000) + `],"nextCursor":"c"}}`
 	s, _, _ := testScreen(t)
@@ -149,7 +149,7 @@ func TestScreenCutsAListing(t *testing.T) {
 		t.Errorf("the walk counted %d bytes; want the cut tools' too", n)
 	}
 
-	tooDeepElsewhere := `{"jsonrpc":"2.0","id":9,"result":{"tools":[` + tool("deep", fits+1) + `],"_meta":` + deepJSON(MaxMessageDepth) + `}}`
+	tooDeepElsewhere := `{"jsonrpc":"2.0","id":9,"result":{"tools":[` + tool("deep", fits+1) + `],"_meta":` + deepJSON(maxMessageDepth) + `}}`
 	s, _, _ = testScreen(t)
 	out, _, _ = s.screen([]byte(tooDeepElsewhere), nil)
 	if !strings.Contains(string(out), `"error"`) || s.capture.takeRefused() == nil {
@@ -163,7 +163,7 @@ func TestScreenedLinesChunking(t *testing.T) {
 	t.Parallel()
 	stream := "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{}}\r\n" +
 		"{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":1,\"message\":\"m\"}}\n" +
-		"{\"jsonrpc\":\"2.0\",\"id\":6,\"result\":" + deepJSON(MaxMessageDepth+5) + "}\n" +
+		"{\"jsonrpc\":\"2.0\",\"id\":6,\"result\":" + deepJSON(maxMessageDepth+5) + "}\n" +
 		"{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}"
 	want := "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{}}\r\n" +
 		"{\"jsonrpc\":\"2.0\",\"id\":6,\"error\":{\"code\":-32603,\"message\":\"mcpconn: the answer was not read: the nesting of the server's answer exceeds 1000 levels (MaxMessageDepth (fixed))\"}}\n" +
@@ -183,12 +183,12 @@ func TestScreenedLinesChunking(t *testing.T) {
 func TestScreenedEvents(t *testing.T) {
 	t.Parallel()
 	stream := "id: 1\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":null,\ndata: \"error\":{\"code\":1,\"message\":\"m\"}}\n\n" +
-		"event: message\r\nid: 2\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":6,\"result\":" + deepJSON(MaxMessageDepth) + "}\r\nretry: 10\r\n\r\n" +
-		"event: endpoint\ndata: " + deepJSON(MaxMessageDepth+1) + "\n\n" +
+		"event: message\r\nid: 2\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":6,\"result\":" + deepJSON(maxMessageDepth) + "}\r\nretry: 10\r\n\r\n" +
+		"event: endpoint\ndata: " + deepJSON(maxMessageDepth+1) + "\n\n" +
 		"data: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}"
 	want := "id: 1\nevent: message\n\n" +
 		"event: message\r\nid: 2\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":6,\"error\":{\"code\":-32603,\"message\":\"mcpconn: the answer was not read: the nesting of the server's answer exceeds 1000 levels (MaxMessageDepth (fixed))\"}}\nretry: 10\r\n\r\n" +
-		"event: endpoint\ndata: " + deepJSON(MaxMessageDepth+1) + "\n\n" +
+		"event: endpoint\ndata: " + deepJSON(maxMessageDepth+1) + "\n\n" +
 		"data: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}"
 	for _, n := range []int{1, 3, 64, len(stream)} {
 		s, _, _ := testScreen(t)
@@ -205,7 +205,7 @@ func FuzzScreen(f *testing.F) {
 	for _, seed := range []string{
 		`{"jsonrpc":"2.0","id":5,"result":{}}`,
 		`{"jsonrpc":"2.0","id":null,"error":{"code":1,"message":"m"}}`,
-		`{"jsonrpc":"2.0","id":9,"result":{"tools":[{"name":"a","outputSchema":` + deepJSON(MaxMessageDepth) + `}]}}`,
+		`{"jsonrpc":"2.0","id":9,"result":{"tools":[{"name":"a","outputSchema":` + deepJSON(maxMessageDepth) + `}]}}`,
 		`{"jsonrpc":"2.0","method":"x","id":[1]}`,
 		`{"jsonrpc":"2.0","id":5,"error":{"code":1.5,"message":2}}`,
 	} {

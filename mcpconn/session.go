@@ -177,27 +177,27 @@ func (s *Session) ProtocolVersion() string { return s.protocolVersion }
 // Capabilities returns the server's capabilities from the handshake.
 func (s *Session) Capabilities() *mcp.ServerCapabilities { return s.capabilities }
 
-// MaxInstructionsBytes bounds the server instructions a Session keeps
+// maxInstructionsBytes bounds the server instructions a Session keeps
 // (the handshake's instructions): a longer text is cut at this many bytes,
 // at a UTF-8 boundary, and InstructionsTruncated reports it. Fixed.
-const MaxInstructionsBytes = 32 << 10
+const maxInstructionsBytes = 32 << 10
 
 // Instructions returns the server's instructions from the handshake, at
-// most MaxInstructionsBytes of them. They are the server's text: a host
+// most 32 KiB of them, cut at a UTF-8 boundary. They are the server's text: a host
 // that shows them to a model shows it what the server wrote.
 func (s *Session) Instructions() string { return s.instructions }
 
 // InstructionsTruncated reports whether the server's instructions were
-// longer than MaxInstructionsBytes and cut.
+// longer than 32 KiB and cut.
 func (s *Session) InstructionsTruncated() bool { return s.instructionsCut }
 
 // setInstructions keeps the handshake's instructions, bounded.
 func (s *Session) setInstructions(instructions string) {
-	if len(instructions) <= MaxInstructionsBytes {
+	if len(instructions) <= maxInstructionsBytes {
 		s.instructions = instructions
 		return
 	}
-	s.instructions, s.instructionsCut = strings.Clone(text.Cut(instructions, MaxInstructionsBytes)), true
+	s.instructions, s.instructionsCut = strings.Clone(text.Cut(instructions, maxInstructionsBytes)), true
 }
 
 // StderrTail returns the end of a stdio server's stderr so far ("" for
@@ -525,8 +525,8 @@ func (s *Session) callTool(ctx context.Context, name string, args json.RawMessag
 	if tc := taskCallOf(ctx); tc != nil && tc.Resume != "" {
 		// A task the server created for this call before (a host that
 		// restarted): followed, not sent again.
-		if len(tc.Resume) > MaxTaskIDBytes || !utf8.ValidString(tc.Resume) {
-			return nil, &Error{Ref: s.ref, Op: callOp(name), Detail: fmt.Sprintf("TaskCall.Resume is not a task id (UTF-8, at most %d bytes)", MaxTaskIDBytes)}
+		if len(tc.Resume) > maxTaskIDBytes || !utf8.ValidString(tc.Resume) {
+			return nil, &Error{Ref: s.ref, Op: callOp(name), Detail: fmt.Sprintf("TaskCall.Resume is not a task id (UTF-8, at most %d bytes)", maxTaskIDBytes)}
 		}
 		return s.followTask(ctx, cctx, name, call, &taskView{id: tc.Resume}, true)
 	}

@@ -59,9 +59,9 @@ const (
 
 // Fixed bounds of what a server says of a task.
 const (
-	// MaxTaskIDBytes bounds a task id: a longer one fails the call with
+	// maxTaskIDBytes bounds a task id: a longer one fails the call with
 	// ErrBadResult (a *LimitError).
-	MaxTaskIDBytes = 1024
+	maxTaskIDBytes = 1024
 	// maxTaskMessage bounds a status message handed on (cut, not failed).
 	maxTaskMessage = 1024
 	// taskCancelTime bounds the tasks/cancel sent for a call that ended.
@@ -179,8 +179,8 @@ func readTask(raw json.RawMessage) (*taskView, error) {
 	err := objectMembers(raw, func(key, val []byte) error {
 		switch string(key) {
 		case "taskId":
-			if len(val) > MaxTaskIDBytes+2 {
-				return &LimitError{Option: "MaxTaskIDBytes (fixed)", What: "a task id", Limit: MaxTaskIDBytes, Unit: "bytes"}
+			if len(val) > maxTaskIDBytes+2 {
+				return &LimitError{Option: "MaxTaskIDBytes (fixed)", What: "a task id", Limit: maxTaskIDBytes, Unit: "bytes"}
 			}
 			s, ok := exactString(val)
 			if !ok || s == "" {
@@ -614,7 +614,7 @@ func (s *Session) reportTask(ctx context.Context, call *inflightCall, st TaskSta
 func relatedTask(meta map[string]any) string {
 	m, _ := meta[metaRelatedTask].(map[string]any)
 	id, _ := m["taskId"].(string)
-	if len(id) > MaxTaskIDBytes || !utf8.ValidString(id) {
+	if len(id) > maxTaskIDBytes || !utf8.ValidString(id) {
 		return ""
 	}
 	return id

@@ -15,7 +15,7 @@ import (
 // rules in both eras, and bounded.
 func TestReadTask(t *testing.T) {
 	t.Parallel()
-	long := strings.Repeat("x", MaxTaskIDBytes+1)
+	long := strings.Repeat("x", maxTaskIDBytes+1)
 	for _, tc := range []struct {
 		name string
 		raw  string

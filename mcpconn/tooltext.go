@@ -3,7 +3,7 @@ package mcpconn
 import (
 	"fmt"
 
-	"github.com/agtsdk/agt/resource"
+	"github.com/agtsdk/agt/internal/glob"
 )
 
 // Bounds on what one listed tool carries besides its inputSchema (which
@@ -12,21 +12,21 @@ import (
 // tools with the reason, like a tool whose schema does not compile; the
 // rest of the listing stays usable. Fixed.
 const (
-	MaxToolNameBytes        = resource.MaxToolPatternBytes // 256: the bound of tool patterns too
-	MaxToolTitleBytes       = 1 << 10                      // title, and annotations.title
-	MaxToolDescriptionBytes = 32 << 10
-	// MaxToolOutputSchemaBytes bounds the outputSchema, kept as the
+	maxToolNameBytes        = glob.MaxNameBytes // 256: the bound of tool patterns too
+	maxToolTitleBytes       = 1 << 10           // title, and annotations.title
+	maxToolDescriptionBytes = 32 << 10
+	// maxToolOutputSchemaBytes bounds the outputSchema, kept as the
 	// server's bytes and handed to the host (run.ToolInfo).
-	MaxToolOutputSchemaBytes = 1 << 20
-	// MaxToolMetaBytes bounds the tool's _meta, kept as the server's
+	maxToolOutputSchemaBytes = 1 << 20
+	// maxToolMetaBytes bounds the tool's _meta, kept as the server's
 	// bytes.
-	MaxToolMetaBytes = 64 << 10
+	maxToolMetaBytes = 64 << 10
 )
 
 // checkTool reports whether a listed tool's name, title, annotations
-// title, description, outputSchema and _meta are within MaxToolNameBytes,
-// MaxToolTitleBytes, MaxToolDescriptionBytes, MaxToolOutputSchemaBytes and
-// MaxToolMetaBytes. The error names the field and the bound, never the
+// title, description, outputSchema and _meta are within maxToolNameBytes,
+// maxToolTitleBytes, maxToolDescriptionBytes, maxToolOutputSchemaBytes and
+// maxToolMetaBytes. The error names the field and the bound, never the
 // text.
 func checkTool(t Tool) error {
 	annotationsTitle := 0
@@ -38,12 +38,12 @@ func checkTool(t Tool) error {
 		n     int
 		max   int
 	}{
-		{"name", len(t.Name), MaxToolNameBytes},
-		{"title", len(t.Title), MaxToolTitleBytes},
-		{"annotations.title", annotationsTitle, MaxToolTitleBytes},
-		{"description", len(t.Description), MaxToolDescriptionBytes},
-		{"outputSchema", len(t.OutputSchema), MaxToolOutputSchemaBytes},
-		{"_meta", len(t.Meta), MaxToolMetaBytes},
+		{"name", len(t.Name), maxToolNameBytes},
+		{"title", len(t.Title), maxToolTitleBytes},
+		{"annotations.title", annotationsTitle, maxToolTitleBytes},
+		{"description", len(t.Description), maxToolDescriptionBytes},
+		{"outputSchema", len(t.OutputSchema), maxToolOutputSchemaBytes},
+		{"_meta", len(t.Meta), maxToolMetaBytes},
 	} {
 		if f.n > f.max {
 			return fmt.Errorf("the tool's %s is %d bytes, more than %d", f.field, f.n, f.max)

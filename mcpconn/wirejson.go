@@ -10,7 +10,7 @@ import (
 // The one JSON scanner of the wire layer (issue 25 item 8). It reads a
 // server's message without decoding it: the members of an object (the
 // screen's envelope, a listing page, a call result's blocks), the
-// elements of an array, the nesting of a value (MaxMessageDepth), and the
+// elements of an array, the nesting of a value (maxMessageDepth), and the
 // tools of a listing page, counted before the go-sdk decodes them. It
 // never reads past the bytes it is given, allocates only for a key with
 // escapes, and keeps no stack: nesting is a counter, so a deep value costs

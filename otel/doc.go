@@ -136,8 +136,8 @@
 //     them). A name the model made up (a rejected batch's unknown tool)
 //     never reaches a metric. The SDK's cardinality limit (2000 attribute
 //     sets per instrument by default) bounds the rest.
-//   - The trace context sent to a server: mcpconn.MaxRequestMetaKeys (16)
-//     fields of mcpconn.MaxRequestMetaBytes (4 KiB) together; a larger
+//   - The trace context sent to a server: 16 fields of
+//     4 KiB together (fixed bounds of mcpconn.WithRequestMeta); a larger
 //     tracestate or baggage is dropped, not sent cut.
 //   - Spans held for the Auditor live until the call's Record, or the end
 //     of Execute: at most one per call of a batch in flight. A next that

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agtsdk/agt/internal/glob"
+	"github.com/agtsdk/agt/internal/toolalias"
 	"github.com/agtsdk/agt/run"
 )
 
@@ -43,7 +44,7 @@ func (Auto) Check(context.Context, run.Request) (run.Decision, error) {
 //     written.
 //   - A pattern starting with "mcp_" names MCP tools by the parts of their
 //     alias. "mcp__REF__TOOL" means the tools TOOL of the server whose
-//     reference reads REF in aliases (run.AliasRefPart: "/" as "_"): REF
+//     reference reads REF in aliases (see run.Alias: "/" as "_"): REF
 //     is everything up to the first "__" after "mcp__" and is matched
 //     against that whole reference part, TOOL against the tool's name (as
 //     is, or as it reads in aliases). So "mcp__notes__*" is the tools of
@@ -238,11 +239,11 @@ func patternError(p string) error {
 	return nil
 }
 
-const mcpAliasPrefix = "mcp__"
+const mcpAliasPrefix = toolalias.Prefix
 
 // hashedAliasPrefix starts the aliases of a server whose reference they
 // carry as a hash (run.Alias); a hex digit follows, never "_".
-const hashedAliasPrefix = "mcp_"
+const hashedAliasPrefix = toolalias.HashedPrefix
 
 // matchMCP matches a pattern without ':' against a call of an MCP tool
 // (see Rules): an alias-style pattern by the parts of the source, a name
@@ -253,7 +254,7 @@ func matchMCP(pattern string, req run.Request, closed bool) bool {
 	var refPart, rest string
 	switch {
 	case strings.HasPrefix(pattern, mcpAliasPrefix):
-		refPart, rest = run.AliasRefPart(src.Ref), pattern[len(mcpAliasPrefix):]
+		refPart, rest = toolalias.RefPart(string(src.Ref)), pattern[len(mcpAliasPrefix):]
 	case strings.HasPrefix(pattern, hashedAliasPrefix):
 		// What the alias holds between "mcp_" and the first "__": the
 		// hash of the reference, or "_" and its readable part.
@@ -269,7 +270,7 @@ func matchMCP(pattern string, req run.Request, closed bool) bool {
 		if !Match(refPat, refPart) && !(closed && Match(refPat, string(src.Ref))) {
 			return false
 		}
-		return Match(toolPat, src.Tool) || Match(toolPat, run.AliasToolPart(src.Tool))
+		return Match(toolPat, src.Tool) || Match(toolPat, toolalias.ToolPart(src.Tool))
 	}
 	if !closed {
 		refPat, toolPat, found := strings.Cut(rest, "__")

@@ -47,7 +47,7 @@ func TestMatch(t *testing.T) {
 		{"exact", "exactly", false},
 		{"**", "anything", true},
 		{"a*", "b", false},
-		// Issue 27: one dialect with resource.MatchToolPattern: "?" is
+		// Issue 27: one dialect with resource's tool patterns (MCPServer.ToolEnabled): "?" is
 		// one character, and there is no escape for a literal one.
 		{"note?", "notes", true},
 		{"note?", "note", false},

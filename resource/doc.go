@@ -94,7 +94,7 @@
 // # Limits
 //
 // A request's data and a stored document: ServiceOptions.MaxDocumentBytes
-// (default DefaultMaxDocumentBytes, 1 MiB); the other bounds (list items,
+// (default 1 MiB); the other bounds (list items,
 // strings, token values, task handles per run, secret names and values,
 // tool patterns) are fixed. The table: docs/limits.md.
 //

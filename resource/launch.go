@@ -2,7 +2,6 @@ package resource
 
 import (
 	"maps"
-	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -10,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/agtsdk/agt/internal/weborigin"
 )
 
 // The launch rules of a stdio server live here, in one function, because
@@ -252,34 +253,17 @@ func (a *LaunchAllowlist) allowsOrigin(u *url.URL) bool {
 	if a == nil || a.Origins == nil {
 		return true
 	}
-	want := URLOrigin(u)
+	want := weborigin.Of(u)
 	for _, o := range a.Origins {
 		ou, err := url.Parse(o)
 		if err != nil || ou.Host == "" || (ou.Path != "" && ou.Path != "/") || ou.RawQuery != "" || ou.User != nil {
 			continue // not an origin: admits nothing
 		}
-		if URLOrigin(ou) == want {
+		if weborigin.Of(ou) == want {
 			return true
 		}
 	}
 	return false
-}
-
-// URLOrigin returns u's origin, scheme://host:port, in lower case, with the
-// scheme's default port made explicit: the unit the launch allowlist
-// admits and redirects may not leave.
-func URLOrigin(u *url.URL) string {
-	scheme := strings.ToLower(u.Scheme)
-	port := u.Port()
-	if port == "" {
-		switch scheme {
-		case "http":
-			port = "80"
-		case "https":
-			port = "443"
-		}
-	}
-	return scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
 }
 
 // ResolveRemote applies the rules of a remote server to srv: its url must

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/agtsdk/agt/internal/weborigin"
 )
 
 // Redaction keeps credentials of MCP documents away from whoever reads
@@ -295,10 +297,10 @@ func maskURLTo(raw string, h hider) string {
 	return b.String()
 }
 
-// RedactServer returns a copy of srv with its credentials masked: every
+// redactServer returns a copy of srv with its credentials masked: every
 // env and header value's literal text, the URL's user info and query, and
 // credential-like arguments.
-func RedactServer(srv MCPServer) MCPServer {
+func redactServer(srv MCPServer) MCPServer {
 	out := srv
 	out.Args = MaskArgs(srv.Args)
 	out.Env = maskMap(srv.Env)
@@ -374,10 +376,11 @@ func maskMap(m map[string]string) map[string]string {
 	return out
 }
 
-// RedactMCP returns an MCP document with each server entry masked as
-// RedactServer does. Only the known fields of the entries are kept (a
-// stored document has no others); a document that does not decode
-// becomes an empty object, since it cannot be checked.
+// RedactMCP returns an MCP document with each server entry's credentials
+// masked: every env and header value's literal text, the URL's user info
+// and query, and credential-like arguments. Only the known fields of the
+// entries are kept (a stored document has no others); a document that
+// does not decode becomes an empty object, since it cannot be checked.
 func RedactMCP(data json.RawMessage) json.RawMessage {
 	var doc struct {
 		MCPServers map[string]MCPServer `json:"mcpServers"`
@@ -386,7 +389,7 @@ func RedactMCP(data json.RawMessage) json.RawMessage {
 		return json.RawMessage(`{}`)
 	}
 	for name, srv := range doc.MCPServers {
-		doc.MCPServers[name] = RedactServer(srv)
+		doc.MCPServers[name] = redactServer(srv)
 	}
 	out, err := json.Marshal(doc)
 	if err != nil {
@@ -403,7 +406,7 @@ func RedactMCP(data json.RawMessage) json.RawMessage {
 //
 // A stored value is restored only for the destination it was written for
 // (destination): header values and the url for the url's origin
-// (URLOrigin), env values and args for the same launch line: the command,
+// (scheme://host:port), env values and args for the same launch line: the command,
 // the PATH of env it is looked up in, cwd and the other args. Else a writer could read a redacted credential
 // and send it, by its mask, to a server of its own.
 //
@@ -529,7 +532,7 @@ func destination(srv MCPServer) string {
 	if err != nil || u.Host == "" {
 		return ""
 	}
-	return "remote\x00" + URLOrigin(u)
+	return "remote\x00" + weborigin.Of(u)
 }
 
 // unmatchedMask refuses a mask that stands for no stored value.

@@ -13,15 +13,16 @@ import (
 // value, a header value or an argument may hold ${env:NAME} (read from the
 // host process's environment) or ${secret:NAME} (asked of the host's
 // SecretResolver). They are resolved only when a server starts, into the
-// launch or the request, and never written back. $${ writes a literal ${.
+// launch or the request, and never written back. $${ writes a literal ${. A
+// NAME is at most 128 bytes and a resolved value at most 64 KiB (fixed).
 
 // Limits of secret references.
 const (
-	// MaxSecretNameBytes bounds the NAME of one reference.
-	MaxSecretNameBytes = 128
-	// MaxSecretValueBytes bounds one resolved value: a resolver or an
+	// maxSecretNameBytes bounds the NAME of one reference.
+	maxSecretNameBytes = 128
+	// maxSecretValueBytes bounds one resolved value: a resolver or an
 	// environment variable that returns more fails the start.
-	MaxSecretValueBytes = 64 << 10
+	maxSecretValueBytes = 64 << 10
 )
 
 // SecretResolver resolves the ${secret:NAME} references of a server. ref
@@ -98,8 +99,8 @@ func (s *LaunchEnv) Bind(ctx context.Context, ref Ref) func(kind, name string) (
 				return "", &SecretError{Message: "the secret resolver failed", Fix: "check that the resolver knows this secret and allows it for this server"}
 			}
 		}
-		if len(v) > MaxSecretValueBytes {
-			return "", &SecretError{Message: fmt.Sprintf("the resolved value is longer than %d bytes", MaxSecretValueBytes), Fix: "store a shorter value"}
+		if len(v) > maxSecretValueBytes {
+			return "", &SecretError{Message: fmt.Sprintf("the resolved value is longer than %d bytes", maxSecretValueBytes), Fix: "store a shorter value"}
 		}
 		return v, nil
 	}
@@ -196,7 +197,7 @@ func scanValue(s string, cwdPlaceholders bool) ([]token, string, string) {
 }
 
 func validEnvRefName(n string) bool {
-	if n == "" || len(n) > MaxSecretNameBytes || n[0] >= '0' && n[0] <= '9' {
+	if n == "" || len(n) > maxSecretNameBytes || n[0] >= '0' && n[0] <= '9' {
 		return false
 	}
 	for i := 0; i < len(n); i++ {
@@ -209,7 +210,7 @@ func validEnvRefName(n string) bool {
 }
 
 func validSecretName(n string) bool {
-	if n == "" || len(n) > MaxSecretNameBytes {
+	if n == "" || len(n) > maxSecretNameBytes {
 		return false
 	}
 	for i := 0; i < len(n); i++ {

@@ -16,8 +16,7 @@ import (
 type ServiceOptions struct {
 	// MaxDocumentBytes bounds the data of one write request, the bytes of
 	// its add and remove items, and the stored document a write leaves
-	// behind (a write may not grow a document past it). Zero means
-	// DefaultMaxDocumentBytes (1 MiB).
+	// behind (a write may not grow a document past it). Zero means 1 MiB.
 	MaxDocumentBytes int
 	// LaunchEnv is the environment policy Test and CheckAgent resolve a
 	// stdio server's command with (ResolveLaunch): it must be the one the
@@ -49,7 +48,7 @@ type Service struct {
 
 // NewService returns a Service over repo.
 func NewService(repo Repository, opts *ServiceOptions) *Service {
-	s := &Service{repo: repo, maxBytes: DefaultMaxDocumentBytes}
+	s := &Service{repo: repo, maxBytes: defaultMaxDocumentBytes}
 	if opts != nil && opts.MaxDocumentBytes > 0 {
 		s.maxBytes = opts.MaxDocumentBytes
 	}

@@ -51,8 +51,8 @@ func RegisterStore(scheme string, open StoreOpener) {
 	stores.m[scheme] = open
 }
 
-// StoreSchemes returns the registered URL schemes, sorted.
-func StoreSchemes() []string {
+// storeSchemes returns the registered URL schemes, sorted.
+func storeSchemes() []string {
 	stores.mu.RLock()
 	defer stores.mu.RUnlock()
 	out := make([]string, 0, len(stores.m))
@@ -83,7 +83,7 @@ func OpenStore(ctx context.Context, url string) (Repository, func() error, error
 	stores.mu.RUnlock()
 	if open == nil {
 		return nil, nil, fmt.Errorf("%w: scheme %q (registered: %s); import the package that provides it, such as github.com/agtsdk/agt/resource/pgrepo for postgres",
-			ErrNoStore, scheme, strings.Join(orNone(StoreSchemes()), ", "))
+			ErrNoStore, scheme, strings.Join(orNone(storeSchemes()), ", "))
 	}
 	return open(ctx, url)
 }

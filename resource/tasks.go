@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agtsdk/agt/internal/glob"
 	"github.com/agtsdk/agt/resource/internal/taskrules"
 )
 
@@ -21,7 +22,8 @@ import (
 //
 // Implementations are safe for concurrent use, also by several processes
 // on one store: SaveTask's count of the run's handles and its write are
-// one step, so concurrent saves never lose a handle nor pass MaxRunTasks.
+// one step, so concurrent saves never lose a handle nor pass the bound of
+// 1024 handles per run.
 // A handle has expired once its Expires is not after the clock of the
 // process that calls (time.Now). Expired handles are never returned;
 // every SaveTask deletes those of its run, and the expired handles of
@@ -32,8 +34,9 @@ import (
 // exactly as saved. Every store calls CheckTask before writing.
 type TaskStore interface {
 	// SaveTask stores h under (h.Run, h.Call), replacing the handle there.
-	// It fails, wrapping ErrLimit, when the run already has MaxRunTasks
-	// other handles that have not expired, and for a handle CheckTask
+	// It fails, wrapping ErrLimit, when the run already has 1024 other
+	// handles that have not expired (a fixed bound: a Run that collects its
+	// tasks never holds that many), and for a handle CheckTask
 	// refuses; nothing is written then. Expired handles of the run are
 	// dropped first. A handle that has already expired is accepted (it
 	// replaces the one there) and is never returned.
@@ -56,25 +59,15 @@ type TaskHandle struct {
 	Call     string    // the call's ID in its batch, non-empty, at most 256 bytes
 	Server   Ref       // the MCP registration that runs it (valid Ref)
 	Revision int64     // the registration's revision when the task was created (> 0)
-	Tool     string    // the server's tool name, non-empty, at most 256 bytes (MaxToolPatternBytes: a longer name is never callable)
+	Tool     string    // the server's tool name, non-empty, at most 256 bytes (a longer name is never callable)
 	TaskID   string    // the server's task id, non-empty, at most 1 KiB
 	Protocol string    // the MCP protocol version the task was created under, non-empty, at most 64 bytes
 	Created  time.Time // when the server created it (as agt saw it); non-zero, 1970 to 9999
 	Expires  time.Time // after this the handle is dropped; after Created (to the millisecond), 1970 to 9999
 }
 
-// MaxRunTasks bounds the handles one run keeps at once (1024). A batch
-// has at most run.Options.Limits.MaxBatchCalls calls (256 by default), and a task
-// may outlive its batch (the model can be told the work continues), so
-// the tasks of several batches can be open together: 1024 is four full
-// default batches whose every call is still running, more than a Run that
-// collects its tasks ever holds; a run past it is leaking handles it will
-// never collect. With the field bounds it caps one run's handles at about
-// 2 MiB. Fixed.
-const MaxRunTasks = taskrules.MaxRunTasks
-
 // ErrLimit is wrapped by the errors of a store that refuses a write going
-// past one of its fixed bounds: a run holding MaxRunTasks handles, a task
+// past one of its fixed bounds: a run holding 1024 handles, a task
 // handle field longer than its bound. Test with errors.Is. The message
 // names the bound, never the value.
 var ErrLimit = taskrules.ErrLimit
@@ -97,7 +90,7 @@ func CheckTask(h TaskHandle) error {
 		name, s string
 		max     int
 	}{
-		{"Tool", h.Tool, MaxToolPatternBytes},
+		{"Tool", h.Tool, glob.MaxNameBytes},
 		{"TaskID", h.TaskID, taskrules.MaxTaskIDBytes},
 		{"Protocol", h.Protocol, taskrules.MaxProtocolBytes},
 	} {
@@ -158,7 +151,7 @@ func (m *memoryTaskStore) SaveTask(ctx context.Context, h TaskHandle) error {
 	if _, ok := calls[h.Call]; ok {
 		others--
 	}
-	if others >= MaxRunTasks {
+	if others >= taskrules.MaxRunTasks {
 		return taskrules.Full()
 	}
 	if calls == nil {

@@ -7,12 +7,6 @@ import (
 	"github.com/agtsdk/agt/internal/glob"
 )
 
-// MaxToolPatternBytes bounds one item of enabled_tools or disabled_tools,
-// and every tool name agt handles: mcpconn.MaxToolNameBytes and the Tool
-// of a TaskHandle are this bound. A longer name is never matched (mcpconn
-// leaves it out), so matching costs at most 256 x 256 steps per pattern.
-const MaxToolPatternBytes = 256
-
 // CheckToolPattern reports why p is not a valid item of enabled_tools or
 // disabled_tools ("" when it is). The reason never repeats p.
 //
@@ -21,12 +15,13 @@ const MaxToolPatternBytes = 256
 // matches exactly one character (a UTF-8 code point), every other
 // character matches itself, case-sensitively. '[', ']' and '\' are
 // refused rather than read as literals, so that a pattern written for
-// path.Match or a shell never silently matches nothing.
+// path.Match or a shell never silently matches nothing. A pattern is at
+// most 256 bytes.
 func CheckToolPattern(p string) string {
 	switch {
 	case p == "":
 		return "the tool pattern is empty"
-	case len(p) > MaxToolPatternBytes:
+	case len(p) > glob.MaxNameBytes:
 		return "the tool pattern is longer than 256 bytes"
 	case !utf8.ValidString(p):
 		return "the tool pattern is not valid UTF-8"
@@ -41,12 +36,12 @@ func CheckToolPattern(p string) string {
 	return ""
 }
 
-// MatchToolPattern reports whether the tool name matches the pattern p
+// matchToolPattern reports whether the tool name matches the pattern p
 // (see CheckToolPattern for the syntax; policy.Match uses the same). A
-// name longer than MaxToolPatternBytes matches nothing, which bounds the
+// name longer than 256 bytes matches nothing, which bounds the
 // cost. The result for an invalid pattern is unspecified: check it first.
-func MatchToolPattern(p, name string) bool {
-	return len(name) <= MaxToolPatternBytes && glob.Match(p, name)
+func matchToolPattern(p, name string) bool {
+	return len(name) <= glob.MaxNameBytes && glob.Match(p, name)
 }
 
 // ToolEnabled reports whether the registration offers the tool name:
@@ -63,7 +58,7 @@ func (s MCPServer) ToolEnabled(name string) bool {
 
 func matchAny(patterns []string, name string) bool {
 	for _, p := range patterns {
-		if MatchToolPattern(p, name) {
+		if matchToolPattern(p, name) {
 			return true
 		}
 	}

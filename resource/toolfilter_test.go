@@ -10,12 +10,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agtsdk/agt/internal/glob"
 	"github.com/agtsdk/agt/resource"
 )
 
 func TestMatchToolPattern(t *testing.T) {
 	t.Parallel()
-	long := strings.Repeat("a", resource.MaxToolPatternBytes)
+	long := strings.Repeat("a", glob.MaxNameBytes)
 	for _, tc := range []struct {
 		pattern, name string
 		want          bool
@@ -44,7 +45,7 @@ func TestMatchToolPattern(t *testing.T) {
 		{"**", "x", true},
 		{"é*", "éclair", true},
 		{"*", long, true},
-		{"*", long + "a", false}, // past MaxToolPatternBytes: matches nothing
+		{"*", long + "a", false}, // past glob.MaxNameBytes: matches nothing
 		{"a.b", "a.b", true},
 		{"a.b", "axb", false}, // '.' is literal
 	} {
@@ -77,7 +78,7 @@ func FuzzMatchToolPattern(f *testing.F) {
 			}
 		}
 		re.WriteString(`)$`)
-		want := len(name) <= resource.MaxToolPatternBytes && regexp.MustCompile(re.String()).MatchString(name)
+		want := len(name) <= glob.MaxNameBytes && regexp.MustCompile(re.String()).MatchString(name)
 		if got := resource.MatchToolPattern(pattern, name); got != want {
 			t.Fatalf("MatchToolPattern(%q, %q) = %v, the regexp %s says %v", pattern, name, got, re.String(), want)
 		}
@@ -192,7 +193,7 @@ func TestToolListFields(t *testing.T) {
 // 256-byte name that almost matches: about 0.16 ms on a 2-core machine.
 func BenchmarkMatchToolPatternWorst(b *testing.B) {
 	pattern := "*" + strings.Repeat("a", 127) + "b"
-	name := strings.Repeat("a", resource.MaxToolPatternBytes)
+	name := strings.Repeat("a", glob.MaxNameBytes)
 	for b.Loop() {
 		if resource.MatchToolPattern(pattern, name) {
 			b.Fatal("matched")

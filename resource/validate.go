@@ -161,8 +161,8 @@ const maxPointerSegment = 64
 
 // Document limits (bytes or items), checked on every write.
 const (
-	// DefaultMaxDocumentBytes bounds the data of one write.
-	DefaultMaxDocumentBytes = 1 << 20
+	// defaultMaxDocumentBytes bounds the data of one write.
+	defaultMaxDocumentBytes = 1 << 20
 	maxStringBytes          = 16 << 10
 	maxItems                = 1024
 	maxTimeoutMS            = 24 * 60 * 60 * 1000
@@ -206,8 +206,8 @@ func decodeObject(data []byte) (map[string]json.RawMessage, bool) {
 // file system; Service.Test adds those checks. The error is a
 // *DocumentError holding every problem found.
 func ValidateMCP(data json.RawMessage) (name string, srv MCPServer, err error) {
-	if len(data) > DefaultMaxDocumentBytes {
-		return "", MCPServer{}, invalid("", CodeLimit, fmt.Sprintf("document is %d bytes; the limit is %d", len(data), DefaultMaxDocumentBytes), "shorten it")
+	if len(data) > defaultMaxDocumentBytes {
+		return "", MCPServer{}, invalid("", CodeLimit, fmt.Sprintf("document is %d bytes; the limit is %d", len(data), defaultMaxDocumentBytes), "shorten it")
 	}
 	name, srv, fs := checkMCP(data)
 	if e := errorOf("", fs); e != nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agtsdk/agt/internal/toolalias"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/run"
 )
@@ -97,7 +98,7 @@ func TestAliasPrefixSafe(t *testing.T) {
 	tools := []string{"search", "delete", "x", "_x", "x__y", "get.item", "", strings.Repeat("t", 60)}
 	head := func(ref resource.Ref) string {
 		a := run.Alias(ref, "probe")
-		if p := run.AliasRefPart(ref); p != "" {
+		if p := toolalias.RefPart(string(ref)); p != "" {
 			return "mcp__" + p + "__"
 		}
 		return a[:len("mcp_")+10+2]
@@ -121,7 +122,7 @@ func TestAliasPrefixSafe(t *testing.T) {
 		}
 	}
 	for _, r := range []resource.Ref{"notes", "team/notes", "my-server", "fs"} {
-		if run.AliasRefPart(r) == "" {
+		if toolalias.RefPart(string(r)) == "" {
 			t.Errorf("%q lost its readable alias", r)
 		}
 	}

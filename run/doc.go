@@ -91,7 +91,7 @@
 // Repository that keeps tasks (resource.TaskStore), the task's handle is
 // stored, so a Run with the same RunID that executes the interrupted
 // batch again with the same call IDs takes the task's result once instead
-// of calling the tool again (handles live at most MaxTaskHandleAge). The
+// of calling the tool again (handles live at most 24 hours). The
 // full rules: docs/tasks.md.
 //
 // # Shared servers
@@ -120,7 +120,7 @@
 //
 // Each mount is bounded by its Connector (mcpconn). A Run also bounds
 // what its mounts list together (Options.Limits.MaxToolsPerRun, default 10000 tools;
-// Options.Limits.MaxListBytesPerRun, default 64 MiB), its mounts (MaxMounts, 256), a
+// Options.Limits.MaxListBytesPerRun, default 64 MiB), its mounts (256, fixed), a
 // batch (Options.Limits.MaxBatchCalls, default 256), sampling per call and the
 // servers' lines to Options.Logger. The table: docs/limits.md.
 //

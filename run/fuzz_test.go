@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agtsdk/agt/internal/toolalias"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/run"
 )
@@ -84,7 +85,7 @@ func FuzzAliasInjective(f *testing.F) {
 		}
 		// Prefix-safe: another reference's alias never starts with this
 		// reference's readable head.
-		if p := run.AliasRefPart(resource.Ref(r1)); p != "" && r1 != r2 && strings.HasPrefix(a2, "mcp__"+p+"__") {
+		if p := toolalias.RefPart(r1); p != "" && r1 != r2 && strings.HasPrefix(a2, "mcp__"+p+"__") {
 			t.Fatalf("Alias(%q, %q) = %q starts with the head of %q", r2, t2, a2, r1)
 		}
 	})

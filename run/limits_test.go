@@ -74,9 +74,11 @@ func TestOversizedToolTextIsSkipped(t *testing.T) {
 		}
 		schema := map[string]any{"type": "object"}
 		s.AddTool(&mcp.Tool{Name: "fine", Description: "short", InputSchema: schema}, handler)
-		s.AddTool(&mcp.Tool{Name: "chatty", Description: strings.Repeat("d", mcpconn.MaxToolDescriptionBytes+1), InputSchema: schema}, handler)
-		s.AddTool(&mcp.Tool{Name: "titled", Title: strings.Repeat("t", mcpconn.MaxToolTitleBytes+1), InputSchema: schema}, handler)
-		s.AddTool(&mcp.Tool{Name: strings.Repeat("n", mcpconn.MaxToolNameBytes+1), InputSchema: schema}, handler)
+		// One past each fixed bound of a listed tool (docs/limits.md): a
+		// description of 32 KiB, a title of 1 KiB, a name of 256 bytes.
+		s.AddTool(&mcp.Tool{Name: "chatty", Description: strings.Repeat("d", 32<<10+1), InputSchema: schema}, handler)
+		s.AddTool(&mcp.Tool{Name: "titled", Title: strings.Repeat("t", 1<<10+1), InputSchema: schema}, handler)
+		s.AddTool(&mcp.Tool{Name: strings.Repeat("n", 256+1), InputSchema: schema}, handler)
 		serverEnd, clientEnd := mcp.NewInMemoryTransports()
 		if _, err := s.Connect(context.WithoutCancel(ctx), serverEnd, nil); err != nil {
 			return nil, err
@@ -90,7 +92,7 @@ func TestOversizedToolTextIsSkipped(t *testing.T) {
 	reasons := map[string]string{}
 	for _, s := range r.SkippedTools() {
 		reasons[s.Source.Tool] = s.Err.Error()
-		if len(s.Source.Tool) > mcpconn.MaxToolNameBytes {
+		if len(s.Source.Tool) > 256 { // the tool-name bound
 			t.Errorf("skipped tool name of %d bytes", len(s.Source.Tool))
 		}
 	}

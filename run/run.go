@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agtsdk/agt/internal/toolalias"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/toolschema"
@@ -265,9 +266,9 @@ const (
 	defaultMinRelistInterval  = 10 * time.Second
 )
 
-// MaxMounts bounds the MCP resources one agent may mount; an agent document
+// maxMounts bounds the MCP resources one agent may mount; an agent document
 // with more fails New (and a refresh).
-const MaxMounts = 256
+const maxMounts = 256
 
 const (
 	defaultMaxConcurrency = 16
@@ -525,7 +526,7 @@ type ToolInfo struct {
 
 // ServerInstructions are the instructions one mounted server gave in its
 // handshake: the server's own text, which a host may put in the model's
-// prompt. Text is at most mcpconn.MaxInstructionsBytes (32 KiB), cut at a
+// prompt. Text is at most 32 KiB, cut at a
 // UTF-8 boundary when the server sent more (Truncated).
 type ServerInstructions struct {
 	// Ref is the mounted MCP resource.
@@ -681,7 +682,7 @@ func newRun(opts *Options) (*Run, error) {
 	seen := make(map[string]bool, len(opts.HostTools))
 	for _, ht := range opts.HostTools {
 		if !validHostToolName(ht.Name) {
-			return nil, fmt.Errorf("run: host tool %s: a name is 1 to 64 of [A-Za-z0-9_-] and does not start with %q", quoteID(ht.Name), aliasPrefix)
+			return nil, fmt.Errorf("run: host tool %s: a name is 1 to 64 of [A-Za-z0-9_-] and does not start with %q", quoteID(ht.Name), toolalias.Prefix)
 		}
 		if seen[ht.Name] {
 			return nil, fmt.Errorf("run: host tool %q is registered twice", ht.Name)
@@ -700,11 +701,11 @@ func newRun(opts *Options) (*Run, error) {
 }
 
 func validHostToolName(n string) bool {
-	if n == "" || len(n) > MaxAliasLen || strings.HasPrefix(n, aliasPrefix) {
+	if n == "" || len(n) > MaxAliasLen || strings.HasPrefix(n, toolalias.Prefix) {
 		return false
 	}
 	for i := 0; i < len(n); i++ {
-		if !aliasByte(n[i]) {
+		if !toolalias.NameByte(n[i]) {
 			return false
 		}
 	}
@@ -788,8 +789,8 @@ func (r *Run) Tools() []ToolInfo {
 }
 
 // Instructions returns the instructions of the current snapshot's loaded
-// mounts that gave any, in the agent's order of mounts: at most MaxMounts
-// entries of at most mcpconn.MaxInstructionsBytes each. A refresh that
+// mounts that gave any, in the agent's order of mounts: at most 256
+// entries of at most 32 KiB each. A refresh that
 // reconnects a mount brings its new instructions.
 func (r *Run) Instructions() []ServerInstructions {
 	s := r.snap.Load()
@@ -887,8 +888,8 @@ func (r *Run) build(ctx context.Context, prev *snapshot) (s *snapshot, fresh []*
 	if !doc.IsEnabled() {
 		return nil, nil, fmt.Errorf("%w: %s", ErrAgentDisabled, r.agent)
 	}
-	if len(doc.MCPs) > MaxMounts {
-		return nil, nil, fmt.Errorf("run: agent %s mounts %d MCP resources; the limit is %d", r.agent, len(doc.MCPs), MaxMounts)
+	if len(doc.MCPs) > maxMounts {
+		return nil, nil, fmt.Errorf("run: agent %s mounts %d MCP resources; the limit is %d", r.agent, len(doc.MCPs), maxMounts)
 	}
 	refs := make([]resource.Ref, 0, len(doc.MCPs))
 	seen := make(map[resource.Ref]bool, len(doc.MCPs))

@@ -12,10 +12,10 @@ import (
 	"github.com/agtsdk/agt/resource"
 )
 
-// MaxTaskHandleAge bounds how long a Run keeps the handle of a task whose
+// maxTaskHandleAge bounds how long a Run keeps the handle of a task whose
 // server sets no TTL (or a longer one): a handle older than this is
 // dropped, and a resumed Run no longer collects its task.
-const MaxTaskHandleAge = 24 * time.Hour
+const maxTaskHandleAge = 24 * time.Hour
 
 // taskStoreTime bounds one use of the task store on a call's path, so
 // that a stalled store does not hold the call.
@@ -89,8 +89,8 @@ func (rt *runTasks) call(ctx context.Context, m *mount, tool string, callID stri
 		c.tc = &mcpconn.TaskCall{}
 	}
 	c.tc.Created = func(info mcpconn.TaskInfo) error {
-		expires := info.Created.Add(MaxTaskHandleAge)
-		if info.TTL > 0 && info.TTL < MaxTaskHandleAge {
+		expires := info.Created.Add(maxTaskHandleAge)
+		if info.TTL > 0 && info.TTL < maxTaskHandleAge {
 			expires = info.Created.Add(info.TTL)
 		}
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), taskStoreTime)

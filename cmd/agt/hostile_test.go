@@ -10,7 +10,6 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/agtsdk/agt/mcpconn"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -45,7 +44,8 @@ func serveHostile(mode string) int {
 	}
 	s.AddTool(&mcp.Tool{Name: "say", Description: hostileDescription, InputSchema: schema}, say)
 	s.AddTool(&mcp.Tool{Name: hostileToolName, Description: "x", InputSchema: schema}, say)
-	s.AddTool(&mcp.Tool{Name: strings.Repeat("t", mcpconn.MaxToolNameBytes), Description: strings.Repeat("d", 5000), InputSchema: schema}, say)
+	// A name at the 256-byte tool-name bound (docs/limits.md).
+	s.AddTool(&mcp.Tool{Name: strings.Repeat("t", 256), Description: strings.Repeat("d", 5000), InputSchema: schema}, say)
 	s.AddTool(&mcp.Tool{Name: "die", Description: "Prints on stderr and exits.", InputSchema: schema},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			fmt.Fprintln(os.Stderr, hostileStderr)

@@ -1,5 +1,5 @@
 // Package glob is agt's one wildcard dialect, used by the tool patterns
-// of a registration (resource.MatchToolPattern) and by policy.Rules
+// of a registration (resource.MCPServer.ToolEnabled) and by policy.Rules
 // (policy.Match). resource.CheckToolPattern documents it for hosts: '*'
 // matches any run of characters, '?' exactly one (a UTF-8 code point, or
 // a byte that does not start one), every other character itself; there
@@ -11,6 +11,13 @@ import (
 	"strings"
 	"unicode/utf8"
 )
+
+// MaxNameBytes is agt's one bound of a tool name and of a tool pattern
+// (256 bytes): resource refuses a longer enabled_tools or disabled_tools
+// item and a TaskHandle's longer Tool, mcpconn leaves out a listed tool
+// with a longer name, and a longer name matches no pattern, so one match
+// costs at most 256 x 256 steps.
+const MaxNameBytes = 256
 
 // Match reports whether name matches pattern. It runs in O(len(pattern) *
 // len(name)) steps at worst (one backtrack point, the last '*'), never

@@ -139,7 +139,7 @@
 // written before them, without a change of format. SaveTask is one write
 // transaction: it deletes up to 256 expired handles of any run (earliest
 // first, through taskexpiry) and every expired handle of its run, counts
-// the run's others against resource.MaxRunTasks and writes the record;
+// the run's others against resource.TaskStore's bound of 1024 and writes the record;
 // Tasks is one read transaction, and skips expired handles rather than
 // delete them. Both modes (exclusive, shared) keep them, and they survive
 // a reopen as documents do. A stored record is read as hostile input: one

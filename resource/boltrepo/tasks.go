@@ -127,7 +127,7 @@ func (r *Repo) taskBuckets(tx *bolt.Tx) (tasks, expiry *bolt.Bucket, err error) 
 // SaveTask stores h under (h.Run, h.Call) in one write transaction,
 // which first deletes the run's expired handles and up to 256 expired
 // handles of other runs, then counts the run's others against
-// resource.MaxRunTasks.
+// taskrules.MaxRunTasks.
 func (r *Repo) SaveTask(ctx context.Context, h resource.TaskHandle) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -157,7 +157,7 @@ func (r *Repo) SaveTask(ctx context.Context, h resource.TaskHandle) error {
 		if err != nil {
 			return err
 		}
-		if others >= resource.MaxRunTasks {
+		if others >= taskrules.MaxRunTasks {
 			return taskrules.Full()
 		}
 		call := []byte(h.Call)
@@ -184,7 +184,7 @@ func (r *Repo) dropExpired(rb, xb *bolt.Bucket, run, call string, now time.Time)
 	n := 0
 	c := rb.Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
-		if n++; n > resource.MaxRunTasks {
+		if n++; n > taskrules.MaxRunTasks {
 			return 0, r.damagedTask("a run holds more than MaxRunTasks task handles")
 		}
 		ms, ok := taskExpires(v)
@@ -282,7 +282,7 @@ func (r *Repo) Tasks(ctx context.Context, run string) ([]resource.TaskHandle, er
 		n := 0
 		c := rb.Cursor()
 		for k, v := c.First(); k != nil; k, v = c.Next() {
-			if n++; n > resource.MaxRunTasks {
+			if n++; n > taskrules.MaxRunTasks {
 				return r.damagedTask("a run holds more than MaxRunTasks task handles")
 			}
 			h, err := r.decodeTask(run, string(k), v)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/resource/boltrepo"
+	"github.com/agtsdk/agt/resource/internal/taskrules"
 	"github.com/agtsdk/agt/resource/taskstoretest"
 )
 
@@ -207,7 +208,7 @@ func TestTasksTwoOpensAtBound(t *testing.T) {
 	t.Parallel()
 	path := newStoreFile(t)
 	const room = 4
-	storeRaw(t, path, resource.MaxRunTasks-room, func(int) string { return "full" }, time.Now().Add(time.Hour))
+	storeRaw(t, path, taskrules.MaxRunTasks-room, func(int) string { return "full" }, time.Now().Add(time.Hour))
 	opts := &boltrepo.Options{Shared: true, NoSync: true}
 	repos := []*boltrepo.Repo{openRepo(t, path, opts), openRepo(t, path, opts)}
 	errs := make(chan error, 4*room)
@@ -229,8 +230,8 @@ func TestTasksTwoOpensAtBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if saved != room || len(got) != resource.MaxRunTasks {
-		t.Fatalf("%d saves succeeded, the run holds %d handles; want %d and %d", saved, len(got), room, resource.MaxRunTasks)
+	if saved != room || len(got) != taskrules.MaxRunTasks {
+		t.Fatalf("%d saves succeeded, the run holds %d handles; want %d and %d", saved, len(got), room, taskrules.MaxRunTasks)
 	}
 }
 
@@ -325,7 +326,7 @@ func TestTasksDamagedRecords(t *testing.T) {
 			return err
 		}, save: true},
 		{name: "more than MaxRunTasks records", fill: func(rb *bolt.Bucket) error {
-			for i := range resource.MaxRunTasks + 1 {
+			for i := range taskrules.MaxRunTasks + 1 {
 				if err := rb.Put([]byte(fmt.Sprintf("call-%05d", i)), record(valid)); err != nil {
 					return err
 				}

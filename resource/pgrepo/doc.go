@@ -94,7 +94,7 @@
 // statement, skipping rows other transactions hold), then runs one
 // transaction that takes an advisory lock of the run
 // (pg_advisory_xact_lock(1634169972, hashtext(run_id))), deletes the
-// run's expired handles, counts its others against resource.MaxRunTasks
+// run's expired handles, counts its others against resource.TaskStore's bound of 1024
 // and inserts or replaces the row: hosts saving to one run at once never
 // pass the bound together. Tasks reads at most MaxRunTasks+1 rows and
 // refuses a run of more, or a row resource.CheckTask refuses, as written

@@ -87,7 +87,7 @@ func (r *Repo) taskSQL(ctx context.Context) (*taskTable, error) {
 			" tool = EXCLUDED.tool, task_id = EXCLUDED.task_id, protocol = EXCLUDED.protocol," +
 			" created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at"
 		tt.sql.list = "SELECT call_id, server, revision, tool, task_id, protocol, created_at, expires_at FROM " + t +
-			" WHERE run_id = $1 AND expires_at > $2 ORDER BY call_id LIMIT " + strconv.Itoa(resource.MaxRunTasks+1)
+			" WHERE run_id = $1 AND expires_at > $2 ORDER BY call_id LIMIT " + strconv.Itoa(taskrules.MaxRunTasks+1)
 		tt.sql.delete = "DELETE FROM " + t + " WHERE run_id = $1 AND call_id = $2"
 	})
 	if err := tt.ready.prepare(ctx, r, "task store", tt.table, taskColumns, tt.ddl); err != nil {
@@ -104,7 +104,7 @@ func taskKey(run, call string) resource.Key {
 
 // SaveTask stores h in one transaction that takes the run's advisory
 // lock, deletes the run's expired handles, counts its others against
-// resource.MaxRunTasks and inserts or replaces the row. Before it, one
+// taskrules.MaxRunTasks and inserts or replaces the row. Before it, one
 // statement deletes up to 256 expired handles of any run (skipping rows
 // another transaction holds). A transaction whose connection broke before
 // COMMIT runs again, at most 3 times in all; one whose COMMIT went
@@ -163,7 +163,7 @@ func (r *Repo) saveTaskOnce(ctx context.Context, tt *taskTable, h resource.TaskH
 	if err := tx.QueryRow(ctx, tt.sql.count, h.Run, h.Call).Scan(&others); err != nil {
 		return failed(err)
 	}
-	if others >= resource.MaxRunTasks {
+	if others >= taskrules.MaxRunTasks {
 		return false, taskrules.Full()
 	}
 	if _, err := tx.Exec(ctx, tt.sql.upsert, h.Run, h.Call, string(h.Server), h.Revision, h.Tool, h.TaskID,
@@ -180,7 +180,7 @@ func (r *Repo) saveTaskOnce(ctx context.Context, tt *taskTable, h resource.TaskH
 }
 
 // Tasks returns the run's handles that have not expired, sorted by call,
-// in one statement that reads at most resource.MaxRunTasks+1 rows: more
+// in one statement that reads at most taskrules.MaxRunTasks+1 rows: more
 // live handles than the bound, or a row resource.CheckTask refuses, was
 // not written by this package and is an error.
 func (r *Repo) Tasks(ctx context.Context, run string) ([]resource.TaskHandle, error) {
@@ -213,7 +213,7 @@ func (r *Repo) Tasks(ctx context.Context, run string) ([]resource.TaskHandle, er
 	if err != nil {
 		return nil, fmt.Errorf("pgrepo: read the task handles of a run: %w", err)
 	}
-	if len(out) > resource.MaxRunTasks {
+	if len(out) > taskrules.MaxRunTasks {
 		return nil, taskrules.Corrupt("pgrepo: "+tt.table, "a run holds more than MaxRunTasks task handles")
 	}
 	for _, h := range out {

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agtsdk/agt/resource"
+	"github.com/agtsdk/agt/resource/internal/taskrules"
 	"github.com/agtsdk/agt/resource/pgrepo"
 	"github.com/agtsdk/agt/resource/taskstoretest"
 )
@@ -96,7 +97,7 @@ func TestTasksTwoReposAtBound(t *testing.T) {
 	}
 	adminExec(t, "INSERT INTO "+tasksTable(schema)+" (run_id, call_id, server, revision, tool, task_id, protocol, created_at, expires_at)"+
 		" SELECT 'full', 'call-' || i, 's', 1, 't', 'x', 'p', now(), now() + interval '1 hour' FROM generate_series(1, $1) AS i",
-		resource.MaxRunTasks-room-1)
+		taskrules.MaxRunTasks-room-1)
 	var wg sync.WaitGroup
 	errs := make(chan error, 4*room)
 	for g := range 4 * room {
@@ -117,8 +118,8 @@ func TestTasksTwoReposAtBound(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if n := countRows(t, schema, "run_id = 'full'"); saved != room || n != resource.MaxRunTasks {
-		t.Fatalf("%d saves succeeded, the run holds %d rows; want %d and %d", saved, n, room, resource.MaxRunTasks)
+	if n := countRows(t, schema, "run_id = 'full'"); saved != room || n != taskrules.MaxRunTasks {
+		t.Fatalf("%d saves succeeded, the run holds %d rows; want %d and %d", saved, n, room, taskrules.MaxRunTasks)
 	}
 }
 
@@ -174,9 +175,9 @@ func TestTasksHostileRows(t *testing.T) {
 	if got, err := repo.Tasks(ctx, "bad"); err == nil || !strings.Contains(err.Error(), "task handle") || strings.Contains(err.Error(), secret) {
 		t.Fatalf("Tasks of a hostile row = %v, %v; want an error about a stored task handle, without its value", got, err)
 	}
-	adminExec(t, insert+" SELECT 'many', 'call-' || i, 's', 1, 't', 'x', 'p', now(), now() + interval '1 hour' FROM generate_series(1, $1) AS i", resource.MaxRunTasks+1)
+	adminExec(t, insert+" SELECT 'many', 'call-' || i, 's', 1, 't', 'x', 'p', now(), now() + interval '1 hour' FROM generate_series(1, $1) AS i", taskrules.MaxRunTasks+1)
 	if got, err := repo.Tasks(ctx, "many"); err == nil || !strings.Contains(err.Error(), "MaxRunTasks") {
-		t.Fatalf("Tasks of %d rows = %d handles, %v; want an error naming MaxRunTasks", resource.MaxRunTasks+1, len(got), err)
+		t.Fatalf("Tasks of %d rows = %d handles, %v; want an error naming MaxRunTasks", taskrules.MaxRunTasks+1, len(got), err)
 	}
 	// The hostile row can be deleted, and the run works again.
 	if err := repo.DeleteTask(ctx, "bad", "c"); err != nil {

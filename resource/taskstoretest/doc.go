@@ -2,8 +2,8 @@
 // must pass: every field of a handle round trips (times to the
 // millisecond, in UTC), SaveTask replaces, DeleteTask is idempotent, runs
 // and calls are kept apart, Tasks sorts by call in byte order, an expired
-// handle is never returned and frees its room, the resource.MaxRunTasks
-// bound (the next distinct call fails wrapping resource.ErrLimit, a
+// handle is never returned and frees its room, the bound of 1024 handles per run
+// (the next distinct call fails wrapping resource.ErrLimit, a
 // replace at the bound succeeds), every refusal of resource.CheckTask
 // (nothing written, the task id never in the error), concurrent saves
 // that lose nothing and never pass the bound together, and a cancelled
@@ -32,6 +32,6 @@
 // concurrently. ConcurrentSave starts Goroutines goroutines that each
 // save CallsPerGoroutine handles of one run: all must be there.
 // ConcurrentSaveAtBound fills a run to Goroutines/2 handles short of
-// resource.MaxRunTasks, then lets Goroutines goroutines save one new call
+// 1024 handles (resource.TaskStore's bound), then lets Goroutines goroutines save one new call
 // each: exactly Goroutines/2 succeed. Both assert outcomes, never timings.
 package taskstoretest

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/agtsdk/agt/resource"
+	"github.com/agtsdk/agt/resource/internal/taskrules"
 )
 
 // Concurrency sizes of the suite.
@@ -285,13 +286,13 @@ func testExpiry(t *testing.T, s resource.TaskStore) {
 	del(t, s, "other", "x")
 }
 
-// testMaxRunTasks: a run holds at most resource.MaxRunTasks handles; the
+// testMaxRunTasks: a run holds at most taskrules.MaxRunTasks handles; the
 // next distinct call fails wrapping ErrLimit and writes nothing, a
 // replace at the bound succeeds, an expired handle frees its room, and
 // other runs are not affected.
 func testMaxRunTasks(t *testing.T, s resource.TaskStore) {
 	var all []resource.TaskHandle
-	for i := range resource.MaxRunTasks {
+	for i := range taskrules.MaxRunTasks {
 		h := handle("full", fmt.Sprintf("call-%04d", i))
 		save(t, s, h)
 		all = append(all, h)
@@ -299,7 +300,7 @@ func testMaxRunTasks(t *testing.T, s resource.TaskStore) {
 	over := handle("full", "call-over")
 	err := s.SaveTask(ctx(t), over)
 	if !errors.Is(err, resource.ErrLimit) || !strings.Contains(err.Error(), "MaxRunTasks") {
-		t.Fatalf("SaveTask of call %d err = %v, want ErrLimit naming MaxRunTasks", resource.MaxRunTasks+1, err)
+		t.Fatalf("SaveTask of call %d err = %v, want ErrLimit naming MaxRunTasks", taskrules.MaxRunTasks+1, err)
 	}
 	want(t, s, "full", all...)
 	// A replace at the bound is not a new handle.
@@ -483,7 +484,7 @@ func testConcurrentSave(t *testing.T, s resource.TaskStore) {
 // write are two steps lets more in.
 func testConcurrentSaveAtBound(t *testing.T, s resource.TaskStore) {
 	room := Goroutines / 2
-	for i := range resource.MaxRunTasks - room {
+	for i := range taskrules.MaxRunTasks - room {
 		save(t, s, handle("full", fmt.Sprintf("call-%04d", i)))
 	}
 	errs := parallel(Goroutines, func(g int) error {
@@ -502,7 +503,7 @@ func testConcurrentSaveAtBound(t *testing.T, s resource.TaskStore) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if saved != room || len(got) != resource.MaxRunTasks {
-		t.Fatalf("%d saves succeeded and the run holds %d handles; want %d and %d", saved, len(got), room, resource.MaxRunTasks)
+	if saved != room || len(got) != taskrules.MaxRunTasks {
+		t.Fatalf("%d saves succeeded and the run holds %d handles; want %d and %d", saved, len(got), room, taskrules.MaxRunTasks)
 	}
 }

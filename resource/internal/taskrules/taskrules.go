@@ -9,7 +9,15 @@ import (
 	"unicode/utf8"
 )
 
-// MaxRunTasks is resource.MaxRunTasks.
+// MaxRunTasks bounds the handles one run keeps at once (1024), the bound
+// resource.TaskStore documents. A batch has at most
+// run.Options.Limits.MaxBatchCalls calls (256 by default), and a task may
+// outlive its batch (the model can be told the work continues), so the
+// tasks of several batches can be open together: 1024 is four full default
+// batches whose every call is still running, more than a Run that collects
+// its tasks ever holds; a run past it is leaking handles it will never
+// collect. With the field bounds it caps one run's handles at about 2 MiB.
+// Fixed.
 const MaxRunTasks = 1024
 
 // The bounds of a task handle's strings, in bytes.
