@@ -144,9 +144,9 @@
 // delete them. Both modes (exclusive, shared) keep them, and they survive
 // a reopen as documents do. A stored record is read as hostile input: one
 // over 16 KiB, of another version, or whose fields resource.CheckTask
-// refuses, a run bucket of more than MaxRunTasks entries, or a damaged
-// index entry is an error naming the file, never a panic nor what it
-// holds; DeleteTask removes a damaged record.
+// refuses, a run bucket of more than 1024 entries (resource.TaskStore's
+// bound), or a damaged index entry is an error naming the file, never a
+// panic nor what it holds; DeleteTask removes a damaged record.
 //
 // # Limits
 //

@@ -96,7 +96,7 @@
 // (pg_advisory_xact_lock(1634169972, hashtext(run_id))), deletes the
 // run's expired handles, counts its others against resource.TaskStore's bound of 1024
 // and inserts or replaces the row: hosts saving to one run at once never
-// pass the bound together. Tasks reads at most MaxRunTasks+1 rows and
+// pass the bound together. Tasks reads at most 1025 rows (the bound and one) and
 // refuses a run of more, or a row resource.CheckTask refuses, as written
 // by something else. Expiry is judged by the host's clock, not the
 // server's.
