@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/url"
 	"sync"
 	"sync/atomic"
@@ -67,8 +68,14 @@ type peerGuard struct {
 const maxOwedReplies = 10_000
 
 func newPeerGuard(maxMessage, perSecond int) *peerGuard {
+	// A rate whose burst does not fit an int gets the largest burst, not
+	// an overflowed one that would refuse every message.
+	burst := math.MaxInt
+	if perSecond <= math.MaxInt/burstSeconds {
+		burst = perSecond * burstSeconds
+	}
 	return &peerGuard{maxMessage: maxMessage, rate: perSecond,
-		limiter: rate.NewLimiter(rate.Limit(perSecond), perSecond*burstSeconds), onTrip: func() {}}
+		limiter: rate.NewLimiter(rate.Limit(perSecond), burst), onTrip: func() {}}
 }
 
 // burstSeconds: a server may send this many seconds' worth of messages at

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"net/http"
 	"strings"
 	"testing"
@@ -146,5 +147,21 @@ func TestContentTypeAnyCase(t *testing.T) {
 	}
 	if _, err := io.Copy(io.Discard, resp.Body); !errors.Is(err, ErrLimit) {
 		t.Errorf("20 events in Text/Event-Stream at 1 per second (burst 10): %v; want the rate bound", err)
+	}
+}
+
+// Issue 27 (rate.Limiter in place of the hand-written bucket): a
+// MaxServerMessageRate so high that its ten seconds' burst does not fit an
+// int still means "at most that many", as the old float bucket read it; an
+// overflowed burst would trip the session at the server's first message.
+func TestPeerGuardHugeRate(t *testing.T) {
+	t.Parallel()
+	for _, perSecond := range []int{1, 1000, math.MaxInt / burstSeconds, math.MaxInt/burstSeconds + 1, math.MaxInt} {
+		g := newPeerGuard(1<<20, perSecond)
+		for i := range min(perSecond, 100) {
+			if err := g.message(false); err != nil {
+				t.Fatalf("rate %d: message %d: %v; want it within the burst", perSecond, i, err)
+			}
+		}
 	}
 }
