@@ -43,7 +43,7 @@ type Options struct {
 	// Connector configures how MCP servers are started and reached (the
 	// environment a stdio server inherits, the launch allowlist, the
 	// protocol version, ...). Nil means mcpconn's defaults, which allow
-	// any command, directory and origin: set LaunchAllowlist before giving
+	// any command, directory and origin: set LaunchEnv.Allow before giving
 	// untrusted agents resource_management, since a manager can register
 	// a server and probe it, or edit one it has mounted.
 	Connector *mcpconn.ConnectorOptions

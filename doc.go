@@ -65,7 +65,7 @@
 // and even then cannot change manager, capabilities or enabled of any
 // agent unless Options.Service.AgentsMayChangePrivileges says so.
 //
-// Options.Connector.LaunchAllowlist restricts which commands, working
+// Options.Connector.LaunchEnv.Allow restricts which commands, working
 // directories and url origins may be started or contacted (default: all).
 // The Host hands it to its Service, so one rule decides the static test,
 // the write of an agent caller (refused when outside it) and every start:
