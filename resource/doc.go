@@ -75,8 +75,8 @@
 // # Secret references and redaction
 //
 // ${env:NAME} and ${secret:NAME} stay in the stored document as written
-// and are resolved at each start, with a Secrets bound to the
-// registration's reference; a failure is a *SecretError that never holds
+// and are resolved at each start, by the resolver LaunchEnv.Bind returns
+// for the registration's reference; a failure is a *SecretError that never holds
 // a value. RedactMCP masks a document's credentials for a reader who must
 // not see them, UnmaskMCP puts them back only for the destination they
 // were written for, and CredentialValues lists them for a connection that
