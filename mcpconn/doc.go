@@ -17,7 +17,7 @@
 //	report, err := p.Probe(ctx, "tools/search") // handshake, tools/list, compile; no tool call
 //
 // A Connector (ConnectorOptions: nil means the defaults) starts and reaches
-// servers; Connect, or Connect with ConnectOptions (handlers, sharing),
+// servers; Connect (its ConnectOptions give handlers and sharing)
 // returns a Session: one connection to one server. Session.Tools lists all
 // pages; LoadTools turns a listing into the tools a host offers (the
 // registration's enabled_tools and disabled_tools, the per-tool bounds,
