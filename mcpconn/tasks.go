@@ -487,7 +487,7 @@ func (s *Session) followTask(ctx, cctx context.Context, name string, call *infli
 			}
 		}
 		if t.status == TaskWorking || t.status == TaskInputRequired {
-			if err := s.taskWait(cctx, s.tasks.interval(t.poll)); err != nil {
+			if err := s.taskWait(cctx, call, s.tasks.interval(t.poll)); err != nil {
 				return nil, s.taskError(ctx, cctx, name, call, t.id, err)
 			}
 		}
@@ -509,8 +509,12 @@ func (s *Session) followTask(ctx, cctx context.Context, name string, call *infli
 	}
 }
 
-// taskWait waits d, or until the call ends.
-func (s *Session) taskWait(cctx context.Context, d time.Duration) error {
+// taskWait waits d, or until the call ends. The wait is the client's,
+// not the server's silence: the call's idle timeout is held meanwhile
+// (it bounds each poll's answer), and MaxCallDuration still counts.
+func (s *Session) taskWait(cctx context.Context, call *inflightCall, d time.Duration) error {
+	call.clock.hold()
+	defer call.clock.release()
 	timer := time.NewTimer(d)
 	defer timer.Stop()
 	select {

@@ -194,3 +194,31 @@ func TestTaskEndlessInput(t *testing.T) {
 		t.Errorf("tasks/get %d, tasks/update %d, tasks/cancel %d; want 4, 3 and 1", gets, updates, cancels)
 	}
 }
+
+// Issue 26 item 1: the wait between two polls is the client's, not the
+// server's silence: a poll interval longer than the registration's
+// tool_timeout_ms (an idle timeout) does not time the call out; each
+// poll's answer is what the idle timeout bounds.
+func TestTaskPollLongerThanToolTimeout(t *testing.T) {
+	t.Parallel()
+	peer := &taskPeer{get: func(n int) string {
+		if n < 2 {
+			return taskState("t1", "working", "")
+		}
+		return taskState("t1", "completed", "")
+	}}
+	url := peer.serve(t)
+	s := connectWith(t, quickConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{MinTaskPollInterval: 1200 * time.Millisecond}}),
+		resource.MCPServer{Type: resource.TransportHTTP, URL: url, ToolTimeoutMS: 400}, nil)
+	if _, err := s.Tools(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := s.CallTool(context.Background(), "job", nil); err != nil || res.Text() != "done" {
+		t.Fatalf("call = %v, %v; want the task's result", res, err)
+	}
+	peer.mu.Lock()
+	defer peer.mu.Unlock()
+	if len(peer.gets) != 2 || peer.cancels != 0 {
+		t.Errorf("tasks/get %d, tasks/cancel %d; want 2 and 0", len(peer.gets), peer.cancels)
+	}
+}
