@@ -13,8 +13,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/agtsdk/agt/internal/text"
 )
 
 // MCP tasks: a server may answer a tools/call with a task (a handle it
@@ -62,8 +60,6 @@ const (
 	// maxTaskIDBytes bounds a task id: a longer one fails the call with
 	// ErrBadResult (a *LimitError).
 	maxTaskIDBytes = 1024
-	// maxTaskMessage bounds a status message handed on (cut, not failed).
-	maxTaskMessage = 1024
 	// taskCancelTime bounds the tasks/cancel sent for a call that ended.
 	taskCancelTime = 5 * time.Second
 )
@@ -110,9 +106,9 @@ type TaskStatus struct {
 	// Status is TaskWorking, TaskInputRequired, TaskCompleted, TaskFailed
 	// or TaskCancelled.
 	Status string
-	// Message is the server's statusMessage, at most 1 KiB (cut with
-	// "..."), control characters replaced: the server's words, to show
-	// as such.
+	// Message is the server's statusMessage, cut to 512 bytes (with
+	// "...") and each control character replaced by U+FFFD, as every
+	// server text agt hands on: the server's words, to show as such.
 	Message string
 }
 
@@ -203,7 +199,7 @@ func readTask(raw json.RawMessage) (*taskView, error) {
 			if !isNull(val) && json.Unmarshal(val, &s) != nil {
 				return errMalformed("the task statusMessage is not a string")
 			}
-			t.message = boundServerText(text.Bound(s, maxTaskMessage))
+			t.message = boundServerText(s)
 		case "ttl", "ttlMs":
 			d, err := millis(val)
 			if err != nil {
@@ -600,7 +596,6 @@ func (s *Session) cancelTask(cctx context.Context, call *inflightCall, id string
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(cctx), taskCancelTime)
 	defer cancel()
-	ctx = context.WithValue(ctx, inflightKey{}, call)
 	_, _ = s.taskRequest(ctx, call, methodTaskCancel, id, nil)
 }
 
