@@ -314,7 +314,9 @@ func (tw *taskWire) httpRequest(req *http.Request) (*http.Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	raw, err := io.ReadAll(io.LimitReader(body, maxCapturedMessage+1))
+	// The body is the client's own (already in memory): read whole, as a
+	// call's arguments may be larger than any bound of what servers send.
+	raw, err := io.ReadAll(body)
 	_ = body.Close()
 	if err != nil {
 		return nil, err
