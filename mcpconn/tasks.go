@@ -141,7 +141,7 @@ func taskCallOf(ctx context.Context) *TaskCall {
 type taskView struct {
 	id, status, message string
 	ttl                 time.Duration // 0: none, or not said
-	poll                time.Duration // 0: not said
+	poll                time.Duration // 0: not said, in this answer or before
 	// A modern tasks/get's payload: the result of a completed task, the
 	// error of a failed one, the input an input_required one needs.
 	result, fault json.RawMessage
@@ -502,6 +502,11 @@ func (s *Session) followTask(ctx, cctx context.Context, name string, call *infli
 		if err != nil {
 			s.cancelTask(cctx, call, t.id)
 			return nil, &Error{Ref: s.ref, Op: callOp(name), Kind: ErrBadResult, Detail: "the server's tasks/get answer is malformed, so the task was cancelled", Err: err}
+		}
+		if next.poll == 0 {
+			// The interval the server suggested holds until it
+			// suggests another (it may change; it need not repeat it).
+			next.poll = t.poll
 		}
 		t, polled = next, true
 	}

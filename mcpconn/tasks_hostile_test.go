@@ -22,6 +22,7 @@ import (
 type taskPeer struct {
 	get    func(n int) string // the result of the n-th tasks/get (from 1)
 	result string             // the result of tasks/result; "" for a text "done"
+	create string             // the result of tools/call; "" for task t1, working, polled every 1 ms
 
 	mu      sync.Mutex
 	gets    []time.Time
@@ -38,7 +39,7 @@ func (p *taskPeer) serve(t *testing.T) string {
 		case "tools/list":
 			reply(`{"tools":[{"name":"job","inputSchema":{"type":"object"},"execution":{"taskSupport":"required"}}]}`)
 		case "tools/call":
-			reply(`{"task":{"taskId":"t1","status":"working","createdAt":"2026-01-01T00:00:00Z","lastUpdatedAt":"2026-01-01T00:00:00Z","ttl":60000,"pollInterval":1}}`)
+			reply(cmpOr(p.create, `{"task":{"taskId":"t1","status":"working","createdAt":"2026-01-01T00:00:00Z","lastUpdatedAt":"2026-01-01T00:00:00Z","ttl":60000,"pollInterval":1}}`))
 		case "tasks/get":
 			p.mu.Lock()
 			p.gets = append(p.gets, time.Now())
@@ -224,5 +225,44 @@ func TestTaskPollLongerThanToolTimeout(t *testing.T) {
 	defer peer.mu.Unlock()
 	if len(peer.gets) != 2 || peer.cancels != 0 {
 		t.Errorf("tasks/get %d, tasks/cancel %d; want 2 and 0", len(peer.gets), peer.cancels)
+	}
+}
+
+// Issue 26 item 1 (SEP-2663: clients SHOULD respect pollIntervalMs, which
+// MAY change; servers MAY rate-limit faster polls): a poll interval the
+// server suggested once holds until it suggests another, so a task
+// whose tasks/get answers do not repeat it is not polled faster.
+func TestTaskPollIntervalKept(t *testing.T) {
+	t.Parallel()
+	const suggested = 150 * time.Millisecond
+	peer := &taskPeer{
+		create: `{"task":{"taskId":"t1","status":"working","createdAt":"2026-01-01T00:00:00Z","lastUpdatedAt":"2026-01-01T00:00:00Z","ttl":60000,"pollInterval":150}}`,
+		get: func(n int) string {
+			status := "working"
+			if n == 3 {
+				status = "completed"
+			}
+			return `{"taskId":"t1","status":"` + status + `","createdAt":"2026-01-01T00:00:00Z","lastUpdatedAt":"2026-01-01T00:00:00Z","ttl":60000}`
+		},
+	}
+	url := peer.serve(t)
+	s := connectWith(t, quickConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{MinTaskPollInterval: time.Millisecond}}),
+		resource.MCPServer{Type: resource.TransportHTTP, URL: url}, nil)
+	if _, err := s.Tools(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := s.CallTool(context.Background(), "job", nil); err != nil || res.Text() != "done" {
+		t.Fatalf("call = %v, %v; want the task's result", res, err)
+	}
+	peer.mu.Lock()
+	defer peer.mu.Unlock()
+	if len(peer.gets) != 3 {
+		t.Fatalf("tasks/get %d times, want 3", len(peer.gets))
+	}
+	// A slow machine only makes the gaps longer.
+	for i := 1; i < len(peer.gets); i++ {
+		if gap := peer.gets[i].Sub(peer.gets[i-1]); gap < suggested {
+			t.Errorf("poll %d came %v after the one before, less than the %v the server suggested", i+1, gap, suggested)
+		}
 	}
 }
