@@ -81,7 +81,8 @@ func TestTaskHostileServer(t *testing.T) {
 	for _, tc := range []struct {
 		name        string
 		peer        *taskPeer
-		wantErr     error // nil: a result
+		wantErr     error  // nil: a result
+		wantDetail  string // a part of the error's text; "" for any
 		wantCancels int
 		check       func(t *testing.T, p *taskPeer, st *statuses)
 	}{
@@ -122,7 +123,7 @@ func TestTaskHostileServer(t *testing.T) {
 		{name: "an unknown status", peer: &taskPeer{get: func(int) string { return taskState("t1", "sleeping", "") }},
 			wantErr: mcpconn.ErrBadResult, wantCancels: 1},
 		{name: "tasks/result answered with a task", peer: &taskPeer{get: func(int) string { return taskState("t1", "completed", "") },
-			result: `{"task":{"taskId":"t1","status":"working"}}`}, wantErr: mcpconn.ErrBadResult},
+			result: `{"task":{"taskId":"t1","status":"working"}}`}, wantErr: mcpconn.ErrBadResult, wantDetail: "answered tasks/result with a task"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -137,8 +138,8 @@ func TestTaskHostileServer(t *testing.T) {
 			switch {
 			case tc.wantErr == nil && (err != nil || res.Text() != "done"):
 				t.Fatalf("call = %v, %v; want the task's result", res, err)
-			case tc.wantErr != nil && !errors.Is(err, tc.wantErr):
-				t.Fatalf("call = %v, %v; want %v", res, err, tc.wantErr)
+			case tc.wantErr != nil && (!errors.Is(err, tc.wantErr) || !strings.Contains(err.Error(), tc.wantDetail)):
+				t.Fatalf("call = %v, %v; want %v (%q)", res, err, tc.wantErr, tc.wantDetail)
 			}
 			tc.peer.mu.Lock()
 			defer tc.peer.mu.Unlock()
