@@ -245,3 +245,47 @@ func TestTaskResume(t *testing.T) {
 		})
 	}
 }
+
+// Issue 26 item 1: a 2025-11-25 server's request for a task names the
+// task (_meta io.modelcontextprotocol/related-task), which ties it to the
+// call of that task alone, while another call is in flight (on stdio
+// nothing else names it).
+func TestTaskRelatedRequest(t *testing.T) {
+	t.Parallel()
+	counters := &mcptest.Counters{}
+	var mu sync.Mutex
+	var asked [][]any
+	s := connectWith(t, quickConnector(&mcpconn.ConnectorOptions{Limits: fastTasks, Dial: mcptest.Dial(&mcptest.ServerOptions{
+		Era: mcptest.EraLegacy, Faults: []mcptest.Fault{mcptest.FaultTasks}, Counters: counters})}),
+		resource.MCPServer{Type: resource.TransportStdio, Command: "unused-with-dial", Cwd: "/"}, &mcpconn.Handlers{
+			Elicit: func(_ context.Context, in mcpconn.Incoming, _ *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+				mu.Lock()
+				asked = append(asked, in.Calls)
+				mu.Unlock()
+				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": "42"}}, nil
+			},
+		})
+	if _, err := s.Tools(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// Another call's task, in flight the whole time.
+	before := counters.Tasks()
+	fctx, cancel := context.WithCancel(mcpconn.WithCallTag(context.Background(), "other"))
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.CallTool(fctx, mcptest.ToolTaskForever, nil)
+		done <- err
+	}()
+	poll.Until(t, "the other task to be polled", func() bool { return counters.Tasks().Gets > before.Gets })
+	got, err := s.CallTool(mcpconn.WithCallTag(context.Background(), "asker"), mcptest.ToolTaskAsk, nil)
+	cancel()
+	<-done
+	if err != nil || got.Text() != "answer: 42" {
+		t.Fatalf("task_ask = %v, %v; want the answer", got, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(asked) != 1 || len(asked[0]) != 1 || asked[0][0] != "asker" {
+		t.Errorf("the elicitation named calls %v, want [[asker]]", asked)
+	}
+}
