@@ -289,3 +289,34 @@ func TestTaskRelatedRequest(t *testing.T) {
 		t.Errorf("the elicitation named calls %v, want [[asker]]", asked)
 	}
 }
+
+// Issue 26 item 3: a task whose handle the caller could not record
+// (TaskCall.Created failed) is cancelled, once, and the call fails with
+// the caller's error: no task runs on that nobody could collect.
+func TestTaskCreatedFails(t *testing.T) {
+	t.Parallel()
+	errStore := errors.New("the store is down")
+	for _, era := range []mcptest.Era{mcptest.EraLegacy, mcptest.EraModern} {
+		t.Run(string(era), func(t *testing.T) {
+			t.Parallel()
+			counters := &mcptest.Counters{}
+			s := connectWith(t, quickConnector(&mcpconn.ConnectorOptions{Limits: fastTasks, Dial: mcptest.Dial(&mcptest.ServerOptions{
+				Era: era, Faults: []mcptest.Fault{mcptest.FaultTasks}, Counters: counters})}),
+				resource.MCPServer{Type: resource.TransportStdio, Command: "unused-with-dial", Cwd: "/"}, nil)
+			if _, err := s.Tools(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			calls := 0
+			ctx := mcpconn.WithTaskCall(context.Background(), &mcpconn.TaskCall{Created: func(mcpconn.TaskInfo) error {
+				calls++
+				return errStore
+			}})
+			if _, err := s.CallTool(ctx, mcptest.ToolTaskForever, nil); !errors.Is(err, errStore) {
+				t.Errorf("call = %v, want the error of Created", err)
+			}
+			if st := counters.Tasks(); calls != 1 || st.Created != 1 || st.Cancels != 1 || st.Gets != 0 {
+				t.Errorf("Created told %d times; task stats %+v; want 1, and 1 task created, cancelled once, never polled", calls, st)
+			}
+		})
+	}
+}
