@@ -14,6 +14,7 @@ import (
 
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/resource"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // taskPeer is a hostile 2025-11-25 server over streamable HTTP on
@@ -265,5 +266,51 @@ func TestTaskPollIntervalKept(t *testing.T) {
 		if gap := peer.gets[i].Sub(peer.gets[i-1]); gap < suggested {
 			t.Errorf("poll %d came %v after the one before, less than the %v the server suggested", i+1, gap, suggested)
 		}
+	}
+}
+
+// Issue 26 item 1, hostile by default: a call answered with a task is
+// never sent again, whatever error the task ends with: the header
+// mismatch that makes CallTool list and send a refused call once more
+// (-32020) means the server ran nothing, which a task's failure
+// contradicts.
+func TestTaskNotSentAgain(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var calls int
+	ts := rpcHTTP(t, func(w http.ResponseWriter, r *http.Request, method string, id json.RawMessage) {
+		w.Header().Set("Content-Type", "application/json")
+		reply := func(res string) { fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, id, res) }
+		mu.Lock()
+		defer mu.Unlock()
+		switch method {
+		case "server/discover":
+			reply(`{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{},"extensions":{"io.modelcontextprotocol/tasks":{}}},"serverInfo":{"name":"hostile","version":"0"}}`)
+		case "tools/list":
+			reply(`{"tools":[{"name":"job","inputSchema":{"type":"object"}}]}`)
+		case "tools/call":
+			calls++
+			reply(`{"resultType":"task","taskId":"t1","status":"working","createdAt":"2026-01-01T00:00:00Z","lastUpdatedAt":"2026-01-01T00:00:00Z","ttlMs":60000}`)
+		case "tasks/get":
+			reply(`{"resultType":"complete","taskId":"t1","status":"failed","createdAt":"2026-01-01T00:00:00Z","lastUpdatedAt":"2026-01-01T00:00:00Z","ttlMs":60000,` +
+				`"error":{"code":-32020,"message":"header mismatch"}}`)
+		default:
+			reply(`{"resultType":"complete"}`)
+		}
+	})
+	s := connectWith(t, quickConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{MinTaskPollInterval: time.Millisecond}}),
+		resource.MCPServer{Type: resource.TransportHTTP, URL: ts.URL}, nil)
+	if _, err := s.Tools(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.CallTool(context.Background(), "job", nil)
+	var wire *jsonrpc.Error
+	if !errors.As(err, &wire) || wire.Code != -32020 {
+		t.Errorf("call = %v, want the task's error", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if calls != 1 {
+		t.Errorf("tools/call sent %d times, want 1", calls)
 	}
 }
