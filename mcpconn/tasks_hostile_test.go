@@ -154,6 +154,30 @@ func TestTaskHostileServer(t *testing.T) {
 	}
 }
 
+// modernTaskPeer is a hostile 2026-07-28 server over streamable HTTP on
+// 127.0.0.1 with one tool, "job"; answer gives the result of each request
+// but server/discover and tools/list (taskCreated answers a call with
+// task t1).
+func modernTaskPeer(t *testing.T, answer func(method string) string) string {
+	ts := rpcHTTP(t, func(w http.ResponseWriter, r *http.Request, method string, id json.RawMessage) {
+		w.Header().Set("Content-Type", "application/json")
+		var res string
+		switch method {
+		case "server/discover":
+			res = `{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{},"extensions":{"io.modelcontextprotocol/tasks":{}}},"serverInfo":{"name":"hostile","version":"0"}}`
+		case "tools/list":
+			res = `{"tools":[{"name":"job","inputSchema":{"type":"object"}}]}`
+		default:
+			res = answer(method)
+		}
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, id, res)
+	})
+	return ts.URL
+}
+
+// taskCreated is a 2026-07-28 CreateTaskResult: task t1, working.
+const taskCreated = `{"resultType":"task","taskId":"t1","status":"working","createdAt":"2026-01-01T00:00:00Z","lastUpdatedAt":"2026-01-01T00:00:00Z","ttlMs":60000}`
+
 // Issue 26 item 1, hostile by default: a 2026-07-28 task that asks for
 // input again and again is bounded by MaxInputRounds, like a call's
 // input_required answers, and is cancelled.
@@ -161,34 +185,25 @@ func TestTaskEndlessInput(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
 	var gets, updates, cancels int
-	ts := rpcHTTP(t, func(w http.ResponseWriter, r *http.Request, method string, id json.RawMessage) {
-		w.Header().Set("Content-Type", "application/json")
-		reply := func(res string) { fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, id, res) }
+	url := modernTaskPeer(t, func(method string) string {
 		mu.Lock()
 		defer mu.Unlock()
 		switch method {
-		case "server/discover":
-			reply(`{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{},"extensions":{"io.modelcontextprotocol/tasks":{}}},"serverInfo":{"name":"hostile","version":"0"}}`)
-		case "tools/list":
-			reply(`{"tools":[{"name":"job","inputSchema":{"type":"object"}}]}`)
 		case "tools/call":
-			reply(`{"resultType":"task","taskId":"t1","status":"working","createdAt":"2026-01-01T00:00:00Z","lastUpdatedAt":"2026-01-01T00:00:00Z","ttlMs":60000}`)
+			return taskCreated
 		case "tasks/get":
 			gets++
-			reply(fmt.Sprintf(`{"resultType":"complete","taskId":"t1","status":"input_required","createdAt":"2026-01-01T00:00:00Z","lastUpdatedAt":"2026-01-01T00:00:00Z","ttlMs":60000,`+
-				`"inputRequests":{"k%d":{"method":"elicitation/create","params":{"mode":"form","message":"again?","requestedSchema":{"type":"object"}}}}}`, gets))
+			return fmt.Sprintf(`{"resultType":"complete","taskId":"t1","status":"input_required","createdAt":"2026-01-01T00:00:00Z","lastUpdatedAt":"2026-01-01T00:00:00Z","ttlMs":60000,`+
+				`"inputRequests":{"k%d":{"method":"elicitation/create","params":{"mode":"form","message":"again?","requestedSchema":{"type":"object"}}}}}`, gets)
 		case "tasks/update":
 			updates++
-			reply(`{"resultType":"complete"}`)
 		case "tasks/cancel":
 			cancels++
-			reply(`{"resultType":"complete"}`)
-		default:
-			reply(`{"resultType":"complete"}`)
 		}
+		return `{"resultType":"complete"}`
 	})
 	s := connectWith(t, quickConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{MinTaskPollInterval: time.Millisecond, MaxInputRounds: 3}}),
-		resource.MCPServer{Type: resource.TransportHTTP, URL: ts.URL}, &mcpconn.Handlers{Elicit: elicitAccept(map[string]any{})})
+		resource.MCPServer{Type: resource.TransportHTTP, URL: url}, &mcpconn.Handlers{Elicit: elicitAccept(map[string]any{})})
 	if _, err := s.Tools(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -278,28 +293,21 @@ func TestTaskNotSentAgain(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
 	var calls int
-	ts := rpcHTTP(t, func(w http.ResponseWriter, r *http.Request, method string, id json.RawMessage) {
-		w.Header().Set("Content-Type", "application/json")
-		reply := func(res string) { fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, id, res) }
+	url := modernTaskPeer(t, func(method string) string {
 		mu.Lock()
 		defer mu.Unlock()
 		switch method {
-		case "server/discover":
-			reply(`{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{},"extensions":{"io.modelcontextprotocol/tasks":{}}},"serverInfo":{"name":"hostile","version":"0"}}`)
-		case "tools/list":
-			reply(`{"tools":[{"name":"job","inputSchema":{"type":"object"}}]}`)
 		case "tools/call":
 			calls++
-			reply(`{"resultType":"task","taskId":"t1","status":"working","createdAt":"2026-01-01T00:00:00Z","lastUpdatedAt":"2026-01-01T00:00:00Z","ttlMs":60000}`)
+			return taskCreated
 		case "tasks/get":
-			reply(`{"resultType":"complete","taskId":"t1","status":"failed","createdAt":"2026-01-01T00:00:00Z","lastUpdatedAt":"2026-01-01T00:00:00Z","ttlMs":60000,` +
-				`"error":{"code":-32020,"message":"header mismatch"}}`)
-		default:
-			reply(`{"resultType":"complete"}`)
+			return `{"resultType":"complete","taskId":"t1","status":"failed","createdAt":"2026-01-01T00:00:00Z","lastUpdatedAt":"2026-01-01T00:00:00Z","ttlMs":60000,` +
+				`"error":{"code":-32020,"message":"header mismatch"}}`
 		}
+		return `{"resultType":"complete"}`
 	})
 	s := connectWith(t, quickConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{MinTaskPollInterval: time.Millisecond}}),
-		resource.MCPServer{Type: resource.TransportHTTP, URL: ts.URL}, nil)
+		resource.MCPServer{Type: resource.TransportHTTP, URL: url}, nil)
 	if _, err := s.Tools(context.Background()); err != nil {
 		t.Fatal(err)
 	}
