@@ -61,7 +61,8 @@ type inflightCall struct {
 	// notesBefore is how many notifications the session had queued for
 	// its handlers when the answer was read: the call returns once they
 	// have been handled (Session.awaitNotes).
-	notesBefore uint64 // task is the id of the task the server runs for the call, "" when
+	notesBefore uint64
+	// task is the id of the task the server runs for the call, "" when
 	// none (tasks.go): a 2025-11-25 server's request names it.
 	task string
 }

@@ -466,7 +466,8 @@ var (
 // or boolean) fail with a *toolschema.ArgumentError (errors.As) before
 // anything is sent; a server that refuses the headers (HeaderMismatch,
 // -32020: the tool changed, or the session never listed) gets one more
-// try after a new listing.
+// try after a new listing; a call the server answered with a task never
+// does (see Tasks in the package doc).
 //
 // In the modern era a request whose streamable HTTP response stream broke
 // is sent again once only where that cannot repeat an effect (it never
@@ -477,9 +478,10 @@ func (s *Session) CallTool(ctx context.Context, name string, args json.RawMessag
 	if s.lease != nil {
 		return s.leaseCallTool(ctx, name, args)
 	}
-	out, err := s.callTool(ctx, name, args)
+	var tasked bool
+	out, err := s.callTool(ctx, name, args, &tasked)
 	var wire *jsonrpc.Error
-	if err != nil && s.modernHTTP() && errors.As(err, &wire) && wire.Code == mcp.CodeHeaderMismatch &&
+	if err != nil && !tasked && s.modernHTTP() && errors.As(err, &wire) && wire.Code == mcp.CodeHeaderMismatch &&
 		ctx.Err() == nil && !s.closed.Load() {
 		// The server refused the request before running the tool: its
 		// Mcp-Param-* headers did not match what it expects, so its
@@ -488,14 +490,16 @@ func (s *Session) CallTool(ctx context.Context, name string, args json.RawMessag
 		// list again and send the call once more, with headers from the
 		// new listing.
 		if _, lerr := s.Tools(ctx); lerr == nil {
-			return s.callTool(ctx, name, args)
+			return s.callTool(ctx, name, args, &tasked)
 		}
 	}
 	return out, err
 }
 
-// callTool is CallTool, once.
-func (s *Session) callTool(ctx context.Context, name string, args json.RawMessage) (*CallResult, error) {
+// callTool is CallTool, once. It sets *tasked when the call became a
+// task (or resumed one): its error, whatever it is, is not the refusal
+// of a call the server never ran.
+func (s *Session) callTool(ctx context.Context, name string, args json.RawMessage, tasked *bool) (*CallResult, error) {
 	if s.closed.Load() {
 		return nil, s.closedError(callOp(name))
 	}
@@ -528,6 +532,7 @@ func (s *Session) callTool(ctx context.Context, name string, args json.RawMessag
 		if len(tc.Resume) > maxTaskIDBytes || !utf8.ValidString(tc.Resume) {
 			return nil, &Error{Ref: s.ref, Op: callOp(name), Detail: fmt.Sprintf("TaskCall.Resume is not a task id (UTF-8, at most %d bytes)", maxTaskIDBytes)}
 		}
+		*tasked = true
 		return s.followTask(ctx, cctx, name, call, &taskView{id: tc.Resume}, true)
 	}
 	if set := s.legacyTaskParam(name); set != nil {
@@ -543,6 +548,7 @@ func (s *Session) callTool(ctx context.Context, name string, args json.RawMessag
 	for round := 0; ; round++ {
 		out, ask, task, err := s.callOnce(ctx, cctx, name, call, params)
 		if task != nil {
+			*tasked = true
 			return s.followTask(ctx, cctx, name, call, task, false)
 		}
 		if err != nil || ask == nil {

@@ -13,8 +13,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/agtsdk/agt/internal/text"
 )
 
 // MCP tasks: a server may answer a tools/call with a task (a handle it
@@ -62,8 +60,6 @@ const (
 	// maxTaskIDBytes bounds a task id: a longer one fails the call with
 	// ErrBadResult (a *LimitError).
 	maxTaskIDBytes = 1024
-	// maxTaskMessage bounds a status message handed on (cut, not failed).
-	maxTaskMessage = 1024
 	// taskCancelTime bounds the tasks/cancel sent for a call that ended.
 	taskCancelTime = 5 * time.Second
 )
@@ -110,9 +106,9 @@ type TaskStatus struct {
 	// Status is TaskWorking, TaskInputRequired, TaskCompleted, TaskFailed
 	// or TaskCancelled.
 	Status string
-	// Message is the server's statusMessage, at most 1 KiB (cut with
-	// "..."), control characters replaced: the server's words, to show
-	// as such.
+	// Message is the server's statusMessage, cut to 512 bytes (with
+	// "...") and each control character replaced by U+FFFD, as every
+	// server text agt hands on: the server's words, to show as such.
 	Message string
 }
 
@@ -145,7 +141,7 @@ func taskCallOf(ctx context.Context) *TaskCall {
 type taskView struct {
 	id, status, message string
 	ttl                 time.Duration // 0: none, or not said
-	poll                time.Duration // 0: not said
+	poll                time.Duration // 0: not said, in this answer or before
 	// A modern tasks/get's payload: the result of a completed task, the
 	// error of a failed one, the input an input_required one needs.
 	result, fault json.RawMessage
@@ -203,7 +199,7 @@ func readTask(raw json.RawMessage) (*taskView, error) {
 			if !isNull(val) && json.Unmarshal(val, &s) != nil {
 				return errMalformed("the task statusMessage is not a string")
 			}
-			t.message = boundServerText(text.Bound(s, maxTaskMessage))
+			t.message = boundServerText(s)
 		case "ttl", "ttlMs":
 			d, err := millis(val)
 			if err != nil {
@@ -318,7 +314,9 @@ func (tw *taskWire) httpRequest(req *http.Request) (*http.Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	raw, err := io.ReadAll(io.LimitReader(body, maxCapturedMessage+1))
+	// The body is the client's own (already in memory): read whole, as a
+	// call's arguments may be larger than any bound of what servers send.
+	raw, err := io.ReadAll(body)
 	_ = body.Close()
 	if err != nil {
 		return nil, err
@@ -487,7 +485,7 @@ func (s *Session) followTask(ctx, cctx context.Context, name string, call *infli
 			}
 		}
 		if t.status == TaskWorking || t.status == TaskInputRequired {
-			if err := s.taskWait(cctx, s.tasks.interval(t.poll)); err != nil {
+			if err := s.taskWait(cctx, call, s.tasks.interval(t.poll)); err != nil {
 				return nil, s.taskError(ctx, cctx, name, call, t.id, err)
 			}
 		}
@@ -505,12 +503,21 @@ func (s *Session) followTask(ctx, cctx context.Context, name string, call *infli
 			s.cancelTask(cctx, call, t.id)
 			return nil, &Error{Ref: s.ref, Op: callOp(name), Kind: ErrBadResult, Detail: "the server's tasks/get answer is malformed, so the task was cancelled", Err: err}
 		}
+		if next.poll == 0 {
+			// The interval the server suggested holds until it
+			// suggests another (it may change; it need not repeat it).
+			next.poll = t.poll
+		}
 		t, polled = next, true
 	}
 }
 
-// taskWait waits d, or until the call ends.
-func (s *Session) taskWait(cctx context.Context, d time.Duration) error {
+// taskWait waits d, or until the call ends. The wait is the client's,
+// not the server's silence: the call's idle timeout is held meanwhile
+// (it bounds each poll's answer), and MaxCallDuration still counts.
+func (s *Session) taskWait(cctx context.Context, call *inflightCall, d time.Duration) error {
+	call.clock.hold()
+	defer call.clock.release()
 	timer := time.NewTimer(d)
 	defer timer.Stop()
 	select {
@@ -596,7 +603,6 @@ func (s *Session) cancelTask(cctx context.Context, call *inflightCall, id string
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(cctx), taskCancelTime)
 	defer cancel()
-	ctx = context.WithValue(ctx, inflightKey{}, call)
 	_, _ = s.taskRequest(ctx, call, methodTaskCancel, id, nil)
 }
 

@@ -10,9 +10,11 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/resource"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // taskPeer is a hostile 2025-11-25 server over streamable HTTP on
@@ -21,6 +23,7 @@ import (
 type taskPeer struct {
 	get    func(n int) string // the result of the n-th tasks/get (from 1)
 	result string             // the result of tasks/result; "" for a text "done"
+	create string             // the result of tools/call; "" for task t1, working, polled every 1 ms
 
 	mu      sync.Mutex
 	gets    []time.Time
@@ -37,7 +40,7 @@ func (p *taskPeer) serve(t *testing.T) string {
 		case "tools/list":
 			reply(`{"tools":[{"name":"job","inputSchema":{"type":"object"},"execution":{"taskSupport":"required"}}]}`)
 		case "tools/call":
-			reply(`{"task":{"taskId":"t1","status":"working","createdAt":"2026-01-01T00:00:00Z","lastUpdatedAt":"2026-01-01T00:00:00Z","ttl":60000,"pollInterval":1}}`)
+			reply(cmpOr(p.create, `{"task":{"taskId":"t1","status":"working","createdAt":"2026-01-01T00:00:00Z","lastUpdatedAt":"2026-01-01T00:00:00Z","ttl":60000,"pollInterval":1}}`))
 		case "tasks/get":
 			p.mu.Lock()
 			p.gets = append(p.gets, time.Now())
@@ -79,7 +82,8 @@ func TestTaskHostileServer(t *testing.T) {
 	for _, tc := range []struct {
 		name        string
 		peer        *taskPeer
-		wantErr     error // nil: a result
+		wantErr     error  // nil: a result
+		wantDetail  string // a part of the error's text; "" for any
 		wantCancels int
 		check       func(t *testing.T, p *taskPeer, st *statuses)
 	}{
@@ -104,9 +108,12 @@ func TestTaskHostileServer(t *testing.T) {
 			}
 			return taskState("t1", "completed", "")
 		}}, check: func(t *testing.T, _ *taskPeer, st *statuses) {
+			// TaskStatus.Message: cut to 512 bytes of the server's text
+			// (with "..."), each control character replaced.
 			for _, s := range st.list() {
-				if len(s) > 1100 || strings.Contains(s, "\u001b") {
-					t.Errorf("a status of %d bytes, with its escapes: %.80q", len(s), s)
+				msg := strings.SplitN(s, " ", 3)[2] // "<calls> <status> <message>"
+				if n := utf8.RuneCountInString(msg); n > 512+len("...") || strings.Contains(s, "\u001b") {
+					t.Errorf("a status of %d characters, with its escapes: %.80q", n, s)
 				}
 			}
 		}},
@@ -117,7 +124,7 @@ func TestTaskHostileServer(t *testing.T) {
 		{name: "an unknown status", peer: &taskPeer{get: func(int) string { return taskState("t1", "sleeping", "") }},
 			wantErr: mcpconn.ErrBadResult, wantCancels: 1},
 		{name: "tasks/result answered with a task", peer: &taskPeer{get: func(int) string { return taskState("t1", "completed", "") },
-			result: `{"task":{"taskId":"t1","status":"working"}}`}, wantErr: mcpconn.ErrBadResult},
+			result: `{"task":{"taskId":"t1","status":"working"}}`}, wantErr: mcpconn.ErrBadResult, wantDetail: "answered tasks/result with a task"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -132,8 +139,8 @@ func TestTaskHostileServer(t *testing.T) {
 			switch {
 			case tc.wantErr == nil && (err != nil || res.Text() != "done"):
 				t.Fatalf("call = %v, %v; want the task's result", res, err)
-			case tc.wantErr != nil && !errors.Is(err, tc.wantErr):
-				t.Fatalf("call = %v, %v; want %v", res, err, tc.wantErr)
+			case tc.wantErr != nil && (!errors.Is(err, tc.wantErr) || !strings.Contains(err.Error(), tc.wantDetail)):
+				t.Fatalf("call = %v, %v; want %v (%q)", res, err, tc.wantErr, tc.wantDetail)
 			}
 			tc.peer.mu.Lock()
 			defer tc.peer.mu.Unlock()
@@ -147,6 +154,30 @@ func TestTaskHostileServer(t *testing.T) {
 	}
 }
 
+// modernTaskPeer is a hostile 2026-07-28 server over streamable HTTP on
+// 127.0.0.1 with one tool, "job"; answer gives the result of each request
+// but server/discover and tools/list (taskCreated answers a call with
+// task t1).
+func modernTaskPeer(t *testing.T, answer func(method string) string) string {
+	ts := rpcHTTP(t, func(w http.ResponseWriter, r *http.Request, method string, id json.RawMessage) {
+		w.Header().Set("Content-Type", "application/json")
+		var res string
+		switch method {
+		case "server/discover":
+			res = `{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{},"extensions":{"io.modelcontextprotocol/tasks":{}}},"serverInfo":{"name":"hostile","version":"0"}}`
+		case "tools/list":
+			res = `{"tools":[{"name":"job","inputSchema":{"type":"object"}}]}`
+		default:
+			res = answer(method)
+		}
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, id, res)
+	})
+	return ts.URL
+}
+
+// taskCreated is a 2026-07-28 CreateTaskResult: task t1, working.
+const taskCreated = `{"resultType":"task","taskId":"t1","status":"working","createdAt":"2026-01-01T00:00:00Z","lastUpdatedAt":"2026-01-01T00:00:00Z","ttlMs":60000}`
+
 // Issue 26 item 1, hostile by default: a 2026-07-28 task that asks for
 // input again and again is bounded by MaxInputRounds, like a call's
 // input_required answers, and is cancelled.
@@ -154,34 +185,25 @@ func TestTaskEndlessInput(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
 	var gets, updates, cancels int
-	ts := rpcHTTP(t, func(w http.ResponseWriter, r *http.Request, method string, id json.RawMessage) {
-		w.Header().Set("Content-Type", "application/json")
-		reply := func(res string) { fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, id, res) }
+	url := modernTaskPeer(t, func(method string) string {
 		mu.Lock()
 		defer mu.Unlock()
 		switch method {
-		case "server/discover":
-			reply(`{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{},"extensions":{"io.modelcontextprotocol/tasks":{}}},"serverInfo":{"name":"hostile","version":"0"}}`)
-		case "tools/list":
-			reply(`{"tools":[{"name":"job","inputSchema":{"type":"object"}}]}`)
 		case "tools/call":
-			reply(`{"resultType":"task","taskId":"t1","status":"working","createdAt":"2026-01-01T00:00:00Z","lastUpdatedAt":"2026-01-01T00:00:00Z","ttlMs":60000}`)
+			return taskCreated
 		case "tasks/get":
 			gets++
-			reply(fmt.Sprintf(`{"resultType":"complete","taskId":"t1","status":"input_required","createdAt":"2026-01-01T00:00:00Z","lastUpdatedAt":"2026-01-01T00:00:00Z","ttlMs":60000,`+
-				`"inputRequests":{"k%d":{"method":"elicitation/create","params":{"mode":"form","message":"again?","requestedSchema":{"type":"object"}}}}}`, gets))
+			return fmt.Sprintf(`{"resultType":"complete","taskId":"t1","status":"input_required","createdAt":"2026-01-01T00:00:00Z","lastUpdatedAt":"2026-01-01T00:00:00Z","ttlMs":60000,`+
+				`"inputRequests":{"k%d":{"method":"elicitation/create","params":{"mode":"form","message":"again?","requestedSchema":{"type":"object"}}}}}`, gets)
 		case "tasks/update":
 			updates++
-			reply(`{"resultType":"complete"}`)
 		case "tasks/cancel":
 			cancels++
-			reply(`{"resultType":"complete"}`)
-		default:
-			reply(`{"resultType":"complete"}`)
 		}
+		return `{"resultType":"complete"}`
 	})
 	s := connectWith(t, quickConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{MinTaskPollInterval: time.Millisecond, MaxInputRounds: 3}}),
-		resource.MCPServer{Type: resource.TransportHTTP, URL: ts.URL}, &mcpconn.Handlers{Elicit: elicitAccept(map[string]any{})})
+		resource.MCPServer{Type: resource.TransportHTTP, URL: url}, &mcpconn.Handlers{Elicit: elicitAccept(map[string]any{})})
 	if _, err := s.Tools(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -192,5 +214,111 @@ func TestTaskEndlessInput(t *testing.T) {
 	defer mu.Unlock()
 	if gets != 4 || updates != 3 || cancels != 1 {
 		t.Errorf("tasks/get %d, tasks/update %d, tasks/cancel %d; want 4, 3 and 1", gets, updates, cancels)
+	}
+}
+
+// Issue 26 item 1: the wait between two polls is the client's, not the
+// server's silence: a poll interval longer than the registration's
+// tool_timeout_ms (an idle timeout) does not time the call out; each
+// poll's answer is what the idle timeout bounds.
+func TestTaskPollLongerThanToolTimeout(t *testing.T) {
+	t.Parallel()
+	peer := &taskPeer{get: func(n int) string {
+		if n < 2 {
+			return taskState("t1", "working", "")
+		}
+		return taskState("t1", "completed", "")
+	}}
+	url := peer.serve(t)
+	s := connectWith(t, quickConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{MinTaskPollInterval: 1200 * time.Millisecond}}),
+		resource.MCPServer{Type: resource.TransportHTTP, URL: url, ToolTimeoutMS: 400}, nil)
+	if _, err := s.Tools(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := s.CallTool(context.Background(), "job", nil); err != nil || res.Text() != "done" {
+		t.Fatalf("call = %v, %v; want the task's result", res, err)
+	}
+	peer.mu.Lock()
+	defer peer.mu.Unlock()
+	if len(peer.gets) != 2 || peer.cancels != 0 {
+		t.Errorf("tasks/get %d, tasks/cancel %d; want 2 and 0", len(peer.gets), peer.cancels)
+	}
+}
+
+// Issue 26 item 1 (SEP-2663: clients SHOULD respect pollIntervalMs, which
+// MAY change; servers MAY rate-limit faster polls): a poll interval the
+// server suggested once holds until it suggests another, so a task
+// whose tasks/get answers do not repeat it is not polled faster.
+func TestTaskPollIntervalKept(t *testing.T) {
+	t.Parallel()
+	const suggested = 150 * time.Millisecond
+	peer := &taskPeer{
+		create: `{"task":{"taskId":"t1","status":"working","createdAt":"2026-01-01T00:00:00Z","lastUpdatedAt":"2026-01-01T00:00:00Z","ttl":60000,"pollInterval":150}}`,
+		get: func(n int) string {
+			status := "working"
+			if n == 3 {
+				status = "completed"
+			}
+			return `{"taskId":"t1","status":"` + status + `","createdAt":"2026-01-01T00:00:00Z","lastUpdatedAt":"2026-01-01T00:00:00Z","ttl":60000}`
+		},
+	}
+	url := peer.serve(t)
+	s := connectWith(t, quickConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{MinTaskPollInterval: time.Millisecond}}),
+		resource.MCPServer{Type: resource.TransportHTTP, URL: url}, nil)
+	if _, err := s.Tools(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := s.CallTool(context.Background(), "job", nil); err != nil || res.Text() != "done" {
+		t.Fatalf("call = %v, %v; want the task's result", res, err)
+	}
+	peer.mu.Lock()
+	defer peer.mu.Unlock()
+	if len(peer.gets) != 3 {
+		t.Fatalf("tasks/get %d times, want 3", len(peer.gets))
+	}
+	// A slow machine only makes the gaps longer.
+	for i := 1; i < len(peer.gets); i++ {
+		if gap := peer.gets[i].Sub(peer.gets[i-1]); gap < suggested {
+			t.Errorf("poll %d came %v after the one before, less than the %v the server suggested", i+1, gap, suggested)
+		}
+	}
+}
+
+// Issue 26 item 1, hostile by default: a call answered with a task is
+// never sent again, whatever error the task ends with: the header
+// mismatch that makes CallTool list and send a refused call once more
+// (-32020) means the server ran nothing, which a task's failure
+// contradicts.
+func TestTaskNotSentAgain(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var calls int
+	url := modernTaskPeer(t, func(method string) string {
+		mu.Lock()
+		defer mu.Unlock()
+		switch method {
+		case "tools/call":
+			calls++
+			return taskCreated
+		case "tasks/get":
+			return `{"resultType":"complete","taskId":"t1","status":"failed","createdAt":"2026-01-01T00:00:00Z","lastUpdatedAt":"2026-01-01T00:00:00Z","ttlMs":60000,` +
+				`"error":{"code":-32020,"message":"header mismatch"}}`
+		}
+		return `{"resultType":"complete"}`
+	})
+	s := connectWith(t, quickConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{MinTaskPollInterval: time.Millisecond}}),
+		resource.MCPServer{Type: resource.TransportHTTP, URL: url}, nil)
+	if _, err := s.Tools(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.CallTool(context.Background(), "job", nil)
+	var wire *jsonrpc.Error
+	if !errors.As(err, &wire) || wire.Code != -32020 {
+		t.Errorf("call = %v, want the task's error", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if calls != 1 {
+		t.Errorf("tools/call sent %d times, want 1", calls)
 	}
 }

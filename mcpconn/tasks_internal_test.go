@@ -3,6 +3,8 @@ package mcpconn
 import (
 	"encoding/json"
 	"errors"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -140,5 +142,35 @@ func TestTaskFault(t *testing.T) {
 	}
 	if err := s.taskFault("t", json.RawMessage(`{"message":"no code"}`)); !errors.Is(err, ErrBadResult) {
 		t.Errorf("a failed task without a code = %v, want ErrBadResult", err)
+	}
+}
+
+// A 2025-11-25 call sent as a task keeps its arguments whole over
+// streamable HTTP, however large: the body is the client's own.
+func TestTaskWireLargeHTTPBody(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("a", maxCapturedMessage+1)
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"job","arguments":{"text":"` + big + `"}}}`
+	req, err := http.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tw := &taskWire{keep: true, set: map[string]json.RawMessage{"task": json.RawMessage(`{"ttl":1000}`)}}
+	out, err := tw.httpRequest(req)
+	if err != nil {
+		t.Fatalf("httpRequest: %v", err)
+	}
+	raw, err := io.ReadAll(out.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msg struct {
+		Params struct {
+			Arguments struct{ Text string } `json:"arguments"`
+			Task      json.RawMessage       `json:"task"`
+		} `json:"params"`
+	}
+	if err := json.Unmarshal(raw, &msg); err != nil || msg.Params.Arguments.Text != big || string(msg.Params.Task) != `{"ttl":1000}` || out.ContentLength != int64(len(raw)) {
+		t.Errorf("rewritten body: %v; arguments kept %v, task %s", err, msg.Params.Arguments.Text == big, msg.Params.Task)
 	}
 }

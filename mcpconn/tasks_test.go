@@ -245,3 +245,78 @@ func TestTaskResume(t *testing.T) {
 		})
 	}
 }
+
+// Issue 26 item 1: a 2025-11-25 server's request for a task names the
+// task (_meta io.modelcontextprotocol/related-task), which ties it to the
+// call of that task alone, while another call is in flight (on stdio
+// nothing else names it).
+func TestTaskRelatedRequest(t *testing.T) {
+	t.Parallel()
+	counters := &mcptest.Counters{}
+	var mu sync.Mutex
+	var asked [][]any
+	s := connectWith(t, quickConnector(&mcpconn.ConnectorOptions{Limits: fastTasks, Dial: mcptest.Dial(&mcptest.ServerOptions{
+		Era: mcptest.EraLegacy, Faults: []mcptest.Fault{mcptest.FaultTasks}, Counters: counters})}),
+		resource.MCPServer{Type: resource.TransportStdio, Command: "unused-with-dial", Cwd: "/"}, &mcpconn.Handlers{
+			Elicit: func(_ context.Context, in mcpconn.Incoming, _ *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+				mu.Lock()
+				asked = append(asked, in.Calls)
+				mu.Unlock()
+				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": "42"}}, nil
+			},
+		})
+	if _, err := s.Tools(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// Another call's task, in flight the whole time.
+	before := counters.Tasks()
+	fctx, cancel := context.WithCancel(mcpconn.WithCallTag(context.Background(), "other"))
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.CallTool(fctx, mcptest.ToolTaskForever, nil)
+		done <- err
+	}()
+	poll.Until(t, "the other task to be polled", func() bool { return counters.Tasks().Gets > before.Gets })
+	got, err := s.CallTool(mcpconn.WithCallTag(context.Background(), "asker"), mcptest.ToolTaskAsk, nil)
+	cancel()
+	<-done
+	if err != nil || got.Text() != "answer: 42" {
+		t.Fatalf("task_ask = %v, %v; want the answer", got, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(asked) != 1 || len(asked[0]) != 1 || asked[0][0] != "asker" {
+		t.Errorf("the elicitation named calls %v, want [[asker]]", asked)
+	}
+}
+
+// Issue 26 item 3: a task whose handle the caller could not record
+// (TaskCall.Created failed) is cancelled, once, and the call fails with
+// the caller's error: no task runs on that nobody could collect.
+func TestTaskCreatedFails(t *testing.T) {
+	t.Parallel()
+	errStore := errors.New("the store is down")
+	for _, era := range []mcptest.Era{mcptest.EraLegacy, mcptest.EraModern} {
+		t.Run(string(era), func(t *testing.T) {
+			t.Parallel()
+			counters := &mcptest.Counters{}
+			s := connectWith(t, quickConnector(&mcpconn.ConnectorOptions{Limits: fastTasks, Dial: mcptest.Dial(&mcptest.ServerOptions{
+				Era: era, Faults: []mcptest.Fault{mcptest.FaultTasks}, Counters: counters})}),
+				resource.MCPServer{Type: resource.TransportStdio, Command: "unused-with-dial", Cwd: "/"}, nil)
+			if _, err := s.Tools(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			calls := 0
+			ctx := mcpconn.WithTaskCall(context.Background(), &mcpconn.TaskCall{Created: func(mcpconn.TaskInfo) error {
+				calls++
+				return errStore
+			}})
+			if _, err := s.CallTool(ctx, mcptest.ToolTaskForever, nil); !errors.Is(err, errStore) {
+				t.Errorf("call = %v, want the error of Created", err)
+			}
+			if st := counters.Tasks(); calls != 1 || st.Created != 1 || st.Cancels != 1 || st.Gets != 0 {
+				t.Errorf("Created told %d times; task stats %+v; want 1, and 1 task created, cancelled once, never polled", calls, st)
+			}
+		})
+	}
+}

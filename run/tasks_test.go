@@ -3,6 +3,7 @@ package run_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -147,5 +148,39 @@ func TestRunTaskOutlivesCall(t *testing.T) {
 				t.Errorf("server stats = %+v (%v), want the task cancelled once", st, err)
 			}
 		})
+	}
+}
+
+// Issue 26 item 3: a stored handle of another revision of the
+// registration, or of another tool, is not this call's task: the call is
+// made anew (the server creates a task; the stale id is never polled),
+// and the handle is dropped with the call's result.
+func TestRunTaskHandleOfAnotherCall(t *testing.T) {
+	t.Parallel()
+	url := mcptest.StartHTTP(t, "-era", string(mcptest.EraModern), "-fault", string(mcptest.FaultTasks))
+	repo := newRepo(t)
+	rev := putMCP(t, repo, "tasks", resource.MCPServer{Type: resource.TransportHTTP, URL: url})
+	putAgent(t, repo, testAgent, resource.AgentDocument{MCPs: []resource.Ref{"tasks"}})
+	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{MinTaskPollInterval: time.Millisecond, MaxTaskPollInterval: 20 * time.Millisecond}})
+	t.Cleanup(func() { c.Close() })
+	store := resource.TaskStore(repo)
+	now := time.Now()
+	for i, h := range []resource.TaskHandle{
+		{Revision: rev + 1, Tool: mcptest.ToolTaskWork},
+		{Revision: rev, Tool: mcptest.ToolTaskAsk},
+	} {
+		runID := fmt.Sprintf("stale-%d", i)
+		h.Run, h.Call, h.Server, h.TaskID, h.Protocol, h.Created, h.Expires = runID, "c1", "tasks", "no-such-task", "2026-07-28", now, now.Add(time.Hour)
+		if err := store.SaveTask(context.Background(), h); err != nil {
+			t.Fatal(err)
+		}
+		r := newRun(t, &run.Options{Repository: repo, Connector: c, RunID: runID})
+		out, err := r.Execute(context.Background(), batch(call("c1", run.Alias("tasks", mcptest.ToolTaskWork), `{"text":"anew","steps":1}`)))
+		if err != nil || out.Results[0].Failed() || runtest.Text(t, out.Results[0]) != "anew" {
+			t.Errorf("revision %d, tool %s: the call = %+v, %v; want it made anew", h.Revision, h.Tool, out.Results, err)
+		}
+		if handles, err := store.Tasks(context.Background(), runID); err != nil || len(handles) != 0 {
+			t.Errorf("revision %d, tool %s: handles after the call = %+v, %v; want none", h.Revision, h.Tool, handles, err)
+		}
 	}
 }
