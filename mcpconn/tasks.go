@@ -417,6 +417,8 @@ func (s *Session) followTask(ctx, cctx context.Context, name string, call *infli
 	// polled: t is a tasks/get answer (a creation or a resume is not:
 	// a task that ended is asked for its result or error first).
 	polled := false
+	// lostPolls counts the polls in a row that got no answer.
+	lostPolls := 0
 	for {
 		if st := (TaskStatus{TaskID: t.id, Status: t.status, Message: t.message}); t.status != "" && st != last {
 			last = st
@@ -490,9 +492,18 @@ func (s *Session) followTask(ctx, cctx context.Context, name string, call *infli
 			}
 		}
 		raw, err := s.taskRequest(cctx, call, methodTaskGet, t.id, nil)
+		if err != nil && s.pollRetriable(ctx, cctx, err) && lostPolls < maxLostPolls {
+			// A poll whose answer never came (a broken response
+			// stream): the task goes on at the server, and polling is
+			// what the protocol asks; looked at again after a wait.
+			lostPolls++
+			t.status = TaskWorking
+			continue
+		}
 		if err != nil {
 			return nil, s.taskError(ctx, cctx, name, call, t.id, err)
 		}
+		lostPolls = 0
 		// An answer: the server is alive, as progress says.
 		call.clock.progress()
 		next, err := readTask(raw)
@@ -510,6 +521,28 @@ func (s *Session) followTask(ctx, cctx context.Context, name string, call *infli
 		}
 		t, polled = next, true
 	}
+}
+
+// maxLostPolls bounds the polls in a row of one task that may get no
+// answer (a transport failure, not a refusal) before the call fails.
+const maxLostPolls = 3
+
+// pollRetriable reports whether a poll's failure leaves the task worth
+// polling again: the request got no answer (not a JSON-RPC error, a
+// bound, or a malformed answer), the call goes on, and the session is
+// neither closed nor lost.
+func (s *Session) pollRetriable(ctx, cctx context.Context, err error) bool {
+	var wire *jsonrpc.Error
+	switch {
+	case ctx.Err() != nil || cctx.Err() != nil || s.closed.Load() || s.Lost() || s.guard.breach() != nil,
+		errors.Is(err, mcp.ErrConnectionClosed):
+		return false
+	case errors.As(err, &wire) && !rejectedByTransport(wire):
+		return false
+	case errors.Is(err, ErrLimit) || errors.As(err, new(errMalformed)):
+		return false
+	}
+	return true
 }
 
 // taskWait waits d, or until the call ends. The wait is the client's,

@@ -322,3 +322,62 @@ func TestTaskNotSentAgain(t *testing.T) {
 		t.Errorf("tools/call sent %d times, want 1", calls)
 	}
 }
+
+// Issue 26 item 1: a poll whose answer never comes (the server drops the
+// response) does not end the task: it is polled again, up to three
+// polls in a row without an answer; past that the call fails as
+// unavailable.
+func TestTaskLostPoll(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		drops    int // tasks/get answers dropped before one is given
+		wantGets int
+		wantErr  error
+	}{
+		{name: "one lost poll", drops: 1, wantGets: 2},
+		{name: "three lost polls", drops: 3, wantGets: 4},
+		{name: "a server that never answers a poll", drops: 100, wantGets: 4, wantErr: mcpconn.ErrUnavailable},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var mu sync.Mutex
+			gets, cancels := 0, 0
+			url := modernTaskPeer(t, func(method string) string {
+				mu.Lock()
+				defer mu.Unlock()
+				switch method {
+				case "tools/call":
+					return taskCreated
+				case "tasks/get":
+					gets++
+					if gets <= tc.drops {
+						panic(http.ErrAbortHandler) // the response breaks off
+					}
+					return `{"resultType":"complete","taskId":"t1","status":"completed","createdAt":"2026-01-01T00:00:00Z","lastUpdatedAt":"2026-01-01T00:00:00Z","ttlMs":60000,` +
+						`"result":{"content":[{"type":"text","text":"done"}]}}`
+				case "tasks/cancel":
+					cancels++
+				}
+				return `{"resultType":"complete"}`
+			})
+			s := connectWith(t, quickConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{MinTaskPollInterval: time.Millisecond}}),
+				resource.MCPServer{Type: resource.TransportHTTP, URL: url}, nil)
+			if _, err := s.Tools(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			res, err := s.CallTool(context.Background(), "job", nil)
+			switch {
+			case tc.wantErr == nil && (err != nil || res.Text() != "done"):
+				t.Fatalf("call = %v, %v; want the task's result", res, err)
+			case tc.wantErr != nil && !errors.Is(err, tc.wantErr):
+				t.Fatalf("call = %v, %v; want %v", res, err, tc.wantErr)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if gets != tc.wantGets {
+				t.Errorf("tasks/get sent %d times, want %d", gets, tc.wantGets)
+			}
+		})
+	}
+}
