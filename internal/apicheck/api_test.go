@@ -55,7 +55,7 @@ func TestAPI(t *testing.T) {
 // main, internal packages and nested modules are not.
 func TestSurface(t *testing.T) {
 	t.Parallel()
-	got, err := Surface(filepath.Join("testdata", "mod"), "example.com/mod")
+	got, err := Surface(fixtureModule(t), "example.com/mod")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,4 +81,21 @@ func TestSurface(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Surface (-want +got):\n%s", diff)
 	}
+}
+
+// fixtureModule copies testdata/mod into a temporary directory with its
+// go.mod.txt files named go.mod: kept under another name in the
+// repository, the fixture's modules are not nested modules of agt.
+func fixtureModule(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("testdata", "mod"))); err != nil {
+		t.Fatal(err)
+	}
+	for _, sub := range []string{".", "nested"} {
+		if err := os.Rename(filepath.Join(dir, sub, "go.mod.txt"), filepath.Join(dir, sub, "go.mod")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }
