@@ -176,7 +176,14 @@ func modernTaskPeer(t *testing.T, answer func(method string) string) string {
 }
 
 // taskCreated is a 2026-07-28 CreateTaskResult: task t1, working.
-const taskCreated = `{"resultType":"task","taskId":"t1","status":"working","createdAt":"2026-01-01T00:00:00Z","lastUpdatedAt":"2026-01-01T00:00:00Z","ttlMs":60000}`
+var taskCreated = modernTask("task", "working", "")
+
+// modernTask is a 2026-07-28 task t1 answer: resultType, status, and
+// extra members (",..." or "").
+func modernTask(resultType, status, extra string) string {
+	return `{"resultType":"` + resultType + `","taskId":"t1","status":"` + status +
+		`","createdAt":"2026-01-01T00:00:00Z","lastUpdatedAt":"2026-01-01T00:00:00Z","ttlMs":60000` + extra + `}`
+}
 
 // Issue 26 item 1, hostile by default: a 2026-07-28 task that asks for
 // input again and again is bounded by MaxInputRounds, like a call's
@@ -193,8 +200,8 @@ func TestTaskEndlessInput(t *testing.T) {
 			return taskCreated
 		case "tasks/get":
 			gets++
-			return fmt.Sprintf(`{"resultType":"complete","taskId":"t1","status":"input_required","createdAt":"2026-01-01T00:00:00Z","lastUpdatedAt":"2026-01-01T00:00:00Z","ttlMs":60000,`+
-				`"inputRequests":{"k%d":{"method":"elicitation/create","params":{"mode":"form","message":"again?","requestedSchema":{"type":"object"}}}}}`, gets)
+			return modernTask("complete", "input_required", fmt.Sprintf(
+				`,"inputRequests":{"k%d":{"method":"elicitation/create","params":{"mode":"form","message":"again?","requestedSchema":{"type":"object"}}}}`, gets))
 		case "tasks/update":
 			updates++
 		case "tasks/cancel":
@@ -301,8 +308,7 @@ func TestTaskNotSentAgain(t *testing.T) {
 			calls++
 			return taskCreated
 		case "tasks/get":
-			return `{"resultType":"complete","taskId":"t1","status":"failed","createdAt":"2026-01-01T00:00:00Z","lastUpdatedAt":"2026-01-01T00:00:00Z","ttlMs":60000,` +
-				`"error":{"code":-32020,"message":"header mismatch"}}`
+			return modernTask("complete", "failed", `,"error":{"code":-32020,"message":"header mismatch"}`)
 		}
 		return `{"resultType":"complete"}`
 	})
@@ -354,8 +360,7 @@ func TestTaskLostPoll(t *testing.T) {
 					if gets <= tc.drops {
 						panic(http.ErrAbortHandler) // the response breaks off
 					}
-					return `{"resultType":"complete","taskId":"t1","status":"completed","createdAt":"2026-01-01T00:00:00Z","lastUpdatedAt":"2026-01-01T00:00:00Z","ttlMs":60000,` +
-						`"result":{"content":[{"type":"text","text":"done"}]}}`
+					return modernTask("complete", "completed", `,"result":{"content":[{"type":"text","text":"done"}]}`)
 				case "tasks/cancel":
 					cancels++
 				}
@@ -375,8 +380,8 @@ func TestTaskLostPoll(t *testing.T) {
 			}
 			mu.Lock()
 			defer mu.Unlock()
-			if gets != tc.wantGets {
-				t.Errorf("tasks/get sent %d times, want %d", gets, tc.wantGets)
+			if gets != tc.wantGets || cancels != 0 {
+				t.Errorf("tasks/get sent %d times, tasks/cancel %d; want %d and none (the call did not end early)", gets, cancels, tc.wantGets)
 			}
 		})
 	}
