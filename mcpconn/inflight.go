@@ -168,12 +168,10 @@ func (r *inflightCalls) written(ctx context.Context, id string) {
 }
 
 // setTask records the id of the task the server runs for the call.
-func (r *inflightCalls) setTask(c *inflightCall, id string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+func (c *inflightCall) setTask(id string) {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.task = id
-	c.mu.Unlock()
 }
 
 // taskID is the id of the call's task, "" when none.

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"strconv"
 	"time"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -402,7 +401,7 @@ func (s *Session) legacyTaskParam(name string) map[string]json.RawMessage {
 // followTask follows the call's task to its end and returns the call's
 // result: what the synchronous call would have returned.
 func (s *Session) followTask(ctx, cctx context.Context, name string, call *inflightCall, t *taskView, resumed bool) (*CallResult, error) {
-	s.calls.setTask(call, t.id)
+	call.setTask(t.id)
 	tc := taskCallOf(ctx)
 	if !resumed && tc != nil && tc.Created != nil {
 		info := TaskInfo{ID: t.id, Protocol: s.protocolVersion, Created: time.Now(), TTL: t.ttl}
@@ -653,7 +652,7 @@ func (s *Session) reportTask(ctx context.Context, call *inflightCall, st TaskSta
 func relatedTask(meta map[string]any) string {
 	m, _ := meta[metaRelatedTask].(map[string]any)
 	id, _ := m["taskId"].(string)
-	if len(id) > maxTaskIDBytes || !utf8.ValidString(id) {
+	if len(id) > maxTaskIDBytes {
 		return ""
 	}
 	return id

@@ -1,12 +1,9 @@
 package resource
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"sync"
 	"time"
 
 	"github.com/agtsdk/agt/internal/glob"
@@ -16,9 +13,8 @@ import (
 // TaskStore keeps the handles of the tasks MCP servers run for the calls of
 // Runs (MCP tasks: a tools/call answered with a task id, polled until it ends),
 // so that a Run resumed after its host stopped collects their results.
-// A Repository may implement it (boltrepo's and pgrepo's do;
-// NewMemoryTaskStore is one in memory); the Run finds it with a type
-// assertion.
+// A Repository may implement it (boltrepo's and pgrepo's do); the Run
+// finds it with a type assertion.
 //
 // Implementations are safe for concurrent use, also by several processes
 // on one store: SaveTask's count of the run's handles and its write are
@@ -27,8 +23,7 @@ import (
 // A handle has expired once its Expires is not after the clock of the
 // process that calls (time.Now). Expired handles are never returned;
 // every SaveTask deletes those of its run, and the expired handles of
-// other runs too (NewMemoryTaskStore all of them, boltrepo and pgrepo a
-// bounded number per call), so the handles of Runs never resumed do not
+// other runs too (boltrepo and pgrepo a bounded number per call), so the handles of Runs never resumed do not
 // pile up. Times are kept to the millisecond, in UTC: a handle comes back
 // with Created and Expires truncated to the millisecond, and otherwise
 // exactly as saved. Every store calls CheckTask before writing.
@@ -108,88 +103,6 @@ func CheckTask(h TaskHandle) error {
 	}
 	if !taskrules.Time(h.Expires).After(taskrules.Time(h.Created)) {
 		return errors.New("task store: TaskHandle.Expires must be after Created, to the millisecond")
-	}
-	return nil
-}
-
-// NewMemoryTaskStore returns a TaskStore that keeps its handles in memory
-// for the life of the process (package resource has no memory
-// Repository; hosts that keep their registrations elsewhere use this
-// one). SaveTask drops every expired handle it holds, of any run.
-func NewMemoryTaskStore() TaskStore {
-	return &memoryTaskStore{runs: map[string]map[string]TaskHandle{}}
-}
-
-type memoryTaskStore struct {
-	mu   sync.Mutex
-	runs map[string]map[string]TaskHandle
-}
-
-func (m *memoryTaskStore) SaveTask(ctx context.Context, h TaskHandle) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if err := CheckTask(h); err != nil {
-		return err
-	}
-	h.Created, h.Expires = taskrules.Time(h.Created), taskrules.Time(h.Expires)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	now := time.Now()
-	for run, calls := range m.runs {
-		for call, old := range calls {
-			if taskrules.Expired(old.Expires, now) {
-				delete(calls, call)
-			}
-		}
-		if len(calls) == 0 {
-			delete(m.runs, run)
-		}
-	}
-	calls := m.runs[h.Run]
-	others := len(calls)
-	if _, ok := calls[h.Call]; ok {
-		others--
-	}
-	if others >= taskrules.MaxRunTasks {
-		return taskrules.Full()
-	}
-	if calls == nil {
-		calls = map[string]TaskHandle{}
-		m.runs[h.Run] = calls
-	}
-	calls[h.Call] = h
-	return nil
-}
-
-func (m *memoryTaskStore) Tasks(ctx context.Context, run string) ([]TaskHandle, error) {
-	if err := taskrules.Run(ctx, run); err != nil {
-		return nil, err
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	now := time.Now()
-	out := []TaskHandle{}
-	for call, h := range m.runs[run] {
-		if taskrules.Expired(h.Expires, now) {
-			delete(m.runs[run], call)
-			continue
-		}
-		out = append(out, h)
-	}
-	slices.SortFunc(out, func(a, b TaskHandle) int { return cmp.Compare(a.Call, b.Call) })
-	return out, nil
-}
-
-func (m *memoryTaskStore) DeleteTask(ctx context.Context, run, call string) error {
-	if err := taskrules.Key(ctx, run, call); err != nil {
-		return err
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	delete(m.runs[run], call)
-	if len(m.runs[run]) == 0 {
-		delete(m.runs, run)
 	}
 	return nil
 }

@@ -13,7 +13,12 @@
 //
 //	func TestTaskStoreConformance(t *testing.T) {
 //		taskstoretest.Run(t, func(t *testing.T) resource.TaskStore {
-//			return resource.NewMemoryTaskStore()
+//			repo, err := boltrepo.Open(filepath.Join(t.TempDir(), "agt.db"), nil)
+//			if err != nil {
+//				t.Fatal(err)
+//			}
+//			t.Cleanup(func() { repo.Close() })
+//			return repo
 //		})
 //	}
 //
