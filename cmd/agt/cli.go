@@ -53,14 +53,22 @@ type stdio struct {
 	err      io.Writer
 	inIsTTY  bool // stdin is a terminal: a person can answer a question
 	errIsTTY bool // stderr is a terminal: progress lines help
+	// errRaw is stderr without controlFilter, for the carriage return and
+	// erase-line of the progress line only (statusLine); nil when stderr
+	// is no terminal.
+	errRaw io.Writer
 }
 
 func newStdio(in *os.File, out, errw *os.File) stdio {
-	return stdio{
+	s := stdio{
 		in: in, out: controlFilter{out}, err: controlFilter{errw},
 		inIsTTY:  isTerminal(in),
 		errIsTTY: isTerminal(errw),
 	}
+	if s.errIsTTY {
+		s.errRaw = errw
+	}
+	return s
 }
 
 // action runs one command with its positional arguments.

@@ -26,6 +26,12 @@ type env struct {
 	// stdinTaken is set when stdin held the arguments of agent call: it
 	// cannot also answer the permission question.
 	stdinTaken bool
+	// term is agent call's terminal: its questions and progress line.
+	term terminal
+	// tasks follows the task of agent call's call, if any.
+	tasks *taskWatch
+	// sampling: agent call answers sampling (--sampling-command).
+	sampling bool
 }
 
 // host opens the store named by --db (or its defaults) on first use. A

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"cmp"
 	"context"
@@ -52,7 +51,11 @@ type skippedFailure struct {
 	Error  string     `json:"error"`
 }
 
-func agentTools(ctx context.Context, e *env, refArg string, timeout time.Duration, asJSON bool) (err error) {
+func agentTools(ctx context.Context, e *env, refArg string, af *answerFlags, timeout time.Duration, asJSON bool) (err error) {
+	features, err := e.clientFeatures("agent tools", af, true, false)
+	if err != nil {
+		return err
+	}
 	ref, h, work, err := e.hostForTimed(ctx, "agent tools", refArg, timeout)
 	if err != nil {
 		return err
@@ -61,7 +64,7 @@ func agentTools(ctx context.Context, e *env, refArg string, timeout time.Duratio
 	defer cancel()
 	defer func() { err = withTimeoutHint(ctx, e, err, timeout) }()
 	e.progress("starting a Run of %s: connecting its mounted servers, listing and compiling their tools...", ref)
-	r, err := h.NewRun(ctx, ref, &run.Options{Permission: listOnly})
+	r, err := h.NewRun(ctx, ref, &run.Options{Permission: listOnly, ClientFeatures: features})
 	if err != nil {
 		return runError(ctx, e, ref, err)
 	}
@@ -183,10 +186,16 @@ func (e *env) callArguments(cmd, arg string) (string, error) {
 	return arg, nil
 }
 
-func agentCall(ctx context.Context, e *env, args []string, yes bool, timeout time.Duration) (err error) {
+func agentCall(ctx context.Context, e *env, args []string, af *answerFlags, yes bool, timeout time.Duration) (err error) {
 	const cmd = "agent call"
 	tool := args[1]
 	arguments, err := e.callArguments(cmd, args[2])
+	if err != nil {
+		return err
+	}
+	e.term.status.raw = e.errRaw
+	e.tasks = &taskWatch{w: e.err}
+	features, err := e.clientFeatures(cmd, af, yes, true)
 	if err != nil {
 		return err
 	}
@@ -207,8 +216,7 @@ func agentCall(ctx context.Context, e *env, args []string, yes bool, timeout tim
 	e.progress("starting a Run of %s...", ref)
 	// The operator is who a server's stderr is for: the ToolError and the
 	// notice show it, as to a model of a host that opted in.
-	tasks := &taskWatch{w: e.err}
-	r, err := h.NewRun(ctx, ref, &run.Options{Permission: perm, ServerStderrToModel: true, ClientFeatures: &run.ClientFeatures{Observe: tasks.observe}})
+	r, err := h.NewRun(ctx, ref, &run.Options{Permission: perm, ServerStderrToModel: true, ClientFeatures: features, Auditor: &serverAuditor{e: e}})
 	if err != nil {
 		return runError(ctx, e, ref, err)
 	}
@@ -224,6 +232,7 @@ func agentCall(ctx context.Context, e *env, args []string, yes bool, timeout tim
 	out, err := r.Execute(ctx, run.Batch{ID: "agt-cli", Agent: ref, Calls: []run.Call{
 		{ID: "call-1", Name: tool, Arguments: json.RawMessage(arguments)},
 	}})
+	e.term.status.clear()
 	var be *run.BatchError
 	if errors.As(err, &be) {
 		writeRaw(e.out, be.ToolError())
@@ -266,7 +275,7 @@ func agentCall(ctx context.Context, e *env, args []string, yes bool, timeout tim
 			}
 			fmt.Fprintf(e.err, "the call %s\n", what)
 		}
-		if tasks.cancelled(res.Code) {
+		if e.tasks.cancelled(res.Code) {
 			fmt.Fprintln(e.err, "agt asked the server to cancel the task it was running for the call")
 		}
 		return errReported
@@ -339,6 +348,9 @@ func (e *env) askOnTerminal(ctx context.Context, req run.Request) (bool, string,
 	if !e.inIsTTY {
 		return false, "stdin is not a terminal, so nobody can approve the call: pass --yes to allow it explicitly", nil
 	}
+	e.term.mu.Lock()
+	defer e.term.mu.Unlock()
+	e.term.status.clear()
 	args := text.Bound(string(req.Arguments), maxShownArguments)
 	// The source holds the server's own tool name: it must not forge a
 	// line of the question.
@@ -347,20 +359,16 @@ func (e *env) askOnTerminal(ctx context.Context, req run.Request) (bool, string,
 		fmt.Fprintf(e.err, "  the server marks this tool destructive\n")
 	}
 	fmt.Fprintf(e.err, "  arguments  %s\nAllow it? [y/N] ", args)
-	answer := make(chan string, 1)
-	go func() {
-		line, _ := bufio.NewReader(io.LimitReader(e.in, 1024)).ReadString('\n')
-		answer <- line
-	}()
-	select {
-	case <-ctx.Done():
+	line, err := e.term.input.readLine(ctx, e.in)
+	if ctx.Err() != nil {
 		fmt.Fprintln(e.err)
 		return false, "no answer before the deadline", nil
-	case line := <-answer:
-		switch strings.ToLower(strings.TrimSpace(line)) {
-		case "y", "yes":
+	}
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		if err == nil {
 			return true, "approved on the terminal", nil
 		}
-		return false, "refused on the terminal", nil
 	}
+	return false, "refused on the terminal", nil
 }
