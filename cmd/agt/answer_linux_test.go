@@ -107,4 +107,3 @@ func TestProgressLineOnATerminal(t *testing.T) {
 		})
 	}
 }
-
