@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -105,5 +106,65 @@ func TestProgressLineOnATerminal(t *testing.T) {
 				t.Errorf("stdout = %s", out.String())
 			}
 		})
+	}
+}
+
+// issue 29 item 4: on a terminal, agt secret set asks for the value at a
+// prompt that does not echo it; the value typed is stored.
+func TestSecretPromptDoesNotEcho(t *testing.T) {
+	t.Parallel()
+	const value = "typed-S3cret-value"
+	db := filepath.Join(t.TempDir(), "agt.db")
+	registerFake(t, db, "fake")
+	mustRun(t, db, 0, "mcp", "update", "fake", "--env", "T=${secret:tok}")
+
+	controller, terminal := openPTY(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := agtCommand(ctx, t, fileSecrets, db, "secret", "set", "tok")
+	cmd.Stdin, cmd.Stderr = terminal, terminal
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	prompted := make(chan struct{})
+	seen := make(chan string, 1)
+	go func() {
+		var buf bytes.Buffer
+		chunk := make([]byte, 4096)
+		for {
+			n, err := controller.Read(chunk)
+			buf.Write(chunk[:n])
+			if prompted != nil && strings.Contains(buf.String(), "(not shown): ") {
+				close(prompted)
+				prompted = nil
+			}
+			if err != nil {
+				seen <- buf.String()
+				return
+			}
+		}
+	}()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-prompted:
+	case <-ctx.Done():
+		t.Fatal("no prompt")
+	}
+	if _, err := controller.Write([]byte(value + "\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("agt secret set: %v", err)
+	}
+	terminal.Close()
+	if got := <-seen; strings.Contains(got, value) {
+		t.Errorf("the terminal echoed the value: %q", got)
+	}
+	if !strings.Contains(out.String(), "stored secret tok") {
+		t.Errorf("stdout = %q", out.String())
+	}
+	if r := runAgtEnv(t, fileSecrets, db, "", "mcp", "probe", "fake"); r.code != 0 {
+		t.Errorf("probe with the typed secret: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }

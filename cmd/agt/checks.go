@@ -86,6 +86,7 @@ func mcpProbe(ctx context.Context, e *env, refArg string, timeout time.Duration,
 	defer func() { err = withTimeoutHint(ctx, e, err, timeout) }()
 	e.progress("probing %s: starting or contacting the server, listing and compiling its tools...", ref)
 	rep, err := h.Prober().Probe(ctx, ref)
+	err = e.probeSecretHelp(ctx, rep, err)
 	if rep == nil {
 		return e.withRefSuggestion(ctx, resource.KindMCP, ref, err) // the document could not be read
 	}
@@ -438,7 +439,7 @@ func probeMounts(ctx context.Context, e *env, prober *mcpconn.Prober, mounts []r
 				}
 				rep = &mcpconn.ProbeReport{Reference: m.Ref, Tools: []mcpconn.ToolReport{}, Error: msg}
 			}
-			reports[i] = probed{rep: rep, err: err}
+			reports[i] = probed{rep: rep, err: e.probeSecretHelp(ctx, rep, err)}
 		}()
 	}
 	wg.Wait()

@@ -119,6 +119,7 @@ func commandTree() []*group {
 	return []*group{
 		{name: "mcp", summary: "MCP server registrations: create, inspect, test, probe, import", leaves: mcpCommands()},
 		{name: "agent", summary: "agents: create, mount MCP servers, check, list tools, call one", leaves: agentCommands()},
+		{name: "secret", summary: "the values of ${secret:NAME} references: set, list, remove (never shown)", leaves: secretCommands()},
 	}
 }
 

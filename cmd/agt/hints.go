@@ -50,7 +50,7 @@ var hintTable = []hintRule{
 		return "next: the server sent more than agt accepts (the limit is named above); a host that trusts it can raise that limit in mcpconn.ConnectorOptions, the CLI uses the defaults"
 	}},
 	{err: mcpconn.ErrSecret, hint: func(hintSubject) string {
-		return "next: a ${env:NAME} reference reads NAME from agt's environment only when NAME is listed in $" + secretEnvVar + " (names separated by commas, a trailing * a prefix); the CLI has no resolver for ${secret:NAME}: a host program provides one"
+		return "next: a ${secret:NAME} reference reads agt's secret store: 'agt secret set NAME'; a ${env:NAME} reference reads NAME from agt's environment only when NAME is listed in $" + secretEnvVar + " (names separated by commas, a trailing * a prefix)"
 	}},
 	{err: mcpconn.ErrInvalidServer, hint: func(s hintSubject) string {
 		return "next: 'agt mcp test " + s.refOr("REF") + "' shows what is wrong; 'agt mcp update " + s.refOr("REF") + "' fixes it"
@@ -115,6 +115,9 @@ var hintTable = []hintRule{
 // commandHint is agt's hint for err, or "". A hint whose command the
 // message already names is left out.
 func commandHint(err error, msg string) string {
+	if sf := (*secretFailure)(nil); errors.As(err, &sf) {
+		return sf.hint // names every reference to fix (secret.go)
+	}
 	s := subjectOf(err, msg)
 	for _, r := range hintTable {
 		if !errors.Is(err, r.err) || (r.also != nil && !errors.Is(err, r.also)) || (r.code != "" && r.code != s.code) {

@@ -77,8 +77,9 @@ func agentTools(ctx context.Context, e *env, refArg string, af *answerFlags, tim
 	}
 	for _, m := range r.MountErrors() {
 		// The server's output has its own fields, as in the probe report.
-		f := mountFailure{Ref: m.Ref, Error: mcpconn.ErrorText(m.Err, false), StderrTail: m.StderrTail,
-			missing: errors.Is(m.Err, resource.ErrNotFound), err: m.Err}
+		merr := e.withSecretHelp(ctx, m.Err)
+		f := mountFailure{Ref: m.Ref, Error: mountErrorText(merr), StderrTail: m.StderrTail,
+			missing: errors.Is(m.Err, resource.ErrNotFound), err: merr}
 		if ce := (*mcpconn.Error)(nil); errors.As(m.Err, &ce) {
 			f.StdoutHead = ce.StdoutHead
 		}
@@ -222,9 +223,10 @@ func agentCall(ctx context.Context, e *env, args []string, af *answerFlags, yes 
 	}
 	defer r.Close()
 	for _, m := range r.MountErrors() {
-		text := mcpconn.ErrorText(m.Err, false)
+		merr := e.withSecretHelp(ctx, m.Err)
+		text := mountErrorText(merr)
 		fmt.Fprintf(e.err, "warning: mount %s failed to load; its tools are missing: %s\n", m.Ref, shown(text, maxLineWidth))
-		if hint := commandHint(m.Err, text); hint != "" && !strings.HasPrefix(hint, "(") {
+		if hint := commandHint(merr, text); hint != "" && !strings.HasPrefix(hint, "(") {
 			fmt.Fprintf(e.err, "  %s\n", hint)
 		}
 	}

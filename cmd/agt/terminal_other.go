@@ -19,3 +19,10 @@ func setProcessGroup(*exec.Cmd) {}
 
 // killProcessGroup kills cmd.
 func killProcessGroup(cmd *exec.Cmd) error { return cmd.Process.Kill() }
+
+// lockFile takes no lock here: two agt that write the secret file at the
+// same time may lose one of the writes.
+func lockFile(string) (func(), error) { return func() {}, nil }
+
+// echoOff cannot turn a terminal's echo off here.
+func echoOff(*os.File) (func(), bool) { return nil, false }
