@@ -457,7 +457,8 @@ const topOutro = `Global flags (before or after the command):
                (~/.local/share/agt/agt.db).
   --version    print agt's version (before the command), for bug reports.
 
-Secret references: args, env and header values may hold ${env:NAME}, read
+Secret references: args, env and header values may hold ${secret:NAME},
+read from agt's secret store ('agt secret set NAME'), or ${env:NAME}, read
 from agt's environment at start for names listed in $AGT_SECRET_ENV
 (comma-separated; REF=NAME binds a name to one registration; unset allows
 none); $${ is a literal ${.

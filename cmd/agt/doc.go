@@ -56,8 +56,19 @@
 // allows none): AGT_SECRET_ENV=GITHUB_TOKEN agt mcp probe gh. A bare name
 // may be read by every server the command starts; gh=GITHUB_TOKEN binds
 // it to registration gh only (team/*=TEAM_* for a category). A
-// ${secret:NAME} needs a resolver that a host program provides; the CLI
-// has none, so such a server fails to start with a hint. import rewrites
+// ${secret:NAME} reads agt's secret store: agt secret set NAME stores a
+// value (from stdin, or typed at a prompt without echo; never from the
+// command line), agt secret list shows the names, agt secret rm NAME
+// removes one; no command prints a value. Values go to the OS keychain
+// through github.com/zalando/go-keyring (macOS Keychain, Windows
+// Credential Manager, a Secret Service on D-Bus) when one answers within
+// 10 s, else to secrets.json beside tokens.db (mode 0600, refused when
+// its group or others may read or write it); $AGT_SECRET_STORE=file or
+// =keyring chooses. The file lists the names either way (a keychain cannot
+// list them). set --ref REF keeps a secret for some registrations. A
+// start that fails on its references names every one agt cannot resolve,
+// secret and env, at once, each with the command or variable that fixes
+// it (secret.go). import rewrites
 // the ${VAR} and ${VAR:-default} of Claude-style files as ${env:VAR} with a
 // note (a default is dropped).
 //
@@ -153,6 +164,34 @@
 // run.Options.ClientFeatures.Observe, and the result on stdout as for any call. When
 // the command's context ends (--timeout, a signal) while the task runs,
 // the call ends deadline_exceeded or canceled, mcpconn sends tasks/cancel,
-// and agt says both. agent call sets no Elicit or Sample handler: an
-// elicitation or sampling request, of a task or not, is refused.
+// and agt says both.
+//
+// # What a server asks
+//
+// agent call and agent tools offer the servers what a terminal can
+// answer, through run.ClientFeatures (agent tools declares the same, so
+// it lists the tools a call sees: server-everything lists its
+// elicitation and roots tools only to a client that offers them):
+//
+//   - Elicitation (form and URL modes): asked on the terminal, stderr for
+//     the questions and stdin for the answers, one person at a time
+//     (form.go). A form's fields come in name order with their type,
+//     choices and default; each answer is checked against the field's
+//     schema with toolschema and asked again, at most 3 times, then the
+//     form is cancelled; an empty line keeps the default; Ctrl-D cancels.
+//     A URL is shown, never opened. With --yes, without a terminal on
+//     stdin, or with the arguments on stdin, the request is declined and
+//     stderr says how to answer it.
+//   - Roots: the directories of --root (repeatable), else the current
+//     directory, as file:// URIs.
+//   - Sampling: offered only with --sampling-command COMMAND or
+//     $AGT_SAMPLING_COMMAND (sampler.go): COMMAND, split at spaces and run
+//     without a shell in its own process group, reads the request's params
+//     as JSON on stdin and writes a CreateMessageResult as JSON on stdout
+//     (at most 1 MiB), within --sampling-timeout (1 minute); its group is
+//     killed at the end. Without one, the capability is not declared, a
+//     request is refused, and stderr says how to answer it.
+//   - Progress: one line on stderr, rewritten in place while the call
+//     runs and erased before the result, when stderr is a terminal;
+//     nothing on a pipe.
 package main
