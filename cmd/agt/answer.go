@@ -105,6 +105,11 @@ func rootsOf(cmd string, dirs []string) ([]*mcp.Root, error) {
 	return roots, nil
 }
 
+// maxProgressMessage bounds the server's message in the progress line,
+// so that the line stays one line of a terminal, which a carriage return
+// rewrites.
+const maxProgressMessage = 60
+
 // terminal is what agent call keeps for its questions and its progress
 // line: one person answers one question at a time.
 type terminal struct {
@@ -128,7 +133,7 @@ func (e *env) observe(ctx context.Context, n run.Notification) {
 			line = fmt.Sprintf("progress %g/%g", p.Progress, p.Total)
 		}
 		if p.Message != "" {
-			line += ": " + shown(oneLine(p.Message, maxLineWidth), maxLineWidth)
+			line += ": " + shown(oneLine(p.Message, maxProgressMessage), maxProgressMessage)
 		}
 		e.term.status.set(line)
 	case run.NotifyTask:

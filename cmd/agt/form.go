@@ -44,7 +44,8 @@ func (e *env) elicitOnTerminal(yes bool) func(ctx context.Context, from run.Orig
 		t := &e.term
 		t.mu.Lock()
 		defer t.mu.Unlock()
-		t.status.clear()
+		t.status.pause()
+		defer t.status.resume()
 		who := "server " + shown(string(from.Mount), maxCellWidth)
 		if c, ok := from.Call(); ok {
 			who += " (during " + shown(c.Alias, maxCellWidth) + ")"

@@ -352,7 +352,8 @@ func (e *env) askOnTerminal(ctx context.Context, req run.Request) (bool, string,
 	}
 	e.term.mu.Lock()
 	defer e.term.mu.Unlock()
-	e.term.status.clear()
+	e.term.status.pause()
+	defer e.term.status.resume()
 	args := text.Bound(string(req.Arguments), maxShownArguments)
 	// The source holds the server's own tool name: it must not forge a
 	// line of the question.

@@ -99,9 +99,10 @@ func readBoundedLine(r io.Reader) (string, error) {
 // Other output to stderr clears it first (clear), so no line is left half
 // overwritten.
 type statusLine struct {
-	mu    sync.Mutex
-	raw   io.Writer // stderr unfiltered, nil: no terminal
-	shown bool
+	mu     sync.Mutex
+	raw    io.Writer // stderr unfiltered, nil: no terminal
+	shown  bool
+	paused bool // a question is on the terminal: the line waits
 }
 
 // set replaces the line with text, which must be safe to show (shown).
@@ -111,8 +112,26 @@ func (s *statusLine) set(text string) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.paused {
+		return
+	}
 	fmt.Fprintf(s.raw, "\r\x1b[K%s", text)
 	s.shown = true
+}
+
+// pause erases the line and keeps it away until resume: a question is
+// asked on the terminal.
+func (s *statusLine) pause() {
+	s.clear()
+	s.mu.Lock()
+	s.paused = true
+	s.mu.Unlock()
+}
+
+func (s *statusLine) resume() {
+	s.mu.Lock()
+	s.paused = false
+	s.mu.Unlock()
 }
 
 // clear erases the line, if any.
