@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -81,19 +82,7 @@ func TestProgressLineOnATerminal(t *testing.T) {
 			cmd.Stderr = terminal
 			var out bytes.Buffer
 			cmd.Stdout = &out
-			seen := make(chan string, 1)
-			go func() {
-				var buf bytes.Buffer
-				chunk := make([]byte, 4096)
-				for {
-					n, err := controller.Read(chunk)
-					buf.Write(chunk[:n])
-					if err != nil {
-						seen <- buf.String()
-						return
-					}
-				}
-			}()
+			_, seen := readTerminal(controller, "")
 			if err := cmd.Run(); err != nil {
 				t.Fatalf("agt agent call: %v", err)
 			}
@@ -125,24 +114,7 @@ func TestSecretPromptDoesNotEcho(t *testing.T) {
 	cmd.Stdin, cmd.Stderr = terminal, terminal
 	var out bytes.Buffer
 	cmd.Stdout = &out
-	prompted := make(chan struct{})
-	seen := make(chan string, 1)
-	go func() {
-		var buf bytes.Buffer
-		chunk := make([]byte, 4096)
-		for {
-			n, err := controller.Read(chunk)
-			buf.Write(chunk[:n])
-			if prompted != nil && strings.Contains(buf.String(), "(not shown): ") {
-				close(prompted)
-				prompted = nil
-			}
-			if err != nil {
-				seen <- buf.String()
-				return
-			}
-		}
-	}()
+	prompted, seen := readTerminal(controller, "(not shown): ")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -167,4 +139,29 @@ func TestSecretPromptDoesNotEcho(t *testing.T) {
 	if r := runAgtEnv(t, fileSecrets, db, "", "mcp", "probe", "fake"); r.code != 0 {
 		t.Errorf("probe with the typed secret: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
+}
+
+// readTerminal reads what a terminal shows, through its controller, until
+// the terminal side is closed (the read then fails with EIO): all gets
+// the whole text; prompted is closed once the text holds prompt.
+func readTerminal(controller *os.File, prompt string) (prompted <-chan struct{}, all <-chan string) {
+	p, seen := make(chan struct{}), make(chan string, 1)
+	go func() {
+		var buf bytes.Buffer
+		chunk := make([]byte, 4096)
+		open := true
+		for {
+			n, err := controller.Read(chunk)
+			buf.Write(chunk[:n])
+			if open && strings.Contains(buf.String(), prompt) {
+				close(p)
+				open = false
+			}
+			if err != nil {
+				seen <- buf.String()
+				return
+			}
+		}
+	}()
+	return p, seen
 }

@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 roots and sampling are deprecated from protocol 2026-07-28 as server requests; agt still answers them in both eras (a modern server asks inside input_required results)
+
 package main
 
 import (
