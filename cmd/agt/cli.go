@@ -163,7 +163,8 @@ func runCLI(ctx context.Context, args []string, s stdio) int {
 	case errors.Is(err, errReported):
 		return exitFailed
 	default:
-		fmt.Fprintf(s.err, "agt: %s\n", explain(err))
+		// A start that failed on its secret references names them all.
+		fmt.Fprintf(s.err, "agt: %s\n", explain(e.withSecretHelp(ctx, err)))
 		return exitFailed
 	}
 }
