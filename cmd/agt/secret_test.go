@@ -112,10 +112,19 @@ func TestAllMissingReferencesAtOnce(t *testing.T) {
 // others may read it.
 func TestSecretFileGuards(t *testing.T) {
 	t.Parallel()
+	for _, e := range eras {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			secretFileGuards(t, e)
+		})
+	}
+}
+
+func secretFileGuards(t *testing.T, e mcptest.Era) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "agt.db")
-	registerFake(t, db, "one")
-	registerFake(t, db, "two")
+	registerFake(t, db, "one", "-era", string(e))
+	registerFake(t, db, "two", "-era", string(e))
 	mustRun(t, db, 0, "mcp", "update", "one", "--env", "T=${secret:tok}")
 	mustRun(t, db, 0, "mcp", "update", "two", "--env", "T=${secret:tok}")
 	if r := runAgtEnv(t, fileSecrets, db, "v", "secret", "set", "tok", "--ref", "one"); r.code != 0 {
