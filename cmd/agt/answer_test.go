@@ -18,6 +18,7 @@ import (
 
 	"github.com/agtsdk/agt/internal/runtest"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
+	"github.com/agtsdk/agt/toolschema"
 )
 
 // samplerEnv makes the test binary a --sampling-command: its value is the
@@ -256,5 +257,60 @@ func TestEverythingToolsSeeClientFeatures(t *testing.T) {
 				t.Errorf("agent tools %v lists %s", tt.flags, n)
 			}
 		}
+	}
+}
+
+// issue 29 item 2: a typed answer becomes a value of the field's type;
+// choices are picked by number, value or title (enum, enumNames, titled
+// oneOf, multi-select anyOf items); a misfit says what to type, without
+// repeating it; each value is then checked against the field's schema.
+func TestFormAnswers(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, schema, line string
+		want               any
+		why                string
+	}{
+		{"integer", `{"type":"integer","minimum":1}`, "41", int64(41), ""},
+		{"integer misfit", `{"type":"integer"}`, "4.5", nil, "type a whole number"},
+		{"integer below minimum", `{"type":"integer","minimum":1}`, "0", nil, "the value must be >= 1"},
+		{"number", `{"type":"number"}`, "2.5", 2.5, ""},
+		{"number not finite", `{"type":"number"}`, "Inf", nil, "type a number"},
+		{"boolean", `{"type":"boolean"}`, "Yes", true, ""},
+		{"boolean misfit", `{"type":"boolean"}`, "maybe", nil, "answer y or n"},
+		{"string too long", `{"type":"string","maxLength":3}`, "abcd", nil, "the value must be at most 3 characters long"},
+		{"enum by number", `{"type":"string","enum":["a","b"]}`, "2", "b", ""},
+		{"enum by title", `{"type":"string","enum":["a","b"],"enumNames":["Alpha","Beta"]}`, "Beta", "b", ""},
+		{"enum misfit", `{"type":"string","enum":["a","b"]}`, "c", nil, "pick one of the numbered choices"},
+		{"titled oneOf", `{"type":"string","oneOf":[{"const":"x","title":"Ex"},{"const":"y","title":"Why"}]}`, "Why", "y", ""},
+		{"multi-select", `{"type":"array","items":{"type":"string","enum":["r","g","b"]}}`, "1, b", []any{"r", "b"}, ""},
+		{"multi-select anyOf", `{"type":"array","items":{"anyOf":[{"const":"r","title":"Red"},{"const":"g","title":"Green"}]}}`, "Green", []any{"g"}, ""},
+		{"multi-select misfit", `{"type":"array","items":{"type":"string","enum":["r"]}}`, "r, q", nil, "each item must be one of the numbered choices"},
+		{"multi-select too many", `{"type":"array","maxItems":1,"items":{"type":"string","enum":["r","g"]}}`, "r,g", nil, "the value must have at most 1 items"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			fields, err := formFields(map[string]any{"type": "object", "properties": map[string]json.RawMessage{"f": json.RawMessage(tt.schema)}})
+			if err != nil || len(fields) != 1 {
+				t.Fatalf("formFields: %v", err)
+			}
+			f := fields[0]
+			kind := f.schema.Type
+			v, why := parseAnswer(kind, tt.line, f.choices)
+			if why == "" {
+				compiled, err := toolschema.CompileSchema(f.raw, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				why = violationText(compiled, v)
+			}
+			if why != "" {
+				v = nil
+			}
+			if diff := cmp.Diff(tt.want, v); diff != "" || !strings.Contains(why, tt.why) || (tt.why == "") != (why == "") {
+				t.Errorf("answer %q: value (-want +got):\n%s why %q, want %q", tt.line, diff, why, tt.why)
+			}
+		})
 	}
 }
