@@ -51,6 +51,11 @@ func mcpTest(ctx context.Context, e *env, refArg string, asJSON bool) error {
 		if note := loginNote(ctx, e, ref); note != "" {
 			fmt.Fprintln(e.out, "  "+note)
 		}
+		if sf := e.secretAccount(ctx, ref); sf != nil {
+			// Not a finding of the document: the references are
+			// resolved at each start, from what agt has then.
+			fmt.Fprintf(e.out, "  warning: %s\n  %s\n", sf.msg, sf.hint)
+		}
 	}
 	if !rep.OK {
 		return errReported

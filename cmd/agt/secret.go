@@ -234,18 +234,31 @@ func (e *env) withSecretHelp(ctx context.Context, err error) error {
 	if e.h == nil || !errors.Is(err, mcpconn.ErrSecret) || !errors.As(err, &ce) || ce.Ref == "" {
 		return err
 	}
-	ref := ce.Ref
-	res, gerr := e.h.Repository().Get(ctx, resource.Key{Kind: resource.KindMCP, Ref: ref})
-	if gerr != nil {
-		return err
+	if sf := e.secretAccount(ctx, ce.Ref); sf != nil {
+		sf.err = err
+		return sf
 	}
-	_, srv, derr := resource.DecodeMCP(res.Data)
-	if derr != nil {
-		return err
+	return err
+}
+
+// secretAccount is the account of the references of registration ref
+// that agt cannot resolve now, nil when there is none (or the
+// registration cannot be read).
+func (e *env) secretAccount(ctx context.Context, ref resource.Ref) *secretFailure {
+	if e.h == nil {
+		return nil
+	}
+	res, err := e.h.Repository().Get(ctx, resource.Key{Kind: resource.KindMCP, Ref: ref})
+	if err != nil {
+		return nil
+	}
+	_, srv, err := resource.DecodeMCP(res.Data)
+	if err != nil {
+		return nil
 	}
 	missing := e.unresolvedRefs(ctx, ref, srv)
 	if len(missing) == 0 {
-		return err
+		return nil
 	}
 	whys := make([]string, len(missing))
 	fixes := []string{}
@@ -256,7 +269,7 @@ func (e *env) withSecretHelp(ctx context.Context, err error) error {
 		}
 	}
 	msg := fmt.Sprintf("registration %s cannot start: %s not resolved: %s", ref, plural(len(missing), "reference is", "references are"), strings.Join(whys, ", "))
-	return &secretFailure{msg: msg, hint: "next: " + strings.Join(fixes, "; "), err: err}
+	return &secretFailure{msg: msg, hint: "next: " + strings.Join(fixes, "; ")}
 }
 
 // unresolvedRefs lists the references of srv that agt's launch

@@ -41,12 +41,14 @@ func TestSecretSetListRemove(t *testing.T) {
 				want  string
 			}{
 				{[]string{"mcp", "probe", "fake"}, "", 1, "${secret:api/token} (not in agt's secret store)"},
+				{[]string{"mcp", "test", "fake"}, "", 0, "warning: registration fake cannot start: 1 reference is not resolved: ${secret:api/token} (not in agt's secret store)\n  next: agt secret set api/token"},
 				{[]string{"secret", "set", "api/token", value}, "", 2, "the value is never taken from the command line"},
 				{[]string{"secret", "set", "api/token"}, "", 2, "stdin held no value"},
 				{[]string{"secret", "set", "bad name"}, value, 2, "cannot be written ${secret:NAME}"},
 				{[]string{"secret", "set", "api/token"}, value + "\n", 0, "stored secret api/token in " + filepath.Join(dir, secretsFile)},
 				{[]string{"secret", "list"}, "", 0, "api/token  file     every registration"},
 				{[]string{"mcp", "probe", "fake"}, "", 0, "probe fake: ok"},
+				{[]string{"mcp", "test", "fake"}, "", 0, "the configuration looks startable"},
 				{[]string{"secret", "rm", "api/token"}, "", 0, "removed secret api/token"},
 				{[]string{"secret", "rm", "api/token"}, "", 1, "no secret api/token in the store"},
 				{[]string{"mcp", "probe", "fake"}, "", 1, "next: agt secret set api/token"},
