@@ -142,7 +142,8 @@ type slogAuditor struct {
 // NewSlogAuditor returns an Auditor that writes each Record to l (nil
 // means slog.Default()) as one line, "agt." and the event: calls at Info
 // (failed ones at Warn), refreshes at Info (failed ones at Warn), server
-// requests at Info (failed ones at Warn), lost connections at Warn.
+// requests at Info (those whose handler failed, OutcomeError, at Warn),
+// lost connections at Warn.
 func NewSlogAuditor(l *slog.Logger) Auditor {
 	if l == nil {
 		l = slog.Default()
