@@ -455,21 +455,6 @@ func notOffered(err error) bool {
 	return errors.As(err, &be) && be.NotOffered
 }
 
-// noteKind names what a Notification carries, for the tests' logs.
-func noteKind(n run.Notification) string {
-	switch {
-	case n.Progress != nil:
-		return "progress"
-	case n.Log != nil:
-		return "log"
-	case n.Task != nil:
-		return "task"
-	case n.ToolsChanged:
-		return "tools_changed"
-	}
-	return "none"
-}
-
 // ignoreCallView leaves out what Origin.Calls carries of the call beyond
 // its identity (the tool's description and hints, the arguments).
 var ignoreCallView = cmpopts.IgnoreFields(run.Request{}, "Description", "Annotations", "Arguments")

@@ -426,7 +426,7 @@ func TestNotificationsObservedAndLogged(t *testing.T) {
 				ClientFeatures: &run.ClientFeatures{Observe: func(_ context.Context, n run.Notification) {
 					c, _ := n.From.Call()
 					mu.Lock()
-					seen = append(seen, noteKind(n)+" "+c.CallID)
+					seen = append(seen, run.NoteKind(n)+" "+c.CallID)
 					mu.Unlock()
 				}},
 			})
