@@ -367,8 +367,8 @@ func (h *Host) NewRun(ctx context.Context, agent resource.Ref, opts *run.Options
 // Resume starts a Run of cp's agent with the options NewRun would give it,
 // and checks it against the checkpoint (run.Resume): a Run suspended after
 // Run.Checkpoint resumes only if its agent's static inputs and tool
-// snapshot are unchanged, else the error is a *run.FingerprintMismatchError
-// (run.ErrFingerprintMismatch) and no Run is left open. Pass the same
+// snapshot are unchanged, else the error matches run.ErrFingerprintMismatch
+// (its message names what differs) and no Run is left open. Pass the same
 // options as to NewRun: the model, prompt and permissions are part of the
 // fingerprint.
 func (h *Host) Resume(ctx context.Context, cp run.Checkpoint, opts *run.Options) (*run.Run, error) {
