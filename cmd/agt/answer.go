@@ -124,11 +124,8 @@ type terminal struct {
 // call on a terminal's stderr (one line, rewritten; nothing on a pipe),
 // and the status of a task it runs.
 func (e *env) observe(ctx context.Context, n run.Notification) {
-	switch n.Kind {
-	case run.NotifyProgress:
-		if n.Progress == nil {
-			return
-		}
+	switch {
+	case n.Progress != nil:
 		p := n.Progress
 		line := fmt.Sprintf("progress %g", p.Progress)
 		if p.Total > 0 {
@@ -138,7 +135,7 @@ func (e *env) observe(ctx context.Context, n run.Notification) {
 			line += ": " + shown(oneLine(p.Message, maxProgressMessage), maxProgressMessage)
 		}
 		e.term.status.set(line)
-	case run.NotifyTask:
+	case n.Task != nil:
 		e.term.status.clear()
 		e.tasks.observe(ctx, n)
 	}
@@ -152,7 +149,7 @@ type serverAuditor struct {
 }
 
 func (a *serverAuditor) Audit(_ context.Context, rec run.Record) {
-	if rec.Event != run.EventServerRequest || rec.Request != run.RequestSampling || rec.Outcome != mcpconn.OutcomeRefused || a.e.sampling {
+	if rec.Event != "server_request" || rec.Request != mcpconn.MethodCreateMessage || rec.Outcome != mcpconn.OutcomeRefused || a.e.sampling {
 		return
 	}
 	a.once.Do(func() {
