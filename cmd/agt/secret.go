@@ -95,11 +95,15 @@ func secretSet(ctx context.Context, e *env, name string, refs []string) error {
 	if err != nil {
 		return err
 	}
-	where, err := s.set(ctx, name, value, refs)
+	where, replaced, err := s.set(ctx, name, value, refs)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.out, "stored secret %s in %s\n", name, where)
+	what := "stored"
+	if replaced {
+		what = "replaced"
+	}
+	fmt.Fprintf(e.out, "%s secret %s in %s\n", what, name, where)
 	return nil
 }
 

@@ -47,6 +47,7 @@ func TestSecretSetListRemove(t *testing.T) {
 				{[]string{"secret", "set", "bad name"}, value, 2, "cannot be written ${secret:NAME}"},
 				{[]string{"secret", "set", "api/token"}, value + "\n", 0, "stored secret api/token in " + filepath.Join(dir, secretsFile)},
 				{[]string{"secret", "list"}, "", 0, "api/token  file     every registration"},
+				{[]string{"secret", "set", "api/token"}, value, 0, "replaced secret api/token"},
 				{[]string{"mcp", "probe", "fake"}, "", 0, "probe fake: ok"},
 				{[]string{"mcp", "test", "fake"}, "", 0, "the configuration looks startable"},
 				{[]string{"secret", "rm", "api/token"}, "", 0, "removed secret api/token"},
@@ -169,7 +170,7 @@ func TestSecretsInTheKeychain(t *testing.T) {
 	keyring.MockInit() // process-wide: this test is not parallel
 	ctx := context.Background()
 	s := &secretStore{path: filepath.Join(t.TempDir(), secretsFile), mode: storeAuto}
-	where, err := s.set(ctx, "tok", "kv-value", nil)
+	where, _, err := s.set(ctx, "tok", "kv-value", nil)
 	if err != nil || !strings.HasPrefix(where, "the OS keychain") {
 		t.Fatalf("set = %q, %v", where, err)
 	}
@@ -197,7 +198,7 @@ func TestSecretsInTheKeychain(t *testing.T) {
 		t.Errorf("the keychain still holds it: %v", err)
 	}
 	file := &secretStore{path: s.path, mode: storeFile}
-	if where, err := file.set(ctx, "tok", "file-value", nil); err != nil || !strings.HasPrefix(where, s.path) {
+	if where, replaced, err := file.set(ctx, "tok", "file-value", nil); err != nil || replaced || !strings.HasPrefix(where, s.path) {
 		t.Errorf("set with %s=file = %q, %v", secretStoreVar, where, err)
 	}
 }

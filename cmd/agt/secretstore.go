@@ -271,12 +271,13 @@ func keyringCall(ctx context.Context, op func() (string, error)) (string, error)
 
 // set stores a value for name, readable by refs (empty: every
 // registration); where says where it went.
-func (s *secretStore) set(ctx context.Context, name, value string, refs []string) (where string, err error) {
+func (s *secretStore) set(ctx context.Context, name, value string, refs []string) (where string, replaced bool, err error) {
 	inKeyring, why, err := s.useKeyring(ctx)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	err = s.update(func(doc *secretsDoc) error {
+		replaced = doc.Secrets[name] != nil
 		entry := &secretEntry{Refs: refs}
 		if inKeyring {
 			if _, err := keyringCall(ctx, func() (string, error) { return "", keyring.Set(keyringService, name, value) }); err != nil {
@@ -294,12 +295,12 @@ func (s *secretStore) set(ctx context.Context, name, value string, refs []string
 		return nil
 	})
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	if inKeyring {
-		return "the OS keychain (service " + keyringService + "); its name is listed in " + s.path, nil
+		return "the OS keychain (service " + keyringService + "); its name is listed in " + s.path, replaced, nil
 	}
-	return s.path + " (mode 0600; " + why + ")", nil
+	return s.path + " (mode 0600; " + why + ")", replaced, nil
 }
 
 // remove deletes name; found is false when there was none.
