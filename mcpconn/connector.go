@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/agtsdk/agt/internal/findcode"
 	"github.com/agtsdk/agt/internal/text"
 	"github.com/agtsdk/agt/internal/weborigin"
 	"github.com/agtsdk/agt/resource"
@@ -637,11 +638,11 @@ func launchFailure(ref resource.Ref, err error) *Error {
 	}
 	var kind error
 	switch le.Code {
-	case resource.CodeNoAbsoluteCwd:
+	case findcode.NoAbsoluteCwd:
 		kind = ErrNoAbsoluteCwd
-	case resource.CodeCwdMissing, resource.CodeCommandMissing:
+	case findcode.CwdMissing, findcode.CommandMissing:
 		kind = ErrStart
-	case resource.CodeNotAllowed:
+	case findcode.NotAllowed:
 		kind = ErrNotAllowed
 	default:
 		kind = ErrInvalidServer

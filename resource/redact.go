@@ -12,6 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/agtsdk/agt/internal/findcode"
 	"github.com/agtsdk/agt/internal/weborigin"
 )
 
@@ -484,11 +485,11 @@ func UnmaskMCP(stored, data json.RawMessage) (json.RawMessage, error) {
 				if old.Transport() == TransportStdio {
 					why = "the command, its other args, the PATH in env or cwd"
 				}
-				e := invalid(restored[0], CodeRequest,
+				e := invalid(restored[0], findcode.Request,
 					"the mask stands for a stored value that may go only where it was written for, and "+why+" (or the transport) changed",
 					"send the value itself again, or a secret reference such as ${secret:NAME}")
 				for _, f := range restored[1:] {
-					e.More = append(e.More, errf(f, CodeRequest, "the mask stands for a stored value that may go only where it was written for", e.Fix))
+					e.More = append(e.More, errf(f, findcode.Request, "the mask stands for a stored value that may go only where it was written for", e.Fix))
 				}
 				return nil, e
 			}
@@ -537,7 +538,7 @@ func destination(srv MCPServer) string {
 
 // unmatchedMask refuses a mask that stands for no stored value.
 func unmatchedMask(field string) *DocumentError {
-	return invalid(field, CodeRequest, "the mask "+Mask+" matches no stored value here",
+	return invalid(field, findcode.Request, "the mask "+Mask+" matches no stored value here",
 		"send the mask back unchanged to keep a stored value, or write the new value (a secret reference such as ${secret:NAME} keeps it out of the document)")
 }
 

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agtsdk/agt/internal/findcode"
 	"github.com/agtsdk/agt/resource"
 )
 
@@ -93,7 +94,7 @@ func warnStatic(ctx context.Context, e *env, svc *resource.Service, ref resource
 		return false
 	}
 	for _, f := range rep.Findings {
-		if f.Severity == resource.SeverityError {
+		if f.Severity == findcode.Error {
 			fmt.Fprintf(e.err, "warning: %s\n", f)
 		}
 	}
