@@ -15,6 +15,7 @@ import (
 	"unicode"
 
 	"github.com/agtsdk/agt/internal/findcode"
+	"github.com/agtsdk/agt/internal/mcpdoc"
 	"github.com/agtsdk/agt/internal/text"
 	"github.com/agtsdk/agt/internal/weborigin"
 	"github.com/agtsdk/agt/resource"
@@ -211,9 +212,9 @@ func (c *Connector) connect(ctx context.Context, ref resource.Ref, srv resource.
 func (c *Connector) eraPlan(ref resource.Ref, srv resource.MCPServer) eraPlan {
 	p := eraPlan{version: srv.ProtocolVersion, pinned: srv.ProtocolVersion != ""}
 	switch p.version {
-	case resource.EraModern:
+	case mcpdoc.EraModern:
 		p.version = ModernProtocolVersion
-	case resource.EraLegacy:
+	case mcpdoc.EraLegacy:
 		p.version = LegacyProtocolVersion
 	}
 	if !p.pinned && c.opts.ProtocolVersion != "" {

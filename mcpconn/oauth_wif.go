@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 
+	"github.com/agtsdk/agt/internal/mcpdoc"
 	"github.com/agtsdk/agt/resource"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
@@ -14,7 +15,7 @@ import (
 // grantWithoutPerson reports whether grant obtains its token with no
 // person and no redirect (a login needs no Authorize step).
 func grantWithoutPerson(grant string) bool {
-	return grant == resource.OAuthGrantClientCredentials || grant == resource.OAuthGrantEnterprise || grant == resource.OAuthGrantWorkloadIdentity
+	return grant == mcpdoc.GrantClientCredentials || grant == mcpdoc.GrantEnterprise || grant == mcpdoc.GrantWorkloadIdentity
 }
 
 // workloadHandler is the OAuth handler of the "workload_identity" grant

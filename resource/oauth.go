@@ -13,39 +13,7 @@ import (
 	"strings"
 
 	"github.com/agtsdk/agt/internal/findcode"
-)
-
-// Values of MCPOAuth.Registration.
-const (
-	OAuthRegistrationAuto             = "auto"
-	OAuthRegistrationPreregistered    = "preregistered"
-	OAuthRegistrationDynamic          = "dynamic"
-	OAuthRegistrationMetadataDocument = "metadata_document"
-)
-
-// Values of MCPOAuth.Grant.
-const (
-	OAuthGrantAuthorizationCode = "authorization_code"
-	OAuthGrantClientCredentials = "client_credentials"
-	// OAuthGrantEnterprise is enterprise-managed authorization: the
-	// host's ID token is exchanged at the enterprise IdP for an identity
-	// assertion grant (RFC 8693), which the pre-registered client trades
-	// for the access token at the server's authorization server (RFC 7523).
-	OAuthGrantEnterprise = "enterprise"
-	// OAuthGrantWorkloadIdentity is workload identity federation: the
-	// host's workload identity token (a Kubernetes service account token,
-	// a cloud's identity token), named by MCPOAuth.Assertion, is traded for
-	// the access token at the server's authorization server with the
-	// jwt-bearer grant (RFC 7523), with no person.
-	OAuthGrantWorkloadIdentity = "workload_identity"
-)
-
-// Values of MCPOAuth.TokenEndpointAuth.
-const (
-	OAuthAuthNone              = "none"
-	OAuthAuthClientSecretBasic = "client_secret_basic"
-	OAuthAuthClientSecretPost  = "client_secret_post"
-	OAuthAuthPrivateKeyJWT     = "private_key_jwt"
+	"github.com/agtsdk/agt/internal/mcpdoc"
 )
 
 // maxOAuthScopes bounds the scopes of one oauth field.
@@ -83,8 +51,12 @@ type MCPOAuth struct {
 	// Grant is "authorization_code" (or "", a person logs in),
 	// "client_credentials" (a machine-to-machine host: ClientID with
 	// ClientSecret or PrivateKey, no person), "enterprise"
-	// (OAuthGrantEnterprise) or "workload_identity"
-	// (OAuthGrantWorkloadIdentity, with Assertion).
+	// (enterprise-managed authorization: the host's ID token is exchanged
+	// at the enterprise IdP for an identity assertion grant, RFC 8693,
+	// which the pre-registered client trades for the access token, RFC
+	// 7523) or "workload_identity" (workload identity federation: the
+	// host's workload identity token, Assertion, is traded for the access
+	// token with the jwt-bearer grant of RFC 7523, with no person).
 	Grant string `json:"grant,omitempty"`
 	// TokenEndpointAuth is how the client authenticates to the token
 	// endpoint: "" (what the authorization server supports),
@@ -186,9 +158,9 @@ func checkOAuth(field string, raw json.RawMessage) (*MCPOAuth, []Finding) {
 			fs = append(fs, errf(sub(k), findcode.OAuth, k+" is not one of "+strings.Join(allowed, ", "), "write one of them, or leave the field out"))
 		}
 	}
-	enum("registration", o.Registration, OAuthRegistrationAuto, OAuthRegistrationPreregistered, OAuthRegistrationDynamic, OAuthRegistrationMetadataDocument)
-	enum("grant", o.Grant, OAuthGrantAuthorizationCode, OAuthGrantClientCredentials, OAuthGrantEnterprise, OAuthGrantWorkloadIdentity)
-	enum("token_endpoint_auth", o.TokenEndpointAuth, OAuthAuthNone, OAuthAuthClientSecretBasic, OAuthAuthClientSecretPost, OAuthAuthPrivateKeyJWT)
+	enum("registration", o.Registration, mcpdoc.Registrations...)
+	enum("grant", o.Grant, mcpdoc.Grants...)
+	enum("token_endpoint_auth", o.TokenEndpointAuth, mcpdoc.Auths...)
 	if o.ClientMetadataURL != "" {
 		if u, err := url.Parse(o.ClientMetadataURL); err != nil || u.Scheme != "https" || u.Host == "" || strings.Trim(u.Path, "/") == "" || len(o.ClientMetadataURL) > 2048 {
 			fs = append(fs, errf(sub("client_metadata_url"), findcode.OAuth, "client_metadata_url must be an https URL with a path (the client ID metadata document)", `write it like "https://host.example.com/oauth/client.json"`))
@@ -197,35 +169,35 @@ func checkOAuth(field string, raw json.RawMessage) (*MCPOAuth, []Finding) {
 	if o.AuthorizationServer != "" && !validIssuerURL(o.AuthorizationServer) {
 		fs = append(fs, errf(sub("authorization_server"), findcode.OAuth, "authorization_server must be the issuer URL of the authorization server: https (http only on a loopback host), with a host, without query or fragment", `write it like "https://auth.example.com"`))
 	}
-	if o.Registration == OAuthRegistrationPreregistered && o.ClientID == "" {
+	if o.Registration == mcpdoc.RegistrationPreregistered && o.ClientID == "" {
 		fs = append(fs, errf(sub("client_id"), findcode.OAuth, `registration "preregistered" needs client_id`, "set client_id (and client_secret for a confidential client)"))
 	}
 	if (o.ClientSecret != "" || o.PrivateKey != "") && o.ClientID == "" {
 		fs = append(fs, errf(sub("client_id"), findcode.OAuth, "a client secret or private key needs the client_id it belongs to", "set client_id"))
 	}
 	switch o.TokenEndpointAuth {
-	case OAuthAuthClientSecretBasic, OAuthAuthClientSecretPost:
+	case mcpdoc.AuthClientSecretBasic, mcpdoc.AuthClientSecretPost:
 		if o.ClientSecret == "" {
 			fs = append(fs, errf(sub("client_secret"), findcode.OAuth, "token_endpoint_auth "+o.TokenEndpointAuth+" needs client_secret", "set client_secret to a ${secret:NAME} reference"))
 		}
-	case OAuthAuthPrivateKeyJWT:
+	case mcpdoc.AuthPrivateKeyJWT:
 		if o.PrivateKey == "" {
 			fs = append(fs, errf(sub("private_key"), findcode.OAuth, "token_endpoint_auth private_key_jwt needs private_key", "set private_key to a ${secret:NAME} reference holding a PEM key"))
 		}
-		if o.Grant != OAuthGrantClientCredentials {
+		if o.Grant != mcpdoc.GrantClientCredentials {
 			fs = append(fs, errf(sub("token_endpoint_auth"), findcode.OAuth, "private_key_jwt is supported with the client_credentials grant only", `set grant to "client_credentials"`))
 		}
 	}
-	if o.PrivateKey != "" && o.TokenEndpointAuth != OAuthAuthPrivateKeyJWT {
+	if o.PrivateKey != "" && o.TokenEndpointAuth != mcpdoc.AuthPrivateKeyJWT {
 		fs = append(fs, errf(sub("private_key"), findcode.OAuth, "private_key is used only with token_endpoint_auth private_key_jwt", `set token_endpoint_auth to "private_key_jwt", or remove private_key`))
 	}
-	if o.Grant == OAuthGrantClientCredentials {
+	if o.Grant == mcpdoc.GrantClientCredentials {
 		if o.ClientID == "" {
 			fs = append(fs, errf(sub("client_id"), findcode.OAuth, "the client_credentials grant needs client_id", "set client_id and client_secret (or private_key)"))
 		} else if o.ClientSecret == "" && o.PrivateKey == "" {
 			fs = append(fs, errf(sub("client_secret"), findcode.OAuth, "the client_credentials grant needs client_secret or private_key", "set one of them to a ${secret:NAME} reference"))
 		}
-		if o.Registration != "" && o.Registration != OAuthRegistrationAuto && o.Registration != OAuthRegistrationPreregistered {
+		if o.Registration != "" && o.Registration != mcpdoc.RegistrationAuto && o.Registration != mcpdoc.RegistrationPreregistered {
 			fs = append(fs, errf(sub("registration"), findcode.OAuth, "the client_credentials grant uses the pre-registered client only", `leave registration out or write "preregistered"`))
 		}
 	}
@@ -240,7 +212,7 @@ func checkOAuth(field string, raw json.RawMessage) (*MCPOAuth, []Finding) {
 func checkEnterprise(sub func(string) string, o *MCPOAuth) []Finding {
 	var fs []Finding
 	fs = append(fs, checkText(sub("idp_client_id"), o.IdPClientID, false)...)
-	if o.Grant != OAuthGrantEnterprise {
+	if o.Grant != mcpdoc.GrantEnterprise {
 		for _, f := range []struct{ k, v string }{{"idp_issuer", o.IdPIssuer}, {"idp_client_id", o.IdPClientID}, {"idp_client_secret", o.IdPClientSecret}} {
 			if f.v != "" {
 				fs = append(fs, errf(sub(f.k), findcode.OAuth, f.k+` is used only with grant "enterprise"`, `set grant to "enterprise", or remove `+f.k))
@@ -259,7 +231,7 @@ func checkEnterprise(sub func(string) string, o *MCPOAuth) []Finding {
 	if o.ClientID == "" {
 		fs = append(fs, errf(sub("client_id"), findcode.OAuth, `grant "enterprise" needs client_id`, "set client_id (and client_secret) to the client registered at the server's authorization server"))
 	}
-	if o.Registration != "" && o.Registration != OAuthRegistrationAuto && o.Registration != OAuthRegistrationPreregistered {
+	if o.Registration != "" && o.Registration != mcpdoc.RegistrationAuto && o.Registration != mcpdoc.RegistrationPreregistered {
 		fs = append(fs, errf(sub("registration"), findcode.OAuth, `grant "enterprise" uses the pre-registered client only`, `leave registration out or write "preregistered"`))
 	}
 	return fs
@@ -268,7 +240,7 @@ func checkEnterprise(sub func(string) string, o *MCPOAuth) []Finding {
 // checkWorkloadIdentity checks the field of the workload identity grant:
 // it belongs to it, and it needs it.
 func checkWorkloadIdentity(sub func(string) string, o *MCPOAuth) []Finding {
-	if o.Grant != OAuthGrantWorkloadIdentity {
+	if o.Grant != mcpdoc.GrantWorkloadIdentity {
 		if o.Assertion != "" {
 			return []Finding{errf(sub("assertion"), findcode.OAuth, `assertion is used only with grant "workload_identity"`, `set grant to "workload_identity", or remove assertion`)}
 		}
@@ -278,7 +250,7 @@ func checkWorkloadIdentity(sub func(string) string, o *MCPOAuth) []Finding {
 	if o.Assertion == "" {
 		fs = append(fs, errf(sub("assertion"), findcode.OAuth, `grant "workload_identity" needs assertion`, "set assertion to a ${secret:NAME} reference the host's secret resolver answers with the workload identity token"))
 	}
-	if o.Registration != "" && o.Registration != OAuthRegistrationAuto && o.Registration != OAuthRegistrationPreregistered {
+	if o.Registration != "" && o.Registration != mcpdoc.RegistrationAuto && o.Registration != mcpdoc.RegistrationPreregistered {
 		fs = append(fs, errf(sub("registration"), findcode.OAuth, `grant "workload_identity" uses the pre-registered client (or none) only`, `leave registration out or write "preregistered"`))
 	}
 	return fs

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agtsdk/agt/internal/findcode"
 	"github.com/agtsdk/agt/internal/httptoken"
+	"github.com/agtsdk/agt/internal/mcpdoc"
 	"github.com/agtsdk/agt/internal/suggest"
 	"github.com/agtsdk/agt/internal/text"
 )
@@ -350,9 +351,9 @@ func checkServer(base string, raw json.RawMessage) (MCPServer, []Finding) {
 			fs = append(fs, errf(field(t.k), findcode.Limit, fmt.Sprintf("%s must be between 0 (the default) and %d", t.k, maxTimeoutMS), "write a number of milliseconds in that range"))
 		}
 	}
-	if v := srv.ProtocolVersion; v != "" && v != EraModern && v != EraLegacy && !slices.Contains(ProtocolVersions(), v) {
+	if v := srv.ProtocolVersion; v != "" && v != mcpdoc.EraModern && v != mcpdoc.EraLegacy && !slices.Contains(mcpdoc.ProtocolVersions(), v) {
 		fs = append(fs, errf(field("protocol_version"), findcode.WrongType, "protocol_version is not an MCP protocol version this client speaks",
-			`write "modern", "legacy" or one of `+strings.Join(ProtocolVersions(), ", ")+`, or leave it out to negotiate`))
+			`write "modern", "legacy" or one of `+strings.Join(mcpdoc.ProtocolVersions(), ", ")+`, or leave it out to negotiate`))
 	}
 	if len(srv.Description) > maxStringBytes {
 		fs = append(fs, errf(field("description"), findcode.Limit, fmt.Sprintf("description is longer than %d bytes", maxStringBytes), "shorten it"))
