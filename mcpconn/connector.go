@@ -16,6 +16,7 @@ import (
 
 	"github.com/agtsdk/agt/internal/findcode"
 	"github.com/agtsdk/agt/internal/mcpdoc"
+	"github.com/agtsdk/agt/internal/resourcefn"
 	"github.com/agtsdk/agt/internal/text"
 	"github.com/agtsdk/agt/internal/weborigin"
 	"github.com/agtsdk/agt/resource"
@@ -499,7 +500,7 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 		// Resolved here, per start; the values live only in this session's
 		// round tripper, and in its scrubber as the forms it masks.
 		var resolved []string
-		headers, err := resource.ResolveHeaders(srv.Headers, keepResolved(c.launchEnv.Bind(ctx, s.ref), &resolved))
+		headers, err := resourcefn.ResolveHeaders(srv.Headers, keepResolved(c.launchEnv.Bind(ctx, s.ref), &resolved))
 		if se := secretError(s.ref, err); se != nil {
 			return nil, se
 		}

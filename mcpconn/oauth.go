@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/agtsdk/agt/internal/mcpdoc"
+	"github.com/agtsdk/agt/internal/resourcefn"
 	"github.com/agtsdk/agt/internal/weborigin"
 	"github.com/agtsdk/agt/resource"
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -860,15 +861,15 @@ func (c *Connector) oauthFor(ctx context.Context, s *Session, srv resource.MCPSe
 		return nil, nil
 	}
 	bind := c.launchEnv.Bind(ctx, s.ref)
-	secret, err := resource.ResolveOAuthSecret("client_secret", srv.OAuth.ClientSecret, bind)
+	secret, err := resourcefn.ResolveOAuthSecret("client_secret", srv.OAuth.ClientSecret, bind)
 	if se := secretError(s.ref, err); se != nil {
 		return nil, se
 	}
-	key, err := resource.ResolveOAuthSecret("private_key", srv.OAuth.PrivateKey, bind)
+	key, err := resourcefn.ResolveOAuthSecret("private_key", srv.OAuth.PrivateKey, bind)
 	if se := secretError(s.ref, err); se != nil {
 		return nil, se
 	}
-	idpSecret, err := resource.ResolveOAuthSecret("idp_client_secret", srv.OAuth.IdPClientSecret, bind)
+	idpSecret, err := resourcefn.ResolveOAuthSecret("idp_client_secret", srv.OAuth.IdPClientSecret, bind)
 	if se := secretError(s.ref, err); se != nil {
 		return nil, se
 	}

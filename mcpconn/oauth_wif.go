@@ -6,7 +6,7 @@ import (
 	"net/url"
 
 	"github.com/agtsdk/agt/internal/mcpdoc"
-	"github.com/agtsdk/agt/resource"
+	"github.com/agtsdk/agt/internal/resourcefn"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
@@ -64,7 +64,7 @@ type workloadSource struct {
 func (s *workloadSource) Token() (*oauth2.Token, error) {
 	ctx, cancel := s.o.setup.storeContext()
 	defer cancel()
-	assertion, err := resource.ResolveOAuthSecret("assertion", s.o.conf.Assertion, s.o.secrets.Bind(ctx, s.o.ref))
+	assertion, err := resourcefn.ResolveOAuthSecret("assertion", s.o.conf.Assertion, s.o.secrets.Bind(ctx, s.o.ref))
 	if err != nil || assertion == "" {
 		// A SecretError names the reference, never a value.
 		msg := "the workload identity token of oauth.assertion could not be resolved"

@@ -66,8 +66,14 @@ type MCPServer struct {
 	Description string `json:"description,omitempty"`
 
 	// EnabledTools selects the server's tools a probe and a Run offer, by
-	// name or glob (see CheckToolPattern): nil (absent) means every tool,
-	// an empty array none. Codex's field of the same name.
+	// name or glob: nil (absent) means every tool, an empty array none.
+	// Codex's field of the same name. A pattern is matched against the
+	// whole tool name: * matches any run of characters (none included, '/'
+	// included: a tool name is not a path), ? exactly one character (a
+	// UTF-8 code point), every other character itself, case-sensitively.
+	// '[', ']' and '\' are refused rather than read as literals, so that a
+	// pattern written for path.Match or a shell never silently matches
+	// nothing; so are control characters. A pattern is at most 256 bytes.
 	EnabledTools []string `json:"enabled_tools,omitzero"`
 	// DisabledTools takes out the tools whose names match one of its names
 	// or globs, after EnabledTools; nil or empty takes out none. A tool

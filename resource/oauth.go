@@ -300,12 +300,12 @@ func validScope(s string) bool {
 	return true
 }
 
-// ResolveOAuthSecret resolves one secret reference of the oauth field
+// resolveOAuthSecret resolves one secret reference of the oauth field
 // (client_secret, private_key, idp_client_secret or assertion, named by
 // key) with resolve (from
 // LaunchEnv.Bind). "" stays "". Errors are *SecretError naming the field
 // and the reference, without values.
-func ResolveOAuthSecret(key, value string, resolve func(kind, name string) (string, error)) (string, error) {
+func resolveOAuthSecret(key, value string, resolve func(kind, name string) (string, error)) (string, error) {
 	if value == "" {
 		return "", nil
 	}

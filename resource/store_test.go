@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/agtsdk/agt/internal/resourcefn"
 	"github.com/agtsdk/agt/resource"
 )
 
@@ -42,7 +43,7 @@ func TestStoreRegistry(t *testing.T) {
 		{"/odd/dir://name", ""},
 		{"1x://h", ""},
 	} {
-		if got := resource.StoreScheme(tc.store); got != tc.want {
+		if got := resourcefn.StoreScheme(tc.store); got != tc.want {
 			t.Errorf("StoreScheme(%q) = %q; want %q", tc.store, got, tc.want)
 		}
 	}

@@ -63,7 +63,7 @@ func FuzzMatchToolPattern(f *testing.F) {
 		f.Add(s[0], s[1])
 	}
 	f.Fuzz(func(t *testing.T, pattern, name string) {
-		if resource.CheckToolPattern(pattern) != "" || !utf8.ValidString(name) {
+		if glob.Check(pattern) != "" || !utf8.ValidString(name) {
 			return
 		}
 		var re strings.Builder

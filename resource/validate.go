@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/agtsdk/agt/internal/findcode"
+	"github.com/agtsdk/agt/internal/glob"
 	"github.com/agtsdk/agt/internal/httptoken"
 	"github.com/agtsdk/agt/internal/mcpdoc"
 	"github.com/agtsdk/agt/internal/suggest"
@@ -384,7 +385,7 @@ func checkToolList(field string, raw json.RawMessage, items []string) []Finding 
 	seen := make(map[string]bool, len(items))
 	for i, p := range items {
 		at := field + pointer(fmt.Sprint(i))
-		if msg := CheckToolPattern(p); msg != "" {
+		if msg := glob.Check(p); msg != "" {
 			fs = append(fs, errf(at, findcode.ToolPattern, msg, "write a tool name, or a glob where * matches any run of characters and ? one character"))
 			continue
 		}
