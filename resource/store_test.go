@@ -63,3 +63,20 @@ func TestStoreRegistry(t *testing.T) {
 		}()
 	}
 }
+
+// Every accessor of internal/resourcefn is set once package resource is
+// imported: a nil one would panic in mcpconn, agt or cmd/agt.
+func TestResourcefnSet(t *testing.T) {
+	t.Parallel()
+	for name, set := range map[string]bool{
+		"ResolveHeaders":     resourcefn.ResolveHeaders != nil,
+		"ResolveOAuthSecret": resourcefn.ResolveOAuthSecret != nil,
+		"MaskURL":            resourcefn.MaskURL != nil,
+		"MaskArgs":           resourcefn.MaskArgs != nil,
+		"StoreScheme":        resourcefn.StoreScheme != nil,
+	} {
+		if !set {
+			t.Errorf("resourcefn.%s is not set by package resource", name)
+		}
+	}
+}
