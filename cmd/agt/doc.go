@@ -97,7 +97,7 @@
 // (notifications/message) go to stderr as slog text lines, structured data
 // as JSON. --allow-mcp is refused: the switch was
 // removed, mounts decide. Human output never shows env or header
-// values, nor what resource.MaskArgs and resource.MaskURL hide: the user
+// values, nor what resourcefn.MaskArgs and resourcefn.MaskURL hide: the user
 // info, query and fragment of a URL, a path segment that looks like a
 // credential or an opaque token, the value of a credential argument
 // (--token X, --api-key=X, -e DB_PASSWORD=X, -H "Authorization: Bearer X",

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agtsdk/agt/internal/mcpdoc"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/resource"
 )
@@ -342,7 +343,7 @@ func defineShared(fs *flag.FlagSet, shared *bool) {
 // protocol_version; the resource service checks it on write, as it
 // checks the field in a document.
 func defineProtocolVersion(fs *flag.FlagSet, v *string) {
-	fs.StringVar(v, "protocol-version", "", "pin the MCP protocol `V`: modern, legacy, or a version ("+strings.Join(resource.ProtocolVersions(), ", ")+"); \"\" negotiates, preferring the modern revision (protocol_version)")
+	fs.StringVar(v, "protocol-version", "", "pin the MCP protocol `V`: modern, legacy, or a version ("+strings.Join(mcpdoc.ProtocolVersions(), ", ")+"); \"\" negotiates, preferring the modern revision (protocol_version)")
 }
 
 // defineToolSelection defines the flags of enabled_tools and
