@@ -199,14 +199,14 @@ func (r *runner) classifyError(gc genCase, invalidParams, protocol bool, text st
 // validationText matches the texts SDKs give to arguments their own
 // validation refused (see IsValidationText).
 var validationText = regexp.MustCompile(`(?i)` + strings.Join([]string{
-	`validating "arguments"`,       // go-sdk: validating "arguments": ...
-	`unmarshaling arguments`,       // go-sdk: the arguments do not decode
-	`input validation error`,       // TypeScript SDK: MCP error -32602: Input validation error
-	`invalid arguments for tool`,   // TypeScript SDK
-	`-32602`,                       // any SDK that writes the code into the text
-	`validation errors? for `,      // pydantic (FastMCP, the Python SDK): 1 validation error for XArguments
-	`invalid params`,               // JSON-RPC's name for -32602
-	`json: cannot unmarshal`,       // Go's encoding/json in a hand-written handler
+	`validating "arguments"`,     // go-sdk: validating "arguments": ...
+	`unmarshaling arguments`,     // go-sdk: the arguments do not decode
+	`input validation error`,     // TypeScript SDK: MCP error -32602: Input validation error
+	`invalid arguments for tool`, // TypeScript SDK
+	`-32602`,                     // any SDK that writes the code into the text
+	`validation errors? for `,    // pydantic (FastMCP, the Python SDK): 1 validation error for XArguments
+	`invalid params`,             // JSON-RPC's name for -32602
+	`json: cannot unmarshal`,     // Go's encoding/json in a hand-written handler
 	`invalid_type|invalid_format|too_big|too_small|invalid_value|unrecognized_keys`, // zod issue codes
 }, "|"))
 
