@@ -388,8 +388,9 @@ func (r *runner) plan(tools []mcpconn.Tool) ([]toolWork, error) {
 		w := toolWork{tool: t}
 		w.schema, w.err = toolschema.Compile(t.InputSchema, r.o.Schema)
 		if w.err == nil {
-			w.cases = generate(t.Name, t.InputSchema, w.schema, &r.o)
-			w.cases = append(w.cases, r.businessCases(t.Name, w.schema)...)
+			// Business cases first: the generated ones may change the
+			// server's state (a tool that writes).
+			w.cases = append(r.businessCases(t.Name, w.schema), generate(t.Name, t.InputSchema, w.schema, &r.o)...)
 			if len(w.cases) > r.o.MaxCases {
 				w.cases = w.cases[:r.o.MaxCases]
 			}
