@@ -315,10 +315,10 @@ func TestIsValidationText(t *testing.T) {
 		text string
 		want bool
 	}{
-		{`validating "arguments": validating root: required: missing properties: ["q"]`, true}, // go-sdk
-		{`unmarshaling arguments: invalid character`, true},                                  // go-sdk
+		{`validating "arguments": validating root: required: missing properties: ["q"]`, true},                         // go-sdk
+		{`unmarshaling arguments: invalid character`, true},                                                            // go-sdk
 		{`MCP error -32602: Input validation error: Invalid arguments for tool echo: [{"code":"invalid_type"}]`, true}, // TypeScript SDK
-		{"Error executing tool add: 1 validation error for addArguments\nb\n  Input should be a valid integer", true}, // FastMCP, pydantic
+		{"Error executing tool add: 1 validation error for addArguments\nb\n  Input should be a valid integer", true},  // FastMCP, pydantic
 		{`json: cannot unmarshal string into Go struct field In.n of type int`, true},
 		{`invalid params: n`, true},
 		{`not found: no record with that id`, false},
