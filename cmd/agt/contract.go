@@ -179,4 +179,3 @@ func writeJUnitFile(path string, rep *contract.Report) error {
 	}
 	return nil
 }
-
