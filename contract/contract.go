@@ -265,7 +265,7 @@ func (r *Report) Count(c Class) int {
 func Run(ctx context.Context, c *mcpconn.Connector, ref resource.Ref, srv resource.MCPServer, opts *Options) (*Report, error) {
 	start := time.Now()
 	o := opts.withDefaults()
-	rep := &Report{Reference: ref, Seed: o.Seed, Tools: []ToolReport{}, Findings: []Finding{}}
+	rep := &Report{Reference: ref, Seed: o.Seed, Plan: Plan{Tools: []PlannedTool{}}, Tools: []ToolReport{}, Findings: []Finding{}}
 	defer func() { rep.DurationMS = time.Since(start).Milliseconds() }()
 	fail := func(err error) (*Report, error) {
 		rep.Error = err.Error()
