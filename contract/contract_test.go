@@ -237,29 +237,31 @@ func TestRunCannotStart(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name    string
-		srv     func(t *testing.T) resource.MCPServer
+		srv     func(t *testing.T, era mcptest.Era) resource.MCPServer
 		opts    *contract.Options
 		wantErr string
 	}{
-		{name: "a named tool the server does not list", srv: func(t *testing.T) resource.MCPServer { return driftServer(t, mcptest.EraLegacy) },
+		{name: "a named tool the server does not list", srv: func(t *testing.T, era mcptest.Era) resource.MCPServer { return driftServer(t, era) },
 			opts: &contract.Options{Tools: []string{"no_such_tool"}}, wantErr: `names tools the server does not list: ["no_such_tool"]`},
-		{name: "the server does not start", srv: func(t *testing.T) resource.MCPServer {
-			return resource.MCPServer{Command: mcptest.Command(t), Args: []string{"-fault", "exit-at-start"}, Cwd: t.TempDir()}
+		{name: "the server does not start", srv: func(t *testing.T, era mcptest.Era) resource.MCPServer {
+			return resource.MCPServer{Command: mcptest.Command(t), Args: []string{"-era", string(era), "-fault", "exit-at-start"}, Cwd: t.TempDir()}
 		}, wantErr: "contract: connecting to drift"},
-		{name: "an invalid business case", srv: func(t *testing.T) resource.MCPServer { return driftServer(t, mcptest.EraLegacy) },
+		{name: "an invalid business case", srv: func(t *testing.T, era mcptest.Era) resource.MCPServer { return driftServer(t, era) },
 			opts: &contract.Options{Business: []contract.Case{{Tool: "drift_lax", Name: "x", Expect: "maybe"}}}, wantErr: "Options.Business[0]: expect must be"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			rep, err := contract.Run(context.Background(), mcpconn.NewConnector(nil), "drift", tt.srv(t), tt.opts)
-			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("err = %v, want one containing %q", err, tt.wantErr)
-			}
-			if rep == nil || rep.Error != err.Error() || rep.Passed() {
-				t.Errorf("report %+v, want its Error set and not passed", rep)
-			}
-		})
+		for _, era := range eras {
+			t.Run(tt.name+"/"+string(era), func(t *testing.T) {
+				t.Parallel()
+				rep, err := contract.Run(context.Background(), mcpconn.NewConnector(nil), "drift", tt.srv(t, era), tt.opts)
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want one containing %q", err, tt.wantErr)
+				}
+				if rep == nil || rep.Error != err.Error() || rep.Passed() {
+					t.Errorf("report %+v, want its Error set and not passed", rep)
+				}
+			})
+		}
 	}
 	if _, err := contract.Run(context.Background(), nil, "x", resource.MCPServer{}, nil); err == nil {
 		t.Error("Run without a Connector: no error")
