@@ -188,11 +188,23 @@ type ToolReport struct {
 	NotRun int `json:"not_run,omitempty"`
 	// Classes counts the cases run by class; a class with none is absent.
 	Classes map[Class]int `json:"classes"`
+	// Outcomes are the cases run, in order, each with its class.
+	Outcomes []Outcome `json:"outcomes"`
 	// Error is why the tool could not be checked (its schema does not
 	// compile), or "".
 	Error string `json:"error,omitempty"`
 	// DurationMS is the time of its cases, restarts included.
 	DurationMS int64 `json:"duration_ms"`
+}
+
+// Outcome is one case run and its class. Like a Finding it names the
+// case, never its arguments.
+type Outcome struct {
+	Case  string `json:"case"`
+	Class Class  `json:"class"`
+	// Path and SchemaPath are as in Finding.
+	Path       string `json:"path,omitempty"`
+	SchemaPath string `json:"schema_path,omitempty"`
 }
 
 // Finding is one case whose class is not Accepted or Refused.
@@ -376,8 +388,9 @@ func (r *runner) plan(tools []mcpconn.Tool) ([]toolWork, error) {
 		w := toolWork{tool: t}
 		w.schema, w.err = toolschema.Compile(t.InputSchema, r.o.Schema)
 		if w.err == nil {
-			w.cases = generate(t.Name, t.InputSchema, w.schema, &r.o)
-			w.cases = append(w.cases, r.businessCases(t.Name, w.schema)...)
+			// Business cases first: the generated ones may change the
+			// server's state (a tool that writes).
+			w.cases = append(r.businessCases(t.Name, w.schema), generate(t.Name, t.InputSchema, w.schema, &r.o)...)
 			if len(w.cases) > r.o.MaxCases {
 				w.cases = w.cases[:r.o.MaxCases]
 			}

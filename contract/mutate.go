@@ -320,8 +320,8 @@ func (g *gen) arrayCases(set func(any) map[string]any, pp string, s map[string]a
 			return nil, false
 		}
 		out := []any{}
-		for range n {
-			v, ok := g.valid(item, depth+1)
+		for i := range n {
+			v, ok := g.item(item, i, depth+1)
 			if !ok {
 				return nil, false
 			}
@@ -384,10 +384,12 @@ func (g *gen) rawCases(base map[string]any) {
 	for _, bad := range []struct{ label, text string }{{"invalid UTF-8", "a\xffb"}, {"lone surrogate", `a\ud800b`}} {
 		var b []byte
 		path := ""
+		name := bad.label + " in a property name"
 		if str != "" {
 			v, _ := encode(with(base, nil, func(obj map[string]any) { obj[str] = placeholder }))
 			b = bytes.Replace(v, []byte(`"`+placeholder+`"`), []byte(`"`+bad.text+`"`), 1)
 			path = "/" + escapePointer(str)
+			name = bad.label + " " + path
 		} else {
 			// A property name of its own.
 			b = append([]byte(`{"`+bad.text+`":1`), enc[1:]...)
@@ -398,6 +400,24 @@ func (g *gen) rawCases(base map[string]any) {
 		if utf8.Valid(b) == (bad.label == "invalid UTF-8") {
 			continue
 		}
-		g.add(intent{name: bad.label + " " + path, path: path, raw: true}, nil, b)
+		g.add(intent{name: name, path: path, raw: true}, nil, b)
 	}
+}
+
+// item generates the i-th item of an array, distinct from the others
+// where the schema lets it be (another enum value, the number plus i), so
+// that arrays under uniqueItems stay valid.
+func (g *gen) item(s any, i, depth int) (any, bool) {
+	m, _ := g.resolve(s, "")
+	if m != nil {
+		m = g.flatten(m, "")
+		if e, ok := m["enum"].([]any); ok && i < len(e) {
+			return e[i], true
+		}
+		if t := mainType(m); (t == "integer" || t == "number") && m["const"] == nil && m["enum"] == nil {
+			v, _ := new(big.Rat).SetString(string(g.numberValue(m, t == "integer")))
+			return ratNumber(v.Add(v, big.NewRat(int64(i), 1))), true
+		}
+	}
+	return g.valid(s, depth)
 }

@@ -68,13 +68,10 @@ type genCase struct {
 }
 
 func (r *runner) runTool(ctx context.Context, w toolWork) {
-	tr := ToolReport{Name: w.tool.Name, Classes: map[Class]int{}}
+	tr := ToolReport{Name: w.tool.Name, Classes: map[Class]int{}, Outcomes: []Outcome{}}
 	start := time.Now()
 	defer func() {
 		tr.DurationMS = time.Since(start).Milliseconds()
-		if len(tr.Classes) == 0 {
-			tr.Classes = map[Class]int{}
-		}
 		r.rep.Tools = append(r.rep.Tools, tr)
 	}()
 	if w.err != nil {
@@ -89,14 +86,11 @@ func (r *runner) runTool(ctx context.Context, w toolWork) {
 		class, msg := r.runCase(ctx, w.tool.Name, gc)
 		tr.Cases++
 		tr.Classes[class]++
+		tr.Outcomes = append(tr.Outcomes, Outcome{Case: gc.name, Class: class, Path: gc.path, SchemaPath: gc.schemaPath})
 		if class == Accepted || class == Refused {
 			continue
 		}
-		f := Finding{Tool: w.tool.Name, Case: gc.name, Class: class, Path: gc.path, SchemaPath: gc.schemaPath, Message: msg}
-		if !gc.valid && gc.violation.SchemaPath != "" && f.SchemaPath == "" {
-			f.SchemaPath = gc.violation.SchemaPath
-		}
-		r.rep.Findings = append(r.rep.Findings, f)
+		r.rep.Findings = append(r.rep.Findings, Finding{Tool: w.tool.Name, Case: gc.name, Class: class, Path: gc.path, SchemaPath: gc.schemaPath, Message: msg})
 	}
 }
 
@@ -183,9 +177,8 @@ func (r *runner) classifyError(gc genCase, invalidParams, protocol bool, text st
 	argsRefusal := invalidParams || IsValidationText(text)
 	switch {
 	case !gc.valid:
-		if protocol && !invalidParams {
-			return ProtocolError, fmt.Sprintf("the server answered with a JSON-RPC error that is not -32602 invalid params")
-		}
+		// Any refusal of a case the validator refuses agrees with it:
+		// a tool error, -32602, or another JSON-RPC error.
 		return Refused, ""
 	case argsRefusal:
 		return Stricter, "the schema accepts the case and the server refused it as invalid arguments"

@@ -10,11 +10,14 @@ import (
 	"unicode/utf8"
 )
 
+// maxPlanNames bounds the tools named per line of the plan.
+const maxPlanNames = 10
+
 // maxCellRunes bounds one cell of the table; longer text is cut with "...".
 const maxCellRunes = 120
 
 // WritePlan writes what a check is about to call, one line per tool, and
-// the tools it skips with the reason.
+// the tools it skips, one line per reason.
 func WritePlan(w io.Writer, p Plan) error {
 	var b strings.Builder
 	for _, t := range p.Tools {
@@ -24,8 +27,21 @@ func WritePlan(w io.Writer, p Plan) error {
 		}
 		fmt.Fprintf(&b, "will call %s: %d cases (%s)\n", cell(t.Name), t.Cases, kind)
 	}
+	// The skipped tools, one line per reason, in the order first seen.
+	var reasons []string
+	byReason := map[string][]string{}
 	for _, s := range p.Skipped {
-		fmt.Fprintf(&b, "skip %s: %s\n", cell(s.Name), s.Reason)
+		if _, seen := byReason[s.Reason]; !seen {
+			reasons = append(reasons, s.Reason)
+		}
+		byReason[s.Reason] = append(byReason[s.Reason], cell(s.Name))
+	}
+	for _, r := range reasons {
+		names := byReason[r]
+		if len(names) > maxPlanNames {
+			names = append(names[:maxPlanNames:maxPlanNames], fmt.Sprintf("and %d more", len(names)-maxPlanNames))
+		}
+		fmt.Fprintf(&b, "skip %s: %s\n", strings.Join(names, ", "), r)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

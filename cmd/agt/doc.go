@@ -7,6 +7,7 @@
 //	agt mcp import .mcp.json           # or .vscode/mcp.json, ~/.codex/config.toml
 //	agt mcp test notes                 # static checks; starts nothing
 //	agt mcp probe notes                # starts it, lists and compiles its tools
+//	agt mcp contract notes             # calls its read-only tools with cases from their schemas
 //	agt mcp new notes --agt ../agt     # writes a Go MCP server module; registers nothing
 //	agt agent create helper
 //	agt agent update helper --add-mcp notes

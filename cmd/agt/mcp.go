@@ -199,6 +199,7 @@ usable), and "excluded" when the registration left tools out.`,
 				}
 			},
 		},
+		contractLeaf(),
 		{
 			name: "login", min: 1, max: 1, args: "REF [--timeout DURATION]",
 			summary: "log in to a server that uses OAuth: open the printed URL in a browser; the token is kept, never shown",
