@@ -307,8 +307,8 @@ func goEnv() []string {
 // The scaffold is a working server: the module agt mcp new writes
 // (with --agt pointing at this repository) vets, builds and passes its own
 // contract test offline, and the built server, registered with agt,
-// probes ok in both protocol eras (go-sdk v1.8.0 serves 2026-07-28 and
-// 2025-11-25 alike) with both tools usable.
+// probes ok and passes agt mcp contract in both protocol eras (go-sdk
+// v1.8.0 serves 2026-07-28 and 2025-11-25 alike).
 func TestScaffoldBuildsAndPassesItsContract(t *testing.T) {
 	t.Parallel()
 	goTool, err := exec.LookPath("go")
@@ -395,6 +395,33 @@ func TestScaffoldBuildsAndPassesItsContract(t *testing.T) {
 			if rep.ProtocolVersion != era.version || rep.Server.Name != "notes" {
 				t.Errorf("probe: protocol %q, server %q; want %q, notes", rep.ProtocolVersion, rep.Server.Name, era.version)
 			}
+
+			// The contract check through the registration, as the
+			// scaffold's README says: the business cases come from
+			// mcp-contract.json in the server's cwd.
+			r = runInProcess(t, "--db", db, "mcp", "contract", ref, "--include-writes", "--json")
+			if r.code != 0 {
+				t.Fatalf("agt mcp contract: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+			}
+			var crep struct {
+				ProtocolVersion string `json:"protocol_version"`
+				Tools           []struct {
+					Name  string `json:"name"`
+					Cases int    `json:"cases"`
+				} `json:"tools"`
+			}
+			if err := json.Unmarshal([]byte(r.stdout), &crep); err != nil {
+				t.Fatalf("contract --json: %v\n%s", err, r.stdout)
+			}
+			if crep.ProtocolVersion != era.version || len(crep.Tools) != 2 {
+				t.Errorf("agt mcp contract: protocol %q, %d tools; want %q, 2\n%s", crep.ProtocolVersion, len(crep.Tools), era.version, r.stdout)
+			}
+			for _, tl := range crep.Tools {
+				if tl.Cases == 0 {
+					t.Errorf("agt mcp contract ran no case of %s", tl.Name)
+				}
+			}
+			assertContains(t, "agt mcp contract's plan", r.stderr, "business cases: 7 from ")
 		})
 	}
 }
