@@ -1,7 +1,6 @@
 package contract
 
 import (
-	"context"
 	"strings"
 	"testing"
 
@@ -16,12 +15,7 @@ import (
 // run). It returns the report for further assertions.
 func Check(t testing.TB, srv resource.MCPServer, opts *Options) *Report {
 	t.Helper()
-	ctx := context.Background()
-	if d, ok := t.(interface{ Context() context.Context }); ok {
-		ctx = d.Context()
-	}
-	c := mcpconn.NewConnector(nil)
-	rep, err := Run(ctx, c, "contract", srv, opts)
+	rep, err := Run(t.Context(), mcpconn.NewConnector(nil), "contract", srv, opts)
 	var b strings.Builder
 	_ = WriteTable(&b, rep)
 	t.Log("contract:\n" + b.String())

@@ -218,8 +218,8 @@ type Finding struct {
 	// SchemaPath is the schema keyword the case is about, as a URI
 	// fragment ("#/properties/limit/maximum"), or "".
 	SchemaPath string `json:"schema_path,omitempty"`
-	// Message says what happened, in agt's words; the server's text only
-	// when it is about its own rules and carries no argument value.
+	// Message says what happened, in agt's words (and the validator's,
+	// for a case it refuses); never the server's text.
 	Message string `json:"message"`
 }
 

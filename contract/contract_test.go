@@ -90,10 +90,25 @@ func TestDriftServerEachClass(t *testing.T) {
 		{"drift_strict", "maxLength at limit /text", contract.Stricter},
 		{"drift_strict", "maxLength at limit /text, astral code points", contract.Stricter},
 	}
+	type variant struct {
+		name string
+		era  mcptest.Era
+		srv  func(t *testing.T) resource.MCPServer
+	}
+	variants := []variant{}
 	for _, era := range eras {
-		t.Run(string(era), func(t *testing.T) {
+		variants = append(variants, variant{string(era), era, func(t *testing.T) resource.MCPServer { return driftServer(t, era) }})
+	}
+	// Over streamable HTTP too: the raw bytes reach the server there as
+	// well, and a crash ends every session of the process.
+	variants = append(variants, variant{"modern over HTTP", mcptest.EraModern, func(t *testing.T) resource.MCPServer {
+		return resource.MCPServer{URL: mcptest.StartHTTP(t, "-era", "modern", "-fault", string(mcptest.FaultContractDrift))}
+	}})
+	for _, v := range variants {
+		era := v.era
+		t.Run(v.name, func(t *testing.T) {
 			t.Parallel()
-			rep, err := contract.Run(context.Background(), mcpconn.NewConnector(nil), "drift", driftServer(t, era), &contract.Options{
+			rep, err := contract.Run(context.Background(), mcpconn.NewConnector(nil), "drift", v.srv(t), &contract.Options{
 				Tools: driftTools, Business: business,
 				CaseTimeout: 5 * time.Second, // drift_hang waits for it, twice; a slow machine must not make a normal call time out
 			})

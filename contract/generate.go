@@ -91,10 +91,14 @@ type intent struct {
 	either bool
 }
 
+// full reports whether the tool has all the cases it may have: the walk
+// of the schema stops there.
+func (g *gen) full() bool { return len(g.cases) >= g.o.MaxCases }
+
 // add keeps a case when the validator agrees with its intent and it is
 // within the bounds; args is encoded as JSON unless rawArgs is given.
 func (g *gen) add(in intent, args any, rawArgs ...[]byte) {
-	if len(g.cases) >= g.o.MaxCases || g.names[in.name] {
+	if g.full() || g.names[in.name] {
 		return
 	}
 	var b []byte
@@ -243,8 +247,16 @@ func pointer(doc any, p string) (any, bool) {
 // flatten merges allOf into s, shallowly: properties and required are
 // united, other keywords kept where s has none.
 func (g *gen) flatten(s map[string]any, sp string) map[string]any {
+	return g.flattenDepth(s, sp, 0)
+}
+
+// maxAllOfDepth bounds allOf nested in allOf (through $ref too, which
+// could loop).
+const maxAllOfDepth = 16
+
+func (g *gen) flattenDepth(s map[string]any, sp string, depth int) map[string]any {
 	all, ok := s["allOf"].([]any)
-	if !ok {
+	if !ok || depth > maxAllOfDepth {
 		return s
 	}
 	out := map[string]any{}
@@ -258,7 +270,7 @@ func (g *gen) flatten(s map[string]any, sp string) map[string]any {
 		if m == nil {
 			continue
 		}
-		m = g.flatten(m, sp)
+		m = g.flattenDepth(m, sp, depth+1)
 		for k, v := range m {
 			switch k {
 			case "properties":

@@ -2,9 +2,11 @@ package contract
 
 import (
 	"bytes"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agtsdk/agt/toolschema"
 	"github.com/google/go-cmp/cmp"
@@ -227,5 +229,32 @@ func TestPatternString(t *testing.T) {
 		if ok && !regexp.MustCompile(tt.pattern).MatchString(got) {
 			t.Errorf("%s: generated %q does not match", tt.pattern, got)
 		}
+	}
+}
+
+// Hostile schemas: a wide one stops at MaxCases without walking the rest,
+// an allOf that refers to itself ends.
+func TestGenerateHostileSchemas(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	b.WriteString(`{"type":"object","properties":{`)
+	for i := range 5000 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"p%05d":{"type":"integer","minimum":0,"maximum":9}`, i)
+	}
+	b.WriteString(`}}`)
+	start := time.Now()
+	if got := len(cases(t, b.String(), nil)); got != DefaultMaxCases {
+		t.Errorf("a schema of 5000 properties: %d cases, want %d", got, DefaultMaxCases)
+	}
+	if d := time.Since(start); d > 30*time.Second {
+		t.Errorf("a schema of 5000 properties took %s", d)
+	}
+	self := `{"$defs":{"a":{"type":"object","allOf":[{"$ref":"#/$defs/a"}],"properties":{"x":{"type":"string"}}}},"$ref":"#/$defs/a"}`
+	if s, err := toolschema.Compile([]byte(self), nil); err == nil {
+		opts := (*Options)(nil).withDefaults()
+		_ = generate("tool", []byte(self), s, &opts) // must end
 	}
 }

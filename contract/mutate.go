@@ -64,7 +64,7 @@ func pointerOf(at []string) string {
 // and bounds, nested objects, and an unknown property.
 func (g *gen) objectCases(base map[string]any, at []string, s any, sp string, depth int) {
 	m, sp := g.resolve(s, sp)
-	if m == nil || depth > maxGenDepth {
+	if m == nil || depth > maxGenDepth || g.full() {
 		return
 	}
 	m = g.flatten(m, sp)
@@ -96,6 +96,9 @@ func (g *gen) objectCases(base map[string]any, at []string, s any, sp string, de
 		}))
 	}
 	for _, name := range names {
+		if g.full() {
+			return
+		}
 		pp := p + "/" + escapePointer(name)
 		psp := sp + "/properties/" + escapePointer(name)
 		ps, rsp := g.resolve(props[name], psp)

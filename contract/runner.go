@@ -84,6 +84,11 @@ func (r *runner) runTool(ctx context.Context, w toolWork) {
 			return
 		}
 		class, msg := r.runCase(ctx, w.tool.Name, gc)
+		if class == "" {
+			// Not sent (see runCase): said in the notes, not counted.
+			r.rep.Notes = append(r.rep.Notes, fmt.Sprintf("%s: case %q was not sent: %s", w.tool.Name, gc.name, msg))
+			continue
+		}
 		tr.Cases++
 		tr.Classes[class]++
 		tr.Outcomes = append(tr.Outcomes, Outcome{Case: gc.name, Class: class, Path: gc.path, SchemaPath: gc.schemaPath})
@@ -95,7 +100,10 @@ func (r *runner) runTool(ctx context.Context, w toolWork) {
 }
 
 // runCase calls the tool with one case and classifies the answer. A case
-// that crashed or timed out connects again for the next one.
+// that crashed or timed out connects again for the next one. A case the
+// session refused to send (over streamable HTTP in 2026-07-28, arguments
+// its tool's x-mcp-header annotations cannot mirror into headers) gets the
+// class "" and why.
 func (r *runner) runCase(ctx context.Context, tool string, gc genCase) (Class, string) {
 	cctx, cancel := context.WithTimeout(ctx, r.o.CaseTimeout)
 	res, err := r.s.CallTool(cctx, tool, gc.args)
@@ -103,7 +111,10 @@ func (r *runner) runCase(ctx context.Context, tool string, gc genCase) (Class, s
 	cancel()
 	if err != nil {
 		var wire *jsonrpc.Error
+		var unsent *toolschema.ArgumentError
 		switch {
+		case errors.As(err, &unsent):
+			return "", "the arguments cannot be mirrored into the tool's HTTP headers (x-mcp-header)"
 		case timedOut || errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
 			r.reconnect(ctx)
 			return TimedOut, fmt.Sprintf("no answer within %s", r.o.CaseTimeout)

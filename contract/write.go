@@ -174,7 +174,7 @@ type junitFailure struct {
 // passing test case for the tool's agreeing cases, and an error for a
 // tool that could not be checked.
 func WriteJUnit(w io.Writer, r *Report) error {
-	out := junitSuites{Name: "agt mcp contract " + string(r.Reference), Time: seconds(r.DurationMS)}
+	out := junitSuites{Name: "contract " + string(r.Reference), Time: seconds(r.DurationMS)}
 	byTool := map[string][]Finding{}
 	for _, f := range r.Findings {
 		byTool[f.Tool] = append(byTool[f.Tool], f)

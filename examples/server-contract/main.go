@@ -152,7 +152,7 @@ type store struct {
 func (s *store) reserve(ctx context.Context, req *mcp.CallToolRequest, in ReserveIn) (*mcp.CallToolResult, ReserveOut, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	// Business checks the schema cannot express (SPEC R1.4). Messages name
+	// Business checks the schema cannot express. Messages name
 	// the rule, never the caller's values.
 	have, ok := s.stock[in.SKU]
 	if !ok {
@@ -175,7 +175,7 @@ func (s *store) cancel(ctx context.Context, req *mcp.CallToolRequest, in CancelI
 	if !ok {
 		return nil, CancelOut{}, errors.New("not found: no reservation with that id")
 	}
-	// The server's own permission check, for a schema-valid call (SPEC R1.4).
+	// The server's own permission check, for a schema-valid call.
 	if r.customer != in.Caller {
 		return nil, CancelOut{}, errors.New("permission denied: only the customer who reserved may cancel")
 	}
