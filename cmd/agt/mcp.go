@@ -91,6 +91,7 @@ Then, as after create, the static checks run (nothing starts).`,
 				}
 			},
 		},
+		mcpNewCommand(),
 		{
 			name: "get", min: 1, max: 1, args: "REF [--json]",
 			summary: "show one registration with its revision",
