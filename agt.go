@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/agtsdk/agt/framework"
+	"github.com/agtsdk/agt/internal/resourcefn"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/resource/boltrepo"
@@ -123,7 +124,7 @@ func Open(ctx context.Context, store string, opts *Options) (*Host, error) {
 	if store == "" {
 		return nil, errors.New("agt: no store given: pass a directory, a bbolt file path or a postgres:// URL")
 	}
-	if scheme := resource.StoreScheme(store); scheme != "" {
+	if scheme := resourcefn.StoreScheme(store); scheme != "" {
 		repo, closeRepo, err := resource.OpenStore(ctx, store)
 		if err != nil {
 			return nil, fmt.Errorf("agt: open the %s store: %w", scheme, err)
