@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/agtsdk/agt/mcpconn"
+	"github.com/agtsdk/agt/internal/resourcefn"
 	"github.com/agtsdk/agt/resource"
 )
 
@@ -73,7 +74,7 @@ it every registration agt starts may read it.`,
 // validSecretName reports whether name can be written ${secret:NAME}:
 // resource's rule, asked by scanning such a reference.
 func validSecretName(name string) bool {
-	_, err := resource.ResolveHeaders(map[string]string{"x": "${secret:" + name + "}"}, func(string, string) (string, error) { return "", nil })
+	_, err := resourcefn.ResolveHeaders(map[string]string{"x": "${secret:" + name + "}"}, func(string, string) (string, error) { return "", nil })
 	return err == nil && !strings.ContainsAny(name, "{}")
 }
 
@@ -300,10 +301,10 @@ func (e *env) unresolvedRefs(ctx context.Context, ref resource.Ref, srv resource
 		_, _ = resource.ResolveLaunch(srv, le, collect)
 		return out
 	}
-	_, _ = resource.ResolveHeaders(srv.Headers, collect)
+	_, _ = resourcefn.ResolveHeaders(srv.Headers, collect)
 	if o := srv.OAuth; o != nil {
 		for _, kv := range [][2]string{{"client_secret", o.ClientSecret}, {"private_key", o.PrivateKey}, {"idp_client_secret", o.IdPClientSecret}} {
-			_, _ = resource.ResolveOAuthSecret(kv[0], kv[1], collect)
+			_, _ = resourcefn.ResolveOAuthSecret(kv[0], kv[1], collect)
 		}
 	}
 	return out

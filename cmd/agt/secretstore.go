@@ -19,6 +19,7 @@ import (
 	"github.com/zalando/go-keyring"
 
 	"github.com/agtsdk/agt"
+	"github.com/agtsdk/agt/internal/resourcefn"
 	"github.com/agtsdk/agt/resource"
 )
 
@@ -90,7 +91,7 @@ func secretsDir(store string) (string, error) {
 			return "", err
 		}
 	}
-	if resource.StoreScheme(store) != "" {
+	if resourcefn.StoreScheme(store) != "" {
 		if v := os.Getenv("XDG_DATA_HOME"); filepath.IsAbs(v) {
 			return filepath.Join(v, "agt"), nil
 		}
