@@ -9,8 +9,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/internal/resourcefn"
+	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/resource"
 )
 
