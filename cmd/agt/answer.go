@@ -115,9 +115,10 @@ const maxProgressMessage = 60
 // terminal is what agent call keeps for its questions and its progress
 // line: one person answers one question at a time.
 type terminal struct {
-	mu     sync.Mutex // held while a question is on the terminal
-	input  termInput
-	status statusLine
+	mu       sync.Mutex // held while a question is on the terminal
+	input    termInput
+	status   statusLine
+	declined int // requests declined without a person to ask (under mu)
 }
 
 // observe is agent call's run.ClientFeatures.Observe: the progress of the

@@ -194,14 +194,20 @@ func TestElicitationDeclinedWithoutTerminal(t *testing.T) {
 		tool, args string
 		wantStdout string
 		wantStderr string
+		legacyOnly bool
 	}{
-		{"form", "mcp__fake__ask", `{}`, `\"action\":\"decline\"`, "agt declined it: --yes answers no question; run the call on a terminal without --yes to answer it"},
-		{"url", "mcp__fake__ask", `{"mode":"url"}`, `\"action\":\"decline\"`, "asks for input: Sign in"},
-		{"progress", "mcp__fake__progress", `{"steps":3,"ms":1}`, "steps=3", ""},
+		{"form", "mcp__fake__ask", `{}`, `\"action\":\"decline\"`, "agt declined it: --yes answers no question; run the call on a terminal without --yes to answer it", false},
+		{"url", "mcp__fake__ask", `{"mode":"url"}`, `\"action\":\"decline\"`, "asks for input: Sign in", false},
+		{"progress", "mcp__fake__progress", `{"steps":3,"ms":1}`, "steps=3", "", false},
+		// ask_many sends server requests, which only the legacy era has.
+		{"many", "mcp__fake__ask_many", `{"count":20}`, "answered=20 refused=0", "agt declines the further requests for input of this call without a note", true},
 	}
 	for _, e := range eras {
 		db := registerClientFeatures(t, e)
 		for _, tt := range tests {
+			if tt.legacyOnly && e != mcptest.EraLegacy {
+				continue
+			}
 			t.Run(string(e)+"/"+tt.name, func(t *testing.T) {
 				t.Parallel()
 				r := mustRun(t, db, 0, "agent", "call", "a1", tt.tool, tt.args, "--yes")
@@ -210,6 +216,9 @@ func TestElicitationDeclinedWithoutTerminal(t *testing.T) {
 				}
 				if strings.Contains(r.stderr, "progress") || strings.ContainsAny(r.stderr, "\r\x1b") {
 					t.Errorf("a pipe got progress or terminal controls:\n%q", r.stderr)
+				}
+				if n := strings.Count(r.stderr, "agt declined it"); n > maxDeclineNotes {
+					t.Errorf("%d notes of declined requests, want at most %d:\n%s", n, maxDeclineNotes, r.stderr)
 				}
 			})
 		}

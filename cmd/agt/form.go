@@ -35,6 +35,9 @@ const (
 	maxFieldTries = 3
 	// maxChoices bounds the choices of an enum shown on the terminal.
 	maxChoices = 100
+	// maxDeclineNotes bounds the notes of requests declined without a
+	// person to ask; the rest are declined silently.
+	maxDeclineNotes = 3
 )
 
 // elicitOnTerminal is the run.ClientFeatures.Elicit of agent call and
@@ -51,7 +54,14 @@ func (e *env) elicitOnTerminal(yes bool) func(ctx context.Context, from run.Orig
 			who += " (during " + shown(c.Alias, maxCellWidth) + ")"
 		}
 		if why := e.noPersonToAsk(yes); why != "" {
-			fmt.Fprintf(e.err, "%s asks for input: %s\n  agt declined it: %s\n", who, shown(oneLine(p.Message, maxLineWidth), maxLineWidth), why)
+			// A server that asks again and again gets a few lines, not
+			// one per request.
+			switch t.declined++; {
+			case t.declined <= maxDeclineNotes:
+				fmt.Fprintf(e.err, "%s asks for input: %s\n  agt declined it: %s\n", who, shown(oneLine(p.Message, maxLineWidth), maxLineWidth), why)
+			case t.declined == maxDeclineNotes+1:
+				fmt.Fprintln(e.err, "agt declines the further requests for input of this call without a note")
+			}
 			return &mcp.ElicitResult{Action: "decline"}, nil
 		}
 		if p.Mode == "url" {
