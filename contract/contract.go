@@ -390,7 +390,11 @@ func (r *runner) plan(tools []mcpconn.Tool) ([]toolWork, error) {
 		if w.err == nil {
 			// Business cases first: the generated ones may change the
 			// server's state (a tool that writes).
-			w.cases = append(r.businessCases(t.Name, w.schema), generate(t.Name, t.InputSchema, w.schema, &r.o)...)
+			generated, note := generate(t.Name, t.InputSchema, w.schema, &r.o)
+			if note != "" {
+				r.rep.Notes = append(r.rep.Notes, t.Name+": "+note)
+			}
+			w.cases = append(r.businessCases(t.Name, w.schema), generated...)
 			if len(w.cases) > r.o.MaxCases {
 				w.cases = w.cases[:r.o.MaxCases]
 			}
