@@ -268,7 +268,9 @@ func Run(ctx context.Context, c *mcpconn.Connector, ref resource.Ref, srv resour
 	rep := &Report{Reference: ref, Seed: o.Seed, Plan: Plan{Tools: []PlannedTool{}}, Tools: []ToolReport{}, Findings: []Finding{}}
 	defer func() { rep.DurationMS = time.Since(start).Milliseconds() }()
 	fail := func(err error) (*Report, error) {
-		rep.Error = err.Error()
+		// The report is an artifact (--json, JUnit): the server's own
+		// output (stdout head, stderr tail) stays in the Go error only.
+		rep.Error = mcpconn.ErrorText(err, false)
 		return rep, err
 	}
 	if c == nil {

@@ -240,12 +240,15 @@ func TestRunCannotStart(t *testing.T) {
 		srv     func(t *testing.T, era mcptest.Era) resource.MCPServer
 		opts    *contract.Options
 		wantErr string
+		// serverText is what the server wrote on stderr: in the Go
+		// error, never in the report (an artifact).
+		serverText string
 	}{
 		{name: "a named tool the server does not list", srv: func(t *testing.T, era mcptest.Era) resource.MCPServer { return driftServer(t, era) },
 			opts: &contract.Options{Tools: []string{"no_such_tool"}}, wantErr: `names tools the server does not list: ["no_such_tool"]`},
 		{name: "the server does not start", srv: func(t *testing.T, era mcptest.Era) resource.MCPServer {
 			return resource.MCPServer{Command: mcptest.Command(t), Args: []string{"-era", string(era), "-fault", "exit-at-start"}, Cwd: t.TempDir()}
-		}, wantErr: "contract: connecting to drift"},
+		}, wantErr: "contract: connecting to drift", serverText: "fault exit-at-start"},
 		{name: "an invalid business case", srv: func(t *testing.T, era mcptest.Era) resource.MCPServer { return driftServer(t, era) },
 			opts: &contract.Options{Business: []contract.Case{{Tool: "drift_lax", Name: "x", Expect: "maybe"}}}, wantErr: "Options.Business[0]: expect must be"},
 	}
@@ -257,8 +260,16 @@ func TestRunCannotStart(t *testing.T) {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want one containing %q", err, tt.wantErr)
 				}
-				if rep == nil || rep.Error != err.Error() || rep.Passed() {
+				if rep == nil || rep.Error != mcpconn.ErrorText(err, false) || rep.Passed() {
 					t.Errorf("report %+v, want its Error set and not passed", rep)
+				}
+				if tt.serverText != "" {
+					if !strings.Contains(err.Error(), tt.serverText) {
+						t.Errorf("err = %v, want the server's stderr %q in it", err, tt.serverText)
+					}
+					if strings.Contains(rep.Error, tt.serverText) {
+						t.Errorf("report Error %q holds the server's stderr", rep.Error)
+					}
 				}
 			})
 		}

@@ -126,7 +126,7 @@ func (r *runner) runCase(ctx context.Context, tool string, gc genCase) (Class, s
 		case errors.As(err, &wire):
 			return r.classifyError(gc, wire.Code == jsonrpc.CodeInvalidParams, true, wire.Message)
 		default:
-			return ProtocolError, "the call failed: " + err.Error()
+			return ProtocolError, "the call failed: " + mcpconn.ErrorText(err, false)
 		}
 	}
 	if res.IsError {
@@ -143,7 +143,7 @@ func (r *runner) reconnect(ctx context.Context) {
 		return
 	}
 	if err := r.connect(ctx); err != nil {
-		r.rep.Notes = append(r.rep.Notes, "the server could not be started again after a crash or timeout: "+err.Error())
+		r.rep.Notes = append(r.rep.Notes, "the server could not be started again after a crash or timeout: "+mcpconn.ErrorText(err, false))
 	}
 }
 
