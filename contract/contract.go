@@ -223,10 +223,11 @@ type Finding struct {
 	Message string `json:"message"`
 }
 
-// Passed reports whether no finding fails the report and the check ran to
-// the end.
+// Passed reports whether no finding fails the report, the check ran to
+// the end, and it ran at least one case: a check that called nothing (no
+// tool planned, every one skipped) does not pass.
 func (r *Report) Passed() bool {
-	if r == nil || r.Error != "" {
+	if r == nil || r.Error != "" || r.ran() == 0 {
 		return false
 	}
 	for _, f := range r.Findings {
@@ -240,6 +241,16 @@ func (r *Report) Passed() bool {
 		}
 	}
 	return true
+}
+
+// ran is how many cases were run, all tools together: a check that ran
+// none proves nothing and does not pass.
+func (r *Report) ran() int {
+	n := 0
+	for _, t := range r.Tools {
+		n += t.Cases
+	}
+	return n
 }
 
 // Count returns how many cases of class c the report holds, all tools
