@@ -398,3 +398,59 @@ func TestWriteJUnit(t *testing.T) {
 		t.Errorf("the laxer finding is not a failure of type laxer:\n%s", b.String())
 	}
 }
+
+// A server's tool names and texts reach the table and the JUnit names and
+// classnames without controls, line breaks, bidi overrides or separators,
+// and bounded.
+func TestWriteHostileNames(t *testing.T) {
+	t.Parallel()
+	const hostile = "evil\x1b[2J\u202etool\u2066x\u2069\u2028y\r\nz\u0085"
+	long := strings.Repeat("é", 5000)
+	rep := &contract.Report{Reference: "srv", Tools: []contract.ToolReport{
+		{Name: hostile, Cases: 1, Classes: map[contract.Class]int{contract.Laxer: 1}},
+		{Name: long, Cases: 1, Classes: map[contract.Class]int{contract.Accepted: 1}},
+	}, Findings: []contract.Finding{
+		{Tool: hostile, Case: "case " + hostile, Class: contract.Laxer, Path: "/" + hostile, Message: "m " + hostile},
+	}}
+	unsafe := regexp.MustCompile("[\x00-\x1f\x7f\u0080-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+	var table bytes.Buffer
+	if err := contract.WriteTable(&table, rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSuffix(table.String(), "\n"), "\n") {
+		if unsafe.MatchString(line) {
+			t.Errorf("a table line holds an unsafe character: %q", line)
+		}
+		if len(line) > 2000 {
+			t.Errorf("a table line of %d bytes: a cell is not bounded", len(line))
+		}
+	}
+	var junit bytes.Buffer
+	if err := contract.WriteJUnit(&junit, rep); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Suites []struct {
+			Name  string `xml:"name,attr"`
+			Cases []struct {
+				Name      string `xml:"name,attr"`
+				Classname string `xml:"classname,attr"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(junit.Bytes(), &got); err != nil {
+		t.Fatalf("not XML: %v\n%s", err, junit.String())
+	}
+	for _, s := range got.Suites {
+		for _, name := range append([]string{s.Name}, func() (n []string) {
+			for _, c := range s.Cases {
+				n = append(n, c.Name, c.Classname)
+			}
+			return n
+		}()...) {
+			if unsafe.MatchString(name) || len(name) > 300 {
+				t.Errorf("a JUnit name or classname is unsafe or unbounded: %q", name)
+			}
+		}
+	}
+}
