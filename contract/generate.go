@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"math/big"
 	"math/rand/v2"
 	"regexp/syntax"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -458,7 +458,7 @@ func (g *gen) valid(s any, depth int) (any, bool) {
 			obj[name] = g.canary()
 		}
 		if n, ok := intOf(m["minProperties"]); ok {
-			for _, name := range sortedKeys(props) {
+			for _, name := range slices.Sorted(maps.Keys(props)) {
 				if len(obj) >= n {
 					break
 				}
@@ -728,15 +728,6 @@ func ratNumber(r *big.Rat) json.Number {
 	}
 	s := strings.TrimRight(r.FloatString(30), "0")
 	return json.Number(strings.TrimSuffix(s, "."))
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // escapePointer escapes a property name for a JSON pointer.

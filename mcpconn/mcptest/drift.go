@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -79,22 +80,12 @@ func driftCheck(raw json.RawMessage, spec map[string]driftArg) (map[string]any, 
 			return nil, errors.New("invalid arguments: not a JSON object")
 		}
 	}
-	names := make([]string, 0, len(args))
-	for k := range args {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
+	for _, k := range slices.Sorted(maps.Keys(args)) {
 		if _, ok := spec[k]; !ok {
 			return nil, errors.New("invalid arguments: a property the schema does not declare")
 		}
 	}
-	keys := make([]string, 0, len(spec))
-	for k := range spec {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(spec)) {
 		a := spec[k]
 		v, ok := args[k]
 		if !ok {
@@ -107,7 +98,7 @@ func driftCheck(raw json.RawMessage, spec map[string]driftArg) (map[string]any, 
 		switch a.kind {
 		case "string":
 			s, ok := v.(string)
-			if !ok || a.maxLen > 0 && utf8.RuneCountInString(s) > a.maxLen || a.enum != nil && !contains(a.enum, s) {
+			if !ok || a.maxLen > 0 && utf8.RuneCountInString(s) > a.maxLen || a.enum != nil && !slices.Contains(a.enum, s) {
 				return nil, bad
 			}
 			if a.lower && (s == "" || strings.Trim(s, "abcdefghijklmnopqrstuvwxyz") != "") {
@@ -125,15 +116,6 @@ func driftCheck(raw json.RawMessage, spec map[string]driftArg) (map[string]any, 
 		}
 	}
 	return args, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func driftError(err error) *mcp.CallToolResult {
