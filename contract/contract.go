@@ -16,10 +16,9 @@ import (
 
 // Defaults of Options.
 const (
-	DefaultMaxCases     = 120
-	DefaultMaxCaseBytes = 64 << 10
-	DefaultCaseTimeout  = 10 * time.Second
-	DefaultTimeout      = 5 * time.Minute
+	DefaultMaxCases    = 120
+	DefaultCaseTimeout = 10 * time.Second
+	DefaultTimeout     = 5 * time.Minute
 )
 
 // Options configures a contract check. A nil *Options means all defaults;
@@ -43,7 +42,7 @@ type Options struct {
 	// the tool included. Zero means DefaultMaxCases.
 	MaxCases int
 	// MaxCaseBytes bounds the arguments of one generated case; a case over
-	// it is not run. Zero means DefaultMaxCaseBytes.
+	// it is not run. Zero means 64 KiB.
 	MaxCaseBytes int
 	// CaseTimeout bounds one call. A call over it is classed TimedOut and
 	// the server is started again for the next case. Zero means
@@ -120,7 +119,7 @@ const (
 	Laxer Class = "laxer"
 	// Stricter: the schema accepts the case and the server refused it as
 	// invalid arguments (JSON-RPC -32602, or a tool error whose text is an
-	// argument-validation message: see IsValidationText).
+	// argument-validation message: see docs/contract.md).
 	Stricter Class = "stricter"
 	// Crashed: the connection was lost during the call (the process
 	// exited or the session ended).
@@ -139,8 +138,11 @@ const (
 	ProtocolError Class = "protocol-error"
 )
 
-// Classes lists every Class in report order.
-var Classes = []Class{Accepted, Refused, Business, Tolerated, Laxer, Stricter, Crashed, TimedOut, Leaked, Unexpected, ProtocolError}
+// defaultMaxCaseBytes is the default of Options.MaxCaseBytes.
+const defaultMaxCaseBytes = 64 << 10
+
+// classOrder lists every Class in report order.
+var classOrder = []Class{Accepted, Refused, Business, Tolerated, Laxer, Stricter, Crashed, TimedOut, Leaked, Unexpected, ProtocolError}
 
 // Fails reports whether a finding of class c fails the report.
 func (c Class) Fails() bool {
@@ -253,16 +255,6 @@ func (r *Report) ran() int {
 	return n
 }
 
-// Count returns how many cases of class c the report holds, all tools
-// together.
-func (r *Report) Count(c Class) int {
-	n := 0
-	for _, t := range r.Tools {
-		n += t.Classes[c]
-	}
-	return n
-}
-
 // Run checks the contract of the server srv, registered as ref: it
 // connects through c (the same launch, secrets, allowlist, bounds and
 // protocol eras as a Run), lists the tools, generates the cases of each
@@ -333,7 +325,7 @@ func (o *Options) withDefaults() Options {
 		v.MaxCases = DefaultMaxCases
 	}
 	if v.MaxCaseBytes <= 0 {
-		v.MaxCaseBytes = DefaultMaxCaseBytes
+		v.MaxCaseBytes = defaultMaxCaseBytes
 	}
 	if v.CaseTimeout <= 0 {
 		v.CaseTimeout = DefaultCaseTimeout

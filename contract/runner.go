@@ -185,7 +185,7 @@ func (r *runner) classifyError(gc genCase, invalidParams, protocol bool, text st
 		}
 		return Refused, ""
 	}
-	argsRefusal := invalidParams || IsValidationText(text)
+	argsRefusal := invalidParams || isValidationText(text)
 	switch {
 	case !gc.valid:
 		// Any refusal of a case the validator refuses agrees with it:
@@ -201,7 +201,7 @@ func (r *runner) classifyError(gc genCase, invalidParams, protocol bool, text st
 }
 
 // validationText matches the texts SDKs give to arguments their own
-// validation refused (see IsValidationText).
+// validation refused (see isValidationText).
 var validationText = regexp.MustCompile(`(?i)` + strings.Join([]string{
 	`validating "arguments"`,     // go-sdk: validating "arguments": ...
 	`unmarshaling arguments`,     // go-sdk: the arguments do not decode
@@ -214,7 +214,7 @@ var validationText = regexp.MustCompile(`(?i)` + strings.Join([]string{
 	`invalid_type|invalid_format|too_big|too_small|invalid_value|unrecognized_keys`, // zod issue codes
 }, "|"))
 
-// IsValidationText reports whether a tool error's text is an
+// isValidationText reports whether a tool error's text is an
 // argument-validation message of a known SDK: the go-sdk's
 // (validating "arguments", unmarshaling arguments), the TypeScript SDK's
 // (Input validation error, Invalid arguments for tool, zod issue codes),
@@ -224,7 +224,7 @@ var validationText = regexp.MustCompile(`(?i)` + strings.Join([]string{
 // drop values keeps the SDK's prefix (as examples/server-contract does).
 // A schema-valid case refused with such a text is Stricter; refused with
 // another text, Business.
-func IsValidationText(text string) bool { return validationText.MatchString(text) }
+func isValidationText(text string) bool { return validationText.MatchString(text) }
 
 // maxResultText bounds the text of one answer the classifier reads.
 const maxResultText = 1 << 20

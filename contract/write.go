@@ -60,7 +60,7 @@ func WriteTable(w io.Writer, r *Report) error {
 	fmt.Fprintln(tw, "TOOL\tCASES\tCLASSES\tMS")
 	for _, t := range r.Tools {
 		classes := []string{}
-		for _, c := range Classes {
+		for _, c := range classOrder {
 			if n := t.Classes[c]; n > 0 {
 				classes = append(classes, fmt.Sprintf("%s %d", c, n))
 			}
