@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agtsdk/agt/toolschema"
 	"github.com/google/go-cmp/cmp"
@@ -303,6 +304,30 @@ func TestGenerateInvalidBase(t *testing.T) {
 	for _, gone := range []string{"maximum past limit /b", "missing required /b", "wrong type /b (string)"} {
 		if slices.Contains(names, gone) {
 			t.Errorf("case %q kept though it also fails at /a", gone)
+		}
+	}
+}
+
+// The text of one answer the classifier reads is at most maxResultText
+// bytes, however large one block is, and never ends inside a character.
+func TestResultTextBound(t *testing.T) {
+	t.Parallel()
+	block := func(s string) string { return `{"type":"text","text":"` + s + `"}` }
+	big := strings.Repeat("é", maxResultText/2+7)
+	tests := []struct {
+		name    string
+		content string
+		want    int
+	}{
+		{"two blocks", "[" + block("ab") + "," + block("c") + "]", len("ab\nc\n")},
+		{"one block over the bound", "[" + block(big) + "]", maxResultText},
+		{"two blocks over the bound", "[" + block(strings.Repeat("x", maxResultText-1)) + "," + block("yz") + "]", maxResultText},
+		{"not text", `[{"type":"image","data":"AAAA"}]`, 0},
+	}
+	for _, tt := range tests {
+		got := resultText([]byte(tt.content))
+		if len(got) != tt.want || !utf8.ValidString(got) {
+			t.Errorf("%s: %d bytes (valid UTF-8 %v), want %d", tt.name, len(got), utf8.ValidString(got), tt.want)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agtsdk/agt/internal/text"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/toolschema"
@@ -226,10 +227,12 @@ var validationText = regexp.MustCompile(`(?i)` + strings.Join([]string{
 // another text, Business.
 func isValidationText(text string) bool { return validationText.MatchString(text) }
 
-// maxResultText bounds the text of one answer the classifier reads.
+// maxResultText bounds the text of one answer the classifier reads: the
+// text blocks of its content, joined; text past it is not read.
 const maxResultText = 1 << 20
 
-// resultText joins the text blocks of a result's content array.
+// resultText joins the text blocks of a result's content array, each
+// followed by a newline, cut at maxResultText bytes.
 func resultText(content json.RawMessage) string {
 	var blocks []struct {
 		Type string `json:"type"`
@@ -240,8 +243,15 @@ func resultText(content json.RawMessage) string {
 	}
 	var b strings.Builder
 	for _, c := range blocks {
-		if c.Type == "text" && b.Len() < maxResultText {
-			b.WriteString(c.Text)
+		if c.Type != "text" {
+			continue
+		}
+		room := maxResultText - b.Len()
+		if room <= 0 {
+			break
+		}
+		b.WriteString(text.Cut(c.Text, room))
+		if b.Len() < maxResultText {
 			b.WriteByte('\n')
 		}
 	}
