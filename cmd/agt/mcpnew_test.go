@@ -115,7 +115,7 @@ func TestScaffoldRender(t *testing.T) {
 			}
 			readme := string(files["README.md"])
 			assertContains(t, "README.md", readme, "# notes", "go mod tidy", "go test ./...",
-				`agt mcp add tools/notes --cwd "$PWD" -- "$PWD/bin/notes"`, "agt mcp contract tools/notes")
+				`agt mcp add tools/notes --cwd "$PWD" -- "$PWD/bin/notes"`, "agt mcp contract tools/notes --include-writes")
 			if replace == "" {
 				assertContains(t, "README.md", readme, "go mod edit -replace=github.com/agtsdk/agt=")
 			}
@@ -351,8 +351,9 @@ func TestScaffoldBuildsAndPassesItsContract(t *testing.T) {
 	goRun("vet", "./...")
 	bin := filepath.Join(dir, "bin", "notes")
 	goRun("build", "-o", bin, ".")
-	out := goRun("test", "-count=1", "-v", "-run", "^TestContract$", ".")
-	assertContains(t, "go test of the scaffold", out, "--- PASS: TestContract/modern", "--- PASS: TestContract/legacy")
+	out := goRun("test", "-count=1", "-v", ".")
+	assertContains(t, "go test of the scaffold", out, "--- PASS: TestContract/modern", "--- PASS: TestContract/legacy",
+		"--- PASS: TestSchemaForNamesAMissingProperty")
 
 	// Registered as agt mcp new says, with each era pinned in a store of
 	// its own.
