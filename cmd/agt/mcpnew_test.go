@@ -426,3 +426,38 @@ func TestScaffoldBuildsAndPassesItsContract(t *testing.T) {
 		})
 	}
 }
+
+// The value-free rewrite of go-sdk's validation errors is one rule: the
+// scaffold's server and examples/server-contract (separate programs, so
+// each holds a copy) keep the go-sdk prefix and hide the caller's names
+// the same way. Their code, comments aside, is the same.
+func TestScaffoldRedactionMatchesTheExample(t *testing.T) {
+	t.Parallel()
+	tmpl, err := scaffoldFS.ReadFile("scaffold/main.go.tmpl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	example, err := os.ReadFile(filepath.Join(repoRoot(t), "examples", "server-contract", "main.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := func(name string, src []byte) string {
+		t.Helper()
+		s := string(src)
+		start := strings.Index(s, "\nfunc redactArgumentErrors(")
+		end := strings.Index(s, "\nfunc notRuleWord(")
+		if start < 0 || end < start {
+			t.Fatalf("%s: no redactArgumentErrors ... notRuleWord", name)
+		}
+		var lines []string
+		for _, l := range strings.Split(s[start:end], "\n") {
+			if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "//") {
+				lines = append(lines, l)
+			}
+		}
+		return strings.Join(lines, "\n")
+	}
+	if diff := cmp.Diff(code("the scaffold", tmpl), code("the example", example)); diff != "" {
+		t.Errorf("the example's redaction differs from the scaffold's (-scaffold +example):\n%s", diff)
+	}
+}
