@@ -232,20 +232,30 @@ and refresh it when it expires.
 			name: "import", min: 1, max: 1, args: "FILE [--category C] [--update] [--dry-run]",
 			summary: "register every server of a config file: .mcp.json, Claude, Cursor, VS Code, Codex config.toml",
 			help: `FILE holds {"mcpServers": {NAME: SERVER}} (Claude, Cursor, .mcp.json),
-{"servers": {NAME: {type, command, args, env, url, headers}}} (VS Code's
-.vscode/mcp.json), or, when its name ends in .toml, Codex's
-[mcp_servers.NAME] tables (command, args, env, cwd, startup_timeout_sec,
-tool_timeout_sec, enabled_tools, disabled_tools; url and http_headers for a
-remote server). enabled_tools and disabled_tools are kept from any format.
+{"servers": {NAME: {type, command, args, env, envFile, url, headers}}} (VS
+Code's .vscode/mcp.json, comments and trailing commas allowed), or, when its
+name ends in .toml, Codex's [mcp_servers.NAME] tables (command, args, env,
+env_vars, cwd, startup_timeout_sec, tool_timeout_sec, enabled_tools,
+disabled_tools; url, http_headers, env_http_headers and
+bearer_token_env_var for a remote server). enabled_tools and disabled_tools
+are kept from any format.
 
-Each server becomes one resource named after its key (lowercased, other
-characters turned into '-'), optionally under --category. A server without
-cwd gets the directory of FILE as its cwd (the project's, for .vscode/,
-.cursor/ and .codex/ files), and the command says so. A relative command
-(./x, bin/x) is refused with the absolute path to write instead. Fields agt
-does not use are reported and left out: from Codex, bearer_token_env_var,
-env_http_headers and env_vars (agt reads no variable when it starts a
-server: give values with -e and -H) and enabled.
+Each server becomes one resource named by agt's naming rule: its key in
+lowercase, every run of other characters than letters and digits turned into
+one '-' (My_Server -> my-server), optionally under --category; a renamed one
+is noted. A server without cwd gets the directory of FILE as its cwd (the
+project's, for .vscode/, .cursor/ and .codex/ files), and the command says
+so. A relative command (./x, bin/x) is refused with the absolute path to
+write instead; a command not found in PATH, or a cwd that does not exist, is
+a warning (the check of 'agt mcp test').
+
+What the file reads when the server starts stays a reference, resolved when
+agt starts it: ${VAR} and ${VAR:-DEFAULT} become ${env:VAR} and
+${env:VAR:-DEFAULT}, Codex's env_vars, env_http_headers and
+bearer_token_env_var become ${env:NAME} in env and headers, and VS Code's
+${input:ID} becomes ${secret:ID} ('agt secret set ID' stores its value).
+VS Code's envFile is not read: the note names its variables. Credentials
+written as literal text are noted: a reference is safer.
 
 A server that is already registered as in FILE is reported and left alone.
 One registered with another configuration is left unchanged unless

@@ -683,6 +683,9 @@ func mcpImport(ctx context.Context, e *env, file, category string, dryRun, updat
 			fmt.Fprintf(e.err, "%s: not imported: %s\n", label, en.Err)
 			continue
 		}
+		if en.Warn != "" {
+			fmt.Fprintf(e.err, "%s: warning: %s; 'agt mcp test %s' checks it again\n", label, en.Warn, en.Ref)
+		}
 		doc, err := json.Marshal(resource.MCPDocument{MCPServers: map[string]resource.MCPServer{en.Name: en.Server}})
 		if err != nil {
 			return err
