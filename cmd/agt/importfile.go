@@ -440,9 +440,14 @@ func validServerName(name string) bool {
 
 // placeCwd gives a stdio server an absolute cwd: the file's project
 // directory when it has none, resolved against it when it is relative.
+// path "" is a server given on the command line (add-json), whose
+// workspace is the directory it runs in.
 func placeCwd(srv *resource.MCPServer, path, workspace string) string {
 	var note string
 	switch {
+	case (srv.Cwd == "" || srv.Cwd == "${workspaceFolder}") && path == "":
+		srv.Cwd = workspace
+		note = fmt.Sprintf("no cwd: it runs in %s", workspace)
 	case srv.Cwd == "" || srv.Cwd == "${workspaceFolder}":
 		srv.Cwd = workspace
 		note = fmt.Sprintf("no cwd in %s: it runs in %s, the directory of that file", filepath.Base(path), workspace)
@@ -571,4 +576,19 @@ func stripJSONC(data []byte) []byte {
 		return data
 	}
 	return out
+}
+
+// bareServer reports whether a JSON object is one server's entry (the
+// form of claude mcp add-json) rather than a document of mcpServers.
+func bareServer(raw json.RawMessage) bool {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(raw, &fields) != nil || fields["mcpServers"] != nil {
+		return false
+	}
+	for _, f := range []string{"command", "url", "serverUrl", "httpUrl"} {
+		if fields[f] != nil {
+			return true
+		}
+	}
+	return false
 }

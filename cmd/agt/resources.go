@@ -22,13 +22,16 @@ import (
 // resource service (as the framework tools do), as the direct caller.
 
 func mcpCreate(ctx context.Context, e *env, fs *flag.FlagSet, sf *serverFlags, refArg string) error {
-	ref, err := parseRefArg("mcp create", refArg)
+	ref, rename, err := refArgForNew("mcp create", refArg)
 	if err != nil {
 		return err
 	}
 	data, err := documentFromFlags(fs, sf, ref)
 	if err != nil {
 		return err
+	}
+	if rename != "" {
+		fmt.Fprintln(e.err, rename)
 	}
 	if given(fs, "cwd") && !filepath.IsAbs(sf.cwd) {
 		abs, _ := filepath.Abs(sf.cwd)
@@ -41,11 +44,11 @@ func mcpCreate(ctx context.Context, e *env, fs *flag.FlagSet, sf *serverFlags, r
 // mcpAdd is the short form of create: agt mcp add REF [FLAGS] -- CMD
 // [ARGS...], or REF --transport http URL.
 func mcpAdd(ctx context.Context, e *env, fs *flag.FlagSet, af *addFlags, pos []string) error {
-	ref, err := parseRefArg("mcp add", pos[0])
+	ref, rename, err := refArgForNew("mcp add", pos[0])
 	if err != nil {
 		return err
 	}
-	srv, note, err := af.server(fs, pos)
+	srv, notes, err := af.server(fs, pos)
 	if err != nil {
 		return err
 	}
@@ -57,10 +60,62 @@ func mcpAdd(ctx context.Context, e *env, fs *flag.FlagSet, af *addFlags, pos []s
 	if err != nil {
 		return err
 	}
-	if note != "" {
-		fmt.Fprintln(e.err, note)
+	for _, n := range append([]string{rename}, notes...) {
+		if n != "" {
+			fmt.Fprintln(e.err, n)
+		}
 	}
 	return registerMCP(ctx, e, ref, data, srv.Command, srv.Cwd)
+}
+
+// mcpAddJSON registers the server whose entry JSON holds (claude mcp
+// add-json), read as import reads one.
+func mcpAddJSON(ctx context.Context, e *env, fs *flag.FlagSet, cwd, refArg, jsonText string) error {
+	const cmd = "mcp add-json"
+	ref, rename, err := refArgForNew(cmd, refArg)
+	if err != nil {
+		return err
+	}
+	text, err := e.callArguments(cmd, jsonText)
+	if err != nil {
+		return err
+	}
+	raw, err := jsonArg(cmd, "JSON", string(stripJSONC([]byte(text))))
+	if err != nil {
+		return err
+	}
+	if !bareServer(raw) {
+		return usagef(cmd, "JSON must be one server's entry, with \"command\" or \"url\"; a whole {\"mcpServers\": ...} document goes to 'agt mcp create REF --data JSON' or 'agt mcp import FILE'")
+	}
+	if cwd == "" {
+		cwd = "."
+	}
+	workspace, err := filepath.Abs(cwd)
+	if err != nil {
+		return fmt.Errorf("--cwd: %w", err)
+	}
+	category := ""
+	if i := strings.IndexByte(string(ref), '/'); i > 0 {
+		category = string(ref[:i])
+	}
+	en := translateServer(ref.Name(), raw, "", workspace, category)
+	if given(fs, "scope") {
+		fmt.Fprintln(e.err, "note: --scope is Claude Code's; agt keeps every registration in one store (--db)")
+	}
+	if rename != "" {
+		fmt.Fprintln(e.err, rename)
+	}
+	for _, n := range en.Notes {
+		fmt.Fprintf(e.err, "note: %s\n", n)
+	}
+	if en.Err != "" {
+		return fmt.Errorf("mcp %s not registered: %s", ref, en.Err)
+	}
+	data, err := json.Marshal(resource.MCPDocument{MCPServers: map[string]resource.MCPServer{en.Name: en.Server}})
+	if err != nil {
+		return err
+	}
+	return registerMCP(ctx, e, ref, data, en.Server.Command, en.Server.Cwd)
 }
 
 // registerMCP creates the MCP resource ref and runs the static checks on
