@@ -232,11 +232,7 @@ func agentCall(ctx context.Context, e *env, args []string, yes bool, timeout tim
 			// no misspelling: the message says why, and no other tool
 			// is offered in its place.
 			if !errors.Is(err, run.ErrToolNotOffered) {
-				names := make([]string, 0, len(r.Tools()))
-				for _, t := range r.Tools() {
-					names = append(names, t.Name)
-				}
-				if near := didYouMean(tool, names); near != "" {
+				if near := toolSuggestion(tool, r.Tools()); near != "" {
 					fmt.Fprintf(e.err, "did you mean %s?\n", shown(near, maxCellWidth))
 				}
 			}
