@@ -129,7 +129,7 @@ func registerMCP(ctx context.Context, e *env, ref resource.Ref, data json.RawMes
 		Kind: resource.KindMCP, Ref: ref, Create: true, Data: data,
 	})
 	if err != nil {
-		return withCommandFix(about(err, resource.KindMCP, ref), command, cwd)
+		return withCommandFix(aboutCreate(err, resource.KindMCP, ref), command, cwd)
 	}
 	reportWrite(e, "registered", res)
 	if !warnStatic(ctx, e, h.Resources(), ref) {
@@ -676,7 +676,15 @@ func writeAgent(ctx context.Context, e *env, ref resource.Ref, ch agentChange, c
 				return e.withRefSuggestion(ctx, resource.KindAgent, ref, err)
 			}
 		}
-		return withMountSuggestion(ctx, e, about(err, resource.KindAgent, ref), ch)
+		if errors.Is(err, resource.ErrNotFound) {
+			// The agent exists (or is being created): what is missing
+			// is a mount, an MCP registration.
+			return withMountSuggestion(ctx, e, about(err, resource.KindMCP, ""), ch)
+		}
+		if create {
+			return aboutCreate(err, resource.KindAgent, ref)
+		}
+		return about(err, resource.KindAgent, ref)
 	}
 	verb := "updated"
 	if create {
@@ -760,7 +768,7 @@ func mcpImport(ctx context.Context, e *env, file, category string, dryRun, updat
 		}
 		if !errors.Is(err, resource.ErrExists) {
 			unwritten++
-			fmt.Fprintf(e.err, "%s: not imported: %s\n", label, explain(err))
+			fmt.Fprintf(e.err, "%s: not imported: %s\n", label, explain(aboutCreate(err, resource.KindMCP, en.Ref)))
 			continue
 		}
 		// It exists: the same configuration is nothing to do; another one
