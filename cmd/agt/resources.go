@@ -33,6 +33,11 @@ func mcpCreate(ctx context.Context, e *env, fs *flag.FlagSet, sf *serverFlags, r
 	if rename != "" {
 		fmt.Fprintln(e.err, rename)
 	}
+	if _, srv, err := resource.DecodeMCP(data); err == nil {
+		if n := literalSecretNote(srv); n != "" {
+			fmt.Fprintln(e.err, "note: "+n)
+		}
+	}
 	if given(fs, "cwd") && !filepath.IsAbs(sf.cwd) {
 		abs, _ := filepath.Abs(sf.cwd)
 		fmt.Fprintf(e.err, "note: --cwd made absolute: %s\n", abs)
@@ -59,6 +64,9 @@ func mcpAdd(ctx context.Context, e *env, fs *flag.FlagSet, af *addFlags, pos []s
 	data, err := json.Marshal(resource.MCPDocument{MCPServers: map[string]resource.MCPServer{name: srv}})
 	if err != nil {
 		return err
+	}
+	if n := literalSecretNote(srv); n != "" {
+		notes = append(notes, "note: "+n)
 	}
 	for _, n := range append([]string{rename}, notes...) {
 		if n != "" {
