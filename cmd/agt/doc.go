@@ -2,7 +2,7 @@
 // agent's tools from a terminal, over the same resource service, Prober and
 // Run pipeline that a host embeds (package github.com/agtsdk/agt).
 //
-//	agt mcp add notes --cwd "$PWD" -e TOKEN=x -- notes-server --verbose
+//	agt mcp add notes --cwd "$PWD" -e TOKEN='${env:NOTES_TOKEN}' -- notes-server --verbose
 //	agt mcp create notes --command notes-server --cwd "$PWD"   # the same, flag by flag
 //	agt mcp import .mcp.json           # or .vscode/mcp.json, ~/.codex/config.toml
 //	agt mcp test notes                 # static checks; starts nothing

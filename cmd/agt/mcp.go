@@ -67,7 +67,7 @@ and what would keep the server from starting is printed as a warning.`,
 add'. Everything after -- is the server's command line, its flags included:
 
   agt mcp add notes -- notes-server --db data/notes.db
-  agt mcp add notes --cwd ~/notes -e TOKEN=secret -- npx -y notes-mcp
+  agt mcp add notes --cwd ~/notes -e TOKEN='${env:NOTES_TOKEN}' -- npx -y notes-mcp
 
 A stdio server runs in --cwd DIR; without --cwd it runs in the current
 directory, made absolute, and agt says so. -e is --env, -H is --header.
