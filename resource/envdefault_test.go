@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agtsdk/agt/internal/resourcefn"
 	"github.com/agtsdk/agt/resource"
 )
 
@@ -43,7 +44,7 @@ func TestEnvReferenceDefault(t *testing.T) {
 			t.Parallel()
 			srv := resource.MCPServer{Command: cmd, Cwd: dir, Args: []string{tc.value}, Env: map[string]string{"V": tc.value}}
 			l, err := resource.ResolveLaunch(srv, bound, bound.Bind(context.Background(), "notes"))
-			hdrs, herr := resource.ResolveHeaders(map[string]string{"X": tc.value}, bound.Bind(context.Background(), "notes"))
+			hdrs, herr := resourcefn.ResolveHeaders(map[string]string{"X": tc.value}, bound.Bind(context.Background(), "notes"))
 			if tc.wantErr != "" {
 				var se *resource.SecretError
 				if !errors.As(err, &se) || !strings.Contains(err.Error(), tc.wantErr) || !errors.As(herr, &se) {
@@ -98,7 +99,7 @@ func TestEnvReferenceDefaultGrammar(t *testing.T) {
 	if strings.Contains(masked, "sk-live") || !strings.Contains(masked, "${env:TOKEN:-"+resource.Mask+"}") {
 		t.Errorf("redacted document shows the default or loses the name: %s", masked)
 	}
-	if got := resource.MaskArgs([]string{"--token=${env:TOKEN:-sk-live-0123456789}"}); strings.Contains(got[0], "sk-live") {
+	if got := resourcefn.MaskArgs([]string{"--token=${env:TOKEN:-sk-live-0123456789}"}); strings.Contains(got[0], "sk-live") {
 		t.Errorf("MaskArgs shows the default: %q", got)
 	}
 	if vals := resource.CredentialValues(resource.MCPServer{Command: "srv", Env: map[string]string{"K": "${env:TOKEN:-sk-live-0123456789}"}}); !strings.Contains(strings.Join(vals, ","), "sk-live-0123456789") {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agtsdk/agt/internal/findcode"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/run"
@@ -44,11 +45,11 @@ func TestCommandHint(t *testing.T) {
 		{"a refused connection is about the url", &mcpconn.Error{Ref: "notes", Op: "connect", Kind: mcpconn.ErrStart, Err: &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}}, "next: nothing answered at the url: check that the server runs and the url ('agt mcp get notes')"},
 		{"a stdio start is about the command and cwd", &mcpconn.Error{Ref: "notes", Op: "connect", Kind: mcpconn.ErrStart, Detail: "the url", Err: &exec.Error{Name: "srv", Err: exec.ErrNotFound}}, "next: 'agt mcp test notes' checks the command and cwd"},
 		{"agent disabled", about(fmt.Errorf("x: %w", run.ErrAgentDisabled), resource.KindAgent, "helper"), "next: agt agent update helper --enabled=true"},
-		{"document without absolute cwd", about(&resource.DocumentError{Code: resource.CodeNoAbsoluteCwd}, resource.KindMCP, "notes"), "next: agt mcp update notes --cwd /abs/dir"},
-		{"a refused create names no update", aboutCreate(&resource.DocumentError{Code: resource.CodeNoAbsoluteCwd}, resource.KindMCP, "notes"), "next: give the directory it runs in: --cwd /abs/dir (\"cwd\" in --data)"},
+		{"document without absolute cwd", about(&resource.DocumentError{Code: findcode.NoAbsoluteCwd}, resource.KindMCP, "notes"), "next: agt mcp update notes --cwd /abs/dir"},
+		{"a refused create names no update", aboutCreate(&resource.DocumentError{Code: findcode.NoAbsoluteCwd}, resource.KindMCP, "notes"), "next: give the directory it runs in: --cwd /abs/dir (\"cwd\" in --data)"},
 		{"a missing mount, by its kind", about(fmt.Errorf("words the hint does not read: %w", resource.ErrNotFound), resource.KindMCP, ""), "(see 'agt mcp list'; register it with 'agt mcp add' or 'agt mcp create')"},
-		{"document with two servers", &resource.DocumentError{Code: resource.CodeServerCount}, "next: register each server as its own resource: 'agt mcp import FILE' splits a file"},
-		{"other document error", &resource.DocumentError{Code: resource.CodeURL}, ""},
+		{"document with two servers", &resource.DocumentError{Code: findcode.ServerCount}, "next: register each server as its own resource: 'agt mcp import FILE' splits a file"},
+		{"other document error", &resource.DocumentError{Code: findcode.URL}, ""},
 		{"mcp not found", about(resource.ErrNotFound, resource.KindMCP, "notes"), "(see 'agt mcp list'; register it with 'agt mcp add' or 'agt mcp create')"},
 		{"agent not found", about(resource.ErrNotFound, resource.KindAgent, "helper"), "(see 'agt agent list'; create it with 'agt agent create')"},
 		{"exists", resource.ErrExists, "(change it with 'update', or 'delete' it first)"},
