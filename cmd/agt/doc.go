@@ -8,6 +8,7 @@
 //	agt mcp test notes                 # static checks; starts nothing
 //	agt mcp probe notes                # starts it, lists and compiles its tools
 //	agt mcp contract notes             # calls its read-only tools with cases from their schemas
+//	agt mcp new notes --agt ../agt     # writes a Go MCP server module; registers nothing
 //	agt agent create helper
 //	agt agent update helper --add-mcp notes
 //	agt agent tools helper             # what a Run of helper would see

@@ -103,6 +103,7 @@ Then, as after create, the static checks run (nothing starts).`,
 				}
 			},
 		},
+		mcpNewCommand(),
 		{
 			name: "add-json", min: 2, max: 2,
 			args:    "REF JSON [--cwd DIR]",
