@@ -4,9 +4,8 @@ import "time"
 
 // Limits bounds what a Connector's sessions accept from their servers and
 // how long they wait for them. Every field's zero value (or a value below
-// zero, but for MaxListingTTL) means its default, given in its comment and
-// returned by DefaultLimits; a nil ConnectorOptions.Limits means all
-// defaults.
+// zero, but for MaxListingTTL) means its default, given in its comment;
+// a nil ConnectorOptions.Limits means all defaults.
 type Limits struct {
 	// MaxTools bounds the tools one server may list, all pages together;
 	// the walk fails as soon as a page goes past it, before the page is
@@ -111,8 +110,9 @@ type Limits struct {
 	// 30 s.
 	SharedIdleTimeout time.Duration
 	// TerminateGrace is how long Close waits after closing a stdio
-	// server's stdin, and again after SIGTERM, before escalating. 0 means
-	// 2 s.
+	// server's stdin, and again after SIGTERM, before escalating, and how
+	// long it waits for a streamable HTTP server to answer the DELETE
+	// that ends its session. 0 means 2 s.
 	TerminateGrace time.Duration
 	// StderrTailBytes is how much of a stdio server's stderr is kept for
 	// errors and Session.StderrTail. 0 means 8 KiB.
@@ -145,10 +145,6 @@ const (
 	defaultTerminateGrace       = 2 * time.Second
 	defaultStderrTail           = 8 << 10
 )
-
-// DefaultLimits returns the limits a zero Limits stands for, every field
-// set.
-func DefaultLimits() Limits { return (&Limits{}).resolved() }
 
 // resolved returns l (nil: the zero Limits) with every unset field set to
 // its default.
