@@ -37,7 +37,7 @@ Using mounted MCP tools needs no capability.`,
 			},
 		},
 		{
-			name: "list", min: 0, max: 0, args: "[--category C] [--json]",
+			name: "list", aliases: []string{"ls"}, min: 0, max: 0, args: "[--category C] [--json]",
 			summary: "list the agents",
 			define: func(fs *flag.FlagSet) action {
 				asJSON := fs.Bool("json", false, "print a JSON array of resources")

@@ -2,7 +2,7 @@
 // agent's tools from a terminal, over the same resource service, Prober and
 // Run pipeline that a host embeds (package github.com/agtsdk/agt).
 //
-//	agt mcp add notes --cwd "$PWD" -e TOKEN=x -- notes-server --verbose
+//	agt mcp add notes --cwd "$PWD" -e TOKEN='${env:NOTES_TOKEN}' -- notes-server --verbose
 //	agt mcp create notes --command notes-server --cwd "$PWD"   # the same, flag by flag
 //	agt mcp import .mcp.json           # or .vscode/mcp.json, ~/.codex/config.toml
 //	agt mcp test notes                 # static checks; starts nothing
@@ -14,7 +14,7 @@
 //	agt agent tools helper             # what a Run of helper would see
 //	agt agent call helper mcp__notes__search '{"query":"a","limit":3}' --yes
 //	agt agent call helper mcp__notes__search @args.json --yes   # or - for stdin
-//	agt mcp add linear --transport http --oauth https://mcp.linear.app/mcp
+//	agt mcp add linear --oauth https://mcp.linear.app/mcp   # a URL: streamable HTTP
 //	agt mcp login linear               # OAuth: prints the URL to open; keeps the token
 //
 // Run "agt --help" for every command and "agt COMMAND --help" for one.
@@ -23,22 +23,32 @@
 //
 // agt mcp add REF [--cwd DIR] [-e K=V]... -- CMD [ARGS...] is the form of
 // claude mcp add and codex mcp add (without --cwd the server runs in the
-// current directory, made absolute, and agt says so); agt mcp add REF
-// --transport http URL [-H "K: V"]... registers a remote server. -e is
-// --env and -H is --header on every command that has them; remove and rm
-// are delete. A flag is named in errors as it was typed, and a misspelled
-// command, flag, reference or tool gets "did you mean". agt mcp delete
-// refuses while agents mount the server, naming them; --force deletes it
-// anyway. agt mcp import reads .mcp.json (Claude, Cursor), VS Code's
-// servers form and Codex's config.toml, and --update replaces servers
-// registered with another configuration (compare-and-set).
+// current directory, made absolute, and agt says so); agt mcp add REF URL
+// [-H "K: V"]... registers a remote server (streamable HTTP; -t/--transport
+// sse for an old one; --url URL and --bearer-token-env-var NAME as in
+// codex). -e (repeated: -e A=1 -e B=2) is --env, -H is --header, -t is
+// --transport, --client-id and --client-secret are --oauth-client-id and
+// --oauth-client-secret; --scope/-s is accepted with a note (agt has one
+// store); ls is list, remove and rm are delete; agt mcp add-json REF JSON
+// takes one server's entry as claude mcp add-json does. New references
+// follow one naming rule (names.go): lowercase, every run of other
+// characters than letters and digits one '-' (My_Server -> my-server, with
+// a note), so that tool aliases read mcp__REF__TOOL. A flag is named in
+// errors as it was typed, and a misspelled command, flag, reference or
+// tool gets "did you mean", which knows the name a person predicts for a
+// tool whose alias carries a hash. agt mcp delete refuses while agents
+// mount the server, naming them; --force deletes it anyway. agt mcp import
+// reads .mcp.json (Claude, Cursor), VS Code's servers form (JSONC) and
+// Codex's config.toml, and --update replaces servers registered with
+// another configuration (compare-and-set).
 //
 // --timeout of probe, agent check, agent tools and agent call bounds the
 // whole command: the servers' shutdown is kept inside it (each step of
 // stopping a server gets a twentieth of the timeout, 100 ms to 1 s).
 //
 // The library's errors name fields, never agt's commands: hints.go maps
-// their sentinels and codes to the command to run, in one table.
+// their sentinels, codes and error types (never their text) to the command
+// to run, in one table.
 //
 // # Store
 //
@@ -71,8 +81,10 @@
 // start that fails on its references names every one agt cannot resolve,
 // secret and env, at once, each with the command or variable that fixes
 // it (secret.go). import rewrites
-// the ${VAR} and ${VAR:-default} of Claude-style files as ${env:VAR} with a
-// note (a default is dropped).
+// the ${VAR} and ${VAR:-DEFAULT} of Claude-style files as ${env:VAR} and
+// ${env:VAR:-DEFAULT} (the default is used when VAR is unset or not
+// listed), Codex's variables as ${env:NAME} and VS Code's ${input:ID} as
+// ${secret:ID}, with a note.
 //
 // # OAuth login
 //

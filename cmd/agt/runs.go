@@ -247,11 +247,7 @@ func agentCall(ctx context.Context, e *env, args []string, af *answerFlags, yes 
 			// no misspelling: the message says why, and no other tool
 			// is offered in its place.
 			if !be.NotOffered {
-				names := make([]string, 0, len(r.Tools()))
-				for _, t := range r.Tools() {
-					names = append(names, t.Name)
-				}
-				if near := didYouMean(tool, names); near != "" {
+				if near := toolSuggestion(tool, r.Tools()); near != "" {
 					fmt.Fprintf(e.err, "did you mean %s?\n", shown(near, maxCellWidth))
 				}
 			}

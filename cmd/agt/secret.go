@@ -283,29 +283,59 @@ func (e *env) secretAccount(ctx context.Context, ref resource.Ref) *secretFailur
 func (e *env) unresolvedRefs(ctx context.Context, ref resource.Ref, srv resource.MCPServer) []unresolved {
 	le := e.launchEnv()
 	bind := le.Bind(ctx, ref)
-	seen := map[string]bool{}
-	var out []unresolved
-	collect := func(kind, name string) (string, error) {
+	// resolveAll resolves every reference of srv with resolve, as a
+	// start does; the first error it returns ends it.
+	resolveAll := func(resolve func(kind, name string) (string, error)) error {
+		if srv.Transport() == resource.TransportStdio {
+			_, err := resource.ResolveLaunch(srv, le, resolve)
+			return err
+		}
+		_, err := resourcefn.ResolveHeaders(srv.Headers, resolve)
+		if o := srv.OAuth; o != nil {
+			for _, kv := range [][2]string{{"client_secret", o.ClientSecret}, {"private_key", o.PrivateKey}, {"idp_client_secret", o.IdPClientSecret}} {
+				if _, oerr := resourcefn.ResolveOAuthSecret(kv[0], kv[1], resolve); err == nil {
+					err = oerr
+				}
+			}
+		}
+		return err
+	}
+	// Every reference that fails, going on past each: a candidate.
+	type key struct{ kind, name string }
+	var candidates []key
+	seen := map[key]bool{}
+	_ = resolveAll(func(kind, name string) (string, error) {
 		v, err := bind(kind, name)
 		if err == nil {
 			return v, nil
 		}
-		raw := "${" + kind + ":" + name + "}"
-		if !seen[raw] {
-			seen[raw] = true
-			out = append(out, e.explainRef(ctx, le, ref, kind, name))
+		if k := (key{kind, name}); !seen[k] {
+			seen[k] = true
+			candidates = append(candidates, k)
 		}
-		return "x", nil // go on to the next reference
-	}
-	if srv.Transport() == resource.TransportStdio {
-		_, _ = resource.ResolveLaunch(srv, le, collect)
-		return out
-	}
-	_, _ = resourcefn.ResolveHeaders(srv.Headers, collect)
-	if o := srv.OAuth; o != nil {
-		for _, kv := range [][2]string{{"client_secret", o.ClientSecret}, {"private_key", o.PrivateKey}, {"idp_client_secret", o.IdPClientSecret}} {
-			_, _ = resourcefn.ResolveOAuthSecret(kv[0], kv[1], collect)
+		return "", nil // go on to the next reference
+	})
+	var out []unresolved
+	for _, c := range candidates {
+		if c.kind == "env" {
+			// ${env:NAME:-DEFAULT} takes its default when NAME cannot be
+			// read: NAME is missing only if a start fails on it, the
+			// other references resolved.
+			err := resolveAll(func(kind, name string) (string, error) {
+				v, err := bind(kind, name)
+				if kind == c.kind && name == c.name {
+					return v, err
+				}
+				if err != nil {
+					return "", nil
+				}
+				return v, nil
+			})
+			if err == nil {
+				continue
+			}
 		}
+		out = append(out, e.explainRef(ctx, le, ref, c.kind, c.name))
 	}
 	return out
 }

@@ -77,7 +77,8 @@ func TestAllMissingReferencesAtOnce(t *testing.T) {
 	t.Parallel()
 	db := filepath.Join(t.TempDir(), "agt.db")
 	mustRun(t, db, 0, "mcp", "create", "needs", "--command", mcptest.Command(t), "--cwd", t.TempDir(),
-		"--arg", "--", "--arg", "${secret:one}", "--env", "A=${env:AGT_T_UNSET}", "--env", "B=${secret:two}", "--env", "C=${env:AGT_T_UNLISTED}", "--env", "D=${secret:two}")
+		"--arg", "--", "--arg", "${secret:one}", "--env", "A=${env:AGT_T_UNSET}", "--env", "B=${secret:two}", "--env", "C=${env:AGT_T_UNLISTED}", "--env", "D=${secret:two}",
+		"--env", "E=${env:AGT_T_DEFAULTED:-info}")
 	mustRun(t, db, 0, "agent", "create", "a1", "--mcp", "needs")
 	env := append([]string{"AGT_SECRET_ENV=AGT_T_UNSET", "AGT_T_UNLISTED=x"}, fileSecrets...)
 	wants := []string{
@@ -101,6 +102,9 @@ func TestAllMissingReferencesAtOnce(t *testing.T) {
 			if !strings.Contains(got, w) {
 				t.Errorf("agt %s does not say %q:\n%s", strings.Join(args, " "), w, got)
 			}
+		}
+		if strings.Contains(got, "AGT_T_DEFAULTED") {
+			t.Errorf("agt %s names a reference whose default applies:\n%s", strings.Join(args, " "), got)
 		}
 		for _, goName := range []string{"mcpconn.", "ConnectorOptions", "LaunchEnv", "SecretResolver"} {
 			if strings.Contains(got, goName) {
