@@ -73,7 +73,7 @@ var hintTable = []hintRule{
 		return "next: agt mcp update " + s.refOr("REF") + " --cwd /abs/dir"
 	}},
 	{err: mcpconn.ErrLimit, hint: func(s hintSubject) string {
-		return "next: the server sent more than agt accepts (the limit is named above); a host that trusts it can raise that limit in mcpconn.ConnectorOptions, the CLI uses the defaults"
+		return "next: the server sent more than agt accepts (the limit is named above); the CLI keeps the default limits, so check the server, or run it from a host that raises that limit"
 	}},
 	{err: mcpconn.ErrSecret, hint: func(hintSubject) string {
 		return "next: a ${secret:NAME} reference reads agt's secret store: 'agt secret set NAME'; a ${env:NAME} reference reads NAME from agt's environment only when NAME is listed in $" + secretEnvVar + " (names separated by commas, a trailing * a prefix)"

@@ -12,6 +12,8 @@ import (
 	"net/url"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -317,8 +319,15 @@ func TestMCPLoginScopes(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "agt.db")
 	mustRun(t, db, 0, "mcp", "add", "docs", "--oauth", "--oauth-scopes", "stored.scope", srv.mcpURL)
 	r := loginAsBrowserAfter(t, db, "docs", 0, nil, "--scopes", "notes.read,notes.write")
-	if r.code != 0 || !strings.Contains(r.stdout, "scope=notes.read+notes.write") || strings.Contains(r.stdout, "stored.scope") {
-		t.Errorf("login --scopes: exit %d; want the scopes given in the authorization URL:\n%s\n%s", r.code, r.stdout, r.stderr)
+	// The scope parameter is a set (RFC 6749 section 3.3): its order is
+	// not the CLI's to keep.
+	var got []string
+	if m := regexp.MustCompile(`[?&]scope=([^&\s]*)`).FindStringSubmatch(r.stdout); m != nil {
+		got = strings.Split(m[1], "+")
+		slices.Sort(got)
+	}
+	if r.code != 0 || !slices.Equal(got, []string{"notes.read", "notes.write"}) || strings.Contains(r.stdout, "stored.scope") {
+		t.Errorf("login --scopes: exit %d, scopes %q; want the scopes given in the authorization URL:\n%s\n%s", r.code, got, r.stdout, r.stderr)
 	}
 }
 
