@@ -1,14 +1,14 @@
-package responses_test
+package agtresponses_test
 
 import (
 	"context"
 	"errors"
 
-	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/responses"
 
-	agtresponses "github.com/agtsdk/agt/adapter/openai/responses"
+	"github.com/agtsdk/agt/adapter/agtopenai/agtresponses"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/run"
 )
@@ -17,7 +17,7 @@ import (
 // API (previous_response_id). It compiles; it is not run (it would call
 // the API).
 func Example() {
-	ctx, client := context.Background(), sdk.NewClient()
+	ctx, client := context.Background(), openai.NewClient()
 	var r *run.Run // from Host.NewRun
 	agent, model := resource.Ref("writer"), "gpt-5"
 	loop := func() error {

@@ -1,10 +1,10 @@
-package responses_test
+package agtresponses_test
 
 import (
 	"testing"
 
+	"github.com/agtsdk/agt/adapter/agtopenai/agtresponses"
 	"github.com/agtsdk/agt/adapter/internal/convtest"
-	agtresponses "github.com/agtsdk/agt/adapter/openai/responses"
 	"github.com/agtsdk/agt/run"
 )
 

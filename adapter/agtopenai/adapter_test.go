@@ -1,4 +1,4 @@
-package openai_test
+package agtopenai_test
 
 import (
 	"encoding/json"
@@ -8,8 +8,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	sdk "github.com/openai/openai-go/v3"
 
+	"github.com/agtsdk/agt/adapter/agtopenai"
 	"github.com/agtsdk/agt/adapter/internal/convtest"
-	agtopenai "github.com/agtsdk/agt/adapter/openai"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/run"
 	"github.com/agtsdk/agt/toolschema"

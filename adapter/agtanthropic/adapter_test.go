@@ -1,4 +1,4 @@
-package anthropic_test
+package agtanthropic_test
 
 import (
 	"encoding/json"
@@ -7,7 +7,7 @@ import (
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/google/go-cmp/cmp"
 
-	agtanthropic "github.com/agtsdk/agt/adapter/anthropic"
+	"github.com/agtsdk/agt/adapter/agtanthropic"
 	"github.com/agtsdk/agt/adapter/internal/convtest"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/run"

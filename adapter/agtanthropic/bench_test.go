@@ -1,4 +1,4 @@
-package anthropic_test
+package agtanthropic_test
 
 import (
 	"context"
@@ -10,14 +10,14 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	agtanthropic "github.com/agtsdk/agt/adapter/anthropic"
+	"github.com/agtsdk/agt/adapter/agtanthropic"
 	"github.com/agtsdk/agt/internal/runtest"
 	"github.com/agtsdk/agt/policy"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/run"
 )
 
-// Run: cd adapter/anthropic && go test -run '^$' -bench . -benchmem -count 6
+// Run: cd adapter && go test ./agtanthropic -run '^$' -bench . -benchmem -count 6
 //
 // BenchmarkWireToToolResult is an MCP call's result from the wire to the
 // model's tool_result: Execute of one call over an in-memory session to a

@@ -1,4 +1,4 @@
-package openai
+package agtopenai
 
 import (
 	"encoding/json"

@@ -2,8 +2,9 @@
 // span per batch and per tool call, metrics of call counts, codes and
 // latencies, and the W3C trace context sent to MCP servers in the
 // tools/call request's _meta, so a server's own spans join the trace. It
-// is its own Go module (directory otel), so agt's core module does not
-// depend on OpenTelemetry.
+// is its own Go module (github.com/agtsdk/agt/agtotel, directory agtotel),
+// so agt's core module does not depend on OpenTelemetry; its name does not
+// collide with the otel packages a host imports beside it.
 //
 //	tel := agtotel.New(&agtotel.Options{
 //		TracerProvider: tp, MeterProvider: mp,       // nil: the otel globals

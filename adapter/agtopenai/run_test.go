@@ -1,4 +1,4 @@
-package openai_test
+package agtopenai_test
 
 import (
 	"context"
@@ -10,8 +10,8 @@ import (
 	sdk "github.com/openai/openai-go/v3"
 	"go.uber.org/goleak"
 
+	"github.com/agtsdk/agt/adapter/agtopenai"
 	"github.com/agtsdk/agt/adapter/internal/convtest"
-	agtopenai "github.com/agtsdk/agt/adapter/openai"
 	"github.com/agtsdk/agt/internal/runtest"
 	"github.com/agtsdk/agt/policy"
 	"github.com/agtsdk/agt/resource"

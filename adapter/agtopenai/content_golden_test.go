@@ -1,10 +1,10 @@
-package openai_test
+package agtopenai_test
 
 import (
 	"testing"
 
+	"github.com/agtsdk/agt/adapter/agtopenai"
 	"github.com/agtsdk/agt/adapter/internal/convtest"
-	agtopenai "github.com/agtsdk/agt/adapter/openai"
 	"github.com/agtsdk/agt/run"
 )
 

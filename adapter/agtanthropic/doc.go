@@ -1,24 +1,26 @@
-// Package anthropic converts between an agt Run and the Anthropic Messages
-// API, on the official SDK's own types (github.com/anthropics/anthropic-sdk-go/v2):
-// the Run's tools to tool definitions, the tool_use blocks of one response
-// to one run.Batch, and the run.Outcome to the tool_result blocks of the
-// next user message. It only converts: every check, policy and limit stays
-// in the Run. It is its own Go module, so agt's core module does not depend
-// on the SDK.
+// Package agtanthropic converts between an agt Run and the Anthropic
+// Messages API, on the official SDK's own types
+// (github.com/anthropics/anthropic-sdk-go/v2, package anthropic): the
+// Run's tools to tool definitions, the tool_use blocks of one response to
+// one run.Batch, and the run.Outcome to the tool_result blocks of the next
+// user message. It only converts: every check, policy and limit stays in
+// the Run. It lives in the module github.com/agtsdk/agt/adapter, with
+// agtopenai, so agt's core module does not depend on the SDKs.
 //
-// One step of a host's model loop (the SDK's package imported as sdk):
+// One step of a host's model loop (the SDK imported as anthropic, beside
+// this package: neither needs an alias):
 //
-//	msg, err := client.Messages.New(ctx, sdk.MessageNewParams{
+//	msg, err := client.Messages.New(ctx, anthropic.MessageNewParams{
 //		Model: model, MaxTokens: 1024, Messages: history,
 //		Tools: agtanthropic.Tools(r.Tools()),
 //	})
 //	if err != nil { return err }
 //	history = append(history, msg.ToParam())
-//	if msg.StopReason != sdk.StopReasonToolUse { return nil } // the model is done
+//	if msg.StopReason != anthropic.StopReasonToolUse { return nil } // the model is done
 //	out, err := r.Execute(ctx, agtanthropic.Batch(msg.ID, agent, msg))
 //	if errors.As(err, new(*run.BatchError)) { err = nil } // rejected whole: out still answers every call
 //	if err != nil { return err }
-//	history = append(history, sdk.NewUserMessage(agtanthropic.Results(out)...))
+//	history = append(history, anthropic.NewUserMessage(agtanthropic.Results(out)...))
 //
 // # What each conversion loses, and why
 //
@@ -92,4 +94,4 @@
 // as text that says what was left out, and a call the model named wrongly
 // is the Run's to refuse. They keep no state and are safe for concurrent
 // use.
-package anthropic
+package agtanthropic

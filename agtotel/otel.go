@@ -20,7 +20,7 @@ import (
 )
 
 // ScopeName is the instrumentation scope of the tracer and the meter.
-const ScopeName = "github.com/agtsdk/agt/otel"
+const ScopeName = "github.com/agtsdk/agt/agtotel"
 
 // Options configures a Telemetry. Nil means all defaults.
 type Options struct {

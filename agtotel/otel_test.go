@@ -24,10 +24,10 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/goleak"
 
+	"github.com/agtsdk/agt/agtotel"
 	"github.com/agtsdk/agt/internal/runtest"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
-	agtotel "github.com/agtsdk/agt/otel"
 	"github.com/agtsdk/agt/policy"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/run"

@@ -1,4 +1,4 @@
-package anthropic_test
+package agtanthropic_test
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
 
-	agtanthropic "github.com/agtsdk/agt/adapter/anthropic"
+	"github.com/agtsdk/agt/adapter/agtanthropic"
 	"github.com/agtsdk/agt/adapter/internal/convtest"
 	"github.com/agtsdk/agt/internal/runtest"
 	"github.com/agtsdk/agt/mcpconn/mcptest"

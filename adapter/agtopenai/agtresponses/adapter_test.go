@@ -1,4 +1,4 @@
-package responses_test
+package agtresponses_test
 
 import (
 	"encoding/json"
@@ -9,8 +9,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/openai/openai-go/v3/responses"
 
+	"github.com/agtsdk/agt/adapter/agtopenai/agtresponses"
 	"github.com/agtsdk/agt/adapter/internal/convtest"
-	agtresponses "github.com/agtsdk/agt/adapter/openai/responses"
 	"github.com/agtsdk/agt/run"
 	"github.com/agtsdk/agt/toolschema"
 )

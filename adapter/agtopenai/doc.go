@@ -1,15 +1,17 @@
-// Package openai converts between an agt Run and the OpenAI Chat
+// Package agtopenai converts between an agt Run and the OpenAI Chat
 // Completions API (function calling), on the official SDK's own types
-// (github.com/openai/openai-go/v3): the Run's tools to function tools, the
-// tool_calls of one assistant message to one run.Batch, and the
-// run.Outcome to the tool messages that answer them. It only converts:
-// every check, policy and limit stays in the Run. It is its own Go module,
-// so agt's core module does not depend on the SDK. Its package responses
-// (adapter/openai/responses) does the same for the Responses API.
+// (github.com/openai/openai-go/v3, package openai): the Run's tools to
+// function tools, the tool_calls of one assistant message to one
+// run.Batch, and the run.Outcome to the tool messages that answer them.
+// It only converts: every check, policy and limit stays in the Run. It
+// lives in the module github.com/agtsdk/agt/adapter, with agtanthropic, so
+// agt's core module does not depend on the SDKs. Its package agtresponses
+// (adapter/agtopenai/agtresponses) does the same for the Responses API.
 //
-// One step of a host's model loop (the SDK's package imported as sdk):
+// One step of a host's model loop (the SDK imported as openai, beside
+// this package: neither needs an alias):
 //
-//	c, err := client.Chat.Completions.New(ctx, sdk.ChatCompletionNewParams{
+//	c, err := client.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{
 //		Model: model, Messages: history, Tools: agtopenai.Tools(r.Tools()),
 //	})
 //	if err != nil { return err }
@@ -86,4 +88,4 @@
 // as text that says what was left out, and a call the model named wrongly
 // is the Run's to refuse. They keep no state and are safe for concurrent
 // use.
-package openai
+package agtopenai

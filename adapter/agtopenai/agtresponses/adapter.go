@@ -1,4 +1,4 @@
-package responses
+package agtresponses
 
 import (
 	"encoding/json"
@@ -13,7 +13,7 @@ import (
 )
 
 // MaxImageBase64 is the most base64 an input_image carries: 5 MiB, the
-// bound adapter/anthropic keeps too, well under the API's bound on a
+// bound agtanthropic keeps too, well under the API's bound on a
 // request. A larger image goes as its JSON, its base64 left out.
 const MaxImageBase64 = modelconv.MaxImageBase64
 

@@ -1,9 +1,9 @@
-package anthropic_test
+package agtanthropic_test
 
 import (
 	"testing"
 
-	agtanthropic "github.com/agtsdk/agt/adapter/anthropic"
+	"github.com/agtsdk/agt/adapter/agtanthropic"
 	"github.com/agtsdk/agt/adapter/internal/convtest"
 	"github.com/agtsdk/agt/run"
 )

@@ -1,15 +1,15 @@
-// Package responses converts between an agt Run and the OpenAI Responses
-// API (function calling), on the official SDK's own types
-// (github.com/openai/openai-go/v3/responses): the Run's tools to function
-// tools, the function_call items of one response to one run.Batch, and
-// the run.Outcome to the function_call_output items that answer them. It
-// only converts: every check, policy and limit stays in the Run. It is
-// part of the adapter/openai module; package openai does the same for
-// Chat Completions.
+// Package agtresponses converts between an agt Run and the OpenAI
+// Responses API (function calling), on the official SDK's own types
+// (github.com/openai/openai-go/v3/responses, package responses): the Run's
+// tools to function tools, the function_call items of one response to one
+// run.Batch, and the run.Outcome to the function_call_output items that
+// answer them. It only converts: every check, policy and limit stays in
+// the Run. It lives in the module github.com/agtsdk/agt/adapter; package
+// agtopenai does the same for Chat Completions.
 //
-// One step of a host's model loop (this package imported as
-// agtresponses), with the conversation kept by the API
-// (previous_response_id):
+// One step of a host's model loop (the SDK's responses package imported
+// beside this one: neither needs an alias), with the conversation kept by
+// the API (previous_response_id):
 //
 //	resp, err := client.Responses.New(ctx, responses.ResponseNewParams{
 //		Model: model, Input: responses.ResponseNewParamsInputUnion{OfInputItemList: input},
@@ -102,7 +102,7 @@
 // # Limits
 //
 // None of its own but one: an input_image carries at most MaxImageBase64
-// (5 MiB) of base64, the bound adapter/anthropic keeps, well under the
+// (5 MiB) of base64, the bound agtanthropic keeps, well under the
 // API's bound on a request; a larger image goes as its JSON with the
 // base64 left out. Otherwise it converts values the Run has already
 // bounded (the message size and block count of a tool result, the
@@ -115,4 +115,4 @@
 // as text that says what was left out, and a call the model named wrongly
 // is the Run's to refuse. They keep no state and are safe for concurrent
 // use.
-package responses
+package agtresponses

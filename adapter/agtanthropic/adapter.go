@@ -1,4 +1,4 @@
-package anthropic
+package agtanthropic
 
 import (
 	"encoding/json"

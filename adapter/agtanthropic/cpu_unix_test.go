@@ -1,6 +1,6 @@
 //go:build unix
 
-package anthropic_test
+package agtanthropic_test
 
 import (
 	"syscall"

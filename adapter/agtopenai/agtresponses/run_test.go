@@ -1,4 +1,4 @@
-package responses_test
+package agtresponses_test
 
 import (
 	"context"
@@ -11,8 +11,8 @@ import (
 	"github.com/openai/openai-go/v3/responses"
 	"go.uber.org/goleak"
 
+	"github.com/agtsdk/agt/adapter/agtopenai/agtresponses"
 	"github.com/agtsdk/agt/adapter/internal/convtest"
-	agtresponses "github.com/agtsdk/agt/adapter/openai/responses"
 	"github.com/agtsdk/agt/internal/runtest"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/policy"
