@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/agtsdk/agt/framework"
+	"github.com/agtsdk/agt/internal/resourcefn"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/resource/boltrepo"
@@ -123,7 +124,7 @@ func Open(ctx context.Context, store string, opts *Options) (*Host, error) {
 	if store == "" {
 		return nil, errors.New("agt: no store given: pass a directory, a bbolt file path or a postgres:// URL")
 	}
-	if scheme := resource.StoreScheme(store); scheme != "" {
+	if scheme := resourcefn.StoreScheme(store); scheme != "" {
 		repo, closeRepo, err := resource.OpenStore(ctx, store)
 		if err != nil {
 			return nil, fmt.Errorf("agt: open the %s store: %w", scheme, err)
@@ -367,8 +368,8 @@ func (h *Host) NewRun(ctx context.Context, agent resource.Ref, opts *run.Options
 // Resume starts a Run of cp's agent with the options NewRun would give it,
 // and checks it against the checkpoint (run.Resume): a Run suspended after
 // Run.Checkpoint resumes only if its agent's static inputs and tool
-// snapshot are unchanged, else the error is a *run.FingerprintMismatchError
-// (run.ErrFingerprintMismatch) and no Run is left open. Pass the same
+// snapshot are unchanged, else the error matches run.ErrFingerprintMismatch
+// (its message names what differs) and no Run is left open. Pass the same
 // options as to NewRun: the model, prompt and permissions are part of the
 // fingerprint.
 func (h *Host) Resume(ctx context.Context, cp run.Checkpoint, opts *run.Options) (*run.Run, error) {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agtsdk/agt"
+	"github.com/agtsdk/agt/internal/findcode"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/policy"
@@ -33,8 +34,8 @@ func TestHostAllowlistIsOneRule(t *testing.T) {
 	write(t, h, resource.KindAgent, "boss", `{"manager": true, "mcps": ["ok", "sh"]}`)
 
 	rep, err := h.Resources().Test(ctx, resource.Direct(), resource.Key{Kind: resource.KindMCP, Ref: "sh"})
-	if err != nil || rep.OK || len(rep.Findings) != 1 || rep.Findings[0].Code != resource.CodeNotAllowed {
-		t.Fatalf("Test: %+v, %v; want one %s finding", rep, err, resource.CodeNotAllowed)
+	if err != nil || rep.OK || len(rep.Findings) != 1 || rep.Findings[0].Code != findcode.NotAllowed {
+		t.Fatalf("Test: %+v, %v; want one %s finding", rep, err, findcode.NotAllowed)
 	}
 	_, err = h.Resources().Write(ctx, resource.AgentCaller("boss"), resource.WriteRequest{Kind: resource.KindMCP, Ref: "sh2", Create: true,
 		Data: json.RawMessage(`{"mcpServers": {"s": {"command": "/bin/sh", "cwd": "` + cwd + `"}}}`)})

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agtsdk/agt"
+	"github.com/agtsdk/agt/internal/findcode"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/resource"
@@ -50,7 +51,7 @@ func TestStaticTestAndProbeAgreeOnTheCommand(t *testing.T) {
 				t.Fatalf("static test ok=%v (%v), probe ok=%v (%v); want both %v", rep.OK, rep.Findings, probe != nil && probe.OK, perr, tc.wantOK)
 			}
 			if !tc.wantOK {
-				if len(rep.Findings) != 1 || rep.Findings[0].Code != resource.CodeCommandMissing || rep.Findings[0].Field != "/mcpServers/fake/command" {
+				if len(rep.Findings) != 1 || rep.Findings[0].Code != findcode.CommandMissing || rep.Findings[0].Field != "/mcpServers/fake/command" {
 					t.Errorf("static findings = %v; want one command_not_found at the command", rep.Findings)
 				}
 				if !errors.Is(perr, mcpconn.ErrStart) {

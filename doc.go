@@ -97,11 +97,11 @@
 //
 // Open fails on the store and on Options (a name in FrameworkTools that
 // is not a framework tool), New on Options only. NewRun returns run.New's errors:
-// run.ErrNoPermission when opts.Permission is nil (there is no implicit
-// allow), run.ErrAgentDisabled, resource.ErrNotFound for an unknown agent.
-// Resume returns those, and run.ErrFingerprintMismatch (a
-// *run.FingerprintMismatchError naming what differs) when the agent's
-// configuration changed since the checkpoint.
+// one that names Options.Permission when opts.Permission is nil (there is
+// no implicit allow), run.ErrAgentDisabled, resource.ErrNotFound for an
+// unknown agent. Resume returns those, and run.ErrFingerprintMismatch
+// (its message names what differs) when the agent's configuration changed
+// since the checkpoint.
 // Inside a Run, a failed tool call is a run.Result with a Code and a nil
 // error; Result.ToolError renders the one ToolError format the model sees.
 //

@@ -47,7 +47,7 @@ func (a *auditLog) serverRequests() []run.Record {
 	defer a.mu.Unlock()
 	var out []run.Record
 	for _, r := range a.recs {
-		if r.Event == run.EventServerRequest {
+		if r.Event == "server_request" {
 			out = append(out, r)
 		}
 	}
@@ -87,7 +87,7 @@ func (h *hostSide) observe(_ context.Context, n run.Notification) {
 	h.mu.Lock()
 	h.notes = append(h.notes, n)
 	h.mu.Unlock()
-	if n.Kind == run.NotifyLog {
+	if n.Log != nil {
 		h.logOnce.Do(func() { close(h.gotLog) })
 	}
 }
@@ -98,7 +98,7 @@ func (h *hostSide) tasksOf(callID string) int {
 	defer h.mu.Unlock()
 	n := 0
 	for _, note := range h.notes {
-		if c, ok := note.From.Call(); ok && note.Kind == run.NotifyTask && c.CallID == callID {
+		if c, ok := note.From.Call(); ok && note.Task != nil && c.CallID == callID {
 			n++
 		}
 	}
@@ -110,7 +110,7 @@ func (h *hostSide) progressOf(callID string) int {
 	defer h.mu.Unlock()
 	n := 0
 	for _, note := range h.notes {
-		if note.Kind != run.NotifyProgress {
+		if note.Progress == nil {
 			continue
 		}
 		if c, ok := note.From.Call(); ok && c.CallID == callID {
@@ -295,17 +295,17 @@ func TestServerEverything(t *testing.T) {
 	}
 
 	// Every server request was audited with its call and outcome, no value.
-	seen := map[run.ServerRequestKind]bool{}
+	seen := map[string]bool{}
 	for _, rec := range audit.serverRequests() {
 		seen[rec.Request] = true
-		if rec.Request != run.RequestRoots && (rec.CallID == "" || rec.Outcome != mcpconn.OutcomeAccepted) {
+		if rec.Request != mcpconn.MethodListRoots && (rec.CallID == "" || rec.Outcome != mcpconn.OutcomeAccepted) {
 			t.Errorf("audit record %+v: want its call and outcome accepted", rec)
 		}
 		if strings.Contains(rec.Message, "Ada") || strings.Contains(rec.Message, "scripted") {
 			t.Errorf("audit record holds a value: %+v", rec)
 		}
 	}
-	for _, k := range []run.ServerRequestKind{run.RequestElicitation, run.RequestSampling, run.RequestRoots} {
+	for _, k := range []string{mcpconn.MethodElicit, mcpconn.MethodCreateMessage, mcpconn.MethodListRoots} {
 		if !seen[k] {
 			t.Errorf("no audit record of a %s request", k)
 		}

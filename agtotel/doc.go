@@ -60,12 +60,13 @@
 //     status Error when it failed.
 //   - A request a server sent during a call (elicitation, sampling,
 //     roots) is an "agt.server_request" event of that call's span, with
-//     agt.server_request.kind and agt.server_request.outcome: the Run
+//     agt.server_request.kind (the MCP method: elicitation/create,
+//     sampling/createMessage, roots/list) and agt.server_request.outcome: the Run
 //     audits such a request with the context its call was sent with, so
 //     the event lands on that call's span exactly. A request that came
 //     while no call, or several, were in flight is counted but is no
 //     event (a server does not say which call asked).
-//   - A mount's connection found lost (run.EventServerLost) is an
+//   - A mount's connection found lost ("server_lost") is an
 //     "agt.server_lost" event of the batch span that saw it, with
 //     agt.server.ref, agt.server.shared, agt.server.loss.charged and
 //     agt.server.losses (the losses in a row).
@@ -90,7 +91,7 @@
 //   - agt.server_requests ({request}): agt.server_request.kind,
 //     agt.server_request.outcome, agt.server.ref.
 //   - agt.server.losses ({loss}): each lost connection of a mounted server
-//     as each Run saw it (run.EventServerLost), by agt.server.ref,
+//     as each Run saw it ("server_lost"), by agt.server.ref,
 //     agt.server.shared and agt.server.loss.charged (whether the loss
 //     counts against that Run's MaxRestarts: its calls were in flight).
 //     A shared server's crash adds one per Run on it; a rate that stays

@@ -366,10 +366,14 @@ func (t *Telemetry) Execute(ctx context.Context, r *run.Run, b run.Batch) (run.O
 // span at all, as the Auditor cannot tell that call from one the
 // Interceptor saw.
 func (t *Telemetry) Interceptor() run.Interceptor {
-	return run.InterceptorFunc(t.intercept)
+	return interceptor{t}
 }
 
-func (t *Telemetry) intercept(ctx context.Context, req run.Request, next run.Next) (res run.Result, err error) {
+// interceptor is Telemetry's run.Interceptor.
+type interceptor struct{ t *Telemetry }
+
+func (i interceptor) Intercept(ctx context.Context, req run.Request, next func(context.Context) run.Result) (res run.Result, err error) {
+	t := i.t
 	isMCP := req.Source.Kind == run.SourceMCP
 	kind := kindInternal
 	if isMCP {
@@ -500,13 +504,13 @@ var _ run.Auditor = (*auditor)(nil)
 
 func (a *auditor) Audit(ctx context.Context, rec run.Record) {
 	switch rec.Event {
-	case run.EventCall:
+	case "call":
 		a.t.auditCall(ctx, rec)
-	case run.EventRefresh:
+	case "refresh":
 		a.t.auditRefresh(ctx, rec)
-	case run.EventServerRequest:
+	case "server_request":
 		a.t.auditServerRequest(ctx, rec)
-	case run.EventServerLost:
+	case "server_lost":
 		a.t.auditServerLost(ctx, rec)
 	}
 	if a.next != nil {
@@ -522,7 +526,7 @@ func (t *Telemetry) auditCall(ctx context.Context, rec run.Record) {
 	mattrs := []attribute.KeyValue{
 		AttrSourceKind.String(string(rec.Source.Kind)),
 		AttrCode.String(code),
-		AttrStage.String(string(rec.Stage)),
+		AttrStage.String(rec.Stage),
 	}
 	if rec.Source.Kind == run.SourceMCP {
 		mattrs = append(mattrs, AttrServerRef.String(bound(string(rec.Source.Ref), maxAttrBytes)))
@@ -541,7 +545,7 @@ func (t *Telemetry) auditCall(ctx context.Context, rec run.Record) {
 			span.End(trace.WithTimestamp(end))
 			return
 		}
-	} else if rec.Stage == run.StageIntercept || rec.Stage == run.StageExecute {
+	} else if rec.Stage == "intercept" || rec.Stage == "execute" {
 		return // the Interceptor's span, as far as can be told
 	}
 	_, span := t.tracer.Start(ctx, spanName(rec.Alias), kindInternal,
@@ -553,7 +557,7 @@ func (t *Telemetry) auditCall(ctx context.Context, rec run.Record) {
 // completeSpan adds what only the Record knows and the outcome.
 func completeSpan(span trace.Span, rec run.Record) {
 	attrs := make([]attribute.KeyValue, 0, 9)
-	attrs = append(attrs, AttrStage.String(string(rec.Stage)))
+	attrs = append(attrs, AttrStage.String(rec.Stage))
 	if rec.RunID != "" {
 		attrs = append(attrs, AttrRunID.String(bound(rec.RunID, maxAttrBytes)))
 	}
@@ -584,11 +588,11 @@ func (t *Telemetry) auditRefresh(ctx context.Context, rec run.Record) {
 		attrs = append(attrs, AttrRunID.String(bound(rec.RunID, maxAttrBytes)))
 	}
 	attrs = append(attrs, AttrAgent.String(bound(string(rec.Agent), maxAttrBytes)), AttrBatchID.String(bound(rec.BatchID, maxAttrBytes)))
-	if d := rec.Diff; d != nil {
+	if d := rec.Refresh; d != nil {
 		attrs = append(attrs,
 			AttrRefreshAdded.Int(len(d.Added)), AttrRefreshRemoved.Int(len(d.Removed)),
 			AttrRefreshChanged.Int(len(d.Replaced)), AttrRefreshRestart.Int(len(d.Restarted)),
-			AttrRefreshRelist.Int(len(d.Relisted)), AttrRefreshFailed.Int(len(d.Failed)))
+			AttrRefreshRelist.Int(len(d.Relisted)), AttrRefreshFailed.Int(len(d.Failures)))
 	}
 	_, span := t.tracer.Start(ctx, "agt.refresh", kindInternal,
 		trace.WithTimestamp(rec.Time), trace.WithAttributes(attrs...))
@@ -600,7 +604,7 @@ func (t *Telemetry) auditRefresh(ctx context.Context, rec run.Record) {
 
 func (t *Telemetry) auditServerRequest(ctx context.Context, rec run.Record) {
 	attrs := []attribute.KeyValue{
-		AttrRequest.String(string(rec.Request)),
+		AttrRequest.String(rec.Request),
 		AttrOutcome.String(string(rec.Outcome)),
 		AttrServerRef.String(bound(string(rec.Source.Ref), maxAttrBytes)),
 	}
@@ -614,21 +618,17 @@ func (t *Telemetry) auditServerRequest(ctx context.Context, rec run.Record) {
 }
 
 func (t *Telemetry) auditServerLost(ctx context.Context, rec run.Record) {
-	l := rec.Loss
-	if l == nil {
-		return
-	}
 	attrs := []attribute.KeyValue{
 		AttrServerRef.String(bound(string(rec.Source.Ref), maxAttrBytes)),
-		AttrServerShared.Bool(l.Shared),
-		AttrLossCharged.Bool(l.Charged),
+		AttrServerShared.Bool(rec.Shared),
+		AttrLossCharged.Bool(rec.Charged),
 	}
 	t.serverLost.Add(ctx, 1, metric.WithAttributes(attrs...))
 	// The Run audits a loss with the batch's context: an event of the
 	// batch span, with the count in a row (not a metric attribute: it
 	// has no bound).
 	if span := trace.SpanFromContext(ctx); span.IsRecording() {
-		span.AddEvent("agt.server_lost", trace.WithAttributes(append(attrs, AttrLossCount.Int(l.Losses))...), trace.WithTimestamp(rec.Time))
+		span.AddEvent("agt.server_lost", trace.WithAttributes(append(attrs, AttrLossCount.Int(rec.Losses))...), trace.WithTimestamp(rec.Time))
 	}
 }
 

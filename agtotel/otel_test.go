@@ -590,7 +590,7 @@ func TestServerRequestAndRefresh(t *testing.T) {
 			events = append(events, attrMap(e.Attributes))
 		}
 	}
-	if diff := cmp.Diff([]map[string]string{{"agt.server_request.kind": "elicitation", "agt.server_request.outcome": "declined"}}, events); diff != "" {
+	if diff := cmp.Diff([]map[string]string{{"agt.server_request.kind": "elicitation/create", "agt.server_request.outcome": "declined"}}, events); diff != "" {
 		t.Errorf("server request events of the ask span (-want +got):\n%s", diff)
 	}
 	if len(refresh) != 1 {
@@ -606,7 +606,7 @@ func TestServerRequestAndRefresh(t *testing.T) {
 		t.Errorf("batch span: agt.batch.refreshed = %q, want true", a["agt.batch.refreshed"])
 	}
 	rm := collect(t, f.reader)
-	if diff := cmp.Diff(map[string]int64{"agt.server_request.kind=elicitation,agt.server_request.outcome=declined": 1},
+	if diff := cmp.Diff(map[string]int64{"agt.server_request.kind=elicitation/create,agt.server_request.outcome=declined": 1},
 		counts(t, rm, agtotel.MetricServerRequests, "agt.server_request.kind", "agt.server_request.outcome")); diff != "" {
 		t.Errorf("%s (-want +got):\n%s", agtotel.MetricServerRequests, diff)
 	}
@@ -657,7 +657,7 @@ func TestGlobalsByDefault(t *testing.T) {
 	if err != nil || calls != 1 || res.Code != run.CodeToolError {
 		t.Errorf("Intercept: %v, next ran %d times, code %q", err, calls, res.Code)
 	}
-	tel.Auditor(next).Audit(context.Background(), run.Record{Event: run.EventCall, CallID: "c", Stage: run.StageValidate, Code: run.CodeInvalidArguments})
+	tel.Auditor(next).Audit(context.Background(), run.Record{Event: "call", CallID: "c", Stage: "validate", Code: run.CodeInvalidArguments})
 	if n := len(next.records()); n != 1 {
 		t.Errorf("the next auditor got %d records, want 1", n)
 	}
@@ -714,7 +714,7 @@ func TestAbandonedNextEndsItsSpan(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			entered, release, returned := make(chan struct{}), make(chan struct{}), make(chan struct{})
-			giveUp := run.InterceptorFunc(func(ctx context.Context, _ run.Request, next run.Next) (run.Result, error) {
+			giveUp := interceptorFunc(func(ctx context.Context, _ run.Request, next func(context.Context) run.Result) (run.Result, error) {
 				go func() {
 					defer close(returned)
 					if !tc.started {
@@ -728,7 +728,7 @@ func TestAbandonedNextEndsItsSpan(t *testing.T) {
 				return run.Result{Code: run.CodeDeadlineExceeded, Message: "gave up"}, nil
 			})
 			// Inside the Telemetry's: holds next until released.
-			hold := run.InterceptorFunc(func(ctx context.Context, _ run.Request, next run.Next) (run.Result, error) {
+			hold := interceptorFunc(func(ctx context.Context, _ run.Request, next func(context.Context) run.Result) (run.Result, error) {
 				if tc.started {
 					close(entered)
 					<-release
@@ -936,4 +936,11 @@ func TestSharedServerLossesMetric(t *testing.T) {
 	if diff := cmp.Diff(wantEvents, events); diff != "" {
 		t.Errorf("agt.server_lost events of the batch spans (-want +got):\n%s", diff)
 	}
+}
+
+// interceptorFunc adapts a function to run.Interceptor.
+type interceptorFunc func(ctx context.Context, req run.Request, next func(context.Context) run.Result) (run.Result, error)
+
+func (f interceptorFunc) Intercept(ctx context.Context, req run.Request, next func(context.Context) run.Result) (run.Result, error) {
+	return f(ctx, req, next)
 }

@@ -146,7 +146,7 @@ func TestToolContract(t *testing.T) {
 			if !strings.Contains(out.Notice(), notice) || !strings.Contains(out.Notice(), "notes") {
 				t.Fatalf("outcome notice = %q, want %q naming the mount", out.Notice(), notice)
 			}
-			if !strings.Contains(h.audit.messages(run.EventRefresh), notice) {
+			if !strings.Contains(h.audit.messages("refresh"), notice) {
 				t.Fatalf("the audit was not told %q", notice)
 			}
 			mustOK(t, m.one(search, `{"query":"still","limit":1}`))

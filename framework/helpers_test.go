@@ -164,7 +164,7 @@ func (a *auditLog) Audit(_ context.Context, rec run.Record) {
 	a.recs = append(a.recs, rec)
 }
 
-func (a *auditLog) messages(ev run.Event) string {
+func (a *auditLog) messages(ev string) string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	var b strings.Builder

@@ -143,7 +143,7 @@ func TestServerStderrReachesTheModelOnlyWhenAllowed(t *testing.T) {
 				if !strings.Contains(batch.Notice(), out.says) {
 					t.Errorf("the notice does not say %q:\n%s", out.says, batch.Notice())
 				}
-				if n := strings.Count(h.audit.messages(run.EventRefresh), out.secret); n != 1 {
+				if n := strings.Count(h.audit.messages("refresh"), out.secret); n != 1 {
 					t.Errorf("the refresh audit holds the server's output %d times, want 1", n)
 				}
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agtsdk/agt/framework"
+	"github.com/agtsdk/agt/internal/findcode"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/policy"
@@ -104,7 +105,7 @@ func TestResourceTestAgent(t *testing.T) {
 				t.Fatal(err)
 			}
 			rep := structured[resource.TestReport](t, m.one(framework.ToolResourceTest, `{"kind":"agent","reference":"w"}`))
-			if rep.OK || len(rep.Findings) != 1 || rep.Findings[0].Code != resource.CodeMountMissing || rep.Findings[0].Field != "/mcps/0" {
+			if rep.OK || len(rep.Findings) != 1 || rep.Findings[0].Code != findcode.MountMissing || rep.Findings[0].Field != "/mcps/0" {
 				t.Fatalf("report = %+v, want one mount_not_found at /mcps/0", rep)
 			}
 			mustCode(t, m.one(framework.ToolResourceTest, `{"kind":"mcp","reference":"a"}`), run.CodeNotFound)

@@ -14,6 +14,9 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/agtsdk/agt/internal/findcode"
+	"github.com/agtsdk/agt/internal/mcpdoc"
+	"github.com/agtsdk/agt/internal/resourcefn"
 	"github.com/agtsdk/agt/internal/text"
 	"github.com/agtsdk/agt/internal/weborigin"
 	"github.com/agtsdk/agt/resource"
@@ -210,9 +213,9 @@ func (c *Connector) connect(ctx context.Context, ref resource.Ref, srv resource.
 func (c *Connector) eraPlan(ref resource.Ref, srv resource.MCPServer) eraPlan {
 	p := eraPlan{version: srv.ProtocolVersion, pinned: srv.ProtocolVersion != ""}
 	switch p.version {
-	case resource.EraModern:
+	case mcpdoc.EraModern:
 		p.version = ModernProtocolVersion
-	case resource.EraLegacy:
+	case mcpdoc.EraLegacy:
 		p.version = LegacyProtocolVersion
 	}
 	if !p.pinned && c.opts.ProtocolVersion != "" {
@@ -497,7 +500,7 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 		// Resolved here, per start; the values live only in this session's
 		// round tripper, and in its scrubber as the forms it masks.
 		var resolved []string
-		headers, err := resource.ResolveHeaders(srv.Headers, keepResolved(c.launchEnv.Bind(ctx, s.ref), &resolved))
+		headers, err := resourcefn.ResolveHeaders(srv.Headers, keepResolved(c.launchEnv.Bind(ctx, s.ref), &resolved))
 		if se := secretError(s.ref, err); se != nil {
 			return nil, se
 		}
@@ -637,11 +640,11 @@ func launchFailure(ref resource.Ref, err error) *Error {
 	}
 	var kind error
 	switch le.Code {
-	case resource.CodeNoAbsoluteCwd:
+	case findcode.NoAbsoluteCwd:
 		kind = ErrNoAbsoluteCwd
-	case resource.CodeCwdMissing, resource.CodeCommandMissing:
+	case findcode.CwdMissing, findcode.CommandMissing:
 		kind = ErrStart
-	case resource.CodeNotAllowed:
+	case findcode.NotAllowed:
 		kind = ErrNotAllowed
 	default:
 		kind = ErrInvalidServer

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agtsdk/agt/internal/mcpdoc"
 	"github.com/agtsdk/agt/resource"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -192,7 +193,7 @@ func (p *discoverProbe) read(m *jsonrpc.Response) (drop bool) {
 		}
 	}
 	if vs, ok := unsupportedVersions(m.Error); ok && !slices.ContainsFunc(vs, func(v string) bool {
-		return slices.Contains(resource.ProtocolVersions(), v)
+		return slices.Contains(mcpdoc.ProtocolVersions(), v)
 	}) {
 		p.only = boundVersions(vs)
 	}
@@ -211,7 +212,7 @@ func (p *discoverProbe) initWritten(req *jsonrpc.Request) {
 func modernRefusal(err error) bool {
 	vs, ok := unsupportedVersions(err)
 	return ok && slices.ContainsFunc(vs, func(v string) bool {
-		return modernVersion(v) && slices.Contains(resource.ProtocolVersions(), v)
+		return modernVersion(v) && slices.Contains(mcpdoc.ProtocolVersions(), v)
 	})
 }
 
@@ -263,7 +264,7 @@ type noMutualVersionError struct{ supported []string }
 
 func (e *noMutualVersionError) Error() string {
 	return "the server speaks only the protocol versions " + strings.Join(e.supported, ", ") +
-		" (its UnsupportedProtocolVersion answer to server/discover), none of which this client speaks (" + strings.Join(resource.ProtocolVersions(), ", ") + ")"
+		" (its UnsupportedProtocolVersion answer to server/discover), none of which this client speaks (" + strings.Join(mcpdoc.ProtocolVersions(), ", ") + ")"
 }
 
 // lateModern reports a server shown modern after the timeout (late).

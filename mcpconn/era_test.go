@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agtsdk/agt/internal/mcpdoc"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/resource"
@@ -133,7 +134,7 @@ func TestEraProbeSilentLegacy(t *testing.T) {
 	cached := connect(c, srv)
 	t.Logf("silent legacy server: cached Connect %s", cached)
 	pinned := srv
-	pinned.ProtocolVersion = resource.EraLegacy
+	pinned.ProtocolVersion = mcpdoc.EraLegacy
 	fresh := quickConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{EraProbeTimeout: time.Hour}})
 	defer fresh.Close()
 	t.Logf("silent legacy server: pinned Connect %s", connect(fresh, pinned))
@@ -155,8 +156,8 @@ func TestEraPinMismatch(t *testing.T) {
 		era       mcptest.Era
 		pin       string
 	}{
-		{resource.TransportStdio, mcptest.EraLegacy, resource.EraModern},
-		{resource.TransportHTTP, mcptest.EraLegacy, resource.EraModern},
+		{resource.TransportStdio, mcptest.EraLegacy, mcpdoc.EraModern},
+		{resource.TransportHTTP, mcptest.EraLegacy, mcpdoc.EraModern},
 		{resource.TransportStdio, mcptest.EraModern, mcpconn.LegacyProtocolVersion},
 		{resource.TransportHTTP, mcptest.EraModern, mcpconn.LegacyProtocolVersion},
 	} {

@@ -210,7 +210,7 @@ func (e *Error) Unwrap() []error {
 
 // hideURLs returns err with every http(s) URL in its message cut to its
 // scheme and host, the rest written as one resource.Mask
-// ("https://host/[redacted]"). Stricter than resource.MaskURL, which keeps
+// ("https://host/[redacted]"). Stricter than resource's URL masking (internal/resourcefn.MaskURL), which keeps
 // a plain path so that an operator knows the endpoint: a token in a path
 // need not look like one, and these messages reach logs and models. A remote server's URL often carries a token in its path
 // or query; the go-sdk and net/http quote it in their errors, which can

@@ -14,7 +14,7 @@ import (
 // handlers of the session (Handlers) receive the tags of the calls in
 // flight when a server sends something on its own, so a host can tell
 // which of its calls a request or notification belongs to. A Run tags
-// each call with its run.CallContext.
+// each call with its run.Request.
 func WithCallTag(ctx context.Context, tag any) context.Context {
 	return context.WithValue(ctx, callTagKey{}, tag)
 }

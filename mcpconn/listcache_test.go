@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/agtsdk/agt/internal/mcpdoc"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/resource"
@@ -94,7 +95,7 @@ func TestListingCacheHit(t *testing.T) {
 		{"http/modern", resource.TransportHTTP, mcptest.EraModern, "", 3, 1, ""},
 		{"http/dual", resource.TransportHTTP, mcptest.EraDual, "", 3, 1, ""},
 		{"http/legacy", resource.TransportHTTP, mcptest.EraLegacy, "", 3, sessions, ""},
-		{"http/dual pinned legacy", resource.TransportHTTP, mcptest.EraDual, resource.EraLegacy, 3, sessions, ""},
+		{"http/dual pinned legacy", resource.TransportHTTP, mcptest.EraDual, mcpdoc.EraLegacy, 3, sessions, ""},
 		{"http/modern without revision", resource.TransportHTTP, mcptest.EraModern, "", 0, sessions, ""},
 		{"dial/modern", "dial", mcptest.EraModern, "", 3, 1, ""},
 		{"dial/legacy", "dial", mcptest.EraLegacy, "", 3, sessions, ""},
@@ -300,7 +301,7 @@ func TestListingCacheListChanged(t *testing.T) {
 		t.Fatalf("the second listing was not cached")
 	}
 	legacy := srv
-	legacy.ProtocolVersion = resource.EraLegacy
+	legacy.ProtocolVersion = mcpdoc.EraLegacy
 	s, err := c.Connect(ctx, "tools/fake", legacy, &mcpconn.ConnectOptions{Revision: 1, Share: true})
 	if err != nil {
 		t.Fatalf("Connect: %v", err)

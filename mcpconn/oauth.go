@@ -16,6 +16,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agtsdk/agt/internal/mcpdoc"
+	"github.com/agtsdk/agt/internal/resourcefn"
 	"github.com/agtsdk/agt/internal/weborigin"
 	"github.com/agtsdk/agt/resource"
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -360,7 +362,7 @@ func (o *oauthSession) checkAuthServer(issuer string) error {
 // authServerRefusal is checkAuthServer's rule: why issuer may not get
 // the configured secret, key or workload token, or "".
 func (o *oauthSession) authServerRefusal(issuer string) string {
-	if o.secret == "" && o.key == "" && o.conf.Grant != resource.OAuthGrantWorkloadIdentity {
+	if o.secret == "" && o.key == "" && o.conf.Grant != mcpdoc.GrantWorkloadIdentity {
 		return ""
 	}
 	if pin := o.conf.AuthorizationServer; pin != "" {
@@ -413,13 +415,13 @@ func (s *oauthSetup) storeContext() (context.Context, context.CancelFunc) {
 
 // handler builds the go-sdk OAuth handler of the connection.
 func (o *oauthSession) handler(ctx context.Context) (auth.OAuthHandler, error) {
-	if o.conf.Grant == resource.OAuthGrantClientCredentials {
+	if o.conf.Grant == mcpdoc.GrantClientCredentials {
 		return &clientCredentialsHandler{o: o}, nil
 	}
-	if o.conf.Grant == resource.OAuthGrantEnterprise {
+	if o.conf.Grant == mcpdoc.GrantEnterprise {
 		return &enterpriseHandler{o: o}, nil
 	}
-	if o.conf.Grant == resource.OAuthGrantWorkloadIdentity {
+	if o.conf.Grant == mcpdoc.GrantWorkloadIdentity {
 		return &workloadHandler{o: o}, nil
 	}
 	cfg := &auth.AuthorizationCodeHandlerConfig{
@@ -441,9 +443,9 @@ func (o *oauthSession) handler(ctx context.Context) (auth.OAuthHandler, error) {
 	// (deprecated). The go-sdk tries the metadata document before a
 	// pre-registered client, so with "auto" it gets one of the two.
 	reg := o.conf.Registration
-	auto := reg == "" || reg == resource.OAuthRegistrationAuto
+	auto := reg == "" || reg == mcpdoc.RegistrationAuto
 	var pre *oauthex.ClientCredentials
-	if o.conf.ClientID != "" && (auto || reg == resource.OAuthRegistrationPreregistered) {
+	if o.conf.ClientID != "" && (auto || reg == mcpdoc.RegistrationPreregistered) {
 		pre = &oauthex.ClientCredentials{ClientID: o.conf.ClientID}
 		if o.secret != "" {
 			pre.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: o.secret}
@@ -454,10 +456,10 @@ func (o *oauthSession) handler(ctx context.Context) (auth.OAuthHandler, error) {
 	if metadataURL == "" {
 		metadataURL = o.setup.metadataURL
 	}
-	if metadataURL != "" && (auto && pre == nil || reg == resource.OAuthRegistrationMetadataDocument) {
+	if metadataURL != "" && (auto && pre == nil || reg == mcpdoc.RegistrationMetadataDocument) {
 		cfg.ClientIDMetadataDocumentConfig = &auth.ClientIDMetadataDocumentConfig{URL: metadataURL}
 	}
-	if auto || reg == resource.OAuthRegistrationDynamic {
+	if auto || reg == mcpdoc.RegistrationDynamic {
 		cfg.DynamicClientRegistrationConfig = &auth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
 			RedirectURIs:            []string{o.redirect},
 			ClientName:              "agt",
@@ -859,15 +861,15 @@ func (c *Connector) oauthFor(ctx context.Context, s *Session, srv resource.MCPSe
 		return nil, nil
 	}
 	bind := c.launchEnv.Bind(ctx, s.ref)
-	secret, err := resource.ResolveOAuthSecret("client_secret", srv.OAuth.ClientSecret, bind)
+	secret, err := resourcefn.ResolveOAuthSecret("client_secret", srv.OAuth.ClientSecret, bind)
 	if se := secretError(s.ref, err); se != nil {
 		return nil, se
 	}
-	key, err := resource.ResolveOAuthSecret("private_key", srv.OAuth.PrivateKey, bind)
+	key, err := resourcefn.ResolveOAuthSecret("private_key", srv.OAuth.PrivateKey, bind)
 	if se := secretError(s.ref, err); se != nil {
 		return nil, se
 	}
-	idpSecret, err := resource.ResolveOAuthSecret("idp_client_secret", srv.OAuth.IdPClientSecret, bind)
+	idpSecret, err := resourcefn.ResolveOAuthSecret("idp_client_secret", srv.OAuth.IdPClientSecret, bind)
 	if se := secretError(s.ref, err); se != nil {
 		return nil, se
 	}

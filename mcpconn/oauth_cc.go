@@ -20,7 +20,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agtsdk/agt/resource"
+	"github.com/agtsdk/agt/internal/mcpdoc"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
@@ -168,7 +168,7 @@ func (s *clientCredentialsSource) Token() (*oauth2.Token, error) {
 	if s.resource != "" {
 		cfg.EndpointParams.Set("resource", s.resource)
 	}
-	if s.o.conf.TokenEndpointAuth == resource.OAuthAuthPrivateKeyJWT {
+	if s.o.conf.TokenEndpointAuth == mcpdoc.AuthPrivateKeyJWT {
 		assertion, err := clientAssertion(s.o.key, s.o.conf.ClientID, s.issuer, s.tokenURL)
 		if err != nil {
 			return nil, err
@@ -194,9 +194,9 @@ func (s *clientCredentialsSource) Token() (*oauth2.Token, error) {
 // default of RFC 7591).
 func clientSecretStyle(chosen string, supported []string) oauth2.AuthStyle {
 	switch {
-	case chosen == resource.OAuthAuthClientSecretPost, chosen == resource.OAuthAuthNone:
+	case chosen == mcpdoc.AuthClientSecretPost, chosen == mcpdoc.AuthNone:
 		return oauth2.AuthStyleInParams
-	case chosen == resource.OAuthAuthClientSecretBasic:
+	case chosen == mcpdoc.AuthClientSecretBasic:
 		return oauth2.AuthStyleInHeader
 	case !slices.Contains(supported, "client_secret_basic") && slices.Contains(supported, "client_secret_post"):
 		return oauth2.AuthStyleInParams

@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agtsdk/agt/internal/mcpdoc"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/resource"
@@ -386,7 +387,7 @@ func TestOAuthClientRegistrationOrder(t *testing.T) {
 		{name: "no metadata document", cimd: true, wantClient: "dyn-", registrations: 1},
 		{name: "pre-registered first", cimd: true, hostDoc: hostDoc, oauth: resource.MCPOAuth{ClientID: "m2m"}, wantClient: "m2m"},
 		{name: "metadata document chosen", cimd: true, hostDoc: hostDoc,
-			oauth: resource.MCPOAuth{ClientID: "m2m", Registration: resource.OAuthRegistrationMetadataDocument}, wantClient: hostDoc},
+			oauth: resource.MCPOAuth{ClientID: "m2m", Registration: mcpdoc.RegistrationMetadataDocument}, wantClient: hostDoc},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -422,13 +423,13 @@ func TestOAuthGrantIssuerMigration(t *testing.T) {
 		oauth resource.MCPOAuth
 	}{
 		{name: "client credentials modern", era: mcptest.EraModern,
-			oauth: resource.MCPOAuth{Grant: resource.OAuthGrantClientCredentials, ClientID: "m2m", ClientSecret: "${secret:m2m}"}},
+			oauth: resource.MCPOAuth{Grant: mcpdoc.GrantClientCredentials, ClientID: "m2m", ClientSecret: "${secret:m2m}"}},
 		{name: "client credentials legacy", era: mcptest.EraLegacy,
-			oauth: resource.MCPOAuth{Grant: resource.OAuthGrantClientCredentials, ClientID: "m2m", ClientSecret: "${secret:m2m}"}},
+			oauth: resource.MCPOAuth{Grant: mcpdoc.GrantClientCredentials, ClientID: "m2m", ClientSecret: "${secret:m2m}"}},
 		{name: "workload identity modern", era: mcptest.EraModern,
-			oauth: resource.MCPOAuth{Grant: resource.OAuthGrantWorkloadIdentity, Assertion: "${secret:wif}"}},
+			oauth: resource.MCPOAuth{Grant: mcpdoc.GrantWorkloadIdentity, Assertion: "${secret:wif}"}},
 		{name: "workload identity legacy", era: mcptest.EraLegacy,
-			oauth: resource.MCPOAuth{Grant: resource.OAuthGrantWorkloadIdentity, Assertion: "${secret:wif}"}},
+			oauth: resource.MCPOAuth{Grant: mcpdoc.GrantWorkloadIdentity, Assertion: "${secret:wif}"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

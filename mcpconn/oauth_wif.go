@@ -5,7 +5,8 @@ import (
 	"net/http"
 	"net/url"
 
-	"github.com/agtsdk/agt/resource"
+	"github.com/agtsdk/agt/internal/mcpdoc"
+	"github.com/agtsdk/agt/internal/resourcefn"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
@@ -14,7 +15,7 @@ import (
 // grantWithoutPerson reports whether grant obtains its token with no
 // person and no redirect (a login needs no Authorize step).
 func grantWithoutPerson(grant string) bool {
-	return grant == resource.OAuthGrantClientCredentials || grant == resource.OAuthGrantEnterprise || grant == resource.OAuthGrantWorkloadIdentity
+	return grant == mcpdoc.GrantClientCredentials || grant == mcpdoc.GrantEnterprise || grant == mcpdoc.GrantWorkloadIdentity
 }
 
 // workloadHandler is the OAuth handler of the "workload_identity" grant
@@ -63,7 +64,7 @@ type workloadSource struct {
 func (s *workloadSource) Token() (*oauth2.Token, error) {
 	ctx, cancel := s.o.setup.storeContext()
 	defer cancel()
-	assertion, err := resource.ResolveOAuthSecret("assertion", s.o.conf.Assertion, s.o.secrets.Bind(ctx, s.o.ref))
+	assertion, err := resourcefn.ResolveOAuthSecret("assertion", s.o.conf.Assertion, s.o.secrets.Bind(ctx, s.o.ref))
 	if err != nil || assertion == "" {
 		// A SecretError names the reference, never a value.
 		msg := "the workload identity token of oauth.assertion could not be resolved"

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agtsdk/agt/internal/mcpdoc"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/resource"
 	"github.com/google/go-cmp/cmp"
@@ -38,7 +39,7 @@ func workloadFixture(t *testing.T, clientID string, accepted ...string) (*oauthF
 		}
 	})
 	path := filepath.Join(t.TempDir(), "token")
-	f.srv.OAuth = &resource.MCPOAuth{Grant: resource.OAuthGrantWorkloadIdentity, Assertion: "${secret:wif}", ClientID: clientID,
+	f.srv.OAuth = &resource.MCPOAuth{Grant: mcpdoc.GrantWorkloadIdentity, Assertion: "${secret:wif}", ClientID: clientID,
 		AuthorizationServer: f.as.srv.URL}
 	f.c = mcpconn.NewConnector(&mcpconn.ConnectorOptions{OAuth: &mcpconn.OAuthOptions{Tokens: f.tokens}, LaunchEnv: &resource.LaunchEnv{Secrets: fileResolver{path}}})
 	return f, path

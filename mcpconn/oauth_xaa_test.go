@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/agtsdk/agt/internal/mcpdoc"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/resource"
 )
@@ -68,7 +69,7 @@ func enterpriseFixture(t *testing.T, idToken func(context.Context, resource.Ref)
 	f := newOAuthFixture(t)
 	f.as.jag = "tok-idjag"
 	idp := newFakeIdP(t, "tok-idjag")
-	f.srv.OAuth = &resource.MCPOAuth{Grant: resource.OAuthGrantEnterprise, ClientID: "m2m", ClientSecret: "${secret:m2m}",
+	f.srv.OAuth = &resource.MCPOAuth{Grant: mcpdoc.GrantEnterprise, ClientID: "m2m", ClientSecret: "${secret:m2m}",
 		IdPIssuer: idp.srv.URL, IdPClientID: "idp-client", AuthorizationServer: f.as.srv.URL}
 	f.c = mcpconn.NewConnector(&mcpconn.ConnectorOptions{
 		OAuth:     &mcpconn.OAuthOptions{Tokens: f.tokens, IDToken: idToken},

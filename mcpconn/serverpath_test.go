@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agtsdk/agt/internal/mcpdoc"
 	"github.com/agtsdk/agt/internal/runtest/poll"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/resource"
@@ -174,7 +175,7 @@ func TestRootsChangedAnsweredByHandler(t *testing.T) {
 	}
 	// The legacy era: a modern server asks for roots only inside a
 	// result (input_required; TestInputRoundsEachHandler).
-	s := connectWith(t, mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: dial}), resource.MCPServer{ProtocolVersion: resource.EraLegacy}, &mcpconn.Handlers{
+	s := connectWith(t, mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: dial}), resource.MCPServer{ProtocolVersion: mcpdoc.EraLegacy}, &mcpconn.Handlers{
 		Roots: rootsOK,
 		Served: func(_ mcpconn.Incoming, r mcpconn.ServedRequest) {
 			mu.Lock()

@@ -34,7 +34,7 @@
 // or Ask pattern errs towards matching (it also reaches the reference as
 // written, and a name pattern also an MCP tool's alias and name, so a deny
 // never fails open). Patterns use agt's one wildcard dialect ("*" and "?",
-// as in resource.CheckToolPattern). Human asks a person
+// as in resource.MCPServer.EnabledTools). Human asks a person
 // (one question at a time); Review asks a reviewer such as a model. First
 // lets the first policy with an opinion decide; Chain needs every policy's
 // consent (a Deny vetoes, Ask abstains). Every Decision names who decided

@@ -73,7 +73,7 @@ func (Auto) Check(context.Context, run.Request) (run.Decision, error) {
 // name holds "delete", of every server.
 //
 // A pattern is matched whole, in the one wildcard dialect of agt (the
-// same as an MCP server's enabled_tools, resource.CheckToolPattern): "*"
+// same as an MCP server's enabled_tools, resource.MCPServer.EnabledTools): "*"
 // matches any run of characters, "?" exactly one, every other character
 // itself; there are no escapes. Deny wins over Ask, Ask over Allow; a call
 // no pattern matches gets Default. The zero Rules asks about everything.
@@ -291,7 +291,7 @@ func matchMCP(pattern string, req run.Request, closed bool) bool {
 }
 
 // Match reports whether name matches pattern in agt's one wildcard
-// dialect, the one of resource.CheckToolPattern: "*" matches any run of
+// dialect, the one of resource.MCPServer.EnabledTools: "*" matches any run of
 // characters (including none), "?" exactly one character, every other
 // character itself; there are no escapes.
 func Match(pattern, name string) bool { return glob.Match(pattern, name) }

@@ -232,8 +232,15 @@ func TestReview(t *testing.T) {
 	}
 }
 
+// permissionFunc adapts a function to run.Permission.
+type permissionFunc func(ctx context.Context, req run.Request) (run.Decision, error)
+
+func (f permissionFunc) Check(ctx context.Context, req run.Request) (run.Decision, error) {
+	return f(ctx, req)
+}
+
 func fixed(v run.Verdict, by string) run.Permission {
-	return run.PermissionFunc(func(context.Context, run.Request) (run.Decision, error) {
+	return permissionFunc(func(context.Context, run.Request) (run.Decision, error) {
 		return run.Decision{Verdict: v, By: by, Reason: by + " says " + string(v)}, nil
 	})
 }
@@ -241,7 +248,7 @@ func fixed(v run.Verdict, by string) run.Permission {
 func TestChainAndFirst(t *testing.T) {
 	t.Parallel()
 	boom := errors.New("boom")
-	failing := run.PermissionFunc(func(context.Context, run.Request) (run.Decision, error) { return run.Decision{}, boom })
+	failing := permissionFunc(func(context.Context, run.Request) (run.Decision, error) { return run.Decision{}, boom })
 	tests := []struct {
 		name   string
 		p      run.Permission
@@ -296,7 +303,7 @@ func TestNilPolicyNeverAllows(t *testing.T) {
 func TestCombinatorErrorsNeverAllow(t *testing.T) {
 	t.Parallel()
 	boom := errors.New("boom")
-	allowingFailure := run.PermissionFunc(func(context.Context, run.Request) (run.Decision, error) {
+	allowingFailure := permissionFunc(func(context.Context, run.Request) (run.Decision, error) {
 		return run.Decision{Verdict: run.Allow, By: "flaky"}, boom
 	})
 	for _, p := range []run.Permission{policy.Chain(allowingFailure), policy.First(allowingFailure), policy.Chain(policy.AutoAllow(), allowingFailure)} {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agtsdk/agt/internal/findcode"
 	"github.com/agtsdk/agt/resource"
 )
 
@@ -118,8 +119,8 @@ func checkAllowed(t *testing.T, err error, field string, secrets ...string) {
 		return
 	}
 	var le *resource.LaunchError
-	if !errors.As(err, &le) || le.Code != resource.CodeNotAllowed || le.Field != field {
-		t.Fatalf("err = %v, want a LaunchError %s on %s", err, resource.CodeNotAllowed, field)
+	if !errors.As(err, &le) || le.Code != findcode.NotAllowed || le.Field != field {
+		t.Fatalf("err = %v, want a LaunchError %s on %s", err, findcode.NotAllowed, field)
 	}
 	if !strings.Contains(le.Fix, "LaunchAllowlist.") {
 		t.Errorf("fix %q does not name the allowlist field to set", le.Fix)
@@ -204,14 +205,14 @@ func TestAgentWritesJudgedByTheAllowlist(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.OK || !strings.Contains(strings.Join(codes(rep.Findings), ","), resource.CodeNotAllowed) {
+	if rep.OK || !strings.Contains(strings.Join(codes(rep.Findings), ","), findcode.NotAllowed) {
 		t.Fatalf("Test of an unlisted command: %+v", rep)
 	}
 	rep, err = svc.Test(bg, resource.Direct(), mcpKey("web"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.OK || !strings.Contains(strings.Join(codes(rep.Findings), ","), resource.CodeNotAllowed) {
+	if rep.OK || !strings.Contains(strings.Join(codes(rep.Findings), ","), findcode.NotAllowed) {
 		t.Fatalf("Test of an unlisted origin: %+v", rep)
 	}
 }

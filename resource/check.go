@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/agtsdk/agt/internal/findcode"
 )
 
 // TestReport is the result of a static test of one stored resource.
@@ -50,7 +52,7 @@ func report(key Key, rev int64, fs []Finding) TestReport {
 		r.Findings = []Finding{}
 	}
 	for _, f := range fs {
-		if f.Severity == SeverityError {
+		if f.Severity == findcode.Error {
 			r.OK = false
 		}
 	}
@@ -94,7 +96,7 @@ func (s *Service) Test(ctx context.Context, caller Caller, key Key) (TestReport,
 func (s *Service) testMCPData(data []byte) []Finding {
 	_, srv, fs := checkMCP(data)
 	for i, f := range fs {
-		if f.Code == CodeNoAbsoluteCwd {
+		if f.Code == findcode.NoAbsoluteCwd {
 			fs[i].Message = "this server was saved without an absolute cwd, before cwd was required: " + f.Message + "; it can be read and modified, but starting or probing it fails"
 			fs[i].Fix = `set cwd to the absolute directory the server runs in: update the resource with data {"mcpServers": {NAME: {..., "cwd": "/abs/dir"}}}`
 		}
@@ -121,7 +123,7 @@ func (s *Service) testMCPData(data []byte) []Finding {
 			return fs
 		}
 		if !errors.As(err, &le) {
-			return append(fs, errf(base, CodeCommandMissing, "the server cannot be launched", "check cwd and command"))
+			return append(fs, errf(base, findcode.CommandMissing, "the server cannot be launched", "check cwd and command"))
 		}
 		fs = append(fs, errf(base+le.Field, le.Code, le.Message, le.Fix))
 	}
@@ -141,7 +143,7 @@ func (s *Service) resolve(srv MCPServer) error {
 
 func hasError(fs []Finding) bool {
 	for _, f := range fs {
-		if f.Severity == SeverityError {
+		if f.Severity == findcode.Error {
 			return true
 		}
 	}
@@ -170,7 +172,7 @@ func hasField(fs []Finding, field string) bool {
 func (s *Service) testAgentData(ctx context.Context, data []byte) ([]Finding, error) {
 	doc, ok := decodeObject(data)
 	if !ok {
-		return []Finding{errf("", CodeNotObject, "the agent document is not a JSON object", "delete the agent and create it again")}, nil
+		return []Finding{errf("", findcode.NotObject, "the agent document is not a JSON object", "delete the agent and create it again")}, nil
 	}
 	fs := append(checkAgentFields(doc), agentWarnings("", doc)...)
 	if hasError(fs) {
@@ -178,12 +180,12 @@ func (s *Service) testAgentData(ctx context.Context, data []byte) ([]Finding, er
 	}
 	agent, err := DecodeAgent(data)
 	if err != nil {
-		return append(fs, errf("", CodeWrongType, "the agent document does not decode", "delete the agent and create it again")), nil
+		return append(fs, errf("", findcode.WrongType, "the agent document does not decode", "delete the agent and create it again")), nil
 	}
 	for i, ref := range agent.MCPs {
 		_, err := s.repo.Get(ctx, Key{Kind: KindMCP, Ref: ref})
 		if errors.Is(err, ErrNotFound) {
-			fs = append(fs, errf(pointer("mcps", fmt.Sprint(i)), CodeMountMissing, "the mounted MCP resource is not registered", "register it, or remove the mount (remove={\"mcps\":[REF]})"))
+			fs = append(fs, errf(pointer("mcps", fmt.Sprint(i)), findcode.MountMissing, "the mounted MCP resource is not registered", "register it, or remove the mount (remove={\"mcps\":[REF]})"))
 			continue
 		}
 		if err != nil {
@@ -229,7 +231,7 @@ func (s *Service) readAgent(ctx context.Context, agent Ref) (Resource, AgentDocu
 	}
 	doc, err := DecodeAgent(res.Data)
 	if err != nil {
-		return res, AgentDocument{}, invalid("", CodeWrongType, "the stored agent document does not decode", "rewrite it: resource_write(kind=\"agent\") with the fields to fix")
+		return res, AgentDocument{}, invalid("", findcode.WrongType, "the stored agent document does not decode", "rewrite it: resource_write(kind=\"agent\") with the fields to fix")
 	}
 	return res, doc, nil
 }
@@ -300,11 +302,11 @@ func (s *Service) CheckAgent(ctx context.Context, caller Caller, agent Ref) (Age
 	res, doc, err := s.readAgent(ctx, agent)
 	switch {
 	case errors.Is(err, ErrNotFound):
-		rep.Problems = append(rep.Problems, errf("", CodeAgentMissing, "the agent is not registered", "create it: a write of kind \"agent\" with create=true"))
+		rep.Problems = append(rep.Problems, errf("", findcode.AgentMissing, "the agent is not registered", "create it: a write of kind \"agent\" with create=true"))
 		return rep, nil
 	case errors.Is(err, ErrInvalid) && res.Revision != 0:
 		rep.Exists, rep.Revision = true, res.Revision
-		rep.Problems = append(rep.Problems, errf("", CodeWrongType, "the stored agent document does not decode", "rewrite the agent's fields with resource_write"))
+		rep.Problems = append(rep.Problems, errf("", findcode.WrongType, "the stored agent document does not decode", "rewrite the agent's fields with resource_write"))
 		return rep, nil
 	case err != nil:
 		return AgentReport{}, err
@@ -315,7 +317,7 @@ func (s *Service) CheckAgent(ctx context.Context, caller Caller, agent Ref) (Age
 		rep.Problems = append(rep.Problems, agentWarnings("", m)...)
 	}
 	if !rep.Enabled {
-		rep.Problems = append(rep.Problems, errf("/enabled", CodeAgentDisabled, "the agent's binding is disabled", `enable it: resource_write(kind="agent", data={"enabled": true})`))
+		rep.Problems = append(rep.Problems, errf("/enabled", findcode.AgentDisabled, "the agent's binding is disabled", `enable it: resource_write(kind="agent", data={"enabled": true})`))
 	}
 	mounts, err := s.resolveMounts(ctx, doc.MCPs)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agtsdk/agt/internal/findcode"
 	"github.com/agtsdk/agt/resource"
 )
 
@@ -55,20 +56,20 @@ func TestStaticTest(t *testing.T) {
 		{"bare name on the server's PATH", stdio("my-server", dir, pathEnv), []string{}},
 		{"absolute executable", stdio(filepath.Join(bin, "my-server"), dir, nil), []string{}},
 		{"remote", `{"mcpServers": {"r": {"url": "https://mcp.example.com/mcp"}}}`, []string{}},
-		{"bare name not on PATH", stdio("no-such-program-agt", dir, pathEnv), []string{resource.CodeCommandMissing}},
+		{"bare name not on PATH", stdio("no-such-program-agt", dir, pathEnv), []string{findcode.CommandMissing}},
 		// The child runs in cwd, so mcpconn resolves relative PATH entries
 		// there and expands ${cwd} in env: Test must agree with what starts.
 		{"relative PATH entry resolves against cwd", stdio("my-server", dir, map[string]string{"PATH": "bin"}), []string{}},
 		{"${cwd} in the server's PATH", stdio("my-server", dir, map[string]string{"PATH": "/nonexistent:${cwd}/bin"}), []string{}},
-		{"relative PATH entry elsewhere", stdio("my-server", bin, map[string]string{"PATH": "bin"}), []string{resource.CodeCommandMissing}},
-		{"absolute path missing", stdio(filepath.Join(dir, "missing"), dir, nil), []string{resource.CodeCommandMissing}},
-		{"absolute path not executable", stdio(filepath.Join(bin, "not-exec"), dir, nil), []string{resource.CodeCommandMissing}},
-		{"absolute path is a directory", stdio(bin, dir, nil), []string{resource.CodeCommandMissing}},
-		{"cwd missing", stdio(filepath.Join(bin, "my-server"), filepath.Join(dir, "gone"), nil), []string{resource.CodeCwdMissing}},
-		{"cwd is a file", stdio(filepath.Join(bin, "my-server"), file, nil), []string{resource.CodeCwdMissing}},
-		{"stored with a bad url", `{"mcpServers": {"r": {"type": "http", "url": "gopher://x"}}}`, []string{resource.CodeURL}},
-		{"stored with a relative command", stdio("./my-server", dir, nil), []string{resource.CodeCommand}},
-		{"legacy: no cwd", `{"mcpServers": {"s": {"command": "my-server", "env": {"PATH": "` + bin + `"}}}}`, []string{resource.CodeNoAbsoluteCwd}},
+		{"relative PATH entry elsewhere", stdio("my-server", bin, map[string]string{"PATH": "bin"}), []string{findcode.CommandMissing}},
+		{"absolute path missing", stdio(filepath.Join(dir, "missing"), dir, nil), []string{findcode.CommandMissing}},
+		{"absolute path not executable", stdio(filepath.Join(bin, "not-exec"), dir, nil), []string{findcode.CommandMissing}},
+		{"absolute path is a directory", stdio(bin, dir, nil), []string{findcode.CommandMissing}},
+		{"cwd missing", stdio(filepath.Join(bin, "my-server"), filepath.Join(dir, "gone"), nil), []string{findcode.CwdMissing}},
+		{"cwd is a file", stdio(filepath.Join(bin, "my-server"), file, nil), []string{findcode.CwdMissing}},
+		{"stored with a bad url", `{"mcpServers": {"r": {"type": "http", "url": "gopher://x"}}}`, []string{findcode.URL}},
+		{"stored with a relative command", stdio("./my-server", dir, nil), []string{findcode.Command}},
+		{"legacy: no cwd", `{"mcpServers": {"s": {"command": "my-server", "env": {"PATH": "` + bin + `"}}}}`, []string{findcode.NoAbsoluteCwd}},
 	}
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -89,7 +90,7 @@ func TestStaticTest(t *testing.T) {
 				t.Fatalf("report = %+v", rep)
 			}
 			for _, f := range rep.Findings {
-				if f.Fix == "" || f.Field == "" || f.Severity != resource.SeverityError {
+				if f.Fix == "" || f.Field == "" || f.Severity != findcode.Error {
 					t.Fatalf("finding without field, fix or severity: %+v", f)
 				}
 			}
@@ -111,7 +112,7 @@ func TestStaticTestAgent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.OK || len(rep.Findings) != 1 || rep.Findings[0].Code != resource.CodeMountMissing || rep.Findings[0].Field != "/mcps/1" {
+	if rep.OK || len(rep.Findings) != 1 || rep.Findings[0].Code != findcode.MountMissing || rep.Findings[0].Field != "/mcps/1" {
 		t.Fatalf("report = %+v, want one mount_not_found at /mcps/1", rep)
 	}
 	b, err := json.Marshal(rep)
@@ -192,10 +193,10 @@ func TestCheckAgent(t *testing.T) {
 		mountFinding map[resource.Ref][]string
 	}{
 		{agent: "ready", ok: true, exists: true, enabled: true, problems: []string{}, mountsOK: []bool{true}},
-		{agent: "off", exists: true, canManage: true, problems: []string{resource.CodeAgentDisabled}, mountsOK: []bool{true}},
+		{agent: "off", exists: true, canManage: true, problems: []string{findcode.AgentDisabled}, mountsOK: []bool{true}},
 		{agent: "broken", exists: true, enabled: true, problems: []string{}, mountsOK: []bool{true, false},
-			mountFinding: map[resource.Ref][]string{"legacy": {resource.CodeNoAbsoluteCwd}}},
-		{agent: "ghost", problems: []string{resource.CodeAgentMissing}, mountsOK: []bool{}},
+			mountFinding: map[resource.Ref][]string{"legacy": {findcode.NoAbsoluteCwd}}},
+		{agent: "ghost", problems: []string{findcode.AgentMissing}, mountsOK: []bool{}},
 	}
 	for _, tc := range tests {
 		t.Run(string(tc.agent), func(t *testing.T) {

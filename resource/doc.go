@@ -107,7 +107,8 @@
 //	               changes privilege fields or that the launch allowlist
 //	               does not admit
 //	ErrInvalid     *DocumentError: the request or document breaks a rule
-//	               (Field is a JSON pointer, Code a stable name, Fix what to do)
+//	               (Field is a JSON pointer, Code a stable name listed in
+//	               docs/findings.md, Fix what to do)
 //	ErrNotFound    the resource, or a reference put in mcps, is not registered
 //	ErrExists      create of a taken reference
 //	ErrConflict    *ConflictError: the expected revision is stale

@@ -55,8 +55,8 @@ type MCPServer struct {
 	ToolTimeoutMS int64 `json:"tool_timeout_ms,omitempty"`
 	// ProtocolVersion pins the MCP protocol this server is spoken to in:
 	// a version ("2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26",
-	// "2024-11-05", ProtocolVersions) or an era (EraModern, EraLegacy: the
-	// newest version of the era). A pinned server is not probed, and one
+	// "2024-11-05") or an era ("modern", "legacy": the newest version of
+	// the era). A pinned server is not probed, and one
 	// that does not speak a modern pin fails to connect rather than fall
 	// back. "" (absent) means the client's own choice: the modern
 	// revision, falling back to the legacy one (package mcpconn,
@@ -66,8 +66,14 @@ type MCPServer struct {
 	Description string `json:"description,omitempty"`
 
 	// EnabledTools selects the server's tools a probe and a Run offer, by
-	// name or glob (see CheckToolPattern): nil (absent) means every tool,
-	// an empty array none. Codex's field of the same name.
+	// name or glob: nil (absent) means every tool, an empty array none.
+	// Codex's field of the same name. A pattern is matched against the
+	// whole tool name: * matches any run of characters (none included, '/'
+	// included: a tool name is not a path), ? exactly one character (a
+	// UTF-8 code point), every other character itself, case-sensitively.
+	// '[', ']' and '\' are refused rather than read as literals, so that a
+	// pattern written for path.Match or a shell never silently matches
+	// nothing; so are control characters. A pattern is at most 256 bytes.
 	EnabledTools []string `json:"enabled_tools,omitzero"`
 	// DisabledTools takes out the tools whose names match one of its names
 	// or globs, after EnabledTools; nil or empty takes out none. A tool
@@ -83,19 +89,6 @@ type MCPServer struct {
 	// working directory, logins, open pages and memory. An agent caller
 	// of the resource Service cannot turn it on (ServiceOptions).
 	Shared bool `json:"shared,omitempty"`
-}
-
-// The eras a document's protocol_version may name instead of a version.
-const (
-	EraModern = "modern"
-	EraLegacy = "legacy"
-)
-
-// ProtocolVersions lists the MCP protocol versions a document's
-// protocol_version may pin, newest first: the modern one, then the
-// legacy ones (with the initialize handshake).
-func ProtocolVersions() []string {
-	return []string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
 }
 
 // Transport returns the effective transport type: Type, or the one implied

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agtsdk/agt/internal/glob"
 	"github.com/agtsdk/agt/resource"
 )
 
@@ -51,8 +52,8 @@ func FuzzValidateMCP(f *testing.F) {
 			t.Fatalf("accepted transport %q", srv.Transport())
 		}
 		for _, p := range append(append([]string(nil), srv.EnabledTools...), srv.DisabledTools...) {
-			if msg := resource.CheckToolPattern(p); msg != "" {
-				t.Fatalf("accepted a tool pattern that CheckToolPattern refuses: %s", msg)
+			if msg := glob.Check(p); msg != "" {
+				t.Fatalf("accepted a tool pattern that glob.Check refuses: %s", msg)
 			}
 		}
 		// What was validated is what starts: DecodeMCP (used to start the

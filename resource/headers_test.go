@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agtsdk/agt/internal/findcode"
 	"github.com/agtsdk/agt/resource"
 )
 
@@ -69,8 +70,8 @@ func TestRegistrationHeaderNames(t *testing.T) {
 					continue
 				}
 				de := docError(t, err)
-				if want := "/mcpServers/s/headers/" + tc.header; de.Field != want || de.Code != resource.CodeWrongType {
-					t.Errorf("%s: field %q code %q, want %q %q", typ, de.Field, de.Code, want, resource.CodeWrongType)
+				if want := "/mcpServers/s/headers/" + tc.header; de.Field != want || de.Code != findcode.WrongType {
+					t.Errorf("%s: field %q code %q, want %q %q", typ, de.Field, de.Code, want, findcode.WrongType)
 				}
 				if !strings.Contains(de.Message, tc.want) || !strings.HasPrefix(de.Fix, "remove it") {
 					t.Errorf("%s: message %q fix %q, want %q and a fix that says to remove it", typ, de.Message, de.Fix, tc.want)

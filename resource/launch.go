@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agtsdk/agt/internal/findcode"
 	"github.com/agtsdk/agt/internal/weborigin"
 )
 
@@ -72,10 +73,6 @@ type LaunchEnv struct {
 	// Secrets does not widen it.
 	SecretEnv []string
 }
-
-// CodeNotAllowed is the code of a LaunchError (and of a Finding) for a
-// server the launch allowlist does not admit.
-const CodeNotAllowed = "not_allowed"
 
 // LaunchAllowlist says which servers may be started or contacted. The host
 // sets it (mcpconn.ConnectorOptions.LaunchEnv.Allow), and every start
@@ -168,7 +165,7 @@ func (a *LaunchAllowlist) admitsEnv(name string) bool {
 }
 
 func notAllowed(field, msg, fix string) *LaunchError {
-	return &LaunchError{Code: CodeNotAllowed, Field: field, Message: msg, Fix: fix}
+	return &LaunchError{Code: findcode.NotAllowed, Field: field, Message: msg, Fix: fix}
 }
 
 // allowsDir reports whether the existing directory cwd is a listed
@@ -273,11 +270,11 @@ func (a *LaunchAllowlist) allowsOrigin(u *url.URL) bool {
 // write of an agent caller judge by it too.
 func ResolveRemote(srv MCPServer, env *LaunchEnv) (*url.URL, error) {
 	if t := srv.Transport(); t != TransportHTTP && t != TransportSSE {
-		return nil, &LaunchError{Code: CodeTransport, Field: "/type", Message: "only a remote server is reached by url; a stdio one is launched", Fix: "launch it instead"}
+		return nil, &LaunchError{Code: findcode.Transport, Field: "/type", Message: "only a remote server is reached by url; a stdio one is launched", Fix: "launch it instead"}
 	}
 	u, err := url.Parse(srv.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, &LaunchError{Code: CodeURL, Field: "/url", Message: "url must be an absolute http:// or https:// URL", Fix: "write the server's full URL, like https://mcp.example.com/mcp"}
+		return nil, &LaunchError{Code: findcode.URL, Field: "/url", Message: "url must be an absolute http:// or https:// URL", Fix: "write the server's full URL, like https://mcp.example.com/mcp"}
 	}
 	if env != nil && !env.Allow.allowsOrigin(u) {
 		return nil, notAllowed("/url", "the url's origin is not in the launch allowlist",
@@ -302,9 +299,9 @@ type Launch struct {
 }
 
 // LaunchError says why a stdio server cannot be started as stored. Code
-// is one of CodeNoAbsoluteCwd, CodeCommand, CodeWrongType (an env name),
-// CodeTransport (not a stdio server), CodeCwdMissing and
-// CodeCommandMissing; Field is a JSON pointer inside the server entry
+// is one of "no_absolute_cwd", "command", "wrong_type" (an env name),
+// "transport" (not a stdio server), "url", "cwd_missing",
+// "command_not_found" and "not_allowed" (docs/findings.md); Field is a JSON pointer inside the server entry
 // ("/cwd"). Like every message of this package it names fields, never
 // their values.
 type LaunchError struct {
@@ -341,23 +338,23 @@ func ResolveLaunch(srv MCPServer, env *LaunchEnv, resolve func(kind, name string
 		env = &LaunchEnv{}
 	}
 	if srv.Transport() != TransportStdio {
-		return Launch{}, &LaunchError{Code: CodeTransport, Field: "/type", Message: "only a stdio server is launched; a remote one is reached by url", Fix: "connect to the url instead"}
+		return Launch{}, &LaunchError{Code: findcode.Transport, Field: "/type", Message: "only a stdio server is launched; a remote one is reached by url", Fix: "connect to the url instead"}
 	}
 	cwd := srv.Cwd
 	if !filepath.IsAbs(cwd) {
-		return Launch{}, &LaunchError{Code: CodeNoAbsoluteCwd, Field: "/cwd",
+		return Launch{}, &LaunchError{Code: findcode.NoAbsoluteCwd, Field: "/cwd",
 			Message: "the stdio server has no absolute cwd (a record saved before cwd was required?)",
 			Fix:     `set "cwd" to the absolute directory the server must run in`}
 	}
 	cwd = filepath.Clean(cwd)
 	if srv.Command == "" {
-		return Launch{}, &LaunchError{Code: CodeCommand, Field: "/command", Message: "the stdio server has no command",
+		return Launch{}, &LaunchError{Code: findcode.Command, Field: "/command", Message: "the stdio server has no command",
 			Fix: `set "command" to a program name found in PATH or an absolute path`}
 	}
 	for k := range srv.Env {
 		if k == "" || strings.ContainsAny(k, "=\x00") {
 			// "A=B" would reach the child as A with the value "B=...".
-			return Launch{}, &LaunchError{Code: CodeWrongType, Field: "/env", Message: "an env name is empty or holds '=' or NUL", Fix: "use names like API_TOKEN"}
+			return Launch{}, &LaunchError{Code: findcode.WrongType, Field: "/env", Message: "an env name is empty or holds '=' or NUL", Fix: "use names like API_TOKEN"}
 		}
 	}
 	// The command is looked up and judged with the references as written:
@@ -370,10 +367,10 @@ func ResolveLaunch(srv MCPServer, env *LaunchEnv, resolve func(kind, name string
 
 	switch fi, err := os.Stat(cwd); {
 	case err != nil:
-		return Launch{}, &LaunchError{Code: CodeCwdMissing, Field: "/cwd", Message: "cwd does not exist or cannot be read",
+		return Launch{}, &LaunchError{Code: findcode.CwdMissing, Field: "/cwd", Message: "cwd does not exist or cannot be read",
 			Fix: "create the directory, or point cwd at the directory the server is installed in"}
 	case !fi.IsDir():
-		return Launch{}, &LaunchError{Code: CodeCwdMissing, Field: "/cwd", Message: "cwd is not a directory",
+		return Launch{}, &LaunchError{Code: findcode.CwdMissing, Field: "/cwd", Message: "cwd is not a directory",
 			Fix: "point cwd at the directory the server runs in"}
 	}
 	if !env.Allow.allowsDir(cwd) {
@@ -384,11 +381,11 @@ func ResolveLaunch(srv MCPServer, env *LaunchEnv, resolve func(kind, name string
 	switch {
 	case filepath.IsAbs(path):
 		if ok, why := executable(path); !ok {
-			return Launch{}, &LaunchError{Code: CodeCommandMissing, Field: "/command", Message: "command " + why,
+			return Launch{}, &LaunchError{Code: findcode.CommandMissing, Field: "/command", Message: "command " + why,
 				Fix: "install the server there, correct the path, or make the file executable (chmod +x)"}
 		}
 	case relativeCommand(path):
-		return Launch{}, &LaunchError{Code: CodeCommand, Field: "/command", Message: relativeCommandMessage, Fix: relativeCommandFix}
+		return Launch{}, &LaunchError{Code: findcode.Command, Field: "/command", Message: relativeCommandMessage, Fix: relativeCommandFix}
 	default:
 		found, ok := lookPath(path, envValue(childEnv, "PATH"), cwd)
 		if !ok {
@@ -399,7 +396,7 @@ func ResolveLaunch(srv MCPServer, env *LaunchEnv, resolve func(kind, name string
 				msg = "command is not found: the server gets no PATH (the host's PATH is not among the inherited variables)"
 				fix = "write the command's absolute path, set PATH in env, or let the server inherit PATH (mcpconn.ConnectorOptions.LaunchEnv.Inherit)"
 			}
-			return Launch{}, &LaunchError{Code: CodeCommandMissing, Field: "/command", Message: msg, Fix: fix}
+			return Launch{}, &LaunchError{Code: findcode.CommandMissing, Field: "/command", Message: msg, Fix: fix}
 		}
 		path = found
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agtsdk/agt/internal/findcode"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/resource/boltrepo"
 )
@@ -52,14 +53,14 @@ func TestResolveLaunch(t *testing.T) {
 		inMsg    string
 		inFixOpt bool
 	}{
-		{name: "not executable", srv: resource.MCPServer{Command: "plain", Cwd: dir}, env: &resource.LaunchEnv{Environ: host}, code: resource.CodeCommandMissing, inMsg: "the PATH the server gets"},
-		{name: "PATH not inherited", srv: resource.MCPServer{Command: "srv", Cwd: dir}, env: &resource.LaunchEnv{Inherit: []string{"HOME"}, Environ: host}, code: resource.CodeCommandMissing, inMsg: "gets no PATH", inFixOpt: true},
-		{name: "nothing inherited", srv: resource.MCPServer{Command: "srv", Cwd: dir}, env: &resource.LaunchEnv{Inherit: []string{}, Environ: host}, code: resource.CodeCommandMissing, inMsg: "gets no PATH", inFixOpt: true},
-		{name: "PATH in env", srv: resource.MCPServer{Command: "srv", Cwd: dir, Env: map[string]string{"PATH": "/nonexistent"}}, env: nil, code: resource.CodeCommandMissing, inMsg: "PATH set in env"},
-		{name: "relative command", srv: resource.MCPServer{Command: "bin/srv", Cwd: dir}, env: nil, code: resource.CodeCommand, inMsg: "relative path"},
-		{name: "no cwd", srv: resource.MCPServer{Command: "srv"}, env: nil, code: resource.CodeNoAbsoluteCwd, inMsg: "no absolute cwd"},
-		{name: "cwd missing", srv: resource.MCPServer{Command: "srv", Cwd: filepath.Join(dir, "gone")}, env: nil, code: resource.CodeCwdMissing, inMsg: "cwd does not exist"},
-		{name: "remote", srv: resource.MCPServer{URL: "https://example.com/mcp"}, env: nil, code: resource.CodeTransport, inMsg: "remote"},
+		{name: "not executable", srv: resource.MCPServer{Command: "plain", Cwd: dir}, env: &resource.LaunchEnv{Environ: host}, code: findcode.CommandMissing, inMsg: "the PATH the server gets"},
+		{name: "PATH not inherited", srv: resource.MCPServer{Command: "srv", Cwd: dir}, env: &resource.LaunchEnv{Inherit: []string{"HOME"}, Environ: host}, code: findcode.CommandMissing, inMsg: "gets no PATH", inFixOpt: true},
+		{name: "nothing inherited", srv: resource.MCPServer{Command: "srv", Cwd: dir}, env: &resource.LaunchEnv{Inherit: []string{}, Environ: host}, code: findcode.CommandMissing, inMsg: "gets no PATH", inFixOpt: true},
+		{name: "PATH in env", srv: resource.MCPServer{Command: "srv", Cwd: dir, Env: map[string]string{"PATH": "/nonexistent"}}, env: nil, code: findcode.CommandMissing, inMsg: "PATH set in env"},
+		{name: "relative command", srv: resource.MCPServer{Command: "bin/srv", Cwd: dir}, env: nil, code: findcode.Command, inMsg: "relative path"},
+		{name: "no cwd", srv: resource.MCPServer{Command: "srv"}, env: nil, code: findcode.NoAbsoluteCwd, inMsg: "no absolute cwd"},
+		{name: "cwd missing", srv: resource.MCPServer{Command: "srv", Cwd: filepath.Join(dir, "gone")}, env: nil, code: findcode.CwdMissing, inMsg: "cwd does not exist"},
+		{name: "remote", srv: resource.MCPServer{URL: "https://example.com/mcp"}, env: nil, code: findcode.Transport, inMsg: "remote"},
 	} {
 		_, err := resource.ResolveLaunch(tc.srv, tc.env, nil)
 		var le *resource.LaunchError
@@ -86,7 +87,7 @@ func TestStaticTestUsesTheLaunchEnv(t *testing.T) {
 		inherit []string
 		want    []string
 	}{
-		{inherit: []string{"HOME"}, want: []string{resource.CodeCommandMissing}},
+		{inherit: []string{"HOME"}, want: []string{findcode.CommandMissing}},
 		{inherit: nil, want: []string{}},
 	} {
 		repo, err := boltrepo.Open(filepath.Join(t.TempDir(), "agt.db"), &boltrepo.Options{NoSync: true})

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agtsdk/agt/internal/findcode"
 	"github.com/agtsdk/agt/resource"
 )
 
@@ -23,7 +24,7 @@ func TestStoredDocumentBounded(t *testing.T) {
 		_, lastErr = small.Write(bg, resource.Direct(), resource.WriteRequest{Kind: resource.KindAgent, Ref: "bot",
 			Data: json.RawMessage(`{"note` + strconv.Itoa(i) + `": "` + chunk + `"}`)})
 	}
-	if de := docError(t, lastErr); de.Code != resource.CodeLimit || de.Fix == "" {
+	if de := docError(t, lastErr); de.Code != findcode.Limit || de.Fix == "" {
 		t.Fatalf("growing patches: %v, want a limit error with a fix", de)
 	}
 	lastErr = nil
@@ -31,7 +32,7 @@ func TestStoredDocumentBounded(t *testing.T) {
 		_, lastErr = small.Write(bg, resource.Direct(), resource.WriteRequest{Kind: resource.KindAgent, Ref: "grow",
 			Create: i == 0, Add: map[string][]string{"notes": {strconv.Itoa(i) + chunk}}})
 	}
-	if de := docError(t, lastErr); de.Code != resource.CodeLimit {
+	if de := docError(t, lastErr); de.Code != findcode.Limit {
 		t.Fatalf("growing adds: %v, want a limit error", de)
 	}
 	for _, kind := range []resource.Kind{resource.KindAgent} {
@@ -64,7 +65,7 @@ func TestAddRemoveBounded(t *testing.T) {
 	} {
 		req.Kind, req.Ref = resource.KindAgent, "bot"
 		_, err := small.Write(bg, resource.Direct(), req)
-		if de := docError(t, err); de.Code != resource.CodeLimit {
+		if de := docError(t, err); de.Code != findcode.Limit {
 			t.Errorf("%s: %v, want a limit error", name, de)
 		}
 	}

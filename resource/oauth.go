@@ -11,42 +11,9 @@ import (
 	"slices"
 	"sort"
 	"strings"
-)
 
-// CodeOAuth: the oauth field of a remote server breaks one of its rules.
-const CodeOAuth = "oauth"
-
-// Values of MCPOAuth.Registration.
-const (
-	OAuthRegistrationAuto             = "auto"
-	OAuthRegistrationPreregistered    = "preregistered"
-	OAuthRegistrationDynamic          = "dynamic"
-	OAuthRegistrationMetadataDocument = "metadata_document"
-)
-
-// Values of MCPOAuth.Grant.
-const (
-	OAuthGrantAuthorizationCode = "authorization_code"
-	OAuthGrantClientCredentials = "client_credentials"
-	// OAuthGrantEnterprise is enterprise-managed authorization: the
-	// host's ID token is exchanged at the enterprise IdP for an identity
-	// assertion grant (RFC 8693), which the pre-registered client trades
-	// for the access token at the server's authorization server (RFC 7523).
-	OAuthGrantEnterprise = "enterprise"
-	// OAuthGrantWorkloadIdentity is workload identity federation: the
-	// host's workload identity token (a Kubernetes service account token,
-	// a cloud's identity token), named by MCPOAuth.Assertion, is traded for
-	// the access token at the server's authorization server with the
-	// jwt-bearer grant (RFC 7523), with no person.
-	OAuthGrantWorkloadIdentity = "workload_identity"
-)
-
-// Values of MCPOAuth.TokenEndpointAuth.
-const (
-	OAuthAuthNone              = "none"
-	OAuthAuthClientSecretBasic = "client_secret_basic"
-	OAuthAuthClientSecretPost  = "client_secret_post"
-	OAuthAuthPrivateKeyJWT     = "private_key_jwt"
+	"github.com/agtsdk/agt/internal/findcode"
+	"github.com/agtsdk/agt/internal/mcpdoc"
 )
 
 // maxOAuthScopes bounds the scopes of one oauth field.
@@ -84,8 +51,12 @@ type MCPOAuth struct {
 	// Grant is "authorization_code" (or "", a person logs in),
 	// "client_credentials" (a machine-to-machine host: ClientID with
 	// ClientSecret or PrivateKey, no person), "enterprise"
-	// (OAuthGrantEnterprise) or "workload_identity"
-	// (OAuthGrantWorkloadIdentity, with Assertion).
+	// (enterprise-managed authorization: the host's ID token is exchanged
+	// at the enterprise IdP for an identity assertion grant, RFC 8693,
+	// which the pre-registered client trades for the access token, RFC
+	// 7523) or "workload_identity" (workload identity federation: the
+	// host's workload identity token, Assertion, is traded for the access
+	// token with the jwt-bearer grant of RFC 7523, with no person).
 	Grant string `json:"grant,omitempty"`
 	// TokenEndpointAuth is how the client authenticates to the token
 	// endpoint: "" (what the authorization server supports),
@@ -146,11 +117,11 @@ func oauthFieldNames() []string {
 // and returns it decoded; field is its JSON pointer.
 func checkOAuth(field string, raw json.RawMessage) (*MCPOAuth, []Finding) {
 	if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
-		return nil, []Finding{errf(field, CodeWrongType, "oauth must be an object, not null", `leave the field out, or write {} to use OAuth with everything discovered`)}
+		return nil, []Finding{errf(field, findcode.WrongType, "oauth must be an object, not null", `leave the field out, or write {} to use OAuth with everything discovered`)}
 	}
 	obj, ok := decodeObject(raw)
 	if !ok {
-		return nil, []Finding{errf(field, CodeWrongType, "oauth must be an object", `write {"client_id": "...", "scopes": ["..."]}, or {} to discover everything`)}
+		return nil, []Finding{errf(field, findcode.WrongType, "oauth must be an object", `write {"client_id": "...", "scopes": ["..."]}, or {} to discover everything`)}
 	}
 	var fs []Finding
 	sub := func(k string) string { return field + pointer(k) }
@@ -163,71 +134,71 @@ func checkOAuth(field string, raw json.RawMessage) (*MCPOAuth, []Finding) {
 	for _, f := range oauthFields(o) {
 		if v, ok := obj[f.key]; ok {
 			if err := json.Unmarshal(v, f.into); err != nil {
-				fs = append(fs, errf(sub(f.key), CodeWrongType, f.key+" must be "+f.want, "write it as "+f.want))
+				fs = append(fs, errf(sub(f.key), findcode.WrongType, f.key+" must be "+f.want, "write it as "+f.want))
 			}
 		}
 	}
 	fs = append(fs, checkText(sub("client_id"), o.ClientID, false)...)
 	for _, s := range []struct{ k, v string }{{"client_secret", o.ClientSecret}, {"private_key", o.PrivateKey}, {"idp_client_secret", o.IdPClientSecret}, {"assertion", o.Assertion}} {
 		if s.v != "" && !isSecretReference(s.v) {
-			fs = append(fs, errf(sub(s.k), CodeOAuth, s.k+" must be a single ${secret:NAME} reference; a value written in the document is refused", "store the value with the host's secret resolver and write ${secret:NAME}"))
+			fs = append(fs, errf(sub(s.k), findcode.OAuth, s.k+" must be a single ${secret:NAME} reference; a value written in the document is refused", "store the value with the host's secret resolver and write ${secret:NAME}"))
 		}
 	}
 	if len(o.Scopes) > maxOAuthScopes {
-		fs = append(fs, errf(sub("scopes"), CodeLimit, fmt.Sprintf("scopes holds %d items; the limit is %d", len(o.Scopes), maxOAuthScopes), "ask for fewer scopes"))
+		fs = append(fs, errf(sub("scopes"), findcode.Limit, fmt.Sprintf("scopes holds %d items; the limit is %d", len(o.Scopes), maxOAuthScopes), "ask for fewer scopes"))
 	} else {
 		for i, s := range o.Scopes {
 			if !validScope(s) {
-				fs = append(fs, errf(sub("scopes")+pointer(fmt.Sprint(i)), CodeOAuth, "a scope must be 1 to 256 printable ASCII characters without spaces, quotes or backslashes", "write one scope per item"))
+				fs = append(fs, errf(sub("scopes")+pointer(fmt.Sprint(i)), findcode.OAuth, "a scope must be 1 to 256 printable ASCII characters without spaces, quotes or backslashes", "write one scope per item"))
 			}
 		}
 	}
 	enum := func(k, v string, allowed ...string) {
 		if v != "" && !contains(allowed, v) {
-			fs = append(fs, errf(sub(k), CodeOAuth, k+" is not one of "+strings.Join(allowed, ", "), "write one of them, or leave the field out"))
+			fs = append(fs, errf(sub(k), findcode.OAuth, k+" is not one of "+strings.Join(allowed, ", "), "write one of them, or leave the field out"))
 		}
 	}
-	enum("registration", o.Registration, OAuthRegistrationAuto, OAuthRegistrationPreregistered, OAuthRegistrationDynamic, OAuthRegistrationMetadataDocument)
-	enum("grant", o.Grant, OAuthGrantAuthorizationCode, OAuthGrantClientCredentials, OAuthGrantEnterprise, OAuthGrantWorkloadIdentity)
-	enum("token_endpoint_auth", o.TokenEndpointAuth, OAuthAuthNone, OAuthAuthClientSecretBasic, OAuthAuthClientSecretPost, OAuthAuthPrivateKeyJWT)
+	enum("registration", o.Registration, mcpdoc.Registrations...)
+	enum("grant", o.Grant, mcpdoc.Grants...)
+	enum("token_endpoint_auth", o.TokenEndpointAuth, mcpdoc.Auths...)
 	if o.ClientMetadataURL != "" {
 		if u, err := url.Parse(o.ClientMetadataURL); err != nil || u.Scheme != "https" || u.Host == "" || strings.Trim(u.Path, "/") == "" || len(o.ClientMetadataURL) > 2048 {
-			fs = append(fs, errf(sub("client_metadata_url"), CodeOAuth, "client_metadata_url must be an https URL with a path (the client ID metadata document)", `write it like "https://host.example.com/oauth/client.json"`))
+			fs = append(fs, errf(sub("client_metadata_url"), findcode.OAuth, "client_metadata_url must be an https URL with a path (the client ID metadata document)", `write it like "https://host.example.com/oauth/client.json"`))
 		}
 	}
 	if o.AuthorizationServer != "" && !validIssuerURL(o.AuthorizationServer) {
-		fs = append(fs, errf(sub("authorization_server"), CodeOAuth, "authorization_server must be the issuer URL of the authorization server: https (http only on a loopback host), with a host, without query or fragment", `write it like "https://auth.example.com"`))
+		fs = append(fs, errf(sub("authorization_server"), findcode.OAuth, "authorization_server must be the issuer URL of the authorization server: https (http only on a loopback host), with a host, without query or fragment", `write it like "https://auth.example.com"`))
 	}
-	if o.Registration == OAuthRegistrationPreregistered && o.ClientID == "" {
-		fs = append(fs, errf(sub("client_id"), CodeOAuth, `registration "preregistered" needs client_id`, "set client_id (and client_secret for a confidential client)"))
+	if o.Registration == mcpdoc.RegistrationPreregistered && o.ClientID == "" {
+		fs = append(fs, errf(sub("client_id"), findcode.OAuth, `registration "preregistered" needs client_id`, "set client_id (and client_secret for a confidential client)"))
 	}
 	if (o.ClientSecret != "" || o.PrivateKey != "") && o.ClientID == "" {
-		fs = append(fs, errf(sub("client_id"), CodeOAuth, "a client secret or private key needs the client_id it belongs to", "set client_id"))
+		fs = append(fs, errf(sub("client_id"), findcode.OAuth, "a client secret or private key needs the client_id it belongs to", "set client_id"))
 	}
 	switch o.TokenEndpointAuth {
-	case OAuthAuthClientSecretBasic, OAuthAuthClientSecretPost:
+	case mcpdoc.AuthClientSecretBasic, mcpdoc.AuthClientSecretPost:
 		if o.ClientSecret == "" {
-			fs = append(fs, errf(sub("client_secret"), CodeOAuth, "token_endpoint_auth "+o.TokenEndpointAuth+" needs client_secret", "set client_secret to a ${secret:NAME} reference"))
+			fs = append(fs, errf(sub("client_secret"), findcode.OAuth, "token_endpoint_auth "+o.TokenEndpointAuth+" needs client_secret", "set client_secret to a ${secret:NAME} reference"))
 		}
-	case OAuthAuthPrivateKeyJWT:
+	case mcpdoc.AuthPrivateKeyJWT:
 		if o.PrivateKey == "" {
-			fs = append(fs, errf(sub("private_key"), CodeOAuth, "token_endpoint_auth private_key_jwt needs private_key", "set private_key to a ${secret:NAME} reference holding a PEM key"))
+			fs = append(fs, errf(sub("private_key"), findcode.OAuth, "token_endpoint_auth private_key_jwt needs private_key", "set private_key to a ${secret:NAME} reference holding a PEM key"))
 		}
-		if o.Grant != OAuthGrantClientCredentials {
-			fs = append(fs, errf(sub("token_endpoint_auth"), CodeOAuth, "private_key_jwt is supported with the client_credentials grant only", `set grant to "client_credentials"`))
+		if o.Grant != mcpdoc.GrantClientCredentials {
+			fs = append(fs, errf(sub("token_endpoint_auth"), findcode.OAuth, "private_key_jwt is supported with the client_credentials grant only", `set grant to "client_credentials"`))
 		}
 	}
-	if o.PrivateKey != "" && o.TokenEndpointAuth != OAuthAuthPrivateKeyJWT {
-		fs = append(fs, errf(sub("private_key"), CodeOAuth, "private_key is used only with token_endpoint_auth private_key_jwt", `set token_endpoint_auth to "private_key_jwt", or remove private_key`))
+	if o.PrivateKey != "" && o.TokenEndpointAuth != mcpdoc.AuthPrivateKeyJWT {
+		fs = append(fs, errf(sub("private_key"), findcode.OAuth, "private_key is used only with token_endpoint_auth private_key_jwt", `set token_endpoint_auth to "private_key_jwt", or remove private_key`))
 	}
-	if o.Grant == OAuthGrantClientCredentials {
+	if o.Grant == mcpdoc.GrantClientCredentials {
 		if o.ClientID == "" {
-			fs = append(fs, errf(sub("client_id"), CodeOAuth, "the client_credentials grant needs client_id", "set client_id and client_secret (or private_key)"))
+			fs = append(fs, errf(sub("client_id"), findcode.OAuth, "the client_credentials grant needs client_id", "set client_id and client_secret (or private_key)"))
 		} else if o.ClientSecret == "" && o.PrivateKey == "" {
-			fs = append(fs, errf(sub("client_secret"), CodeOAuth, "the client_credentials grant needs client_secret or private_key", "set one of them to a ${secret:NAME} reference"))
+			fs = append(fs, errf(sub("client_secret"), findcode.OAuth, "the client_credentials grant needs client_secret or private_key", "set one of them to a ${secret:NAME} reference"))
 		}
-		if o.Registration != "" && o.Registration != OAuthRegistrationAuto && o.Registration != OAuthRegistrationPreregistered {
-			fs = append(fs, errf(sub("registration"), CodeOAuth, "the client_credentials grant uses the pre-registered client only", `leave registration out or write "preregistered"`))
+		if o.Registration != "" && o.Registration != mcpdoc.RegistrationAuto && o.Registration != mcpdoc.RegistrationPreregistered {
+			fs = append(fs, errf(sub("registration"), findcode.OAuth, "the client_credentials grant uses the pre-registered client only", `leave registration out or write "preregistered"`))
 		}
 	}
 	fs = append(fs, checkEnterprise(sub, o)...)
@@ -241,27 +212,27 @@ func checkOAuth(field string, raw json.RawMessage) (*MCPOAuth, []Finding) {
 func checkEnterprise(sub func(string) string, o *MCPOAuth) []Finding {
 	var fs []Finding
 	fs = append(fs, checkText(sub("idp_client_id"), o.IdPClientID, false)...)
-	if o.Grant != OAuthGrantEnterprise {
+	if o.Grant != mcpdoc.GrantEnterprise {
 		for _, f := range []struct{ k, v string }{{"idp_issuer", o.IdPIssuer}, {"idp_client_id", o.IdPClientID}, {"idp_client_secret", o.IdPClientSecret}} {
 			if f.v != "" {
-				fs = append(fs, errf(sub(f.k), CodeOAuth, f.k+` is used only with grant "enterprise"`, `set grant to "enterprise", or remove `+f.k))
+				fs = append(fs, errf(sub(f.k), findcode.OAuth, f.k+` is used only with grant "enterprise"`, `set grant to "enterprise", or remove `+f.k))
 			}
 		}
 		return fs
 	}
 	if o.IdPIssuer == "" {
-		fs = append(fs, errf(sub("idp_issuer"), CodeOAuth, `grant "enterprise" needs idp_issuer`, `set idp_issuer to the IdP's issuer URL, like "https://idp.example.com"`))
+		fs = append(fs, errf(sub("idp_issuer"), findcode.OAuth, `grant "enterprise" needs idp_issuer`, `set idp_issuer to the IdP's issuer URL, like "https://idp.example.com"`))
 	} else if !validIssuerURL(o.IdPIssuer) {
-		fs = append(fs, errf(sub("idp_issuer"), CodeOAuth, "idp_issuer must be an https URL (http only on a loopback host) without query or fragment", `write it like "https://idp.example.com"`))
+		fs = append(fs, errf(sub("idp_issuer"), findcode.OAuth, "idp_issuer must be an https URL (http only on a loopback host) without query or fragment", `write it like "https://idp.example.com"`))
 	}
 	if o.IdPClientID == "" {
-		fs = append(fs, errf(sub("idp_client_id"), CodeOAuth, `grant "enterprise" needs idp_client_id`, "set idp_client_id to the client registered at the IdP"))
+		fs = append(fs, errf(sub("idp_client_id"), findcode.OAuth, `grant "enterprise" needs idp_client_id`, "set idp_client_id to the client registered at the IdP"))
 	}
 	if o.ClientID == "" {
-		fs = append(fs, errf(sub("client_id"), CodeOAuth, `grant "enterprise" needs client_id`, "set client_id (and client_secret) to the client registered at the server's authorization server"))
+		fs = append(fs, errf(sub("client_id"), findcode.OAuth, `grant "enterprise" needs client_id`, "set client_id (and client_secret) to the client registered at the server's authorization server"))
 	}
-	if o.Registration != "" && o.Registration != OAuthRegistrationAuto && o.Registration != OAuthRegistrationPreregistered {
-		fs = append(fs, errf(sub("registration"), CodeOAuth, `grant "enterprise" uses the pre-registered client only`, `leave registration out or write "preregistered"`))
+	if o.Registration != "" && o.Registration != mcpdoc.RegistrationAuto && o.Registration != mcpdoc.RegistrationPreregistered {
+		fs = append(fs, errf(sub("registration"), findcode.OAuth, `grant "enterprise" uses the pre-registered client only`, `leave registration out or write "preregistered"`))
 	}
 	return fs
 }
@@ -269,18 +240,18 @@ func checkEnterprise(sub func(string) string, o *MCPOAuth) []Finding {
 // checkWorkloadIdentity checks the field of the workload identity grant:
 // it belongs to it, and it needs it.
 func checkWorkloadIdentity(sub func(string) string, o *MCPOAuth) []Finding {
-	if o.Grant != OAuthGrantWorkloadIdentity {
+	if o.Grant != mcpdoc.GrantWorkloadIdentity {
 		if o.Assertion != "" {
-			return []Finding{errf(sub("assertion"), CodeOAuth, `assertion is used only with grant "workload_identity"`, `set grant to "workload_identity", or remove assertion`)}
+			return []Finding{errf(sub("assertion"), findcode.OAuth, `assertion is used only with grant "workload_identity"`, `set grant to "workload_identity", or remove assertion`)}
 		}
 		return nil
 	}
 	var fs []Finding
 	if o.Assertion == "" {
-		fs = append(fs, errf(sub("assertion"), CodeOAuth, `grant "workload_identity" needs assertion`, "set assertion to a ${secret:NAME} reference the host's secret resolver answers with the workload identity token"))
+		fs = append(fs, errf(sub("assertion"), findcode.OAuth, `grant "workload_identity" needs assertion`, "set assertion to a ${secret:NAME} reference the host's secret resolver answers with the workload identity token"))
 	}
-	if o.Registration != "" && o.Registration != OAuthRegistrationAuto && o.Registration != OAuthRegistrationPreregistered {
-		fs = append(fs, errf(sub("registration"), CodeOAuth, `grant "workload_identity" uses the pre-registered client (or none) only`, `leave registration out or write "preregistered"`))
+	if o.Registration != "" && o.Registration != mcpdoc.RegistrationAuto && o.Registration != mcpdoc.RegistrationPreregistered {
+		fs = append(fs, errf(sub("registration"), findcode.OAuth, `grant "workload_identity" uses the pre-registered client (or none) only`, `leave registration out or write "preregistered"`))
 	}
 	return fs
 }
@@ -329,12 +300,12 @@ func validScope(s string) bool {
 	return true
 }
 
-// ResolveOAuthSecret resolves one secret reference of the oauth field
+// resolveOAuthSecret resolves one secret reference of the oauth field
 // (client_secret, private_key, idp_client_secret or assertion, named by
 // key) with resolve (from
 // LaunchEnv.Bind). "" stays "". Errors are *SecretError naming the field
 // and the reference, without values.
-func ResolveOAuthSecret(key, value string, resolve func(kind, name string) (string, error)) (string, error) {
+func resolveOAuthSecret(key, value string, resolve func(kind, name string) (string, error)) (string, error) {
 	if value == "" {
 		return "", nil
 	}

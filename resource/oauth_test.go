@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agtsdk/agt/internal/findcode"
 	"github.com/agtsdk/agt/resource"
 )
 
@@ -151,7 +152,7 @@ func TestOAuthScopesBounded(t *testing.T) {
 	scopes, _ := json.Marshal(make([]string, 65))
 	_, _, err := resource.ValidateMCP(oauthDoc("http", `{"scopes": `+string(scopes)+`}`))
 	var de *resource.DocumentError
-	if !errors.As(err, &de) || de.Code != resource.CodeLimit || len(de.More) != 0 {
+	if !errors.As(err, &de) || de.Code != findcode.Limit || len(de.More) != 0 {
 		t.Fatalf("65 scopes: err = %v, want one limit finding", err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/agtsdk/agt/internal/findcode"
 	"github.com/agtsdk/agt/internal/weborigin"
 )
 
@@ -129,16 +130,16 @@ func looksLikeSecret(s string) bool {
 	return false
 }
 
-// MaskArgs returns args with credentials hidden: the value of a flag that
+// maskArgs returns args with credentials hidden: the value of a flag that
 // names a credential (--token X, --api-key=X), of an assignment to such a
 // name (-e DB_PASSWORD=X, --env=API_TOKEN=X), of a credential header
 // (-H "Authorization: Bearer X", --header=Cookie:X), an argument that
 // looks like a credential, and the user info, query and secret-looking
 // path of a URL. References stay. An argument with nothing to hide is
 // returned as it is.
-func MaskArgs(args []string) []string { return maskArgsTo(args, nil) }
+func maskArgs(args []string) []string { return maskArgsTo(args, nil) }
 
-// maskArgsTo is MaskArgs, handing each credential it hides to h.
+// maskArgsTo is maskArgs, handing each credential it hides to h.
 func maskArgsTo(args []string, h hider) []string {
 	if args == nil {
 		return nil
@@ -219,14 +220,14 @@ func opaqueSegment(seg string) bool {
 	return true
 }
 
-// MaskURL hides a URL's user info, query and fragment, and its path when
+// maskURL hides a URL's user info, query and fragment, and its path when
 // a segment looks like a credential (looksLikeSecret) or is an opaque
 // token (a run of 24 or more letters and digits); scheme, host and a plain
 // path stay, so the reader knows which server it is. A URL with nothing to
 // hide is returned as it is; one that does not parse is masked whole.
-func MaskURL(raw string) string { return maskURLTo(raw, nil) }
+func maskURL(raw string) string { return maskURLTo(raw, nil) }
 
-// maskURLTo is MaskURL, handing to h the credentials among what it hides:
+// maskURLTo is maskURL, handing to h the credentials among what it hides:
 // the user name, the password and user:password (what a Basic
 // Authorization header carries), each token-like path segment, and the
 // values of query parameters whose name says credential or that look like
@@ -302,10 +303,10 @@ func maskURLTo(raw string, h hider) string {
 // credential-like arguments.
 func redactServer(srv MCPServer) MCPServer {
 	out := srv
-	out.Args = MaskArgs(srv.Args)
+	out.Args = maskArgs(srv.Args)
 	out.Env = maskMap(srv.Env)
 	out.Headers = maskMap(srv.Headers)
-	out.URL = MaskURL(srv.URL)
+	out.URL = maskURL(srv.URL)
 	return out
 }
 
@@ -313,7 +314,8 @@ func redactServer(srv MCPServer) MCPServer {
 // for a connection that masks them in what its server sends back (package
 // mcpconn does): the literal text of every env value; of the header
 // values whose name says credential (Authorization, Cookie, X-Api-Key,
-// ...) or whose text looks like one; what MaskArgs hides in args; and the
+// ...) or whose text looks like one; the credential arguments RedactMCP
+// hides in args; and the
 // url's user info (user, password, user:password), credential query
 // values and token-like path segments. A text of the form "Scheme
 // credentials" (Bearer x, Basic x) gives its credentials alone too, and
@@ -436,7 +438,7 @@ func UnmaskMCP(stored, data json.RawMessage) (json.RawMessage, error) {
 		at := func(segs ...string) string { return pointer(append([]string{"mcpServers", name}, segs...)...) }
 		var restored []string
 		unmaskField(entry, "url", func(u string) string {
-			if u == MaskURL(old.URL) && u != old.URL {
+			if u == maskURL(old.URL) && u != old.URL {
 				restored = append(restored, at("url"))
 				return old.URL
 			}
@@ -464,7 +466,7 @@ func UnmaskMCP(stored, data json.RawMessage) (json.RawMessage, error) {
 			})
 		}
 		unmaskField(entry, "args", func(args []string) []string {
-			masked := MaskArgs(old.Args)
+			masked := maskArgs(old.Args)
 			for i := range args {
 				switch {
 				case i < len(masked) && args[i] == masked[i] && args[i] != old.Args[i]:
@@ -484,11 +486,11 @@ func UnmaskMCP(stored, data json.RawMessage) (json.RawMessage, error) {
 				if old.Transport() == TransportStdio {
 					why = "the command, its other args, the PATH in env or cwd"
 				}
-				e := invalid(restored[0], CodeRequest,
+				e := invalid(restored[0], findcode.Request,
 					"the mask stands for a stored value that may go only where it was written for, and "+why+" (or the transport) changed",
 					"send the value itself again, or a secret reference such as ${secret:NAME}")
 				for _, f := range restored[1:] {
-					e.More = append(e.More, errf(f, CodeRequest, "the mask stands for a stored value that may go only where it was written for", e.Fix))
+					e.More = append(e.More, errf(f, findcode.Request, "the mask stands for a stored value that may go only where it was written for", e.Fix))
 				}
 				return nil, e
 			}
@@ -525,7 +527,7 @@ func destination(srv MCPServer) string {
 	if srv.Transport() == TransportStdio {
 		path, set := srv.Env["PATH"]
 		parts := []string{TransportStdio, srv.Command, strconv.FormatBool(set), path, filepath.Clean(srv.Cwd), strconv.Itoa(len(srv.Args))}
-		parts = append(parts, MaskArgs(srv.Args)...)
+		parts = append(parts, maskArgs(srv.Args)...)
 		return strings.Join(parts, "\x00")
 	}
 	u, err := url.Parse(srv.URL)
@@ -537,7 +539,7 @@ func destination(srv MCPServer) string {
 
 // unmatchedMask refuses a mask that stands for no stored value.
 func unmatchedMask(field string) *DocumentError {
-	return invalid(field, CodeRequest, "the mask "+Mask+" matches no stored value here",
+	return invalid(field, findcode.Request, "the mask "+Mask+" matches no stored value here",
 		"send the mask back unchanged to keep a stored value, or write the new value (a secret reference such as ${secret:NAME} keeps it out of the document)")
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/agtsdk/agt/internal/resourcefn"
 	"github.com/agtsdk/agt/resource"
 )
 
@@ -28,7 +29,7 @@ func TestMaskArgs(t *testing.T) {
 		{[]string{"-y", "@modelcontextprotocol/server-filesystem", "${cwd}"}, []string{"-y", "@modelcontextprotocol/server-filesystem", "${cwd}"}},
 	}
 	for _, tt := range tests {
-		if diff := cmp.Diff(tt.want, resource.MaskArgs(tt.in)); diff != "" {
+		if diff := cmp.Diff(tt.want, resourcefn.MaskArgs(tt.in)); diff != "" {
 			t.Errorf("MaskArgs(%q) (-want +got):\n%s", tt.in, diff)
 		}
 	}
@@ -231,8 +232,8 @@ func TestMaskCredentialForms(t *testing.T) {
 		if wantURL == "" {
 			wantURL = tt.url
 		}
-		got := resource.MaskArgs(tt.args)
-		gotURL := resource.MaskURL(tt.url)
+		got := resourcefn.MaskArgs(tt.args)
+		gotURL := resourcefn.MaskURL(tt.url)
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("%s: MaskArgs(%q) (-want +got):\n%s", tt.name, tt.args, diff)
 		}

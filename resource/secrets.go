@@ -57,7 +57,8 @@ func (e *SecretError) Error() string {
 type resolver func(kind, name string) (string, error)
 
 // Bind returns the resolver of the secret references of one start of ref
-// under ctx, for ResolveLaunch and ResolveHeaders: ${env:NAME} as
+// under ctx, for ResolveLaunch and a remote server's headers and oauth
+// secrets (package mcpconn resolves them at a connect): ${env:NAME} as
 // SecretEnv binds it, ${secret:NAME} by Secrets. A nil s resolves none.
 func (s *LaunchEnv) Bind(ctx context.Context, ref Ref) func(kind, name string) (string, error) {
 	return func(kind, name string) (string, error) {
@@ -264,10 +265,10 @@ func expandValue(field, s, cwd string, resolve resolver, forbidden string) (stri
 	return b.String(), nil
 }
 
-// ResolveHeaders returns a copy of a remote server's headers with their
+// resolveHeaders returns a copy of a remote server's headers with their
 // secret references resolved by resolve (from LaunchEnv.Bind) and $${
 // unescaped. Errors are *SecretError, without values.
-func ResolveHeaders(headers map[string]string, resolve func(kind, name string) (string, error)) (map[string]string, error) {
+func resolveHeaders(headers map[string]string, resolve func(kind, name string) (string, error)) (map[string]string, error) {
 	if len(headers) == 0 {
 		return headers, nil
 	}

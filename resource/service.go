@@ -9,6 +9,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/agtsdk/agt/internal/findcode"
 )
 
 // ServiceOptions configure NewService. A nil *ServiceOptions means the
@@ -155,10 +157,10 @@ func callerMayManage(c Caller, action string, data []byte) error {
 // the service knows.
 func checkKey(kind Kind, ref Ref) (Key, error) {
 	if kind != KindMCP && kind != KindAgent {
-		return Key{}, invalid("/kind", CodeKind, `unknown kind; the service manages "mcp" and "agent"`, `set kind to "mcp" or "agent"`)
+		return Key{}, invalid("/kind", findcode.Kind, `unknown kind; the service manages "mcp" and "agent"`, `set kind to "mcp" or "agent"`)
 	}
 	if !validRef(string(ref)) {
-		return Key{}, invalid("/reference", CodeReference, refRule, "correct the reference")
+		return Key{}, invalid("/reference", findcode.Reference, refRule, "correct the reference")
 	}
 	return Key{Kind: kind, Ref: ref}, nil
 }
@@ -206,7 +208,7 @@ var writeRequestTypes = map[string]string{
 func (r *WriteRequest) UnmarshalJSON(b []byte) error {
 	m, ok := decodeObject(b)
 	if !ok {
-		return invalid("", CodeNotObject, "the write request must be a JSON object", "send {kind, reference, create, data, add, remove, expected_revision}")
+		return invalid("", findcode.NotObject, "the write request must be a JSON object", "send {kind, reference, create, data, add, remove, expected_revision}")
 	}
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if k == "allow_mcp" {
@@ -214,7 +216,7 @@ func (r *WriteRequest) UnmarshalJSON(b []byte) error {
 			return &DocumentError{Field: f.Field, Code: f.Code, Message: f.Message, Fix: f.Fix}
 		}
 		if !contains(writeRequestFields, k) {
-			return invalid(pointer(k), CodeUnknownField, "unknown field; allowed fields are "+strings.Join(writeRequestFields, ", "), "remove it or correct its spelling")
+			return invalid(pointer(k), findcode.UnknownField, "unknown field; allowed fields are "+strings.Join(writeRequestFields, ", "), "remove it or correct its spelling")
 		}
 	}
 	type plain WriteRequest
@@ -225,11 +227,11 @@ func (r *WriteRequest) UnmarshalJSON(b []byte) error {
 			// te.Value may hold the value itself ("number 1.5"): not echoed.
 			field, _, _ := strings.Cut(te.Field, ".")
 			if want, ok := writeRequestTypes[field]; ok {
-				return invalid(pointer(field), CodeWrongType, "wrong type for "+field, "write "+field+" as "+want)
+				return invalid(pointer(field), findcode.WrongType, "wrong type for "+field, "write "+field+" as "+want)
 			}
-			return invalid("", CodeWrongType, "a field has the wrong type", "send {kind, reference, create, data, add, remove, expected_revision} as the package documentation describes")
+			return invalid("", findcode.WrongType, "a field has the wrong type", "send {kind, reference, create, data, add, remove, expected_revision} as the package documentation describes")
 		}
-		return invalid("", CodeWrongType, "the write request does not decode", "send {kind, reference, create, data, add, remove, expected_revision}")
+		return invalid("", findcode.WrongType, "the write request does not decode", "send {kind, reference, create, data, add, remove, expected_revision}")
 	}
 	if bytes.Equal(bytes.TrimSpace(p.Data), []byte("null")) {
 		p.Data = nil
@@ -284,7 +286,7 @@ func (s *Service) Write(ctx context.Context, caller Caller, req WriteRequest) (W
 // on updates.
 func (s *Service) checkRequestShape(req *WriteRequest) error {
 	if len(req.Data) > s.maxBytes {
-		return invalid("/data", CodeLimit, fmt.Sprintf("data is %d bytes; the limit is %d", len(req.Data), s.maxBytes), "shorten the document")
+		return invalid("/data", findcode.Limit, fmt.Sprintf("data is %d bytes; the limit is %d", len(req.Data), s.maxBytes), "shorten the document")
 	}
 	if len(req.Data) > 0 {
 		if bytes.Equal(bytes.TrimSpace(req.Data), []byte("null")) {
@@ -292,7 +294,7 @@ func (s *Service) checkRequestShape(req *WriteRequest) error {
 		} else {
 			m, ok := decodeObject(req.Data)
 			if !ok {
-				return invalid("/data", CodeNotObject, "data must be a JSON object", "send the document fields as an object")
+				return invalid("/data", findcode.NotObject, "data must be a JSON object", "send the document fields as an object")
 			}
 			if _, ok := m["allow_mcp"]; ok {
 				f := allowMCPFinding("/data/allow_mcp")
@@ -301,7 +303,7 @@ func (s *Service) checkRequestShape(req *WriteRequest) error {
 		}
 	}
 	if n := len(req.Add) + len(req.Remove); n > maxListFields {
-		return invalid("", CodeLimit, fmt.Sprintf("add and remove name %d list fields; the limit is %d", n, maxListFields), "split the change into several writes")
+		return invalid("", findcode.Limit, fmt.Sprintf("add and remove name %d list fields; the limit is %d", n, maxListFields), "split the change into several writes")
 	}
 	itemBytes := 0
 	for _, lists := range []map[string][]string{req.Add, req.Remove} {
@@ -312,14 +314,14 @@ func (s *Service) checkRequestShape(req *WriteRequest) error {
 		}
 	}
 	if itemBytes > s.maxBytes {
-		return invalid("", CodeLimit, fmt.Sprintf("the items of add and remove hold %d bytes; the limit is %d", itemBytes, s.maxBytes), "split the change into several writes")
+		return invalid("", findcode.Limit, fmt.Sprintf("the items of add and remove hold %d bytes; the limit is %d", itemBytes, s.maxBytes), "split the change into several writes")
 	}
 	for _, op := range []struct {
 		name  string
 		lists map[string][]string
 	}{{"add", req.Add}, {"remove", req.Remove}} {
 		if len(op.lists) > 0 && req.Kind != KindAgent {
-			return invalid(pointer(op.name), CodeRequest, op.name+" applies to the list fields of agent documents", "send the whole mcpServers entry in data instead")
+			return invalid(pointer(op.name), findcode.Request, op.name+" applies to the list fields of agent documents", "send the whole mcpServers entry in data instead")
 		}
 		for _, field := range slices.Sorted(maps.Keys(op.lists)) {
 			if field == "allow_mcp" {
@@ -327,7 +329,7 @@ func (s *Service) checkRequestShape(req *WriteRequest) error {
 				return &DocumentError{Field: f.Field, Code: f.Code, Message: f.Message, Fix: f.Fix}
 			}
 			if !validListField(field) {
-				return invalid(pointer(op.name), CodeRequest, "a list field name must be 1 to 64 of letters, digits and '_'", `name a list field such as "mcps" or "capabilities"`)
+				return invalid(pointer(op.name), findcode.Request, "a list field name must be 1 to 64 of letters, digits and '_'", `name a list field such as "mcps" or "capabilities"`)
 			}
 			if fs := checkListItems(field, op.lists[field]); len(fs) > 0 {
 				return errorOf("/"+op.name, fs)
@@ -337,18 +339,18 @@ func (s *Service) checkRequestShape(req *WriteRequest) error {
 	for _, field := range slices.Sorted(maps.Keys(req.Add)) {
 		for _, it := range req.Add[field] {
 			if slices.Contains(req.Remove[field], it) {
-				return invalid(pointer("add", field), CodeRequest, "the same item is both added and removed", "send it in add or in remove, not both")
+				return invalid(pointer("add", field), findcode.Request, "the same item is both added and removed", "send it in add or in remove, not both")
 			}
 		}
 	}
 	if req.Create && req.ExpectedRevision != 0 {
-		return invalid("/expected_revision", CodeRequest, "expected_revision has no meaning when creating", "drop it, or set create to false to update")
+		return invalid("/expected_revision", findcode.Request, "expected_revision has no meaning when creating", "drop it, or set create to false to update")
 	}
 	if req.ExpectedRevision < 0 {
-		return invalid("/expected_revision", CodeRequest, "expected_revision must be a revision read before (1 or more), or 0 for none", "read the resource and send its revision")
+		return invalid("/expected_revision", findcode.Request, "expected_revision must be a revision read before (1 or more), or 0 for none", "read the resource and send its revision")
 	}
 	if !req.Create && len(req.Data) == 0 && len(req.Add) == 0 && len(req.Remove) == 0 {
-		return invalid("", CodeRequest, "nothing to write: no data, add or remove", "send data with the fields to replace, or add/remove items")
+		return invalid("", findcode.Request, "nothing to write: no data, add or remove", "send data with the fields to replace, or add/remove items")
 	}
 	return nil
 }
@@ -368,7 +370,7 @@ func validListField(f string) bool {
 
 func (s *Service) writeMCP(ctx context.Context, caller Caller, key Key, req WriteRequest) (WriteResult, error) {
 	if len(req.Data) == 0 {
-		return WriteResult{}, invalid("/data", CodeRequest, "an MCP write needs data", `send {"mcpServers": {"NAME": {...}}}`)
+		return WriteResult{}, invalid("/data", findcode.Request, "an MCP write needs data", `send {"mcpServers": {"NAME": {...}}}`)
 	}
 	if req.Create {
 		name, srv, fs := checkMCP(req.Data)
@@ -386,7 +388,7 @@ func (s *Service) writeMCP(ctx context.Context, caller Caller, key Key, req Writ
 		}
 		data, err := compactJSON(req.Data)
 		if err != nil {
-			return WriteResult{}, invalid("/data", CodeNotObject, "data is not valid JSON", "send a JSON object")
+			return WriteResult{}, invalid("/data", findcode.NotObject, "data is not valid JSON", "send a JSON object")
 		}
 		res, err := s.writer(caller, "write").Create(ctx, key, data)
 		if err != nil {
@@ -443,7 +445,7 @@ func (s *Service) writeMCP(ctx context.Context, caller Caller, key Key, req Writ
 // onlyLegacyCwd reports whether every error finding is a missing absolute cwd.
 func onlyLegacyCwd(fs []Finding) bool {
 	for _, f := range fs {
-		if f.Severity == SeverityError && f.Code != CodeNoAbsoluteCwd {
+		if f.Severity == findcode.Error && f.Code != findcode.NoAbsoluteCwd {
 			return false
 		}
 	}
@@ -454,7 +456,7 @@ func onlyLegacyCwd(fs []Finding) bool {
 // cwd and cwd is the one it already has.
 func keepsLegacyCwd(stored []byte, cwd string) bool {
 	_, srv, fs := checkMCP(stored)
-	return hasCode(fs, CodeNoAbsoluteCwd) && srv.Cwd == cwd
+	return hasCode(fs, findcode.NoAbsoluteCwd) && srv.Cwd == cwd
 }
 
 // mergeTop applies a top-level patch: every field of patch replaces the one
@@ -462,7 +464,7 @@ func keepsLegacyCwd(stored []byte, cwd string) bool {
 func mergeTop(cur, patch []byte) ([]byte, error) {
 	m, ok := decodeObject(cur)
 	if !ok {
-		return nil, invalid("", CodeNotObject, "the stored document is not a JSON object, so a patch cannot apply", "replace it: delete the resource and create it again")
+		return nil, invalid("", findcode.NotObject, "the stored document is not a JSON object, so a patch cannot apply", "replace it: delete the resource and create it again")
 	}
 	p, _ := decodeObject(patch)
 	for k, v := range p {
@@ -479,7 +481,7 @@ func marshalObject(m map[string]json.RawMessage) ([]byte, error) {
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(m); err != nil {
-		return nil, invalid("/data", CodeWrongType, "the document does not encode as JSON", "send valid JSON")
+		return nil, invalid("/data", findcode.WrongType, "the document does not encode as JSON", "send valid JSON")
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
@@ -505,7 +507,7 @@ func (s *Service) checkGrowth(old, next []byte) error {
 	if len(next) <= s.maxBytes || len(next) <= len(old) {
 		return nil
 	}
-	return invalid("/data", CodeLimit, fmt.Sprintf("the stored document would be %d bytes; the limit is %d", len(next), s.maxBytes),
+	return invalid("/data", findcode.Limit, fmt.Sprintf("the stored document would be %d bytes; the limit is %d", len(next), s.maxBytes),
 		"remove fields or list items that are no longer needed, or raise ServiceOptions.MaxDocumentBytes")
 }
 
@@ -560,7 +562,7 @@ func (s *Service) writeAgent(ctx context.Context, caller Caller, key Key, req Wr
 		noops, changed = nil, true
 		doc, ok := decodeObject(cur.Data)
 		if !ok {
-			return nil, invalid("", CodeNotObject, "the stored agent document is not a JSON object, so a patch cannot apply", "replace it: delete the agent and create it again")
+			return nil, invalid("", findcode.NotObject, "the stored agent document is not a JSON object, so a patch cannot apply", "replace it: delete the agent and create it again")
 		}
 		for k, v := range patch {
 			doc[k] = v
@@ -598,7 +600,7 @@ func (s *Service) checkMountsExist(ctx context.Context, patch map[string]json.Ra
 	var refs []string
 	if raw, ok := patch["mcps"]; ok {
 		if err := json.Unmarshal(raw, &refs); err != nil {
-			return invalid("/data/mcps", CodeWrongType, "mcps must be an array of references", "write it as an array of references")
+			return invalid("/data/mcps", findcode.WrongType, "mcps must be an array of references", "write it as an array of references")
 		}
 	}
 	refs = append(refs, add["mcps"]...)
@@ -628,7 +630,7 @@ func applyAddRemove(doc map[string]json.RawMessage, add, remove map[string][]str
 		var list []string
 		if raw, ok := doc[f]; ok && !bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
 			if err := json.Unmarshal(raw, &list); err != nil {
-				return nil, invalid(pointer("add", f), CodeWrongType, "add and remove apply only to fields that hold an array of strings", "send the whole field in data instead")
+				return nil, invalid(pointer("add", f), findcode.WrongType, "add and remove apply only to fields that hold an array of strings", "send the whole field in data instead")
 			}
 		}
 		for _, it := range add[f] {
@@ -683,7 +685,7 @@ func (s *Service) Delete(ctx context.Context, caller Caller, key Key, expected i
 		return err
 	}
 	if expected < 0 {
-		return invalid("/expected_revision", CodeRequest, "expected revision must be 1 or more, or 0 for none", "read the resource and send its revision")
+		return invalid("/expected_revision", findcode.Request, "expected revision must be 1 or more, or 0 for none", "read the resource and send its revision")
 	}
 	if key.Kind == KindAgent && !caller.IsDirect() && !s.agentsMayChangePrivileges {
 		res, err := s.repo.Get(ctx, key)
@@ -711,7 +713,7 @@ func (s *Service) List(ctx context.Context, caller Caller, kind Kind, category s
 		return nil, err
 	}
 	if category != "" && (!validRef(category) || strings.Contains(category, "/")) {
-		return nil, invalid("/category", CodeReference, "a category is one reference segment: 1 to 64 of lowercase letters, digits, '.', '_' and '-'", "correct the category")
+		return nil, invalid("/category", findcode.Reference, "a category is one reference segment: 1 to 64 of lowercase letters, digits, '.', '_' and '-'", "correct the category")
 	}
 	return s.repo.List(ctx, kind, category)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
 
+	"github.com/agtsdk/agt/internal/findcode"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/resource/boltrepo"
 )
@@ -202,41 +203,41 @@ func TestWriteMCPRules(t *testing.T) {
 		{name: "pinned version", data: server(`{"url": "https://x.example", "protocol_version": "2025-11-25"}`)},
 		{name: "pinned era", data: server(`{"command": "npx", "cwd": "` + dir + `", "protocol_version": "modern"}`)},
 
-		{"zero servers", `{"mcpServers": {}}`, "/data/mcpServers", resource.CodeServerCount, "exactly one"},
-		{"two servers", `{"mcpServers": {"a": {"url": "https://a.example"}, "b": {"url": "https://b.example"}}}`, "/data/mcpServers", resource.CodeServerCount, "exactly one"},
-		{"no mcpServers", `{"servers": {}}`, "/data/servers", resource.CodeUnknownField, "mcpServers"},
-		{"dot-slash command", server(`{"command": "./server", "cwd": "` + dir + `"}`), "/data/mcpServers/s/command", resource.CodeCommand, "relative path"},
-		{"relative dir command", server(`{"command": "bin/server", "cwd": "` + dir + `"}`), "/data/mcpServers/s/command", resource.CodeCommand, "absolute path"},
-		{"tilde command", server(`{"command": "~/bin/server", "cwd": "` + dir + `"}`), "/data/mcpServers/s/command", resource.CodeCommand, "absolute path"},
-		{"command with arguments", server(`{"command": "npx -y server", "cwd": "` + dir + `"}`), "/data/mcpServers/s/command", resource.CodeCommand, "args"},
-		{"placeholder in command", server(`{"command": "${cwd}/server", "cwd": "` + dir + `"}`), "/data/mcpServers/s/command", resource.CodePlaceholder, "args, env values and (references only) header values"},
-		{"no command", server(`{"type": "stdio", "cwd": "` + dir + `"}`), "/data/mcpServers/s/command", resource.CodeCommand, "needs a command"},
-		{"missing cwd", server(`{"command": "npx"}`), "/data/mcpServers/s/cwd", resource.CodeNoAbsoluteCwd, "absolute"},
-		{"relative cwd", server(`{"command": "npx", "cwd": "srv/files"}`), "/data/mcpServers/s/cwd", resource.CodeNoAbsoluteCwd, "absolute"},
-		{"tilde cwd", server(`{"command": "npx", "cwd": "~/srv"}`), "/data/mcpServers/s/cwd", resource.CodeNoAbsoluteCwd, "~"},
-		{"unknown placeholder", server(`{"command": "npx", "args": ["${HOME}/x"], "cwd": "` + dir + `"}`), "/data/mcpServers/s/args/0", resource.CodePlaceholder, "only ${cwd}, ${workspace}, ${env:NAME} and ${secret:NAME}"},
-		{"malformed env reference", server(`{"command": "npx", "args": ["--k=${env:1X}"], "cwd": "` + dir + `"}`), "/data/mcpServers/s/args/0", resource.CodePlaceholder, "malformed reference name"},
-		{"cwd in a header", server(`{"url": "https://x.example", "headers": {"X": "${cwd}"}}`), "/data/mcpServers/s/headers/X", resource.CodePlaceholder, "only ${env:NAME} and ${secret:NAME}"},
-		{"unclosed placeholder", server(`{"command": "npx", "env": {"A": "${cwd"}, "cwd": "` + dir + `"}`), "/data/mcpServers/s/env/A", resource.CodePlaceholder, "unclosed"},
-		{"unknown field", server(`{"command": "npx", "cwd": "` + dir + `", "autoApprove": []}`), "/data/mcpServers/s/autoApprove", resource.CodeUnknownField, "allowed fields are type, command, args, env, cwd"},
-		{"url on stdio", server(`{"command": "npx", "cwd": "` + dir + `", "type": "stdio", "url": "https://x.example"}`), "/data/mcpServers/s/url", resource.CodeUnknownField, "remote servers"},
-		{"cwd on remote", server(`{"type": "http", "url": "https://x.example", "cwd": "` + dir + `"}`), "/data/mcpServers/s/cwd", resource.CodeUnknownField, "stdio servers"},
-		{"both command and url", server(`{"command": "npx", "url": "https://x.example", "cwd": "` + dir + `"}`), "/data/mcpServers/s", resource.CodeTransport, "both"},
-		{"ftp url", server(`{"type": "http", "url": "ftp://x.example/mcp"}`), "/data/mcpServers/s/url", resource.CodeURL, "http or https"},
-		{"url without host", server(`{"type": "sse", "url": "https:///mcp"}`), "/data/mcpServers/s/url", resource.CodeURL, "no host"},
-		{"unknown type", server(`{"type": "websocket", "url": "https://x.example"}`), "/data/mcpServers/s/type", resource.CodeTransport, "stdio"},
-		{"streamable-http type", server(`{"type": "streamable-http", "url": "https://x.example"}`), "/data/mcpServers/s/type", resource.CodeTransport, `"http"`},
-		{"shared not a boolean", server(`{"command": "npx", "cwd": "` + dir + `", "shared": "yes"}`), "/data/mcpServers/s/shared", resource.CodeWrongType, "a boolean"},
-		{"args not strings", server(`{"command": "npx", "args": [1], "cwd": "` + dir + `"}`), "/data/mcpServers/s/args", resource.CodeWrongType, "array of strings"},
-		{"unknown protocol version", server(`{"url": "https://x.example", "protocol_version": "2099-01-01"}`), "/data/mcpServers/s/protocol_version", resource.CodeWrongType, "2025-11-25"},
-		{"protocol version not a string", server(`{"url": "https://x.example", "protocol_version": 2025}`), "/data/mcpServers/s/protocol_version", resource.CodeWrongType, "a string"},
-		{"negative timeout", server(`{"url": "https://x.example", "startup_timeout_ms": -1}`), "/data/mcpServers/s/startup_timeout_ms", resource.CodeLimit, "between 0"},
-		{"placeholder in a header", server(`{"url": "https://x.example", "headers": {"Authorization": "Bearer ${API_KEY}"}}`), "/data/mcpServers/s/headers/Authorization", resource.CodePlaceholder, "written ${env:NAME}"},
-		{"header with newline", server(`{"url": "https://x.example", "headers": {"X": "a\r\nB: c"}}`), "/data/mcpServers/s/headers/X", resource.CodeWrongType, "line break"},
-		{"bad server name", `{"mcpServers": {"a b": {"url": "https://x.example"}}}`, "/data/mcpServers", resource.CodeServerName, "letters"},
-		{"not an object", `[1]`, "/data", resource.CodeNotObject, "object"},
-		{"allow_mcp in data", `{"allow_mcp": true, "mcpServers": {}}`, "/data/allow_mcp", resource.CodeAllowMCP, "removed"},
-		{"allow_mcp in server", server(`{"url": "https://x.example", "allow_mcp": true}`), "/data/mcpServers/s/allow_mcp", resource.CodeAllowMCP, "mounted"},
+		{"zero servers", `{"mcpServers": {}}`, "/data/mcpServers", findcode.ServerCount, "exactly one"},
+		{"two servers", `{"mcpServers": {"a": {"url": "https://a.example"}, "b": {"url": "https://b.example"}}}`, "/data/mcpServers", findcode.ServerCount, "exactly one"},
+		{"no mcpServers", `{"servers": {}}`, "/data/servers", findcode.UnknownField, "mcpServers"},
+		{"dot-slash command", server(`{"command": "./server", "cwd": "` + dir + `"}`), "/data/mcpServers/s/command", findcode.Command, "relative path"},
+		{"relative dir command", server(`{"command": "bin/server", "cwd": "` + dir + `"}`), "/data/mcpServers/s/command", findcode.Command, "absolute path"},
+		{"tilde command", server(`{"command": "~/bin/server", "cwd": "` + dir + `"}`), "/data/mcpServers/s/command", findcode.Command, "absolute path"},
+		{"command with arguments", server(`{"command": "npx -y server", "cwd": "` + dir + `"}`), "/data/mcpServers/s/command", findcode.Command, "args"},
+		{"placeholder in command", server(`{"command": "${cwd}/server", "cwd": "` + dir + `"}`), "/data/mcpServers/s/command", findcode.Placeholder, "args, env values and (references only) header values"},
+		{"no command", server(`{"type": "stdio", "cwd": "` + dir + `"}`), "/data/mcpServers/s/command", findcode.Command, "needs a command"},
+		{"missing cwd", server(`{"command": "npx"}`), "/data/mcpServers/s/cwd", findcode.NoAbsoluteCwd, "absolute"},
+		{"relative cwd", server(`{"command": "npx", "cwd": "srv/files"}`), "/data/mcpServers/s/cwd", findcode.NoAbsoluteCwd, "absolute"},
+		{"tilde cwd", server(`{"command": "npx", "cwd": "~/srv"}`), "/data/mcpServers/s/cwd", findcode.NoAbsoluteCwd, "~"},
+		{"unknown placeholder", server(`{"command": "npx", "args": ["${HOME}/x"], "cwd": "` + dir + `"}`), "/data/mcpServers/s/args/0", findcode.Placeholder, "only ${cwd}, ${workspace}, ${env:NAME} and ${secret:NAME}"},
+		{"malformed env reference", server(`{"command": "npx", "args": ["--k=${env:1X}"], "cwd": "` + dir + `"}`), "/data/mcpServers/s/args/0", findcode.Placeholder, "malformed reference name"},
+		{"cwd in a header", server(`{"url": "https://x.example", "headers": {"X": "${cwd}"}}`), "/data/mcpServers/s/headers/X", findcode.Placeholder, "only ${env:NAME} and ${secret:NAME}"},
+		{"unclosed placeholder", server(`{"command": "npx", "env": {"A": "${cwd"}, "cwd": "` + dir + `"}`), "/data/mcpServers/s/env/A", findcode.Placeholder, "unclosed"},
+		{"unknown field", server(`{"command": "npx", "cwd": "` + dir + `", "autoApprove": []}`), "/data/mcpServers/s/autoApprove", findcode.UnknownField, "allowed fields are type, command, args, env, cwd"},
+		{"url on stdio", server(`{"command": "npx", "cwd": "` + dir + `", "type": "stdio", "url": "https://x.example"}`), "/data/mcpServers/s/url", findcode.UnknownField, "remote servers"},
+		{"cwd on remote", server(`{"type": "http", "url": "https://x.example", "cwd": "` + dir + `"}`), "/data/mcpServers/s/cwd", findcode.UnknownField, "stdio servers"},
+		{"both command and url", server(`{"command": "npx", "url": "https://x.example", "cwd": "` + dir + `"}`), "/data/mcpServers/s", findcode.Transport, "both"},
+		{"ftp url", server(`{"type": "http", "url": "ftp://x.example/mcp"}`), "/data/mcpServers/s/url", findcode.URL, "http or https"},
+		{"url without host", server(`{"type": "sse", "url": "https:///mcp"}`), "/data/mcpServers/s/url", findcode.URL, "no host"},
+		{"unknown type", server(`{"type": "websocket", "url": "https://x.example"}`), "/data/mcpServers/s/type", findcode.Transport, "stdio"},
+		{"streamable-http type", server(`{"type": "streamable-http", "url": "https://x.example"}`), "/data/mcpServers/s/type", findcode.Transport, `"http"`},
+		{"shared not a boolean", server(`{"command": "npx", "cwd": "` + dir + `", "shared": "yes"}`), "/data/mcpServers/s/shared", findcode.WrongType, "a boolean"},
+		{"args not strings", server(`{"command": "npx", "args": [1], "cwd": "` + dir + `"}`), "/data/mcpServers/s/args", findcode.WrongType, "array of strings"},
+		{"unknown protocol version", server(`{"url": "https://x.example", "protocol_version": "2099-01-01"}`), "/data/mcpServers/s/protocol_version", findcode.WrongType, "2025-11-25"},
+		{"protocol version not a string", server(`{"url": "https://x.example", "protocol_version": 2025}`), "/data/mcpServers/s/protocol_version", findcode.WrongType, "a string"},
+		{"negative timeout", server(`{"url": "https://x.example", "startup_timeout_ms": -1}`), "/data/mcpServers/s/startup_timeout_ms", findcode.Limit, "between 0"},
+		{"placeholder in a header", server(`{"url": "https://x.example", "headers": {"Authorization": "Bearer ${API_KEY}"}}`), "/data/mcpServers/s/headers/Authorization", findcode.Placeholder, "written ${env:NAME}"},
+		{"header with newline", server(`{"url": "https://x.example", "headers": {"X": "a\r\nB: c"}}`), "/data/mcpServers/s/headers/X", findcode.WrongType, "line break"},
+		{"bad server name", `{"mcpServers": {"a b": {"url": "https://x.example"}}}`, "/data/mcpServers", findcode.ServerName, "letters"},
+		{"not an object", `[1]`, "/data", findcode.NotObject, "object"},
+		{"allow_mcp in data", `{"allow_mcp": true, "mcpServers": {}}`, "/data/allow_mcp", findcode.AllowMCP, "removed"},
+		{"allow_mcp in server", server(`{"url": "https://x.example", "allow_mcp": true}`), "/data/mcpServers/s/allow_mcp", findcode.AllowMCP, "mounted"},
 	}
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -332,7 +333,7 @@ func TestLegacyMCP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.OK || len(rep.Findings) == 0 || rep.Findings[0].Code != resource.CodeNoAbsoluteCwd {
+	if rep.OK || len(rep.Findings) == 0 || rep.Findings[0].Code != findcode.NoAbsoluteCwd {
 		t.Fatalf("Test of a legacy record = %+v, want a no_absolute_cwd error first", rep)
 	}
 	if f := rep.Findings[0]; f.Field != "/mcpServers/old/cwd" || !strings.Contains(f.Fix, `"cwd": "/abs/dir"`) {
@@ -352,14 +353,14 @@ func TestLegacyMCP(t *testing.T) {
 	// that would be a new break of SPEC R2.2, not an old record.
 	_, err = svc.Write(bg, resource.Direct(), resource.WriteRequest{Kind: resource.KindMCP, Ref: "old",
 		Data: json.RawMessage(`{"mcpServers": {"old": {"command": "npx", "cwd": "srv/old"}}}`)})
-	if de := docError(t, err); de.Code != resource.CodeNoAbsoluteCwd {
-		t.Fatalf("legacy update to a relative cwd: code = %q, want %q", de.Code, resource.CodeNoAbsoluteCwd)
+	if de := docError(t, err); de.Code != findcode.NoAbsoluteCwd {
+		t.Fatalf("legacy update to a relative cwd: code = %q, want %q", de.Code, findcode.NoAbsoluteCwd)
 	}
 	// Other rules still hold for a legacy record.
 	_, err = svc.Write(bg, resource.Direct(), resource.WriteRequest{Kind: resource.KindMCP, Ref: "old",
 		Data: json.RawMessage(`{"mcpServers": {"old": {"command": "./npx"}}}`)})
-	if de := docError(t, err); de.Code != resource.CodeCommand {
-		t.Fatalf("code = %q, want %q", de.Code, resource.CodeCommand)
+	if de := docError(t, err); de.Code != findcode.Command {
+		t.Fatalf("code = %q, want %q", de.Code, findcode.Command)
 	}
 	// Setting cwd fixes it: no warning, Test passes the cwd rule.
 	fixed, err := svc.Write(bg, resource.Direct(), resource.WriteRequest{Kind: resource.KindMCP, Ref: "old", Data: stdioDoc(t.TempDir())})
@@ -368,8 +369,8 @@ func TestLegacyMCP(t *testing.T) {
 	}
 	// A record that has a cwd cannot lose it.
 	_, err = svc.Write(bg, resource.Direct(), resource.WriteRequest{Kind: resource.KindMCP, Ref: "old", Data: legacy})
-	if de := docError(t, err); de.Code != resource.CodeNoAbsoluteCwd {
-		t.Fatalf("code = %q, want %q", de.Code, resource.CodeNoAbsoluteCwd)
+	if de := docError(t, err); de.Code != findcode.NoAbsoluteCwd {
+		t.Fatalf("code = %q, want %q", de.Code, findcode.NoAbsoluteCwd)
 	}
 }
 
@@ -597,7 +598,7 @@ func TestAllowMCPRefused(t *testing.T) {
 
 	var req resource.WriteRequest
 	err := json.Unmarshal([]byte(`{"kind": "agent", "reference": "bot", "allow_mcp": true}`), &req)
-	if de := docError(t, err); de.Code != resource.CodeAllowMCP || !strings.Contains(de.Message, "removed") || !strings.Contains(de.Fix, `add={"mcps":["REF"]}`) || strings.Contains(de.Fix, "agt ") {
+	if de := docError(t, err); de.Code != findcode.AllowMCP || !strings.Contains(de.Message, "removed") || !strings.Contains(de.Fix, `add={"mcps":["REF"]}`) || strings.Contains(de.Fix, "agt ") {
 		t.Fatalf("request with allow_mcp: %v", de)
 	}
 	for _, r := range []resource.WriteRequest{
@@ -605,8 +606,8 @@ func TestAllowMCPRefused(t *testing.T) {
 		{Kind: resource.KindAgent, Ref: "bot", Add: map[string][]string{"allow_mcp": {"a"}}},
 	} {
 		_, err := svc.Write(bg, resource.Direct(), r)
-		if de := docError(t, err); de.Code != resource.CodeAllowMCP {
-			t.Fatalf("code = %q, want %q", de.Code, resource.CodeAllowMCP)
+		if de := docError(t, err); de.Code != findcode.AllowMCP {
+			t.Fatalf("code = %q, want %q", de.Code, findcode.AllowMCP)
 		}
 	}
 }
@@ -684,8 +685,8 @@ func TestRequestChecks(t *testing.T) {
 	}
 	small := resource.NewService(svc.Repository(), &resource.ServiceOptions{MaxDocumentBytes: 64})
 	_, err := small.Write(bg, resource.Direct(), resource.WriteRequest{Kind: resource.KindMCP, Ref: "big", Create: true, Data: stdioDoc(strings.Repeat("/d", 40))})
-	if de := docError(t, err); de.Code != resource.CodeLimit {
-		t.Fatalf("oversized data code %q, want %q", de.Code, resource.CodeLimit)
+	if de := docError(t, err); de.Code != findcode.Limit {
+		t.Fatalf("oversized data code %q, want %q", de.Code, findcode.Limit)
 	}
 	if _, err := svc.Write(bg, resource.Direct(), resource.WriteRequest{Kind: resource.KindMCP, Ref: "a", Create: true, Data: stdioDoc("/x")}); !errors.Is(err, resource.ErrExists) {
 		t.Fatalf("create of a taken reference err = %v, want ErrExists", err)
@@ -738,7 +739,7 @@ func TestErrorFieldsBounded(t *testing.T) {
 	data, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"s": map[string]any{"url": "https://x.example", long: 1}}})
 	_, err := svc.Write(bg, resource.Direct(), resource.WriteRequest{Kind: resource.KindMCP, Ref: "x", Create: true, Data: data})
 	de := docError(t, err)
-	if len(de.Field) > 120 || strings.ContainsAny(de.Field, "\n") || de.Code != resource.CodeUnknownField {
+	if len(de.Field) > 120 || strings.ContainsAny(de.Field, "\n") || de.Code != findcode.UnknownField {
 		t.Fatalf("field %q (%d bytes), code %q: want a short printable pointer to the unknown field", de.Field, len(de.Field), de.Code)
 	}
 }
@@ -794,14 +795,14 @@ func TestAgentTypoWarnings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !rep.OK || len(rep.Findings) != 1 || rep.Findings[0].Severity != resource.SeverityWarning || rep.Findings[0].Field != "/mpcs" {
+	if !rep.OK || len(rep.Findings) != 1 || rep.Findings[0].Severity != findcode.Warning || rep.Findings[0].Field != "/mpcs" {
 		t.Errorf("Test of an agent with mpcs: %+v; want ok with one warning at /mpcs", rep)
 	}
 	check, err := svc.CheckAgent(bg, resource.Direct(), "a1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !check.OK || len(check.Problems) != 1 || check.Problems[0].Code != resource.CodeUnknownCapability || !strings.Contains(check.Problems[0].Fix, `"resource_management"`) {
+	if !check.OK || len(check.Problems) != 1 || check.Problems[0].Code != findcode.UnknownCapability || !strings.Contains(check.Problems[0].Fix, `"resource_management"`) {
 		t.Errorf("CheckAgent of an agent with a misspelled capability: %+v; want ok with the warning", check)
 	}
 

@@ -63,9 +63,9 @@ func storeSchemes() []string {
 	return out
 }
 
-// StoreScheme returns the scheme of a store URL ("postgres" for
+// storeScheme returns the scheme of a store URL ("postgres" for
 // "postgres://..."), or "" when store is not a URL (a file path).
-func StoreScheme(store string) string {
+func storeScheme(store string) string {
 	scheme, _, ok := strings.Cut(store, "://")
 	if !ok || !validScheme(strings.ToLower(scheme)) {
 		return ""
@@ -77,7 +77,7 @@ func StoreScheme(store string) string {
 // its scheme. The error wraps ErrNoStore when none is registered (the
 // message does not repeat the URL, which may hold a password).
 func OpenStore(ctx context.Context, url string) (Repository, func() error, error) {
-	scheme := StoreScheme(url)
+	scheme := storeScheme(url)
 	stores.mu.RLock()
 	open := stores.m[scheme]
 	stores.mu.RUnlock()

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/agtsdk/agt/internal/resourcefn"
 	"github.com/agtsdk/agt/resource"
 )
 
@@ -42,7 +43,7 @@ func TestStoreRegistry(t *testing.T) {
 		{"/odd/dir://name", ""},
 		{"1x://h", ""},
 	} {
-		if got := resource.StoreScheme(tc.store); got != tc.want {
+		if got := resourcefn.StoreScheme(tc.store); got != tc.want {
 			t.Errorf("StoreScheme(%q) = %q; want %q", tc.store, got, tc.want)
 		}
 	}
@@ -60,5 +61,22 @@ func TestStoreRegistry(t *testing.T) {
 			}()
 			register()
 		}()
+	}
+}
+
+// Every accessor of internal/resourcefn is set once package resource is
+// imported: a nil one would panic in mcpconn, agt or cmd/agt.
+func TestResourcefnSet(t *testing.T) {
+	t.Parallel()
+	for name, set := range map[string]bool{
+		"ResolveHeaders":     resourcefn.ResolveHeaders != nil,
+		"ResolveOAuthSecret": resourcefn.ResolveOAuthSecret != nil,
+		"MaskURL":            resourcefn.MaskURL != nil,
+		"MaskArgs":           resourcefn.MaskArgs != nil,
+		"StoreScheme":        resourcefn.StoreScheme != nil,
+	} {
+		if !set {
+			t.Errorf("resourcefn.%s is not set by package resource", name)
+		}
 	}
 }

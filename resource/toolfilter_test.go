@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agtsdk/agt/internal/findcode"
 	"github.com/agtsdk/agt/internal/glob"
 	"github.com/agtsdk/agt/resource"
 )
@@ -62,7 +63,7 @@ func FuzzMatchToolPattern(f *testing.F) {
 		f.Add(s[0], s[1])
 	}
 	f.Fuzz(func(t *testing.T, pattern, name string) {
-		if resource.CheckToolPattern(pattern) != "" || !utf8.ValidString(name) {
+		if glob.Check(pattern) != "" || !utf8.ValidString(name) {
 			return
 		}
 		var re strings.Builder
@@ -133,18 +134,18 @@ func TestToolListFields(t *testing.T) {
 		{name: "names and globs", fields: `, "enabled_tools": ["search", "note_*", "t??e"], "disabled_tools": ["*_delete"]`},
 		{name: "empty enabled", fields: `, "enabled_tools": []`},
 		{name: "remote too", fields: `, "enabled_tools": ["a"]`},
-		{name: "null enabled", fields: `, "enabled_tools": null`, field: "/mcpServers/s/enabled_tools", code: resource.CodeWrongType},
-		{name: "null disabled", fields: `, "disabled_tools": null`, field: "/mcpServers/s/disabled_tools", code: resource.CodeWrongType},
-		{name: "a string", fields: `, "enabled_tools": "search"`, field: "/mcpServers/s/enabled_tools", code: resource.CodeWrongType},
-		{name: "a number item", fields: `, "disabled_tools": [1]`, field: "/mcpServers/s/disabled_tools", code: resource.CodeWrongType},
-		{name: "empty item", fields: `, "enabled_tools": ["a", ""]`, field: "/mcpServers/s/enabled_tools/1", code: resource.CodeToolPattern},
-		{name: "character class", fields: `, "enabled_tools": ["note_[cd]*"]`, field: "/mcpServers/s/enabled_tools/0", code: resource.CodeToolPattern},
-		{name: "escape", fields: `, "disabled_tools": ["a\\*"]`, field: "/mcpServers/s/disabled_tools/0", code: resource.CodeToolPattern},
-		{name: "control character", fields: `, "disabled_tools": ["a\nb"]`, field: "/mcpServers/s/disabled_tools/0", code: resource.CodeToolPattern},
-		{name: "too long", fields: `, "enabled_tools": ["` + strings.Repeat("a", 257) + `"]`, field: "/mcpServers/s/enabled_tools/0", code: resource.CodeToolPattern},
-		{name: "repeated", fields: `, "enabled_tools": ["a", "a"]`, field: "/mcpServers/s/enabled_tools/1", code: resource.CodeRequest},
-		{name: "too many", fields: `, "enabled_tools": [` + strings.Repeat(`"a",`, 1024) + `"b"]`, field: "/mcpServers/s/enabled_tools", code: resource.CodeLimit},
-		{name: "case variant is unknown", fields: `, "Enabled_Tools": []`, field: "/mcpServers/s/Enabled_Tools", code: resource.CodeUnknownField},
+		{name: "null enabled", fields: `, "enabled_tools": null`, field: "/mcpServers/s/enabled_tools", code: findcode.WrongType},
+		{name: "null disabled", fields: `, "disabled_tools": null`, field: "/mcpServers/s/disabled_tools", code: findcode.WrongType},
+		{name: "a string", fields: `, "enabled_tools": "search"`, field: "/mcpServers/s/enabled_tools", code: findcode.WrongType},
+		{name: "a number item", fields: `, "disabled_tools": [1]`, field: "/mcpServers/s/disabled_tools", code: findcode.WrongType},
+		{name: "empty item", fields: `, "enabled_tools": ["a", ""]`, field: "/mcpServers/s/enabled_tools/1", code: findcode.ToolPattern},
+		{name: "character class", fields: `, "enabled_tools": ["note_[cd]*"]`, field: "/mcpServers/s/enabled_tools/0", code: findcode.ToolPattern},
+		{name: "escape", fields: `, "disabled_tools": ["a\\*"]`, field: "/mcpServers/s/disabled_tools/0", code: findcode.ToolPattern},
+		{name: "control character", fields: `, "disabled_tools": ["a\nb"]`, field: "/mcpServers/s/disabled_tools/0", code: findcode.ToolPattern},
+		{name: "too long", fields: `, "enabled_tools": ["` + strings.Repeat("a", 257) + `"]`, field: "/mcpServers/s/enabled_tools/0", code: findcode.ToolPattern},
+		{name: "repeated", fields: `, "enabled_tools": ["a", "a"]`, field: "/mcpServers/s/enabled_tools/1", code: findcode.Request},
+		{name: "too many", fields: `, "enabled_tools": [` + strings.Repeat(`"a",`, 1024) + `"b"]`, field: "/mcpServers/s/enabled_tools", code: findcode.Limit},
+		{name: "case variant is unknown", fields: `, "Enabled_Tools": []`, field: "/mcpServers/s/Enabled_Tools", code: findcode.UnknownField},
 	} {
 		data := doc(tc.fields)
 		if tc.name == "remote too" {

@@ -11,7 +11,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agtsdk/agt/internal/findcode"
+	"github.com/agtsdk/agt/internal/glob"
 	"github.com/agtsdk/agt/internal/httptoken"
+	"github.com/agtsdk/agt/internal/mcpdoc"
 	"github.com/agtsdk/agt/internal/suggest"
 	"github.com/agtsdk/agt/internal/text"
 )
@@ -20,56 +23,18 @@ import (
 // document breaks a write rule. Test with errors.Is.
 var ErrInvalid = errors.New("resource: invalid request")
 
-// Severity of a Finding.
-type Severity string
-
-// Severities.
-const (
-	// SeverityError means the document cannot be started or written as is.
-	SeverityError Severity = "error"
-	// SeverityWarning means it works, but something deserves attention.
-	SeverityWarning Severity = "warning"
-)
-
-// Finding codes: a stable, machine-readable name for each rule.
-const (
-	CodeNotObject      = "not_object"
-	CodeUnknownField   = "unknown_field"
-	CodeWrongType      = "wrong_type"
-	CodeAllowMCP       = "allow_mcp_removed"
-	CodeServerCount    = "server_count"
-	CodeServerName     = "server_name"
-	CodeTransport      = "transport"
-	CodeCommand        = "command"
-	CodeNoAbsoluteCwd  = "no_absolute_cwd"
-	CodePlaceholder    = "placeholder"
-	CodeURL            = "url"
-	CodeLimit          = "limit"
-	CodeReference      = "reference"
-	CodeKind           = "kind"
-	CodeRequest        = "request"
-	CodeCwdMissing     = "cwd_missing"
-	CodeCommandMissing = "command_not_found"
-	CodeMountMissing   = "mount_not_found"
-	CodeAgentMissing   = "agent_not_found"
-	CodeAgentDisabled  = "agent_disabled"
-	// CodeUnknownCapability: a capability agt does not know; stored, it
-	// grants nothing (a warning).
-	CodeUnknownCapability = "unknown_capability"
-	// CodeToolPattern: an item of enabled_tools or disabled_tools is not a
-	// tool name or glob (CheckToolPattern).
-	CodeToolPattern = "tool_pattern"
-)
-
 // Finding is one problem found in a document or request, with what to do
-// about it. Field is a JSON pointer ("/mcpServers/files/cwd"); messages never
-// repeat the values they judge, only their place.
+// about it. Severity is "error" (the document cannot be started or written
+// as is) or "warning" (it works, but something deserves attention). Code is
+// a stable, machine-readable name of the rule, one of the table in
+// docs/findings.md. Field is a JSON pointer ("/mcpServers/files/cwd");
+// messages never repeat the values they judge, only their place.
 type Finding struct {
-	Severity Severity `json:"severity"`
-	Code     string   `json:"code"`
-	Field    string   `json:"field,omitempty"`
-	Message  string   `json:"message"`
-	Fix      string   `json:"fix,omitempty"`
+	Severity string `json:"severity"`
+	Code     string `json:"code"`
+	Field    string `json:"field,omitempty"`
+	Message  string `json:"message"`
+	Fix      string `json:"fix,omitempty"`
 }
 
 func (f Finding) String() string {
@@ -84,8 +49,9 @@ func (f Finding) String() string {
 }
 
 // DocumentError is a refused write: the first rule broken, with the field,
-// why, and how to fix it. More holds any further problems of the same
-// document. errors.Is(err, ErrInvalid) is true.
+// why, and how to fix it; Code is one of docs/findings.md. More holds any
+// further problems of the same document. errors.Is(err, ErrInvalid) is
+// true.
 type DocumentError struct {
 	Field   string    `json:"field,omitempty"`
 	Code    string    `json:"code"`
@@ -121,7 +87,7 @@ func invalid(field, code, msg, fix string) *DocumentError {
 func errorOf(prefix string, fs []Finding) *DocumentError {
 	var errs []Finding
 	for _, f := range fs {
-		if f.Severity == SeverityError {
+		if f.Severity == findcode.Error {
 			f.Field = prefix + f.Field
 			errs = append(errs, f)
 		}
@@ -184,11 +150,11 @@ const allowMCPMessage = "allow_mcp was removed: there is no MCP master switch; t
 const allowMCPFix = `drop allow_mcp and mount the server on the agent instead: add its reference to the agent's "mcps" list (a write with add={"mcps":["REF"]})`
 
 func allowMCPFinding(field string) Finding {
-	return Finding{Severity: SeverityError, Code: CodeAllowMCP, Field: field, Message: allowMCPMessage, Fix: allowMCPFix}
+	return Finding{Severity: findcode.Error, Code: findcode.AllowMCP, Field: field, Message: allowMCPMessage, Fix: allowMCPFix}
 }
 
 func errf(field, code, msg, fix string) Finding {
-	return Finding{Severity: SeverityError, Code: code, Field: field, Message: msg, Fix: fix}
+	return Finding{Severity: findcode.Error, Code: code, Field: field, Message: msg, Fix: fix}
 }
 
 // decodeObject decodes data as a JSON object; ok is false for anything else
@@ -207,7 +173,7 @@ func decodeObject(data []byte) (map[string]json.RawMessage, bool) {
 // *DocumentError holding every problem found.
 func ValidateMCP(data json.RawMessage) (name string, srv MCPServer, err error) {
 	if len(data) > defaultMaxDocumentBytes {
-		return "", MCPServer{}, invalid("", CodeLimit, fmt.Sprintf("document is %d bytes; the limit is %d", len(data), defaultMaxDocumentBytes), "shorten it")
+		return "", MCPServer{}, invalid("", findcode.Limit, fmt.Sprintf("document is %d bytes; the limit is %d", len(data), defaultMaxDocumentBytes), "shorten it")
 	}
 	name, srv, fs := checkMCP(data)
 	if e := errorOf("", fs); e != nil {
@@ -221,7 +187,7 @@ func ValidateMCP(data json.RawMessage) (name string, srv MCPServer, err error) {
 func checkMCP(data []byte) (string, MCPServer, []Finding) {
 	top, ok := decodeObject(data)
 	if !ok {
-		return "", MCPServer{}, []Finding{errf("", CodeNotObject,
+		return "", MCPServer{}, []Finding{errf("", findcode.NotObject,
 			"an MCP document must be a JSON object",
 			`write {"mcpServers": {"NAME": {"command": "...", "cwd": "/abs/dir"}}}`)}
 	}
@@ -237,15 +203,15 @@ func checkMCP(data []byte) (string, MCPServer, []Finding) {
 	}
 	rawServers, ok := top["mcpServers"]
 	if !ok {
-		return "", MCPServer{}, append(fs, errf("/mcpServers", CodeServerCount, "mcpServers is missing",
+		return "", MCPServer{}, append(fs, errf("/mcpServers", findcode.ServerCount, "mcpServers is missing",
 			`write {"mcpServers": {"NAME": {...}}} with exactly one server`))
 	}
 	servers, ok := decodeObject(rawServers)
 	if !ok {
-		return "", MCPServer{}, append(fs, errf("/mcpServers", CodeWrongType, "mcpServers must be a JSON object of one NAME: server entry", `write {"mcpServers": {"NAME": {...}}}`))
+		return "", MCPServer{}, append(fs, errf("/mcpServers", findcode.WrongType, "mcpServers must be a JSON object of one NAME: server entry", `write {"mcpServers": {"NAME": {...}}}`))
 	}
 	if len(servers) != 1 {
-		return "", MCPServer{}, append(fs, errf("/mcpServers", CodeServerCount,
+		return "", MCPServer{}, append(fs, errf("/mcpServers", findcode.ServerCount,
 			fmt.Sprintf("mcpServers holds %d entries; an MCP resource registers exactly one server", len(servers)),
 			"register each server as its own resource, with one mcpServers entry each"))
 	}
@@ -256,7 +222,7 @@ func checkMCP(data []byte) (string, MCPServer, []Finding) {
 	}
 	base := "/mcpServers"
 	if msg := checkServerName(name); msg != "" {
-		fs = append(fs, errf(base, CodeServerName, msg, "name the server with 1 to 64 of letters, digits, '.', '_' and '-'"))
+		fs = append(fs, errf(base, findcode.ServerName, msg, "name the server with 1 to 64 of letters, digits, '.', '_' and '-'"))
 	} else {
 		base = pointer("mcpServers", name)
 	}
@@ -278,13 +244,13 @@ func checkServerName(name string) string {
 }
 
 func unknownField(field string, allowed []string) Finding {
-	return errf(field, CodeUnknownField, "unknown field; allowed fields are "+strings.Join(allowed, ", "), "remove it or correct its spelling")
+	return errf(field, findcode.UnknownField, "unknown field; allowed fields are "+strings.Join(allowed, ", "), "remove it or correct its spelling")
 }
 
 func checkServer(base string, raw json.RawMessage) (MCPServer, []Finding) {
 	entry, ok := decodeObject(raw)
 	if !ok {
-		return MCPServer{}, []Finding{errf(base, CodeNotObject, "the server entry must be a JSON object", `write {"command": "...", "cwd": "/abs/dir"} or {"url": "https://..."}`)}
+		return MCPServer{}, []Finding{errf(base, findcode.NotObject, "the server entry must be a JSON object", `write {"command": "...", "cwd": "/abs/dir"} or {"url": "https://..."}`)}
 	}
 	var fs []Finding
 	var srv MCPServer
@@ -295,7 +261,7 @@ func checkServer(base string, raw json.RawMessage) (MCPServer, []Finding) {
 	for _, f := range serverFields(&srv) {
 		if raw, ok := entry[f.key]; ok && f.key != "oauth" {
 			if err := json.Unmarshal(raw, f.into); err != nil {
-				fs = append(fs, errf(field(f.key), CodeWrongType, f.key+" must be "+f.want, "write it as "+f.want))
+				fs = append(fs, errf(field(f.key), findcode.WrongType, f.key+" must be "+f.want, "write it as "+f.want))
 			}
 		}
 	}
@@ -304,15 +270,15 @@ func checkServer(base string, raw json.RawMessage) (MCPServer, []Finding) {
 	switch srv.Type {
 	case "", TransportStdio, TransportHTTP, TransportSSE:
 	case "streamable-http", "streamableHttp", "streamable_http", "streamable":
-		fs = append(fs, errf(field("type"), CodeTransport, "unknown transport type", `write "http" for streamable HTTP`))
+		fs = append(fs, errf(field("type"), findcode.Transport, "unknown transport type", `write "http" for streamable HTTP`))
 	default:
-		fs = append(fs, errf(field("type"), CodeTransport, "unknown transport type", `write "stdio", "http" (streamable HTTP) or "sse"`))
+		fs = append(fs, errf(field("type"), findcode.Transport, "unknown transport type", `write "stdio", "http" (streamable HTTP) or "sse"`))
 	}
 	if srv.Type == "" && srv.Command != "" && srv.URL != "" {
-		fs = append(fs, errf(base, CodeTransport, "both command and url are set", `keep command (with "type": "stdio") or url (with "type": "http")`))
+		fs = append(fs, errf(base, findcode.Transport, "both command and url are set", `keep command (with "type": "stdio") or url (with "type": "http")`))
 	}
 	if srv.Type == "" && srv.Command == "" && srv.URL == "" {
-		fs = append(fs, errf(base, CodeTransport, "neither command nor url is set", "set command and cwd for a local server, or url for a remote one"))
+		fs = append(fs, errf(base, findcode.Transport, "neither command nor url is set", "set command and cwd for a local server, or url for a remote one"))
 	}
 
 	allowed := stdioFields
@@ -323,9 +289,9 @@ func checkServer(base string, raw json.RawMessage) (MCPServer, []Finding) {
 		switch {
 		case k == "allow_mcp":
 		case transport == TransportStdio && remoteOnly[k]:
-			fs = append(fs, errf(field(k), CodeUnknownField, k+" belongs to remote servers, not stdio ones; allowed fields are "+strings.Join(allowed, ", "), "remove it, or set type to http or sse"))
+			fs = append(fs, errf(field(k), findcode.UnknownField, k+" belongs to remote servers, not stdio ones; allowed fields are "+strings.Join(allowed, ", "), "remove it, or set type to http or sse"))
 		case transport != TransportStdio && stdioOnlyFields[k]:
-			fs = append(fs, errf(field(k), CodeUnknownField, k+" belongs to stdio servers, not remote ones; allowed fields are "+strings.Join(allowed, ", "), "remove it, or set type to stdio"))
+			fs = append(fs, errf(field(k), findcode.UnknownField, k+" belongs to stdio servers, not remote ones; allowed fields are "+strings.Join(allowed, ", "), "remove it, or set type to stdio"))
 		case !contains(stdioFields, k) && !contains(remoteFields, k):
 			fs = append(fs, unknownField(field(k), allowed))
 		}
@@ -335,17 +301,17 @@ func checkServer(base string, raw json.RawMessage) (MCPServer, []Finding) {
 		fs = append(fs, checkCommand(field("command"), srv.Command)...)
 		fs = append(fs, checkCwd(field("cwd"), srv.Cwd)...)
 		if len(srv.Args) > maxItems {
-			fs = append(fs, errf(field("args"), CodeLimit, fmt.Sprintf("args holds %d items; the limit is %d", len(srv.Args), maxItems), "pass fewer arguments"))
+			fs = append(fs, errf(field("args"), findcode.Limit, fmt.Sprintf("args holds %d items; the limit is %d", len(srv.Args), maxItems), "pass fewer arguments"))
 		}
 		for i, a := range srv.Args {
 			fs = append(fs, checkText(field("args")+pointer(fmt.Sprint(i)), a, true)...)
 		}
 		if len(srv.Env) > maxItems {
-			fs = append(fs, errf(field("env"), CodeLimit, fmt.Sprintf("env holds %d entries; the limit is %d", len(srv.Env), maxItems), "set fewer variables"))
+			fs = append(fs, errf(field("env"), findcode.Limit, fmt.Sprintf("env holds %d entries; the limit is %d", len(srv.Env), maxItems), "set fewer variables"))
 		}
 		for _, k := range slices.Sorted(maps.Keys(srv.Env)) {
 			if k == "" || strings.ContainsAny(k, "=\x00") || len(k) > 256 {
-				fs = append(fs, errf(field("env"), CodeWrongType, "an environment variable name is empty, too long, or holds '=' or NUL", "use names like API_TOKEN"))
+				fs = append(fs, errf(field("env"), findcode.WrongType, "an environment variable name is empty, too long, or holds '=' or NUL", "use names like API_TOKEN"))
 				continue
 			}
 			fs = append(fs, checkText(field("env")+pointer(k), srv.Env[k], true)...)
@@ -353,21 +319,21 @@ func checkServer(base string, raw json.RawMessage) (MCPServer, []Finding) {
 	} else {
 		fs = append(fs, checkURL(field("url"), srv.URL)...)
 		if len(srv.Headers) > maxItems {
-			fs = append(fs, errf(field("headers"), CodeLimit, fmt.Sprintf("headers holds %d entries; the limit is %d", len(srv.Headers), maxItems), "send fewer headers"))
+			fs = append(fs, errf(field("headers"), findcode.Limit, fmt.Sprintf("headers holds %d entries; the limit is %d", len(srv.Headers), maxItems), "send fewer headers"))
 		}
 		for _, k := range slices.Sorted(maps.Keys(srv.Headers)) {
 			if !validHeaderName(k) {
-				fs = append(fs, errf(field("headers"), CodeWrongType, "a header name is empty or not an HTTP token", "use names like Authorization or X-Api-Key"))
+				fs = append(fs, errf(field("headers"), findcode.WrongType, "a header name is empty or not an HTTP token", "use names like Authorization or X-Api-Key"))
 				continue
 			}
 			if f, ok := transportHeader(k); ok {
-				fs = append(fs, errf(field("headers")+pointer(k), CodeWrongType, f.msg, f.fix))
+				fs = append(fs, errf(field("headers")+pointer(k), findcode.WrongType, f.msg, f.fix))
 				continue
 			}
 			v := srv.Headers[k]
 			switch {
 			case strings.ContainsAny(v, "\r\n\x00") || len(v) > maxStringBytes:
-				fs = append(fs, errf(field("headers")+pointer(k), CodeWrongType, "a header value holds a line break or NUL, or is too long", "write the value on one line"))
+				fs = append(fs, errf(field("headers")+pointer(k), findcode.WrongType, "a header value holds a line break or NUL, or is too long", "write the value on one line"))
 			default:
 				fs = append(fs, checkRefs(field("headers")+pointer(k), v, false)...)
 			}
@@ -383,15 +349,15 @@ func checkServer(base string, raw json.RawMessage) (MCPServer, []Finding) {
 		v int64
 	}{{"startup_timeout_ms", srv.StartupTimeoutMS}, {"tool_timeout_ms", srv.ToolTimeoutMS}} {
 		if t.v < 0 || t.v > maxTimeoutMS {
-			fs = append(fs, errf(field(t.k), CodeLimit, fmt.Sprintf("%s must be between 0 (the default) and %d", t.k, maxTimeoutMS), "write a number of milliseconds in that range"))
+			fs = append(fs, errf(field(t.k), findcode.Limit, fmt.Sprintf("%s must be between 0 (the default) and %d", t.k, maxTimeoutMS), "write a number of milliseconds in that range"))
 		}
 	}
-	if v := srv.ProtocolVersion; v != "" && v != EraModern && v != EraLegacy && !slices.Contains(ProtocolVersions(), v) {
-		fs = append(fs, errf(field("protocol_version"), CodeWrongType, "protocol_version is not an MCP protocol version this client speaks",
-			`write "modern", "legacy" or one of `+strings.Join(ProtocolVersions(), ", ")+`, or leave it out to negotiate`))
+	if v := srv.ProtocolVersion; v != "" && v != mcpdoc.EraModern && v != mcpdoc.EraLegacy && !slices.Contains(mcpdoc.ProtocolVersions(), v) {
+		fs = append(fs, errf(field("protocol_version"), findcode.WrongType, "protocol_version is not an MCP protocol version this client speaks",
+			`write "modern", "legacy" or one of `+strings.Join(mcpdoc.ProtocolVersions(), ", ")+`, or leave it out to negotiate`))
 	}
 	if len(srv.Description) > maxStringBytes {
-		fs = append(fs, errf(field("description"), CodeLimit, fmt.Sprintf("description is longer than %d bytes", maxStringBytes), "shorten it"))
+		fs = append(fs, errf(field("description"), findcode.Limit, fmt.Sprintf("description is longer than %d bytes", maxStringBytes), "shorten it"))
 	}
 	fs = append(fs, checkToolList(field("disabled_tools"), entry["disabled_tools"], srv.DisabledTools)...)
 	fs = append(fs, checkToolList(field("enabled_tools"), entry["enabled_tools"], srv.EnabledTools)...)
@@ -407,24 +373,24 @@ func checkToolList(field string, raw json.RawMessage, items []string) []Finding 
 	}
 	if items == nil {
 		if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
-			return []Finding{errf(field, CodeWrongType, "must be "+toolListWant+", not null",
+			return []Finding{errf(field, findcode.WrongType, "must be "+toolListWant+", not null",
 				"leave the field out to offer every tool; [] in enabled_tools offers none")}
 		}
 		return nil // the wrong type is already reported
 	}
 	if len(items) > maxItems {
-		return []Finding{errf(field, CodeLimit, fmt.Sprintf("holds %d items; the limit is %d", len(items), maxItems), "use globs (*, ?) to cover many tools")}
+		return []Finding{errf(field, findcode.Limit, fmt.Sprintf("holds %d items; the limit is %d", len(items), maxItems), "use globs (*, ?) to cover many tools")}
 	}
 	var fs []Finding
 	seen := make(map[string]bool, len(items))
 	for i, p := range items {
 		at := field + pointer(fmt.Sprint(i))
-		if msg := CheckToolPattern(p); msg != "" {
-			fs = append(fs, errf(at, CodeToolPattern, msg, "write a tool name, or a glob where * matches any run of characters and ? one character"))
+		if msg := glob.Check(p); msg != "" {
+			fs = append(fs, errf(at, findcode.ToolPattern, msg, "write a tool name, or a glob where * matches any run of characters and ? one character"))
 			continue
 		}
 		if seen[p] {
-			fs = append(fs, errf(at, CodeRequest, "item repeats an earlier one", "list each name or glob once"))
+			fs = append(fs, errf(at, findcode.Request, "item repeats an earlier one", "list each name or glob once"))
 		}
 		seen[p] = true
 	}
@@ -483,14 +449,14 @@ func transportHeader(name string) (headerRule, bool) {
 // ${...} other than ${cwd}, ${workspace} and the secret references.
 func checkText(field, s string, placeholders bool) []Finding {
 	if len(s) > maxStringBytes {
-		return []Finding{errf(field, CodeLimit, fmt.Sprintf("value is longer than %d bytes", maxStringBytes), "shorten it")}
+		return []Finding{errf(field, findcode.Limit, fmt.Sprintf("value is longer than %d bytes", maxStringBytes), "shorten it")}
 	}
 	if strings.IndexByte(s, 0) >= 0 {
-		return []Finding{errf(field, CodeWrongType, "value holds a NUL byte", "remove it")}
+		return []Finding{errf(field, findcode.WrongType, "value holds a NUL byte", "remove it")}
 	}
 	if !placeholders {
 		if strings.Contains(s, "${") {
-			return []Finding{errf(field, CodePlaceholder, "placeholders and secret references are not expanded here; they expand only in args, env values and (references only) header values", "write the literal value")}
+			return []Finding{errf(field, findcode.Placeholder, "placeholders and secret references are not expanded here; they expand only in args, env values and (references only) header values", "write the literal value")}
 		}
 		return nil
 	}
@@ -502,7 +468,7 @@ func checkText(field, s string, placeholders bool) []Finding {
 // for a literal ${. The scanner is the one a start uses.
 func checkRefs(field, s string, cwd bool) []Finding {
 	if _, msg, fix := scanValue(s, cwd); msg != "" {
-		return []Finding{errf(field, CodePlaceholder, msg, fix)}
+		return []Finding{errf(field, findcode.Placeholder, msg, fix)}
 	}
 	return nil
 }
@@ -511,20 +477,20 @@ func checkRefs(field, s string, cwd bool) []Finding {
 // absolute path.
 func checkCommand(field, cmd string) []Finding {
 	if cmd == "" {
-		return []Finding{errf(field, CodeCommand, "a stdio server needs a command", `set command to a program name found in PATH (like "npx") or an absolute path`)}
+		return []Finding{errf(field, findcode.Command, "a stdio server needs a command", `set command to a program name found in PATH (like "npx") or an absolute path`)}
 	}
 	if fs := checkText(field, cmd, false); fs != nil {
 		return fs
 	}
 	switch {
 	case strings.HasPrefix(cmd, "~"):
-		return []Finding{errf(field, CodeCommand, "command starts with ~, which is not expanded: nothing runs a shell", "write the absolute path, like /home/you/bin/server")}
+		return []Finding{errf(field, findcode.Command, "command starts with ~, which is not expanded: nothing runs a shell", "write the absolute path, like /home/you/bin/server")}
 	case filepath.IsAbs(cmd):
 		return nil
 	case relativeCommand(cmd):
-		return []Finding{errf(field, CodeCommand, relativeCommandMessage, relativeCommandFix)}
+		return []Finding{errf(field, findcode.Command, relativeCommandMessage, relativeCommandFix)}
 	case strings.ContainsAny(cmd, " \t\r\n"):
-		return []Finding{errf(field, CodeCommand, "command holds whitespace; it names one program and nothing runs a shell", "put the program in command and each of its arguments in args")}
+		return []Finding{errf(field, findcode.Command, "command holds whitespace; it names one program and nothing runs a shell", "put the program in command and each of its arguments in args")}
 	}
 	return nil
 }
@@ -544,18 +510,18 @@ const (
 )
 
 // checkCwd applies the cwd rule: stdio servers run in an absolute cwd. The
-// finding's code is CodeNoAbsoluteCwd, the one a legacy record may keep.
+// finding's code is "no_absolute_cwd", the one a legacy record may keep.
 func checkCwd(field, cwd string) []Finding {
 	fix := `set cwd to the absolute directory the server runs in, like "/srv/mcp/files"; relative paths in args resolve against it`
 	switch {
 	case cwd == "":
-		return []Finding{errf(field, CodeNoAbsoluteCwd, "a stdio server needs cwd, the absolute directory it runs in", fix)}
+		return []Finding{errf(field, findcode.NoAbsoluteCwd, "a stdio server needs cwd, the absolute directory it runs in", fix)}
 	case strings.Contains(cwd, "${"):
-		return []Finding{errf(field, CodeNoAbsoluteCwd, "cwd may not hold placeholders; ${cwd} and ${workspace} expand to it", fix)}
+		return []Finding{errf(field, findcode.NoAbsoluteCwd, "cwd may not hold placeholders; ${cwd} and ${workspace} expand to it", fix)}
 	case strings.HasPrefix(cwd, "~"):
-		return []Finding{errf(field, CodeNoAbsoluteCwd, "cwd starts with ~, which is not expanded", fix)}
+		return []Finding{errf(field, findcode.NoAbsoluteCwd, "cwd starts with ~, which is not expanded", fix)}
 	case !filepath.IsAbs(cwd):
-		return []Finding{errf(field, CodeNoAbsoluteCwd, "cwd is not an absolute path", fix)}
+		return []Finding{errf(field, findcode.NoAbsoluteCwd, "cwd is not an absolute path", fix)}
 	}
 	return checkText(field, cwd, false)
 }
@@ -563,20 +529,20 @@ func checkCwd(field, cwd string) []Finding {
 func checkURL(field, raw string) []Finding {
 	fix := `write the endpoint as an absolute http or https URL, like "https://mcp.example.com/mcp"`
 	if raw == "" {
-		return []Finding{errf(field, CodeURL, "a remote server needs url", fix)}
+		return []Finding{errf(field, findcode.URL, "a remote server needs url", fix)}
 	}
 	if fs := checkText(field, raw, false); fs != nil {
 		return fs
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return []Finding{errf(field, CodeURL, "url does not parse", fix)}
+		return []Finding{errf(field, findcode.URL, "url does not parse", fix)}
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return []Finding{errf(field, CodeURL, "url must use http or https", fix)}
+		return []Finding{errf(field, findcode.URL, "url must use http or https", fix)}
 	}
 	if u.Host == "" {
-		return []Finding{errf(field, CodeURL, "url has no host", fix)}
+		return []Finding{errf(field, findcode.URL, "url has no host", fix)}
 	}
 	return nil
 }
@@ -603,7 +569,7 @@ var (
 const maxWarnings = 16
 
 func warnf(field, code, msg, fix string) Finding {
-	return Finding{Severity: SeverityWarning, Code: code, Field: field, Message: msg, Fix: fix}
+	return Finding{Severity: findcode.Warning, Code: code, Field: field, Message: msg, Fix: fix}
 }
 
 // unknownAgentField warns about a field agt does not read: unknown fields
@@ -614,7 +580,7 @@ func unknownAgentField(field, name string) Finding {
 	if near := suggest.NearMiss(name, agentFields); near != "" {
 		fix = fmt.Sprintf("did you mean %q? rename it", near)
 	}
-	return warnf(field, CodeUnknownField, "agt does not read this agent field; it is stored as written", fix)
+	return warnf(field, findcode.UnknownField, "agt does not read this agent field; it is stored as written", fix)
 }
 
 // capabilityWarnings warns about each capability of items agt does not
@@ -629,7 +595,7 @@ func capabilityWarnings(field string, items []string) []Finding {
 		if near := suggest.NearMiss(c, knownCapabilities); near != "" {
 			fix = fmt.Sprintf("did you mean %q? write that instead", near)
 		}
-		fs = append(fs, warnf(field+pointer(fmt.Sprint(i)), CodeUnknownCapability, "unknown capability; it is stored but grants nothing", fix))
+		fs = append(fs, warnf(field+pointer(fmt.Sprint(i)), findcode.UnknownCapability, "unknown capability; it is stored but grants nothing", fix))
 	}
 	return fs
 }
@@ -680,7 +646,7 @@ func boundWarnings(fs []Finding) []Finding {
 		return fs
 	}
 	n := len(fs) - maxWarnings
-	return append(fs[:maxWarnings:maxWarnings], warnf("", CodeLimit, fmt.Sprintf("%d more warnings of the same kinds were left out", n), "fix the ones listed and check again"))
+	return append(fs[:maxWarnings:maxWarnings], warnf("", findcode.Limit, fmt.Sprintf("%d more warnings of the same kinds were left out", n), "fix the ones listed and check again"))
 }
 
 // checkAgentFields checks the known fields present in an agent document (or
@@ -713,7 +679,7 @@ func checkAgentFields(m map[string]json.RawMessage) []Finding {
 			}
 		}
 		if err != nil {
-			fs = append(fs, errf(pointer(k), CodeWrongType, k+" must be "+want, "write it as "+want+" ([] clears a list)"))
+			fs = append(fs, errf(pointer(k), findcode.WrongType, k+" must be "+want, "write it as "+want+" ([] clears a list)"))
 		}
 	}
 	return fs
@@ -723,22 +689,22 @@ func checkAgentFields(m map[string]json.RawMessage) []Finding {
 // valid references, and no list repeats an item.
 func checkListItems(field string, items []string) []Finding {
 	if len(items) > maxItems {
-		return []Finding{errf(pointer(field), CodeLimit, fmt.Sprintf("%s holds %d items; the limit is %d", field, len(items), maxItems), "keep fewer items")}
+		return []Finding{errf(pointer(field), findcode.Limit, fmt.Sprintf("%s holds %d items; the limit is %d", field, len(items), maxItems), "keep fewer items")}
 	}
 	var fs []Finding
 	seen := make(map[string]bool, len(items))
 	for i, it := range items {
 		at := pointer(field, fmt.Sprint(i))
 		if field == "mcps" && !validRef(it) {
-			fs = append(fs, errf(at, CodeReference, refRule, "write the reference of a registered MCP resource"))
+			fs = append(fs, errf(at, findcode.Reference, refRule, "write the reference of a registered MCP resource"))
 			continue
 		}
 		if len(it) > maxStringBytes {
-			fs = append(fs, errf(at, CodeLimit, "item is too long", "shorten it"))
+			fs = append(fs, errf(at, findcode.Limit, "item is too long", "shorten it"))
 			continue
 		}
 		if seen[it] {
-			fs = append(fs, errf(at, CodeRequest, "item repeats an earlier one", "list each item once"))
+			fs = append(fs, errf(at, findcode.Request, "item repeats an earlier one", "list each item once"))
 		}
 		seen[it] = true
 	}

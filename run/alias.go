@@ -5,13 +5,10 @@ import (
 	"github.com/agtsdk/agt/resource"
 )
 
-// MaxAliasLen is the longest alias Alias returns: the limit model APIs put
-// on tool names.
-const MaxAliasLen = toolalias.MaxLen
-
 // Alias returns the name the model sees for the tool named tool on the MCP
 // resource ref. It is a pure function of the pair, so reordering mounts
-// never changes it, at most MaxAliasLen characters of [A-Za-z0-9_-], and
+// never changes it, at most 64 characters of [A-Za-z0-9_-] (the limit model APIs put on tool
+// names), and
 // injective. Two forms:
 //
 //	mcp__<ref, "/" as "_">__<tool>   a ref whose segments are [a-z0-9-]

@@ -9,46 +9,22 @@ import (
 	"github.com/agtsdk/agt/resource"
 )
 
-// Event says what an audit Record is about.
-type Event string
-
-// The audit events.
+// The audit events (Record.Event) and the stages of a call
+// (Record.Stage): plain strings, the values an Auditor writes out. The
+// table of both lists is docs/audit.md (TestAuditDocs checks it against
+// these).
 const (
-	// EventCall is one call of a batch, rejected batches included.
-	EventCall Event = "call"
-	// EventRefresh is a refresh at a batch boundary, done or failed.
-	EventRefresh Event = "refresh"
-	// EventServerRequest is a request a mounted server sent to the Run
-	// (elicitation, sampling, roots), answered or refused: Request,
-	// Outcome, the call (or CallIDs), never a value.
-	EventServerRequest Event = "server_request"
-	// EventServerLost is the connection of a mount found lost (its
-	// process exited, the remote server dropped the session), once per
-	// lost connection, at the batch boundary where the Run sees it:
-	// Source names the mount, Code is unavailable, Loss says whether the
-	// server is shared, whether the loss is charged to the Run, and how
-	// many times in a row it was lost. A shared server's crash is one
-	// such record in every Run on it.
-	EventServerLost Event = "server_lost"
-)
+	eventCall          = "call"
+	eventRefresh       = "refresh"
+	eventServerRequest = "server_request"
+	eventServerLost    = "server_lost"
 
-// Stage is how far a call got in the pipeline.
-type Stage string
-
-// The stages, in pipeline order.
-const (
-	// StageBatch: the batch was rejected at the batch checks.
-	StageBatch Stage = "batch"
-	// StageQueued: the context ended before the call started.
-	StageQueued Stage = "queued"
-	// StageValidate: parsing and schema validation.
-	StageValidate Stage = "validate"
-	// StagePermission: the Permission check.
-	StagePermission Stage = "permission"
-	// StageIntercept: the interceptors before execute.
-	StageIntercept Stage = "intercept"
-	// StageExecute: the tool was called.
-	StageExecute Stage = "execute"
+	stageBatch      = "batch"
+	stageQueued     = "queued"
+	stageValidate   = "validate"
+	stagePermission = "permission"
+	stageIntercept  = "intercept"
+	stageExecute    = "execute"
 )
 
 // Record is one audit entry. It never holds an argument value of agt's
@@ -56,9 +32,20 @@ const (
 // server may echo an earlier call's argument there: treat Message as the
 // servers' logs.
 type Record struct {
-	// Event is EventCall, EventRefresh, EventServerRequest or
-	// EventServerLost.
-	Event Event
+	// Event says what the record is about (the table: docs/audit.md):
+	//   - "call": one call of a batch, rejected batches included;
+	//   - "refresh": a refresh at a batch boundary, done or failed
+	//     (Refresh);
+	//   - "server_request": a request a mounted server sent to the Run
+	//     (elicitation, sampling, roots), answered or refused: Request,
+	//     Outcome, the call (or CallIDs), never a value;
+	//   - "server_lost": the connection of a mount found lost (its
+	//     process exited, the remote server dropped the session), once per
+	//     lost connection, at the batch boundary where the Run sees it:
+	//     Source names the mount, Code is unavailable, and Shared,
+	//     Charged, Losses and Restarts say how. A shared server's crash is
+	//     one such record in every Run on it.
+	Event string
 	// Time is when the call (or refresh, or server request) started.
 	Time time.Time
 	// Agent is the Run's agent.
@@ -67,22 +54,27 @@ type Record struct {
 	RunID string
 	// BatchID is the batch's ID.
 	BatchID string
-	// CallID, Alias and Source identify the call (EventCall; and
-	// EventServerRequest when one call of the server was in flight, else
+	// CallID, Alias and Source identify the call ("call"; and
+	// "server_request" when one call of the server was in flight, else
 	// Source names only the server).
 	CallID string
 	Alias  string
 	Source Source
 	// CallIDs lists the calls of the server in flight when a server
-	// request arrived, when there were several (EventServerRequest).
+	// request arrived, when there were several ("server_request").
 	CallIDs []string
-	// Request is what a server asked (EventServerRequest).
-	Request ServerRequestKind
-	// Outcome is how a server request ended (EventServerRequest):
+	// Request is the MCP method a server sent ("server_request"):
+	// mcpconn.MethodElicit, MethodCreateMessage or MethodListRoots.
+	Request string
+	// Outcome is how a server request ended ("server_request"):
 	// accepted, declined, cancelled, error or refused.
 	Outcome mcpconn.RequestOutcome
-	// Stage is the last stage the call entered.
-	Stage Stage
+	// Stage is the last stage the call entered ("call"), in pipeline
+	// order: "batch" (the batch was rejected at the batch checks),
+	// "queued" (the context ended before the call started), "validate",
+	// "permission", "intercept" (the interceptors before execute),
+	// "execute" (the tool was called).
+	Stage string
 	// Decision is the permission decision; zero when the call did not reach
 	// the Permission.
 	Decision Decision
@@ -101,11 +93,26 @@ type Record struct {
 	// the model reads leaves that output out unless
 	// Options.ServerStderrToModel. Empty otherwise.
 	Message string
-	// Diff is what a refresh changed (EventRefresh); nil for calls.
-	Diff *RefreshDiff
-	// Loss is how a mount's connection was lost (EventServerLost); nil
-	// otherwise.
-	Loss *ServerLoss
+	// Refresh is the report of a refresh ("refresh": the mounts it
+	// added, removed, replaced, restarted, re-listed, and Failures); nil
+	// otherwise. Shared with the batch's Outcome: do not modify.
+	Refresh *RefreshReport
+	// Shared, Charged, Losses and Restarts say how a mount's connection
+	// was lost ("server_lost"); zero otherwise. Shared: the mount is a
+	// lease on a shared server (its crash is every Run's on it).
+	// Charged: the loss counts against this Run's
+	// Options.Limits.MaxRestarts: always for a server that is not shared;
+	// for a shared one, when calls of this Run were in flight when it was
+	// lost (they failed as unavailable); a shared server lost to other
+	// Runs' calls, or to none, is restarted without counting. Losses is
+	// how many times in a row the server's connection was lost: for a
+	// shared server, all Runs on it together, so a count that keeps
+	// rising is a crash loop that every Run on it shares (a host may stop
+	// sharing the registration); 1 for a server that is not shared (its
+	// Run's restarts bound it). Restarts is how many restarts of the
+	// mount were charged to this Run before this loss.
+	Shared, Charged  bool
+	Losses, Restarts int
 	// Panic is the value and stack (bounded to 16 KiB) of a host callback
 	// that panicked during the call: the Permission, an interceptor, a
 	// host tool's Handler. Empty otherwise. It is for operators: the
@@ -113,44 +120,11 @@ type Record struct {
 	Panic string
 }
 
-// RefreshDiff lists the mounts a refresh connected (Added), closed
-// (Removed), reconnected because their resource changed (Replaced) or
-// because their connection was lost (Restarted), and those that failed to
-// load or restart (Failed).
-type RefreshDiff struct {
-	Added, Removed, Replaced, Restarted, Failed []resource.Ref
-	// Relisted lists the mounts whose tools were listed again on their
-	// live connection because their server said they changed.
-	Relisted []resource.Ref
-}
-
-// ServerLoss says how a mount's connection was lost (EventServerLost).
-type ServerLoss struct {
-	// Shared: the mount is a lease on a shared server (its crash is
-	// every Run's on it).
-	Shared bool
-	// Charged: the loss counts against this Run's Options.Limits.MaxRestarts:
-	// always for a server that is not shared; for a shared one, when
-	// calls of this Run were in flight when it was lost (they failed as
-	// unavailable). A shared server lost to other Runs' calls, or to
-	// none, is restarted without counting.
-	Charged bool
-	// Losses is how many times in a row the server's connection was
-	// lost (mcpconn.Loss.Count): for a shared server, all Runs on it
-	// together, so a count that keeps rising is a crash loop that every
-	// Run on it shares (a host may stop sharing the registration); 1
-	// for a server that is not shared (its Run's restarts bound it).
-	Losses int
-	// Restarts is how many restarts of the mount were charged to this Run
-	// before this loss (Options.Limits.MaxRestarts bounds them).
-	Restarts int
-}
-
 // Auditor receives one Record per call and one per refresh, and one per
 // server request and lost connection. Audit is called from the goroutine
 // that ran the call, so implementations must be safe for concurrent use
 // and should be quick. The context is the one given to Execute, for
-// calls, refreshes and losses; for an EventServerRequest it is the
+// calls, refreshes and losses; for a "server_request" it is the
 // context the one call in flight that the request belongs to was sent
 // with (the interceptors' values, such as a trace span, without its
 // deadline), and context.Background() when the request came with no call
@@ -160,26 +134,27 @@ type Auditor interface {
 	Audit(ctx context.Context, rec Record)
 }
 
-// SlogAuditor writes Records to a slog.Logger: calls at Info (failed ones at
-// Warn) and refreshes at Info (failed ones at Warn).
-type SlogAuditor struct {
+// slogAuditor writes Records to a slog.Logger.
+type slogAuditor struct {
 	logger *slog.Logger
 }
 
-var _ Auditor = (*SlogAuditor)(nil)
-
-// NewSlogAuditor returns an Auditor that logs to l; nil means slog.Default().
-func NewSlogAuditor(l *slog.Logger) *SlogAuditor {
+// NewSlogAuditor returns an Auditor that writes each Record to l (nil
+// means slog.Default()) as one line, "agt." and the event: calls at Info
+// (failed ones at Warn), refreshes at Info (failed ones at Warn), server
+// requests at Info (those whose handler failed, OutcomeError, at Warn),
+// lost connections at Warn.
+func NewSlogAuditor(l *slog.Logger) Auditor {
 	if l == nil {
 		l = slog.Default()
 	}
-	return &SlogAuditor{logger: l}
+	return &slogAuditor{logger: l}
 }
 
 // Audit implements Auditor.
-func (a *SlogAuditor) Audit(ctx context.Context, rec Record) {
+func (a *slogAuditor) Audit(ctx context.Context, rec Record) {
 	level := slog.LevelInfo
-	if rec.Code != "" || rec.Message != "" && rec.Event == EventRefresh || rec.Outcome == mcpconn.OutcomeError || rec.Event == EventServerLost {
+	if rec.Code != "" || rec.Message != "" && rec.Event == eventRefresh || rec.Outcome == mcpconn.OutcomeError || rec.Event == eventServerLost {
 		level = slog.LevelWarn
 	}
 	if !a.logger.Enabled(ctx, level) {
@@ -193,9 +168,9 @@ func (a *SlogAuditor) Audit(ctx context.Context, rec Record) {
 	if rec.RunID != "" {
 		attrs = append(attrs, slog.String("run_id", rec.RunID))
 	}
-	if rec.Event == EventServerRequest {
+	if rec.Event == eventServerRequest {
 		attrs = append(attrs,
-			slog.String("request", string(rec.Request)),
+			slog.String("request", rec.Request),
 			slog.String("outcome", string(rec.Outcome)),
 			slog.String("source", rec.Source.String()))
 		if rec.CallID != "" {
@@ -205,16 +180,16 @@ func (a *SlogAuditor) Audit(ctx context.Context, rec Record) {
 			attrs = append(attrs, slog.Any("call_ids", rec.CallIDs))
 		}
 	}
-	if l := rec.Loss; l != nil {
-		attrs = append(attrs, slog.String("source", rec.Source.String()), slog.Bool("shared", l.Shared), slog.Bool("charged", l.Charged),
-			slog.Int("losses", l.Losses), slog.Int("restarts", l.Restarts))
+	if rec.Event == eventServerLost {
+		attrs = append(attrs, slog.String("source", rec.Source.String()), slog.Bool("shared", rec.Shared), slog.Bool("charged", rec.Charged),
+			slog.Int("losses", rec.Losses), slog.Int("restarts", rec.Restarts))
 	}
-	if rec.Event == EventCall {
+	if rec.Event == eventCall {
 		attrs = append(attrs,
 			slog.String("call_id", rec.CallID),
 			slog.String("alias", rec.Alias),
 			slog.String("source", rec.Source.String()),
-			slog.String("stage", string(rec.Stage)),
+			slog.String("stage", rec.Stage),
 		)
 		if rec.Decision.Verdict != "" || rec.Decision.By != "" {
 			attrs = append(attrs, slog.Group("decision",
@@ -232,11 +207,11 @@ func (a *SlogAuditor) Audit(ctx context.Context, rec Record) {
 	if rec.Message != "" {
 		attrs = append(attrs, slog.String("message", rec.Message))
 	}
-	if d := rec.Diff; d != nil {
+	if d := rec.Refresh; d != nil {
 		for _, l := range []struct {
 			name string
 			refs []resource.Ref
-		}{{"added", d.Added}, {"removed", d.Removed}, {"replaced", d.Replaced}, {"restarted", d.Restarted}, {"relisted", d.Relisted}, {"failed", d.Failed}} {
+		}{{"added", d.Added}, {"removed", d.Removed}, {"replaced", d.Replaced}, {"restarted", d.Restarted}, {"relisted", d.Relisted}, {"failed", d.failed()}} {
 			if len(l.refs) > 0 {
 				attrs = append(attrs, slog.Any(l.name, l.refs))
 			}
@@ -246,5 +221,5 @@ func (a *SlogAuditor) Audit(ctx context.Context, rec Record) {
 		attrs = append(attrs, slog.String("panic", rec.Panic))
 	}
 	attrs = append(attrs, slog.Duration("duration", rec.Duration))
-	a.logger.LogAttrs(ctx, level, "agt."+string(rec.Event), attrs...)
+	a.logger.LogAttrs(ctx, level, "agt."+rec.Event, attrs...)
 }

@@ -81,7 +81,7 @@ func TestStageFailures(t *testing.T) {
 	t.Parallel()
 	inEras(t, func(t *testing.T, e mcptest.Era) {
 		repo, mem := setupEra(t, e, notes)
-		permErr := run.PermissionFunc(func(context.Context, run.Request) (run.Decision, error) {
+		permErr := permissionFunc(func(context.Context, run.Request) (run.Decision, error) {
 			return run.Decision{Verdict: run.Allow}, errors.New("policy store down")
 		})
 		r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), Permission: permErr})
@@ -90,14 +90,14 @@ func TestStageFailures(t *testing.T) {
 			t.Errorf("a Permission error: %+v, server calls %d", out.Results[0], mem.counters.Calls())
 		}
 
-		undecided := run.PermissionFunc(func(context.Context, run.Request) (run.Decision, error) { return run.Decision{}, nil })
+		undecided := permissionFunc(func(context.Context, run.Request) (run.Decision, error) { return run.Decision{}, nil })
 		r = newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), Permission: undecided})
 		out, _ = r.Execute(context.Background(), batch(call("c", echo, `{"text":"x"}`)))
 		if out.Results[0].Code != run.CodePermissionDenied {
 			t.Errorf("an undecided call ran: %+v", out.Results[0])
 		}
 
-		refuse := run.Before(func(context.Context, run.Request) error { return run.Errorf(run.CodeUnauthorized, "quota used up") })
+		refuse := run.Before(func(context.Context, run.Request) error { return errorf(run.CodeUnauthorized, "quota used up") })
 		r = newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), Interceptors: []run.Interceptor{refuse}})
 		out, _ = r.Execute(context.Background(), batch(call("c", echo, `{"text":"x"}`)))
 		if diff := cmp.Diff(run.Result{CallID: "c", Name: echo, Code: run.CodeUnauthorized, Message: "quota used up"}, out.Results[0], cmpopts.IgnoreUnexported(run.Result{})); diff != "" {
@@ -163,7 +163,7 @@ func TestPanicValueAndStackReachTheAuditNotTheModel(t *testing.T) {
 		var audit auditLog
 		logged := &lockedWriter{w: &bytes.Buffer{}}
 		logger := slog.New(slog.NewTextHandler(logged, nil))
-		perm := run.PermissionFunc(func(_ context.Context, req run.Request) (run.Decision, error) {
+		perm := permissionFunc(func(_ context.Context, req run.Request) (run.Decision, error) {
 			if req.CallID == "p" {
 				panic("permission bug 9c1e")
 			}
@@ -181,7 +181,7 @@ func TestPanicValueAndStackReachTheAuditNotTheModel(t *testing.T) {
 			}
 		}
 		panics := map[string]string{}
-		for _, rec := range audit.records(run.EventCall) {
+		for _, rec := range audit.records("call") {
 			panics[rec.CallID] = rec.Panic
 		}
 		for id, want := range map[string]string{"h": "handler bug 4f2a", "p": "permission bug 9c1e"} {
@@ -210,8 +210,8 @@ func TestSlogAuditorLogsServerLoss(t *testing.T) {
 	t.Parallel()
 	mu := &lockedWriter{w: &bytes.Buffer{}}
 	run.NewSlogAuditor(slog.New(slog.NewJSONHandler(mu, nil))).Audit(context.Background(), run.Record{
-		Event: run.EventServerLost, Agent: testAgent, RunID: "alice", BatchID: "b7", Source: run.Source{Kind: run.SourceMCP, Ref: "files"},
-		Code: run.CodeUnavailable, Loss: &run.ServerLoss{Shared: true, Charged: false, Losses: 3, Restarts: 1}})
+		Event: "server_lost", Agent: testAgent, RunID: "alice", BatchID: "b7", Source: run.Source{Kind: run.SourceMCP, Ref: "files"},
+		Code: run.CodeUnavailable, Shared: true, Charged: false, Losses: 3, Restarts: 1})
 	var got map[string]any
 	if err := json.Unmarshal([]byte(mu.String()), &got); err != nil {
 		t.Fatalf("%v: %s", err, mu.String())

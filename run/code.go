@@ -77,11 +77,6 @@ type Error struct {
 	Violations []toolschema.Violation
 }
 
-// Errorf returns an *Error with the code and a formatted message.
-func Errorf(code Code, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
-}
-
 // Error implements error.
 func (e *Error) Error() string { return "run: " + string(e.Code) + ": " + e.Message }
 

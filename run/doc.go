@@ -130,11 +130,12 @@
 // permission_denied, unknown_tool, unauthorized, not_found, conflict,
 // unavailable, deadline_exceeded, canceled, tool_error, internal) and a nil
 // error; Result.ToolError renders the one ToolError JSON format. A Go error
-// from Execute means the batch was rejected (*BatchError, ErrBatchRejected),
+// from Execute means the batch was rejected (*BatchError, errors.As),
 // the Run is closed (ErrClosed) or the context ended; the Outcome still
-// holds one Result per call, with its call ID. New fails with
-// ErrNoPermission, ErrAgentDisabled, ErrMountFailed or a repository error;
-// Resume also with ErrFingerprintMismatch.
+// holds one Result per call, with its call ID. New fails without a
+// Permission, with ErrAgentDisabled, with a MountError (errors.As) when
+// Options.FailOnMountError is set, or with a repository error; Resume
+// also with ErrFingerprintMismatch.
 //
 // # Concurrency
 //

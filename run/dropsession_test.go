@@ -74,7 +74,7 @@ func TestDroppedSessionRestartsMount(t *testing.T) {
 			if diff := cmp.Diff([]resource.Ref{ref}, restarted); diff != "" {
 				t.Errorf("restarts (-want +got):\n%s", diff)
 			}
-			if lost := audit.records(run.EventServerLost); len(lost) != 1 || lost[0].Source.Ref != ref {
+			if lost := audit.records("server_lost"); len(lost) != 1 || lost[0].Source.Ref != ref {
 				t.Errorf("server_lost records = %+v, want one for %s", lost, ref)
 			}
 			// The server received every call but the one that met the
@@ -86,7 +86,7 @@ func TestDroppedSessionRestartsMount(t *testing.T) {
 			// Each call has one audit record; the dropped call's says
 			// unavailable.
 			var dropped []run.Code
-			for _, rec := range audit.records(run.EventCall) {
+			for _, rec := range audit.records("call") {
 				if rec.CallID == "dropped" {
 					dropped = append(dropped, rec.Code)
 				}

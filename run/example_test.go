@@ -79,7 +79,7 @@ func Example() {
 // name.
 func ExampleAlias() {
 	fmt.Println(run.Alias("notes", "search"))
-	fmt.Println(len(run.Alias("team/notes", "search")) <= run.MaxAliasLen)
+	fmt.Println(len(run.Alias("team/notes", "search")) <= 64)
 	// Output:
 	// mcp__notes__search
 	// true

@@ -151,7 +151,7 @@ func (r *Run) checkBatch(ctx context.Context, s *snapshot, b Batch) ([]*tool, *B
 		t := s.byAlias[c.Name]
 		if t == nil {
 			if why := r.notOffered(s, c.Name); why != "" {
-				return nil, &BatchError{Code: CodeUnknownTool, CallID: c.ID, Message: why + "; the batch was not run", notOffered: true}
+				return nil, &BatchError{Code: CodeUnknownTool, CallID: c.ID, Message: why + "; the batch was not run", NotOffered: true}
 			}
 			return nil, &BatchError{Code: CodeUnknownTool, CallID: c.ID, Message: fmt.Sprintf("no tool named %s in this run; the batch was not run", quoteID(c.Name))}
 		}
@@ -220,7 +220,7 @@ func (r *Run) reject(ctx context.Context, s *snapshot, b Batch, be *BatchError, 
 		if r.auditor != nil {
 			// The batch may have been rejected for these very values:
 			// bound them, they come from the model.
-			rec := Record{Event: EventCall, Time: now, Agent: r.agent, RunID: r.runID, BatchID: b.ID, CallID: boundField(c.ID), Alias: boundField(c.Name), Stage: StageBatch, Code: be.Code, Message: be.Message}
+			rec := Record{Event: eventCall, Time: now, Agent: r.agent, RunID: r.runID, BatchID: b.ID, CallID: boundField(c.ID), Alias: boundField(c.Name), Stage: stageBatch, Code: be.Code, Message: be.Message}
 			if t := s.byAlias[c.Name]; t != nil {
 				rec.Source = t.info.Source
 			}
@@ -245,6 +245,7 @@ func (r *Run) request(b Batch, i int, t *tool) Request {
 		BatchID:     b.ID,
 		CallID:      c.ID,
 		Agent:       r.agent,
+		RunID:       r.runID,
 		Alias:       c.Name,
 		Source:      t.info.Source,
 		Description: t.info.Description,
@@ -256,7 +257,7 @@ func (r *Run) request(b Batch, i int, t *tool) Request {
 // callState is what runCall learns of one call on its way through the
 // stages.
 type callState struct {
-	stage Stage
+	stage string
 	dec   Decision
 	panic string // a host callback's panic value and stack, for the audit
 	// next guards the tool: nextIdle until the interceptor chain calls
@@ -276,9 +277,9 @@ const (
 )
 
 // reached is the last stage the call entered.
-func (cs *callState) reached() Stage {
-	if cs.stage == StageIntercept && cs.next.Load() == nextTaken {
-		return StageExecute
+func (cs *callState) reached() string {
+	if cs.stage == stageIntercept && cs.next.Load() == nextTaken {
+		return stageExecute
 	}
 	return cs.stage
 }
@@ -288,7 +289,7 @@ func (cs *callState) reached() Stage {
 func (r *Run) runCall(ctx context.Context, b Batch, i int, t *tool) Result {
 	start := time.Now()
 	req := r.request(b, i, t)
-	cs := &callState{stage: StageQueued}
+	cs := &callState{stage: stageQueued}
 	res := r.stages(ctx, req, t, cs).withBlocks() // an interceptor may have replaced Content
 	res.CallID, res.Name = req.CallID, req.Alias
 	if res.Failed() {
@@ -296,7 +297,7 @@ func (r *Run) runCall(ctx context.Context, b Batch, i int, t *tool) Result {
 	}
 	if r.auditor != nil {
 		rec := Record{
-			Event: EventCall, Time: start, Agent: r.agent, RunID: r.runID, BatchID: b.ID,
+			Event: eventCall, Time: start, Agent: r.agent, RunID: r.runID, BatchID: b.ID,
 			CallID: req.CallID, Alias: req.Alias, Source: req.Source,
 			Stage: cs.reached(), Decision: cs.dec, Code: res.Code, Duration: time.Since(start),
 			Panic: cs.panic,
@@ -320,7 +321,7 @@ func (r *Run) runCall(ctx context.Context, b Batch, i int, t *tool) Result {
 func (r *Run) audit(ctx context.Context, rec Record) {
 	defer func() {
 		if p := recover(); p != nil {
-			r.panicked(ctx, "the Auditor panicked; a "+string(rec.Event)+" record is lost", p)
+			r.panicked(ctx, "the Auditor panicked; a "+rec.Event+" record is lost", p)
 		}
 	}()
 	r.auditor.Audit(ctx, rec)
@@ -357,7 +358,7 @@ func (r *Run) stages(ctx context.Context, req Request, t *tool, cs *callState) (
 	if err := ctx.Err(); err != nil {
 		return r.failure(err)
 	}
-	cs.stage = StageValidate
+	cs.stage = stageValidate
 	args := bytes.Clone(req.Arguments)
 	if t.host != nil && t.host.Precheck != nil {
 		if err := t.host.Precheck(bytes.Clone(args)); err != nil {
@@ -370,7 +371,7 @@ func (r *Run) stages(ctx context.Context, req Request, t *tool, cs *callState) (
 	if err := t.schema.ValidateContext(ctx, args); err != nil {
 		return r.failure(err)
 	}
-	cs.stage = StagePermission
+	cs.stage = stagePermission
 	d, err := r.permission.Check(ctx, req)
 	if err != nil && d.Verdict == Allow {
 		d.Verdict = Deny // a failed check never allows, nor is audited as allowing
@@ -386,7 +387,7 @@ func (r *Run) stages(ctx context.Context, req Request, t *tool, cs *callState) (
 	if d.Verdict != Allow {
 		return denied(d)
 	}
-	cs.stage = StageIntercept
+	cs.stage = stageIntercept
 	return r.intercept(ctx, req, args, t, cs)
 }
 
@@ -412,7 +413,7 @@ var errNextMisused = &Error{Code: CodeInternal, Message: "an interceptor called 
 // most once, and only while the chain is running.
 func (r *Run) intercept(ctx context.Context, req Request, args json.RawMessage, t *tool, cs *callState) Result {
 	defer cs.next.CompareAndSwap(nextIdle, nextClosed)
-	var next Next = func(ctx context.Context) Result {
+	var next func(context.Context) Result = func(ctx context.Context) Result {
 		if !cs.next.CompareAndSwap(nextIdle, nextTaken) {
 			return r.failure(errNextMisused)
 		}
@@ -446,7 +447,7 @@ func (r *Run) execute(ctx context.Context, req Request, args json.RawMessage, t 
 		return res.withBlocks()
 	}
 	// The tag ties what the server sends during the call to it.
-	tag := &callTag{cc: CallContext{Agent: r.agent, RunID: r.runID, BatchID: req.BatchID, CallID: req.CallID, Alias: req.Alias, Source: req.Source}, ctx: ctx}
+	tag := &callTag{req: req, ctx: ctx}
 	cctx := mcpconn.WithCallTag(ctx, tag)
 	task := r.tasks.call(ctx, t.mount, t.info.Source.Tool, req.CallID)
 	if task != nil {

@@ -17,3 +17,7 @@ func MountLost(r *Run, ref resource.Ref) bool {
 	m := r.snap.Load().mounts[ref]
 	return m != nil && m.lost()
 }
+
+// NoteKind names what a Notification carries ("progress", "log", "task",
+// "tools_changed"), for the tests' logs.
+func NoteKind(n Notification) string { return n.kind() }

@@ -121,9 +121,9 @@ func (r *Run) Checkpoint() Checkpoint {
 	return cp
 }
 
-// FingerprintMismatchError says which parts of a checkpoint differ from the
+// mismatchError says which parts of a checkpoint differ from the
 // current configuration. errors.Is(err, ErrFingerprintMismatch) is true.
-type FingerprintMismatchError struct {
+type mismatchError struct {
 	// Parts lists the differing parts: agent, model, provider, base_prompt,
 	// permissions, delegation, tools.
 	Parts []string
@@ -132,7 +132,7 @@ type FingerprintMismatchError struct {
 }
 
 // Error implements error.
-func (e *FingerprintMismatchError) Error() string {
+func (e *mismatchError) Error() string {
 	var b strings.Builder
 	b.WriteString("run: fingerprint mismatch: ")
 	b.WriteString(strings.Join(e.Parts, ", "))
@@ -149,11 +149,14 @@ func (e *FingerprintMismatchError) Error() string {
 }
 
 // Is makes errors.Is(err, ErrFingerprintMismatch) true.
-func (e *FingerprintMismatchError) Is(target error) bool { return target == ErrFingerprintMismatch }
+func (e *mismatchError) Is(target error) bool { return target == ErrFingerprintMismatch }
 
 // Resume builds a Run from the current configuration, as New does, and
 // checks it against a checkpoint: when anything differs it closes the new
-// Run and returns a *FingerprintMismatchError (ErrFingerprintMismatch).
+// Run and returns an error matching ErrFingerprintMismatch (errors.Is)
+// whose message names the differing parts (agent, model, provider,
+// base_prompt, permissions, delegation, tools) and the tool aliases
+// added, removed and changed.
 func Resume(ctx context.Context, cp Checkpoint, opts *Options) (*Run, error) {
 	if cp.Version != 1 {
 		return nil, fmt.Errorf("run: checkpoint version %d is not supported (want 1)", cp.Version)
@@ -165,7 +168,7 @@ func Resume(ctx context.Context, cp Checkpoint, opts *Options) (*Run, error) {
 	if r.Fingerprint() == cp.Fingerprint {
 		return r, nil
 	}
-	mm := &FingerprintMismatchError{}
+	mm := &mismatchError{}
 	if cp.Agent != r.agent {
 		mm.Parts = append(mm.Parts, "agent")
 	}

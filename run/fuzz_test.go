@@ -51,7 +51,7 @@ func FuzzExecute(f *testing.F) {
 			run.Call{ID: id2, Name: name2, Arguments: json.RawMessage(args2)},
 		)
 		out, err := r.Execute(context.Background(), b)
-		if err != nil && !errors.Is(err, run.ErrBatchRejected) {
+		if err != nil && !errors.As(err, new(*run.BatchError)) {
 			t.Fatalf("Execute: %v", err)
 		}
 		if len(out.Results) != 2 || out.Results[0].CallID != id1 || out.Results[1].CallID != id2 {

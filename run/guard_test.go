@@ -44,7 +44,7 @@ func overwrite(args json.RawMessage) {
 func TestStagesCannotChangeExecutedArguments(t *testing.T) {
 	t.Parallel()
 	inEras(t, func(t *testing.T, e mcptest.Era) {
-		mutatingPermission := run.PermissionFunc(func(_ context.Context, req run.Request) (run.Decision, error) {
+		mutatingPermission := permissionFunc(func(_ context.Context, req run.Request) (run.Decision, error) {
 			overwrite(req.Arguments)
 			return run.Decision{Verdict: run.Allow, By: "test"}, nil
 		})
@@ -103,7 +103,7 @@ func TestNextRunsTheToolAtMostOnce(t *testing.T) {
 	inEras(t, func(t *testing.T, e mcptest.Era) {
 		repo, mem := setupEra(t, e, notes)
 		var second run.Result
-		twice := run.InterceptorFunc(func(ctx context.Context, _ run.Request, next run.Next) (run.Result, error) {
+		twice := interceptorFunc(func(ctx context.Context, _ run.Request, next func(context.Context) run.Result) (run.Result, error) {
 			res := next(ctx)
 			second = next(ctx)
 			return res, nil
@@ -120,15 +120,15 @@ func TestNextRunsTheToolAtMostOnce(t *testing.T) {
 		if second.Code != run.CodeInternal {
 			t.Errorf("a second next: %+v, want an internal failure", second)
 		}
-		if recs := audit.records(run.EventCall); len(recs) != 1 || recs[0].Stage != run.StageExecute {
+		if recs := audit.records("call"); len(recs) != 1 || recs[0].Stage != "execute" {
 			t.Errorf("audit = %+v, want one record at the execute stage", recs)
 		}
 
 		// next kept for later: after the interceptor returned it runs nothing.
-		var kept run.Next
-		keep := run.InterceptorFunc(func(ctx context.Context, _ run.Request, next run.Next) (run.Result, error) {
+		var kept func(context.Context) run.Result
+		keep := interceptorFunc(func(ctx context.Context, _ run.Request, next func(context.Context) run.Result) (run.Result, error) {
 			kept = next
-			return run.Result{}, run.Errorf(run.CodeUnauthorized, "not now")
+			return run.Result{}, errorf(run.CodeUnauthorized, "not now")
 		})
 		repo2, mem2 := setupEra(t, e, notes)
 		audit2 := &auditLog{}
@@ -143,7 +143,7 @@ func TestNextRunsTheToolAtMostOnce(t *testing.T) {
 		if n := mem2.counters.Calls(); n != 0 {
 			t.Errorf("the server ran %d calls the interceptor refused", n)
 		}
-		if recs := audit2.records(run.EventCall); len(recs) != 1 || recs[0].Stage != run.StageIntercept {
+		if recs := audit2.records("call"); len(recs) != 1 || recs[0].Stage != "intercept" {
 			t.Errorf("audit = %+v, want one record at the intercept stage", recs)
 		}
 	})
@@ -199,7 +199,7 @@ func TestFailedPermissionIsNotAuditedAsAllow(t *testing.T) {
 	inEras(t, func(t *testing.T, e mcptest.Era) {
 		repo, mem := setupEra(t, e, notes)
 		audit := &auditLog{}
-		broken := run.PermissionFunc(func(context.Context, run.Request) (run.Decision, error) {
+		broken := permissionFunc(func(context.Context, run.Request) (run.Decision, error) {
 			return run.Decision{Verdict: run.Allow, By: "broken"}, errors.New("policy store down")
 		})
 		r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), Permission: broken, Auditor: audit})
@@ -207,7 +207,7 @@ func TestFailedPermissionIsNotAuditedAsAllow(t *testing.T) {
 		if err != nil || out.Results[0].Code != run.CodeInternal || mem.counters.Calls() != 0 {
 			t.Fatalf("a failed Permission: %v %+v, server calls %d", err, out.Results, mem.counters.Calls())
 		}
-		recs := audit.records(run.EventCall)
+		recs := audit.records("call")
 		if len(recs) != 1 || recs[0].Decision.Verdict == run.Allow || recs[0].Decision.By != "broken" {
 			t.Errorf("audit = %+v, want the decision by broken, not allow", recs)
 		}
@@ -224,10 +224,10 @@ func TestRejectedBatchAuditBoundsNames(t *testing.T) {
 		r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), Auditor: audit})
 		long := strings.Repeat("x", 1<<20)
 		_, err := r.Execute(context.Background(), batch(call("c", long, `{}`)))
-		if !errors.Is(err, run.ErrBatchRejected) || len(err.Error()) > 1024 {
+		if !errors.As(err, new(*run.BatchError)) || len(err.Error()) > 1024 {
 			t.Fatalf("err = %.200v (%d bytes), want a short rejection", err, len(err.Error()))
 		}
-		recs := audit.records(run.EventCall)
+		recs := audit.records("call")
 		if len(recs) != 1 || len(recs[0].Alias) > 1024 || len(recs[0].Message) > 1024 {
 			t.Errorf("audit record alias %d bytes, message %d bytes: want both bounded", len(recs[0].Alias), len(recs[0].Message))
 		}
@@ -257,7 +257,7 @@ func TestPanickingAuditorDoesNotEndTheHost(t *testing.T) {
 		if err != nil || len(out.Results) != 2 || out.Results[0].Failed() || out.Results[1].Code != run.CodeInvalidArguments {
 			t.Fatalf("batch: %v %+v", err, out.Results)
 		}
-		if _, err := r.Execute(context.Background(), batch(call("u", "unknown", `{}`))); !errors.Is(err, run.ErrBatchRejected) {
+		if _, err := r.Execute(context.Background(), batch(call("u", "unknown", `{}`))); !errors.As(err, new(*run.BatchError)) {
 			t.Errorf("rejected batch: %v", err)
 		}
 		out, err = r.Execute(context.Background(), batch(setMounts(a, b)))

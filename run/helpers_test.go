@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -18,6 +20,7 @@ import (
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/resource/boltrepo"
 	"github.com/agtsdk/agt/run"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -282,7 +285,7 @@ func (a *auditLog) Audit(ctx context.Context, rec run.Record) {
 }
 
 // tag returns the tagKey value the Auditor got with the records of ev.
-func (a *auditLog) tag(ev run.Event) []any {
+func (a *auditLog) tag(ev string) []any {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	var out []any
@@ -298,11 +301,11 @@ type tagKey struct{}
 
 // tagCalls is an interceptor that puts each call's ID in its context
 // under tagKey.
-var tagCalls = run.InterceptorFunc(func(ctx context.Context, req run.Request, next run.Next) (run.Result, error) {
+var tagCalls = interceptorFunc(func(ctx context.Context, req run.Request, next func(context.Context) run.Result) (run.Result, error) {
 	return next(context.WithValue(ctx, tagKey{}, req.CallID)), nil
 })
 
-func (a *auditLog) records(ev run.Event) []run.Record {
+func (a *auditLog) records(ev string) []run.Record {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	var out []run.Record
@@ -425,3 +428,33 @@ func holdTool() (tool run.HostTool, held, release chan struct{}) {
 		}}
 	return tool, held, release
 }
+
+// interceptorFunc adapts a function to run.Interceptor.
+type interceptorFunc func(ctx context.Context, req run.Request, next func(context.Context) run.Result) (run.Result, error)
+
+func (f interceptorFunc) Intercept(ctx context.Context, req run.Request, next func(context.Context) run.Result) (run.Result, error) {
+	return f(ctx, req, next)
+}
+
+// permissionFunc adapts a function to run.Permission.
+type permissionFunc func(ctx context.Context, req run.Request) (run.Decision, error)
+
+func (f permissionFunc) Check(ctx context.Context, req run.Request) (run.Decision, error) {
+	return f(ctx, req)
+}
+
+// errorf returns a *run.Error with the code and a formatted message.
+func errorf(code run.Code, format string, args ...any) *run.Error {
+	return &run.Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// notOffered reports whether err rejected a batch for naming a tool the
+// Run does not offer.
+func notOffered(err error) bool {
+	var be *run.BatchError
+	return errors.As(err, &be) && be.NotOffered
+}
+
+// ignoreCallView leaves out what Origin.Calls carries of the call beyond
+// its identity (the tool's description and hints, the arguments).
+var ignoreCallView = cmpopts.IgnoreFields(run.Request{}, "Description", "Annotations", "Arguments")

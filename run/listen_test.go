@@ -52,7 +52,7 @@ func TestToolsChangeRefreshesInBothEras(t *testing.T) {
 				Connector:  mcpconn.NewConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{TerminateGrace: 300 * time.Millisecond}}),
 				Limits:     &run.Limits{MinRelistInterval: time.Nanosecond},
 				ClientFeatures: &run.ClientFeatures{Observe: func(_ context.Context, n run.Notification) {
-					if n.Kind == run.NotifyToolsChanged {
+					if n.ToolsChanged {
 						changes.Add(1)
 					}
 				}},

@@ -142,7 +142,7 @@ func TestRunSaysWhyAToolIsNotOffered(t *testing.T) {
 		if be.Message != want {
 			t.Errorf("%s: message\n%q\nwant\n%q", tc.name, be.Message, want)
 		}
-		if got := errors.Is(err, run.ErrToolNotOffered); got != tc.notOffered {
+		if got := notOffered(err); got != tc.notOffered {
 			t.Errorf("%s: errors.Is(err, ErrToolNotOffered) = %v; want %v", tc.name, got, tc.notOffered)
 		}
 		for _, res := range out.Results {

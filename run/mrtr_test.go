@@ -89,15 +89,15 @@ func TestInputRoundsReachHandlersAndAudit(t *testing.T) {
 			if err := json.Unmarshal([]byte(text(t, res)), &got); err != nil || got.Rounds != 2 || len(got.Answers) != 3 {
 				t.Fatalf("the server's result: %s (%v)", text(t, res), err)
 			}
-			cc := run.CallContext{Agent: testAgent, BatchID: "b1", CallID: "c1", Alias: run.Alias(featRef, mcptest.ToolRounds),
+			cc := run.Request{Agent: testAgent, BatchID: "b1", CallID: "c1", Alias: run.Alias(featRef, mcptest.ToolRounds),
 				Source: run.Source{Kind: run.SourceMCP, Ref: featRef, Tool: mcptest.ToolRounds}}
 			seen.mu.Lock()
-			if diff := cmp.Diff([]run.Origin{{Mount: featRef, Calls: []run.CallContext{cc}}, {Mount: featRef, Calls: []run.CallContext{cc}}}, seen.got); diff != "" {
+			if diff := cmp.Diff([]run.Origin{{Mount: featRef, Calls: []run.Request{cc}}, {Mount: featRef, Calls: []run.Request{cc}}}, seen.got, ignoreCallView); diff != "" {
 				t.Errorf("origins (-want +got):\n%s", diff)
 			}
 			seen.mu.Unlock()
 			var recs []string
-			for _, rec := range audit.records(run.EventServerRequest) {
+			for _, rec := range audit.records("server_request") {
 				recs = append(recs, string(rec.Request)+" "+string(rec.Outcome)+" "+rec.CallID)
 				raw, _ := json.Marshal(rec)
 				for _, v := range []string{"secret-name", "model-words", "[A]", mcptest.StateMarker, "file:///work"} {
@@ -107,7 +107,7 @@ func TestInputRoundsReachHandlersAndAudit(t *testing.T) {
 				}
 			}
 			slices.Sort(recs)
-			if diff := cmp.Diff([]string{"elicitation accepted c1", "roots accepted c1", "sampling accepted c1"}, recs); diff != "" {
+			if diff := cmp.Diff([]string{"elicitation/create accepted c1", "roots/list accepted c1", "sampling/createMessage accepted c1"}, recs); diff != "" {
 				t.Errorf("audit (-want +got):\n%s", diff)
 			}
 		})
@@ -154,11 +154,11 @@ func TestInputDeclineAndRefusalForTheModel(t *testing.T) {
 				t.Errorf("refused (modern): %s; want agt's words", refused.Message)
 			}
 			var recs []string
-			for _, rec := range audit.records(run.EventServerRequest) {
+			for _, rec := range audit.records("server_request") {
 				recs = append(recs, string(rec.Request)+" "+string(rec.Outcome)+" "+rec.CallID)
 			}
 			slices.Sort(recs)
-			if diff := cmp.Diff([]string{"elicitation declined d", "sampling accepted s", "sampling refused s"}, recs); diff != "" {
+			if diff := cmp.Diff([]string{"elicitation/create declined d", "sampling/createMessage accepted s", "sampling/createMessage refused s"}, recs); diff != "" {
 				t.Errorf("audit (-want +got):\n%s", diff)
 			}
 		})
@@ -184,7 +184,7 @@ func TestInputRoundsBoundForTheModel(t *testing.T) {
 			if res.Code != run.CodeToolError || !strings.Contains(res.Message, "after 2 rounds (ConnectorOptions.Limits.MaxInputRounds)") {
 				t.Errorf("%s %s; want tool_error over MaxInputRounds", res.Code, res.Message)
 			}
-			if n := len(audit.records(run.EventServerRequest)); n != 2 {
+			if n := len(audit.records("server_request")); n != 2 {
 				t.Errorf("%d requests audited; want 2", n)
 			}
 			if res := execute(t, r, featCall("e", mcptest.ToolEcho, `{"text":"on"}`)).Results[0]; res.Failed() {

@@ -3,7 +3,6 @@ package run
 import (
 	"context"
 	"encoding/json"
-	"errors"
 
 	"github.com/agtsdk/agt/internal/text"
 	"github.com/agtsdk/agt/resource"
@@ -51,22 +50,10 @@ func (o Outcome) Notice() string {
 	return o.Refresh.Notice
 }
 
-// ErrBatchRejected is matched (errors.Is) by every *BatchError.
-var ErrBatchRejected = errors.New("run: batch rejected")
-
-// ErrToolNotOffered is matched (errors.Is) by the *BatchError, code
-// unknown_tool, of a batch that named the alias of a tool a mounted server
-// listed but the Run does not offer: the registration's enabled_tools or
-// disabled_tools exclude it, or it was left out (SkippedTools). Its
-// Message says which, so the model learns it too. The name is not a
-// misspelling of another tool: a host that suggests the nearest tool for
-// an unknown name should not for this one.
-var ErrToolNotOffered = errors.New("run: the tool is not offered")
-
 // BatchError rejects a whole batch at the batch checks: a
 // malformed batch (CodeInvalidArguments), a wrong agent identity or a failed
 // delegation check (CodeUnauthorized), or a tool that is not in the snapshot
-// (CodeUnknownTool). No call of the batch ran.
+// (CodeUnknownTool). No call of the batch ran. Test for it with errors.As.
 type BatchError struct {
 	// Code is why the batch was rejected.
 	Code Code
@@ -74,9 +61,14 @@ type BatchError struct {
 	CallID string
 	// Message says what is wrong; it never holds argument values.
 	Message string
-	// notOffered: the unknown tool is one a mounted server listed, which
-	// the Run does not offer (ErrToolNotOffered).
-	notOffered bool
+	// NotOffered is set, with CodeUnknownTool, when the batch named the
+	// alias of a tool a mounted server listed but the Run does not offer:
+	// the registration's enabled_tools or disabled_tools exclude it, or it
+	// was left out (SkippedTools). Message says which, so the model learns
+	// it too. The name is not a misspelling of another tool: a host that
+	// suggests the nearest tool for an unknown name should not for this
+	// one.
+	NotOffered bool
 }
 
 // Error implements error.
@@ -85,12 +77,6 @@ func (e *BatchError) Error() string {
 		return "run: batch rejected: " + string(e.Code) + ": call " + quoteID(e.CallID) + ": " + e.Message
 	}
 	return "run: batch rejected: " + string(e.Code) + ": " + e.Message
-}
-
-// Is makes errors.Is(err, ErrBatchRejected) true, and errors.Is(err,
-// ErrToolNotOffered) for a batch that named a tool the Run does not offer.
-func (e *BatchError) Is(target error) bool {
-	return target == ErrBatchRejected || e.notOffered && target == ErrToolNotOffered
 }
 
 // ToolError renders the rejection in the ToolError format, for hosts that
@@ -133,12 +119,15 @@ func (s Source) String() string {
 }
 
 // Request is one call as the later stages see it: the Permission, the
-// interceptors and host tool handlers.
+// interceptors and host tool handlers; and, in Origin.Calls, the handlers
+// of what a server sends during the call.
 type Request struct {
 	// BatchID and CallID identify the call.
 	BatchID, CallID string
 	// Agent is the Run's agent.
 	Agent resource.Ref
+	// RunID is Options.RunID ("" when the host gave none).
+	RunID string
 	// Alias is the tool name the model used.
 	Alias string
 	// Source is where the tool comes from.
@@ -190,18 +179,6 @@ type Permission interface {
 	Check(ctx context.Context, req Request) (Decision, error)
 }
 
-// PermissionFunc adapts a function to Permission.
-type PermissionFunc func(ctx context.Context, req Request) (Decision, error)
-
-// Check calls f.
-func (f PermissionFunc) Check(ctx context.Context, req Request) (Decision, error) { return f(ctx, req) }
-
-// Next runs the rest of the chain and then the tool. It always returns a
-// Result; a failure is a Result with a Code. The tool runs at most once per
-// call, and only while the chain runs: calling next a second time, or after
-// Intercept returned, runs nothing and returns a CodeInternal Result.
-type Next func(ctx context.Context) Result
-
 // Interceptor wraps the execution of an allowed call. Interceptors run in
 // Options order, the first one outermost:
 //
@@ -212,22 +189,26 @@ type Next func(ctx context.Context) Result
 // arguments, which the Permission has already seen, nor run the tool twice
 // (the Permission allowed one execution). A returned error becomes the
 // call's failure (CodeOf). Implementations must be safe for concurrent use.
+//
+// next runs the rest of the chain and then the tool. It always returns a
+// Result; a failure is a Result with a Code. The tool runs at most once per
+// call, and only while the chain runs: calling next a second time, or after
+// Intercept returned, runs nothing and returns a CodeInternal Result.
 type Interceptor interface {
-	Intercept(ctx context.Context, req Request, next Next) (Result, error)
+	Intercept(ctx context.Context, req Request, next func(context.Context) Result) (Result, error)
 }
 
-// InterceptorFunc adapts a function to Interceptor.
-type InterceptorFunc func(ctx context.Context, req Request, next Next) (Result, error)
+// interceptorFunc adapts a function to Interceptor (Before, After).
+type interceptorFunc func(ctx context.Context, req Request, next func(context.Context) Result) (Result, error)
 
-// Intercept calls f.
-func (f InterceptorFunc) Intercept(ctx context.Context, req Request, next Next) (Result, error) {
+func (f interceptorFunc) Intercept(ctx context.Context, req Request, next func(context.Context) Result) (Result, error) {
 	return f(ctx, req, next)
 }
 
 // Before adapts a callback that runs before the call: an error stops the
 // call, which fails with CodeOf(err) (return an *Error to choose the code).
 func Before(f func(ctx context.Context, req Request) error) Interceptor {
-	return InterceptorFunc(func(ctx context.Context, req Request, next Next) (Result, error) {
+	return interceptorFunc(func(ctx context.Context, req Request, next func(context.Context) Result) (Result, error) {
 		if err := f(ctx, req); err != nil {
 			return Result{}, err
 		}
@@ -238,7 +219,7 @@ func Before(f func(ctx context.Context, req Request) error) Interceptor {
 // After adapts a callback that runs after the call, failed or not, and may
 // replace its Result.
 func After(f func(ctx context.Context, req Request, res Result) Result) Interceptor {
-	return InterceptorFunc(func(ctx context.Context, req Request, next Next) (Result, error) {
+	return interceptorFunc(func(ctx context.Context, req Request, next func(context.Context) Result) (Result, error) {
 		return f(ctx, req, next(ctx)), nil
 	})
 }

@@ -45,7 +45,7 @@ func TestProgressBeforeResult(t *testing.T) {
 			r := newRun(t, &run.Options{
 				Repository: repo,
 				ClientFeatures: &run.ClientFeatures{Observe: func(_ context.Context, n run.Notification) {
-					if c, ok := n.From.Call(); ok && n.Kind == run.NotifyProgress {
+					if c, ok := n.From.Call(); ok && n.Progress != nil {
 						mu.Lock()
 						seen[c.CallID]++
 						mu.Unlock()

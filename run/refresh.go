@@ -151,8 +151,8 @@ func (r *Run) refresh(ctx context.Context, batchID string, kind refreshKind) *Re
 		rep.Notice = loadFailedPrefix + strings.Join(notes, "; ")
 	}
 	if r.auditor != nil {
-		rec := Record{Event: EventRefresh, Time: start, Agent: r.agent, RunID: r.runID, BatchID: batchID, Duration: time.Since(start),
-			Diff: refreshDiff(rep)}
+		rec := Record{Event: eventRefresh, Time: start, Agent: r.agent, RunID: r.runID, BatchID: batchID, Duration: time.Since(start),
+			Refresh: rep}
 		// The audit is for the host's people: it keeps the server output the
 		// model's Notice may leave out.
 		var full []string
@@ -188,13 +188,13 @@ func failedVerb(f MountError) string {
 	return "restarting "
 }
 
-// refreshDiff is the audit's account of what a refresh changed.
-func refreshDiff(rep *RefreshReport) *RefreshDiff {
-	d := &RefreshDiff{Added: rep.Added, Removed: rep.Removed, Replaced: rep.Replaced, Restarted: rep.Restarted, Relisted: rep.Relisted}
+// failed lists the references of the report's Failures.
+func (rep *RefreshReport) failed() []resource.Ref {
+	var refs []resource.Ref
 	for _, f := range rep.Failures {
-		d.Failed = append(d.Failed, f.Ref)
+		refs = append(refs, f.Ref)
 	}
-	return d
+	return refs
 }
 
 // refreshOne is one refresh, holding the refresh token. It returns the

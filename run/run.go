@@ -26,20 +26,19 @@ import (
 
 // Errors of New, Resume and Execute; test with errors.Is.
 var (
-	// ErrNoPermission: Options.Permission is nil. There is no implicit
-	// allow; pass policy.AutoAllow() to say so explicitly.
-	ErrNoPermission = errors.New("run: no Permission: a Run needs an explicit permission policy (policy.AutoAllow() allows everything)")
 	// ErrAgentDisabled: the agent's document has enabled=false.
 	ErrAgentDisabled = errors.New("run: agent is disabled")
-	// ErrMountFailed: a mount failed to load and Options.FailOnMountError
-	// is set.
-	ErrMountFailed = errors.New("run: mount failed to load")
 	// ErrClosed: the Run is closed.
 	ErrClosed = errors.New("run: closed")
 	// ErrFingerprintMismatch: Resume found a configuration that differs from
-	// the checkpoint's (*FingerprintMismatchError says which part).
+	// the checkpoint's; the error's message says which parts and tools.
 	ErrFingerprintMismatch = errors.New("run: fingerprint mismatch")
 )
+
+// errNoPermission: Options.Permission is nil. There is no implicit allow;
+// pass policy.AutoAllow() to say so explicitly. A misconfiguration, not a
+// condition a host handles, so no exported sentinel.
+var errNoPermission = errors.New("run: no Permission: a Run needs an explicit permission policy: set Options.Permission (policy.AutoAllow() allows everything)")
 
 // StaticInputs are the host's inputs that a Run's fingerprint covers besides
 // the tool snapshot. agt does not interpret them.
@@ -105,7 +104,8 @@ type Options struct {
 	// its shared servers are this Run's alone; give Runs one Connector
 	// to share them).
 	Connector *mcpconn.Connector
-	// Permission decides every validated call; required (ErrNoPermission).
+	// Permission decides every validated call; required: New fails
+	// without one.
 	// A Permission with a method Validate() error (policy.Rules, First,
 	// Chain) is validated first: New fails with its error.
 	Permission Permission
@@ -118,8 +118,9 @@ type Options struct {
 	// means none.
 	HostTools []HostTool
 	// FailOnMountError makes any mount that fails to load fail New (and
-	// Resume) with ErrMountFailed; false means the failure is reported by
-	// MountErrors and the other mounts load.
+	// Resume) with an error that wraps its MountError (errors.As); false
+	// means the failure is reported by MountErrors and the other mounts
+	// load.
 	FailOnMountError bool
 	// Static are the host inputs the fingerprint covers; zero means empty.
 	Static StaticInputs
@@ -142,8 +143,8 @@ type Options struct {
 	// share.
 	SchemaCache *mcpconn.SchemaCache
 
-	// RunID names the Run for the host: it is copied to every
-	// CallContext and audit Record. "" means none.
+	// RunID names the Run for the host: it is copied to every Request
+	// and audit Record. "" means none.
 	RunID string
 	// ClientFeatures are what the Run offers its mounted servers as an
 	// MCP client: elicitation, sampling, roots, and the log lines and
@@ -380,7 +381,7 @@ type mount struct {
 	// it.
 	dead atomic.Bool
 	// lossAudited: the loss of the connection was audited
-	// (EventServerLost), once.
+	// ("server_lost"), once.
 	lossAudited atomic.Bool
 	// conn is the session's share count: a mount made by re-listing the
 	// tools of a live session shares it with the mount it replaces.
@@ -575,8 +576,8 @@ type SkippedTool struct {
 
 // New reads the agent's document, connects every mounted MCP server in
 // parallel, lists and compiles their tools and returns the Run. A mount that
-// fails is reported by MountErrors (or fails New with ErrMountFailed when
-// Options.FailOnMountError is set); a tool whose schema fails to compile is
+// fails is reported by MountErrors (or fails New, with an error wrapping its
+// MountError, when Options.FailOnMountError is set); a tool whose schema fails to compile is
 // left out and reported by SkippedTools. A host tool with a bad schema, a nil
 // Permission, a missing or disabled agent fail New.
 func New(ctx context.Context, opts *Options) (*Run, error) {
@@ -596,7 +597,7 @@ func New(ctx context.Context, opts *Options) (*Run, error) {
 		for i := range s.failed {
 			errs[i] = s.failed[i]
 		}
-		return nil, fmt.Errorf("%w: %w", ErrMountFailed, errors.Join(errs...))
+		return nil, fmt.Errorf("run: mount failed to load: %w", errors.Join(errs...))
 	}
 	r.mu.Lock()
 	r.hold(s)
@@ -607,7 +608,7 @@ func New(ctx context.Context, opts *Options) (*Run, error) {
 
 func newRun(opts *Options) (*Run, error) {
 	if opts == nil || opts.Permission == nil {
-		return nil, ErrNoPermission
+		return nil, errNoPermission
 	}
 	if v, ok := opts.Permission.(interface{ Validate() error }); ok {
 		// A policy that can tell it is misconfigured (a rule that can never
@@ -701,7 +702,7 @@ func newRun(opts *Options) (*Run, error) {
 }
 
 func validHostToolName(n string) bool {
-	if n == "" || len(n) > MaxAliasLen || strings.HasPrefix(n, toolalias.Prefix) {
+	if n == "" || len(n) > toolalias.MaxLen || strings.HasPrefix(n, toolalias.Prefix) {
 		return false
 	}
 	for i := 0; i < len(n); i++ {
@@ -1157,7 +1158,7 @@ func (r *Run) takeRestart(m *mount) bool {
 }
 
 // auditLosses audits each mount of s whose connection is lost, once per
-// lost connection (EventServerLost).
+// lost connection ("server_lost").
 func (r *Run) auditLosses(ctx context.Context, batchID string, s *snapshot) {
 	if r.auditor == nil {
 		return
@@ -1174,9 +1175,9 @@ func (r *Run) auditLosses(ctx context.Context, batchID string, s *snapshot) {
 			restarts = st.count
 		}
 		r.mu.Unlock()
-		r.audit(ctx, Record{Event: EventServerLost, Time: time.Now(), Agent: r.agent, RunID: r.runID, BatchID: batchID,
+		r.audit(ctx, Record{Event: eventServerLost, Time: time.Now(), Agent: r.agent, RunID: r.runID, BatchID: batchID,
 			Source: Source{Kind: SourceMCP, Ref: ref}, Code: CodeUnavailable,
-			Loss: &ServerLoss{Shared: loss.Shared, Charged: loss.Charged, Losses: loss.Count, Restarts: restarts}})
+			Shared: loss.Shared, Charged: loss.Charged, Losses: loss.Count, Restarts: restarts})
 	}
 }
 

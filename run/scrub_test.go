@@ -90,7 +90,7 @@ func TestRunHandsOnNoSecretAServerEchoes(t *testing.T) {
 				}},
 			}
 			if tc.observe {
-				opts.ClientFeatures.Observe = func(_ context.Context, n run.Notification) { deliver("Observe "+string(n.Kind), n) }
+				opts.ClientFeatures.Observe = func(_ context.Context, n run.Notification) { deliver("Observe "+run.NoteKind(n), n) }
 			}
 			r := newRun(t, opts)
 			if len(r.MountErrors()) > 0 {

@@ -19,21 +19,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// CallContext identifies the call of a Run that a server's request or
-// notification belongs to.
-type CallContext struct {
-	// Agent is the Run's agent.
-	Agent resource.Ref
-	// RunID is Options.RunID ("" when the host gave none).
-	RunID string
-	// BatchID and CallID identify the call.
-	BatchID, CallID string
-	// Alias is the tool name the model used.
-	Alias string
-	// Source is the tool's origin (its mount is Source.Ref).
-	Source Source
-}
-
 // Origin says where a request or notification that a mounted server sent
 // on its own comes from.
 type Origin struct {
@@ -43,63 +28,55 @@ type Origin struct {
 	// in the order they started; nil when none was. One call is
 	// unambiguous; with several, it may belong to any of them (a server
 	// does not say which). A progress notification names its call
-	// exactly: Calls then holds that call only.
-	Calls []CallContext
+	// exactly: Calls then holds that call only. Shared with the call: do
+	// not modify.
+	Calls []Request
 }
 
 // Call returns the call the message belongs to when exactly one call of
 // the mount was in flight.
-func (o Origin) Call() (CallContext, bool) {
+func (o Origin) Call() (Request, bool) {
 	if len(o.Calls) != 1 {
-		return CallContext{}, false
+		return Request{}, false
 	}
 	return o.Calls[0], true
 }
-
-// NotificationKind says what a Notification carries.
-type NotificationKind string
-
-// The notification kinds.
-const (
-	// NotifyProgress: notifications/progress for a call (Progress).
-	NotifyProgress NotificationKind = "progress"
-	// NotifyLog: notifications/message, a server's log line (Log).
-	NotifyLog NotificationKind = "log"
-	// NotifyToolsChanged: notifications/tools/list_changed; the Run
-	// reloads the mount's tools at the next batch boundary.
-	NotifyToolsChanged NotificationKind = "tools_changed"
-	// NotifyTask: a new status of the task a server runs for a call (an
-	// MCP task; Task), as the call's polls find it.
-	NotifyTask NotificationKind = "task"
-)
 
 // Notification is a notification a mounted server sent, for
 // Options.ClientFeatures.Observe. The server's text in it is bounded (mcpconn's
 // ConnectorOptions.Limits.MaxNotificationBytes) but not checked: it is the
 // server's, like its stderr.
+//
+// Exactly one of Progress, Log, Task and ToolsChanged is set: it says
+// what the notification is.
 type Notification struct {
-	// Kind says which of the fields below is set.
-	Kind NotificationKind
 	// From is the server and the calls in flight.
 	From Origin
-	// Progress is set for NotifyProgress.
+	// Progress is a call's progress (notifications/progress).
 	Progress *mcp.ProgressNotificationParams
-	// Log is set for NotifyLog.
+	// Log is a server's log line (notifications/message).
 	Log *mcp.LoggingMessageParams
-	// Task is set for NotifyTask.
+	// Task is a new status of the task a server runs for a call (an MCP
+	// task), as the call's polls find it.
 	Task *mcpconn.TaskStatus
+	// ToolsChanged: the server said its tools changed
+	// (notifications/tools/list_changed); the Run lists them again at
+	// the next batch boundary.
+	ToolsChanged bool
 }
 
-// ServerRequestKind names a request a server sent to the Run, in the
-// audit.
-type ServerRequestKind string
-
-// The server request kinds.
-const (
-	RequestElicitation ServerRequestKind = "elicitation"
-	RequestSampling    ServerRequestKind = "sampling"
-	RequestRoots       ServerRequestKind = "roots"
-)
+// kind names n for a log line.
+func (n Notification) kind() string {
+	switch {
+	case n.Progress != nil:
+		return "progress"
+	case n.Log != nil:
+		return "log"
+	case n.Task != nil:
+		return "task"
+	}
+	return "tools_changed"
+}
 
 // defaultMaxSamplingPerCall bounds the sampling requests the servers may
 // make during one call (Limits.MaxSamplingPerCall).
@@ -108,7 +85,7 @@ const defaultMaxSamplingPerCall = 10
 // callTag is what a Run's MCP call carries to mcpconn (WithCallTag): its
 // context, and the sampling requests charged to it.
 type callTag struct {
-	cc CallContext
+	req Request
 	// ctx is the context the call was sent with (the interceptors'
 	// values, a trace span): the audit of a request of this call alone
 	// carries it, without its deadline.
@@ -197,7 +174,7 @@ func (h *serverHooks) handlers(ref resource.Ref) *mcpconn.Handlers {
 				h.r.logger.LogAttrs(ctx, slog.LevelDebug, "agt.server_progress", append(h.logAttrs(from, lg),
 					slog.Float64("progress", p.Progress), slog.Float64("total", p.Total), slog.String("message", p.Message))...)
 			}
-			h.notify(ctx, Notification{Kind: NotifyProgress, From: from, Progress: p})
+			h.notify(ctx, Notification{From: from, Progress: p})
 		},
 		Log: func(ctx context.Context, in mcpconn.Incoming, p *mcp.LoggingMessageParams) {
 			from := origin(ref, in)
@@ -205,11 +182,11 @@ func (h *serverHooks) handlers(ref resource.Ref) *mcpconn.Handlers {
 				h.r.logger.LogAttrs(ctx, serverlog.Level(p.Level), "agt.server_log", append(h.logAttrs(from, lg),
 					slog.String("server_level", string(p.Level)), slog.String("logger", p.Logger), serverlog.Data(p))...)
 			}
-			h.notify(ctx, Notification{Kind: NotifyLog, From: from, Log: p})
+			h.notify(ctx, Notification{From: from, Log: p})
 		},
 		LogLevel: h.logLevel,
 		ToolsChanged: func(ctx context.Context, in mcpconn.Incoming) {
-			h.notify(ctx, Notification{Kind: NotifyToolsChanged, From: origin(ref, in)})
+			h.notify(ctx, Notification{From: origin(ref, in), ToolsChanged: true})
 		},
 		TaskStatus: func(ctx context.Context, in mcpconn.Incoming, st mcpconn.TaskStatus) {
 			from := origin(ref, in)
@@ -217,7 +194,7 @@ func (h *serverHooks) handlers(ref resource.Ref) *mcpconn.Handlers {
 				h.r.logger.LogAttrs(ctx, slog.LevelDebug, "agt.server_task", append(h.logAttrs(from, lg),
 					slog.String("status", st.Status), slog.String("message", st.Message))...)
 			}
-			h.notify(ctx, Notification{Kind: NotifyTask, From: from, Task: &st})
+			h.notify(ctx, Notification{From: from, Task: &st})
 		},
 	}
 	if h.elicit != nil {
@@ -283,7 +260,7 @@ func (h *serverHooks) notify(ctx context.Context, n Notification) {
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			h.r.panicked(ctx, "Options.ClientFeatures.Observe panicked; a "+string(n.Kind)+" notification is lost", p)
+			h.r.panicked(ctx, "Options.ClientFeatures.Observe panicked; a "+n.kind()+" notification is lost", p)
 		}
 	}()
 	h.observe(ctx, n)
@@ -293,7 +270,7 @@ func origin(ref resource.Ref, in mcpconn.Incoming) Origin {
 	o := Origin{Mount: ref}
 	for _, t := range in.Calls {
 		if ct, ok := t.(*callTag); ok {
-			o.Calls = append(o.Calls, ct.cc)
+			o.Calls = append(o.Calls, ct.req)
 		}
 	}
 	return o
@@ -325,13 +302,6 @@ func (h *serverHooks) audit(ref resource.Ref, in mcpconn.Incoming, rep mcpconn.S
 	if h.r.auditor == nil {
 		return
 	}
-	kind := RequestRoots
-	switch rep.Method {
-	case mcpconn.MethodElicit:
-		kind = RequestElicitation
-	case mcpconn.MethodCreateMessage:
-		kind = RequestSampling
-	}
 	from := origin(ref, in)
 	actx := context.Background()
 	if len(in.Calls) == 1 {
@@ -339,8 +309,8 @@ func (h *serverHooks) audit(ref resource.Ref, in mcpconn.Incoming, rep mcpconn.S
 			actx = context.WithoutCancel(ct.ctx)
 		}
 	}
-	rec := Record{Event: EventServerRequest, Time: time.Now().Add(-rep.Duration), Agent: h.r.agent, RunID: h.r.runID,
-		Source: Source{Kind: SourceMCP, Ref: ref}, Request: kind, Outcome: rep.Outcome, Message: rep.Reason, Duration: rep.Duration}
+	rec := Record{Event: eventServerRequest, Time: time.Now().Add(-rep.Duration), Agent: h.r.agent, RunID: h.r.runID,
+		Source: Source{Kind: SourceMCP, Ref: ref}, Request: rep.Method, Outcome: rep.Outcome, Message: rep.Reason, Duration: rep.Duration}
 	if c, ok := from.Call(); ok {
 		rec.BatchID, rec.CallID, rec.Alias, rec.Source = c.BatchID, c.CallID, c.Alias, c.Source
 	} else {
@@ -351,18 +321,18 @@ func (h *serverHooks) audit(ref resource.Ref, in mcpconn.Incoming, rep mcpconn.S
 	h.r.audit(actx, rec)
 }
 
-// ErrNoRoots: SetRoots on a Run whose Options.ClientFeatures.Roots was nil (no roots
+// errNoRoots: SetRoots on a Run whose Options.ClientFeatures.Roots was nil (no roots
 // capability was declared to its servers).
-var ErrNoRoots = errors.New("run: the Run declares no roots: set Options.ClientFeatures.Roots (an empty non-nil slice declares none yet)")
+var errNoRoots = errors.New("run: the Run declares no roots: set Options.ClientFeatures.Roots (an empty non-nil slice declares none yet)")
 
 // SetRoots replaces the roots the Run's servers get (roots/list), and
 // sends notifications/roots/list_changed to every mounted server. The
-// Run must have declared roots (Options.ClientFeatures.Roots non-nil; else ErrNoRoots).
+// Run must have declared roots (Options.ClientFeatures.Roots non-nil; else an error).
 // Each root needs a file:// URI. A server that cannot be told (its
 // connection is gone) gets the new roots when it next asks.
 func (r *Run) SetRoots(roots []*mcp.Root) error {
 	if !r.hooks.rootsDeclared {
-		return ErrNoRoots
+		return errNoRoots
 	}
 	if r.closed.Load() {
 		return ErrClosed

@@ -120,24 +120,24 @@ func TestElicitationReachesHostWithItsCall(t *testing.T) {
 		if diff := cmp.Diff(want, got.Content); diff != "" {
 			t.Errorf("content the server got (-want +got):\n%s", diff)
 		}
-		cc := run.CallContext{Agent: testAgent, RunID: "run-7", BatchID: "b1", CallID: "c1", Alias: run.Alias(featRef, mcptest.ToolAsk),
+		cc := run.Request{Agent: testAgent, RunID: "run-7", BatchID: "b1", CallID: "c1", Alias: run.Alias(featRef, mcptest.ToolAsk),
 			Source: run.Source{Kind: run.SourceMCP, Ref: featRef, Tool: mcptest.ToolAsk}}
 		mu.Lock()
-		if diff := cmp.Diff([]run.Origin{{Mount: featRef, Calls: []run.CallContext{cc}}}, froms); diff != "" {
+		if diff := cmp.Diff([]run.Origin{{Mount: featRef, Calls: []run.Request{cc}}}, froms, ignoreCallView); diff != "" {
 			t.Errorf("origin (-want +got):\n%s", diff)
 		}
 		mu.Unlock()
-		recs := audit.records(run.EventServerRequest)
+		recs := audit.records("server_request")
 		if len(recs) != 1 {
 			t.Fatalf("server request records: %+v", recs)
 		}
 		rec := recs[0]
-		if rec.Request != run.RequestElicitation || rec.Outcome != mcpconn.OutcomeAccepted || rec.CallID != "c1" || rec.BatchID != "b1" ||
+		if rec.Request != mcpconn.MethodElicit || rec.Outcome != mcpconn.OutcomeAccepted || rec.CallID != "c1" || rec.BatchID != "b1" ||
 			rec.RunID != "run-7" || rec.Source != cc.Source || rec.Alias != cc.Alias {
 			t.Errorf("record %+v", rec)
 		}
 		// The Auditor gets the context the call was sent with (a trace span).
-		if tags := audit.tag(run.EventServerRequest); !slices.Equal(tags, []any{"c1"}) {
+		if tags := audit.tag("server_request"); !slices.Equal(tags, []any{"c1"}) {
 			t.Errorf("the Auditor's context of the request carries %v, want the call's value c1", tags)
 		}
 		raw, _ := json.Marshal(rec)
@@ -163,8 +163,8 @@ func TestUndeclaredRequestsRefused(t *testing.T) {
 		refusal string   // in the message of a refused sampling or roots call
 		refused []string // the audit: request, outcome, call
 	}{
-		{mcptest.EraLegacy, "code -32601", []string{"roots refused r", "sampling refused s"}},
-		{mcptest.EraDual, "the capability was not declared", []string{"elicitation refused a", "roots refused r", "sampling refused s"}},
+		{mcptest.EraLegacy, "code -32601", []string{"roots/list refused r", "sampling/createMessage refused s"}},
+		{mcptest.EraDual, "the capability was not declared", []string{"elicitation/create refused a", "roots/list refused r", "sampling/createMessage refused s"}},
 	} {
 		t.Run(string(tc.era), func(t *testing.T) {
 			t.Parallel()
@@ -182,7 +182,7 @@ func TestUndeclaredRequestsRefused(t *testing.T) {
 				t.Errorf("capabilities declared: %s", got)
 			}
 			var kinds []string
-			for _, rec := range audit.records(run.EventServerRequest) {
+			for _, rec := range audit.records("server_request") {
 				kinds = append(kinds, string(rec.Request)+" "+string(rec.Outcome)+" "+rec.CallID)
 			}
 			slices.Sort(kinds)
@@ -225,7 +225,7 @@ func TestSamplingBudgetPerCall(t *testing.T) {
 		}
 		mu.Unlock()
 		var got []string
-		for _, rec := range audit.records(run.EventServerRequest) {
+		for _, rec := range audit.records("server_request") {
 			got = append(got, rec.CallID+" "+string(rec.Outcome)+" "+rec.Message)
 		}
 		want := []string{"s1 accepted ", "s1 accepted ", "s1 refused the call has used its 2 sampling requests (run.Options.Limits.MaxSamplingPerCall)",
@@ -262,7 +262,7 @@ func TestRootsAndSetRoots(t *testing.T) {
 			t.Errorf("New with a nil root: %v", err)
 		}
 		r2 := featuresRun(t, e, &run.Options{})
-		if err := r2.SetRoots(nil); !errors.Is(err, run.ErrNoRoots) {
+		if err := r2.SetRoots(nil); err == nil || !strings.Contains(err.Error(), "set Options.ClientFeatures.Roots") {
 			t.Errorf("SetRoots without Options.ClientFeatures.Roots: %v", err)
 		}
 	})
@@ -303,7 +303,7 @@ func testTwoCallsInFlight(t *testing.T) {
 		})},
 		Limits: &run.Limits{MaxConcurrency: 2},
 		ClientFeatures: &run.ClientFeatures{Observe: func(_ context.Context, n run.Notification) {
-			if c, ok := n.From.Call(); ok && n.Kind == run.NotifyProgress && c.CallID == "long" {
+			if c, ok := n.From.Call(); ok && n.Progress != nil && c.CallID == "long" {
 				once.Do(func() { close(progressed) })
 			}
 		}, Elicit: func(_ context.Context, from run.Origin, _ *mcp.ElicitParams) (*mcp.ElicitResult, error) {
@@ -325,11 +325,11 @@ func testTwoCallsInFlight(t *testing.T) {
 		t.Error("Call() is unambiguous with two calls in flight")
 	}
 	mu.Unlock()
-	recs := audit.records(run.EventServerRequest)
+	recs := audit.records("server_request")
 	if len(recs) != 1 || recs[0].CallID != "" || !slices.Equal(recs[0].CallIDs, []string{"long", "ask"}) || recs[0].Outcome != mcpconn.OutcomeDeclined {
 		t.Errorf("records %+v", recs)
 	}
-	if tags := audit.tag(run.EventServerRequest); !slices.Equal(tags, []any{nil}) {
+	if tags := audit.tag("server_request"); !slices.Equal(tags, []any{nil}) {
 		t.Errorf("with two calls in flight the Auditor's context carries %v, want neither call's", tags)
 	}
 }
@@ -371,10 +371,10 @@ func TestRequestsOutsideCalls(t *testing.T) {
 		t.Errorf("sampling outside a call: %v (handler ran: %v)", err, sampled)
 	}
 	var got []string
-	for _, rec := range audit.records(run.EventServerRequest) {
+	for _, rec := range audit.records("server_request") {
 		got = append(got, string(rec.Request)+" "+string(rec.Outcome)+" "+rec.CallID+" "+rec.Source.String()+" "+rec.Message)
 	}
-	want := []string{"roots accepted  mcp:tools/fake: ", "sampling refused  mcp:tools/fake: sampling is answered only during a tool call"}
+	want := []string{"roots/list accepted  mcp:tools/fake: ", "sampling/createMessage refused  mcp:tools/fake: sampling is answered only during a tool call"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("audit (-want +got):\n%s", diff)
 	}
@@ -426,7 +426,7 @@ func TestNotificationsObservedAndLogged(t *testing.T) {
 				ClientFeatures: &run.ClientFeatures{Observe: func(_ context.Context, n run.Notification) {
 					c, _ := n.From.Call()
 					mu.Lock()
-					seen = append(seen, string(n.Kind)+" "+c.CallID)
+					seen = append(seen, run.NoteKind(n)+" "+c.CallID)
 					mu.Unlock()
 				}},
 			})
@@ -479,7 +479,7 @@ func TestServerLogDataIsJSON(t *testing.T) {
 			// Observe follows the Logger for each line: once it saw both,
 			// both are logged.
 			ClientFeatures: &run.ClientFeatures{Observe: func(_ context.Context, n run.Notification) {
-				if n.Kind == run.NotifyLog {
+				if n.Log != nil {
 					mu.Lock()
 					observed++
 					mu.Unlock()
@@ -537,7 +537,7 @@ func TestToolsListChangedRefreshesMount(t *testing.T) {
 		if serverPID(t, r, featRef) != pid {
 			t.Error("the server was restarted; the live session should have been re-listed")
 		}
-		if recs := audit.records(run.EventRefresh); len(recs) != 1 || !slices.Equal(recs[0].Diff.Relisted, []resource.Ref{featRef}) {
+		if recs := audit.records("refresh"); len(recs) != 1 || !slices.Equal(recs[0].Refresh.Relisted, []resource.Ref{featRef}) {
 			t.Errorf("refresh records %+v", recs)
 		}
 
@@ -627,7 +627,7 @@ func TestElicitPanics(t *testing.T) {
 		if p := logs.with("agt.panic"); len(p) != 1 || !strings.Contains(p[0]["panic"], "secret-in-panic") {
 			t.Errorf("logged panics %v", p)
 		}
-		if recs := audit.records(run.EventServerRequest); len(recs) != 1 || recs[0].Outcome != mcpconn.OutcomeError || recs[0].Message != "the handler panicked" {
+		if recs := audit.records("server_request"); len(recs) != 1 || recs[0].Outcome != mcpconn.OutcomeError || recs[0].Message != "the handler panicked" {
 			t.Errorf("records %+v", recs)
 		}
 	})

@@ -360,7 +360,7 @@ func TestSharedElicitationReachesItsRunOnly(t *testing.T) {
 		RunID:      "B",
 		Auditor:    auditB,
 		ClientFeatures: &run.ClientFeatures{Elicit: elicit("B"), Observe: func(_ context.Context, n run.Notification) {
-			if n.Kind == run.NotifyProgress {
+			if n.Progress != nil {
 				select {
 				case progressB <- struct{}{}:
 				default:
@@ -393,7 +393,7 @@ func TestSharedElicitationReachesItsRunOnly(t *testing.T) {
 		t.Errorf("Elicit calls = %s; want only Run A's, for ask-1 and ask-2", got)
 	}
 	reqs := func(al *auditLog) (outcomes []string) {
-		for _, rec := range al.records(run.EventServerRequest) {
+		for _, rec := range al.records("server_request") {
 			outcomes = append(outcomes, rec.CallID+":"+string(rec.Outcome))
 		}
 		return outcomes
@@ -484,12 +484,12 @@ func (u *userRun) options(repo resource.Repository, c *mcpconn.Connector, id str
 			u.asked = append(u.asked, fmt.Sprint(callIDs(from)))
 			return &mcp.ElicitResult{Action: "decline"}, nil
 		}, Observe: func(_ context.Context, n run.Notification) {
-			switch n.Kind {
-			case run.NotifyLog:
+			switch {
+			case n.Log != nil:
 				u.mu.Lock()
 				u.logs = append(u.logs, fmt.Sprint(callIDs(n.From)))
 				u.mu.Unlock()
-			case run.NotifyProgress:
+			case n.Progress != nil:
 				select {
 				case u.progress <- struct{}{}:
 				default:
@@ -559,7 +559,7 @@ func TestSharedLateRequestReachesNoOtherRun(t *testing.T) {
 				if len(asked) != 0 || len(logs) != 0 {
 					t.Errorf("Run %s got the late messages about Alice's finished call: Elicit %v, Observe log %v", u.name, asked, logs)
 				}
-				if recs := u.audit.records(run.EventServerRequest); len(recs) != 0 {
+				if recs := u.audit.records("server_request"); len(recs) != 0 {
 					t.Errorf("Run %s audits the late request: %+v", u.name, recs)
 				}
 			}
@@ -630,24 +630,29 @@ func TestSharedCrashesOfOneRunSpareAnother(t *testing.T) {
 			}
 			execute(t, a, call("alice-after", echo, `{"text":"after"}`))
 
-			losses := func(u *userRun) []run.ServerLoss {
-				var out []run.ServerLoss
-				for _, rec := range u.audit.records(run.EventServerLost) {
-					if rec.Source.Ref != ref || rec.Code != run.CodeUnavailable || rec.Loss == nil {
+			// serverLoss is what a "server_lost" Record says of the loss.
+			type serverLoss struct {
+				Shared, Charged  bool
+				Losses, Restarts int
+			}
+			losses := func(u *userRun) []serverLoss {
+				var out []serverLoss
+				for _, rec := range u.audit.records("server_lost") {
+					if rec.Source.Ref != ref || rec.Code != run.CodeUnavailable {
 						t.Errorf("a loss record: %+v", rec)
 						continue
 					}
-					out = append(out, *rec.Loss)
+					out = append(out, serverLoss{Shared: rec.Shared, Charged: rec.Charged, Losses: rec.Losses, Restarts: rec.Restarts})
 				}
 				return out
 			}
-			var wantAlice, wantBob []run.ServerLoss
+			var wantAlice, wantBob []serverLoss
 			for i := 1; i <= crashes; i++ {
-				wantAlice = append(wantAlice, run.ServerLoss{Shared: true, Charged: false, Losses: i, Restarts: 0})
-				wantBob = append(wantBob, run.ServerLoss{Shared: true, Charged: true, Losses: i, Restarts: i - 1})
+				wantAlice = append(wantAlice, serverLoss{Shared: true, Charged: false, Losses: i, Restarts: 0})
+				wantBob = append(wantBob, serverLoss{Shared: true, Charged: true, Losses: i, Restarts: i - 1})
 			}
-			wantAlice = append(wantAlice, run.ServerLoss{Shared: true, Charged: true, Losses: crashes + 1, Restarts: 0})
-			wantBob = append(wantBob, run.ServerLoss{Shared: true, Charged: true, Losses: crashes + 1, Restarts: crashes})
+			wantAlice = append(wantAlice, serverLoss{Shared: true, Charged: true, Losses: crashes + 1, Restarts: 0})
+			wantBob = append(wantBob, serverLoss{Shared: true, Charged: true, Losses: crashes + 1, Restarts: crashes})
 			if diff := cmp.Diff(wantAlice, losses(&alice)); diff != "" {
 				t.Errorf("Alice's loss audit (-want +got):\n%s", diff)
 			}

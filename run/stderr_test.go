@@ -69,7 +69,7 @@ func TestServerStderrReachesTheModelOnlyWhenAllowed(t *testing.T) {
 				if res.Code != run.CodeUnavailable {
 					t.Fatalf("crash call: %s", res.ToolError())
 				}
-				if calls := audit.records(run.EventCall); len(calls) != 1 || !strings.Contains(calls[0].Message, stderrSecret) {
+				if calls := audit.records("call"); len(calls) != 1 || !strings.Contains(calls[0].Message, stderrSecret) {
 					t.Errorf("the call's audit record = %+v, want the server's stderr in its message", calls)
 				}
 				for what, text := range map[string]string{"Result.Message": res.Message, "ToolError": string(res.ToolError()), "ForModel": string(res.ForModel())} {
@@ -113,7 +113,7 @@ func TestServerStderrReachesTheModelOnlyWhenAllowed(t *testing.T) {
 				}
 				// The crash batch's boundary restarted the crashed server; the
 				// write's refresh is the last record.
-				recs := audit.records(run.EventRefresh)
+				recs := audit.records("refresh")
 				if len(recs) == 0 || strings.Count(recs[len(recs)-1].Message, stderrSecret) != 1 || recs[len(recs)-1].Code != run.CodeUnavailable {
 					t.Errorf("refresh audit = %+v, want the stderr once, code unavailable", recs)
 				}

@@ -190,9 +190,9 @@ func TestKilledServerRestartsBeforeTheNextBatch(t *testing.T) {
 		if diff := cmp.Diff([]string{mcptest.ToolEcho, mcptest.ToolEnvironment, mcptest.ToolEcho, mcptest.ToolEnvironment}, readLines(t, logPath)); diff != "" {
 			t.Errorf("calls the servers received (-want +got):\n%s", diff)
 		}
-		var diffs []*run.RefreshDiff
-		for _, rec := range audit.records(run.EventRefresh) {
-			diffs = append(diffs, rec.Diff)
+		var diffs []*run.RefreshReport
+		for _, rec := range audit.records("refresh") {
+			diffs = append(diffs, rec.Refresh)
 		}
 		if len(diffs) != 1 || diffs[0] == nil || !cmp.Equal([]resource.Ref{notesRef}, diffs[0].Restarted) {
 			t.Errorf("refresh audit diffs = %+v; want one restart of notes", diffs)

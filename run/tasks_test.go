@@ -26,7 +26,7 @@ type taskNotes struct {
 func newTaskNotes() *taskNotes { return &taskNotes{first: make(chan struct{})} }
 
 func (n *taskNotes) observe(_ context.Context, note run.Notification) {
-	if note.Kind != run.NotifyTask {
+	if note.Task == nil {
 		return
 	}
 	c, _ := note.From.Call()

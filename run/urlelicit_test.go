@@ -74,11 +74,11 @@ func TestURLElicitationRequiredReachesHost(t *testing.T) {
 					}
 				}
 				mu.Unlock()
-				recs := audit.records(run.EventServerRequest)
-				if len(recs) != 1 || recs[0].Request != run.RequestElicitation || recs[0].Outcome != tt.outcome || recs[0].CallID != "c1" {
+				recs := audit.records("server_request")
+				if len(recs) != 1 || recs[0].Request != mcpconn.MethodElicit || recs[0].Outcome != tt.outcome || recs[0].CallID != "c1" {
 					t.Errorf("server request records %+v", recs)
 				}
-				if calls := audit.records(run.EventCall); len(calls) != 1 || calls[0].Code != run.CodeToolError {
+				if calls := audit.records("call"); len(calls) != 1 || calls[0].Code != run.CodeToolError {
 					t.Errorf("call records %+v", calls)
 				}
 			})

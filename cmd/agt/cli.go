@@ -109,7 +109,7 @@ func (g *group) names() []string {
 // commandTree is every command of agt, in the order the help lists them.
 func commandTree() []*group {
 	return []*group{
-		{name: "mcp", summary: "MCP server registrations: create, inspect, test, probe, import", leaves: mcpCommands()},
+		{name: "mcp", summary: "MCP server registrations: create, inspect, test, probe, import; new writes a server module", leaves: mcpCommands()},
 		{name: "agent", summary: "agents: create, mount MCP servers, check, list tools, call one", leaves: agentCommands()},
 	}
 }

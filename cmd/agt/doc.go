@@ -7,6 +7,8 @@
 //	agt mcp import .mcp.json           # or .vscode/mcp.json, ~/.codex/config.toml
 //	agt mcp test notes                 # static checks; starts nothing
 //	agt mcp probe notes                # starts it, lists and compiles its tools
+//	agt mcp contract notes             # calls its read-only tools with cases from their schemas
+//	agt mcp new notes --agt ../agt     # writes a Go MCP server module; registers nothing
 //	agt agent create helper
 //	agt agent update helper --add-mcp notes
 //	agt agent tools helper             # what a Run of helper would see
@@ -97,7 +99,7 @@
 // (notifications/message) go to stderr as slog text lines, structured data
 // as JSON. --allow-mcp is refused: the switch was
 // removed, mounts decide. Human output never shows env or header
-// values, nor what resource.MaskArgs and resource.MaskURL hide: the user
+// values, nor what resourcefn.MaskArgs and resourcefn.MaskURL hide: the user
 // info, query and fragment of a URL, a path segment that looks like a
 // credential or an opaque token, the value of a credential argument
 // (--token X, --api-key=X, -e DB_PASSWORD=X, -H "Authorization: Bearer X",

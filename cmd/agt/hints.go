@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/agtsdk/agt/internal/findcode"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/resource/boltrepo"
@@ -83,10 +84,10 @@ var hintTable = []hintRule{
 	{err: run.ErrAgentDisabled, hint: func(s hintSubject) string {
 		return "next: agt agent update " + s.refOr("AGENT") + " --enabled=true"
 	}},
-	{err: resource.ErrInvalid, code: resource.CodeNoAbsoluteCwd, hint: func(s hintSubject) string {
+	{err: resource.ErrInvalid, code: findcode.NoAbsoluteCwd, hint: func(s hintSubject) string {
 		return "next: agt mcp update " + s.refOr("REF") + " --cwd /abs/dir"
 	}},
-	{err: resource.ErrInvalid, code: resource.CodeServerCount, hint: func(hintSubject) string {
+	{err: resource.ErrInvalid, code: findcode.ServerCount, hint: func(hintSubject) string {
 		return "next: register each server as its own resource: 'agt mcp import FILE' splits a file"
 	}},
 	{err: resource.ErrNotFound, hint: func(s hintSubject) string {
@@ -173,15 +174,15 @@ func subjectOf(err error, msg string) hintSubject {
 // library's. agent is the agent checked, ref the mount.
 func findingFix(f resource.Finding, agent, ref resource.Ref) string {
 	switch f.Code {
-	case resource.CodeAgentDisabled:
+	case findcode.AgentDisabled:
 		return "agt agent update " + string(agent) + " --enabled=true"
-	case resource.CodeAgentMissing:
+	case findcode.AgentMissing:
 		return "agt agent create " + string(agent)
-	case resource.CodeNoAbsoluteCwd, resource.CodeCwdMissing:
+	case findcode.NoAbsoluteCwd, findcode.CwdMissing:
 		if ref != "" {
 			return "agt mcp update " + string(ref) + " --cwd /abs/dir"
 		}
-	case resource.CodeMountMissing:
+	case findcode.MountMissing:
 		if ref != "" {
 			return "register it ('agt mcp add " + string(ref) + " -- CMD'), or unmount it ('agt agent update " + string(agent) + " --remove-mcp " + string(ref) + "')"
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agtsdk/agt/internal/findcode"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/run"
@@ -39,9 +40,9 @@ func TestCommandHint(t *testing.T) {
 		{"a streamable server as sse", &mcpconn.Error{Ref: "notes", Op: "connect", Kind: mcpconn.ErrHandshake, Detail: `if the server speaks streamable HTTP, set "type": "http"`, Err: mcpconn.ErrWrongTransport}, "next: for a streamable HTTP server: agt mcp update notes --sse=false;"},
 		{"a web page", &mcpconn.Error{Ref: "notes", Op: "connect", Kind: mcpconn.ErrHandshake, Detail: "a web page", Err: mcpconn.ErrWrongTransport}, "next: give the MCP endpoint's url: agt mcp update notes --url URL"},
 		{"agent disabled", about(fmt.Errorf("x: %w", run.ErrAgentDisabled), resource.KindAgent, "helper"), "next: agt agent update helper --enabled=true"},
-		{"document without absolute cwd", about(&resource.DocumentError{Code: resource.CodeNoAbsoluteCwd}, resource.KindMCP, "notes"), "next: agt mcp update notes --cwd /abs/dir"},
-		{"document with two servers", &resource.DocumentError{Code: resource.CodeServerCount}, "next: register each server as its own resource: 'agt mcp import FILE' splits a file"},
-		{"other document error", &resource.DocumentError{Code: resource.CodeURL}, ""},
+		{"document without absolute cwd", about(&resource.DocumentError{Code: findcode.NoAbsoluteCwd}, resource.KindMCP, "notes"), "next: agt mcp update notes --cwd /abs/dir"},
+		{"document with two servers", &resource.DocumentError{Code: findcode.ServerCount}, "next: register each server as its own resource: 'agt mcp import FILE' splits a file"},
+		{"other document error", &resource.DocumentError{Code: findcode.URL}, ""},
 		{"mcp not found", about(resource.ErrNotFound, resource.KindMCP, "notes"), "(see 'agt mcp list'; register it with 'agt mcp add' or 'agt mcp create')"},
 		{"agent not found", about(resource.ErrNotFound, resource.KindAgent, "helper"), "(see 'agt agent list'; create it with 'agt agent create')"},
 		{"exists", resource.ErrExists, "(change it with 'update', or 'delete' it first)"},

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/agtsdk/agt/internal/mcpdoc"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/resource/boltrepo"
@@ -140,7 +141,7 @@ func (e *env) tokenPlace() string {
 // otherwise. A stored credential may still have expired: a probe tells.
 func loginNote(ctx context.Context, e *env, ref resource.Ref) string {
 	srv, err := readServer(ctx, e, ref)
-	if err != nil || srv.OAuth == nil || srv.OAuth.Grant == resource.OAuthGrantClientCredentials {
+	if err != nil || srv.OAuth == nil || srv.OAuth.Grant == mcpdoc.GrantClientCredentials {
 		return ""
 	}
 	if _, err := e.h.Tokens().Load(ctx, ref); errors.Is(err, resource.ErrNotFound) {

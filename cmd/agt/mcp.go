@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agtsdk/agt/internal/mcpdoc"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/resource"
 )
@@ -90,6 +91,7 @@ Then, as after create, the static checks run (nothing starts).`,
 				}
 			},
 		},
+		mcpNewCommand(),
 		{
 			name: "get", min: 1, max: 1, args: "REF [--json]",
 			summary: "show one registration with its revision",
@@ -198,6 +200,7 @@ usable), and "excluded" when the registration left tools out.`,
 				}
 			},
 		},
+		contractLeaf(),
 		{
 			name: "login", min: 1, max: 1, args: "REF [--timeout DURATION]",
 			summary: "log in to a server that uses OAuth: open the printed URL in a browser; the token is kept, never shown",
@@ -342,7 +345,7 @@ func defineShared(fs *flag.FlagSet, shared *bool) {
 // protocol_version; the resource service checks it on write, as it
 // checks the field in a document.
 func defineProtocolVersion(fs *flag.FlagSet, v *string) {
-	fs.StringVar(v, "protocol-version", "", "pin the MCP protocol `V`: modern, legacy, or a version ("+strings.Join(resource.ProtocolVersions(), ", ")+"); \"\" negotiates, preferring the modern revision (protocol_version)")
+	fs.StringVar(v, "protocol-version", "", "pin the MCP protocol `V`: modern, legacy, or a version ("+strings.Join(mcpdoc.ProtocolVersions(), ", ")+"); \"\" negotiates, preferring the modern revision (protocol_version)")
 }
 
 // defineToolSelection defines the flags of enabled_tools and

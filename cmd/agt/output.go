@@ -13,7 +13,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/agtsdk/agt/resource"
+	"github.com/agtsdk/agt/internal/resourcefn"
 )
 
 // writeJSON prints v as indented JSON, without HTML escaping, with the
@@ -130,7 +130,7 @@ func writeServerOutput(w io.Writer, indent, stdoutHead, stderrTail string) {
 	}
 }
 
-// displayURL is a URL as human output shows it: what resource.MaskURL
+// displayURL is a URL as human output shows it: what resourcefn.MaskURL
 // hides (user info, query, fragment, a path that holds a credential)
 // reads [redacted] (resource.Mask, as in masked arguments), so that the
 // operator recognises the endpoint without its credentials. hidden reports whether anything was hidden. --json shows
@@ -140,7 +140,7 @@ func displayURL(raw string) (shown string, hidden bool) {
 	if err != nil || u.Scheme == "" || u.Host == "" {
 		return "(not an absolute URL; --json shows it)", false
 	}
-	masked := resource.MaskURL(raw)
+	masked := resourcefn.MaskURL(raw)
 	return masked, masked != raw
 }
 

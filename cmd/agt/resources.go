@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agtsdk/agt/internal/findcode"
+	"github.com/agtsdk/agt/internal/resourcefn"
 	"github.com/agtsdk/agt/resource"
 )
 
@@ -93,7 +95,7 @@ func warnStatic(ctx context.Context, e *env, svc *resource.Service, ref resource
 		return false
 	}
 	for _, f := range rep.Findings {
-		if f.Severity == resource.SeverityError {
+		if f.Severity == findcode.Error {
 			fmt.Fprintf(e.err, "warning: %s\n", f)
 		}
 	}
@@ -235,7 +237,7 @@ func writeServerFields(t interface{ Write([]byte) (int, error) }, data json.RawM
 	if srv.Transport() == resource.TransportStdio {
 		fmt.Fprintf(t, "command\t%s\n", srv.Command)
 		if len(srv.Args) > 0 {
-			masked := resource.MaskArgs(srv.Args)
+			masked := resourcefn.MaskArgs(srv.Args)
 			shown := strings.Join(quoteArgs(masked), " ")
 			if !slices.Equal(masked, srv.Args) { // MaskArgs changes only what it hides
 				shown += " (credentials hidden; --json shows them)"
@@ -377,7 +379,7 @@ func mcpList(ctx context.Context, e *env, category string, asJSON bool) error {
 // URL without credentials.
 func serverTarget(srv resource.MCPServer) string {
 	if srv.Transport() == resource.TransportStdio {
-		return strings.Join(append([]string{srv.Command}, quoteArgs(resource.MaskArgs(srv.Args))...), " ")
+		return strings.Join(append([]string{srv.Command}, quoteArgs(resourcefn.MaskArgs(srv.Args))...), " ")
 	}
 	shown, _ := displayURL(srv.URL)
 	return shown

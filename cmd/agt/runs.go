@@ -24,9 +24,13 @@ import (
 
 // listOnly is the Permission of agent tools: that command makes no call,
 // and a Run needs an explicit policy.
-var listOnly = run.PermissionFunc(func(context.Context, run.Request) (run.Decision, error) {
+var listOnly run.Permission = listOnlyPolicy{}
+
+type listOnlyPolicy struct{}
+
+func (listOnlyPolicy) Check(context.Context, run.Request) (run.Decision, error) {
 	return run.Decision{Verdict: run.Deny, By: "agt agent tools", Reason: "listing only"}, nil
-})
+}
 
 // toolsReport is agent tools --json: the snapshot a Run of the agent gets.
 type toolsReport struct {
@@ -231,7 +235,7 @@ func agentCall(ctx context.Context, e *env, args []string, yes bool, timeout tim
 			// A tool the registration excludes or the Run left out is
 			// no misspelling: the message says why, and no other tool
 			// is offered in its place.
-			if !errors.Is(err, run.ErrToolNotOffered) {
+			if !be.NotOffered {
 				names := make([]string, 0, len(r.Tools()))
 				for _, t := range r.Tools() {
 					names = append(names, t.Name)
@@ -285,7 +289,7 @@ type taskWatch struct {
 }
 
 func (tw *taskWatch) observe(_ context.Context, n run.Notification) {
-	if n.Kind != run.NotifyTask || n.Task == nil {
+	if n.Task == nil {
 		return
 	}
 	tw.mu.Lock()

@@ -112,7 +112,7 @@ func host(ctx context.Context, cfg config, p *printer) error {
 		RunID:      cfg.runID,
 		Permission: policy.AutoAllow(),
 		ClientFeatures: &agtrun.ClientFeatures{Observe: func(_ context.Context, n agtrun.Notification) {
-			if n.Kind != agtrun.NotifyTask {
+			if n.Task == nil {
 				return
 			}
 			if n.Task.Message == "" {

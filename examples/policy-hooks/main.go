@@ -73,13 +73,15 @@ func scriptedPerson(log *slog.Logger) policy.Approver {
 }
 
 // timing is an interceptor: it wraps the rest of the chain and the tool.
-func timing(log *slog.Logger) agtrun.Interceptor {
-	return agtrun.InterceptorFunc(func(ctx context.Context, req agtrun.Request, next agtrun.Next) (agtrun.Result, error) {
-		start := time.Now()
-		res := next(ctx)
-		log.Info("timed", "call", req.CallID, "alias", req.Alias, "took", time.Since(start).Round(time.Microsecond))
-		return res, nil
-	})
+// agtrun.Before and agtrun.After adapt a callback that runs on one side
+// of the call; one that wraps it is a type with an Intercept method.
+type timing struct{ log *slog.Logger }
+
+func (t timing) Intercept(ctx context.Context, req agtrun.Request, next func(context.Context) agtrun.Result) (agtrun.Result, error) {
+	start := time.Now()
+	res := next(ctx)
+	t.log.Info("timed", "call", req.CallID, "alias", req.Alias, "took", time.Since(start).Round(time.Microsecond))
+	return res, nil
 }
 
 func run(ctx context.Context, args []string, stdout io.Writer) error {
@@ -127,7 +129,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		Permission: permission(scriptedPerson(log)),
 		// First = outermost: timing wraps the Before/After pair.
 		Interceptors: []agtrun.Interceptor{
-			timing(log),
+			timing{log},
 			agtrun.Before(func(ctx context.Context, req agtrun.Request) error {
 				log.Info("before", "call", req.CallID, "alias", req.Alias, "source", req.Source.String())
 				return nil

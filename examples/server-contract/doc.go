@@ -1,9 +1,9 @@
-// Command server-contract is an MCP server written the way SPEC R1 asks of
-// every server delivered with agt: its tools are typed go-sdk tools whose
-// input schema and argument parsing come from one Go type, bounds and enums
-// are added to that inferred schema (never a second hand-written one), and
-// the handlers still check business state and permissions themselves for
-// calls that are schema-valid.
+// Command server-contract is an MCP server written the way agt asks of
+// every MCP server: its tools are typed go-sdk tools whose input schema and
+// argument parsing come from one Go type, bounds and enums are added to
+// that inferred schema (never a second hand-written one), and the handlers
+// still check business state and permissions themselves for calls that are
+// schema-valid.
 //
 // It serves a tiny stock-reservation service over stdio:
 //

@@ -7,8 +7,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -110,6 +112,7 @@ func newServer() *mcp.Server {
 		reservations: map[string]reservation{},
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "stock", Version: "1.0.0"}, nil)
+	s.AddReceivingMiddleware(valueFreeErrors)
 	mcp.AddTool(s, &mcp.Tool{Name: "reserve", Description: "Reserves articles for a customer.",
 		InputSchema: schemaFor[ReserveIn](func(p map[string]*jsonschema.Schema) {
 			p["sku"].Pattern = skuPattern
@@ -149,7 +152,7 @@ type store struct {
 func (s *store) reserve(ctx context.Context, req *mcp.CallToolRequest, in ReserveIn) (*mcp.CallToolResult, ReserveOut, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	// Business checks the schema cannot express (SPEC R1.4). Messages name
+	// Business checks the schema cannot express. Messages name
 	// the rule, never the caller's values.
 	have, ok := s.stock[in.SKU]
 	if !ok {
@@ -172,7 +175,7 @@ func (s *store) cancel(ctx context.Context, req *mcp.CallToolRequest, in CancelI
 	if !ok {
 		return nil, CancelOut{}, errors.New("not found: no reservation with that id")
 	}
-	// The server's own permission check, for a schema-valid call (SPEC R1.4).
+	// The server's own permission check, for a schema-valid call.
 	if r.customer != in.Caller {
 		return nil, CancelOut{}, errors.New("permission denied: only the customer who reserved may cancel")
 	}
@@ -199,4 +202,48 @@ func (s *store) list(ctx context.Context, req *mcp.CallToolRequest, in StockIn) 
 		return nil, StockOut{}, errors.New("unknown article")
 	}
 	return nil, out, nil
+}
+
+// valueFreeErrors keeps argument values out of the errors of tools/call.
+// The go-sdk validates the arguments against the schema before decoding
+// them, and its validator quotes the value it refused ("pattern: \"...\"
+// does not match"): an error text reaches the model and the logs, and the
+// value may be a secret pasted into the wrong field. Its text is replaced by
+// one that names the field and the rule only.
+func valueFreeErrors(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if r, ok := res.(*mcp.CallToolResult); ok && r.IsError {
+			for _, c := range r.Content {
+				if tc, ok := c.(*mcp.TextContent); ok && strings.HasPrefix(tc.Text, `validating "arguments"`) {
+					tc.Text = argumentError(tc.Text)
+				}
+			}
+		}
+		return res, err
+	}
+}
+
+var (
+	// The go-sdk's validation texts: the property names they list are the
+	// schema's or the caller's keys, never values.
+	missingProps    = regexp.MustCompile(`required: missing properties: (\[[^\]]*\])`)
+	additionalProps = regexp.MustCompile(`unexpected additional properties (\[[^\]]*\])`)
+	failedAt        = regexp.MustCompile(`validating /properties/([^:]*): ([A-Za-z]+)`)
+)
+
+// argumentError rewrites a go-sdk validation text without the values.
+func argumentError(text string) string {
+	if m := missingProps.FindStringSubmatch(text); m != nil {
+		return "invalid arguments: missing required properties " + m[1]
+	}
+	if m := additionalProps.FindStringSubmatch(text); m != nil {
+		return "invalid arguments: properties the schema does not declare: " + m[1]
+	}
+	if all := failedAt.FindAllStringSubmatch(text, -1); all != nil {
+		m := all[len(all)-1]
+		field := strings.ReplaceAll(m[1], "/properties/", "/")
+		return fmt.Sprintf("invalid arguments: %s does not satisfy %s in the tool's input schema", field, m[2])
+	}
+	return "invalid arguments: they do not satisfy the tool's input schema"
 }

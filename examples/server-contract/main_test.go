@@ -9,13 +9,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agtsdk/agt/contract"
+	"github.com/agtsdk/agt/resource"
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // serveEnv makes the test binary act as the server: the contract tests
 // start it as a child process and talk MCP over its stdin and stdout, so
-// they exercise the real server, not a client-side schema (SPEC R1.3).
+// they exercise the real server, not a client-side schema.
 const serveEnv = "SERVER_CONTRACT_SERVE"
 
 func TestMain(m *testing.M) {
@@ -70,49 +72,99 @@ func call(t *testing.T, cs *mcp.ClientSession, tool string, args string) (isErro
 	return res.IsError, b.String(), structured
 }
 
-// The contract of reserve, one row per rule, against the running server
-// (SPEC R1.3): valid, missing required, wrong type, each bound exactly at
-// and just past its limit, and business errors.
-func TestReserveContract(t *testing.T) {
-	t.Parallel()
-	note200 := strings.Repeat("n", NoteMaxLen)
-	tests := []struct {
-		name    string
-		args    string
-		wantErr bool
-		errHas  string // in the error text
-	}{
-		{name: "valid", args: `{"sku":"ABC-0001","quantity":2,"customer":"ada"}`},
-		{name: "missing required customer", args: `{"sku":"ABC-0001","quantity":2}`, wantErr: true, errHas: "customer"},
-		{name: "wrong type quantity", args: `{"sku":"ABC-0001","quantity":"2","customer":"ada"}`, wantErr: true, errHas: "quantity"},
-		{name: "quantity at minimum", args: `{"sku":"ABC-0001","quantity":1,"customer":"ada"}`},
-		{name: "quantity below minimum", args: `{"sku":"ABC-0001","quantity":0,"customer":"ada"}`, wantErr: true, errHas: "quantity"},
-		{name: "quantity at maximum", args: `{"sku":"ABC-0001","quantity":10,"customer":"bob"}`},
-		{name: "quantity above maximum", args: `{"sku":"ABC-0001","quantity":11,"customer":"ada"}`, wantErr: true, errHas: "quantity"},
-		{name: "note at max length", args: `{"sku":"XYZ-0042","quantity":1,"customer":"ada","note":"` + note200 + `"}`},
-		{name: "note past max length", args: `{"sku":"XYZ-0042","quantity":1,"customer":"ada","note":"` + note200 + `n"}`, wantErr: true, errHas: "note"},
-		{name: "sku pattern", args: `{"sku":"abc-1","quantity":1,"customer":"ada"}`, wantErr: true, errHas: "sku"},
-		{name: "unknown field", args: `{"sku":"ABC-0001","quantity":1,"customer":"ada","rush":true}`, wantErr: true, errHas: "rush"},
-		{name: "business: unknown article", args: `{"sku":"QQQ-0000","quantity":1,"customer":"ada"}`, wantErr: true, errHas: "unknown article"},
-		{name: "business: insufficient stock", args: `{"sku":"XYZ-0042","quantity":9,"customer":"ada"}`, wantErr: true, errHas: "insufficient stock"},
+// server is this test binary as the server, registered as agt would run
+// it, speaking the protocol version pv.
+func server(t *testing.T, pv string) resource.MCPServer {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
+	return resource.MCPServer{Command: exe, Cwd: t.TempDir(), Env: map[string]string{serveEnv: "1"}, ProtocolVersion: pv}
+}
+
+// The contract of every tool, against the running server in both protocol
+// eras: contract.Check derives the cases from the published schemas (valid,
+// each required field missing, each wrong type, each bound at and just past
+// its limit, patterns, unknown fields, bytes agt never sends), calls the
+// server with them and fails on any disagreement; the business cases come
+// from mcp-contract.json beside the server. cancel is not read-only, so
+// IncludeWrites: each run has a fresh server.
+func TestContract(t *testing.T) {
+	t.Parallel()
+	business, err := contract.ReadCasesFile(contract.CasesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The rules of the schema that must be refused, each by its case.
+	refused := []string{
+		"reserve: missing required /customer", "reserve: missing required /quantity", "reserve: missing required /sku",
+		"reserve: wrong type /quantity (string)", "reserve: integer with a fraction /quantity",
+		"reserve: minimum past limit /quantity", "reserve: maximum past limit /quantity",
+		"reserve: maxLength past limit /note", "reserve: maxLength past limit /note, astral code points",
+		"reserve: pattern mismatch /sku", "reserve: pattern mismatch /customer", "reserve: unknown property",
+		"cancel: missing required /caller", "cancel: pattern mismatch /reservation_id",
+		"stock: pattern mismatch /sku", "stock: unknown property",
+		"reserve: business: unknown article", "reserve: business: insufficient stock",
+		"cancel: business: unknown reservation", "stock: business: an unknown article",
+	}
+	accepted := []string{
+		"reserve: business: quantity at maximum", "reserve: business: note at max length", "reserve: business: quantity at minimum",
+		"stock: business: one article", "stock: valid: required fields only",
+	}
+	for _, pv := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(pv, func(t *testing.T) {
 			t.Parallel()
-			cs := connect(t) // a fresh server: rows do not share stock
-			isErr, text, _ := call(t, cs, "reserve", tt.args)
-			if isErr != tt.wantErr {
-				t.Fatalf("isError = %v, want %v; text: %s", isErr, tt.wantErr, text)
+			rep := contract.Check(t, server(t, pv), &contract.Options{IncludeWrites: true, Business: business})
+			if rep.ProtocolVersion != pv {
+				t.Errorf("protocol version %q, want %q", rep.ProtocolVersion, pv)
 			}
-			if tt.wantErr && !strings.Contains(text, tt.errHas) {
-				t.Errorf("error %q does not mention %q", text, tt.errHas)
+			got := map[string]contract.Class{}
+			for _, tr := range rep.Tools {
+				for _, o := range tr.Outcomes {
+					got[tr.Name+": "+o.Case] = o.Class
+				}
+			}
+			for _, c := range refused {
+				if got[c] != contract.Refused {
+					t.Errorf("%s: %q, want refused", c, got[c])
+				}
+			}
+			for _, c := range accepted {
+				if got[c] != contract.Accepted {
+					t.Errorf("%s: %q, want accepted", c, got[c])
+				}
 			}
 		})
 	}
 }
 
+// A refusal names the field and the rule, and never the value: the go-sdk's
+// own texts quote it, valueFreeErrors rewrites them.
+func TestRefusalsNameTheField(t *testing.T) {
+	t.Parallel()
+	cs := connect(t)
+	const secret = "SECRETxyz"
+	tests := []struct {
+		name, args, errHas string
+	}{
+		{"missing required", `{"sku":"ABC-0001","quantity":2}`, "customer"},
+		{"wrong type", `{"sku":"ABC-0001","quantity":"SECRETxyz","customer":"ada"}`, "quantity"},
+		{"below minimum", `{"sku":"ABC-0001","quantity":0,"customer":"ada"}`, "quantity"},
+		{"note too long", `{"sku":"XYZ-0042","quantity":1,"customer":"ada","note":"SECRETxyz` + strings.Repeat("n", NoteMaxLen) + `"}`, "note"},
+		{"sku pattern", `{"sku":"SECRETxyz","quantity":1,"customer":"ada"}`, "sku"},
+		{"unknown field", `{"sku":"ABC-0001","quantity":1,"customer":"ada","rush":true}`, "rush"},
+	}
+	for _, tt := range tests {
+		isErr, text, _ := call(t, cs, "reserve", tt.args)
+		if !isErr || !strings.Contains(text, tt.errHas) || strings.Contains(text, secret) {
+			t.Errorf("%s: isError=%v text=%q, want an error naming %q without the value", tt.name, isErr, text, tt.errHas)
+		}
+	}
+}
+
 // A schema-valid cancel is still refused when the caller is not the
-// customer: the server checks permission itself (SPEC R1.4).
+// customer: the server checks permission itself.
 func TestCancelChecksPermission(t *testing.T) {
 	t.Parallel()
 	cs := connect(t)
@@ -140,7 +192,7 @@ func TestCancelChecksPermission(t *testing.T) {
 }
 
 // The schema the server publishes carries the bounds of its Go type, so a
-// client such as agt can refuse bad calls before they arrive (SPEC R1.2).
+// client such as agt can refuse bad calls before they arrive.
 func TestPublishedSchemaHasTheBounds(t *testing.T) {
 	t.Parallel()
 	cs := connect(t)

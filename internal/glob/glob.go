@@ -1,10 +1,10 @@
 // Package glob is agt's one wildcard dialect, used by the tool patterns
 // of a registration (resource.MCPServer.ToolEnabled) and by policy.Rules
-// (policy.Match). resource.CheckToolPattern documents it for hosts: '*'
-// matches any run of characters, '?' exactly one (a UTF-8 code point, or
-// a byte that does not start one), every other character itself; there
-// are no escapes, so a literal '?' or '*' in a name is matched by the
-// wildcard.
+// (policy.Match). resource.MCPServer.EnabledTools documents it for
+// hosts, and Check judges a pattern: '*' matches any run of characters,
+// '?' exactly one (a UTF-8 code point, or a byte that does not start
+// one), every other character itself; there are no escapes, so a literal
+// '?' or '*' in a name is matched by the wildcard.
 package glob
 
 import (
@@ -18,6 +18,35 @@ import (
 // with a longer name, and a longer name matches no pattern, so one match
 // costs at most 256 x 256 steps.
 const MaxNameBytes = 256
+
+// Check reports why p is not a valid tool pattern (an item of a
+// registration's enabled_tools or disabled_tools) ("" when it is). The reason never repeats p.
+//
+// A pattern is matched against the whole tool name: * matches any run of
+// characters (none included, '/' included: a tool name is not a path), ?
+// matches exactly one character (a UTF-8 code point), every other
+// character matches itself, case-sensitively. '[', ']' and '\' are
+// refused rather than read as literals, so that a pattern written for
+// path.Match or a shell never silently matches nothing. A pattern is at
+// most 256 bytes.
+func Check(p string) string {
+	switch {
+	case p == "":
+		return "the tool pattern is empty"
+	case len(p) > MaxNameBytes:
+		return "the tool pattern is longer than 256 bytes"
+	case !utf8.ValidString(p):
+		return "the tool pattern is not valid UTF-8"
+	case strings.ContainsAny(p, `[]\`):
+		return `the tool pattern holds [, ] or \: only * and ? are wildcards (no character classes, no escapes)`
+	}
+	for _, r := range p {
+		if r < 0x20 || r == 0x7f {
+			return "the tool pattern holds a control character"
+		}
+	}
+	return ""
+}
 
 // Match reports whether name matches pattern. It runs in O(len(pattern) *
 // len(name)) steps at worst (one backtrack point, the last '*'), never

@@ -11,7 +11,7 @@ import (
 )
 
 // MaxLen is the longest alias Of returns: the limit model APIs put on
-// tool names (run.MaxAliasLen).
+// tool names (run.Alias documents it).
 const MaxLen = 64
 
 const (

@@ -58,7 +58,10 @@
 // carry x-mcp-header annotations and which answers with the Mcp-Param-*
 // headers it got, checked by the go-sdk's server in a modern or dual era
 // over HTTP; and tools whose annotations are invalid:
-// BadParamHeaderTools), tasks (the task tools, below).
+// BadParamHeaderTools), tasks (the task tools, below), contract-drift (tools whose
+// handlers disagree with their input schemas one way each: laxer,
+// stricter, a crash, a hang, a leak, a business rule, an internal error;
+// see ToolDriftLax).
 //
 // # Tasks
 //

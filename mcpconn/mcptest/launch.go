@@ -109,7 +109,7 @@ func Dial(opts *ServerOptions) func(ctx context.Context, ref resource.Ref, srv r
 		return t
 	}
 	return func(ctx context.Context, ref resource.Ref, srv resource.MCPServer) (mcp.Transport, error) {
-		if opts.has(FaultCrashOnCall) && opts.Crash == nil {
+		if (opts.has(FaultCrashOnCall) || opts.has(FaultContractDrift)) && opts.Crash == nil {
 			// The crash tool ends this connection, as a server process
 			// that exits ends its pipes.
 			serverConn, clientConn := net.Pipe()

@@ -146,9 +146,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// Over HTTP, a crash drops every connection and session, as a server
 	// that restarted: the process serves on (serveHTTP sets restart).
 	var restart atomic.Pointer[func()]
-	if has(FaultCrashOnCall) {
+	if has(FaultCrashOnCall) || has(FaultContractDrift) {
 		opts.Crash = func() {
-			fmt.Fprintln(stderr, "fakemcp: crashing during a call (fault crash-on-call)")
+			fmt.Fprintln(stderr, "fakemcp: crashing during a call (fault crash-on-call or contract-drift)")
 			if f := restart.Load(); f != nil {
 				(*f)()
 				return

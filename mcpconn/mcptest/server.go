@@ -98,6 +98,11 @@ const (
 	// connection and session instead, and through Dial the connection
 	// (ServerOptions.Crash).
 	FaultCrashOnCall Fault = "crash-on-call"
+	// FaultContractDrift (tool): add the drift tools (ToolDriftLax and
+	// the others), whose handlers disagree with their input schemas one
+	// way each, for the contract checker; ToolDriftCrash ends the process
+	// as the crash tool does (ServerOptions.Crash).
+	FaultContractDrift Fault = "contract-drift"
 	// FaultManyTools (tool): add 5,000 small tools "bulk_0000".."bulk_4999",
 	// served over several tools/list pages.
 	FaultManyTools Fault = "many-tools"
@@ -220,7 +225,7 @@ var AllFaults = []Fault{
 	FaultExitAtStart, FaultNoHandshake, FaultBanner, FaultSpawnChild, FaultIgnoreSIGTERM,
 	FaultRefuseInitialize, FaultOldProtocol, FaultEndlessLine, FaultNotificationFlood, FaultEndlessListing, FaultHostileContent, FaultEchoSecret, FaultDropSession,
 	FaultCrashOnCall, FaultManyTools, FaultInvalidSchema, FaultRootString, FaultExternalRef, FaultToolMetadata, FaultClientFeatures,
-	FaultContentKinds, FaultParamHeaders, FaultBreakStream, FaultTasks,
+	FaultContentKinds, FaultParamHeaders, FaultBreakStream, FaultTasks, FaultContractDrift,
 }
 
 // ManyToolsCount is how many extra tools FaultManyTools adds.
@@ -704,6 +709,9 @@ func (f *fake) addTools(s *mcp.Server) {
 				f.opts.Crash()
 				return nil, nil, errors.New("still alive")
 			})
+	}
+	if f.opts.has(FaultContractDrift) {
+		addDriftTools(s, f.opts.Crash)
 	}
 	if f.opts.has(FaultDropSession) {
 		addDropSessionTool(s, f.opts.dropSession)

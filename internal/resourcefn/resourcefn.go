@@ -1,0 +1,47 @@
+// Package resourcefn hands agt's own packages (mcpconn, agt, cmd/agt)
+// functions of package resource that a host has no use for: the
+// resolution of a remote server's headers and oauth secrets at a start,
+// the masking of a URL or an argument vector in an error or a listing, and
+// the scheme of a store URL. Package resource sets every variable in its
+// init, so they are set in any program that imports resource (every
+// caller does); the code stays in resource, next to the unexported rules
+// it is made of (the scan of secret references, the credential
+// heuristics), and so stays one implementation.
+//
+// This is the accessor pattern of grpc-go's and protobuf's internal
+// packages: resource may import nothing of agt's but leaf packages, and
+// these functions are plumbing between agt's packages, not API.
+package resourcefn
+
+// ResolveHeaders returns a copy of a remote server's headers with their
+// secret references resolved by resolve (from resource.LaunchEnv.Bind; nil
+// resolves none) and $${ unescaped. Errors are *resource.SecretError,
+// without values.
+var ResolveHeaders func(headers map[string]string, resolve func(kind, name string) (string, error)) (map[string]string, error)
+
+// ResolveOAuthSecret resolves one secret reference of the oauth field
+// (client_secret, private_key, idp_client_secret or assertion, named by
+// key) with resolve (from resource.LaunchEnv.Bind). "" stays "". Errors
+// are *resource.SecretError naming the field and the reference, without
+// values.
+var ResolveOAuthSecret func(key, value string, resolve func(kind, name string) (string, error)) (string, error)
+
+// MaskURL hides a URL's user info, query and fragment, and its path when
+// a segment looks like a credential or is an opaque token; scheme, host
+// and a plain path stay, so the reader knows which server it is. A URL
+// with nothing to hide is returned as it is; one that does not parse is
+// masked whole. The mask is resource's, "[redacted]".
+var MaskURL func(raw string) string
+
+// MaskArgs returns args with credentials hidden: the value of a flag that
+// names a credential (--token X, --api-key=X), of an assignment to such a
+// name (-e DB_PASSWORD=X), of a credential header (-H "Authorization:
+// Bearer X"), an argument that looks like a credential, and the user
+// info, query and secret-looking path of a URL. References stay. An
+// argument with nothing to hide is returned as it is.
+var MaskArgs func(args []string) []string
+
+// StoreScheme returns the scheme of a store URL ("postgres" for
+// "postgres://..."), or "" when store is not a URL (a file path): the
+// rule resource.OpenStore looks its opener up by.
+var StoreScheme func(store string) string
