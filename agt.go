@@ -314,7 +314,7 @@ func newHost(repo resource.Repository, opts *Options, tokens resource.TokenStore
 	svcOpts.LaunchEnv = &launch
 	// The Prober and the Runs share one compiled-schema cache: a server
 	// probed after its registration does not compile again when mounted.
-	schemas := mcpconn.NewSchemaCache()
+	schemas := new(mcpconn.SchemaCache)
 	var proberOpts mcpconn.ProberOptions
 	if opts.Prober != nil {
 		proberOpts = *opts.Prober

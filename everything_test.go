@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agtsdk/agt"
+	"github.com/agtsdk/agt/content"
 	"github.com/agtsdk/agt/internal/runtest"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/policy"
@@ -229,9 +230,9 @@ func TestServerEverything(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var image *mcpconn.ImageContent
+	var image *content.Image
 	for _, b := range blocks {
-		if im, ok := b.(*mcpconn.ImageContent); ok {
+		if im, ok := b.(*content.Image); ok {
 			image = im
 		}
 	}

@@ -338,6 +338,8 @@ func TestIsValidationText(t *testing.T) {
 		{"Error executing tool add: 1 validation error for addArguments\nb\n  Input should be a valid integer", true},  // FastMCP, pydantic
 		{`json: cannot unmarshal string into Go struct field In.n of type int`, true},
 		{`invalid params: n`, true},
+		{`invalid arguments: quantity does not satisfy maximum in the tool's input schema`, true}, // examples/server-contract
+		{`the note has invalid arguments: see the docs`, false},
 		{`not found: no record with that id`, false},
 		{`permission denied: only the owner may delete`, false},
 		{`insufficient stock: 3 left`, false},

@@ -210,6 +210,7 @@ var validationText = regexp.MustCompile(`(?i)` + strings.Join([]string{
 	`-32602`,                     // any SDK that writes the code into the text
 	`validation errors? for `,    // pydantic (FastMCP, the Python SDK): 1 validation error for XArguments
 	`invalid params`,             // JSON-RPC's name for -32602
+	`^invalid arguments:`,        // a server's own rewording that keeps the verdict (examples/server-contract)
 	`json: cannot unmarshal`,     // Go's encoding/json in a hand-written handler
 	`invalid_type|invalid_format|too_big|too_small|invalid_value|unrecognized_keys`, // zod issue codes
 }, "|"))
@@ -220,7 +221,9 @@ var validationText = regexp.MustCompile(`(?i)` + strings.Join([]string{
 // (Input validation error, Invalid arguments for tool, zod issue codes),
 // pydantic's as FastMCP and the Python SDK report it (N validation error
 // for ...), Go's encoding/json (json: cannot unmarshal), or any text with
-// -32602 or "invalid params". A schema-valid case refused with such a text
+// -32602 or "invalid params", or that starts "invalid arguments:" (how a
+// server that rewrites the SDK's texts to drop values keeps the verdict,
+// as examples/server-contract does). A schema-valid case refused with such a text
 // is Stricter; refused with another text, Business.
 func IsValidationText(text string) bool { return validationText.MatchString(text) }
 

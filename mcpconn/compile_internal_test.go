@@ -53,7 +53,7 @@ func TestLoadToolsCompilesIdenticalSchemasOnce(t *testing.T) {
 		tools = append(tools, Tool{Name: fmt.Sprintf("t%02d", i), InputSchema: json.RawMessage(schemas[i%len(schemas)])})
 	}
 	var cc countingCompile
-	got, _ := LoadTools(tools, resource.MCPServer{}, cc.compile, nil)
+	got, _ := loadTools(tools, resource.MCPServer{}, cc.compile, nil)
 	want := map[string]int{}
 	for _, s := range schemas {
 		want[s] = 1
@@ -93,7 +93,7 @@ func TestLoadToolsDeterministic(t *testing.T) {
 		tools = append(tools, Tool{Name: name, InputSchema: json.RawMessage(schema)})
 	}
 	summary := func() []string {
-		got, _ := LoadTools(tools, resource.MCPServer{}, nil, nil)
+		got, _ := loadTools(tools, resource.MCPServer{}, nil, nil)
 		var s []string
 		for _, lt := range got {
 			line := lt.Name + ": ok"
@@ -132,7 +132,7 @@ func TestLoadToolsSmallListingCompilesInline(t *testing.T) {
 			}
 			return toolschema.Compile(raw, nil)
 		}
-		got, _ := LoadTools(tools, resource.MCPServer{}, compile, nil)
+		got, _ := loadTools(tools, resource.MCPServer{}, compile, nil)
 		if len(got) != n || elsewhere.Load() != 0 {
 			t.Errorf("%d tools: %d compiled on another goroutine", n, elsewhere.Load())
 		}
@@ -154,7 +154,7 @@ func TestLoadToolsCompileIsBounded(t *testing.T) {
 		tools = append(tools, Tool{Name: fmt.Sprintf("t%d", i), InputSchema: json.RawMessage(`{"type":"object","properties":{` + strings.Join(props, ",") + `}}`)})
 	}
 	var cc countingCompile
-	got, _ := LoadTools(tools, resource.MCPServer{}, cc.compile, nil)
+	got, _ := loadTools(tools, resource.MCPServer{}, cc.compile, nil)
 	for _, lt := range got {
 		if lt.Err != nil {
 			t.Fatalf("%s: %v", lt.Name, lt.Err)
@@ -191,7 +191,7 @@ func TestLoadToolsPanicReachesTheCaller(t *testing.T) {
 	}
 	got := func() (r any) {
 		defer func() { r = recover() }()
-		LoadTools(tools, resource.MCPServer{}, compile, nil)
+		loadTools(tools, resource.MCPServer{}, compile, nil)
 		return nil
 	}()
 	if got != "compiler bug" {

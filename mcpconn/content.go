@@ -2,11 +2,12 @@ package mcpconn
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/agtsdk/agt/content"
 )
 
 // maxContentBlocks bounds the content blocks of one tool result (fixed).
@@ -15,168 +16,13 @@ import (
 // blocks would otherwise decode into some 700,000 of them.
 const maxContentBlocks = 10000
 
-// Content is one content block of a tool result: a *TextContent,
-// *ImageContent, *AudioContent, *ResourceLink, *EmbeddedResource, or an
-// *UnknownContent for a type this package does not know, kept as sent.
-// Every block keeps its exact bytes (JSON), so a block can be passed on
-// as the server wrote it whatever its type.
-type Content interface {
-	// Type returns the block's "type" as sent: "text", "image", "audio",
-	// "resource_link", "resource", or another name.
-	Type() string
-	// JSON returns the block exactly as the server sent it (see
-	// CallResult for the one exception, text that is not valid Unicode).
-	JSON() json.RawMessage
-	isContent()
-}
-
-// TextContent is a "text" block.
-type TextContent struct {
-	Text string
-	// Annotations and Meta are the block's "annotations" and "_meta" as
-	// sent, nil when absent or null.
-	Annotations json.RawMessage
-	Meta        json.RawMessage
-	// Raw is the whole block as sent.
-	Raw json.RawMessage
-}
-
-// ImageContent is an "image" block.
-type ImageContent struct {
-	// Data is the image, base64-encoded as sent. It is neither decoded
-	// nor checked: Decode does both.
-	Data     string
-	MIMEType string
-	// Annotations and Meta are the block's "annotations" and "_meta" as
-	// sent, nil when absent or null.
-	Annotations json.RawMessage
-	Meta        json.RawMessage
-	// Raw is the whole block as sent.
-	Raw json.RawMessage
-}
-
-// Decode returns the image's bytes, or an error if Data is not standard
-// base64.
-func (c *ImageContent) Decode() ([]byte, error) { return decodeBase64("image data", c.Data) }
-
-// AudioContent is an "audio" block.
-type AudioContent struct {
-	// Data is the audio, base64-encoded as sent. It is neither decoded
-	// nor checked: Decode does both.
-	Data     string
-	MIMEType string
-	// Annotations and Meta are the block's "annotations" and "_meta" as
-	// sent, nil when absent or null.
-	Annotations json.RawMessage
-	Meta        json.RawMessage
-	// Raw is the whole block as sent.
-	Raw json.RawMessage
-}
-
-// Decode returns the audio's bytes, or an error if Data is not standard
-// base64.
-func (c *AudioContent) Decode() ([]byte, error) { return decodeBase64("audio data", c.Data) }
-
-// ResourceLink is a "resource_link" block: a resource the client may read,
-// not its contents.
-type ResourceLink struct {
-	URI         string
-	Name        string
-	Title       string
-	Description string
-	MIMEType    string
-	// Size is the resource's size in bytes, nil when not given.
-	Size *int64
-	// Annotations and Meta are the block's "annotations" and "_meta" as
-	// sent, nil when absent or null; Raw holds the rest (icons).
-	Annotations json.RawMessage
-	Meta        json.RawMessage
-	// Raw is the whole block as sent.
-	Raw json.RawMessage
-}
-
-// EmbeddedResource is a "resource" block: a resource's contents, text or
-// binary.
-type EmbeddedResource struct {
-	Resource ResourceContents
-	// Annotations and Meta are the block's "annotations" and "_meta" as
-	// sent, nil when absent or null.
-	Annotations json.RawMessage
-	Meta        json.RawMessage
-	// Raw is the whole block as sent.
-	Raw json.RawMessage
-}
-
-// ResourceContents is the contents of an embedded resource: text, or a
-// blob when IsBlob.
-type ResourceContents struct {
-	URI      string
-	MIMEType string
-	// Text is the contents of a text resource.
-	Text string
-	// Blob is the contents of a binary resource, base64-encoded as sent
-	// (not decoded nor checked: DecodeBlob does both).
-	Blob string
-	// IsBlob says the server sent "blob" (a binary resource), not "text".
-	IsBlob bool
-	// Meta is the resource's "_meta" as sent, nil when absent or null.
-	Meta json.RawMessage
-}
-
-// DecodeBlob returns the bytes of a binary resource, or an error if Blob
-// is not standard base64.
-func (r *ResourceContents) DecodeBlob() ([]byte, error) { return decodeBase64("resource blob", r.Blob) }
-
-// UnknownContent is a block of a type this package does not know (a newer
-// protocol's, or a server's own), kept as sent rather than failing the
-// result.
-type UnknownContent struct {
-	// Kind is the block's "type".
-	Kind string
-	// Annotations and Meta are the block's "annotations" and "_meta" as
-	// sent, nil when absent or null.
-	Annotations json.RawMessage
-	Meta        json.RawMessage
-	// Raw is the whole block as sent.
-	Raw json.RawMessage
-}
-
-func (c *TextContent) Type() string      { return "text" }
-func (c *ImageContent) Type() string     { return "image" }
-func (c *AudioContent) Type() string     { return "audio" }
-func (c *ResourceLink) Type() string     { return "resource_link" }
-func (c *EmbeddedResource) Type() string { return "resource" }
-func (c *UnknownContent) Type() string   { return c.Kind }
-
-func (c *TextContent) JSON() json.RawMessage      { return c.Raw }
-func (c *ImageContent) JSON() json.RawMessage     { return c.Raw }
-func (c *AudioContent) JSON() json.RawMessage     { return c.Raw }
-func (c *ResourceLink) JSON() json.RawMessage     { return c.Raw }
-func (c *EmbeddedResource) JSON() json.RawMessage { return c.Raw }
-func (c *UnknownContent) JSON() json.RawMessage   { return c.Raw }
-
-func (*TextContent) isContent()      {}
-func (*ImageContent) isContent()     {}
-func (*AudioContent) isContent()     {}
-func (*ResourceLink) isContent()     {}
-func (*EmbeddedResource) isContent() {}
-func (*UnknownContent) isContent()   {}
-
-func decodeBase64(what, s string) ([]byte, error) {
-	b, err := base64.StdEncoding.DecodeString(s)
-	if err != nil {
-		return nil, fmt.Errorf("mcpconn: the %s is not valid base64", what)
-	}
-	return b, nil
-}
-
 // DecodeContent decodes a JSON array of content blocks (a tool result's
 // "content") into typed blocks, each keeping its exact bytes, by the same
 // rules CallTool reads a result with: a known type whose fields have the
 // wrong JSON types is an error, an unknown type is kept as
 // *UnknownContent, and at most 10000 blocks are read. Empty
 // input and null give no blocks.
-func DecodeContent(raw json.RawMessage) ([]Content, error) {
+func DecodeContent(raw json.RawMessage) ([]content.Block, error) {
 	return decodeContent(bytes.TrimSpace(validText(raw)))
 }
 
@@ -186,14 +32,14 @@ type errMalformed string
 
 func (e errMalformed) Error() string { return string(e) }
 
-func decodeContent(raw []byte) ([]Content, error) {
+func decodeContent(raw []byte) ([]content.Block, error) {
 	if len(raw) == 0 || isNull(raw) {
-		return []Content{}, nil
+		return []content.Block{}, nil
 	}
 	if raw[0] != '[' {
 		return nil, errMalformed("content is not an array")
 	}
-	out := make([]Content, 0, 1)
+	out := make([]content.Block, 0, 1)
 	err := arrayElements(raw, func(i int, elem []byte) error {
 		if i >= maxContentBlocks {
 			return &LimitError{Option: "MaxContentBlocks (fixed)", What: "the content blocks of a tool result",
@@ -218,7 +64,7 @@ type blockFields struct {
 	typ, text, data, mimeType, uri, name, title, description, size, resource, annotations, meta []byte
 }
 
-func decodeBlock(raw []byte) (Content, error) {
+func decodeBlock(raw []byte) (content.Block, error) {
 	if len(raw) == 0 || raw[0] != '{' {
 		return nil, errMalformed("the block is not an object")
 	}
@@ -267,16 +113,16 @@ func decodeBlock(raw []byte) (Content, error) {
 	var d stringDecoder
 	switch typ {
 	case "text":
-		c := &TextContent{Text: d.str(f.text, "text"), Annotations: ann, Meta: meta, Raw: raw}
+		c := &content.Text{Text: d.str(f.text, "text"), Annotations: ann, Meta: meta, Raw: raw}
 		return c, d.err
 	case "image":
-		c := &ImageContent{Data: d.str(f.data, "data"), MIMEType: d.str(f.mimeType, "mimeType"), Annotations: ann, Meta: meta, Raw: raw}
+		c := &content.Image{Data: d.str(f.data, "data"), MIMEType: d.str(f.mimeType, "mimeType"), Annotations: ann, Meta: meta, Raw: raw}
 		return c, d.err
 	case "audio":
-		c := &AudioContent{Data: d.str(f.data, "data"), MIMEType: d.str(f.mimeType, "mimeType"), Annotations: ann, Meta: meta, Raw: raw}
+		c := &content.Audio{Data: d.str(f.data, "data"), MIMEType: d.str(f.mimeType, "mimeType"), Annotations: ann, Meta: meta, Raw: raw}
 		return c, d.err
 	case "resource_link":
-		c := &ResourceLink{URI: d.str(f.uri, "uri"), Name: d.str(f.name, "name"), Title: d.str(f.title, "title"),
+		c := &content.ResourceLink{URI: d.str(f.uri, "uri"), Name: d.str(f.name, "name"), Title: d.str(f.title, "title"),
 			Description: d.str(f.description, "description"), MIMEType: d.str(f.mimeType, "mimeType"),
 			Annotations: ann, Meta: meta, Raw: raw}
 		if f.size != nil && !isNull(f.size) {
@@ -288,7 +134,7 @@ func decodeBlock(raw []byte) (Content, error) {
 		}
 		return c, d.err
 	case "resource":
-		c := &EmbeddedResource{Annotations: ann, Meta: meta, Raw: raw}
+		c := &content.EmbeddedResource{Annotations: ann, Meta: meta, Raw: raw}
 		if f.resource != nil && !isNull(f.resource) {
 			if err := decodeResourceContents(f.resource, &c.Resource); err != nil {
 				return nil, err
@@ -296,10 +142,10 @@ func decodeBlock(raw []byte) (Content, error) {
 		}
 		return c, nil
 	}
-	return &UnknownContent{Kind: typ, Annotations: ann, Meta: meta, Raw: raw}, nil
+	return &content.Unknown{Kind: typ, Annotations: ann, Meta: meta, Raw: raw}, nil
 }
 
-func decodeResourceContents(raw []byte, r *ResourceContents) error {
+func decodeResourceContents(raw []byte, r *content.ResourceContents) error {
 	if raw[0] != '{' {
 		return errMalformed("resource is not an object")
 	}

@@ -15,6 +15,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agtsdk/agt/content"
 )
 
 // FuzzDecodeCallResult: any bytes never panic; a decoded result of valid
@@ -86,17 +88,17 @@ func FuzzDecodeCallResult(f *testing.F) {
 				}
 			}
 			switch c := blk.(type) {
-			case *TextContent:
+			case *content.Text:
 				str("text", c.Text)
-			case *ImageContent:
+			case *content.Image:
 				str("data", c.Data)
 				str("mimeType", c.MIMEType)
-			case *AudioContent:
+			case *content.Audio:
 				str("data", c.Data)
-			case *ResourceLink:
+			case *content.ResourceLink:
 				str("uri", c.URI)
 				str("name", c.Name)
-			case *EmbeddedResource:
+			case *content.EmbeddedResource:
 				var res struct{ URI, Text, Blob string }
 				_ = json.Unmarshal(fields["resource"], &res)
 				if c.Resource.Text != res.Text || c.Resource.Blob != res.Blob {
@@ -292,8 +294,8 @@ func TestCallResultSources(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := &CallResult{
-		Content: []Content{&TextContent{Text: "hi", Raw: json.RawMessage(`{"type":"text","text":"hi"}`)},
-			&ImageContent{Data: "AQI=", MIMEType: "image/png", Raw: json.RawMessage(`{"type":"image","mimeType":"image/png","data":"AQI="}`)}},
+		Content: []content.Block{&content.Text{Text: "hi", Raw: json.RawMessage(`{"type":"text","text":"hi"}`)},
+			&content.Image{Data: "AQI=", MIMEType: "image/png", Raw: json.RawMessage(`{"type":"image","mimeType":"image/png","data":"AQI="}`)}},
 		ContentJSON: json.RawMessage(`[{"type":"text","text":"hi"},{"type":"image","mimeType":"image/png","data":"AQI="}]`),
 		Structured:  json.RawMessage(`{"a":1}`), IsError: true,
 		Raw: json.RawMessage(`{"content":[{"type":"text","text":"hi"},{"type":"image","mimeType":"image/png","data":"AQI="}],"structuredContent":{"a":1},"isError":true}`),

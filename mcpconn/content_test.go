@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agtsdk/agt/content"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/resource"
@@ -49,52 +50,52 @@ func size(n int64) *int64 { return &n }
 // content tool: the exact bytes, and typed blocks that keep theirs.
 var wantResults = map[string]*mcpconn.CallResult{
 	mcptest.ContentImage: {
-		Content: []mcpconn.Content{&mcpconn.ImageContent{Data: "iVBORw0KGgo=", MIMEType: "image/png",
+		Content: []content.Block{&content.Image{Data: "iVBORw0KGgo=", MIMEType: "image/png",
 			Annotations: raw(`{"audience":["user"],"priority":0.5}`), Meta: raw(`{"k":"v"}`),
 			Raw: raw(`{"type":"image","data":"iVBORw0KGgo=","mimeType":"image/png","annotations":{"audience":["user"],"priority":0.5},"_meta":{"k":"v"}}`)}},
 		ContentJSON: raw(`[{"type":"image","data":"iVBORw0KGgo=","mimeType":"image/png","annotations":{"audience":["user"],"priority":0.5},"_meta":{"k":"v"}}]`),
 		Structured:  raw(`{"path":"/tmp/x.png","data":"iVBORw0KGgo="}`),
 	},
 	mcptest.ContentAudio: {
-		Content:     []mcpconn.Content{&mcpconn.AudioContent{Data: "UklGRg==", MIMEType: "audio/wav", Raw: raw(`{"type":"audio","data":"UklGRg==","mimeType":"audio/wav"}`)}},
+		Content:     []content.Block{&content.Audio{Data: "UklGRg==", MIMEType: "audio/wav", Raw: raw(`{"type":"audio","data":"UklGRg==","mimeType":"audio/wav"}`)}},
 		ContentJSON: raw(`[{"type":"audio","data":"UklGRg==","mimeType":"audio/wav"}]`),
 	},
 	mcptest.ContentResourceLink: {
-		Content: []mcpconn.Content{&mcpconn.ResourceLink{URI: "file:///tmp/a.txt", Name: "a.txt", Title: "A", Description: "a file",
+		Content: []content.Block{&content.ResourceLink{URI: "file:///tmp/a.txt", Name: "a.txt", Title: "A", Description: "a file",
 			MIMEType: "text/plain", Size: size(12345678901),
 			Raw: raw(`{"type":"resource_link","uri":"file:///tmp/a.txt","name":"a.txt","title":"A","description":"a file","mimeType":"text/plain","size":12345678901,"icons":[{"src":"https://example.com/i.png"}]}`)}},
 		ContentJSON: raw(`[{"type":"resource_link","uri":"file:///tmp/a.txt","name":"a.txt","title":"A","description":"a file","mimeType":"text/plain","size":12345678901,"icons":[{"src":"https://example.com/i.png"}]}]`),
 	},
 	mcptest.ContentResource: {
-		Content: []mcpconn.Content{
-			&mcpconn.EmbeddedResource{Resource: mcpconn.ResourceContents{URI: "file:///a.txt", MIMEType: "text/plain", Text: "hello"},
+		Content: []content.Block{
+			&content.EmbeddedResource{Resource: content.ResourceContents{URI: "file:///a.txt", MIMEType: "text/plain", Text: "hello"},
 				Raw: raw(`{"type":"resource","resource":{"uri":"file:///a.txt","mimeType":"text/plain","text":"hello"}}`)},
-			&mcpconn.EmbeddedResource{Resource: mcpconn.ResourceContents{URI: "file:///b.bin", MIMEType: "application/octet-stream", Blob: "AAEC", IsBlob: true, Meta: raw(`{"m":1}`)},
+			&content.EmbeddedResource{Resource: content.ResourceContents{URI: "file:///b.bin", MIMEType: "application/octet-stream", Blob: "AAEC", IsBlob: true, Meta: raw(`{"m":1}`)},
 				Annotations: raw(`{"priority":1}`),
 				Raw:         raw(`{"type":"resource","resource":{"uri":"file:///b.bin","mimeType":"application/octet-stream","blob":"AAEC","_meta":{"m":1}},"annotations":{"priority":1}}`)},
 		},
 		ContentJSON: raw(`[{"type":"resource","resource":{"uri":"file:///a.txt","mimeType":"text/plain","text":"hello"}},{"type":"resource","resource":{"uri":"file:///b.bin","mimeType":"application/octet-stream","blob":"AAEC","_meta":{"m":1}},"annotations":{"priority":1}}]`),
 	},
 	mcptest.ContentUnknown: {
-		Content: []mcpconn.Content{
-			&mcpconn.TextContent{Text: "before", Raw: raw(`{"type":"text","text":"before"}`)},
-			&mcpconn.UnknownContent{Kind: "hologram", Annotations: raw(`{"priority":1}`), Meta: raw(`{"x":true}`),
+		Content: []content.Block{
+			&content.Text{Text: "before", Raw: raw(`{"type":"text","text":"before"}`)},
+			&content.Unknown{Kind: "hologram", Annotations: raw(`{"priority":1}`), Meta: raw(`{"x":true}`),
 				Raw: raw(`{"type":"hologram","frames":[1,2,3],"annotations":{"priority":1},"_meta":{"x":true}}`)},
 		},
 		ContentJSON: raw(`[{"type":"text","text":"before"},{"type":"hologram","frames":[1,2,3],"annotations":{"priority":1},"_meta":{"x":true}}]`),
 		Meta:        raw(`{"trace":"t1"}`),
 	},
 	mcptest.ContentStructured: {
-		Content: []mcpconn.Content{&mcpconn.TextContent{Text: `{"z":1,"big":12345678901234567890,"tiny":1e-400,"a":[1.0,2.50]}`,
+		Content: []content.Block{&content.Text{Text: `{"z":1,"big":12345678901234567890,"tiny":1e-400,"a":[1.0,2.50]}`,
 			Raw: raw(`{"type":"text","text":"{\"z\":1,\"big\":12345678901234567890,\"tiny\":1e-400,\"a\":[1.0,2.50]}"}`)}},
 		ContentJSON: raw(`[{"type":"text","text":"{\"z\":1,\"big\":12345678901234567890,\"tiny\":1e-400,\"a\":[1.0,2.50]}"}]`),
 		Structured:  raw(`{"z":1,"big":12345678901234567890,"tiny":1e-400,"a":[1.0,2.50]}`),
 	},
 	mcptest.ContentError: {
-		Content: []mcpconn.Content{
-			&mcpconn.TextContent{Text: "render failed", Raw: raw(`{"type":"text","text":"render failed"}`)},
-			&mcpconn.ImageContent{Data: "iVBORw0KGgo=", MIMEType: "image/png", Raw: raw(`{"type":"image","data":"iVBORw0KGgo=","mimeType":"image/png"}`)},
-			&mcpconn.TextContent{Text: "see the screenshot", Raw: raw(`{"type":"text","text":"see the screenshot"}`)},
+		Content: []content.Block{
+			&content.Text{Text: "render failed", Raw: raw(`{"type":"text","text":"render failed"}`)},
+			&content.Image{Data: "iVBORw0KGgo=", MIMEType: "image/png", Raw: raw(`{"type":"image","data":"iVBORw0KGgo=","mimeType":"image/png"}`)},
+			&content.Text{Text: "see the screenshot", Raw: raw(`{"type":"text","text":"see the screenshot"}`)},
 		},
 		ContentJSON: raw(`[{"type":"text","text":"render failed"},{"type":"image","data":"iVBORw0KGgo=","mimeType":"image/png"},{"type":"text","text":"see the screenshot"}]`),
 		IsError:     true,
@@ -102,7 +103,7 @@ var wantResults = map[string]*mcpconn.CallResult{
 	// The one change to the bytes: a lone surrogate is read as every JSON
 	// decoder reads it.
 	mcptest.ContentLoneSurrogate: {
-		Content:     []mcpconn.Content{&mcpconn.TextContent{Text: "a\uFFFDb", Raw: raw(`{"type":"text","text":"a\ufffdb"}`)}},
+		Content:     []content.Block{&content.Text{Text: "a\uFFFDb", Raw: raw(`{"type":"text","text":"a\ufffdb"}`)}},
 		ContentJSON: raw(`[{"type":"text","text":"a\ufffdb"}]`),
 		Raw:         raw(`{"content":[{"type":"text","text":"a\ufffdb"}]}`),
 	},

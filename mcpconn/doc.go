@@ -19,7 +19,7 @@
 // A Connector (ConnectorOptions: nil means the defaults) starts and reaches
 // servers; Connect (its ConnectOptions give handlers and sharing)
 // returns a Session: one connection to one server. Session.Tools lists all
-// pages; LoadTools turns a listing into the tools a host offers (the
+// pages; Connector.LoadTools turns a listing into the tools a host offers (the
 // registration's enabled_tools and disabled_tools, the per-tool bounds,
 // the schemas compiled), for the Prober and a Run alike, so they never
 // disagree; Session.CallTool calls one tool. A Prober connects, lists,
@@ -76,8 +76,8 @@
 //
 // A server may answer a call with a task; CallTool follows it to its end
 // and returns what the call would have returned at once, polling within
-// bounds, and cancels a task its call outlives. WithTaskCall resumes a
-// task after a restart. The full rules: docs/tasks.md.
+// bounds, and cancels a task its call outlives. A Run resumes its tasks
+// after a restart (run's task store). The full rules: docs/tasks.md.
 //
 // # Listing cache
 //

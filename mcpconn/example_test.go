@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/agtsdk/agt/content"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/resource"
@@ -40,7 +41,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(res.IsError, res.Content[0].(*mcpconn.TextContent).Text)
+	fmt.Println(res.IsError, res.Content[0].(*content.Text).Text)
 
 	// A business refusal is a result, not an error.
 	res, _ = s.CallTool(ctx, mcptest.ToolNoteDelete, json.RawMessage(`{"id":"n1","caller":"bob"}`))

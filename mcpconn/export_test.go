@@ -50,3 +50,7 @@ const (
 	MaxRequestStateBytes     = maxRequestStateBytes
 	MaxStoredCredentialBytes = maxStoredCredentialBytes
 )
+
+// DefaultLimits returns the limits a zero Limits stands for, every field
+// set (each field's comment gives its default).
+func DefaultLimits() Limits { return (&Limits{}).resolved() }

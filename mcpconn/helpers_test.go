@@ -18,6 +18,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/agtsdk/agt/content"
 	"github.com/agtsdk/agt/internal/runtest/poll"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
@@ -224,7 +225,7 @@ func environment(t testing.TB, s *mcpconn.Session, names ...string) mcptest.Envi
 func resultText(res *mcpconn.CallResult) string {
 	var b strings.Builder
 	for _, c := range res.Content {
-		if tc, ok := c.(*mcpconn.TextContent); ok {
+		if tc, ok := c.(*content.Text); ok {
 			b.WriteString(tc.Text)
 		}
 	}

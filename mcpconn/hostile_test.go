@@ -587,7 +587,7 @@ func TestHostileContentKeepsTheSession(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Tools = %v; want the listing", err)
 			}
-			loaded, _ := mcpconn.LoadTools(tools, srv, nil, nil)
+			loaded, _ := mcpconn.NewConnector(nil).LoadTools(tools, srv, nil)
 			var usable []string
 			for _, lt := range loaded {
 				switch {

@@ -4,9 +4,8 @@ import "time"
 
 // Limits bounds what a Connector's sessions accept from their servers and
 // how long they wait for them. Every field's zero value (or a value below
-// zero, but for MaxListingTTL) means its default, given in its comment and
-// returned by DefaultLimits; a nil ConnectorOptions.Limits means all
-// defaults.
+// zero, but for MaxListingTTL) means its default, given in its comment;
+// a nil ConnectorOptions.Limits means all defaults.
 type Limits struct {
 	// MaxTools bounds the tools one server may list, all pages together;
 	// the walk fails as soon as a page goes past it, before the page is
@@ -145,10 +144,6 @@ const (
 	defaultTerminateGrace       = 2 * time.Second
 	defaultStderrTail           = 8 << 10
 )
-
-// DefaultLimits returns the limits a zero Limits stands for, every field
-// set.
-func DefaultLimits() Limits { return (&Limits{}).resolved() }
 
 // resolved returns l (nil: the zero Limits) with every unset field set to
 // its default.

@@ -243,10 +243,6 @@ func cloneTools(tools []Tool) []Tool {
 			a := *t.Annotations
 			t.Annotations = &a
 		}
-		if t.Execution != nil {
-			e := *t.Execution
-			t.Execution = &e
-		}
 		out[i] = t
 	}
 	return out

@@ -45,15 +45,29 @@ var errDuplicateTool = errors.New("the server lists this tool name twice; the fi
 // than the 1000 levels of a message allow in its page) is left out with its reason.
 // Then each tool is checked with checkTool, a name listed twice
 // keeps its first tool, a tool whose x-mcp-header annotations are invalid
-// or name a header of the registration is left out, and each inputSchema is compiled with compile (nil
-// means toolschema.Compile with the options opts, nil for defaults). Tools
+// or name a header of the registration is left out, and each inputSchema is compiled (as the
+// last paragraph says). Tools
 // whose inputSchema bytes are identical share one compilation, and so its
 // result or error. The distinct schemas compile on at most GOMAXPROCS
 // goroutines, one per four schemas, the caller's included: up to four
 // compile on the caller's goroutine alone. The result keeps the server's
 // order, and each tool's result does not depend on the schedule. A panic
-// of compile is raised again on the caller's goroutine.
-func LoadTools(tools []Tool, srv resource.MCPServer, compile func(raw []byte) (*toolschema.Schema, error), opts *toolschema.Options) (loaded []LoadedTool, excluded []string) {
+// of the compilation is raised again on the caller's goroutine.
+//
+// The schemas compile with the Connector's ConnectorOptions.Schema; when
+// that is nil, through cache (nil: no cache), which holds what it compiles
+// for the next listing.
+func (c *Connector) LoadTools(tools []Tool, srv resource.MCPServer, cache *SchemaCache) (loaded []LoadedTool, excluded []string) {
+	var compile func([]byte) (*toolschema.Schema, error)
+	if c.opts.Schema == nil && cache != nil {
+		compile = cache.Compile
+	}
+	return loadTools(tools, srv, compile, c.opts.Schema)
+}
+
+// loadTools is LoadTools with the compilation given: compile, or when
+// nil toolschema.Compile with opts.
+func loadTools(tools []Tool, srv resource.MCPServer, compile func(raw []byte) (*toolschema.Schema, error), opts *toolschema.Options) (loaded []LoadedTool, excluded []string) {
 	if compile == nil {
 		compile = func(raw []byte) (*toolschema.Schema, error) { return toolschema.Compile(raw, opts) }
 	}

@@ -27,11 +27,11 @@ func TestLoadTools(t *testing.T) {
 		{Name: "annotated", Annotations: &mcp.ToolAnnotations{Title: strings.Repeat("t", maxToolTitleBytes+1)}, InputSchema: obj},
 		{Name: "shaped", OutputSchema: json.RawMessage(`"` + strings.Repeat("o", maxToolOutputSchemaBytes) + `"`), InputSchema: obj},
 		{Name: "tagged", Meta: json.RawMessage(`"` + strings.Repeat("m", maxToolMetaBytes) + `"`), InputSchema: obj},
-		{Name: "task", Execution: &ToolExecution{TaskSupport: TaskSupportRequired}, InputSchema: obj},
-		{Name: "task_ok", Execution: &ToolExecution{TaskSupport: TaskSupportOptional}, Meta: json.RawMessage(`{}`), InputSchema: obj},
+		{Name: "task", TaskSupport: taskSupportRequired, InputSchema: obj},
+		{Name: "task_ok", TaskSupport: taskSupportOptional, Meta: json.RawMessage(`{}`), InputSchema: obj},
 		{Name: "b", InputSchema: obj},
 	}
-	got, excluded := LoadTools(tools, resource.MCPServer{}, nil, nil)
+	got, excluded := loadTools(tools, resource.MCPServer{}, nil, nil)
 	if len(excluded) != 0 {
 		t.Errorf("excluded %q without enabled_tools or disabled_tools", excluded)
 	}
@@ -65,7 +65,7 @@ func TestLoadTools(t *testing.T) {
 	// The registration's selection comes first: an excluded tool is not
 	// judged (not even one over a bound), a name past maxToolNameBytes
 	// is never matched and keeps its reason.
-	got, excluded = LoadTools(tools, resource.MCPServer{DisabledTools: []string{"t*", "a", "*"}}, nil, nil)
+	got, excluded = loadTools(tools, resource.MCPServer{DisabledTools: []string{"t*", "a", "*"}}, nil, nil)
 	wantExcluded := []string{"a", "a", "bad", "wordy", "titled", "annotated", "shaped", "tagged", "task", "task_ok", "b"}
 	if diff := cmp.Diff(wantExcluded, excluded); diff != "" || len(got) != 1 || got[0].Err == nil || len(got[0].Name) != maxToolNameBytes {
 		t.Errorf("disabled *: %d loaded; excluded (-want +got):\n%s", len(got), diff)

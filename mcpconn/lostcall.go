@@ -111,7 +111,7 @@ func (h *toolHints) set(tools []Tool) {
 		if a := t.Annotations; a != nil && (a.ReadOnlyHint || a.IdempotentHint) {
 			safe[t.Name] = true
 		}
-		if t.Execution != nil && t.Execution.TaskSupport == TaskSupportRequired {
+		if t.TaskSupport == taskSupportRequired {
 			task[t.Name] = true
 		}
 	}

@@ -59,15 +59,15 @@ func TestToolMetadataKept(t *testing.T) {
 			if got := string(rich.Meta); got != mcptest.MetaRichMeta {
 				t.Errorf("_meta = %s\nwant exactly %s", got, mcptest.MetaRichMeta)
 			}
-			for name, want := range map[string]*mcpconn.ToolExecution{
-				mcptest.ToolMetaRich:      {TaskSupport: mcpconn.TaskSupportOptional},
-				mcptest.ToolTaskRequired:  {TaskSupport: mcpconn.TaskSupportRequired},
-				mcptest.ToolTaskOptional:  {TaskSupport: mcpconn.TaskSupportOptional},
-				mcptest.ToolTaskForbidden: {TaskSupport: mcpconn.TaskSupportForbidden},
-				mcptest.ToolEcho:          nil,
+			for name, want := range map[string]string{
+				mcptest.ToolMetaRich:      "optional",
+				mcptest.ToolTaskRequired:  "required",
+				mcptest.ToolTaskOptional:  "optional",
+				mcptest.ToolTaskForbidden: "forbidden",
+				mcptest.ToolEcho:          "",
 			} {
-				if diff := cmp.Diff(want, byName[name].Execution); diff != "" {
-					t.Errorf("%s execution (-want +got):\n%s", name, diff)
+				if got := byName[name].TaskSupport; got != want {
+					t.Errorf("%s TaskSupport = %q; want %q", name, got, want)
 				}
 			}
 			if echo := byName[mcptest.ToolEcho]; echo.Meta != nil || echo.Title != "Echo" {

@@ -62,7 +62,7 @@ func TestParamHeadersEras(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Tools: %v", err)
 			}
-			loaded, _ := mcpconn.LoadTools(tools, srv, nil, nil)
+			loaded, _ := mcpconn.NewConnector(nil).LoadTools(tools, srv, nil)
 			reasons := map[string]string{}
 			usable := false
 			for _, lt := range loaded {
@@ -249,7 +249,7 @@ func TestParamHeadersHostileValues(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		loaded, _ := mcpconn.LoadTools(tools, srv, nil, nil)
+		loaded, _ := mcpconn.NewConnector(nil).LoadTools(tools, srv, nil)
 		for _, lt := range loaded {
 			if lt.Name == mcptest.ToolParamHeaders && (lt.Err == nil || !strings.Contains(lt.Err.Error(), "registration")) {
 				t.Errorf("%s: Err = %v, want it left out: the registration sets its header", lt.Name, lt.Err)

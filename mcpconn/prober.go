@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/agtsdk/agt/resource"
-	"github.com/agtsdk/agt/toolschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -40,7 +39,7 @@ type Prober struct {
 // NewProber returns a Prober reading documents from repo and connecting
 // through c; opts may be nil.
 func NewProber(repo resource.Repository, c *Connector, opts *ProberOptions) *Prober {
-	p := &Prober{repo: repo, conn: c, schemas: NewSchemaCache()}
+	p := &Prober{repo: repo, conn: c, schemas: new(SchemaCache)}
 	if opts != nil && opts.SchemaCache != nil {
 		p.schemas = opts.SchemaCache
 	}
@@ -197,11 +196,7 @@ func (p *Prober) Probe(ctx context.Context, ref resource.Ref) (*ProbeReport, err
 	defer func() { <-closeDone }()
 
 	t2 := time.Now()
-	var compile func([]byte) (*toolschema.Schema, error)
-	if p.conn.opts.Schema == nil {
-		compile = p.schemas.Compile
-	}
-	loaded, excluded := LoadTools(tools, srv, compile, p.conn.opts.Schema)
+	loaded, excluded := p.conn.LoadTools(tools, srv, p.schemas)
 	rep.Excluded = len(excluded)
 	rep.Tools = make([]ToolReport, len(loaded))
 	for i, lt := range loaded {

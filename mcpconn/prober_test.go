@@ -186,7 +186,7 @@ func TestProbeKeepsCompiledSchemas(t *testing.T) {
 		t.Errorf("the cache holds %d schemas after a second probe; want %d", n, len(goodTools))
 	}
 
-	unused := mcpconn.NewSchemaCache()
+	unused := new(mcpconn.SchemaCache)
 	withOptions := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: dial, Schema: &toolschema.Options{}})
 	if _, err := mcpconn.NewProber(repo, withOptions, &mcpconn.ProberOptions{SchemaCache: unused}).Probe(context.Background(), "bad"); err != nil {
 		t.Fatal(err)

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agtsdk/agt/content"
 )
 
 // CallResult is the result of a tools/call, read from the exact bytes the
@@ -23,7 +25,7 @@ import (
 // its model.
 type CallResult struct {
 	// Content holds the content blocks, in the server's order; never nil.
-	Content []Content
+	Content []content.Block
 	// ContentJSON is the "content" array exactly as sent; [] when the
 	// server sent none or null.
 	ContentJSON json.RawMessage
@@ -44,7 +46,7 @@ type CallResult struct {
 func (r *CallResult) Text() string {
 	var b strings.Builder
 	for _, c := range r.Content {
-		if tc, ok := c.(*TextContent); ok {
+		if tc, ok := c.(*content.Text); ok {
 			if b.Len() > 0 {
 				b.WriteByte('\n')
 			}
@@ -75,14 +77,14 @@ func decodeCallResult(raw json.RawMessage) (*CallResult, error) {
 		return nil, errMalformed("the result is not an object")
 	}
 	r := &CallResult{Raw: raw[:len(raw):len(raw)], ContentJSON: emptyArray}
-	var content []byte
+	var contentJSON []byte
 	var task bool // a task member that is an object (2025-11-25 CreateTaskResult)
 	err := objectMembers(raw, func(key, val []byte) error {
 		switch string(key) {
 		case "task":
 			task = len(val) > 0 && val[0] == '{'
 		case "content":
-			content = val
+			contentJSON = val
 		case "structuredContent":
 			r.Structured = optional(val)
 		case "isError":
@@ -114,14 +116,14 @@ func decodeCallResult(raw json.RawMessage) (*CallResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if task && content == nil {
+	if task && contentJSON == nil {
 		return nil, errTaskAnswer
 	}
-	if r.Content, err = decodeContent(content); err != nil {
+	if r.Content, err = decodeContent(contentJSON); err != nil {
 		return nil, err
 	}
-	if len(content) > 0 && !isNull(content) {
-		r.ContentJSON = content[:len(content):len(content)]
+	if len(contentJSON) > 0 && !isNull(contentJSON) {
+		r.ContentJSON = contentJSON[:len(contentJSON):len(contentJSON)]
 	}
 	return r, nil
 }

@@ -29,8 +29,8 @@ const (
 // server connecting together do, are compiled once: the others wait for
 // that compilation and share its result, failure included (a later ask
 // compiles again). The zero value is an empty cache, ready to use; a
-// SchemaCache is safe for concurrent use and must not be copied after
-// first use.
+// The zero SchemaCache is empty and ready to use (new(SchemaCache)). It
+// is safe for concurrent use and must not be copied after first use.
 type SchemaCache struct {
 	mu       sync.Mutex
 	m        map[[sha256.Size]byte]*toolschema.Schema
@@ -54,9 +54,6 @@ type schemaFlight struct {
 // it panicked instead of returning (the panic goes on in its own
 // goroutine).
 var errCompilePanicked = errors.New("mcpconn: the schema's compilation failed unexpectedly")
-
-// NewSchemaCache returns an empty SchemaCache.
-func NewSchemaCache() *SchemaCache { return &SchemaCache{} }
 
 // Len returns the number of compiled schemas the cache holds.
 func (c *SchemaCache) Len() int {

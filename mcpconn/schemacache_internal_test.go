@@ -14,7 +14,7 @@ import (
 
 func TestSchemaCache(t *testing.T) {
 	t.Parallel()
-	c := NewSchemaCache()
+	c := new(SchemaCache)
 	raw := []byte(`{"type":"object","properties":{"a":{"type":"integer"}}}`)
 	s1, err := c.Compile(raw)
 	if err != nil {

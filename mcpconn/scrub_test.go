@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agtsdk/agt/content"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/resource"
@@ -174,7 +175,7 @@ func TestServerTextIsScrubbedOfSecrets(t *testing.T) {
 			}
 			var texts []string
 			for _, b := range res.Content {
-				if tc, ok := b.(*mcpconn.TextContent); ok {
+				if tc, ok := b.(*content.Text); ok {
 					texts = append(texts, tc.Text)
 				}
 			}

@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/agtsdk/agt/internal/taskcall"
 	"github.com/agtsdk/agt/internal/text"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/toolschema"
@@ -122,9 +123,14 @@ type Tool struct {
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 	// Meta holds the exact bytes of the tool's _meta, or nil.
 	Meta json.RawMessage `json:"_meta,omitempty"`
-	// Execution is the tool's execution object (MCP 2025-11-25), nil when
-	// the server sent none.
-	Execution *ToolExecution `json:"execution,omitempty"`
+	// TaskSupport is the taskSupport of the tool's execution object (MCP
+	// 2025-11-25) as the server sent it: "forbidden", "optional" or
+	// "required" (the protocol's strings, kept as plain strings: agt
+	// reads them, a host only shows them); "" when absent or any other
+	// value, read as "forbidden", the protocol's default. A tool that
+	// requires tasks is called as a task where the server runs them (see
+	// Tasks in the package doc).
+	TaskSupport string `json:"-"`
 
 	// unreadable is why the listing could not be read for this tool (it
 	// nests too deep for its page), or why the go-sdk left it out (its
@@ -133,21 +139,11 @@ type Tool struct {
 	unreadable error
 }
 
-// ToolExecution says how a tool may be run.
-type ToolExecution struct {
-	// TaskSupport is TaskSupportForbidden, TaskSupportOptional or
-	// TaskSupportRequired as the server sent it; "" when absent or any
-	// other value (read as forbidden, the protocol's default).
-	TaskSupport string `json:"taskSupport,omitempty"`
-}
-
-// The values of ToolExecution.TaskSupport. A tool that requires tasks is
-// called as a task where the server runs them (see Tasks in the package
-// doc).
+// The values of Tool.TaskSupport.
 const (
-	TaskSupportForbidden = "forbidden"
-	TaskSupportOptional  = "optional"
-	TaskSupportRequired  = "required"
+	taskSupportForbidden = "forbidden"
+	taskSupportOptional  = "optional"
+	taskSupportRequired  = "required"
 )
 
 // modernHTTP reports whether the session speaks the modern era over
@@ -403,29 +399,28 @@ func toolMeta(t *mcp.Tool, w map[string]json.RawMessage) Tool {
 	}
 	return Tool{Name: t.Name, Title: t.Title, Description: t.Description, Annotations: t.Annotations,
 		InputSchema: w["inputSchema"], OutputSchema: raw("outputSchema"), Meta: raw("_meta"),
-		Execution: wireExecution(raw("execution"))}
+		TaskSupport: wireTaskSupport(raw("execution"))}
 }
 
-// wireExecution reads a tool's execution object with exact keys, as the
-// rest of the tool is read; an object that is not one, or a taskSupport
-// that is not a known string, reads as absent.
-func wireExecution(raw json.RawMessage) *ToolExecution {
+// wireTaskSupport reads the taskSupport of a tool's execution object
+// with exact keys, as the rest of the tool is read; an object that is not
+// one, or a taskSupport that is not a known string, reads as absent.
+func wireTaskSupport(raw json.RawMessage) string {
 	if raw == nil {
-		return nil
+		return ""
 	}
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(raw, &obj) != nil || obj == nil {
-		return nil
+		return ""
 	}
-	ex := &ToolExecution{}
 	var ts string
 	if json.Unmarshal(obj["taskSupport"], &ts) == nil {
 		switch ts {
-		case TaskSupportForbidden, TaskSupportOptional, TaskSupportRequired:
-			ex.TaskSupport = ts
+		case taskSupportForbidden, taskSupportOptional, taskSupportRequired:
+			return ts
 		}
 	}
-	return ex
+	return ""
 }
 
 var (
@@ -526,11 +521,11 @@ func (s *Session) callTool(ctx context.Context, name string, args json.RawMessag
 	}
 	cctx, call := s.calls.begin(cctx, clock)
 	defer s.calls.end(call)
-	if tc := taskCallOf(ctx); tc != nil && tc.Resume != "" {
+	if tc := taskcall.From(ctx); tc != nil && tc.Resume != "" {
 		// A task the server created for this call before (a host that
 		// restarted): followed, not sent again.
 		if len(tc.Resume) > maxTaskIDBytes || !utf8.ValidString(tc.Resume) {
-			return nil, &Error{Ref: s.ref, Op: callOp(name), Detail: fmt.Sprintf("TaskCall.Resume is not a task id (UTF-8, at most %d bytes)", maxTaskIDBytes)}
+			return nil, &Error{Ref: s.ref, Op: callOp(name), Detail: fmt.Sprintf("the task to resume is not a task id (UTF-8, at most %d bytes)", maxTaskIDBytes)}
 		}
 		*tasked = true
 		return s.followTask(ctx, cctx, name, call, &taskView{id: tc.Resume}, true)

@@ -12,6 +12,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agtsdk/agt/internal/taskcall"
 )
 
 // MCP tasks: a server may answer a tools/call with a task (a handle it
@@ -85,19 +87,6 @@ func (o taskBounds) interval(suggested time.Duration) time.Duration {
 	return min(max(suggested, o.MinPollInterval), o.MaxPollInterval)
 }
 
-// TaskInfo describes a task a server created for a call.
-type TaskInfo struct {
-	// ID is the server's task id.
-	ID string
-	// Protocol is the protocol version of the session that created it.
-	Protocol string
-	// Created is when the client read the server's answer.
-	Created time.Time
-	// TTL is how long the server keeps the task from its creation; 0
-	// means no limit.
-	TTL time.Duration
-}
-
 // TaskStatus is a task's state as a poll found it (Handlers.TaskStatus).
 type TaskStatus struct {
 	// TaskID is the server's task id.
@@ -109,31 +98,6 @@ type TaskStatus struct {
 	// "...") and each control character replaced by U+FFFD, as every
 	// server text agt hands on: the server's words, to show as such.
 	Message string
-}
-
-// TaskCall is what a caller says of the task a call may become
-// (WithTaskCall).
-type TaskCall struct {
-	// Resume is the id of a task the server created for this same call
-	// earlier (a host that restarted): CallTool sends no tools/call and
-	// follows that task to its result instead. "" means a new call.
-	Resume string
-	// Created, when not nil, is told the task the server created for the
-	// call, before it is first polled (a Run stores it, to resume). An
-	// error cancels the task (tasks/cancel) and fails the call with it.
-	Created func(TaskInfo) error
-}
-
-type taskCallKey struct{}
-
-// WithTaskCall returns a context that carries tc to Session.CallTool.
-func WithTaskCall(ctx context.Context, tc *TaskCall) context.Context {
-	return context.WithValue(ctx, taskCallKey{}, tc)
-}
-
-func taskCallOf(ctx context.Context) *TaskCall {
-	tc, _ := ctx.Value(taskCallKey{}).(*TaskCall)
-	return tc
 }
 
 // taskView is a task as the server described it.
@@ -402,9 +366,9 @@ func (s *Session) legacyTaskParam(name string) map[string]json.RawMessage {
 // result: what the synchronous call would have returned.
 func (s *Session) followTask(ctx, cctx context.Context, name string, call *inflightCall, t *taskView, resumed bool) (*CallResult, error) {
 	call.setTask(t.id)
-	tc := taskCallOf(ctx)
+	tc := taskcall.From(ctx)
 	if !resumed && tc != nil && tc.Created != nil {
-		info := TaskInfo{ID: t.id, Protocol: s.protocolVersion, Created: time.Now(), TTL: t.ttl}
+		info := taskcall.Info{ID: t.id, Protocol: s.protocolVersion, Created: time.Now(), TTL: t.ttl}
 		if err := tc.Created(info); err != nil {
 			s.cancelTask(cctx, call, t.id)
 			return nil, &Error{Ref: s.ref, Op: callOp(name), Detail: "the task could not be recorded, so it was cancelled", Err: err}

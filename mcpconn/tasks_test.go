@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agtsdk/agt/internal/runtest/poll"
+	"github.com/agtsdk/agt/internal/taskcall"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/resource"
@@ -197,7 +198,7 @@ func TestTaskNotAskedFor(t *testing.T) {
 }
 
 // Issue 26 item 3: a task created by one session is collected by another
-// (a host that restarted) with WithTaskCall's Resume, in both eras.
+// (a host that restarted) with taskcall's Resume, in both eras.
 func TestTaskResume(t *testing.T) {
 	t.Parallel()
 	for _, era := range []mcptest.Era{mcptest.EraLegacy, mcptest.EraModern} {
@@ -209,11 +210,11 @@ func TestTaskResume(t *testing.T) {
 			if _, err := first.Tools(context.Background()); err != nil {
 				t.Fatal(err)
 			}
-			created := make(chan mcpconn.TaskInfo, 1)
+			created := make(chan taskcall.Info, 1)
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan error, 1)
 			go func() {
-				_, err := first.CallTool(mcpconn.WithTaskCall(ctx, &mcpconn.TaskCall{Created: func(ti mcpconn.TaskInfo) error {
+				_, err := first.CallTool(taskcall.With(ctx, &taskcall.Call{Created: func(ti taskcall.Info) error {
 					created <- ti
 					return nil
 				}}), mcptest.ToolTaskWork, json.RawMessage(`{"text":"later","steps":3,"step_ms":300}`))
@@ -226,11 +227,11 @@ func TestTaskResume(t *testing.T) {
 			<-done
 			cancel()
 			if info.ID == "" || info.Protocol == "" || info.TTL <= 0 {
-				t.Errorf("TaskInfo = %+v", info)
+				t.Errorf("taskcall.Info = %+v", info)
 			}
 
 			second := connectWith(t, quickConnector(&mcpconn.ConnectorOptions{Limits: fastTasks}), srv, nil)
-			got, err := second.CallTool(mcpconn.WithTaskCall(context.Background(), &mcpconn.TaskCall{Resume: info.ID}), mcptest.ToolTaskWork, nil)
+			got, err := second.CallTool(taskcall.With(context.Background(), &taskcall.Call{Resume: info.ID}), mcptest.ToolTaskWork, nil)
 			if err != nil || got.Text() != "later" {
 				t.Fatalf("resumed = %v, %v; want the task's result", got, err)
 			}
@@ -291,7 +292,7 @@ func TestTaskRelatedRequest(t *testing.T) {
 }
 
 // Issue 26 item 3: a task whose handle the caller could not record
-// (TaskCall.Created failed) is cancelled, once, and the call fails with
+// (taskcall.Call.Created failed) is cancelled, once, and the call fails with
 // the caller's error: no task runs on that nobody could collect.
 func TestTaskCreatedFails(t *testing.T) {
 	t.Parallel()
@@ -307,7 +308,7 @@ func TestTaskCreatedFails(t *testing.T) {
 				t.Fatal(err)
 			}
 			calls := 0
-			ctx := mcpconn.WithTaskCall(context.Background(), &mcpconn.TaskCall{Created: func(mcpconn.TaskInfo) error {
+			ctx := taskcall.With(context.Background(), &taskcall.Call{Created: func(taskcall.Info) error {
 				calls++
 				return errStore
 			}})

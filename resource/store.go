@@ -9,10 +9,9 @@ import (
 	"sync"
 )
 
-// StoreOpener opens the Repository a store URL names, as a store package
-// registers it with RegisterStore. closeRepo releases the repository; the
-// caller of OpenStore calls it when done.
-type StoreOpener func(ctx context.Context, url string) (repo Repository, closeRepo func() error, err error)
+// storeOpener opens the Repository a store URL names, as a store package
+// registers it with RegisterStore.
+type storeOpener = func(ctx context.Context, url string) (repo Repository, closeRepo func() error, err error)
 
 // ErrNoStore: no store package registered the URL's scheme. The program
 // links only the stores it imports (database/sql style): import the
@@ -25,15 +24,17 @@ var ErrNoStore = errors.New("resource: no store is registered for this URL schem
 // program that does not import a store link none of its code.
 var stores struct {
 	mu sync.RWMutex
-	m  map[string]StoreOpener
+	m  map[string]storeOpener
 }
 
 // RegisterStore makes the Repository a store package provides available by
-// URL scheme ("postgres" for postgres://...), for OpenStore and agt.Open.
+// URL scheme ("postgres" for postgres://...), for OpenStore and agt.Open:
+// open opens the Repository a URL of that scheme names, and its closeRepo
+// releases it (the caller of OpenStore calls it when done).
 // Store packages call it from init. It panics if open is nil, the scheme is
 // not a lowercase URL scheme, or the scheme is registered twice: each is a
 // mistake in the program, not in its input.
-func RegisterStore(scheme string, open StoreOpener) {
+func RegisterStore(scheme string, open func(ctx context.Context, url string) (repo Repository, closeRepo func() error, err error)) {
 	if open == nil {
 		panic("resource: RegisterStore of " + scheme + " with a nil opener")
 	}
@@ -46,7 +47,7 @@ func RegisterStore(scheme string, open StoreOpener) {
 		panic("resource: RegisterStore called twice for scheme " + scheme)
 	}
 	if stores.m == nil {
-		stores.m = map[string]StoreOpener{}
+		stores.m = map[string]storeOpener{}
 	}
 	stores.m[scheme] = open
 }

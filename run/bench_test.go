@@ -333,7 +333,7 @@ func BenchmarkSharedRuns(b *testing.B) {
 			ctx := context.Background()
 			// One cache for all Runs, as agt.Host gives them: the start
 			// measured is the connection's, not a compile.
-			cache := mcpconn.NewSchemaCache()
+			cache := new(mcpconn.SchemaCache)
 			var first, rest time.Duration
 			var procs int
 			var peak float64

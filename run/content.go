@@ -6,11 +6,12 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agtsdk/agt/content"
 	"github.com/agtsdk/agt/mcpconn"
 )
 
 // Blocks returns Content's typed blocks (text, image, audio,
-// resource_link, resource, and *mcpconn.UnknownContent for other types, each with
+// resource_link, resource, and *content.Unknown for other types, each with
 // its exact bytes), by mcpconn.DecodeContent's rules. An empty Content
 // gives no blocks; Content that is not an array of blocks (a host tool
 // may set anything) is an error.
@@ -23,7 +24,7 @@ import (
 // returned (a Result the host built, or gave new Content) is decoded on
 // each call; change Content by assigning it, not by writing into its
 // bytes, which the blocks would not follow.
-func (r Result) Blocks() ([]mcpconn.Content, error) {
+func (r Result) Blocks() ([]content.Block, error) {
 	if c := r.blocks; c != nil && c.of(r.Content) {
 		return c.get()
 	}
@@ -36,12 +37,12 @@ func (r Result) Blocks() ([]mcpconn.Content, error) {
 type contentBlocks struct {
 	content json.RawMessage // the Content they are the blocks of
 	once    sync.Once
-	blocks  []mcpconn.Content
+	blocks  []content.Block
 	err     error
 }
 
 // decodedBlocks are the blocks mcpconn decoded from content.
-func decodedBlocks(content json.RawMessage, blocks []mcpconn.Content) *contentBlocks {
+func decodedBlocks(content json.RawMessage, blocks []content.Block) *contentBlocks {
 	c := &contentBlocks{content: content, blocks: blocks[:len(blocks):len(blocks)]}
 	c.once.Do(func() {})
 	return c
@@ -64,7 +65,7 @@ func (c *contentBlocks) of(content json.RawMessage) bool {
 	return len(content) == len(c.content) && (len(content) == 0 || &content[0] == &c.content[0])
 }
 
-func (c *contentBlocks) get() ([]mcpconn.Content, error) {
+func (c *contentBlocks) get() ([]content.Block, error) {
 	c.once.Do(func() {
 		c.blocks, c.err = mcpconn.DecodeContent(c.content)
 		c.blocks = c.blocks[:len(c.blocks):len(c.blocks)]
@@ -91,7 +92,7 @@ func mcpResult(cr *mcpconn.CallResult) Result {
 func toolErrorText(cr *mcpconn.CallResult) string {
 	var b strings.Builder
 	for _, c := range cr.Content {
-		if tc, ok := c.(*mcpconn.TextContent); ok {
+		if tc, ok := c.(*content.Text); ok {
 			if b.Len() > 0 {
 				b.WriteByte('\n')
 			}
@@ -119,7 +120,7 @@ func (r Result) textOnly() bool {
 		return true
 	}
 	for _, b := range blocks {
-		if _, ok := b.(*mcpconn.TextContent); !ok {
+		if _, ok := b.(*content.Text); !ok {
 			return false
 		}
 	}

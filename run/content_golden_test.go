@@ -8,8 +8,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/agtsdk/agt/content"
 	"github.com/agtsdk/agt/internal/runtest"
-	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/run"
 )
 
@@ -65,7 +65,7 @@ func TestBlocksDecodedOnce(t *testing.T) {
 		}
 		// Copies of the Result, asking at once, get the same blocks.
 		var wg sync.WaitGroup
-		got := make([][]mcpconn.Content, 4)
+		got := make([][]content.Block, 4)
 		for i := range got {
 			wg.Go(func() {
 				c := res
@@ -96,7 +96,7 @@ func TestBlocksDecodedOnce(t *testing.T) {
 		}
 		other := res
 		other.Content = json.RawMessage(`[{"type":"text","text":"other"}]`)
-		if blocks, err := other.Blocks(); err != nil || len(blocks) != 1 || blocks[0].(*mcpconn.TextContent).Text != "other" {
+		if blocks, err := other.Blocks(); err != nil || len(blocks) != 1 || blocks[0].(*content.Text).Text != "other" {
 			t.Errorf("%s: replaced Content: blocks %v, %v", nr.Name, blocks, err)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agtsdk/agt/content"
 	"github.com/agtsdk/agt/mcpconn"
 )
 
@@ -73,13 +74,13 @@ func TestWithNotice(t *testing.T) {
 func TestToolErrorText(t *testing.T) {
 	t.Parallel()
 	long := strings.Repeat("é", 1<<20)
-	cr := &mcpconn.CallResult{Content: []mcpconn.Content{&mcpconn.TextContent{Text: "x"},
-		&mcpconn.ImageContent{Data: "AA=="}, &mcpconn.TextContent{Text: long}}}
+	cr := &mcpconn.CallResult{Content: []content.Block{&content.Text{Text: "x"},
+		&content.Image{Data: "AA=="}, &content.Text{Text: long}}}
 	msg := toolErrorText(cr)
 	if len(msg) > maxMessage+len(" ...") || !utf8.ValidString(msg) || !strings.HasPrefix(msg, "x\né") {
 		t.Errorf("message of %d bytes, valid %v, starts %q", len(msg), utf8.ValidString(msg), msg[:8])
 	}
-	if got := toolErrorText(&mcpconn.CallResult{Content: []mcpconn.Content{&mcpconn.ImageContent{}}}); got != "the tool reported an error" {
+	if got := toolErrorText(&mcpconn.CallResult{Content: []content.Block{&content.Image{}}}); got != "the tool reported an error" {
 		t.Errorf("no text: %q", got)
 	}
 }

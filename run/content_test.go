@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/agtsdk/agt/mcpconn"
+	"github.com/agtsdk/agt/content"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/run"
@@ -67,7 +67,7 @@ func TestRunContentFidelity(t *testing.T) {
 				if err != nil || len(blocks) != 1 {
 					t.Fatalf("image: Blocks = %v, %v", blocks, err)
 				}
-				if b, ok := blocks[0].(*mcpconn.ImageContent); !ok || b.MIMEType != "image/png" || b.Data != "iVBORw0KGgo=" {
+				if b, ok := blocks[0].(*content.Image); !ok || b.MIMEType != "image/png" || b.Data != "iVBORw0KGgo=" {
 					t.Errorf("image: block %#v", blocks[0])
 				}
 
@@ -145,4 +145,4 @@ func TestForModelRule(t *testing.T) {
 	}
 }
 
-var _ mcpconn.Content = (*mcpconn.UnknownContent)(nil)
+var _ content.Block = (*content.Unknown)(nil)

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agtsdk/agt/internal/taskcall"
 	"github.com/agtsdk/agt/internal/text"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/resource"
@@ -451,7 +452,7 @@ func (r *Run) execute(ctx context.Context, req Request, args json.RawMessage, t 
 	cctx := mcpconn.WithCallTag(ctx, tag)
 	task := r.tasks.call(ctx, t.mount, t.info.Source.Tool, req.CallID)
 	if task != nil {
-		cctx = mcpconn.WithTaskCall(cctx, task.tc)
+		cctx = taskcall.With(cctx, task.tc)
 	}
 	cr, err := t.mount.session.CallTool(cctx, t.info.Source.Tool, args)
 	r.tasks.done(ctx, task, req.CallID, err, r.closed.Load(), r.logger)

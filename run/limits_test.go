@@ -155,7 +155,7 @@ func TestSchemaCacheOption(t *testing.T) {
 	t.Parallel()
 	inEras(t, func(t *testing.T, e mcptest.Era) {
 		repo, mem := setupEra(t, e, "notes")
-		shared := mcpconn.NewSchemaCache()
+		shared := new(mcpconn.SchemaCache)
 		first := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), SchemaCache: shared})
 		n := shared.Len()
 		if n == 0 || n > len(first.Tools()) {

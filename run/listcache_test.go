@@ -61,7 +61,7 @@ func TestRunsReuseListing(t *testing.T) {
 			repo, srv, counters := listingSetup(t, tc.era, 60000, tc.shared)
 			c := mcpconn.NewConnector(nil)
 			defer c.Close()
-			schemas := mcpconn.NewSchemaCache()
+			schemas := new(mcpconn.SchemaCache)
 			var first []run.ToolInfo
 			for i := range runs {
 				r := newRun(t, &run.Options{Repository: repo, Connector: c, SchemaCache: schemas})
@@ -115,7 +115,7 @@ func BenchmarkHundredRuns(b *testing.B) {
 			repo, _, counters := listingSetup(b, mcptest.EraModern, int((10 * time.Minute).Milliseconds()), false)
 			c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{MaxListingTTL: bc.maxTTL}})
 			defer c.Close()
-			schemas := mcpconn.NewSchemaCache()
+			schemas := new(mcpconn.SchemaCache)
 			opts := &run.Options{Agent: testAgent, Repository: repo, Connector: c, SchemaCache: schemas, Permission: policy.AutoAllow(), FailOnMountError: true}
 			starts := make([]time.Duration, 0, 100)
 			lists0 := counters.Lists()

@@ -628,7 +628,7 @@ func newRun(opts *Options) (*Run, error) {
 		lim = *opts.Limits
 	}
 	r := &Run{
-		schemas:       cmp.Or(opts.SchemaCache, mcpconn.NewSchemaCache()),
+		schemas:       cmp.Or(opts.SchemaCache, new(mcpconn.SchemaCache)),
 		agent:         opts.Agent,
 		repo:          opts.Repository,
 		connector:     opts.Connector,
@@ -1096,17 +1096,13 @@ func (r *Run) loadTools(m *mount, listed []mcpconn.Tool) {
 	// The one load path, the Prober's too: checks, duplicates, compilation
 	// with the Connector's schema options (the shared cache serves the
 	// defaults).
-	var compile func([]byte) (*toolschema.Schema, error)
-	if r.connector.SchemaOptions() == nil {
-		compile = r.schemas.Compile
-	}
 	for _, t := range listed {
 		m.listedBytes += len(t.Name) + len(t.Title) + len(t.Description) + len(t.InputSchema) + len(t.OutputSchema) + len(t.Meta)
 	}
 	// Tools the registration excludes are not reported: that is its
 	// configuration, not a failure (a probe counts them). The mount keeps
 	// their names for the error of a call that names one.
-	loaded, excluded := mcpconn.LoadTools(listed, m.server, compile, r.connector.SchemaOptions())
+	loaded, excluded := r.connector.LoadTools(listed, m.server, r.schemas)
 	m.excluded = excluded
 	for _, lt := range loaded {
 		src := Source{Kind: SourceMCP, Ref: ref, Tool: lt.Name}

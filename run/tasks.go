@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agtsdk/agt/internal/taskcall"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/resource"
 )
@@ -58,7 +59,7 @@ func newRunTasks(ctx context.Context, repo resource.Repository, runID string, lo
 // taskCall is one call's side of it: what it tells mcpconn, and whether
 // the call has a handle in the store.
 type taskCall struct {
-	tc     *mcpconn.TaskCall
+	tc     *taskcall.Call
 	stored atomic.Bool
 }
 
@@ -82,13 +83,13 @@ func (rt *runTasks) call(ctx context.Context, m *mount, tool string, callID stri
 		// replaced, or dropped when the call ends.
 		c.stored.Store(true)
 		if h.Server == m.ref && h.Revision == m.revision && h.Tool == tool {
-			c.tc = &mcpconn.TaskCall{Resume: h.TaskID}
+			c.tc = &taskcall.Call{Resume: h.TaskID}
 		}
 	}
 	if c.tc == nil {
-		c.tc = &mcpconn.TaskCall{}
+		c.tc = &taskcall.Call{}
 	}
-	c.tc.Created = func(info mcpconn.TaskInfo) error {
+	c.tc.Created = func(info taskcall.Info) error {
 		expires := info.Created.Add(maxTaskHandleAge)
 		if info.TTL > 0 && info.TTL < maxTaskHandleAge {
 			expires = info.Created.Add(info.TTL)

@@ -8,7 +8,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2/packages/param"
 
 	"github.com/agtsdk/agt/adapter/internal/modelconv"
-	"github.com/agtsdk/agt/mcpconn"
+	"github.com/agtsdk/agt/content"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/run"
 )
@@ -100,7 +100,7 @@ func ToolResult(r run.Result) sdk.ToolResultBlockParam {
 		return tr
 	}
 	for _, b := range blocks {
-		if t, ok := b.(*mcpconn.TextContent); ok && strings.TrimSpace(t.Text) == "" {
+		if t, ok := b.(*content.Text); ok && strings.TrimSpace(t.Text) == "" {
 			// The API refuses a text block that is empty or blank, and
 			// with it the whole request: the block says nothing.
 			continue
@@ -118,9 +118,9 @@ func ToolResult(r run.Result) sdk.ToolResultBlockParam {
 // resource, an image the API does not take, an unknown type) reaches the
 // model as its JSON in a text block, the base64 of an image, audio or
 // binary resource left out and said so (modelconv.BlockText).
-func contentPart(c mcpconn.Content) sdk.ToolResultBlockParamContentUnion {
+func contentPart(c content.Block) sdk.ToolResultBlockParamContentUnion {
 	why := "a tool_result takes no audio or binary resource"
-	if b, ok := c.(*mcpconn.ImageContent); ok {
+	if b, ok := c.(*content.Image); ok {
 		// The type the bytes show, not the server's label: the API checks
 		// the bytes against it (modelconv.ImageType).
 		if mt, ok := modelconv.ImageType(b); ok {

@@ -17,7 +17,7 @@ import (
 	"syscall"
 
 	"github.com/agtsdk/agt"
-	"github.com/agtsdk/agt/mcpconn"
+	"github.com/agtsdk/agt/content"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/policy"
 	"github.com/agtsdk/agt/resource"
@@ -155,7 +155,7 @@ func printText(p *printer, res agtrun.Result) error {
 		return err
 	}
 	for _, b := range blocks {
-		if t, ok := b.(*mcpconn.TextContent); ok {
+		if t, ok := b.(*content.Text); ok {
 			p.line("result: %s", t.Text)
 		}
 	}

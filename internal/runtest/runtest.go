@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agtsdk/agt"
+	"github.com/agtsdk/agt/content"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/resource"
@@ -153,7 +154,7 @@ func Text(t testing.TB, res run.Result) string {
 	}
 	var parts []string
 	for _, b := range blocks {
-		if tc, ok := b.(*mcpconn.TextContent); ok {
+		if tc, ok := b.(*content.Text); ok {
 			parts = append(parts, tc.Text)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/agtsdk/agt/content"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/resource"
@@ -174,7 +175,7 @@ func names(n int) string {
 func resultText(res *mcpconn.CallResult) string {
 	var b strings.Builder
 	for _, c := range res.Content {
-		if tc, ok := c.(*mcpconn.TextContent); ok {
+		if tc, ok := c.(*content.Text); ok {
 			b.WriteString(tc.Text)
 		}
 	}

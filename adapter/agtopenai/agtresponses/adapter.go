@@ -7,7 +7,7 @@ import (
 	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/agtsdk/agt/adapter/internal/modelconv"
-	"github.com/agtsdk/agt/mcpconn"
+	"github.com/agtsdk/agt/content"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/run"
 )
@@ -109,9 +109,9 @@ func FunctionCallOutput(r run.Result) responses.ResponseInputItemFunctionCallOut
 // outputPart converts one MCP content block: an image the API takes to an
 // input_image, with the type its bytes show (modelconv.ImageType); any
 // other block to input_text (modelconv.BlockText).
-func outputPart(c mcpconn.Content) responses.ResponseFunctionCallOutputItemUnionParam {
+func outputPart(c content.Block) responses.ResponseFunctionCallOutputItemUnionParam {
 	why := "a function_call_output takes no audio or binary resource"
-	if img, ok := c.(*mcpconn.ImageContent); ok {
+	if img, ok := c.(*content.Image); ok {
 		if mt, ok := modelconv.ImageType(img); ok {
 			return responses.ResponseFunctionCallOutputItemUnionParam{OfInputImage: &responses.ResponseInputImageContentParam{
 				ImageURL: param.NewOpt("data:" + mt + ";base64," + img.Data),

@@ -8,7 +8,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/agtsdk/agt/mcpconn"
+	"github.com/agtsdk/agt/content"
 	"github.com/agtsdk/agt/run"
 )
 
@@ -72,12 +72,12 @@ func InputSchema(schema json.RawMessage, drop ...string) json.RawMessage {
 // is sent as its structured content, after run.Result.ForModel's rule:
 // no Notice, structured content present, and text blocks only (the text
 // repeats the structured content).
-func StructuredStands(r run.Result, blocks []mcpconn.Content) bool {
+func StructuredStands(r run.Result, blocks []content.Block) bool {
 	if r.Notice != "" || len(r.Structured) == 0 {
 		return false
 	}
 	for _, b := range blocks {
-		if _, ok := b.(*mcpconn.TextContent); !ok {
+		if _, ok := b.(*content.Text); !ok {
 			return false
 		}
 	}
@@ -125,15 +125,15 @@ func UnsentNotice(out run.Outcome) string {
 // type agt does not know) as its JSON, unchanged. Where the base64 is
 // left out, the block's other fields keep their bytes, its keys go in the
 // order of their names.
-func BlockText(c mcpconn.Content, why string) string {
+func BlockText(c content.Block, why string) string {
 	switch b := c.(type) {
-	case *mcpconn.TextContent:
+	case *content.Text:
 		return b.Text
-	case *mcpconn.ImageContent:
+	case *content.Image:
 		return string(withoutBase64(b.Raw, "data", len(b.Data), why))
-	case *mcpconn.AudioContent:
+	case *content.Audio:
 		return string(withoutBase64(b.Raw, "data", len(b.Data), why))
-	case *mcpconn.EmbeddedResource:
+	case *content.EmbeddedResource:
 		if b.Resource.IsBlob {
 			var block map[string]json.RawMessage
 			if json.Unmarshal(b.Raw, &block) == nil {
@@ -188,7 +188,7 @@ const NotAnImage = "not a JPEG, PNG, GIF or WebP image in base64 on one line of 
 // and refuse the whole request on a mismatch or on bad base64, and the
 // history holding such an image could never be sent again: so the label
 // is not trusted (a JPEG labelled image/png is sent as image/jpeg).
-func ImageType(img *mcpconn.ImageContent) (mediaType string, ok bool) {
+func ImageType(img *content.Image) (mediaType string, ok bool) {
 	// Two IndexByte, not ContainsAny: each runs at memory speed, where
 	// ContainsAny looks at the bytes one at a time.
 	if !imageTypes[strings.ToLower(img.MIMEType)] || len(img.Data) > MaxImageBase64 ||

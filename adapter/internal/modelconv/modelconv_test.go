@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/agtsdk/agt/adapter/internal/modelconv"
-	"github.com/agtsdk/agt/mcpconn"
+	"github.com/agtsdk/agt/content"
 	"github.com/agtsdk/agt/run"
 )
 
@@ -152,7 +152,7 @@ func TestImageType(t *testing.T) {
 		{"at the bound", atBound, "image/png", "image/png", true},
 		{"past the bound", atBound + "AAAA", "image/png", "", false},
 	} {
-		mt, ok := modelconv.ImageType(&mcpconn.ImageContent{Data: tc.data, MIMEType: tc.label})
+		mt, ok := modelconv.ImageType(&content.Image{Data: tc.data, MIMEType: tc.label})
 		if mt != tc.want || ok != tc.ok {
 			t.Errorf("%s: ImageType = %q, %v; want %q, %v", tc.name, mt, ok, tc.want, tc.ok)
 		}
