@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"runtime"
 	"sync"
@@ -30,7 +31,7 @@ func NodeFile(tb testing.TB, parts ...string) string {
 	tb.Helper()
 	p := filepath.Join(append([]string{Root(), "node_modules"}, parts...)...)
 	if _, err := os.Stat(p); err != nil {
-		need.Missing(tb, need.NPM, "run npm ci at the repository root ("+filepath.Join(parts...)+" is missing)")
+		need.Missing(tb, need.NPM, "run npm ci at the repository root (node_modules/"+path.Join(parts...)+" is missing)")
 	}
 	return p
 }
