@@ -420,6 +420,9 @@ type headerRoundTripper struct {
 	// drainGrace is how long a response stream may go on after its
 	// answer; 0: drainGrace.
 	drainGrace time.Duration
+	// endGrace bounds the DELETE that ends a streamable HTTP session
+	// (Limits.TerminateGrace); 0: the go-sdk's own bound.
+	endGrace time.Duration
 }
 
 // checkRedirect refuses a redirect to another origin at once (the
@@ -530,15 +533,33 @@ func (h *headerRoundTripper) send(req *http.Request, st *eventStream) (*http.Res
 		}
 	}
 	var lease *streamLease
-	if h.streamable && answerID != "" {
+	release := func() {}
+	switch {
+	case h.streamable && answerID != "":
 		// The response goes on after the call returns, to its end
 		// (drain.go).
 		req, lease = detach(req, h.closing, h.drainGrace)
+	case h.streamable && req.Method == http.MethodPost && h.closing != nil:
+		// A notification (notifications/cancelled above all): the go-sdk
+		// gives it 5 s of its own; it ends with the session instead, so
+		// a server that never answers cannot hold a failed handshake or a
+		// Close that long.
+		req, release = endsWithSession(req, h.closing)
+	case h.streamable && req.Method == http.MethodDelete && h.endGrace > 0:
+		// The session's end, sent by Close: the server gets the grace a
+		// stdio server gets to end (Limits.TerminateGrace), not the
+		// go-sdk's 5 s.
+		ctx, cancel := context.WithTimeout(req.Context(), h.endGrace)
+		req, release = req.WithContext(ctx), cancel
 	}
 	resp, err := h.base.RoundTrip(req)
 	if err != nil {
 		lease.end(nil)
+		release()
 		return resp, err
+	}
+	if lease == nil {
+		resp.Body = &releasingBody{ReadCloser: resp.Body, release: release}
 	}
 	if h.streamable && req.Method == http.MethodPost && resp.StatusCode == http.StatusNotFound &&
 		req.Header.Get(sessionIDHeader) != "" {

@@ -356,6 +356,10 @@ func (c *Connector) handshake(ctx context.Context, s *Session, t mcp.Transport, 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer context.AfterFunc(s.closing, cancel)() // a bound broken during the handshake
+	// A handshake given up (startup timeout, the caller's cancel) ends the
+	// session at once: what the go-sdk still sends then (notifications/
+	// cancelled to a server that never answered) ends with it.
+	defer context.AfterFunc(ctx, s.closeNow)()
 	if s.proc != nil {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithCancel(ctx)
@@ -538,7 +542,7 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 				capture: s.capture, guard: s.guard, onServerMessage: s.readServerMessage, detach: true}, nil
 		}
 		rt.capture, rt.streamable, rt.mark, rt.onNote, rt.dropped = s.capture, true, s.streamMark, s.readNotification, &s.dropped
-		rt.closing, rt.drainGrace, rt.listen = s.closing, c.drainGrace, s.listen
+		rt.closing, rt.drainGrace, rt.listen, rt.endGrace = s.closing, c.drainGrace, s.listen, s.grace
 		rt.streams, rt.maxRetry = newEventStreams(c.lim.ReconnectBurst, c.lim.MinReconnectInterval), c.lim.MaxReconnectDelay
 		var handlers *Handlers
 		if opts != nil {

@@ -143,3 +143,25 @@ func (b *leasedBody) Close() error {
 	b.lease.end(nil)
 	return err
 }
+
+// endsWithSession returns req with a context that also ends when closing
+// ends, and the func that releases it once the response is done.
+func endsWithSession(req *http.Request, closing context.Context) (*http.Request, func()) {
+	ctx, cancel := context.WithCancelCause(req.Context())
+	stop := context.AfterFunc(closing, func() { cancel(errSessionClosing) })
+	return req.WithContext(ctx), func() { stop(); cancel(nil) }
+}
+
+// releasingBody is a response body whose request context is released
+// when it is closed.
+type releasingBody struct {
+	io.ReadCloser
+	once    sync.Once
+	release func()
+}
+
+func (b *releasingBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.once.Do(b.release)
+	return err
+}

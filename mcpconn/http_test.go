@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -150,11 +151,61 @@ func testRemoteNeverAnswers(t *testing.T) {
 			t.Errorf("%s: Connect = %v; want ErrHandshake after the startup timeout", typ, err)
 		}
 		// Over streamable HTTP the go-sdk then sends notifications/cancelled
-		// to the mute server, up to its notifyCancellationTimeout (5 s): the
-		// Connect takes 5.3 s of virtual time. The bound is the one this
-		// test had on the wall clock.
-		if d := time.Since(start); d > 15*time.Second {
-			t.Errorf("%s: Connect took %s", typ, d)
+		// to the mute server with 5 s of its own; it ends with the given-up
+		// handshake instead. Virtual time: exact.
+		if d := time.Since(start); d > time.Second {
+			t.Errorf("%s: Connect took %s; want the startup timeout (300ms), not the go-sdk's 5 s for the cancel notification", typ, d)
 		}
+	}
+}
+
+// A streamable HTTP server that never answers the DELETE which ends its
+// session: Close waits Limits.TerminateGrace for it, not the go-sdk's 5 s.
+// A modern session has no session to end: no DELETE at all. In a synctest
+// bubble over in-memory HTTP: the grace is virtual time, so exact.
+func TestCloseDoesNotWaitForAMuteDelete(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		era        mcptest.Era
+		version    string
+		wantDelete bool
+	}{
+		{mcptest.EraLegacy, mcpconn.LegacyProtocolVersion, true},
+		{mcptest.EraModern, mcpconn.ModernProtocolVersion, false},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.era), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				server := mcptest.NewServer(&mcptest.ServerOptions{Era: tt.era})
+				sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
+					&mcp.StreamableHTTPOptions{Stateless: tt.era == mcptest.EraModern})
+				var deletes atomic.Int64
+				url, rt := memHTTP(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					if r.Method == http.MethodDelete {
+						deletes.Add(1)
+						<-r.Context().Done() // the client gave up: now end the session, so nothing is left running
+					}
+					sdk.ServeHTTP(w, r)
+				}))
+				const grace = 200 * time.Millisecond
+				c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{HTTPTransport: rt, Limits: &mcpconn.Limits{TerminateGrace: grace}})
+				s, err := c.Connect(context.Background(), "mute", resource.MCPServer{Type: resource.TransportHTTP, URL: url, ProtocolVersion: tt.version}, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := s.ProtocolVersion(); got != tt.version {
+					t.Fatalf("protocol version %q; want %q", got, tt.version)
+				}
+				start := time.Now()
+				_ = s.Close()
+				d := time.Since(start)
+				if got := deletes.Load() > 0; got != tt.wantDelete {
+					t.Errorf("DELETE sent: %v; want %v", got, tt.wantDelete)
+				}
+				if d > grace {
+					t.Errorf("Close took %s; want at most Limits.TerminateGrace (%s)", d, grace)
+				}
+			})
+		})
 	}
 }

@@ -110,8 +110,9 @@ type Limits struct {
 	// 30 s.
 	SharedIdleTimeout time.Duration
 	// TerminateGrace is how long Close waits after closing a stdio
-	// server's stdin, and again after SIGTERM, before escalating. 0 means
-	// 2 s.
+	// server's stdin, and again after SIGTERM, before escalating, and how
+	// long it waits for a streamable HTTP server to answer the DELETE
+	// that ends its session. 0 means 2 s.
 	TerminateGrace time.Duration
 	// StderrTailBytes is how much of a stdio server's stderr is kept for
 	// errors and Session.StderrTail. 0 means 8 KiB.
