@@ -12,7 +12,7 @@ import (
 // through a Connector with default options (set srv.ProtocolVersion to
 // pin an era), runs the check (Run), logs the table, and calls t.Errorf
 // once per finding that fails the report (and once if the check could not
-// run). It returns the report for further assertions.
+// run or ran no case). It returns the report for further assertions.
 func Check(t testing.TB, srv resource.MCPServer, opts *Options) *Report {
 	t.Helper()
 	rep, err := Run(t.Context(), mcpconn.NewConnector(nil), "contract", srv, opts)
@@ -25,6 +25,8 @@ func Check(t testing.TB, srv resource.MCPServer, opts *Options) *Report {
 	}
 	if rep.Error != "" {
 		t.Errorf("contract: %s", rep.Error)
+	} else if rep.ran() == 0 {
+		t.Errorf("contract: no case ran: no tool was planned (%d skipped: Report.Plan.Skipped says why); name the tools to check in Options.Tools, or set Options.IncludeWrites to call tools not marked read-only (readOnlyHint)", len(rep.Plan.Skipped))
 	}
 	for _, tr := range rep.Tools {
 		if tr.Error != "" {

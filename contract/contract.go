@@ -16,10 +16,9 @@ import (
 
 // Defaults of Options.
 const (
-	DefaultMaxCases     = 120
-	DefaultMaxCaseBytes = 64 << 10
-	DefaultCaseTimeout  = 10 * time.Second
-	DefaultTimeout      = 5 * time.Minute
+	DefaultMaxCases    = 120
+	DefaultCaseTimeout = 10 * time.Second
+	DefaultTimeout     = 5 * time.Minute
 )
 
 // Options configures a contract check. A nil *Options means all defaults;
@@ -43,7 +42,7 @@ type Options struct {
 	// the tool included. Zero means DefaultMaxCases.
 	MaxCases int
 	// MaxCaseBytes bounds the arguments of one generated case; a case over
-	// it is not run. Zero means DefaultMaxCaseBytes.
+	// it is not run. Zero means 64 KiB.
 	MaxCaseBytes int
 	// CaseTimeout bounds one call. A call over it is classed TimedOut and
 	// the server is started again for the next case. Zero means
@@ -120,7 +119,7 @@ const (
 	Laxer Class = "laxer"
 	// Stricter: the schema accepts the case and the server refused it as
 	// invalid arguments (JSON-RPC -32602, or a tool error whose text is an
-	// argument-validation message: see IsValidationText).
+	// argument-validation message: see docs/contract.md).
 	Stricter Class = "stricter"
 	// Crashed: the connection was lost during the call (the process
 	// exited or the session ended).
@@ -139,8 +138,11 @@ const (
 	ProtocolError Class = "protocol-error"
 )
 
-// Classes lists every Class in report order.
-var Classes = []Class{Accepted, Refused, Business, Tolerated, Laxer, Stricter, Crashed, TimedOut, Leaked, Unexpected, ProtocolError}
+// defaultMaxCaseBytes is the default of Options.MaxCaseBytes.
+const defaultMaxCaseBytes = 64 << 10
+
+// classOrder lists every Class in report order.
+var classOrder = []Class{Accepted, Refused, Business, Tolerated, Laxer, Stricter, Crashed, TimedOut, Leaked, Unexpected, ProtocolError}
 
 // Fails reports whether a finding of class c fails the report.
 func (c Class) Fails() bool {
@@ -223,10 +225,11 @@ type Finding struct {
 	Message string `json:"message"`
 }
 
-// Passed reports whether no finding fails the report and the check ran to
-// the end.
+// Passed reports whether no finding fails the report, the check ran to
+// the end, and it ran at least one case: a check that called nothing (no
+// tool planned, every one skipped) does not pass.
 func (r *Report) Passed() bool {
-	if r == nil || r.Error != "" {
+	if r == nil || r.Error != "" || r.ran() == 0 {
 		return false
 	}
 	for _, f := range r.Findings {
@@ -242,12 +245,12 @@ func (r *Report) Passed() bool {
 	return true
 }
 
-// Count returns how many cases of class c the report holds, all tools
-// together.
-func (r *Report) Count(c Class) int {
+// ran is how many cases were run, all tools together: a check that ran
+// none proves nothing and does not pass.
+func (r *Report) ran() int {
 	n := 0
 	for _, t := range r.Tools {
-		n += t.Classes[c]
+		n += t.Cases
 	}
 	return n
 }
@@ -268,7 +271,9 @@ func Run(ctx context.Context, c *mcpconn.Connector, ref resource.Ref, srv resour
 	rep := &Report{Reference: ref, Seed: o.Seed, Plan: Plan{Tools: []PlannedTool{}}, Tools: []ToolReport{}, Findings: []Finding{}}
 	defer func() { rep.DurationMS = time.Since(start).Milliseconds() }()
 	fail := func(err error) (*Report, error) {
-		rep.Error = err.Error()
+		// The report is an artifact (--json, JUnit): the server's own
+		// output (stdout head, stderr tail) stays in the Go error only.
+		rep.Error = mcpconn.ErrorText(err, false)
 		return rep, err
 	}
 	if c == nil {
@@ -320,7 +325,7 @@ func (o *Options) withDefaults() Options {
 		v.MaxCases = DefaultMaxCases
 	}
 	if v.MaxCaseBytes <= 0 {
-		v.MaxCaseBytes = DefaultMaxCaseBytes
+		v.MaxCaseBytes = defaultMaxCaseBytes
 	}
 	if v.CaseTimeout <= 0 {
 		v.CaseTimeout = DefaultCaseTimeout
@@ -390,7 +395,11 @@ func (r *runner) plan(tools []mcpconn.Tool) ([]toolWork, error) {
 		if w.err == nil {
 			// Business cases first: the generated ones may change the
 			// server's state (a tool that writes).
-			w.cases = append(r.businessCases(t.Name, w.schema), generate(t.Name, t.InputSchema, w.schema, &r.o)...)
+			generated, note := generate(t.Name, t.InputSchema, w.schema, &r.o)
+			if note != "" {
+				r.rep.Notes = append(r.rep.Notes, t.Name+": "+note)
+			}
+			w.cases = append(r.businessCases(t.Name, w.schema), generated...)
 			if len(w.cases) > r.o.MaxCases {
 				w.cases = w.cases[:r.o.MaxCases]
 			}

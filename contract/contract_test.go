@@ -125,7 +125,7 @@ func TestDriftServerEachClass(t *testing.T) {
 			if rep.Passed() {
 				t.Error("the report passes")
 			}
-			for _, c := range contract.Classes {
+			for _, c := range contract.AllClasses {
 				if rep.Count(c) == 0 {
 					t.Errorf("no case of class %s", c)
 				}
@@ -240,12 +240,15 @@ func TestRunCannotStart(t *testing.T) {
 		srv     func(t *testing.T, era mcptest.Era) resource.MCPServer
 		opts    *contract.Options
 		wantErr string
+		// serverText is what the server wrote on stderr: in the Go
+		// error, never in the report (an artifact).
+		serverText string
 	}{
 		{name: "a named tool the server does not list", srv: func(t *testing.T, era mcptest.Era) resource.MCPServer { return driftServer(t, era) },
 			opts: &contract.Options{Tools: []string{"no_such_tool"}}, wantErr: `names tools the server does not list: ["no_such_tool"]`},
 		{name: "the server does not start", srv: func(t *testing.T, era mcptest.Era) resource.MCPServer {
 			return resource.MCPServer{Command: mcptest.Command(t), Args: []string{"-era", string(era), "-fault", "exit-at-start"}, Cwd: t.TempDir()}
-		}, wantErr: "contract: connecting to drift"},
+		}, wantErr: "contract: connecting to drift", serverText: "fault exit-at-start"},
 		{name: "an invalid business case", srv: func(t *testing.T, era mcptest.Era) resource.MCPServer { return driftServer(t, era) },
 			opts: &contract.Options{Business: []contract.Case{{Tool: "drift_lax", Name: "x", Expect: "maybe"}}}, wantErr: "Options.Business[0]: expect must be"},
 	}
@@ -257,8 +260,16 @@ func TestRunCannotStart(t *testing.T) {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want one containing %q", err, tt.wantErr)
 				}
-				if rep == nil || rep.Error != err.Error() || rep.Passed() {
+				if rep == nil || rep.Error != mcpconn.ErrorText(err, false) || rep.Passed() {
 					t.Errorf("report %+v, want its Error set and not passed", rep)
+				}
+				if tt.serverText != "" {
+					if !strings.Contains(err.Error(), tt.serverText) {
+						t.Errorf("err = %v, want the server's stderr %q in it", err, tt.serverText)
+					}
+					if strings.Contains(rep.Error, tt.serverText) {
+						t.Errorf("report Error %q holds the server's stderr", rep.Error)
+					}
 				}
 			})
 		}
@@ -338,8 +349,6 @@ func TestIsValidationText(t *testing.T) {
 		{"Error executing tool add: 1 validation error for addArguments\nb\n  Input should be a valid integer", true},  // FastMCP, pydantic
 		{`json: cannot unmarshal string into Go struct field In.n of type int`, true},
 		{`invalid params: n`, true},
-		{`invalid arguments: quantity does not satisfy maximum in the tool's input schema`, true}, // examples/server-contract
-		{`the note has invalid arguments: see the docs`, false},
 		{`not found: no record with that id`, false},
 		{`permission denied: only the owner may delete`, false},
 		{`insufficient stock: 3 left`, false},
@@ -387,5 +396,61 @@ func TestWriteJUnit(t *testing.T) {
 	}
 	if f := got.Suites[0].Cases[1].Failure; f == nil || f.Type != "laxer" {
 		t.Errorf("the laxer finding is not a failure of type laxer:\n%s", b.String())
+	}
+}
+
+// A server's tool names and texts reach the table and the JUnit names and
+// classnames without controls, line breaks, bidi overrides or separators,
+// and bounded.
+func TestWriteHostileNames(t *testing.T) {
+	t.Parallel()
+	const hostile = "evil\x1b[2J\u202etool\u2066x\u2069\u2028y\r\nz\u0085"
+	long := strings.Repeat("é", 5000)
+	rep := &contract.Report{Reference: "srv", Tools: []contract.ToolReport{
+		{Name: hostile, Cases: 1, Classes: map[contract.Class]int{contract.Laxer: 1}},
+		{Name: long, Cases: 1, Classes: map[contract.Class]int{contract.Accepted: 1}},
+	}, Findings: []contract.Finding{
+		{Tool: hostile, Case: "case " + hostile, Class: contract.Laxer, Path: "/" + hostile, Message: "m " + hostile},
+	}}
+	unsafe := regexp.MustCompile("[\x00-\x1f\x7f\u0080-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+	var table bytes.Buffer
+	if err := contract.WriteTable(&table, rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSuffix(table.String(), "\n"), "\n") {
+		if unsafe.MatchString(line) {
+			t.Errorf("a table line holds an unsafe character: %q", line)
+		}
+		if len(line) > 2000 {
+			t.Errorf("a table line of %d bytes: a cell is not bounded", len(line))
+		}
+	}
+	var junit bytes.Buffer
+	if err := contract.WriteJUnit(&junit, rep); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Suites []struct {
+			Name  string `xml:"name,attr"`
+			Cases []struct {
+				Name      string `xml:"name,attr"`
+				Classname string `xml:"classname,attr"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(junit.Bytes(), &got); err != nil {
+		t.Fatalf("not XML: %v\n%s", err, junit.String())
+	}
+	for _, s := range got.Suites {
+		for _, name := range append([]string{s.Name}, func() (n []string) {
+			for _, c := range s.Cases {
+				n = append(n, c.Name, c.Classname)
+			}
+			return n
+		}()...) {
+			if unsafe.MatchString(name) || len(name) > 300 {
+				t.Errorf("a JUnit name or classname is unsafe or unbounded: %q", name)
+			}
+		}
 	}
 }

@@ -51,8 +51,8 @@
 //
 // Each answer gets a Class: Accepted and Refused agree with the schema;
 // Laxer (the schema refuses, the server ran it), Stricter (the schema
-// accepts, the server refused it as invalid arguments: IsValidationText),
-// Crashed, TimedOut, Leaked (an error echoes a generated value),
+// accepts, the server refused it as invalid arguments: JSON-RPC -32602
+// or a known SDK's validation text), Crashed, TimedOut, Leaked (an error echoes a generated value),
 // Unexpected (a business case answered otherwise) and ProtocolError fail
 // the report; Business (a schema-valid call refused by the server's own
 // rules) and Tolerated (bytes agt never sends, read by the server) are

@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"math/big"
 	"math/rand/v2"
 	"regexp/syntax"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -51,16 +51,21 @@ type gen struct {
 	canaries []string
 	cases    []genCase
 	names    map[string]bool
+	// baseInvalid is set when the generator could not build arguments
+	// the schema accepts: a derived case then carries the base's
+	// violations too, and is kept only when every violation is its own.
+	baseInvalid bool
 }
 
 // generate derives the cases of a tool from its raw input schema; s is
 // the compiled schema that judges each case. Every case is kept only when
 // the validator's verdict matches what it was made for: a valid case the
 // validator accepts, an invalid one it refuses at the intended keyword.
-func generate(tool string, raw []byte, s *toolschema.Schema, o *Options) []genCase {
+// note is not "" when generation was cut short and says why.
+func generate(tool string, raw []byte, s *toolschema.Schema, o *Options) (cases []genCase, note string) {
 	root, err := decodeObject(raw)
 	if err != nil {
-		return nil
+		return nil, ""
 	}
 	h := fnv.New64a()
 	h.Write([]byte(tool))
@@ -70,10 +75,14 @@ func generate(tool string, raw []byte, s *toolschema.Schema, o *Options) []genCa
 	if !ok {
 		obj = map[string]any{}
 	}
+	if b, err := encode(obj); err != nil || s.Validate(b) != nil {
+		g.baseInvalid = true
+		note = "the generator could not build arguments the schema accepts (a pattern or keyword it cannot satisfy): no valid case is run, and an invalid case only when every violation is at its own keyword and path"
+	}
 	g.add(intent{name: "valid: required fields only", valid: true}, obj)
 	g.rawCases(obj)
 	g.objectCases(obj, nil, root, "#", 0)
-	return g.cases
+	return g.cases, note
 }
 
 // intent is what a case is made for.
@@ -124,7 +133,7 @@ func (g *gen) add(in intent, args any, rawArgs ...[]byte) {
 			keyword = ""
 		}
 		v, ok := violationAt(err, keyword)
-		if !ok {
+		if !ok || (g.baseInvalid && !onlyAt(err, in)) {
 			return
 		}
 		gc.violation = v
@@ -156,6 +165,28 @@ func violationAt(err error, keyword string) (toolschema.Violation, bool) {
 		}
 	}
 	return toolschema.Violation{}, false
+}
+
+// onlyAt reports whether every violation of err is the one in is made
+// for: at its schema path (its keyword), or at its path when in names no
+// schema path. A case derived from arguments the schema refuses carries
+// the base's violations too; those would be reported at the wrong path.
+func onlyAt(err error, in intent) bool {
+	aerr, ok := err.(*toolschema.ArgumentError)
+	if !ok || len(aerr.Violations) == 0 || in.either {
+		return false
+	}
+	for _, v := range aerr.Violations {
+		switch {
+		case in.schemaPath != "":
+			if v.SchemaPath != in.schemaPath {
+				return false
+			}
+		case v.Path != in.path:
+			return false
+		}
+	}
+	return true
 }
 
 // encode writes v as JSON with sorted keys and exact numbers, without
@@ -427,7 +458,7 @@ func (g *gen) valid(s any, depth int) (any, bool) {
 			obj[name] = g.canary()
 		}
 		if n, ok := intOf(m["minProperties"]); ok {
-			for _, name := range sortedKeys(props) {
+			for _, name := range slices.Sorted(maps.Keys(props)) {
 				if len(obj) >= n {
 					break
 				}
@@ -697,15 +728,6 @@ func ratNumber(r *big.Rat) json.Number {
 	}
 	s := strings.TrimRight(r.FloatString(30), "0")
 	return json.Number(strings.TrimSuffix(s, "."))
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // escapePointer escapes a property name for a JSON pointer.

@@ -2,11 +2,14 @@ package contract
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agtsdk/agt/toolschema"
 	"github.com/google/go-cmp/cmp"
@@ -21,7 +24,7 @@ func cases(t *testing.T, schema string, o *Options) []genCase {
 		t.Fatal(err)
 	}
 	opts := o.withDefaults()
-	out := generate("tool", []byte(schema), s, &opts)
+	out, _ := generate("tool", []byte(schema), s, &opts)
 	for _, c := range out {
 		if valid := s.Validate(c.args) == nil; valid != c.valid {
 			t.Errorf("case %q: recorded valid=%v, the validator says %v", c.name, c.valid, valid)
@@ -255,6 +258,76 @@ func TestGenerateHostileSchemas(t *testing.T) {
 	self := `{"$defs":{"a":{"type":"object","allOf":[{"$ref":"#/$defs/a"}],"properties":{"x":{"type":"string"}}}},"$ref":"#/$defs/a"}`
 	if s, err := toolschema.Compile([]byte(self), nil); err == nil {
 		opts := (*Options)(nil).withDefaults()
-		_ = generate("tool", []byte(self), s, &opts) // must end
+		_, _ = generate("tool", []byte(self), s, &opts) // must end
+	}
+}
+
+// A schema whose base arguments the generator cannot build (a lookahead
+// patternString cannot match though the validator accepts it): a derived
+// case would carry the base's violation at another path and report a
+// false laxer finding there. Only cases refused at their own keyword
+// alone are kept, and the note says why.
+func TestGenerateInvalidBase(t *testing.T) {
+	t.Parallel()
+	const schema = `{"type":"object","required":["a","b"],"properties":{"a":{"pattern":"^(?=x)x+$"},"b":{"type":"integer","maximum":5}}}`
+	s, err := toolschema.Compile([]byte(schema), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := (*Options)(nil).withDefaults()
+	out, note := generate("tool", []byte(schema), s, &opts)
+	if note == "" {
+		t.Error("no note says the base arguments are invalid")
+	}
+	var names []string
+	for _, c := range out {
+		names = append(names, c.name)
+		if c.valid {
+			t.Errorf("case %q is valid though no valid base exists", c.name)
+			continue
+		}
+		var aerr *toolschema.ArgumentError
+		if !errors.As(s.Validate(c.args), &aerr) {
+			continue // raw bytes: refused before any keyword
+		}
+		for _, v := range aerr.Violations {
+			if c.schemaPath != "" && v.SchemaPath != c.schemaPath {
+				t.Errorf("case %q (%s) also fails at %s %s", c.name, c.schemaPath, v.Path, v.SchemaPath)
+			}
+		}
+	}
+	for _, want := range []string{"missing required /a", "pattern mismatch /a"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("case %q dropped; cases: %q", want, names)
+		}
+	}
+	for _, gone := range []string{"maximum past limit /b", "missing required /b", "wrong type /b (string)"} {
+		if slices.Contains(names, gone) {
+			t.Errorf("case %q kept though it also fails at /a", gone)
+		}
+	}
+}
+
+// The text of one answer the classifier reads is at most maxResultText
+// bytes, however large one block is, and never ends inside a character.
+func TestResultTextBound(t *testing.T) {
+	t.Parallel()
+	block := func(s string) string { return `{"type":"text","text":"` + s + `"}` }
+	big := strings.Repeat("é", maxResultText/2+7)
+	tests := []struct {
+		name    string
+		content string
+		want    int
+	}{
+		{"two blocks", "[" + block("ab") + "," + block("c") + "]", len("ab\nc\n")},
+		{"one block over the bound", "[" + block(big) + "]", maxResultText},
+		{"two blocks over the bound", "[" + block(strings.Repeat("x", maxResultText-1)) + "," + block("yz") + "]", maxResultText},
+		{"not text", `[{"type":"image","data":"AAAA"}]`, 0},
+	}
+	for _, tt := range tests {
+		got := resultText([]byte(tt.content))
+		if len(got) != tt.want || !utf8.ValidString(got) {
+			t.Errorf("%s: %d bytes (valid UTF-8 %v), want %d", tt.name, len(got), utf8.ValidString(got), tt.want)
+		}
 	}
 }

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/big"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -78,7 +80,7 @@ func (g *gen) objectCases(base map[string]any, at []string, s any, sp string, de
 		}
 	}
 	p := pointerOf(at)
-	names := sortedKeys(props)
+	names := slices.Sorted(maps.Keys(props))
 
 	var optional []string
 	for _, name := range names {
@@ -369,7 +371,7 @@ func (g *gen) rawCases(base map[string]any) {
 		return
 	}
 	if len(base) > 0 {
-		first := sortedKeys(base)[0]
+		first := slices.Sorted(maps.Keys(base))[0]
 		one, _ := encode(map[string]any{first: base[first]})
 		dup := append(append(one[:len(one)-1:len(one)-1], ','), enc[1:]...)
 		g.add(intent{name: "duplicate key /" + escapePointer(first), path: "/" + escapePointer(first), raw: true}, nil, dup)
@@ -377,7 +379,7 @@ func (g *gen) rawCases(base map[string]any) {
 		g.add(intent{name: "duplicate key", raw: true}, nil, []byte(`{"`+canaryPrefix+`dup":1,"`+canaryPrefix+`dup":1}`))
 	}
 	var str string
-	for _, k := range sortedKeys(base) {
+	for _, k := range slices.Sorted(maps.Keys(base)) {
 		if _, ok := base[k].(string); ok {
 			str = k
 			break

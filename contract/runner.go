@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agtsdk/agt/internal/text"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/toolschema"
@@ -126,7 +127,7 @@ func (r *runner) runCase(ctx context.Context, tool string, gc genCase) (Class, s
 		case errors.As(err, &wire):
 			return r.classifyError(gc, wire.Code == jsonrpc.CodeInvalidParams, true, wire.Message)
 		default:
-			return ProtocolError, "the call failed: " + err.Error()
+			return ProtocolError, "the call failed: " + mcpconn.ErrorText(err, false)
 		}
 	}
 	if res.IsError {
@@ -143,7 +144,7 @@ func (r *runner) reconnect(ctx context.Context) {
 		return
 	}
 	if err := r.connect(ctx); err != nil {
-		r.rep.Notes = append(r.rep.Notes, "the server could not be started again after a crash or timeout: "+err.Error())
+		r.rep.Notes = append(r.rep.Notes, "the server could not be started again after a crash or timeout: "+mcpconn.ErrorText(err, false))
 	}
 }
 
@@ -185,7 +186,7 @@ func (r *runner) classifyError(gc genCase, invalidParams, protocol bool, text st
 		}
 		return Refused, ""
 	}
-	argsRefusal := invalidParams || IsValidationText(text)
+	argsRefusal := invalidParams || isValidationText(text)
 	switch {
 	case !gc.valid:
 		// Any refusal of a case the validator refuses agrees with it:
@@ -201,7 +202,7 @@ func (r *runner) classifyError(gc genCase, invalidParams, protocol bool, text st
 }
 
 // validationText matches the texts SDKs give to arguments their own
-// validation refused (see IsValidationText).
+// validation refused (see isValidationText).
 var validationText = regexp.MustCompile(`(?i)` + strings.Join([]string{
 	`validating "arguments"`,     // go-sdk: validating "arguments": ...
 	`unmarshaling arguments`,     // go-sdk: the arguments do not decode
@@ -210,27 +211,28 @@ var validationText = regexp.MustCompile(`(?i)` + strings.Join([]string{
 	`-32602`,                     // any SDK that writes the code into the text
 	`validation errors? for `,    // pydantic (FastMCP, the Python SDK): 1 validation error for XArguments
 	`invalid params`,             // JSON-RPC's name for -32602
-	`^invalid arguments:`,        // a server's own rewording that keeps the verdict (examples/server-contract)
 	`json: cannot unmarshal`,     // Go's encoding/json in a hand-written handler
 	`invalid_type|invalid_format|too_big|too_small|invalid_value|unrecognized_keys`, // zod issue codes
 }, "|"))
 
-// IsValidationText reports whether a tool error's text is an
+// isValidationText reports whether a tool error's text is an
 // argument-validation message of a known SDK: the go-sdk's
 // (validating "arguments", unmarshaling arguments), the TypeScript SDK's
 // (Input validation error, Invalid arguments for tool, zod issue codes),
 // pydantic's as FastMCP and the Python SDK report it (N validation error
 // for ...), Go's encoding/json (json: cannot unmarshal), or any text with
-// -32602 or "invalid params", or that starts "invalid arguments:" (how a
-// server that rewrites the SDK's texts to drop values keeps the verdict,
-// as examples/server-contract does). A schema-valid case refused with such a text
-// is Stricter; refused with another text, Business.
-func IsValidationText(text string) bool { return validationText.MatchString(text) }
+// -32602 or "invalid params". A server that rewrites the SDK's texts to
+// drop values keeps the SDK's prefix (as examples/server-contract does).
+// A schema-valid case refused with such a text is Stricter; refused with
+// another text, Business.
+func isValidationText(text string) bool { return validationText.MatchString(text) }
 
-// maxResultText bounds the text of one answer the classifier reads.
+// maxResultText bounds the text of one answer the classifier reads: the
+// text blocks of its content, joined; text past it is not read.
 const maxResultText = 1 << 20
 
-// resultText joins the text blocks of a result's content array.
+// resultText joins the text blocks of a result's content array, each
+// followed by a newline, cut at maxResultText bytes.
 func resultText(content json.RawMessage) string {
 	var blocks []struct {
 		Type string `json:"type"`
@@ -241,8 +243,15 @@ func resultText(content json.RawMessage) string {
 	}
 	var b strings.Builder
 	for _, c := range blocks {
-		if c.Type == "text" && b.Len() < maxResultText {
-			b.WriteString(c.Text)
+		if c.Type != "text" {
+			continue
+		}
+		room := maxResultText - b.Len()
+		if room <= 0 {
+			break
+		}
+		b.WriteString(text.Cut(c.Text, room))
+		if b.Len() < maxResultText {
 			b.WriteByte('\n')
 		}
 	}

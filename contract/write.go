@@ -8,13 +8,16 @@ import (
 	"strings"
 	"text/tabwriter"
 	"unicode/utf8"
+
+	"github.com/agtsdk/agt/internal/text"
 )
 
 // maxPlanNames bounds the tools named per line of the plan.
 const maxPlanNames = 10
 
-// maxCellRunes bounds one cell of the table; longer text is cut with "...".
-const maxCellRunes = 120
+// maxCellBytes bounds one cell of the table and one name or message of
+// JUnit; longer text is cut (text.Bound).
+const maxCellBytes = 240
 
 // WritePlan writes what a check is about to call, one line per tool, and
 // the tools it skips, one line per reason.
@@ -57,7 +60,7 @@ func WriteTable(w io.Writer, r *Report) error {
 	fmt.Fprintln(tw, "TOOL\tCASES\tCLASSES\tMS")
 	for _, t := range r.Tools {
 		classes := []string{}
-		for _, c := range Classes {
+		for _, c := range classOrder {
 			if n := t.Classes[c]; n > 0 {
 				classes = append(classes, fmt.Sprintf("%s %d", c, n))
 			}
@@ -113,19 +116,18 @@ func orDash(s string) string {
 	return s
 }
 
-// cell makes a server's text fit one table cell: control characters
-// become spaces and it is cut at maxCellRunes.
+// cell makes a server's text fit one table cell or one JUnit name: the
+// characters text.Unsafe reports (controls, line breaks, bidi overrides,
+// U+2028/2029) and invalid UTF-8 become spaces, and it is bounded at
+// maxCellBytes.
 func cell(s string) string {
 	s = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || r == utf8.RuneError {
+		if r == utf8.RuneError || text.Unsafe(r) {
 			return ' '
 		}
 		return r
-	}, s)
-	if utf8.RuneCountInString(s) > maxCellRunes {
-		s = string([]rune(s)[:maxCellRunes-3]) + "..."
-	}
-	return s
+	}, text.Cut(s, maxCellBytes+1))
+	return text.Bound(s, maxCellBytes)
 }
 
 // WriteJSON writes the report as one JSON document (the fields of Report).
@@ -174,27 +176,28 @@ type junitFailure struct {
 // passing test case for the tool's agreeing cases, and an error for a
 // tool that could not be checked.
 func WriteJUnit(w io.Writer, r *Report) error {
-	out := junitSuites{Name: "contract " + string(r.Reference), Time: seconds(r.DurationMS)}
+	out := junitSuites{Name: cell("contract " + string(r.Reference)), Time: seconds(r.DurationMS)}
 	byTool := map[string][]Finding{}
 	for _, f := range r.Findings {
 		byTool[f.Tool] = append(byTool[f.Tool], f)
 	}
 	for _, t := range r.Tools {
-		s := junitSuite{Name: t.Name, Time: seconds(t.DurationMS)}
+		name := cell(t.Name) // a server's name: hostile text
+		s := junitSuite{Name: name, Time: seconds(t.DurationMS)}
 		agree := t.Classes[Accepted] + t.Classes[Refused]
-		s.Cases = append(s.Cases, junitCase{Name: "cases that agree with the schema", Classname: t.Name,
+		s.Cases = append(s.Cases, junitCase{Name: "cases that agree with the schema", Classname: name,
 			SystemOut: fmt.Sprintf("%d of %d cases: %d accepted, %d refused", agree, t.Cases, t.Classes[Accepted], t.Classes[Refused])})
 		if t.Error != "" || t.NotRun > 0 {
 			msg := t.Error
 			if msg == "" {
 				msg = fmt.Sprintf("%d cases not run", t.NotRun)
 			}
-			s.Cases = append(s.Cases, junitCase{Name: "tool check", Classname: t.Name, Error: &junitFailure{Message: cell(msg), Type: "error"}})
+			s.Cases = append(s.Cases, junitCase{Name: "tool check", Classname: name, Error: &junitFailure{Message: cell(msg), Type: "error"}})
 			s.Error++
 		}
 		for _, f := range byTool[t.Name] {
-			c := junitCase{Name: f.Case, Classname: t.Name}
-			text := fmt.Sprintf("class: %s\npath: %s\nschema path: %s\n%s", f.Class, orDash(f.Path), orDash(f.SchemaPath), f.Message)
+			c := junitCase{Name: cell(f.Case), Classname: name}
+			text := fmt.Sprintf("class: %s\npath: %s\nschema path: %s\n%s", f.Class, orDash(cell(f.Path)), orDash(cell(f.SchemaPath)), cell(f.Message))
 			if f.Class.Fails() {
 				c.Failure = &junitFailure{Message: cell(string(f.Class) + ": " + f.Message), Type: string(f.Class), Text: text}
 				s.Fail++

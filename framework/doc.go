@@ -2,7 +2,7 @@
 // change its own tool assembly from inside a Run: resource_write,
 // resource_read, resource_test, mcp_probe and agent_mcp_list.
 //
-// They are run.HostTools with fixed JSON Schemas: the Run compiles them with
+// They are run.HostTool values with fixed JSON Schemas: the Run compiles them with
 // toolschema like any other tool and validates every call before a handler
 // runs; the handlers then do their own typed and domain checks and
 // call the one resource.Service and the one mcpconn.Prober, the same services

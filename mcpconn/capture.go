@@ -533,7 +533,7 @@ func (h *headerRoundTripper) send(req *http.Request, st *eventStream) (*http.Res
 		}
 	}
 	var lease *streamLease
-	release := func() {}
+	var release func() // nil: nothing to release
 	switch {
 	case h.streamable && answerID != "":
 		// The response goes on after the call returns, to its end
@@ -555,10 +555,12 @@ func (h *headerRoundTripper) send(req *http.Request, st *eventStream) (*http.Res
 	resp, err := h.base.RoundTrip(req)
 	if err != nil {
 		lease.end(nil)
-		release()
+		if release != nil {
+			release()
+		}
 		return resp, err
 	}
-	if lease == nil {
+	if release != nil {
 		resp.Body = &releasingBody{ReadCloser: resp.Body, release: release}
 	}
 	if h.streamable && req.Method == http.MethodPost && resp.StatusCode == http.StatusNotFound &&

@@ -74,8 +74,8 @@ type ConnectorOptions struct {
 	// probes and Runs alike (LoadTools). Nil means toolschema's defaults.
 	Schema *toolschema.Options
 	// Limits bounds what the sessions accept from their servers and how
-	// long they wait (Limits). Nil means DefaultLimits(); a zero field
-	// means its default. NewConnector copies it.
+	// long they wait (Limits). Nil means every default; a zero field
+	// means its default (each field's doc gives it). NewConnector copies it.
 	Limits *Limits
 	// ClientInfo is the implementation named in the handshake. Nil means
 	// {"name":"agt","version":"1"}.
@@ -359,7 +359,8 @@ func (c *Connector) handshake(ctx context.Context, s *Session, t mcp.Transport, 
 	// A handshake given up (startup timeout, the caller's cancel) ends the
 	// session at once: what the go-sdk still sends then (notifications/
 	// cancelled to a server that never answered) ends with it.
-	defer context.AfterFunc(ctx, s.closeNow)()
+	handshakeCtx := ctx
+	stopClose := context.AfterFunc(handshakeCtx, s.closeNow)
 	if s.proc != nil {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithCancel(ctx)
@@ -374,7 +375,14 @@ func (c *Connector) handshake(ctx context.Context, s *Session, t mcp.Transport, 
 			}
 		}()
 	}
-	return s.client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	cs, err := s.client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if !stopClose() && err == nil {
+		// The bound ended as the handshake succeeded: the session is
+		// closing already, so the handshake counts as given up.
+		_ = cs.Close()
+		return nil, context.Cause(handshakeCtx)
+	}
+	return cs, err
 }
 
 // errLegacyServer: a server pinned to a modern version answered only the

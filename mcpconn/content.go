@@ -20,7 +20,7 @@ const maxContentBlocks = 10000
 // "content") into typed blocks, each keeping its exact bytes, by the same
 // rules CallTool reads a result with: a known type whose fields have the
 // wrong JSON types is an error, an unknown type is kept as
-// *UnknownContent, and at most 10000 blocks are read. Empty
+// content.Unknown, and at most 10000 blocks are read. Empty
 // input and null give no blocks.
 func DecodeContent(raw json.RawMessage) ([]content.Block, error) {
 	return decodeContent(bytes.TrimSpace(validText(raw)))

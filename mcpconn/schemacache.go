@@ -28,7 +28,7 @@ const (
 // Bytes that several goroutines ask for at once, as mounts of the same
 // server connecting together do, are compiled once: the others wait for
 // that compilation and share its result, failure included (a later ask
-// compiles again). The zero value is an empty cache, ready to use; a
+// compiles again).
 // The zero SchemaCache is empty and ready to use (new(SchemaCache)). It
 // is safe for concurrent use and must not be copied after first use.
 type SchemaCache struct {

@@ -139,10 +139,22 @@ func mcpContract(ctx context.Context, e *env, refArg string, f *contractFlags) (
 			return err
 		}
 	}
+	if runErr == nil && rep.Error == "" && casesRun(rep) == 0 {
+		fmt.Fprintln(e.err, "agt: no case ran, so nothing is proved: name the tools to check with --tool NAME, or pass --include-writes to call the tools not marked read-only")
+	}
 	if runErr != nil || !rep.Passed() {
 		return errReported
 	}
 	return nil
+}
+
+// casesRun is how many cases the check ran, all tools together.
+func casesRun(rep *contract.Report) int {
+	n := 0
+	for _, t := range rep.Tools {
+		n += t.Cases
+	}
+	return n
 }
 
 // contractCases reads the business cases: from file when given, else from

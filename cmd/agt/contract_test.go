@@ -98,6 +98,17 @@ func TestContract(t *testing.T) {
 				!strings.Contains(r.stdout, "skip drift_business, drift_lax: not named") {
 				t.Errorf("--tool drift_write:\n%s", r.stdout)
 			}
+
+			// Nothing planned (drift_write is not read-only and not
+			// named): nothing is proved, exit status 1 with what to do.
+			db2 := filepath.Join(t.TempDir(), "agt.db")
+			mustRun(t, db2, 0, "mcp", "create", "writes", "--command", mcptest.Command(t), "--cwd", t.TempDir(),
+				"--arg", "-era", "--arg", string(era), "--arg", "-fault", "--arg", "contract-drift", "--enabled-tools", "drift_write")
+			r = mustRun(t, db2, 1, "mcp", "contract", "writes")
+			if !strings.Contains(r.stdout, "FAIL: 0 tools") || !strings.Contains(r.stderr, "no case ran") ||
+				!strings.Contains(r.stderr, "--tool") || !strings.Contains(r.stderr, "--include-writes") {
+				t.Errorf("no tool planned:\nstdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+			}
 		})
 	}
 }

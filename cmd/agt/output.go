@@ -9,11 +9,11 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
-	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/agtsdk/agt/internal/resourcefn"
+	agttext "github.com/agtsdk/agt/internal/text"
 )
 
 // writeJSON prints v as indented JSON, without HTML escaping, with the
@@ -70,7 +70,7 @@ const (
 )
 
 // shown makes text that may come from an MCP server safe to print as one
-// table cell or one line: every character unsafeRune reports, line breaks
+// table cell or one line: every character text.Unsafe reports (agt's one rule), line breaks
 // and tabs included, becomes '?', as do invalid UTF-8 bytes; text longer
 // than width characters is cut (see maxCellWidth). It reads at most width
 // characters of s, however long s is.
@@ -84,7 +84,7 @@ func shown(s string, width int) string {
 		if n == width-1 {
 			cut = b.Len()
 		}
-		if r == utf8.RuneError || unsafeRune(r) {
+		if r == utf8.RuneError || agttext.Unsafe(r) {
 			r = '?'
 		}
 		b.WriteRune(r)
@@ -144,26 +144,7 @@ func displayURL(raw string) (shown string, hidden bool) {
 	return masked, masked != raw
 }
 
-// unsafeRune reports the characters that agt never prints as they are:
-// the C0 controls (line breaks and tabs included), DEL, the C1 controls,
-// the line and paragraph separators U+2028 and U+2029, and the format
-// characters (Unicode category Cf: bidi overrides and isolates such as
-// U+202E, zero-width characters, the BOM). Names, descriptions, errors and
-// stderr lines of MCP servers are hostile text: they must not move the
-// cursor, retitle or recolour the operator's terminal, reorder what it
-// shows, or forge output lines. This is the one rule: controlFilter,
-// shown and escapeUnsafe apply it.
-func unsafeRune(r rune) bool {
-	switch {
-	case r < 0x20, r == 0x7f, r >= 0x80 && r <= 0x9f, r == '\u2028', r == '\u2029':
-		return true
-	case r < 0xad:
-		return false
-	}
-	return unicode.Is(unicode.Cf, r)
-}
-
-// controlFilter replaces what unsafeRune reports, except newline and tab,
+// controlFilter replaces what text.Unsafe reports, except newline and tab,
 // and invalid UTF-8 bytes, with '?' in everything agt prints: the last
 // guard behind shown, which also replaces line breaks and tabs in server
 // text (only agt's own newlines end lines, and only its own tabs separate
@@ -181,7 +162,7 @@ func (f controlFilter) Write(p []byte) (int, error) {
 		switch {
 		case r == '\n' || r == '\t':
 			clean = append(clean, byte(r))
-		case r == utf8.RuneError && size == 1, unsafeRune(r):
+		case r == utf8.RuneError && size == 1, agttext.Unsafe(r):
 			clean = append(clean, '?')
 		default:
 			clean = append(clean, p[i:i+size]...)
@@ -205,7 +186,7 @@ func mayBeUnsafe(p []byte) bool {
 	return false
 }
 
-// escapeUnsafe writes the characters unsafeRune reports in JSON text as
+// escapeUnsafe writes the characters text.Unsafe reports in JSON text as
 // \uXXXX escapes (encoding/json leaves DEL, the C1 controls and the format
 // characters raw). Outside strings JSON holds only ASCII punctuation and
 // whitespace, so the escaped JSON decodes to the same values, and
@@ -218,7 +199,7 @@ func escapeUnsafe(js []byte) []byte {
 	out := make([]byte, 0, len(js)+16)
 	for i := 0; i < len(js); {
 		r, size := utf8.DecodeRune(js[i:])
-		if r == '\n' || r == '\t' || r == utf8.RuneError && size == 1 || !unsafeRune(r) {
+		if r == '\n' || r == '\t' || r == utf8.RuneError && size == 1 || !agttext.Unsafe(r) {
 			out = append(out, js[i:i+size]...)
 			i += size
 			continue

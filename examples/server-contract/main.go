@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -112,7 +111,7 @@ func newServer() *mcp.Server {
 		reservations: map[string]reservation{},
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "stock", Version: "1.0.0"}, nil)
-	s.AddReceivingMiddleware(valueFreeErrors)
+	s.AddReceivingMiddleware(redactArgumentErrors)
 	mcp.AddTool(s, &mcp.Tool{Name: "reserve", Description: "Reserves articles for a customer.",
 		InputSchema: schemaFor[ReserveIn](func(p map[string]*jsonschema.Schema) {
 			p["sku"].Pattern = skuPattern
@@ -204,19 +203,19 @@ func (s *store) list(ctx context.Context, req *mcp.CallToolRequest, in StockIn) 
 	return nil, out, nil
 }
 
-// valueFreeErrors keeps argument values out of the errors of tools/call.
-// The go-sdk validates the arguments against the schema before decoding
-// them, and its validator quotes the value it refused ("pattern: \"...\"
-// does not match"): an error text reaches the model and the logs, and the
-// value may be a secret pasted into the wrong field. Its text is replaced by
-// one that names the field and the rule only.
-func valueFreeErrors(next mcp.MethodHandler) mcp.MethodHandler {
+// redactArgumentErrors keeps the caller's values out of the errors go-sdk
+// gives for arguments its validation refuses: those quote the value
+// (maxLength: "..." contains 81 Unicode code points), and an error must
+// never echo what a caller sent (it may be a secret pasted into the wrong
+// field, or a user's data, and it reaches the model and the logs). It is
+// the rule of the server agt mcp new writes.
+func redactArgumentErrors(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		res, err := next(ctx, method, req)
 		if r, ok := res.(*mcp.CallToolResult); ok && r.IsError {
 			for _, c := range r.Content {
-				if tc, ok := c.(*mcp.TextContent); ok && strings.HasPrefix(tc.Text, `validating "arguments"`) {
-					tc.Text = argumentError(tc.Text)
+				if t, ok := c.(*mcp.TextContent); ok {
+					t.Text = redactValidation(t.Text)
 				}
 			}
 		}
@@ -224,26 +223,47 @@ func valueFreeErrors(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
-var (
-	// The go-sdk's validation texts: the property names they list are the
-	// schema's or the caller's keys, never values.
-	missingProps    = regexp.MustCompile(`required: missing properties: (\[[^\]]*\])`)
-	additionalProps = regexp.MustCompile(`unexpected additional properties (\[[^\]]*\])`)
-	failedAt        = regexp.MustCompile(`validating /properties/([^:]*): ([A-Za-z]+)`)
-)
+// argumentsPrefix starts go-sdk's validation messages. It is kept: clients,
+// and agt's contract checker, read it as "the arguments were refused".
+const argumentsPrefix = `validating "arguments": `
 
-// argumentError rewrites a go-sdk validation text without the values.
-func argumentError(text string) string {
-	if m := missingProps.FindStringSubmatch(text); m != nil {
-		return "invalid arguments: missing required properties " + m[1]
+// redactValidation rewrites a go-sdk validation message with the field and
+// the rule only: validating "arguments": /note does not satisfy maxLength
+// in the tool's input schema. The names of properties the schema does not
+// declare are the caller's and are not shown. Other texts pass unchanged.
+func redactValidation(text string) string {
+	rest, ok := strings.CutPrefix(text, argumentsPrefix)
+	if !ok {
+		return text
 	}
-	if m := additionalProps.FindStringSubmatch(text); m != nil {
-		return "invalid arguments: properties the schema does not declare: " + m[1]
+	field := "the arguments"
+	parts := strings.Split(rest, ": ")
+	for i, part := range parts {
+		if loc, ok := strings.CutPrefix(part, "validating "); ok {
+			// A location in the schema ("root", "/properties/note"), never
+			// a value.
+			if p, ok := strings.CutPrefix(loc, "/properties/"); ok {
+				field = "/" + strings.ReplaceAll(p, "/properties/", "/")
+			}
+			continue
+		}
+		// The rule: the words before the first value ("maxLength", "type").
+		rule := part
+		if j := strings.IndexFunc(rule, notRuleWord); j >= 0 {
+			rule = rule[:j]
+		}
+		switch rule = strings.TrimSpace(rule); {
+		case rule == "required" && i+2 < len(parts):
+			// The names missing are the schema's own.
+			return argumentsPrefix + "missing required properties " + parts[i+2]
+		case strings.HasPrefix(rule, "unexpected additional properties"):
+			return argumentsPrefix + "properties the schema does not declare (their names are not shown)"
+		case rule != "":
+			return argumentsPrefix + field + " does not satisfy " + rule + " in the tool's input schema"
+		}
+		break
 	}
-	if all := failedAt.FindAllStringSubmatch(text, -1); all != nil {
-		m := all[len(all)-1]
-		field := strings.ReplaceAll(m[1], "/properties/", "/")
-		return fmt.Sprintf("invalid arguments: %s does not satisfy %s in the tool's input schema", field, m[2])
-	}
-	return "invalid arguments: they do not satisfy the tool's input schema"
+	return argumentsPrefix + "the arguments do not satisfy the tool's input schema"
 }
+
+func notRuleWord(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == ' ') }

@@ -139,8 +139,9 @@ func TestContract(t *testing.T) {
 	}
 }
 
-// A refusal names the field and the rule, and never the value: the go-sdk's
-// own texts quote it, valueFreeErrors rewrites them.
+// A refusal names the field and the rule, and never a value nor a name
+// the caller chose: the go-sdk's own texts quote the value,
+// redactArgumentErrors rewrites them and keeps the go-sdk's prefix.
 func TestRefusalsNameTheField(t *testing.T) {
 	t.Parallel()
 	cs := connect(t)
@@ -153,12 +154,13 @@ func TestRefusalsNameTheField(t *testing.T) {
 		{"below minimum", `{"sku":"ABC-0001","quantity":0,"customer":"ada"}`, "quantity"},
 		{"note too long", `{"sku":"XYZ-0042","quantity":1,"customer":"ada","note":"SECRETxyz` + strings.Repeat("n", NoteMaxLen) + `"}`, "note"},
 		{"sku pattern", `{"sku":"SECRETxyz","quantity":1,"customer":"ada"}`, "sku"},
-		{"unknown field", `{"sku":"ABC-0001","quantity":1,"customer":"ada","rush":true}`, "rush"},
+		// The unknown key is the caller's: a secret pasted as a name.
+		{"unknown field", `{"sku":"ABC-0001","quantity":1,"customer":"ada","SECRETxyz":true}`, "properties the schema does not declare"},
 	}
 	for _, tt := range tests {
 		isErr, text, _ := call(t, cs, "reserve", tt.args)
-		if !isErr || !strings.Contains(text, tt.errHas) || strings.Contains(text, secret) {
-			t.Errorf("%s: isError=%v text=%q, want an error naming %q without the value", tt.name, isErr, text, tt.errHas)
+		if !isErr || !strings.HasPrefix(text, `validating "arguments": `) || !strings.Contains(text, tt.errHas) || strings.Contains(text, secret) {
+			t.Errorf("%s: isError=%v text=%q, want a validation error naming %q without the caller's value or key", tt.name, isErr, text, tt.errHas)
 		}
 	}
 }

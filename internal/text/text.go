@@ -4,7 +4,10 @@
 // cut ends with Suffix.
 package text
 
-import "unicode/utf8"
+import (
+	"unicode"
+	"unicode/utf8"
+)
 
 // Suffix ends a text Bound cut.
 const Suffix = "..."
@@ -39,4 +42,22 @@ func Cut(s string, max int) string {
 		return s[:max]
 	}
 	return s[:cut]
+}
+
+// Unsafe reports the characters agt never prints or writes into a report
+// as they are: the C0 controls (line breaks and tabs included), DEL, the
+// C1 controls, the line and paragraph separators U+2028 and U+2029, and
+// the format characters (Unicode category Cf: bidi overrides and isolates
+// U+202A-202E and U+2066-2069, zero-width characters, the BOM). Names,
+// descriptions, errors and stderr lines of MCP servers are hostile text:
+// they must not move the cursor, retitle or recolour a terminal, reorder
+// what it shows, or forge output lines. This is the one rule.
+func Unsafe(r rune) bool {
+	switch {
+	case r < 0x20, r == 0x7f, r >= 0x80 && r <= 0x9f, r == '\u2028', r == '\u2029':
+		return true
+	case r < 0xad:
+		return false
+	}
+	return unicode.Is(unicode.Cf, r)
 }

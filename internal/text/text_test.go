@@ -46,3 +46,19 @@ func TestCutKeepsCharacters(t *testing.T) {
 		}
 	}
 }
+
+// The one rule of characters never shown as they are.
+func TestUnsafe(t *testing.T) {
+	t.Parallel()
+	for _, r := range []rune{0, '\t', '\n', '\r', 0x1b, 0x7f, 0x80, 0x85, 0x9f, '\u2028', '\u2029',
+		'\u202a', '\u202e', '\u2066', '\u2069', '\u200b', '\ufeff', '\u00ad'} {
+		if !Unsafe(r) {
+			t.Errorf("Unsafe(%U) = false", r)
+		}
+	}
+	for _, r := range []rune{' ', 'a', '~', 0xa0, 'é', '日', '😀', '\u2027', '\u202f'} {
+		if Unsafe(r) {
+			t.Errorf("Unsafe(%U) = true", r)
+		}
+	}
+}

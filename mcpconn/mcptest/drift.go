@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -21,13 +22,12 @@ import (
 // messages that carry no argument value.
 const (
 	// ToolDriftLax declares count (integer 1..10, required) and label
-	// (string, at most DriftLabelMaxLen code points), no other property,
-	// and runs any arguments: laxer than its schema.
+	// (string, at most 8 code points), no other property, and runs any
+	// arguments: laxer than its schema.
 	ToolDriftLax = "drift_lax"
-	// ToolDriftStrict declares text (string, at most DriftTextMaxLen code
-	// points, required) and ratio (a number). It refuses a text over
-	// DriftStrictBytes bytes with the TypeScript SDK's validation text
-	// (a tool error), and a ratio with a fraction with JSON-RPC -32602:
+	// ToolDriftStrict declares text (string, at most 16 code points,
+	// required) and ratio (a number). It refuses a text over 8 bytes
+	// with the TypeScript SDK's validation text (a tool error), and a ratio with a fraction with JSON-RPC -32602:
 	// stricter than its schema, both ways.
 	ToolDriftStrict = "drift_strict"
 	// ToolDriftCrash declares mode ("safe" or "boom", required) and ends
@@ -40,8 +40,8 @@ const (
 	// valid call with an error that echoes the user: "no such user: ...".
 	ToolDriftLeak = "drift_leak"
 	// ToolDriftBusiness declares id (lower-case letters, required) and
-	// refuses every valid call with DriftNotFound, a business rule; ids
-	// in DriftKnownID are found.
+	// refuses every valid call with "not found: no record with that id",
+	// a business rule; DriftKnownID is found.
 	ToolDriftBusiness = "drift_business"
 	// ToolDriftInternal declares n (integer, required) and answers every
 	// valid call with JSON-RPC -32603 internal error.
@@ -51,13 +51,15 @@ const (
 	ToolDriftWrite = "drift_write"
 )
 
-// Bounds and texts of the drift tools.
+// DriftKnownID is the id ToolDriftBusiness finds.
+const DriftKnownID = "known"
+
+// Bounds and texts of the drift tools (their doc comments give them).
 const (
-	DriftLabelMaxLen = 8
-	DriftTextMaxLen  = 16
-	DriftStrictBytes = 8
-	DriftNotFound    = "not found: no record with that id"
-	DriftKnownID     = "known"
+	driftLabelMaxLen = 8
+	driftTextMaxLen  = 16
+	driftStrictBytes = 8
+	driftNotFound    = "not found: no record with that id"
 )
 
 // driftArg is one declared property of a drift tool.
@@ -79,22 +81,12 @@ func driftCheck(raw json.RawMessage, spec map[string]driftArg) (map[string]any, 
 			return nil, errors.New("invalid arguments: not a JSON object")
 		}
 	}
-	names := make([]string, 0, len(args))
-	for k := range args {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
+	for _, k := range slices.Sorted(maps.Keys(args)) {
 		if _, ok := spec[k]; !ok {
 			return nil, errors.New("invalid arguments: a property the schema does not declare")
 		}
 	}
-	keys := make([]string, 0, len(spec))
-	for k := range spec {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(spec)) {
 		a := spec[k]
 		v, ok := args[k]
 		if !ok {
@@ -107,7 +99,7 @@ func driftCheck(raw json.RawMessage, spec map[string]driftArg) (map[string]any, 
 		switch a.kind {
 		case "string":
 			s, ok := v.(string)
-			if !ok || a.maxLen > 0 && utf8.RuneCountInString(s) > a.maxLen || a.enum != nil && !contains(a.enum, s) {
+			if !ok || a.maxLen > 0 && utf8.RuneCountInString(s) > a.maxLen || a.enum != nil && !slices.Contains(a.enum, s) {
 				return nil, bad
 			}
 			if a.lower && (s == "" || strings.Trim(s, "abcdefghijklmnopqrstuvwxyz") != "") {
@@ -125,15 +117,6 @@ func driftCheck(raw json.RawMessage, spec map[string]driftArg) (map[string]any, 
 		}
 	}
 	return args, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func driftError(err error) *mcp.CallToolResult {
@@ -156,17 +139,17 @@ func addDriftTools(s *mcp.Server, crash func()) {
 	ok := func() (*mcp.CallToolResult, error) { return textResult("ok"), nil }
 
 	add(ToolDriftLax, "Counts; runs any arguments",
-		fmt.Sprintf(`{"type":"object","properties":{"count":{"type":"integer","minimum":1,"maximum":10},"label":{"type":"string","maxLength":%d}},"required":["count"],"additionalProperties":false}`, DriftLabelMaxLen),
+		fmt.Sprintf(`{"type":"object","properties":{"count":{"type":"integer","minimum":1,"maximum":10},"label":{"type":"string","maxLength":%d}},"required":["count"],"additionalProperties":false}`, driftLabelMaxLen),
 		nil, func(context.Context, map[string]any) (*mcp.CallToolResult, error) { return ok() })
 
 	add(ToolDriftStrict, "Stores a short text; refuses more than its schema says",
-		fmt.Sprintf(`{"type":"object","properties":{"text":{"type":"string","maxLength":%d},"ratio":{"type":"number"}},"required":["text"],"additionalProperties":false}`, DriftTextMaxLen),
-		map[string]driftArg{"text": {kind: "string", required: true, maxLen: DriftTextMaxLen}, "ratio": {kind: "number"}},
+		fmt.Sprintf(`{"type":"object","properties":{"text":{"type":"string","maxLength":%d},"ratio":{"type":"number"}},"required":["text"],"additionalProperties":false}`, driftTextMaxLen),
+		map[string]driftArg{"text": {kind: "string", required: true, maxLen: driftTextMaxLen}, "ratio": {kind: "number"}},
 		func(_ context.Context, args map[string]any) (*mcp.CallToolResult, error) {
 			if r, has := args["ratio"].(float64); has && r != math.Trunc(r) {
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid params: ratio must be a whole number"}
 			}
-			if len(args["text"].(string)) > DriftStrictBytes {
+			if len(args["text"].(string)) > driftStrictBytes {
 				return driftError(fmt.Errorf("MCP error -32602: Input validation error: Invalid arguments for tool %s: text is too long", ToolDriftStrict)), nil
 			}
 			return ok()
@@ -211,7 +194,7 @@ func addDriftTools(s *mcp.Server, crash func()) {
 			if args["id"] == DriftKnownID {
 				return textResult("found"), nil
 			}
-			return driftError(errors.New(DriftNotFound)), nil
+			return driftError(errors.New(driftNotFound)), nil
 		})
 
 	add(ToolDriftInternal, "Fails every valid call with an internal error",
