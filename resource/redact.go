@@ -61,7 +61,13 @@ func maskValueTo(s string, h hider) string {
 			lastMasked = true
 			continue
 		}
-		b.WriteString(t.raw)
+		if t.hasDef && t.def != "" {
+			// The default is a literal, and may be a credential.
+			h.hide(t.def)
+			b.WriteString("${env:" + t.name + ":-" + Mask + "}")
+		} else {
+			b.WriteString(t.raw)
+		}
 		lastMasked = false
 	}
 	return b.String()

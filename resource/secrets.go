@@ -2,6 +2,7 @@ package resource
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -13,7 +14,10 @@ import (
 // value, a header value or an argument may hold ${env:NAME} (read from the
 // host process's environment) or ${secret:NAME} (asked of the host's
 // SecretResolver). They are resolved only when a server starts, into the
-// launch or the request, and never written back. $${ writes a literal ${. A
+// launch or the request, and never written back. ${env:NAME:-DEFAULT}
+// gives the literal DEFAULT (no '$' nor '}') when NAME is unset or empty,
+// or when the host does not bind NAME to the registration, as the shells
+// and other MCP hosts read ${NAME:-DEFAULT}. $${ writes a literal ${. A
 // NAME is at most 128 bytes and a resolved value at most 64 KiB (fixed).
 
 // Limits of secret references.
@@ -43,6 +47,10 @@ type SecretError struct {
 	Reference string
 	Message   string
 	Fix       string
+
+	// unset: the variable is not readable (not bound, not set), so that
+	// a reference with a default takes the default.
+	unset bool
 }
 
 func (e *SecretError) Error() string {
@@ -74,7 +82,7 @@ func (s *LaunchEnv) Bind(ctx context.Context, ref Ref) func(kind, name string) (
 					// host that lists the bare name guessing.
 					fix = "the allowed reference env names (mcpconn.ConnectorOptions.LaunchEnv.SecretEnv) list this name without a registration, which binds nothing: write REF=NAME for the registrations that may read it, or *=NAME for all"
 				}
-				return "", &SecretError{Message: "the host does not let registration " + string(ref) + " read this environment variable", Fix: fix}
+				return "", &SecretError{Message: "the host does not let registration " + string(ref) + " read this environment variable", Fix: fix, unset: true}
 			}
 			environ := s.Environ
 			if environ == nil {
@@ -87,7 +95,7 @@ func (s *LaunchEnv) Bind(ctx context.Context, ref Ref) func(kind, name string) (
 				}
 			}
 			if !found {
-				return "", &SecretError{Message: "the environment variable is not set in the host process", Fix: "set it in the host's environment"}
+				return "", &SecretError{Message: "the environment variable is not set in the host process", Fix: "set it in the host's environment", unset: true}
 			}
 		case "secret":
 			if s == nil || s.Secrets == nil {
@@ -135,10 +143,12 @@ func envBound(ref Ref, name string, allow []string) bool {
 
 // token is one piece of a value: literal text, or a ${...} placeholder.
 type token struct {
-	lit  string // literal text (escapes already undone) when kind == ""
-	kind string // "env", "secret", or "cwd" (for ${cwd} and ${workspace})
-	name string
-	raw  string // the placeholder as written
+	lit    string // literal text (escapes already undone) when kind == ""
+	kind   string // "env", "secret", or "cwd" (for ${cwd} and ${workspace})
+	name   string
+	def    string // the default of ${env:NAME:-DEFAULT}
+	hasDef bool
+	raw    string // the placeholder as written
 }
 
 // scanValue splits s into literal text and placeholders. $${ is a literal
@@ -181,6 +191,17 @@ func scanValue(s string, cwdPlaceholders bool) ([]token, string, string) {
 		case !hasKind && (body == "cwd" || body == "workspace") && cwdPlaceholders:
 			flush()
 			out = append(out, token{kind: "cwd", raw: raw})
+		case hasKind && kind == "env" && strings.Contains(name, ":-"):
+			// ${env:NAME:-DEFAULT}: the default is literal text.
+			n, def, _ := strings.Cut(name, ":-")
+			if !validEnvRefName(n) {
+				return nil, "malformed reference name: an env name is letters, digits and _, not starting with a digit", "write ${env:API_TOKEN:-default}"
+			}
+			if strings.IndexByte(def, '$') >= 0 {
+				return nil, "the default of an env reference is literal text: it may not hold $ or another reference", "write the default value itself, like ${env:LEVEL:-info}"
+			}
+			flush()
+			out = append(out, token{kind: "env", name: n, def: def, hasDef: true, raw: raw})
 		case hasKind && kind == "env" && validEnvRefName(name):
 			flush()
 			out = append(out, token{kind: "env", name: name, raw: raw})
@@ -249,6 +270,10 @@ func expandValue(field, s, cwd string, resolve resolver, forbidden string) (stri
 				continue
 			}
 			v, err := resolve(t.kind, t.name)
+			var se *SecretError
+			if t.hasDef && (err == nil && v == "" || errors.As(err, &se) && se.unset) {
+				v, err = t.def, nil
+			}
 			if err != nil {
 				se, ok := err.(*SecretError)
 				if !ok {

@@ -74,7 +74,7 @@ func TestMCPAddUsageErrors(t *testing.T) {
 	assertUsageErrors(t, db, []usageCase{
 		{"no command", []string{"mcp", "add", "x"}, "say how to start or reach the server: -- CMD"},
 		{"server flag before --", []string{"mcp", "add", "x", "srv", "--verbose"}, "unknown flag --verbose; put the server's command line after --"},
-		{"header on stdio", []string{"mcp", "add", "x", "-H", "A: secretvalue", "--", "srv"}, "-H/--header is for remote servers"},
+		{"header on stdio", []string{"mcp", "add", "x", "-H", "A: secretvalue", "--", "srv"}, "-H/--header and --bearer-token-env-var are for remote servers"},
 		{"env on remote", []string{"mcp", "add", "x", "--transport", "http", "-e", "K=secretvalue", "https://h/mcp"}, "are for stdio servers"},
 		{"remote takes one URL", []string{"mcp", "add", "x", "--transport", "http", "https://h/mcp", "more"}, "takes the URL as the one argument after REF; got 2"},
 		{"unknown transport", []string{"mcp", "add", "x", "--transport", "carrier-pigeon", "https://h/mcp"}, "--transport must be stdio, http or sse"},

@@ -37,7 +37,7 @@ Using mounted MCP tools needs no capability.`,
 			},
 		},
 		{
-			name: "list", min: 0, max: 0, args: "[--category C] [--json]",
+			name: "list", aliases: []string{"ls"}, min: 0, max: 0, args: "[--category C] [--json]",
 			summary: "list the agents",
 			define: func(fs *flag.FlagSet) action {
 				asJSON := fs.Bool("json", false, "print a JSON array of resources")
@@ -110,21 +110,26 @@ unless --strict, which makes any tool left out fail the check.`,
 			},
 		},
 		{
-			name: "tools", min: 1, max: 1, args: "AGENT [--json] [--timeout DURATION]",
+			name: "tools", min: 1, max: 1, args: "AGENT [--json] [--timeout DURATION] [--root DIR]... [--sampling-command COMMAND]",
 			summary: "start a Run of the agent and list the tools its model would see, then stop",
 			help: `This starts every mounted server (as a Run does), lists and compiles their
 tools, prints the snapshot, and closes everything. Mounts that fail to load
-are reported, and the rest are listed. Exit status 1 if any mount failed.`,
+are reported, and the rest are listed. Exit status 1 if any mount failed.
+
+agt offers the servers what 'agt agent call' offers (elicitation, roots,
+and sampling when a command answers it), so that the list is the one a
+call sees: some servers list tools only for a client that offers them.`,
 			define: func(fs *flag.FlagSet) action {
 				asJSON := fs.Bool("json", false, "print the tools (name, description, input_schema, source) as JSON")
 				timeout := fs.Duration("timeout", 60*time.Second, "give up after this `DURATION`, the servers' shutdown included")
+				af := defineAnswerFlags(fs)
 				return func(ctx context.Context, e *env, args []string) error {
-					return agentTools(ctx, e, args[0], *timeout, *asJSON)
+					return agentTools(ctx, e, args[0], af, *timeout, *asJSON)
 				}
 			},
 		},
 		{
-			name: "call", min: 3, max: 3, args: "AGENT TOOL (JSON | - | @FILE) [--yes] [--timeout DURATION]",
+			name: "call", min: 3, max: 3, args: "AGENT TOOL (JSON | - | @FILE) [--yes] [--timeout DURATION] [--root DIR]... [--sampling-command COMMAND]",
 			summary: "make one tool call through the whole pipeline: validate, permission, execute",
 			help: `TOOL is a name from 'agt agent tools AGENT' (mcp__REF__TOOL). JSON is the
 arguments object; - reads it from stdin, @FILE from a file (at most 1 MiB).
@@ -144,13 +149,32 @@ made safe), and stdout gets the result as for any call. A call still
 running at --timeout ends deadline_exceeded, agt says the call timed out,
 and asks the server to cancel the task.
 
-agent call answers no elicitation or sampling request: a server (or its
-task) that asks for input is refused, as by a host that sets no handlers.`,
+What a server asks during the call (MCP client features, either protocol
+era):
+  elicitation  a form is asked field by field on the terminal (stderr, and
+               stdin for the answers); each answer is checked against the
+               field's schema and asked again, at most 3 times. A URL is
+               shown for you to open. With --yes, without a terminal on
+               stdin, or with the arguments on stdin (-), agt declines and
+               says so on stderr.
+  roots        the directories of --root (repeatable), else the current
+               directory, as file:// roots.
+  sampling     offered only with --sampling-command COMMAND (or
+               $AGT_SAMPLING_COMMAND): COMMAND (split at spaces, no shell)
+               gets the request JSON on stdin and writes the result JSON
+               ({"role":"assistant","content":{"type":"text","text":"..."},
+               "model":"..."}) on stdout, at most 1 MiB, within
+               --sampling-timeout; its process group is killed at the end.
+               Without it a request is refused and stderr says how to
+               answer it.
+  progress     a line on stderr rewritten in place while the call runs,
+               when stderr is a terminal; nothing on a pipe.`,
 			define: func(fs *flag.FlagSet) action {
-				yes := fs.Bool("yes", false, "allow the call without asking (explicit auto-allow)")
+				yes := fs.Bool("yes", false, "allow the call without asking (explicit auto-allow); questions of the server are declined")
 				timeout := fs.Duration("timeout", 2*time.Minute, "give up after this `DURATION` (start, call and shutdown)")
+				af := defineAnswerFlags(fs)
 				return func(ctx context.Context, e *env, args []string) error {
-					return agentCall(ctx, e, args, *yes, *timeout)
+					return agentCall(ctx, e, args, af, *yes, *timeout)
 				}
 			},
 		},

@@ -51,6 +51,11 @@ func mcpTest(ctx context.Context, e *env, refArg string, asJSON bool) error {
 		if note := loginNote(ctx, e, ref); note != "" {
 			fmt.Fprintln(e.out, "  "+note)
 		}
+		if sf := e.secretAccount(ctx, ref); sf != nil {
+			// Not a finding of the document: the references are
+			// resolved at each start, from what agt has then.
+			fmt.Fprintf(e.out, "  warning: %s\n  %s\n", sf.msg, sf.hint)
+		}
 	}
 	if !rep.OK {
 		return errReported
@@ -86,6 +91,7 @@ func mcpProbe(ctx context.Context, e *env, refArg string, timeout time.Duration,
 	defer func() { err = withTimeoutHint(ctx, e, err, timeout) }()
 	e.progress("probing %s: starting or contacting the server, listing and compiling its tools...", ref)
 	rep, err := h.Prober().Probe(ctx, ref)
+	err = e.probeSecretHelp(ctx, rep, err)
 	if rep == nil {
 		return e.withRefSuggestion(ctx, resource.KindMCP, ref, err) // the document could not be read
 	}
@@ -438,7 +444,7 @@ func probeMounts(ctx context.Context, e *env, prober *mcpconn.Prober, mounts []r
 				}
 				rep = &mcpconn.ProbeReport{Reference: m.Ref, Tools: []mcpconn.ToolReport{}, Error: msg}
 			}
-			reports[i] = probed{rep: rep, err: err}
+			reports[i] = probed{rep: rep, err: e.probeSecretHelp(ctx, rep, err)}
 		}()
 	}
 	wg.Wait()

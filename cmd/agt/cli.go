@@ -53,14 +53,22 @@ type stdio struct {
 	err      io.Writer
 	inIsTTY  bool // stdin is a terminal: a person can answer a question
 	errIsTTY bool // stderr is a terminal: progress lines help
+	// errRaw is stderr without controlFilter, for the carriage return and
+	// erase-line of the progress line only (statusLine); nil when stderr
+	// is no terminal.
+	errRaw io.Writer
 }
 
 func newStdio(in *os.File, out, errw *os.File) stdio {
-	return stdio{
+	s := stdio{
 		in: in, out: controlFilter{out}, err: controlFilter{errw},
 		inIsTTY:  isTerminal(in),
 		errIsTTY: isTerminal(errw),
 	}
+	if s.errIsTTY {
+		s.errRaw = errw
+	}
+	return s
 }
 
 // action runs one command with its positional arguments.
@@ -111,6 +119,7 @@ func commandTree() []*group {
 	return []*group{
 		{name: "mcp", summary: "MCP server registrations: create, inspect, test, probe, import; new writes a server module", leaves: mcpCommands()},
 		{name: "agent", summary: "agents: create, mount MCP servers, check, list tools, call one", leaves: agentCommands()},
+		{name: "secret", summary: "the values of ${secret:NAME} references: set, list, remove (never shown)", leaves: secretCommands()},
 	}
 }
 
@@ -154,7 +163,8 @@ func runCLI(ctx context.Context, args []string, s stdio) int {
 	case errors.Is(err, errReported):
 		return exitFailed
 	default:
-		fmt.Fprintf(s.err, "agt: %s\n", explain(err))
+		// A start that failed on its secret references names them all.
+		fmt.Fprintf(s.err, "agt: %s\n", explain(e.withSecretHelp(ctx, err)))
 		return exitFailed
 	}
 }
@@ -448,7 +458,8 @@ const topOutro = `Global flags (before or after the command):
                (~/.local/share/agt/agt.db).
   --version    print agt's version (before the command), for bug reports.
 
-Secret references: args, env and header values may hold ${env:NAME}, read
+Secret references: args, env and header values may hold ${secret:NAME},
+read from agt's secret store ('agt secret set NAME'), or ${env:NAME}, read
 from agt's environment at start for names listed in $AGT_SECRET_ENV
 (comma-separated; REF=NAME binds a name to one registration; unset allows
 none); $${ is a literal ${.

@@ -2,7 +2,7 @@
 // agent's tools from a terminal, over the same resource service, Prober and
 // Run pipeline that a host embeds (package github.com/agtsdk/agt).
 //
-//	agt mcp add notes --cwd "$PWD" -e TOKEN=x -- notes-server --verbose
+//	agt mcp add notes --cwd "$PWD" -e TOKEN='${env:NOTES_TOKEN}' -- notes-server --verbose
 //	agt mcp create notes --command notes-server --cwd "$PWD"   # the same, flag by flag
 //	agt mcp import .mcp.json           # or .vscode/mcp.json, ~/.codex/config.toml
 //	agt mcp test notes                 # static checks; starts nothing
@@ -14,7 +14,7 @@
 //	agt agent tools helper             # what a Run of helper would see
 //	agt agent call helper mcp__notes__search '{"query":"a","limit":3}' --yes
 //	agt agent call helper mcp__notes__search @args.json --yes   # or - for stdin
-//	agt mcp add linear --transport http --oauth https://mcp.linear.app/mcp
+//	agt mcp add linear --oauth https://mcp.linear.app/mcp   # a URL: streamable HTTP
 //	agt mcp login linear               # OAuth: prints the URL to open; keeps the token
 //
 // Run "agt --help" for every command and "agt COMMAND --help" for one.
@@ -23,22 +23,32 @@
 //
 // agt mcp add REF [--cwd DIR] [-e K=V]... -- CMD [ARGS...] is the form of
 // claude mcp add and codex mcp add (without --cwd the server runs in the
-// current directory, made absolute, and agt says so); agt mcp add REF
-// --transport http URL [-H "K: V"]... registers a remote server. -e is
-// --env and -H is --header on every command that has them; remove and rm
-// are delete. A flag is named in errors as it was typed, and a misspelled
-// command, flag, reference or tool gets "did you mean". agt mcp delete
-// refuses while agents mount the server, naming them; --force deletes it
-// anyway. agt mcp import reads .mcp.json (Claude, Cursor), VS Code's
-// servers form and Codex's config.toml, and --update replaces servers
-// registered with another configuration (compare-and-set).
+// current directory, made absolute, and agt says so); agt mcp add REF URL
+// [-H "K: V"]... registers a remote server (streamable HTTP; -t/--transport
+// sse for an old one; --url URL and --bearer-token-env-var NAME as in
+// codex). -e (repeated: -e A=1 -e B=2) is --env, -H is --header, -t is
+// --transport, --client-id and --client-secret are --oauth-client-id and
+// --oauth-client-secret; --scope/-s is accepted with a note (agt has one
+// store); ls is list, remove and rm are delete; agt mcp add-json REF JSON
+// takes one server's entry as claude mcp add-json does. New references
+// follow one naming rule (names.go): lowercase, every run of other
+// characters than letters and digits one '-' (My_Server -> my-server, with
+// a note), so that tool aliases read mcp__REF__TOOL. A flag is named in
+// errors as it was typed, and a misspelled command, flag, reference or
+// tool gets "did you mean", which knows the name a person predicts for a
+// tool whose alias carries a hash. agt mcp delete refuses while agents
+// mount the server, naming them; --force deletes it anyway. agt mcp import
+// reads .mcp.json (Claude, Cursor), VS Code's servers form (JSONC) and
+// Codex's config.toml, and --update replaces servers registered with
+// another configuration (compare-and-set).
 //
 // --timeout of probe, agent check, agent tools and agent call bounds the
 // whole command: the servers' shutdown is kept inside it (each step of
 // stopping a server gets a twentieth of the timeout, 100 ms to 1 s).
 //
 // The library's errors name fields, never agt's commands: hints.go maps
-// their sentinels and codes to the command to run, in one table.
+// their sentinels, codes and error types (never their text) to the command
+// to run, in one table.
 //
 // # Store
 //
@@ -58,10 +68,23 @@
 // allows none): AGT_SECRET_ENV=GITHUB_TOKEN agt mcp probe gh. A bare name
 // may be read by every server the command starts; gh=GITHUB_TOKEN binds
 // it to registration gh only (team/*=TEAM_* for a category). A
-// ${secret:NAME} needs a resolver that a host program provides; the CLI
-// has none, so such a server fails to start with a hint. import rewrites
-// the ${VAR} and ${VAR:-default} of Claude-style files as ${env:VAR} with a
-// note (a default is dropped).
+// ${secret:NAME} reads agt's secret store: agt secret set NAME stores a
+// value (from stdin, or typed at a prompt without echo; never from the
+// command line), agt secret list shows the names, agt secret rm NAME
+// removes one; no command prints a value. Values go to the OS keychain
+// through github.com/zalando/go-keyring (macOS Keychain, Windows
+// Credential Manager, a Secret Service on D-Bus) when one answers within
+// 10 s, else to secrets.json beside tokens.db (mode 0600, refused when
+// its group or others may read or write it); $AGT_SECRET_STORE=file or
+// =keyring chooses. The file lists the names either way (a keychain cannot
+// list them). set --ref REF keeps a secret for some registrations. A
+// start that fails on its references names every one agt cannot resolve,
+// secret and env, at once, each with the command or variable that fixes
+// it (secret.go). import rewrites
+// the ${VAR} and ${VAR:-DEFAULT} of Claude-style files as ${env:VAR} and
+// ${env:VAR:-DEFAULT} (the default is used when VAR is unset or not
+// listed), Codex's variables as ${env:NAME} and VS Code's ${input:ID} as
+// ${secret:ID}, with a note.
 //
 // # OAuth login
 //
@@ -155,6 +178,34 @@
 // run.Options.ClientFeatures.Observe, and the result on stdout as for any call. When
 // the command's context ends (--timeout, a signal) while the task runs,
 // the call ends deadline_exceeded or canceled, mcpconn sends tasks/cancel,
-// and agt says both. agent call sets no Elicit or Sample handler: an
-// elicitation or sampling request, of a task or not, is refused.
+// and agt says both.
+//
+// # What a server asks
+//
+// agent call and agent tools offer the servers what a terminal can
+// answer, through run.ClientFeatures (agent tools declares the same, so
+// it lists the tools a call sees: server-everything lists its
+// elicitation and roots tools only to a client that offers them):
+//
+//   - Elicitation (form and URL modes): asked on the terminal, stderr for
+//     the questions and stdin for the answers, one person at a time
+//     (form.go). A form's fields come in name order with their type,
+//     choices and default; each answer is checked against the field's
+//     schema with toolschema and asked again, at most 3 times, then the
+//     form is cancelled; an empty line keeps the default; Ctrl-D cancels.
+//     A URL is shown, never opened. With --yes, without a terminal on
+//     stdin, or with the arguments on stdin, the request is declined and
+//     stderr says how to answer it.
+//   - Roots: the directories of --root (repeatable), else the current
+//     directory, as file:// URIs.
+//   - Sampling: offered only with --sampling-command COMMAND or
+//     $AGT_SAMPLING_COMMAND (sampler.go): COMMAND, split at spaces and run
+//     without a shell in its own process group, reads the request's params
+//     as JSON on stdin and writes a CreateMessageResult as JSON on stdout
+//     (at most 1 MiB), within --sampling-timeout (1 minute); its group is
+//     killed at the end. Without one, the capability is not declared, a
+//     request is refused, and stderr says how to answer it.
+//   - Progress: one line on stderr, rewritten in place while the call
+//     runs and erased before the result, when stderr is a terminal;
+//     nothing on a pipe.
 package main

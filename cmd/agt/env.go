@@ -26,6 +26,24 @@ type env struct {
 	// stdinTaken is set when stdin held the arguments of agent call: it
 	// cannot also answer the permission question.
 	stdinTaken bool
+	// term is agent call's terminal: its questions and progress line.
+	term terminal
+	// tasks follows the task of agent call's call, if any.
+	tasks *taskWatch
+	// sampling: agent call answers sampling (--sampling-command).
+	sampling bool
+	// launch is the launch environment of the servers agt starts: the
+	// ${env:NAME} names of $AGT_SECRET_ENV, and the secret store for
+	// ${secret:NAME}. Set by host.
+	launch *resource.LaunchEnv
+}
+
+// launchEnv is the launch environment host gave the Connector.
+func (e *env) launchEnv() *resource.LaunchEnv {
+	if e.launch == nil {
+		return &resource.LaunchEnv{}
+	}
+	return e.launch
 }
 
 // host opens the store named by --db (or its defaults) on first use. A
@@ -43,10 +61,13 @@ func (e *env) host(ctx context.Context) (*agt.Host, error) {
 			return nil, fmt.Errorf("%w, or pass --db STORE", err)
 		}
 	}
-	opts := &agt.Options{Bolt: &boltrepo.Options{Shared: true}}
-	if names := secretEnvNames(os.Getenv(secretEnvVar)); e.grace > 0 || len(names) > 0 {
-		opts.Connector = &mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{TerminateGrace: e.grace}, LaunchEnv: &resource.LaunchEnv{SecretEnv: names}}
+	secrets, err := e.openSecretStore()
+	if err != nil {
+		return nil, err
 	}
+	e.launch = &resource.LaunchEnv{SecretEnv: secretEnvNames(os.Getenv(secretEnvVar)), Secrets: secrets}
+	opts := &agt.Options{Bolt: &boltrepo.Options{Shared: true},
+		Connector: &mcpconn.ConnectorOptions{Limits: &mcpconn.Limits{TerminateGrace: e.grace}, LaunchEnv: e.launch}}
 	h, err := agt.Open(ctx, store, opts)
 	if err != nil {
 		return nil, err
@@ -58,7 +79,7 @@ func (e *env) host(ctx context.Context) (*agt.Host, error) {
 // secretEnvVar names the variable listing the host environment variables
 // that ${env:NAME} references may read: entries separated by commas or
 // spaces, a trailing '*' a prefix. An entry REF=NAME binds NAME to
-// registration REF (mcpconn.ConnectorOptions.LaunchEnv.SecretEnv); a bare NAME lets
+// registration REF (the launch environment's SecretEnv); a bare NAME lets
 // every server the command starts read it, since the operator names
 // what the command starts. Unset or empty allows none.
 const secretEnvVar = "AGT_SECRET_ENV"

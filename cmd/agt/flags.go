@@ -122,12 +122,16 @@ func (b *optionalBool) Set(v string) error {
 	return nil
 }
 
-// shorthands are the one-letter flags that are another name of a long
-// one, as in claude mcp and codex mcp: -e K=V is --env K=V.
-var shorthands = map[string]string{"e": "env", "H": "header"}
+// shorthands are the flags that are another name of a long one, as
+// people type them from claude mcp and codex mcp: -e K=V is --env K=V,
+// --client-id is --oauth-client-id.
+var shorthands = map[string]string{
+	"e": "env", "H": "header", "t": "transport", "s": "scope",
+	"client-id": "oauth-client-id", "client-secret": "oauth-client-secret",
+}
 
-// defineShorthands gives the long flags of fs that have a shorthand their
-// one-letter name too, sharing the same value.
+// defineShorthands gives the long flags of fs that have a shorthand that
+// name too, sharing the same value.
 func defineShorthands(fs *flag.FlagSet) {
 	for short, long := range shorthands {
 		if f := fs.Lookup(long); f != nil && fs.Lookup(short) == nil {

@@ -3,7 +3,11 @@ package main
 import (
 	"context"
 	"errors"
+	"net"
+	"net/url"
 	"strings"
+
+	berrors "go.etcd.io/bbolt/errors"
 
 	"github.com/agtsdk/agt/internal/findcode"
 	"github.com/agtsdk/agt/mcpconn"
@@ -23,6 +27,9 @@ type hintSubject struct {
 	ref  resource.Ref // the resource concerned, or ""
 	kind resource.Kind
 	code string // the DocumentError's or Finding's code, or ""
+	// created: the error refused the creation of ref, which therefore
+	// does not exist: no hint may say to update it.
+	created bool
 }
 
 // refOr is the reference, or the word to put in its place.
@@ -33,12 +40,30 @@ func (s hintSubject) refOr(word string) string {
 	return word
 }
 
-// hintRule maps one sentinel (and, for ErrInvalid, one code) to agt's hint.
+// hintRule maps one sentinel (and, for ErrInvalid, one code) to agt's
+// hint. Rules are chosen by sentinels, codes and error types in the
+// chain, never by the text of a message.
 type hintRule struct {
 	err  error
 	also error  // a second error the chain must hold too, or nil
 	code string // "" matches every code
-	hint func(s hintSubject) string
+	// cause, when set, must find its error type in the chain.
+	cause func(err error) bool
+	hint  func(s hintSubject) string
+}
+
+// dnsFailure: the chain holds a failed host name look-up.
+func dnsFailure(err error) bool {
+	var de *net.DNSError
+	return errors.As(err, &de)
+}
+
+// networkFailure: the chain holds a failed dial or HTTP round trip, the
+// failure of a remote server's url.
+func networkFailure(err error) bool {
+	var oe *net.OpError
+	var ue *url.Error
+	return errors.As(err, &oe) || errors.As(err, &ue)
 }
 
 // hintTable is every command hint of agt for a library error, first match
@@ -51,10 +76,16 @@ var hintTable = []hintRule{
 		return "next: the server sent more than agt accepts (the limit is named above); a host that trusts it can raise that limit in mcpconn.ConnectorOptions, the CLI uses the defaults"
 	}},
 	{err: mcpconn.ErrSecret, hint: func(hintSubject) string {
-		return "next: a ${env:NAME} reference reads NAME from agt's environment only when NAME is listed in $" + secretEnvVar + " (names separated by commas, a trailing * a prefix); the CLI has no resolver for ${secret:NAME}: a host program provides one"
+		return "next: a ${secret:NAME} reference reads agt's secret store: 'agt secret set NAME'; a ${env:NAME} reference reads NAME from agt's environment only when NAME is listed in $" + secretEnvVar + " (names separated by commas, a trailing * a prefix)"
 	}},
 	{err: mcpconn.ErrInvalidServer, hint: func(s hintSubject) string {
 		return "next: 'agt mcp test " + s.refOr("REF") + "' shows what is wrong; 'agt mcp update " + s.refOr("REF") + "' fixes it"
+	}},
+	{err: mcpconn.ErrStart, cause: dnsFailure, hint: func(s hintSubject) string {
+		return "next: the url's host name does not resolve: check the url ('agt mcp get " + s.refOr("REF") + "') and this machine's DNS; 'agt mcp update " + s.refOr("REF") + " --url URL' fixes the url"
+	}},
+	{err: mcpconn.ErrStart, cause: networkFailure, hint: func(s hintSubject) string {
+		return "next: nothing answered at the url: check that the server runs and the url ('agt mcp get " + s.refOr("REF") + "'); 'agt mcp update " + s.refOr("REF") + " --url URL' fixes the url"
 	}},
 	{err: mcpconn.ErrStart, hint: func(s hintSubject) string {
 		return "next: 'agt mcp test " + s.refOr("REF") + "' checks the command and cwd; 'agt mcp update " + s.refOr("REF") + "' fixes them"
@@ -66,14 +97,8 @@ var hintTable = []hintRule{
 		return "next: agt mcp update " + s.refOr("REF") + " --oauth, then 'agt mcp login " + s.refOr("REF") + "', for a server that uses OAuth; else a header: --header 'Authorization: Bearer ${env:NAME}' (NAME listed in $" + secretEnvVar + ")"
 	}},
 	{err: mcpconn.ErrWrongTransport, hint: func(s hintSubject) string {
-		// The library's message names the type to set.
-		switch {
-		case strings.Contains(s.msg, `"type": "sse"`):
-			return "next: for an SSE-transport server: agt mcp update " + s.refOr("REF") + " --sse; else give the endpoint's url: agt mcp update " + s.refOr("REF") + " --url URL"
-		case strings.Contains(s.msg, `"type": "http"`):
-			return "next: for a streamable HTTP server: agt mcp update " + s.refOr("REF") + " --sse=false; else give the endpoint's url: agt mcp update " + s.refOr("REF") + " --url URL"
-		}
-		return "next: give the MCP endpoint's url: agt mcp update " + s.refOr("REF") + " --url URL"
+		// The library's message says which type the url answers as.
+		return "next: give the MCP endpoint's url: agt mcp update " + s.refOr("REF") + " --url URL; or, as the message says, switch the transport: --sse for an SSE-transport server, --sse=false for a streamable HTTP one"
 	}},
 	{err: mcpconn.ErrHandshake, also: context.DeadlineExceeded, hint: func(s hintSubject) string {
 		return "next: a slow server needs a longer start: 'agt mcp update " + s.refOr("REF") + " --startup-timeout 90s'; 'agt mcp probe " + s.refOr("REF") + "' shows its stderr"
@@ -85,18 +110,19 @@ var hintTable = []hintRule{
 		return "next: agt agent update " + s.refOr("AGENT") + " --enabled=true"
 	}},
 	{err: resource.ErrInvalid, code: findcode.NoAbsoluteCwd, hint: func(s hintSubject) string {
+		if s.created {
+			return "next: give the directory it runs in: --cwd /abs/dir (\"cwd\" in --data)"
+		}
 		return "next: agt mcp update " + s.refOr("REF") + " --cwd /abs/dir"
 	}},
 	{err: resource.ErrInvalid, code: findcode.ServerCount, hint: func(hintSubject) string {
 		return "next: register each server as its own resource: 'agt mcp import FILE' splits a file"
 	}},
 	{err: resource.ErrNotFound, hint: func(s hintSubject) string {
-		switch {
-		case strings.HasPrefix(s.msg, "mcps:"): // a mount that names no server
+		switch s.kind {
+		case resource.KindMCP:
 			return "(see 'agt mcp list'; register it with 'agt mcp add' or 'agt mcp create')"
-		case s.kind == resource.KindMCP || strings.HasPrefix(s.msg, "mcp:"):
-			return "(see 'agt mcp list'; register it with 'agt mcp add' or 'agt mcp create')"
-		case s.kind == resource.KindAgent || strings.HasPrefix(s.msg, "agent:"):
+		case resource.KindAgent:
 			return "(see 'agt agent list'; create it with 'agt agent create')"
 		}
 		return "(see 'agt mcp list' and 'agt agent list')"
@@ -116,9 +142,12 @@ var hintTable = []hintRule{
 // commandHint is agt's hint for err, or "". A hint whose command the
 // message already names is left out.
 func commandHint(err error, msg string) string {
+	if sf := (*secretFailure)(nil); errors.As(err, &sf) {
+		return sf.hint // names every reference to fix (secret.go)
+	}
 	s := subjectOf(err, msg)
 	for _, r := range hintTable {
-		if !errors.Is(err, r.err) || (r.also != nil && !errors.Is(err, r.also)) || (r.code != "" && r.code != s.code) {
+		if !errors.Is(err, r.err) || (r.also != nil && !errors.Is(err, r.also)) || (r.code != "" && r.code != s.code) || (r.cause != nil && !r.cause(err)) {
 			continue
 		}
 		h := r.hint(s)
@@ -161,7 +190,7 @@ func subjectOf(err error, msg string) hintSubject {
 	}
 	var ae *aboutError
 	if errors.As(err, &ae) {
-		s.ref, s.kind = ae.ref, ae.kind
+		s.ref, s.kind, s.created = ae.ref, ae.kind, ae.created
 	}
 	if errors.As(err, &de) {
 		s.code = de.Code
@@ -205,9 +234,10 @@ func (e *suggestedError) Unwrap() error { return e.err }
 // aboutError names the resource an error is about, for the hints, when
 // the error itself does not (a refused write, a disabled agent).
 type aboutError struct {
-	err  error
-	kind resource.Kind
-	ref  resource.Ref
+	err     error
+	kind    resource.Kind
+	ref     resource.Ref
+	created bool // the error refused to create ref
 }
 
 func (e *aboutError) Error() string { return e.err.Error() }
@@ -229,6 +259,15 @@ func about(err error, kind resource.Kind, ref resource.Ref) error {
 		return nil
 	}
 	return &aboutError{err: err, kind: kind, ref: ref}
+}
+
+// aboutCreate marks err as the refusal to create the resource kind:ref,
+// which does not exist; nil stays nil.
+func aboutCreate(err error, kind resource.Kind, ref resource.Ref) error {
+	if err == nil {
+		return nil
+	}
+	return &aboutError{err: err, kind: kind, ref: ref, created: true}
 }
 
 // withRefSuggestion adds, to a not-found error for ref, the registered
@@ -258,7 +297,7 @@ func explain(err error) string {
 	}
 	msg = strings.ReplaceAll(msg, ": resource: ", ": ")
 	switch {
-	case strings.HasSuffix(msg, ": invalid database") || strings.HasSuffix(msg, ": version mismatch"):
+	case errors.Is(err, berrors.ErrInvalid) || errors.Is(err, berrors.ErrVersionMismatch):
 		return msg + "\nnext: this file is not a bbolt store; point --db (or $AGT_STORE) at an agt store, or at a new path to start one"
 	case errors.Is(err, boltrepo.ErrDamaged):
 		// boltrepo says what to do in Go terms; an operator gets the commands.
@@ -267,7 +306,7 @@ func explain(err error) string {
 		return what + ".\n" +
 			"next: restore the file from a backup, or point --db (or $AGT_STORE) at a new path to start an empty store; " +
 			"'bbolt check FILE' shows what is damaged (go install go.etcd.io/bbolt/cmd/bbolt@latest)"
-	case strings.Contains(msg, "is locked by another process"):
+	case errors.Is(err, berrors.ErrTimeout):
 		// boltrepo's advice is for Go code; an operator needs the host's side.
 		what, _, _ := strings.Cut(msg, "; close it there")
 		what = strings.Replace(what, "open the store: boltrepo: ", "the store ", 1)

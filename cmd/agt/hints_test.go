@@ -4,6 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"net/url"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -36,11 +40,14 @@ func TestCommandHint(t *testing.T) {
 		{"login required", &mcpconn.Error{Ref: "notes", Op: "connect", Kind: mcpconn.ErrLoginRequired}, "next: agt mcp login notes"},
 		{"login required, named already", &mcpconn.Error{Ref: "notes", Op: "connect", Kind: mcpconn.ErrLoginRequired, Detail: "run agt mcp login notes"}, ""},
 		{"unauthorized", &mcpconn.Error{Ref: "notes", Op: "connect", Kind: mcpconn.ErrHandshake, Err: mcpconn.ErrUnauthorized}, "next: agt mcp update notes --oauth, then 'agt mcp login notes', for a server that uses OAuth; else a header: --header 'Authorization: Bearer ${env:NAME}'"},
-		{"an SSE server as http", &mcpconn.Error{Ref: "notes", Op: "connect", Kind: mcpconn.ErrHandshake, Detail: `if the server speaks the older SSE transport, set "type": "sse"`, Err: mcpconn.ErrWrongTransport}, "next: for an SSE-transport server: agt mcp update notes --sse;"},
-		{"a streamable server as sse", &mcpconn.Error{Ref: "notes", Op: "connect", Kind: mcpconn.ErrHandshake, Detail: `if the server speaks streamable HTTP, set "type": "http"`, Err: mcpconn.ErrWrongTransport}, "next: for a streamable HTTP server: agt mcp update notes --sse=false;"},
-		{"a web page", &mcpconn.Error{Ref: "notes", Op: "connect", Kind: mcpconn.ErrHandshake, Detail: "a web page", Err: mcpconn.ErrWrongTransport}, "next: give the MCP endpoint's url: agt mcp update notes --url URL"},
+		{"wrong transport, whatever the message says", &mcpconn.Error{Ref: "notes", Op: "connect", Kind: mcpconn.ErrHandshake, Detail: "words the hint does not read", Err: mcpconn.ErrWrongTransport}, "next: give the MCP endpoint's url: agt mcp update notes --url URL; or, as the message says, switch the transport: --sse for an SSE-transport server, --sse=false"},
+		{"a DNS failure is about the url, not the command", &mcpconn.Error{Ref: "notes", Op: "connect", Kind: mcpconn.ErrStart, Detail: "the command and cwd", Err: &url.Error{Op: "Post", URL: "https://x.invalid/mcp", Err: &net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: "x.invalid", IsNotFound: true}}}}, "next: the url's host name does not resolve: check the url ('agt mcp get notes') and this machine's DNS"},
+		{"a refused connection is about the url", &mcpconn.Error{Ref: "notes", Op: "connect", Kind: mcpconn.ErrStart, Err: &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}}, "next: nothing answered at the url: check that the server runs and the url ('agt mcp get notes')"},
+		{"a stdio start is about the command and cwd", &mcpconn.Error{Ref: "notes", Op: "connect", Kind: mcpconn.ErrStart, Detail: "the url", Err: &exec.Error{Name: "srv", Err: exec.ErrNotFound}}, "next: 'agt mcp test notes' checks the command and cwd"},
 		{"agent disabled", about(fmt.Errorf("x: %w", run.ErrAgentDisabled), resource.KindAgent, "helper"), "next: agt agent update helper --enabled=true"},
 		{"document without absolute cwd", about(&resource.DocumentError{Code: findcode.NoAbsoluteCwd}, resource.KindMCP, "notes"), "next: agt mcp update notes --cwd /abs/dir"},
+		{"a refused create names no update", aboutCreate(&resource.DocumentError{Code: findcode.NoAbsoluteCwd}, resource.KindMCP, "notes"), "next: give the directory it runs in: --cwd /abs/dir (\"cwd\" in --data)"},
+		{"a missing mount, by its kind", about(fmt.Errorf("words the hint does not read: %w", resource.ErrNotFound), resource.KindMCP, ""), "(see 'agt mcp list'; register it with 'agt mcp add' or 'agt mcp create')"},
 		{"document with two servers", &resource.DocumentError{Code: findcode.ServerCount}, "next: register each server as its own resource: 'agt mcp import FILE' splits a file"},
 		{"other document error", &resource.DocumentError{Code: findcode.URL}, ""},
 		{"mcp not found", about(resource.ErrNotFound, resource.KindMCP, "notes"), "(see 'agt mcp list'; register it with 'agt mcp add' or 'agt mcp create')"},
@@ -54,5 +61,25 @@ func TestCommandHint(t *testing.T) {
 		if tt.want == "" && got != "" || tt.want != "" && !strings.HasPrefix(got, tt.want) {
 			t.Errorf("%s: commandHint = %q, want it to start with %q", tt.name, got, tt.want)
 		}
+		if strings.HasPrefix(tt.name, "a refused create") && strings.Contains(got, "update") {
+			t.Errorf("%s: the hint names update for a reference that does not exist: %q", tt.name, got)
+		}
+	}
+}
+
+// A create refused for its document says what to give on the create,
+// never to update the reference it did not create; a probe of a url whose
+// host does not resolve is told about the url, not the command and cwd.
+func TestHintsAfterRefusals(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "agt.db")
+	r := mustRun(t, db, 1, "mcp", "create", "x", "--data", `{"mcpServers":{"x":{"command":"srv"}}}`)
+	if strings.Contains(r.stderr, "update") || !strings.Contains(r.stderr, "next: give the directory it runs in: --cwd /abs/dir") {
+		t.Errorf("create refused for no cwd:\n%s", r.stderr)
+	}
+	mustRun(t, db, 0, "mcp", "add", "far", "https://agt-no-such-host.invalid/mcp")
+	r = mustRun(t, db, 1, "mcp", "probe", "far", "--timeout", "30s")
+	if strings.Contains(r.stdout, "command and cwd") || !strings.Contains(r.stdout, "next: the url's host name does not resolve") {
+		t.Errorf("probe of a url whose host does not resolve:\n%s", r.stdout)
 	}
 }

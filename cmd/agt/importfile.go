@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -28,6 +29,9 @@ type importEntry struct {
 	Server resource.MCPServer `json:"server"`
 	Notes  []string           `json:"notes,omitempty"`
 	Err    string             `json:"error,omitempty"`
+	// Warn is what the launch rules say of it on this machine: it is
+	// registered all the same.
+	Warn string `json:"warning,omitempty"`
 }
 
 // Fields of other hosts' formats that agt maps; everything else is reported
@@ -36,6 +40,7 @@ var importFields = map[string]bool{
 	"type": true, "transport": true, "command": true, "args": true, "env": true, "cwd": true,
 	"url": true, "serverUrl": true, "httpUrl": true, "headers": true, "description": true,
 	"startup_timeout_ms": true, "tool_timeout_ms": true, "enabled_tools": true, "disabled_tools": true,
+	"envFile": true,
 }
 
 // parseImportFile reads an mcpServers file. path is the file's absolute
@@ -47,6 +52,8 @@ func parseImportFile(path string, data []byte, category string) ([]importEntry, 
 	if strings.EqualFold(filepath.Ext(path), ".toml") {
 		return parseCodexFile(path, data, category)
 	}
+	// VS Code's mcp.json is JSONC: comments and trailing commas.
+	data = stripJSONC(data)
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(data, &top); err != nil || top == nil {
 		return nil, fmt.Errorf("%s is not a JSON object (%s); want {\"mcpServers\": {NAME: {...}}}", path, jsonErrorText(err))
@@ -122,7 +129,7 @@ func translateServer(key string, raw json.RawMessage, path, workspace, category 
 	}
 	e.Ref = ref
 	if renamed {
-		e.Notes = append(e.Notes, fmt.Sprintf("its reference is %s (references are lowercase letters, digits, '.', '_' and '-')", ref))
+		e.Notes = append(e.Notes, renameNote(key, ref))
 	}
 
 	var fields map[string]json.RawMessage
@@ -157,6 +164,7 @@ func translateServer(key string, raw json.RawMessage, path, workspace, category 
 		ToolTimeoutMS    int64             `json:"tool_timeout_ms"`
 		EnabledTools     []string          `json:"enabled_tools"`
 		DisabledTools    []string          `json:"disabled_tools"`
+		EnvFile          string            `json:"envFile"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if err := dec.Decode(&in); err != nil {
@@ -183,8 +191,9 @@ func translateServer(key string, raw json.RawMessage, path, workspace, category 
 		srv.Type = resource.TransportHTTP
 	}
 
-	if names := envReferences(&srv); len(names) > 0 {
-		e.Notes = append(e.Notes, fmt.Sprintf("%s written as ${env:NAME}: read from agt's environment when the server starts, for names listed in $%s (defaults after :- dropped)", strings.Join(names, ", "), secretEnvVar))
+	e.Notes = append(e.Notes, hostReferences(&srv)...)
+	if in.EnvFile != "" {
+		e.Notes = append(e.Notes, envFileNote(in.EnvFile, workspace))
 	}
 	if srv.Transport() == resource.TransportStdio {
 		if msg := placeCwd(&srv, path, workspace); msg != "" {
@@ -194,6 +203,9 @@ func translateServer(key string, raw json.RawMessage, path, workspace, category 
 			e.Err = err.Error()
 			return e
 		}
+	}
+	if n := literalSecretNote(srv); n != "" {
+		e.Notes = append(e.Notes, n)
 	}
 	e.Name = key
 	if !validServerName(key) {
@@ -210,16 +222,23 @@ func translateServer(key string, raw json.RawMessage, path, workspace, category 
 		e.Err = strings.TrimPrefix(err.Error(), "resource: ")
 		return e
 	}
+	e.Warn = launchWarning(srv)
 	e.Server = srv
 	return e
 }
 
-// envReferences rewrites the environment variables other hosts expand,
-// ${VAR} and ${VAR:-default}, as agt's ${env:VAR} references in args, env
-// values and header values, and returns the names rewritten (each once,
-// sorted). A default is dropped: agt has no fallback value.
-func envReferences(srv *resource.MCPServer) []string {
-	var names []string
+// hostReferences rewrites the placeholders other hosts expand when they
+// start a server as agt's references, in args, env values and header
+// values: ${VAR} and ${VAR:-DEFAULT} (Claude, Cursor) as ${env:VAR} and
+// ${env:VAR:-DEFAULT}, VS Code's ${input:ID} as ${secret:ID}. It returns
+// the notes that say so, naming each variable and input once.
+func hostReferences(srv *resource.MCPServer) []string {
+	var env, inputs, dropped []string
+	add := func(list *[]string, name string) {
+		if !slices.Contains(*list, name) {
+			*list = append(*list, name)
+		}
+	}
 	rewrite := func(s string) string {
 		var b strings.Builder
 		for {
@@ -234,17 +253,34 @@ func envReferences(srv *resource.MCPServer) []string {
 				s = s[i+2:]
 				continue
 			}
-			body := s[i+2 : i+j]
-			name, _, _ := strings.Cut(body, ":-")
-			if !shellVarName(name) || name != body && !strings.Contains(body, ":-") {
+			body, ref := s[i+2:i+j], ""
+			name, def, hasDef := strings.Cut(body, ":-")
+			switch {
+			case shellVarName(name) && !hasDef:
+				ref = "${env:" + name + "}"
+				add(&env, name)
+			case shellVarName(name) && strings.Contains(def, "$"):
+				// agt's default is literal text.
+				ref = "${env:" + name + "}"
+				add(&env, name)
+				add(&dropped, name)
+			case shellVarName(name):
+				ref = "${env:" + name + ":-" + def + "}"
+				add(&env, name)
+			case strings.HasPrefix(body, "env:"):
+				// VS Code's own ${env:NAME}, agt's form already.
+				name, _, _ := strings.Cut(strings.TrimPrefix(body, "env:"), ":-")
+				add(&env, name)
+			case strings.HasPrefix(body, "input:"):
+				id := strings.TrimPrefix(body, "input:")
+				ref = "${secret:" + id + "}"
+				add(&inputs, id)
+			}
+			if ref == "" {
 				b.WriteString(s[:i+j+1])
-				s = s[i+j+1:]
-				continue
+			} else {
+				b.WriteString(s[:i] + ref)
 			}
-			if !slices.Contains(names, name) {
-				names = append(names, name)
-			}
-			b.WriteString(s[:i] + "${env:" + name + "}")
 			s = s[i+j+1:]
 		}
 	}
@@ -256,8 +292,120 @@ func envReferences(srv *resource.MCPServer) []string {
 			m[k] = rewrite(v)
 		}
 	}
-	slices.Sort(names)
+	var notes []string
+	if len(env) > 0 {
+		slices.Sort(env)
+		n := fmt.Sprintf("%s read from agt's environment as ${env:NAME} when the server starts, for names listed in $%s; a ${env:NAME:-DEFAULT} takes its default when NAME is unset or not listed", strings.Join(env, ", "), secretEnvVar)
+		if len(dropped) > 0 {
+			slices.Sort(dropped)
+			n += fmt.Sprintf(" (the default of %s was dropped: a default is literal text, without $)", strings.Join(dropped, ", "))
+		}
+		notes = append(notes, n)
+	}
+	if len(inputs) > 0 {
+		slices.Sort(inputs)
+		notes = append(notes, fmt.Sprintf("VS Code inputs %s written as ${secret:ID}: VS Code asks for them, agt reads them from its secret store: store each once with 'agt secret set ID'", strings.Join(inputs, ", ")))
+	}
+	return notes
+}
+
+// envFileNote says what becomes of VS Code's envFile: agt reads no file
+// when it starts a server. It names the file's variables, read from it
+// when it can be (never their values), so that they can be given as env.
+func envFileNote(envFile, workspace string) string {
+	p := strings.ReplaceAll(envFile, "${workspaceFolder}", workspace)
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(workspace, p)
+	}
+	what := ""
+	if names := envFileNames(p); len(names) > 0 {
+		what = " (" + strings.Join(names, ", ") + ")"
+	}
+	return fmt.Sprintf("envFile %s%s left out: agt reads no file when it starts a server; give each variable with -e NAME='${secret:NAME}' and 'agt secret set NAME', or -e NAME='${env:NAME}' (agt mcp update REF)", clip(envFile), what)
+}
+
+// envFileNames lists the variable names of a .env file, at most 64 of
+// a file of at most 64 KiB; none when it cannot be read.
+func envFileNames(path string) []string {
+	data, err := readBounded(path, 64<<10)
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimPrefix(strings.TrimSpace(line), "export ")
+		name, _, ok := strings.Cut(line, "=")
+		name = strings.TrimSpace(name)
+		if ok && shellVarName(name) && !slices.Contains(names, name) && len(names) < 64 {
+			names = append(names, name)
+		}
+	}
 	return names
+}
+
+// literalSecretNote is the note on credentials stored as literal text,
+// as the library judges them (resource.CredentialValues): a reference
+// keeps them out of the store.
+func literalSecretNote(srv resource.MCPServer) string {
+	var where []string
+	for _, f := range []struct {
+		what string
+		m    map[string]string
+	}{{"env", srv.Env}, {"header", srv.Headers}} {
+		for _, k := range slices.Sorted(maps.Keys(f.m)) {
+			// An env value is judged as a header is: by its name or its text.
+			if literalCredential(k, f.m[k]) {
+				where = append(where, f.what+" "+clip(k))
+			}
+		}
+	}
+	if len(resource.CredentialValues(resource.MCPServer{Args: srv.Args})) > 0 {
+		where = append(where, "args")
+	}
+	if len(resource.CredentialValues(resource.MCPServer{URL: srv.URL})) > 0 {
+		where = append(where, "url")
+	}
+	verb := "holds a literal credential"
+	switch len(where) {
+	case 0:
+		return ""
+	case 1:
+	default:
+		verb = "hold literal credentials"
+	}
+	return strings.Join(where, ", ") + " " + verb + ", stored as written: a reference is safer, ${secret:NAME} (its value kept by 'agt secret set NAME') or ${env:NAME}"
+}
+
+// literalCredential reports whether the header (or env) value v of name
+// holds a credential as literal text, by the library's rule; the scheme
+// word before a reference ("Bearer ${env:TOKEN}") is none.
+func literalCredential(name, v string) bool {
+	vals := resource.CredentialValues(resource.MCPServer{Headers: map[string]string{name: v}})
+	if !strings.Contains(v, "${") {
+		return len(vals) > 0
+	}
+	for _, lit := range vals {
+		if w := strings.TrimSpace(lit); w != "" && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// launchWarning is what the launch rules say of a stdio server on this
+// machine (resource.ResolveLaunch, the check of 'agt mcp test'): a
+// command not found in the PATH it gets, a cwd that does not exist. It
+// is a warning: the server is registered all the same.
+func launchWarning(srv resource.MCPServer) string {
+	if srv.Transport() != resource.TransportStdio {
+		return ""
+	}
+	_, err := resource.ResolveLaunch(srv, nil, nil)
+	var le *resource.LaunchError
+	if !errors.As(err, &le) {
+		return ""
+	}
+	return strings.TrimPrefix(le.Error(), "resource: ")
 }
 
 // shellVarName reports whether s is a variable name as shells write it,
@@ -292,9 +440,14 @@ func validServerName(name string) bool {
 
 // placeCwd gives a stdio server an absolute cwd: the file's project
 // directory when it has none, resolved against it when it is relative.
+// path "" is a server given on the command line (add-json), whose
+// workspace is the directory it runs in.
 func placeCwd(srv *resource.MCPServer, path, workspace string) string {
 	var note string
 	switch {
+	case (srv.Cwd == "" || srv.Cwd == "${workspaceFolder}") && path == "":
+		srv.Cwd = workspace
+		note = fmt.Sprintf("no cwd: it runs in %s", workspace)
 	case srv.Cwd == "" || srv.Cwd == "${workspaceFolder}":
 		srv.Cwd = workspace
 		note = fmt.Sprintf("no cwd in %s: it runs in %s, the directory of that file", filepath.Base(path), workspace)
@@ -342,33 +495,20 @@ func checkImportCommand(srv resource.MCPServer) error {
 	}
 }
 
-// refForKey turns a server's key into a reference, lowercasing it and
-// replacing every other character, '_' and '.' included, with '-': a
-// reference of [a-z0-9-] keeps readable tool aliases (mcp__my-server__x),
-// where "my_server" would carry a hash.
+// refForKey turns a server's key into a reference by the naming rule
+// (normalRef), under category when one is given.
 func refForKey(key, category string) (resource.Ref, bool, error) {
-	var b strings.Builder
-	for _, r := range strings.ToLower(key) {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '-':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('-')
-		}
-	}
-	name := strings.Trim(b.String(), "-")
-	if len(name) > 64 {
-		name = name[:64]
-	}
-	full := name
+	full := key
 	if category != "" {
-		full = category + "/" + name
+		full = category + "/" + strings.ReplaceAll(key, "/", "-")
+	} else {
+		full = strings.ReplaceAll(key, "/", "-")
 	}
-	ref, err := resource.ParseRef(full)
+	ref, _, err := normalRef(full)
 	if err != nil {
 		return "", false, fmt.Errorf("no valid reference can be made of its name: %s", strings.TrimPrefix(err.Error(), "resource: "))
 	}
-	return ref, name != key, nil
+	return ref, ref.Name() != key, nil
 }
 
 func firstNonEmpty(s ...string) string {
@@ -378,4 +518,77 @@ func firstNonEmpty(s ...string) string {
 		}
 	}
 	return ""
+}
+
+// stripJSONC turns JSON with comments (// and /* */) and trailing commas,
+// as VS Code writes its settings, into JSON: each comment and trailing
+// comma becomes spaces, so that a syntax error's offset is the one in the
+// file. Text inside strings is kept. It reads each byte once.
+func stripJSONC(data []byte) []byte {
+	var out []byte // allocated at the first change
+	blank := func(from, to int) {
+		if out == nil {
+			out = bytes.Clone(data)
+		}
+		for k := from; k < to; k++ {
+			if out[k] != '\n' {
+				out[k] = ' '
+			}
+		}
+	}
+	comma := -1 // the last comma outside strings, while only space follows it
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; {
+		case c == '"':
+			comma = -1
+			for i++; i < len(data) && data[i] != '"'; i++ {
+				if data[i] == '\\' {
+					i++
+				}
+			}
+		case c == '/' && i+1 < len(data) && data[i+1] == '/':
+			end := bytes.IndexByte(data[i:], '\n')
+			if end < 0 {
+				end = len(data) - i
+			}
+			blank(i, i+end)
+			i += end - 1
+		case c == '/' && i+1 < len(data) && data[i+1] == '*':
+			end := bytes.Index(data[i+2:], []byte("*/"))
+			if end < 0 {
+				return data // unterminated: the JSON parser reports it
+			}
+			blank(i, i+2+end+2)
+			i += 2 + end + 1
+		case c == ',':
+			comma = i
+		case c == '}' || c == ']':
+			if comma >= 0 {
+				blank(comma, comma+1)
+			}
+			comma = -1
+		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
+		default:
+			comma = -1
+		}
+	}
+	if out == nil {
+		return data
+	}
+	return out
+}
+
+// bareServer reports whether a JSON object is one server's entry (the
+// form of claude mcp add-json) rather than a document of mcpServers.
+func bareServer(raw json.RawMessage) bool {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(raw, &fields) != nil || fields["mcpServers"] != nil {
+		return false
+	}
+	for _, f := range []string{"command", "url", "serverUrl", "httpUrl"} {
+		if fields[f] != nil {
+			return true
+		}
+	}
+	return false
 }

@@ -7,7 +7,13 @@ import (
 
 	"github.com/agtsdk/agt/resource"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
+
+// ignoreWarn leaves out what the launch rules say of this machine
+// (TestImportLaunchWarning checks it): the tables name commands and
+// directories that need not exist.
+var ignoreWarn = cmpopts.IgnoreFields(importEntry{}, "Warn")
 
 func TestParseImportFile(t *testing.T) {
 	t.Parallel()
@@ -35,7 +41,7 @@ func TestParseImportFile(t *testing.T) {
 			want: []importEntry{{Key: "Git Hub", Name: "git-hub", Ref: "git-hub",
 				Server: resource.MCPServer{Type: "stdio", Command: "/usr/bin/gh-mcp", Args: []string{"${workspace}/x"}, Cwd: filepath.Join(root, "proj")},
 				Notes: []string{
-					"its reference is git-hub (references are lowercase letters, digits, '.', '_' and '-')",
+					"Git Hub is registered as git-hub: agt writes server names in lowercase with '-' for other characters, so that its tools are named mcp__git-hub__TOOL",
 					"no cwd in mcp.json: it runs in " + filepath.Join(root, "proj") + ", the project that file belongs to; ${workspaceFolder} in args written as ${workspace}",
 					"its name inside mcpServers is git-hub (server names are letters, digits, '.', '_' and '-')",
 				}}},
@@ -61,7 +67,8 @@ func TestParseImportFile(t *testing.T) {
 			file: `{"mcpServers":{"web":{"type":"streamable-http","url":"https://h/mcp","headers":{"Authorization":"Bearer s"},"autoApprove":["x"],"disabled":false}}}`,
 			want: []importEntry{{Key: "web", Name: "web", Ref: "team/web",
 				Server: resource.MCPServer{Type: "http", URL: "https://h/mcp", Headers: map[string]string{"Authorization": "Bearer s"}},
-				Notes:  []string{"left out fields agt does not use: autoApprove, disabled"}}},
+				Notes: []string{"left out fields agt does not use: autoApprove, disabled",
+					"header Authorization holds a literal credential, stored as written: a reference is safer, ${secret:NAME} (its value kept by 'agt secret set NAME') or ${env:NAME}"}}},
 		},
 		{
 			name: "shell variables become env references with a note",
@@ -69,8 +76,8 @@ func TestParseImportFile(t *testing.T) {
 			file: `{"mcpServers":{"gh":{"command":"gh-mcp","cwd":"/opt/a","args":["--token","${GH_TOKEN}","$${KEEP}","${cwd}"],"env":{"K":"${API_KEY:-dev}","S":"${secret:s}"}}}}`,
 			want: []importEntry{{Key: "gh", Name: "gh", Ref: "gh",
 				Server: resource.MCPServer{Command: "gh-mcp", Cwd: "/opt/a", Args: []string{"--token", "${env:GH_TOKEN}", "$${KEEP}", "${cwd}"},
-					Env: map[string]string{"K": "${env:API_KEY}", "S": "${secret:s}"}},
-				Notes: []string{"API_KEY, GH_TOKEN written as ${env:NAME}: read from agt's environment when the server starts, for names listed in $AGT_SECRET_ENV (defaults after :- dropped)"}}},
+					Env: map[string]string{"K": "${env:API_KEY:-dev}", "S": "${secret:s}"}},
+				Notes: []string{"API_KEY, GH_TOKEN read from agt's environment as ${env:NAME} when the server starts, for names listed in $AGT_SECRET_ENV; a ${env:NAME:-DEFAULT} takes its default when NAME is unset or not listed"}}},
 		},
 		{
 			name: "a header variable becomes an env reference",
@@ -78,14 +85,14 @@ func TestParseImportFile(t *testing.T) {
 			file: `{"mcpServers":{"web":{"url":"https://h/mcp","headers":{"Authorization":"Bearer ${TOKEN}"}}}}`,
 			want: []importEntry{{Key: "web", Name: "web", Ref: "web",
 				Server: resource.MCPServer{URL: "https://h/mcp", Headers: map[string]string{"Authorization": "Bearer ${env:TOKEN}"}},
-				Notes:  []string{"TOKEN written as ${env:NAME}: read from agt's environment when the server starts, for names listed in $AGT_SECRET_ENV (defaults after :- dropped)"}}},
+				Notes:  []string{"TOKEN read from agt's environment as ${env:NAME} when the server starts, for names listed in $AGT_SECRET_ENV; a ${env:NAME:-DEFAULT} takes its default when NAME is unset or not listed"}}},
 		},
 		{
 			name: "two keys, one reference",
 			path: projFile,
 			file: `{"mcpServers":{"A":{"url":"https://a"},"a":{"url":"https://b"}}}`,
 			want: []importEntry{
-				{Key: "A", Name: "A", Ref: "a", Server: resource.MCPServer{URL: "https://a"}, Notes: []string{"its reference is a (references are lowercase letters, digits, '.', '_' and '-')"}},
+				{Key: "A", Name: "A", Ref: "a", Server: resource.MCPServer{URL: "https://a"}, Notes: []string{"A is registered as a: agt writes server names in lowercase with '-' for other characters, so that its tools are named mcp__a__TOOL"}},
 				{Key: "a", Name: "a", Ref: "a", Server: resource.MCPServer{URL: "https://b"}, Err: `its reference a is also the one of "A" in the same file: rename one of them`},
 			},
 		},
@@ -114,7 +121,7 @@ func TestParseImportFile(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
+			if diff := cmp.Diff(tt.want, got, ignoreWarn); diff != "" {
 				t.Errorf("entries (-want +got):\n%s", diff)
 			}
 		})
@@ -165,7 +172,8 @@ tool_timeout_sec = 1.5
 `,
 			want: []importEntry{{Key: "notes", Name: "notes", Ref: "notes",
 				Server: resource.MCPServer{Command: "notes-server", Args: []string{"--db", "data/notes.db"}, Env: map[string]string{"TOKEN": "s3cret"},
-					Cwd: "/srv/notes", StartupTimeoutMS: 20000, ToolTimeoutMS: 1500}}},
+					Cwd: "/srv/notes", StartupTimeoutMS: 20000, ToolTimeoutMS: 1500},
+				Notes: []string{"env TOKEN holds a literal credential, stored as written: a reference is safer, ${secret:NAME} (its value kept by 'agt secret set NAME') or ${env:NAME}"}}},
 		},
 		{
 			name: "no cwd runs in the project the .codex directory belongs to",
@@ -175,22 +183,23 @@ tool_timeout_sec = 1.5
 				Notes:  []string{"no cwd in config.toml: it runs in " + root + ", the project that file belongs to"}}},
 		},
 		{
-			name: "remote: url and http_headers map, the variables do not",
+			name: "remote: url and http_headers map, the variables become env references",
 			file: `
 [mcp_servers.web]
 url = "https://mcp.example.com/mcp"
 http_headers = { "X-Team" = "blue" }
 bearer_token_env_var = "WEB_TOKEN"
-env_http_headers = { "X-Key" = "WEB_KEY" }
+env_http_headers = { "X-Key" = "WEB_KEY", "X-Bad" = "not a name" }
 enabled = false
 enabled_tools = ["search"]
 `,
 			want: []importEntry{{Key: "web", Name: "web", Ref: "web",
-				Server: resource.MCPServer{Type: "http", URL: "https://mcp.example.com/mcp", Headers: map[string]string{"X-Team": "blue"}, EnabledTools: []string{"search"}},
+				Server: resource.MCPServer{Type: "http", URL: "https://mcp.example.com/mcp", EnabledTools: []string{"search"},
+					Headers: map[string]string{"X-Team": "blue", "Authorization": "Bearer ${env:WEB_TOKEN}", "X-Key": "${env:WEB_KEY}"}},
 				Notes: []string{
-					`bearer_token_env_var WEB_TOKEN left out: agt stores header values and reads no variable when it connects; add the header with -H "Authorization: Bearer TOKEN" (agt mcp update REF)`,
-					`env_http_headers X-Key left out: agt stores header values and reads no variable when it connects; add them with -H "Name: value" (agt mcp update REF)`,
+					"env_http_headers X-Bad left out: its value is not a variable name",
 					"it is disabled in the file (enabled = false); it is registered all the same: an agent uses it only once it is mounted",
+					"WEB_KEY, WEB_TOKEN read from agt's environment as ${env:NAME} when the server starts, for names listed in $AGT_SECRET_ENV; a ${env:NAME:-DEFAULT} takes its default when NAME is unset or not listed",
 				}}},
 		},
 		{
@@ -220,11 +229,11 @@ disabled_tools = ["note_[cd]"]
 			},
 		},
 		{
-			name: "env_vars are named, a wrong type is refused",
-			file: "[mcp_servers.a]\ncommand = \"a\"\ncwd = \"/a\"\nenv_vars = [\"HOME\", \"LANG\"]\n\n[mcp_servers.b]\ncommand = \"b\"\ncwd = \"/b\"\nargs = \"not a list\"\n",
+			name: "env_vars become env references unless inherited or set, a wrong type is refused",
+			file: "[mcp_servers.a]\ncommand = \"a\"\ncwd = \"/a\"\nenv = { SET = \"kept\" }\nenv_vars = [\"HOME\", \"LANG\", \"API_KEY\", \"SET\"]\n\n[mcp_servers.b]\ncommand = \"b\"\ncwd = \"/b\"\nargs = \"not a list\"\n",
 			want: []importEntry{
-				{Key: "a", Name: "a", Ref: "a", Server: resource.MCPServer{Command: "a", Cwd: "/a"},
-					Notes: []string{"env_vars HOME, LANG left out: agt passes a server only its own env and a small allowlist; give their values with -e K=V (agt mcp update REF)"}},
+				{Key: "a", Name: "a", Ref: "a", Server: resource.MCPServer{Command: "a", Cwd: "/a", Env: map[string]string{"API_KEY": "${env:API_KEY}", "SET": "kept"}},
+					Notes: []string{"env_vars HOME, LANG: every server inherits them already", "API_KEY read from agt's environment as ${env:NAME} when the server starts, for names listed in $AGT_SECRET_ENV; a ${env:NAME:-DEFAULT} takes its default when NAME is unset or not listed"}},
 				{Key: "b", Ref: "b", Err: "its entry has a field of the wrong type (got a JSON string)"},
 			},
 		},
@@ -236,7 +245,7 @@ disabled_tools = ["note_[cd]"]
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
+			if diff := cmp.Diff(tt.want, got, ignoreWarn); diff != "" {
 				t.Errorf("entries (-want +got):\n%s", diff)
 			}
 		})
@@ -263,7 +272,7 @@ func TestParseVSCodeServers(t *testing.T) {
 		{Key: "remote", Name: "remote", Ref: "remote",
 			Server: resource.MCPServer{Type: "http", URL: "https://mcp.example.com/mcp", Headers: map[string]string{"X-Team": "blue"}}},
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
+	if diff := cmp.Diff(want, got, ignoreWarn); diff != "" {
 		t.Errorf("entries (-want +got):\n%s", diff)
 	}
 }

@@ -3,11 +3,14 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/agtsdk/agt/resource"
 )
 
 // Bounds on a Codex config.toml, checked before it is parsed: the TOML
@@ -25,9 +28,9 @@ const (
 // parseCodexFile reads Codex's config.toml: [mcp_servers.NAME] tables with
 // command, args, env, cwd, startup_timeout_sec, tool_timeout_sec, or url
 // and http_headers for a streamable HTTP server; enabled_tools and
-// disabled_tools carry over under the same names. What agt cannot store
-// (bearer_token_env_var, env_http_headers, env_vars, enabled) is reported
-// in a note and left out.
+// disabled_tools carry over under the same names. The variables Codex
+// reads (bearer_token_env_var, env_http_headers, env_vars) become
+// ${env:NAME} references; enabled is reported in a note and left out.
 func parseCodexFile(path string, data []byte, category string) ([]importEntry, error) {
 	if len(data) > maxTOMLFile {
 		return nil, fmt.Errorf("%s is %d bytes; a TOML import file may have at most %d", path, len(data), maxTOMLFile)
@@ -106,18 +109,69 @@ func codexEntry(fields map[string]any) (map[string]any, []string) {
 		delete(out, "http_headers")
 		out["headers"] = h
 	}
+	// Variables Codex reads when it starts or reaches the server become
+	// ${env:NAME} references, which agt reads at the same moment.
+	headers, _ := out["headers"].(map[string]any)
+	setHeader := func(k, v string) {
+		if headers == nil {
+			headers = map[string]any{}
+			out["headers"] = headers
+		}
+		if _, dup := headers[k]; dup {
+			notes = append(notes, fmt.Sprintf("header %s is given twice; the one from a variable is kept", clip(k)))
+		}
+		headers[k] = v
+	}
 	if v, ok := out["bearer_token_env_var"]; ok {
 		delete(out, "bearer_token_env_var")
-		name, _ := v.(string)
-		notes = append(notes, fmt.Sprintf("bearer_token_env_var %s left out: agt stores header values and reads no variable when it connects; add the header with -H \"Authorization: Bearer TOKEN\" (agt mcp update REF)", clip(name)))
+		if name, _ := v.(string); shellVarName(name) {
+			setHeader("Authorization", "Bearer ${env:"+name+"}")
+		} else {
+			notes = append(notes, "bearer_token_env_var left out: it is not a variable name")
+		}
 	}
 	if v, ok := out["env_http_headers"]; ok {
 		delete(out, "env_http_headers")
-		notes = append(notes, fmt.Sprintf("env_http_headers %s left out: agt stores header values and reads no variable when it connects; add them with -H \"Name: value\" (agt mcp update REF)", tableKeys(v)))
+		m, _ := v.(map[string]any)
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			if name, _ := m[k].(string); shellVarName(name) {
+				setHeader(k, "${env:"+name+"}")
+			} else {
+				notes = append(notes, fmt.Sprintf("env_http_headers %s left out: its value is not a variable name", clip(k)))
+			}
+		}
+		if m == nil {
+			notes = append(notes, "env_http_headers left out: it is not a table")
+		}
 	}
 	if v, ok := out["env_vars"]; ok {
 		delete(out, "env_vars")
-		notes = append(notes, fmt.Sprintf("env_vars %s left out: agt passes a server only its own env and a small allowlist; give their values with -e K=V (agt mcp update REF)", listItems(v)))
+		env, _ := out["env"].(map[string]any)
+		var inherited []string
+		items, isList := v.([]any)
+		for _, it := range items {
+			name, _ := it.(string)
+			switch {
+			case !shellVarName(name):
+				notes = append(notes, "an env_vars entry left out: it is not a variable name")
+			case inheritedByDefault(name):
+				inherited = append(inherited, name)
+			default:
+				if env == nil {
+					env = map[string]any{}
+					out["env"] = env
+				}
+				if _, set := env[name]; !set {
+					env[name] = "${env:" + name + "}"
+				}
+			}
+		}
+		if !isList {
+			notes = append(notes, "env_vars left out: it is not an array")
+		}
+		if len(inherited) > 0 {
+			notes = append(notes, fmt.Sprintf("env_vars %s: every server inherits them already", strings.Join(inherited, ", ")))
+		}
 	}
 	if v, ok := out["enabled"]; ok {
 		delete(out, "enabled")
@@ -128,33 +182,15 @@ func codexEntry(fields map[string]any) (map[string]any, []string) {
 	return out, notes
 }
 
-// tableKeys lists the keys of a TOML table, never its values.
-func tableKeys(v any) string {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return "(not a table)"
-	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, clip(k))
-	}
-	sort.Strings(keys)
-	return strings.Join(keys, ", ")
-}
-
-// listItems lists the strings of a TOML array: variable names.
-func listItems(v any) string {
-	items, ok := v.([]any)
-	if !ok {
-		return "(not an array)"
-	}
-	var out []string
-	for _, it := range items {
-		if s, ok := it.(string); ok {
-			out = append(out, clip(s))
+// inheritedByDefault reports whether a stdio server inherits the host
+// variable name without being told (resource.DefaultInheritEnv).
+func inheritedByDefault(name string) bool {
+	for _, p := range resource.DefaultInheritEnv() {
+		if prefix, ok := strings.CutSuffix(p, "*"); ok && strings.HasPrefix(name, prefix) || p == name {
+			return true
 		}
 	}
-	return strings.Join(out, ", ")
+	return false
 }
 
 // tomlErrorText describes a TOML error by its line, never by the text.

@@ -17,7 +17,7 @@ import (
 // authorization URL, receives the redirect on a loopback listener, and
 // lets the Connector exchange the code and keep the token in the token
 // store. The token is never printed.
-func mcpLogin(ctx context.Context, e *env, refArg string, timeout time.Duration) error {
+func mcpLogin(ctx context.Context, e *env, refArg string, timeout time.Duration, scopes commaList) error {
 	const cmd = "mcp login"
 	ref, err := parseRefArg(cmd, refArg)
 	if err != nil {
@@ -37,7 +37,12 @@ func mcpLogin(ctx context.Context, e *env, refArg string, timeout time.Duration)
 		return err
 	}
 	if srv.OAuth == nil {
-		return fmt.Errorf("mcp %s does not use OAuth\nnext: agt mcp update %s --oauth, then log in again", ref, ref)
+		return noOAuth(ref, srv, "log in to")
+	}
+	if scopes.set {
+		o := *srv.OAuth
+		o.Scopes = scopes.items
+		srv.OAuth = &o
 	}
 
 	rcv, err := listenRedirect(0)
@@ -90,11 +95,34 @@ func mcpLogout(ctx context.Context, e *env, refArg string) error {
 	if err != nil {
 		return err
 	}
+	// A credential kept from when it used OAuth, or was registered, is
+	// removed all the same.
+	srv, err := readServer(ctx, e, ref)
+	if err != nil && !errors.Is(err, resource.ErrNotFound) {
+		return err
+	}
+	if _, lerr := h.Tokens().Load(ctx, ref); errors.Is(lerr, resource.ErrNotFound) {
+		switch {
+		case err != nil:
+			return err // not registered, with the nearest reference
+		case srv.OAuth == nil:
+			return noOAuth(ref, srv, "log out of")
+		}
+	}
 	if err := h.Connector().Logout(ctx, ref); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.out, "logged out of mcp %s: its OAuth credential is removed from %s\n", ref, e.tokenPlace())
 	return nil
+}
+
+// noOAuth is the error of login and logout on a server that does not use
+// OAuth: what it uses instead, and how to turn OAuth on when it should.
+func noOAuth(ref resource.Ref, srv resource.MCPServer, verb string) error {
+	if srv.Transport() == resource.TransportStdio {
+		return fmt.Errorf("mcp %s is a stdio server, which does not use OAuth: there is nothing to %s; it takes its credentials from its env (-e)", ref, verb)
+	}
+	return fmt.Errorf("mcp %s does not use OAuth: there is nothing to %s; its credentials are its headers (-H)\nnext: if the server asks for an OAuth login: agt mcp update %s --oauth, then agt mcp login %s", ref, verb, ref, ref)
 }
 
 // readServer reads the server entry of the MCP registration ref.

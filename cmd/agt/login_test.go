@@ -162,11 +162,11 @@ func loginAsSlowBrowser(t *testing.T, db, ref string, delay time.Duration) resul
 // loginAsBrowserAfter is loginAsSlowBrowser where, once the authorization
 // URL is printed, before(redirectURI) runs before the browser visits it:
 // another local process's turn at agt's receiver.
-func loginAsBrowserAfter(t *testing.T, db, ref string, delay time.Duration, before func(redirectURI string)) result {
+func loginAsBrowserAfter(t *testing.T, db, ref string, delay time.Duration, before func(redirectURI string), flags ...string) result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, agtBinary, "--db", db, "mcp", "login", ref, "--timeout", "60s")
+	cmd := exec.CommandContext(ctx, agtBinary, append([]string{"--db", db, "mcp", "login", ref, "--timeout", "60s"}, flags...)...)
 	cmd.Env = []string{"HOME=" + t.TempDir()}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -283,15 +283,42 @@ func TestMCPLoginLogout(t *testing.T) {
 	}
 }
 
-// A registration without oauth is refused with the flag that sets it;
-// the receiver never starts.
+// Login and logout of a registration without oauth say so, with what it
+// uses instead, and the flag that sets OAuth for a remote one; the
+// receiver never starts, and nothing says "logged in" or "removed".
 func TestMCPLoginNeedsOAuth(t *testing.T) {
 	t.Parallel()
 	db := filepath.Join(t.TempDir(), "agt.db")
 	mustRun(t, db, 0, "mcp", "add", "web", "--transport", "http", "https://mcp.example.com/mcp")
-	r := runAgt(t, db, "", "mcp", "login", "web")
-	if r.code != 1 || !strings.Contains(r.stderr, "does not use OAuth") || !strings.Contains(r.stderr, "agt mcp update web --oauth") {
-		t.Errorf("login of a server without oauth: exit %d:\n%s", r.code, r.stderr)
+	mustRun(t, db, 0, "mcp", "add", "local", "--", "srv")
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"mcp", "login", "web"}, []string{"mcp web does not use OAuth: there is nothing to log in to; its credentials are its headers (-H)", "next: if the server asks for an OAuth login: agt mcp update web --oauth"}},
+		{[]string{"mcp", "logout", "web"}, []string{"mcp web does not use OAuth: there is nothing to log out of"}},
+		{[]string{"mcp", "login", "local"}, []string{"mcp local is a stdio server, which does not use OAuth: there is nothing to log in to"}},
+		{[]string{"mcp", "logout", "local"}, []string{"mcp local is a stdio server, which does not use OAuth: there is nothing to log out of"}},
+		{[]string{"mcp", "logout", "lcoal"}, []string{"not found", "did you mean local?"}},
+	} {
+		r := runAgt(t, db, "", tc.args...)
+		if r.code != 1 || strings.Contains(r.stdout, "logged") {
+			t.Errorf("%v: exit %d; want 1 and no success:\n%s\n%s", tc.args, r.code, r.stdout, r.stderr)
+		}
+		assertContains(t, strings.Join(tc.args, " "), r.stderr, tc.want...)
+	}
+}
+
+// login --scopes asks for the scopes given, in place of the
+// registration's.
+func TestMCPLoginScopes(t *testing.T) {
+	t.Parallel()
+	srv := startOAuthServer(t)
+	db := filepath.Join(t.TempDir(), "agt.db")
+	mustRun(t, db, 0, "mcp", "add", "docs", "--oauth", "--oauth-scopes", "stored.scope", srv.mcpURL)
+	r := loginAsBrowserAfter(t, db, "docs", 0, nil, "--scopes", "notes.read,notes.write")
+	if r.code != 0 || !strings.Contains(r.stdout, "scope=notes.read+notes.write") || strings.Contains(r.stdout, "stored.scope") {
+		t.Errorf("login --scopes: exit %d; want the scopes given in the authorization URL:\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 }
 

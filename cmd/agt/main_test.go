@@ -24,6 +24,9 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv(hostileServerEnv); mode != "" {
 		os.Exit(serveHostile(mode)) // this process is a test's MCP server
 	}
+	if mode := os.Getenv(samplerEnv); mode != "" {
+		os.Exit(serveSampling(mode)) // this process is a test's --sampling-command
+	}
 	os.Exit(buildAndRun(m))
 }
 

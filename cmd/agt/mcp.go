@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -43,7 +44,12 @@ revision share one connection (one process) instead of starting one each
 a user's: on a shared connection the calls of different users meet in one
 process, with its working directory, logins and memory.
 
---data takes the whole document instead: {"mcpServers":{"NAME":{...}}}.
+--data takes the whole document instead: {"mcpServers":{"NAME":{...}}}, or
+one server's entry ({"command": ...} or {"type": "http", "url": ...}, as
+claude mcp add-json takes it), kept under the name part of REF.
+
+REF follows agt's naming rule: lowercase, every run of other characters than
+letters and digits one '-' (My_Server -> my-server, noted).
 
 Once registered, the static checks of 'agt mcp test' run (nothing starts),
 and what would keep the server from starting is printed as a warning.`,
@@ -56,21 +62,27 @@ and what would keep the server from starting is printed as a warning.`,
 		},
 		{
 			name: "add", min: 1, max: -1,
-			args:    "REF [--cwd DIR] [-e K=V]... -- CMD [ARGS...] | REF --transport http|sse [-H \"K: V\"]... URL",
+			args:    "REF [--cwd DIR] [-e K=V]... -- CMD [ARGS...] | REF [-t http|sse] [-H \"K: V\"]... URL",
 			summary: "register one MCP server, the claude/codex way: the command line after --, or a URL",
 			help: `The short form of 'agt mcp create', as in 'claude mcp add' and 'codex mcp
 add'. Everything after -- is the server's command line, its flags included:
 
   agt mcp add notes -- notes-server --db data/notes.db
-  agt mcp add notes --cwd ~/notes -e TOKEN=secret -- npx -y notes-mcp
+  agt mcp add notes --cwd ~/notes -e TOKEN='${env:NOTES_TOKEN}' -- npx -y notes-mcp
 
 A stdio server runs in --cwd DIR; without --cwd it runs in the current
 directory, made absolute, and agt says so. -e is --env, -H is --header.
 
-A remote server: --transport http (streamable HTTP) or sse, then the URL:
+A remote server: its URL (streamable HTTP; -t/--transport sse for an old SSE
+server), or --url URL:
 
-  agt mcp add docs --transport http https://mcp.example.com/mcp -H "Authorization: Bearer $TOKEN"
-  agt mcp add linear --transport http --oauth https://mcp.linear.app/mcp   # then: agt mcp login linear
+  agt mcp add docs https://mcp.example.com/mcp --bearer-token-env-var DOCS_TOKEN
+  agt mcp add linear --oauth https://mcp.linear.app/mcp   # then: agt mcp login linear
+
+REF follows agt's naming rule: lowercase, every run of other characters than
+letters and digits one '-' (My_Server -> my-server, noted), so that its tools
+are mcp__REF__TOOL. --scope/-s (Claude Code's) is accepted and ignored with
+a note: agt has one store. -e takes one K=V: repeat it (-e A=1 -e B=2).
 
 --enabled-tools and --disabled-tools (comma-separated names or globs with *
 and ?) choose which of its tools agents get:
@@ -93,6 +105,28 @@ Then, as after create, the static checks run (nothing starts).`,
 		},
 		mcpNewCommand(),
 		{
+			name: "add-json", min: 2, max: 2,
+			args:    "REF JSON [--cwd DIR]",
+			summary: "register one MCP server from its JSON entry, the claude way: {\"command\": ..., \"args\": [...]} or {\"type\": \"http\", \"url\": ...}",
+			help: `As 'claude mcp add-json': JSON is one server's entry of an mcpServers
+file, read as 'agt mcp import' reads one ({"type", "command", "args", "env",
+"cwd", "url", "headers"}, comments and trailing commas allowed): ${VAR} and
+${VAR:-DEFAULT} become ${env:VAR} references, VS Code's ${input:ID} a
+${secret:ID}. A stdio server without "cwd" runs in --cwd DIR, else the
+current directory, made absolute. REF follows the naming rule of 'agt mcp
+add'. - reads the JSON from stdin, @FILE from a file.
+
+  agt mcp add-json weather '{"command":"weather-mcp","env":{"KEY":"${WEATHER_KEY}"}}'`,
+			define: func(fs *flag.FlagSet) action {
+				cwd := fs.String("cwd", "", "stdio: the directory `DIR` a server without \"cwd\" runs in (default: the current directory)")
+				fs.String("scope", "", "accepted for claude mcp add-json (`S`), with a note: agt has one store, --db")
+				defineShorthands(fs)
+				return func(ctx context.Context, e *env, args []string) error {
+					return mcpAddJSON(ctx, e, fs, *cwd, args[0], args[1])
+				}
+			},
+		},
+		{
 			name: "get", min: 1, max: 1, args: "REF [--json]",
 			summary: "show one registration with its revision",
 			define: func(fs *flag.FlagSet) action {
@@ -103,7 +137,7 @@ Then, as after create, the static checks run (nothing starts).`,
 			},
 		},
 		{
-			name: "list", min: 0, max: 0, args: "[--category C] [--json]",
+			name: "list", aliases: []string{"ls"}, min: 0, max: 0, args: "[--category C] [--json]",
 			summary: "list the registered MCP servers",
 			define: func(fs *flag.FlagSet) action {
 				asJSON := fs.Bool("json", false, "print a JSON array of resources")
@@ -202,7 +236,7 @@ usable), and "excluded" when the registration left tools out.`,
 		},
 		contractLeaf(),
 		{
-			name: "login", min: 1, max: 1, args: "REF [--timeout DURATION]",
+			name: "login", min: 1, max: 1, args: "REF [--scopes S1,S2] [--timeout DURATION]",
 			summary: "log in to a server that uses OAuth: open the printed URL in a browser; the token is kept, never shown",
 			help: `For a remote server registered with --oauth. agt discovers the server's
 authorization server, registers itself as a client when it needs to, and
@@ -214,11 +248,15 @@ mode 0600, beside a bbolt file; a table of a PostgreSQL store), never in
 the registration, and never printed. Runs, probe and agent call then use it,
 and refresh it when it expires.
 
---timeout bounds the whole login, the time in the browser included.`,
+--scopes asks for these scopes in this login, in place of the registration's
+(oauth.scopes; 'agt mcp update REF --oauth-scopes' keeps them for every
+login). --timeout bounds the whole login, the time in the browser included.`,
 			define: func(fs *flag.FlagSet) action {
 				timeout := fs.Duration("timeout", mcpconn.DefaultLoginTimeout, "give up after this `DURATION`, the time in the browser included")
+				var scopes commaList
+				fs.Var(&scopes, "scopes", "the comma-separated `SCOPES` to ask for in this login (default: the registration's, else the ones the server names)")
 				return func(ctx context.Context, e *env, args []string) error {
-					return mcpLogin(ctx, e, args[0], *timeout)
+					return mcpLogin(ctx, e, args[0], *timeout, scopes)
 				}
 			},
 		},
@@ -235,20 +273,30 @@ and refresh it when it expires.
 			name: "import", min: 1, max: 1, args: "FILE [--category C] [--update] [--dry-run]",
 			summary: "register every server of a config file: .mcp.json, Claude, Cursor, VS Code, Codex config.toml",
 			help: `FILE holds {"mcpServers": {NAME: SERVER}} (Claude, Cursor, .mcp.json),
-{"servers": {NAME: {type, command, args, env, url, headers}}} (VS Code's
-.vscode/mcp.json), or, when its name ends in .toml, Codex's
-[mcp_servers.NAME] tables (command, args, env, cwd, startup_timeout_sec,
-tool_timeout_sec, enabled_tools, disabled_tools; url and http_headers for a
-remote server). enabled_tools and disabled_tools are kept from any format.
+{"servers": {NAME: {type, command, args, env, envFile, url, headers}}} (VS
+Code's .vscode/mcp.json, comments and trailing commas allowed), or, when its
+name ends in .toml, Codex's [mcp_servers.NAME] tables (command, args, env,
+env_vars, cwd, startup_timeout_sec, tool_timeout_sec, enabled_tools,
+disabled_tools; url, http_headers, env_http_headers and
+bearer_token_env_var for a remote server). enabled_tools and disabled_tools
+are kept from any format.
 
-Each server becomes one resource named after its key (lowercased, other
-characters turned into '-'), optionally under --category. A server without
-cwd gets the directory of FILE as its cwd (the project's, for .vscode/,
-.cursor/ and .codex/ files), and the command says so. A relative command
-(./x, bin/x) is refused with the absolute path to write instead. Fields agt
-does not use are reported and left out: from Codex, bearer_token_env_var,
-env_http_headers and env_vars (agt reads no variable when it starts a
-server: give values with -e and -H) and enabled.
+Each server becomes one resource named by agt's naming rule: its key in
+lowercase, every run of other characters than letters and digits turned into
+one '-' (My_Server -> my-server), optionally under --category; a renamed one
+is noted. A server without cwd gets the directory of FILE as its cwd (the
+project's, for .vscode/, .cursor/ and .codex/ files), and the command says
+so. A relative command (./x, bin/x) is refused with the absolute path to
+write instead; a command not found in PATH, or a cwd that does not exist, is
+a warning (the check of 'agt mcp test').
+
+What the file reads when the server starts stays a reference, resolved when
+agt starts it: ${VAR} and ${VAR:-DEFAULT} become ${env:VAR} and
+${env:VAR:-DEFAULT}, Codex's env_vars, env_http_headers and
+bearer_token_env_var become ${env:NAME} in env and headers, and VS Code's
+${input:ID} becomes ${secret:ID} ('agt secret set ID' stores its value).
+VS Code's envFile is not read: the note names its variables. Credentials
+written as literal text are noted: a reference is safer.
 
 A server that is already registered as in FILE is reported and left alone.
 One registered with another configuration is left unchanged unless
@@ -310,6 +358,7 @@ func defineServerFlags(fs *flag.FlagSet, update bool) *serverFlags {
 // addFlags are the flags of mcp add.
 type addFlags struct {
 	cwd, transport, name, description string
+	url, bearerTokenEnvVar, scope     string
 	protocolVersion                   string
 	env, headers                      *pairList
 	enabledTools, disabledTools       commaList
@@ -321,7 +370,10 @@ type addFlags struct {
 func defineAddFlags(fs *flag.FlagSet) *addFlags {
 	af := &addFlags{env: newPairList("=", "K=V"), headers: newPairList(":", `"Name: value"`)}
 	fs.StringVar(&af.cwd, "cwd", "", "stdio: the directory `DIR` the server runs in (default: the current directory, made absolute)")
-	fs.StringVar(&af.transport, "transport", "stdio", "`T`: stdio (the command line after --), http (streamable HTTP) or sse, with the URL")
+	fs.StringVar(&af.transport, "transport", "", "`T`: stdio (the command line after --), http (streamable HTTP) or sse, with the URL (default: http for a URL, else stdio)")
+	fs.StringVar(&af.url, "url", "", "remote: the endpoint `URL`, in place of the URL argument (as codex mcp add --url)")
+	fs.StringVar(&af.bearerTokenEnvVar, "bearer-token-env-var", "", "remote: send \"Authorization: Bearer ${env:`NAME`}\", the token read from agt's environment at each connect (as Codex's bearer_token_env_var)")
+	fs.StringVar(&af.scope, "scope", "", "accepted for claude mcp add (`S`: local, user, project), with a note: agt has one store, --db")
 	fs.Var(af.env, "env", "stdio: one `K=V` environment variable; repeat for more")
 	fs.Var(af.headers, "header", "remote: one `\"Name: value\"` header; repeat for more")
 	fs.StringVar(&af.name, "name", "", "the server's key `NAME` inside mcpServers (default: the name part of REF)")
@@ -365,21 +417,55 @@ func setToolSelection(fs *flag.FlagSet, enabled, disabled *commaList, srv *resou
 	}
 }
 
+// envAssignment matches a word that sets an environment variable:
+// NAME=value.
+func envAssignment(w string) bool {
+	name, _, ok := strings.Cut(w, "=")
+	return ok && shellVarName(name)
+}
+
+// remoteURL reports whether w is an http(s) URL, the endpoint of a
+// remote server.
+func remoteURL(w string) bool {
+	l := strings.ToLower(w)
+	return strings.HasPrefix(l, "http://") || strings.HasPrefix(l, "https://")
+}
+
 // server builds the server entry of mcp add from its flags and positional
-// arguments (REF, then CMD [ARGS...] or URL). It reports the cwd it chose
-// when none was given.
-func (af *addFlags) server(fs *flag.FlagSet, pos []string) (srv resource.MCPServer, note string, err error) {
+// arguments (REF, then CMD [ARGS...] or URL). It returns the notes to
+// print: the cwd it chose when none was given, a --scope it ignored.
+func (af *addFlags) server(fs *flag.FlagSet, pos []string) (srv resource.MCPServer, notes []string, err error) {
 	const cmd = "mcp add"
 	srv = resource.MCPServer{Description: af.description, Shared: af.shared, ProtocolVersion: af.protocolVersion,
 		StartupTimeoutMS: af.startupTimeout.Milliseconds(), ToolTimeoutMS: af.toolTimeout.Milliseconds()}
 	setToolSelection(fs, &af.enabledTools, &af.disabledTools, &srv)
-	if len(pos) < 2 {
-		return srv, "", usagef(cmd, "say how to start or reach the server: -- CMD [ARGS...] (stdio), or --transport http URL (remote)")
+	if given(fs, "scope") {
+		notes = append(notes, "note: --scope is Claude Code's; agt keeps every registration in one store (--db), and an agent uses a server once it is mounted ('agt agent update AGENT --add-mcp REF')")
 	}
-	switch t := strings.ToLower(af.transport); t {
-	case "stdio", "":
-		if given(fs, "header") {
-			return srv, "", usagef(cmd, "-H/--header is for remote servers (--transport http URL); a stdio server takes -e K=V")
+	if given(fs, "url") {
+		if len(pos) > 1 {
+			return srv, nil, usagef(cmd, "--url gives the endpoint; do not give a command or another URL after REF")
+		}
+		pos = append(pos, af.url)
+	}
+	if len(pos) < 2 {
+		return srv, nil, usagef(cmd, "say how to start or reach the server: -- CMD [ARGS...] (stdio), or a URL (remote)")
+	}
+	t := strings.ToLower(af.transport)
+	if t == "" {
+		t = resource.TransportStdio
+		if len(pos) == 2 && remoteURL(pos[1]) {
+			t = resource.TransportHTTP // a URL is a remote server's endpoint
+		}
+	}
+	switch t {
+	case "stdio":
+		if given(fs, "header") || given(fs, "bearer-token-env-var") {
+			return srv, nil, usagef(cmd, "-H/--header and --bearer-token-env-var are for remote servers (a URL); a stdio server takes -e K=V")
+		}
+		if envAssignment(pos[1]) {
+			// -e A=1 B=2: the flag takes one K=V; B=2 is no program.
+			return srv, nil, usagef(cmd, "%s looks like an environment variable, not a command: give one -e per variable (-e A=1 -e B=2), then -- CMD [ARGS...]", clip(strings.SplitN(pos[1], "=", 2)[0]+"=..."))
 		}
 		srv.Type, srv.Command, srv.Args, srv.Env = resource.TransportStdio, pos[1], append([]string(nil), pos[2:]...), af.env.value
 		cwd := af.cwd
@@ -387,32 +473,45 @@ func (af *addFlags) server(fs *flag.FlagSet, pos []string) (srv resource.MCPServ
 			cwd = "."
 		}
 		if srv.Cwd, err = filepath.Abs(cwd); err != nil {
-			return srv, "", fmt.Errorf("--cwd: %w", err)
+			return srv, nil, fmt.Errorf("--cwd: %w", err)
 		}
 		switch {
 		case !given(fs, "cwd"):
-			note = fmt.Sprintf("note: no --cwd: it runs in the current directory, %s", srv.Cwd)
+			notes = append(notes, fmt.Sprintf("note: no --cwd: it runs in the current directory, %s", srv.Cwd))
 		case !filepath.IsAbs(af.cwd):
-			note = fmt.Sprintf("note: --cwd made absolute: %s", srv.Cwd)
+			notes = append(notes, fmt.Sprintf("note: --cwd made absolute: %s", srv.Cwd))
 		}
 	case resource.TransportHTTP, resource.TransportSSE, "streamable-http":
 		if t == "streamable-http" {
 			t = resource.TransportHTTP
 		}
 		if len(pos) != 2 {
-			return srv, "", usagef(cmd, "--transport %s takes the URL as the one argument after REF; got %d", t, len(pos)-1)
+			return srv, nil, usagef(cmd, "a remote server takes the URL as the one argument after REF; got %d", len(pos)-1)
 		}
 		if given(fs, "cwd") || given(fs, "env") {
-			return srv, "", usagef(cmd, "--cwd and -e/--env are for stdio servers; a remote server takes -H \"Name: value\"")
+			return srv, nil, usagef(cmd, "--cwd and -e/--env are for stdio servers; a remote server takes -H \"Name: value\"")
 		}
 		srv.Type, srv.URL, srv.Headers = t, pos[1], af.headers.value
+		if given(fs, "bearer-token-env-var") {
+			if !shellVarName(af.bearerTokenEnvVar) {
+				return srv, nil, usagef(cmd, "--bearer-token-env-var takes a variable name (letters, digits and _)")
+			}
+			if _, dup := srv.Headers["Authorization"]; dup {
+				return srv, nil, usagef(cmd, "--bearer-token-env-var sets the Authorization header; do not give it with -H too")
+			}
+			if srv.Headers == nil {
+				srv.Headers = map[string]string{}
+			}
+			srv.Headers["Authorization"] = "Bearer ${env:" + af.bearerTokenEnvVar + "}"
+			notes = append(notes, fmt.Sprintf("note: the token is read from agt's environment, %s, when agt connects; list it in $%s", af.bearerTokenEnvVar, secretEnvVar))
+		}
 	default:
-		return srv, "", usagef(cmd, "--transport must be stdio, http or sse")
+		return srv, nil, usagef(cmd, "--transport must be stdio, http or sse")
 	}
 	if err := af.oauth.apply(fs, &srv); err != nil {
-		return srv, "", usagef(cmd, "%s", err)
+		return srv, nil, usagef(cmd, "%s", err)
 	}
-	return srv, note, nil
+	return srv, notes, nil
 }
 
 // anyServerFlag reports whether a flag other than --data and
@@ -501,7 +600,14 @@ func documentFromFlags(fs *flag.FlagSet, sf *serverFlags, ref resource.Ref) (jso
 		if anyServerFlag(fs) {
 			return nil, usagef(cmd, "--data gives the whole document; do not combine it with the server flags")
 		}
-		return jsonArg(cmd, "--data", sf.data)
+		data, err := jsonArg(cmd, "--data", sf.data)
+		if err != nil || !bareServer(data) {
+			return data, err
+		}
+		// One server's entry, as claude mcp add-json takes it: the
+		// document holds it under the server's name.
+		name := cmp.Or(sf.name, ref.Name())
+		return json.Marshal(map[string]map[string]json.RawMessage{"mcpServers": {name: data}})
 	}
 	switch {
 	case !given(fs, "command") && !given(fs, "url"):

@@ -24,13 +24,21 @@ import (
 // resource service (as the framework tools do), as the direct caller.
 
 func mcpCreate(ctx context.Context, e *env, fs *flag.FlagSet, sf *serverFlags, refArg string) error {
-	ref, err := parseRefArg("mcp create", refArg)
+	ref, rename, err := refArgForNew("mcp create", refArg)
 	if err != nil {
 		return err
 	}
 	data, err := documentFromFlags(fs, sf, ref)
 	if err != nil {
 		return err
+	}
+	if rename != "" {
+		fmt.Fprintln(e.err, rename)
+	}
+	if _, srv, err := resource.DecodeMCP(data); err == nil {
+		if n := literalSecretNote(srv); n != "" {
+			fmt.Fprintln(e.err, "note: "+n)
+		}
 	}
 	if given(fs, "cwd") && !filepath.IsAbs(sf.cwd) {
 		abs, _ := filepath.Abs(sf.cwd)
@@ -43,11 +51,11 @@ func mcpCreate(ctx context.Context, e *env, fs *flag.FlagSet, sf *serverFlags, r
 // mcpAdd is the short form of create: agt mcp add REF [FLAGS] -- CMD
 // [ARGS...], or REF --transport http URL.
 func mcpAdd(ctx context.Context, e *env, fs *flag.FlagSet, af *addFlags, pos []string) error {
-	ref, err := parseRefArg("mcp add", pos[0])
+	ref, rename, err := refArgForNew("mcp add", pos[0])
 	if err != nil {
 		return err
 	}
-	srv, note, err := af.server(fs, pos)
+	srv, notes, err := af.server(fs, pos)
 	if err != nil {
 		return err
 	}
@@ -59,10 +67,65 @@ func mcpAdd(ctx context.Context, e *env, fs *flag.FlagSet, af *addFlags, pos []s
 	if err != nil {
 		return err
 	}
-	if note != "" {
-		fmt.Fprintln(e.err, note)
+	if n := literalSecretNote(srv); n != "" {
+		notes = append(notes, "note: "+n)
+	}
+	for _, n := range append([]string{rename}, notes...) {
+		if n != "" {
+			fmt.Fprintln(e.err, n)
+		}
 	}
 	return registerMCP(ctx, e, ref, data, srv.Command, srv.Cwd)
+}
+
+// mcpAddJSON registers the server whose entry JSON holds (claude mcp
+// add-json), read as import reads one.
+func mcpAddJSON(ctx context.Context, e *env, fs *flag.FlagSet, cwd, refArg, jsonText string) error {
+	const cmd = "mcp add-json"
+	ref, rename, err := refArgForNew(cmd, refArg)
+	if err != nil {
+		return err
+	}
+	text, err := e.callArguments(cmd, jsonText)
+	if err != nil {
+		return err
+	}
+	raw, err := jsonArg(cmd, "JSON", string(stripJSONC([]byte(text))))
+	if err != nil {
+		return err
+	}
+	if !bareServer(raw) {
+		return usagef(cmd, "JSON must be one server's entry, with \"command\" or \"url\"; a whole {\"mcpServers\": ...} document goes to 'agt mcp create REF --data JSON' or 'agt mcp import FILE'")
+	}
+	if cwd == "" {
+		cwd = "."
+	}
+	workspace, err := filepath.Abs(cwd)
+	if err != nil {
+		return fmt.Errorf("--cwd: %w", err)
+	}
+	category := ""
+	if i := strings.IndexByte(string(ref), '/'); i > 0 {
+		category = string(ref[:i])
+	}
+	en := translateServer(ref.Name(), raw, "", workspace, category)
+	if given(fs, "scope") {
+		fmt.Fprintln(e.err, "note: --scope is Claude Code's; agt keeps every registration in one store (--db)")
+	}
+	if rename != "" {
+		fmt.Fprintln(e.err, rename)
+	}
+	for _, n := range en.Notes {
+		fmt.Fprintf(e.err, "note: %s\n", n)
+	}
+	if en.Err != "" {
+		return fmt.Errorf("mcp %s not registered: %s", ref, en.Err)
+	}
+	data, err := json.Marshal(resource.MCPDocument{MCPServers: map[string]resource.MCPServer{en.Name: en.Server}})
+	if err != nil {
+		return err
+	}
+	return registerMCP(ctx, e, ref, data, en.Server.Command, en.Server.Cwd)
 }
 
 // registerMCP creates the MCP resource ref and runs the static checks on
@@ -76,7 +139,7 @@ func registerMCP(ctx context.Context, e *env, ref resource.Ref, data json.RawMes
 		Kind: resource.KindMCP, Ref: ref, Create: true, Data: data,
 	})
 	if err != nil {
-		return withCommandFix(about(err, resource.KindMCP, ref), command, cwd)
+		return withCommandFix(aboutCreate(err, resource.KindMCP, ref), command, cwd)
 	}
 	reportWrite(e, "registered", res)
 	if !warnStatic(ctx, e, h.Resources(), ref) {
@@ -623,7 +686,15 @@ func writeAgent(ctx context.Context, e *env, ref resource.Ref, ch agentChange, c
 				return e.withRefSuggestion(ctx, resource.KindAgent, ref, err)
 			}
 		}
-		return withMountSuggestion(ctx, e, about(err, resource.KindAgent, ref), ch)
+		if errors.Is(err, resource.ErrNotFound) {
+			// The agent exists (or is being created): what is missing
+			// is a mount, an MCP registration.
+			return withMountSuggestion(ctx, e, about(err, resource.KindMCP, ""), ch)
+		}
+		if create {
+			return aboutCreate(err, resource.KindAgent, ref)
+		}
+		return about(err, resource.KindAgent, ref)
 	}
 	verb := "updated"
 	if create {
@@ -685,6 +756,9 @@ func mcpImport(ctx context.Context, e *env, file, category string, dryRun, updat
 			fmt.Fprintf(e.err, "%s: not imported: %s\n", label, en.Err)
 			continue
 		}
+		if en.Warn != "" {
+			fmt.Fprintf(e.err, "%s: warning: %s; 'agt mcp test %s' checks it again\n", label, en.Warn, en.Ref)
+		}
 		doc, err := json.Marshal(resource.MCPDocument{MCPServers: map[string]resource.MCPServer{en.Name: en.Server}})
 		if err != nil {
 			return err
@@ -704,7 +778,7 @@ func mcpImport(ctx context.Context, e *env, file, category string, dryRun, updat
 		}
 		if !errors.Is(err, resource.ErrExists) {
 			unwritten++
-			fmt.Fprintf(e.err, "%s: not imported: %s\n", label, explain(err))
+			fmt.Fprintf(e.err, "%s: not imported: %s\n", label, explain(aboutCreate(err, resource.KindMCP, en.Ref)))
 			continue
 		}
 		// It exists: the same configuration is nothing to do; another one

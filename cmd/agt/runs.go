@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"cmp"
 	"context"
@@ -56,7 +55,11 @@ type skippedFailure struct {
 	Error  string     `json:"error"`
 }
 
-func agentTools(ctx context.Context, e *env, refArg string, timeout time.Duration, asJSON bool) (err error) {
+func agentTools(ctx context.Context, e *env, refArg string, af *answerFlags, timeout time.Duration, asJSON bool) (err error) {
+	features, err := e.clientFeatures("agent tools", af, true, false)
+	if err != nil {
+		return err
+	}
 	ref, h, work, err := e.hostForTimed(ctx, "agent tools", refArg, timeout)
 	if err != nil {
 		return err
@@ -65,7 +68,7 @@ func agentTools(ctx context.Context, e *env, refArg string, timeout time.Duratio
 	defer cancel()
 	defer func() { err = withTimeoutHint(ctx, e, err, timeout) }()
 	e.progress("starting a Run of %s: connecting its mounted servers, listing and compiling their tools...", ref)
-	r, err := h.NewRun(ctx, ref, &run.Options{Permission: listOnly})
+	r, err := h.NewRun(ctx, ref, &run.Options{Permission: listOnly, ClientFeatures: features})
 	if err != nil {
 		return runError(ctx, e, ref, err)
 	}
@@ -78,8 +81,9 @@ func agentTools(ctx context.Context, e *env, refArg string, timeout time.Duratio
 	}
 	for _, m := range r.MountErrors() {
 		// The server's output has its own fields, as in the probe report.
-		f := mountFailure{Ref: m.Ref, Error: mcpconn.ErrorText(m.Err, false), StderrTail: m.StderrTail,
-			missing: errors.Is(m.Err, resource.ErrNotFound), err: m.Err}
+		merr := e.withSecretHelp(ctx, m.Err)
+		f := mountFailure{Ref: m.Ref, Error: mountErrorText(merr), StderrTail: m.StderrTail,
+			missing: errors.Is(m.Err, resource.ErrNotFound), err: merr}
 		if ce := (*mcpconn.Error)(nil); errors.As(m.Err, &ce) {
 			f.StdoutHead = ce.StdoutHead
 		}
@@ -187,10 +191,16 @@ func (e *env) callArguments(cmd, arg string) (string, error) {
 	return arg, nil
 }
 
-func agentCall(ctx context.Context, e *env, args []string, yes bool, timeout time.Duration) (err error) {
+func agentCall(ctx context.Context, e *env, args []string, af *answerFlags, yes bool, timeout time.Duration) (err error) {
 	const cmd = "agent call"
 	tool := args[1]
 	arguments, err := e.callArguments(cmd, args[2])
+	if err != nil {
+		return err
+	}
+	e.term.status.raw = e.errRaw
+	e.tasks = &taskWatch{w: e.err}
+	features, err := e.clientFeatures(cmd, af, yes, true)
 	if err != nil {
 		return err
 	}
@@ -211,16 +221,16 @@ func agentCall(ctx context.Context, e *env, args []string, yes bool, timeout tim
 	e.progress("starting a Run of %s...", ref)
 	// The operator is who a server's stderr is for: the ToolError and the
 	// notice show it, as to a model of a host that opted in.
-	tasks := &taskWatch{w: e.err}
-	r, err := h.NewRun(ctx, ref, &run.Options{Permission: perm, ServerStderrToModel: true, ClientFeatures: &run.ClientFeatures{Observe: tasks.observe}})
+	r, err := h.NewRun(ctx, ref, &run.Options{Permission: perm, ServerStderrToModel: true, ClientFeatures: features, Auditor: &serverAuditor{e: e}})
 	if err != nil {
 		return runError(ctx, e, ref, err)
 	}
 	defer r.Close()
 	for _, m := range r.MountErrors() {
-		text := mcpconn.ErrorText(m.Err, false)
+		merr := e.withSecretHelp(ctx, m.Err)
+		text := mountErrorText(merr)
 		fmt.Fprintf(e.err, "warning: mount %s failed to load; its tools are missing: %s\n", m.Ref, shown(text, maxLineWidth))
-		if hint := commandHint(m.Err, text); hint != "" && !strings.HasPrefix(hint, "(") {
+		if hint := commandHint(merr, text); hint != "" && !strings.HasPrefix(hint, "(") {
 			fmt.Fprintf(e.err, "  %s\n", hint)
 		}
 	}
@@ -228,6 +238,7 @@ func agentCall(ctx context.Context, e *env, args []string, yes bool, timeout tim
 	out, err := r.Execute(ctx, run.Batch{ID: "agt-cli", Agent: ref, Calls: []run.Call{
 		{ID: "call-1", Name: tool, Arguments: json.RawMessage(arguments)},
 	}})
+	e.term.status.clear()
 	var be *run.BatchError
 	if errors.As(err, &be) {
 		writeRaw(e.out, be.ToolError())
@@ -236,11 +247,7 @@ func agentCall(ctx context.Context, e *env, args []string, yes bool, timeout tim
 			// no misspelling: the message says why, and no other tool
 			// is offered in its place.
 			if !be.NotOffered {
-				names := make([]string, 0, len(r.Tools()))
-				for _, t := range r.Tools() {
-					names = append(names, t.Name)
-				}
-				if near := didYouMean(tool, names); near != "" {
+				if near := toolSuggestion(tool, r.Tools()); near != "" {
 					fmt.Fprintf(e.err, "did you mean %s?\n", shown(near, maxCellWidth))
 				}
 			}
@@ -270,7 +277,7 @@ func agentCall(ctx context.Context, e *env, args []string, yes bool, timeout tim
 			}
 			fmt.Fprintf(e.err, "the call %s\n", what)
 		}
-		if tasks.cancelled(res.Code) {
+		if e.tasks.cancelled(res.Code) {
 			fmt.Fprintln(e.err, "agt asked the server to cancel the task it was running for the call")
 		}
 		return errReported
@@ -343,6 +350,10 @@ func (e *env) askOnTerminal(ctx context.Context, req run.Request) (bool, string,
 	if !e.inIsTTY {
 		return false, "stdin is not a terminal, so nobody can approve the call: pass --yes to allow it explicitly", nil
 	}
+	e.term.mu.Lock()
+	defer e.term.mu.Unlock()
+	e.term.status.pause()
+	defer e.term.status.resume()
 	args := text.Bound(string(req.Arguments), maxShownArguments)
 	// The source holds the server's own tool name: it must not forge a
 	// line of the question.
@@ -351,20 +362,16 @@ func (e *env) askOnTerminal(ctx context.Context, req run.Request) (bool, string,
 		fmt.Fprintf(e.err, "  the server marks this tool destructive\n")
 	}
 	fmt.Fprintf(e.err, "  arguments  %s\nAllow it? [y/N] ", args)
-	answer := make(chan string, 1)
-	go func() {
-		line, _ := bufio.NewReader(io.LimitReader(e.in, 1024)).ReadString('\n')
-		answer <- line
-	}()
-	select {
-	case <-ctx.Done():
+	line, err := e.term.input.readLine(ctx, e.in)
+	if ctx.Err() != nil {
 		fmt.Fprintln(e.err)
 		return false, "no answer before the deadline", nil
-	case line := <-answer:
-		switch strings.ToLower(strings.TrimSpace(line)) {
-		case "y", "yes":
+	}
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		if err == nil {
 			return true, "approved on the terminal", nil
 		}
-		return false, "refused on the terminal", nil
 	}
+	return false, "refused on the terminal", nil
 }
