@@ -12,8 +12,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5"
+	"go.uber.org/goleak"
+
 	"github.com/agtsdk/agt"
 	"github.com/agtsdk/agt/framework"
+	"github.com/agtsdk/agt/internal/runtest/need"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/policy"
@@ -21,9 +26,6 @@ import (
 	"github.com/agtsdk/agt/resource/boltrepo"
 	"github.com/agtsdk/agt/resource/pgrepo"
 	"github.com/agtsdk/agt/run"
-	"github.com/google/go-cmp/cmp"
-	"github.com/jackc/pgx/v5"
-	"go.uber.org/goleak"
 )
 
 func TestMain(m *testing.M) {
@@ -282,13 +284,7 @@ func TestResume(t *testing.T) {
 // Open recognises.
 func postgresURL(t *testing.T) string {
 	t.Helper()
-	conn := os.Getenv("AGT_TEST_POSTGRES")
-	if conn == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("AGT_TEST_POSTGRES is unset but CI=true: .ci/run starts a throwaway PostgreSQL and sets it")
-		}
-		t.Skip("set AGT_TEST_POSTGRES to a PostgreSQL connection string, or run .ci/run, to test Open with postgres://")
-	}
+	conn := need.Postgres(t)
 	if strings.HasPrefix(conn, "postgres://") || strings.HasPrefix(conn, "postgresql://") {
 		return conn
 	}

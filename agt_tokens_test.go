@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agtsdk/agt"
+	"github.com/agtsdk/agt/internal/runtest/need"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/resource/boltrepo"
 )
@@ -139,13 +140,7 @@ func TestNewKeepsTokensInMemory(t *testing.T) {
 // missing server fails; elsewhere the test is skipped.
 func TestOpenPostgresKeepsTokensInItsTable(t *testing.T) {
 	t.Parallel()
-	conn := os.Getenv("AGT_TEST_POSTGRES")
-	if conn == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("AGT_TEST_POSTGRES is unset but CI=true")
-		}
-		t.Skip("needs PostgreSQL: set AGT_TEST_POSTGRES, or run .ci/run")
-	}
+	conn := need.Postgres(t)
 	ctx := context.Background()
 	admin, err := pgx.Connect(ctx, conn)
 	if err != nil {

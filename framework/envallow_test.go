@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/agtsdk/agt/framework"
+	"github.com/agtsdk/agt/internal/runtest/need"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/policy"
@@ -23,10 +24,7 @@ func interpreter(t *testing.T, name string) string {
 	t.Helper()
 	p, err := exec.LookPath(name)
 	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is not installed, but CI=true", name)
-		}
-		t.Skipf("%s is not installed", name)
+		need.Missing(t, name, "install it (the case runs a script with it)")
 	}
 	return p
 }

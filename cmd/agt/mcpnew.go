@@ -21,7 +21,7 @@ import (
 // line and requirements), so the module builds with what agt is tested
 // with. TestScaffoldVersionsFollowGoMod keeps them equal.
 const (
-	scaffoldGoVersion     = "1.25.0"
+	scaffoldGoVersion     = "1.26.0"
 	scaffoldSDKVersion    = "v1.8.0" // github.com/modelcontextprotocol/go-sdk
 	scaffoldSchemaVersion = "v0.4.3" // github.com/google/jsonschema-go
 )

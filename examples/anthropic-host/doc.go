@@ -1,6 +1,6 @@
 // Command anthropic-host is a small agent host on the Anthropic Messages
 // API: an agt Run whose tools, tool calls and results go through the
-// Anthropic adapter (github.com/agtsdk/agt/adapter/anthropic) and the
+// Anthropic adapter (github.com/agtsdk/agt/adapter/agtanthropic) and the
 // official SDK client, with a scripted model on 127.0.0.1 (no real model,
 // no key, no network):
 //

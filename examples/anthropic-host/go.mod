@@ -1,10 +1,10 @@
 module github.com/agtsdk/agt/examples/anthropic-host
 
-go 1.25.0
+go 1.26.0
 
 require (
 	github.com/agtsdk/agt v0.0.0
-	github.com/agtsdk/agt/adapter/anthropic v0.0.0
+	github.com/agtsdk/agt/adapter v0.0.0
 	github.com/anthropics/anthropic-sdk-go/v2 v2.15.0
 	go.uber.org/goleak v1.3.0
 )
@@ -24,7 +24,7 @@ require (
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
 	github.com/standard-webhooks/standard-webhooks/libraries v0.0.1 // indirect
-	github.com/tidwall/gjson v1.18.0 // indirect
+	github.com/tidwall/gjson v1.20.0 // indirect
 	github.com/tidwall/match v1.1.1 // indirect
 	github.com/tidwall/pretty v1.2.1 // indirect
 	github.com/tidwall/sjson v1.2.5 // indirect
@@ -35,15 +35,15 @@ require (
 	go.opentelemetry.io/otel/metric v1.33.0 // indirect
 	go.opentelemetry.io/otel/trace v1.33.0 // indirect
 	go.yaml.in/yaml/v4 v4.0.0-rc.2 // indirect
-	golang.org/x/net v0.58.0 // indirect
+	golang.org/x/net v0.60.0 // indirect
 	golang.org/x/oauth2 v0.35.0 // indirect
-	golang.org/x/sync v0.22.0 // indirect
-	golang.org/x/sys v0.47.0 // indirect
-	golang.org/x/text v0.41.0 // indirect
+	golang.org/x/sync v0.23.0 // indirect
+	golang.org/x/sys v0.48.0 // indirect
+	golang.org/x/text v0.42.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 )
 
 replace (
 	github.com/agtsdk/agt => ../..
-	github.com/agtsdk/agt/adapter/anthropic => ../../adapter/anthropic
+	github.com/agtsdk/agt/adapter => ../../adapter
 )

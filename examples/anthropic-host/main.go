@@ -12,11 +12,11 @@ import (
 	"strings"
 	"syscall"
 
-	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
 	"github.com/agtsdk/agt"
-	agtanthropic "github.com/agtsdk/agt/adapter/anthropic"
+	"github.com/agtsdk/agt/adapter/agtanthropic"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/policy"
 	"github.com/agtsdk/agt/resource"
@@ -34,7 +34,7 @@ const (
 	mediaRef   = resource.Ref("media")   // mounted: the fake server with its content tool (images)
 	archiveRef = resource.Ref("archive") // registered only; the model mounts it
 	brokenRef  = resource.Ref("broken")  // registered only; a server that exits at start
-	model      = sdk.Model("scripted-model")
+	model      = anthropic.Model("scripted-model")
 	// maxTurns bounds the model loop: a model that never stops must not
 	// keep the host busy forever.
 	maxTurns = 10
@@ -105,7 +105,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	scripted := newScriptedModel()
 	api := httptest.NewServer(scripted)
 	defer api.Close()
-	client := sdk.NewClient(
+	client := anthropic.NewClient(
 		option.WithoutEnvironmentDefaults(),
 		option.WithBaseURL(api.URL),
 		option.WithAPIKey("not-a-key"),
@@ -168,11 +168,11 @@ func register(ctx context.Context, svc *resource.Service, self, dir string) erro
 // when the agent changes its mounts), the tool_use blocks of a response
 // are one batch, and its results (with a refresh notice, if any) are the
 // next user message.
-func converse(ctx context.Context, client sdk.Client, r *agtrun.Run, t *transcript) error {
-	history := []sdk.MessageParam{sdk.NewUserMessage(sdk.NewTextBlock("Gather the notes and the chart, then tidy up."))}
+func converse(ctx context.Context, client anthropic.Client, r *agtrun.Run, t *transcript) error {
+	history := []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("Gather the notes and the chart, then tidy up."))}
 	for range maxTurns {
 		tools := agtanthropic.Tools(r.Tools())
-		msg, err := client.Messages.New(ctx, sdk.MessageNewParams{
+		msg, err := client.Messages.New(ctx, anthropic.MessageNewParams{
 			Model: model, MaxTokens: 1024, Messages: history, Tools: tools,
 		})
 		if err != nil {
@@ -180,7 +180,7 @@ func converse(ctx context.Context, client sdk.Client, r *agtrun.Run, t *transcri
 		}
 		t.response(len(tools), msg)
 		history = append(history, msg.ToParam())
-		if msg.StopReason != sdk.StopReasonToolUse {
+		if msg.StopReason != anthropic.StopReasonToolUse {
 			return nil
 		}
 		batch := agtanthropic.Batch(msg.ID, r.Agent(), msg)
@@ -189,7 +189,7 @@ func converse(ctx context.Context, client sdk.Client, r *agtrun.Run, t *transcri
 			return err // a rejected batch still has a Result for every tool_use
 		}
 		t.results(out)
-		history = append(history, sdk.NewUserMessage(agtanthropic.Results(out)...))
+		history = append(history, anthropic.NewUserMessage(agtanthropic.Results(out)...))
 	}
 	return fmt.Errorf("the model did not end its turn in %d requests", maxTurns)
 }
@@ -202,7 +202,7 @@ type transcript struct{ w io.Writer }
 
 func (t *transcript) line(format string, args ...any) { fmt.Fprintf(t.w, format+"\n", args...) }
 
-func (t *transcript) response(tools int, msg *sdk.Message) {
+func (t *transcript) response(tools int, msg *anthropic.Message) {
 	t.line("model     %s (sent %d tools), stop_reason %s", msg.ID, tools, msg.StopReason)
 	for _, b := range msg.Content {
 		switch b.Type {

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 	"go.uber.org/goleak"
 
@@ -110,10 +110,10 @@ func TestScriptedModelRefusesTheUnexpected(t *testing.T) {
 	scripted := newScriptedModel()
 	api := httptest.NewServer(scripted)
 	defer api.Close()
-	client := sdk.NewClient(option.WithoutEnvironmentDefaults(), option.WithBaseURL(api.URL),
+	client := anthropic.NewClient(option.WithoutEnvironmentDefaults(), option.WithBaseURL(api.URL),
 		option.WithAPIKey("not-a-key"), option.WithHTTPClient(api.Client()), option.WithMaxRetries(0))
-	_, err := client.Messages.New(context.Background(), sdk.MessageNewParams{
-		Model: model, MaxTokens: 1024, Messages: []sdk.MessageParam{sdk.NewUserMessage(sdk.NewTextBlock("hi"))},
+	_, err := client.Messages.New(context.Background(), anthropic.MessageNewParams{
+		Model: model, MaxTokens: 1024, Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("hi"))},
 	})
 	const want = "request 1: tool mcp__notes__search is not offered"
 	if err == nil || !strings.Contains(err.Error(), want) {

@@ -3,8 +3,8 @@
 // and the surface cannot grow (or shrink) by accident.
 //
 // The list covers every package of the root module except package main,
-// internal packages, test files and nested modules (adapter/anthropic,
-// adapter/openai, otel and the rest have their own go.mod). Each line is
+// internal packages, test files and nested modules (adapter, agtotel
+// and the rest have their own go.mod). Each line is
 // the package's import path, a kind and a name, and for a func, method or
 // field its type:
 //

@@ -1,6 +1,6 @@
 module github.com/agtsdk/agt/internal/bench
 
-go 1.25.5
+go 1.26.0
 
 require (
 	github.com/agtsdk/agt v0.0.0

@@ -4,12 +4,12 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"os"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
 	"go.uber.org/goleak"
 
+	"github.com/agtsdk/agt/internal/runtest/need"
 	"github.com/agtsdk/agt/resource/pgrepo"
 )
 
@@ -17,22 +17,13 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-// envPostgres names the connection string of the server the tests use.
-const envPostgres = "AGT_TEST_POSTGRES"
-
-// testConnString returns the test server's connection string. Under CI
-// (CI=true) a missing server is a failure, so the tests cannot silently stop
-// running; elsewhere the test is skipped with a note on how to run it.
+// testConnString returns the test server's connection string
+// ($AGT_TEST_POSTGRES). Under CI (CI=true) a missing server is a failure,
+// so the tests cannot silently stop running; elsewhere the test is skipped
+// with a note on how to run it (need.Postgres).
 func testConnString(tb testing.TB) string {
 	tb.Helper()
-	s := os.Getenv(envPostgres)
-	if s == "" {
-		if os.Getenv("CI") == "true" {
-			tb.Fatalf("%s is unset but CI=true: .ci/run starts a throwaway PostgreSQL and sets it", envPostgres)
-		}
-		tb.Skipf("pgrepo tests need PostgreSQL: set %s to a connection string (such as \"host=/path/to/socket-dir user=postgres dbname=postgres\"), or run .ci/run, which starts a throwaway server", envPostgres)
-	}
-	return s
+	return need.Postgres(tb)
 }
 
 // newSchema returns a fresh schema name and drops the schema when the test

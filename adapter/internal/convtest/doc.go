@@ -1,5 +1,5 @@
 // Package convtest holds the helpers the conversion tests of the model
-// API adapters (adapter/anthropic, adapter/openai and its responses
+// API adapters (agtanthropic, agtopenai and its agtresponses
 // package) share: the JSON an SDK value encodes to, a comparison of two
 // JSON texts as values, and the cases every adapter is tested on alike
 // (images at and past its size bound, the roots of input schemas, the

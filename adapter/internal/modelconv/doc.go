@@ -1,5 +1,6 @@
 // Package modelconv holds the rules the model API adapters
-// (adapter/anthropic, adapter/openai and its responses package) share, so
+// (agtanthropic, agtopenai and agtresponses, all in the module
+// github.com/agtsdk/agt/adapter) share, so
 // that each rule has one implementation: the root of a tool's input
 // schema as the model APIs take it, when a result's structured content
 // stands for its blocks, an Outcome's items in call order with its
@@ -21,7 +22,10 @@
 //
 // It is internal to the adapters, which document what each API loses in
 // the conversion; its functions never fail: what does not convert is
-// sent as text that says so.
+// sent as text that says so. It belongs to the adapter module, not to
+// agt's root module, so the adapters are always built with the version of
+// it they were written for, whatever version of the root a host selects;
+// from the root they use only its public API (run, mcpconn, resource).
 //
 // # Limits
 //

@@ -1,6 +1,6 @@
 module github.com/agtsdk/agt/internal/interop/mcpgo
 
-go 1.25.5
+go 1.26.0
 
 require github.com/mark3labs/mcp-go v1.2.1
 

@@ -4,23 +4,15 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"runtime"
 	"sync"
 	"testing"
 	"time"
-)
 
-// Unavailable skips the test outside CI, with a one-line message, when
-// what it needs cannot run here; with CI=true it fails instead: CI
-// installs and builds everything these suites need (.ci/run).
-func Unavailable(tb testing.TB, format string, args ...any) {
-	tb.Helper()
-	if os.Getenv("CI") == "true" {
-		tb.Fatalf(format, args...)
-	}
-	tb.Skipf(format, args...)
-}
+	"github.com/agtsdk/agt/internal/runtest/need"
+)
 
 // Root is the repository's root directory (where package.json is), found
 // from this file's place in it.
@@ -34,12 +26,12 @@ func Root() string {
 
 // NodeFile returns the absolute path of a file under the root's
 // node_modules (npm ci installs them from package.json), or skips or
-// fails the test when it is missing (Unavailable).
+// fails the test when it is missing (need.Missing).
 func NodeFile(tb testing.TB, parts ...string) string {
 	tb.Helper()
 	p := filepath.Join(append([]string{Root(), "node_modules"}, parts...)...)
 	if _, err := os.Stat(p); err != nil {
-		Unavailable(tb, "%s is missing: run npm ci at the repository root", filepath.Join(parts...))
+		need.Missing(tb, need.NPM, "run npm ci at the repository root (node_modules/"+path.Join(parts...)+" is missing)")
 	}
 	return p
 }
@@ -66,7 +58,7 @@ type Build struct {
 // Binary builds the program once and returns its path. The build needs
 // the go command, and the modules it imports in the module cache or from
 // the module proxy: without them the test is skipped outside CI
-// (Unavailable).
+// (need.Missing).
 func (b *Build) Binary(tb testing.TB) string {
 	tb.Helper()
 	b.once.Do(func() {
@@ -81,7 +73,8 @@ func (b *Build) Binary(tb testing.TB) string {
 		b.out, b.err = cmd.CombinedOutput()
 	})
 	if b.err != nil {
-		Unavailable(tb, "building %s (%s) failed: %v\n%s", b.Name, filepath.Join(b.Dir, b.Package), b.err, b.out)
+		tb.Logf("go build %s in %s: %v\n%s", b.Package, b.Dir, b.err, b.out)
+		need.Missing(tb, "the go command and the modules of "+b.Dir, "go build of "+b.Name+" failed (see the log above); it needs the module cache or the module proxy")
 	}
 	return b.path
 }
