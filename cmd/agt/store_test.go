@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agtsdk/agt/internal/runtest/need"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/resource/boltrepo"
 	"github.com/jackc/pgx/v5"
@@ -61,13 +62,7 @@ func TestStoreSelection(t *testing.T) {
 // postgres:// URL in $AGT_STORE.
 func TestPostgresStore(t *testing.T) {
 	t.Parallel()
-	conn := os.Getenv("AGT_TEST_POSTGRES")
-	if conn == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("AGT_TEST_POSTGRES is unset but CI=true: .ci/run starts a throwaway PostgreSQL and sets it")
-		}
-		t.Skip("set AGT_TEST_POSTGRES to a PostgreSQL connection string, or run .ci/run, to test the CLI on PostgreSQL")
-	}
+	conn := need.Postgres(t)
 	var b [6]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		t.Fatal(err)
