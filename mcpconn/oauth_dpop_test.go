@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -77,7 +76,8 @@ func (w *dpopWorld) checkProof(r *http.Request, htu, accessToken string) (jkt, n
 		}
 		x, _ := base64.RawURLEncoding.DecodeString(fmt.Sprint(jwk["x"]))
 		y, _ := base64.RawURLEncoding.DecodeString(fmt.Sprint(jwk["y"]))
-		return &ecdsa.PublicKey{Curve: elliptic.P256(), X: new(big.Int).SetBytes(x), Y: new(big.Int).SetBytes(y)}, nil
+		// The uncompressed point: 0x04, then X and Y of 32 bytes each.
+		return ecdsa.ParseUncompressedPublicKey(elliptic.P256(), append(append([]byte{4}, x...), y...))
 	}, jwt.WithValidMethods([]string{"ES256"}), jwt.WithIssuedAt())
 	if err != nil {
 		return "", "", err
