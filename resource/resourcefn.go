@@ -11,4 +11,6 @@ func init() {
 	resourcefn.MaskURL = maskURL
 	resourcefn.MaskArgs = maskArgs
 	resourcefn.StoreScheme = storeScheme
+	resourcefn.EnvRefName = validEnvRefName
+	resourcefn.LiteralEnvDefault = literalEnvDefault
 }

@@ -197,7 +197,7 @@ func scanValue(s string, cwdPlaceholders bool) ([]token, string, string) {
 			if !validEnvRefName(n) {
 				return nil, "malformed reference name: an env name is letters, digits and _, not starting with a digit", "write ${env:API_TOKEN:-default}"
 			}
-			if strings.IndexByte(def, '$') >= 0 {
+			if !literalEnvDefault(def) {
 				return nil, "the default of an env reference is literal text: it may not hold $ or another reference", "write the default value itself, like ${env:LEVEL:-info}"
 			}
 			flush()
@@ -217,6 +217,9 @@ func scanValue(s string, cwdPlaceholders bool) ([]token, string, string) {
 	flush()
 	return out, "", ""
 }
+
+// literalEnvDefault: the default of ${env:NAME:-DEFAULT} is literal text.
+func literalEnvDefault(def string) bool { return strings.IndexByte(def, '$') < 0 }
 
 func validEnvRefName(n string) bool {
 	if n == "" || len(n) > maxSecretNameBytes || n[0] >= '0' && n[0] <= '9' {

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agtsdk/agt/internal/resourcefn"
 	"github.com/agtsdk/agt/resource"
 )
 
@@ -259,7 +260,7 @@ func hostReferences(srv *resource.MCPServer) []string {
 			case shellVarName(name) && !hasDef:
 				ref = "${env:" + name + "}"
 				add(&env, name)
-			case shellVarName(name) && strings.Contains(def, "$"):
+			case shellVarName(name) && !resourcefn.LiteralEnvDefault(def):
 				// agt's default is literal text.
 				ref = "${env:" + name + "}"
 				add(&env, name)
@@ -411,16 +412,7 @@ func launchWarning(srv resource.MCPServer) string {
 // shellVarName reports whether s is a variable name as shells write it,
 // and not one of agt's own placeholders.
 func shellVarName(s string) bool {
-	if s == "" || s == "cwd" || s == "workspace" || s == "workspaceFolder" || s[0] >= '0' && s[0] <= '9' {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
-			return false
-		}
-	}
-	return true
+	return s != "cwd" && s != "workspace" && s != "workspaceFolder" && resourcefn.EnvRefName(s)
 }
 
 // validServerName reports whether name may be a key of mcpServers as

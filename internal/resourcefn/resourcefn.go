@@ -45,3 +45,11 @@ var MaskArgs func(args []string) []string
 // "postgres://..."), or "" when store is not a URL (a file path): the
 // rule resource.OpenStore looks its opener up by.
 var StoreScheme func(store string) string
+
+// EnvRefName reports whether name may stand in ${env:NAME}: letters,
+// digits and _, not starting with a digit, at most 128 bytes.
+var EnvRefName func(name string) bool
+
+// LiteralEnvDefault reports whether def may be the DEFAULT of
+// ${env:NAME:-DEFAULT}: literal text, without $.
+var LiteralEnvDefault func(def string) bool
