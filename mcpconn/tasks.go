@@ -380,8 +380,10 @@ func (s *Session) followTask(ctx, cctx context.Context, name string, call *infli
 	// polled: t is a tasks/get answer (a creation or a resume is not:
 	// a task that ended is asked for its result or error first).
 	polled := false
-	// lostPolls counts the polls in a row that got no answer.
-	lostPolls := 0
+	// lostPolls counts the polls in a row that got no answer; retry: the
+	// last one got none, so the next waits first (the status stays the
+	// server's, so no status of agt's own reaches the host).
+	lostPolls, retry := 0, false
 	for {
 		if st := (TaskStatus{TaskID: t.id, Status: t.status, Message: t.message}); t.status != "" && st != last {
 			last = st
@@ -449,7 +451,8 @@ func (s *Session) followTask(ctx, cctx context.Context, name string, call *infli
 				}
 			}
 		}
-		if t.status == TaskWorking || t.status == TaskInputRequired {
+		if retry || t.status == TaskWorking || t.status == TaskInputRequired {
+			retry = false
 			if err := s.taskWait(cctx, call, s.tasks.interval(t.poll)); err != nil {
 				return nil, s.taskError(ctx, cctx, name, call, t.id, err)
 			}
@@ -460,7 +463,7 @@ func (s *Session) followTask(ctx, cctx context.Context, name string, call *infli
 			// stream): the task goes on at the server, and polling is
 			// what the protocol asks; looked at again after a wait.
 			lostPolls++
-			t.status = TaskWorking
+			retry = true
 			continue
 		}
 		if err != nil {
