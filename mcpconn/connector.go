@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/agtsdk/agt/internal/findcode"
 	"github.com/agtsdk/agt/internal/mcpdoc"
@@ -466,9 +465,10 @@ func boundServerText(s string) string {
 	s = text.Bound(s, 512)
 	// A terminal would act on control characters (escape sequences that
 	// rewrite the screen, bidirectional overrides that reorder what is
-	// shown) in an error a CLI prints: each becomes U+FFFD.
+	// shown) in an error a CLI prints: each becomes U+FFFD (text.Unsafe,
+	// the one rule).
 	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) {
+		if text.Unsafe(r) {
 			return '\uFFFD'
 		}
 		return r

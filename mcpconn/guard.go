@@ -139,7 +139,7 @@ func (g *peerGuard) message(owed bool) error {
 // path or query, which may carry a token.
 func (g *peerGuard) redirected(to *url.URL) *LimitError {
 	return g.trip(&LimitError{Option: "the server's url",
-		What: "the server redirected to another origin (" + weborigin.Of(to) + "); the registered headers go only to the registered origin, so the redirect is not followed: register the new url if it is trusted"})
+		What: "the server redirected to another origin (" + boundServerText(weborigin.Of(to)) + "); the registered headers go only to the registered origin, so the redirect is not followed: register the new url if it is trusted"})
 }
 
 // lineGuard bounds the lines of a stdio server's stdout: one line is one
