@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/agtsdk/agt/resource"
+	"github.com/agtsdk/agt/run"
 )
 
 // The naming rule of new registrations, one for mcp add, add-json, create
@@ -56,11 +57,18 @@ func normalSegment(seg string) string {
 // renameNote is the note on a name the rule changed: what the name
 // became, and why.
 func renameNote(typed string, ref resource.Ref) string {
-	return fmt.Sprintf("%s is registered as %s: agt writes server names in lowercase with '-' for other characters, so that its tools are named %s", clip(typed), ref, aliasPrefix(ref)+"TOOL")
+	named := aliasPrefix(ref) + "TOOL"
+	if a := run.Alias(ref, "tool"); a != aliasPrefix(ref)+"tool" {
+		// A long reference is hashed in its aliases (run.Alias, the one
+		// alias rule): show a real one.
+		named = "like " + a
+	}
+	return fmt.Sprintf("%s is registered as %s: agt writes server names in lowercase with '-' for other characters, so that its tools are named %s", clip(typed), ref, named)
 }
 
-// aliasPrefix is the start of the tool aliases of a reference of the
-// naming rule: mcp__notes__ for notes, mcp__team_notes__ for team/notes.
+// aliasPrefix is the start of the tool aliases a person predicts for a
+// reference of the naming rule: mcp__notes__ for notes, mcp__team_notes__
+// for team/notes (run.Alias hashes long ones instead).
 func aliasPrefix(ref resource.Ref) string {
 	return "mcp__" + strings.ReplaceAll(string(ref), "/", "_") + "__"
 }

@@ -173,6 +173,11 @@ func (s *secretStore) save(doc *secretsDoc) error {
 	if err != nil {
 		return err
 	}
+	if len(b)+1 > maxSecretsFileBytes {
+		// What load would refuse is never written: every secret would
+		// become unreadable.
+		return fmt.Errorf("the secret file would hold more than %d bytes: remove secrets no registration uses (agt secret rm NAME)", maxSecretsFileBytes)
+	}
 	dir := filepath.Dir(s.path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("creating the directory of the secret file: %w", fsErr(err))
