@@ -37,9 +37,34 @@ import (
 // batch was rejected, the Run is closed (ErrClosed: every call then has an
 // unavailable Result), or ctx ended; the Outcome always holds one Result per
 // call, in call order, with its call ID.
+//
+// Options.WrapExecute, when set, wraps all of it.
 func (r *Run) Execute(ctx context.Context, b Batch) (Outcome, error) {
+	if r.wrapExecute == nil {
+		return r.executeAll(ctx, b)
+	}
+	ran := false
+	out, err := r.wrapExecute(ctx, b, func(ctx context.Context) (Outcome, error) {
+		if ran {
+			// Every call is sent at most once.
+			return failedOutcome(b, CodeInternal, "Options.WrapExecute ran the batch twice; the calls were not run again"), errWrappedTwice
+		}
+		ran = true
+		return r.executeAll(ctx, b)
+	})
+	if !ran {
+		return failedOutcome(b, CodeInternal, "Options.WrapExecute did not run the batch"), err
+	}
+	return out, err
+}
+
+// errWrappedTwice is what a WrapExecute that calls execute a second time
+// gets: the Run sends no call twice.
+var errWrappedTwice = &Error{Code: CodeInternal, Message: "run: Options.WrapExecute called execute twice; set it to call execute once"}
+
+func (r *Run) executeAll(ctx context.Context, b Batch) (Outcome, error) {
 	if r.closed.Load() {
-		return closedOutcome(b), ErrClosed
+		return failedOutcome(b, CodeUnavailable, "the run is closed; the call was not run"), ErrClosed
 	}
 	var restart *RefreshReport
 	r.auditLosses(ctx, b.ID, r.snap.Load())
@@ -51,7 +76,7 @@ func (r *Run) Execute(ctx context.Context, b Batch) (Outcome, error) {
 	s := r.acquire()
 	if r.closed.Load() { // closed while we waited for the snapshot
 		r.release(s)
-		return closedOutcome(b), ErrClosed
+		return failedOutcome(b, CodeUnavailable, "the run is closed; the call was not run"), ErrClosed
 	}
 	out, kind, refresh, err := r.executeBatch(ctx, s, b)
 	r.release(s)
@@ -74,12 +99,13 @@ func (r *Run) Execute(ctx context.Context, b Batch) (Outcome, error) {
 	return out, ctx.Err()
 }
 
-// closedOutcome answers every call of a batch sent to a closed Run, so the
-// host can still answer each tool_call_id.
-func closedOutcome(b Batch) Outcome {
+// failedOutcome answers every call of a batch that did not run (the Run
+// is closed, or a WrapExecute did not run it), so the host can still
+// answer each tool_call_id.
+func failedOutcome(b Batch, code Code, msg string) Outcome {
 	out := Outcome{BatchID: b.ID, Results: make([]Result, len(b.Calls))}
 	for i, c := range b.Calls {
-		out.Results[i] = Result{CallID: c.ID, Name: c.Name, Code: CodeUnavailable, Message: "the run is closed; the call was not run"}
+		out.Results[i] = Result{CallID: c.ID, Name: c.Name, Code: code, Message: msg}
 	}
 	return out
 }

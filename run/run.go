@@ -111,6 +111,15 @@ type Options struct {
 	Permission Permission
 	// Interceptors wrap execution, first = outermost; nil means none.
 	Interceptors []Interceptor
+	// WrapExecute, when set, wraps every Execute of the Run: it gets the
+	// batch and execute, which runs it (refreshes at the batch boundary
+	// included), and returns what execute returned. It may change ctx
+	// (a span, a deadline) before it calls execute, once; it must not
+	// change the Outcome. A wrapper that does not call execute gets the
+	// error it returns, or CodeInternal for every call when it returns
+	// none. agtotel's Instrument sets it for the batch span. Nil means
+	// none.
+	WrapExecute func(ctx context.Context, b Batch, execute func(context.Context) (Outcome, error)) (Outcome, error)
 	// Auditor receives one Record per call, refresh, server request and
 	// lost connection; nil means no audit.
 	Auditor Auditor
@@ -290,6 +299,7 @@ type Run struct {
 	connector   *mcpconn.Connector
 	permission  Permission
 	chain       []Interceptor
+	wrapExecute func(context.Context, Batch, func(context.Context) (Outcome, error)) (Outcome, error)
 	auditor     Auditor
 	hostTools   []*compiledHostTool
 	maxConc     int
@@ -634,6 +644,7 @@ func newRun(opts *Options) (*Run, error) {
 		connector:     opts.Connector,
 		permission:    opts.Permission,
 		chain:         append([]Interceptor(nil), opts.Interceptors...),
+		wrapExecute:   opts.WrapExecute,
 		auditor:       opts.Auditor,
 		maxConc:       lim.MaxConcurrency,
 		maxCalls:      lim.MaxBatchCalls,
