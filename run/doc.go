@@ -30,7 +30,8 @@
 //	   c interceptors Options.Interceptors, first = outermost:
 //	                    first.before -> second.before -> execute
 //	                    -> second.after -> first.after
-//	                  run.Before(f) and run.After(f) adapt plain callbacks
+//	                  run.Before(f) and run.After(f) adapt plain callbacks;
+//	                  a Before hands per-call state to a later After (ctx)
 //	   d execute      MCP session CallTool, or the host tool's Handler, at
 //	                  most once per call, with the validated bytes
 //	 3 audit          one Record per call (Options.Auditor); never argument values

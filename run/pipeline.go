@@ -205,19 +205,47 @@ func (f interceptorFunc) Intercept(ctx context.Context, req Request, next func(c
 	return f(ctx, req, next)
 }
 
-// Before adapts a callback that runs before the call: an error stops the
-// call, which fails with CodeOf(err) (return an *Error to choose the code).
-func Before(f func(ctx context.Context, req Request) error) Interceptor {
+// Before adapts a callback that runs before the call. An error stops the
+// call, which fails with CodeOf(err) (return an *Error to choose the
+// code), and the rest of the chain and the tool do not run. Otherwise the
+// context it returns is the one the rest of the chain and the call get; nil
+// means ctx, unchanged. Per-call state goes there, as context values: an
+// After placed later in Options.Interceptors reads it from its ctx.
+//
+//	type startKey struct{}
+//	opts.Interceptors = []run.Interceptor{
+//		run.Before(func(ctx context.Context, req run.Request) (context.Context, error) {
+//			return context.WithValue(ctx, startKey{}, time.Now()), nil
+//		}),
+//		run.After(func(ctx context.Context, req run.Request, res run.Result) run.Result {
+//			start, _ := ctx.Value(startKey{}).(time.Time)
+//			log.Printf("%s took %s", req.CallID, time.Since(start))
+//			return res
+//		}),
+//	}
+//
+// Order matters: the Before comes first, so the After runs inside it and
+// sees its context; an After placed before it gets the outer context,
+// without the value. A context that must be cancelled when the call
+// returns (a deadline of its own) needs an Interceptor, which can defer
+// its cancel.
+func Before(f func(ctx context.Context, req Request) (context.Context, error)) Interceptor {
 	return interceptorFunc(func(ctx context.Context, req Request, next func(context.Context) Result) (Result, error) {
-		if err := f(ctx, req); err != nil {
+		inner, err := f(ctx, req)
+		if err != nil {
 			return Result{}, err
 		}
-		return next(ctx), nil
+		if inner == nil {
+			inner = ctx
+		}
+		return next(inner), nil
 	})
 }
 
 // After adapts a callback that runs after the call, failed or not, and may
-// replace its Result.
+// replace its Result. Its ctx is the one the interceptors before it in
+// Options.Interceptors passed on: it holds what a Before placed earlier
+// put there (see Before).
 func After(f func(ctx context.Context, req Request, res Result) Result) Interceptor {
 	return interceptorFunc(func(ctx context.Context, req Request, next func(context.Context) Result) (Result, error) {
 		return f(ctx, req, next(ctx)), nil
