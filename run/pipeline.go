@@ -121,6 +121,8 @@ func (s Source) String() string {
 // Request is one call as the later stages see it: the Permission, the
 // interceptors and host tool handlers; and, in Origin.Calls, the handlers
 // of what a server sends during the call.
+//
+// mcp is the package github.com/modelcontextprotocol/go-sdk/mcp.
 type Request struct {
 	// BatchID and CallID identify the call.
 	BatchID, CallID string

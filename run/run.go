@@ -169,6 +169,8 @@ type Options struct {
 // ClientFeatures are what a Run offers its mounted servers as an MCP
 // client (Options.ClientFeatures). Each nil field means the feature is
 // not offered.
+//
+// mcp is the package github.com/modelcontextprotocol/go-sdk/mcp.
 type ClientFeatures struct {
 	// Elicit answers a mounted server's elicitation/create (form and URL
 	// modes), with the call in flight that caused it (from.Calls): ask
@@ -538,6 +540,8 @@ type snapshot struct {
 // are the server's, within mcpconn's bounds; a host
 // tool has only a Description. The slices and the pointer are shared: do
 // not modify them.
+//
+// mcp is the package github.com/modelcontextprotocol/go-sdk/mcp.
 type ToolInfo struct {
 	// Name is the alias the model calls.
 	Name string `json:"name"`

@@ -49,6 +49,8 @@ func (o Origin) Call() (Request, bool) {
 //
 // Exactly one of Progress, Log, Task and ToolsChanged is set: it says
 // what the notification is.
+//
+// mcp is the package github.com/modelcontextprotocol/go-sdk/mcp.
 type Notification struct {
 	// From is the server and the calls in flight.
 	From Origin
@@ -316,6 +318,8 @@ var errNoRoots = errors.New("run: the Run declares no roots: set Options.ClientF
 // Run must have declared roots (Options.ClientFeatures.Roots non-nil; else an error).
 // Each root needs a file:// URI. A server that cannot be told (its
 // connection is gone) gets the new roots when it next asks.
+//
+// mcp is the package github.com/modelcontextprotocol/go-sdk/mcp.
 func (r *Run) SetRoots(roots []*mcp.Root) error {
 	if !r.hooks.rootsDeclared {
 		return errNoRoots
