@@ -29,7 +29,8 @@ type Batch struct {
 	Calls []Call
 }
 
-// Outcome is what Execute returns for an accepted batch.
+// Outcome is what Execute returns: the answer to every call of the batch,
+// a rejected one included (the package documentation, A model loop).
 type Outcome struct {
 	// BatchID is the batch's ID.
 	BatchID string
@@ -53,7 +54,9 @@ func (o Outcome) Notice() string {
 // BatchError rejects a whole batch at the batch checks: a
 // malformed batch (CodeInvalidArguments), a wrong agent identity or a failed
 // delegation check (CodeUnauthorized), or a tool that is not in the snapshot
-// (CodeUnknownTool). No call of the batch ran. Test for it with errors.As.
+// (CodeUnknownTool). No call of the batch ran; the Outcome Execute returns
+// with it still holds a failed Result per call, for the model. Test for it
+// with errors.As.
 type BatchError struct {
 	// Code is why the batch was rejected.
 	Code Code
