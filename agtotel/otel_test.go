@@ -617,7 +617,7 @@ func TestServerRequestAndRefresh(t *testing.T) {
 // value.
 func TestInnerInterceptorPanics(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, fixtureOptions{inner: []run.Interceptor{run.Before(func(context.Context, run.Request) error {
+	f := newFixture(t, fixtureOptions{inner: []run.Interceptor{run.Before(func(context.Context, run.Request) (context.Context, error) {
 		panic("boom " + secret)
 	})}})
 	out, err := f.tel.Execute(context.Background(), f.run, run.Batch{ID: "p", Agent: runtest.Agent, Calls: []run.Call{{ID: "c-host", Name: "clock"}}})

@@ -36,6 +36,8 @@ const (
 
 // ConnectorOptions configures a Connector. A nil *ConnectorOptions means all
 // defaults.
+//
+// mcp is the package github.com/modelcontextprotocol/go-sdk/mcp.
 type ConnectorOptions struct {
 	// ProtocolVersion pins the MCP protocol version of every server, for
 	// the whole host: a legacy version (2025-11-25 and earlier) is asked

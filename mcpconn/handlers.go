@@ -63,6 +63,8 @@ type ConnectOptions struct {
 // A handler that panics fails only its request (the server gets an
 // error; Served reports OutcomeError); a host error's text never reaches
 // the server.
+//
+// mcp is the package github.com/modelcontextprotocol/go-sdk/mcp.
 type Handlers struct {
 	// Elicit answers elicitation/create, form and URL modes; setting it
 	// declares the elicitation capability with both modes. When the

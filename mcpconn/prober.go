@@ -48,6 +48,8 @@ func NewProber(repo resource.Repository, c *Connector, opts *ProberOptions) *Pro
 
 // ProbeReport is the outcome of one probe. Its JSON form is what `agt mcp
 // probe --json` prints.
+//
+// mcp is the package github.com/modelcontextprotocol/go-sdk/mcp.
 type ProbeReport struct {
 	Reference resource.Ref `json:"reference"`
 	// Revision is the revision of the document that was probed.

@@ -110,6 +110,8 @@ type Session struct {
 
 // Tool is a tool as the server listed it. Every field is the server's
 // text: checkTool bounds it, and LoadTools leaves out a tool past a bound.
+//
+// mcp is the package github.com/modelcontextprotocol/go-sdk/mcp.
 type Tool struct {
 	Name        string               `json:"name"`
 	Title       string               `json:"title,omitempty"`
@@ -165,12 +167,16 @@ func (s *Session) Ref() resource.Ref { return s.ref }
 func (s *Session) Transport() string { return s.transport }
 
 // ServerInfo returns the server's name and version from the handshake.
+//
+// mcp is the package github.com/modelcontextprotocol/go-sdk/mcp.
 func (s *Session) ServerInfo() *mcp.Implementation { return s.serverInfo }
 
 // ProtocolVersion returns the protocol version the server agreed to.
 func (s *Session) ProtocolVersion() string { return s.protocolVersion }
 
 // Capabilities returns the server's capabilities from the handshake.
+//
+// mcp is the package github.com/modelcontextprotocol/go-sdk/mcp.
 func (s *Session) Capabilities() *mcp.ServerCapabilities { return s.capabilities }
 
 // maxInstructionsBytes bounds the server instructions a Session keeps

@@ -97,7 +97,9 @@ func TestStageFailures(t *testing.T) {
 			t.Errorf("an undecided call ran: %+v", out.Results[0])
 		}
 
-		refuse := run.Before(func(context.Context, run.Request) error { return errorf(run.CodeUnauthorized, "quota used up") })
+		refuse := run.Before(func(context.Context, run.Request) (context.Context, error) {
+			return nil, errorf(run.CodeUnauthorized, "quota used up")
+		})
 		r = newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), Interceptors: []run.Interceptor{refuse}})
 		out, _ = r.Execute(context.Background(), batch(call("c", echo, `{"text":"x"}`)))
 		if diff := cmp.Diff(run.Result{CallID: "c", Name: echo, Code: run.CodeUnauthorized, Message: "quota used up"}, out.Results[0], cmpopts.IgnoreUnexported(run.Result{})); diff != "" {

@@ -109,7 +109,7 @@ func BenchmarkExecute(b *testing.B) {
 		Repository:   repo,
 		Connector:    mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: mcptest.Dial(nil)}),
 		Permission:   policy.Rules{Allow: []string{"mcp__notes__*"}},
-		Interceptors: []run.Interceptor{run.Before(func(context.Context, run.Request) error { return nil })},
+		Interceptors: []run.Interceptor{run.Before(func(context.Context, run.Request) (context.Context, error) { return nil, nil })},
 		Auditor:      &countingAuditor{},
 		Limits:       &run.Limits{MaxConcurrency: 32},
 	})
@@ -147,7 +147,7 @@ func BenchmarkPipeline(b *testing.B) {
 		Repository:   repo,
 		HostTools:    []run.HostTool{noop},
 		Permission:   policy.Rules{Allow: []string{"noop"}},
-		Interceptors: []run.Interceptor{run.Before(func(context.Context, run.Request) error { return nil })},
+		Interceptors: []run.Interceptor{run.Before(func(context.Context, run.Request) (context.Context, error) { return nil, nil })},
 		Auditor:      &countingAuditor{},
 	})
 	bt := batch(call("c", "noop", benchArgs))

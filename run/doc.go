@@ -15,6 +15,57 @@
 //	for _, res := range out.Results { send(res.CallID, res.ForModel()) }
 //	if n := out.Notice(); n != "" { tell the model n }
 //
+// What Execute's error means, and why the model gets every Result even
+// then: A model loop, below.
+//
+// # A model loop
+//
+// A host's loop asks the model, runs the tool calls of its answer as one
+// batch, and sends every call's result back:
+//
+//	for {
+//		calls := askModel(ctx, history, r.Tools()) // the answer's tool calls
+//		if len(calls) == 0 {
+//			return nil // the model is done
+//		}
+//		out, err := r.Execute(ctx, run.Batch{ID: step, Agent: agent, Calls: calls})
+//		var rejected *run.BatchError
+//		if err != nil && !errors.As(err, &rejected) {
+//			return err // the Run is closed or ctx ended: stop
+//		}
+//		for _, res := range out.Results { // a rejected batch too
+//			history = append(history, toolResult(res.CallID, res.ForModel(), res.Failed()))
+//		}
+//		if n := out.Notice(); n != "" {
+//			history = append(history, note(n))
+//		}
+//	}
+//
+// The Outcome is the answer to the batch: one Result per call, in call
+// order, with its call ID, whatever Execute returned, because model APIs
+// want an answer to every tool call they made. A call that failed is a
+// Result with a Code and a ToolError for the model, never a Go error.
+// Outcome.Notice is what the model must also read about the batch (a
+// refresh or a restart that failed).
+//
+// Execute's error says whether the loop goes on:
+//
+//   - nil: every call ran (or failed as a Result); go on.
+//   - a *BatchError (errors.As): the batch was rejected whole and nothing
+//     ran (a name the snapshot does not hold, a call ID used twice, the
+//     wrong agent). Each Result carries the rejection's Code and Message:
+//     send them, so the model learns its mistake and tries again; go on.
+//   - any other error: stop. ErrClosed (the Run was closed; the calls are
+//     unavailable), the ctx's error (canceled or past its deadline, the
+//     calls canceled or deadline_exceeded), or what an Options.WrapExecute
+//     returned. The Outcome still answers every call, for a history the
+//     model API accepts if the conversation resumes.
+//
+// The adapters agtanthropic, agtopenai and agtresponses (module
+// github.com/agtsdk/agt/adapter) each have an Execute that runs a model
+// response's tool calls this way and returns what answers them all in
+// that API's form, with an error only when the loop must stop.
+//
 // # The pipeline
 //
 //	Execute(ctx, Batch)
@@ -30,7 +81,8 @@
 //	   c interceptors Options.Interceptors, first = outermost:
 //	                    first.before -> second.before -> execute
 //	                    -> second.after -> first.after
-//	                  run.Before(f) and run.After(f) adapt plain callbacks
+//	                  run.Before(f) and run.After(f) adapt plain callbacks;
+//	                  a Before hands per-call state to a later After (ctx)
 //	   d execute      MCP session CallTool, or the host tool's Handler, at
 //	                  most once per call, with the validated bytes
 //	 3 audit          one Record per call (Options.Auditor); never argument values
@@ -129,10 +181,8 @@
 // A tool failure is a Result with a Code (the closed set invalid_arguments,
 // permission_denied, unknown_tool, unauthorized, not_found, conflict,
 // unavailable, deadline_exceeded, canceled, tool_error, internal) and a nil
-// error; Result.ToolError renders the one ToolError JSON format. A Go error
-// from Execute means the batch was rejected (*BatchError, errors.As),
-// the Run is closed (ErrClosed) or the context ended; the Outcome still
-// holds one Result per call, with its call ID. New fails without a
+// error; Result.ToolError renders the one ToolError JSON format. Execute's
+// errors, and what a loop does with each: A model loop, above. New fails without a
 // Permission, with ErrAgentDisabled, with a MountError (errors.As) when
 // Options.FailOnMountError is set, or with a repository error; Resume
 // also with ErrFingerprintMismatch.

@@ -33,10 +33,9 @@ import (
 //     agent's document or to a mounted MCP resource, refresh (see
 //     RefreshReport) before returning.
 //
-// Tool failures are Results with a Code. The error is non-nil only when the
-// batch was rejected, the Run is closed (ErrClosed: every call then has an
-// unavailable Result), or ctx ended; the Outcome always holds one Result per
-// call, in call order, with its call ID.
+// The Outcome holds one Result per call, in call order, whatever the
+// error. What the error means (*BatchError: send the Results and go on;
+// any other: stop) is in the package documentation, A model loop.
 //
 // Options.WrapExecute, when set, wraps all of it.
 func (r *Run) Execute(ctx context.Context, b Batch) (Outcome, error) {

@@ -48,9 +48,9 @@ func TestStagesCannotChangeExecutedArguments(t *testing.T) {
 			overwrite(req.Arguments)
 			return run.Decision{Verdict: run.Allow, By: "test"}, nil
 		})
-		mutatingBefore := run.Before(func(_ context.Context, req run.Request) error {
+		mutatingBefore := run.Before(func(_ context.Context, req run.Request) (context.Context, error) {
 			overwrite(req.Arguments)
-			return nil
+			return nil, nil
 		})
 		var handled string
 		hostEcho := run.HostTool{Name: "host_echo", Schema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}}}`),

@@ -301,8 +301,8 @@ type tagKey struct{}
 
 // tagCalls is an interceptor that puts each call's ID in its context
 // under tagKey.
-var tagCalls = interceptorFunc(func(ctx context.Context, req run.Request, next func(context.Context) run.Result) (run.Result, error) {
-	return next(context.WithValue(ctx, tagKey{}, req.CallID)), nil
+var tagCalls = run.Before(func(ctx context.Context, req run.Request) (context.Context, error) {
+	return context.WithValue(ctx, tagKey{}, req.CallID), nil
 })
 
 func (a *auditLog) records(ev string) []run.Record {

@@ -29,7 +29,8 @@ type Batch struct {
 	Calls []Call
 }
 
-// Outcome is what Execute returns for an accepted batch.
+// Outcome is what Execute returns: the answer to every call of the batch,
+// a rejected one included (the package documentation, A model loop).
 type Outcome struct {
 	// BatchID is the batch's ID.
 	BatchID string
@@ -53,7 +54,9 @@ func (o Outcome) Notice() string {
 // BatchError rejects a whole batch at the batch checks: a
 // malformed batch (CodeInvalidArguments), a wrong agent identity or a failed
 // delegation check (CodeUnauthorized), or a tool that is not in the snapshot
-// (CodeUnknownTool). No call of the batch ran. Test for it with errors.As.
+// (CodeUnknownTool). No call of the batch ran; the Outcome Execute returns
+// with it still holds a failed Result per call, for the model. Test for it
+// with errors.As.
 type BatchError struct {
 	// Code is why the batch was rejected.
 	Code Code
@@ -121,6 +124,8 @@ func (s Source) String() string {
 // Request is one call as the later stages see it: the Permission, the
 // interceptors and host tool handlers; and, in Origin.Calls, the handlers
 // of what a server sends during the call.
+//
+// mcp is the package github.com/modelcontextprotocol/go-sdk/mcp.
 type Request struct {
 	// BatchID and CallID identify the call.
 	BatchID, CallID string
@@ -205,19 +210,47 @@ func (f interceptorFunc) Intercept(ctx context.Context, req Request, next func(c
 	return f(ctx, req, next)
 }
 
-// Before adapts a callback that runs before the call: an error stops the
-// call, which fails with CodeOf(err) (return an *Error to choose the code).
-func Before(f func(ctx context.Context, req Request) error) Interceptor {
+// Before adapts a callback that runs before the call. An error stops the
+// call, which fails with CodeOf(err) (return an *Error to choose the
+// code), and the rest of the chain and the tool do not run. Otherwise the
+// context it returns is the one the rest of the chain and the call get; nil
+// means ctx, unchanged. Per-call state goes there, as context values: an
+// After placed later in Options.Interceptors reads it from its ctx.
+//
+//	type startKey struct{}
+//	opts.Interceptors = []run.Interceptor{
+//		run.Before(func(ctx context.Context, req run.Request) (context.Context, error) {
+//			return context.WithValue(ctx, startKey{}, time.Now()), nil
+//		}),
+//		run.After(func(ctx context.Context, req run.Request, res run.Result) run.Result {
+//			start, _ := ctx.Value(startKey{}).(time.Time)
+//			log.Printf("%s took %s", req.CallID, time.Since(start))
+//			return res
+//		}),
+//	}
+//
+// Order matters: the Before comes first, so the After runs inside it and
+// sees its context; an After placed before it gets the outer context,
+// without the value. A context that must be cancelled when the call
+// returns (a deadline of its own) needs an Interceptor, which can defer
+// its cancel.
+func Before(f func(ctx context.Context, req Request) (context.Context, error)) Interceptor {
 	return interceptorFunc(func(ctx context.Context, req Request, next func(context.Context) Result) (Result, error) {
-		if err := f(ctx, req); err != nil {
+		inner, err := f(ctx, req)
+		if err != nil {
 			return Result{}, err
 		}
-		return next(ctx), nil
+		if inner == nil {
+			inner = ctx
+		}
+		return next(inner), nil
 	})
 }
 
 // After adapts a callback that runs after the call, failed or not, and may
-// replace its Result.
+// replace its Result. Its ctx is the one the interceptors before it in
+// Options.Interceptors passed on: it holds what a Before placed earlier
+// put there (see Before).
 func After(f func(ctx context.Context, req Request, res Result) Result) Interceptor {
 	return interceptorFunc(func(ctx context.Context, req Request, next func(context.Context) Result) (Result, error) {
 		return f(ctx, req, next(ctx)), nil

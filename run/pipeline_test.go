@@ -85,9 +85,9 @@ func TestStageOrder(t *testing.T) {
 			rec.add("outer.after " + req.CallID)
 			return res, nil
 		})
-		before := run.Before(func(ctx context.Context, req run.Request) error {
+		before := run.Before(func(ctx context.Context, req run.Request) (context.Context, error) {
 			rec.add(fmt.Sprintf("before %s (server calls so far %d)", req.CallID, mem.counters.Calls()))
-			return nil
+			return ctx, nil
 		})
 		after := run.After(func(ctx context.Context, req run.Request, res run.Result) run.Result {
 			rec.add(fmt.Sprintf("after %s (server calls so far %d)", req.CallID, mem.counters.Calls()))
@@ -390,7 +390,7 @@ func TestTimeoutAndCancel(t *testing.T) {
 			<-started
 			cancel()
 		}()
-		signal := run.Before(func(ctx context.Context, req run.Request) error { close(started); return nil })
+		signal := run.Before(func(ctx context.Context, req run.Request) (context.Context, error) { close(started); return ctx, nil })
 		r2 := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(), Interceptors: []run.Interceptor{signal}})
 		out, err = r2.Execute(ctx, batch(call("c", sleep, `{"ms":60000}`)))
 		if !errors.Is(err, context.Canceled) {
@@ -499,7 +499,7 @@ func TestSixtyFourConcurrentCalls(t *testing.T) {
 			Repository:   repo,
 			Connector:    mem.connector(),
 			Auditor:      audit,
-			Interceptors: []run.Interceptor{run.Before(func(context.Context, run.Request) error { return nil })},
+			Interceptors: []run.Interceptor{run.Before(func(context.Context, run.Request) (context.Context, error) { return nil, nil })},
 			Limits:       &run.Limits{MaxConcurrency: 64},
 		})
 		var calls []run.Call

@@ -169,6 +169,8 @@ type Options struct {
 // ClientFeatures are what a Run offers its mounted servers as an MCP
 // client (Options.ClientFeatures). Each nil field means the feature is
 // not offered.
+//
+// mcp is the package github.com/modelcontextprotocol/go-sdk/mcp.
 type ClientFeatures struct {
 	// Elicit answers a mounted server's elicitation/create (form and URL
 	// modes), with the call in flight that caused it (from.Calls): ask
@@ -269,20 +271,52 @@ type Limits struct {
 
 // The defaults of Limits.
 const (
+	defaultMaxConcurrency     = 16
+	defaultMaxBatchCalls      = 256
 	defaultMaxToolsPerRun     = 10_000
 	defaultMaxListBytesPerRun = 64 << 20
 	defaultMaxRestarts        = 5
 	defaultRestartBackoff     = time.Second
 	defaultMinRelistInterval  = 10 * time.Second
+	defaultMaxSamplingPerCall = 10
 )
+
+// limits are Options.Limits resolved: every default applied, in this one
+// place.
+type limits struct {
+	maxConc, maxCalls, maxTools, maxBytes int
+	// maxRestarts: 0 means never.
+	maxRestarts                    int
+	restartBackoff, relistInterval time.Duration
+	// maxSamples: 0 means none.
+	maxSamples int32
+}
+
+// resolve applies the defaults of Limits to l (nil: all defaults). A zero
+// field, and a negative one where its comment gives it no meaning, is its
+// default.
+func (l *Limits) resolve() limits {
+	var in Limits
+	if l != nil {
+		in = *l
+	}
+	return limits{
+		maxConc:        cmp.Or(max(in.MaxConcurrency, 0), defaultMaxConcurrency),
+		maxCalls:       cmp.Or(max(in.MaxBatchCalls, 0), defaultMaxBatchCalls),
+		maxTools:       cmp.Or(max(in.MaxToolsPerRun, 0), defaultMaxToolsPerRun),
+		maxBytes:       cmp.Or(max(in.MaxListBytesPerRun, 0), defaultMaxListBytesPerRun),
+		maxRestarts:    max(cmp.Or(in.MaxRestarts, defaultMaxRestarts), 0),
+		restartBackoff: cmp.Or(max(in.RestartBackoff, 0), defaultRestartBackoff),
+		relistInterval: cmp.Or(max(in.MinRelistInterval, 0), defaultMinRelistInterval),
+		maxSamples:     int32(min(max(cmp.Or(in.MaxSamplingPerCall, defaultMaxSamplingPerCall), 0), 1<<30)),
+	}
+}
 
 // maxMounts bounds the MCP resources one agent may mount; an agent document
 // with more fails New (and a refresh).
 const maxMounts = 256
 
 const (
-	defaultMaxConcurrency = 16
-	defaultMaxBatchCalls  = 256
 	// maxParallelMounts bounds how many servers start at once.
 	maxParallelMounts = 16
 	// maxCallIDLen bounds a call ID.
@@ -506,6 +540,8 @@ type snapshot struct {
 // are the server's, within mcpconn's bounds; a host
 // tool has only a Description. The slices and the pointer are shared: do
 // not modify them.
+//
+// mcp is the package github.com/modelcontextprotocol/go-sdk/mcp.
 type ToolInfo struct {
 	// Name is the alias the model calls.
 	Name string `json:"name"`
@@ -633,10 +669,7 @@ func newRun(opts *Options) (*Run, error) {
 	if opts.Repository == nil {
 		return nil, errors.New("run: Options.Repository is nil")
 	}
-	var lim Limits
-	if opts.Limits != nil {
-		lim = *opts.Limits
-	}
+	lim := opts.Limits.resolve()
 	r := &Run{
 		schemas:       cmp.Or(opts.SchemaCache, new(mcpconn.SchemaCache)),
 		agent:         opts.Agent,
@@ -646,35 +679,29 @@ func newRun(opts *Options) (*Run, error) {
 		chain:         append([]Interceptor(nil), opts.Interceptors...),
 		wrapExecute:   opts.WrapExecute,
 		auditor:       opts.Auditor,
-		maxConc:       lim.MaxConcurrency,
-		maxCalls:      lim.MaxBatchCalls,
+		maxConc:       lim.maxConc,
+		maxCalls:      lim.maxCalls,
 		failOnMount:   opts.FailOnMountError,
-		maxTools:      cmp.Or(max(lim.MaxToolsPerRun, 0), defaultMaxToolsPerRun),
-		maxBytes:      cmp.Or(max(lim.MaxListBytesPerRun, 0), defaultMaxListBytesPerRun),
+		maxTools:      lim.maxTools,
+		maxBytes:      lim.maxBytes,
 		static:        digestStatic(opts.Static),
 		logger:        cmp.Or(opts.Logger, slog.Default()),
 		replaced:      map[*snapshot]struct{}{},
 		stderrToModel: opts.ServerStderrToModel,
 		refreshing:    make(chan struct{}, 1),
 		restarts:      map[resource.Ref]*restartState{},
-		maxRestarts:   lim.MaxRestarts,
+		maxRestarts:   lim.maxRestarts,
 
-		restartBackoff: cmp.Or(max(lim.RestartBackoff, 0), defaultRestartBackoff),
-		relistInterval: cmp.Or(max(lim.MinRelistInterval, 0), defaultMinRelistInterval),
+		restartBackoff: lim.restartBackoff,
+		relistInterval: lim.relistInterval,
 		now:            time.Now,
 		runID:          opts.RunID,
 	}
-	hooks, err := newServerHooks(r, opts)
+	hooks, err := newServerHooks(r, opts.ClientFeatures, lim.maxSamples)
 	if err != nil {
 		return nil, err
 	}
 	r.hooks = hooks
-	switch {
-	case r.maxRestarts == 0:
-		r.maxRestarts = defaultMaxRestarts
-	case r.maxRestarts < 0:
-		r.maxRestarts = 0
-	}
 	r.life, r.endLife = context.WithCancel(context.Background())
 	for i, ic := range r.chain {
 		if ic == nil {
@@ -684,12 +711,6 @@ func newRun(opts *Options) (*Run, error) {
 	if r.connector == nil {
 		r.connector = mcpconn.NewConnector(nil)
 		r.ownConnector = true
-	}
-	if r.maxConc <= 0 {
-		r.maxConc = defaultMaxConcurrency
-	}
-	if r.maxCalls <= 0 {
-		r.maxCalls = defaultMaxBatchCalls
 	}
 	seen := make(map[string]bool, len(opts.HostTools))
 	for _, ht := range opts.HostTools {

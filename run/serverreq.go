@@ -49,6 +49,8 @@ func (o Origin) Call() (Request, bool) {
 //
 // Exactly one of Progress, Log, Task and ToolsChanged is set: it says
 // what the notification is.
+//
+// mcp is the package github.com/modelcontextprotocol/go-sdk/mcp.
 type Notification struct {
 	// From is the server and the calls in flight.
 	From Origin
@@ -78,10 +80,6 @@ func (n Notification) kind() string {
 	return "tools_changed"
 }
 
-// defaultMaxSamplingPerCall bounds the sampling requests the servers may
-// make during one call (Limits.MaxSamplingPerCall).
-const defaultMaxSamplingPerCall = 10
-
 // callTag is what a Run's MCP call carries to mcpconn (WithCallTag): its
 // context, and the sampling requests charged to it.
 type callTag struct {
@@ -108,26 +106,16 @@ type serverHooks struct {
 	rootsDeclared bool
 }
 
-func newServerHooks(r *Run, opts *Options) (*serverHooks, error) {
+// newServerHooks are the hooks of Options.ClientFeatures cf (nil: none),
+// with maxSamples the resolved Limits.MaxSamplingPerCall.
+func newServerHooks(r *Run, cf *ClientFeatures, maxSamples int32) (*serverHooks, error) {
 	var f ClientFeatures
-	if opts.ClientFeatures != nil {
-		f = *opts.ClientFeatures
+	if cf != nil {
+		f = *cf
 	}
-	var lim Limits
-	if opts.Limits != nil {
-		lim = *opts.Limits
-	}
-	h := &serverHooks{r: r, elicit: f.Elicit, sample: f.Sample, observe: f.Observe, logLevel: cmp.Or(f.LogLevel, "info")}
+	h := &serverHooks{r: r, elicit: f.Elicit, sample: f.Sample, observe: f.Observe, logLevel: cmp.Or(f.LogLevel, "info"), maxSamples: maxSamples}
 	if !serverlog.Known(h.logLevel) {
 		return nil, fmt.Errorf("run: Options.ClientFeatures.LogLevel %s is not a log level: set one of debug, info, notice, warning, error, critical, alert, emergency, or leave it empty for info", quoteID(string(h.logLevel)))
-	}
-	switch {
-	case lim.MaxSamplingPerCall == 0:
-		h.maxSamples = defaultMaxSamplingPerCall
-	case lim.MaxSamplingPerCall < 0:
-		h.maxSamples = 0
-	default:
-		h.maxSamples = int32(min(lim.MaxSamplingPerCall, 1<<30))
 	}
 	if f.Roots != nil {
 		roots, err := checkRoots(f.Roots)
@@ -330,6 +318,8 @@ var errNoRoots = errors.New("run: the Run declares no roots: set Options.ClientF
 // Run must have declared roots (Options.ClientFeatures.Roots non-nil; else an error).
 // Each root needs a file:// URI. A server that cannot be told (its
 // connection is gone) gets the new roots when it next asks.
+//
+// mcp is the package github.com/modelcontextprotocol/go-sdk/mcp.
 func (r *Run) SetRoots(roots []*mcp.Root) error {
 	if !r.hooks.rootsDeclared {
 		return errNoRoots

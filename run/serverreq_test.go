@@ -295,11 +295,11 @@ func testTwoCallsInFlight(t *testing.T) {
 	r := featuresInMemory(t, mcptest.EraLegacy, &run.Options{
 		Auditor: audit,
 		// The ask call starts once the long call is surely in flight.
-		Interceptors: []run.Interceptor{tagCalls, run.Before(func(ctx context.Context, req run.Request) error {
+		Interceptors: []run.Interceptor{tagCalls, run.Before(func(ctx context.Context, req run.Request) (context.Context, error) {
 			if req.CallID == "ask" {
 				<-progressed
 			}
-			return nil
+			return ctx, nil
 		})},
 		Limits: &run.Limits{MaxConcurrency: 2},
 		ClientFeatures: &run.ClientFeatures{Observe: func(_ context.Context, n run.Notification) {

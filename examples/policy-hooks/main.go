@@ -130,9 +130,9 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		// First = outermost: timing wraps the Before/After pair.
 		Interceptors: []agtrun.Interceptor{
 			timing{log},
-			agtrun.Before(func(ctx context.Context, req agtrun.Request) error {
+			agtrun.Before(func(ctx context.Context, req agtrun.Request) (context.Context, error) {
 				log.Info("before", "call", req.CallID, "alias", req.Alias, "source", req.Source.String())
-				return nil
+				return ctx, nil
 			}),
 			agtrun.After(func(ctx context.Context, req agtrun.Request, res agtrun.Result) agtrun.Result {
 				code := string(res.Code)

@@ -96,6 +96,8 @@ func goTool() string {
 // With FaultTasks, the servers of one Dial share one task store: a task
 // created on one connection can be read and ended on another, as a
 // server process keeps its tasks across sessions.
+//
+// mcp is the package github.com/modelcontextprotocol/go-sdk/mcp.
 func Dial(opts *ServerOptions) func(ctx context.Context, ref resource.Ref, srv resource.MCPServer) (mcp.Transport, error) {
 	if opts.has(FaultTasks) && opts.tasks == nil {
 		c := *opts

@@ -370,6 +370,8 @@ func (c *Counters) record(name string) {
 // NewServer returns the fake server with its tools, for in-process use
 // (mcp.NewInMemoryTransports, or Dial). Each call returns a fresh server with
 // an empty notes store.
+//
+// mcp is the package github.com/modelcontextprotocol/go-sdk/mcp.
 func NewServer(opts *ServerOptions) *mcp.Server {
 	pageSize, era := 0, defaultEra
 	if opts != nil {
