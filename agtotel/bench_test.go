@@ -13,10 +13,10 @@ import (
 
 // Run: go test -run '^$' -bench . -count 6 ./ (in this module)
 //
-// Each case runs the same batch on two Runs over the in-process fake
-// server: untraced (no Telemetry) and traced (Telemetry.Execute, its
-// Interceptor and Auditor, the SDK's tracer with a synchronous no-op
-// exporter, the SDK's meter with a manual reader, and the W3C
+// Each case runs the same batch with r.Execute on two Runs over the
+// in-process fake server: untraced (plain options) and traced (options
+// from Telemetry.Instrument, with the SDK's tracer and a synchronous
+// no-op exporter, the SDK's meter with a manual reader, and the W3C
 // propagator), so the ratio of the two reads in one run. The host-tool
 // case has no server: there the pipeline's own cost is all there is, and
 // the telemetry's share is largest. cpu-ns/op is the process's CPU time
@@ -50,14 +50,10 @@ func BenchmarkExecute(b *testing.B) {
 			b.Run(name, func(b *testing.B) {
 				f := newFixture(b, fixtureOptions{untraced: !traced, bench: true})
 				ctx := context.Background()
-				exec := f.run.Execute
-				if traced {
-					exec = func(ctx context.Context, bt run.Batch) (run.Outcome, error) { return f.tel.Execute(ctx, f.run, bt) }
-				}
 				b.ReportAllocs()
 				n, cpu := 0, cpuTime()
 				for b.Loop() {
-					out, err := exec(ctx, batch)
+					out, err := f.run.Execute(ctx, batch)
 					if err != nil || out.Results[0].Failed() {
 						b.Fatalf("%v %v", err, out.Results[0].Message)
 					}
