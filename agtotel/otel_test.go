@@ -73,12 +73,24 @@ type fixture struct {
 type recordingAuditor struct {
 	mu   sync.Mutex
 	recs []run.Record
+	// hook, when set, sees each Record as it comes.
+	hook func(context.Context, run.Record)
 }
 
-func (a *recordingAuditor) Audit(_ context.Context, rec run.Record) {
+func (a *recordingAuditor) Audit(ctx context.Context, rec run.Record) {
+	a.mu.Lock()
+	a.recs = append(a.recs, rec)
+	hook := a.hook
+	a.mu.Unlock()
+	if hook != nil {
+		hook(ctx, rec)
+	}
+}
+
+func (a *recordingAuditor) setHook(hook func(context.Context, run.Record)) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.recs = append(a.recs, rec)
+	a.hook = hook
 }
 
 func (a *recordingAuditor) records() []run.Record {
@@ -120,6 +132,8 @@ type fixtureOptions struct {
 	runID string
 	// defaultPropagator leaves Options.Propagator nil.
 	defaultPropagator bool
+	// hostTools are added to the clock.
+	hostTools []run.HostTool
 }
 
 func newFixture(t testing.TB, fo fixtureOptions) *fixture {
@@ -204,6 +218,7 @@ func newFixture(t testing.TB, fo fixtureOptions) *fixture {
 		}},
 		ClientFeatures: &run.ClientFeatures{Elicit: elicit},
 	}
+	opts.HostTools = append(opts.HostTools, fo.hostTools...)
 	if fo.wrap != nil {
 		opts.WrapExecute = fo.wrap(f)
 	}
