@@ -388,8 +388,8 @@ func (bs *batchState) close(now time.Time) []spanLeft {
 // Telemetry, it runs next alone: it is the second wrapper of options
 // instrumented twice, and the batch has its span. A batch that another
 // Run executes from inside this one (a sub-agent's, from a handler or a
-// Permission) is another Batch, and gets a span of its own, a child of
-// the call's.
+// Permission) is another Batch, and gets a span of its own, under the
+// span of the context it was given (the call's, from a handler).
 func (t *Telemetry) execute(ctx context.Context, b run.Batch, next func(context.Context) (run.Outcome, error)) (run.Outcome, error) {
 	if bs := t.batchFrom(ctx); bs != nil && bs.batch == idOf(b) {
 		return next(ctx)
