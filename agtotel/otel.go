@@ -130,17 +130,17 @@ func New(opts *Options) *Telemetry {
 //   - WrapExecute: the batch span around every Execute, inside the one
 //     opts set, if any: the host's wrapper runs first and outside the
 //     batch span (its own span, say, is the batch span's parent), and
-//     each call span is a child of the batch span. The batch span and
-//     the agt.batches count take what the host's wrapper gives execute:
-//     its context, and a deadline it set.
+//     each call span is a child of the batch span. The batch span
+//     starts from the context the host's wrapper gives execute.
 //
 // The other fields are copied as they are. Instrument is idempotent for
 // one Telemetry: options it returned (or a copy) given to it again get
 // no second interceptor, auditor or batch span. A host that changes the
 // returned options keeps the interceptor first (an interceptor put
 // before it runs outside the call span, and a call it stops gets the
-// auditor's span), and a WrapExecute it sets later replaces the batch
-// span (each call then still gets one span, with no batch span above).
+// auditor's span); a WrapExecute it sets on them replaces the batch
+// span (each call still gets one span, with no batch span above), so a
+// host sets its own on the options it gives Instrument.
 func (t *Telemetry) Instrument(opts *run.Options) *run.Options {
 	var o run.Options
 	if opts != nil {
