@@ -700,7 +700,11 @@ func testServerRequestAndRefresh(t *testing.T, era mcptest.Era) {
 // value.
 func TestInnerInterceptorPanics(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, fixtureOptions{inner: []run.Interceptor{run.Before(func(context.Context, run.Request) error {
+	inEras(t, testInnerInterceptorPanics)
+}
+
+func testInnerInterceptorPanics(t *testing.T, era mcptest.Era) {
+	f := newFixture(t, fixtureOptions{era: era, inner: []run.Interceptor{run.Before(func(context.Context, run.Request) error {
 		panic("boom " + secret)
 	})}})
 	out, err := f.run.Execute(context.Background(), run.Batch{ID: "p", Agent: runtest.Agent, Calls: []run.Call{{ID: "c-host", Name: "clock"}}})
@@ -785,6 +789,10 @@ func (*openSpans) ForceFlush(context.Context) error { return nil }
 // one.
 func TestAbandonedNextEndsItsSpan(t *testing.T) {
 	t.Parallel()
+	inEras(t, func(t *testing.T, era mcptest.Era) { testAbandonedNext(t, era) })
+}
+
+func testAbandonedNext(t *testing.T, era mcptest.Era) {
 	for _, tc := range []struct {
 		name string
 		// started: next reaches the Telemetry's interceptor before the
@@ -820,7 +828,7 @@ func TestAbandonedNextEndsItsSpan(t *testing.T) {
 				return next(ctx), nil
 			})
 			open := &openSpans{open: map[trace.SpanID]string{}}
-			f := newFixture(t, fixtureOptions{outer: []run.Interceptor{giveUp}, inner: []run.Interceptor{hold}, processor: open, replaceAuditor: tc.replaceAuditor})
+			f := newFixture(t, fixtureOptions{era: era, outer: []run.Interceptor{giveUp}, inner: []run.Interceptor{hold}, processor: open, replaceAuditor: tc.replaceAuditor})
 			out, err := f.run.Execute(context.Background(), run.Batch{ID: "slow", Agent: runtest.Agent, Calls: []run.Call{{ID: "c-host", Name: "clock"}}})
 			if err != nil {
 				t.Fatal(err)
