@@ -782,14 +782,15 @@ func (o *openSpans) names() []string {
 func (*openSpans) Shutdown(context.Context) error   { return nil }
 func (*openSpans) ForceFlush(context.Context) error { return nil }
 
-// An outer interceptor that gives up on a call (a timeout) returns its
-// own Result while next still runs, and next returns only after Execute
-// has: whether next starts before or after the call's Record and with or
-// without the Auditor, every span started ends and the call has exactly
+// An interceptor a host put before the Telemetry's on the instrumented
+// options gives up on a call (a timeout): it returns its own Result while
+// next still runs, and next returns only after Execute has. Whether next
+// starts before or after the call's Record and with or without the
+// Telemetry's Auditor, every span started ends and the call has exactly
 // one.
 func TestAbandonedNextEndsItsSpan(t *testing.T) {
 	t.Parallel()
-	inEras(t, func(t *testing.T, era mcptest.Era) { testAbandonedNext(t, era) })
+	inEras(t, testAbandonedNext)
 }
 
 func testAbandonedNext(t *testing.T, era mcptest.Era) {
