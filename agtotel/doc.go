@@ -10,24 +10,27 @@
 //		TracerProvider: tp, MeterProvider: mp,       // nil: the otel globals
 //		// Propagator nil: propagation.TraceContext{}, never the host's baggage
 //	})
-//	r, err := run.New(ctx, &run.Options{
+//	r, err := run.New(ctx, tel.Instrument(&run.Options{
 //		Agent: "writer", Repository: repo, Permission: perm,
-//		Interceptors: []run.Interceptor{tel.Interceptor()},
-//		Auditor:      tel.Auditor(run.NewSlogAuditor(nil)), // forwards every Record
-//	})
+//		Auditor: run.NewSlogAuditor(nil), // still gets every Record
+//	}))
 //	if err != nil { ... }
-//	out, err := tel.Execute(ctx, r, batch) // r.Execute inside the batch span
+//	out, err := r.Execute(ctx, batch) // traced: nothing else changes
 //
-// All three parts are needed for the whole picture: Execute makes the
-// batch span and ties the others to it, the Interceptor makes the span of
-// each call that gets past the Permission and carries the trace context to
-// its server, and the Auditor completes those spans with the call's audit
-// Record, gives a span to every call that stopped earlier (rejected
-// batch, invalid arguments, denied), and records the metrics of every
-// call. Each call gets exactly one span, a child of its batch's. Without
-// Execute (the host calls r.Execute) each call still gets one span,
-// provided the Interceptor comes first in Options.Interceptors: the
-// Auditor then leaves every call that reached the interceptors to it.
+// Telemetry.Instrument is the one way in: it returns a copy of the Run's
+// options with three parts set, which together give the whole picture.
+// Its WrapExecute makes the batch span and ties the others to it; its
+// interceptor, first in Interceptors, makes the span of each call that
+// gets past the Permission and carries the trace context to its server;
+// its Auditor completes those spans with the call's audit Record, gives
+// a span to every call that stopped earlier (rejected batch, invalid
+// arguments, denied), records the metrics of every call, and then hands
+// each Record to the host's Auditor. Each call gets exactly one span, a
+// child of its batch's. The host's own parts keep running: its
+// interceptors inside the call span (their spans and logs join it), its
+// WrapExecute outside the batch span (a span it starts is the batch
+// span's parent), its Auditor after the Telemetry's. Instrumenting
+// options twice with one Telemetry traces them once.
 //
 // # Spans and attributes
 //
@@ -49,7 +52,7 @@
 //     agt.server.ref. A failed call has error.type = its agt code
 //     (tool_error for a result with isError, as the MCP conventions say)
 //     and status Error with the code as its description. Kind Client for
-//     an MCP call the Interceptor saw (a request went to the server),
+//     an MCP call the interceptor saw (a request went to the server),
 //     Internal otherwise. The MCP conventions' own name, "tools/call
 //     TOOL", is not used: agt traces the tool execution itself, and the
 //     conventions then ask for the MCP attributes on the execute_tool span
@@ -81,13 +84,16 @@
 //     the batch checks to the result), for every call: agt.tool.source,
 //     agt.server.ref (MCP tools), agt.code ("ok" or the code), agt.stage,
 //     and error.type on failure.
-//   - mcp.client.operation.duration (s), for each MCP call the Interceptor
-//     saw, timed around the rest of the chain and the server's answer
-//     (install the Interceptor last to time the server alone):
-//     mcp.method.name, gen_ai.operation.name, gen_ai.tool.name,
+//   - mcp.client.operation.duration (s), for each MCP call the
+//     interceptor saw, timed from the interceptor to the server's
+//     answer. The interceptor is first in Interceptors, so this time
+//     includes the host's interceptors (an approval a run.Before waits
+//     for, say) as well as the server's: it is the call's time past the
+//     Permission, not the server's alone. mcp.method.name, gen_ai.operation.name, gen_ai.tool.name,
 //     agt.server.ref, error.type on failure. Both histograms use the MCP
 //     conventions' buckets, 0.01 s to 300 s.
-//   - agt.batches ({batch}), one per Execute, error.type when it failed.
+//   - agt.batches ({batch}), one per Run.Execute, error.type when it
+//     failed.
 //   - agt.server_requests ({request}): agt.server_request.kind,
 //     agt.server_request.outcome, agt.server.ref.
 //   - agt.server.losses ({loss}): each lost connection of a mounted server
@@ -101,7 +107,7 @@
 //
 // # Trace context to servers
 //
-// For an MCP call, the Interceptor writes the call span's context with
+// For an MCP call, the interceptor writes the call span's context with
 // the Propagator into a map and passes it to mcpconn.WithRequestMeta, so
 // the tools/call request carries it in params._meta (traceparent,
 // tracestate, and baggage with a propagator that writes it), as the MCP
@@ -142,15 +148,17 @@
 //     4 KiB together (fixed bounds of mcpconn.WithRequestMeta); a larger
 //     tracestate or baggage is dropped, not sent cut.
 //   - Spans held for the Auditor live until the call's Record, or the end
-//     of Execute: at most one per call of a batch in flight. A next that
-//     an outer interceptor gave up on and that still runs does not keep
+//     of the batch: at most one per call of a batch in flight. A next
+//     that an interceptor gave up on and that still runs does not keep
 //     its span open: it ends with the call's Record or the batch, and a
-//     next that reaches the Interceptor only after its call's Record
-//     runs untraced.
+//     next that reaches the Telemetry's interceptor only after its call's
+//     Record (a host put an interceptor before it) runs untraced.
 //
 // # Concurrency
 //
-// A Telemetry is safe for concurrent use: make one and share it between
-// Runs and batches. Execute may run batches of several Runs at once; each
-// has its own span and its own set of held call spans.
+// A Telemetry is safe for concurrent use: make one, instrument the
+// options of every Run with it, and run batches of several Runs at once;
+// each batch has its own span and its own set of held call spans. A
+// batch a call's handler runs on another Run (a sub-agent) is a batch of
+// its own, its span under the span of the context it was given.
 package agtotel

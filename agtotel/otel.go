@@ -2,6 +2,7 @@ package agtotel
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -55,7 +56,7 @@ type Telemetry struct {
 }
 
 // The span kind options, made once: trace.WithSpanKind allocates a
-// closure on every use, and the Interceptor starts a span per call.
+// closure on every use, and the interceptor starts a span per call.
 var (
 	kindInternal = trace.WithSpanKind(trace.SpanKindInternal)
 	kindClient   = trace.WithSpanKind(trace.SpanKindClient)
@@ -104,7 +105,7 @@ func New(opts *Options) *Telemetry {
 		metric.WithExplicitBucketBoundaries(durationBuckets...))
 	handle(err)
 	t.batches, err = m.Int64Counter(MetricBatches, metric.WithUnit("{batch}"),
-		metric.WithDescription("Batches executed through Telemetry.Execute."))
+		metric.WithDescription("Batches of instrumented Runs, one per Run.Execute."))
 	handle(err)
 	t.serverAsked, err = m.Int64Counter(MetricServerRequests, metric.WithUnit("{request}"),
 		metric.WithDescription("Requests MCP servers sent to agt Runs (elicitation, sampling, roots), by kind and outcome."))
@@ -113,6 +114,55 @@ func New(opts *Options) *Telemetry {
 		metric.WithDescription("Connections of agt Runs' mounted MCP servers found lost (crashed, dropped), each Run's view: by server, shared or not, and whether the Run was charged."))
 	handle(err)
 	return t
+}
+
+// Instrument returns a copy of opts (nil opts: new Options) that traces
+// and measures the Run it starts:
+//
+//   - Interceptors: the Telemetry's interceptor first, then opts's, in a
+//     new slice (the caller's is never written). It starts each call's
+//     span and sends the trace context to MCP servers; the host's
+//     interceptors run inside the call span, so their own spans and logs
+//     join it, and the context a run.Before returns reaches the call as
+//     before.
+//   - Auditor: the Telemetry's, which forwards every Record to
+//     opts.Auditor (nil: to none) once it has recorded it.
+//   - WrapExecute: the batch span around every Execute, inside the one
+//     opts set, if any: the host's wrapper runs first and outside the
+//     batch span (its own span, say, is the batch span's parent), and
+//     each call span is a child of the batch span. The batch span
+//     starts from the context the host's wrapper gives execute.
+//
+// The other fields are copied as they are. Instrument is idempotent for
+// one Telemetry: options it returned (or a copy) given to it again get
+// no second interceptor, auditor or batch span. A host that changes the
+// returned options keeps the interceptor first (an interceptor put
+// before it runs outside the call span, and a call it stops gets the
+// auditor's span); a WrapExecute it sets on them replaces the batch
+// span (each call still gets one span, with no batch span above), so a
+// host sets its own on the options it gives Instrument.
+func (t *Telemetry) Instrument(opts *run.Options) *run.Options {
+	var o run.Options
+	if opts != nil {
+		o = *opts
+	}
+	mine := interceptor{t}
+	if slices.Contains(o.Interceptors, run.Interceptor(mine)) {
+		o.Interceptors = slices.Clone(o.Interceptors)
+	} else {
+		o.Interceptors = append([]run.Interceptor{mine}, o.Interceptors...)
+	}
+	if a, ok := o.Auditor.(*auditor); !ok || a.t != t {
+		o.Auditor = &auditor{t: t, next: o.Auditor}
+	}
+	if host := o.WrapExecute; host != nil {
+		o.WrapExecute = func(ctx context.Context, b run.Batch, execute func(context.Context) (run.Outcome, error)) (run.Outcome, error) {
+			return host(ctx, b, func(ctx context.Context) (run.Outcome, error) { return t.execute(ctx, b, execute) })
+		}
+	} else {
+		o.WrapExecute = t.execute
+	}
+	return &o
 }
 
 func handle(err error) {
@@ -183,31 +233,38 @@ const (
 
 type batchKey struct{}
 
-// batchState ties the spans of one batch together. The Interceptor
+// batchState ties the spans of one batch together. The interceptor
 // registers each call's span as it starts; exactly one of three ends it:
-// the Auditor with the call's Record, the Interceptor itself when the
-// span is no longer registered as it returns (another Telemetry
-// interceptor inside it took the call's place, or the span was ended
-// already), or Execute, once the Run returned, for every span still
-// registered. A next that an outer interceptor abandoned (a timeout of
-// its own) may return after all of these: its span is ended already.
+// the auditor with the call's Record, the interceptor itself when the
+// span is no longer registered as it returns (another interceptor of
+// this Telemetry inside it took the call's place, or the span was ended
+// already), or execute, once the batch returned, for every span still
+// registered. A next that an interceptor before this Telemetry's
+// abandoned (a timeout of its own) may return after all of these: its
+// span is ended already.
 type batchState struct {
 	owner *Telemetry
 	mu    sync.Mutex
-	// calls holds the registered spans; nil once Execute has returned.
+	// calls holds the registered spans; nil once execute has returned.
 	calls map[string]*callSpan
-	// recorded holds the calls whose Record the Auditor gave a span of
+	// batch is the batch's identity: its ID and its calls' first
+	// element, the same for every wrapper of one Execute (they share the
+	// Batch value the Run was given), distinct for a batch another Run
+	// executes from inside this one (a sub-agent's, from a handler or a
+	// Permission).
+	batch batchID
+	// recorded holds the calls whose Record the auditor gave a span of
 	// its own: at most one per call of the batch; nil until the first.
 	recorded map[string]struct{}
 }
 
-// callSpan is the span of one call that reached the Interceptor. Its
+// callSpan is the span of one call that reached the interceptor. Its
 // fields other than span are guarded by the batchState's mu.
 type callSpan struct {
 	span  trace.Span
-	done  bool      // the Interceptor returned
+	done  bool      // the interceptor returned
 	end   time.Time // when it returned
-	code  run.Code  // the Result's code as the Interceptor saw it
+	code  run.Code  // the Result's code as the interceptor saw it
 	ended bool
 }
 
@@ -220,11 +277,11 @@ func (t *Telemetry) batchFrom(ctx context.Context) *batchState {
 }
 
 // start starts and registers the span of a call that reached the
-// Interceptor, under the batch's lock so that the Auditor sees either it
+// interceptor, under the batch's lock so that the auditor sees either it
 // or none. A call whose Record came first (it has its span from the
-// Auditor) or whose batch has ended gets no span: held is nil. A span
-// already registered under the ID (the Interceptor installed twice) is
-// left to the Interceptor that started it.
+// auditor) or whose batch has ended gets no span: held is nil. A span
+// already registered under the ID (the interceptor installed twice) is
+// left to the interceptor that started it.
 func (bs *batchState) start(ctx context.Context, callID string, tracer trace.Tracer, name string, opts ...trace.SpanStartOption) (_ context.Context, _ trace.Span, held *callSpan) {
 	bs.mu.Lock()
 	defer bs.mu.Unlock()
@@ -237,7 +294,21 @@ func (bs *batchState) start(ctx context.Context, callID string, tracer trace.Tra
 	return ctx, span, held
 }
 
-// returned is the Interceptor's return: a span still registered waits
+type batchID struct {
+	id    string
+	first *run.Call
+	n     int
+}
+
+func idOf(b run.Batch) batchID {
+	id := batchID{id: b.ID, n: len(b.Calls)}
+	if len(b.Calls) > 0 {
+		id.first = &b.Calls[0]
+	}
+	return id
+}
+
+// returned is the interceptor's return: a span still registered waits
 // for the call's Record; any other span not yet ended ends now.
 func (bs *batchState) returned(callID string, cs *callSpan, end time.Time, code run.Code) {
 	bs.mu.Lock()
@@ -256,9 +327,9 @@ func (bs *batchState) returned(callID string, cs *callSpan, end time.Time, code 
 	cs.span.End(trace.WithTimestamp(end))
 }
 
-// take unregisters the span of a call for the Auditor to end, with
-// when it ends: when the Interceptor returned, or recordEnd for a next
-// that still runs. A nil span: the Interceptor did not see the call, and
+// take unregisters the span of a call for the auditor to end, with
+// when it ends: when the interceptor returned, or recordEnd for a next
+// that still runs. A nil span: the interceptor did not see the call, and
 // will not trace it if it does later.
 func (bs *batchState) take(callID string, recordEnd time.Time) (trace.Span, time.Time) {
 	bs.mu.Lock()
@@ -279,7 +350,7 @@ func (bs *batchState) take(callID string, recordEnd time.Time) (trace.Span, time
 	return cs.span, recordEnd
 }
 
-// spanLeft is a span Execute ends, copied under the batch's lock.
+// spanLeft is a span execute ends, copied under the batch's lock.
 type spanLeft struct {
 	callID string
 	span   trace.Span
@@ -287,8 +358,8 @@ type spanLeft struct {
 	code   run.Code
 }
 
-// close unregisters every span left, for Execute to end (a next that
-// still runs ends at now), and makes the Interceptor end the span of any
+// close unregisters every span left, for execute to end (a next that
+// still runs ends at now), and makes the interceptor end the span of any
 // call that starts later itself.
 func (bs *batchState) close(now time.Time) []spanLeft {
 	bs.mu.Lock()
@@ -306,13 +377,23 @@ func (bs *batchState) close(now time.Time) []spanLeft {
 	return left
 }
 
-// Execute runs r.Execute(ctx, b) inside a span of the batch, so the call
-// spans of the Interceptor and the Auditor are its children and each call
+// execute runs the batch (next) inside a span of the batch, so the call
+// spans of the interceptor and the auditor are its children and each call
 // gets exactly one span. The span, "agt.batch", carries the agent, the
 // batch ID, the number of calls and whether a refresh or restart ran; a
 // rejected batch, a closed Run or an ended context sets error.type to its
 // code and the span status to Error.
-func (t *Telemetry) Execute(ctx context.Context, r *run.Run, b run.Batch) (run.Outcome, error) {
+//
+// Inside the span of the same batch (the same Batch value) from this
+// Telemetry, it runs next alone: it is the second wrapper of options
+// instrumented twice, and the batch has its span. A batch that another
+// Run executes from inside this one (a sub-agent's, from a handler or a
+// Permission) is another Batch, and gets a span of its own, under the
+// span of the context it was given (the call's, from a handler).
+func (t *Telemetry) execute(ctx context.Context, b run.Batch, next func(context.Context) (run.Outcome, error)) (run.Outcome, error) {
+	if bs := t.batchFrom(ctx); bs != nil && bs.batch == idOf(b) {
+		return next(ctx)
+	}
 	ctx, span := t.tracer.Start(ctx, "agt.batch", kindInternal,
 		trace.WithAttributes(
 			AttrAgent.String(bound(string(b.Agent), maxAttrBytes)),
@@ -320,11 +401,11 @@ func (t *Telemetry) Execute(ctx context.Context, r *run.Run, b run.Batch) (run.O
 			AttrBatchCalls.Int(len(b.Calls)),
 		))
 	defer span.End()
-	bs := &batchState{owner: t, calls: map[string]*callSpan{}}
-	out, err := r.Execute(context.WithValue(ctx, batchKey{}, bs), b)
+	bs := &batchState{owner: t, calls: map[string]*callSpan{}, batch: idOf(b)}
+	out, err := next(context.WithValue(ctx, batchKey{}, bs))
 
-	// Spans no Auditor of this Telemetry ended (the host did not install
-	// it, or a call's next still runs) end with their Result's code.
+	// Spans no auditor of this Telemetry ended (the host replaced the
+	// Auditor, or a call's next still runs) end with their Result's code.
 	byCall := make(map[string]run.Code, len(out.Results))
 	for _, res := range out.Results {
 		byCall[res.CallID] = res.Code
@@ -352,24 +433,17 @@ func (t *Telemetry) Execute(ctx context.Context, r *run.Run, b run.Batch) (run.O
 
 // ---------------------------------------------------------- interceptor
 
-// Interceptor returns the run.Interceptor that starts the span of each
-// call that reaches it ("execute_tool ALIAS"; kind Client for an MCP
-// tool, Internal for a host tool), writes the trace context with the
+// interceptor is the Telemetry's run.Interceptor, first in the
+// Interceptors of instrumented options. It starts the span of each call
+// that reaches it ("execute_tool ALIAS"; kind Client for an MCP tool,
+// Internal for a host tool), writes the trace context with the
 // Propagator into the _meta of the MCP tools/call request
 // (mcpconn.WithRequestMeta), and records mcp.client.operation.duration
-// for MCP tools. Under Execute the Auditor completes and ends the span
-// with the call's Record; otherwise the interceptor ends it with the
-// Result's code. Install it once, anywhere in Options.Interceptors: last
-// (innermost), its span and duration time the tool alone. A host that
-// does not use Execute installs it first: there, a call that an
-// interceptor before it stops (it returns without calling next) gets no
-// span at all, as the Auditor cannot tell that call from one the
-// Interceptor saw.
-func (t *Telemetry) Interceptor() run.Interceptor {
-	return interceptor{t}
-}
-
-// interceptor is Telemetry's run.Interceptor.
+// for MCP tools. Inside a batch span the auditor completes and ends the
+// span with the call's Record; outside one (a host that replaced the
+// instrumented WrapExecute) the interceptor ends it with the Result's
+// code, and the auditor cannot tell a call an interceptor before this one
+// stopped from one it saw: such a call gets no span.
 type interceptor struct{ t *Telemetry }
 
 func (i interceptor) Intercept(ctx context.Context, req run.Request, next func(context.Context) run.Result) (res run.Result, err error) {
@@ -437,8 +511,8 @@ func spanName(alias string) string {
 }
 
 // callAttrs are the attributes a call's span starts with: the
-// Interceptor's (sent: a tools/call request goes to an MCP server) and
-// the Auditor's for a call that stopped before it. A call of a rejected
+// interceptor's (sent: a tools/call request goes to an MCP server) and
+// the auditor's for a call that stopped before it. A call of a rejected
 // batch may name no tool of the snapshot: it has no source.
 func callAttrs(agent resource.Ref, batchID, callID, alias string, src run.Source, sent bool) []attribute.KeyValue {
 	attrs := make([]attribute.KeyValue, 0, 10) // all of them: one allocation
@@ -476,25 +550,20 @@ func finishSpan(span trace.Span, code run.Code) {
 
 // -------------------------------------------------------------- auditor
 
-// Auditor returns the run.Auditor that records the metrics of every call
-// (agt.calls, agt.call.duration), completes the span of each call that
-// reached the Interceptor with its Record (stage, decision, final code,
-// run ID), and gives every other call (a rejected batch, invalid
-// arguments, a denied call) a span of its own from the Record's start and
-// duration. Refreshes become "agt.refresh" spans under the batch, and the
-// requests a server sent during a call events of that call's span. Every
-// Record is then passed to next, when not nil, so a host keeps its own
-// audit (run.NewSlogAuditor, say).
+// auditor is the Telemetry's run.Auditor, the Auditor of instrumented
+// options. It records the metrics of every call (agt.calls,
+// agt.call.duration), completes the span of each call that reached the
+// interceptor with its Record (stage, decision, final code, run ID), and
+// gives every other call (a rejected batch, invalid arguments, a denied
+// call) a span of its own from the Record's start and duration.
+// Refreshes become "agt.refresh" spans under the batch, and the requests
+// a server sent during a call events of that call's span. Every Record
+// is then passed to next, the host's Auditor, when not nil.
 //
-// Without Execute the Auditor cannot tell which calls the Interceptor
-// saw: it gives a span to the calls that stopped before the interceptors
+// Outside a batch span it cannot tell which calls the interceptor saw:
+// it gives a span to the calls that stopped before the interceptors
 // (batch checks, validation, permission) and leaves the others to the
-// Interceptor, so a call an interceptor before the Telemetry's stopped
-// has none.
-func (t *Telemetry) Auditor(next run.Auditor) run.Auditor {
-	return &auditor{t: t, next: next}
-}
-
+// interceptor.
 type auditor struct {
 	t    *Telemetry
 	next run.Auditor
@@ -546,7 +615,7 @@ func (t *Telemetry) auditCall(ctx context.Context, rec run.Record) {
 			return
 		}
 	} else if rec.Stage == "intercept" || rec.Stage == "execute" {
-		return // the Interceptor's span, as far as can be told
+		return // the interceptor's span, as far as can be told
 	}
 	_, span := t.tracer.Start(ctx, spanName(rec.Alias), kindInternal,
 		trace.WithTimestamp(rec.Time), trace.WithAttributes(callAttrs(rec.Agent, rec.BatchID, rec.CallID, rec.Alias, rec.Source, false)...))
@@ -610,7 +679,7 @@ func (t *Telemetry) auditServerRequest(ctx context.Context, rec run.Record) {
 	}
 	t.serverAsked.Add(ctx, 1, metric.WithAttributes(attrs...))
 	// The Run audits a request of one call with the context that call
-	// was sent with: its span is there (the Interceptor's, or the batch's
+	// was sent with: its span is there (the interceptor's, or the batch's
 	// without it). A request with no call or several in flight has none.
 	if span := trace.SpanFromContext(ctx); span.IsRecording() {
 		span.AddEvent("agt.server_request", trace.WithAttributes(attrs[:2]...), trace.WithTimestamp(rec.Time))

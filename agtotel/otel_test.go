@@ -54,28 +54,43 @@ func (s *serverMeta) all() []map[string]any {
 	return slices.Clone(s.metas)
 }
 
-// fixture is a real Run over a bbolt store: the agent mounts the
-// in-process fake MCP server (which records each request's _meta) and
-// has one host tool; Telemetry records into an in-memory span exporter
-// and a manual metric reader.
+// fixture is a real Run over a bbolt store, its options instrumented:
+// the agent mounts the in-process fake MCP server (which records each
+// request's _meta) and has one host tool; Telemetry records into an
+// in-memory span exporter and a manual metric reader.
 type fixture struct {
 	run    *run.Run
 	tel    *agtotel.Telemetry
+	tracer trace.Tracer // of the Telemetry's provider, for a host's own spans
 	spans  *tracetest.InMemoryExporter
 	reader *sdkmetric.ManualReader
 	meta   *serverMeta
 	audit  *recordingAuditor
+	// opts are the options the Run was started with.
+	opts *run.Options
 }
 
 type recordingAuditor struct {
 	mu   sync.Mutex
 	recs []run.Record
+	// hook, when set, sees each Record as it comes.
+	hook func(context.Context, run.Record)
 }
 
-func (a *recordingAuditor) Audit(_ context.Context, rec run.Record) {
+func (a *recordingAuditor) Audit(ctx context.Context, rec run.Record) {
+	a.mu.Lock()
+	a.recs = append(a.recs, rec)
+	hook := a.hook
+	a.mu.Unlock()
+	if hook != nil {
+		hook(ctx, rec)
+	}
+}
+
+func (a *recordingAuditor) setHook(hook func(context.Context, run.Record)) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.recs = append(a.recs, rec)
+	a.hook = hook
 }
 
 func (a *recordingAuditor) records() []run.Record {
@@ -84,16 +99,29 @@ func (a *recordingAuditor) records() []run.Record {
 	return slices.Clone(a.recs)
 }
 
+// wrapFunc is the type of run.Options.WrapExecute.
+type wrapFunc = func(ctx context.Context, b run.Batch, execute func(context.Context) (run.Outcome, error)) (run.Outcome, error)
+
 type fixtureOptions struct {
-	noAuditor bool
+	// era is the fake server's protocol era ("": mcptest.EraDual).
+	era mcptest.Era
+	// replaceAuditor and dropWrap undo a part of Instrument: the host
+	// sets its own Auditor, or a nil WrapExecute, on the instrumented
+	// options.
+	replaceAuditor, dropWrap bool
+	// twice instruments the options twice.
+	twice bool
+	// wrap, when set, makes the host's WrapExecute.
+	wrap func(f *fixture) wrapFunc
 	// clientFeatures turns on the fake server's client-features tools
 	// and gives the Run an Elicit handler that declines.
 	clientFeatures bool
 	// untraced installs no Telemetry at all (a baseline); bench keeps no
 	// records (benchmarks would grow them without end).
 	untraced, bench bool
-	// inner are interceptors installed after (inside) the Telemetry's,
-	// outer before (around) it.
+	// inner are the host's Interceptors, which Instrument puts after
+	// (inside) the Telemetry's; outer are put before (around) it on the
+	// instrumented options.
 	inner, outer []run.Interceptor
 	// processor, when set, also sees every span start and end.
 	processor sdktrace.SpanProcessor
@@ -104,6 +132,8 @@ type fixtureOptions struct {
 	runID string
 	// defaultPropagator leaves Options.Propagator nil.
 	defaultPropagator bool
+	// hostTools are added to the clock.
+	hostTools []run.HostTool
 }
 
 func newFixture(t testing.TB, fo fixtureOptions) *fixture {
@@ -117,7 +147,7 @@ func newFixture(t testing.TB, fo fixtureOptions) *fixture {
 		audit:  &recordingAuditor{},
 	}
 	if fo.share != nil {
-		f.spans, f.reader, f.tel = fo.share.spans, fo.share.reader, fo.share.tel
+		f.spans, f.reader, f.tel, f.tracer = fo.share.spans, fo.share.reader, fo.share.tel, fo.share.tracer
 	} else {
 		var exporter sdktrace.SpanExporter = f.spans
 		if fo.bench {
@@ -138,6 +168,7 @@ func newFixture(t testing.TB, fo fixtureOptions) *fixture {
 			prop = nil
 		}
 		f.tel = agtotel.New(&agtotel.Options{TracerProvider: tp, MeterProvider: mp, Propagator: prop})
+		f.tracer = tp.Tracer("host")
 	}
 	runID := fo.runID
 	if runID == "" {
@@ -145,9 +176,9 @@ func newFixture(t testing.TB, fo fixtureOptions) *fixture {
 	}
 
 	dial := func(ctx context.Context, ref resource.Ref, srv resource.MCPServer) (mcp.Transport, error) {
-		var so *mcptest.ServerOptions
+		so := &mcptest.ServerOptions{Era: fo.era}
 		if fo.clientFeatures {
-			so = &mcptest.ServerOptions{Faults: []mcptest.Fault{mcptest.FaultClientFeatures}}
+			so.Faults = []mcptest.Fault{mcptest.FaultClientFeatures}
 		}
 		server := mcptest.NewServer(so)
 		server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
@@ -166,24 +197,16 @@ func newFixture(t testing.TB, fo fixtureOptions) *fixture {
 	if fo.bench {
 		next = nil
 	}
-	var auditor run.Auditor = f.tel.Auditor(next)
-	interceptors := append(append(slices.Clone(fo.outer), f.tel.Interceptor()), fo.inner...)
-	switch {
-	case fo.untraced:
-		auditor, interceptors = next, nil
-	case fo.noAuditor:
-		auditor = next
-	}
 	var elicit func(context.Context, run.Origin, *mcp.ElicitParams) (*mcp.ElicitResult, error)
 	if fo.clientFeatures {
 		elicit = func(context.Context, run.Origin, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 			return &mcp.ElicitResult{Action: "decline"}, nil
 		}
 	}
-	f.run = runtest.New(t, repo, dial, run.Options{
+	opts := &run.Options{
 		Permission:   policy.Rules{Allow: []string{"*"}, Deny: []string{"mcp__notes__" + mcptest.ToolNoteCreate}},
-		Interceptors: interceptors,
-		Auditor:      auditor,
+		Interceptors: fo.inner,
+		Auditor:      next,
 		RunID:        runID,
 		HostTools: []run.HostTool{{
 			Name:        "clock",
@@ -194,8 +217,40 @@ func newFixture(t testing.TB, fo fixtureOptions) *fixture {
 			},
 		}},
 		ClientFeatures: &run.ClientFeatures{Elicit: elicit},
-	})
+	}
+	opts.HostTools = append(opts.HostTools, fo.hostTools...)
+	if fo.wrap != nil {
+		opts.WrapExecute = fo.wrap(f)
+	}
+	if !fo.untraced {
+		opts = f.tel.Instrument(opts)
+		if fo.twice {
+			opts = f.tel.Instrument(opts)
+		}
+		opts.Interceptors = append(slices.Clone(fo.outer), opts.Interceptors...)
+		if fo.replaceAuditor {
+			opts.Auditor = next
+		}
+		if fo.dropWrap {
+			opts.WrapExecute = nil
+		}
+	}
+	f.opts = opts
+	f.run = runtest.New(t, repo, dial, *opts)
 	return f
+}
+
+// inEras runs f in a subtest per protocol era of the fake server: the
+// legacy one (2025-11-25, initialize and a session) and the dual one,
+// with which agt speaks 2026-07-28.
+func inEras(t *testing.T, f func(t *testing.T, era mcptest.Era)) {
+	t.Helper()
+	for _, era := range []mcptest.Era{mcptest.EraLegacy, mcptest.EraDual} {
+		t.Run(string(era), func(t *testing.T) {
+			t.Parallel()
+			f(t, era)
+		})
+	}
 }
 
 func alias(tool string) string { return run.Alias(runtest.Notes, tool) }
@@ -325,8 +380,18 @@ func collect(t *testing.T, r *sdkmetric.ManualReader) metricdata.ResourceMetrics
 // the allowed call's span as its traceparent.
 func TestBatchSpansMetricsAndTraceContext(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, fixtureOptions{})
-	out, err := f.tel.Execute(context.Background(), f.run, threeCalls())
+	inEras(t, func(t *testing.T, era mcptest.Era) {
+		f := newFixture(t, fixtureOptions{era: era})
+		checkThreeCalls(t, f)
+	})
+}
+
+// checkThreeCalls runs threeCalls on f's Run and checks what
+// TestBatchSpansMetricsAndTraceContext says: the telemetry of one
+// instrumented batch.
+func checkThreeCalls(t *testing.T, f *fixture) {
+	t.Helper()
+	out, err := f.run.Execute(context.Background(), threeCalls())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -448,13 +513,17 @@ func TestBatchSpansMetricsAndTraceContext(t *testing.T) {
 // Error, and each call still gets exactly one span, under it.
 func TestRejectedBatch(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, fixtureOptions{})
+	inEras(t, testRejectedBatch)
+}
+
+func testRejectedBatch(t *testing.T, era mcptest.Era) {
+	f := newFixture(t, fixtureOptions{era: era})
 	b := run.Batch{ID: "b2", Agent: runtest.Agent, Calls: []run.Call{
 		{ID: "c1", Name: alias(mcptest.ToolEcho), Arguments: json.RawMessage(`{"text":"` + secret + `"}`)},
 		// A model-chosen name of 4 KiB: bounded in the span, absent from metrics.
 		{ID: "c2", Name: "no_such_tool_" + strings.Repeat("x", 4096) + secret, Arguments: json.RawMessage(`{}`)},
 	}}
-	if _, err := f.tel.Execute(context.Background(), f.run, b); err == nil {
+	if _, err := f.run.Execute(context.Background(), b); err == nil {
 		t.Fatal("a batch naming an unknown tool was not rejected")
 	}
 	spans := f.spans.GetSpans()
@@ -502,12 +571,17 @@ func TestRejectedBatch(t *testing.T) {
 	}
 }
 
-// Without Telemetry.Execute (the host calls r.Execute), each call still
-// gets one span: the interceptor's for those that reached it, the
-// auditor's for the others; and the host tool's span is Internal.
-func TestWithoutExecute(t *testing.T) {
+// A host that sets WrapExecute to nil on the instrumented options loses
+// the batch span only: each call still gets one span, the interceptor's
+// for those that reached it, the auditor's for the others; and the host
+// tool's span is Internal.
+func TestWithoutWrapExecute(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, fixtureOptions{})
+	inEras(t, testWithoutWrapExecute)
+}
+
+func testWithoutWrapExecute(t *testing.T, era mcptest.Era) {
+	f := newFixture(t, fixtureOptions{era: era, dropWrap: true})
 	b := threeCalls()
 	b.Calls = append(b.Calls, run.Call{ID: "c-host", Name: "clock"})
 	if _, err := f.run.Execute(context.Background(), b); err != nil {
@@ -531,12 +605,17 @@ func TestWithoutExecute(t *testing.T) {
 	}
 }
 
-// Under Execute without the Auditor (the host kept only its own), the
-// interceptor's span still ends, with the Result's code.
-func TestExecuteWithoutAuditor(t *testing.T) {
+// A host that sets its own Auditor on the instrumented options (the
+// Telemetry's is gone): the interceptor's span still ends, with the
+// Result's code.
+func TestWithoutAuditor(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, fixtureOptions{noAuditor: true})
-	if _, err := f.tel.Execute(context.Background(), f.run, threeCalls()); err != nil {
+	inEras(t, testWithoutAuditor)
+}
+
+func testWithoutAuditor(t *testing.T, era mcptest.Era) {
+	f := newFixture(t, fixtureOptions{era: era, replaceAuditor: true})
+	if _, err := f.run.Execute(context.Background(), threeCalls()); err != nil {
 		t.Fatal(err)
 	}
 	calls := spansNamed(f.spans.GetSpans(), "execute_tool ")
@@ -553,14 +632,18 @@ func TestExecuteWithoutAuditor(t *testing.T) {
 // changed) is a span under the batch.
 func TestServerRequestAndRefresh(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, fixtureOptions{clientFeatures: true})
+	inEras(t, testServerRequestAndRefresh)
+}
+
+func testServerRequestAndRefresh(t *testing.T, era mcptest.Era) {
+	f := newFixture(t, fixtureOptions{era: era, clientFeatures: true})
 	ctx := context.Background()
-	if _, err := f.tel.Execute(ctx, f.run, run.Batch{ID: "ask", Agent: runtest.Agent, Calls: []run.Call{
+	if _, err := f.run.Execute(ctx, run.Batch{ID: "ask", Agent: runtest.Agent, Calls: []run.Call{
 		{ID: "c-ask", Name: alias(mcptest.ToolAsk), Arguments: json.RawMessage(`{"mode":"form"}`)},
 	}}); err != nil {
 		t.Fatal(err)
 	}
-	out, err := f.tel.Execute(ctx, f.run, run.Batch{ID: "add", Agent: runtest.Agent, Calls: []run.Call{
+	out, err := f.run.Execute(ctx, run.Batch{ID: "add", Agent: runtest.Agent, Calls: []run.Call{
 		{ID: "c-add", Name: alias(mcptest.ToolAddTool), Arguments: json.RawMessage(`{"name":"late"}`)},
 	}})
 	if err != nil {
@@ -617,10 +700,14 @@ func TestServerRequestAndRefresh(t *testing.T) {
 // value.
 func TestInnerInterceptorPanics(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, fixtureOptions{inner: []run.Interceptor{run.Before(func(context.Context, run.Request) (context.Context, error) {
+	inEras(t, testInnerInterceptorPanics)
+}
+
+func testInnerInterceptorPanics(t *testing.T, era mcptest.Era) {
+	f := newFixture(t, fixtureOptions{era: era, inner: []run.Interceptor{run.Before(func(context.Context, run.Request) (context.Context, error) {
 		panic("boom " + secret)
 	})}})
-	out, err := f.tel.Execute(context.Background(), f.run, run.Batch{ID: "p", Agent: runtest.Agent, Calls: []run.Call{{ID: "c-host", Name: "clock"}}})
+	out, err := f.run.Execute(context.Background(), run.Batch{ID: "p", Agent: runtest.Agent, Calls: []run.Call{{ID: "c-host", Name: "clock"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -647,17 +734,18 @@ func TestGlobalsByDefault(t *testing.T) {
 	t.Parallel()
 	tel := agtotel.New(nil)
 	next := &recordingAuditor{}
+	opts := tel.Instrument(&run.Options{Auditor: next})
 	req := run.Request{BatchID: "b", CallID: "c", Agent: runtest.Agent, Alias: alias(mcptest.ToolEcho),
 		Source: run.Source{Kind: run.SourceMCP, Ref: runtest.Notes, Tool: mcptest.ToolEcho}}
 	calls := 0
-	res, err := tel.Interceptor().Intercept(context.Background(), req, func(ctx context.Context) run.Result {
+	res, err := opts.Interceptors[0].Intercept(context.Background(), req, func(ctx context.Context) run.Result {
 		calls++
 		return run.Result{Code: run.CodeToolError}
 	})
 	if err != nil || calls != 1 || res.Code != run.CodeToolError {
 		t.Errorf("Intercept: %v, next ran %d times, code %q", err, calls, res.Code)
 	}
-	tel.Auditor(next).Audit(context.Background(), run.Record{Event: "call", CallID: "c", Stage: "validate", Code: run.CodeInvalidArguments})
+	opts.Auditor.Audit(context.Background(), run.Record{Event: "call", CallID: "c", Stage: "validate", Code: run.CodeInvalidArguments})
 	if n := len(next.records()); n != 1 {
 		t.Errorf("the next auditor got %d records, want 1", n)
 	}
@@ -694,22 +782,27 @@ func (o *openSpans) names() []string {
 func (*openSpans) Shutdown(context.Context) error   { return nil }
 func (*openSpans) ForceFlush(context.Context) error { return nil }
 
-// An outer interceptor that gives up on a call (a timeout) returns its
-// own Result while next still runs, and next returns only after Execute
-// has: whether next starts before or after the call's Record and with or
-// without the Auditor, every span started ends and the call has exactly
+// An interceptor a host put before the Telemetry's on the instrumented
+// options gives up on a call (a timeout): it returns its own Result while
+// next still runs, and next returns only after Execute has. Whether next
+// starts before or after the call's Record and with or without the
+// Telemetry's Auditor, every span started ends and the call has exactly
 // one.
 func TestAbandonedNextEndsItsSpan(t *testing.T) {
 	t.Parallel()
+	inEras(t, testAbandonedNext)
+}
+
+func testAbandonedNext(t *testing.T, era mcptest.Era) {
 	for _, tc := range []struct {
 		name string
 		// started: next reaches the Telemetry's interceptor before the
 		// outer one gives up; else only after Execute returned.
-		started, noAuditor bool
+		started, replaceAuditor bool
 	}{
 		{name: "next after Execute", started: false},
 		{name: "next during the batch", started: true},
-		{name: "next during the batch, no Auditor", started: true, noAuditor: true},
+		{name: "next during the batch, the host's Auditor", started: true, replaceAuditor: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -736,8 +829,8 @@ func TestAbandonedNextEndsItsSpan(t *testing.T) {
 				return next(ctx), nil
 			})
 			open := &openSpans{open: map[trace.SpanID]string{}}
-			f := newFixture(t, fixtureOptions{outer: []run.Interceptor{giveUp}, inner: []run.Interceptor{hold}, processor: open, noAuditor: tc.noAuditor})
-			out, err := f.tel.Execute(context.Background(), f.run, run.Batch{ID: "slow", Agent: runtest.Agent, Calls: []run.Call{{ID: "c-host", Name: "clock"}}})
+			f := newFixture(t, fixtureOptions{era: era, outer: []run.Interceptor{giveUp}, inner: []run.Interceptor{hold}, processor: open, replaceAuditor: tc.replaceAuditor})
+			out, err := f.run.Execute(context.Background(), run.Batch{ID: "slow", Agent: runtest.Agent, Calls: []run.Call{{ID: "c-host", Name: "clock"}}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -766,9 +859,13 @@ func TestAbandonedNextEndsItsSpan(t *testing.T) {
 // span, under its own Run's batch span, and no span stays open.
 func TestConcurrentRunsSameIDs(t *testing.T) {
 	t.Parallel()
+	inEras(t, testConcurrentRunsSameIDs)
+}
+
+func testConcurrentRunsSameIDs(t *testing.T, era mcptest.Era) {
 	open := &openSpans{open: map[trace.SpanID]string{}}
-	a := newFixture(t, fixtureOptions{processor: open, runID: "run-a"})
-	b := newFixture(t, fixtureOptions{share: a, runID: "run-b"})
+	a := newFixture(t, fixtureOptions{era: era, processor: open, runID: "run-a"})
+	b := newFixture(t, fixtureOptions{era: era, share: a, runID: "run-b"})
 	const rounds = 20
 	var wg sync.WaitGroup
 	for _, f := range []*fixture{a, b} {
@@ -778,7 +875,7 @@ func TestConcurrentRunsSameIDs(t *testing.T) {
 			for range rounds {
 				batch := threeCalls()
 				batch.Calls = append(batch.Calls, run.Call{ID: "c-host", Name: "clock"})
-				if _, err := a.tel.Execute(context.Background(), f.run, batch); err != nil {
+				if _, err := f.run.Execute(context.Background(), batch); err != nil {
 					t.Error(err)
 					return
 				}
@@ -824,8 +921,13 @@ func TestDefaultPropagatorSendsNoBaggage(t *testing.T) {
 	prev := otel.GetTextMapPropagator()
 	otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}))
 	t.Cleanup(func() { otel.SetTextMapPropagator(prev) })
+	for _, era := range []mcptest.Era{mcptest.EraLegacy, mcptest.EraDual} {
+		t.Run(string(era), func(t *testing.T) { testDefaultPropagator(t, era) })
+	}
+}
 
-	f := newFixture(t, fixtureOptions{defaultPropagator: true})
+func testDefaultPropagator(t *testing.T, era mcptest.Era) {
+	f := newFixture(t, fixtureOptions{era: era, defaultPropagator: true})
 	member, err := baggage.NewMember("user", "alice-"+secret)
 	if err != nil {
 		t.Fatal(err)
@@ -835,7 +937,7 @@ func TestDefaultPropagatorSendsNoBaggage(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := baggage.ContextWithBaggage(context.Background(), bag)
-	if _, err := f.tel.Execute(ctx, f.run, run.Batch{ID: "b", Agent: runtest.Agent, Calls: []run.Call{
+	if _, err := f.run.Execute(ctx, run.Batch{ID: "b", Agent: runtest.Agent, Calls: []run.Call{
 		{ID: "c", Name: alias(mcptest.ToolEcho), Arguments: json.RawMessage(`{"text":"hi"}`)},
 	}}); err != nil {
 		t.Fatal(err)
@@ -859,6 +961,10 @@ func TestDefaultPropagatorSendsNoBaggage(t *testing.T) {
 // the count of losses in a row.
 func TestSharedServerLossesMetric(t *testing.T) {
 	t.Parallel()
+	inEras(t, testSharedServerLossesMetric)
+}
+
+func testSharedServerLossesMetric(t *testing.T, era mcptest.Era) {
 	repo := runtest.Repository(t)
 	doc, err := json.Marshal(resource.MCPDocument{MCPServers: map[string]resource.MCPServer{
 		"fake": {Type: resource.TransportStdio, Command: "fakemcp", Cwd: t.TempDir(), Shared: true}}})
@@ -878,18 +984,17 @@ func TestSharedServerLossesMetric(t *testing.T) {
 	tel := agtotel.New(&agtotel.Options{TracerProvider: tp, MeterProvider: mp})
 	// In process (mcptest.Dial), the crash tool ends the connection of
 	// its call: the client sees it lost.
-	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: mcptest.Dial(&mcptest.ServerOptions{Faults: []mcptest.Fault{mcptest.FaultCrashOnCall}})})
+	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{Dial: mcptest.Dial(&mcptest.ServerOptions{Era: era, Faults: []mcptest.Fault{mcptest.FaultCrashOnCall}})})
 	t.Cleanup(func() { _ = c.Close() })
 	newRun := func(id string, maxRestarts int) *run.Run {
-		r, err := run.New(context.Background(), &run.Options{
+		r, err := run.New(context.Background(), tel.Instrument(&run.Options{
 			Agent:      runtest.Agent,
 			Repository: repo,
 			Connector:  c,
 			RunID:      id,
 			Permission: policy.AutoAllow(),
-			Auditor:    tel.Auditor(nil),
 			Limits:     &run.Limits{MaxRestarts: maxRestarts, RestartBackoff: time.Nanosecond},
-		})
+		}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -899,12 +1004,12 @@ func TestSharedServerLossesMetric(t *testing.T) {
 	alice, bob := newRun("alice", 0), newRun("bob", 10)
 	const crashes = 3
 	for i := 1; i <= crashes; i++ {
-		out, err := tel.Execute(context.Background(), bob, run.Batch{ID: fmt.Sprintf("bob-%d", i), Agent: runtest.Agent,
+		out, err := bob.Execute(context.Background(), run.Batch{ID: fmt.Sprintf("bob-%d", i), Agent: runtest.Agent,
 			Calls: []run.Call{{ID: "crash", Name: alias(mcptest.ToolCrash), Arguments: json.RawMessage(`{}`)}}})
 		if err != nil || out.Results[0].Code != run.CodeUnavailable {
 			t.Fatalf("Bob's crash %d: %v %+v", i, err, out.Results)
 		}
-		out, err = tel.Execute(context.Background(), alice, run.Batch{ID: fmt.Sprintf("alice-%d", i), Agent: runtest.Agent,
+		out, err = alice.Execute(context.Background(), run.Batch{ID: fmt.Sprintf("alice-%d", i), Agent: runtest.Agent,
 			Calls: []run.Call{{ID: "echo", Name: alias(mcptest.ToolEcho), Arguments: json.RawMessage(`{"text":"hi"}`)}}})
 		if err != nil || out.Results[0].Failed() {
 			t.Fatalf("Alice's call after Bob's crash %d: %v %+v", i, err, out.Results)

@@ -37,7 +37,7 @@ import (
 func main() {
 	tel := agtotel.New(nil)
 	var tools []anthropic.ToolUnionParam = agtanthropic.Tools([]run.ToolInfo{})
-	fmt.Println(agt.Open != nil, tel != nil, len(tools), otel.GetTracerProvider() != nil)
+	fmt.Println(agt.Open != nil, tel.Instrument(nil).WrapExecute != nil, len(tools), otel.GetTracerProvider() != nil)
 }
 `
 
