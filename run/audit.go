@@ -123,8 +123,8 @@ type Record struct {
 // Auditor receives one Record per call and one per refresh, and one per
 // server request and lost connection. Audit is called from the goroutine
 // that ran the call, so implementations must be safe for concurrent use
-// and should be quick. The context is the one given to Execute, for
-// calls, refreshes and losses; for a "server_request" it is the
+// and should be quick. The context is the one given to Execute (or the
+// one Options.WrapExecute passed on), for calls, refreshes and losses; for a "server_request" it is the
 // context the one call in flight that the request belongs to was sent
 // with (the interceptors' values, such as a trace span, without its
 // deadline), and context.Background() when the request came with no call
