@@ -113,10 +113,10 @@
 // words, never a value of the request): no messages, a role other than
 // user or assistant, a blank text, audio (the API takes none), an image
 // of another type, with bad data or over the bound, tool use and tool
-// results (the Run samples without tools), content of another kind, and
-// a maxTokens below 1 (MCP requires the field: a zero means the server
-// left it out, and the host's whole cap would be spent on a request that
-// asked for nothing).
+// results (the Run samples without tools), content of another kind, a
+// negative temperature (no model API takes one), and a maxTokens below 1
+// (MCP requires the field: a zero means the server left it out, and the
+// host's whole cap would be spent on a request that asked for nothing).
 //
 // SampleResult answers with the text of the response's text blocks,
 // joined, as one text block; thinking and other blocks are left out, and
@@ -132,8 +132,10 @@
 // MaxImageBase64 (5 MiB) of base64, the most the API takes in one image;
 // a larger image goes as its JSON with the base64 left out. Otherwise it
 // converts values the Run has already bounded (the message size and block
-// count of a tool result, the arguments the Run checks before a call) and
-// the Message the SDK has already read.
+// count of a tool result, the arguments the Run checks before a call, the
+// size of a server's sampling request) and the Message the SDK has
+// already read. A sampling request generates at most the maxTokens the
+// host passes to Sampler or SampleRequest, whatever the server asks.
 //
 // # Errors and concurrency
 //

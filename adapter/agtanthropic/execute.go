@@ -16,7 +16,7 @@ import (
 //
 // A rejected batch (*run.BatchError) is not an error here: its Outcome
 // holds a failed Result for each call, so reply answers every tool_use
-// and the model reads why (run.Run.Execute documents the idiom). The
+// and the model reads why ([run.Run.Execute] documents the idiom). The
 // error is non-nil only when the loop must stop: the Run is closed
 // (run.ErrClosed) or ctx ended; reply still answers every call.
 //
