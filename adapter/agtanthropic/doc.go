@@ -23,10 +23,10 @@
 //	if len(out.Results) == 0 { return nil } // no tool_use: the model is done
 //	history = append(history, reply)        // answers every tool_use
 //
-// Execute is Batch, run.Run.Execute and Results in one: a batch the Run
-// rejects whole is no error there, as its Outcome answers every call (see
-// run.Run.Execute). The Run answers its servers' sampling requests with
-// the host's model when its options say so:
+// Execute is Batch, [run.Run.Execute] and Results in one: a batch the
+// Run rejects whole is no error there, as its Outcome answers every call.
+// The Run answers its servers' sampling requests with the host's model
+// when its options say so:
 //
 //	ClientFeatures: &run.ClientFeatures{
 //		Sample: agtanthropic.Sampler(client, model, 1024), // at most 1024 tokens a request
