@@ -5,7 +5,9 @@
 // schema as the model APIs take it, when a result's structured content
 // stands for its blocks, an Outcome's items in call order with its
 // refresh notice last when no result carried it (Results), the text of
-// a block an API takes only as text, and the type an image is sent with.
+// a block an API takes only as text, the type an image is sent with, and
+// a server's sampling request checked and reduced to what every model API
+// takes, with its answer built back (sample.go: SampleParams, SampleResult).
 //
 //	schema := modelconv.InputSchema(tool.InputSchema, modelconv.OpenAIRootRefused...)
 //	if modelconv.StructuredStands(res, blocks) {
@@ -21,11 +23,15 @@
 //	}
 //
 // It is internal to the adapters, which document what each API loses in
-// the conversion; its functions never fail: what does not convert is
-// sent as text that says so. It belongs to the adapter module, not to
-// agt's root module, so the adapters are always built with the version of
-// it they were written for, whatever version of the root a host selects;
-// from the root they use only its public API (run, mcpconn, resource).
+// the conversion; its functions for tool results never fail: what does
+// not convert is sent as text that says so. A sampling request the APIs
+// cannot take is refused instead (an *mcpconn.RefusedError whose reason
+// the server reads): it is the server's prompt, not a result to report.
+//
+// It belongs to the adapter module, not to agt's root module, so the
+// adapters are always built with the version of it they were written
+// for, whatever version of the root a host selects; from the root they
+// use only its public API (run, mcpconn, resource).
 //
 // # Limits
 //
