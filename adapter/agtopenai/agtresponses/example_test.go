@@ -2,14 +2,12 @@ package agtresponses_test
 
 import (
 	"context"
-	"errors"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/agtsdk/agt/adapter/agtopenai/agtresponses"
-	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/run"
 )
 
@@ -19,7 +17,7 @@ import (
 func Example() {
 	ctx, client := context.Background(), openai.NewClient()
 	var r *run.Run // from Host.NewRun
-	agent, model := resource.Ref("writer"), "gpt-5"
+	model := "gpt-5"
 	loop := func() error {
 		input := responses.ResponseInputParam{responses.ResponseInputItemParamOfMessage("tidy the notes", responses.EasyInputMessageRoleUser)}
 		var prev param.Opt[string]
@@ -31,18 +29,15 @@ func Example() {
 			if err != nil {
 				return err
 			}
-			b := agtresponses.Batch(resp.ID, agent, resp.Output)
-			if len(b.Calls) == 0 {
-				return nil // the model is done
-			}
-			out, err := r.Execute(ctx, b)
-			if errors.As(err, new(*run.BatchError)) {
-				err = nil // rejected whole: out still answers every call
-			}
+			// A rejected batch is no error: reply answers every call.
+			_, reply, err := agtresponses.Execute(ctx, r, resp)
 			if err != nil {
-				return err
+				return err // the Run is closed, or ctx ended
 			}
-			prev, input = param.NewOpt(resp.ID), agtresponses.Results(out)
+			if len(reply) == 0 {
+				return nil // no function call: the model is done
+			}
+			prev, input = param.NewOpt(resp.ID), reply
 		}
 	}
 	_ = loop
