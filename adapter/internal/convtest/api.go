@@ -7,8 +7,10 @@ import (
 	"net/http/httptest"
 	"os"
 	"sync"
+	"testing"
 
 	"github.com/agtsdk/agt"
+	"github.com/agtsdk/agt/internal/runtest"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/policy"
@@ -105,4 +107,22 @@ func ExampleRun(ctx context.Context, opts run.Options) (r *run.Run, done func(),
 		return fail(err, host.Close)
 	}
 	return r, func() { _ = r.Close(); _ = host.Close(); _ = os.RemoveAll(dir) }, nil
+}
+
+// Eras are the protocol eras of the fake server every test that touches
+// a server runs in: 2025-11-25 only, and both (a modern client speaks
+// 2026-07-28).
+var Eras = []mcptest.Era{mcptest.EraLegacy, mcptest.EraDual}
+
+// FeaturesRun starts a Run (runtest.New, closed in t.Cleanup) of
+// runtest.Agent, which mounts runtest.Notes: the fake server of era e,
+// in memory, with its client-feature tools (mcptest.ToolSample, …).
+// opts.Permission nil allows every call.
+func FeaturesRun(t testing.TB, e mcptest.Era, opts run.Options) *run.Run {
+	t.Helper()
+	if opts.Permission == nil {
+		opts.Permission = policy.AutoAllow()
+	}
+	dial := runtest.Dial(&mcptest.ServerOptions{Era: e, Faults: []mcptest.Fault{mcptest.FaultClientFeatures}})
+	return runtest.New(t, runtest.Repository(t), dial, opts)
 }

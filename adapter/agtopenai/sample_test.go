@@ -1,0 +1,275 @@
+package agtopenai_test
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+
+	"github.com/agtsdk/agt/adapter/agtopenai"
+	"github.com/agtsdk/agt/adapter/internal/convtest"
+	"github.com/agtsdk/agt/adapter/internal/modelconv"
+	"github.com/agtsdk/agt/internal/runtest"
+	"github.com/agtsdk/agt/mcpconn"
+	"github.com/agtsdk/agt/mcpconn/mcptest"
+	"github.com/agtsdk/agt/run"
+)
+
+// secret is in every text of the requests and answers below: no error may
+// hold it.
+const secret = "SECRET-7731"
+
+func TestSampleRequest(t *testing.T) {
+	t.Parallel()
+	text, image, audio := convtest.SampleText, convtest.SampleImage, convtest.SampleAudio
+	png := base64.StdEncoding.EncodeToString(convtest.PNGBytes)
+	wav := base64.StdEncoding.EncodeToString(convtest.WAVBytes)
+	mp3 := base64.StdEncoding.EncodeToString(convtest.MP3Bytes)
+	frame := []byte{0xFF, 0xFB, 0x90, 0x64, 0, 0, 0, 0}
+	big := append(append([]byte(nil), convtest.PNGBytes...), make([]byte, modelconv.MaxImageBase64/4*3)...)
+	params := func(msgs ...*mcp.SamplingMessage) *mcp.CreateMessageParams {
+		return &mcp.CreateMessageParams{MaxTokens: 100, Messages: msgs}
+	}
+	user := text("user", "hi "+secret)
+	for _, tc := range []struct {
+		name    string
+		params  *mcp.CreateMessageParams
+		cap     int64
+		want    string // the request's JSON, or
+		refused string // a part of the refusal's reason, or
+		hostErr string // a part of the host's error
+	}{
+		{name: "every field", cap: 4096, params: &mcp.CreateMessageParams{
+			MaxTokens: 100, SystemPrompt: "be brief " + secret, Temperature: 0.5, StopSequences: []string{"END"},
+			Messages: []*mcp.SamplingMessage{user, text("assistant", "hello "+secret), text("user", "more")},
+		}, want: `{"model":"gpt-test","max_completion_tokens":100,"store":false,"temperature":0.5,"stop":["END"],"messages":[
+			{"role":"system","content":"be brief SECRET-7731"},{"role":"user","content":"hi SECRET-7731"},
+			{"role":"assistant","content":"hello SECRET-7731"},{"role":"user","content":"more"}]}`},
+		{name: "left out: includeContext, metadata, model preferences, blank system prompt", cap: 4096, params: &mcp.CreateMessageParams{
+			MaxTokens: 10, Messages: []*mcp.SamplingMessage{user}, IncludeContext: "allServers", SystemPrompt: " \n",
+			Metadata: map[string]any{"user": "someone-else", "store": true}, ModelPreferences: &mcp.ModelPreferences{Hints: []*mcp.ModelHint{{Name: "o1"}}},
+		}, want: `{"model":"gpt-test","max_completion_tokens":10,"store":false,"messages":[{"role":"user","content":"hi SECRET-7731"}]}`},
+		{name: "the host's cap bounds a huge maxTokens", cap: 64, params: &mcp.CreateMessageParams{MaxTokens: 1 << 62, Messages: []*mcp.SamplingMessage{user}},
+			want: `{"model":"gpt-test","max_completion_tokens":64,"store":false,"messages":[{"role":"user","content":"hi SECRET-7731"}]}`},
+		{name: "an image by its bytes: PNG labelled JPEG", cap: 64, params: params(image("user", "image/jpeg", convtest.PNGBytes)),
+			want: `{"model":"gpt-test","max_completion_tokens":64,"store":false,"messages":[{"role":"user","content":[
+				{"type":"image_url","image_url":{"url":"data:image/png;base64,` + png + `"}}]}]}`},
+		{name: "WAV audio", cap: 64, params: params(audio("user", "audio/wav", convtest.WAVBytes), user),
+			want: `{"model":"gpt-test","max_completion_tokens":64,"store":false,"messages":[{"role":"user","content":[
+				{"type":"input_audio","input_audio":{"data":"` + wav + `","format":"wav"}}]},{"role":"user","content":"hi SECRET-7731"}]}`},
+		{name: "MP3 audio with an ID3 tag", cap: 64, params: params(audio("user", "audio/mpeg", convtest.MP3Bytes)),
+			want: `{"model":"gpt-test","max_completion_tokens":64,"store":false,"messages":[{"role":"user","content":[
+				{"type":"input_audio","input_audio":{"data":"` + mp3 + `","format":"mp3"}}]}]}`},
+		{name: "MP3 audio from a frame header", cap: 64, params: params(audio("user", "audio/mp3", frame)),
+			want: `{"model":"gpt-test","max_completion_tokens":64,"store":false,"messages":[{"role":"user","content":[
+				{"type":"input_audio","input_audio":{"data":"` + base64.StdEncoding.EncodeToString(frame) + `","format":"mp3"}}]}]}`},
+
+		{name: "no params", cap: 64, params: nil, refused: "no params"},
+		{name: "no messages", cap: 64, params: params(), refused: "messages is empty"},
+		{name: "a nil message", cap: 64, params: params(user, nil), refused: "messages[1] is null"},
+		{name: "a system role", cap: 64, params: params(text("system", secret)), refused: "messages[0].role"},
+		{name: "a blank text", cap: 64, params: params(text("user", " \t")), refused: "messages[0] is a blank text"},
+		{name: "no content", cap: 64, params: params(&mcp.SamplingMessage{Role: "user"}), refused: "messages[0] has no content"},
+		{name: "tool use", cap: 64, params: params(&mcp.SamplingMessage{Role: "assistant", Content: &mcp.ToolUseContent{ID: "t", Name: secret}}), refused: "messages[0] is a tool use"},
+		{name: "an image that is not one", cap: 64, params: params(user, image("user", "image/png", []byte(secret))), refused: "messages[1] is an image the model APIs do not take"},
+		{name: "an SVG", cap: 64, params: params(image("user", "image/svg+xml", []byte("<svg/>"))), refused: "messages[0] is an image"},
+		{name: "an image past 5 MiB of base64", cap: 64, params: params(image("user", "image/png", big)), refused: "messages[0] is an image"},
+		{name: "an image from the assistant", cap: 64, params: params(user, image("assistant", "image/png", convtest.PNGBytes)), refused: "messages[1] is an image in an assistant message"},
+		{name: "audio from the assistant", cap: 64, params: params(audio("assistant", "audio/wav", convtest.WAVBytes)), refused: "messages[0] is audio in an assistant message"},
+		{name: "MP3 labelled WAV", cap: 64, params: params(audio("user", "audio/wav", convtest.MP3Bytes)), refused: "messages[0] is audio the model API does not take"},
+		{name: "Ogg audio", cap: 64, params: params(audio("user", "audio/ogg", []byte("OggS"+secret))), refused: "messages[0] is audio the model API does not take"},
+		{name: "audio of no bytes", cap: 64, params: params(audio("user", "audio/wav", nil)), refused: "messages[0] is audio"},
+		{name: "maxTokens 0", cap: 64, params: &mcp.CreateMessageParams{Messages: []*mcp.SamplingMessage{user}}, refused: "maxTokens is below 1"},
+		{name: "a negative temperature", cap: 64, params: &mcp.CreateMessageParams{MaxTokens: 1, Temperature: -1, Messages: []*mcp.SamplingMessage{user}}, refused: "temperature is negative"},
+		{name: "a temperature above 2", cap: 64, params: &mcp.CreateMessageParams{MaxTokens: 1, Temperature: 2.5, Messages: []*mcp.SamplingMessage{user}}, refused: "temperature is above 2"},
+		{name: "five stop sequences", cap: 64, params: &mcp.CreateMessageParams{MaxTokens: 1, StopSequences: []string{"a", "b", "c", "d", secret}, Messages: []*mcp.SamplingMessage{user}}, refused: "stopSequences has 5 sequences; the model API takes at most 4"},
+		{name: "the host's cap 0", cap: 0, params: params(user), hostErr: "the host's cap"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			req, err := agtopenai.SampleRequest(tc.params, "gpt-test", tc.cap)
+			switch {
+			case tc.want != "":
+				if err != nil {
+					t.Fatalf("error: %v", err)
+				}
+				convtest.SameJSON(t, convtest.JSON(t, req), tc.want)
+				return
+			case err == nil:
+				t.Fatalf("no error, want one saying %q", tc.refused+tc.hostErr)
+			case strings.Contains(err.Error(), secret):
+				t.Errorf("the error holds the request's text: %v", err)
+			}
+			if refused := errors.Is(err, mcpconn.ErrRefused); refused != (tc.refused != "") {
+				t.Errorf("%v: a refusal (mcpconn.ErrRefused): %v, want %v", err, refused, tc.refused != "")
+			}
+			if !strings.Contains(err.Error(), tc.refused+tc.hostErr) {
+				t.Errorf("error %q, want it to say %q", err, tc.refused+tc.hostErr)
+			}
+		})
+	}
+}
+
+// completion is a Chat Completions answer of one choice.
+func completion(finish, message string) string {
+	return `{"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"gpt-test-2026","choices":[
+		{"index":0,"finish_reason":"` + finish + `","message":` + message + `}]}`
+}
+
+func TestSampleResult(t *testing.T) {
+	t.Parallel()
+	say := `{"role":"assistant","content":"a poem ` + secret + `"}`
+	for _, tc := range []struct {
+		name, body string
+		stop       string // the stop reason of an answer, or
+		err        string // a part of the error
+		refusal    bool   // the error is a refusal the server reads
+	}{
+		{name: "stop", body: completion("stop", say), stop: "endTurn"},
+		{name: "length", body: completion("length", say), stop: "maxTokens"},
+		{name: "tool_calls", body: completion("tool_calls", say), stop: "toolUse"},
+		{name: "function_call", body: completion("function_call", say), stop: "toolUse"},
+		{name: "content_filter, as it is", body: completion("content_filter", say), stop: "content_filter"},
+		{name: "an unknown reason left out", body: completion("sleepy", say), stop: ""},
+		{name: "a refusal", body: completion("stop", `{"role":"assistant","content":null,"refusal":"I will not: `+secret+`"}`), err: "the model refused to answer", refusal: true},
+		{name: "a refusal with text", body: completion("stop", `{"role":"assistant","content":"partial `+secret+`","refusal":"no `+secret+`"}`), err: "the model refused to answer", refusal: true},
+		{name: "no text", body: completion("stop", `{"role":"assistant","content":null}`), err: "holds no text"},
+		{name: "no choices", body: `{"id":"c","object":"chat.completion","model":"m","choices":[]}`, err: "no choices"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var c sdk.ChatCompletion
+			if err := json.Unmarshal([]byte(tc.body), &c); err != nil {
+				t.Fatal(err)
+			}
+			res, err := agtopenai.SampleResult(&c)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) || strings.Contains(err.Error(), secret) {
+					t.Fatalf("error %v, want one saying %q without the text", err, tc.err)
+				}
+				if errors.Is(err, mcpconn.ErrRefused) != tc.refusal {
+					t.Errorf("%v: a refusal: %v, want %v", err, !tc.refusal, tc.refusal)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := &mcp.CreateMessageResult{Content: &mcp.TextContent{Text: "a poem " + secret}, Model: "gpt-test-2026", Role: "assistant", StopReason: tc.stop}
+			if d := cmp.Diff(want, res); d != "" {
+				t.Errorf("result (-want +got):\n%s", d)
+			}
+		})
+	}
+	if _, err := agtopenai.SampleResult(nil); err == nil {
+		t.Error("no error for a nil completion")
+	}
+}
+
+// sampleAlias is the name a Run gives the fake server's sampling tool.
+var sampleAlias = run.Alias(runtest.Notes, mcptest.ToolSample)
+
+// A server's sampling request through a Run, in both eras: Sampler sends
+// it to the API (the server's maxTokens 100 capped at 40), and the
+// model's text is the server's answer; a model's refusal reaches the
+// server as a refusal, without its text.
+func TestSamplerInRun(t *testing.T) {
+	t.Parallel()
+	for _, e := range convtest.Eras {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			api := convtest.NewAPI(
+				convtest.Answer{Body: completion("stop", `{"role":"assistant","content":"hello"}`)},
+				convtest.Answer{Body: completion("stop", `{"role":"assistant","content":null,"refusal":"no: `+secret+`"}`)},
+			)
+			defer api.Close()
+			client := sdk.NewClient(option.WithBaseURL(api.URL), option.WithAPIKey("test"), option.WithMaxRetries(0))
+			r := convtest.FeaturesRun(t, e, run.Options{ClientFeatures: &run.ClientFeatures{Sample: agtopenai.Sampler(client, "gpt-test", 40)}})
+			ctx := context.Background()
+			out, err := r.Execute(ctx, run.Batch{ID: "b1", Agent: r.Agent(), Calls: []run.Call{{ID: "c1", Name: sampleAlias, Arguments: json.RawMessage(`{}`)}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := runtest.Text(t, out.Results[0]); got != "model said: hello" {
+				t.Errorf("the server's answer: %q (%s %s)", got, out.Results[0].Code, out.Results[0].Message)
+			}
+			convtest.SameJSON(t, api.Requests()[0], `{"model":"gpt-test","max_completion_tokens":40,"store":false,"messages":[{"role":"user","content":"xxxxx"}]}`)
+
+			out, err = r.Execute(ctx, run.Batch{ID: "b2", Agent: r.Agent(), Calls: []run.Call{{ID: "c2", Name: sampleAlias, Arguments: json.RawMessage(`{}`)}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := out.Results[0]
+			said := string(res.Content) + res.Message
+			if !res.Failed() || !strings.Contains(said, "the model refused to answer") || strings.Contains(said, secret) {
+				t.Errorf("after a refusal the call is %s %q %s, want a failure saying the model refused, without its text", res.Code, res.Message, res.Content)
+			}
+		})
+	}
+}
+
+// A model that refuses the server's temperature or stop sequences (a
+// reasoning model) is asked again without them, once each; another
+// error is not retried, and no error holds the API's message.
+func TestSamplerRetriesWithoutUnsupported(t *testing.T) {
+	t.Parallel()
+	unsupported := func(p, code string) convtest.Answer {
+		return convtest.Answer{Status: 400, Body: `{"error":{"message":"Unsupported value: '` + p + `' ` + secret + `","type":"invalid_request_error","param":"` + p + `","code":"` + code + `"}}`}
+	}
+	ok := convtest.Answer{Body: completion("stop", `{"role":"assistant","content":"fine"}`)}
+	params := &mcp.CreateMessageParams{MaxTokens: 10, Temperature: 0.7, StopSequences: []string{"END"}, Messages: []*mcp.SamplingMessage{convtest.SampleText("user", "hi")}}
+	type sent struct {
+		Temperature *float64 `json:"temperature"`
+		Stop        []string `json:"stop"`
+	}
+	temp := 0.7
+	for _, tc := range []struct {
+		name    string
+		answers []convtest.Answer
+		want    []sent
+		err     bool
+	}{
+		{"temperature, then stop", []convtest.Answer{unsupported("temperature", "unsupported_value"), unsupported("stop", "unsupported_parameter"), ok},
+			[]sent{{&temp, []string{"END"}}, {nil, []string{"END"}}, {nil, nil}}, false},
+		{"stop", []convtest.Answer{unsupported("stop", "unsupported_parameter"), ok}, []sent{{&temp, []string{"END"}}, {&temp, nil}}, false},
+		{"another parameter", []convtest.Answer{unsupported("max_completion_tokens", "unsupported_parameter"), ok}, []sent{{&temp, []string{"END"}}}, true},
+		{"another code", []convtest.Answer{unsupported("temperature", "invalid_value"), ok}, []sent{{&temp, []string{"END"}}}, true},
+		{"no third try", []convtest.Answer{unsupported("temperature", "unsupported_value"), unsupported("temperature", "unsupported_value"), unsupported("stop", "unsupported_value"), ok},
+			[]sent{{&temp, []string{"END"}}, {nil, []string{"END"}}, {nil, []string{"END"}}}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			api := convtest.NewAPI(tc.answers...)
+			defer api.Close()
+			client := sdk.NewClient(option.WithBaseURL(api.URL), option.WithAPIKey("test"), option.WithMaxRetries(0))
+			res, err := agtopenai.Sampler(client, "o-test", 100)(context.Background(), run.Origin{}, params)
+			if tc.err != (err != nil) {
+				t.Fatalf("error %v, want one: %v", err, tc.err)
+			}
+			if err != nil && strings.Contains(err.Error(), secret) {
+				t.Errorf("the error holds the API's message: %v", err)
+			}
+			if err == nil && res.Content.(*mcp.TextContent).Text != "fine" {
+				t.Errorf("answer %+v", res)
+			}
+			var got []sent
+			for _, b := range api.Requests() {
+				var s sent
+				if err := json.Unmarshal(b, &s); err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, s)
+			}
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("requests (-want +got):\n%s", d)
+			}
+		})
+	}
+}
