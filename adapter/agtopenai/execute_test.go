@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -29,7 +30,7 @@ func toolCalls(t *testing.T, args string, names ...string) *sdk.ChatCompletion {
 	}
 	var calls []call
 	for i, n := range names {
-		calls = append(calls, call{ID: "call_" + string(rune('0'+i)), Type: "function", Function: fn{n, args}})
+		calls = append(calls, call{ID: "call_" + strconv.Itoa(i), Type: "function", Function: fn{n, args}})
 	}
 	msg := map[string]any{"role": "assistant", "content": nil, "tool_calls": calls}
 	var c sdk.ChatCompletion
