@@ -2,10 +2,12 @@
 // Messages API, on the official SDK's own types
 // (github.com/anthropics/anthropic-sdk-go/v2, package anthropic): the
 // Run's tools to tool definitions, the tool_use blocks of one response to
-// one run.Batch, and the run.Outcome to the tool_result blocks of the next
-// user message. It only converts: every check, policy and limit stays in
-// the Run. It lives in the module github.com/agtsdk/agt/adapter, with
-// agtopenai, so agt's core module does not depend on the SDKs.
+// one run.Batch, the run.Outcome to the tool_result blocks of the next
+// user message (Execute does the three steps), and a mounted server's
+// sampling requests to Messages API requests and back (Sampler). It only
+// converts: every check, policy and limit stays in the Run. It lives in
+// the module github.com/agtsdk/agt/adapter, with agtopenai, so agt's core
+// module does not depend on the SDKs.
 //
 // One step of a host's model loop (the SDK imported as anthropic, beside
 // this package: neither needs an alias):
@@ -16,11 +18,19 @@
 //	})
 //	if err != nil { return err }
 //	history = append(history, msg.ToParam())
-//	if msg.StopReason != anthropic.StopReasonToolUse { return nil } // the model is done
-//	out, err := r.Execute(ctx, agtanthropic.Batch(msg.ID, agent, msg))
-//	if errors.As(err, new(*run.BatchError)) { err = nil } // rejected whole: out still answers every call
-//	if err != nil { return err }
-//	history = append(history, anthropic.NewUserMessage(agtanthropic.Results(out)...))
+//	out, reply, err := agtanthropic.Execute(ctx, r, msg)
+//	if err != nil { return err }            // the Run closed or ctx ended
+//	if len(out.Results) == 0 { return nil } // no tool_use: the model is done
+//	history = append(history, reply)        // answers every tool_use
+//
+// Execute is Batch, run.Run.Execute and Results in one: a batch the Run
+// rejects whole is no error there, as its Outcome answers every call (see
+// run.Run.Execute). The Run answers its servers' sampling requests with
+// the host's model when its options say so:
+//
+//	ClientFeatures: &run.ClientFeatures{
+//		Sample: agtanthropic.Sampler(client, model, 1024), // at most 1024 tokens a request
+//	},
 //
 // # What each conversion loses, and why
 //
@@ -79,6 +89,43 @@
 // ends with the same text (the Run puts it on the write that caused the
 // refresh, too).
 //
+// # Sampling
+//
+// SampleRequest sends a server's messages in order, each as a user or an
+// assistant message of one block: a text, or a base64 image of the type
+// its bytes show (JPEG, PNG, GIF, WebP, at most MaxImageBase64 of
+// base64, from the user: the API takes no image from the assistant). The
+// systemPrompt is the system text; stopSequences go as they are.
+// maxTokens is the server's, at most the host's cap: a server is not
+// trusted with the host's bill, and MCP lets a client sample fewer tokens
+// than asked. A last assistant message is the start of the answer the
+// model continues (the API's prefill); its trailing whitespace, which the
+// API refuses, is left out.
+//
+// What is left out, on purpose: temperature (the SDK's request has no
+// such field: the API deprecated it), includeContext (the host decides
+// what its model sees; MCP deprecates the field), modelPreferences (the
+// host chooses its model) and metadata: it is provider-specific, and the
+// Messages API's metadata carries the user the request is on behalf of,
+// which is the host's to set, never a server's.
+//
+// Refused, so the server learns why (an *mcpconn.RefusedError, in agt's
+// words, never a value of the request): no messages, a role other than
+// user or assistant, a blank text, audio (the API takes none), an image
+// of another type, with bad data or over the bound, tool use and tool
+// results (the Run samples without tools), content of another kind, and
+// a maxTokens below 1 (MCP requires the field: a zero means the server
+// left it out, and the host's whole cap would be spent on a request that
+// asked for nothing).
+//
+// SampleResult answers with the text of the response's text blocks,
+// joined, as one text block; thinking and other blocks are left out, and
+// a response without text is an error (the server is told only that the
+// client could not answer). The stop reason goes in MCP's names: end_turn
+// is endTurn, stop_sequence stopSequence, max_tokens maxTokens, tool_use
+// toolUse; the API's other reasons (refusal, pause_turn) go as the API
+// names them.
+//
 // # Limits
 //
 // None of its own but the API's: an image block carries at most
@@ -90,8 +137,11 @@
 //
 // # Errors and concurrency
 //
-// Its functions return no error: what does not convert goes to the model
-// as text that says what was left out, and a call the model named wrongly
-// is the Run's to refuse. They keep no state and are safe for concurrent
-// use.
+// Its tool conversions return no error: what does not convert goes to the
+// model as text that says what was left out, and a call the model named
+// wrongly is the Run's to refuse. Execute fails only when the loop must
+// stop (run.ErrClosed, ctx ended). The sampling functions refuse what the
+// API cannot take (see Sampling) and wrap the API's errors; no error
+// holds text or values of the messages. They keep no state and are safe
+// for concurrent use.
 package agtanthropic

@@ -10,11 +10,14 @@
 // SDK.
 //
 // The agent mounts two servers (two registrations of the bundled fake MCP
-// server) and the model loop (converse, between the glue:begin and
-// glue:end markers of main.go) sends the Run's tools with each request,
-// turns the tool_use blocks of each response into one batch, executes it
-// and sends the results back as tool_result blocks, until the model ends
-// its turn. The script shows:
+// server). The host's glue, between the glue:begin and glue:end markers
+// of main.go, is the Run's options (its policy, and
+// agtanthropic.Sampler answering the servers' sampling requests with the
+// same model, at most maxSampleTokens each) and the model loop
+// (converse), which sends the Run's tools with each request and, through
+// agtanthropic.Execute, runs the tool_use blocks of each response as one
+// batch and sends the tool_result blocks that answer them, until a
+// response has no tool_use. The script shows:
 //
 //   - a parallel batch with calls to both servers: a text result, an
 //     image result (an image block), and a call the host's policy denies
@@ -26,8 +29,14 @@
 //     notice ends the write's tool_result, and the tools stay as they
 //     were;
 //   - a call of a tool the Run does not have: the whole batch is
-//     rejected, and the Outcome still answers every tool_use (the API
-//     wants a tool_result for each) with the rejection's ToolError.
+//     rejected, and the reply still answers every tool_use (the API
+//     wants a tool_result for each) with the rejection's ToolError;
+//   - a call of the notes server's sample tool, which asks the host's
+//     model during the call (sampling/createMessage): the Run hands the
+//     request to the Sampler, whose Messages API request reaches the
+//     scripted model with the server's messages, no tools, and
+//     max_tokens capped at the host's 64 (the server asked for 100); the
+//     model's answer goes back to the server, and the tool returns it.
 //
 // The scripted model checks every request it receives (the tools offered,
 // the history, one tool_result per tool_use, the image block, the error
@@ -35,6 +44,7 @@
 // the example fails loudly: its main_test is a test of the adapter too.
 //
 // The fake server is this same program: started with the argument
-// serve-fake-mcp it serves MCP on stdio (mcptest.Main), so there is
-// nothing to build by hand and no process outlives the example.
+// serve-fake-mcp it serves MCP on stdio (mcptest.Main), with the tools
+// that use what a client offers (sample among them), so there is nothing
+// to build by hand and no process outlives the example.
 package main

@@ -38,6 +38,9 @@ const (
 	// maxTurns bounds the model loop: a model that never stops must not
 	// keep the host busy forever.
 	maxTurns = 10
+	// maxSampleTokens caps what one sampling request of a server may
+	// generate: the server's maxTokens is only a request.
+	maxSampleTokens = 64
 )
 
 // permission is the example's policy: the agent may use every tool of its
@@ -59,10 +62,15 @@ func main() {
 
 // serveFake runs this program as the bundled fake MCP server: the example
 // starts itself again with serveFakeMCP as its first argument, so nothing is
-// built by hand. The default signal behaviour comes back first, so that a
-// Run's Close stops it with SIGTERM as it stops any server.
+// built by hand. Every fake server has the tools that use what a client
+// offers (sample among them), besides the faults its registration names.
+// The default signal behaviour comes back first, so that a Run's Close
+// stops it with SIGTERM as it stops any server.
 func serveFake(args []string, stdout io.Writer) error {
 	signal.Reset(os.Interrupt, syscall.SIGTERM)
+	if err := os.Setenv(mcptest.FaultsEnv, string(mcptest.FaultClientFeatures)); err != nil {
+		return err
+	}
 	if code := mcptest.Main(args, os.Stdin, stdout, os.Stderr); code != 0 {
 		return fmt.Errorf("the fake MCP server exited with status %d", code)
 	}
@@ -93,11 +101,6 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if err := register(ctx, host.Resources(), self, dir); err != nil {
 		return err
 	}
-	r, err := host.NewRun(ctx, agentRef, &agtrun.Options{Permission: permission})
-	if err != nil {
-		return err
-	}
-	defer r.Close()
 
 	// The "model": a scripted stand-in for the Messages API on 127.0.0.1,
 	// reached through the real SDK client. No key and no network: the
@@ -112,6 +115,11 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		option.WithHTTPClient(api.Client()),
 		option.WithMaxRetries(0),
 	)
+	r, err := host.NewRun(ctx, agentRef, runOptions(client))
+	if err != nil {
+		return err
+	}
+	defer r.Close()
 
 	t := &transcript{w: stdout}
 	t.line("== agent %q mounts [%s %s] (%s, %s registered, not mounted); the model is scripted, on %s",
@@ -126,7 +134,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if !scripted.finished() {
 		return errors.New("the model stopped before the end of its script")
 	}
-	t.line("== done: the model ended its turn after %d requests", scripted.turns())
+	t.line("== done: the model ended its turn after %d requests, and answered %d sampling request", scripted.turns(), scripted.samplings())
 	return nil
 }
 
@@ -163,11 +171,20 @@ func register(ctx context.Context, svc *resource.Service, self, dir string) erro
 
 // glue:begin
 
-// converse is the host's model loop, and all of its glue between agt and
-// the Messages API: the Run's tools go with every request (they change
-// when the agent changes its mounts), the tool_use blocks of a response
-// are one batch, and its results (with a refresh notice, if any) are the
-// next user message.
+// runOptions are the Run's options: the host's policy, and its model
+// answers the mounted servers' sampling requests, each capped at
+// maxSampleTokens whatever a server asks.
+func runOptions(client anthropic.Client) *agtrun.Options {
+	return &agtrun.Options{
+		Permission:     permission,
+		ClientFeatures: &agtrun.ClientFeatures{Sample: agtanthropic.Sampler(client, model, maxSampleTokens)},
+	}
+}
+
+// converse is the host's model loop: the Run's tools go with every
+// request (they change when the agent changes its mounts), and Execute
+// runs the tool_use blocks of a response as one batch and gives the user
+// message that answers each of them (with a refresh notice, if any).
 func converse(ctx context.Context, client anthropic.Client, r *agtrun.Run, t *transcript) error {
 	history := []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("Gather the notes and the chart, then tidy up."))}
 	for range maxTurns {
@@ -180,16 +197,15 @@ func converse(ctx context.Context, client anthropic.Client, r *agtrun.Run, t *tr
 		}
 		t.response(len(tools), msg)
 		history = append(history, msg.ToParam())
-		if msg.StopReason != anthropic.StopReasonToolUse {
-			return nil
+		out, reply, err := agtanthropic.Execute(ctx, r, msg)
+		if err != nil {
+			return err // the Run closed or ctx ended (a rejected batch is answered in reply)
 		}
-		batch := agtanthropic.Batch(msg.ID, r.Agent(), msg)
-		out, err := r.Execute(ctx, batch)
-		if err != nil && !errors.As(err, new(*agtrun.BatchError)) {
-			return err // a rejected batch still has a Result for every tool_use
+		if len(out.Results) == 0 {
+			return nil // no tool_use: the model ended its turn
 		}
 		t.results(out)
-		history = append(history, anthropic.NewUserMessage(agtanthropic.Results(out)...))
+		history = append(history, reply)
 	}
 	return fmt.Errorf("the model did not end its turn in %d requests", maxTurns)
 }

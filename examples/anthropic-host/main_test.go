@@ -54,8 +54,10 @@ func TestAnthropicHost(t *testing.T) {
 		"result    toolu_06 ok [text, notice]",
 		"refresh   failed: configuration saved, but load failed: mount broken",
 		"result    toolu_07 is_error unknown_tool [text]",
+		"tool_use  toolu_08 mcp__notes__sample",
+		"result    toolu_08 ok [text]",
 		"stop_reason end_turn",
-		"== done: the model ended its turn after 5 requests",
+		"== done: the model ended its turn after 6 requests, and answered 1 sampling request",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("transcript lacks %q", want)

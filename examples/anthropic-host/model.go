@@ -24,6 +24,7 @@ type (
 	apiRequest struct {
 		Model     string       `json:"model"`
 		MaxTokens int          `json:"max_tokens"`
+		System    []apiBlock   `json:"system"`
 		Messages  []apiMessage `json:"messages"`
 		Tools     []apiTool    `json:"tools"`
 	}
@@ -68,7 +69,9 @@ type (
 // scriptedModel stands in for the Messages API: it answers a fixed
 // sequence of responses and checks every request against what the
 // script expects (the tools offered, the tool_results and the notice of
-// the previous batch). A request it does not expect gets an HTTP 400 and
+// the previous batch). While the sample tool it called runs, it also
+// answers the server's sampling request, which the host sends it through
+// agtanthropic.Sampler. A request it does not expect gets an HTTP 400 and
 // is remembered, so the example fails loudly: it tests the adapter too.
 type scriptedModel struct {
 	mu       sync.Mutex
@@ -76,12 +79,14 @@ type scriptedModel struct {
 	next     int
 	sent     []string // the tool_use IDs of the last response
 	tools    []string // the tool names of the last request
+	sampling bool     // the last response called the sample tool
+	sampled  int      // the sampling requests answered
 	failures []error
 }
 
 func newScriptedModel() *scriptedModel {
 	m := &scriptedModel{}
-	m.steps = []func(apiRequest) (apiResponse, error){m.gather, m.mountArchive, m.mountBroken, m.callBroken, m.finish}
+	m.steps = []func(apiRequest) (apiResponse, error){m.gather, m.mountArchive, m.mountBroken, m.callBroken, m.sample, m.finish}
 	return m
 }
 
@@ -103,6 +108,12 @@ func (m *scriptedModel) turns() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.next
+}
+
+func (m *scriptedModel) samplings() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.sampled
 }
 
 func (m *scriptedModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -136,6 +147,9 @@ func (m *scriptedModel) answer(r *http.Request) (apiResponse, error) {
 	if err := json.NewDecoder(http.MaxBytesReader(nil, r.Body, maxRequestBytes)).Decode(&req); err != nil {
 		return apiResponse{}, fmt.Errorf("decoding the request: %w", err)
 	}
+	if m.sampling && len(req.Tools) == 0 {
+		return m.answerSampling(req)
+	}
 	if err := m.checkRequest(req); err != nil {
 		return apiResponse{}, err
 	}
@@ -146,13 +160,40 @@ func (m *scriptedModel) answer(r *http.Request) (apiResponse, error) {
 	m.next++
 	resp.ID, resp.Type, resp.Role, resp.Model = fmt.Sprintf("msg_%02d", m.next), "message", "assistant", model
 	m.tools = toolNames(req)
-	m.sent = nil
+	m.sent, m.sampling = nil, false
 	for _, b := range resp.Content {
 		if b.Type == "tool_use" {
 			m.sent = append(m.sent, b.ID)
+			m.sampling = m.sampling || b.Name == sampleTool
 		}
 	}
 	return resp, nil
+}
+
+// sampleTool is the fake server's sampling tool, as the notes mount
+// offers it; sampleText is what its call asks the model (sampleArgs: one
+// user message of 8 bytes).
+const (
+	sampleTool = "mcp__notes__sample"
+	sampleArgs = `{"bytes":8}`
+	sampleText = "xxxxxxxx"
+)
+
+// answerSampling answers the server's sampling request, which the host
+// sent through agtanthropic.Sampler: the server's one message, no tools
+// and no system prompt, and max_tokens capped at the host's
+// maxSampleTokens (the server asked for 100).
+func (m *scriptedModel) answerSampling(req apiRequest) (apiResponse, error) {
+	if req.Model != model || req.MaxTokens != maxSampleTokens || len(req.System) != 0 {
+		return apiResponse{}, fmt.Errorf("sampling: model %q, max_tokens %d, %d system blocks; want %q, %d, none", req.Model, req.MaxTokens, len(req.System), model, maxSampleTokens)
+	}
+	if len(req.Messages) != 1 || req.Messages[0].Role != "user" || len(req.Messages[0].Content) != 1 ||
+		req.Messages[0].Content[0].Type != "text" || req.Messages[0].Content[0].Text != sampleText {
+		return apiResponse{}, errors.New("sampling: the messages are not the server's one user text")
+	}
+	m.sampled++
+	return apiResponse{ID: fmt.Sprintf("msg_sample_%02d", m.sampled), Type: "message", Role: "assistant", Model: model,
+		StopReason: "end_turn", Content: []apiBlock{{Type: "text", Text: "a row of eight x"}}}, nil
 }
 
 // checkRequest checks what every request must hold: the model and
@@ -281,14 +322,30 @@ func (m *scriptedModel) callBroken(req apiRequest) (apiResponse, error) {
 	), nil
 }
 
-// finish: checks that the Run rejected the call of a tool it does not
-// have, and ends the turn.
-func (m *scriptedModel) finish(req apiRequest) (apiResponse, error) {
+// sample: checks that the Run rejected the call of a tool it does not
+// have, then calls the notes server's sample tool, which asks the host's
+// model during the call (sampling).
+func (m *scriptedModel) sample(req apiRequest) (apiResponse, error) {
 	res := lastResults(req)
 	if code := errorCode(res[0]); !res[0].IsError || code != "unknown_tool" {
 		return apiResponse{}, fmt.Errorf("the call of a tool not offered: is_error %t, code %q, want unknown_tool", res[0].IsError, code)
 	}
-	return apiResponse{StopReason: "end_turn", Content: []apiBlock{{Type: "text", Text: "Done: the notes searched, the chart fetched, the archive mounted. Deleting was refused and the broken server did not load."}}}, nil
+	return toolUse("That tool does not exist. Let the notes server ask me something.",
+		call("toolu_08", sampleTool, sampleArgs),
+	), nil
+}
+
+// finish: checks that the sample tool got the answer to its sampling
+// request, and ends the turn.
+func (m *scriptedModel) finish(req apiRequest) (apiResponse, error) {
+	res := lastResults(req)
+	if m.sampled != 1 {
+		return apiResponse{}, fmt.Errorf("%d sampling requests during the sample call, want 1", m.sampled)
+	}
+	if res[0].IsError || len(res[0].Content) != 1 || res[0].Content[0].Text != "model said: a row of eight x" {
+		return apiResponse{}, errors.New("the sample tool did not return the model's answer to its sampling request")
+	}
+	return apiResponse{StopReason: "end_turn", Content: []apiBlock{{Type: "text", Text: "Done: the notes searched, the chart fetched, the archive mounted, a sampling request answered. Deleting was refused and the broken server did not load."}}}, nil
 }
 
 // isLoadFailed reports whether b is the Run's notice that the mount of

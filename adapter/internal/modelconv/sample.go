@@ -1,3 +1,4 @@
+//lint:file-ignore SA1019 sampling is deprecated from protocol 2026-07-28 as a server request; agt still answers it from legacy servers, and a modern server asks for it inside input_required results
 package modelconv
 
 import (
