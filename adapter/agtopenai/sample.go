@@ -42,23 +42,26 @@ import (
 // false): it is a server's, not the host's conversation.
 //
 // What the API cannot take refuses the whole request with an
-// *mcpconn.RefusedError whose reason, safe to send to the server, names
+// *mcpconn.RefusedError (wrapped) whose reason, safe to send to the server, names
 // the message or field and the rule, never the request's text. A cap
-// below 1 is the host's error.
+// below 1 or an empty model is the host's error.
 func SampleRequest(params *mcp.CreateMessageParams, model sdk.ChatModel, maxTokens int64) (sdk.ChatCompletionNewParams, error) {
+	if model == "" {
+		return sdk.ChatCompletionNewParams{}, errNoModel
+	}
 	checked, audio, err := withoutAudio(params)
 	if err != nil {
-		return sdk.ChatCompletionNewParams{}, err
+		return sdk.ChatCompletionNewParams{}, fmt.Errorf("agtopenai: %w", err)
 	}
 	s, err := modelconv.SampleParams(checked, maxTokens)
 	if err != nil {
-		return sdk.ChatCompletionNewParams{}, err
+		return sdk.ChatCompletionNewParams{}, fmt.Errorf("agtopenai: %w", err)
 	}
 	if s.Temperature > maxTemperature {
-		return sdk.ChatCompletionNewParams{}, modelconv.SampleRefusal("temperature is above 2, the most the model API takes")
+		return sdk.ChatCompletionNewParams{}, fmt.Errorf("agtopenai: %w", modelconv.SampleRefusal("temperature is above 2, the most the model API takes"))
 	}
 	if n := len(s.StopSequences); n > maxStop {
-		return sdk.ChatCompletionNewParams{}, modelconv.SampleRefusal(fmt.Sprintf("stopSequences has %d sequences; the model API takes at most %d", n, maxStop))
+		return sdk.ChatCompletionNewParams{}, fmt.Errorf("agtopenai: %w", modelconv.SampleRefusal(fmt.Sprintf("stopSequences has %d sequences; the model API takes at most %d", n, maxStop)))
 	}
 	req := sdk.ChatCompletionNewParams{
 		Model:               model,
@@ -91,6 +94,9 @@ func SampleRequest(params *mcp.CreateMessageParams, model sdk.ChatModel, maxToke
 	}
 	return req, nil
 }
+
+// errNoModel: SampleRequest or Sampler without a model.
+var errNoModel = errors.New("agtopenai: the model is empty: pass the model that answers sampling requests to SampleRequest or Sampler")
 
 const (
 	// maxStop is the most stop sequences Chat Completions takes.
@@ -237,7 +243,7 @@ func Sampler(client sdk.Client, model sdk.ChatModel, maxTokens int64) func(ctx c
 			resp, err = client.Chat.Completions.New(ctx, req)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("agtopenai: sampling: %w", err)
+			return nil, fmt.Errorf("agtopenai: the Chat Completions API did not answer a sampling request: %w", err)
 		}
 		return SampleResult(resp)
 	}

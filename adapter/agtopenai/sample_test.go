@@ -46,6 +46,7 @@ func TestSampleRequest(t *testing.T) {
 		want    string // the request's JSON, or
 		refused string // a part of the refusal's reason, or
 		hostErr string // a part of the host's error
+		noModel bool   // the model is ""
 	}{
 		{name: "every field", cap: 4096, params: &mcp.CreateMessageParams{
 			MaxTokens: 100, SystemPrompt: "be brief " + secret, Temperature: 0.5, StopSequences: []string{"END"},
@@ -91,11 +92,16 @@ func TestSampleRequest(t *testing.T) {
 		{name: "a negative temperature", cap: 64, params: &mcp.CreateMessageParams{MaxTokens: 1, Temperature: -1, Messages: []*mcp.SamplingMessage{user}}, refused: "temperature is negative"},
 		{name: "a temperature above 2", cap: 64, params: &mcp.CreateMessageParams{MaxTokens: 1, Temperature: 2.5, Messages: []*mcp.SamplingMessage{user}}, refused: "temperature is above 2"},
 		{name: "five stop sequences", cap: 64, params: &mcp.CreateMessageParams{MaxTokens: 1, StopSequences: []string{"a", "b", "c", "d", secret}, Messages: []*mcp.SamplingMessage{user}}, refused: "stopSequences has 5 sequences; the model API takes at most 4"},
+		{name: "no model", cap: 64, params: params(user), noModel: true, hostErr: "the model is empty"},
 		{name: "the host's cap 0", cap: 0, params: params(user), hostErr: "the host's cap"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			req, err := agtopenai.SampleRequest(tc.params, "gpt-test", tc.cap)
+			model := "gpt-test"
+			if tc.noModel {
+				model = ""
+			}
+			req, err := agtopenai.SampleRequest(tc.params, model, tc.cap)
 			switch {
 			case tc.want != "":
 				if err != nil {

@@ -44,10 +44,13 @@ const MinOutputTokens = 16
 // false): it is a server's request, not the host's conversation.
 //
 // What the API cannot take refuses the whole request with an
-// *mcpconn.RefusedError whose reason, safe to send to the server, names
+// *mcpconn.RefusedError (wrapped) whose reason, safe to send to the server, names
 // the message or field and the rule, never the request's text. A cap
-// below MinOutputTokens is the host's error.
+// below MinOutputTokens or an empty model is the host's error.
 func SampleRequest(params *mcp.CreateMessageParams, model responses.ResponsesModel, maxTokens int64) (responses.ResponseNewParams, error) {
+	if model == "" {
+		return responses.ResponseNewParams{}, errNoModel
+	}
 	if maxTokens < MinOutputTokens {
 		return responses.ResponseNewParams{}, fmt.Errorf("agtresponses: maxTokens, the host's cap on the tokens a server's sampling request may generate, is below %d (MinOutputTokens, the API's least): pass at least that to SampleRequest or Sampler", MinOutputTokens)
 	}
@@ -57,16 +60,16 @@ func SampleRequest(params *mcp.CreateMessageParams, model responses.ResponsesMod
 				continue
 			}
 			if _, ok := m.Content.(*mcp.ImageContent); ok {
-				return responses.ResponseNewParams{}, modelconv.SampleRefusal(fmt.Sprintf("messages[%d] is an image in an assistant message; the model API takes images from the user only", i))
+				return responses.ResponseNewParams{}, fmt.Errorf("agtresponses: %w", modelconv.SampleRefusal(fmt.Sprintf("messages[%d] is an image in an assistant message; the model API takes images from the user only", i)))
 			}
 		}
 	}
 	s, err := modelconv.SampleParams(params, maxTokens)
 	if err != nil {
-		return responses.ResponseNewParams{}, err
+		return responses.ResponseNewParams{}, fmt.Errorf("agtresponses: %w", err)
 	}
 	if s.Temperature > maxTemperature {
-		return responses.ResponseNewParams{}, modelconv.SampleRefusal("temperature is above 2, the most the model API takes")
+		return responses.ResponseNewParams{}, fmt.Errorf("agtresponses: %w", modelconv.SampleRefusal("temperature is above 2, the most the model API takes"))
 	}
 	req := responses.ResponseNewParams{
 		Model:           model,
@@ -96,6 +99,9 @@ func SampleRequest(params *mcp.CreateMessageParams, model responses.ResponsesMod
 	}
 	return req, nil
 }
+
+// errNoModel: SampleRequest or Sampler without a model.
+var errNoModel = errors.New("agtresponses: the model is empty: pass the model that answers sampling requests to SampleRequest or Sampler")
 
 // maxTemperature is the highest temperature the API takes.
 const maxTemperature = 2
@@ -180,7 +186,7 @@ func Sampler(client openai.Client, model responses.ResponsesModel, maxTokens int
 			resp, err = client.Responses.New(ctx, req)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("agtresponses: sampling: %w", err)
+			return nil, fmt.Errorf("agtresponses: the Responses API did not answer a sampling request: %w", err)
 		}
 		return SampleResult(resp)
 	}

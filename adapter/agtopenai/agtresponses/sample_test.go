@@ -42,6 +42,7 @@ func TestSampleRequest(t *testing.T) {
 		want    string // the request's JSON, or
 		refused string // a part of the refusal's reason, or
 		hostErr string // a part of the host's error
+		noModel bool   // the model is ""
 	}{
 		{name: "every field; stop sequences not sent", cap: 4096, params: &mcp.CreateMessageParams{
 			MaxTokens: 100, SystemPrompt: "be brief " + secret, Temperature: 0.5, StopSequences: []string{"END"},
@@ -72,11 +73,16 @@ func TestSampleRequest(t *testing.T) {
 		{name: "maxTokens 0", cap: 64, params: &mcp.CreateMessageParams{Messages: []*mcp.SamplingMessage{user}}, refused: "maxTokens is below 1"},
 		{name: "a temperature above 2", cap: 64, params: &mcp.CreateMessageParams{MaxTokens: 1, Temperature: 3, Messages: []*mcp.SamplingMessage{user}}, refused: "temperature is above 2"},
 		{name: "the host's cap below the API's least", cap: 15, params: params(user), hostErr: "below 16 (MinOutputTokens"},
+		{name: "no model", cap: 64, params: params(user), noModel: true, hostErr: "the model is empty"},
 		{name: "the host's cap 0", cap: 0, params: params(user), hostErr: "below 16"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			req, err := agtresponses.SampleRequest(tc.params, "gpt-test", tc.cap)
+			model := "gpt-test"
+			if tc.noModel {
+				model = ""
+			}
+			req, err := agtresponses.SampleRequest(tc.params, model, tc.cap)
 			switch {
 			case tc.want != "":
 				if err != nil {
