@@ -2,10 +2,10 @@ package agtopenai
 
 import (
 	"context"
-	"errors"
 
 	sdk "github.com/openai/openai-go/v3"
 
+	"github.com/agtsdk/agt/adapter/internal/modelconv"
 	"github.com/agtsdk/agt/run"
 )
 
@@ -30,13 +30,9 @@ func Execute(ctx context.Context, r *run.Run, completion *sdk.ChatCompletion) (r
 	if completion == nil || len(completion.Choices) == 0 {
 		return run.Outcome{}, nil, nil
 	}
-	b := Batch(completion.ID, r.Agent(), completion.Choices[0].Message)
-	if len(b.Calls) == 0 {
+	out, ran, err := modelconv.Execute(ctx, r, Batch(completion.ID, r.Agent(), completion.Choices[0].Message))
+	if !ran {
 		return run.Outcome{}, nil, nil
-	}
-	out, err := r.Execute(ctx, b)
-	if errors.As(err, new(*run.BatchError)) {
-		err = nil
 	}
 	return out, Results(out), err
 }

@@ -17,15 +17,13 @@ import (
 	"github.com/agtsdk/agt/adapter/agtopenai"
 	"github.com/agtsdk/agt/adapter/internal/convtest"
 	"github.com/agtsdk/agt/adapter/internal/modelconv"
-	"github.com/agtsdk/agt/internal/runtest"
 	"github.com/agtsdk/agt/mcpconn"
-	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/run"
 )
 
 // secret is in every text of the requests and answers below: no error may
 // hold it.
-const secret = "SECRET-7731"
+const secret = convtest.SampleSecret
 
 func TestSampleRequest(t *testing.T) {
 	t.Parallel()
@@ -102,24 +100,14 @@ func TestSampleRequest(t *testing.T) {
 				model = ""
 			}
 			req, err := agtopenai.SampleRequest(tc.params, model, tc.cap)
-			switch {
-			case tc.want != "":
-				if err != nil {
-					t.Fatalf("error: %v", err)
-				}
-				convtest.SameJSON(t, convtest.JSON(t, req), tc.want)
+			if tc.want == "" {
+				convtest.SampleError(t, err, tc.refused, tc.hostErr)
 				return
-			case err == nil:
-				t.Fatalf("no error, want one saying %q", tc.refused+tc.hostErr)
-			case strings.Contains(err.Error(), secret):
-				t.Errorf("the error holds the request's text: %v", err)
 			}
-			if refused := errors.Is(err, mcpconn.ErrRefused); refused != (tc.refused != "") {
-				t.Errorf("%v: a refusal (mcpconn.ErrRefused): %v, want %v", err, refused, tc.refused != "")
+			if err != nil {
+				t.Fatalf("error: %v", err)
 			}
-			if !strings.Contains(err.Error(), tc.refused+tc.hostErr) {
-				t.Errorf("error %q, want it to say %q", err, tc.refused+tc.hostErr)
-			}
+			convtest.SameJSON(t, convtest.JSON(t, req), tc.want)
 		})
 	}
 }
@@ -180,46 +168,18 @@ func TestSampleResult(t *testing.T) {
 	}
 }
 
-// sampleAlias is the name a Run gives the fake server's sampling tool.
-var sampleAlias = run.Alias(runtest.Notes, mcptest.ToolSample)
-
 // A server's sampling request through a Run, in both eras: Sampler sends
 // it to the API (the server's maxTokens 100 capped at 40), and the
 // model's text is the server's answer; a model's refusal reaches the
 // server as a refusal, without its text.
 func TestSamplerInRun(t *testing.T) {
 	t.Parallel()
-	for _, e := range convtest.Eras {
-		t.Run(string(e), func(t *testing.T) {
-			t.Parallel()
-			api := convtest.NewAPI(
-				convtest.Answer{Body: completion("stop", `{"role":"assistant","content":"hello"}`)},
-				convtest.Answer{Body: completion("stop", `{"role":"assistant","content":null,"refusal":"no: `+secret+`"}`)},
-			)
-			defer api.Close()
-			client := sdk.NewClient(option.WithBaseURL(api.URL), option.WithAPIKey("test"), option.WithMaxRetries(0))
-			r := convtest.FeaturesRun(t, e, run.Options{ClientFeatures: &run.ClientFeatures{Sample: agtopenai.Sampler(client, "gpt-test", 40)}})
-			ctx := context.Background()
-			out, err := r.Execute(ctx, run.Batch{ID: "b1", Agent: r.Agent(), Calls: []run.Call{{ID: "c1", Name: sampleAlias, Arguments: json.RawMessage(`{}`)}}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := runtest.Text(t, out.Results[0]); got != "model said: hello" {
-				t.Errorf("the server's answer: %q (%s %s)", got, out.Results[0].Code, out.Results[0].Message)
-			}
-			convtest.SameJSON(t, api.Requests()[0], `{"model":"gpt-test","max_completion_tokens":40,"store":false,"messages":[{"role":"user","content":"xxxxx"}]}`)
-
-			out, err = r.Execute(ctx, run.Batch{ID: "b2", Agent: r.Agent(), Calls: []run.Call{{ID: "c2", Name: sampleAlias, Arguments: json.RawMessage(`{}`)}}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			res := out.Results[0]
-			said := string(res.Content) + res.Message
-			if !res.Failed() || !strings.Contains(said, "the model refused to answer") || strings.Contains(said, secret) {
-				t.Errorf("after a refusal the call is %s %q %s, want a failure saying the model refused, without its text", res.Code, res.Message, res.Content)
-			}
-		})
-	}
+	convtest.SamplerInRun(t, [2]string{
+		completion("stop", `{"role":"assistant","content":"hello"}`),
+		completion("stop", `{"role":"assistant","content":null,"refusal":"no: `+secret+`"}`),
+	}, `{"model":"gpt-test","max_completion_tokens":40,"store":false,"messages":[{"role":"user","content":"xxxxx"}]}`, func(url string) convtest.SampleFunc {
+		return agtopenai.Sampler(sdk.NewClient(option.WithBaseURL(url), option.WithAPIKey("test"), option.WithMaxRetries(0)), "gpt-test", 40)
+	})
 }
 
 // A model that refuses the server's temperature or stop sequences (a

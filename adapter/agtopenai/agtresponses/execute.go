@@ -2,10 +2,10 @@ package agtresponses
 
 import (
 	"context"
-	"errors"
 
 	"github.com/openai/openai-go/v3/responses"
 
+	"github.com/agtsdk/agt/adapter/internal/modelconv"
 	"github.com/agtsdk/agt/run"
 )
 
@@ -31,13 +31,9 @@ func Execute(ctx context.Context, r *run.Run, resp *responses.Response) (run.Out
 	if resp == nil {
 		return run.Outcome{}, nil, nil
 	}
-	b := Batch(resp.ID, r.Agent(), resp.Output)
-	if len(b.Calls) == 0 {
+	out, ran, err := modelconv.Execute(ctx, r, Batch(resp.ID, r.Agent(), resp.Output))
+	if !ran {
 		return run.Outcome{}, nil, nil
-	}
-	out, err := r.Execute(ctx, b)
-	if errors.As(err, new(*run.BatchError)) {
-		err = nil
 	}
 	return out, Results(out), err
 }
