@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"strings"
 	"testing"
 
@@ -17,7 +16,6 @@ import (
 	"github.com/agtsdk/agt/adapter/agtopenai"
 	"github.com/agtsdk/agt/adapter/internal/convtest"
 	"github.com/agtsdk/agt/adapter/internal/modelconv"
-	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/run"
 )
 
@@ -124,8 +122,8 @@ func TestSampleResult(t *testing.T) {
 	for _, tc := range []struct {
 		name, body string
 		stop       string // the stop reason of an answer, or
-		err        string // a part of the error
-		refusal    bool   // the error is a refusal the server reads
+		refused    string // a part of the refusal the server reads, or
+		err        string // a part of another error
 	}{
 		{name: "stop", body: completion("stop", say), stop: "endTurn"},
 		{name: "length", body: completion("length", say), stop: "maxTokens"},
@@ -133,8 +131,8 @@ func TestSampleResult(t *testing.T) {
 		{name: "function_call", body: completion("function_call", say), stop: "toolUse"},
 		{name: "content_filter, as it is", body: completion("content_filter", say), stop: "content_filter"},
 		{name: "an unknown reason left out", body: completion("sleepy", say), stop: ""},
-		{name: "a refusal", body: completion("stop", `{"role":"assistant","content":null,"refusal":"I will not: `+secret+`"}`), err: "the model refused to answer", refusal: true},
-		{name: "a refusal with text", body: completion("stop", `{"role":"assistant","content":"partial `+secret+`","refusal":"no `+secret+`"}`), err: "the model refused to answer", refusal: true},
+		{name: "a refusal", body: completion("stop", `{"role":"assistant","content":null,"refusal":"I will not: `+secret+`"}`), refused: "the model refused to answer"},
+		{name: "a refusal with text", body: completion("stop", `{"role":"assistant","content":"partial `+secret+`","refusal":"no `+secret+`"}`), refused: "the model refused to answer"},
 		{name: "no text", body: completion("stop", `{"role":"assistant","content":null}`), err: "holds no text"},
 		{name: "no choices", body: `{"id":"c","object":"chat.completion","model":"m","choices":[]}`, err: "no choices"},
 	} {
@@ -145,13 +143,8 @@ func TestSampleResult(t *testing.T) {
 				t.Fatal(err)
 			}
 			res, err := agtopenai.SampleResult(&c)
-			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) || strings.Contains(err.Error(), secret) {
-					t.Fatalf("error %v, want one saying %q without the text", err, tc.err)
-				}
-				if errors.Is(err, mcpconn.ErrRefused) != tc.refusal {
-					t.Errorf("%v: a refusal: %v, want %v", err, !tc.refusal, tc.refusal)
-				}
+			if tc.refused+tc.err != "" {
+				convtest.SampleError(t, err, tc.refused, tc.err)
 				return
 			}
 			if err != nil {
