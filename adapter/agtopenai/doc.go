@@ -122,7 +122,7 @@
 // call the model named wrongly is the Run's to refuse. Execute fails only
 // when the loop must stop (the Run is closed, ctx ended). SampleRequest
 // refuses what the API cannot take with an *mcpconn.RefusedError, whose
-// reason the server reads; SampleResult fails on a refusal and a
-// completion without choices. No error holds a message's text or an
+// reason the server reads; SampleResult fails on a refusal and on a
+// completion without choices or text. No error holds a message's text or an
 // argument's value. They keep no state and are safe for concurrent use.
 package agtopenai

@@ -153,7 +153,8 @@
 // only when the loop must stop (the Run is closed, ctx ended).
 // SampleRequest refuses what the API cannot take with an
 // *mcpconn.RefusedError, whose reason the server reads; SampleResult
-// fails on a refusal and on a failed or unfinished response. No error
+// fails on a refusal and on a failed or unfinished response or one
+// without text. No error
 // holds a message's text or an argument's value. They keep no state and
 // are safe for concurrent use.
 package agtresponses
