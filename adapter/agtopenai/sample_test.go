@@ -70,6 +70,8 @@ func TestSampleRequest(t *testing.T) {
 				{"type":"input_audio","input_audio":{"data":"` + base64.StdEncoding.EncodeToString(frame) + `","format":"mp3"}}]}]}`},
 
 		{name: "no params", cap: 64, params: nil, refused: "no params"},
+		{name: "a resource link", cap: 64, params: params(&mcp.SamplingMessage{Role: "user", Content: &mcp.ResourceLink{URI: "file:///" + secret, Name: secret}}),
+			refused: "messages[0] holds content sampling does not take"},
 		{name: "no messages", cap: 64, params: params(), refused: "messages is empty"},
 		{name: "a nil message", cap: 64, params: params(user, nil), refused: "messages[1] is null"},
 		{name: "a system role", cap: 64, params: params(text("system", secret)), refused: "messages[0].role"},

@@ -90,6 +90,16 @@ func TestExecute(t *testing.T) {
 				}
 			}
 
+			ended, cancel := context.WithCancel(ctx)
+			cancel()
+			_, reply, err = agtresponses.Execute(ended, r, functionCalls(t, `{"text":"hi"}`, "mcp__notes__echo"))
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("an ended context: %v, want context.Canceled", err)
+			}
+			if d := cmp.Diff([]string{"call_0"}, replyCalls(reply)); d != "" {
+				t.Errorf("an ended context's replies (-want +got):\n%s", d)
+			}
+
 			if err := r.Close(); err != nil {
 				t.Fatal(err)
 			}

@@ -58,6 +58,8 @@ func TestSampleRequest(t *testing.T) {
 				{"type":"input_image","detail":"auto","image_url":"data:image/png;base64,` + png + `"}]}]}`},
 
 		{name: "no params", cap: 64, params: nil, refused: "no params"},
+		{name: "a resource link", cap: 64, params: params(&mcp.SamplingMessage{Role: "user", Content: &mcp.ResourceLink{URI: "file:///" + secret, Name: secret}}),
+			refused: "messages[0] holds content sampling does not take"},
 		{name: "no messages", cap: 64, params: params(), refused: "messages is empty"},
 		{name: "a nil message", cap: 64, params: params(user, nil), refused: "messages[1] is null"},
 		{name: "a system role", cap: 64, params: params(text("system", secret)), refused: "messages[0].role"},
