@@ -21,9 +21,9 @@
 //	if len(reply) == 0 { return nil }           // no function call: the model is done
 //	history = append(history, reply...)
 //
-// Execute is Batch, Run.Execute and Results in one, with the Execute
-// contract applied (a *run.BatchError still answers every call, so it is
-// not an error to the loop); a host that needs the batch itself (another
+// Execute is Batch, [run.Run.Execute] and Results in one, with the
+// Execute contract applied (a *run.BatchError still answers every call,
+// so it is not an error to the loop); a host that needs the batch itself (another
 // agent, its own calls added) uses the three.
 //
 // The Run's servers may ask the host's model to write something for them

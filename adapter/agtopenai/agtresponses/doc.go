@@ -21,9 +21,9 @@
 //	if len(reply) == 0 { return nil }                // no function call: the model is done
 //	prev, input = param.NewOpt(resp.ID), reply
 //
-// Execute is Batch, Run.Execute and Results in one, with the Execute
-// contract applied (a *run.BatchError still answers every call, so it is
-// not an error to the loop); a host that needs the batch itself (another
+// Execute is Batch, [run.Run.Execute] and Results in one, with the
+// Execute contract applied (a *run.BatchError still answers every call,
+// so it is not an error to the loop); a host that needs the batch itself (another
 // agent, its own calls added) uses the three.
 //
 // The Run's servers may ask the host's model to write something for them
@@ -34,7 +34,7 @@
 //
 // A host that keeps the conversation itself (store false, no
 // previous_response_id) appends the response's output items to its input
-// before the Results instead: the API wants each function_call, and the
+// before the reply instead: the API wants each function_call, and the
 // reasoning item before it, ahead of its output. An item goes back as
 // it came: param.Override[responses.ResponseInputItemUnionParam](json.RawMessage(item.RawJSON())).
 //
