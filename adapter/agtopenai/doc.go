@@ -15,13 +15,22 @@
 //		Model: model, Messages: history, Tools: agtopenai.Tools(r.Tools()),
 //	})
 //	if err != nil { return err }
-//	msg := c.Choices[0].Message
-//	history = append(history, msg.ToParam())
-//	if len(msg.ToolCalls) == 0 { return nil } // the model is done
-//	out, err := r.Execute(ctx, agtopenai.Batch(c.ID, agent, msg))
-//	if errors.As(err, new(*run.BatchError)) { err = nil } // rejected whole: out still answers every call
-//	if err != nil { return err }
-//	history = append(history, agtopenai.Results(out)...)
+//	history = append(history, c.Choices[0].Message.ToParam())
+//	_, reply, err := agtopenai.Execute(ctx, r, c) // a rejected batch is no error: reply answers every call
+//	if err != nil { return err }                // the Run is closed, or ctx ended
+//	if len(reply) == 0 { return nil }           // no function call: the model is done
+//	history = append(history, reply...)
+//
+// Execute is Batch, [run.Run.Execute] and Results in one, with the
+// Execute contract applied (a *run.BatchError still answers every call,
+// so it is not an error to the loop); a host that needs the batch itself (another
+// agent, its own calls added) uses the three.
+//
+// The Run's servers may ask the host's model to write something for them
+// (MCP sampling). Sampler answers them through the same client, at most
+// 4096 tokens each here whatever a server asks:
+//
+//	opts.ClientFeatures = &run.ClientFeatures{Sample: agtopenai.Sampler(client, model, 4096)}
 //
 // # What each conversion loses, and why
 //
@@ -76,6 +85,30 @@
 // already ends with the same text (the Run puts it on the write that
 // caused the refresh, too).
 //
+// Sampling (SampleRequest, SampleResult, Sampler): a server's request
+// becomes one completion request. Its system prompt is a first system
+// message (OpenAI reads it as a developer message on models that have
+// them); each message keeps its role (user or assistant); a user
+// message's text, image and audio go as text, image_url (a data URL, the
+// image checked as a tool result's is: JPEG, PNG, GIF or WebP by its
+// bytes, at most 5 MiB of base64) and input_audio parts (WAV or
+// MP3, labelled and made so); an assistant message takes text only, as
+// the API wants. temperature (when above 0, at most 2) and stop (at most
+// 4) go over; max_completion_tokens is the least of the server's
+// maxTokens and the host's cap. includeContext, modelPreferences and metadata are not
+// sent: the model is the host's choice, and metadata is provider-specific
+// (a server must not set the request's user, say). store is false. What
+// the API cannot take (a blank text, audio that is not WAV or MP3, an
+// image in an assistant message, tool_use content, a fifth stop
+// sequence, a maxTokens below 1) refuses the request
+// whole, with a reason that names the message or field and not its text:
+// a model answering part of a request would mislead the server. The
+// answer is the first choice's text, its model and a stop reason (stop is
+// endTurn, length maxTokens, tool_calls toolUse, content_filter as it
+// is); a refusal is an error that says the model refused, without its
+// text. When a model refuses the server's temperature or stop (reasoning
+// models do), Sampler asks once more without them.
+//
 // # Limits
 //
 // None of its own: it converts values the Run has already bounded (the
@@ -84,8 +117,12 @@
 //
 // # Errors and concurrency
 //
-// Its functions return no error: what does not convert goes to the model
-// as text that says what was left out, and a call the model named wrongly
-// is the Run's to refuse. They keep no state and are safe for concurrent
-// use.
+// Tools, Batch, Results and ToolMessage return no error: what does not
+// convert goes to the model as text that says what was left out, and a
+// call the model named wrongly is the Run's to refuse. Execute fails only
+// when the loop must stop (the Run is closed, ctx ended). SampleRequest
+// refuses what the API cannot take with an *mcpconn.RefusedError, whose
+// reason the server reads; SampleResult fails on a refusal and on a
+// completion without choices or text. No error holds a message's text or an
+// argument's value. They keep no state and are safe for concurrent use.
 package agtopenai

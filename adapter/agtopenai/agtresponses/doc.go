@@ -16,16 +16,25 @@
 //		PreviousResponseID: prev, Tools: agtresponses.Tools(r.Tools()),
 //	})
 //	if err != nil { return err }
-//	b := agtresponses.Batch(resp.ID, agent, resp.Output)
-//	if len(b.Calls) == 0 { return nil } // the model is done
-//	out, err := r.Execute(ctx, b)
-//	if errors.As(err, new(*run.BatchError)) { err = nil } // rejected whole: out still answers every call
-//	if err != nil { return err }
-//	prev, input = param.NewOpt(resp.ID), agtresponses.Results(out)
+//	_, reply, err := agtresponses.Execute(ctx, r, resp) // a rejected batch is no error: reply answers every call
+//	if err != nil { return err }                     // the Run is closed, or ctx ended
+//	if len(reply) == 0 { return nil }                // no function call: the model is done
+//	prev, input = param.NewOpt(resp.ID), reply
+//
+// Execute is Batch, [run.Run.Execute] and Results in one, with the
+// Execute contract applied (a *run.BatchError still answers every call,
+// so it is not an error to the loop); a host that needs the batch itself (another
+// agent, its own calls added) uses the three.
+//
+// The Run's servers may ask the host's model to write something for them
+// (MCP sampling). Sampler answers them through the same client, at most
+// 4096 tokens each here whatever a server asks:
+//
+//	opts.ClientFeatures = &run.ClientFeatures{Sample: agtresponses.Sampler(client, model, 4096)}
 //
 // A host that keeps the conversation itself (store false, no
 // previous_response_id) appends the response's output items to its input
-// before the Results instead: the API wants each function_call, and the
+// before the reply instead: the API wants each function_call, and the
 // reasoning item before it, ahead of its output. An item goes back as
 // it came: param.Override[responses.ResponseInputItemUnionParam](json.RawMessage(item.RawJSON())).
 //
@@ -99,6 +108,33 @@
 // output already ends with the same text (the Run puts it on the write
 // that caused the refresh, too).
 //
+// Sampling (SampleRequest, SampleResult, Sampler): a server's request
+// becomes one response request. Its system prompt is the instructions;
+// each message is an input message of its role (user or assistant); a
+// user message's text and image go as input_text and input_image (a data
+// URL, the image checked as a tool result's is: JPEG, PNG, GIF or WebP by
+// its bytes, at most MaxImageBase64 of base64); an assistant message
+// takes text only, as the API wants. temperature goes over when above 0
+// (at most 2).
+// The API has no stop sequences: stopSequences are not sent, and the
+// model may write past them. max_output_tokens is the least of the
+// server's maxTokens and the host's cap, and at least MinOutputTokens
+// (16, the API's least). includeContext, modelPreferences and metadata
+// are not sent: the model is the host's choice, and metadata is
+// provider-specific (a server must not set the request's user, say).
+// store is false. What the API cannot take (a blank text; audio: it
+// takes no audio input; an image in an assistant message; tool_use
+// content; a maxTokens below 1) refuses the
+// request whole, with a reason that names the message and not its text:
+// a model answering part of a request would mislead the server. The
+// answer is the text of the output_text parts, the model and a stop
+// reason (completed is endTurn, or toolUse with a function call;
+// incomplete for max_output_tokens is maxTokens, for content_filter
+// "content_filter" as it is); a refusal part is an error that says the
+// model refused, without its text, and so is a failed or unfinished
+// response. When a model refuses the server's temperature (reasoning
+// models do), Sampler asks once more without it.
+//
 // # Limits
 //
 // None of its own but one: an input_image carries at most MaxImageBase64
@@ -111,8 +147,14 @@
 //
 // # Errors and concurrency
 //
-// Its functions return no error: what does not convert goes to the model
-// as text that says what was left out, and a call the model named wrongly
-// is the Run's to refuse. They keep no state and are safe for concurrent
-// use.
+// Tools, Batch, Results and FunctionCallOutput return no error: what does
+// not convert goes to the model as text that says what was left out, and
+// a call the model named wrongly is the Run's to refuse. Execute fails
+// only when the loop must stop (the Run is closed, ctx ended).
+// SampleRequest refuses what the API cannot take with an
+// *mcpconn.RefusedError, whose reason the server reads; SampleResult
+// fails on a refusal and on a failed or unfinished response or one
+// without text. No error
+// holds a message's text or an argument's value. They keep no state and
+// are safe for concurrent use.
 package agtresponses

@@ -9,6 +9,8 @@
 //	convtest.SameJSON(t, got, `[{"name":"noargs","input_schema":{"type":"object"}}]`)
 //
 // It is for tests only: every function that can fail takes the test's
-// testing.TB and fails the test. Like modelconv, it belongs to the root
+// testing.TB and fails the test, but for what the adapters' Examples use
+// (which have none): a model API scripted on 127.0.0.1 (NewAPI) and a Run
+// over the fake server (ExampleRun). Like modelconv, it belongs to the root
 // module and is internal to the adapters.
 package convtest
