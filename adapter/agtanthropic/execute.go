@@ -2,10 +2,10 @@ package agtanthropic
 
 import (
 	"context"
-	"errors"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 
+	"github.com/agtsdk/agt/adapter/internal/modelconv"
 	"github.com/agtsdk/agt/run"
 )
 
@@ -24,13 +24,9 @@ import (
 // has no Results, reply is the zero MessageParam (send nothing: the model
 // is done) and the error is nil. A loop ends on len(out.Results) == 0.
 func Execute(ctx context.Context, r *run.Run, msg *sdk.Message) (out run.Outcome, reply sdk.MessageParam, err error) {
-	b := Batch(msgID(msg), r.Agent(), msg)
-	if len(b.Calls) == 0 {
+	out, ran, err := modelconv.Execute(ctx, r, Batch(msgID(msg), r.Agent(), msg))
+	if !ran {
 		return run.Outcome{}, sdk.MessageParam{}, nil
-	}
-	out, err = r.Execute(ctx, b)
-	if _, rejected := errors.AsType[*run.BatchError](err); rejected {
-		err = nil
 	}
 	return out, sdk.NewUserMessage(Results(out)...), err
 }
