@@ -146,33 +146,33 @@ func authorizeByRedirect(ctx context.Context, _ resource.Ref, authorizationURL s
 // oauthField is the registration's oauth field for an auth/* scenario:
 // what a host's operator would write for such a server. The credentials
 // of the context are referenced, never written.
-func oauthField(name string, sc scenarioContext) map[string]any {
-	o := map[string]any{}
+func oauthField(name string, sc scenarioContext) *resource.MCPOAuth {
+	o := &resource.MCPOAuth{}
 	if sc.ClientID != "" {
-		o["client_id"] = sc.ClientID
+		o.ClientID = sc.ClientID
 	}
 	if sc.ClientSecret != "" {
-		o["client_secret"] = "${secret:" + secretClientSecret + "}"
+		o.ClientSecret = "${secret:" + secretClientSecret + "}"
 	}
 	if sc.IdPIssuer != "" {
 		// Enterprise-managed authorization: the ID token the host got
 		// from its IdP is exchanged, no person and no redirect.
-		o["grant"] = "enterprise"
-		o["idp_issuer"] = sc.IdPIssuer
-		o["idp_client_id"] = sc.IdPClientID
+		o.Grant = "enterprise"
+		o.IdPIssuer = sc.IdPIssuer
+		o.IdPClientID = sc.IdPClientID
 	}
 	if sc.WorkloadJWT != "" {
 		// Workload identity federation: the workload's token is traded
 		// with the jwt-bearer grant, no person and no redirect.
-		o["grant"] = "workload_identity"
-		o["assertion"] = "${secret:" + secretWorkload + "}"
+		o.Grant = "workload_identity"
+		o.Assertion = "${secret:" + secretWorkload + "}"
 	}
 	if strings.HasPrefix(name, "auth/client-credentials-") {
 		// A machine-to-machine client: no person, no redirect.
-		o["grant"] = "client_credentials"
+		o.Grant = "client_credentials"
 		if sc.PrivateKeyPEM != "" {
-			o["private_key"] = "${secret:" + secretPrivateKey + "}"
-			o["token_endpoint_auth"] = "private_key_jwt"
+			o.PrivateKey = "${secret:" + secretPrivateKey + "}"
+			o.TokenEndpointAuth = "private_key_jwt"
 		}
 	}
 	return o
