@@ -112,3 +112,37 @@ func TestEnvReferenceDefaultGrammar(t *testing.T) {
 		t.Errorf("UnmaskMCP = %s, %v; want the stored default back", back, err)
 	}
 }
+
+// A func converted to SecretResolverFunc is a SecretResolver: it is asked
+// with the registration's reference and the secret's name, and its answer
+// (or its failure, never shown) is what the start gets.
+func TestSecretResolverFunc(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cmd := filepath.Join(dir, "srv")
+	writeExecutable(t, cmd, 0o755)
+	var asked []string
+	env := &resource.LaunchEnv{Inherit: []string{}, Secrets: resource.SecretResolverFunc(func(_ context.Context, ref resource.Ref, name string) (string, error) {
+		asked = append(asked, string(ref)+":"+name)
+		if ref != "notes" {
+			return "", errors.New("vault: no secret " + name + " for " + string(ref))
+		}
+		return "value-of-" + name, nil
+	})}
+	srv := resource.MCPServer{Command: cmd, Cwd: dir, Args: []string{"--token=${secret:gh}"}}
+	l, err := resource.ResolveLaunch(srv, env, env.Bind(context.Background(), "notes"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{cmd, "--token=value-of-gh"}, l.Args); diff != "" {
+		t.Errorf("args (-want +got):\n%s", diff)
+	}
+	_, err = resource.ResolveLaunch(srv, env, env.Bind(context.Background(), "other"))
+	var se *resource.SecretError
+	if !errors.As(err, &se) || strings.Contains(err.Error(), "vault") {
+		t.Errorf("a refusing func: err = %v, want a SecretError without the func's text", err)
+	}
+	if diff := cmp.Diff([]string{"notes:gh", "other:gh"}, asked); diff != "" {
+		t.Errorf("asked (-want +got):\n%s", diff)
+	}
+}

@@ -38,6 +38,21 @@ type SecretResolver interface {
 	Resolve(ctx context.Context, ref Ref, name string) (string, error)
 }
 
+// SecretResolverFunc is a func used as a SecretResolver, so a host needs
+// no type of its own to set LaunchEnv.Secrets:
+//
+//	Secrets: resource.SecretResolverFunc(func(ctx context.Context, ref resource.Ref, name string) (string, error) {
+//		return vault.Read(ctx, string(ref)+"/"+name)
+//	}),
+//
+// Its Resolve calls f; f must be safe for concurrent use.
+type SecretResolverFunc func(ctx context.Context, ref Ref, name string) (string, error)
+
+// Resolve calls f(ctx, ref, name).
+func (f SecretResolverFunc) Resolve(ctx context.Context, ref Ref, name string) (string, error) {
+	return f(ctx, ref, name)
+}
+
 // SecretError says why a secret reference could not be resolved. It names
 // the field (a JSON pointer inside the server entry, like "/env/API_KEY")
 // and the reference as written (like "${secret:github}"), never a value

@@ -85,21 +85,20 @@ const (
 	secretWorkload     = "workload_token"
 )
 
-// contextSecrets resolves the registration's secret references from the
-// scenario's context, as a host's secret manager would.
-type contextSecrets struct{ sc scenarioContext }
-
-func (s contextSecrets) Resolve(_ context.Context, ref resource.Ref, name string) (string, error) {
+// secret resolves the registration's secret references from the
+// scenario's context, as a host's secret manager would: the host hands it
+// over as resource.SecretResolverFunc(sc.secret).
+func (sc scenarioContext) secret(_ context.Context, ref resource.Ref, name string) (string, error) {
 	if ref != serverRef {
 		return "", errors.New("no secret for this registration")
 	}
 	switch {
-	case name == secretClientSecret && s.sc.ClientSecret != "":
-		return s.sc.ClientSecret, nil
-	case name == secretPrivateKey && s.sc.PrivateKeyPEM != "":
-		return s.sc.PrivateKeyPEM, nil
-	case name == secretWorkload && s.sc.WorkloadJWT != "":
-		return s.sc.WorkloadJWT, nil
+	case name == secretClientSecret && sc.ClientSecret != "":
+		return sc.ClientSecret, nil
+	case name == secretPrivateKey && sc.PrivateKeyPEM != "":
+		return sc.PrivateKeyPEM, nil
+	case name == secretWorkload && sc.WorkloadJWT != "":
+		return sc.WorkloadJWT, nil
 	}
 	return "", errors.New("no such secret")
 }
@@ -180,11 +179,11 @@ func oauthField(name string, sc scenarioContext) *resource.MCPOAuth {
 
 // idToken is the host's IDToken step: the ID token the scenario's IdP
 // issued, as a host would have it from its own OIDC login.
-func (s contextSecrets) idToken(context.Context, resource.Ref) (string, error) {
-	if s.sc.IdPIDToken == "" {
+func (sc scenarioContext) idToken(context.Context, resource.Ref) (string, error) {
+	if sc.IdPIDToken == "" {
 		return "", errors.New("the scenario gave no ID token")
 	}
-	return s.sc.IdPIDToken, nil
+	return sc.IdPIDToken, nil
 }
 
 // suiteAuthorizationServer is the operator's step for a client with a

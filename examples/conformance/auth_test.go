@@ -69,10 +69,10 @@ func TestScenarioContext(t *testing.T) {
 	if b, _ := json.Marshal(field); strings.Contains(string(b), "PEM-VALUE") {
 		t.Errorf("the registration holds the key: %s", b)
 	}
-	if v, err := (contextSecrets{sc}).Resolve(context.Background(), serverRef, secretPrivateKey); err != nil || v != "PEM-VALUE" {
+	if v, err := sc.secret(context.Background(), serverRef, secretPrivateKey); err != nil || v != "PEM-VALUE" {
 		t.Errorf("Resolve(private_key) = %q, %v", v, err)
 	}
-	if _, err := (contextSecrets{sc}).Resolve(context.Background(), "other", secretPrivateKey); err == nil {
+	if _, err := sc.secret(context.Background(), "other", secretPrivateKey); err == nil {
 		t.Error("another registration got the key")
 	}
 

@@ -149,9 +149,9 @@ func playScenario(ctx context.Context, name, url string, stdout io.Writer) error
 				Authorize:         authorizeByRedirect,
 				RedirectURL:       redirectURL,
 				ClientMetadataURL: clientMetadataURL,
-				IDToken:           contextSecrets{sctx}.idToken,
+				IDToken:           sctx.idToken,
 			},
-			LaunchEnv: &resource.LaunchEnv{Secrets: contextSecrets{sctx}},
+			LaunchEnv: &resource.LaunchEnv{Secrets: resource.SecretResolverFunc(sctx.secret)},
 		}}
 	}
 
