@@ -73,7 +73,8 @@ type MCPServer struct {
 	// UTF-8 code point), every other character itself, case-sensitively.
 	// '[', ']' and '\' are refused rather than read as literals, so that a
 	// pattern written for path.Match or a shell never silently matches
-	// nothing; so are control characters. A pattern is at most 256 bytes.
+	// nothing; so are control and invisible formatting characters (bidi
+	// overrides, zero-width characters). A pattern is at most 256 bytes.
 	EnabledTools []string `json:"enabled_tools,omitzero"`
 	// DisabledTools takes out the tools whose names match one of its names
 	// or globs, after EnabledTools; nil or empty takes out none. A tool

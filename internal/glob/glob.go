@@ -10,6 +10,8 @@ package glob
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/agtsdk/agt/internal/text"
 )
 
 // MaxNameBytes is agt's one bound of a tool name and of a tool pattern
@@ -27,8 +29,9 @@ const MaxNameBytes = 256
 // matches exactly one character (a UTF-8 code point), every other
 // character matches itself, case-sensitively. '[', ']' and '\' are
 // refused rather than read as literals, so that a pattern written for
-// path.Match or a shell never silently matches nothing. A pattern is at
-// most 256 bytes.
+// path.Match or a shell never silently matches nothing; so are control
+// and invisible formatting characters (internal/text.Unsafe). A pattern is
+// at most 256 bytes.
 func Check(p string) string {
 	switch {
 	case p == "":
@@ -40,10 +43,8 @@ func Check(p string) string {
 	case strings.ContainsAny(p, `[]\`):
 		return `the tool pattern holds [, ] or \: only * and ? are wildcards (no character classes, no escapes)`
 	}
-	for _, r := range p {
-		if r < 0x20 || r == 0x7f {
-			return "the tool pattern holds a control character"
-		}
+	if strings.ContainsFunc(p, text.Unsafe) {
+		return "the tool pattern holds a control or invisible formatting character"
 	}
 	return ""
 }

@@ -41,3 +41,20 @@ func TestMatch(t *testing.T) {
 		}
 	}
 }
+
+// Check refuses what internal/text.Unsafe calls unsafe, the one rule: C0
+// and C1 controls, DEL, the line and paragraph separators and the
+// invisible format characters (bidi overrides, zero-width, BOM).
+func TestCheckUnsafe(t *testing.T) {
+	t.Parallel()
+	for _, p := range []string{"a\nb", "a\x7fb", "a\u0085b", "a\u2028b", "a\u202eb", "a\u200bb", "\ufeffa", "a\u00adb"} {
+		if Check(p) == "" {
+			t.Errorf("Check(%q) accepted it", p)
+		}
+	}
+	for _, p := range []string{"a b", "é*", "日本?", "a\u00a0b"} {
+		if msg := Check(p); msg != "" {
+			t.Errorf("Check(%q) = %q, want accepted", p, msg)
+		}
+	}
+}
