@@ -16,10 +16,16 @@ import (
 
 // MaxNameBytes is agt's one bound of a tool name and of a tool pattern
 // (256 bytes): resource refuses a longer enabled_tools or disabled_tools
-// item and a TaskHandle's longer Tool, mcpconn leaves out a listed tool
-// with a longer name, and a longer name matches no pattern, so one match
-// costs at most 256 x 256 steps.
+// item and a TaskHandle's longer Tool, and mcpconn leaves out a listed
+// tool with a longer name.
 const MaxNameBytes = 256
+
+// MaxMatchBytes is Match's own bound of the name (1 KiB): a longer name
+// matches no pattern, so a caller needs no bound of its own and one match
+// costs at most len(pattern) x 1024 steps. It leaves room for every name
+// agt matches: a tool name, an alias, and the "mcp:REF:TOOL" source a
+// policy rule may name (at most 390 bytes).
+const MaxMatchBytes = 4 * MaxNameBytes
 
 // Check reports why p is not a valid tool pattern (an item of a
 // registration's enabled_tools or disabled_tools) ("" when it is). The reason never repeats p.
@@ -49,10 +55,13 @@ func Check(p string) string {
 	return ""
 }
 
-// Match reports whether name matches pattern. It runs in O(len(pattern) *
-// len(name)) steps at worst (one backtrack point, the last '*'), never
-// exponential; callers bound the lengths.
+// Match reports whether name matches pattern. A name longer than
+// MaxMatchBytes matches nothing. It runs in O(len(pattern) * len(name))
+// steps at worst (one backtrack point, the last '*'), never exponential.
 func Match(pattern, name string) bool {
+	if len(name) > MaxMatchBytes {
+		return false
+	}
 	pi, ni := 0, 0
 	star, mark := -1, 0
 	for ni < len(name) {
