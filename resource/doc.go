@@ -78,12 +78,12 @@
 // # Secret references and redaction
 //
 // ${env:NAME} and ${secret:NAME} stay in the stored document as written
-// and are resolved at each start, by the resolver LaunchEnv.Bind returns
-// for the registration's reference; a failure is a *SecretError that never holds
+// and are resolved at each start, for the registration's reference, by
+// LaunchEnv.SecretEnv and LaunchEnv.Secrets; a failure is a *SecretError that never holds
 // a value. RedactMCP masks a document's credentials for a reader who must
 // not see them, UnmaskMCP puts them back only for the destination they
-// were written for, and CredentialValues lists them for a connection that
-// masks them in what its server sends. The full rules: docs/secrets.md.
+// were written for, and a connection masks them in what its server sends
+// (package mcpconn). The full rules: docs/secrets.md.
 //
 // # OAuth tokens and task handles
 //

@@ -60,6 +60,10 @@ func NewService(repo Repository, opts *ServiceOptions) *Service {
 	if opts != nil && opts.LaunchEnv != nil {
 		s.launchEnv = opts.LaunchEnv.Clone()
 	}
+	if s.launchEnv.setBy == "" {
+		// Its fix texts name the option that applies here.
+		s.launchEnv.setBy = "resource.ServiceOptions.LaunchEnv"
+	}
 	return s
 }
 
