@@ -176,7 +176,9 @@ func checkKey(kind Kind, ref Ref) (Key, error) {
 // The document is given as JSON in Data, or typed, by a host's own code,
 // in Server (an MCP server) or Agent (an agent document): at most one of
 // the three. A typed document is judged, stored and redacted exactly as
-// the Data it stands for; Kind may then be left zero, as it is implied.
+// the Data it stands for, and its errors name fields as in Data
+// ("/data/mcpServers/NAME/cwd"); Kind may then be left zero, as it is
+// implied.
 // Server and Agent have no JSON form, so a model, whose resource_write
 // arguments decode into a WriteRequest, can never set them.
 type WriteRequest struct {
