@@ -1,8 +1,10 @@
 // Package resourcefn hands agt's own packages (mcpconn, agt, cmd/agt)
-// functions of package resource that a host has no use for: the
-// resolution of a remote server's headers and oauth secrets at a start,
-// the masking of a URL or an argument vector in an error or a listing, and
-// the scheme of a store URL. Package resource sets every variable in its
+// functions of package resource that a host has no use for: the binding
+// of a start's secret references to its registration, the resolution of
+// a remote server's headers and oauth secrets at a start, the literal
+// credentials a connection scrubs, the masking of a URL or an argument
+// vector in an error or a listing, the option a LaunchEnv's fix texts
+// name, and the scheme of a store URL. Package resource sets every variable in its
 // init, so they are set in any program that imports resource (every
 // caller does); the code stays in resource, next to the unexported rules
 // it is made of (the scan of secret references, the credential
@@ -10,7 +12,9 @@
 //
 // This is the accessor pattern of grpc-go's and protobuf's internal
 // packages: resource may import nothing of agt's but leaf packages, and
-// these functions are plumbing between agt's packages, not API.
+// these functions are plumbing between agt's packages, not API. Since
+// this package may not import resource, the two that take a
+// *resource.LaunchEnv take it as any.
 package resourcefn
 
 import "context"
