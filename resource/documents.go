@@ -241,14 +241,14 @@ func DecodeAgent(data json.RawMessage) (AgentDocument, error) {
 }
 
 // MarshalJSON writes the known fields and Extra, so unknown fields survive a
-// round trip.
+// round trip. It does not HTML-escape, as the stored documents are not.
 func (a AgentDocument) MarshalJSON() ([]byte, error) {
 	out := make(map[string]json.RawMessage, len(a.Extra)+5)
 	for k, v := range a.Extra {
 		out[k] = v
 	}
 	type plain AgentDocument
-	known, err := json.Marshal(plain(a))
+	known, err := encodeJSON(plain(a))
 	if err != nil {
 		return nil, err
 	}
@@ -262,5 +262,5 @@ func (a AgentDocument) MarshalJSON() ([]byte, error) {
 	if a.MCPs == nil {
 		out["mcps"] = json.RawMessage("[]")
 	}
-	return json.Marshal(out)
+	return encodeJSON(out)
 }

@@ -206,6 +206,13 @@ func TestTypedServerName(t *testing.T) {
 	if res.Changed {
 		t.Errorf("rewriting the same server wrote a new revision")
 	}
+	// So is an agent written as Data and rewritten typed, '&' and '<'
+	// included (no HTML escaping on either path).
+	mustWrite(t, svc, resource.WriteRequest{Kind: resource.KindAgent, Ref: "a", Create: true, Data: json.RawMessage(`{"name": "R&D <team>", "mcps": []}`)})
+	res = mustWrite(t, svc, resource.WriteRequest{Ref: "a", Agent: &resource.AgentDocument{Name: "R&D <team>"}})
+	if res.Changed {
+		t.Errorf("rewriting the same agent typed wrote a new revision: %s", res.Resource.Data)
+	}
 }
 
 // An update by Agent replaces the document (a field left zero is not
