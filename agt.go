@@ -37,7 +37,7 @@ type Options struct {
 	// among them, an agent caller (a manager inside a Run) cannot change
 	// manager, capabilities or enabled of any agent; set
 	// AgentsMayChangePrivileges to let it. Its LaunchEnv is always the
-	// Connector's (Connector.LaunchEnv), so that a static test resolves
+	// Connector's (Connector.LaunchEnv below), so that a static test resolves
 	// commands as a start does and the Service judges agent writes by the
 	// Connector's launch allowlist.
 	Service *resource.ServiceOptions
@@ -310,7 +310,13 @@ func newHost(repo resource.Repository, opts *Options, tokens resource.TokenStore
 	if opts.Service != nil {
 		svcOpts = *opts.Service
 	}
-	launch := connector.LaunchEnv()
+	// The Service judges by the Connector's launch environment, and its
+	// fix texts name the option the host set it through.
+	var launch resource.LaunchEnv
+	if opts.Connector != nil && opts.Connector.LaunchEnv != nil {
+		launch = opts.Connector.LaunchEnv.Clone()
+	}
+	resourcefn.SetLaunchEnvOption(&launch, "mcpconn.ConnectorOptions.LaunchEnv")
 	svcOpts.LaunchEnv = &launch
 	// The Prober and the Runs share one compiled-schema cache: a server
 	// probed after its registration does not compile again when mounted.

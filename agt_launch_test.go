@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/agtsdk/agt"
@@ -53,6 +54,9 @@ func TestStaticTestAndProbeAgreeOnTheCommand(t *testing.T) {
 			if !tc.wantOK {
 				if len(rep.Findings) != 1 || rep.Findings[0].Code != findcode.CommandMissing || rep.Findings[0].Field != "/mcpServers/fake/command" {
 					t.Errorf("static findings = %v; want one command_not_found at the command", rep.Findings)
+				} else if fix := rep.Findings[0].Fix; !strings.Contains(fix, "(mcpconn.ConnectorOptions.LaunchEnv.Inherit)") {
+					// The host set the Connector's: the Service's fix names it.
+					t.Errorf("static fix %q does not name mcpconn.ConnectorOptions.LaunchEnv.Inherit", fix)
 				}
 				if !errors.Is(perr, mcpconn.ErrStart) {
 					t.Errorf("probe error = %v; want ErrStart", perr)

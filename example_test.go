@@ -36,8 +36,8 @@ func Example() {
 
 	svc := host.Resources()
 	for _, w := range []resource.WriteRequest{
-		{Kind: resource.KindMCP, Ref: "notes", Create: true, Data: []byte(`{"mcpServers": {"notes": {"command": "fakemcp", "cwd": "/"}}}`)},
-		{Kind: resource.KindAgent, Ref: "writer", Create: true, Data: []byte(`{"mcps": ["notes"]}`)},
+		{Ref: "notes", Create: true, Server: &resource.MCPServer{Command: "fakemcp", Cwd: "/"}}, // {"mcpServers": {"notes": {...}}}
+		{Ref: "writer", Create: true, Agent: &resource.AgentDocument{MCPs: []resource.Ref{"notes"}}},
 	} {
 		if _, err := svc.Write(ctx, resource.Direct(), w); err != nil {
 			log.Fatal(err)

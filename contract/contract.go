@@ -9,16 +9,10 @@ import (
 	"sort"
 	"time"
 
+	"github.com/agtsdk/agt/internal/contractdefault"
 	"github.com/agtsdk/agt/mcpconn"
 	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/toolschema"
-)
-
-// Defaults of Options.
-const (
-	DefaultMaxCases    = 120
-	DefaultCaseTimeout = 10 * time.Second
-	DefaultTimeout     = 5 * time.Minute
 )
 
 // Options configures a contract check. A nil *Options means all defaults;
@@ -39,18 +33,17 @@ type Options struct {
 	// any other.
 	Seed uint64
 	// MaxCases bounds the cases generated per tool, the business cases of
-	// the tool included. Zero means DefaultMaxCases.
+	// the tool included. Zero means 120.
 	MaxCases int
 	// MaxCaseBytes bounds the arguments of one generated case; a case over
 	// it is not run. Zero means 64 KiB.
 	MaxCaseBytes int
 	// CaseTimeout bounds one call. A call over it is classed TimedOut and
-	// the server is started again for the next case. Zero means
-	// DefaultCaseTimeout.
+	// the server is started again for the next case. Zero means 10 s.
 	CaseTimeout time.Duration
 	// Timeout bounds the whole check, connection included; the cases
-	// not run by then are counted in ToolReport.NotRun. Zero means
-	// DefaultTimeout.
+	// not run by then are counted in ToolReport.NotRun. Zero means 5
+	// minutes.
 	Timeout time.Duration
 	// Business are the cases the schema cannot know (see Cases, and
 	// ReadCases for the file beside the server). Each names its tool; a
@@ -322,16 +315,16 @@ func (o *Options) withDefaults() Options {
 		v = *o
 	}
 	if v.MaxCases <= 0 {
-		v.MaxCases = DefaultMaxCases
+		v.MaxCases = contractdefault.MaxCases
 	}
 	if v.MaxCaseBytes <= 0 {
 		v.MaxCaseBytes = defaultMaxCaseBytes
 	}
 	if v.CaseTimeout <= 0 {
-		v.CaseTimeout = DefaultCaseTimeout
+		v.CaseTimeout = contractdefault.CaseTimeout
 	}
 	if v.Timeout <= 0 {
-		v.Timeout = DefaultTimeout
+		v.Timeout = contractdefault.Timeout
 	}
 	return v
 }

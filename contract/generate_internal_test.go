@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/agtsdk/agt/internal/contractdefault"
 	"github.com/agtsdk/agt/toolschema"
 	"github.com/google/go-cmp/cmp"
 )
@@ -249,8 +250,8 @@ func TestGenerateHostileSchemas(t *testing.T) {
 	}
 	b.WriteString(`}}`)
 	start := time.Now()
-	if got := len(cases(t, b.String(), nil)); got != DefaultMaxCases {
-		t.Errorf("a schema of 5000 properties: %d cases, want %d", got, DefaultMaxCases)
+	if got := len(cases(t, b.String(), nil)); got != contractdefault.MaxCases {
+		t.Errorf("a schema of 5000 properties: %d cases, want %d", got, contractdefault.MaxCases)
 	}
 	if d := time.Since(start); d > 30*time.Second {
 		t.Errorf("a schema of 5000 properties took %s", d)

@@ -8,8 +8,9 @@
 // call the one resource.Service and the one mcpconn.Prober, the same services
 // the agt command-line tool uses. There is no second implementation.
 //
-//	launch := connector.LaunchEnv() // the Connector's environment policy and launch allowlist
-//	svc := resource.NewService(repo, &resource.ServiceOptions{LaunchEnv: &launch})
+//	launch := &resource.LaunchEnv{Allow: allow} // one environment policy and launch allowlist
+//	connector := mcpconn.NewConnector(&mcpconn.ConnectorOptions{LaunchEnv: launch})
+//	svc := resource.NewService(repo, &resource.ServiceOptions{LaunchEnv: launch})
 //	prober := mcpconn.NewProber(repo, connector, nil)
 //	r, err := run.New(ctx, &run.Options{
 //		Agent:      "ops/manager",

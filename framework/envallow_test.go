@@ -62,9 +62,9 @@ func TestAgentEnvCannotMakeAnAdmittedInterpreterRunAnything(t *testing.T) {
 		scripts[c.lang] = script
 		allow = append(allow, script)
 	}
-	h := newHost(t, &mcpconn.ConnectorOptions{LaunchEnv: &resource.LaunchEnv{Allow: &resource.LaunchAllowlist{Commands: allow}}})
-	env := h.connector.LaunchEnv()
-	h.svc = resource.NewService(h.repo, &resource.ServiceOptions{LaunchEnv: &env})
+	env := &resource.LaunchEnv{Allow: &resource.LaunchAllowlist{Commands: allow}}
+	h := newHost(t, &mcpconn.ConnectorOptions{LaunchEnv: env})
+	h.svc = resource.NewService(h.repo, &resource.ServiceOptions{LaunchEnv: env})
 	h.prober = mcpconn.NewProber(h.repo, h.connector, nil)
 	h.write(t, resource.WriteRequest{Kind: resource.KindAgent, Ref: "boss", Create: true, Data: json.RawMessage(`{"manager":true}`)})
 	m := &model{t: t, r: h.newRun(t, "boss", policy.AutoAllow())}

@@ -21,9 +21,9 @@ import (
 // server, with the Service judging by the same allowlist.
 func allowlistHost(t *testing.T) *host {
 	t.Helper()
-	h := newHost(t, &mcpconn.ConnectorOptions{LaunchEnv: &resource.LaunchEnv{Allow: &resource.LaunchAllowlist{Commands: []string{mcptest.Command(t)}}}})
-	env := h.connector.LaunchEnv()
-	h.svc = resource.NewService(h.repo, &resource.ServiceOptions{LaunchEnv: &env})
+	env := &resource.LaunchEnv{Allow: &resource.LaunchAllowlist{Commands: []string{mcptest.Command(t)}}}
+	h := newHost(t, &mcpconn.ConnectorOptions{LaunchEnv: env})
+	h.svc = resource.NewService(h.repo, &resource.ServiceOptions{LaunchEnv: env})
 	h.prober = mcpconn.NewProber(h.repo, h.connector, nil)
 	return h
 }

@@ -25,18 +25,13 @@ import (
 )
 
 // boundResolver answers one secret to the servers it is bound to.
-type boundResolver struct {
-	value string
-	for_  []resource.Ref
-}
-
-func (r boundResolver) Resolve(_ context.Context, ref resource.Ref, name string) (string, error) {
-	for _, f := range r.for_ {
-		if f == ref && name == "tok" {
-			return r.value, nil
+func boundResolver(value string, for_ ...resource.Ref) resource.SecretResolverFunc {
+	return func(_ context.Context, ref resource.Ref, name string) (string, error) {
+		if slices.Contains(for_, ref) && name == "tok" {
+			return value, nil
 		}
+		return "", errors.New("no secret " + name + " for " + string(ref) + " (value " + value + ")")
 	}
-	return "", errors.New("no secret " + name + " for " + string(ref) + " (value " + r.value + ")")
 }
 
 // Secrets planted in an env value, a header, an argument and a URL query,
@@ -79,7 +74,7 @@ func TestSecretsNeverReachTheModel(t *testing.T) {
 
 			hst := newHost(t, &mcpconn.ConnectorOptions{
 				Limits: &mcpconn.Limits{TerminateGrace: 200e6},
-				LaunchEnv: &resource.LaunchEnv{Secrets: boundResolver{value: secrets["secret ref"], for_: []resource.Ref{"local", "remote"}}, SecretEnv: []string{"local=AGT_TEST_REF"}, Environ: func() []string {
+				LaunchEnv: &resource.LaunchEnv{Secrets: boundResolver(secrets["secret ref"], "local", "remote"), SecretEnv: []string{"local=AGT_TEST_REF"}, Environ: func() []string {
 					return []string{"PATH=" + os.Getenv("PATH"), "AGT_TEST_REF=" + secrets["env reference"]}
 				}},
 			})

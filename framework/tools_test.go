@@ -180,6 +180,9 @@ func TestFailureCodes(t *testing.T) {
 				{"header value with a line break", framework.ToolResourceWrite, `{"kind":"mcp","reference":"c","create":true,"data":{"mcpServers":{"r":{"type":"http","url":"https://example.com/mcp","headers":{"X-Key":"` + secret + `\n"}}}}}`, run.CodeInvalidArguments, []string{"/data/mcpServers/r/headers/X-Key"}},
 				{"data not an object", framework.ToolResourceWrite, `{"kind":"agent","reference":"boss","data":"` + secret + `"}`, run.CodeInvalidArguments, []string{"/data"}},
 				{"unknown agent field type", framework.ToolResourceWrite, `{"kind":"agent","reference":"boss","data":{"enabled":"` + secret + `"}}`, run.CodeInvalidArguments, []string{"/data/enabled"}},
+				// WriteRequest.Server and Agent have no JSON form (issue 29).
+				{"a typed server", framework.ToolResourceWrite, `{"kind":"mcp","reference":"b","create":true,"server":{"command":"` + secret + `","cwd":"/"}}`, run.CodeInvalidArguments, []string{"/server"}},
+				{"a typed agent", framework.ToolResourceWrite, `{"kind":"agent","reference":"boss","Agent":{"manager":true}}`, run.CodeInvalidArguments, []string{"/Agent"}},
 				{"read a missing resource", framework.ToolResourceRead, `{"kind":"mcp","reference":"ghost"}`, run.CodeNotFound, nil},
 				{"test a missing resource", framework.ToolResourceTest, `{"kind":"agent","reference":"ghost"}`, run.CodeNotFound, nil},
 				{"list a missing agent", framework.ToolAgentMCPList, `{"agent":"ghost"}`, run.CodeNotFound, nil},

@@ -112,7 +112,4 @@ func TestLaunchAllowlistRefusesBeforeStart(t *testing.T) {
 	if !ran(marker) || hits.Load() == 0 {
 		t.Fatalf("an admitted server was not started (%v) or contacted (%d requests)", ran(marker), hits.Load())
 	}
-	if got := open.LaunchEnv().Allow; got == nil || got.Commands[0] != script.Command {
-		t.Fatalf("LaunchEnv().Allow = %+v, want the Connector's allowlist", got)
-	}
 }

@@ -55,8 +55,8 @@ type ConnectorOptions struct {
 	// anything starts), and how the ${secret:NAME} and ${env:NAME}
 	// references of a document resolve (resource.LaunchEnv). Nil means
 	// its zero value: the default inherited list, any server, no secret
-	// reference resolved. NewConnector copies it; Connector.LaunchEnv
-	// hands it on to a resource.Service (agt.New does), so that Test and
+	// reference resolved. NewConnector copies it. Give the same value to
+	// resource.ServiceOptions.LaunchEnv (agt.New does), so that Test and
 	// the writes of agent callers judge by the same allowlist.
 	LaunchEnv *resource.LaunchEnv
 
@@ -289,7 +289,7 @@ func (c *Connector) connectEra(ctx context.Context, ref resource.Ref, srv resour
 			// The Dial transport hands messages, not bytes: they are
 			// scrubbed as they are read. Its document's references are not
 			// resolved, so only its literal credentials are known.
-			s.screen.scrub = newScrubber(resource.CredentialValues(srv))
+			s.screen.scrub = newScrubber(resourcefn.CredentialValues(srv.Args, srv.Env, srv.Headers, srv.URL))
 			// Its messages come as from a stdio server: the probe is
 			// bounded the same way.
 			s.probe = &discoverProbe{}
@@ -514,11 +514,11 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 		// Resolved here, per start; the values live only in this session's
 		// round tripper, and in its scrubber as the forms it masks.
 		var resolved []string
-		headers, err := resourcefn.ResolveHeaders(srv.Headers, keepResolved(c.launchEnv.Bind(ctx, s.ref), &resolved))
+		headers, err := resourcefn.ResolveHeaders(srv.Headers, keepResolved(resourcefn.BindSecrets(&c.launchEnv, ctx, string(s.ref)), &resolved))
 		if se := secretError(s.ref, err); se != nil {
 			return nil, se
 		}
-		s.screen.scrub = newScrubber(append(resolved, resource.CredentialValues(srv)...))
+		s.screen.scrub = newScrubber(append(resolved, resourcefn.CredentialValues(srv.Args, srv.Env, srv.Headers, srv.URL)...))
 		s.cred = headerCredentials(u.String(), headers)
 		s.oauth, err = c.oauthFor(ctx, s, srv, login)
 		if err != nil {
@@ -576,13 +576,6 @@ func (c *Connector) transportFor(ctx context.Context, s *Session, srv resource.M
 	}
 }
 
-// LaunchEnv returns the launch environment (ConnectorOptions.LaunchEnv)
-// the Connector starts and reaches servers with, for
-// resource.ServiceOptions.LaunchEnv: a Service given it resolves commands
-// in the PATH the servers really get, and admits what the Connector
-// admits. The result is a copy.
-func (c *Connector) LaunchEnv() resource.LaunchEnv { return c.launchEnv.Clone() }
-
 // start resolves a stdio document by the launch rules
 // (resource.ResolveLaunch, the same rules Service.Test checks) and starts
 // its process, with the scrubber of the values it resolved and of the
@@ -590,11 +583,11 @@ func (c *Connector) LaunchEnv() resource.LaunchEnv { return c.launchEnv.Clone() 
 // tail and its stdout head).
 func (c *Connector) start(ctx context.Context, ref resource.Ref, srv resource.MCPServer) (*process, [sha256.Size]byte, error) {
 	var resolved []string
-	l, err := resource.ResolveLaunch(srv, &c.launchEnv, keepResolved(c.launchEnv.Bind(ctx, ref), &resolved))
+	l, err := resource.ResolveLaunch(srv, &c.launchEnv, keepResolved(resourcefn.BindSecrets(&c.launchEnv, ctx, string(ref)), &resolved))
 	if err != nil {
 		return nil, [sha256.Size]byte{}, launchFailure(ref, err)
 	}
-	scrub := newScrubber(append(resolved, resource.CredentialValues(srv)...))
+	scrub := newScrubber(append(resolved, resourcefn.CredentialValues(srv.Args, srv.Env, srv.Headers, srv.URL)...))
 	proc, err := startProcess(l.Path, l.Args, l.Dir, l.Env, c.lim.StderrTailBytes, scrub)
 	if err != nil {
 		return nil, [sha256.Size]byte{}, &Error{Ref: ref, Op: "connect", Kind: ErrStart, Detail: "starting the process failed", Err: err}

@@ -278,11 +278,7 @@ func TestEnvAllowlistsAreCopies(t *testing.T) {
 	inherit := []string{"PATH"}
 	c := mcpconn.NewConnector(&mcpconn.ConnectorOptions{LaunchEnv: &resource.LaunchEnv{Inherit: inherit}})
 	inherit[0] = "SECRET_*"
-	if diff := cmp.Diff([]string{"PATH"}, c.LaunchEnv().Inherit); diff != "" {
+	if diff := cmp.Diff([]string{"PATH"}, mcpconn.LaunchEnvOf(c).Inherit); diff != "" {
 		t.Errorf("Connector's list after the caller changed its slice (-want +got):\n%s", diff)
-	}
-	c.LaunchEnv().Inherit[0] = "SECRET_*"
-	if diff := cmp.Diff([]string{"PATH"}, c.LaunchEnv().Inherit); diff != "" {
-		t.Errorf("Connector's list after a caller changed LaunchEnv's copy (-want +got):\n%s", diff)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agtsdk/agt/resource"
 	"github.com/agtsdk/agt/toolschema"
 )
 
@@ -15,6 +16,9 @@ func CountingSchemaCache(n *atomic.Int64) *SchemaCache {
 		return toolschema.Compile(raw, nil)
 	}}
 }
+
+// LaunchEnvOf returns c's own launch environment, not a copy.
+func LaunchEnvOf(c *Connector) resource.LaunchEnv { return c.launchEnv }
 
 // SetListingClock makes c's listing cache read the time from now.
 func SetListingClock(c *Connector, now func() time.Time) { c.listings.now = now }

@@ -860,7 +860,7 @@ func (c *Connector) oauthFor(ctx context.Context, s *Session, srv resource.MCPSe
 	if srv.OAuth == nil {
 		return nil, nil
 	}
-	bind := c.launchEnv.Bind(ctx, s.ref)
+	bind := resourcefn.BindSecrets(&c.launchEnv, ctx, string(s.ref))
 	secret, err := resourcefn.ResolveOAuthSecret("client_secret", srv.OAuth.ClientSecret, bind)
 	if se := secretError(s.ref, err); se != nil {
 		return nil, se

@@ -64,7 +64,7 @@ type workloadSource struct {
 func (s *workloadSource) Token() (*oauth2.Token, error) {
 	ctx, cancel := s.o.setup.storeContext()
 	defer cancel()
-	assertion, err := resourcefn.ResolveOAuthSecret("assertion", s.o.conf.Assertion, s.o.secrets.Bind(ctx, s.o.ref))
+	assertion, err := resourcefn.ResolveOAuthSecret("assertion", s.o.conf.Assertion, resourcefn.BindSecrets(s.o.secrets, ctx, string(s.o.ref)))
 	if err != nil || assertion == "" {
 		// A SecretError names the reference, never a value.
 		msg := "the workload identity token of oauth.assertion could not be resolved"

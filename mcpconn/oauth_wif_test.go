@@ -17,14 +17,14 @@ import (
 // fileResolver is a host's secret resolver that reads the workload
 // identity token from a file at each resolution, as a host on Kubernetes
 // reads its projected service account token (which the kubelet rotates).
-type fileResolver struct{ path string }
-
-func (r fileResolver) Resolve(_ context.Context, ref resource.Ref, name string) (string, error) {
-	if ref != "remote" || name != "wif" {
-		return "", errors.New("no such secret")
+func fileResolver(path string) resource.SecretResolverFunc {
+	return func(_ context.Context, ref resource.Ref, name string) (string, error) {
+		if ref != "remote" || name != "wif" {
+			return "", errors.New("no such secret")
+		}
+		b, err := os.ReadFile(path)
+		return strings.TrimSpace(string(b)), err
 	}
-	b, err := os.ReadFile(r.path)
-	return strings.TrimSpace(string(b)), err
 }
 
 // workloadFixture is a server behind fakeAS whose oauth field uses the
@@ -41,7 +41,7 @@ func workloadFixture(t *testing.T, clientID string, accepted ...string) (*oauthF
 	path := filepath.Join(t.TempDir(), "token")
 	f.srv.OAuth = &resource.MCPOAuth{Grant: mcpdoc.GrantWorkloadIdentity, Assertion: "${secret:wif}", ClientID: clientID,
 		AuthorizationServer: f.as.srv.URL}
-	f.c = mcpconn.NewConnector(&mcpconn.ConnectorOptions{OAuth: &mcpconn.OAuthOptions{Tokens: f.tokens}, LaunchEnv: &resource.LaunchEnv{Secrets: fileResolver{path}}})
+	f.c = mcpconn.NewConnector(&mcpconn.ConnectorOptions{OAuth: &mcpconn.OAuthOptions{Tokens: f.tokens}, LaunchEnv: &resource.LaunchEnv{Secrets: fileResolver(path)}})
 	return f, path
 }
 

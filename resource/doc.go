@@ -10,11 +10,11 @@
 //	defer repo.Close()
 //	svc := resource.NewService(repo, nil)
 //	_, err = svc.Write(ctx, resource.Direct(), resource.WriteRequest{
-//		Kind: resource.KindMCP, Ref: "tools/files", Create: true,
-//		Data: json.RawMessage(`{"mcpServers": {"files": {"command": "npx", "args": ["-y", "server"], "cwd": "/srv/files"}}}`),
+//		Ref: "tools/files", Create: true, // {"mcpServers": {"files": {...}}}
+//		Server: &resource.MCPServer{Command: "npx", Args: []string{"-y", "server"}, Cwd: "/srv/files"},
 //	})
 //	_, err = svc.Write(ctx, resource.Direct(), resource.WriteRequest{
-//		Kind: resource.KindAgent, Ref: "helper", Create: true, Add: map[string][]string{"mcps": {"tools/files"}},
+//		Ref: "helper", Create: true, Agent: &resource.AgentDocument{MCPs: []resource.Ref{"tools/files"}},
 //	})
 //
 // # References and kinds
@@ -59,7 +59,10 @@
 // disabled_tools choose the tools offered, and "shared": true lets Runs
 // share one connection. An "agent" resource names its mounts in mcps. A
 // WriteRequest creates, patches, or adds and removes list items in one
-// transaction; every rule broken is a *DocumentError naming the field.
+// transaction; every rule broken is a *DocumentError naming the field. A
+// host's own code may give the document typed, in WriteRequest.Server or
+// WriteRequest.Agent, instead of as JSON in Data: judged the same way,
+// and out of a model's reach.
 // Registration stores the configuration only: it installs, starts and
 // enables nothing. Test checks a stored resource statically and never
 // starts or contacts anything. The full rules: docs/registrations.md.
@@ -75,12 +78,12 @@
 // # Secret references and redaction
 //
 // ${env:NAME} and ${secret:NAME} stay in the stored document as written
-// and are resolved at each start, by the resolver LaunchEnv.Bind returns
-// for the registration's reference; a failure is a *SecretError that never holds
+// and are resolved at each start, for the registration's reference, by
+// LaunchEnv.SecretEnv and LaunchEnv.Secrets; a failure is a *SecretError that never holds
 // a value. RedactMCP masks a document's credentials for a reader who must
 // not see them, UnmaskMCP puts them back only for the destination they
-// were written for, and CredentialValues lists them for a connection that
-// masks them in what its server sends. The full rules: docs/secrets.md.
+// were written for, and a connection masks them in what its server sends
+// (package mcpconn). The full rules: docs/secrets.md.
 //
 // # OAuth tokens and task handles
 //

@@ -73,7 +73,8 @@ type MCPServer struct {
 	// UTF-8 code point), every other character itself, case-sensitively.
 	// '[', ']' and '\' are refused rather than read as literals, so that a
 	// pattern written for path.Match or a shell never silently matches
-	// nothing; so are control characters. A pattern is at most 256 bytes.
+	// nothing; so are control and invisible formatting characters (bidi
+	// overrides, zero-width characters). A pattern is at most 256 bytes.
 	EnabledTools []string `json:"enabled_tools,omitzero"`
 	// DisabledTools takes out the tools whose names match one of its names
 	// or globs, after EnabledTools; nil or empty takes out none. A tool
@@ -240,14 +241,14 @@ func DecodeAgent(data json.RawMessage) (AgentDocument, error) {
 }
 
 // MarshalJSON writes the known fields and Extra, so unknown fields survive a
-// round trip.
+// round trip. It does not HTML-escape, as the stored documents are not.
 func (a AgentDocument) MarshalJSON() ([]byte, error) {
 	out := make(map[string]json.RawMessage, len(a.Extra)+5)
 	for k, v := range a.Extra {
 		out[k] = v
 	}
 	type plain AgentDocument
-	known, err := json.Marshal(plain(a))
+	known, err := encodeJSON(plain(a))
 	if err != nil {
 		return nil, err
 	}
@@ -261,5 +262,5 @@ func (a AgentDocument) MarshalJSON() ([]byte, error) {
 	if a.MCPs == nil {
 		out["mcps"] = json.RawMessage("[]")
 	}
-	return json.Marshal(out)
+	return encodeJSON(out)
 }

@@ -43,8 +43,8 @@ func TestEnvReferenceDefault(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			srv := resource.MCPServer{Command: cmd, Cwd: dir, Args: []string{tc.value}, Env: map[string]string{"V": tc.value}}
-			l, err := resource.ResolveLaunch(srv, bound, bound.Bind(context.Background(), "notes"))
-			hdrs, herr := resourcefn.ResolveHeaders(map[string]string{"X": tc.value}, bound.Bind(context.Background(), "notes"))
+			l, err := resource.ResolveLaunch(srv, bound, resourcefn.BindSecrets(bound, context.Background(), "notes"))
+			hdrs, herr := resourcefn.ResolveHeaders(map[string]string{"X": tc.value}, resourcefn.BindSecrets(bound, context.Background(), "notes"))
 			if tc.wantErr != "" {
 				var se *resource.SecretError
 				if !errors.As(err, &se) || !strings.Contains(err.Error(), tc.wantErr) || !errors.As(herr, &se) {
@@ -102,7 +102,7 @@ func TestEnvReferenceDefaultGrammar(t *testing.T) {
 	if got := resourcefn.MaskArgs([]string{"--token=${env:TOKEN:-sk-live-0123456789}"}); strings.Contains(got[0], "sk-live") {
 		t.Errorf("MaskArgs shows the default: %q", got)
 	}
-	if vals := resource.CredentialValues(resource.MCPServer{Command: "srv", Env: map[string]string{"K": "${env:TOKEN:-sk-live-0123456789}"}}); !strings.Contains(strings.Join(vals, ","), "sk-live-0123456789") {
+	if vals := credentialValues(resource.MCPServer{Command: "srv", Env: map[string]string{"K": "${env:TOKEN:-sk-live-0123456789}"}}); !strings.Contains(strings.Join(vals, ","), "sk-live-0123456789") {
 		t.Errorf("CredentialValues = %q; want the default among them (the scrubber hides it)", vals)
 	}
 	// A masked default sent back unchanged keeps the stored one.
@@ -110,5 +110,39 @@ func TestEnvReferenceDefaultGrammar(t *testing.T) {
 	back, err := resource.UnmaskMCP(stored, resource.RedactMCP(stored))
 	if err != nil || !strings.Contains(string(back), "sk-live-0123456789") {
 		t.Errorf("UnmaskMCP = %s, %v; want the stored default back", back, err)
+	}
+}
+
+// A func converted to SecretResolverFunc is a SecretResolver: it is asked
+// with the registration's reference and the secret's name, and its answer
+// (or its failure, never shown) is what the start gets.
+func TestSecretResolverFunc(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cmd := filepath.Join(dir, "srv")
+	writeExecutable(t, cmd, 0o755)
+	var asked []string
+	env := &resource.LaunchEnv{Inherit: []string{}, Secrets: resource.SecretResolverFunc(func(_ context.Context, ref resource.Ref, name string) (string, error) {
+		asked = append(asked, string(ref)+":"+name)
+		if ref != "notes" {
+			return "", errors.New("vault: no secret " + name + " for " + string(ref))
+		}
+		return "value-of-" + name, nil
+	})}
+	srv := resource.MCPServer{Command: cmd, Cwd: dir, Args: []string{"--token=${secret:gh}"}}
+	l, err := resource.ResolveLaunch(srv, env, resourcefn.BindSecrets(env, context.Background(), "notes"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{cmd, "--token=value-of-gh"}, l.Args); diff != "" {
+		t.Errorf("args (-want +got):\n%s", diff)
+	}
+	_, err = resource.ResolveLaunch(srv, env, resourcefn.BindSecrets(env, context.Background(), "other"))
+	var se *resource.SecretError
+	if !errors.As(err, &se) || strings.Contains(err.Error(), "vault") {
+		t.Errorf("a refusing func: err = %v, want a SecretError without the func's text", err)
+	}
+	if diff := cmp.Diff([]string{"notes:gh", "other:gh"}, asked); diff != "" {
+		t.Errorf("asked (-want +got):\n%s", diff)
 	}
 }

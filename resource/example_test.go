@@ -27,10 +27,9 @@ func Example() {
 	defer repo.Close()
 	svc := resource.NewService(repo, nil)
 
-	doc, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
-		"files": map[string]any{"command": "npx", "args": []string{"-y", "@modelcontextprotocol/server-filesystem", "${cwd}"}, "cwd": dir},
-	}})
-	if _, err := svc.Write(ctx, resource.Direct(), resource.WriteRequest{Kind: resource.KindMCP, Ref: "tools/files", Create: true, Data: doc}); err != nil {
+	// Stored as {"mcpServers": {"files": {...}}}: the name part of the reference.
+	files := &resource.MCPServer{Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-filesystem", "${cwd}"}, Cwd: dir}
+	if _, err := svc.Write(ctx, resource.Direct(), resource.WriteRequest{Ref: "tools/files", Create: true, Server: files}); err != nil {
 		panic(err)
 	}
 	if _, err := svc.Write(ctx, resource.Direct(), resource.WriteRequest{Kind: resource.KindAgent, Ref: "helper", Create: true}); err != nil {

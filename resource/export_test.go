@@ -2,7 +2,6 @@ package resource
 
 // Unexported functions the external tests reach.
 var (
-	MatchToolPattern = matchToolPattern
-	RedactServer     = redactServer
-	StoreSchemes     = storeSchemes
+	RedactServer = redactServer
+	StoreSchemes = storeSchemes
 )

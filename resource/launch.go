@@ -33,8 +33,10 @@ func DefaultInheritEnv() []string {
 // environment a stdio server inherits, which servers may start (the
 // launch allowlist), and how the secret references of a document resolve.
 // One value travels every layer: mcpconn.ConnectorOptions.LaunchEnv
-// configures the starts, Connector.LaunchEnv hands it on, and
-// ServiceOptions.LaunchEnv makes the static test judge by it. The zero
+// configures the starts, and ServiceOptions.LaunchEnv, given the same
+// value, makes the static test judge by it (agt.Host gives its Service
+// its Connector's). The fix texts of launch and secret errors name the
+// field of the option that applies. The zero
 // value means the defaults: the DefaultInheritEnv list, any server, and
 // no secret reference resolved.
 type LaunchEnv struct {
@@ -72,6 +74,24 @@ type LaunchEnv struct {
 	// It is separate from the environment a stdio server inherits, and
 	// Secrets does not widen it.
 	SecretEnv []string
+
+	// setBy is the option the host set this value through, which fix
+	// texts name; "" is the Connector's. NewService sets its own unless
+	// agt.Host marked the Connector's (internal/resourcefn).
+	setBy string
+}
+
+// connectorOption is the option a LaunchEnv is set through unless
+// setBy says otherwise: the Connector starts the servers.
+const connectorOption = "mcpconn.ConnectorOptions.LaunchEnv"
+
+// field names field f of the option e was set through, for a fix text:
+// "mcpconn.ConnectorOptions.LaunchEnv.Inherit".
+func (e *LaunchEnv) field(f string) string {
+	if e == nil || e.setBy == "" {
+		return connectorOption + "." + f
+	}
+	return e.setBy + "." + f
 }
 
 // LaunchAllowlist says which servers may be started or contacted. The host
@@ -331,8 +351,8 @@ func (e *LaunchError) Error() string {
 // starts nothing. Service.Test and package mcpconn both call it, so a static test
 // and a start never disagree. resolve resolves the secret references
 // (${env:NAME}, ${secret:NAME}) in args and env values for one start
-// (LaunchEnv.Bind); nil leaves them as written, for a check that starts
-// nothing.
+// (package mcpconn binds them to the registration); nil leaves them as
+// written, for a check that starts nothing.
 func ResolveLaunch(srv MCPServer, env *LaunchEnv, resolve func(kind, name string) (string, error)) (Launch, error) {
 	if env == nil {
 		env = &LaunchEnv{}
@@ -394,7 +414,7 @@ func ResolveLaunch(srv MCPServer, env *LaunchEnv, resolve func(kind, name string
 				msg = "command is not found in the PATH set in env"
 			} else if !hasEnv(childEnv, "PATH") {
 				msg = "command is not found: the server gets no PATH (the host's PATH is not among the inherited variables)"
-				fix = "write the command's absolute path, set PATH in env, or let the server inherit PATH (mcpconn.ConnectorOptions.LaunchEnv.Inherit)"
+				fix = "write the command's absolute path, set PATH in env, or let the server inherit PATH (" + env.field("Inherit") + ")"
 			}
 			return Launch{}, &LaunchError{Code: findcode.CommandMissing, Field: "/command", Message: msg, Fix: fix}
 		}

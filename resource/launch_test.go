@@ -123,3 +123,28 @@ func TestDefaultInheritEnvIsACopy(t *testing.T) {
 		t.Fatalf("DefaultInheritEnv()[0] = %q after a caller changed its copy", b[0])
 	}
 }
+
+// A fix names the option that applies: the Service's own LaunchEnv when
+// the host gave it one, and the Connector's otherwise (ResolveLaunch on a
+// LaunchEnv of its own, as mcpconn starts servers).
+func TestLaunchFixNamesTheOption(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	env := &resource.LaunchEnv{Inherit: []string{}}
+	svc, _ := newService(t)
+	svc = resource.NewService(svc.Repository(), &resource.ServiceOptions{LaunchEnv: env})
+	data, _ := json.Marshal(resource.MCPDocument{MCPServers: map[string]resource.MCPServer{"s": {Command: "srv", Cwd: dir}}})
+	mustWrite(t, svc, resource.WriteRequest{Kind: resource.KindMCP, Ref: "s", Create: true, Data: data})
+	rep, err := svc.Test(bg, resource.Direct(), mcpKey("s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Findings) != 1 || !strings.Contains(rep.Findings[0].Fix, "(resource.ServiceOptions.LaunchEnv.Inherit)") {
+		t.Errorf("Service findings %v: want a fix naming resource.ServiceOptions.LaunchEnv.Inherit", rep.Findings)
+	}
+	_, err = resource.ResolveLaunch(resource.MCPServer{Command: "srv", Cwd: dir}, env, nil)
+	var le *resource.LaunchError
+	if !errors.As(err, &le) || !strings.Contains(le.Fix, "(mcpconn.ConnectorOptions.LaunchEnv.Inherit)") {
+		t.Errorf("ResolveLaunch: %v, want a fix naming mcpconn.ConnectorOptions.LaunchEnv.Inherit", err)
+	}
+}

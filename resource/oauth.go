@@ -303,7 +303,7 @@ func validScope(s string) bool {
 // resolveOAuthSecret resolves one secret reference of the oauth field
 // (client_secret, private_key, idp_client_secret or assertion, named by
 // key) with resolve (from
-// LaunchEnv.Bind). "" stays "". Errors are *SecretError naming the field
+// LaunchEnv.bind). "" stays "". Errors are *SecretError naming the field
 // and the reference, without values.
 func resolveOAuthSecret(key, value string, resolve func(kind, name string) (string, error)) (string, error) {
 	if value == "" {
@@ -314,7 +314,7 @@ func resolveOAuthSecret(key, value string, resolve func(kind, name string) (stri
 		return "", &SecretError{Field: field, Reference: "${", Message: "the value is not a single ${secret:NAME} reference", Fix: "write ${secret:NAME} and store the value with the host's secret resolver"}
 	}
 	if resolve == nil {
-		resolve = (&LaunchEnv{}).Bind(context.Background(), "")
+		resolve = (&LaunchEnv{}).bind(context.Background(), "")
 	}
 	return expandValue(field, value, "", resolve, "\x00")
 }

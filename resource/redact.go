@@ -26,7 +26,7 @@ import (
 // Mask stands for a hidden value.
 const Mask = "[redacted]"
 
-// hider receives the credentials a mask stands for (CredentialValues);
+// hider receives the credentials a mask stands for (credentialValues);
 // a nil hider receives nothing.
 type hider func(string)
 
@@ -316,7 +316,7 @@ func redactServer(srv MCPServer) MCPServer {
 	return out
 }
 
-// CredentialValues returns the credentials srv holds as literal text,
+// credentialValues returns the credentials srv holds as literal text,
 // for a connection that masks them in what its server sends back (package
 // mcpconn does): the literal text of every env value; of the header
 // values whose name says credential (Authorization, Cookie, X-Api-Key,
@@ -328,7 +328,9 @@ func redactServer(srv MCPServer) MCPServer {
 // Basic also their decoded user:password. References are not there:
 // their values exist only at a start. The result may hold duplicates and
 // short texts, and says nothing about which field each came from.
-func CredentialValues(srv MCPServer) []string {
+// Package mcpconn and the CLI reach it through
+// internal/resourcefn.CredentialValues.
+func credentialValues(srv MCPServer) []string {
 	var out []string
 	h := hider(func(s string) {
 		out = append(out, s)

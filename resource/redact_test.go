@@ -280,9 +280,15 @@ func TestCredentialValues(t *testing.T) {
 			[]string{"me", "pa/ss", "me:pa/ss", "T0123456789ABCDEFGHIJKLMNO", "k-1"}},
 	}
 	for _, tt := range tests {
-		got := resource.CredentialValues(tt.srv)
+		got := credentialValues(tt.srv)
 		if diff := cmp.Diff(tt.want, got, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
 		}
 	}
+}
+
+// credentialValues asks the one implementation the way package mcpconn
+// does, through internal/resourcefn.
+func credentialValues(srv resource.MCPServer) []string {
+	return resourcefn.CredentialValues(srv.Args, srv.Env, srv.Headers, srv.URL)
 }

@@ -38,6 +38,21 @@ type SecretResolver interface {
 	Resolve(ctx context.Context, ref Ref, name string) (string, error)
 }
 
+// SecretResolverFunc is a func used as a SecretResolver, so a host needs
+// no type of its own to set LaunchEnv.Secrets:
+//
+//	Secrets: resource.SecretResolverFunc(func(ctx context.Context, ref resource.Ref, name string) (string, error) {
+//		return vault.Read(ctx, string(ref)+"/"+name)
+//	}),
+//
+// Its Resolve calls f; f must be safe for concurrent use.
+type SecretResolverFunc func(ctx context.Context, ref Ref, name string) (string, error)
+
+// Resolve calls f(ctx, ref, name).
+func (f SecretResolverFunc) Resolve(ctx context.Context, ref Ref, name string) (string, error) {
+	return f(ctx, ref, name)
+}
+
 // SecretError says why a secret reference could not be resolved. It names
 // the field (a JSON pointer inside the server entry, like "/env/API_KEY")
 // and the reference as written (like "${secret:github}"), never a value
@@ -64,11 +79,12 @@ func (e *SecretError) Error() string {
 // resolver resolves one reference of kind "env" or "secret".
 type resolver func(kind, name string) (string, error)
 
-// Bind returns the resolver of the secret references of one start of ref
+// bind returns the resolver of the secret references of one start of ref
 // under ctx, for ResolveLaunch and a remote server's headers and oauth
-// secrets (package mcpconn resolves them at a connect): ${env:NAME} as
-// SecretEnv binds it, ${secret:NAME} by Secrets. A nil s resolves none.
-func (s *LaunchEnv) Bind(ctx context.Context, ref Ref) func(kind, name string) (string, error) {
+// secrets (package mcpconn resolves them at a connect, through
+// internal/resourcefn.BindSecrets): ${env:NAME} as SecretEnv binds it,
+// ${secret:NAME} by Secrets. A nil s resolves none.
+func (s *LaunchEnv) bind(ctx context.Context, ref Ref) func(kind, name string) (string, error) {
 	return func(kind, name string) (string, error) {
 		var v string
 		switch kind {
@@ -76,11 +92,11 @@ func (s *LaunchEnv) Bind(ctx context.Context, ref Ref) func(kind, name string) (
 			if s == nil || !envBound(ref, name, s.SecretEnv) {
 				// Bound per registration: an agent that registers its own
 				// server gets no host variable the host did not bind to it.
-				fix := "have the host bind it to this registration, as REF=NAME in the allowed reference env names (mcpconn.ConnectorOptions.LaunchEnv.SecretEnv), or use a ${secret:...} reference"
+				fix := "have the host bind it to this registration, as REF=NAME in the allowed reference env names (" + s.field("SecretEnv") + "), or use a ${secret:...} reference"
 				if s != nil && envAllowed(name, bareEntries(s.SecretEnv)) {
 					// The form of entries changed: say so rather than leave a
 					// host that lists the bare name guessing.
-					fix = "the allowed reference env names (mcpconn.ConnectorOptions.LaunchEnv.SecretEnv) list this name without a registration, which binds nothing: write REF=NAME for the registrations that may read it, or *=NAME for all"
+					fix = "the allowed reference env names (" + s.field("SecretEnv") + ") list this name without a registration, which binds nothing: write REF=NAME for the registrations that may read it, or *=NAME for all"
 				}
 				return "", &SecretError{Message: "the host does not let registration " + string(ref) + " read this environment variable", Fix: fix, unset: true}
 			}
@@ -99,7 +115,7 @@ func (s *LaunchEnv) Bind(ctx context.Context, ref Ref) func(kind, name string) (
 			}
 		case "secret":
 			if s == nil || s.Secrets == nil {
-				return "", &SecretError{Message: "no secret resolver is configured", Fix: "give the host a SecretResolver (mcpconn.ConnectorOptions.LaunchEnv.Secrets), or use an allowed ${env:...} reference"}
+				return "", &SecretError{Message: "no secret resolver is configured", Fix: "give the host a SecretResolver (" + s.field("Secrets") + "), or use an allowed ${env:...} reference"}
 			}
 			var err error
 			v, err = s.Secrets.Resolve(ctx, ref, name)
@@ -294,14 +310,14 @@ func expandValue(field, s, cwd string, resolve resolver, forbidden string) (stri
 }
 
 // resolveHeaders returns a copy of a remote server's headers with their
-// secret references resolved by resolve (from LaunchEnv.Bind) and $${
+// secret references resolved by resolve (from LaunchEnv.bind) and $${
 // unescaped. Errors are *SecretError, without values.
 func resolveHeaders(headers map[string]string, resolve func(kind, name string) (string, error)) (map[string]string, error) {
 	if len(headers) == 0 {
 		return headers, nil
 	}
 	if resolve == nil {
-		resolve = (&LaunchEnv{}).Bind(context.Background(), "")
+		resolve = (&LaunchEnv{}).bind(context.Background(), "")
 	}
 	out := make(map[string]string, len(headers))
 	for _, k := range slices.Sorted(maps.Keys(headers)) {

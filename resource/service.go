@@ -60,6 +60,10 @@ func NewService(repo Repository, opts *ServiceOptions) *Service {
 	if opts != nil && opts.LaunchEnv != nil {
 		s.launchEnv = opts.LaunchEnv.Clone()
 	}
+	if s.launchEnv.setBy == "" {
+		// Its fix texts name the option that applies here.
+		s.launchEnv.setBy = "resource.ServiceOptions.LaunchEnv"
+	}
 	return s
 }
 
@@ -168,8 +172,18 @@ func checkKey(kind Kind, ref Ref) (Key, error) {
 // WriteRequest is one resource_write call (and one CLI create or update).
 // Its JSON form is the framework tool's arguments; decoding refuses unknown
 // fields and allow_mcp.
+//
+// The document is given as JSON in Data, or typed, by a host's own code,
+// in Server (an MCP server) or Agent (an agent document): at most one of
+// the three. A typed document is judged, stored and redacted exactly as
+// the Data it stands for, and its errors name fields as in Data
+// ("/data/mcpServers/NAME/cwd"); Kind may then be left zero, as it is
+// implied.
+// Server and Agent have no JSON form, so a model, whose resource_write
+// arguments decode into a WriteRequest, can never set them.
 type WriteRequest struct {
-	// Kind is "mcp" or "agent".
+	// Kind is "mcp" or "agent". It may be left zero when Server or Agent
+	// is set (they imply it); another kind than theirs is refused.
 	Kind Kind `json:"kind"`
 	// Ref is the resource's reference.
 	Ref Ref `json:"reference"`
@@ -179,6 +193,21 @@ type WriteRequest struct {
 	// Data is a top-level patch of the document: a field present replaces,
 	// a field absent keeps. For a create it is the whole document.
 	Data json.RawMessage `json:"data,omitempty"`
+	// Server, set instead of Data, is the server of an MCP write: the
+	// document {"mcpServers": {NAME: Server}}, where NAME is Ref.Name() on
+	// a create and the stored entry's own name on an update, so an update
+	// never renames it. It replaces the whole entry, as an mcpServers in
+	// Data does. Nil means none. A host's own code only (no JSON form).
+	Server *MCPServer `json:"-"`
+	// Agent, set instead of Data, is the whole document of an agent write,
+	// as AgentDocument.MarshalJSON writes it (Extra included). On an update
+	// it replaces the stored document rather than patching it: a field
+	// left zero is stored zero, not kept (read the document with
+	// DecodeAgent, change it and write it back with ExpectedRevision to
+	// keep the rest). Add and Remove apply after it, in the same
+	// transaction, as they do after Data. Nil means none. A host's own
+	// code only (no JSON form).
+	Agent *AgentDocument `json:"-"`
 	// Add names list fields and the items to add (agents only); adding a
 	// present item is a reported no-op.
 	Add map[string][]string `json:"add,omitempty"`
@@ -268,17 +297,97 @@ func (s *Service) Write(ctx context.Context, caller Caller, req WriteRequest) (W
 	if err := s.authorize(ctx, caller, "write"); err != nil {
 		return WriteResult{}, err
 	}
+	if err := typedKind(&req); err != nil {
+		return WriteResult{}, err
+	}
 	key, err := checkKey(req.Kind, req.Ref)
 	if err != nil {
+		return WriteResult{}, err
+	}
+	server, replace := req.Server, req.Agent != nil
+	if err := typedData(&req); err != nil {
 		return WriteResult{}, err
 	}
 	if err := s.checkRequestShape(&req); err != nil {
 		return WriteResult{}, err
 	}
 	if key.Kind == KindMCP {
-		return s.writeMCP(ctx, caller, key, req)
+		return s.writeMCP(ctx, caller, key, req, server)
 	}
-	return s.writeAgent(ctx, caller, key, req)
+	return s.writeAgent(ctx, caller, key, req, replace)
+}
+
+// typedKind checks that at most one of Data, Server and Agent is set, and
+// sets the kind a typed document implies when Kind is zero.
+func typedKind(req *WriteRequest) error {
+	var set []string
+	if len(req.Data) > 0 {
+		set = append(set, "Data")
+	}
+	if req.Server != nil {
+		set = append(set, "Server")
+	}
+	if req.Agent != nil {
+		set = append(set, "Agent")
+	}
+	if len(set) > 1 {
+		return invalid("", findcode.Request, "WriteRequest."+strings.Join(set, " and WriteRequest.")+" are set; a write carries one document",
+			"set one of them: Server for an mcp write, Agent for an agent write, or Data for the document as JSON")
+	}
+	for _, t := range []struct {
+		set   bool
+		field string
+		kind  Kind
+	}{{req.Server != nil, "Server", KindMCP}, {req.Agent != nil, "Agent", KindAgent}} {
+		switch {
+		case !t.set:
+		case req.Kind == "":
+			req.Kind = t.kind
+		case req.Kind != t.kind:
+			return invalid("/kind", findcode.Kind, fmt.Sprintf("WriteRequest.%s is the document of kind %q, but Kind names another", t.field, t.kind),
+				fmt.Sprintf("set Kind to %q or leave it zero, or give the document in the field of its kind (Server for mcp, Agent for agent)", t.kind))
+		}
+	}
+	return nil
+}
+
+// typedData puts a typed document into Data, as the JSON it stands for,
+// so that every rule judges it as it judges Data. A Server is keyed by
+// Ref.Name(); an update keys it by the stored name instead (writeMCP).
+func typedData(req *WriteRequest) error {
+	var err error
+	switch {
+	case req.Server != nil:
+		req.Data, err = serverData(req.Ref.Name(), *req.Server)
+	case req.Agent != nil:
+		req.Data, err = req.Agent.MarshalJSON()
+	default:
+		return nil
+	}
+	req.Server, req.Agent = nil, nil
+	if err != nil {
+		// Only an Extra value of an AgentDocument that is not JSON.
+		return invalid("/data", findcode.WrongType, "the typed document does not encode as JSON", "give every AgentDocument.Extra value as valid JSON")
+	}
+	return nil
+}
+
+// serverData is the MCP document of one server named name.
+func serverData(name string, srv MCPServer) (json.RawMessage, error) {
+	return encodeJSON(MCPDocument{MCPServers: map[string]MCPServer{name: srv}})
+}
+
+// encodeJSON encodes v compactly without HTML escaping ('&' stays '&'), so
+// rewriting stored data gives the same bytes and an unchanged document is
+// recognised as unchanged.
+func encodeJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // checkRequestShape applies the rules common to every kind: bounded data
@@ -368,7 +477,10 @@ func validListField(f string) bool {
 	return true
 }
 
-func (s *Service) writeMCP(ctx context.Context, caller Caller, key Key, req WriteRequest) (WriteResult, error) {
+// writeMCP writes an MCP document; server is the typed server req.Data
+// was made of (nil when Data was given), which an update keys by the
+// stored entry's name.
+func (s *Service) writeMCP(ctx context.Context, caller Caller, key Key, req WriteRequest, server *MCPServer) (WriteResult, error) {
 	if len(req.Data) == 0 {
 		return WriteResult{}, invalid("/data", findcode.Request, "an MCP write needs data", `send {"mcpServers": {"NAME": {...}}}`)
 	}
@@ -401,7 +513,13 @@ func (s *Service) writeMCP(ctx context.Context, caller Caller, key Key, req Writ
 	changed := true
 	res, err := s.writer(caller, "write").Modify(ctx, key, req.ExpectedRevision, func(cur Resource) (json.RawMessage, error) {
 		warnings, changed = nil, true
-		merged, err := mergeTop(cur.Data, req.Data)
+		patch := req.Data
+		if stored, _, err := DecodeMCP(cur.Data); err == nil && server != nil && stored != key.Ref.Name() {
+			if patch, err = serverData(stored, *server); err != nil {
+				return nil, err
+			}
+		}
+		merged, err := mergeTop(cur.Data, patch)
 		if err != nil {
 			return nil, err
 		}
@@ -473,17 +591,13 @@ func mergeTop(cur, patch []byte) ([]byte, error) {
 	return marshalObject(m)
 }
 
-// marshalObject encodes m compactly with sorted keys. It does not
-// HTML-escape ('&' stays '&'), so rewriting stored data gives the same
-// bytes and an unchanged document is recognised as unchanged.
+// marshalObject encodes m compactly with sorted keys (encodeJSON).
 func marshalObject(m map[string]json.RawMessage) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(m); err != nil {
+	b, err := encodeJSON(m)
+	if err != nil {
 		return nil, invalid("/data", findcode.WrongType, "the document does not encode as JSON", "send valid JSON")
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	return b, nil
 }
 
 // nextData is what a Modify callback returns for the new document next:
@@ -511,7 +625,9 @@ func (s *Service) checkGrowth(old, next []byte) error {
 		"remove fields or list items that are no longer needed, or raise ServiceOptions.MaxDocumentBytes")
 }
 
-func (s *Service) writeAgent(ctx context.Context, caller Caller, key Key, req WriteRequest) (WriteResult, error) {
+// writeAgent writes an agent document; replace (a typed Agent) makes
+// req.Data the whole document on an update rather than a patch.
+func (s *Service) writeAgent(ctx context.Context, caller Caller, key Key, req WriteRequest, replace bool) (WriteResult, error) {
 	patch := map[string]json.RawMessage{}
 	if len(req.Data) > 0 {
 		patch, _ = decodeObject(req.Data)
@@ -561,7 +677,10 @@ func (s *Service) writeAgent(ctx context.Context, caller Caller, key Key, req Wr
 	res, err := s.writer(caller, "write").Modify(ctx, key, req.ExpectedRevision, func(cur Resource) (json.RawMessage, error) {
 		noops, changed = nil, true
 		doc, ok := decodeObject(cur.Data)
-		if !ok {
+		switch {
+		case replace:
+			doc = map[string]json.RawMessage{}
+		case !ok:
 			return nil, invalid("", findcode.NotObject, "the stored agent document is not a JSON object, so a patch cannot apply", "replace it: delete the agent and create it again")
 		}
 		for k, v := range patch {

@@ -742,6 +742,18 @@ func TestErrorFieldsBounded(t *testing.T) {
 	if len(de.Field) > 120 || strings.ContainsAny(de.Field, "\n") || de.Code != findcode.UnknownField {
 		t.Fatalf("field %q (%d bytes), code %q: want a short printable pointer to the unknown field", de.Field, len(de.Field), de.Code)
 	}
+	// Every character internal/text.Unsafe calls unsafe becomes '?' in a
+	// pointer (the one rule); other characters stay.
+	for key, want := range map[string]string{
+		"a\nb": "a?b", "a\u0085b": "a?b", "a\u2028b": "a?b", "a\u202eb": "a?b", "a\u200bb": "a?b", "\ufeffa": "?a",
+		"é~/x": "é~0~1x",
+	} {
+		data, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"s": map[string]any{"url": "https://x.example", key: 1}}})
+		_, err := svc.Write(bg, resource.Direct(), resource.WriteRequest{Kind: resource.KindMCP, Ref: "x", Create: true, Data: data})
+		if de := docError(t, err); de.Field != "/data/mcpServers/s/"+want {
+			t.Errorf("key %q: field %q, want /data/mcpServers/s/%s", key, de.Field, want)
+		}
+	}
 }
 
 // Typos are not stored in silence: a field agt does not read and a

@@ -17,7 +17,7 @@ import (
 
 func TestMatchToolPattern(t *testing.T) {
 	t.Parallel()
-	long := strings.Repeat("a", glob.MaxNameBytes)
+	long := strings.Repeat("a", glob.MaxMatchBytes)
 	for _, tc := range []struct {
 		pattern, name string
 		want          bool
@@ -46,11 +46,11 @@ func TestMatchToolPattern(t *testing.T) {
 		{"**", "x", true},
 		{"é*", "éclair", true},
 		{"*", long, true},
-		{"*", long + "a", false}, // past glob.MaxNameBytes: matches nothing
+		{"*", long + "a", false}, // past glob.MaxMatchBytes: matches nothing
 		{"a.b", "a.b", true},
 		{"a.b", "axb", false}, // '.' is literal
 	} {
-		if got := resource.MatchToolPattern(tc.pattern, tc.name); got != tc.want {
+		if got := glob.Match(tc.pattern, tc.name); got != tc.want {
 			t.Errorf("MatchToolPattern(%q, %q) = %v, want %v", tc.pattern, tc.name, got, tc.want)
 		}
 	}
@@ -79,8 +79,8 @@ func FuzzMatchToolPattern(f *testing.F) {
 			}
 		}
 		re.WriteString(`)$`)
-		want := len(name) <= glob.MaxNameBytes && regexp.MustCompile(re.String()).MatchString(name)
-		if got := resource.MatchToolPattern(pattern, name); got != want {
+		want := len(name) <= glob.MaxMatchBytes && regexp.MustCompile(re.String()).MatchString(name)
+		if got := glob.Match(pattern, name); got != want {
 			t.Fatalf("MatchToolPattern(%q, %q) = %v, the regexp %s says %v", pattern, name, got, re.String(), want)
 		}
 	})
@@ -196,7 +196,7 @@ func BenchmarkMatchToolPatternWorst(b *testing.B) {
 	pattern := "*" + strings.Repeat("a", 127) + "b"
 	name := strings.Repeat("a", glob.MaxNameBytes)
 	for b.Loop() {
-		if resource.MatchToolPattern(pattern, name) {
+		if glob.Match(pattern, name) {
 			b.Fatal("matched")
 		}
 	}

@@ -100,23 +100,23 @@ func errorOf(prefix string, fs []Finding) *DocumentError {
 }
 
 // pointer builds a JSON pointer from segments. Segments come from hostile
-// keys: each is bounded to 64 bytes (text.Bound) and control bytes become
-// '?', so a pointer in an error message stays short and printable.
+// keys: each is bounded to 64 bytes (text.Bound) and every character
+// text.Unsafe refuses (controls, line separators, invisible formatting)
+// becomes '?', so a pointer in an error message stays short and printable.
 func pointer(segs ...string) string {
 	var b strings.Builder
 	for _, s := range segs {
 		b.WriteByte('/')
-		s = text.Bound(s, maxPointerSegment)
-		for i := 0; i < len(s); i++ {
-			switch c := s[i]; {
-			case c == '~':
+		for _, r := range text.Bound(s, maxPointerSegment) {
+			switch {
+			case r == '~':
 				b.WriteString("~0")
-			case c == '/':
+			case r == '/':
 				b.WriteString("~1")
-			case c < 0x20 || c == 0x7f:
+			case text.Unsafe(r):
 				b.WriteByte('?')
 			default:
-				b.WriteByte(c)
+				b.WriteRune(r)
 			}
 		}
 	}

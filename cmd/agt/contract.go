@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agtsdk/agt/contract"
+	"github.com/agtsdk/agt/internal/contractdefault"
 	"github.com/agtsdk/agt/resource"
 )
 
@@ -62,9 +63,9 @@ unexpected or a protocol error; 1 otherwise; 2 for a usage error.`,
 			fs.BoolVar(&f.includeWrites, "include-writes", false, "also call the tools not marked read-only")
 			fs.StringVar(&f.cases, "cases", "", "business cases from `FILE` (default: mcp-contract.json in the server's cwd, if any)")
 			fs.Uint64Var(&f.seed, "seed", 0, "seed of the generated cases")
-			fs.IntVar(&f.maxCases, "max-cases", contract.DefaultMaxCases, "at most `N` cases per tool")
-			fs.DurationVar(&f.caseTimeout, "case-timeout", contract.DefaultCaseTimeout, "bound of one call")
-			fs.DurationVar(&f.timeout, "timeout", contract.DefaultTimeout, "give up after this `DURATION`, the server's shutdown included")
+			fs.IntVar(&f.maxCases, "max-cases", contractdefault.MaxCases, "at most `N` cases per tool")
+			fs.DurationVar(&f.caseTimeout, "case-timeout", contractdefault.CaseTimeout, "bound of one call")
+			fs.DurationVar(&f.timeout, "timeout", contractdefault.Timeout, "give up after this `DURATION`, the server's shutdown included")
 			fs.BoolVar(&f.asJSON, "json", false, "print the report as JSON (the plan goes to stderr)")
 			fs.StringVar(&f.junit, "junit", "", "also write the report as JUnit XML to `FILE`")
 			return func(ctx context.Context, e *env, args []string) error {

@@ -345,7 +345,7 @@ func envFileNames(path string) []string {
 }
 
 // literalSecretNote is the note on credentials stored as literal text,
-// as the library judges them (resource.CredentialValues): a reference
+// as the library judges them (resourcefn.CredentialValues): a reference
 // keeps them out of the store.
 func literalSecretNote(srv resource.MCPServer) string {
 	var where []string
@@ -360,10 +360,10 @@ func literalSecretNote(srv resource.MCPServer) string {
 			}
 		}
 	}
-	if len(resource.CredentialValues(resource.MCPServer{Args: srv.Args})) > 0 {
+	if len(resourcefn.CredentialValues(srv.Args, nil, nil, "")) > 0 {
 		where = append(where, "args")
 	}
-	if len(resource.CredentialValues(resource.MCPServer{URL: srv.URL})) > 0 {
+	if len(resourcefn.CredentialValues(nil, nil, nil, srv.URL)) > 0 {
 		where = append(where, "url")
 	}
 	verb := "holds a literal credential"
@@ -381,7 +381,7 @@ func literalSecretNote(srv resource.MCPServer) string {
 // holds a credential as literal text, by the library's rule; the scheme
 // word before a reference ("Bearer ${env:TOKEN}") is none.
 func literalCredential(name, v string) bool {
-	vals := resource.CredentialValues(resource.MCPServer{Headers: map[string]string{name: v}})
+	vals := resourcefn.CredentialValues(nil, nil, map[string]string{name: v}, "")
 	if !strings.Contains(v, "${") {
 		return len(vals) > 0
 	}

@@ -282,7 +282,7 @@ func (e *env) secretAccount(ctx context.Context, ref resource.Ref) *secretFailur
 // every reference instead of stopping at the first.
 func (e *env) unresolvedRefs(ctx context.Context, ref resource.Ref, srv resource.MCPServer) []unresolved {
 	le := e.launchEnv()
-	bind := le.Bind(ctx, ref)
+	bind := resourcefn.BindSecrets(le, ctx, string(ref))
 	// resolveAll resolves every reference of srv with resolve, as a
 	// start does; the first error it returns ends it.
 	resolveAll := func(resolve func(kind, name string) (string, error)) error {
@@ -363,7 +363,7 @@ func (e *env) explainRef(ctx context.Context, le *resource.LaunchEnv, ref resour
 	}
 	// ${env:NAME}: not bound to the registration, or not set.
 	listed := &resource.LaunchEnv{SecretEnv: le.SecretEnv, Environ: func() []string { return []string{name + "=x"} }}
-	if _, err := listed.Bind(ctx, ref)("env", name); err == nil {
+	if _, err := resourcefn.BindSecrets(listed, ctx, string(ref))("env", name); err == nil {
 		u.why, u.fix = "not set in agt's environment", "set "+name+" in agt's environment"
 		return u
 	}

@@ -85,21 +85,20 @@ const (
 	secretWorkload     = "workload_token"
 )
 
-// contextSecrets resolves the registration's secret references from the
-// scenario's context, as a host's secret manager would.
-type contextSecrets struct{ sc scenarioContext }
-
-func (s contextSecrets) Resolve(_ context.Context, ref resource.Ref, name string) (string, error) {
+// secret resolves the registration's secret references from the
+// scenario's context, as a host's secret manager would: the host hands it
+// over as resource.SecretResolverFunc(sc.secret).
+func (sc scenarioContext) secret(_ context.Context, ref resource.Ref, name string) (string, error) {
 	if ref != serverRef {
 		return "", errors.New("no secret for this registration")
 	}
 	switch {
-	case name == secretClientSecret && s.sc.ClientSecret != "":
-		return s.sc.ClientSecret, nil
-	case name == secretPrivateKey && s.sc.PrivateKeyPEM != "":
-		return s.sc.PrivateKeyPEM, nil
-	case name == secretWorkload && s.sc.WorkloadJWT != "":
-		return s.sc.WorkloadJWT, nil
+	case name == secretClientSecret && sc.ClientSecret != "":
+		return sc.ClientSecret, nil
+	case name == secretPrivateKey && sc.PrivateKeyPEM != "":
+		return sc.PrivateKeyPEM, nil
+	case name == secretWorkload && sc.WorkloadJWT != "":
+		return sc.WorkloadJWT, nil
 	}
 	return "", errors.New("no such secret")
 }
@@ -146,33 +145,33 @@ func authorizeByRedirect(ctx context.Context, _ resource.Ref, authorizationURL s
 // oauthField is the registration's oauth field for an auth/* scenario:
 // what a host's operator would write for such a server. The credentials
 // of the context are referenced, never written.
-func oauthField(name string, sc scenarioContext) map[string]any {
-	o := map[string]any{}
+func oauthField(name string, sc scenarioContext) *resource.MCPOAuth {
+	o := &resource.MCPOAuth{}
 	if sc.ClientID != "" {
-		o["client_id"] = sc.ClientID
+		o.ClientID = sc.ClientID
 	}
 	if sc.ClientSecret != "" {
-		o["client_secret"] = "${secret:" + secretClientSecret + "}"
+		o.ClientSecret = "${secret:" + secretClientSecret + "}"
 	}
 	if sc.IdPIssuer != "" {
 		// Enterprise-managed authorization: the ID token the host got
 		// from its IdP is exchanged, no person and no redirect.
-		o["grant"] = "enterprise"
-		o["idp_issuer"] = sc.IdPIssuer
-		o["idp_client_id"] = sc.IdPClientID
+		o.Grant = "enterprise"
+		o.IdPIssuer = sc.IdPIssuer
+		o.IdPClientID = sc.IdPClientID
 	}
 	if sc.WorkloadJWT != "" {
 		// Workload identity federation: the workload's token is traded
 		// with the jwt-bearer grant, no person and no redirect.
-		o["grant"] = "workload_identity"
-		o["assertion"] = "${secret:" + secretWorkload + "}"
+		o.Grant = "workload_identity"
+		o.Assertion = "${secret:" + secretWorkload + "}"
 	}
 	if strings.HasPrefix(name, "auth/client-credentials-") {
 		// A machine-to-machine client: no person, no redirect.
-		o["grant"] = "client_credentials"
+		o.Grant = "client_credentials"
 		if sc.PrivateKeyPEM != "" {
-			o["private_key"] = "${secret:" + secretPrivateKey + "}"
-			o["token_endpoint_auth"] = "private_key_jwt"
+			o.PrivateKey = "${secret:" + secretPrivateKey + "}"
+			o.TokenEndpointAuth = "private_key_jwt"
 		}
 	}
 	return o
@@ -180,11 +179,11 @@ func oauthField(name string, sc scenarioContext) map[string]any {
 
 // idToken is the host's IDToken step: the ID token the scenario's IdP
 // issued, as a host would have it from its own OIDC login.
-func (s contextSecrets) idToken(context.Context, resource.Ref) (string, error) {
-	if s.sc.IdPIDToken == "" {
+func (sc scenarioContext) idToken(context.Context, resource.Ref) (string, error) {
+	if sc.IdPIDToken == "" {
 		return "", errors.New("the scenario gave no ID token")
 	}
-	return s.sc.IdPIDToken, nil
+	return sc.IdPIDToken, nil
 }
 
 // suiteAuthorizationServer is the operator's step for a client with a

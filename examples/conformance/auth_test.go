@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agtsdk/agt/mcpconn"
+	"github.com/agtsdk/agt/resource"
 )
 
 // authorizeByRedirect reads the code, state and iss from the authorization
@@ -61,17 +62,17 @@ func TestScenarioContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	field := oauthField("auth/client-credentials-jwt", sc)
-	want := map[string]any{"client_id": "cc", "grant": "client_credentials", "private_key": "${secret:private_key}", "token_endpoint_auth": "private_key_jwt"}
+	want := &resource.MCPOAuth{ClientID: "cc", Grant: "client_credentials", PrivateKey: "${secret:private_key}", TokenEndpointAuth: "private_key_jwt"}
 	if diff := cmp.Diff(want, field); diff != "" {
 		t.Errorf("oauthField (-want +got):\n%s", diff)
 	}
 	if b, _ := json.Marshal(field); strings.Contains(string(b), "PEM-VALUE") {
 		t.Errorf("the registration holds the key: %s", b)
 	}
-	if v, err := (contextSecrets{sc}).Resolve(context.Background(), serverRef, secretPrivateKey); err != nil || v != "PEM-VALUE" {
+	if v, err := sc.secret(context.Background(), serverRef, secretPrivateKey); err != nil || v != "PEM-VALUE" {
 		t.Errorf("Resolve(private_key) = %q, %v", v, err)
 	}
-	if _, err := (contextSecrets{sc}).Resolve(context.Background(), "other", secretPrivateKey); err == nil {
+	if _, err := sc.secret(context.Background(), "other", secretPrivateKey); err == nil {
 		t.Error("another registration got the key")
 	}
 
@@ -79,7 +80,7 @@ func TestScenarioContext(t *testing.T) {
 	if sc, err = readContext(); err != nil {
 		t.Fatal(err)
 	}
-	want = map[string]any{"client_id": "pre", "client_secret": "${secret:client_secret}"}
+	want = &resource.MCPOAuth{ClientID: "pre", ClientSecret: "${secret:client_secret}"}
 	if diff := cmp.Diff(want, oauthField("auth/pre-registration", sc)); diff != "" {
 		t.Errorf("oauthField of pre-registration (-want +got):\n%s", diff)
 	}

@@ -124,7 +124,7 @@ func playScenario(ctx context.Context, name, url string, stdout io.Writer) error
 	ctx, cancel := context.WithTimeout(ctx, scenarioTimeout)
 	defer cancel()
 	sc := scenarios[name]
-	entry := map[string]any{"type": "http", "url": url}
+	entry := &resource.MCPServer{Type: resource.TransportHTTP, URL: url}
 	var hostOpts *agt.Options
 	var sctx scenarioContext
 	if sc.fromContext || strings.HasPrefix(name, "auth/") {
@@ -141,17 +141,17 @@ func playScenario(ctx context.Context, name, url string, stdout io.Writer) error
 			if err != nil {
 				return err
 			}
-			field["authorization_server"] = issuer
+			field.AuthorizationServer = issuer
 		}
-		entry["oauth"] = field
+		entry.OAuth = field
 		hostOpts = &agt.Options{Connector: &mcpconn.ConnectorOptions{
 			OAuth: &mcpconn.OAuthOptions{
 				Authorize:         authorizeByRedirect,
 				RedirectURL:       redirectURL,
 				ClientMetadataURL: clientMetadataURL,
-				IDToken:           contextSecrets{sctx}.idToken,
+				IDToken:           sctx.idToken,
 			},
-			LaunchEnv: &resource.LaunchEnv{Secrets: contextSecrets{sctx}},
+			LaunchEnv: &resource.LaunchEnv{Secrets: resource.SecretResolverFunc(sctx.secret)},
 		}}
 	}
 
@@ -167,20 +167,13 @@ func playScenario(ctx context.Context, name, url string, stdout io.Writer) error
 	defer host.Close()
 	svc := host.Resources()
 
-	doc, err := json.Marshal(map[string]any{"mcpServers": map[string]any{
-		string(serverRef): entry,
-	}})
-	if err != nil {
-		return err
-	}
 	if _, err := svc.Write(ctx, resource.Direct(), resource.WriteRequest{
-		Kind: resource.KindMCP, Ref: serverRef, Create: true, Data: doc,
+		Ref: serverRef, Create: true, Server: entry, // {"mcpServers": {"server": entry}}
 	}); err != nil {
 		return fmt.Errorf("registering the server: %w", err)
 	}
 	if _, err := svc.Write(ctx, resource.Direct(), resource.WriteRequest{
-		Kind: resource.KindAgent, Ref: agentRef, Create: true,
-		Add: map[string][]string{"mcps": {string(serverRef)}},
+		Ref: agentRef, Create: true, Agent: &resource.AgentDocument{MCPs: []resource.Ref{serverRef}},
 	}); err != nil {
 		return fmt.Errorf("mounting the server: %w", err)
 	}

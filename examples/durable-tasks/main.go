@@ -226,13 +226,9 @@ func writeFile(path string, data []byte) error {
 // them: a write that changes nothing keeps the revision, so a stored
 // task handle (bound to the registration's revision) stays valid.
 func register(ctx context.Context, svc *resource.Service, url string) error {
-	data, err := json.Marshal(map[string]any{"mcpServers": map[string]any{string(serverRef): map[string]any{"type": "http", "url": url}}})
-	if err != nil {
-		return err
-	}
 	for _, req := range []resource.WriteRequest{
-		{Kind: resource.KindMCP, Ref: serverRef, Data: data},
-		{Kind: resource.KindAgent, Ref: agentRef, Add: map[string][]string{"mcps": {string(serverRef)}}},
+		{Ref: serverRef, Server: &resource.MCPServer{Type: resource.TransportHTTP, URL: url}},
+		{Ref: agentRef, Agent: &resource.AgentDocument{MCPs: []resource.Ref{serverRef}}},
 	} {
 		req.Create = true
 		_, err := svc.Write(ctx, resource.Direct(), req)

@@ -116,12 +116,12 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	defer host.Close()
 	svc := host.Resources()
-	if _, err := svc.Write(ctx, resource.Direct(), resource.WriteRequest{Kind: resource.KindMCP, Ref: "notes", Create: true,
-		Data: json.RawMessage(fmt.Sprintf(`{"mcpServers": {"notes": {"command": %q, "args": [%q], "cwd": %q}}}`, self, serveFakeMCP, dir))}); err != nil {
+	if _, err := svc.Write(ctx, resource.Direct(), resource.WriteRequest{Ref: "notes", Create: true,
+		Server: &resource.MCPServer{Command: self, Args: []string{serveFakeMCP}, Cwd: dir}}); err != nil {
 		return err
 	}
-	if _, err := svc.Write(ctx, resource.Direct(), resource.WriteRequest{Kind: resource.KindAgent, Ref: "writer", Create: true,
-		Data: json.RawMessage(`{"mcps": ["notes"]}`)}); err != nil {
+	if _, err := svc.Write(ctx, resource.Direct(), resource.WriteRequest{Ref: "writer", Create: true,
+		Agent: &resource.AgentDocument{MCPs: []resource.Ref{"notes"}}}); err != nil {
 		return err
 	}
 

@@ -88,13 +88,11 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	// The fake server appends the name of every tool call it receives to
 	// calls.log (in its cwd): the proof of which calls reached it.
 	callLog := filepath.Join(dir, "calls.log")
-	fake := func(cwd string) json.RawMessage {
-		return mustJSON(map[string]any{"mcpServers": map[string]any{"fake": map[string]any{
-			"command": self, "args": []string{serveFakeMCP, "-call-log", "calls.log"}, "cwd": cwd,
-		}}})
+	fake := func(cwd string) *resource.MCPServer {
+		return &resource.MCPServer{Command: self, Args: []string{serveFakeMCP, "-call-log", "calls.log"}, Cwd: cwd}
 	}
 	if _, err := svc.Write(ctx, resource.Direct(), resource.WriteRequest{
-		Kind: resource.KindMCP, Ref: notesRef, Create: true, Data: fake(dir),
+		Ref: notesRef, Create: true, Server: fake(dir), // stored as {"mcpServers": {"notes": {...}}}
 	}); err != nil {
 		return err
 	}
@@ -118,9 +116,8 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	// 4. Mount: the agent's mcps list is its assembly (R3.3). The agent may
 	// manage resources, so its Runs also get the framework tools (R3.6).
 	if _, err := svc.Write(ctx, resource.Direct(), resource.WriteRequest{
-		Kind: resource.KindAgent, Ref: agentRef, Create: true,
-		Data: mustJSON(map[string]any{"capabilities": []string{resource.CapabilityResourceManagement}}),
-		Add:  map[string][]string{"mcps": {string(notesRef)}},
+		Ref: agentRef, Create: true, Agent: &resource.AgentDocument{
+			Capabilities: []string{resource.CapabilityResourceManagement}, MCPs: []resource.Ref{notesRef}},
 	}); err != nil {
 		return err
 	}
@@ -150,9 +147,11 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	p.line("   tool calls the server has received so far: %d", countLines(callLog))
-	// 8. The model registers a second server through the framework tool.
+	// 8. The model registers a second server through the framework tool:
+	// a model writes the document as JSON, in data.
+	archive := resource.MCPDocument{MCPServers: map[string]resource.MCPServer{"archive": *fake(dir)}}
 	if err := model.batch(ctx, "register another server", agtrun.Call{ID: "c3", Name: "resource_write",
-		Arguments: mustJSON(map[string]any{"kind": "mcp", "reference": archiveRef, "create": true, "data": json.RawMessage(fake(dir))})}); err != nil {
+		Arguments: mustJSON(map[string]any{"kind": "mcp", "reference": archiveRef, "create": true, "data": archive})}); err != nil {
 		return err
 	}
 	// 9. It mounts it on itself. Calls in this batch still use the old

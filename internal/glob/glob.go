@@ -10,14 +10,22 @@ package glob
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/agtsdk/agt/internal/text"
 )
 
 // MaxNameBytes is agt's one bound of a tool name and of a tool pattern
 // (256 bytes): resource refuses a longer enabled_tools or disabled_tools
-// item and a TaskHandle's longer Tool, mcpconn leaves out a listed tool
-// with a longer name, and a longer name matches no pattern, so one match
-// costs at most 256 x 256 steps.
+// item and a TaskHandle's longer Tool, and mcpconn leaves out a listed
+// tool with a longer name.
 const MaxNameBytes = 256
+
+// MaxMatchBytes is Match's own bound of the name (1 KiB): a longer name
+// matches no pattern, so a caller needs no bound of its own and one match
+// costs at most len(pattern) x 1024 steps. It leaves room for every name
+// agt matches: a tool name, an alias, and the "mcp:REF:TOOL" source a
+// policy rule may name (at most 390 bytes).
+const MaxMatchBytes = 4 * MaxNameBytes
 
 // Check reports why p is not a valid tool pattern (an item of a
 // registration's enabled_tools or disabled_tools) ("" when it is). The reason never repeats p.
@@ -27,8 +35,9 @@ const MaxNameBytes = 256
 // matches exactly one character (a UTF-8 code point), every other
 // character matches itself, case-sensitively. '[', ']' and '\' are
 // refused rather than read as literals, so that a pattern written for
-// path.Match or a shell never silently matches nothing. A pattern is at
-// most 256 bytes.
+// path.Match or a shell never silently matches nothing; so are control
+// and invisible formatting characters (internal/text.Unsafe). A pattern is
+// at most 256 bytes.
 func Check(p string) string {
 	switch {
 	case p == "":
@@ -40,18 +49,19 @@ func Check(p string) string {
 	case strings.ContainsAny(p, `[]\`):
 		return `the tool pattern holds [, ] or \: only * and ? are wildcards (no character classes, no escapes)`
 	}
-	for _, r := range p {
-		if r < 0x20 || r == 0x7f {
-			return "the tool pattern holds a control character"
-		}
+	if strings.ContainsFunc(p, text.Unsafe) {
+		return "the tool pattern holds a control or invisible formatting character"
 	}
 	return ""
 }
 
-// Match reports whether name matches pattern. It runs in O(len(pattern) *
-// len(name)) steps at worst (one backtrack point, the last '*'), never
-// exponential; callers bound the lengths.
+// Match reports whether name matches pattern. A name longer than
+// MaxMatchBytes matches nothing. It runs in O(len(pattern) * len(name))
+// steps at worst (one backtrack point, the last '*'), never exponential.
 func Match(pattern, name string) bool {
+	if len(name) > MaxMatchBytes {
+		return false
+	}
 	pi, ni := 0, 0
 	star, mark := -1, 0
 	for ni < len(name) {
