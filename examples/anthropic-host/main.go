@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -62,15 +61,10 @@ func main() {
 
 // serveFake runs this program as the bundled fake MCP server: the example
 // starts itself again with serveFakeMCP as its first argument, so nothing is
-// built by hand. Every fake server has the tools that use what a client
-// offers (sample among them), besides the faults its registration names.
-// The default signal behaviour comes back first, so that a Run's Close
-// stops it with SIGTERM as it stops any server.
+// built by hand. The default signal behaviour comes back first, so that a
+// Run's Close stops it with SIGTERM as it stops any server.
 func serveFake(args []string, stdout io.Writer) error {
 	signal.Reset(os.Interrupt, syscall.SIGTERM)
-	if err := os.Setenv(mcptest.FaultsEnv, string(mcptest.FaultClientFeatures)); err != nil {
-		return err
-	}
 	if code := mcptest.Main(args, os.Stdin, stdout, os.Stderr); code != 0 {
 		return fmt.Errorf("the fake MCP server exited with status %d", code)
 	}
@@ -140,31 +134,29 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 
 // register stores four registrations of the fake server (this program)
 // and the agent, which may manage resources and mounts notes and media.
+// notes has the tools that use what a client offers (sample among them).
 func register(ctx context.Context, svc *resource.Service, self, dir string) error {
-	fake := func(args ...string) json.RawMessage {
-		return mustJSON(map[string]any{"mcpServers": map[string]any{"fake": map[string]any{
-			"command": self, "args": append([]string{serveFakeMCP}, args...), "cwd": dir,
-		}}})
-	}
 	for _, reg := range []struct {
-		ref  resource.Ref
-		data json.RawMessage
+		ref   resource.Ref
+		fault mcptest.Fault
 	}{
-		{notesRef, fake()},
-		{mediaRef, fake("-fault", string(mcptest.FaultContentKinds))},
-		{archiveRef, fake()},
-		{brokenRef, fake("-fault", string(mcptest.FaultExitAtStart))},
+		{notesRef, mcptest.FaultClientFeatures},
+		{mediaRef, mcptest.FaultContentKinds},
+		{archiveRef, ""},
+		{brokenRef, mcptest.FaultExitAtStart},
 	} {
-		if _, err := svc.Write(ctx, resource.Direct(), resource.WriteRequest{
-			Kind: resource.KindMCP, Ref: reg.ref, Create: true, Data: reg.data,
-		}); err != nil {
+		fake := &resource.MCPServer{Command: self, Args: []string{serveFakeMCP}, Cwd: dir}
+		if reg.fault != "" {
+			fake.Args = append(fake.Args, "-fault", string(reg.fault))
+		}
+		if _, err := svc.Write(ctx, resource.Direct(), resource.WriteRequest{Ref: reg.ref, Create: true, Server: fake}); err != nil {
 			return err
 		}
 	}
 	_, err := svc.Write(ctx, resource.Direct(), resource.WriteRequest{
-		Kind: resource.KindAgent, Ref: agentRef, Create: true,
-		Data: mustJSON(map[string]any{"capabilities": []string{resource.CapabilityResourceManagement}}),
-		Add:  map[string][]string{"mcps": {string(notesRef), string(mediaRef)}},
+		Ref: agentRef, Create: true,
+		Agent: &resource.AgentDocument{Capabilities: []string{resource.CapabilityResourceManagement}},
+		Add:   map[string][]string{"mcps": {string(notesRef), string(mediaRef)}},
 	})
 	return err
 }
@@ -255,12 +247,4 @@ func (t *transcript) results(out agtrun.Outcome) {
 	} else if rep != nil {
 		t.line("  refresh   failed: %s", rep.Notice)
 	}
-}
-
-func mustJSON(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	return b
 }
