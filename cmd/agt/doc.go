@@ -83,7 +83,8 @@
 // it (secret.go). import rewrites
 // the ${VAR} and ${VAR:-DEFAULT} of Claude-style files as ${env:VAR} and
 // ${env:VAR:-DEFAULT} (the default is used when VAR is unset or not
-// listed), Codex's variables as ${env:NAME} and VS Code's ${input:ID} as
+// listed; a default holding a reference, ${A:-${B}}, refuses the entry,
+// for agt's default is literal text), Codex's variables as ${env:NAME} and VS Code's ${input:ID} as
 // ${secret:ID}, with a note.
 //
 // # OAuth login
