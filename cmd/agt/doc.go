@@ -77,7 +77,11 @@
 // 10 s, else to secrets.json beside tokens.db (mode 0600, refused when
 // its group or others may read or write it); $AGT_SECRET_STORE=file or
 // =keyring chooses. The file lists the names either way (a keychain cannot
-// list them). set --ref REF keeps a secret for some registrations. A
+// list them). Keychain calls run one at a time: a call the keychain does
+// not answer goes on (it cannot be stopped) and the next waits for it, so
+// at most one is left running, and each set writes a new keychain item
+// the file then points to, so a late Set never replaces a newer value
+// (keychain.go). set --ref REF keeps a secret for some registrations. A
 // start that fails on its references names every one agt cannot resolve,
 // secret and env, at once, each with the command or variable that fixes
 // it (secret.go). import rewrites
