@@ -6,8 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 )
@@ -162,4 +164,57 @@ func readTerminal(controller *os.File, prompt string) (prompted <-chan struct{},
 		}
 	}()
 	return p, seen
+}
+
+// echoOn reports whether the terminal echoes what is typed.
+func echoOn(t *testing.T, terminal *os.File) bool {
+	t.Helper()
+	var tio syscall.Termios
+	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, terminal.Fd(), ioctlGetTermios, uintptr(unsafe.Pointer(&tio))); e != 0 {
+		t.Fatalf("terminal attributes: %v", e)
+	}
+	return tio.Lflag&syscall.ECHO != 0
+}
+
+// The secret prompt turns the terminal's echo off; a SIGINT, SIGTERM,
+// SIGQUIT or SIGHUP while it waits ends agt with the echo on again, as it
+// found it (SIGQUIT and SIGHUP would end it at once, echo off).
+func TestSecretPromptRestoresEchoOnSignal(t *testing.T) {
+	t.Parallel()
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT, syscall.SIGHUP} {
+		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
+			db := filepath.Join(t.TempDir(), "agt.db")
+			controller, terminal := openPTY(t)
+			if !echoOn(t, terminal) {
+				t.Fatal("the new terminal does not echo")
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			cmd := agtCommand(ctx, t, fileSecrets, db, "secret", "set", "tok")
+			cmd.Stdin, cmd.Stderr = terminal, terminal
+			prompted, _ := readTerminal(controller, "(not shown): ")
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-prompted:
+			case <-ctx.Done():
+				t.Fatal("no prompt")
+			}
+			if echoOn(t, terminal) {
+				t.Fatal("the prompt echoes")
+			}
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			err := cmd.Wait()
+			if code := exitCode(t, cmd, err); code == 0 {
+				t.Errorf("agt secret set ended by %v: exit 0", sig)
+			}
+			if !echoOn(t, terminal) {
+				t.Errorf("after %v the terminal's echo is still off", sig)
+			}
+		})
+	}
 }
