@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -109,19 +111,8 @@ func TestSecretPromptDoesNotEcho(t *testing.T) {
 	controller, terminal := openPTY(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := agtCommand(ctx, t, fileSecrets, db, "secret", "set", "tok")
-	cmd.Stdin, cmd.Stderr = terminal, terminal
 	var out bytes.Buffer
-	cmd.Stdout = &out
-	prompted, seen := readTerminal(controller, "(not shown): ")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-prompted:
-	case <-ctx.Done():
-		t.Fatal("no prompt")
-	}
+	cmd, seen := startSecretPrompt(ctx, t, db, controller, terminal, &out)
 	if _, err := controller.Write([]byte(value + "\n")); err != nil {
 		t.Fatal(err)
 	}
@@ -139,6 +130,25 @@ func TestSecretPromptDoesNotEcho(t *testing.T) {
 	if v, err := s.Resolve(ctx, "fake", "tok"); v != value || err != nil {
 		t.Errorf("the store resolves tok to a value of %d bytes (%v), want the one typed", len(v), err)
 	}
+}
+
+// startSecretPrompt starts agt secret set tok on terminal, its stdout to
+// out, and returns once agt asks for the value; seen gets all the
+// terminal showed (readTerminal).
+func startSecretPrompt(ctx context.Context, t *testing.T, db string, controller, terminal *os.File, out io.Writer) (cmd *exec.Cmd, seen <-chan string) {
+	t.Helper()
+	cmd = agtCommand(ctx, t, fileSecrets, db, "secret", "set", "tok")
+	cmd.Stdin, cmd.Stderr, cmd.Stdout = terminal, terminal, out
+	prompted, seen := readTerminal(controller, "(not shown): ")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-prompted:
+	case <-ctx.Done():
+		t.Fatal("no prompt")
+	}
+	return cmd, seen
 }
 
 // readTerminal reads what a terminal shows, through its controller, until
@@ -191,17 +201,7 @@ func TestSecretPromptRestoresEchoOnSignal(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			cmd := agtCommand(ctx, t, fileSecrets, db, "secret", "set", "tok")
-			cmd.Stdin, cmd.Stderr = terminal, terminal
-			prompted, _ := readTerminal(controller, "(not shown): ")
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			select {
-			case <-prompted:
-			case <-ctx.Done():
-				t.Fatal("no prompt")
-			}
+			cmd, _ := startSecretPrompt(ctx, t, db, controller, terminal, io.Discard)
 			if echoOn(t, terminal) {
 				t.Fatal("the prompt echoes")
 			}
