@@ -151,7 +151,7 @@ var hintTable = []hintRule{
 	{err: mcpconn.ErrHandshake, hint: func(s hintSubject) string {
 		// A remote server's refusal (an HTTP error status) has no
 		// stderr: the message names its status.
-		return "next: the message says why the server did not answer (with a stdio server's stderr below it); 'agt mcp test " + s.refOr("REF") + "' checks the configuration, 'agt mcp update " + s.refOr("REF") + "' fixes it"
+		return "next: the message says why the server did not answer (a stdio server's stderr is shown with it); 'agt mcp test " + s.refOr("REF") + "' checks the configuration, 'agt mcp update " + s.refOr("REF") + "' fixes it"
 	}},
 	{err: run.ErrAgentDisabled, hint: func(s hintSubject) string {
 		return "next: agt agent update " + s.refOr("AGENT") + " --enabled=true"
