@@ -3,11 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 )
@@ -107,19 +111,8 @@ func TestSecretPromptDoesNotEcho(t *testing.T) {
 	controller, terminal := openPTY(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := agtCommand(ctx, t, fileSecrets, db, "secret", "set", "tok")
-	cmd.Stdin, cmd.Stderr = terminal, terminal
 	var out bytes.Buffer
-	cmd.Stdout = &out
-	prompted, seen := readTerminal(controller, "(not shown): ")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-prompted:
-	case <-ctx.Done():
-		t.Fatal("no prompt")
-	}
+	cmd, seen := startSecretPrompt(ctx, t, db, controller, terminal, &out)
 	if _, err := controller.Write([]byte(value + "\n")); err != nil {
 		t.Fatal(err)
 	}
@@ -137,6 +130,25 @@ func TestSecretPromptDoesNotEcho(t *testing.T) {
 	if v, err := s.Resolve(ctx, "fake", "tok"); v != value || err != nil {
 		t.Errorf("the store resolves tok to a value of %d bytes (%v), want the one typed", len(v), err)
 	}
+}
+
+// startSecretPrompt starts agt secret set tok on terminal, its stdout to
+// out, and returns once agt asks for the value; seen gets all the
+// terminal showed (readTerminal).
+func startSecretPrompt(ctx context.Context, t *testing.T, db string, controller, terminal *os.File, out io.Writer) (cmd *exec.Cmd, seen <-chan string) {
+	t.Helper()
+	cmd = agtCommand(ctx, t, fileSecrets, db, "secret", "set", "tok")
+	cmd.Stdin, cmd.Stderr, cmd.Stdout = terminal, terminal, out
+	prompted, seen := readTerminal(controller, "(not shown): ")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-prompted:
+	case <-ctx.Done():
+		t.Fatal("no prompt")
+	}
+	return cmd, seen
 }
 
 // readTerminal reads what a terminal shows, through its controller, until
@@ -162,4 +174,47 @@ func readTerminal(controller *os.File, prompt string) (prompted <-chan struct{},
 		}
 	}()
 	return p, seen
+}
+
+// echoOn reports whether the terminal echoes what is typed.
+func echoOn(t *testing.T, terminal *os.File) bool {
+	t.Helper()
+	var tio syscall.Termios
+	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, terminal.Fd(), ioctlGetTermios, uintptr(unsafe.Pointer(&tio))); e != 0 {
+		t.Fatalf("terminal attributes: %v", e)
+	}
+	return tio.Lflag&syscall.ECHO != 0
+}
+
+// The secret prompt turns the terminal's echo off; a SIGINT, SIGTERM,
+// SIGQUIT or SIGHUP while it waits ends agt with the echo on again, as it
+// found it (SIGQUIT and SIGHUP would end it at once, echo off).
+func TestSecretPromptRestoresEchoOnSignal(t *testing.T) {
+	t.Parallel()
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT, syscall.SIGHUP} {
+		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
+			db := filepath.Join(t.TempDir(), "agt.db")
+			controller, terminal := openPTY(t)
+			if !echoOn(t, terminal) {
+				t.Fatal("the new terminal does not echo")
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			cmd, _ := startSecretPrompt(ctx, t, db, controller, terminal, io.Discard)
+			if echoOn(t, terminal) {
+				t.Fatal("the prompt echoes")
+			}
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			err := cmd.Wait()
+			if code := exitCode(t, cmd, err); code == 0 {
+				t.Errorf("agt secret set ended by %v: exit 0", sig)
+			}
+			if !echoOn(t, terminal) {
+				t.Errorf("after %v the terminal's echo is still off", sig)
+			}
+		})
+	}
 }

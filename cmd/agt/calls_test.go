@@ -215,7 +215,7 @@ func TestProbeHintsByCause(t *testing.T) {
 	r := mustRun(t, db, 1, "mcp", "probe", "slow")
 	assertContains(t, "probe of a slow server", r.stdout, "next: a slow server needs a longer start: 'agt mcp update slow --startup-timeout 90s'")
 	r = mustRun(t, db, 1, "mcp", "probe", "broken")
-	assertContains(t, "probe of a server that exits", r.stdout, "next: its stderr says why it did not answer; 'agt mcp test broken' checks the configuration")
+	assertContains(t, "probe of a server that exits", r.stdout, "next: the message says why the server did not answer (a stdio server's stderr is shown with it); 'agt mcp test broken' checks the configuration")
 	if strings.Contains(r.stdout, "slow server") {
 		t.Errorf("probe of a server that exits calls it slow:\n%s", r.stdout)
 	}

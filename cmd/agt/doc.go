@@ -77,13 +77,18 @@
 // 10 s, else to secrets.json beside tokens.db (mode 0600, refused when
 // its group or others may read or write it); $AGT_SECRET_STORE=file or
 // =keyring chooses. The file lists the names either way (a keychain cannot
-// list them). set --ref REF keeps a secret for some registrations. A
+// list them). Keychain calls run one at a time: a call the keychain does
+// not answer goes on (it cannot be stopped) and the next waits for it, so
+// at most one is left running, and each set writes a new keychain item
+// the file then points to, so a late Set never replaces a newer value
+// (keychain.go). set --ref REF keeps a secret for some registrations. A
 // start that fails on its references names every one agt cannot resolve,
 // secret and env, at once, each with the command or variable that fixes
 // it (secret.go). import rewrites
 // the ${VAR} and ${VAR:-DEFAULT} of Claude-style files as ${env:VAR} and
 // ${env:VAR:-DEFAULT} (the default is used when VAR is unset or not
-// listed), Codex's variables as ${env:NAME} and VS Code's ${input:ID} as
+// listed; a default holding a reference, ${A:-${B}}, refuses the entry,
+// for agt's default is literal text), Codex's variables as ${env:NAME} and VS Code's ${input:ID} as
 // ${secret:ID}, with a note.
 //
 // # OAuth login

@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"net"
 	"net/url"
 	"strings"
+	"syscall"
 
 	berrors "go.etcd.io/bbolt/errors"
 
@@ -58,12 +61,49 @@ func dnsFailure(err error) bool {
 	return errors.As(err, &de)
 }
 
-// networkFailure: the chain holds a failed dial or HTTP round trip, the
-// failure of a remote server's url.
+// networkFailure: the chain holds a failed connection to a remote
+// server's url: a dial that failed, or a connection refused, reset,
+// aborted or unreachable (by the system's error codes). Not an HTTP
+// answer, a TLS failure or any other failed request (*url.Error wraps
+// them all): the server was reached then.
 func networkFailure(err error) bool {
 	var oe *net.OpError
+	if errors.As(err, &oe) && oe.Op == "dial" {
+		return true
+	}
+	for _, code := range []syscall.Errno{syscall.ECONNREFUSED, syscall.ECONNRESET, syscall.ECONNABORTED, syscall.EHOSTUNREACH, syscall.ENETUNREACH} {
+		if errors.Is(err, code) {
+			return true
+		}
+	}
+	return false
+}
+
+// tlsFailure: the chain holds a failed TLS handshake: a certificate this
+// machine does not trust or not valid for the host, a server that does
+// not speak TLS, or the server's TLS alert (crypto/tls reports it as a
+// *net.OpError of Op "remote error", the alert's type unexported).
+func tlsFailure(err error) bool {
+	var (
+		cve *tls.CertificateVerificationError
+		rhe tls.RecordHeaderError
+		ech *tls.ECHRejectionError
+		uae x509.UnknownAuthorityError
+		hne x509.HostnameError
+		cie x509.CertificateInvalidError
+		oe  *net.OpError
+	)
+	return errors.As(err, &cve) || errors.As(err, &rhe) || errors.As(err, &ech) ||
+		errors.As(err, &uae) || errors.As(err, &hne) || errors.As(err, &cie) ||
+		errors.As(err, &oe) && oe.Op == "remote error"
+}
+
+// requestFailure: the chain holds a failed HTTP request to a remote
+// server's url that is neither a DNS, connection nor TLS failure (the
+// rules before it): a redirect refused, a request timed out.
+func requestFailure(err error) bool {
 	var ue *url.Error
-	return errors.As(err, &oe) || errors.As(err, &ue)
+	return errors.As(err, &ue)
 }
 
 // hintTable is every command hint of agt for a library error, first match
@@ -87,6 +127,11 @@ var hintTable = []hintRule{
 	{err: mcpconn.ErrStart, cause: networkFailure, hint: func(s hintSubject) string {
 		return "next: nothing answered at the url: check that the server runs and the url ('agt mcp get " + s.refOr("REF") + "'); 'agt mcp update " + s.refOr("REF") + " --url URL' fixes the url"
 	}},
+	{err: mcpconn.ErrStart, cause: tlsFailure, hint: tlsHint},
+	{err: mcpconn.ErrHandshake, cause: tlsFailure, hint: tlsHint},
+	{err: mcpconn.ErrStart, cause: requestFailure, hint: func(s hintSubject) string {
+		return "next: the url was reached, but the request failed (the message says why): check the url and its headers ('agt mcp get " + s.refOr("REF") + "'); 'agt mcp update " + s.refOr("REF") + "' fixes them"
+	}},
 	{err: mcpconn.ErrStart, hint: func(s hintSubject) string {
 		return "next: 'agt mcp test " + s.refOr("REF") + "' checks the command and cwd; 'agt mcp update " + s.refOr("REF") + "' fixes them"
 	}},
@@ -104,7 +149,9 @@ var hintTable = []hintRule{
 		return "next: a slow server needs a longer start: 'agt mcp update " + s.refOr("REF") + " --startup-timeout 90s'; 'agt mcp probe " + s.refOr("REF") + "' shows its stderr"
 	}},
 	{err: mcpconn.ErrHandshake, hint: func(s hintSubject) string {
-		return "next: its stderr says why it did not answer; 'agt mcp test " + s.refOr("REF") + "' checks the configuration, 'agt mcp update " + s.refOr("REF") + "' fixes it"
+		// A remote server's refusal (an HTTP error status) has no
+		// stderr: the message names its status.
+		return "next: the message says why the server did not answer (a stdio server's stderr is shown with it); 'agt mcp test " + s.refOr("REF") + "' checks the configuration, 'agt mcp update " + s.refOr("REF") + "' fixes it"
 	}},
 	{err: run.ErrAgentDisabled, hint: func(s hintSubject) string {
 		return "next: agt agent update " + s.refOr("AGENT") + " --enabled=true"
@@ -137,6 +184,11 @@ var hintTable = []hintRule{
 		}
 		return "next: 'agt " + string(kind) + " get " + s.refOr("REF") + "' shows the stored revision; make your change again on it"
 	}},
+}
+
+// tlsHint is the hint of a failed TLS handshake.
+func tlsHint(s hintSubject) string {
+	return "next: the TLS handshake with the url failed: for a server that speaks plain HTTP write the url with http://; else its certificate is not trusted by this machine or not valid for the url's host name ('agt mcp get " + s.refOr("REF") + "' shows the url; 'agt mcp update " + s.refOr("REF") + " --url URL' fixes it)"
 }
 
 // commandHint is agt's hint for err, or "". A hint whose command the

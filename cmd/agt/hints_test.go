@@ -2,13 +2,17 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/agtsdk/agt/internal/findcode"
@@ -36,13 +40,19 @@ func TestCommandHint(t *testing.T) {
 		{"invalid server", connErr(mcpconn.ErrInvalidServer, ""), "next: 'agt mcp test notes' shows what is wrong; 'agt mcp update notes' fixes it"},
 		{"start", connErr(mcpconn.ErrStart, ""), "next: 'agt mcp test notes' checks the command and cwd"},
 		{"handshake timed out", &mcpconn.Error{Ref: "notes", Op: "connect", Kind: mcpconn.ErrHandshake, Err: context.DeadlineExceeded}, "next: a slow server needs a longer start: 'agt mcp update notes --startup-timeout 90s'"},
-		{"handshake failed", connErr(mcpconn.ErrHandshake, "exited"), "next: its stderr says why it did not answer; 'agt mcp test notes' checks the configuration"},
+		{"handshake failed", connErr(mcpconn.ErrHandshake, "exited"), "next: the message says why the server did not answer (a stdio server's stderr is shown with it); 'agt mcp test notes' checks the configuration"},
 		{"login required", &mcpconn.Error{Ref: "notes", Op: "connect", Kind: mcpconn.ErrLoginRequired}, "next: agt mcp login notes"},
 		{"login required, named already", &mcpconn.Error{Ref: "notes", Op: "connect", Kind: mcpconn.ErrLoginRequired, Detail: "run agt mcp login notes"}, ""},
 		{"unauthorized", &mcpconn.Error{Ref: "notes", Op: "connect", Kind: mcpconn.ErrHandshake, Err: mcpconn.ErrUnauthorized}, "next: agt mcp update notes --oauth, then 'agt mcp login notes', for a server that uses OAuth; else a header: --header 'Authorization: Bearer ${env:NAME}'"},
 		{"wrong transport, whatever the message says", &mcpconn.Error{Ref: "notes", Op: "connect", Kind: mcpconn.ErrHandshake, Detail: "words the hint does not read", Err: mcpconn.ErrWrongTransport}, "next: give the MCP endpoint's url: agt mcp update notes --url URL; or, as the message says, switch the transport: --sse for an SSE-transport server, --sse=false"},
 		{"a DNS failure is about the url, not the command", &mcpconn.Error{Ref: "notes", Op: "connect", Kind: mcpconn.ErrStart, Detail: "the command and cwd", Err: &url.Error{Op: "Post", URL: "https://x.invalid/mcp", Err: &net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: "x.invalid", IsNotFound: true}}}}, "next: the url's host name does not resolve: check the url ('agt mcp get notes') and this machine's DNS"},
 		{"a refused connection is about the url", &mcpconn.Error{Ref: "notes", Op: "connect", Kind: mcpconn.ErrStart, Err: &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}}, "next: nothing answered at the url: check that the server runs and the url ('agt mcp get notes')"},
+		{"a reset connection is about the url", &mcpconn.Error{Ref: "notes", Op: "connect", Kind: mcpconn.ErrStart, Err: &url.Error{Op: "Post", URL: "https://h/mcp", Err: &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}}}, "next: nothing answered at the url"},
+		{"an untrusted certificate is about TLS", &mcpconn.Error{Ref: "notes", Op: "connect", Kind: mcpconn.ErrStart, Err: &url.Error{Op: "Post", URL: "https://h/mcp", Err: &tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}}}, "next: the TLS handshake with the url failed"},
+		{"a TLS alert is about TLS", &mcpconn.Error{Ref: "notes", Op: "connect", Kind: mcpconn.ErrStart, Err: &url.Error{Op: "Post", URL: "https://h/mcp", Err: &net.OpError{Op: "remote error", Err: errors.New("tls: bad certificate")}}}, "next: the TLS handshake with the url failed"},
+		{"TLS to a plain server is about TLS", &mcpconn.Error{Ref: "notes", Op: "connect", Kind: mcpconn.ErrStart, Err: &url.Error{Op: "Post", URL: "https://h/mcp", Err: tls.RecordHeaderError{Msg: "first record does not look like a TLS handshake"}}}, "next: the TLS handshake with the url failed"},
+		{"another failed request is not a dead server", &mcpconn.Error{Ref: "notes", Op: "connect", Kind: mcpconn.ErrStart, Err: &url.Error{Op: "Post", URL: "https://h/mcp", Err: errors.New("stopped after 10 redirects")}}, "next: the url was reached, but the request failed"},
+		{"an HTTP error status names no stderr alone", &mcpconn.Error{Ref: "notes", Op: "connect", Kind: mcpconn.ErrHandshake, Detail: "the server refused the handshake (HTTP 500 Internal Server Error)"}, "next: the message says why the server did not answer (a stdio server's stderr is shown with it)"},
 		{"a stdio start is about the command and cwd", &mcpconn.Error{Ref: "notes", Op: "connect", Kind: mcpconn.ErrStart, Detail: "the url", Err: &exec.Error{Name: "srv", Err: exec.ErrNotFound}}, "next: 'agt mcp test notes' checks the command and cwd"},
 		{"agent disabled", about(fmt.Errorf("x: %w", run.ErrAgentDisabled), resource.KindAgent, "helper"), "next: agt agent update helper --enabled=true"},
 		{"document without absolute cwd", about(&resource.DocumentError{Code: findcode.NoAbsoluteCwd}, resource.KindMCP, "notes"), "next: agt mcp update notes --cwd /abs/dir"},

@@ -192,7 +192,12 @@ func translateServer(key string, raw json.RawMessage, path, workspace, category 
 		srv.Type = resource.TransportHTTP
 	}
 
-	e.Notes = append(e.Notes, hostReferences(&srv)...)
+	notes, err := hostReferences(&srv)
+	if err != nil {
+		e.Err = err.Error()
+		return e
+	}
+	e.Notes = append(e.Notes, notes...)
 	if in.EnvFile != "" {
 		e.Notes = append(e.Notes, envFileNote(in.EnvFile, workspace))
 	}
@@ -233,14 +238,21 @@ func translateServer(key string, raw json.RawMessage, path, workspace, category 
 // values: ${VAR} and ${VAR:-DEFAULT} (Claude, Cursor) as ${env:VAR} and
 // ${env:VAR:-DEFAULT}, VS Code's ${input:ID} as ${secret:ID}. It returns
 // the notes that say so, naming each variable and input once.
-func hostReferences(srv *resource.MCPServer) []string {
-	var env, inputs, dropped []string
+//
+// A placeholder ends at the } that closes it, counting the ${ nested in
+// its default. agt's default is literal text (resource reads no reference
+// inside it), so a default that is not, ${A:-${B}} or ${A:-$B}, refuses
+// the entry with what to write instead: dropping the default or cutting
+// the text would start the server with a value the file did not mean.
+func hostReferences(srv *resource.MCPServer) ([]string, error) {
+	var env, inputs []string
+	var refused error
 	add := func(list *[]string, name string) {
 		if !slices.Contains(*list, name) {
 			*list = append(*list, name)
 		}
 	}
-	rewrite := func(s string) string {
+	rewrite := func(field, s string) string {
 		var b strings.Builder
 		for {
 			i := strings.Index(s, "${")
@@ -248,7 +260,7 @@ func hostReferences(srv *resource.MCPServer) []string {
 				b.WriteString(s)
 				return b.String()
 			}
-			j := strings.IndexByte(s[i:], '}')
+			j := referenceEnd(s[i:])
 			if j < 0 || i > 0 && s[i-1] == '$' {
 				b.WriteString(s[:i+2])
 				s = s[i+2:]
@@ -261,10 +273,9 @@ func hostReferences(srv *resource.MCPServer) []string {
 				ref = "${env:" + name + "}"
 				add(&env, name)
 			case shellVarName(name) && !resourcefn.LiteralEnvDefault(def):
-				// agt's default is literal text.
-				ref = "${env:" + name + "}"
-				add(&env, name)
-				add(&dropped, name)
+				if refused == nil {
+					refused = fmt.Errorf("${%[2]s:-...} in its %[1]s has a default that is not literal text: agt's ${env:%[2]s:-DEFAULT} takes literal text only, with no $ and no nested reference; write ${%[2]s:-TEXT} with the text itself, or ${%[2]s} and set %[2]s, then import again", field, name)
+				}
 			case shellVarName(name):
 				ref = "${env:" + name + ":-" + def + "}"
 				add(&env, name)
@@ -286,28 +297,48 @@ func hostReferences(srv *resource.MCPServer) []string {
 		}
 	}
 	for i, a := range srv.Args {
-		srv.Args[i] = rewrite(a)
+		srv.Args[i] = rewrite("args", a)
 	}
-	for _, m := range []map[string]string{srv.Env, srv.Headers} {
-		for k, v := range m {
-			m[k] = rewrite(v)
+	for _, f := range []struct {
+		what string
+		m    map[string]string
+	}{{"env", srv.Env}, {"header", srv.Headers}} {
+		for _, k := range slices.Sorted(maps.Keys(f.m)) {
+			f.m[k] = rewrite(f.what+" "+clip(k), f.m[k])
 		}
+	}
+	if refused != nil {
+		return nil, refused
 	}
 	var notes []string
 	if len(env) > 0 {
 		slices.Sort(env)
-		n := fmt.Sprintf("%s read from agt's environment as ${env:NAME} when the server starts, for names listed in $%s; a ${env:NAME:-DEFAULT} takes its default when NAME is unset or not listed", strings.Join(env, ", "), secretEnvVar)
-		if len(dropped) > 0 {
-			slices.Sort(dropped)
-			n += fmt.Sprintf(" (the default of %s was dropped: a default is literal text, without $)", strings.Join(dropped, ", "))
-		}
-		notes = append(notes, n)
+		notes = append(notes, fmt.Sprintf("%s read from agt's environment as ${env:NAME} when the server starts, for names listed in $%s; a ${env:NAME:-DEFAULT} takes its default when NAME is unset or not listed", strings.Join(env, ", "), secretEnvVar))
 	}
 	if len(inputs) > 0 {
 		slices.Sort(inputs)
 		notes = append(notes, fmt.Sprintf("VS Code inputs %s written as ${secret:ID}: VS Code asks for them, agt reads them from its secret store: store each once with 'agt secret set ID'", strings.Join(inputs, ", ")))
 	}
-	return notes
+	return notes, nil
+}
+
+// referenceEnd returns the index in s, which starts with ${, of the }
+// that closes it, counting the ${ nested in it (a default's
+// ${A:-${B}}), or -1 when nothing closes it.
+func referenceEnd(s string) int {
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch {
+		case strings.HasPrefix(s[i:], "${"):
+			depth++
+			i++
+		case s[i] == '}':
+			if depth--; depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
 }
 
 // envFileNote says what becomes of VS Code's envFile: agt reads no file

@@ -67,15 +67,33 @@ func TestImportKeepsWhatTheFileMeant(t *testing.T) {
 			},
 		},
 		{
-			name: "defaults are kept; a default that is not literal is dropped with a note",
+			name: "defaults are kept, a } after a reference stays literal text",
 			path: mcpJSON,
-			file: `{"mcpServers":{"my_server":{"command":"srv","cwd":"/opt/s","args":["--level=${LEVEL:-info}","${PORT:-3000}","${A:-${B}}"],"env":{"VS":"${env:VS_NAME}"}}}}`,
+			file: `{"mcpServers":{"my_server":{"command":"srv","cwd":"/opt/s","args":["--level=${LEVEL:-info}","${PORT:-3000}","${A:-x}}"],"env":{"VS":"${env:VS_NAME}"}}}}`,
 			want: []importEntry{{Key: "my_server", Name: "my_server", Ref: "my-server",
-				Server: resource.MCPServer{Command: "srv", Cwd: "/opt/s", Args: []string{"--level=${env:LEVEL:-info}", "${env:PORT:-3000}", "${env:A}}"}, Env: map[string]string{"VS": "${env:VS_NAME}"}},
+				Server: resource.MCPServer{Command: "srv", Cwd: "/opt/s", Args: []string{"--level=${env:LEVEL:-info}", "${env:PORT:-3000}", "${env:A:-x}}"}, Env: map[string]string{"VS": "${env:VS_NAME}"}},
 				Notes: []string{
 					"my_server is registered as my-server: agt writes server names in lowercase with '-' for other characters, so that its tools are named mcp__my-server__TOOL",
-					"A, LEVEL, PORT, VS_NAME read from agt's environment as ${env:NAME} when the server starts, for names listed in $AGT_SECRET_ENV; a ${env:NAME:-DEFAULT} takes its default when NAME is unset or not listed (the default of A was dropped: a default is literal text, without $)",
+					"A, LEVEL, PORT, VS_NAME read from agt's environment as ${env:NAME} when the server starts, for names listed in $AGT_SECRET_ENV; a ${env:NAME:-DEFAULT} takes its default when NAME is unset or not listed",
 				}}},
+		},
+		{
+			// agt's default is literal text: the nested reference is read
+			// whole (never cut at its first }) and the entry refused with
+			// what to write, the other entries imported.
+			name: "a default holding a reference refuses its entry",
+			path: mcpJSON,
+			file: `{"mcpServers":{"nested":{"command":"srv","cwd":"/opt/s","args":["${A:-${B}}"]},
+				"dollar":{"command":"srv","cwd":"/opt/s","env":{"K":"x${C:-$D}y"}},
+				"deep":{"url":"https://h.example/mcp","headers":{"H":"${E:-${F:-${G}}} ${A}"}},
+				"ok":{"command":"srv","cwd":"/opt/s","args":["${A:-plain}"]}}}`,
+			want: []importEntry{
+				{Key: "deep", Ref: "deep", Err: "${E:-...} in its header H has a default that is not literal text: agt's ${env:E:-DEFAULT} takes literal text only, with no $ and no nested reference; write ${E:-TEXT} with the text itself, or ${E} and set E, then import again"},
+				{Key: "dollar", Ref: "dollar", Err: "${C:-...} in its env K has a default that is not literal text: agt's ${env:C:-DEFAULT} takes literal text only, with no $ and no nested reference; write ${C:-TEXT} with the text itself, or ${C} and set C, then import again"},
+				{Key: "nested", Ref: "nested", Err: "${A:-...} in its args has a default that is not literal text: agt's ${env:A:-DEFAULT} takes literal text only, with no $ and no nested reference; write ${A:-TEXT} with the text itself, or ${A} and set A, then import again"},
+				{Key: "ok", Name: "ok", Ref: "ok", Server: resource.MCPServer{Command: "srv", Cwd: "/opt/s", Args: []string{"${env:A:-plain}"}},
+					Notes: []string{"A read from agt's environment as ${env:NAME} when the server starts, for names listed in $AGT_SECRET_ENV; a ${env:NAME:-DEFAULT} takes its default when NAME is unset or not listed"}},
+			},
 		},
 		{
 			name: "literal credentials get a hint, references and plain values none",

@@ -295,6 +295,8 @@ agt starts it: ${VAR} and ${VAR:-DEFAULT} become ${env:VAR} and
 ${env:VAR:-DEFAULT}, Codex's env_vars, env_http_headers and
 bearer_token_env_var become ${env:NAME} in env and headers, and VS Code's
 ${input:ID} becomes ${secret:ID} ('agt secret set ID' stores its value).
+A default is literal text: an entry whose default holds a reference,
+${A:-${B}} or ${A:-$B}, is refused with what to write instead.
 VS Code's envFile is not read: the note names its variables. Credentials
 written as literal text are noted: a reference is safer.
 

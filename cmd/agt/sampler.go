@@ -55,18 +55,13 @@ func (s *sampler) sample(ctx context.Context, from run.Origin, p *mcp.CreateMess
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, s.argv[0], s.argv[1:]...)
+	cmd := exec.Command(s.argv[0], s.argv[1:]...)
 	cmd.Stdin = bytes.NewReader(req)
 	out := &cappedBuffer{max: maxSamplerOutput, full: cancel}
 	tail := &tailBuffer{max: maxSamplerStderr}
 	cmd.Stdout, cmd.Stderr = out, tail
-	setProcessGroup(cmd)
-	cmd.Cancel = func() error { return killProcessGroup(cmd) }
 	cmd.WaitDelay = samplerWaitDelay
-	runErr := cmd.Run()
-	if cmd.Process != nil {
-		_ = killProcessGroup(cmd) // what it left running
-	}
+	runErr := runInGroup(ctx, cmd, killGroup)
 	fail := func(why string) (*mcp.CreateMessageResult, error) {
 		s.e.term.status.clear()
 		fmt.Fprintf(s.e.err, "sampling for server %s: the command %s: agt refused the request\n", shown(string(from.Mount), maxCellWidth), why)

@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"sync"
+	"syscall"
 
 	"github.com/agtsdk/agt/internal/resourcefn"
 	"github.com/agtsdk/agt/mcpconn"
@@ -121,9 +124,19 @@ func (e *env) readSecretValue(ctx context.Context, name string) (string, error) 
 		if !ok {
 			return "", usagef(cmd, "the terminal's echo cannot be turned off here: pipe the value on stdin")
 		}
+		// The echo comes back on every way out: the return, and a
+		// signal that ends agt while the prompt waits, at once, even
+		// before the read gives up: SIGINT and SIGTERM (main's context
+		// ends), SIGQUIT and SIGHUP (which would end agt with the echo
+		// off: here they end the prompt).
+		restoreOnce := sync.OnceFunc(restore)
+		defer restoreOnce()
+		ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGQUIT, syscall.SIGHUP)
+		defer stop()
+		context.AfterFunc(ctx, restoreOnce)
 		fmt.Fprintf(e.err, "value of %s (not shown): ", name)
 		line, err := e.term.input.readLine(ctx, e.in)
-		restore()
+		restoreOnce()
 		switch {
 		case errors.Is(err, errLineTooLong):
 			return "", usagef(cmd, "the value typed is longer than %d bytes: pipe it on stdin", maxAnswerBytes)

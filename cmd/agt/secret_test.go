@@ -2,14 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/zalando/go-keyring"
 
 	"github.com/agtsdk/agt/mcpconn/mcptest"
 	"github.com/agtsdk/agt/resource"
@@ -169,11 +167,12 @@ func secretFileGuards(t *testing.T, e mcptest.Era) {
 
 // issue 29 item 4: where an OS keychain answers, the value goes there and
 // the file keeps the name only; Resolve reads it back, rm removes both.
-// (go-keyring's in-memory keychain stands in for the OS's.)
+// (An in-memory keychain of this test's own stands in for the OS's.)
 func TestSecretsInTheKeychain(t *testing.T) {
-	keyring.MockInit() // process-wide: this test is not parallel
+	t.Parallel()
 	ctx := context.Background()
-	s := &secretStore{path: filepath.Join(t.TempDir(), secretsFile), mode: storeAuto}
+	kr := &memKeyring{}
+	s := &secretStore{path: filepath.Join(t.TempDir(), secretsFile), mode: storeAuto, kc: newKeychain(kr, keyringTimeout)}
 	where, _, err := s.set(ctx, "tok", "kv-value", nil)
 	if err != nil || !strings.HasPrefix(where, "the OS keychain") {
 		t.Fatalf("set = %q, %v", where, err)
@@ -185,12 +184,10 @@ func TestSecretsInTheKeychain(t *testing.T) {
 	if strings.Contains(string(b), "kv-value") {
 		t.Errorf("the file holds the value: %s", b)
 	}
-	var doc secretsDoc
-	if err := json.Unmarshal(b, &doc); err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(map[string]*secretEntry{"tok": {Keyring: true}}, doc.Secrets); diff != "" {
-		t.Errorf("file (-want +got):\n%s", diff)
+	doc := readSecretsDoc(t, s.path)
+	item := doc.Secrets["tok"].Item
+	if diff := cmp.Diff(map[string]*secretEntry{"tok": {Keyring: true, Item: item}}, doc.Secrets); diff != "" || !strings.HasPrefix(item, "tok#") {
+		t.Errorf("file (-want +got), item %q:\n%s", item, diff)
 	}
 	if v, err := s.Resolve(ctx, resource.Ref("any"), "tok"); v != "kv-value" || err != nil {
 		t.Errorf("Resolve = %q, %v", v, err)
@@ -198,10 +195,10 @@ func TestSecretsInTheKeychain(t *testing.T) {
 	if found, err := s.remove(ctx, "tok"); !found || err != nil {
 		t.Errorf("remove = %v, %v", found, err)
 	}
-	if _, err := keyring.Get(keyringService, "tok"); err != keyring.ErrNotFound {
-		t.Errorf("the keychain still holds it: %v", err)
+	if vs := kr.values(); len(vs) != 0 {
+		t.Errorf("the keychain still holds %d values", len(vs))
 	}
-	file := &secretStore{path: s.path, mode: storeFile}
+	file := &secretStore{path: s.path, mode: storeFile, kc: s.kc}
 	if where, replaced, err := file.set(ctx, "tok", "file-value", nil); err != nil || replaced || !strings.HasPrefix(where, s.path) {
 		t.Errorf("set with %s=file = %q, %v", secretStoreVar, where, err)
 	}

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -64,12 +66,24 @@ const (
 // secretsDoc is the file's content.
 type secretsDoc struct {
 	Secrets map[string]*secretEntry `json:"secrets"`
+	// Orphans are keychain items no entry points to: the items of Sets
+	// given up on (one may still land) and replaced items not yet
+	// deleted. Each change that reaches the keychain deletes them; at
+	// most maxOrphans are kept, the oldest forgotten.
+	Orphans []string `json:"orphans,omitempty"`
 }
+
+// maxOrphans bounds secretsDoc.Orphans.
+const maxOrphans = 64
 
 // secretEntry is one secret. Value is empty when the keychain holds it.
 type secretEntry struct {
 	Value   string `json:"value,omitempty"`
 	Keyring bool   `json:"keyring,omitempty"`
+	// Item is the keychain item that holds the value, new at each set so
+	// that a Set given up on never writes the item an entry points to;
+	// empty (a file written before items) means the name itself.
+	Item string `json:"item,omitempty"`
 	// Refs lists the registrations that may read it (exact, or a prefix
 	// ending in '*'); empty means every registration agt starts.
 	Refs []string `json:"refs,omitempty"`
@@ -79,6 +93,56 @@ type secretEntry struct {
 type secretStore struct {
 	path string // the file
 	mode string // storeAuto, storeFile or storeKeyring
+	// kc is the keychain; nil means the OS's (osKeychain). Tests set
+	// their own, each its own.
+	kc *keychain
+}
+
+// keychain is the store's keychain.
+func (s *secretStore) keychain() *keychain {
+	if s.kc == nil {
+		return osKeychain
+	}
+	return s.kc
+}
+
+// item is the keychain item of a keychain entry.
+func (e *secretEntry) item(name string) string {
+	if e.Item == "" {
+		return name
+	}
+	return e.Item
+}
+
+// newKeychainItem names a new keychain item for name.
+func newKeychainItem(name string) string {
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	return name + "#" + hex.EncodeToString(b[:])
+}
+
+// addOrphan records an item no entry points to, to be deleted.
+func (d *secretsDoc) addOrphan(item string) {
+	if !slices.Contains(d.Orphans, item) {
+		d.Orphans = append(d.Orphans, item)
+	}
+	if n := len(d.Orphans) - maxOrphans; n > 0 {
+		d.Orphans = slices.Delete(d.Orphans, 0, n)
+	}
+}
+
+// dropOrphans deletes the orphaned items from the keychain, keeping those
+// it could not delete; it stops at the first the keychain does not
+// answer, so that a stuck keychain costs one timeout.
+func (s *secretStore) dropOrphans(ctx context.Context, doc *secretsDoc) {
+	for len(doc.Orphans) > 0 {
+		err := s.keychain().delete(ctx, doc.Orphans[0])
+		if err != nil && !errors.Is(err, keyring.ErrNotFound) {
+			return
+		}
+		doc.Orphans = doc.Orphans[1:]
+	}
+	doc.Orphans = nil
 }
 
 // secretsDir is the directory of tokens.db for store: beside a bbolt
@@ -235,7 +299,7 @@ func (s *secretStore) useKeyring(ctx context.Context) (use bool, why string, err
 	if s.mode == storeFile {
 		return false, "$" + secretStoreVar + " is file", nil
 	}
-	_, kerr := keyringCall(ctx, func() (string, error) { return keyring.Get(keyringService, "agt-probe") })
+	_, kerr := s.keychain().get(ctx, "agt-probe")
 	switch {
 	case kerr == nil, errors.Is(kerr, keyring.ErrNotFound):
 		return true, "", nil
@@ -248,58 +312,60 @@ func (s *secretStore) useKeyring(ctx context.Context) (use bool, why string, err
 // keyringProblem says what went wrong with the keychain, without any
 // value (go-keyring's errors name no value; they are cut all the same).
 func keyringProblem(err error) string {
-	if errors.Is(err, context.DeadlineExceeded) {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
 		return fmt.Sprintf("it did not answer within %s", keyringTimeout)
+	case errors.Is(err, errKeychainBusy):
+		return err.Error()
 	}
 	return shown(oneLine(err.Error(), 160), 160)
 }
 
-// keyringCall runs a keychain operation with keyringTimeout.
-func keyringCall(ctx context.Context, op func() (string, error)) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, keyringTimeout)
-	defer cancel()
-	type answer struct {
-		v   string
-		err error
-	}
-	ch := make(chan answer, 1)
-	go func() {
-		v, err := op()
-		ch <- answer{v, err}
-	}()
-	select {
-	case a := <-ch:
-		return a.v, a.err
-	case <-ctx.Done():
-		return "", ctx.Err()
-	}
-}
-
 // set stores a value for name, readable by refs (empty: every
 // registration); where says where it went.
+//
+// In the keychain, each set writes a new item and points the entry to it,
+// the old item then deleted: a Set the keychain did not answer may still
+// land (its call goes on, in this process or in the child process of the
+// OS's keychain tool), but in an item nothing reads, recorded as an
+// orphan and deleted by a later change, never over a newer value.
 func (s *secretStore) set(ctx context.Context, name, value string, refs []string) (where string, replaced bool, err error) {
 	inKeyring, why, err := s.useKeyring(ctx)
 	if err != nil {
 		return "", false, err
 	}
+	var setErr error
 	err = s.update(func(doc *secretsDoc) error {
-		replaced = doc.Secrets[name] != nil
+		old := doc.Secrets[name]
+		replaced = old != nil
 		entry := &secretEntry{Refs: refs}
 		if inKeyring {
-			if _, err := keyringCall(ctx, func() (string, error) { return "", keyring.Set(keyringService, name, value) }); err != nil {
-				return fmt.Errorf("the OS keychain did not store it (%s): set %s=file to keep it in the file beside the store", keyringProblem(err), secretStoreVar)
+			item := newKeychainItem(name)
+			if err := s.keychain().set(ctx, item, value); err != nil {
+				// Saved without a change but this: the old value stays.
+				doc.addOrphan(item)
+				setErr = fmt.Errorf("the OS keychain did not store it (%s): set %s=file to keep it in the file beside the store", keyringProblem(err), secretStoreVar)
+				return nil
 			}
-			entry.Keyring = true
+			entry.Keyring, entry.Item = true, item
 		} else {
 			entry.Value = value
-			if old := doc.Secrets[name]; old != nil && old.Keyring {
-				// The file holds it now: the keychain's copy goes.
-				_, _ = keyringCall(ctx, func() (string, error) { return "", keyring.Delete(keyringService, name) })
-			}
+		}
+		if old != nil && old.Keyring {
+			// The new value is kept: the old item goes.
+			doc.addOrphan(old.item(name))
 		}
 		doc.Secrets[name] = entry
+		if inKeyring || s.mode == storeFile {
+			// Not when no keychain answered the probe: each delete would
+			// wait for its timeout.
+			s.dropOrphans(ctx, doc)
+		}
 		return nil
 	})
+	if err == nil {
+		err = setErr
+	}
 	if err != nil {
 		return "", false, err
 	}
@@ -318,10 +384,11 @@ func (s *secretStore) remove(ctx context.Context, name string) (found bool, err 
 		}
 		found = true
 		if entry.Keyring {
-			_, kerr := keyringCall(ctx, func() (string, error) { return "", keyring.Delete(keyringService, name) })
+			kerr := s.keychain().delete(ctx, entry.item(name))
 			if kerr != nil && !errors.Is(kerr, keyring.ErrNotFound) {
 				return fmt.Errorf("the OS keychain did not remove it (%s)", keyringProblem(kerr))
 			}
+			s.dropOrphans(ctx, doc)
 		}
 		delete(doc.Secrets, name)
 		return nil
@@ -360,7 +427,7 @@ func (s *secretStore) Resolve(ctx context.Context, ref resource.Ref, name string
 	case !refAllowed(ref, entry.Refs):
 		return "", errSecretNotForRef
 	case entry.Keyring:
-		v, err := keyringCall(ctx, func() (string, error) { return keyring.Get(keyringService, name) })
+		v, err := s.keychain().get(ctx, entry.item(name))
 		if err != nil {
 			return "", errSecretUnreadable
 		}

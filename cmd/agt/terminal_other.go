@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"os/exec"
 )
@@ -14,11 +15,20 @@ func isTerminal(f *os.File) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-// setProcessGroup does nothing here: the command alone is killed.
-func setProcessGroup(*exec.Cmd) {}
+// runInGroup runs cmd until it exits, killing it when ctx is done. Here
+// there are no process groups: the command alone is killed, through its
+// process handle (never another process, even once it is reaped).
+func runInGroup(ctx context.Context, cmd *exec.Cmd, _ func(pid int) error) error {
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	stop := context.AfterFunc(ctx, func() { _ = cmd.Process.Kill() })
+	defer stop()
+	return cmd.Wait()
+}
 
-// killProcessGroup kills cmd.
-func killProcessGroup(cmd *exec.Cmd) error { return cmd.Process.Kill() }
+// killGroup does nothing here: there are no process groups.
+func killGroup(int) error { return nil }
 
 // lockFile takes no lock here: two agt that write the secret file at the
 // same time may lose one of the writes.

@@ -4,7 +4,6 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"syscall"
 	"unsafe"
 )
@@ -15,17 +14,6 @@ func isTerminal(f *os.File) bool {
 	var t syscall.Termios
 	_, _, errno := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), ioctlGetTermios, uintptr(unsafe.Pointer(&t)))
 	return errno == 0
-}
-
-// setProcessGroup starts cmd in a process group of its own, so that
-// killProcessGroup reaches what it starts.
-func setProcessGroup(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-}
-
-// killProcessGroup kills cmd's process group.
-func killProcessGroup(cmd *exec.Cmd) error {
-	return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 }
 
 // lockFile takes an exclusive lock on the file at path (created with mode
