@@ -58,7 +58,7 @@
 //   - any other error: stop. ErrClosed (the Run was closed; the calls are
 //     unavailable), the ctx's error (canceled or past its deadline, the
 //     calls canceled or deadline_exceeded), or what an Options.WrapExecute
-//     returned. The Outcome still answers every call, for a history the
+//     returned (or that it did not run the batch). The Outcome still answers every call, for a history the
 //     model API accepts if the conversation resumes.
 //
 // The adapters agtanthropic, agtopenai and agtresponses (module

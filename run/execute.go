@@ -42,24 +42,48 @@ func (r *Run) Execute(ctx context.Context, b Batch) (Outcome, error) {
 	if r.wrapExecute == nil {
 		return r.executeAll(ctx, b)
 	}
-	ran := false
-	out, err := r.wrapExecute(ctx, b, func(ctx context.Context) (Outcome, error) {
-		if ran {
-			// Every call is sent at most once.
-			return failedOutcome(b, CodeInternal, "Options.WrapExecute ran the batch twice; the calls were not run again"), errWrappedTwice
+	// The wrapper's execute runs the batch at most once (a second call,
+	// concurrent or not, and a call after the wrapper returned run
+	// nothing), and Execute returns the Outcome the batch had, however the
+	// wrapper ended, so the model still gets an answer to every call.
+	const idle, taken, ended = 0, 1, 2
+	var (
+		state int32
+		done  = make(chan struct{})
+		out   Outcome
+		err   error
+	)
+	werr := func() error {
+		_, werr := r.wrapExecute(ctx, b, func(ctx context.Context) (Outcome, error) {
+			if !atomic.CompareAndSwapInt32(&state, idle, taken) {
+				return failedOutcome(b, CodeInternal, "Options.WrapExecute called execute again, or after it returned; the calls were not run again"), errWrappedTwice
+			}
+			defer close(done)
+			out, err = r.executeAll(ctx, b)
+			return out, err
+		})
+		return werr
+	}()
+	if atomic.CompareAndSwapInt32(&state, idle, ended) {
+		if werr == nil {
+			werr = errNotWrapped
 		}
-		ran = true
-		return r.executeAll(ctx, b)
-	})
-	if !ran {
-		return failedOutcome(b, CodeInternal, "Options.WrapExecute did not run the batch"), err
+		return failedOutcome(b, CodeInternal, "Options.WrapExecute did not run the batch"), werr
+	}
+	<-done // a wrapper that returned before its execute did
+	if werr != nil {
+		return out, werr
 	}
 	return out, err
 }
 
 // errWrappedTwice is what a WrapExecute that calls execute a second time
 // gets: the Run sends no call twice.
-var errWrappedTwice = &Error{Code: CodeInternal, Message: "run: Options.WrapExecute called execute twice; set it to call execute once"}
+var errWrappedTwice error = &Error{Code: CodeInternal, Message: "run: Options.WrapExecute called execute twice, or after it returned; set it to call execute once, before it returns"}
+
+// errNotWrapped is Execute's error when a WrapExecute returned no error
+// without running the batch: the host must learn its calls did not run.
+var errNotWrapped error = &Error{Code: CodeInternal, Message: "run: Options.WrapExecute returned without calling execute; set it to call execute once"}
 
 func (r *Run) executeAll(ctx context.Context, b Batch) (Outcome, error) {
 	if r.closed.Load() {

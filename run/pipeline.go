@@ -213,9 +213,11 @@ func (f interceptorFunc) Intercept(ctx context.Context, req Request, next func(c
 // Before adapts a callback that runs before the call. An error stops the
 // call, which fails with CodeOf(err) (return an *Error to choose the
 // code), and the rest of the chain and the tool do not run. Otherwise the
-// context it returns is the one the rest of the chain and the call get; nil
-// means ctx, unchanged. Per-call state goes there, as context values: an
-// After placed later in Options.Interceptors reads it from its ctx.
+// context it returns is the one the rest of the chain and the call get
+// (derive it from ctx: another would drop the batch's cancellation and
+// deadline); nil means ctx, unchanged. Per-call state goes there, as
+// context values: an After placed later in Options.Interceptors reads it
+// from its ctx.
 //
 //	type startKey struct{}
 //	opts.Interceptors = []run.Interceptor{

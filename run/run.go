@@ -113,12 +113,15 @@ type Options struct {
 	Interceptors []Interceptor
 	// WrapExecute, when set, wraps every Execute of the Run: it gets the
 	// batch and execute, which runs it (refreshes at the batch boundary
-	// included), and returns what execute returned. It may change ctx
-	// (a span, a deadline) before it calls execute, once; it must not
-	// change the Outcome. A wrapper that does not call execute gets the
-	// error it returns, or CodeInternal for every call when it returns
-	// none. agtotel's Instrument sets it for the batch span. Nil means
-	// none.
+	// included). It calls execute once, before it returns, with ctx or a
+	// context derived from it (a span, a deadline), and returns
+	// execute's error or one of its own. Execute returns the Outcome of
+	// the batch whatever the wrapper returns, and the wrapper's error when
+	// it has one, else execute's. A second call of execute (concurrent or
+	// not) runs nothing and fails; a wrapper that returns without calling
+	// it fails every call with CodeInternal and Execute with the
+	// wrapper's error, or a CodeInternal one. agtotel's Instrument sets
+	// it for the batch span. Nil means none.
 	WrapExecute func(ctx context.Context, b Batch, execute func(context.Context) (Outcome, error)) (Outcome, error)
 	// Auditor receives one Record per call, refresh, server request and
 	// lost connection; nil means no audit.

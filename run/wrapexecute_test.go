@@ -11,7 +11,10 @@ import (
 	"github.com/agtsdk/agt/run"
 )
 
-type wrapKey struct{}
+type (
+	wrapKey    struct{}
+	startedKey struct{}
+)
 
 // Options.WrapExecute wraps the whole batch: its context reaches every
 // call, it sees the Outcome, and a wrapper that runs the batch twice or
@@ -32,7 +35,24 @@ func TestWrapExecute(t *testing.T) {
 			}, []run.Code{"", ""}, false, 1},
 			{"never runs it", func(ctx context.Context, b run.Batch, execute func(context.Context) (run.Outcome, error)) (run.Outcome, error) {
 				return run.Outcome{}, nil
-			}, []run.Code{run.CodeInternal, run.CodeInternal}, false, 0},
+			}, []run.Code{run.CodeInternal, run.CodeInternal}, true, 0},
+			{"returns another outcome", func(ctx context.Context, b run.Batch, execute func(context.Context) (run.Outcome, error)) (run.Outcome, error) {
+				_, err := execute(ctx)
+				return run.Outcome{}, err
+			}, []run.Code{"", ""}, false, 1},
+			{"runs it from two goroutines", func(ctx context.Context, b run.Batch, execute func(context.Context) (run.Outcome, error)) (run.Outcome, error) {
+				errs := make(chan error, 2)
+				for range 2 {
+					go func() { _, err := execute(ctx); errs <- err }()
+				}
+				return run.Outcome{}, errors.Join(<-errs, <-errs)
+			}, []run.Code{"", ""}, true, 1},
+			{"returns before its execute does", func(ctx context.Context, b run.Batch, execute func(context.Context) (run.Outcome, error)) (run.Outcome, error) {
+				started := make(chan struct{})
+				go func() { _, _ = execute(context.WithValue(ctx, startedKey{}, started)) }()
+				<-started // the batch runs; the wrapper returns before it ends
+				return run.Outcome{}, nil
+			}, []run.Code{"", ""}, false, 1},
 			{"never runs it and fails", func(ctx context.Context, b run.Batch, execute func(context.Context) (run.Outcome, error)) (run.Outcome, error) {
 				return run.Outcome{}, errors.New("tracer down")
 			}, []run.Code{run.CodeInternal, run.CodeInternal}, true, 0},
@@ -41,7 +61,7 @@ func TestWrapExecute(t *testing.T) {
 					return run.Outcome{}, err
 				}
 				return execute(ctx)
-			}, []run.Code{run.CodeInternal, run.CodeInternal}, true, 1},
+			}, []run.Code{"", ""}, true, 1},
 		}
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
@@ -50,6 +70,9 @@ func TestWrapExecute(t *testing.T) {
 				probe := run.HostTool{Name: "probe", Schema: []byte(`{"type":"object"}`),
 					Handler: func(ctx context.Context, _ run.Request) (run.Result, error) {
 						seen = append(seen, ctx.Value(wrapKey{}))
+						if started, ok := ctx.Value(startedKey{}).(chan struct{}); ok {
+							close(started)
+						}
 						return run.Result{}, nil
 					}}
 				r := newRun(t, &run.Options{Repository: repo, Connector: mem.connector(),
@@ -68,7 +91,7 @@ func TestWrapExecute(t *testing.T) {
 				if len(seen) != tc.sent {
 					t.Fatalf("the host tool ran %d times, want %d", len(seen), tc.sent)
 				}
-				if tc.sent == 1 && tc.codes[0] == "" && seen[0] != "batch-span" {
+				if tc.name == "passes its context and the outcome" && seen[0] != "batch-span" {
 					t.Errorf("the call's context holds %v, want the wrapper's value", seen[0])
 				}
 			})
