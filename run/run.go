@@ -138,7 +138,10 @@ type Options struct {
 	Static StaticInputs
 	// Logger receives what must never reach the model: the value and stack
 	// of a host callback that panicked (also in the call's audit Record),
-	// and of an Auditor that panicked. Nil means slog.Default().
+	// and of an Auditor that panicked; and the error of a
+	// ClientFeatures.Elicit or Sample that failed rather than refused
+	// (the server reads only that the client could not answer). Nil means
+	// slog.Default().
 	Logger *slog.Logger
 	// ServerStderrToModel lets the text the model reads (Result.Message of
 	// a failed call, RefreshReport.Notice) include what a stdio server

@@ -188,7 +188,9 @@ func (h *serverHooks) handlers(ref resource.Ref) *mcpconn.Handlers {
 	if h.elicit != nil {
 		hs.Elicit = func(ctx context.Context, in mcpconn.Incoming, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 			defer h.logPanic(ctx, "Options.ClientFeatures.Elicit")
-			return h.elicit(ctx, origin(ref, in), p)
+			res, err := h.elicit(ctx, origin(ref, in), p)
+			h.logFailure(ctx, "Options.ClientFeatures.Elicit", ref, err)
+			return res, err
 		}
 	}
 	if h.sample != nil {
@@ -197,7 +199,9 @@ func (h *serverHooks) handlers(ref resource.Ref) *mcpconn.Handlers {
 				return nil, err
 			}
 			defer h.logPanic(ctx, "Options.ClientFeatures.Sample")
-			return h.sample(ctx, origin(ref, in), p)
+			res, err := h.sample(ctx, origin(ref, in), p)
+			h.logFailure(ctx, "Options.ClientFeatures.Sample", ref, err)
+			return res, err
 		}
 	}
 	if h.rootsDeclared {
@@ -230,6 +234,18 @@ func (h *serverHooks) chargeSampling(in mcpconn.Incoming) error {
 		charged = append(charged, ct)
 	}
 	return nil
+}
+
+// logFailure logs the error of a host handler that failed rather than
+// refused (a model API that answered 429, a lost connection) to
+// Options.Logger: the server reads only that the client could not
+// answer, and the host would otherwise never learn why.
+func (h *serverHooks) logFailure(ctx context.Context, what string, ref resource.Ref, err error) {
+	if err == nil || errors.Is(err, mcpconn.ErrRefused) || ctx.Err() != nil {
+		return
+	}
+	h.r.logger.LogAttrs(ctx, slog.LevelWarn, "agt.server_request_failed",
+		slog.String("handler", what), slog.String("server", string(ref)), slog.Any("error", err))
 }
 
 // logPanic logs a host handler's panic with its stack to Options.Logger

@@ -236,6 +236,42 @@ func TestSamplingBudgetPerCall(t *testing.T) {
 	})
 }
 
+// A Sample that fails (a model API's 429) rather than refuses is logged
+// to Options.Logger with its error, as the server reads only that the
+// client could not answer; a refusal is the server's to read, not logged.
+func TestFailedSampleIsLogged(t *testing.T) {
+	t.Parallel()
+	inEras(t, func(t *testing.T, e mcptest.Era) {
+		for _, tc := range []struct {
+			name   string
+			err    error
+			logged bool
+		}{
+			{"failed", errors.New("model API: 429 Too Many Requests"), true},
+			{"refused", &mcpconn.RefusedError{Reason: "the user said no"}, false},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				logs := &lockedWriter{w: new(bytes.Buffer)}
+				r := featuresRun(t, e, &run.Options{
+					Logger: slog.New(slog.NewTextHandler(logs, nil)),
+					ClientFeatures: &run.ClientFeatures{Sample: func(context.Context, run.Origin, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+						return nil, tc.err
+					}},
+				})
+				execute(t, r, featCall("s1", mcptest.ToolSample, `{}`))
+				got := logs.String()
+				if logged := strings.Contains(got, "agt.server_request_failed") && strings.Contains(got, "429 Too Many Requests") &&
+					strings.Contains(got, "Options.ClientFeatures.Sample"); logged != tc.logged {
+					t.Errorf("logged = %v, want %v; log:\n%s", logged, tc.logged, got)
+				}
+				if !tc.logged && got != "" {
+					t.Errorf("a refusal was logged:\n%s", got)
+				}
+			})
+		}
+	})
+}
+
 // Roots are declared only when given; SetRoots changes them.
 func TestRootsAndSetRoots(t *testing.T) {
 	t.Parallel()
