@@ -293,7 +293,10 @@ func matchMCP(pattern string, req run.Request, closed bool) bool {
 // Match reports whether name matches pattern in agt's one wildcard
 // dialect, the one of resource.MCPServer.EnabledTools: "*" matches any run of
 // characters (including none), "?" exactly one character, every other
-// character itself; there are no escapes.
+// character itself; there are no escapes. A name longer than 1 KiB
+// matches no pattern, not even "*" (agt's own names are shorter: a source
+// "mcp:REF:TOOL" is at most 390 bytes): a host that matches names of its
+// own for a deny rule refuses a longer name first.
 func Match(pattern, name string) bool { return glob.Match(pattern, name) }
 
 // Approver asks a person whether a call may run, showing the alias, the

@@ -145,4 +145,9 @@ func TestSecretResolverFunc(t *testing.T) {
 	if diff := cmp.Diff([]string{"notes:gh", "other:gh"}, asked); diff != "" {
 		t.Errorf("asked (-want +got):\n%s", diff)
 	}
+	// A nil func resolves nothing: a SecretError, not a panic at launch.
+	nilEnv := &resource.LaunchEnv{Inherit: []string{}, Secrets: resource.SecretResolverFunc(nil)}
+	if _, err := resource.ResolveLaunch(srv, nilEnv, resourcefn.BindSecrets(nilEnv, context.Background(), "notes")); !errors.As(err, &se) {
+		t.Errorf("a nil func: err = %v, want a SecretError", err)
+	}
 }

@@ -2,6 +2,7 @@ package resource
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/agtsdk/agt/internal/resourcefn"
 )
@@ -21,8 +22,15 @@ func init() {
 		return credentialValues(MCPServer{Args: args, Env: env, Headers: headers, URL: url})
 	}
 	resourcefn.BindSecrets = func(env any, ctx context.Context, ref string) func(kind, name string) (string, error) {
-		le, _ := env.(*LaunchEnv) // nil resolves none
-		return le.bind(ctx, Ref(ref))
+		le, ok := env.(*LaunchEnv)
+		if env != nil && !ok {
+			panic(fmt.Sprintf("resourcefn.BindSecrets: a %T, not a *resource.LaunchEnv", env)) // agt's own bug
+		}
+		return le.bind(ctx, Ref(ref)) // a nil *LaunchEnv resolves none
 	}
-	resourcefn.SetLaunchEnvOption = func(env any, option string) { env.(*LaunchEnv).setBy = option }
+	resourcefn.SetLaunchEnvOption = func(env any, option string) {
+		if le, ok := env.(*LaunchEnv); ok && le != nil {
+			le.setBy = option
+		}
+	}
 }

@@ -48,8 +48,12 @@ type SecretResolver interface {
 // Its Resolve calls f; f must be safe for concurrent use.
 type SecretResolverFunc func(ctx context.Context, ref Ref, name string) (string, error)
 
-// Resolve calls f(ctx, ref, name).
+// Resolve calls f(ctx, ref, name); a nil f resolves nothing (an error,
+// which the caller reports as a SecretError naming the reference).
 func (f SecretResolverFunc) Resolve(ctx context.Context, ref Ref, name string) (string, error) {
+	if f == nil {
+		return "", errors.New("resource: LaunchEnv.Secrets is a nil SecretResolverFunc; set it to a func")
+	}
 	return f(ctx, ref, name)
 }
 
